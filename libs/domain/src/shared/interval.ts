@@ -1,0 +1,44 @@
+/** Half-open interval [start, end) in epoch milliseconds. */
+export interface Interval {
+  readonly start: number;
+  readonly end: number;
+}
+
+export const MINUTE_MS = 60_000;
+
+export const toMs = (iso: string): number => Date.parse(iso);
+
+export const overlaps = (a: Interval, b: Interval): boolean => a.start < b.end && b.start < a.end;
+
+/** Widens an interval by a margin on both sides (Blazar's cleaning time). */
+export const widen = (interval: Interval, marginMs: number): Interval =>
+  marginMs === 0 ? interval : { start: interval.start - marginMs, end: interval.end + marginMs };
+
+/**
+ * Index of the first interval whose end is after `time`, in a list sorted by start whose members do
+ * not overlap (so ends are sorted too). Binary search: O(log n).
+ */
+export const firstEndingAfter = (sorted: readonly Interval[], time: number): number => {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as Interval).end > time) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+};
+
+/** True if `window` overlaps none of the sorted, non-overlapping intervals (ignoring `skip`). */
+export const isFree = <T extends Interval>(
+  sorted: readonly T[],
+  window: Interval,
+  skip: (member: T) => boolean = () => false,
+): boolean => {
+  for (let i = firstEndingAfter(sorted, window.start); i < sorted.length; i++) {
+    const member = sorted[i] as T;
+    if (member.start >= window.end) return true;
+    if (!skip(member) && overlaps(member, window)) return false;
+  }
+  return true;
+};
