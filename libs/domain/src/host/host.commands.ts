@@ -1,0 +1,41 @@
+import type { Command } from '../shared/decider.js';
+import type { Capabilities, HostInfo } from './host.types.js';
+
+export type RegisterHost = Command<
+  'RegisterHost',
+  { readonly hostId: string; readonly info: HostInfo; readonly capabilities: Capabilities; readonly now: string }
+>;
+export type UpdateHostCapabilities = Command<
+  'UpdateHostCapabilities',
+  { readonly capabilities: Capabilities; readonly now: string }
+>;
+export type SetHostReservable = Command<
+  'SetHostReservable',
+  { readonly reservable: boolean; readonly reason: string; readonly now: string }
+>;
+export type UnregisterHost = Command<'UnregisterHost', { readonly now: string }>;
+export type BookHost = Command<
+  'BookHost',
+  {
+    readonly reservationId: string;
+    readonly leaseId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+    readonly cleaningTimeMinutes: number;
+  }
+>;
+export type MoveHostBooking = Command<
+  'MoveHostBooking',
+  { readonly reservationId: string; readonly startDate: string; readonly endDate: string; readonly cleaningTimeMinutes: number }
+>;
+export type ReleaseHostBooking = Command<'ReleaseHostBooking', { readonly reservationId: string }>;
+
+export type HostCommand =
+  | RegisterHost
+  | UpdateHostCapabilities
+  | SetHostReservable
+  | UnregisterHost
+  | BookHost
+  | MoveHostBooking
+  | ReleaseHostBooking;

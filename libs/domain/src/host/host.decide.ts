@@ -1,0 +1,176 @@
+import type { Decider } from '../shared/decider.js';
+import { conflict, invalid, notFound } from '../shared/errors.js';
+import { MINUTE_MS, isFree, toMs, widen } from '../shared/interval.js';
+import type { BookHost, HostCommand, MoveHostBooking, RegisterHost, UnregisterHost, UpdateHostCapabilities } from './host.commands.js';
+import type { HostEvent } from './host.events.js';
+import { type HostState, type RegisteredHost, initialHostState } from './host.state.js';
+import { type Booking, type Capabilities, MAX_CAPABILITY_KEY_LENGTH } from './host.types.js';
+
+const requireRegistered = (state: HostState): RegisteredHost => {
+  if (state.status !== 'Registered') {
+    const id = state.status === 'Removed' ? state.hostId : 'unknown';
+    throw notFound('HOST_NOT_FOUND', `Host ${id} not found`);
+  }
+  return state;
+};
+
+const checkCapabilityKeys = (capabilities: Capabilities): void => {
+  for (const key of Object.keys(capabilities)) {
+    if (key.length > MAX_CAPABILITY_KEY_LENGTH) throw invalid('EXTRA_CAPABILITY_TOO_LONG', 'Extra capability key too long');
+    if (key.length === 0) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter extra capability (empty key)');
+  }
+};
+
+const register = ({ data }: RegisterHost, state: HostState): HostEvent[] => {
+  if (state.status !== 'Unregistered') {
+    throw conflict('HOST_ALREADY_REGISTERED', `Host ${data.hostId} is already registered`);
+  }
+  checkCapabilityKeys(data.capabilities);
+  return [
+    {
+      type: 'Host.Registered',
+      data: { hostId: data.hostId, info: data.info, capabilities: data.capabilities, registeredAt: data.now },
+    },
+  ];
+};
+
+/** Bookings that have not ended at `now`: what makes a host "reserved now or in future". */
+const liveBookings = (host: RegisteredHost, now: string): Booking[] => host.bookings.filter((b) => b.end > toMs(now));
+
+const updateCapabilities = ({ data }: UpdateHostCapabilities, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  checkCapabilityKeys(data.capabilities);
+  const changed = Object.keys(data.capabilities).filter((key) => host.capabilities[key] !== data.capabilities[key]);
+  const inUse = changed.filter((key) => host.capabilities[key] !== undefined && isReferenced(host, key, data.now));
+  if (inUse.length > 0) {
+    throw conflict(
+      'CAPABILITY_IN_USE',
+      `Can't update extra capability ${inUse.join(', ')} of host ${host.hostId}: it is used by a current or future reservation`,
+    );
+  }
+  if (changed.length === 0) return [];
+  const capabilities = Object.fromEntries(changed.map((key) => [key, data.capabilities[key] as string]));
+  return [{ type: 'Host.CapabilitiesUpdated', data: { hostId: host.hostId, capabilities, updatedAt: data.now } }];
+};
+
+const isReferenced = (host: RegisteredHost, key: string, now: string): boolean =>
+  liveBookings(host, now).some((b) => b.propertyNames.includes(key));
+
+const unregister = ({ data }: UnregisterHost, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  if (liveBookings(host, data.now).length > 0) {
+    throw conflict('HOST_RESERVED', `Can't delete host ${host.hostId}. The host is reserved.`);
+  }
+  return [
+    {
+      type: 'Host.Unregistered',
+      data: { hostId: host.hostId, hypervisorHostname: host.info.hypervisorHostname, unregisteredAt: data.now },
+    },
+  ];
+};
+
+const checkFree = (host: RegisteredHost, startDate: string, endDate: string, cleaningMinutes: number, reservationId: string): void => {
+  const window = widen({ start: toMs(startDate), end: toMs(endDate) }, cleaningMinutes * MINUTE_MS);
+  if (!isFree(host.bookings, window, (b) => b.reservationId === reservationId)) {
+    throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);
+  }
+};
+
+const book = ({ data }: BookHost, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  if (!host.reservable) throw conflict('HOST_NOT_RESERVABLE', `Host ${host.hostId} is not reservable`);
+  if (host.bookings.some((b) => b.reservationId === data.reservationId)) {
+    throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked by reservation ${data.reservationId}`);
+  }
+  checkFree(host, data.startDate, data.endDate, data.cleaningTimeMinutes, data.reservationId);
+  const { cleaningTimeMinutes: _margin, ...booking } = data;
+  return [{ type: 'Host.Booked', data: { hostId: host.hostId, ...booking } }];
+};
+
+const move = ({ data }: MoveHostBooking, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  const current = host.bookings.find((b) => b.reservationId === data.reservationId);
+  if (!current) throw notFound('BOOKING_NOT_FOUND', `Host ${host.hostId} has no booking for reservation ${data.reservationId}`);
+  if (current.startDate === data.startDate && current.endDate === data.endDate) return [];
+  checkFree(host, data.startDate, data.endDate, data.cleaningTimeMinutes, data.reservationId);
+  const { cleaningTimeMinutes: _margin, ...moved } = data;
+  return [{ type: 'Host.BookingMoved', data: { hostId: host.hostId, ...moved } }];
+};
+
+const decide = (command: HostCommand, state: HostState): readonly HostEvent[] => {
+  switch (command.type) {
+    case 'RegisterHost':
+      return register(command, state);
+    case 'UpdateHostCapabilities':
+      return updateCapabilities(command, state);
+    case 'SetHostReservable': {
+      const host = requireRegistered(state);
+      if (host.reservable === command.data.reservable) return [];
+      const { reservable, reason, now } = command.data;
+      return [{ type: 'Host.ReservableChanged', data: { hostId: host.hostId, reservable, reason, changedAt: now } }];
+    }
+    case 'UnregisterHost':
+      return unregister(command, state);
+    case 'BookHost':
+      return book(command, state);
+    case 'MoveHostBooking':
+      return move(command, state);
+    case 'ReleaseHostBooking': {
+      const host = requireRegistered(state);
+      const booking = host.bookings.find((b) => b.reservationId === command.data.reservationId);
+      if (!booking) return [];
+      return [{ type: 'Host.BookingReleased', data: { hostId: host.hostId, reservationId: booking.reservationId, leaseId: booking.leaseId } }];
+    }
+    default: {
+      const _never: never = command;
+      return _never;
+    }
+  }
+};
+
+const insertSorted = (bookings: readonly Booking[], booking: Booking): Booking[] => {
+  const next = bookings.filter((b) => b.reservationId !== booking.reservationId);
+  let index = next.findIndex((b) => b.start > booking.start);
+  if (index === -1) index = next.length;
+  next.splice(index, 0, booking);
+  return next;
+};
+
+const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => {
+  switch (event.type) {
+    case 'Host.Registered':
+      return host;
+    case 'Host.CapabilitiesUpdated':
+      return { ...host, capabilities: { ...host.capabilities, ...event.data.capabilities }, updatedAt: event.data.updatedAt };
+    case 'Host.ReservableChanged':
+      return { ...host, reservable: event.data.reservable, updatedAt: event.data.changedAt };
+    case 'Host.Unregistered':
+      return { status: 'Removed', hostId: host.hostId };
+    case 'Host.Booked': {
+      const { hostId: _host, ...booking } = event.data;
+      return { ...host, bookings: insertSorted(host.bookings, { ...booking, start: toMs(booking.startDate), end: toMs(booking.endDate) }) };
+    }
+    case 'Host.BookingMoved': {
+      const current = host.bookings.find((b) => b.reservationId === event.data.reservationId);
+      if (!current) return host;
+      const { startDate, endDate } = event.data;
+      return { ...host, bookings: insertSorted(host.bookings, { ...current, startDate, endDate, start: toMs(startDate), end: toMs(endDate) }) };
+    }
+    case 'Host.BookingReleased':
+      return { ...host, bookings: host.bookings.filter((b) => b.reservationId !== event.data.reservationId) };
+    default: {
+      const _never: never = event;
+      return _never;
+    }
+  }
+};
+
+const evolve = (state: HostState, event: HostEvent): HostState => {
+  if (event.type === 'Host.Registered') {
+    const { hostId, info, capabilities, registeredAt } = event.data;
+    return { status: 'Registered', hostId, info, capabilities, reservable: true, bookings: [], registeredAt, updatedAt: null };
+  }
+  return state.status === 'Registered' ? evolveRegistered(state, event) : state;
+};
+
+export const hostDecider: Decider<HostState, HostCommand, HostEvent> = { initialState: initialHostState, decide, evolve };

@@ -1,0 +1,57 @@
+import type { DomainEvent } from '../shared/decider.js';
+import type { Capabilities, HostInfo } from './host.types.js';
+
+export type HostRegistered = DomainEvent<
+  'Host.Registered',
+  { readonly hostId: string; readonly info: HostInfo; readonly capabilities: Capabilities; readonly registeredAt: string }
+>;
+export type HostCapabilitiesUpdated = DomainEvent<
+  'Host.CapabilitiesUpdated',
+  { readonly hostId: string; readonly capabilities: Capabilities; readonly updatedAt: string }
+>;
+export type HostReservableChanged = DomainEvent<
+  'Host.ReservableChanged',
+  { readonly hostId: string; readonly reservable: boolean; readonly reason: string; readonly changedAt: string }
+>;
+export type HostUnregistered = DomainEvent<
+  'Host.Unregistered',
+  { readonly hostId: string; readonly hypervisorHostname: string; readonly unregisteredAt: string }
+>;
+export type HostBooked = DomainEvent<
+  'Host.Booked',
+  {
+    readonly hostId: string;
+    readonly reservationId: string;
+    readonly leaseId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+  }
+>;
+export type HostBookingMoved = DomainEvent<
+  'Host.BookingMoved',
+  { readonly hostId: string; readonly reservationId: string; readonly startDate: string; readonly endDate: string }
+>;
+export type HostBookingReleased = DomainEvent<
+  'Host.BookingReleased',
+  { readonly hostId: string; readonly reservationId: string; readonly leaseId: string }
+>;
+
+export type HostEvent =
+  | HostRegistered
+  | HostCapabilitiesUpdated
+  | HostReservableChanged
+  | HostUnregistered
+  | HostBooked
+  | HostBookingMoved
+  | HostBookingReleased;
+
+export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
+  'Host.Registered',
+  'Host.CapabilitiesUpdated',
+  'Host.ReservableChanged',
+  'Host.Unregistered',
+  'Host.Booked',
+  'Host.BookingMoved',
+  'Host.BookingReleased',
+];

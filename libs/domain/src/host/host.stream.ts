@@ -1,0 +1,3 @@
+export const HOST_CATEGORY = 'host';
+
+export const hostStream = (hostId: string): string => `${HOST_CATEGORY}-${hostId}`;

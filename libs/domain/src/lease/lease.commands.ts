@@ -1,0 +1,57 @@
+import type { Command } from '../shared/decider.js';
+import type { LeaseEventIds, LeasePhase, Reservation, ReservationOutcome } from './lease.types.js';
+
+export interface LeaseScheduleInput {
+  readonly startDate: string;
+  readonly endDate: string;
+  /** Explicit before-end date from the request, or null for the configured default. */
+  readonly beforeEndDate: string | null;
+}
+
+export type CreateLease = Command<
+  'CreateLease',
+  LeaseScheduleInput & {
+    readonly leaseId: string;
+    readonly name: string;
+    readonly projectId: string;
+    readonly userId: string;
+    readonly trustId: string | null;
+    /** Reservations with their allocations already chosen by the plugins' policies. */
+    readonly reservations: readonly Reservation[];
+    readonly eventIds: LeaseEventIds;
+    /** Blazar's [manager]minutes_before_end_lease; 0 disables the default before-end event. */
+    readonly minutesBeforeEnd: number;
+    readonly now: string;
+  }
+>;
+
+/** Fields left null are unchanged. */
+export interface LeaseChanges {
+  readonly name: string | null;
+  readonly startDate: string | null;
+  readonly endDate: string | null;
+  readonly beforeEndDate: string | null;
+  /** Ids of reservations the request touches (validated against the lease). */
+  readonly reservationIds: readonly string[];
+}
+
+export type UpdateLease = Command<
+  'UpdateLease',
+  LeaseChanges & {
+    readonly leaseId: string;
+    /** New full state of each touched reservation, allocations included. */
+    readonly reservations: readonly Reservation[];
+    readonly now: string;
+  }
+>;
+
+export type BeginLeasePhase = Command<'BeginLeasePhase', { readonly leaseId: string; readonly phase: LeasePhase; readonly now: string }>;
+
+export type CompleteLeasePhase = Command<
+  'CompleteLeasePhase',
+  { readonly leaseId: string; readonly phase: LeasePhase; readonly outcomes: readonly ReservationOutcome[]; readonly now: string }
+>;
+
+export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
+
+export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | DeleteLease;

@@ -1,0 +1,152 @@
+import type { Decider } from '../shared/decider.js';
+import { conflict } from '../shared/errors.js';
+import { toMs } from '../shared/interval.js';
+import type { BeginLeasePhase, CompleteLeasePhase, CreateLease, DeleteLease, LeaseCommand, UpdateLease } from './lease.commands.js';
+import type { LeaseEvent } from './lease.events.js';
+import { evolveLease } from './lease.evolve.js';
+import { checkReservationIds, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
+import { type ExistingLease, type LeaseState, initialLeaseState } from './lease.state.js';
+import type { LeasePhase } from './lease.types.js';
+
+const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
+  if (state.status !== 'Initial') throw conflict('LEASE_EXISTS', `Lease ${data.leaseId} already exists`);
+  const schedule = scheduleForCreate(data, data.minutesBeforeEnd, data.now);
+  const { leaseId, name, projectId, userId, trustId, reservations, eventIds, now } = data;
+  return [
+    {
+      type: 'Lease.Created',
+      data: { leaseId, name, projectId, userId, trustId, ...schedule, reservations, eventIds, createdAt: now },
+    },
+  ];
+};
+
+const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  const { lease } = existing;
+  checkReservationIds(lease, data.reservationIds);
+  const schedule = scheduleForUpdate(existing, data, data.now);
+  const events: LeaseEvent[] = [];
+  if (data.name !== null && data.name !== lease.name) {
+    events.push({ type: 'Lease.Renamed', data: { leaseId, name: data.name, renamedAt: data.now } });
+  }
+  const moved =
+    schedule !== null &&
+    (schedule.startDate !== lease.startDate || schedule.endDate !== lease.endDate || schedule.beforeEndDate !== lease.beforeEndDate);
+  if (schedule !== null && moved) {
+    events.push({ type: 'Lease.Rescheduled', data: { leaseId, ...schedule, rescheduledAt: data.now } });
+  }
+  for (const reservation of data.reservations) {
+    const current = lease.reservations.find((r) => r.id === reservation.id);
+    if (current !== undefined && JSON.stringify(current) !== JSON.stringify(reservation)) {
+      events.push({ type: 'Reservation.Changed', data: { leaseId, reservation, changedAt: data.now } });
+    }
+  }
+  return events;
+};
+
+const notDue = (phase: LeasePhase, state: ExistingLease): never => {
+  throw conflict('LEASE_PHASE_NOT_DUE', `Lease ${state.lease.leaseId} in status ${state.status} cannot begin phase ${phase} now`);
+};
+
+const begin = ({ data }: BeginLeasePhase, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  const { lease } = existing;
+  const now = toMs(data.now);
+  switch (data.phase) {
+    case 'start':
+      if (existing.status !== 'Pending' || now < toMs(lease.startDate)) return notDue('start', existing);
+      return [{ type: 'Lease.StartRequested', data: { leaseId, at: data.now } }];
+    case 'before_end':
+      if (existing.status !== 'Active' || lease.beforeEnd !== 'undone' || lease.beforeEndDate === null || now < toMs(lease.beforeEndDate)) {
+        return notDue('before_end', existing);
+      }
+      return [{ type: 'Lease.BeforeEndRequested', data: { leaseId, at: data.now } }];
+    case 'end':
+      if ((existing.status !== 'Active' && existing.status !== 'StartFailed') || now < toMs(lease.endDate)) return notDue('end', existing);
+      return [{ type: 'Lease.EndRequested', data: { leaseId, at: data.now, reason: 'scheduled' } }];
+    default: {
+      const _never: never = data.phase;
+      return _never;
+    }
+  }
+};
+
+const inProgress = (phase: LeasePhase, state: LeaseState): boolean => {
+  switch (phase) {
+    case 'start':
+      return state.status === 'Starting';
+    case 'before_end':
+      return state.status === 'Active' && state.lease.beforeEnd === 'in_progress';
+    case 'end':
+      return state.status === 'Ending' || (state.status === 'Deleted' && state.end === 'pending');
+    default: {
+      const _never: never = phase;
+      return _never;
+    }
+  }
+};
+
+const PHASE_RESULT = {
+  start: { ok: 'Lease.Started', failed: 'Lease.StartFailed' },
+  before_end: { ok: 'Lease.BeforeEndCompleted', failed: 'Lease.BeforeEndFailed' },
+  end: { ok: 'Lease.Ended', failed: 'Lease.EndFailed' },
+} as const;
+
+const complete = ({ data }: CompleteLeasePhase, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  if (!inProgress(data.phase, state)) {
+    throw conflict('LEASE_PHASE_NOT_IN_PROGRESS', `Lease ${leaseId} has no ${data.phase} phase in progress`);
+  }
+  const { phase, now: at } = data;
+  const events: LeaseEvent[] = data.outcomes.map((outcome) =>
+    outcome.ok
+      ? { type: 'Reservation.EffectsApplied', data: { leaseId, reservationId: outcome.reservationId, phase, effects: outcome.effects, at } }
+      : {
+          type: 'Reservation.EffectsFailed',
+          data: { leaseId, reservationId: outcome.reservationId, phase, error: outcome.error, effects: outcome.effects, at },
+        },
+  );
+  const failures = data.outcomes.flatMap((outcome) => (outcome.ok ? [] : [`${outcome.reservationId}: ${outcome.error}`]));
+  const result = PHASE_RESULT[phase];
+  events.push(
+    failures.length === 0
+      ? { type: result.ok, data: { leaseId, at } }
+      : { type: result.failed, data: { leaseId, at, reason: failures.join('; ') } },
+  );
+  return events;
+};
+
+const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  if (existing.status === 'Starting' || existing.status === 'Ending') {
+    throw conflict('LEASE_BUSY', `Lease ${leaseId} is ${existing.status === 'Starting' ? 'STARTING' : 'TERMINATING'}; retry once it is done`);
+  }
+  const deleted: LeaseEvent = { type: 'Lease.Deleted', data: { leaseId, at: data.now } };
+  const started = existing.status === 'Active' || existing.status === 'StartFailed';
+  return started ? [{ type: 'Lease.EndRequested', data: { leaseId, at: data.now, reason: 'deleted' } }, deleted] : [deleted];
+};
+
+const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[] => {
+  const { leaseId } = command.data;
+  switch (command.type) {
+    case 'CreateLease':
+      return create(command, state);
+    case 'UpdateLease':
+      return update(command, state, leaseId);
+    case 'BeginLeasePhase':
+      return begin(command, state, leaseId);
+    case 'CompleteLeasePhase':
+      return complete(command, state, leaseId);
+    case 'DeleteLease':
+      return remove(command, state, leaseId);
+    default: {
+      const _never: never = command;
+      return _never;
+    }
+  }
+};
+
+export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
+  initialState: initialLeaseState,
+  decide,
+  evolve: evolveLease,
+};

@@ -1,0 +1,105 @@
+import type { DomainEvent } from '../shared/decider.js';
+import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
+
+export type LeaseCreated = DomainEvent<
+  'Lease.Created',
+  {
+    readonly leaseId: string;
+    readonly name: string;
+    readonly projectId: string;
+    readonly userId: string;
+    readonly trustId: string | null;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly beforeEndDate: string | null;
+    readonly reservations: readonly Reservation[];
+    readonly eventIds: LeaseEventIds;
+    readonly createdAt: string;
+  }
+>;
+export type LeaseRenamed = DomainEvent<'Lease.Renamed', { readonly leaseId: string; readonly name: string; readonly renamedAt: string }>;
+export type LeaseRescheduled = DomainEvent<
+  'Lease.Rescheduled',
+  {
+    readonly leaseId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly beforeEndDate: string | null;
+    readonly rescheduledAt: string;
+  }
+>;
+export type ReservationChanged = DomainEvent<
+  'Reservation.Changed',
+  { readonly leaseId: string; readonly reservation: Reservation; readonly changedAt: string }
+>;
+export type ReservationEffectsApplied = DomainEvent<
+  'Reservation.EffectsApplied',
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly phase: LeasePhase;
+    readonly effects: readonly EffectRecord[];
+    readonly at: string;
+  }
+>;
+export type ReservationEffectsFailed = DomainEvent<
+  'Reservation.EffectsFailed',
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly phase: LeasePhase;
+    readonly error: string;
+    readonly effects: readonly EffectRecord[];
+    readonly at: string;
+  }
+>;
+type PhaseEvent<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string }>;
+type PhaseFailure<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string; readonly reason: string }>;
+
+export type LeaseStartRequested = PhaseEvent<'Lease.StartRequested'>;
+export type LeaseStarted = PhaseEvent<'Lease.Started'>;
+export type LeaseStartFailed = PhaseFailure<'Lease.StartFailed'>;
+export type LeaseBeforeEndRequested = PhaseEvent<'Lease.BeforeEndRequested'>;
+export type LeaseBeforeEndCompleted = PhaseEvent<'Lease.BeforeEndCompleted'>;
+export type LeaseBeforeEndFailed = PhaseFailure<'Lease.BeforeEndFailed'>;
+export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
+export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
+export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
+export type LeaseDeleted = PhaseEvent<'Lease.Deleted'>;
+
+export type LeaseEvent =
+  | LeaseCreated
+  | LeaseRenamed
+  | LeaseRescheduled
+  | ReservationChanged
+  | ReservationEffectsApplied
+  | ReservationEffectsFailed
+  | LeaseStartRequested
+  | LeaseStarted
+  | LeaseStartFailed
+  | LeaseBeforeEndRequested
+  | LeaseBeforeEndCompleted
+  | LeaseBeforeEndFailed
+  | LeaseEndRequested
+  | LeaseEnded
+  | LeaseEndFailed
+  | LeaseDeleted;
+
+export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
+  'Lease.Created',
+  'Lease.Renamed',
+  'Lease.Rescheduled',
+  'Reservation.Changed',
+  'Reservation.EffectsApplied',
+  'Reservation.EffectsFailed',
+  'Lease.StartRequested',
+  'Lease.Started',
+  'Lease.StartFailed',
+  'Lease.BeforeEndRequested',
+  'Lease.BeforeEndCompleted',
+  'Lease.BeforeEndFailed',
+  'Lease.EndRequested',
+  'Lease.Ended',
+  'Lease.EndFailed',
+  'Lease.Deleted',
+];

@@ -1,0 +1,35 @@
+import type { LeaseEventIds, PhaseProgress, Reservation } from './lease.types.js';
+
+export interface LeaseData {
+  readonly leaseId: string;
+  readonly name: string;
+  readonly projectId: string;
+  readonly userId: string;
+  readonly trustId: string | null;
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly beforeEndDate: string | null;
+  readonly reservations: readonly Reservation[];
+  readonly eventIds: LeaseEventIds;
+  readonly beforeEnd: PhaseProgress;
+  readonly createdAt: string;
+  readonly updatedAt: string | null;
+}
+
+/** Where a deleted lease's end stands: a lease deleted while started still has to be ended. */
+export type DeletedEnd = 'none' | 'pending' | 'done' | 'failed';
+
+export type LeaseState =
+  | { readonly status: 'Initial' }
+  | { readonly status: 'Pending'; readonly lease: LeaseData }
+  | { readonly status: 'Starting'; readonly lease: LeaseData }
+  | { readonly status: 'Active'; readonly lease: LeaseData }
+  | { readonly status: 'StartFailed'; readonly lease: LeaseData; readonly reason: string }
+  | { readonly status: 'Ending'; readonly lease: LeaseData }
+  | { readonly status: 'Ended'; readonly lease: LeaseData }
+  | { readonly status: 'EndFailed'; readonly lease: LeaseData; readonly reason: string }
+  | { readonly status: 'Deleted'; readonly lease: LeaseData; readonly end: DeletedEnd };
+
+export type ExistingLease = Exclude<LeaseState, { status: 'Initial' }>;
+
+export const initialLeaseState = (): LeaseState => ({ status: 'Initial' });

@@ -1,0 +1,3 @@
+export const LEASE_CATEGORY = 'lease';
+
+export const leaseStream = (leaseId: string): string => `${LEASE_CATEGORY}-${leaseId}`;
