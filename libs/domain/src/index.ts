@@ -4,3 +4,4 @@ export * from './shared/interval.js';
 export * from './host/index.js';
 export * from './host-registry/host-registry.js';
 export * from './lease/index.js';
+export * from './resource-property/resource-property.js';

@@ -1,0 +1,132 @@
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import type { Capabilities } from '../../domain/src/index.js';
+import type { HostView } from './host-view.js';
+import type { LeaseView } from './lease-view.js';
+
+export interface LeaseRow {
+  id: string;
+  projectId: string;
+  userId: string;
+  name: string;
+  startDate: string;
+  endDate: string;
+  status: string;
+  doc: LeaseView;
+}
+
+export interface ReservationRow {
+  id: string;
+  leaseId: string;
+  projectId: string;
+  resourceType: string;
+  status: string;
+}
+
+/** One host held by one reservation, with the lease's interval (ISO-8601 UTC). */
+export interface AllocationRow {
+  id: string;
+  hostId: string;
+  reservationId: string;
+  leaseId: string;
+  startDate: string;
+  endDate: string;
+}
+
+export interface HostRow {
+  id: string;
+  hypervisorHostname: string;
+  sortKey: number;
+  doc: HostView;
+  capabilities: Capabilities;
+}
+
+/** A capability name ever seen on a host (upstream never forgets them) and its privacy flag. */
+export interface PropertyRow {
+  name: string;
+  id: string;
+  private: boolean;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+export interface CheckpointRow {
+  name: string;
+  position: number;
+}
+
+export const LeaseEntity = new EntitySchema<LeaseRow>({
+  name: 'LeaseRow',
+  tableName: 'lh_leases',
+  properties: {
+    id: { type: 'string', primary: true },
+    projectId: { type: 'string', index: true },
+    userId: { type: 'string' },
+    name: { type: 'string' },
+    startDate: { type: 'string' },
+    endDate: { type: 'string' },
+    status: { type: 'string' },
+    doc: { type: 'json' },
+  },
+});
+
+export const ReservationEntity = new EntitySchema<ReservationRow>({
+  name: 'ReservationRow',
+  tableName: 'lh_reservations',
+  properties: {
+    id: { type: 'string', primary: true },
+    leaseId: { type: 'string', index: true },
+    projectId: { type: 'string' },
+    resourceType: { type: 'string' },
+    status: { type: 'string' },
+  },
+});
+
+export const AllocationEntity = new EntitySchema<AllocationRow>({
+  name: 'AllocationRow',
+  tableName: 'lh_allocations',
+  properties: {
+    id: { type: 'string', primary: true },
+    hostId: { type: 'string', index: true },
+    reservationId: { type: 'string', index: true },
+    leaseId: { type: 'string', index: true },
+    startDate: { type: 'string' },
+    endDate: { type: 'string', index: true },
+  },
+});
+
+export const HostEntity = new EntitySchema<HostRow>({
+  name: 'HostRow',
+  tableName: 'lh_hosts',
+  properties: {
+    id: { type: 'string', primary: true },
+    hypervisorHostname: { type: 'string', unique: true },
+    sortKey: { type: 'integer' },
+    doc: { type: 'json' },
+    capabilities: { type: 'json' },
+  },
+});
+
+export const PropertyEntity = new EntitySchema<PropertyRow>({
+  name: 'PropertyRow',
+  tableName: 'lh_properties',
+  properties: {
+    name: { type: 'string', primary: true },
+    id: { type: 'string' },
+    private: { type: 'boolean' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string', nullable: true },
+  },
+});
+
+export const CheckpointEntity = new EntitySchema<CheckpointRow>({
+  name: 'CheckpointRow',
+  tableName: 'lh_checkpoints',
+  properties: {
+    name: { type: 'string', primary: true },
+    position: { type: new BigIntType('number') },
+  },
+});
+
+export const READ_MODEL_ENTITIES = [LeaseEntity, ReservationEntity, AllocationEntity, HostEntity, PropertyEntity, CheckpointEntity];
+
+export const READ_MODEL_CHECKPOINT = 'read-models';

@@ -1,0 +1,86 @@
+import type { Capabilities, HostEvent } from '../../domain/src/index.js';
+import { toBlazarTimestamp } from './blazar-format.js';
+
+/** A host exactly as Blazar shows it; extra capabilities are merged in as top-level string keys. */
+export interface HostView {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly vcpus: number;
+  readonly cpu_info: string;
+  readonly hypervisor_type: string;
+  readonly hypervisor_version: number;
+  readonly hypervisor_hostname: string;
+  readonly service_name: string;
+  readonly memory_mb: number;
+  readonly local_gb: number;
+  readonly status: null;
+  readonly availability_zone: string;
+  readonly trust_id: null;
+  readonly reservable: boolean;
+  readonly [capability: string]: string | number | boolean | null;
+}
+
+export interface HostRecord {
+  readonly view: HostView;
+  readonly capabilities: Capabilities;
+}
+
+const BASE_KEYS = new Set([
+  'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
+  'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
+]);
+
+/** Capability keys that would shadow a host column are not merged into the view. */
+export const isMergeableCapability = (key: string): boolean => !BASE_KEYS.has(key);
+
+const merge = (view: HostView, capabilities: Capabilities): HostView => {
+  const extra = Object.fromEntries(Object.entries(capabilities).filter(([key]) => isMergeableCapability(key)));
+  return { ...view, ...extra };
+};
+
+/** Folds a host event into its view; null once unregistered. Booking events don't change the host view. */
+export const evolveHostView = (record: HostRecord | null, event: HostEvent): HostRecord | null => {
+  switch (event.type) {
+    case 'Host.Registered': {
+      const { hostId, info, capabilities, registeredAt } = event.data;
+      const view: HostView = {
+        created_at: toBlazarTimestamp(registeredAt),
+        updated_at: null,
+        id: hostId,
+        vcpus: info.vcpus,
+        cpu_info: info.cpuInfo,
+        hypervisor_type: info.hypervisorType,
+        hypervisor_version: info.hypervisorVersion,
+        hypervisor_hostname: info.hypervisorHostname,
+        service_name: info.serviceName,
+        memory_mb: info.memoryMb,
+        local_gb: info.localGb,
+        status: null,
+        availability_zone: info.availabilityZone,
+        trust_id: null,
+        reservable: true,
+      };
+      return { view: merge(view, capabilities), capabilities };
+    }
+    case 'Host.CapabilitiesUpdated': {
+      if (record === null) return null;
+      const capabilities = { ...record.capabilities, ...event.data.capabilities };
+      return { view: merge({ ...record.view, updated_at: toBlazarTimestamp(event.data.updatedAt) }, capabilities), capabilities };
+    }
+    case 'Host.ReservableChanged':
+      return record === null
+        ? null
+        : { ...record, view: { ...record.view, reservable: event.data.reservable, updated_at: toBlazarTimestamp(event.data.changedAt) } };
+    case 'Host.Unregistered':
+      return null;
+    case 'Host.Booked':
+    case 'Host.BookingMoved':
+    case 'Host.BookingReleased':
+      return record;
+    default: {
+      const _never: never = event;
+      return _never;
+    }
+  }
+};

@@ -1,0 +1,5 @@
+export * from './blazar-format.js';
+export * from './entities.js';
+export * from './host-view.js';
+export * from './lease-view.js';
+export * from './orm-config.js';

@@ -1,0 +1,209 @@
+import type { LeaseEvent, PhaseProgress, Reservation } from '../../domain/src/index.js';
+import { toBlazarDate, toBlazarTimestamp } from './blazar-format.js';
+
+export type BlazarEventStatus = 'UNDONE' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
+export type BlazarReservationStatus = 'pending' | 'active' | 'deleted' | 'error';
+export type BlazarLeaseStatus = 'PENDING' | 'STARTING' | 'ACTIVE' | 'TERMINATING' | 'TERMINATED' | 'ERROR';
+
+export interface LeaseEventView {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly lease_id: string;
+  readonly event_type: 'start_lease' | 'end_lease' | 'before_end_lease';
+  readonly time: string;
+  readonly status: BlazarEventStatus;
+}
+
+export interface HostReservationView {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly lease_id: string;
+  readonly resource_id: string;
+  readonly resource_type: 'physical:host';
+  readonly status: BlazarReservationStatus;
+  readonly missing_resources: boolean;
+  readonly resources_changed: boolean;
+  readonly hypervisor_properties: string;
+  readonly resource_properties: string;
+  readonly before_end: string;
+  readonly min: number;
+  readonly max: number;
+}
+
+export type ReservationView = HostReservationView;
+
+/** A lease exactly as Blazar's API shows it (field order included). */
+export interface LeaseView {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly name: string;
+  readonly user_id: string;
+  readonly project_id: string;
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly trust_id: string | null;
+  readonly status: BlazarLeaseStatus;
+  readonly degraded: boolean;
+  readonly reservations: readonly ReservationView[];
+  readonly events: readonly LeaseEventView[];
+}
+
+const reservationView = (leaseId: string, r: Reservation, at: string): ReservationView => ({
+  created_at: toBlazarTimestamp(at),
+  updated_at: null,
+  id: r.id,
+  lease_id: leaseId,
+  resource_id: r.resourceId,
+  resource_type: r.resourceType,
+  status: 'pending',
+  missing_resources: false,
+  resources_changed: false,
+  hypervisor_properties: r.hypervisorProperties,
+  resource_properties: r.resourceProperties,
+  before_end: r.beforeEnd,
+  min: r.min,
+  max: r.max,
+});
+
+const eventView = (leaseId: string, id: string, type: LeaseEventView['event_type'], time: string, at: string): LeaseEventView => ({
+  created_at: toBlazarTimestamp(at),
+  updated_at: null,
+  id,
+  lease_id: leaseId,
+  event_type: type,
+  time: toBlazarDate(time),
+  status: 'UNDONE',
+});
+
+const PROGRESS_STATUS: Readonly<Record<PhaseProgress, BlazarEventStatus>> = {
+  undone: 'UNDONE',
+  in_progress: 'IN_PROGRESS',
+  done: 'DONE',
+  error: 'ERROR',
+};
+
+export const blazarEventStatus = (progress: PhaseProgress): BlazarEventStatus => PROGRESS_STATUS[progress];
+
+/** Upstream derives the stable lease status from its start and end events. */
+export const deriveLeaseStatus = (events: readonly LeaseEventView[]): BlazarLeaseStatus => {
+  const status = (type: LeaseEventView['event_type']): BlazarEventStatus | undefined => events.find((e) => e.event_type === type)?.status;
+  const start = status('start_lease');
+  const end = status('end_lease');
+  if (start === 'IN_PROGRESS') return 'STARTING';
+  if (end === 'IN_PROGRESS') return 'TERMINATING';
+  if (start === 'UNDONE' && end === 'UNDONE') return 'PENDING';
+  if (start === 'DONE' && end === 'UNDONE') return 'ACTIVE';
+  if (start === 'DONE' && end === 'DONE') return 'TERMINATED';
+  return 'ERROR';
+};
+
+const setEvent = (view: LeaseView, type: LeaseEventView['event_type'], status: BlazarEventStatus, at: string): LeaseView => {
+  const events = view.events.map((e) => (e.event_type === type ? { ...e, status, updated_at: toBlazarTimestamp(at) } : e));
+  return { ...view, events, status: deriveLeaseStatus(events), updated_at: toBlazarTimestamp(at) };
+};
+
+const setReservations = (view: LeaseView, status: BlazarReservationStatus, at: string, only?: string): LeaseView => ({
+  ...view,
+  reservations: view.reservations.map((r) =>
+    only === undefined || r.id === only ? { ...r, status, updated_at: toBlazarTimestamp(at) } : r,
+  ),
+});
+
+const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseView => {
+  const d = event.data;
+  const events = [
+    eventView(d.leaseId, d.eventIds.start, 'start_lease', d.startDate, d.createdAt),
+    eventView(d.leaseId, d.eventIds.end, 'end_lease', d.endDate, d.createdAt),
+    ...(d.beforeEndDate === null ? [] : [eventView(d.leaseId, d.eventIds.beforeEnd, 'before_end_lease', d.beforeEndDate, d.createdAt)]),
+  ];
+  return {
+    created_at: toBlazarTimestamp(d.createdAt),
+    updated_at: null,
+    id: d.leaseId,
+    name: d.name,
+    user_id: d.userId,
+    project_id: d.projectId,
+    start_date: toBlazarDate(d.startDate),
+    end_date: toBlazarDate(d.endDate),
+    trust_id: d.trustId,
+    status: 'PENDING',
+    degraded: false,
+    reservations: d.reservations.map((r) => reservationView(d.leaseId, r, d.createdAt)),
+    events,
+  };
+};
+
+const rescheduled = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Lease.Rescheduled' }>): LeaseView => {
+  const d = event.data;
+  const at = toBlazarTimestamp(d.rescheduledAt);
+  const times: Readonly<Record<LeaseEventView['event_type'], string | null>> = {
+    start_lease: d.startDate,
+    end_lease: d.endDate,
+    before_end_lease: d.beforeEndDate,
+  };
+  const events = view.events.map((e) => {
+    const time = times[e.event_type];
+    if (time === null || toBlazarDate(time) === e.time) return e;
+    const rearm = e.event_type === 'before_end_lease' && e.status !== 'IN_PROGRESS';
+    return { ...e, time: toBlazarDate(time), updated_at: at, status: rearm ? 'UNDONE' : e.status };
+  });
+  return { ...view, start_date: toBlazarDate(d.startDate), end_date: toBlazarDate(d.endDate), events, updated_at: at };
+};
+
+const changed = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Reservation.Changed' }>): LeaseView => {
+  const r = event.data.reservation;
+  return {
+    ...view,
+    updated_at: toBlazarTimestamp(event.data.changedAt),
+    reservations: view.reservations.map((current) =>
+      current.id === r.id
+        ? { ...reservationView(view.id, r, event.data.changedAt), created_at: current.created_at, status: current.status, updated_at: toBlazarTimestamp(event.data.changedAt) }
+        : current,
+    ),
+  };
+};
+
+/** Folds one lease event into the lease's Blazar view; null once the lease is deleted. */
+export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): LeaseView | null => {
+  if (event.type === 'Lease.Created') return created(event);
+  if (view === null) return null;
+  switch (event.type) {
+    case 'Lease.Renamed':
+      return { ...view, name: event.data.name, updated_at: toBlazarTimestamp(event.data.renamedAt) };
+    case 'Lease.Rescheduled':
+      return rescheduled(view, event);
+    case 'Reservation.Changed':
+      return changed(view, event);
+    case 'Reservation.EffectsApplied':
+      return view;
+    case 'Reservation.EffectsFailed':
+      return setReservations(view, 'error', event.data.at, event.data.reservationId);
+    case 'Lease.StartRequested':
+      return setEvent(view, 'start_lease', 'IN_PROGRESS', event.data.at);
+    case 'Lease.Started':
+      return setReservations(setEvent(view, 'start_lease', 'DONE', event.data.at), 'active', event.data.at);
+    case 'Lease.StartFailed':
+      return setEvent(view, 'start_lease', 'ERROR', event.data.at);
+    case 'Lease.BeforeEndRequested':
+      return setEvent(view, 'before_end_lease', 'IN_PROGRESS', event.data.at);
+    case 'Lease.BeforeEndCompleted':
+      return setEvent(view, 'before_end_lease', 'DONE', event.data.at);
+    case 'Lease.BeforeEndFailed':
+      return setEvent(view, 'before_end_lease', 'ERROR', event.data.at);
+    case 'Lease.EndRequested':
+      return setEvent(view, 'end_lease', 'IN_PROGRESS', event.data.at);
+    case 'Lease.Ended':
+      return setReservations(setEvent(view, 'end_lease', 'DONE', event.data.at), 'deleted', event.data.at);
+    case 'Lease.EndFailed':
+      return setEvent(view, 'end_lease', 'ERROR', event.data.at);
+    case 'Lease.Deleted':
+      return null;
+    default: {
+      const _never: never = event;
+      return _never;
+    }
+  }
+};

@@ -1,0 +1,36 @@
+import { MikroORM, type Options } from '@mikro-orm/core';
+import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { READ_MODEL_ENTITIES } from './entities.js';
+
+export type ReadModelDatabase =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgresql'; readonly url: string };
+
+/** Reads LEASEHOLD_READ_MODEL_URL (postgres://...) or defaults to SQLite under the data folder. */
+export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv = process.env): ReadModelDatabase => {
+  const url = env.LEASEHOLD_READ_MODEL_URL;
+  if (url !== undefined && url !== '') return { kind: 'postgresql', url };
+  return { kind: 'sqlite', file: `${dataDir}/read-model.sqlite` };
+};
+
+const options = (db: ReadModelDatabase): Options => {
+  const common = { entities: READ_MODEL_ENTITIES, allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
+  if (db.kind === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: db.url };
+  if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
+  return { ...common, driver: BetterSqliteDriver, dbName: db.file };
+};
+
+/** Opens the read-model database and makes sure its tables exist. */
+export const openReadModel = async (db: ReadModelDatabase): Promise<MikroORM> => {
+  const orm = await MikroORM.init(options(db));
+  if (db.kind === 'sqlite') {
+    const connection = orm.em.getConnection();
+    await connection.execute('pragma journal_mode = wal');
+    await connection.execute('pragma busy_timeout = 5000');
+  }
+  await orm.schema.updateSchema();
+  return orm;
+};
