@@ -45,7 +45,7 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
     case 'Lease.EndFailed':
       return state.status === 'Deleted' ? { ...state, end: 'failed' } : { status: 'EndFailed', lease, reason: event.data.reason };
     case 'Lease.Deleted':
-      return { status: 'Deleted', lease, end: state.status === 'Ending' ? 'pending' : 'none' };
+      return { status: 'Deleted', lease, end: state.status === 'Ending' ? 'pending' : 'none', deletedAt: event.data.at };
     default:
       return withLease(state, evolveData(lease, event));
   }

@@ -38,7 +38,7 @@ export const nextDueAction = (state: LeaseState): DueAction | null => {
     case 'Ending':
       return { leaseId: state.lease.leaseId, phase: 'end', step: 'complete', dueAt: state.lease.endDate };
     case 'Deleted':
-      return state.end === 'pending' ? { leaseId: state.lease.leaseId, phase: 'end', step: 'complete', dueAt: state.lease.endDate } : null;
+      return state.end === 'pending' ? { leaseId: state.lease.leaseId, phase: 'end', step: 'complete', dueAt: state.deletedAt } : null;
     default: {
       const _never: never = state;
       return _never;

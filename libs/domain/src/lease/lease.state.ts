@@ -28,7 +28,7 @@ export type LeaseState =
   | { readonly status: 'Ending'; readonly lease: LeaseData }
   | { readonly status: 'Ended'; readonly lease: LeaseData }
   | { readonly status: 'EndFailed'; readonly lease: LeaseData; readonly reason: string }
-  | { readonly status: 'Deleted'; readonly lease: LeaseData; readonly end: DeletedEnd };
+  | { readonly status: 'Deleted'; readonly lease: LeaseData; readonly end: DeletedEnd; readonly deletedAt: string };
 
 export type ExistingLease = Exclude<LeaseState, { status: 'Initial' }>;
 
