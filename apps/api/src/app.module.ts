@@ -1,0 +1,87 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import type { MikroORM } from '@mikro-orm/core';
+import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { API_CONFIG, type ApiConfig } from './config.js';
+import { HostController } from './hosts/host.controller.js';
+import { LeaseController } from './leases/lease.controller.js';
+import { CreateLeaseHandler, DeleteLeaseHandler, UpdateLeaseHandler } from './leases/lease.handlers.js';
+import { ReadModelQueries } from './read-side/read-model.queries.js';
+import { ReadYourWrites } from './read-side/read-your-writes.js';
+import { CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
+import { VersionsController } from './versions/versions.controller.js';
+import { HostWriter } from './write-side/host-writer.js';
+import { LeaseWriter } from './write-side/lease-writer.js';
+import { WriteIndex } from './write-side/write-index.js';
+
+/** The projector creates the same tables; two processes racing on an empty database retry once. */
+const openReadModelWithRetry = async (config: ApiConfig): Promise<MikroORM> => {
+  const db = readModelDatabaseFromEnv(config.dataDir);
+  try {
+    return await openReadModel(db);
+  } catch {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return openReadModel(db);
+  }
+};
+
+class Lifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.orm.close();
+    await this.store.close();
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: ApiConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [VersionsController, LeaseController, HostController],
+      providers: [
+        { provide: API_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: () => new Date() },
+        { provide: EVENT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` }) },
+        { provide: READ_MODEL_ORM, useFactory: () => openReadModelWithRetry(config) },
+        {
+          provide: WriteIndex,
+          inject: [EVENT_STORE],
+          useFactory: async (store: EventStore) => {
+            const index = new WriteIndex(store);
+            await index.catchUp();
+            return index;
+          },
+        },
+        {
+          provide: LeaseWriter,
+          inject: [EVENT_STORE, WriteIndex, CLOCK],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) =>
+            new LeaseWriter(store, index, { cleaningTimeMinutes: config.cleaningTimeMinutes, minutesBeforeEnd: config.minutesBeforeEnd, clock }),
+        },
+        {
+          provide: HostWriter,
+          inject: [EVENT_STORE, WriteIndex, CLOCK],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new HostWriter(store, index, clock),
+        },
+        { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
+        {
+          provide: ReadYourWrites,
+          inject: [READ_MODEL_ORM],
+          useFactory: (orm: MikroORM) => new ReadYourWrites(orm, config.readYourWritesTimeoutMs),
+        },
+        CreateLeaseHandler,
+        UpdateLeaseHandler,
+        DeleteLeaseHandler,
+        Lifecycle,
+      ],
+    };
+  }
+}

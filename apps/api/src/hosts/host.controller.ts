@@ -1,0 +1,126 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { type HostEvent, notFound } from '../../../../libs/domain/src/index.js';
+import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
+import { requestContext } from '../http/request-context.js';
+import { validateBody } from '../http/validate-body.js';
+import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
+import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { CLOCK } from '../tokens.js';
+import { HostWriter } from '../write-side/host-writer.js';
+import { PropertyPrivacyDto } from './host.dto.js';
+import { parseRegisterHost, parseUpdateHost } from './host-request.parser.js';
+
+const hostNotFound = (hostId: string) => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
+
+const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
+  const record = events.reduce<HostRecord | null>(evolveHostView, null);
+  if (record === null) throw hostNotFound(hostId);
+  return record.view;
+};
+
+/** Upstream treats any non-empty value as true (even "False"); we read booleans as booleans. */
+const flag = (value: string | undefined): boolean =>
+  value !== undefined && value !== '' && !['false', '0', 'no', 'off'].includes(value.toLowerCase());
+
+@Controller('v1/os-hosts')
+export class HostController {
+  constructor(
+    @Inject(HostWriter) private readonly writer: HostWriter,
+    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(CLOCK) private readonly clock: () => Date,
+  ) {}
+
+  private noteWrite(position: number, response: Response): void {
+    this.consistency.noteWrite(position);
+    response.setHeader('X-Leasehold-Position', String(position));
+  }
+
+  @Get()
+  async list(): Promise<{ hosts: HostView[] }> {
+    await this.consistency.waitFor();
+    return { hosts: await this.queries.hosts() };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
+    const { info, capabilities } = parseRegisterHost(body);
+    const result = await this.writer.register(info, capabilities, requestContext(request));
+    this.noteWrite(result.position, response);
+    return { host: hostView(result.hostId, result.events) };
+  }
+
+  @Get('allocations')
+  async allocations(@Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string): Promise<{ allocations: HostAllocationView[] }> {
+    await this.consistency.waitFor();
+    const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
+    return { allocations: await this.queries.allocations(filter, this.clock().toISOString()) };
+  }
+
+  @Get('properties')
+  async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
+    await this.consistency.waitFor();
+    const showPrivate = flag(all) && requestContext(request).isAdmin;
+    const rows = (await this.queries.properties()).filter((row) => showPrivate || !row.private);
+    if (!flag(detail)) return { resource_properties: rows.map((row) => ({ property: row.name })) };
+    const hosts = await this.queries.hosts();
+    return {
+      resource_properties: rows.map((row) => ({
+        property: row.name,
+        private: row.private,
+        values: [...new Set(hosts.flatMap((host) => (typeof host[row.name] === 'string' ? [host[row.name] as string] : [])))].sort(),
+      })),
+    };
+  }
+
+  @Patch('properties/:name')
+  async setProperty(@Param('name') name: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    const dto = validateBody(PropertyPrivacyDto, body);
+    this.noteWrite(await this.writer.setPropertyPrivacy(name, dto.private, requestContext(request)), response);
+    await this.consistency.waitFor();
+    const row = await this.queries.property(name);
+    if (row === null) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
+    return {
+      resource_property: {
+        created_at: toBlazarDate(row.createdAt),
+        updated_at: row.updatedAt === null ? null : toBlazarDate(row.updatedAt),
+        id: row.id,
+        resource_type: 'physical:host',
+        property_name: row.name,
+        private: row.private,
+      },
+    };
+  }
+
+  @Get(':hostId')
+  async show(@Param('hostId') hostId: string): Promise<{ host: HostView }> {
+    await this.consistency.waitFor();
+    const host = await this.queries.host(hostId);
+    if (host === null) throw hostNotFound(hostId);
+    return { host };
+  }
+
+  @Put(':hostId')
+  async update(@Param('hostId') hostId: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    const result = await this.writer.update(hostId, parseUpdateHost(body), requestContext(request));
+    this.noteWrite(result.position, response);
+    return { host: hostView(hostId, result.events) };
+  }
+
+  @Delete(':hostId')
+  @HttpCode(204)
+  async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    this.noteWrite(await this.writer.unregister(hostId, requestContext(request)), response);
+  }
+
+  @Get(':hostId/allocation')
+  async allocation(@Param('hostId') hostId: string, @Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string) {
+    await this.consistency.waitFor();
+    const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
+    const [allocation] = await this.queries.allocations(filter, this.clock().toISOString(), hostId);
+    if (allocation === undefined) throw hostNotFound(hostId);
+    return { allocation };
+  }
+}

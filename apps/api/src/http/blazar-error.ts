@@ -1,0 +1,21 @@
+import type { DomainErrorKind } from '../../../../libs/domain/src/index.js';
+
+/** Blazar's error body; python-blazarclient prints `error_message`. */
+export interface BlazarErrorBody {
+  readonly error_code: number;
+  readonly error_message: string;
+  readonly error_name: number | string;
+}
+
+export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+export const blazarError = (status: number, message: string): BlazarErrorBody => ({
+  error_code: status,
+  error_message: message,
+  error_name: status >= 500 ? 'INTERNAL_SERVER_ERROR' : status,
+});

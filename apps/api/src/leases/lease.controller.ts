@@ -1,0 +1,80 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request, Response } from 'express';
+import { DateTime } from 'luxon';
+import { type LeaseEvent, notFound } from '../../../../libs/domain/src/index.js';
+import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
+import { requestContext } from '../http/request-context.js';
+import { ReadModelQueries } from '../read-side/read-model.queries.js';
+import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { CLOCK } from '../tokens.js';
+import type { LeaseWriteResult } from '../write-side/lease-writer.js';
+import { CreateLeaseCommand, DeleteLeaseCommand, UpdateLeaseCommand } from './lease.commands.js';
+import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
+
+const leaseNotFound = (leaseId: string) => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
+
+/** The same fold the projector runs, applied to the events just written: the response needs no wait. */
+const viewOf = (events: readonly LeaseEvent[]): LeaseView | null => events.reduce<LeaseView | null>(evolveLeaseView, null);
+
+@Controller('v1/leases')
+export class LeaseController {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(CLOCK) private readonly clock: () => Date,
+  ) {}
+
+  private now(): DateTime {
+    return DateTime.fromJSDate(this.clock(), { zone: 'utc' });
+  }
+
+  private written(result: LeaseWriteResult, response: Response): { lease: LeaseView } {
+    this.consistency.noteWrite(result.position);
+    response.setHeader('X-Leasehold-Position', String(result.position));
+    const lease = viewOf(result.events);
+    if (lease === null) throw leaseNotFound(result.leaseId);
+    return { lease };
+  }
+
+  @Get()
+  async list(): Promise<{ leases: LeaseView[] }> {
+    await this.consistency.waitFor();
+    return { leases: await this.queries.leases(null) };
+  }
+
+  @Get(':leaseId')
+  async show(@Param('leaseId') leaseId: string): Promise<{ lease: LeaseView }> {
+    await this.consistency.waitFor();
+    const lease = await this.queries.lease(leaseId);
+    if (lease === null) throw leaseNotFound(leaseId);
+    return { lease };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ lease: LeaseView }> {
+    const command = new CreateLeaseCommand(parseCreateLease(body, this.now()), requestContext(request));
+    return this.written(await this.commands.execute(command), response);
+  }
+
+  @Put(':leaseId')
+  async update(
+    @Param('leaseId') leaseId: string,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ lease: LeaseView }> {
+    const command = new UpdateLeaseCommand(leaseId, parseUpdateLease(body, this.now()), requestContext(request));
+    return this.written(await this.commands.execute(command), response);
+  }
+
+  @Delete(':leaseId')
+  @HttpCode(204)
+  async remove(@Param('leaseId') leaseId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    const result = await this.commands.execute(new DeleteLeaseCommand(leaseId, requestContext(request)));
+    this.consistency.noteWrite(result.position);
+    response.setHeader('X-Leasehold-Position', String(result.position));
+  }
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
+import { assertSafeBinding, loadApiConfig } from './config.js';
+import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
+import { openstackHeaders } from './http/openstack-headers.middleware.js';
+
+const bootstrap = async (): Promise<void> => {
+  const config = loadApiConfig();
+  assertSafeBinding(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger: ['error', 'warn'] });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(openstackHeaders(config));
+  app.useGlobalFilters(new BlazarExceptionFilter());
+  app.enableShutdownHooks();
+  await app.listen(config.port, config.host);
+  console.log(JSON.stringify({ app: 'api', listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir }));
+};
+
+bootstrap().catch((error: unknown) => {
+  console.error(JSON.stringify({ app: 'api', fatal: error instanceof Error ? error.message : String(error) }));
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+export const EVENT_STORE = Symbol('EVENT_STORE');
+export const READ_MODEL_ORM = Symbol('READ_MODEL_ORM');
+export const CLOCK = Symbol('CLOCK');

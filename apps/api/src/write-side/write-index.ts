@@ -1,0 +1,115 @@
+import {
+  type HostEvent,
+  type HostRegistryEvent,
+  type HostRegistryState,
+  type HostState,
+  type RegisteredHost,
+  type ResourcePropertyEvent,
+  type ResourcePropertyState,
+  hostDecider,
+  hostRegistryDecider,
+  resourcePropertyDecider,
+} from '../../../../libs/domain/src/index.js';
+import type { EventStore, RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import type { HostSnapshot } from '../../../../libs/plugins/src/physical-host/host-snapshot.js';
+import { AsyncMutex } from './async-mutex.js';
+
+export interface Versioned<S> {
+  readonly state: S;
+  /** Last revision of the stream this state was folded from (-1: no stream yet). */
+  readonly revision: number;
+}
+
+const CATEGORIES = ['host', 'hostregistry', 'property'];
+
+export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => ({
+  id: host.hostId,
+  columns: {
+    id: host.hostId,
+    hypervisor_hostname: host.info.hypervisorHostname,
+    service_name: host.info.serviceName,
+    vcpus: host.info.vcpus,
+    memory_mb: host.info.memoryMb,
+    local_gb: host.info.localGb,
+    cpu_info: host.info.cpuInfo,
+    hypervisor_type: host.info.hypervisorType,
+    hypervisor_version: host.info.hypervisorVersion,
+    availability_zone: host.info.availabilityZone,
+    status: null,
+    trust_id: null,
+    reservable: host.reservable,
+  },
+  capabilities: host.capabilities,
+  bookings: host.bookings,
+});
+
+/**
+ * The write side's in-memory view of every host's calendar, the host registry and resource
+ * properties, folded from the log and caught up before each decision. Deciding against it is safe
+ * because every append carries the revisions it was decided on: a stale view only costs a retry.
+ */
+export class WriteIndex {
+  private position = 0;
+  private registry: Versioned<HostRegistryState> = { state: hostRegistryDecider.initialState(), revision: -1 };
+  private readonly hosts = new Map<string, Versioned<HostState>>();
+  private readonly properties = new Map<string, Versioned<ResourcePropertyState>>();
+  private readonly propertyNames = new Set<string>();
+  private readonly catchUpLock = new AsyncMutex();
+
+  constructor(private readonly store: EventStore) {}
+
+  catchUp(): Promise<void> {
+    return this.catchUpLock.run(async () => {
+      for (;;) {
+        const events = await this.store.readAll({ from: this.position, limit: 5000, filter: { categories: CATEGORIES } });
+        for (const event of events) this.apply(event);
+        if (events.length < 5000) return;
+      }
+    });
+  }
+
+  registryState(): Versioned<HostRegistryState> {
+    return this.registry;
+  }
+
+  host(hostId: string): Versioned<HostState> {
+    return this.hosts.get(hostId) ?? { state: hostDecider.initialState(), revision: -1 };
+  }
+
+  registeredHosts(): RegisteredHost[] {
+    const registered: RegisteredHost[] = [];
+    for (const { state } of this.hosts.values()) if (state.status === 'Registered') registered.push(state);
+    return registered;
+  }
+
+  property(name: string): Versioned<ResourcePropertyState> {
+    return this.properties.get(name) ?? { state: resourcePropertyDecider.initialState(), revision: -1 };
+  }
+
+  isKnownProperty(name: string): boolean {
+    return this.propertyNames.has(name);
+  }
+
+  private apply(event: RecordedEvent): void {
+    if (event.position <= this.position) return;
+    this.position = event.position;
+    if (event.streamId.startsWith('hostregistry-')) {
+      this.registry = { state: hostRegistryDecider.evolve(this.registry.state, event as unknown as HostRegistryEvent), revision: event.revision };
+    } else if (event.streamId.startsWith('host-')) {
+      this.applyHost(event as unknown as RecordedEvent<HostEvent['data']> & HostEvent);
+    } else if (event.streamId.startsWith('property-')) {
+      const name = event.streamId.slice('property-'.length);
+      const current = this.property(name);
+      this.properties.set(name, { state: resourcePropertyDecider.evolve(current.state, event as unknown as ResourcePropertyEvent), revision: event.revision });
+    }
+  }
+
+  private applyHost(event: RecordedEvent & HostEvent): void {
+    const hostId = event.streamId.slice('host-'.length);
+    const state = hostDecider.evolve(this.host(hostId).state, event);
+    this.hosts.set(hostId, { state, revision: event.revision });
+    if (event.type === 'Host.Registered' || event.type === 'Host.CapabilitiesUpdated') {
+      for (const key of Object.keys(event.data.capabilities)) this.propertyNames.add(key);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm start`: runs the projector, the reactor and the API as three processes on the embedded store,
+ * prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
+ */
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const APPS = [
+  { name: 'projector', entry: join(dist, 'apps/projector/src/main.js') },
+  { name: 'reactor', entry: join(dist, 'apps/reactor/src/main.js') },
+  { name: 'api', entry: join(dist, 'apps/api/src/main.js') },
+];
+
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+const prefix = (name: string, chunk: Buffer, out: NodeJS.WriteStream): void => {
+  for (const line of chunk.toString().split('\n')) if (line.length > 0) out.write(`[${name}] ${line}\n`);
+};
+
+const stopAll = (code: number): void => {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children.values()) child.kill('SIGTERM');
+  const force = setTimeout(() => process.exit(code), 5000);
+  force.unref();
+  const check = setInterval(() => {
+    if ([...children.values()].every((child) => child.exitCode !== null || child.signalCode !== null)) {
+      clearInterval(check);
+      process.exit(code);
+    }
+  }, 50);
+};
+
+for (const app of APPS) {
+  const child = spawn(process.execPath, [app.entry], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => prefix(app.name, chunk, process.stdout));
+  child.stderr?.on('data', (chunk: Buffer) => prefix(app.name, chunk, process.stderr));
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`[launcher] ${app.name} exited (${code ?? signal}); stopping the others\n`);
+      stopAll(1);
+    }
+  });
+  children.set(app.name, child);
+}
+
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));

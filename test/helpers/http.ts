@@ -1,0 +1,37 @@
+export interface JsonResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any;
+}
+
+export const api = (base: string) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text.length > 0 ? JSON.parse(text) : null };
+  };
+  return {
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    post: (path: string, body: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
+    put: (path: string, body: unknown, headers?: Record<string, string>) => call('PUT', path, body, headers),
+    patch: (path: string, body: unknown) => call('PATCH', path, body),
+    delete: (path: string) => call('DELETE', path),
+  };
+};
+
+/** `YYYY-MM-DD HH:MM` in UTC, `minutes` from now (Blazar's request format). */
+export const blazarDate = (minutesFromNow: number, base = Date.now()): string =>
+  new Date(Math.floor(base / 60_000) * 60_000 + minutesFromNow * 60_000).toISOString().slice(0, 16).replace('T', ' ');
+
+export const hostReservation = (min = 1, max = min, extra: Record<string, unknown> = {}) => ({
+  resource_type: 'physical:host',
+  min,
+  max,
+  hypervisor_properties: '',
+  resource_properties: '',
+  ...extra,
+});

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+/** A port above the ephemeral range (ports below 61000 can be held by outgoing connections here). */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 61000 + Math.floor(Math.random() * 4000);
+    const ok = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (ok) return port;
+  }
+  throw new Error('no free port found');
+};
+
+export interface RunningSystem {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Which processes to run (default: all three through the launcher). */
+  readonly apps?: readonly ('api' | 'projector' | 'reactor')[];
+}
+
+const waitForHttp = async (url: string, child: ChildProcess[], log: () => string): Promise<void> => {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.some((c) => c.exitCode !== null)) throw new Error(`system exited early:\n${log()}`);
+    try {
+      const response = await fetch(url);
+      if (response.status === 300) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`system did not answer at ${url}:\n${log()}`);
+};
+
+const ENTRIES = {
+  launcher: 'dist/apps/launcher/main.js',
+  api: 'dist/apps/api/src/main.js',
+  projector: 'dist/apps/projector/src/main.js',
+  reactor: 'dist/apps/reactor/src/main.js',
+} as const;
+
+/** Starts the built system (run `npm run build` first) on a free port with its own data folder. */
+export const startSystem = async (options: SystemOptions = {}): Promise<RunningSystem> => {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'leasehold-e2e-'));
+  const env = { ...process.env, LEASEHOLD_PORT: String(port), LEASEHOLD_DATA_DIR: dataDir, ...options.env };
+  let log = '';
+  const entries = options.apps === undefined ? [ENTRIES.launcher] : options.apps.map((app) => ENTRIES[app]);
+  const children = entries.map((entry) => {
+    const child = spawn(process.execPath, [join(ROOT, entry)], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    return child;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  if (options.apps === undefined || options.apps.includes('api')) await waitForHttp(`${url}/`, children, () => log);
+  return {
+    url,
+    port,
+    dataDir,
+    output: () => log,
+    stop: async () => {
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export const eventually = async <T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
