@@ -1,0 +1,2 @@
+export * from './event-store.port.js';
+export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';

@@ -1,0 +1,140 @@
+import type Database from 'better-sqlite3';
+import type { EventData, EventFilter, EventMetadata, RecordedEvent } from '../event-store.port.js';
+import { streamCategory } from '../event-store.port.js';
+
+interface EventRow {
+  readonly position: number;
+  readonly event_id: string;
+  readonly stream_id: string;
+  readonly revision: number;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+  readonly recorded_at: string;
+}
+
+export interface StoredEventRef {
+  readonly streamId: string;
+  readonly position: number;
+}
+
+const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, recorded_at';
+/** SQLite treats a negative LIMIT as "no limit". */
+const NO_LIMIT = -1;
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: JSON.parse(row.data) as unknown,
+  metadata: JSON.parse(row.metadata) as EventMetadata,
+  recordedAt: row.recorded_at,
+});
+
+const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
+
+interface FilterSql {
+  readonly sql: string;
+  readonly params: readonly string[];
+}
+
+/** An empty list means "no constraint", like an absent one. */
+function filterSql(filter: EventFilter | undefined): FilterSql {
+  const categories = filter?.categories ?? [];
+  const types = filter?.types ?? [];
+  const clauses = [
+    categories.length > 0 ? ` AND category IN (${placeholders(categories.length)})` : '',
+    types.length > 0 ? ` AND type IN (${placeholders(types.length)})` : '',
+  ];
+  return { sql: clauses.join(''), params: [...categories, ...types] };
+}
+
+/** Prepared statements over one connection; all methods are synchronous. */
+export class EventRows {
+  private readonly rangeStatements = new Map<string, Database.Statement>();
+  private readonly insertEvent: Database.Statement;
+  private readonly upsertStream: Database.Statement;
+  private readonly selectStreamRevision: Database.Statement;
+  private readonly selectEventRef: Database.Statement;
+  private readonly selectStream: Database.Statement;
+  private readonly selectHead: Database.Statement;
+  private readonly selectDataVersion: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.insertEvent = db.prepare(
+      `INSERT INTO events (event_id, stream_id, category, revision, type, data, metadata, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.upsertStream = db.prepare(
+      `INSERT INTO streams (stream_id, revision) VALUES (?, ?)
+       ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision`,
+    );
+    this.selectStreamRevision = db.prepare('SELECT revision FROM streams WHERE stream_id = ?').pluck();
+    this.selectEventRef = db.prepare('SELECT stream_id AS streamId, position FROM events WHERE event_id = ?');
+    this.selectStream = db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
+    );
+    this.selectHead = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
+    this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  streamRevision(streamId: string): number {
+    const revision = this.selectStreamRevision.get(streamId) as number | undefined;
+    return revision ?? -1;
+  }
+
+  eventRef(eventId: string): StoredEventRef | undefined {
+    return this.selectEventRef.get(eventId) as StoredEventRef | undefined;
+  }
+
+  /** Inserts one event and returns its global position. */
+  insert(streamId: string, revision: number, event: EventData, recordedAt: string): number {
+    const info = this.insertEvent.run(
+      event.id,
+      streamId,
+      streamCategory(streamId),
+      revision,
+      event.type,
+      JSON.stringify(event.data ?? null),
+      JSON.stringify(event.metadata),
+      recordedAt,
+    );
+    return Number(info.lastInsertRowid);
+  }
+
+  setStreamRevision(streamId: string, revision: number): void {
+    this.upsertStream.run(streamId, revision);
+  }
+
+  readStream(streamId: string, fromRevision: number): RecordedEvent[] {
+    return (this.selectStream.all(streamId, fromRevision) as EventRow[]).map(toRecordedEvent);
+  }
+
+  /** Events with from < position <= to matching the filter, ascending. */
+  readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): RecordedEvent[] {
+    const { sql, params } = filterSql(filter);
+    const rows = this.rangeStatement(sql).all(from, to, ...params, limit ?? NO_LIMIT) as EventRow[];
+    return rows.map(toRecordedEvent);
+  }
+
+  headPosition(): number {
+    return this.selectHead.get() as number;
+  }
+
+  /** Changes whenever another connection (of any process) commits. */
+  dataVersion(): number {
+    return this.selectDataVersion.get() as number;
+  }
+
+  private rangeStatement(filterClause: string): Database.Statement {
+    const cached = this.rangeStatements.get(filterClause);
+    if (cached) return cached;
+    const statement = this.db.prepare(
+      `SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`,
+    );
+    this.rangeStatements.set(filterClause, statement);
+    return statement;
+  }
+}

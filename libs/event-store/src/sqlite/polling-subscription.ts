@@ -1,0 +1,155 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { EventFilter, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port.js';
+import { withBusyRetry } from './busy-retry.js';
+
+export const DEFAULT_BATCH_SIZE = 500;
+
+/** What a subscription needs from the store; every call is synchronous. */
+export interface SubscriptionSource {
+  headPosition(): number;
+  dataVersion(): number;
+  readRange(from: number, to: number, limit: number, filter: EventFilter | undefined): RecordedEvent[];
+}
+
+/** A sleep that can be cut short. */
+class Waker {
+  private pending: (() => void) | null = null;
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(), ms);
+      this.pending = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  wake(): void {
+    const pending = this.pending;
+    this.pending = null;
+    pending?.();
+  }
+}
+
+/** Lets stop() know it was called from inside onEvents, where awaiting the loop would deadlock. */
+const delivering = new AsyncLocalStorage<PollingSubscription>();
+
+/**
+ * Catch-up-then-live subscription. Reads in batches from a cursor; when idle it polls
+ * PRAGMA data_version (cheap, changes on commits by other connections or processes)
+ * and is woken directly after appends made through the same store.
+ */
+export class PollingSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private readonly done: Promise<void>;
+  private readonly waker = new Waker();
+  private readonly batchSize: number;
+  /** Everything at or below the cursor has been scanned (and delivered if it matched). */
+  private cursor: number;
+  private delivered = 0;
+  private seenDataVersion = 0;
+  private changed = true;
+  private stopped = false;
+  private isCaughtUp = false;
+  private resolveCaughtUp: () => void = () => undefined;
+  private rejectCaughtUp: (error: unknown) => void = () => undefined;
+
+  constructor(
+    private readonly source: SubscriptionSource,
+    private readonly options: SubscribeOptions,
+    private readonly pollIntervalMs: number,
+    private readonly onFinished: (subscription: PollingSubscription) => void,
+  ) {
+    this.cursor = options.from;
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    this.caughtUp = new Promise<void>((resolve, reject) => {
+      this.resolveCaughtUp = resolve;
+      this.rejectCaughtUp = reject;
+    });
+    // Callers that never await caughtUp must not see an unhandled rejection when it fails.
+    this.caughtUp.catch(() => undefined);
+    this.done = this.run(source.headPosition());
+  }
+
+  lastPosition(): number {
+    return this.delivered;
+  }
+
+  /** Signals that something new may have been committed. */
+  notify(): void {
+    this.changed = true;
+    this.waker.wake();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.waker.wake();
+    if (delivering.getStore() === this) return Promise.resolve();
+    return this.done;
+  }
+
+  private async run(catchUpTarget: number): Promise<void> {
+    try {
+      await yieldToEventLoop();
+      while (!this.stopped) {
+        const full = await this.pollOnce();
+        if (this.cursor >= catchUpTarget) this.markCaughtUp();
+        if (full) await yieldToEventLoop();
+        else await this.waitForChange();
+      }
+      this.rejectCaughtUp(new Error('Subscription stopped before catching up'));
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.onFinished(this);
+    }
+  }
+
+  /** Reads and delivers one batch; true when the batch was full (more may be waiting). */
+  private async pollOnce(): Promise<boolean> {
+    const { head, events } = await withBusyRetry(() => this.readBatch());
+    const last = events.at(-1);
+    const full = events.length === this.batchSize;
+    if (last) await this.deliver(events, last.position);
+    this.cursor = full && last ? last.position : head;
+    return full;
+  }
+
+  /** Reads up to the head seen first, so a commit landing mid-read is picked up by the next poll rather than skipped. */
+  private readBatch(): { readonly head: number; readonly events: RecordedEvent[] } {
+    this.changed = false;
+    this.seenDataVersion = this.source.dataVersion();
+    const head = this.source.headPosition();
+    return { head, events: this.source.readRange(this.cursor, head, this.batchSize, this.options.filter) };
+  }
+
+  private async deliver(events: readonly RecordedEvent[], lastPosition: number): Promise<void> {
+    await delivering.run(this, () => this.options.onEvents(events));
+    this.delivered = lastPosition;
+  }
+
+  private async waitForChange(): Promise<void> {
+    while (!this.stopped && !this.changed) {
+      await this.waker.sleep(this.pollIntervalMs);
+      if (this.source.dataVersion() !== this.seenDataVersion) return;
+    }
+  }
+
+  private markCaughtUp(): void {
+    if (this.isCaughtUp) return;
+    this.isCaughtUp = true;
+    this.resolveCaughtUp();
+  }
+
+  private fail(error: unknown): void {
+    this.stopped = true;
+    this.rejectCaughtUp(error);
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // An error handler that throws has nowhere left to report to; swallowing keeps run() from rejecting.
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import type Database from 'better-sqlite3';
+import {
+  IdempotencyConflictError,
+  WrongExpectedRevisionError,
+  type AppendRequest,
+  type AppendResult,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type StreamAppendResult,
+  type SubscribeOptions,
+  type Subscription,
+} from '../event-store.port.js';
+import { withBusyRetry } from './busy-retry.js';
+import { EventRows, type StoredEventRef } from './event-rows.js';
+import { PollingSubscription } from './polling-subscription.js';
+import { openDatabase } from './schema.js';
+
+export interface SqliteEventStoreOptions {
+  /** Database file, or ':memory:' (single process, tests). */
+  readonly file: string;
+  readonly clock?: () => Date;
+  /** How often idle subscriptions look for commits made by other processes. */
+  readonly pollIntervalMs?: number;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 10;
+
+const matchesExpected = (expected: ExpectedRevision, actual: number): boolean => {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === -1;
+    case 'stream_exists':
+      return actual >= 0;
+    default:
+      return actual === expected;
+  }
+};
+
+function assertValidExpected(request: AppendRequest): void {
+  const expected = request.expectedRevision;
+  if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < -1)) {
+    throw new RangeError(`Invalid expected revision ${expected} for stream ${request.streamId}`);
+  }
+}
+
+/** Rejects requests that can never be a valid append, before touching the database. */
+function validateRequests(requests: readonly AppendRequest[]): void {
+  const streams = new Set<string>();
+  const ids = new Set<string>();
+  for (const request of requests) {
+    if (streams.has(request.streamId)) throw new Error(`Stream ${request.streamId} appears twice in one append`);
+    streams.add(request.streamId);
+    assertValidExpected(request);
+    for (const event of request.events) {
+      if (ids.has(event.id)) throw new IdempotencyConflictError(event.id, 'the id appears twice in one append');
+      ids.add(event.id);
+    }
+  }
+}
+
+interface RequestedEvent {
+  readonly id: string;
+  readonly streamId: string;
+}
+
+const requestedEvents = (requests: readonly AppendRequest[]): RequestedEvent[] =>
+  requests.flatMap((request) => request.events.map((event) => ({ id: event.id, streamId: request.streamId })));
+
+export class SqliteEventStore implements EventStore {
+  private readonly rows: EventRows;
+  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly appendTransaction: Database.Transaction<(requests: readonly AppendRequest[]) => AppendResult>;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly clock: () => Date,
+    private readonly pollIntervalMs: number,
+  ) {
+    this.rows = new EventRows(db);
+    this.appendTransaction = db.transaction((requests: readonly AppendRequest[]) => this.appendInTransaction(requests));
+  }
+
+  static open(options: SqliteEventStoreOptions): SqliteEventStore {
+    return new SqliteEventStore(
+      openDatabase(options.file),
+      options.clock ?? (() => new Date()),
+      options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    );
+  }
+
+  appendToStream(streamId: string, expectedRevision: ExpectedRevision, events: readonly EventData[]): Promise<AppendResult> {
+    return this.appendMultiple([{ streamId, expectedRevision, events }]);
+  }
+
+  async appendMultiple(requests: readonly AppendRequest[]): Promise<AppendResult> {
+    validateRequests(requests);
+    const result = await withBusyRetry(() => this.appendTransaction.immediate(requests));
+    if (!result.idempotentReplay) this.notifySubscriptions();
+    return result;
+  }
+
+  async readStream(streamId: string, options?: { readonly fromRevision?: number }): Promise<RecordedEvent[]> {
+    return withBusyRetry(() => this.rows.readStream(streamId, options?.fromRevision ?? 0));
+  }
+
+  async streamRevision(streamId: string): Promise<number> {
+    return withBusyRetry(() => this.rows.streamRevision(streamId));
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    return withBusyRetry(() => this.rows.readRange(options.from, Number.MAX_SAFE_INTEGER, options.limit, options.filter));
+  }
+
+  async headPosition(): Promise<number> {
+    return withBusyRetry(() => this.rows.headPosition());
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    if (this.closed) throw new Error('Event store is closed');
+    const subscription = new PollingSubscription(this.rows, options, this.pollIntervalMs, (finished) =>
+      this.subscriptions.delete(finished),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    this.db.close();
+  }
+
+  private notifySubscriptions(): void {
+    for (const subscription of this.subscriptions) subscription.notify();
+  }
+
+  /** Runs inside BEGIN IMMEDIATE: holds the write lock, so checks and writes cannot interleave with other writers. */
+  private appendInTransaction(requests: readonly AppendRequest[]): AppendResult {
+    const requested = requestedEvents(requests);
+    const stored = requested.map((event) => this.rows.eventRef(event.id));
+    const alreadyStored = stored.filter((ref): ref is StoredEventRef => ref !== undefined);
+    if (requested.length > 0 && alreadyStored.length === requested.length) {
+      return this.replayResult(requests, requested, alreadyStored);
+    }
+    const firstStored = requested.find((_, index) => stored[index] !== undefined);
+    if (firstStored) {
+      throw new IdempotencyConflictError(firstStored.id, 'some event ids of this append are already stored, others are not');
+    }
+    const revisions = requests.map((request) => this.checkedRevision(request));
+    return this.write(requests, revisions);
+  }
+
+  private checkedRevision(request: AppendRequest): number {
+    const actual = this.rows.streamRevision(request.streamId);
+    if (!matchesExpected(request.expectedRevision, actual)) {
+      throw new WrongExpectedRevisionError(request.streamId, request.expectedRevision, actual);
+    }
+    return actual;
+  }
+
+  private replayResult(
+    requests: readonly AppendRequest[],
+    requested: readonly RequestedEvent[],
+    stored: readonly StoredEventRef[],
+  ): AppendResult {
+    requested.forEach((event, index) => {
+      const storedIn = stored[index]?.streamId;
+      if (storedIn !== event.streamId) {
+        throw new IdempotencyConflictError(event.id, `already stored in stream ${String(storedIn)}, not ${event.streamId}`);
+      }
+    });
+    return {
+      streams: requests.map((request) => ({ streamId: request.streamId, nextRevision: this.rows.streamRevision(request.streamId) })),
+      position: stored.reduce((max, ref) => Math.max(max, ref.position), 0),
+      idempotentReplay: true,
+    };
+  }
+
+  private write(requests: readonly AppendRequest[], currentRevisions: readonly number[]): AppendResult {
+    const recordedAt = this.clock().toISOString();
+    let position = 0;
+    const streams = requests.map((request, index): StreamAppendResult => {
+      let revision = currentRevisions[index] ?? -1;
+      for (const event of request.events) {
+        revision += 1;
+        position = this.rows.insert(request.streamId, revision, event, recordedAt);
+      }
+      if (request.events.length > 0) this.rows.setStreamRevision(request.streamId, revision);
+      return { streamId: request.streamId, nextRevision: revision };
+    });
+    return { streams, position: position || this.rows.headPosition(), idempotentReplay: false };
+  }
+}

@@ -1,0 +1,86 @@
+import { type DomainError, conflict } from '../../../domain/src/shared/errors.js';
+import { type Interval, isFree, widen } from '../../../domain/src/shared/interval.js';
+import { type HostQuery, matchesHost } from '../query/blazar-query.js';
+import type { HostBookingSnapshot, HostSnapshot } from './host-snapshot.js';
+
+export interface HostAllocationRequest {
+  readonly min: number;
+  readonly max: number;
+  /** Already combined hypervisor_properties and resource_properties. */
+  readonly query: HostQuery;
+  /** [start, end) epoch ms of the lease. */
+  readonly window: Interval;
+  /** Margin added on both sides of the window (Blazar's [DEFAULT]cleaning_time). */
+  readonly cleaningTimeMs: number;
+  /** On update: this reservation's own bookings don't make a host busy. */
+  readonly reservationId?: string;
+  /** On update: hosts the reservation already holds, preferred in this order while still free. */
+  readonly keepHostIds?: readonly string[];
+}
+
+export type HostAllocationResult =
+  | { readonly ok: true; readonly hostIds: readonly string[] }
+  | { readonly ok: false; readonly matching: number; readonly free: number; readonly requested: number };
+
+export type HostAllocationFailure = Extract<HostAllocationResult, { readonly ok: false }>;
+
+/**
+ * Picks up to `max` (at least `min`) reservable hosts that match the query and have no booking in
+ * the lease window widened by the cleaning time. O(M · (Q + log L) + F log F) for M hosts, Q
+ * conditions, L bookings per host and F free candidates: each calendar is binary-searched.
+ * Unlike upstream, hosts never used before are not preferred over free hosts used before, and no
+ * randomisation: the order is kept hosts first, then host id ascending.
+ */
+export const allocateHosts = (request: HostAllocationRequest, hosts: readonly HostSnapshot[]): HostAllocationResult => {
+  const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
+  const window = widen(request.window, request.cleaningTimeMs);
+  const ownBooking = ownBookingOf(request.reservationId);
+  const free = candidates.filter((host) => isFree(host.bookings, window, ownBooking));
+  if (free.length < request.min) {
+    return { ok: false, matching: candidates.length, free: free.length, requested: request.min };
+  }
+  return { ok: true, hostIds: preferenceOrder(free, request.keepHostIds ?? []).slice(0, Math.max(0, request.max)) };
+};
+
+const ownBookingOf =
+  (reservationId: string | undefined) =>
+  (booking: HostBookingSnapshot): boolean =>
+    reservationId !== undefined && booking.reservationId === reservationId;
+
+const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly string[]): string[] => {
+  const rank = new Map<string, number>();
+  for (const id of keepHostIds) if (!rank.has(id)) rank.set(id, rank.size);
+  const ids = free.map((host) => host.id);
+  const kept = ids.filter((id) => rank.has(id)).sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
+  const others = ids.filter((id) => !rank.has(id)).sort(compareHostIds);
+  return [...kept, ...others];
+};
+
+const DECIMAL = /^\d+$/;
+
+/** Decimal ids by value (exact at any length), before any other id; those by string. A total order. */
+const compareHostIds = (a: string, b: string): number => {
+  const aDecimal = DECIMAL.test(a);
+  const bDecimal = DECIMAL.test(b);
+  if (aDecimal !== bDecimal) return aDecimal ? -1 : 1;
+  const byValue = aDecimal ? compareDecimals(a, b) : 0;
+  return byValue !== 0 ? byValue : compareStrings(a, b);
+};
+
+const compareDecimals = (a: string, b: string): number => {
+  const x = a.replace(/^0+(?=\d)/, '');
+  const y = b.replace(/^0+(?=\d)/, '');
+  return x.length !== y.length ? x.length - y.length : compareStrings(x, y);
+};
+
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Upstream answers 500 "Not enough hosts available"; we answer 409 and say why. */
+export const notEnoughHostsError = (failure: HostAllocationFailure): DomainError =>
+  conflict('NOT_ENOUGH_HOSTS', `Not enough hosts available: ${describeShortage(failure)}, ${failure.requested} requested (min)`);
+
+const describeShortage = ({ matching, free }: HostAllocationFailure): string => {
+  if (matching === 0) return 'no reservable host matches the requested properties';
+  const hosts = matching === 1 ? '1 reservable host matches' : `${matching} reservable hosts match`;
+  return `${hosts} the requested properties and ${free} of them ${free === 1 ? 'is' : 'are'} free for the whole lease (cleaning time included)`;
+};

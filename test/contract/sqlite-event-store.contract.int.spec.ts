@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../libs/event-store/src/index.js';
+import type { EventData, RecordedEvent } from '../../libs/event-store/src/index.js';
+import { eventStoreContract, waitFor } from '../../libs/event-store/src/testing/event-store.contract.js';
+
+async function tempStoreFile(): Promise<{ readonly file: string; readonly dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'leasehold-es-'));
+  return { dir, file: join(dir, 'nested', 'events.db') };
+}
+
+eventStoreContract('SqliteEventStore (file)', async () => {
+  const { dir, file } = await tempStoreFile();
+  const store = SqliteEventStore.open({ file, pollIntervalMs: 5 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+eventStoreContract('SqliteEventStore (:memory:)', async () => {
+  const store = SqliteEventStore.open({ file: ':memory:' });
+  return { store, cleanup: () => store.close() };
+});
+
+const anEvent = (): EventData => ({
+  id: crypto.randomUUID(),
+  type: 'Noted',
+  data: {},
+  metadata: { correlationId: 'c', causationId: 'c', actor: null },
+});
+
+describe('SqliteEventStore specifics', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+  });
+
+  const openOnTempFile = async (clock?: () => Date): Promise<{ readonly file: string; readonly store: SqliteEventStore }> => {
+    const { dir, file } = await tempStoreFile();
+    const store = SqliteEventStore.open({ file, pollIntervalMs: 5, ...(clock ? { clock } : {}) });
+    cleanups.push(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    return { file, store };
+  };
+
+  it('stamps recordedAt with the injected clock', async () => {
+    const { store } = await openOnTempFile(() => new Date('2030-01-02T03:04:05.678+02:00'));
+    await store.appendToStream('lease-1', 'no_stream', [anEvent()]);
+    const [recorded] = await store.readStream('lease-1');
+    expect(recorded?.recordedAt).toBe('2030-01-02T01:04:05.678Z');
+  });
+
+  it('keeps events across reopening the file', async () => {
+    const { file, store } = await openOnTempFile();
+    await store.appendToStream('host-1', 'no_stream', [anEvent(), anEvent()]);
+    const reopened = SqliteEventStore.open({ file });
+    cleanups.push(() => reopened.close());
+    expect(await reopened.streamRevision('host-1')).toBe(1);
+    expect(await reopened.headPosition()).toBe(2);
+  });
+
+  it('delivers live events appended through another connection to the same file', async () => {
+    const { file, store } = await openOnTempFile();
+    const writer = SqliteEventStore.open({ file });
+    cleanups.push(() => writer.close());
+    const received: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ from: 0, onEvents: async (events) => void received.push(...events) });
+    await subscription.caughtUp;
+    await writer.appendToStream('lease-9', 'no_stream', [anEvent()]);
+    await writer.appendToStream('lease-9', 0, [anEvent()]);
+    await waitFor(() => received.length >= 2);
+    expect(received.map((e) => e.revision)).toEqual([0, 1]);
+    await subscription.stop();
+  });
+
+  it('stops its subscriptions on close', async () => {
+    const { store } = await openOnTempFile();
+    let calls = 0;
+    const subscription = store.subscribeToAll({ from: 0, onEvents: async () => void (calls += 1) });
+    await subscription.caughtUp;
+    await store.close();
+    await expect(subscription.stop()).resolves.toBeUndefined();
+    expect(calls).toBe(0);
+  });
+});
