@@ -40,8 +40,8 @@ const liveBookings = (host: RegisteredHost, now: string): Booking[] => host.book
 const updateCapabilities = ({ data }: UpdateHostCapabilities, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
   checkCapabilityKeys(data.capabilities);
-  const changed = Object.keys(data.capabilities).filter((key) => host.capabilities[key] !== data.capabilities[key]);
-  const inUse = changed.filter((key) => host.capabilities[key] !== undefined && isReferenced(host, key, data.now));
+  const changed = Object.keys(data.capabilities).filter((key) => !Object.hasOwn(host.capabilities, key) || host.capabilities[key] !== data.capabilities[key]);
+  const inUse = changed.filter((key) => Object.hasOwn(host.capabilities, key) && isReferenced(host, key, data.now));
   if (inUse.length > 0) {
     throw conflict(
       'CAPABILITY_IN_USE',
@@ -70,6 +70,7 @@ const unregister = ({ data }: UnregisterHost, state: HostState): HostEvent[] => 
 };
 
 const checkFree = (host: RegisteredHost, startDate: string, endDate: string, cleaningMinutes: number, reservationId: string): void => {
+  if (toMs(endDate) <= toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
   const window = widen({ start: toMs(startDate), end: toMs(endDate) }, cleaningMinutes * MINUTE_MS);
   if (!isFree(host.bookings, window, (b) => b.reservationId === reservationId)) {
     throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);

@@ -23,8 +23,10 @@ const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
 const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   const { lease } = existing;
-  checkReservationIds(lease, data.reservationIds);
-  const schedule = scheduleForUpdate(existing, data, data.now);
+  // a reservation sent with new allocations counts as touched, so it never slips through the rename-only path
+  const reservationIds = [...new Set([...data.reservationIds, ...data.reservations.map((r) => r.id)])];
+  checkReservationIds(lease, reservationIds);
+  const schedule = scheduleForUpdate(existing, { ...data, reservationIds }, data.now);
   const events: LeaseEvent[] = [];
   if (data.name !== null && data.name !== lease.name) {
     events.push({ type: 'Lease.Renamed', data: { leaseId, name: data.name, renamedAt: data.now } });

@@ -67,10 +67,11 @@ export const scheduleForUpdate = (state: ExistingLease, changes: LeaseChanges, n
     throw invalid('LEASE_ENDED', 'Terminated leases can only be renamed');
   }
   const startDate = changes.startDate ?? lease.startDate;
-  if (hasStarted(state) && toMs(startDate) !== toMs(lease.startDate)) {
+  const startMoved = toMs(startDate) !== toMs(lease.startDate);
+  if (hasStarted(state) && startMoved) {
     throw invalid('START_OF_STARTED_LEASE', 'Cannot modify the start date of already started leases');
   }
-  if (!hasStarted(state) && toMs(startDate) < nowMs) throw invalid('START_IN_PAST', 'Start date must be later than current date');
+  if (!hasStarted(state) && startMoved && toMs(startDate) < nowMs) throw invalid('START_IN_PAST', 'Start date must be later than current date');
   const endDate = changes.endDate ?? lease.endDate;
   if (toMs(endDate) < nowMs || toMs(endDate) <= toMs(startDate)) {
     throw invalid('END_BEFORE_START', 'End date must be later than current and start date');

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { foldEvents } from '../shared/decider.js';
+import { leaseDecider } from './lease.decide.js';
+import type { LeaseCreated, LeaseEvent } from './lease.events.js';
+import { nextDueAction } from './lease.schedule.js';
+import type { DeletedEnd, LeaseData, LeaseState } from './lease.state.js';
+import type { LeaseEventIds, PhaseProgress } from './lease.types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00
+// ---------------------------------------------------------------------------------------------
+
+const LEASE_ID = 'lease-1';
+const pad = (n: number): string => String(n).padStart(2, '0');
+/** '2030-01-01T<hh>:<mm>:00.000Z' */
+const at = (hours: number, minutes = 0): string => `2030-01-01T${pad(hours)}:${pad(minutes)}:00.000Z`;
+
+const START = at(10);
+const END = at(18);
+const BEFORE_END = at(17);
+const DELETED_AT = at(12, 30);
+
+const eventIds: LeaseEventIds = { start: 'evt-start', end: 'evt-end', beforeEnd: 'evt-before-end' };
+
+const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
+  leaseId: LEASE_ID,
+  name: 'my-lease',
+  projectId: 'project-1',
+  userId: 'user-1',
+  trustId: null,
+  startDate: START,
+  endDate: END,
+  beforeEndDate: BEFORE_END,
+  reservations: [],
+  eventIds,
+  beforeEnd: 'undone',
+  createdAt: '2029-12-31T12:00:00.000Z',
+  updatedAt: null,
+  ...overrides,
+});
+
+const active = (beforeEnd: PhaseProgress, beforeEndDate: string | null = BEFORE_END): LeaseState => ({
+  status: 'Active',
+  lease: leaseData({ beforeEnd, beforeEndDate }),
+});
+
+const deletedWith = (end: DeletedEnd): LeaseState => ({ status: 'Deleted', lease: leaseData(), end, deletedAt: DELETED_AT });
+
+const due = (phase: 'start' | 'before_end' | 'end', step: 'begin' | 'complete', dueAt: string) => ({ leaseId: LEASE_ID, phase, step, dueAt });
+
+// ---------------------------------------------------------------------------------------------
+// nextDueAction
+// ---------------------------------------------------------------------------------------------
+
+describe('nextDueAction', () => {
+  describe('When Initial', () => {
+    it('owes nothing', () => {
+      expect(nextDueAction({ status: 'Initial' })).toBeNull();
+    });
+  });
+
+  describe('When Pending', () => {
+    it('begins the start at the start date', () => {
+      expect(nextDueAction({ status: 'Pending', lease: leaseData() })).toEqual(due('start', 'begin', START));
+    });
+  });
+
+  describe('When Starting', () => {
+    it('completes the start, due since the start date', () => {
+      expect(nextDueAction({ status: 'Starting', lease: leaseData() })).toEqual(due('start', 'complete', START));
+    });
+  });
+
+  describe('When Active', () => {
+    it('begins the before-end action at its date when it is undone', () => {
+      expect(nextDueAction(active('undone'))).toEqual(due('before_end', 'begin', BEFORE_END));
+    });
+
+    it('completes the before-end action when it is in progress', () => {
+      expect(nextDueAction(active('in_progress'))).toEqual(due('before_end', 'complete', BEFORE_END));
+    });
+
+    it('completes an in-progress before-end action without a date, due at the end', () => {
+      expect(nextDueAction(active('in_progress', null))).toEqual(due('before_end', 'complete', END));
+    });
+
+    it('begins the end when the before-end action is done', () => {
+      expect(nextDueAction(active('done'))).toEqual(due('end', 'begin', END));
+    });
+
+    it('begins the end when the before-end action failed', () => {
+      expect(nextDueAction(active('error'))).toEqual(due('end', 'begin', END));
+    });
+
+    it('begins the end when there is no before-end date', () => {
+      expect(nextDueAction(active('undone', null))).toEqual(due('end', 'begin', END));
+    });
+
+    it('begins the before-end action first even when its date equals the start', () => {
+      expect(nextDueAction(active('undone', START))).toEqual(due('before_end', 'begin', START));
+    });
+  });
+
+  describe('When StartFailed', () => {
+    it('begins the end at the end date', () => {
+      expect(nextDueAction({ status: 'StartFailed', lease: leaseData(), reason: 'res-1: boom' })).toEqual(due('end', 'begin', END));
+    });
+  });
+
+  describe('When Ending', () => {
+    it('completes the end, due since the end date', () => {
+      expect(nextDueAction({ status: 'Ending', lease: leaseData() })).toEqual(due('end', 'complete', END));
+    });
+  });
+
+  describe('When Ended', () => {
+    it('owes nothing', () => {
+      expect(nextDueAction({ status: 'Ended', lease: leaseData() })).toBeNull();
+    });
+  });
+
+  describe('When EndFailed', () => {
+    it('owes nothing', () => {
+      expect(nextDueAction({ status: 'EndFailed', lease: leaseData(), reason: 'res-1: boom' })).toBeNull();
+    });
+  });
+
+  describe('When Deleted', () => {
+    it('owes nothing when no end was owed', () => {
+      expect(nextDueAction(deletedWith('none'))).toBeNull();
+    });
+
+    it('completes the owed end, due since the deletion', () => {
+      expect(nextDueAction(deletedWith('pending'))).toEqual(due('end', 'complete', DELETED_AT));
+    });
+
+    it('owes nothing once the owed end is done', () => {
+      expect(nextDueAction(deletedWith('done'))).toBeNull();
+    });
+
+    it('owes nothing once the owed end failed', () => {
+      expect(nextDueAction(deletedWith('failed'))).toBeNull();
+    });
+  });
+
+  describe('on folded histories', () => {
+    const created: LeaseCreated = {
+      type: 'Lease.Created',
+      data: {
+        leaseId: LEASE_ID,
+        name: 'my-lease',
+        projectId: 'project-1',
+        userId: 'user-1',
+        trustId: null,
+        startDate: START,
+        endDate: END,
+        beforeEndDate: BEFORE_END,
+        reservations: [],
+        eventIds,
+        createdAt: '2029-12-31T12:00:00.000Z',
+      },
+    };
+    const phase = (type: 'Lease.StartRequested' | 'Lease.Started' | 'Lease.BeforeEndRequested' | 'Lease.BeforeEndCompleted', when: string): LeaseEvent => ({
+      type,
+      data: { leaseId: LEASE_ID, at: when },
+    });
+    const fold = (events: readonly LeaseEvent[]): LeaseState => foldEvents(leaseDecider, events);
+
+    it('walks start -> before-end -> end', () => {
+      const history: LeaseEvent[] = [created];
+      expect(nextDueAction(fold(history))).toEqual(due('start', 'begin', START));
+      history.push(phase('Lease.StartRequested', START));
+      expect(nextDueAction(fold(history))).toEqual(due('start', 'complete', START));
+      history.push(phase('Lease.Started', START));
+      expect(nextDueAction(fold(history))).toEqual(due('before_end', 'begin', BEFORE_END));
+      history.push(phase('Lease.BeforeEndRequested', BEFORE_END));
+      expect(nextDueAction(fold(history))).toEqual(due('before_end', 'complete', BEFORE_END));
+      history.push(phase('Lease.BeforeEndCompleted', BEFORE_END));
+      expect(nextDueAction(fold(history))).toEqual(due('end', 'begin', END));
+      history.push({ type: 'Lease.EndRequested', data: { leaseId: LEASE_ID, at: END, reason: 'scheduled' } });
+      expect(nextDueAction(fold(history))).toEqual(due('end', 'complete', END));
+      history.push({ type: 'Lease.Ended', data: { leaseId: LEASE_ID, at: END } });
+      expect(nextDueAction(fold(history))).toBeNull();
+    });
+  });
+});
