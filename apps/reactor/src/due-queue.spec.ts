@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { LeasePhase } from '../../../libs/domain/src/index.js';
+import { type DueEntry, DueQueue } from './due-queue.js';
+
+const entry = (leaseId: string, phase: LeasePhase, dueMs: number, hostIds: readonly string[] = []): DueEntry => ({
+  action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() },
+  dueMs,
+  hostIds,
+});
+
+const order = (entries: readonly DueEntry[]): string[] => entries.map((e) => `${e.action.leaseId}:${e.action.phase}`);
+
+describe('DueQueue', () => {
+  it('orders by due time, then before-end and end ahead of start at the same instant', () => {
+    const queue = new DueQueue();
+    queue.set('c', entry('c', 'start', 2000));
+    queue.set('b', entry('b', 'start', 1000));
+    queue.set('a', entry('a', 'end', 1000));
+    queue.set('d', entry('d', 'before_end', 1000));
+    expect(order(queue.dueBy(1000))).toEqual(['d:before_end', 'a:end', 'b:start']);
+    expect(queue.nextAfter(1000)).toBe(2000);
+    expect(queue.nextAfter(2000)).toBeNull();
+  });
+
+  it('keeps one entry per lease, replaced or removed as the lease moves on', () => {
+    const queue = new DueQueue();
+    expect(queue.set('a', entry('a', 'start', 1000))).toBe(true);
+    expect(queue.set('a', entry('a', 'start', 1000))).toBe(false);
+    expect(queue.set('a', entry('a', 'end', 5000))).toBe(true);
+    expect(queue.size).toBe(1);
+    expect(queue.dueBy(1000)).toEqual([]);
+    expect(queue.set('a', null)).toBe(true);
+    expect(queue.set('a', null)).toBe(false);
+    expect(queue.size).toBe(0);
+  });
+
+  it('stays sorted through many random updates', () => {
+    const queue = new DueQueue();
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+    for (let i = 0; i < 2000; i++) {
+      const id = `lease-${random(200)}`;
+      queue.set(id, random(5) === 0 ? null : entry(id, random(2) === 0 ? 'start' : 'end', random(50) * 1000));
+    }
+    const times = queue.dueBy(Number.MAX_SAFE_INTEGER).map((e) => e.dueMs);
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+    expect(times).toHaveLength(queue.size);
+  });
+});

@@ -1,0 +1,76 @@
+import type { DueAction, LeasePhase } from '../../../libs/domain/src/index.js';
+
+export interface DueEntry {
+  readonly action: DueAction;
+  readonly dueMs: number;
+  /** Hosts the lease holds: actions touching one host run in due order. */
+  readonly hostIds: readonly string[];
+}
+
+/** Upstream runs before-end and end events before start events of the same instant, so back-to-back leases work. */
+const RANK: Readonly<Record<LeasePhase, number>> = { before_end: 0, end: 1, start: 2 };
+
+const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const compare = (a: DueEntry, b: DueEntry): number =>
+  a.dueMs - b.dueMs || RANK[a.action.phase] - RANK[b.action.phase] || byId(a.action.leaseId, b.action.leaseId);
+
+const sameEntry = (a: DueEntry, b: DueEntry): boolean =>
+  a.dueMs === b.dueMs && a.action.phase === b.action.phase && a.action.step === b.action.step && a.hostIds.join() === b.hostIds.join();
+
+/** Each lease's next action, kept sorted by due time (then phase rank, then lease id). */
+export class DueQueue {
+  private readonly entries: DueEntry[] = [];
+  private readonly byLease = new Map<string, DueEntry>();
+
+  /** Replaces the lease's entry (null removes it); false when nothing changed. */
+  set(leaseId: string, entry: DueEntry | null): boolean {
+    const current = this.byLease.get(leaseId);
+    if (current !== undefined && entry !== null && sameEntry(current, entry)) return false;
+    if (current === undefined && entry === null) return false;
+    if (current !== undefined) this.entries.splice(this.indexOf(current), 1);
+    if (entry === null) {
+      this.byLease.delete(leaseId);
+    } else {
+      this.byLease.set(leaseId, entry);
+      this.entries.splice(this.lowerBound((other) => compare(other, entry) < 0), 0, entry);
+    }
+    return true;
+  }
+
+  get(leaseId: string): DueEntry | undefined {
+    return this.byLease.get(leaseId);
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Entries due at or before `nowMs`, in execution order. */
+  dueBy(nowMs: number): readonly DueEntry[] {
+    return this.entries.slice(0, this.lowerBound((entry) => entry.dueMs <= nowMs));
+  }
+
+  /** The earliest due time after `nowMs`, or null. */
+  nextAfter(nowMs: number): number | null {
+    return this.entries[this.lowerBound((entry) => entry.dueMs <= nowMs)]?.dueMs ?? null;
+  }
+
+  private indexOf(entry: DueEntry): number {
+    const index = this.lowerBound((other) => compare(other, entry) < 0);
+    if (this.entries[index] !== entry) throw new Error(`DueQueue out of order for lease ${entry.action.leaseId}`);
+    return index;
+  }
+
+  /** First index where `before` turns false; `before` must hold for a prefix of the sorted entries. */
+  private lowerBound(before: (entry: DueEntry) => boolean): number {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (before(this.entries[mid] as DueEntry)) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}

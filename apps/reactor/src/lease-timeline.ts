@@ -1,0 +1,127 @@
+import {
+  HOST_CATEGORY,
+  type HostEvent,
+  LEASE_CATEGORY,
+  type LeaseEvent,
+  type LeasePhase,
+  type LeaseState,
+  leaseDecider,
+  leaseStream,
+  nextDueAction,
+} from '../../../libs/domain/src/index.js';
+import { type EventStore, type RecordedEvent, streamCategory } from '../../../libs/event-store/src/event-store.port.js';
+import { type DueEntry, DueQueue } from './due-queue.js';
+
+export type TimelineEvent = Pick<RecordedEvent, 'id' | 'revision' | 'type' | 'data' | 'metadata'>;
+
+export interface LeaseRecord {
+  readonly state: LeaseState;
+  readonly revision: number;
+  readonly lastEventId: string;
+  /** Correlation of the lease's creation: every reaction to the lease joins it. */
+  readonly correlationId: string;
+  /** The latest Lease.*Requested event: the begin of the phase in progress, if one is. */
+  readonly begin: { readonly phase: LeasePhase; readonly eventId: string } | null;
+}
+
+const BEGIN_EVENTS: Readonly<Record<string, LeasePhase>> = {
+  'Lease.StartRequested': 'start',
+  'Lease.BeforeEndRequested': 'before_end',
+  'Lease.EndRequested': 'end',
+};
+
+const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.length + 1);
+
+const dueEntry = (state: LeaseState): DueEntry | null => {
+  const action = nextDueAction(state);
+  if (action === null || state.status === 'Initial') return null;
+  const hostIds = state.lease.reservations.flatMap((reservation) => reservation.hostIds);
+  return { action, dueMs: Date.parse(action.dueAt), hostIds };
+};
+
+/**
+ * The reactor's read model: every live lease folded with the lease decider, hypervisor hostnames from
+ * host events, and the due queue derived from each lease's next action. Events are applied once each,
+ * in revision order per stream, whether they come from the subscription, a refresh or our own appends.
+ */
+export class LeaseTimeline {
+  readonly queue = new DueQueue();
+  private readonly leases = new Map<string, LeaseRecord>();
+  /** Leases with nothing left to do; their later events (a rename, a delete) are ignored. */
+  private readonly finished = new Set<string>();
+  private readonly hostnames = new Map<string, string>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly onChange: () => void,
+  ) {}
+
+  get(leaseId: string): LeaseRecord | undefined {
+    return this.leases.get(leaseId);
+  }
+
+  hostname(hostId: string): string | undefined {
+    return this.hostnames.get(hostId);
+  }
+
+  /** Applies a batch from the subscription to the 'lease' and 'host' categories. */
+  async ingest(events: readonly RecordedEvent[]): Promise<void> {
+    let changed = false;
+    for (const event of events) {
+      const category = streamCategory(event.streamId);
+      if (category === HOST_CATEGORY) this.applyHost(event);
+      else if (category === LEASE_CATEGORY) changed = (await this.applyDelivered(leaseIdOf(event.streamId), event)) || changed;
+    }
+    if (changed) this.onChange();
+  }
+
+  /** Applies events this reactor just appended, so it need not wait for the subscription to see them. */
+  applyAppended(leaseId: string, events: readonly TimelineEvent[]): void {
+    if (events.filter((event) => this.applyNext(leaseId, event)).length > 0) this.onChange();
+  }
+
+  /** Reads the lease's stream past the known revision; true when it found something new. */
+  async refresh(leaseId: string): Promise<boolean> {
+    if (this.finished.has(leaseId)) return false;
+    const fromRevision = (this.leases.get(leaseId)?.revision ?? -1) + 1;
+    const events = await this.store.readStream(leaseStream(leaseId), { fromRevision });
+    const applied = events.filter((event) => this.applyNext(leaseId, event)).length;
+    if (applied > 0) this.onChange();
+    return applied > 0;
+  }
+
+  private async applyDelivered(leaseId: string, event: RecordedEvent): Promise<boolean> {
+    if (this.finished.has(leaseId)) return false;
+    const known = this.leases.get(leaseId)?.revision ?? -1;
+    // a gap means events were skipped (a lease first seen mid-stream): read them from the stream
+    if (event.revision > known + 1) return this.refresh(leaseId);
+    return this.applyNext(leaseId, event);
+  }
+
+  private applyNext(leaseId: string, event: TimelineEvent): boolean {
+    const previous = this.leases.get(leaseId);
+    if (this.finished.has(leaseId) || event.revision !== (previous?.revision ?? -1) + 1) return false;
+    const state = leaseDecider.evolve(previous?.state ?? leaseDecider.initialState(), { type: event.type, data: event.data } as LeaseEvent);
+    const entry = dueEntry(state);
+    this.queue.set(leaseId, entry);
+    if (entry === null && state.status !== 'Initial') {
+      this.leases.delete(leaseId);
+      this.finished.add(leaseId);
+      return true;
+    }
+    const phase = BEGIN_EVENTS[event.type];
+    this.leases.set(leaseId, {
+      state,
+      revision: event.revision,
+      lastEventId: event.id,
+      correlationId: previous?.correlationId ?? event.metadata.correlationId,
+      begin: phase === undefined ? (previous?.begin ?? null) : { phase, eventId: event.id },
+    });
+    return true;
+  }
+
+  private applyHost(event: RecordedEvent): void {
+    const host = { type: event.type, data: event.data } as HostEvent;
+    if (host.type === 'Host.Registered') this.hostnames.set(host.data.hostId, host.data.info.hypervisorHostname);
+  }
+}

@@ -1,0 +1,99 @@
+import { HOST_CATEGORY, LEASE_CATEGORY } from '../../../libs/domain/src/index.js';
+import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
+import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+import { LeaseReactions } from './lease-reactions.js';
+import { LeaseTimeline } from './lease-timeline.js';
+import { type ReactorLogEntry, Scheduler } from './scheduler.js';
+
+export interface ReactorOptions {
+  readonly store: EventStore;
+  readonly effects: EffectsRegistry;
+  readonly clock?: () => Date;
+  readonly log?: (entry: ReactorLogEntry) => void;
+  /** First transient-failure retry delay, doubled per attempt up to retryMaxMs (defaults 1 s and 30 s). */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  readonly concurrency?: number;
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Turns lease schedules into side effects: folds the lease and host streams into a timeline, and
+ * runs each lease's due action when its time comes, recording every outcome as an event. Keeps no
+ * checkpoint: the timeline is rebuilt from the log at start, and the log says what is left to do.
+ */
+export class Reactor {
+  private readonly timeline: LeaseTimeline;
+  private readonly scheduler: Scheduler;
+  private readonly log: (entry: ReactorLogEntry) => void;
+  private subscription: Subscription | null = null;
+  private resubscribeTimer: NodeJS.Timeout | null = null;
+  private position = 0;
+  private stopped = false;
+
+  private constructor(private readonly options: ReactorOptions) {
+    const clock = options.clock ?? (() => new Date());
+    this.log = options.log ?? (() => undefined);
+    this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake());
+    const reactions = new LeaseReactions({ store: options.store, timeline: this.timeline, effects: options.effects, clock });
+    this.scheduler = new Scheduler({
+      queue: this.timeline.queue,
+      clock,
+      run: (action) => reactions.execute(action),
+      log: this.log,
+      retryBaseMs: options.retryBaseMs,
+      retryMaxMs: options.retryMaxMs,
+      concurrency: options.concurrency,
+    });
+  }
+
+  /** Resolves once the log has been read up to its head and the scheduler runs. */
+  static async start(options: ReactorOptions): Promise<Reactor> {
+    const reactor = new Reactor(options);
+    try {
+      await reactor.subscribe(1_000).caughtUp;
+    } catch (error) {
+      await reactor.stop();
+      throw error;
+    }
+    reactor.log({ event: 'start', position: reactor.position, leases: reactor.timeline.queue.size });
+    reactor.scheduler.start();
+    return reactor;
+  }
+
+  /** Stops after the actions in flight have recorded their outcome (or failed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.resubscribeTimer !== null) clearTimeout(this.resubscribeTimer);
+    await this.subscription?.stop();
+    await this.scheduler.stop();
+    this.log({ event: 'stop', position: this.position });
+  }
+
+  private subscribe(retryDelayMs: number): Subscription {
+    const subscription = this.options.store.subscribeToAll({
+      from: this.position,
+      filter: { categories: [LEASE_CATEGORY, HOST_CATEGORY] },
+      onEvents: (events) => this.ingest(events),
+      onError: (error) => this.resubscribeLater(error, retryDelayMs),
+    });
+    this.subscription = subscription;
+    return subscription;
+  }
+
+  private async ingest(events: readonly RecordedEvent[]): Promise<void> {
+    await this.timeline.ingest(events);
+    this.position = events.at(-1)?.position ?? this.position;
+  }
+
+  /** Applying is idempotent per stream revision, so resuming from the last fully applied batch is safe. */
+  private resubscribeLater(error: unknown, delayMs: number): void {
+    this.log({ event: 'error', phase: 'subscription', position: this.position, error: describe(error), retryInMs: delayMs });
+    if (this.stopped) return;
+    this.resubscribeTimer = setTimeout(() => {
+      this.resubscribeTimer = null;
+      if (!this.stopped) this.subscribe(Math.min(delayMs * 2, 30_000));
+    }, delayMs);
+  }
+}

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DueAction, LeasePhase } from '../../../libs/domain/src/index.js';
+import { DueQueue } from './due-queue.js';
+import { type ReactorLogEntry, Scheduler } from './scheduler.js';
+
+const T0 = Date.parse('2030-01-01T00:00:00Z');
+
+const put = (queue: DueQueue, leaseId: string, phase: LeasePhase, dueMs: number, hostIds: readonly string[]): void => {
+  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, hostIds });
+};
+
+/** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
+const harness = (options: { readonly fail?: (action: DueAction) => boolean } = {}) => {
+  const queue = new DueQueue();
+  const started: { action: DueAction; at: number; finish: () => void }[] = [];
+  const logs: ReactorLogEntry[] = [];
+  const run = (action: DueAction): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const finish = (): void => (options.fail?.(action) ? reject(new Error('transient')) : resolve('done'));
+      started.push({ action, at: Date.now(), finish });
+    });
+  const scheduler = new Scheduler({ queue, clock: () => new Date(), run, log: (entry) => logs.push(entry) });
+  /** Stops the scheduler, letting whatever is still in flight finish. */
+  const stop = async (): Promise<void> => {
+    const stopping = scheduler.stop();
+    for (const run of started) run.finish();
+    await stopping;
+  };
+  return { queue, started, logs, scheduler, stop };
+};
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: T0 });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Scheduler', () => {
+  it('sleeps until the earliest due time and re-arms when an earlier action appears', async () => {
+    const { queue, started, scheduler, stop } = harness();
+    put(queue, 'late', 'start', T0 + 60_000, ['h1']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    put(queue, 'early', 'start', T0 + 10_000, ['h2']);
+    scheduler.wake();
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(started).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(started.map((s) => [s.action.leaseId, s.at - T0])).toEqual([['early', 10_000]]);
+    await stop();
+  });
+
+  it('runs actions on one host in due order and actions on other hosts at once', async () => {
+    const { queue, started, scheduler, stop } = harness();
+    put(queue, 'ending', 'end', T0, ['h1']);
+    put(queue, 'starting', 'start', T0, ['h1']);
+    put(queue, 'elsewhere', 'start', T0, ['h2']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['ending', 'elsewhere']);
+    queue.set('ending', null);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['ending', 'elsewhere', 'starting']);
+    await stop();
+  });
+
+  it('retries a transient failure after 1 s, 2 s, 4 s... capped at 30 s, holding the lease\'s hosts meanwhile', async () => {
+    const { queue, started, logs, scheduler, stop } = harness({ fail: (action) => action.leaseId === 'flaky' });
+    put(queue, 'flaky', 'end', T0, ['h1']);
+    put(queue, 'next', 'start', T0 + 1, ['h1']);
+    scheduler.start();
+    for (let i = 0; i < 7; i++) {
+      await vi.advanceTimersByTimeAsync(0);
+      started.at(-1)?.finish();
+      await vi.advanceTimersByTimeAsync(30_000);
+    }
+    const delays = logs.filter((entry) => entry.event === 'retry').map((entry) => entry.inMs);
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect(started.every((s) => s.action.leaseId === 'flaky')).toBe(true);
+    await stop();
+  });
+});

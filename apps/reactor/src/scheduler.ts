@@ -1,0 +1,139 @@
+import type { DueAction } from '../../../libs/domain/src/index.js';
+import type { DueEntry, DueQueue } from './due-queue.js';
+
+export type ReactorLogEntry = Readonly<{ event: string; [detail: string]: unknown }>;
+
+export interface SchedulerOptions {
+  readonly queue: DueQueue;
+  readonly clock: () => Date;
+  /** Runs one action and resolves with a result to log; rejects on a transient failure, retried with backoff. */
+  readonly run: (action: DueAction) => Promise<string>;
+  readonly log: (entry: ReactorLogEntry) => void;
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  /** Most actions in flight at once (catching up after downtime must not flood the cloud). */
+  readonly concurrency?: number;
+}
+
+interface Backoff {
+  readonly phase: DueAction['phase'];
+  readonly attempt: number;
+  readonly notBefore: number;
+}
+
+/**
+ * Longest sleep before the wall clock is looked at again: timers run on the monotonic clock, which
+ * stands still while a VM is suspended and ignores clock steps, so a long sleep could wake far too late.
+ */
+const MAX_SLEEP_MS = 60_000;
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Sleeps until the earliest due action and runs it; any change of the queue wakes it. Actions of one
+ * lease run one at a time; actions touching one host run in due order (an ending lease frees a host
+ * before the next lease's start takes it, and a lease waiting on a retry keeps its hosts); actions
+ * on different hosts run concurrently, so one lease's retries never delay another's.
+ */
+export class Scheduler {
+  private readonly inFlight = new Map<string, { readonly hostIds: readonly string[]; readonly done: Promise<void> }>();
+  private readonly backoff = new Map<string, Backoff>();
+  private timer: NodeJS.Timeout | null = null;
+  private wakeQueued = false;
+  private running = false;
+
+  constructor(private readonly options: SchedulerOptions) {}
+
+  start(): void {
+    this.running = true;
+    this.tick();
+  }
+
+  /** Stops dispatching and waits for the actions in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.disarm();
+    await Promise.allSettled([...this.inFlight.values()].map((flight) => flight.done));
+  }
+
+  /** The queue changed: re-evaluate soon (coalesced, so a batch of events costs one pass). */
+  wake(): void {
+    if (!this.running || this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    const now = this.options.clock().getTime();
+    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.hostIds));
+    let nextRetry = Number.POSITIVE_INFINITY;
+    for (const entry of this.options.queue.dueBy(now)) {
+      const notBefore = this.notBefore(entry);
+      if (notBefore > now) nextRetry = Math.min(nextRetry, notBefore);
+      else if (this.canRun(entry, held)) this.dispatch(entry, now);
+      for (const hostId of entry.hostIds) held.add(hostId);
+    }
+    this.arm(Math.min(nextRetry, this.options.queue.nextAfter(now) ?? Number.POSITIVE_INFINITY));
+  }
+
+  private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
+    if (this.inFlight.has(entry.action.leaseId)) return false;
+    if (this.inFlight.size >= (this.options.concurrency ?? 16)) return false;
+    return !entry.hostIds.some((hostId) => held.has(hostId));
+  }
+
+  private notBefore(entry: DueEntry): number {
+    const backoff = this.backoff.get(entry.action.leaseId);
+    return backoff !== undefined && backoff.phase === entry.action.phase ? backoff.notBefore : 0;
+  }
+
+  private dispatch(entry: DueEntry, now: number): void {
+    const { action } = entry;
+    const attempt = (this.backoff.get(action.leaseId)?.attempt ?? 0) + 1;
+    const { leaseId, phase, step, dueAt } = action;
+    this.options.log({ event: 'action', leaseId, phase, step, due: dueAt, latenessMs: now - entry.dueMs, attempt });
+    const started = this.options.clock().getTime();
+    const done = this.options
+      .run(action)
+      .then(
+        (result) => {
+          this.backoff.delete(leaseId);
+          this.options.log({ event: 'done', leaseId, phase, step, result, durationMs: this.options.clock().getTime() - started });
+        },
+        (error: unknown) => this.failed(action, error),
+      )
+      .finally(() => {
+        this.inFlight.delete(leaseId);
+        this.wake();
+      });
+    this.inFlight.set(leaseId, { hostIds: entry.hostIds, done });
+  }
+
+  private failed(action: DueAction, error: unknown): void {
+    const previous = this.backoff.get(action.leaseId);
+    const attempt = previous?.phase === action.phase ? previous.attempt + 1 : 1;
+    const delay = Math.min((this.options.retryBaseMs ?? 1_000) * 2 ** (attempt - 1), this.options.retryMaxMs ?? 30_000);
+    this.backoff.set(action.leaseId, { phase: action.phase, attempt, notBefore: this.options.clock().getTime() + delay });
+    const { leaseId, phase, step } = action;
+    this.options.log({ event: 'retry', leaseId, phase, step, attempt, inMs: delay, error: describe(error) });
+  }
+
+  private arm(at: number): void {
+    this.disarm();
+    if (!Number.isFinite(at)) return;
+    const delay = Math.min(Math.max(0, at - this.options.clock().getTime()), MAX_SLEEP_MS);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.tick();
+    }, delay);
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  HOST_REGISTRY_STREAM,
+  type HostReservation,
+  type LeaseCommand,
+  type LeaseEvent,
+  type HostRegistryEvent,
+  hostDecider,
+  hostRegistryDecider,
+  hostStream,
+  leaseDecider,
+  leaseStream,
+} from '../../libs/domain/src/index.js';
+import type { EventData, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import type { EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
+import { StandaloneHostEffects } from '../../libs/plugins/src/physical-host/standalone/physical-host.standalone-effects.js';
+import { StandaloneCloud } from '../../libs/plugins/src/physical-host/standalone/standalone-cloud.js';
+import { Reactor, type ReactorOptions } from '../../apps/reactor/src/reactor.js';
+import type { ReactorLogEntry } from '../../apps/reactor/src/scheduler.js';
+
+/** A data folder with the event log and the standalone cloud, as the reactor process opens them. */
+export class World {
+  readonly dir = mkdtempSync(join(tmpdir(), 'reactor-int-'));
+  readonly eventsFile = join(this.dir, 'events.sqlite');
+  readonly cloudFile = join(this.dir, 'standalone-cloud.sqlite');
+  readonly store: EventStore = SqliteEventStore.open({ file: this.eventsFile });
+  /** The test's own connection to the cloud, like an operator's. */
+  readonly cloud = StandaloneCloud.open({ file: this.cloudFile });
+  readonly logs: ReactorLogEntry[] = [];
+  private readonly closers: (() => Promise<void> | void)[] = [];
+
+  /** A reactor with its own store and cloud connections, as a separate process would have. */
+  async startReactor(options: Partial<ReactorOptions> & { wrap?: (effects: EffectsRegistry) => EffectsRegistry } = {}): Promise<Reactor> {
+    const store = SqliteEventStore.open({ file: this.eventsFile });
+    const cloud = StandaloneCloud.open({ file: this.cloudFile });
+    const standalone: EffectsRegistry = { 'physical:host': new StandaloneHostEffects(cloud) };
+    const { wrap, ...overrides } = options;
+    const log = (entry: ReactorLogEntry): number => this.logs.push(entry);
+    const reactor = await Reactor.start({ store, effects: wrap?.(standalone) ?? standalone, log, ...overrides });
+    this.closers.push(async () => {
+      await reactor.stop();
+      await store.close();
+      cloud.close();
+    });
+    return reactor;
+  }
+
+  /** Stops every reactor started here, each after its actions in flight. */
+  async stopReactors(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close();
+  }
+
+  async close(): Promise<void> {
+    await this.stopReactors();
+    await this.store.close();
+    this.cloud.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const hostInfo = (hypervisorHostname: string) => ({
+  hypervisorHostname,
+  serviceName: hypervisorHostname,
+  vcpus: 8,
+  memoryMb: 16384,
+  localGb: 100,
+  cpuInfo: '{}',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 8002000,
+  availabilityZone: 'nova',
+});
+
+const envelope = (events: readonly { type: string; data: unknown }[], correlationId: string): EventData[] =>
+  events.map((event) => ({
+    id: randomUUID(),
+    ...event,
+    metadata: { correlationId, causationId: correlationId, actor: { userId: 'user-1', projectId: 'project-1' } },
+  }));
+
+/** Registers hosts the way the API does: the registry hands out ids, the host stream records the facts. */
+export const registerHosts = async (store: EventStore, names: readonly string[]): Promise<string[]> => {
+  const ids: string[] = [];
+  for (const name of names) {
+    const recorded = await store.readStream(HOST_REGISTRY_STREAM);
+    const registry = recorded.map((e) => e as unknown as HostRegistryEvent).reduce(hostRegistryDecider.evolve, hostRegistryDecider.initialState());
+    const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry);
+    const hostId = (added[0] as Extract<HostRegistryEvent, { type: 'HostRegistry.HostAdded' }>).data.hostId;
+    const registered = hostDecider.decide(
+      { type: 'RegisterHost', data: { hostId, info: hostInfo(name), capabilities: {}, now: new Date().toISOString() } },
+      hostDecider.initialState(),
+    );
+    await store.appendMultiple([
+      { streamId: HOST_REGISTRY_STREAM, expectedRevision: recorded.length - 1, events: envelope(added, `register-${name}`) },
+      { streamId: hostStream(hostId), expectedRevision: 'no_stream', events: envelope(registered, `register-${name}`) },
+    ]);
+    ids.push(hostId);
+  }
+  return ids;
+};
+
+/** Whole seconds, like the dates the API accepts. */
+export const atSecond = (ms: number): string => new Date(Math.ceil(ms / 1000) * 1000).toISOString();
+
+export interface LeaseSpec {
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly beforeEndDate?: string | null;
+  readonly beforeEnd?: HostReservation['beforeEnd'];
+  readonly hostIds?: readonly string[];
+  /** The creation time: an earlier one lets a test create a lease whose dates are already past. */
+  readonly now?: string;
+}
+
+export interface CreatedLease {
+  readonly leaseId: string;
+  readonly reservationId: string;
+}
+
+const hostReservation = (id: string, spec: LeaseSpec): HostReservation => ({
+  id,
+  resourceId: randomUUID(),
+  resourceType: 'physical:host',
+  min: 1,
+  max: 1,
+  hypervisorProperties: '',
+  resourceProperties: '',
+  beforeEnd: spec.beforeEnd ?? 'default',
+  hostIds: spec.hostIds ?? ['1'],
+});
+
+/** Creates a lease through the real decider (allocation is the API's business: hosts are given). */
+export const createLease = async (store: EventStore, spec: LeaseSpec): Promise<CreatedLease> => {
+  const leaseId = randomUUID();
+  const reservationId = randomUUID();
+  await decideAndAppend(store, leaseId, {
+    type: 'CreateLease',
+    data: {
+      leaseId,
+      name: `lease-${leaseId.slice(0, 8)}`,
+      projectId: 'project-1',
+      userId: 'user-1',
+      trustId: null,
+      startDate: spec.startDate,
+      endDate: spec.endDate,
+      beforeEndDate: spec.beforeEndDate ?? null,
+      reservations: [hostReservation(reservationId, spec)],
+      eventIds: { start: randomUUID(), end: randomUUID(), beforeEnd: randomUUID() },
+      minutesBeforeEnd: 0,
+      now: spec.now ?? new Date().toISOString(),
+    },
+  });
+  return { leaseId, reservationId };
+};
+
+/** Loads the lease, decides the command and appends with the expected revision, as the API's writer does. */
+export const decideAndAppend = async (store: EventStore, leaseId: string, command: LeaseCommand): Promise<void> => {
+  const recorded = await store.readStream(leaseStream(leaseId));
+  const state = recorded.map((e) => e as unknown as LeaseEvent).reduce(leaseDecider.evolve, leaseDecider.initialState());
+  const events = leaseDecider.decide(command, state);
+  await store.appendToStream(leaseStream(leaseId), recorded.length === 0 ? 'no_stream' : recorded.length - 1, envelope(events, `test-${leaseId}`));
+};
+
+export const leaseEvents = (store: EventStore, leaseId: string): Promise<RecordedEvent[]> => store.readStream(leaseStream(leaseId));
+
+export const typesOf = (events: readonly RecordedEvent[]): string[] => events.map((event) => event.type);
+
+export const find = (events: readonly RecordedEvent[], type: string): RecordedEvent => {
+  const found = events.find((event) => event.type === type);
+  if (found === undefined) throw new Error(`no ${type} in ${typesOf(events).join(', ')}`);
+  return found;
+};
+
+/** Bounded polling on a condition; fails with the last observation instead of sleeping blindly. */
+export const waitFor = async <T>(observe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await observe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+/** Waits until the lease's stream holds an event of `type`, and returns the whole stream. */
+export const waitForEvent = (store: EventStore, leaseId: string, type: string, timeoutMs?: number): Promise<RecordedEvent[]> =>
+  waitFor(() => leaseEvents(store, leaseId), (events) => events.some((event) => event.type === type), timeoutMs);
