@@ -1,0 +1,5 @@
+export { type Projection, findRow } from './projection.js';
+export * from './projections/index.js';
+export * from './projection-runner.js';
+export * from './dump-read-model.js';
+export * from './rebuild-read-model.js';

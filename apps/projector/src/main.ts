@@ -1,0 +1,71 @@
+/**
+ * Projector process (plain TypeScript, no Nest: it has no HTTP surface and a single long-lived
+ * component). Keeps the read model up to date from the event log.
+ *
+ *   LEASEHOLD_DATA_DIR        data folder (default ./data); the log is `${dataDir}/events.sqlite`
+ *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
+ *
+ * Logs one JSON line per start, stop and error on stdout. SIGTERM/SIGINT stop it gracefully: the
+ * batch in flight commits or rolls back, then the read model and the store are closed and it exits 0.
+ */
+import type { MikroORM } from '@mikro-orm/core';
+import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
+import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
+
+const log = (entry: RunnerLogEntry | Readonly<Record<string, unknown>>): void => {
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), service: 'projector', ...entry })}\n`);
+};
+
+const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
+
+const main = async (): Promise<void> => {
+  const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
+  let store: EventStore | null = null;
+  let orm: MikroORM | null = null;
+  try {
+    store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
+    orm = await openReadModel(readModelDatabaseFromEnv(dataDir));
+  } catch (error) {
+    log({ event: 'error', phase: 'open', error: describe(error) });
+    await orm?.close();
+    await store?.close();
+    process.exit(1);
+  }
+  const runner = new ProjectionRunner({ store, orm, retryDelayMs: 1_000, maxRetryDelayMs: 30_000, log });
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    let code = 0;
+    try {
+      await runner.stop();
+      await orm.close();
+      await store.close();
+    } catch (error) {
+      log({ event: 'error', phase: 'shutdown', error: describe(error) });
+      code = 1;
+    }
+    log({ event: 'exit', signal, code });
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (error) => {
+    log({ event: 'error', phase: 'unhandled', error: describe(error) });
+    process.exit(1);
+  });
+
+  try {
+    await runner.start();
+  } catch (error) {
+    log({ event: 'error', phase: 'start', error: describe(error) });
+    await orm.close();
+    await store.close();
+    process.exit(1);
+  }
+};
+
+void main();

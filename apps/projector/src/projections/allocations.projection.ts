@@ -1,0 +1,38 @@
+import type { HostBooked, HostBookingMoved, HostBookingReleased } from '../../../../libs/domain/src/index.js';
+import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import { AllocationEntity } from '../../../../libs/read-model/src/index.js';
+import { type Projection, findRow } from '../projection.js';
+
+type BookingEvent = HostBooked | HostBookingMoved | HostBookingReleased;
+
+export const allocationId = (reservationId: string, hostId: string): string => `${reservationId}:${hostId}`;
+
+/** lh_allocations: one row per host held by a reservation, with the booked interval. */
+export const allocationsProjection: Projection = {
+  name: 'allocations',
+  canHandle: ['Host.Booked', 'Host.BookingMoved', 'Host.BookingReleased'],
+  async apply(em, recorded: RecordedEvent): Promise<void> {
+    const event = { type: recorded.type, data: recorded.data } as BookingEvent;
+    const id = allocationId(event.data.reservationId, event.data.hostId);
+    const row = await findRow(em, AllocationEntity, { id });
+    switch (event.type) {
+      case 'Host.Booked': {
+        const { hostId, reservationId, leaseId, startDate, endDate } = event.data;
+        const columns = { hostId, reservationId, leaseId, startDate, endDate };
+        if (row === null) em.create(AllocationEntity, { id, ...columns });
+        else em.assign(row, columns);
+        return;
+      }
+      case 'Host.BookingMoved':
+        if (row !== null) em.assign(row, { startDate: event.data.startDate, endDate: event.data.endDate });
+        return;
+      case 'Host.BookingReleased':
+        if (row !== null) em.remove(row);
+        return;
+      default: {
+        const _never: never = event;
+        return _never;
+      }
+    }
+  },
+};

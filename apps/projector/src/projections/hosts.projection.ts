@@ -1,0 +1,23 @@
+import type { HostEvent } from '../../../../libs/domain/src/index.js';
+import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import { HostEntity, evolveHostView } from '../../../../libs/read-model/src/index.js';
+import { type Projection, findRow } from '../projection.js';
+
+/** lh_hosts: the Blazar host document (capabilities merged) per registered host. */
+export const hostsProjection: Projection = {
+  name: 'hosts',
+  canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'Host.ReservableChanged', 'Host.Unregistered'],
+  async apply(em, recorded: RecordedEvent): Promise<void> {
+    const event = { type: recorded.type, data: recorded.data } as HostEvent;
+    const hostId = event.data.hostId;
+    const row = await findRow(em, HostEntity, { id: hostId });
+    const record = evolveHostView(row === null ? null : { view: row.doc, capabilities: row.capabilities }, event);
+    if (record === null) {
+      if (row !== null) em.remove(row);
+      return;
+    }
+    const columns = { hypervisorHostname: record.view.hypervisor_hostname, doc: record.view, capabilities: record.capabilities };
+    if (row === null) em.create(HostEntity, { id: hostId, sortKey: Number(hostId), ...columns });
+    else em.assign(row, columns);
+  },
+};

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { HostCapabilitiesUpdated, HostRegistered, ResourcePropertyEvent } from '../../../../libs/domain/src/index.js';
+import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import { PropertyEntity } from '../../../../libs/read-model/src/index.js';
+import { type Projection, findRow } from '../projection.js';
+
+type PropertyEvent = HostRegistered | HostCapabilitiesUpdated | ResourcePropertyEvent;
+
+/** Fixed namespace of Leasehold resource-property ids (never change it: ids are part of the API). */
+const PROPERTY_NAMESPACE = Buffer.from('6c9b1f0e4a8d5e2b9f3c7d1a2b4e6f80', 'hex');
+
+/** RFC 4122 version-5 (SHA-1, name-based) uuid of a capability name: the same name always gets the same id. */
+export const propertyId = (name: string): string => {
+  const bytes = createHash('sha1').update(PROPERTY_NAMESPACE).update(name, 'utf8').digest().subarray(0, 16);
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x50, 6);
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+/**
+ * lh_properties: every capability name ever seen on a host, with its privacy. Rows are never
+ * deleted, like upstream's resource_properties.
+ */
+export const propertiesProjection: Projection = {
+  name: 'properties',
+  canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'ResourceProperty.PrivacyChanged'],
+  async apply(em, recorded: RecordedEvent): Promise<void> {
+    const event = { type: recorded.type, data: recorded.data } as PropertyEvent;
+    if (event.type === 'ResourceProperty.PrivacyChanged') {
+      const { propertyName: name, private: isPrivate, changedAt } = event.data;
+      const row = await findRow(em, PropertyEntity, { name });
+      if (row === null) em.create(PropertyEntity, { name, id: propertyId(name), private: isPrivate, createdAt: changedAt, updatedAt: changedAt });
+      else em.assign(row, { private: isPrivate, updatedAt: changedAt });
+      return;
+    }
+    const createdAt = event.type === 'Host.Registered' ? event.data.registeredAt : event.data.updatedAt;
+    for (const name of Object.keys(event.data.capabilities)) {
+      if ((await findRow(em, PropertyEntity, { name })) === null) {
+        em.create(PropertyEntity, { name, id: propertyId(name), private: false, createdAt, updatedAt: null });
+      }
+    }
+  },
+};

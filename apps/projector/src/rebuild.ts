@@ -1,0 +1,52 @@
+/**
+ * Rebuilds the read model from the whole event log:
+ *
+ *   node dist/apps/projector/src/rebuild.js [--target <sqlite file>]
+ *
+ * Without --target it rebuilds the configured read model (LEASEHOLD_READ_MODEL_URL, else
+ * `${LEASEHOLD_DATA_DIR:-./data}/read-model.sqlite`); with it, the given SQLite file. The log is
+ * `${LEASEHOLD_DATA_DIR:-./data}/events.sqlite`. Prints {"rebuilt": true, "position": N, "events": N}.
+ *
+ * Stop the projector that serves the same target first (see rebuildReadModel): the rebuild drops
+ * and recreates its tables. Rebuilding into another --target while the projector runs is fine.
+ */
+import type { MikroORM } from '@mikro-orm/core';
+import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { rebuildReadModel } from './rebuild-read-model.js';
+
+const USAGE = 'usage: rebuild.js [--target <sqlite file>]';
+
+const parseTarget = (args: readonly string[]): string | null => {
+  if (args.length === 0) return null;
+  if (args.length === 2 && args[0] === '--target' && args[1] !== undefined && args[1] !== '') return args[1];
+  const inline = args.length === 1 ? /^--target=(.+)$/.exec(args[0] ?? '') : null;
+  if (inline?.[1] !== undefined) return inline[1];
+  throw new Error(USAGE);
+};
+
+const run = async (): Promise<void> => {
+  const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
+  const target = parseTarget(process.argv.slice(2));
+  const db: ReadModelDatabase = target === null ? readModelDatabaseFromEnv(dataDir) : { kind: 'sqlite', file: target };
+  let store: EventStore | null = null;
+  let orm: MikroORM | null = null;
+  try {
+    store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
+    orm = await openReadModel(db);
+    const result = await rebuildReadModel({ store, orm });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await orm?.close();
+    await store?.close();
+  }
+};
+
+run().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,601 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type Capabilities,
+  type Command,
+  type Decider,
+  type DomainEvent,
+  HOST_REGISTRY_STREAM,
+  type HostInfo,
+  type HostRegistryState,
+  type HostReservation,
+  type LeasePhase,
+  hostDecider,
+  hostRegistryDecider,
+  hostStream,
+  leaseDecider,
+  leaseStream,
+  propertyStream,
+  resourcePropertyDecider,
+} from '../../libs/domain/src/index.js';
+import type { Actor, AppendRequest, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import {
+  AllocationEntity,
+  HostEntity,
+  LeaseEntity,
+  PropertyEntity,
+  type ReadModelDatabase,
+  ReservationEntity,
+  openReadModel,
+} from '../../libs/read-model/src/index.js';
+import {
+  type Projection,
+  ProjectionRunner,
+  READ_MODEL_PROJECTIONS,
+  dumpReadModel,
+  leasesProjection,
+  projectBatch,
+  propertyId,
+  readCheckpoint,
+  rebuildReadModel,
+} from '../../apps/projector/src/index.js';
+
+// ---------------------------------------------------------------------------------------------
+// A tiny write side: runs domain deciders and appends their events atomically, like apps/api does.
+// ---------------------------------------------------------------------------------------------
+
+interface Step {
+  readonly streamId: string;
+  readonly initial: () => unknown;
+  readonly run: (state: unknown) => { readonly events: readonly DomainEvent[]; readonly state: unknown };
+}
+
+const step = <S, C extends Command, E extends DomainEvent>(streamId: string, decider: Decider<S, C, E>, command: C): Step => ({
+  streamId,
+  initial: decider.initialState,
+  run: (state) => {
+    const events = decider.decide(command, state as S);
+    return { events, state: events.reduce(decider.evolve, state as S) };
+  },
+});
+
+class TestWriter {
+  private readonly streams = new Map<string, { state: unknown; revision: number }>();
+  appended = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly actor: Actor,
+  ) {}
+
+  state<S>(streamId: string): S | undefined {
+    return this.streams.get(streamId)?.state as S | undefined;
+  }
+
+  /** Decides every step in order (several may target one stream) and appends all events in one go. */
+  async exec(...steps: Step[]): Promise<number> {
+    const pending = new Map<string, { state: unknown; revision: number; events: DomainEvent[] }>();
+    for (const s of steps) {
+      const known = this.streams.get(s.streamId);
+      const current = pending.get(s.streamId) ?? { state: known?.state ?? s.initial(), revision: known?.revision ?? -1, events: [] };
+      const result = s.run(current.state);
+      pending.set(s.streamId, { ...current, state: result.state, events: [...current.events, ...result.events] });
+    }
+    const correlationId = randomUUID();
+    const metadata = { correlationId, causationId: correlationId, actor: this.actor };
+    const requests: AppendRequest[] = [...pending]
+      .filter(([, p]) => p.events.length > 0)
+      .map(([streamId, p]) => ({
+        streamId,
+        expectedRevision: p.revision === -1 ? 'no_stream' : p.revision,
+        events: p.events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata })),
+      }));
+    if (requests.length === 0) return 0;
+    const result = await this.store.appendMultiple(requests);
+    for (const [streamId, p] of pending) this.streams.set(streamId, { state: p.state, revision: p.revision + p.events.length });
+    this.appended += requests.reduce((n, r) => n + r.events.length, 0);
+    return result.position;
+  }
+
+  // --- hosts ---
+
+  async registerHost(name: string, capabilities: Capabilities, now: string): Promise<string> {
+    const registry = this.state<HostRegistryState>(HOST_REGISTRY_STREAM);
+    const hostId = String((registry?.lastHostId ?? 0) + 1);
+    const info: HostInfo = {
+      hypervisorHostname: name,
+      serviceName: name,
+      vcpus: 8,
+      memoryMb: 16384,
+      localGb: 100,
+      cpuInfo: '{"arch": "x86_64"}',
+      hypervisorType: 'QEMU',
+      hypervisorVersion: 8002000,
+      availabilityZone: 'nova',
+    };
+    await this.exec(
+      step(HOST_REGISTRY_STREAM, hostRegistryDecider, { type: 'AddHostToRegistry', data: { hypervisorHostname: name } }),
+      step(hostStream(hostId), hostDecider, { type: 'RegisterHost', data: { hostId, info, capabilities, now } }),
+    );
+    return hostId;
+  }
+
+  unregisterHost(hostId: string, name: string, now: string): Promise<number> {
+    return this.exec(
+      step(hostStream(hostId), hostDecider, { type: 'UnregisterHost', data: { now } }),
+      step(HOST_REGISTRY_STREAM, hostRegistryDecider, { type: 'RemoveHostFromRegistry', data: { hostId, hypervisorHostname: name } }),
+    );
+  }
+
+  updateCapabilities(hostId: string, capabilities: Capabilities, now: string): Promise<number> {
+    return this.exec(step(hostStream(hostId), hostDecider, { type: 'UpdateHostCapabilities', data: { capabilities, now } }));
+  }
+
+  setReservable(hostId: string, reservable: boolean, now: string): Promise<number> {
+    return this.exec(step(hostStream(hostId), hostDecider, { type: 'SetHostReservable', data: { reservable, reason: 'test', now } }));
+  }
+
+  setPrivacy(propertyName: string, isPrivate: boolean, now: string): Promise<number> {
+    return this.exec(
+      step(propertyStream(propertyName), resourcePropertyDecider, {
+        type: 'SetPropertyPrivacy',
+        data: { propertyName, private: isPrivate, known: true, now },
+      }),
+    );
+  }
+
+  // --- leases ---
+
+  async createLease(
+    name: string,
+    hostId: string,
+    startDate: string,
+    endDate: string,
+    now: string,
+  ): Promise<{ leaseId: string; reservationId: string; hostId: string }> {
+    const leaseId = randomUUID();
+    const reservation: HostReservation = {
+      id: randomUUID(),
+      resourceId: randomUUID(),
+      resourceType: 'physical:host',
+      min: 1,
+      max: 1,
+      hypervisorProperties: '',
+      resourceProperties: '',
+      beforeEnd: 'default',
+      hostIds: [hostId],
+    };
+    await this.exec(
+      step(leaseStream(leaseId), leaseDecider, {
+        type: 'CreateLease',
+        data: {
+          leaseId,
+          name,
+          projectId: this.actor.projectId,
+          userId: this.actor.userId,
+          trustId: null,
+          startDate,
+          endDate,
+          beforeEndDate: null,
+          reservations: [reservation],
+          eventIds: { start: randomUUID(), end: randomUUID(), beforeEnd: randomUUID() },
+          minutesBeforeEnd: 60,
+          now,
+        },
+      }),
+      step(hostStream(hostId), hostDecider, {
+        type: 'BookHost',
+        data: { reservationId: reservation.id, leaseId, startDate, endDate, propertyNames: [], cleaningTimeMinutes: 0 },
+      }),
+    );
+    return { leaseId, reservationId: reservation.id, hostId };
+  }
+
+  rename(leaseId: string, name: string, now: string): Promise<number> {
+    return this.exec(
+      step(leaseStream(leaseId), leaseDecider, {
+        type: 'UpdateLease',
+        data: { leaseId, name, startDate: null, endDate: null, beforeEndDate: null, reservationIds: [], reservations: [], now },
+      }),
+    );
+  }
+
+  reschedule(lease: { leaseId: string; reservationId: string; hostId: string }, startDate: string, endDate: string, now: string): Promise<number> {
+    return this.exec(
+      step(leaseStream(lease.leaseId), leaseDecider, {
+        type: 'UpdateLease',
+        data: { leaseId: lease.leaseId, name: null, startDate, endDate, beforeEndDate: null, reservationIds: [], reservations: [], now },
+      }),
+      step(hostStream(lease.hostId), hostDecider, {
+        type: 'MoveHostBooking',
+        data: { reservationId: lease.reservationId, startDate, endDate, cleaningTimeMinutes: 0 },
+      }),
+    );
+  }
+
+  /** Begins then completes a phase, as the reactor does (two appends). */
+  async runPhase(lease: { leaseId: string; reservationId: string }, phase: LeasePhase, now: string): Promise<void> {
+    const stream = leaseStream(lease.leaseId);
+    await this.exec(step(stream, leaseDecider, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase, now } }));
+    await this.completePhase(lease, phase, now);
+  }
+
+  completePhase(lease: { leaseId: string; reservationId: string }, phase: LeasePhase, now: string): Promise<number> {
+    const outcomes = [{ reservationId: lease.reservationId, ok: true as const, effects: [{ operation: `${phase}:noop` }] }];
+    return this.exec(step(leaseStream(lease.leaseId), leaseDecider, { type: 'CompleteLeasePhase', data: { leaseId: lease.leaseId, phase, outcomes, now } }));
+  }
+
+  deleteLease(lease: { leaseId: string; reservationId: string; hostId: string }, now: string): Promise<number> {
+    return this.exec(
+      step(leaseStream(lease.leaseId), leaseDecider, { type: 'DeleteLease', data: { leaseId: lease.leaseId, now } }),
+      step(hostStream(lease.hostId), hostDecider, { type: 'ReleaseHostBooking', data: { reservationId: lease.reservationId } }),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const at = (offsetMs: number): string => new Date(T0 + offsetMs).toISOString();
+
+/** Leases in the bulk part of the log (~10 events each); raise it for a bigger throughput run. */
+const BULK_LEASES = Number(process.env.LEASEHOLD_TEST_PROJECTOR_BULK ?? '300');
+
+interface Scenario {
+  readonly hostA: string;
+  readonly hostB: string;
+  readonly hostGone: string;
+  readonly hostBack: string;
+  readonly leaseA: { leaseId: string; reservationId: string; hostId: string };
+  readonly leaseB: { leaseId: string; reservationId: string; hostId: string };
+  readonly leaseC: { leaseId: string; reservationId: string; hostId: string };
+}
+
+/** Part 1 of the log: hosts, leases through their whole lifecycle, a deleted lease, bulk traffic. */
+const writeHistory = async (w: TestWriter): Promise<Scenario> => {
+  const hostA = await w.registerHost('compute-a', { gpu: 'a100', rack: 'r1' }, at(0));
+  const hostB = await w.registerHost('compute-b', { rack: 'r2' }, at(1 * MIN));
+  const hostGone = await w.registerHost('compute-gone', { legacy: 'yes' }, at(2 * MIN));
+  await w.unregisterHost(hostGone, 'compute-gone', at(3 * MIN));
+  // same hypervisor name, new host id: the old row must be deleted before the new one is inserted (unique name)
+  const hostBack = await w.registerHost('compute-gone', { legacy: 'again' }, at(3 * MIN + 1));
+  await w.updateCapabilities(hostA, { rack: 'r9', zone: 'z1' }, at(4 * MIN));
+  await w.setReservable(hostB, false, at(5 * MIN));
+  await w.setReservable(hostB, true, at(6 * MIN));
+
+  // lease A: created, renamed, rescheduled, started, before-end, ended
+  const leaseA = await w.createLease('lease-a', hostA, at(1 * DAY), at(5 * DAY), at(10 * MIN));
+  await w.rename(leaseA.leaseId, 'lease-a-renamed', at(20 * MIN));
+  await w.reschedule(leaseA, at(2 * DAY), at(6 * DAY), at(30 * MIN));
+  await w.runPhase(leaseA, 'start', at(2 * DAY));
+  await w.runPhase(leaseA, 'before_end', at(6 * DAY - HOUR));
+  await w.runPhase(leaseA, 'end', at(6 * DAY));
+
+  // lease B: created then deleted before it started (booking released)
+  const leaseB = await w.createLease('lease-b', hostB, at(3 * DAY), at(4 * DAY), at(11 * MIN));
+  await w.deleteLease(leaseB, at(1 * HOUR));
+
+  // lease C: stays pending
+  const leaseC = await w.createLease('lease-c', hostA, at(10 * DAY), at(12 * DAY), at(12 * MIN));
+  // a reallocation releases then books the same reservation on the same host: same allocation id in one batch
+  await w.exec(
+    step(hostStream(hostA), hostDecider, { type: 'ReleaseHostBooking', data: { reservationId: leaseC.reservationId } }),
+    step(hostStream(hostA), hostDecider, {
+      type: 'BookHost',
+      data: { reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY), propertyNames: [], cleaningTimeMinutes: 0 },
+    }),
+  );
+
+  // bulk: many hosts, leases going through their whole lifecycle (multi-batch catch-up)
+  const bulkHosts: string[] = [];
+  for (let i = 0; i < Math.max(1, Math.ceil(BULK_LEASES / 20)); i++) {
+    bulkHosts.push(await w.registerHost(`bulk-${i}`, { [`bulk-cap-${i % 7}`]: String(i) }, at(7 * MIN + i)));
+  }
+  for (let i = 0; i < BULK_LEASES; i++) {
+    const hostId = bulkHosts[i % bulkHosts.length] as string;
+    const slot = Math.floor(i / bulkHosts.length);
+    const start = 20 * DAY + slot * 2 * DAY;
+    const lease = await w.createLease(`bulk-lease-${i}`, hostId, at(start), at(start + DAY), at(13 * MIN));
+    if (i % 3 === 0) await w.rename(lease.leaseId, `bulk-lease-${i}-renamed`, at(14 * MIN));
+    await w.runPhase(lease, 'start', at(start));
+    if (i % 2 === 0) await w.runPhase(lease, 'end', at(start + DAY));
+  }
+  return { hostA, hostB, hostGone, hostBack, leaseA, leaseB, leaseC };
+};
+
+/** Part 2, written while the live runner is tailing the log. */
+const writeLiveTail = async (w: TestWriter, s: Scenario): Promise<{ leaseD: Scenario['leaseA'] }> => {
+  await w.setPrivacy('gpu', true, at(2 * HOUR));
+  await w.setPrivacy('zone', true, at(2 * HOUR + MIN));
+  await w.setPrivacy('zone', false, at(2 * HOUR + 2 * MIN));
+  // lease D: deleted while active (EndRequested + Deleted), its end completed after the deletion
+  const leaseD = await w.createLease('lease-d', s.hostB, at(15 * DAY), at(17 * DAY), at(3 * HOUR));
+  await w.runPhase(leaseD, 'start', at(15 * DAY));
+  await w.deleteLease(leaseD, at(15 * DAY + HOUR));
+  await w.completePhase(leaseD, 'end', at(15 * DAY + HOUR));
+  return { leaseD };
+};
+
+const waitForCheckpoint = async (orm: MikroORM, position: number, timeout = 60_000): Promise<void> => {
+  await vi.waitFor(
+    async () => {
+      expect(await readCheckpoint(orm.em)).toBeGreaterThanOrEqual(position);
+    },
+    { timeout, interval: 10 },
+  );
+};
+
+const sqlite = (file: string): ReadModelDatabase => ({ kind: 'sqlite', file });
+
+// ---------------------------------------------------------------------------------------------
+
+describe('projector on SQLite', () => {
+  let dir: string;
+  let store: EventStore;
+  let writer: TestWriter;
+  let scenario: Scenario;
+  const orms: MikroORM[] = [];
+  const open = async (db: ReadModelDatabase): Promise<MikroORM> => {
+    const orm = await openReadModel(db);
+    orms.push(orm);
+    return orm;
+  };
+  let live: MikroORM;
+  let liveDump: Record<string, unknown[]>;
+  let rebuiltDump: Record<string, unknown[]>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leasehold-projector-'));
+    store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    writer = new TestWriter(store, { userId: 'user-1', projectId: 'project-1' });
+    scenario = await writeHistory(writer);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const orm of orms) await orm.close();
+    await store?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('(a) projects the log live: catch-up, then tail, with the checkpoint at the head', async () => {
+    live = await open(sqlite(join(dir, 'read-model.sqlite')));
+    const runner = new ProjectionRunner({ store, orm: live });
+    const historyHead = await store.headPosition();
+    const started = performance.now();
+    await runner.start();
+    await waitForCheckpoint(live, historyHead);
+    const seconds = (performance.now() - started) / 1000;
+    console.info(`[projector] catch-up: ${historyHead} events in ${seconds.toFixed(2)} s = ${Math.round(historyHead / seconds)} events/s`);
+    await runner.caughtUp;
+
+    const { leaseD } = await writeLiveTail(writer, scenario);
+    const head = await store.headPosition();
+    await waitForCheckpoint(live, head);
+    expect(runner.position()).toBe(head);
+    await runner.stop();
+    expect(await readCheckpoint(live.em)).toBe(head);
+
+    const em = live.em.fork();
+    const { hostA, hostB, hostGone, leaseA, leaseB, leaseC } = scenario;
+
+    // leases: A went PENDING -> ACTIVE -> TERMINATED through its lifecycle
+    const a = await em.findOneOrFail(LeaseEntity, { id: leaseA.leaseId });
+    expect(a.doc.status).toBe('TERMINATED');
+    expect(a.status).toBe('TERMINATED');
+    expect(a.name).toBe('lease-a-renamed');
+    expect(a.doc.name).toBe('lease-a-renamed');
+    expect([a.startDate, a.endDate]).toEqual([at(2 * DAY), at(6 * DAY)]);
+    expect(a.doc.start_date).toBe('2030-01-03T00:00:00.000000');
+    expect(a.doc.events.map((e) => [e.event_type, e.status])).toEqual([
+      ['start_lease', 'DONE'],
+      ['end_lease', 'DONE'],
+      ['before_end_lease', 'DONE'],
+    ]);
+    expect(a.doc.reservations.map((r) => r.status)).toEqual(['deleted']);
+    expect(a.projectId).toBe('project-1');
+    expect(a.userId).toBe('user-1');
+
+    const c = await em.findOneOrFail(LeaseEntity, { id: leaseC.leaseId });
+    expect([c.status, c.doc.status]).toEqual(['PENDING', 'PENDING']);
+    expect(await em.findOne(LeaseEntity, { id: leaseB.leaseId })).toBeNull();
+    expect(await em.findOne(LeaseEntity, { id: leaseD.leaseId })).toBeNull();
+    const statuses = new Map((await em.find(LeaseEntity, { name: { $like: 'bulk-lease-%' } })).map((l) => [l.name, l.status]));
+    expect(statuses.size).toBe(BULK_LEASES);
+    expect(statuses.get('bulk-lease-0-renamed')).toBe('TERMINATED');
+    if (BULK_LEASES > 1) expect(statuses.get('bulk-lease-1')).toBe('ACTIVE');
+
+    // reservations follow their lease
+    expect(await em.find(ReservationEntity, { leaseId: leaseA.leaseId })).toEqual([
+      expect.objectContaining({ id: leaseA.reservationId, projectId: 'project-1', resourceType: 'physical:host', status: 'deleted' }),
+    ]);
+    expect(await em.find(ReservationEntity, { leaseId: leaseC.leaseId })).toEqual([expect.objectContaining({ status: 'pending' })]);
+    expect(await em.find(ReservationEntity, { leaseId: { $in: [leaseB.leaseId, leaseD.leaseId] } })).toEqual([]);
+
+    // allocations: booked, moved, released
+    const allocations = await em.find(AllocationEntity, { hostId: { $in: [hostA, hostB] } }, { orderBy: { startDate: 'asc' } });
+    expect(allocations.map((x) => ({ ...x }))).toEqual([
+      { id: `${leaseA.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseA.reservationId, leaseId: leaseA.leaseId, startDate: at(2 * DAY), endDate: at(6 * DAY) },
+      { id: `${leaseC.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY) },
+    ]);
+
+    // hosts: merged capabilities, reservable flag, unregistered host gone
+    const hA = await em.findOneOrFail(HostEntity, { id: hostA });
+    expect(hA.capabilities).toEqual({ gpu: 'a100', rack: 'r9', zone: 'z1' });
+    expect(hA.doc).toMatchObject({ id: hostA, hypervisor_hostname: 'compute-a', gpu: 'a100', rack: 'r9', zone: 'z1', reservable: true });
+    expect(hA.doc.updated_at).toBe('2030-01-01 00:04:00');
+    expect(hA.sortKey).toBe(Number(hostA));
+    const hB = await em.findOneOrFail(HostEntity, { id: hostB });
+    expect([hB.doc.reservable, hB.doc.updated_at]).toEqual([true, '2030-01-01 00:06:00']);
+    expect(await em.findOne(HostEntity, { id: hostGone })).toBeNull();
+    const back = await em.findOneOrFail(HostEntity, { id: scenario.hostBack });
+    expect([back.hypervisorHostname, back.capabilities]).toEqual(['compute-gone', { legacy: 'again' }]);
+
+    // properties: every capability name ever seen (even of an unregistered host), deterministic ids
+    const props = new Map((await em.find(PropertyEntity, {})).map((p) => [p.name, p]));
+    expect(props.get('gpu')).toEqual(
+      expect.objectContaining({ id: propertyId('gpu'), private: true, createdAt: at(0), updatedAt: at(2 * HOUR) }),
+    );
+    expect(props.get('zone')).toEqual(
+      expect.objectContaining({ private: false, createdAt: at(4 * MIN), updatedAt: at(2 * HOUR + 2 * MIN) }),
+    );
+    expect(props.get('rack')).toEqual(expect.objectContaining({ private: false, createdAt: at(0), updatedAt: null }));
+    expect(props.get('legacy')).toEqual(expect.objectContaining({ createdAt: at(2 * MIN) }));
+    expect(propertyId('gpu')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    liveDump = await dumpReadModel(live);
+  }, 120_000);
+
+  it('(b) a rebuild into another database through the same runner equals the live read model', async () => {
+    const target = await open(sqlite(join(dir, 'rebuilt.sqlite')));
+    const head = await store.headPosition();
+    const result = await rebuildReadModel({ store, orm: target });
+    expect(result).toEqual({ rebuilt: true, position: head, events: head });
+    rebuiltDump = await dumpReadModel(target);
+    expect(rebuiltDump).toEqual(liveDump);
+    expect(JSON.stringify(rebuiltDump)).toBe(JSON.stringify(liveDump));
+    expect(rebuiltDump.lh_checkpoints).toEqual([{ name: 'read-models', position: head }]);
+
+    // a second rebuild of the same target drops what was there and lands on the same rows
+    await expect(rebuildReadModel({ store, orm: target, batchSize: 37 })).resolves.toEqual(result);
+    expect(await dumpReadModel(target)).toEqual(liveDump);
+  }, 120_000);
+
+  it('(c) a batch that fails leaves no partial rows and no checkpoint move; a restart loses and doubles nothing', async () => {
+    const batchSize = 50;
+    const all = await store.readAll({ from: 0 });
+    // fail mid-batch, on a lease event with earlier events of the same batch before it
+    const victim = all.find((e) => e.type === 'Lease.Started' && e.position % batchSize >= 10 && e.position % batchSize <= 45);
+    expect(victim).toBeDefined();
+    const failAt = (victim as RecordedEvent).position;
+
+    let thrown = 0;
+    const faulty: Projection = {
+      ...leasesProjection,
+      async apply(em, event) {
+        await leasesProjection.apply(em, event);
+        if (event.id === victim?.id && thrown === 0) {
+          thrown++;
+          // write the batch's rows so far into the open transaction, so the rollback has something to undo
+          await em.flush();
+          throw new Error('injected projection fault');
+        }
+      },
+    };
+    const crashed = await open(sqlite(join(dir, 'crashed.sqlite')));
+    const projections = READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? faulty : p));
+    const logs: unknown[] = [];
+    const runner = new ProjectionRunner({ store, orm: crashed, projections, batchSize, log: (entry) => logs.push(entry) });
+    await runner.start();
+    await expect(runner.caughtUp).rejects.toThrow('injected projection fault');
+    await runner.stop();
+    expect(thrown).toBe(1);
+    expect((runner.failure() as Error).message).toBe('injected projection fault');
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'error', error: 'injected projection fault' }));
+
+    const checkpoint = await readCheckpoint(crashed.em);
+    expect(checkpoint).toBe(runner.position());
+    expect(checkpoint).toBeLessThan(failAt - 1); // events of the failing batch came before the fault...
+    expect(checkpoint).toBeGreaterThanOrEqual(failAt - batchSize); // ...and every earlier batch committed
+
+    // the read model is exactly the log's prefix up to the checkpoint: nothing of the failed batch leaked
+    const prefix = await open(sqlite(join(dir, 'prefix.sqlite')));
+    await projectBatch(prefix, READ_MODEL_PROJECTIONS, all.filter((e) => e.position <= checkpoint));
+    const crashedDump = await dumpReadModel(crashed);
+    expect(crashedDump).toEqual(await dumpReadModel(prefix));
+    const victimLease = (victim as RecordedEvent<{ leaseId: string }>).data.leaseId;
+    const victimRow = await crashed.em.fork().findOne(LeaseEntity, { id: victimLease });
+    expect(victimRow?.status ?? 'absent').not.toBe('ACTIVE');
+
+    // restart without the fault: resumes from the checkpoint and ends equal to a clean rebuild
+    const restarted = new ProjectionRunner({ store, orm: crashed, batchSize });
+    await restarted.start();
+    await waitForCheckpoint(crashed, await store.headPosition());
+    await restarted.stop();
+    expect(restarted.eventsProjected()).toBe((await store.headPosition()) - checkpoint);
+    expect(await dumpReadModel(crashed)).toEqual(rebuiltDump);
+  }, 120_000);
+
+  it('(c2) with a retry delay, a failed batch is retried from the checkpoint until it succeeds', async () => {
+    const all = await store.readAll({ from: 0 });
+    const victim = all.find((e) => e.type === 'Lease.Ended') as RecordedEvent;
+    let failures = 0;
+    const flaky: Projection = {
+      ...leasesProjection,
+      async apply(em, event) {
+        if (event.id === victim.id && failures < 2) {
+          failures++;
+          throw new Error(`transient fault ${failures}`);
+        }
+        await leasesProjection.apply(em, event);
+      },
+    };
+    const orm = await open(sqlite(join(dir, 'retried.sqlite')));
+    const logs: Array<Record<string, unknown>> = [];
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      projections: READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? flaky : p)),
+      retryDelayMs: 5,
+      log: (entry) => logs.push(entry),
+    });
+    await runner.start();
+    await runner.caughtUp;
+    await runner.stop();
+    expect(failures).toBe(2);
+    expect(logs.filter((l) => l.event === 'retry').map((l) => l.inMs)).toEqual([5, 10]);
+    expect(runner.failure()).toBeUndefined();
+    expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL read model (set LEASEHOLD_TEST_PG_URL to a throwaway database: its lh_* tables are dropped).
+// ---------------------------------------------------------------------------------------------
+
+const PG_URL = process.env.LEASEHOLD_TEST_PG_URL;
+
+describe.skipIf(PG_URL === undefined || PG_URL === '')('projector on PostgreSQL', () => {
+  let dir: string;
+  let store: EventStore;
+  let orm: MikroORM;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leasehold-projector-pg-'));
+    store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    const writer = new TestWriter(store, { userId: 'user-pg', projectId: 'project-pg' });
+    const scenario = await writeHistory(writer);
+    await writeLiveTail(writer, scenario);
+    orm = await openReadModel({ kind: 'postgresql', url: PG_URL as string });
+    await orm.schema.refreshDatabase();
+  }, 120_000);
+
+  afterAll(async () => {
+    await orm?.close();
+    await store?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('(d) live projection and rebuild produce the same PostgreSQL read model', async () => {
+    const runner = new ProjectionRunner({ store, orm });
+    const head = await store.headPosition();
+    const started = performance.now();
+    await runner.start();
+    await waitForCheckpoint(orm, head);
+    const seconds = (performance.now() - started) / 1000;
+    console.info(`[projector] PostgreSQL catch-up: ${head} events in ${seconds.toFixed(2)} s = ${Math.round(head / seconds)} events/s`);
+    await runner.stop();
+    const liveDump = await dumpReadModel(orm);
+    expect(liveDump.lh_leases?.length).toBeGreaterThan(0);
+
+    await expect(rebuildReadModel({ store, orm })).resolves.toEqual({ rebuilt: true, position: head, events: head });
+    expect(await dumpReadModel(orm)).toEqual(liveDump);
+  }, 120_000);
+});
