@@ -65,7 +65,8 @@ export const LeaseEntity = new EntitySchema<LeaseRow>({
     startDate: { type: 'string' },
     endDate: { type: 'string' },
     status: { type: 'string' },
-    doc: { type: 'json' },
+    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+    doc: { type: 'json', columnType: 'json' },
   },
 });
 
@@ -101,8 +102,9 @@ export const HostEntity = new EntitySchema<HostRow>({
     id: { type: 'string', primary: true },
     hypervisorHostname: { type: 'string', unique: true },
     sortKey: { type: 'integer' },
-    doc: { type: 'json' },
-    capabilities: { type: 'json' },
+    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+    doc: { type: 'json', columnType: 'json' },
+    capabilities: { type: 'json', columnType: 'json' },
   },
 });
 
