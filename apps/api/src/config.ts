@@ -28,7 +28,9 @@ const integer = (value: string | undefined, fallback: number, name: string): num
 
 const authMode = (value: string | undefined): AuthMode => {
   const mode = value ?? 'none';
-  if (mode === 'none' || mode === 'static' || mode === 'keystone') return mode;
+  if (mode === 'none') return mode;
+  // never fall back to the unauthenticated identity when an operator asked for authentication
+  if (mode === 'static' || mode === 'keystone') throw new Error(`LEASEHOLD_AUTH=${mode} is not available in this version; only none (loopback) is`);
   throw new Error(`LEASEHOLD_AUTH must be none, static or keystone, got ${mode}`);
 };
 

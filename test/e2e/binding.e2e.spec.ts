@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, freePort } from '../helpers/system.js';
+
+const runApi = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+
+describe('listening address', () => {
+  it('refuses to listen beyond loopback without authentication', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bind-'));
+    try {
+      const result = await runApi({ LEASEHOLD_HOST: '0.0.0.0', LEASEHOLD_PORT: String(await freePort()), LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_AUTH: 'none' });
+      expect(result.code).toBe(1);
+      expect(result.output).toContain('Refusing to listen on 0.0.0.0 without authentication');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('authentication modes not yet available', () => {
+  it('refuses to start rather than serve unauthenticated', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bind-'));
+    try {
+      const result = await runApi({ LEASEHOLD_AUTH: 'keystone', LEASEHOLD_PORT: String(await freePort()), LEASEHOLD_DATA_DIR: dataDir });
+      expect(result.code).toBe(1);
+      expect(result.output).toContain('LEASEHOLD_AUTH=keystone is not available');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
