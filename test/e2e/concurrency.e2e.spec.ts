@@ -107,4 +107,16 @@ describe('16 parallel clients on a pool of 4 hosts, through two API processes', 
       await store.close();
     }
   });
+
+  it('lets a client read its write through another API process with X-Leasehold-Min-Position', async () => {
+    for (let i = 0; i < 10; i++) {
+      const created = await api(second.url).post('/v1/leases', { name: `ryw-${i}`, start_date: blazarDate(9000 + i * 60), end_date: blazarDate(9030 + i * 60) });
+      expect(created.status).toBe(201);
+      const position = created.headers.get('x-leasehold-position') ?? '';
+      expect(Number(position)).toBeGreaterThan(0);
+      const shown = await api(first.url).get(`/v1/leases/${created.body.lease.id}`, { 'X-Leasehold-Min-Position': position });
+      expect(shown.status).toBe(200);
+      expect(shown.body.lease.name).toBe(`ryw-${i}`);
+    }
+  });
 });

@@ -10,6 +10,8 @@ import { LeaseController } from './leases/lease.controller.js';
 import { CreateLeaseHandler, DeleteLeaseHandler, UpdateLeaseHandler } from './leases/lease.handlers.js';
 import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
+import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { HostWriter } from './write-side/host-writer.js';
@@ -77,6 +79,7 @@ export class AppModule {
           inject: [READ_MODEL_ORM],
           useFactory: (orm: MikroORM) => new ReadYourWrites(orm, config.readYourWritesTimeoutMs),
         },
+        { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         CreateLeaseHandler,
         UpdateLeaseHandler,
         DeleteLeaseHandler,

@@ -13,6 +13,8 @@ export interface ApiConfig {
   readonly minutesBeforeEnd: number;
   /** Longest a read waits for the projector to catch up with this process's writes. */
   readonly readYourWritesTimeoutMs: number;
+  /** One JSON line per request with its request ids (LEASEHOLD_ACCESS_LOG=0 turns it off). */
+  readonly accessLog: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -44,6 +46,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
   cleaningTimeMinutes: integer(env.LEASEHOLD_CLEANING_TIME_MINUTES, 0, 'LEASEHOLD_CLEANING_TIME_MINUTES'),
   minutesBeforeEnd: integer(env.LEASEHOLD_MINUTES_BEFORE_END_LEASE, 60, 'LEASEHOLD_MINUTES_BEFORE_END_LEASE'),
   readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
+  accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
 });
 
 /** Refuses to expose an unauthenticated API beyond this machine. */

@@ -39,7 +39,6 @@ export class HostController {
 
   @Get()
   async list(): Promise<{ hosts: HostView[] }> {
-    await this.consistency.waitFor();
     return { hosts: await this.queries.hosts() };
   }
 
@@ -54,14 +53,12 @@ export class HostController {
 
   @Get('allocations')
   async allocations(@Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string): Promise<{ allocations: HostAllocationView[] }> {
-    await this.consistency.waitFor();
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     return { allocations: await this.queries.allocations(filter, this.clock().toISOString()) };
   }
 
   @Get('properties')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    await this.consistency.waitFor();
     const showPrivate = flag(all) && requestContext(request).isAdmin;
     const rows = (await this.queries.properties()).filter((row) => showPrivate || !row.private);
     if (!flag(detail)) return { resource_properties: rows.map((row) => ({ property: row.name })) };
@@ -96,7 +93,6 @@ export class HostController {
 
   @Get(':hostId')
   async show(@Param('hostId') hostId: string): Promise<{ host: HostView }> {
-    await this.consistency.waitFor();
     const host = await this.queries.host(hostId);
     if (host === null) throw hostNotFound(hostId);
     return { host };
@@ -117,7 +113,6 @@ export class HostController {
 
   @Get(':hostId/allocation')
   async allocation(@Param('hostId') hostId: string, @Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string) {
-    await this.consistency.waitFor();
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     const [allocation] = await this.queries.allocations(filter, this.clock().toISOString(), hostId);
     if (allocation === undefined) throw hostNotFound(hostId);

@@ -33,6 +33,15 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
   return { ok: true, version: requested };
 };
 
+const logWhenDone = (request: Request, response: Response, requestId: string, globalRequestId: string | null): void => {
+  const started = process.hrtime.bigint();
+  response.once('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const line = { app: 'api', method: request.method, path: request.originalUrl, status: response.statusCode, ms: +ms.toFixed(2) };
+    console.log(JSON.stringify({ ...line, request_id: requestId, global_request_id: globalRequestId }));
+  });
+};
+
 /** Request ids, microversion negotiation and the caller's identity (auth mode `none`). */
 export const openstackHeaders =
   (config: ApiConfig) =>
@@ -41,6 +50,7 @@ export const openstackHeaders =
     response.setHeader('X-OpenStack-Request-Id', requestId);
     const inbound = request.header('x-openstack-request-id');
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
+    if (config.accessLog) logWhenDone(request, response, requestId, globalRequestId);
     (request as ContextRequest).leasehold = {
       requestId,
       globalRequestId,

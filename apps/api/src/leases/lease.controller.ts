@@ -40,13 +40,11 @@ export class LeaseController {
 
   @Get()
   async list(): Promise<{ leases: LeaseView[] }> {
-    await this.consistency.waitFor();
     return { leases: await this.queries.leases(null) };
   }
 
   @Get(':leaseId')
   async show(@Param('leaseId') leaseId: string): Promise<{ lease: LeaseView }> {
-    await this.consistency.waitFor();
     const lease = await this.queries.lease(leaseId);
     if (lease === null) throw leaseNotFound(leaseId);
     return { lease };
