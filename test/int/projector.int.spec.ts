@@ -213,7 +213,7 @@ class TestWriter {
       }),
       step(hostStream(lease.hostId), hostDecider, {
         type: 'MoveHostBooking',
-        data: { reservationId: lease.reservationId, startDate, endDate, cleaningTimeMinutes: 0 },
+        data: { reservationId: lease.reservationId, startDate, endDate, propertyNames: [], cleaningTimeMinutes: 0 },
       }),
     );
   }

@@ -53,7 +53,7 @@ export interface LeaseView {
 
 const reservationView = (leaseId: string, r: Reservation, at: string): ReservationView => ({
   created_at: toBlazarTimestamp(at),
-  updated_at: null,
+  updated_at: toBlazarTimestamp(at),
   id: r.id,
   lease_id: leaseId,
   resource_id: r.resourceId,
@@ -121,7 +121,8 @@ const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseVi
   ];
   return {
     created_at: toBlazarTimestamp(d.createdAt),
-    updated_at: null,
+    // upstream writes the row twice on create (CREATING, then PENDING), so updated_at is set at once
+    updated_at: toBlazarTimestamp(d.createdAt),
     id: d.leaseId,
     name: d.name,
     user_id: d.userId,

@@ -45,6 +45,7 @@ const parsePatch = (raw: unknown): ReservationPatch => {
   const count = (value: number | string | undefined): number | null => (value === undefined ? null : toIntLike(value));
   return {
     id: dto.id,
+    resourceType: dto.resource_type ?? null,
     min: count(dto.min),
     max: count(dto.max),
     hypervisorProperties: dto.hypervisor_properties ?? null,

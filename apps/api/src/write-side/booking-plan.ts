@@ -76,8 +76,9 @@ export class BookingPlan {
   }
 
   move(hostId: string, window: BookingWindow): void {
-    const { reservationId, startDate, endDate } = window;
-    this.decide(hostId, { type: 'MoveHostBooking', data: { reservationId, startDate, endDate, cleaningTimeMinutes: this.cleaningTimeMinutes } });
+    const { reservationId, startDate, endDate, propertyNames } = window;
+    const data = { reservationId, startDate, endDate, propertyNames, cleaningTimeMinutes: this.cleaningTimeMinutes };
+    this.decide(hostId, { type: 'MoveHostBooking', data });
   }
 
   release(hostId: string, reservationId: string): void {

@@ -28,6 +28,8 @@ export interface CreateLeaseRequest {
 /** Changed fields of one existing reservation, keyed by its id; absent fields keep their value. */
 export interface ReservationPatch {
   readonly id: string;
+  /** Sent by some clients; must match the reservation's type (it cannot change). */
+  readonly resourceType: string | null;
   readonly min: number | null;
   readonly max: number | null;
   readonly hypervisorProperties: string | null;

@@ -5,6 +5,7 @@ import {
   type LeaseEvent,
   type LeaseState,
   checkReservationIds,
+  conflict,
   hasStarted,
   leaseDecider,
   leaseStream,
@@ -53,6 +54,15 @@ const toReservation = (request: HostReservationRequest, id: string, hostIds: rea
   beforeEnd: request.beforeEnd,
   hostIds,
 });
+
+const checkResourceTypes = (current: readonly HostReservation[], patches: readonly ReservationPatch[]): void => {
+  for (const patch of patches) {
+    const reservation = current.find((r) => r.id === patch.id);
+    if (patch.resourceType !== null && reservation !== undefined && patch.resourceType !== reservation.resourceType) {
+      throw conflict('CANT_UPDATE_PARAMETER', 'resource_type cannot be updated');
+    }
+  }
+};
 
 /** Lease commands: validate, allocate against the hosts' calendars, append lease + bookings atomically. */
 export class LeaseWriter {
@@ -125,6 +135,7 @@ export class LeaseWriter {
         const existing = requireExisting(loaded.state, leaseId);
         const changes: LeaseChanges = { ...request, reservationIds: request.reservations.map((r) => r.id) };
         checkReservationIds(existing.lease, changes.reservationIds);
+        checkResourceTypes(existing.lease.reservations, request.reservations);
         const schedule = scheduleForUpdate(existing, changes, now);
         await this.index.catchUp();
         const plan = new BookingPlan(this.index, this.options.cleaningTimeMinutes);

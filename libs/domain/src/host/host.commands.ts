@@ -27,7 +27,14 @@ export type BookHost = Command<
 >;
 export type MoveHostBooking = Command<
   'MoveHostBooking',
-  { readonly reservationId: string; readonly startDate: string; readonly endDate: string; readonly cleaningTimeMinutes: number }
+  {
+    readonly reservationId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    /** Capability names the reservation depends on after the change (its properties may change too). */
+    readonly propertyNames: readonly string[];
+    readonly cleaningTimeMinutes: number;
+  }
 >;
 export type ReleaseHostBooking = Command<'ReleaseHostBooking', { readonly reservationId: string }>;
 

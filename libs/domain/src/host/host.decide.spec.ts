@@ -65,9 +65,9 @@ const booked = (reservationId: string, startDate: string, endDate: string, prope
   data: { hostId: HOST_ID, reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames },
 });
 
-const bookingMoved = (reservationId: string, startDate: string, endDate: string): HostBookingMoved => ({
+const bookingMoved = (reservationId: string, startDate: string, endDate: string, propertyNames: readonly string[] = []): HostBookingMoved => ({
   type: 'Host.BookingMoved',
-  data: { hostId: HOST_ID, reservationId, startDate, endDate },
+  data: { hostId: HOST_ID, reservationId, startDate, endDate, propertyNames },
 });
 
 const bookingReleased = (reservationId: string): HostBookingReleased => ({
@@ -118,9 +118,15 @@ const bookHost = (
   data: { reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames, cleaningTimeMinutes },
 });
 
-const moveBooking = (reservationId: string, startDate: string, endDate: string, cleaningTimeMinutes = 0): MoveHostBooking => ({
+const moveBooking = (
+  reservationId: string,
+  startDate: string,
+  endDate: string,
+  cleaningTimeMinutes = 0,
+  propertyNames: readonly string[] = [],
+): MoveHostBooking => ({
   type: 'MoveHostBooking',
-  data: { reservationId, startDate, endDate, cleaningTimeMinutes },
+  data: { reservationId, startDate, endDate, propertyNames, cleaningTimeMinutes },
 });
 
 const releaseBooking = (reservationId: string): ReleaseHostBooking => ({ type: 'ReleaseHostBooking', data: { reservationId } });
@@ -676,8 +682,8 @@ describe('evolve', () => {
     expect(bookingIdsOf(fold([...history, bookingMoved('res-a', at(11), at(12))]))).toEqual(['res-b', 'res-a', 'res-c']);
   });
 
-  it('BookingMoved updates the dates and ms bounds but keeps the lease and property names', () => {
-    const state = fold([registered(), booked('res-a', at(8), at(9), ['gpu']), bookingMoved('res-a', at(16), at(17))]);
+  it('BookingMoved updates the dates, ms bounds and property names but keeps the lease', () => {
+    const state = fold([registered(), booked('res-a', at(8), at(9), ['rack']), bookingMoved('res-a', at(16), at(17), ['gpu'])]);
     expect(state.status === 'Registered' ? state.bookings : undefined).toEqual([
       {
         reservationId: 'res-a',
@@ -730,5 +736,25 @@ describe('Regressions', () => {
   it('refuses a booking whose end is not after its start', () => {
     given([registered()]).when(bookHost('res-1', at(12), at(12))).thenThrows('INVALID_PERIOD');
     given([registered()]).when(bookHost('res-1', at(12), at(10))).thenThrows('INVALID_PERIOD');
+  });
+});
+
+describe('MoveHostBooking with new property names', () => {
+  it('records the names a reservation now depends on even when its dates stay', () => {
+    given([registered(), booked('res-1', at(10), at(12))])
+      .when(moveBooking('res-1', at(10), at(12), 0, ['gpu']))
+      .then([bookingMoved('res-1', at(10), at(12), ['gpu'])]);
+  });
+
+  it('protects a capability the reservation started asking for through an update', () => {
+    given([registered({ gpu: 'true' }), booked('res-1', at(10), at(12)), bookingMoved('res-1', at(10), at(12), ['gpu'])])
+      .when(updateCapabilities({ gpu: 'false' }))
+      .thenThrows('CAPABILITY_IN_USE');
+  });
+
+  it('releases a capability the reservation no longer asks for', () => {
+    given([registered({ gpu: 'true' }), booked('res-1', at(10), at(12), ['gpu']), bookingMoved('res-1', at(10), at(12), [])])
+      .when(updateCapabilities({ gpu: 'false' }))
+      .then([{ type: 'Host.CapabilitiesUpdated', data: { hostId: '7', capabilities: { gpu: 'false' }, updatedAt: NOW } }]);
   });
 });

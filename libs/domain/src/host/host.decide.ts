@@ -92,7 +92,8 @@ const move = ({ data }: MoveHostBooking, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
   const current = host.bookings.find((b) => b.reservationId === data.reservationId);
   if (!current) throw notFound('BOOKING_NOT_FOUND', `Host ${host.hostId} has no booking for reservation ${data.reservationId}`);
-  if (current.startDate === data.startDate && current.endDate === data.endDate) return [];
+  const sameNames = current.propertyNames.length === data.propertyNames.length && current.propertyNames.every((n, i) => n === data.propertyNames[i]);
+  if (current.startDate === data.startDate && current.endDate === data.endDate && sameNames) return [];
   checkFree(host, data.startDate, data.endDate, data.cleaningTimeMinutes, data.reservationId);
   const { cleaningTimeMinutes: _margin, ...moved } = data;
   return [{ type: 'Host.BookingMoved', data: { hostId: host.hostId, ...moved } }];
@@ -154,8 +155,9 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
     case 'Host.BookingMoved': {
       const current = host.bookings.find((b) => b.reservationId === event.data.reservationId);
       if (!current) return host;
-      const { startDate, endDate } = event.data;
-      return { ...host, bookings: insertSorted(host.bookings, { ...current, startDate, endDate, start: toMs(startDate), end: toMs(endDate) }) };
+      const { startDate, endDate, propertyNames } = event.data;
+      const moved = { ...current, startDate, endDate, propertyNames, start: toMs(startDate), end: toMs(endDate) };
+      return { ...host, bookings: insertSorted(host.bookings, moved) };
     }
     case 'Host.BookingReleased':
       return { ...host, bookings: host.bookings.filter((b) => b.reservationId !== event.data.reservationId) };

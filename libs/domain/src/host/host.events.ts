@@ -30,7 +30,13 @@ export type HostBooked = DomainEvent<
 >;
 export type HostBookingMoved = DomainEvent<
   'Host.BookingMoved',
-  { readonly hostId: string; readonly reservationId: string; readonly startDate: string; readonly endDate: string }
+  {
+    readonly hostId: string;
+    readonly reservationId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+  }
 >;
 export type HostBookingReleased = DomainEvent<
   'Host.BookingReleased',

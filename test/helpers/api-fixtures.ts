@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+/** Shared by the `api-*.e2e.spec.ts` files: Blazar formats, dates and a direct look at the ledger. */
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** created_at/updated_at of rows: Python's `isoformat(' ')`, microseconds only when non-zero. */
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/;
+/** Lease/event/allocation dates and resource-property timestamps: `%Y-%m-%dT%H:%M:%S.%f`. */
+export const T_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
+
+/** Upstream's key order (capture #5/#8, #19); JSON keeps it, so clients and diffs see it. */
+export const HOST_KEYS = [
+  'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
+  'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
+];
+export const LEASE_KEYS = [
+  'created_at', 'updated_at', 'id', 'name', 'user_id', 'project_id', 'start_date', 'end_date', 'trust_id', 'status', 'degraded',
+  'reservations', 'events',
+];
+export const RESERVATION_KEYS = [
+  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
+  'hypervisor_properties', 'resource_properties', 'before_end', 'min', 'max',
+];
+export const EVENT_KEYS = ['created_at', 'updated_at', 'id', 'lease_id', 'event_type', 'time', 'status'];
+
+/** `YYYY-MM-DD HH:MM` (UTC) `daysAhead` days from today at the given wall-clock time. */
+export const dayAt = (daysAhead: number, time: string): string =>
+  `${new Date(Date.now() + daysAhead * 86_400_000).toISOString().slice(0, 10)} ${time}`;
+
+/** A request date (`YYYY-MM-DD HH:MM`) as Blazar prints it back (`YYYY-MM-DDTHH:MM:00.000000`). */
+export const tDate = (requestDate: string): string => `${requestDate.replace(' ', 'T')}:00.000000`;
+
+/** Shifts a request date by whole minutes. */
+export const addMinutes = (requestDate: string, minutes: number): string =>
+  new Date(Date.parse(`${requestDate.replace(' ', 'T')}:00Z`) + minutes * 60_000).toISOString().slice(0, 16).replace('T', ' ');
+
+/** Epoch ms of a Blazar T-format date. */
+export const tDateMs = (value: string): number => Date.parse(`${value}Z`);
+
+/** A physical:host reservation for exactly the host with this hypervisor hostname. */
+export const pinnedHost = (hostname: string, min = 1, max = min, extra: Record<string, unknown> = {}) => ({
+  resource_type: 'physical:host',
+  min,
+  max,
+  hypervisor_properties: JSON.stringify(['==', '$hypervisor_hostname', hostname]),
+  resource_properties: '',
+  ...extra,
+});
+
+/** A physical:host reservation for hosts whose extra capability `key` equals `value`. */
+export const hostsWith = (key: string, value: string, min = 1, max = min) => ({
+  resource_type: 'physical:host',
+  min,
+  max,
+  hypervisor_properties: '',
+  resource_properties: JSON.stringify(['==', `$${key}`, value]),
+});
+
+/** Number of events in the ledger, read straight from the system's SQLite file (read-only). */
+export const ledgerCount = (dataDir: string): number => {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('select count(*) as n from events').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
