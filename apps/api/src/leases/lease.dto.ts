@@ -57,15 +57,8 @@ export class ReservationTypeDto {
   resource_type!: string;
 }
 
-export class HostReservationDto {
-  @IsDefined(missing('min'))
-  @IsIntLike(malformed('min'))
-  min!: number | string;
-
-  @IsDefined(missing('max'))
-  @IsIntLike(malformed('max'))
-  max!: number | string;
-
+/** The optional physical:host fields, shared by create and update. */
+class HostReservationPropertiesDto {
   @IsOptional()
   @IsString(malformed('hypervisor_properties'))
   hypervisor_properties?: string;
@@ -79,7 +72,17 @@ export class HostReservationDto {
   before_end?: string;
 }
 
-export class ReservationUpdateDto {
+export class HostReservationDto extends HostReservationPropertiesDto {
+  @IsDefined(missing('min'))
+  @IsIntLike(malformed('min'))
+  min!: number | string;
+
+  @IsDefined(missing('max'))
+  @IsIntLike(malformed('max'))
+  max!: number | string;
+}
+
+export class ReservationUpdateDto extends HostReservationPropertiesDto {
   @IsDefined({ message: 'Missing parameter reservation ID' })
   @IsString(malformed('id'))
   id!: string;
@@ -95,16 +98,4 @@ export class ReservationUpdateDto {
   @ValidateIf((o: ReservationUpdateDto) => o.max !== undefined)
   @IsIntLike(malformed('max'))
   max?: number | string;
-
-  @IsOptional()
-  @IsString(malformed('hypervisor_properties'))
-  hypervisor_properties?: string;
-
-  @IsOptional()
-  @IsString(malformed('resource_properties'))
-  resource_properties?: string;
-
-  @IsOptional()
-  @IsIn(BEFORE_END_ACTIONS as string[], malformed('before_end'))
-  before_end?: string;
 }

@@ -1,14 +1,8 @@
-import type { BeforeEndAction } from '../../../../libs/domain/src/index.js';
+import type { BeforeEndAction, HostReservation } from '../../../../libs/domain/src/index.js';
 import type { HostQuery } from '../../../../libs/plugins/src/query/blazar-query.js';
 
 /** A validated physical:host reservation request (client strings already converted). */
-export interface HostReservationRequest {
-  readonly resourceType: 'physical:host';
-  readonly min: number;
-  readonly max: number;
-  readonly hypervisorProperties: string;
-  readonly resourceProperties: string;
-  readonly beforeEnd: BeforeEndAction;
+export interface HostReservationRequest extends Omit<HostReservation, 'id' | 'resourceId' | 'hostIds'> {
   /** Both property queries, parsed and combined (AND), as upstream concatenates them. */
   readonly query: HostQuery;
   /** Capability names the reservation depends on. */
