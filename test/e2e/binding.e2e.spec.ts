@@ -31,13 +31,13 @@ describe('listening address', () => {
   });
 });
 
-describe('authentication modes not yet available', () => {
-  it('refuses to start rather than serve unauthenticated', async () => {
+describe('authentication configuration', () => {
+  it('keystone mode without LEASEHOLD_KEYSTONE_URL refuses to start rather than serve unauthenticated', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bind-'));
     try {
-      const result = await runApi({ LEASEHOLD_AUTH: 'keystone', LEASEHOLD_PORT: String(await freePort()), LEASEHOLD_DATA_DIR: dataDir });
+      const result = await runApi({ LEASEHOLD_AUTH: 'keystone', LEASEHOLD_KEYSTONE_URL: '', LEASEHOLD_PORT: String(await freePort()), LEASEHOLD_DATA_DIR: dataDir });
       expect(result.code).toBe(1);
-      expect(result.output).toContain('LEASEHOLD_AUTH=keystone is not available');
+      expect(result.output).toContain('LEASEHOLD_KEYSTONE_URL must be set when LEASEHOLD_AUTH=keystone');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

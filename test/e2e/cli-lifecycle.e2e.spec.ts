@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { blazarDate } from '../helpers/http.js';
 import { openstack, parseConcatenated, parseJson } from '../helpers/cli.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
@@ -51,8 +52,15 @@ describe('the real openstack CLI against the running system (auth none)', () => 
     }, 90_000, 'ACTIVE');
     const startEvent = parseConcatenated(active.events).find((e) => e.event_type === 'start_lease');
     expect(startEvent.status).toBe('DONE');
-    // the reactor fires at the start time, not on a 10 s poll: the event is done within 1 s of its time
-    expect(parseBlazarTime(startEvent.updated_at) - parseBlazarTime(startEvent.time.replace('T', ' '))).toBeLessThan(1000);
+    // the reactor fires at the start time, not on a 10 s poll: the ledger records the start within 1 s of its time
+    const store = SqliteEventStore.open({ file: `${system.dataDir}/events.sqlite` });
+    try {
+      const fired = (await store.readStream(`lease-${created.id}`)).find((e) => e.type === 'Lease.StartRequested');
+      expect(fired).toBeDefined();
+      expect(Date.parse(fired?.recordedAt ?? '') - parseBlazarTime(startEvent.time.replace('T', ' '))).toBeLessThan(1000);
+    } finally {
+      await store.close();
+    }
 
     const terminated = await eventually(async () => {
       const lease = await show();

@@ -32,3 +32,28 @@ export const parseJson = (result: CliResult): any => {
 /** `lease show -f json` renders reservations/events as JSON objects concatenated in one string. */
 export const parseConcatenated = (text: string): any[] =>
   text.trim() === '' ? [] : JSON.parse(`[${text.replace(/}\s*\n\s*{/g, '},{')}]`);
+
+/** The command's stdout; fails with its stderr when it exited non-zero. */
+export const succeeded = (result: CliResult): string => {
+  if (result.code !== 0) throw new Error(`CLI failed (${result.code}): ${result.stderr || result.stdout}`);
+  return result.stdout.trim();
+};
+
+/** The non-empty lines the command printed on stderr; fails when it exited 0. */
+export const failed = (result: CliResult): string[] => {
+  if (result.code === 0) throw new Error(`CLI unexpectedly succeeded: ${result.stdout}`);
+  return result.stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+};
+
+/** `lease show/create -f json` with `reservations` and `events` turned back into arrays. */
+export const parseLease = (result: CliResult): any => {
+  const lease = parseJson(result);
+  return { ...lease, reservations: parseConcatenated(lease.reservations), events: parseConcatenated(lease.events) };
+};
+
+/** A table printed by cliff (`+---+` borders): its rows as arrays of trimmed cells, header row first. */
+export const parseTable = (text: string): string[][] =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));

@@ -33,6 +33,8 @@ export interface SystemOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Which processes to run (default: all three through the launcher). */
   readonly apps?: readonly ('api' | 'projector' | 'reactor')[];
+  /** A fixed API port (e.g. the one a test Keystone's catalog points at); a free one otherwise. */
+  readonly port?: number;
 }
 
 const waitForHttp = async (url: string, child: ChildProcess[], log: () => string): Promise<void> => {
@@ -59,7 +61,7 @@ const ENTRIES = {
 
 /** Starts the built system (run `npm run build` first) on a free port with its own data folder. */
 export const startSystem = async (options: SystemOptions = {}): Promise<RunningSystem> => {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'leasehold-e2e-'));
   const env = { ...process.env, LEASEHOLD_PORT: String(port), LEASEHOLD_DATA_DIR: dataDir, ...options.env };
   let log = '';

@@ -7,7 +7,9 @@ import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-mode
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
+import { PluginsController } from './plugins/plugins.controller.js';
 import { CreateLeaseHandler, DeleteLeaseHandler, UpdateLeaseHandler } from './leases/lease.handlers.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
@@ -17,17 +19,6 @@ import { VersionsController } from './versions/versions.controller.js';
 import { HostWriter } from './write-side/host-writer.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
 import { WriteIndex } from './write-side/write-index.js';
-
-/** The projector creates the same tables; two processes racing on an empty database retry once. */
-const openReadModelWithRetry = async (config: ApiConfig): Promise<MikroORM> => {
-  const db = readModelDatabaseFromEnv(config.dataDir);
-  try {
-    return await openReadModel(db);
-  } catch {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return openReadModel(db);
-  }
-};
 
 class Lifecycle implements OnApplicationShutdown {
   constructor(
@@ -46,13 +37,13 @@ export class AppModule {
   static forRoot(config: ApiConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot()],
-      controllers: [VersionsController, LeaseController, HostController],
+      imports: [CqrsModule.forRoot(), OpenApiModule.forRoot({ auth: config.auth })],
+      controllers: [VersionsController, LeaseController, HostController, PluginsController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
         { provide: EVENT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` }) },
-        { provide: READ_MODEL_ORM, useFactory: () => openReadModelWithRetry(config) },
+        { provide: READ_MODEL_ORM, useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir)) },
         {
           provide: WriteIndex,
           inject: [EVENT_STORE],

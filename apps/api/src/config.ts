@@ -1,3 +1,5 @@
+import type { KeystoneSettings } from './auth/keystone-authenticator.js';
+
 export type AuthMode = 'none' | 'static' | 'keystone';
 
 export interface ApiConfig {
@@ -5,8 +7,17 @@ export interface ApiConfig {
   readonly port: number;
   readonly dataDir: string;
   readonly auth: AuthMode;
+  /** Auth mode `none`: who every request acts as (with the admin role). */
   readonly defaultUserId: string;
   readonly defaultProjectId: string;
+  /** Auth mode `static`: JSON file mapping tokens to {user_id, project_id, roles}. */
+  readonly tokensFile: string | null;
+  /** Auth mode `keystone`: where and as whom to validate tokens. */
+  readonly keystone: KeystoneSettings | null;
+  /** `WWW-Authenticate: Keystone uri="..."` on 401 (keystone mode: the Keystone URL unless set). */
+  readonly wwwAuthenticateUri: string | null;
+  /** Overrides of the default policy rules (JSON or YAML), or null for upstream's defaults. */
+  readonly policyFile: string | null;
   /** Blazar [DEFAULT]cleaning_time, minutes between consecutive leases on one host. */
   readonly cleaningTimeMinutes: number;
   /** Blazar [manager]minutes_before_end_lease. */
@@ -29,25 +40,68 @@ const integer = (value: string | undefined, fallback: number, name: string): num
 };
 
 const authMode = (value: string | undefined): AuthMode => {
-  const mode = value ?? 'none';
-  if (mode === 'none') return mode;
-  // never fall back to the unauthenticated identity when an operator asked for authentication
-  if (mode === 'static' || mode === 'keystone') throw new Error(`LEASEHOLD_AUTH=${mode} is not available in this version; only none (loopback) is`);
+  const mode = value === undefined || value === '' ? 'none' : value;
+  if (mode === 'none' || mode === 'static' || mode === 'keystone') return mode;
   throw new Error(`LEASEHOLD_AUTH must be none, static or keystone, got ${mode}`);
 };
 
-export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => ({
-  host: env.LEASEHOLD_HOST ?? '127.0.0.1',
-  port: integer(env.LEASEHOLD_PORT, 1234, 'LEASEHOLD_PORT'),
-  dataDir: env.LEASEHOLD_DATA_DIR ?? './data',
-  auth: authMode(env.LEASEHOLD_AUTH),
-  defaultUserId: env.LEASEHOLD_DEFAULT_USER_ID ?? 'leasehold-admin',
-  defaultProjectId: env.LEASEHOLD_DEFAULT_PROJECT_ID ?? 'leasehold-admin-project',
-  cleaningTimeMinutes: integer(env.LEASEHOLD_CLEANING_TIME_MINUTES, 0, 'LEASEHOLD_CLEANING_TIME_MINUTES'),
-  minutesBeforeEnd: integer(env.LEASEHOLD_MINUTES_BEFORE_END_LEASE, 60, 'LEASEHOLD_MINUTES_BEFORE_END_LEASE'),
-  readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
-  accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
-});
+const optional = (value: string | undefined): string | null => (value === undefined || value.trim() === '' ? null : value.trim());
+
+const required = (env: NodeJS.ProcessEnv, name: string, why: string): string => {
+  const value = optional(env[name]);
+  if (value === null) throw new Error(`${name} must be set ${why}`);
+  return value;
+};
+
+/** The Identity v3 root: `http://host:5000` and `http://host/identity` get `/v3` appended. */
+export const keystoneV3Url = (value: string): string => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`LEASEHOLD_KEYSTONE_URL must be an http(s) URL, got ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`LEASEHOLD_KEYSTONE_URL must be an http(s) URL, got ${value}`);
+  const trimmed = value.replace(/\/+$/, '');
+  return /\/v3$/.test(trimmed) ? trimmed : `${trimmed}/v3`;
+};
+
+const keystoneSettings = (env: NodeJS.ProcessEnv): KeystoneSettings => {
+  const why = 'when LEASEHOLD_AUTH=keystone';
+  const url = keystoneV3Url(required(env, 'LEASEHOLD_KEYSTONE_URL', `${why} (the Identity v3 URL, e.g. http://127.0.0.1:5000/v3)`));
+  const cacheSeconds = integer(env.LEASEHOLD_KEYSTONE_CACHE_SECONDS, 0, 'LEASEHOLD_KEYSTONE_CACHE_SECONDS');
+  return {
+    url,
+    username: required(env, 'LEASEHOLD_KEYSTONE_USERNAME', `${why} (Leasehold's service user)`),
+    password: required(env, 'LEASEHOLD_KEYSTONE_PASSWORD', `${why} (the service user's password)`),
+    projectName: optional(env.LEASEHOLD_KEYSTONE_PROJECT_NAME) ?? 'service',
+    userDomainName: optional(env.LEASEHOLD_KEYSTONE_USER_DOMAIN_NAME) ?? 'Default',
+    projectDomainName: optional(env.LEASEHOLD_KEYSTONE_PROJECT_DOMAIN_NAME) ?? 'Default',
+    cacheSeconds: cacheSeconds === 0 ? null : cacheSeconds,
+    timeoutMs: integer(env.LEASEHOLD_KEYSTONE_TIMEOUT_MS, 5000, 'LEASEHOLD_KEYSTONE_TIMEOUT_MS'),
+  };
+};
+
+export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => {
+  const auth = authMode(env.LEASEHOLD_AUTH);
+  const keystone = auth === 'keystone' ? keystoneSettings(env) : null;
+  return {
+    host: env.LEASEHOLD_HOST ?? '127.0.0.1',
+    port: integer(env.LEASEHOLD_PORT, 1234, 'LEASEHOLD_PORT'),
+    dataDir: env.LEASEHOLD_DATA_DIR ?? './data',
+    auth,
+    defaultUserId: env.LEASEHOLD_DEFAULT_USER_ID ?? 'leasehold-admin',
+    defaultProjectId: env.LEASEHOLD_DEFAULT_PROJECT_ID ?? 'leasehold-admin-project',
+    tokensFile: auth === 'static' ? required(env, 'LEASEHOLD_TOKENS_FILE', 'when LEASEHOLD_AUTH=static (a JSON file mapping tokens to {user_id, project_id, roles})') : null,
+    keystone,
+    wwwAuthenticateUri: optional(env.LEASEHOLD_WWW_AUTHENTICATE_URI) ?? keystone?.url ?? null,
+    policyFile: optional(env.LEASEHOLD_POLICY_FILE),
+    cleaningTimeMinutes: integer(env.LEASEHOLD_CLEANING_TIME_MINUTES, 0, 'LEASEHOLD_CLEANING_TIME_MINUTES'),
+    minutesBeforeEnd: integer(env.LEASEHOLD_MINUTES_BEFORE_END_LEASE, 60, 'LEASEHOLD_MINUTES_BEFORE_END_LEASE'),
+    readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
+    accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
+  };
+};
 
 /** Refuses to expose an unauthenticated API beyond this machine. */
 export const assertSafeBinding = (config: ApiConfig): void => {

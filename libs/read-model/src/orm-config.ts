@@ -23,14 +23,33 @@ const options = (db: ReadModelDatabase): Options => {
   return { ...common, driver: BetterSqliteDriver, dbName: db.file };
 };
 
-/** Opens the read-model database and makes sure its tables exist. */
-export const openReadModel = async (db: ReadModelDatabase): Promise<MikroORM> => {
+/**
+ * Opens the read-model database and makes sure its tables exist. The API and the projector both do
+ * this at start; on an empty database one of them loses the race to create a table and tries again.
+ */
+export const openReadModel = async (db: ReadModelDatabase, attempts = 5): Promise<MikroORM> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openOnce(db);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+};
+
+const openOnce = async (db: ReadModelDatabase): Promise<MikroORM> => {
   const orm = await MikroORM.init(options(db));
   if (db.kind === 'sqlite') {
     const connection = orm.em.getConnection();
     await connection.execute('pragma journal_mode = wal');
     await connection.execute('pragma busy_timeout = 5000');
   }
-  await orm.schema.updateSchema();
+  try {
+    await orm.schema.updateSchema();
+  } catch (error) {
+    await orm.close();
+    throw error;
+  }
   return orm;
 };

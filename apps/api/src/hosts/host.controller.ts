@@ -3,6 +3,8 @@ import type { Request, Response } from 'express';
 import { type HostEvent, notFound } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
 import { requestContext } from '../http/request-context.js';
+import { allowed, authorize } from '../policy/authorize.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
@@ -17,6 +19,13 @@ const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
   const record = events.reduce<HostRecord | null>(evolveHostView, null);
   if (record === null) throw hostNotFound(hostId);
   return record.view;
+};
+
+/** The caller may perform `action` (upstream: every os-hosts action is admin-only by default). */
+const authorized = (request: Request, action: string) => {
+  const context = requestContext(request);
+  authorize(context, action);
+  return context;
 };
 
 /** Upstream treats any non-empty value as true (even "False"); we read booleans as booleans. */
@@ -38,28 +47,36 @@ export class HostController {
   }
 
   @Get()
-  async list(): Promise<{ hosts: HostView[] }> {
+  async list(@Req() request: Request): Promise<{ hosts: HostView[] }> {
+    authorized(request, ACTIONS.hostGet);
     return { hosts: await this.queries.hosts() };
   }
 
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
+    const context = authorized(request, ACTIONS.hostPost);
     const { info, capabilities } = parseRegisterHost(body);
-    const result = await this.writer.register(info, capabilities, requestContext(request));
+    const result = await this.writer.register(info, capabilities, context);
     this.noteWrite(result.position, response);
     return { host: hostView(result.hostId, result.events) };
   }
 
   @Get('allocations')
-  async allocations(@Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string): Promise<{ allocations: HostAllocationView[] }> {
+  async allocations(
+    @Req() request: Request,
+    @Query('lease_id') leaseId?: string,
+    @Query('reservation_id') reservationId?: string,
+  ): Promise<{ allocations: HostAllocationView[] }> {
+    authorized(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     return { allocations: await this.queries.allocations(filter, this.clock().toISOString()) };
   }
 
   @Get('properties')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    const showPrivate = flag(all) && requestContext(request).isAdmin;
+    const context = authorized(request, ACTIONS.propertiesGet);
+    const showPrivate = flag(all) && allowed(context, 'admin', {});
     const rows = (await this.queries.properties()).filter((row) => showPrivate || !row.private);
     if (!flag(detail)) return { resource_properties: rows.map((row) => ({ property: row.name })) };
     const hosts = await this.queries.hosts();
@@ -74,8 +91,9 @@ export class HostController {
 
   @Patch('properties/:name')
   async setProperty(@Param('name') name: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    const context = authorized(request, ACTIONS.propertiesUpdate);
     const dto = validateBody(PropertyPrivacyDto, body);
-    this.noteWrite(await this.writer.setPropertyPrivacy(name, dto.private, requestContext(request)), response);
+    this.noteWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
     await this.consistency.waitFor();
     const row = await this.queries.property(name);
     if (row === null) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
@@ -92,7 +110,8 @@ export class HostController {
   }
 
   @Get(':hostId')
-  async show(@Param('hostId') hostId: string): Promise<{ host: HostView }> {
+  async show(@Param('hostId') hostId: string, @Req() request: Request): Promise<{ host: HostView }> {
+    authorized(request, ACTIONS.hostGet);
     const host = await this.queries.host(hostId);
     if (host === null) throw hostNotFound(hostId);
     return { host };
@@ -100,7 +119,8 @@ export class HostController {
 
   @Put(':hostId')
   async update(@Param('hostId') hostId: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const result = await this.writer.update(hostId, parseUpdateHost(body), requestContext(request));
+    const context = authorized(request, ACTIONS.hostPut);
+    const result = await this.writer.update(hostId, parseUpdateHost(body), context);
     this.noteWrite(result.position, response);
     return { host: hostView(hostId, result.events) };
   }
@@ -108,11 +128,17 @@ export class HostController {
   @Delete(':hostId')
   @HttpCode(204)
   async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.noteWrite(await this.writer.unregister(hostId, requestContext(request)), response);
+    this.noteWrite(await this.writer.unregister(hostId, authorized(request, ACTIONS.hostDelete)), response);
   }
 
   @Get(':hostId/allocation')
-  async allocation(@Param('hostId') hostId: string, @Query('lease_id') leaseId?: string, @Query('reservation_id') reservationId?: string) {
+  async allocation(
+    @Param('hostId') hostId: string,
+    @Req() request: Request,
+    @Query('lease_id') leaseId?: string,
+    @Query('reservation_id') reservationId?: string,
+  ) {
+    authorized(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     const [allocation] = await this.queries.allocations(filter, this.clock().toISOString(), hostId);
     if (allocation === undefined) throw hostNotFound(hostId);

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
+import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
+import { sendUnauthorized, sendUnavailable } from '../auth/unauthorized.js';
 import type { ApiConfig } from '../config.js';
+import type { PolicyEnforcer } from '../policy/policy.enforcer.js';
 import { blazarError } from './blazar-error.js';
-import type { ContextRequest } from './request-context.js';
+import type { ContextRequest, RequestContext } from './request-context.js';
 
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VERSION = /^([1-9]\d*)\.([1-9]\d*|0)$/;
@@ -33,41 +37,94 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
   return { ok: true, version: requested };
 };
 
-const logWhenDone = (request: Request, response: Response, requestId: string, globalRequestId: string | null): void => {
+const logWhenDone = (request: Request, response: Response, requestId: string, globalRequestId: string | null, who: () => Identity | null): void => {
   const started = process.hrtime.bigint();
   response.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const line = { app: 'api', method: request.method, path: request.originalUrl, status: response.statusCode, ms: +ms.toFixed(2) };
-    console.log(JSON.stringify({ ...line, request_id: requestId, global_request_id: globalRequestId }));
+    const identity = who();
+    const caller = { user_id: identity?.userId ?? null, project_id: identity?.projectId ?? null };
+    console.log(JSON.stringify({ ...line, request_id: requestId, global_request_id: globalRequestId, ...caller }));
   });
 };
 
-/** Request ids, microversion negotiation and the caller's identity (auth mode `none`). */
-export const openstackHeaders =
-  (config: ApiConfig) =>
-  (request: Request, response: Response, next: NextFunction): void => {
+/**
+ * Reads outside the API (version discovery at `/` and `/versions`, which keystoneauth does without a
+ * token; the API description) need no token in any mode; everything under /v1, and every write,
+ * does. Routing ignores case, so the check does too.
+ */
+const isPublic = (request: Request): boolean =>
+  (request.method === 'GET' || request.method === 'HEAD') && !request.path.toLowerCase().startsWith('/v1');
+
+const contextOf = (requestId: string, globalRequestId: string | null, identity: Identity, policy: PolicyEnforcer): RequestContext => {
+  const credentials = credentialsOf(identity);
+  return {
+    requestId,
+    globalRequestId,
+    actor: { userId: identity.userId, projectId: identity.projectId },
+    roles: identity.roles,
+    isAdmin: policy.check('admin', credentials, {}),
+    credentials,
+    policy,
+  };
+};
+
+/**
+ * Request ids, authentication (auth mode `none`: the configured local admin; `static`/`keystone`:
+ * X-Auth-Token, 401 as keystonemiddleware), the caller's context for policy checks, and microversion
+ * negotiation. Authentication comes first, as keystonemiddleware wraps the whole upstream API.
+ */
+export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
+  const { authenticator, policy, wwwAuthenticateUri } = setup;
+  return (request: Request, response: Response, next: NextFunction): void => {
     const requestId = `req-${randomUUID()}`;
     response.setHeader('X-OpenStack-Request-Id', requestId);
     const inbound = request.header('x-openstack-request-id');
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
-    if (config.accessLog) logWhenDone(request, response, requestId, globalRequestId);
-    (request as ContextRequest).leasehold = {
-      requestId,
-      globalRequestId,
-      actor: { userId: config.defaultUserId, projectId: config.defaultProjectId },
-      roles: ['admin', 'member', 'reader'],
-      isAdmin: true,
-    };
-    if (!request.path.startsWith('/v1')) {
+    let identity: Identity | null = null;
+    if (config.accessLog) logWhenDone(request, response, requestId, globalRequestId, () => identity);
+
+    const proceed = (): void => {
+      if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy);
+      if (!request.path.startsWith('/v1')) {
+        next();
+        return;
+      }
+      const version = checkVersion(request.header('openstack-api-version'));
+      if (!version.ok) {
+        response.status(version.status).json(blazarError(version.status, version.message));
+        return;
+      }
+      response.setHeader('OpenStack-API-Version', `${SERVICE} ${version.version}`);
+      response.setHeader('Vary', 'OpenStack-API-Version');
       next();
+    };
+
+    if (authenticator === null) {
+      identity = setup.localIdentity;
+      proceed();
       return;
     }
-    const version = checkVersion(request.header('openstack-api-version'));
-    if (!version.ok) {
-      response.status(version.status).json(blazarError(version.status, version.message));
+    if (isPublic(request)) {
+      proceed();
       return;
     }
-    response.setHeader('OpenStack-API-Version', `${SERVICE} ${version.version}`);
-    response.setHeader('Vary', 'OpenStack-API-Version');
-    next();
+    authenticator.authenticate(request.header('x-auth-token')).then(
+      (found) => {
+        if (found === null) {
+          sendUnauthorized(response, wwwAuthenticateUri);
+          return;
+        }
+        identity = found;
+        proceed();
+      },
+      (error: unknown) => {
+        if (error instanceof IdentityServiceUnavailable) {
+          sendUnavailable(response);
+          return;
+        }
+        next(error);
+      },
+    );
   };
+};

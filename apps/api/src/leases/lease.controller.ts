@@ -5,6 +5,8 @@ import { DateTime } from 'luxon';
 import { type LeaseEvent, notFound } from '../../../../libs/domain/src/index.js';
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
 import { requestContext } from '../http/request-context.js';
+import { allowed, authorize, leaseTarget } from '../policy/authorize.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
@@ -38,25 +40,35 @@ export class LeaseController {
     return { lease };
   }
 
+  /** Upstream: admins (the policy's `admin` rule) see every project's leases, others their project's. */
   @Get()
-  async list(): Promise<{ leases: LeaseView[] }> {
-    return { leases: await this.queries.leases(null) };
+  async list(@Req() request: Request): Promise<{ leases: LeaseView[] }> {
+    const context = requestContext(request);
+    authorize(context, ACTIONS.leaseGet);
+    return { leases: await this.queries.leases(allowed(context, 'admin', {}) ? null : context.actor.projectId) };
   }
 
+  /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   @Get(':leaseId')
-  async show(@Param('leaseId') leaseId: string): Promise<{ lease: LeaseView }> {
+  async show(@Param('leaseId') leaseId: string, @Req() request: Request): Promise<{ lease: LeaseView }> {
+    const context = requestContext(request);
     const lease = await this.queries.lease(leaseId);
     if (lease === null) throw leaseNotFound(leaseId);
+    authorize(context, ACTIONS.leaseGet, leaseTarget({ projectId: lease.project_id, userId: lease.user_id }));
     return { lease };
   }
 
+  /** The lease belongs to the caller's project and user (the authenticated ones). */
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ lease: LeaseView }> {
-    const command = new CreateLeaseCommand(parseCreateLease(body, this.now()), requestContext(request));
+    const context = requestContext(request);
+    authorize(context, ACTIONS.leasePost);
+    const command = new CreateLeaseCommand(parseCreateLease(body, this.now()), context);
     return this.written(await this.commands.execute(command), response);
   }
 
+  /** Authorized by the writer against the stored lease (blazar:leases:put), inside its consistency boundary. */
   @Put(':leaseId')
   async update(
     @Param('leaseId') leaseId: string,
@@ -68,6 +80,7 @@ export class LeaseController {
     return this.written(await this.commands.execute(command), response);
   }
 
+  /** Authorized by the writer against the stored lease (blazar:leases:delete). */
   @Delete(':leaseId')
   @HttpCode(204)
   async remove(@Param('leaseId') leaseId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {

@@ -15,6 +15,8 @@ import {
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
 import type { RequestContext } from '../http/request-context.js';
+import { authorize, leaseTarget } from '../policy/authorize.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
 import { EMPTY_QUERY } from '../../../../libs/plugins/src/query/blazar-query.js';
 import { buildHostRequest } from '../leases/host-reservation.parser.js';
 import { AsyncMutex } from './async-mutex.js';
@@ -133,6 +135,7 @@ export class LeaseWriter {
         const now = this.now();
         const loaded = await this.loadLease(leaseId);
         const existing = requireExisting(loaded.state, leaseId);
+        authorize(context, ACTIONS.leasePut, leaseTarget(existing.lease));
         const changes: LeaseChanges = { ...request, reservationIds: request.reservations.map((r) => r.id) };
         checkReservationIds(existing.lease, changes.reservationIds);
         checkResourceTypes(existing.lease.reservations, request.reservations);
@@ -191,6 +194,7 @@ export class LeaseWriter {
     return this.lock.run(() =>
       retryOnConflict(async () => {
         const loaded = await this.loadLease(leaseId);
+        authorize(context, ACTIONS.leaseDelete, leaseTarget(requireExisting(loaded.state, leaseId).lease));
         const events = leaseDecider.decide({ type: 'DeleteLease', data: { leaseId, now: this.now() } }, loaded.state);
         await this.index.catchUp();
         const plan = new BookingPlan(this.index, this.options.cleaningTimeMinutes);

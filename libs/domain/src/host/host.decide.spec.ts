@@ -733,9 +733,14 @@ describe('Regressions', () => {
       .then([{ type: 'Host.CapabilitiesUpdated', data: { hostId: '7', capabilities: { constructor: 'x' }, updatedAt: NOW } }]);
   });
 
-  it('refuses a booking whose end is not after its start', () => {
-    given([registered()]).when(bookHost('res-1', at(12), at(12))).thenThrows('INVALID_PERIOD');
+  it('refuses a booking whose end is before its start', () => {
     given([registered()]).when(bookHost('res-1', at(12), at(10))).thenThrows('INVALID_PERIOD');
+  });
+
+  it('accepts an empty booking (a lease ended in its first minute)', () => {
+    given([registered(), booked('res-1', at(12), at(14))])
+      .when(moveBooking('res-1', at(12), at(12)))
+      .then([bookingMoved('res-1', at(12), at(12))]);
   });
 });
 

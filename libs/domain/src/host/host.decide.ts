@@ -70,7 +70,8 @@ const unregister = ({ data }: UnregisterHost, state: HostState): HostEvent[] => 
 };
 
 const checkFree = (host: RegisteredHost, startDate: string, endDate: string, cleaningMinutes: number, reservationId: string): void => {
-  if (toMs(endDate) <= toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
+  // an empty booking is allowed: it is what a lease ended in its first minute leaves behind
+  if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
   const window = widen({ start: toMs(startDate), end: toMs(endDate) }, cleaningMinutes * MINUTE_MS);
   if (!isFree(host.bookings, window, (b) => b.reservationId === reservationId)) {
     throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);

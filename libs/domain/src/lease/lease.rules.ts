@@ -73,7 +73,8 @@ export const scheduleForUpdate = (state: ExistingLease, changes: LeaseChanges, n
   }
   if (!hasStarted(state) && startMoved && toMs(startDate) < nowMs) throw invalid('START_IN_PAST', 'Start date must be later than current date');
   const endDate = changes.endDate ?? lease.endDate;
-  if (toMs(endDate) < nowMs || toMs(endDate) <= toMs(startDate)) {
+  // upstream accepts end == start here, which is how a lease is ended at once (end_date "now") in its first minute
+  if (toMs(endDate) < nowMs || toMs(endDate) < toMs(startDate)) {
     throw invalid('END_BEFORE_START', 'End date must be later than current and start date');
   }
   if (changes.beforeEndDate !== null) checkExplicitBeforeEnd(changes.beforeEndDate, startDate, endDate);

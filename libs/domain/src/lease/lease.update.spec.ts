@@ -361,9 +361,15 @@ describe('UpdateLease', () => {
         .then([rescheduled(at(9), END, BEFORE_END, at(9, 0, 30))]);
     });
 
-    it('refuses an end equal to the start', () => {
+    it('accepts an end equal to the start, as upstream does (ending a lease at once in its first minute)', () => {
+      given(history.Active())
+        .when(updateLease({ endDate: START, now: at(10, 0, 30) }))
+        .then([rescheduled(START, START, START, at(10, 0, 30))]);
+    });
+
+    it('refuses an end before the start', () => {
       given(history.Pending())
-        .when(updateLease({ endDate: START }))
+        .when(updateLease({ startDate: at(11), endDate: at(10, 30) }))
         .thenThrows('END_BEFORE_START', 'End date must be later than current and start date');
     });
 

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { assertSafeBinding, keystoneV3Url, loadApiConfig } from './config.js';
+
+const KEYSTONE = {
+  LEASEHOLD_AUTH: 'keystone',
+  LEASEHOLD_KEYSTONE_URL: 'http://127.0.0.1:62357/v3',
+  LEASEHOLD_KEYSTONE_USERNAME: 'leasehold',
+  LEASEHOLD_KEYSTONE_PASSWORD: 'secret',
+};
+
+describe('API configuration: authentication', () => {
+  it('defaults to auth mode none with the local admin identity and upstream policy', () => {
+    const config = loadApiConfig({});
+    expect(config).toMatchObject({ auth: 'none', tokensFile: null, keystone: null, policyFile: null, wwwAuthenticateUri: null });
+    expect(config.defaultUserId).toBe('leasehold-admin');
+  });
+
+  it('static needs LEASEHOLD_TOKENS_FILE', () => {
+    expect(() => loadApiConfig({ LEASEHOLD_AUTH: 'static' })).toThrow('LEASEHOLD_TOKENS_FILE must be set when LEASEHOLD_AUTH=static');
+    expect(loadApiConfig({ LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: '/etc/t.json' }).tokensFile).toBe('/etc/t.json');
+  });
+
+  it('keystone needs the URL and the service credentials; domains default to Default, project to service', () => {
+    expect(() => loadApiConfig({ LEASEHOLD_AUTH: 'keystone' })).toThrow(/LEASEHOLD_KEYSTONE_URL must be set when LEASEHOLD_AUTH=keystone/);
+    expect(() => loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_PASSWORD: '' })).toThrow(/LEASEHOLD_KEYSTONE_PASSWORD must be set/);
+    const config = loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '300' });
+    expect(config.keystone).toEqual({
+      url: 'http://127.0.0.1:62357/v3',
+      username: 'leasehold',
+      password: 'secret',
+      projectName: 'service',
+      userDomainName: 'Default',
+      projectDomainName: 'Default',
+      cacheSeconds: 300,
+      timeoutMs: 5000,
+    });
+    expect(config.wwwAuthenticateUri).toBe('http://127.0.0.1:62357/v3');
+    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_WWW_AUTHENTICATE_URI: 'https://id.example/v3' }).wwwAuthenticateUri).toBe('https://id.example/v3');
+    expect(loadApiConfig(KEYSTONE).keystone?.cacheSeconds).toBeNull();
+  });
+
+  it('the Keystone URL gets /v3 when it lacks it', () => {
+    expect(keystoneV3Url('http://h:5000')).toBe('http://h:5000/v3');
+    expect(keystoneV3Url('http://h/identity/')).toBe('http://h/identity/v3');
+    expect(keystoneV3Url('http://h/identity/v3/')).toBe('http://h/identity/v3');
+    expect(() => keystoneV3Url('h:5000')).toThrow(/http\(s\) URL/);
+  });
+
+  it('refuses an unknown mode, and a non-loopback address only without authentication', () => {
+    expect(() => loadApiConfig({ LEASEHOLD_AUTH: 'ldap' })).toThrow('LEASEHOLD_AUTH must be none, static or keystone, got ldap');
+    expect(() => assertSafeBinding(loadApiConfig({ LEASEHOLD_HOST: '0.0.0.0' }))).toThrow(/Refusing to listen on 0.0.0.0/);
+    expect(() => assertSafeBinding(loadApiConfig({ ...KEYSTONE, LEASEHOLD_HOST: '0.0.0.0' }))).not.toThrow();
+    expect(() => assertSafeBinding(loadApiConfig({ LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: 't', LEASEHOLD_HOST: '::' }))).not.toThrow();
+  });
+});

@@ -1,0 +1,168 @@
+import { type JsonSchema, ref } from './json-schema.js';
+import { envelope, listOf } from './response-schemas.js';
+
+/**
+ * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
+ * and what it answers. Keyed by Nest's method and path; the document builder reports any route
+ * missing here and any entry without a route, and the e2e suite requires there be none.
+ */
+export interface OperationDoc {
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** Descriptions of the route's path and query parameters (names as in the route). */
+  readonly parameters?: Readonly<Record<string, string>>;
+  readonly body?: { readonly schema: JsonSchema; readonly required: boolean };
+  readonly response: { readonly description: string; readonly schema?: JsonSchema };
+  /** Error statuses beyond those every /v1 route can answer (400, 406, 500). */
+  readonly errors?: readonly number[];
+}
+
+export const TAGS = [
+  { name: 'versions', description: 'API version discovery (no token needed).' },
+  { name: 'leases', description: 'Leases and their reservations.' },
+  { name: 'hosts', description: 'Reservable physical hosts, their allocations and resource properties.' },
+  { name: 'plugins', description: 'Supported resource types.' },
+] as const;
+
+const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
+const ALLOCATION_FILTERS = {
+  lease_id: 'Only allocations of this lease (then also past ones).',
+  reservation_id: 'Only allocations of this reservation (then also past ones).',
+};
+
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  'GET /': {
+    operationId: 'listVersions',
+    tag: 'versions',
+    summary: 'List API versions',
+    description: 'Version discovery as keystoneauth does it: answered with 300 Multiple Choices.',
+    response: { description: 'The versions this service speaks.', schema: ref('VersionDocument') },
+  },
+  'GET /versions': {
+    operationId: 'listVersionsAlias',
+    tag: 'versions',
+    summary: 'List API versions (alias of `/`)',
+    response: { description: 'The versions this service speaks.', schema: ref('VersionDocument') },
+  },
+  'GET /v1/leases': {
+    operationId: 'listLeases',
+    tag: 'leases',
+    summary: 'List leases',
+    response: { description: 'The leases, by start date.', schema: listOf('leases', 'Lease') },
+  },
+  'POST /v1/leases': {
+    operationId: 'createLease',
+    tag: 'leases',
+    summary: 'Create a lease',
+    description: 'Books hosts for every reservation at once; a lease that cannot be satisfied is refused (409) and nothing is written.',
+    body: { schema: ref('CreateLeaseDto'), required: true },
+    response: { description: 'The new lease.', schema: envelope('lease', ref('Lease')) },
+    errors: [409],
+  },
+  'GET /v1/leases/:leaseId': {
+    operationId: 'showLease',
+    tag: 'leases',
+    summary: 'Show a lease',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'The lease.', schema: envelope('lease', ref('Lease')) },
+    errors: [404],
+  },
+  'PUT /v1/leases/:leaseId': {
+    operationId: 'updateLease',
+    tag: 'leases',
+    summary: 'Update a lease',
+    description: 'Renames, reschedules and/or changes reservations; the hosts are re-booked when needed, or the change is refused (409).',
+    parameters: { leaseId: 'The lease id.' },
+    body: { schema: ref('UpdateLeaseDto'), required: false },
+    response: { description: 'The updated lease.', schema: envelope('lease', ref('Lease')) },
+    errors: [404, 409],
+  },
+  'DELETE /v1/leases/:leaseId': {
+    operationId: 'deleteLease',
+    tag: 'leases',
+    summary: 'Delete a lease',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'Deleted; its hosts are released.' },
+    errors: [404, 409],
+  },
+  'GET /v1/os-hosts': {
+    operationId: 'listHosts',
+    tag: 'hosts',
+    summary: 'List hosts',
+    response: { description: 'The hosts.', schema: listOf('hosts', 'Host') },
+  },
+  'POST /v1/os-hosts': {
+    operationId: 'createHost',
+    tag: 'hosts',
+    summary: 'Register a host',
+    body: { schema: ref('RegisterHostDto'), required: true },
+    response: { description: 'The new host.', schema: envelope('host', ref('Host')) },
+    errors: [409],
+  },
+  'GET /v1/os-hosts/allocations': {
+    operationId: 'listAllocations',
+    tag: 'hosts',
+    summary: 'List host allocations',
+    description: 'One entry per host; without a filter, only reservations of leases not yet ended.',
+    parameters: ALLOCATION_FILTERS,
+    response: { description: 'The allocations of every host.', schema: listOf('allocations', 'HostAllocation') },
+  },
+  'GET /v1/os-hosts/properties': {
+    operationId: 'listResourceProperties',
+    tag: 'hosts',
+    summary: 'List resource properties',
+    parameters: { detail: `Include \`private\` and the values hosts have. ${FLAG}`, all: `Include private properties (admins only). ${FLAG}` },
+    response: { description: 'The properties, by name.', schema: listOf('resource_properties', 'ResourceProperty') },
+  },
+  'PATCH /v1/os-hosts/properties/:name': {
+    operationId: 'updateResourceProperty',
+    tag: 'hosts',
+    summary: 'Make a resource property private or public',
+    parameters: { name: 'The property (extra capability) name.' },
+    body: { schema: ref('PropertyPrivacyDto'), required: true },
+    response: { description: 'The property.', schema: envelope('resource_property', ref('ResourcePropertyRecord')) },
+    errors: [404],
+  },
+  'GET /v1/os-hosts/:hostId': {
+    operationId: 'showHost',
+    tag: 'hosts',
+    summary: 'Show a host',
+    parameters: { hostId: 'The host id.' },
+    response: { description: 'The host.', schema: envelope('host', ref('Host')) },
+    errors: [404],
+  },
+  'PUT /v1/os-hosts/:hostId': {
+    operationId: 'updateHost',
+    tag: 'hosts',
+    summary: "Update a host's extra capabilities or reservability",
+    parameters: { hostId: 'The host id.' },
+    body: { schema: ref('HostUpdate'), required: true },
+    response: { description: 'The updated host.', schema: envelope('host', ref('Host')) },
+    errors: [404, 409],
+  },
+  'DELETE /v1/os-hosts/:hostId': {
+    operationId: 'deleteHost',
+    tag: 'hosts',
+    summary: 'Unregister a host',
+    description: 'Refused (409) while the host has reservations.',
+    parameters: { hostId: 'The host id.' },
+    response: { description: 'Unregistered.' },
+    errors: [404, 409],
+  },
+  'GET /v1/os-hosts/:hostId/allocation': {
+    operationId: 'showHostAllocation',
+    tag: 'hosts',
+    summary: "Show a host's allocation",
+    parameters: { hostId: 'The host id.', ...ALLOCATION_FILTERS },
+    response: { description: "The host's allocation.", schema: envelope('allocation', ref('HostAllocation')) },
+    errors: [404],
+  },
+  'GET /v1/plugins': {
+    operationId: 'listPlugins',
+    tag: 'plugins',
+    summary: 'List resource plugins',
+    response: { description: 'One plugin per supported resource type.', schema: listOf('plugins', 'Plugin') },
+  },
+};

@@ -1,0 +1,107 @@
+import { RegisterHostDto, PropertyPrivacyDto } from '../hosts/host.dto.js';
+import { CreateLeaseDto, HostReservationDto, ReservationTypeDto, ReservationUpdateDto, UpdateLeaseDto } from '../leases/lease.dto.js';
+import { RESOURCE_TYPES } from '../../../../libs/domain/src/index.js';
+import { type DtoSchemaOptions, dtoSchema } from './dto-schema.js';
+import { type JsonSchema, ref } from './json-schema.js';
+
+/**
+ * Request bodies: each DTO's schema is generated from its class-validator decorators; what is
+ * layered on top only documents checks the request parsers make after the DTO (date format,
+ * reservation items), and may not contradict a decorator (dto-schema reports it if it does).
+ */
+
+/** parseBlazarDate (http/blazar-dates.ts): exactly `YYYY-MM-DD HH:MM` in UTC, or `now`. */
+const REQUEST_DATE: JsonSchema = {
+  type: 'string',
+  pattern: '^(now|\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2})$',
+  description: 'UTC date `YYYY-MM-DD HH:MM`, or `now` (the current minute).',
+  examples: ['2030-01-01 12:00'],
+};
+
+/** The capability values parseRegisterHost/parseUpdateHost accept (stored as Python's str() prints them). */
+const CAPABILITY_VALUE: JsonSchema = { type: ['string', 'number', 'boolean'] };
+
+export interface DtoDocumentation extends DtoSchemaOptions {
+  readonly dto: Function;
+}
+
+export const DTO_DOCUMENTATION: readonly DtoDocumentation[] = [
+  {
+    dto: CreateLeaseDto,
+    object: { description: 'A new lease. Dates are checked in this order: start, end, before-end, then each reservation.' },
+    properties: {
+      start_date: REQUEST_DATE,
+      end_date: REQUEST_DATE,
+      before_end_date: { ...REQUEST_DATE, description: 'When the before-end action runs; by default `minutes_before_end_lease` before the end.' },
+      reservations: { items: ref('HostReservationRequest') },
+      events: { description: 'Accepted for compatibility with upstream clients, which send `[]`; ignored.' },
+    },
+  },
+  {
+    dto: UpdateLeaseDto,
+    object: { description: 'Changes to a lease; absent (or null) fields are left unchanged, unknown keys are ignored.' },
+    properties: {
+      start_date: REQUEST_DATE,
+      end_date: REQUEST_DATE,
+      before_end_date: REQUEST_DATE,
+      reservations: { items: ref('ReservationUpdateDto') },
+    },
+  },
+  {
+    dto: ReservationTypeDto,
+    properties: { resource_type: { description: `Supported: ${RESOURCE_TYPES.map((type) => `\`${type}\``).join(', ')}; others are refused (400).`, examples: [...RESOURCE_TYPES] } },
+  },
+  {
+    dto: HostReservationDto,
+    properties: {
+      min: { description: 'Fewest hosts, at least 1; an integer or a string holding one.' },
+      max: { description: 'Most hosts, at least `min`; an integer or a string holding one.' },
+      hypervisor_properties: { description: 'A Blazar query on host fields, e.g. `["==", "$vcpus", "8"]` (JSON text); empty for none.' },
+      resource_properties: { description: 'A Blazar query on extra capabilities, e.g. `["==", "$gpu", "true"]` (JSON text); empty for none.' },
+    },
+  },
+  {
+    dto: ReservationUpdateDto,
+    object: { description: 'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409).' },
+  },
+  {
+    dto: RegisterHostDto,
+    object: {
+      description:
+        'A host (standalone mode: its capacity comes from the body). `id` is accepted in place of `name`; every other key is an extra capability.',
+      additionalProperties: CAPABILITY_VALUE,
+    },
+  },
+  { dto: PropertyPrivacyDto },
+];
+
+/** Request bodies without a DTO: parseUpdateHost reads every key as a capability, except `reservable`. */
+export const HAND_WRITTEN_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  HostReservationRequest: {
+    description: 'One reservation of a new lease: `resource_type` is checked first, then the `physical:host` parameters.',
+    allOf: [ref('ReservationTypeDto'), ref('HostReservationDto')],
+  },
+  HostUpdate: {
+    type: 'object',
+    description: 'Extra capabilities as top-level keys (e.g. `{"gpu": "true"}`) and/or `reservable`. Not generated: checked by the request parser.',
+    minProperties: 1,
+    properties: { reservable: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false', 'True', 'False'] }] } },
+    additionalProperties: CAPABILITY_VALUE,
+  },
+};
+
+export interface RequestSchemas {
+  readonly schemas: Record<string, JsonSchema>;
+  readonly problems: string[];
+}
+
+export const requestSchemas = (): RequestSchemas => {
+  const schemas: Record<string, JsonSchema> = {};
+  const problems: string[] = [];
+  for (const { dto, ...options } of DTO_DOCUMENTATION) {
+    const result = dtoSchema(dto, options);
+    schemas[dto.name] = result.schema;
+    problems.push(...result.problems);
+  }
+  return { schemas: { ...schemas, ...HAND_WRITTEN_REQUEST_SCHEMAS }, problems };
+};

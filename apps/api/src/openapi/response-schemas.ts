@@ -1,0 +1,206 @@
+import type {
+  BlazarEventStatus,
+  BlazarLeaseStatus,
+  BlazarReservationStatus,
+  HostReservationView,
+  HostView,
+  LeaseEventView,
+  LeaseView,
+} from '../../../../libs/read-model/src/index.js';
+import type { BlazarErrorBody } from '../http/blazar-error.js';
+import type { HostAllocationView } from '../read-side/read-model.queries.js';
+import { type JsonSchema, ref } from './json-schema.js';
+
+/**
+ * Response bodies, written by hand: the views are TypeScript interfaces, not classes, so there is
+ * no metadata to read. Each property list is typed against its interface (a key missing or extra
+ * fails to compile), and the e2e suite checks real responses against these schemas.
+ */
+
+/** Exactly the named keys of T (an index signature, as HostView's capabilities, is left out). */
+type PropertiesOf<T> = { readonly [K in keyof T as string extends K ? never : number extends K ? never : K]-?: JsonSchema };
+
+/** Every member of a string union, checked at compile time. */
+const every =
+  <T extends string>() =>
+  <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> })): T[] => [...values];
+
+const object = <T>(properties: PropertiesOf<T>, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'object',
+  ...extra,
+  properties: properties as Record<string, JsonSchema>,
+  required: Object.keys(properties),
+});
+
+const string: JsonSchema = { type: 'string' };
+const uuid: JsonSchema = { type: 'string', format: 'uuid' };
+/** created_at/updated_at: Python's `isoformat(' ')`, microseconds only when non-zero. */
+const timestamp: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{6})?$', examples: ['2030-01-01 12:00:00'] };
+const timestampOrNull: JsonSchema = { ...timestamp, type: ['string', 'null'] };
+/** Lease, event and allocation dates: `%Y-%m-%dT%H:%M:%S.%f`. */
+const blazarDate: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', examples: ['2030-01-01T12:00:00.000000'] };
+
+const LeaseEvent = object<LeaseEventView>({
+  created_at: timestamp,
+  updated_at: timestampOrNull,
+  id: uuid,
+  lease_id: uuid,
+  event_type: { enum: every<LeaseEventView['event_type']>()(['start_lease', 'end_lease', 'before_end_lease']) },
+  time: blazarDate,
+  status: { enum: every<BlazarEventStatus>()(['UNDONE', 'IN_PROGRESS', 'DONE', 'ERROR']) },
+});
+
+const Reservation = object<HostReservationView>({
+  created_at: timestamp,
+  updated_at: timestampOrNull,
+  id: uuid,
+  lease_id: uuid,
+  resource_id: { ...string, description: 'Id of the reservation\'s host pool.' },
+  resource_type: { const: 'physical:host' },
+  status: { enum: every<BlazarReservationStatus>()(['pending', 'active', 'deleted', 'error']) },
+  missing_resources: { type: 'boolean' },
+  resources_changed: { type: 'boolean' },
+  hypervisor_properties: string,
+  resource_properties: string,
+  before_end: string,
+  min: { type: 'integer', minimum: 1 },
+  max: { type: 'integer', minimum: 1 },
+});
+
+const Lease = object<LeaseView>({
+  created_at: timestamp,
+  updated_at: timestampOrNull,
+  id: uuid,
+  name: { type: 'string', maxLength: 80 },
+  user_id: string,
+  project_id: string,
+  start_date: blazarDate,
+  end_date: blazarDate,
+  trust_id: { type: ['string', 'null'] },
+  status: { enum: every<BlazarLeaseStatus>()(['PENDING', 'STARTING', 'ACTIVE', 'TERMINATING', 'TERMINATED', 'ERROR']) },
+  degraded: { type: 'boolean' },
+  reservations: { type: 'array', items: ref('Reservation') },
+  events: { type: 'array', items: ref('LeaseEvent') },
+});
+
+const Host = object<HostView>(
+  {
+    created_at: timestamp,
+    updated_at: timestampOrNull,
+    id: string,
+    vcpus: { type: 'integer' },
+    cpu_info: string,
+    hypervisor_type: string,
+    hypervisor_version: { type: 'integer' },
+    hypervisor_hostname: string,
+    service_name: string,
+    memory_mb: { type: 'integer' },
+    local_gb: { type: 'integer' },
+    status: { type: 'null' },
+    availability_zone: string,
+    trust_id: { type: 'null' },
+    reservable: { type: 'boolean' },
+  },
+  { description: 'Extra capabilities appear as further top-level keys with string values.', additionalProperties: string },
+);
+
+type AllocatedReservation = HostAllocationView['reservations'][number];
+
+const HostAllocation = object<HostAllocationView>({
+  resource_id: { ...string, description: 'The host id.' },
+  reservations: {
+    type: 'array',
+    items: object<AllocatedReservation>({ id: uuid, lease_id: uuid, start_date: blazarDate, end_date: blazarDate }),
+  },
+});
+
+interface ResourcePropertySummary {
+  readonly property: string;
+  readonly private: boolean;
+  readonly values: string[];
+}
+
+const ResourceProperty: JsonSchema = {
+  type: 'object',
+  description: '`private` and `values` (the distinct values hosts have) only with `detail=true`.',
+  properties: { property: string, private: { type: 'boolean' }, values: { type: 'array', items: string } } satisfies PropertiesOf<ResourcePropertySummary>,
+  required: ['property'],
+};
+
+interface ResourcePropertyRecord {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly resource_type: string;
+  readonly property_name: string;
+  readonly private: boolean;
+}
+
+const ResourcePropertyRecord = object<ResourcePropertyRecord>({
+  created_at: blazarDate,
+  updated_at: { ...blazarDate, type: ['string', 'null'] },
+  id: string,
+  resource_type: { const: 'physical:host' },
+  property_name: string,
+  private: { type: 'boolean' },
+});
+
+/** GET /v1/plugins (plugins/plugins.controller.ts). */
+interface PluginView {
+  readonly name: string;
+  readonly resource_type: string;
+  readonly title: string;
+  readonly description: string;
+}
+
+const Plugin = object<PluginView>({ name: string, resource_type: string, title: string, description: string });
+
+const BlazarError = object<BlazarErrorBody>(
+  {
+    error_code: { type: 'integer', description: 'The HTTP status.' },
+    error_message: { ...string, description: 'What went wrong, in Blazar\'s words (python-blazarclient prints it).' },
+    error_name: { type: ['integer', 'string'], description: 'The HTTP status again, or `INTERNAL_SERVER_ERROR`.' },
+  },
+  { description: "Blazar's error body." },
+);
+
+const VersionDocument: JsonSchema = {
+  type: 'object',
+  properties: {
+    versions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { const: 'v1.0' },
+          status: { const: 'CURRENT' },
+          links: {
+            type: 'array',
+            items: { type: 'object', properties: { href: { type: 'string', format: 'uri' }, rel: string }, required: ['href', 'rel'] },
+          },
+          min_version: string,
+          max_version: string,
+        },
+        required: ['id', 'status', 'links', 'min_version', 'max_version'],
+      },
+    },
+  },
+  required: ['versions'],
+};
+
+export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  Lease,
+  Reservation,
+  LeaseEvent,
+  Host,
+  HostAllocation,
+  ResourceProperty,
+  ResourcePropertyRecord,
+  Plugin,
+  BlazarError,
+  VersionDocument,
+};
+
+/** `{ key: <schema> }`, the envelope every Blazar response has. */
+export const envelope = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', properties: { [key]: schema }, required: [key] });
+export const listOf = (key: string, name: string): JsonSchema => envelope(key, { type: 'array', items: ref(name) });

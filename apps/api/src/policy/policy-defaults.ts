@@ -1,0 +1,51 @@
+/**
+ * Upstream Blazar's policy-in-code defaults (blazar/policies/base.py, leases.py, oshosts.py; the
+ * secure-RBAC defaults, not the deprecated `admin_or_owner` fallback). Same names, so an operator's
+ * existing policy file overrides them the same way.
+ */
+export const DEFAULT_RULES: Readonly<Record<string, string>> = {
+  admin: 'is_admin:True or role:admin',
+  admin_or_owner: 'rule:admin or project_id:%(project_id)s',
+  project_member_api: 'role:member and project_id:%(project_id)s',
+  project_reader_api: 'role:reader and project_id:%(project_id)s',
+  project_member_or_admin: 'rule:project_member_api or rule:admin',
+  project_reader_or_admin: 'rule:project_reader_api or rule:admin',
+
+  'blazar:leases:get': 'rule:project_reader_or_admin',
+  'blazar:leases:post': 'rule:project_member_or_admin',
+  'blazar:leases:put': 'rule:project_member_or_admin',
+  'blazar:leases:delete': 'rule:project_member_or_admin',
+
+  'blazar:oshosts:get': 'rule:admin',
+  'blazar:oshosts:post': 'rule:admin',
+  'blazar:oshosts:put': 'rule:admin',
+  'blazar:oshosts:delete': 'rule:admin',
+  'blazar:oshosts:get_allocations': 'rule:admin',
+  'blazar:oshosts:reallocate': 'rule:admin',
+  'blazar:oshosts:get_resource_properties': 'rule:admin',
+  'blazar:oshosts:update_resource_properties': 'rule:admin',
+};
+
+/** The actions Leasehold checks, by route (docs and the policy tests use this table). */
+export const ACTIONS = {
+  leaseGet: 'blazar:leases:get',
+  leasePost: 'blazar:leases:post',
+  leasePut: 'blazar:leases:put',
+  leaseDelete: 'blazar:leases:delete',
+  hostGet: 'blazar:oshosts:get',
+  hostPost: 'blazar:oshosts:post',
+  hostPut: 'blazar:oshosts:put',
+  hostDelete: 'blazar:oshosts:delete',
+  hostAllocations: 'blazar:oshosts:get_allocations',
+  propertiesGet: 'blazar:oshosts:get_resource_properties',
+  propertiesUpdate: 'blazar:oshosts:update_resource_properties',
+} as const;
+
+/**
+ * Upstream's API code checks `blazar:oshosts:patch_resource_properties` for PATCH
+ * /os-hosts/properties/{name} while its policy registers `update_resource_properties`; a policy
+ * file may use either name (the registered one wins when both are given).
+ */
+export const ALIASES: Readonly<Record<string, string>> = {
+  'blazar:oshosts:patch_resource_properties': 'blazar:oshosts:update_resource_properties',
+};

@@ -1,0 +1,528 @@
+/**
+ * The service's own OpenAPI document (`/openapi.json`) and its Swagger UI page (`/docs`), against
+ * the running system: the document covers every route Nest serves, its request schemas say what
+ * the class-validator DTOs accept (checked value by value against `validateBody`), and real
+ * responses match its response schemas.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppModule } from '../../apps/api/src/app.module.js';
+import { loadApiConfig } from '../../apps/api/src/config.js';
+import { PropertyPrivacyDto, RegisterHostDto } from '../../apps/api/src/hosts/host.dto.js';
+import { toIntLike } from '../../apps/api/src/http/int-like.js';
+import { validateBody } from '../../apps/api/src/http/validate-body.js';
+import { CreateLeaseDto, HostReservationDto, ReservationTypeDto, ReservationUpdateDto, UpdateLeaseDto } from '../../apps/api/src/leases/lease.dto.js';
+import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
+import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
+import { routesOf } from '../../apps/api/src/openapi/routes.js';
+import { EVENT_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
+import { api } from '../helpers/http.js';
+import { type RunningSystem, startSystem } from '../helpers/system.js';
+
+type Schema = Record<string, any>;
+type Doc = Record<string, any>;
+
+/** Every route of the current controllers, as `METHOD /path` (Nest's `:param` form). */
+const EXPECTED_ROUTES = [
+  'GET /',
+  'GET /versions',
+  'GET /v1/leases',
+  'POST /v1/leases',
+  'GET /v1/leases/:leaseId',
+  'PUT /v1/leases/:leaseId',
+  'DELETE /v1/leases/:leaseId',
+  'GET /v1/os-hosts',
+  'POST /v1/os-hosts',
+  'GET /v1/os-hosts/allocations',
+  'GET /v1/os-hosts/properties',
+  'PATCH /v1/os-hosts/properties/:name',
+  'GET /v1/os-hosts/:hostId',
+  'PUT /v1/os-hosts/:hostId',
+  'DELETE /v1/os-hosts/:hostId',
+  'GET /v1/os-hosts/:hostId/allocation',
+  'GET /v1/plugins',
+];
+
+const DTOS = [CreateLeaseDto, UpdateLeaseDto, ReservationTypeDto, HostReservationDto, ReservationUpdateDto, RegisterHostDto, PropertyPrivacyDto];
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The routes Nest registers for the application's controllers, read straight from their decorators (the document's own module left out). */
+const nestRoutes = (): string[] => {
+  const controllers: Function[] = [];
+  const visited = new Set<unknown>();
+  const visit = (module: any): void => {
+    const dynamic = typeof module === 'object' && module !== null;
+    const metatype = dynamic ? module.module : module;
+    if (typeof metatype !== 'function' || metatype === OpenApiModule || visited.has(module)) return;
+    visited.add(module);
+    controllers.push(...(dynamic ? (module.controllers ?? []) : []), ...(Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, metatype) ?? []));
+    for (const imported of [...(dynamic ? (module.imports ?? []) : []), ...(Reflect.getMetadata(MODULE_METADATA.IMPORTS, metatype) ?? [])]) visit(imported);
+  };
+  visit(AppModule.forRoot(loadApiConfig({})));
+  const routes: string[] = [];
+  for (const controller of new Set(controllers)) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '/');
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler = controller.prototype[name];
+      const path = Reflect.getMetadata(PATH_METADATA, handler);
+      if (name === 'constructor' || path === undefined) continue;
+      const segments = `${base}/${String(path)}`.split('/').filter((s) => s !== '');
+      routes.push(`${RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number]} /${segments.join('/')}`);
+    }
+  }
+  return routes;
+};
+
+const operationsOf = (doc: Doc): string[] =>
+  Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+  );
+
+const resolve = (doc: Doc, schema: Schema): Schema => {
+  if (typeof schema.$ref !== 'string') return schema;
+  const target = (schema.$ref as string)
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<any>((node, key) => node?.[key], doc);
+  if (target === undefined) throw new Error(`unresolved $ref ${schema.$ref}`);
+  return resolve(doc, target);
+};
+
+const typeOf = (value: unknown): string => {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+};
+
+const hasType = (type: string, value: unknown): boolean => {
+  switch (type) {
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    default:
+      return typeOf(value) === type;
+  }
+};
+
+/**
+ * A minimal JSON Schema 2020-12 checker for the keywords the document uses; returns the failures
+ * (an unknown keyword fails too, so nothing the document says goes unchecked).
+ */
+const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
+  const schema = resolve(doc, raw);
+  const errors: string[] = [];
+  const fail = (why: string) => errors.push(`${at}: ${why} (got ${JSON.stringify(value)?.slice(0, 80)})`);
+  for (const [keyword, expected] of Object.entries(schema)) {
+    switch (keyword) {
+      case 'type': {
+        const types: string[] = Array.isArray(expected) ? expected : [expected];
+        if (!types.some((type) => hasType(type, value))) fail(`not ${types.join('|')}`);
+        break;
+      }
+      case 'enum':
+        if (!(expected as unknown[]).some((option) => JSON.stringify(option) === JSON.stringify(value))) fail(`not one of ${JSON.stringify(expected)}`);
+        break;
+      case 'const':
+        if (JSON.stringify(expected) !== JSON.stringify(value)) fail(`not ${JSON.stringify(expected)}`);
+        break;
+      case 'pattern':
+        if (typeof value === 'string' && !new RegExp(expected as string, 'u').test(value)) fail(`does not match ${expected}`);
+        break;
+      case 'maxLength':
+        if (typeof value === 'string' && [...value].length > (expected as number)) fail(`longer than ${expected}`);
+        break;
+      case 'minLength':
+        if (typeof value === 'string' && [...value].length < (expected as number)) fail(`shorter than ${expected}`);
+        break;
+      case 'minimum':
+        if (typeof value === 'number' && value < (expected as number)) fail(`below ${expected}`);
+        break;
+      case 'minProperties':
+        if (typeOf(value) === 'object' && Object.keys(value as object).length < (expected as number)) fail(`fewer than ${expected} properties`);
+        break;
+      case 'required':
+        if (typeOf(value) === 'object') for (const key of expected as string[]) if (!(key in (value as object))) fail(`missing ${key}`);
+        break;
+      case 'properties':
+        if (typeOf(value) === 'object') {
+          for (const [key, sub] of Object.entries(expected as Record<string, Schema>)) {
+            if (key in (value as object)) errors.push(...check(doc, sub, (value as Record<string, unknown>)[key], `${at}.${key}`));
+          }
+        }
+        break;
+      case 'additionalProperties':
+        if (typeOf(value) === 'object') {
+          const declared = Object.keys(schema.properties ?? {});
+          for (const [key, item] of Object.entries(value as object).filter(([k]) => !declared.includes(k))) {
+            if (expected === false) fail(`unexpected ${key}`);
+            else if (expected !== true) errors.push(...check(doc, expected as Schema, item, `${at}.${key}`));
+          }
+        }
+        break;
+      case 'items':
+        if (Array.isArray(value)) value.forEach((item, i) => errors.push(...check(doc, expected as Schema, item, `${at}[${i}]`)));
+        break;
+      case 'anyOf':
+        if (!(expected as Schema[]).some((sub) => check(doc, sub, value, at).length === 0)) fail('matches none of anyOf');
+        break;
+      case 'allOf':
+        for (const sub of expected as Schema[]) errors.push(...check(doc, sub, value, at));
+        break;
+      case 'format':
+      case 'description':
+      case 'examples':
+      case 'title':
+        break;
+      default:
+        if (!keyword.startsWith('x-')) fail(`keyword ${keyword} is not understood by this checker`);
+    }
+  }
+  return errors;
+};
+
+const accepts = (doc: Doc, schema: Schema, value: unknown): boolean => check(doc, schema, value).length === 0;
+
+const validatedProperties = (dto: Function): string[] => [
+  ...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((meta) => meta.propertyName)),
+];
+
+const passesDto = (dto: new () => object, body: unknown): boolean => {
+  try {
+    validateBody(dto, body);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const ABSENT = Symbol('absent');
+const SAMPLES: unknown[] = [
+  ABSENT, null, 'x', '', 'a'.repeat(80), 'a'.repeat(81), 'a'.repeat(256), 5, 0, -3, 2.5, '5', ' 7 ', '+1', '-2', '2.5', '1e3', 'two',
+  true, false, 'true', [], ['x'], {}, 'default', 'snapshot', 'physical:host',
+];
+
+/** A body each DTO accepts, from which one property at a time is varied. */
+const VALID_BODIES = new Map<Function, Record<string, unknown>>([
+  [CreateLeaseDto, { name: 'lease', start_date: '2030-01-01 12:00', end_date: '2030-01-02 12:00' }],
+  [UpdateLeaseDto, {}],
+  [ReservationTypeDto, { resource_type: 'physical:host' }],
+  [HostReservationDto, { min: 1, max: 1 }],
+  [ReservationUpdateDto, { id: 'reservation' }],
+  [RegisterHostDto, { name: 'host' }],
+  [PropertyPrivacyDto, { private: true }],
+]);
+
+/** Schema keywords the document layers over a DTO property to describe what the request parser checks later (dates, reservation items). */
+const PARSER_KEYWORDS = ['pattern', 'items'];
+
+describe('OpenAPI document and /docs', () => {
+  let system: RunningSystem;
+  let client: ReturnType<typeof api>;
+  let doc: Doc;
+  let documentResponse: Response;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    client = api(system.url);
+    documentResponse = await fetch(`${system.url}/openapi.json`);
+    doc = (await documentResponse.clone().json()) as Doc;
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-4000)}`);
+  });
+
+  const requestSchema = (method: string, path: string): Schema =>
+    resolve(doc, doc.paths[path][method].requestBody.content['application/json'].schema as Schema);
+
+  describe('/openapi.json', () => {
+    it('is served as JSON without a token, outside the microversioned API', () => {
+      expect(documentResponse.status).toBe(200);
+      expect(documentResponse.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(documentResponse.headers.get('openstack-api-version')).toBeNull();
+      expect(documentResponse.headers.get('x-openstack-request-id')).toMatch(/^req-/);
+    });
+
+    it('is an OpenAPI 3.1 document that reports no gaps', () => {
+      expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+      expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+      expect(doc['x-leasehold-problems'], 'routes, DTO rules or docs the generator could not match').toBeUndefined();
+      expect(Object.keys(doc.components.schemas).length).toBeGreaterThan(10);
+      expect(doc.components.securitySchemes.token).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Auth-Token' });
+    });
+
+    it('has an operation for every route Nest serves, and no other', () => {
+      const operations = operationsOf(doc);
+      expect(new Set(operations).size).toBe(operations.length);
+      expect([...operations].sort()).toEqual([...nestRoutes()].sort());
+      expect(operations).toEqual(expect.arrayContaining(EXPECTED_ROUTES));
+      expect(operations).not.toContain('GET /openapi.json');
+    });
+
+    it('documents every operation: summary, unique operationId, path parameters and responses', () => {
+      const ids = new Set<string>();
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const name = `${method.toUpperCase()} ${path}`;
+          expect(operation['x-leasehold-undocumented'], name).toBeUndefined();
+          expect(operation.summary, name).toEqual(expect.any(String));
+          expect(ids.has(operation.operationId), `${name}: duplicate operationId`).toBe(false);
+          ids.add(operation.operationId);
+          const pathParameters = (operation.parameters ?? []).map((p: Schema) => resolve(doc, p)).filter((p: Schema) => p.in === 'path');
+          expect(pathParameters.map((p: Schema) => p.name).sort(), name).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
+          expect(Object.keys(operation.responses).length, name).toBeGreaterThan(0);
+          for (const response of Object.values(operation.responses)) expect(resolve(doc, response as Schema).description, name).toEqual(expect.any(String));
+        }
+      }
+      expect(doc.paths['/'].get.responses['300']).toBeDefined();
+      expect(doc.paths['/v1/leases'].post.responses['201']).toBeDefined();
+      expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204']).toBeDefined();
+      expect(doc.paths['/v1/leases'].post.responses['201'].headers['X-Leasehold-Position']).toBeDefined();
+      expect(doc.paths['/v1/leases'].get.parameters).toContainEqual({ $ref: '#/components/parameters/MinPosition' });
+      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id']);
+    });
+
+    it('every $ref resolves', () => {
+      const refs: string[] = [];
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(walk);
+        else if (node !== null && typeof node === 'object') {
+          for (const [key, value] of Object.entries(node)) {
+            if (key === '$ref') refs.push(value as string);
+            else walk(value);
+          }
+        }
+      };
+      walk(doc);
+      expect(refs.length).toBeGreaterThan(20);
+      for (const ref of refs) expect(() => resolve(doc, { $ref: ref }), ref).not.toThrow();
+    });
+  });
+
+  describe('request schemas come from the DTOs', () => {
+    it('POST /v1/leases: name is a required string of at most 80 characters; start_date and end_date are required', () => {
+      const schema = requestSchema('post', '/v1/leases');
+      expect(schema['x-leasehold-dto']).toBe('CreateLeaseDto');
+      expect(schema.required).toEqual(expect.arrayContaining(['name', 'start_date', 'end_date']));
+      expect(schema.required).not.toContain('reservations');
+      expect(schema.properties.name).toMatchObject({ type: 'string', maxLength: 80 });
+      expect(resolve(doc, schema.properties.reservations.items).allOf).toEqual([
+        { $ref: '#/components/schemas/ReservationTypeDto' },
+        { $ref: '#/components/schemas/HostReservationDto' },
+      ]);
+    });
+
+    it('PUT /v1/leases/{id} and PATCH .../properties/{name} use their DTOs', () => {
+      expect(requestSchema('put', '/v1/leases/{leaseId}')['x-leasehold-dto']).toBe('UpdateLeaseDto');
+      expect(requestSchema('put', '/v1/leases/{leaseId}').required).toBeUndefined();
+      expect(requestSchema('post', '/v1/os-hosts')['x-leasehold-dto']).toBe('RegisterHostDto');
+      expect(requestSchema('patch', '/v1/os-hosts/properties/{name}')).toMatchObject({
+        'x-leasehold-dto': 'PropertyPrivacyDto',
+        required: ['private'],
+        properties: { private: { type: 'boolean' } },
+      });
+    });
+
+    it('HostReservationDto: min and max are required and accept an integer or an int-like string, exactly as IsIntLike does', () => {
+      const schema = resolve(doc, doc.components.schemas.HostReservationDto);
+      expect(schema.required).toEqual(['min', 'max']);
+      for (const key of ['min', 'max']) {
+        const property = schema.properties[key];
+        expect(property.anyOf).toEqual([{ type: 'integer' }, { type: 'string', pattern: expect.any(String) }]);
+        for (const value of [1, 0, -4, 2.5, '2', ' 3 ', '+1', '-1', '2.5', '1e3', 'x', '', ' ', true, null, [], {}]) {
+          expect(accepts(doc, property, value), `${key} = ${JSON.stringify(value)}`).toBe(toIntLike(value) !== null);
+        }
+      }
+      // in a reservation update they are optional, but still int-like when given
+      const update = resolve(doc, doc.components.schemas.ReservationUpdateDto);
+      expect(update.required).toEqual(['id']);
+      expect(update.properties.min.anyOf).toEqual(schema.properties.min.anyOf);
+    });
+
+    it.each(DTOS.map((dto) => [dto.name, dto] as const))('%s: the schema has exactly the properties class-validator validates', (name, dto) => {
+      const schema = doc.components.schemas[name];
+      expect(schema['x-leasehold-dto']).toBe(name);
+      expect(Object.keys(schema.properties)).toEqual(validatedProperties(dto));
+    });
+
+    it.each(DTOS.map((dto) => [dto.name, dto] as const))('%s: the schema accepts a value exactly when validateBody does', (name, dto) => {
+      const schema = doc.components.schemas[name] as Schema;
+      const base = VALID_BODIES.get(dto) as Record<string, unknown>;
+      expect(passesDto(dto, base)).toBe(true);
+      expect(check(doc, schema, base)).toEqual([]);
+      let compared = 0;
+      for (const [property, propertySchema] of Object.entries(schema.properties as Record<string, Schema>)) {
+        // what the request parsers check after the DTO (date format, reservation items) is not the DTO's to accept
+        if (PARSER_KEYWORDS.some((keyword) => keyword in propertySchema)) continue;
+        for (const sample of SAMPLES) {
+          const body = { ...base };
+          if (sample === ABSENT) delete body[property];
+          else body[property] = sample;
+          const label = `${name}.${property} = ${sample === ABSENT ? '(absent)' : JSON.stringify(sample)}`;
+          expect(accepts(doc, schema, body), `${label}: ${check(doc, schema, body).join('; ')}`).toBe(passesDto(dto, body));
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(0);
+    });
+  });
+
+  describe('responses match the response schemas', () => {
+    const responseSchema = (method: string, path: string, status: number): Schema => {
+      const response = resolve(doc, doc.paths[path][method].responses[String(status)]);
+      return response.content['application/json'].schema as Schema;
+    };
+
+    const conforms = (method: string, path: string, response: { status: number; body: unknown }, status: number) => {
+      expect(response.status, JSON.stringify(response.body)).toBe(status);
+      expect(check(doc, responseSchema(method, path, status), response.body)).toEqual([]);
+    };
+
+    it('the view schemas list the keys Blazar shows, in its order', () => {
+      expect(Object.keys(doc.components.schemas.Lease.properties)).toEqual(LEASE_KEYS);
+      expect(Object.keys(doc.components.schemas.Reservation.properties)).toEqual(RESERVATION_KEYS);
+      expect(Object.keys(doc.components.schemas.LeaseEvent.properties)).toEqual(EVENT_KEYS);
+      expect(Object.keys(doc.components.schemas.Host.properties)).toEqual(HOST_KEYS);
+    });
+
+    it('hosts, leases, allocations, properties, plugins, versions and errors', async () => {
+      const created = await client.post('/v1/os-hosts', { name: 'openapi-host', vcpus: '8', memory_mb: 4096, gpu: 'true' });
+      conforms('post', '/v1/os-hosts', created, 201);
+      expect(created.headers.get('x-leasehold-position')).toMatch(/^\d+$/);
+      const hostId = created.body.host.id as string;
+
+      const start = dayAt(30, '10:00');
+      const end = dayAt(31, '10:00');
+      const lease = await client.post('/v1/leases', {
+        name: 'openapi-lease',
+        start_date: start,
+        end_date: end,
+        reservations: [{ ...pinnedHost('openapi-host'), min: '1', max: 1 }],
+        events: [],
+      });
+      conforms('post', '/v1/leases', lease, 201);
+      const leaseId = lease.body.lease.id as string;
+      const position = { 'X-Leasehold-Min-Position': lease.headers.get('x-leasehold-position') as string };
+
+      conforms('get', '/v1/leases', await client.get('/v1/leases', position), 200);
+      conforms('get', '/v1/leases/{leaseId}', await client.get(`/v1/leases/${leaseId}`, position), 200);
+      conforms('put', '/v1/leases/{leaseId}', await client.put(`/v1/leases/${leaseId}`, { name: 'openapi-renamed' }), 200);
+      conforms('get', '/v1/os-hosts', await client.get('/v1/os-hosts', position), 200);
+      conforms('get', '/v1/os-hosts/{hostId}', await client.get(`/v1/os-hosts/${hostId}`, position), 200);
+      conforms('put', '/v1/os-hosts/{hostId}', await client.put(`/v1/os-hosts/${hostId}`, { rack: 'r1' }), 200);
+      const allocations = await client.get('/v1/os-hosts/allocations', position);
+      conforms('get', '/v1/os-hosts/allocations', allocations, 200);
+      expect(allocations.body.allocations.flatMap((a: Schema) => a.reservations)).not.toEqual([]);
+      conforms('get', '/v1/os-hosts/{hostId}/allocation', await client.get(`/v1/os-hosts/${hostId}/allocation?lease_id=${leaseId}`, position), 200);
+      conforms('get', '/v1/os-hosts/properties', await client.get('/v1/os-hosts/properties', position), 200);
+      const detailed = await client.get('/v1/os-hosts/properties?detail=true', position);
+      conforms('get', '/v1/os-hosts/properties', detailed, 200);
+      expect(detailed.body.resource_properties).toContainEqual(expect.objectContaining({ property: 'gpu', values: ['true'] }));
+      conforms('patch', '/v1/os-hosts/properties/{name}', await client.patch('/v1/os-hosts/properties/gpu', { private: true }), 200);
+      conforms('get', '/v1/plugins', await client.get('/v1/plugins'), 200);
+      for (const path of ['/', '/versions']) conforms('get', path, await client.get(path), 300);
+
+      const missing = await client.get('/v1/leases/no-such-lease');
+      conforms('get', '/v1/leases/{leaseId}', missing, 404);
+      const invalid = await client.post('/v1/leases', { name: 'x'.repeat(81), start_date: start, end_date: end });
+      conforms('post', '/v1/leases', invalid, 400);
+      expect(accepts(doc, requestSchema('post', '/v1/leases'), { name: 'x'.repeat(81), start_date: start, end_date: end })).toBe(false);
+
+      const deleted = await fetch(`${system.url}/v1/leases/${leaseId}`, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204'].content).toBeUndefined();
+    });
+  });
+
+  describe('with authentication', () => {
+    it('asks for X-Auth-Token on /v1 (401/403 possible), never for version discovery', () => {
+      const controllers = AppModule.forRoot(loadApiConfig({})).controllers ?? [];
+      const { document, problems } = buildOpenApiDocument({ routes: routesOf(controllers), auth: 'keystone' });
+      const built = document as Doc;
+      expect(problems).toEqual([]);
+      expect(built.security).toEqual([{ token: [] }]);
+      expect(built.paths['/'].get.security).toEqual([]);
+      expect(built.paths['/versions'].get.security).toEqual([]);
+      expect(built.paths['/v1/leases'].get.security).toBeUndefined();
+      expect(Object.keys(built.paths['/v1/leases'].get.responses)).toEqual(expect.arrayContaining(['401', '403']));
+      // the running system (auth none) asks for none
+      expect(doc.security).toBeUndefined();
+      expect(doc.paths['/v1/leases'].get.responses['401']).toBeUndefined();
+    });
+  });
+
+  describe('/docs', () => {
+    it('is an HTML page that loads Swagger UI from this service and points it at /openapi.json', async () => {
+      const response = await fetch(`${system.url}/docs`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await response.text();
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+      expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/openapi.json']));
+      expect(assets.filter((asset) => /^(https?:)?\/\//.test(asset)), 'no CDN').toEqual([]);
+      const scripts: string[] = [];
+      for (const asset of assets) {
+        const loaded = await fetch(`${system.url}${asset}`);
+        expect(loaded.status, asset).toBe(200);
+        const body = await loaded.text();
+        expect(body.length, asset).toBeGreaterThan(0);
+        if (asset.endsWith('.css')) expect(loaded.headers.get('content-type'), asset).toMatch(/^text\/css/);
+        if (asset.endsWith('.js')) {
+          expect(loaded.headers.get('content-type'), asset).toMatch(/javascript/);
+          scripts.push(body);
+        }
+      }
+      expect(scripts.some((script) => script.includes('SwaggerUIBundle') && script.includes("url: '/openapi.json'"))).toBe(true);
+    });
+
+    it('serves only the files the page needs', async () => {
+      for (const path of ['/docs/package.json', '/docs/index.js', '/docs/..%2Fpackage.json', '/docs/swagger-ui-bundle.js.map']) {
+        const response = await fetch(`${system.url}${path}`);
+        expect(response.status, path).toBe(404);
+        expect(await response.json()).toMatchObject({ error_code: 404 });
+      }
+    });
+  });
+});
+
+describe('OpenAPI document and /docs with token authentication (LEASEHOLD_AUTH=static)', () => {
+  let system: RunningSystem;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leasehold-openapi-auth-'));
+    writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'openapi-token': { user_id: 'u', project_id: 'p', roles: ['admin'] } }));
+    system = await startSystem({ apps: ['api'], env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') } });
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are served without a token, like version discovery, and say that /v1 needs one', async () => {
+    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+      expect((await fetch(`${system.url}${path}`)).status, path).toBe(200);
+    }
+    expect((await fetch(`${system.url}/v1/leases`)).status).toBe(401);
+    const doc = (await (await fetch(`${system.url}/openapi.json`)).json()) as Doc;
+    expect(doc['x-leasehold-problems']).toBeUndefined();
+    expect(doc.security).toEqual([{ token: [] }]);
+    expect(doc.paths['/'].get.security).toEqual([]);
+    expect(doc.paths['/v1/leases'].get.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+  });
+});

@@ -1,0 +1,302 @@
+/**
+ * Every API route x role (admin, member, reader, no role) x own/other project, with upstream's
+ * default policy, in auth mode `static` (no Keystone needed). Each case checks the status code and
+ * Blazar's error body, that a refused write leaves the ledger (events.sqlite) exactly as it was, and
+ * that an accepted write records the caller as the actor of its events.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerCount } from '../helpers/api-fixtures.js';
+import { blazarDate } from '../helpers/http.js';
+import { type RunningSystem, startSystem } from '../helpers/system.js';
+
+type Role = 'admin' | 'member' | 'reader' | 'norole';
+
+/** Tokens of the matrix: one caller per role in project-a, a member of project-b owning the "other" leases. */
+const IDENTITIES = {
+  admin: { token: 'tok-admin', user_id: 'u-admin', project_id: 'project-admin', roles: ['admin'] },
+  member: { token: 'tok-member', user_id: 'u-member', project_id: 'project-a', roles: ['member'] },
+  reader: { token: 'tok-reader', user_id: 'u-reader', project_id: 'project-a', roles: ['reader'] },
+  norole: { token: 'tok-norole', user_id: 'u-norole', project_id: 'project-a', roles: [] as string[] },
+  ownerA: { token: 'tok-owner-a', user_id: 'u-owner-a', project_id: 'project-a', roles: ['member'] },
+  ownerB: { token: 'tok-owner-b', user_id: 'u-owner-b', project_id: 'project-b', roles: ['member'] },
+} as const;
+
+/** For the admin, "own" is project-a too: admins act on every project. */
+const ROLES: readonly Role[] = ['admin', 'member', 'reader', 'norole'];
+
+interface Reply {
+  readonly status: number;
+  readonly body: any;
+}
+
+const call = async (base: string, method: string, path: string, token: string | null, body?: unknown): Promise<Reply> => {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token !== null) headers['X-Auth-Token'] = token;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null };
+};
+
+const denied = (action: string) => ({ error_code: 403, error_message: `Policy doesn't allow ${action} to be performed`, error_name: 403 });
+
+const lastActor = (dataDir: string): unknown => {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('select metadata from events order by position desc limit 1').get() as { metadata: string };
+    return JSON.parse(row.metadata).actor;
+  } finally {
+    db.close();
+  }
+};
+
+let system: RunningSystem;
+let tokensDir: string;
+let day = 0;
+
+const as = (who: keyof typeof IDENTITIES) => IDENTITIES[who].token;
+const request = (method: string, path: string, token: string | null, body?: unknown) => call(system.url, method, path, token, body);
+
+/** A lease with no reservations (cheap, always fits) owned by project-a or project-b. */
+const leaseOf = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
+  day++;
+  const start = blazarDate(60 * 24 * 10 + day * 180);
+  const end = blazarDate(60 * 24 * 10 + day * 180 + 60);
+  const created = await request('POST', '/v1/leases', as(owner), { name: `matrix-${owner}-${day}`, start_date: start, end_date: end, reservations: [] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.lease.id;
+};
+
+let hostCounter = 0;
+const newHost = async (): Promise<string> => {
+  const created = await request('POST', '/v1/os-hosts', as('admin'), { name: `matrix-host-${++hostCounter}`, gpu: 'true' });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.host.id;
+};
+
+beforeAll(async () => {
+  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-tokens-'));
+  const file = join(tokensDir, 'tokens.json');
+  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
+  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+});
+
+afterAll(async () => {
+  await system?.stop();
+  rmSync(tokensDir, { recursive: true, force: true });
+});
+
+/** Runs a write: checks status/body, and that the ledger grew (with the caller as actor) or stayed unchanged. */
+const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: number, action: string, allowed: boolean): Promise<Reply> => {
+  const before = ledgerCount(system.dataDir);
+  const reply = await send();
+  if (allowed) {
+    expect(reply.status, JSON.stringify(reply.body)).toBe(allowedStatus);
+    expect(ledgerCount(system.dataDir)).toBeGreaterThan(before);
+    const { user_id, project_id } = IDENTITIES[role];
+    expect(lastActor(system.dataDir)).toEqual({ userId: user_id, projectId: project_id });
+  } else {
+    expect(reply.status, JSON.stringify(reply.body)).toBe(403);
+    expect(reply.body).toEqual(denied(action));
+    expect(ledgerCount(system.dataDir), 'a refused write must not append to the ledger').toBe(before);
+  }
+  return reply;
+};
+
+const read = async (send: () => Promise<Reply>, allowedStatus: number, action: string, allowed: boolean): Promise<Reply> => {
+  const reply = await send();
+  if (allowed) expect(reply.status, JSON.stringify(reply.body)).toBe(allowedStatus);
+  else {
+    expect(reply.status, JSON.stringify(reply.body)).toBe(403);
+    expect(reply.body).toEqual(denied(action));
+  }
+  return reply;
+};
+
+/** Expected outcome per route and role (true: allowed), from upstream's default policy. */
+const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
+  'list': { admin: true, member: true, reader: true, norole: false },
+  'get own': { admin: true, member: true, reader: true, norole: false },
+  'get other': { admin: true, member: false, reader: false, norole: false },
+  'create': { admin: true, member: true, reader: false, norole: false },
+  'update own': { admin: true, member: true, reader: false, norole: false },
+  'update other': { admin: true, member: false, reader: false, norole: false },
+  'delete own': { admin: true, member: true, reader: false, norole: false },
+  'delete other': { admin: true, member: false, reader: false, norole: false },
+};
+
+const table = (policy: Record<string, Record<Role, boolean>>) =>
+  Object.entries(policy).flatMap(([route, byRole]) => ROLES.map((role) => [route, role, byRole[role]] as const));
+
+describe('leases: route x role x own/other project (static tokens, default policy)', () => {
+  it.each(table(LEASE_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const own = await leaseOf('ownerA');
+    const other = await leaseOf('ownerB');
+    switch (route) {
+      case 'list': {
+        const reply = await read(() => request('GET', '/v1/leases', token), 200, 'blazar:leases:get', allowed);
+        if (!allowed) break;
+        const ids = reply.body.leases.map((lease: { id: string }) => lease.id);
+        expect(ids).toContain(own);
+        if (role === 'admin') expect(ids).toContain(other);
+        else {
+          expect(ids).not.toContain(other);
+          expect(new Set(reply.body.leases.map((lease: { project_id: string }) => lease.project_id))).toEqual(new Set(['project-a']));
+        }
+        break;
+      }
+      case 'get own':
+      case 'get other': {
+        const id = route === 'get own' ? own : other;
+        const reply = await read(() => request('GET', `/v1/leases/${id}`, token), 200, 'blazar:leases:get', allowed);
+        if (allowed) expect(reply.body.lease.id).toBe(id);
+        break;
+      }
+      case 'create': {
+        const body = { name: `matrix-create-${role}`, start_date: blazarDate(60 * 24 * 40), end_date: blazarDate(60 * 24 * 40 + 60), reservations: [] };
+        const reply = await write(role, () => request('POST', '/v1/leases', token, body), 201, 'blazar:leases:post', allowed);
+        if (allowed) {
+          // the lease belongs to the caller's project and user, whatever the body says
+          expect(reply.body.lease).toMatchObject({ project_id: IDENTITIES[role].project_id, user_id: IDENTITIES[role].user_id });
+        }
+        break;
+      }
+      case 'update own':
+      case 'update other': {
+        const id = route === 'update own' ? own : other;
+        const reply = await write(role, () => request('PUT', `/v1/leases/${id}`, token, { name: `renamed-by-${role}` }), 200, 'blazar:leases:put', allowed);
+        const after = await request('GET', `/v1/leases/${id}`, as('admin'));
+        expect(after.body.lease.name === `renamed-by-${role}`).toBe(allowed);
+        if (allowed) expect(reply.body.lease.name).toBe(`renamed-by-${role}`);
+        break;
+      }
+      case 'delete own':
+      case 'delete other': {
+        const id = route === 'delete own' ? own : other;
+        await write(role, () => request('DELETE', `/v1/leases/${id}`, token), 204, 'blazar:leases:delete', allowed);
+        expect((await request('GET', `/v1/leases/${id}`, as('admin'))).status).toBe(allowed ? 404 : 200);
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('an unknown lease is 404 for %s, before any policy check (as upstream)', async (role) => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const notFound = { error_code: 404, error_message: `Object with {'lease_id': '${missing}'} not found`, error_name: 404 };
+    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+      const reply = await request(method, `/v1/leases/${missing}`, as(role), body);
+      expect(reply.status, `${method} ${JSON.stringify(reply.body)}`).toBe(404);
+      expect(reply.body).toEqual(notFound);
+    }
+  });
+
+  it("a member's update of its own project's lease made by another member of the project is allowed (project, not user, owns it)", async () => {
+    const own = await leaseOf('ownerA');
+    const reply = await request('PUT', `/v1/leases/${own}`, as('member'), { name: 'by-a-colleague' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.lease).toMatchObject({ user_id: 'u-owner-a', project_id: 'project-a' });
+  });
+});
+
+const HOST_ROUTES = [
+  'list hosts',
+  'register host',
+  'show host',
+  'update host',
+  'delete host',
+  'list allocations',
+  'host allocation',
+  'list properties',
+  'update property',
+] as const;
+
+describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
+  const cases = HOST_ROUTES.flatMap((route) => ROLES.map((role) => [route, role, role === 'admin'] as const));
+
+  it.each(cases)('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const host = await newHost();
+    switch (route) {
+      case 'list hosts': {
+        const reply = await read(() => request('GET', '/v1/os-hosts', token), 200, 'blazar:oshosts:get', allowed);
+        if (allowed) expect(reply.body.hosts.map((h: { id: string }) => h.id)).toContain(host);
+        break;
+      }
+      case 'register host':
+        await write(role, () => request('POST', '/v1/os-hosts', token, { name: `matrix-register-${role}` }), 201, 'blazar:oshosts:post', allowed);
+        break;
+      case 'show host':
+        await read(() => request('GET', `/v1/os-hosts/${host}`, token), 200, 'blazar:oshosts:get', allowed);
+        break;
+      case 'update host':
+        await write(role, () => request('PUT', `/v1/os-hosts/${host}`, token, { rack: `r-${role}` }), 200, 'blazar:oshosts:put', allowed);
+        break;
+      case 'delete host':
+        await write(role, () => request('DELETE', `/v1/os-hosts/${host}`, token), 204, 'blazar:oshosts:delete', allowed);
+        break;
+      case 'list allocations':
+        await read(() => request('GET', '/v1/os-hosts/allocations', token), 200, 'blazar:oshosts:get_allocations', allowed);
+        break;
+      case 'host allocation':
+        await read(() => request('GET', `/v1/os-hosts/${host}/allocation`, token), 200, 'blazar:oshosts:get_allocations', allowed);
+        break;
+      case 'list properties':
+        await read(() => request('GET', '/v1/os-hosts/properties?detail=True', token), 200, 'blazar:oshosts:get_resource_properties', allowed);
+        break;
+      case 'update property':
+        await write(
+          role,
+          () => request('PATCH', '/v1/os-hosts/properties/gpu', token, { private: role === 'admin' }),
+          200,
+          'blazar:oshosts:update_resource_properties',
+          allowed,
+        );
+        break;
+    }
+  });
+
+  it('an unknown host is 403 for a non-admin (the policy comes first for hosts) and 404 for the admin', async () => {
+    expect((await request('GET', '/v1/os-hosts/999999', as('member'))).status).toBe(403);
+    expect((await request('GET', '/v1/os-hosts/999999', as('admin'))).status).toBe(404);
+  });
+});
+
+describe('unauthenticated calls (static tokens)', () => {
+  const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
+  const ROUTES: readonly (readonly [string, string, unknown?])[] = [
+    ['GET', '/v1/leases'],
+    ['POST', '/v1/leases', { name: 'x', start_date: 'now', end_date: blazarDate(60 * 24 * 50) }],
+    ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000'],
+    ['PUT', '/v1/leases/00000000-0000-4000-8000-000000000000', { name: 'x' }],
+    ['DELETE', '/v1/leases/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/v1/os-hosts'],
+    ['POST', '/v1/os-hosts', { name: 'x' }],
+    ['GET', '/v1/os-hosts/1'],
+    ['PUT', '/v1/os-hosts/1', { a: 'b' }],
+    ['DELETE', '/v1/os-hosts/1'],
+    ['GET', '/v1/os-hosts/allocations'],
+    ['GET', '/v1/os-hosts/1/allocation'],
+    ['GET', '/v1/os-hosts/properties'],
+    ['PATCH', '/v1/os-hosts/properties/gpu', { private: true }],
+    ['GET', '/v1/no-such-route'],
+    ['GET', '/V1/leases'],
+    ['POST', '/', {}],
+  ];
+  const cases = ROUTES.flatMap(([method, path, body]) => [
+    [method, path, body, null] as const,
+    [method, path, body, 'not-a-token'] as const,
+  ]);
+
+  it.each(cases)('%s %s with token %j: 401 as keystonemiddleware, nothing written', async (method, path, body, token) => {
+    const before = ledgerCount(system.dataDir);
+    const reply = await request(method, path, token, body);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual(UNAUTHORIZED);
+    expect(ledgerCount(system.dataDir)).toBe(before);
+  });
+});
