@@ -4,36 +4,16 @@ import { DomainError } from '../shared/errors.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { CreateLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
-import type { LeaseCreated, LeaseEvent } from './lease.events.js';
-import type { HostReservation, LeaseEventIds } from './lease.types.js';
+import type { LeaseCreated } from './lease.events.js';
+import { END, LEASE_ID, START, at, created as leaseCreated, deleted, eventIds, reservationFactory } from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures
+// Fixtures (shared ones in ./testing/lease.fixtures.ts)
 // ---------------------------------------------------------------------------------------------
-
-const LEASE_ID = 'lease-1';
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** '2030-01-01T<hh>:<mm>:<ss>.000Z' */
-const at = (hours: number, minutes = 0, seconds = 0): string => `2030-01-01T${pad(hours)}:${pad(minutes)}:${pad(seconds)}.000Z`;
 
 const NOW = at(9);
-const START = at(10);
-const END = at(18);
 
-const eventIds: LeaseEventIds = { start: 'evt-start', end: 'evt-end', beforeEnd: 'evt-before-end' };
-
-const reservation = (id: string, overrides: Partial<HostReservation> = {}): HostReservation => ({
-  id,
-  resourceId: `resource-${id}`,
-  resourceType: 'physical:host',
-  min: 1,
-  max: 1,
-  hypervisorProperties: '',
-  resourceProperties: '["==", "$gpu", "true"]',
-  beforeEnd: 'default',
-  hostIds: ['7'],
-  ...overrides,
-});
+const reservation = reservationFactory({ resourceProperties: '["==", "$gpu", "true"]' });
 
 type CreateData = CreateLease['data'];
 
@@ -59,13 +39,8 @@ const createLease = (overrides: Partial<CreateData> = {}): CreateLease => ({
 /** The event CreateLease yields for the same overrides, given the expected before-end date. */
 const created = (beforeEndDate: string | null, overrides: Partial<CreateData> = {}): LeaseCreated => {
   const { leaseId, name, projectId, userId, trustId, startDate, endDate, reservations, now } = createLease(overrides).data;
-  return {
-    type: 'Lease.Created',
-    data: { leaseId, name, projectId, userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds, createdAt: now },
-  };
+  return leaseCreated({ leaseId, name, projectId, userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds, createdAt: now });
 };
-
-const deleted = (): LeaseEvent => ({ type: 'Lease.Deleted', data: { leaseId: LEASE_ID, at: NOW } });
 
 const given = DeciderSpecification.for(leaseDecider);
 

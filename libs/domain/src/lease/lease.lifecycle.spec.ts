@@ -3,77 +3,31 @@ import { foldEvents } from '../shared/decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { BeginLeasePhase, CompleteLeasePhase, DeleteLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
-import type { LeaseCreated, LeaseEvent } from './lease.events.js';
-import type { EffectRecord, EndReason, HostReservation, LeaseEventIds, LeasePhase, ReservationOutcome } from './lease.types.js';
+import type { LeaseEvent } from './lease.events.js';
+import type { EffectRecord, LeasePhase, ReservationOutcome } from './lease.types.js';
+import {
+  BEFORE_END,
+  END,
+  LEASE_ID,
+  START,
+  at,
+  beforeEndCompleted,
+  beforeEndFailed,
+  beforeEndRequested,
+  created,
+  deleted,
+  endFailed,
+  endRequested,
+  ended,
+  history,
+  startFailed,
+  startRequested,
+  started,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00
+// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00 (./testing/lease.fixtures.ts)
 // ---------------------------------------------------------------------------------------------
-
-const LEASE_ID = 'lease-1';
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** '2030-01-01T<hh>:<mm>:<ss>.000Z' */
-const at = (hours: number, minutes = 0, seconds = 0): string => `2030-01-01T${pad(hours)}:${pad(minutes)}:${pad(seconds)}.000Z`;
-
-const CREATED_AT = '2029-12-31T12:00:00.000Z';
-const START = at(10);
-const END = at(18);
-const BEFORE_END = at(17);
-
-const eventIds: LeaseEventIds = { start: 'evt-start', end: 'evt-end', beforeEnd: 'evt-before-end' };
-
-const reservation = (id: string): HostReservation => ({
-  id,
-  resourceId: `resource-${id}`,
-  resourceType: 'physical:host',
-  min: 1,
-  max: 1,
-  hypervisorProperties: '',
-  resourceProperties: '',
-  beforeEnd: 'default',
-  hostIds: ['7'],
-});
-
-const created = (overrides: Partial<LeaseCreated['data']> = {}): LeaseCreated => ({
-  type: 'Lease.Created',
-  data: {
-    leaseId: LEASE_ID,
-    name: 'my-lease',
-    projectId: 'project-1',
-    userId: 'user-1',
-    trustId: null,
-    startDate: START,
-    endDate: END,
-    beforeEndDate: BEFORE_END,
-    reservations: [reservation('res-1'), reservation('res-2')],
-    eventIds,
-    createdAt: CREATED_AT,
-    ...overrides,
-  },
-});
-
-const startRequested = (when = START): LeaseEvent => ({ type: 'Lease.StartRequested', data: { leaseId: LEASE_ID, at: when } });
-const started = (when = START): LeaseEvent => ({ type: 'Lease.Started', data: { leaseId: LEASE_ID, at: when } });
-const startFailed = (reason = 'res-1: boom', when = START): LeaseEvent => ({
-  type: 'Lease.StartFailed',
-  data: { leaseId: LEASE_ID, at: when, reason },
-});
-const beforeEndRequested = (when = BEFORE_END): LeaseEvent => ({ type: 'Lease.BeforeEndRequested', data: { leaseId: LEASE_ID, at: when } });
-const beforeEndCompleted = (when = BEFORE_END): LeaseEvent => ({ type: 'Lease.BeforeEndCompleted', data: { leaseId: LEASE_ID, at: when } });
-const beforeEndFailed = (reason = 'res-1: boom', when = BEFORE_END): LeaseEvent => ({
-  type: 'Lease.BeforeEndFailed',
-  data: { leaseId: LEASE_ID, at: when, reason },
-});
-const endRequested = (reason: EndReason = 'scheduled', when = END): LeaseEvent => ({
-  type: 'Lease.EndRequested',
-  data: { leaseId: LEASE_ID, at: when, reason },
-});
-const ended = (when = END): LeaseEvent => ({ type: 'Lease.Ended', data: { leaseId: LEASE_ID, at: when } });
-const endFailed = (reason = 'res-1: boom', when = END): LeaseEvent => ({
-  type: 'Lease.EndFailed',
-  data: { leaseId: LEASE_ID, at: when, reason },
-});
-const deleted = (when: string): LeaseEvent => ({ type: 'Lease.Deleted', data: { leaseId: LEASE_ID, at: when } });
 
 const effects = (operation: string): EffectRecord[] => [{ operation, aggregate: 'blazar_lease-1' }];
 
@@ -100,23 +54,6 @@ const complete = (phase: LeasePhase, now: string, outcomes: readonly Reservation
   data: { leaseId: LEASE_ID, phase, outcomes, now },
 });
 const deleteLease = (now: string): DeleteLease => ({ type: 'DeleteLease', data: { leaseId: LEASE_ID, now } });
-
-const history = {
-  Pending: (): LeaseEvent[] => [created()],
-  Starting: (): LeaseEvent[] => [created(), startRequested()],
-  Active: (): LeaseEvent[] => [created(), startRequested(), started()],
-  BeforeEndInProgress: (): LeaseEvent[] => [...history.Active(), beforeEndRequested()],
-  BeforeEndDone: (): LeaseEvent[] => [...history.Active(), beforeEndRequested(), beforeEndCompleted()],
-  BeforeEndError: (): LeaseEvent[] => [...history.Active(), beforeEndRequested(), beforeEndFailed()],
-  StartFailed: (): LeaseEvent[] => [created(), startRequested(), startFailed()],
-  Ending: (): LeaseEvent[] => [...history.Active(), endRequested()],
-  Ended: (): LeaseEvent[] => [...history.Active(), endRequested(), ended()],
-  EndFailed: (): LeaseEvent[] => [...history.Active(), endRequested(), endFailed()],
-  DeletedPending: (): LeaseEvent[] => [created(), deleted(at(9))],
-  /** Deleted while active: its end is still owed. */
-  DeletedWhileActive: (): LeaseEvent[] => [...history.Active(), endRequested('deleted', at(12)), deleted(at(12))],
-  DeletedWhileActiveDone: (): LeaseEvent[] => [...history.DeletedWhileActive(), ended(at(12))],
-};
 
 const given = DeciderSpecification.for(leaseDecider);
 

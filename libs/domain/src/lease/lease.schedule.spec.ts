@@ -1,26 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { foldEvents } from '../shared/decider.js';
 import { leaseDecider } from './lease.decide.js';
-import type { LeaseCreated, LeaseEvent } from './lease.events.js';
+import type { LeaseEvent } from './lease.events.js';
 import { nextDueAction } from './lease.schedule.js';
 import type { DeletedEnd, LeaseData, LeaseState } from './lease.state.js';
-import type { LeaseEventIds, PhaseProgress } from './lease.types.js';
+import type { PhaseProgress } from './lease.types.js';
+import {
+  BEFORE_END,
+  CREATED_AT,
+  END,
+  LEASE_ID,
+  START,
+  at,
+  beforeEndCompleted,
+  beforeEndRequested,
+  created,
+  endRequested,
+  ended,
+  eventIds,
+  startRequested,
+  started,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00
+// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00 (./testing/lease.fixtures.ts)
 // ---------------------------------------------------------------------------------------------
 
-const LEASE_ID = 'lease-1';
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** '2030-01-01T<hh>:<mm>:00.000Z' */
-const at = (hours: number, minutes = 0): string => `2030-01-01T${pad(hours)}:${pad(minutes)}:00.000Z`;
-
-const START = at(10);
-const END = at(18);
-const BEFORE_END = at(17);
 const DELETED_AT = at(12, 30);
-
-const eventIds: LeaseEventIds = { start: 'evt-start', end: 'evt-end', beforeEnd: 'evt-before-end' };
 
 const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
   leaseId: LEASE_ID,
@@ -34,7 +40,7 @@ const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
   reservations: [],
   eventIds,
   beforeEnd: 'undone',
-  createdAt: '2029-12-31T12:00:00.000Z',
+  createdAt: CREATED_AT,
   updatedAt: null,
   ...overrides,
 });
@@ -144,42 +150,22 @@ describe('nextDueAction', () => {
   });
 
   describe('on folded histories', () => {
-    const created: LeaseCreated = {
-      type: 'Lease.Created',
-      data: {
-        leaseId: LEASE_ID,
-        name: 'my-lease',
-        projectId: 'project-1',
-        userId: 'user-1',
-        trustId: null,
-        startDate: START,
-        endDate: END,
-        beforeEndDate: BEFORE_END,
-        reservations: [],
-        eventIds,
-        createdAt: '2029-12-31T12:00:00.000Z',
-      },
-    };
-    const phase = (type: 'Lease.StartRequested' | 'Lease.Started' | 'Lease.BeforeEndRequested' | 'Lease.BeforeEndCompleted', when: string): LeaseEvent => ({
-      type,
-      data: { leaseId: LEASE_ID, at: when },
-    });
     const fold = (events: readonly LeaseEvent[]): LeaseState => foldEvents(leaseDecider, events);
 
     it('walks start -> before-end -> end', () => {
-      const history: LeaseEvent[] = [created];
+      const history: LeaseEvent[] = [created({ reservations: [] })];
       expect(nextDueAction(fold(history))).toEqual(due('start', 'begin', START));
-      history.push(phase('Lease.StartRequested', START));
+      history.push(startRequested(START));
       expect(nextDueAction(fold(history))).toEqual(due('start', 'complete', START));
-      history.push(phase('Lease.Started', START));
+      history.push(started(START));
       expect(nextDueAction(fold(history))).toEqual(due('before_end', 'begin', BEFORE_END));
-      history.push(phase('Lease.BeforeEndRequested', BEFORE_END));
+      history.push(beforeEndRequested(BEFORE_END));
       expect(nextDueAction(fold(history))).toEqual(due('before_end', 'complete', BEFORE_END));
-      history.push(phase('Lease.BeforeEndCompleted', BEFORE_END));
+      history.push(beforeEndCompleted(BEFORE_END));
       expect(nextDueAction(fold(history))).toEqual(due('end', 'begin', END));
-      history.push({ type: 'Lease.EndRequested', data: { leaseId: LEASE_ID, at: END, reason: 'scheduled' } });
+      history.push(endRequested('scheduled', END));
       expect(nextDueAction(fold(history))).toEqual(due('end', 'complete', END));
-      history.push({ type: 'Lease.Ended', data: { leaseId: LEASE_ID, at: END } });
+      history.push(ended(END));
       expect(nextDueAction(fold(history))).toBeNull();
     });
   });

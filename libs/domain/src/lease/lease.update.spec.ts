@@ -3,85 +3,30 @@ import { foldEvents } from '../shared/decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { UpdateLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
-import type { LeaseCreated, LeaseEvent } from './lease.events.js';
+import type { LeaseEvent } from './lease.events.js';
 import type { LeaseState } from './lease.state.js';
-import type { HostReservation, LeaseEventIds } from './lease.types.js';
+import type { HostReservation } from './lease.types.js';
+import {
+  BEFORE_END,
+  END,
+  LEASE_ID,
+  START,
+  at,
+  beforeEndCompleted,
+  beforeEndFailed,
+  beforeEndRequested,
+  created,
+  history,
+  type HistoryStatus,
+  reservation,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00
+// Fixtures: a lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00 (./testing/lease.fixtures.ts)
 // ---------------------------------------------------------------------------------------------
 
-const LEASE_ID = 'lease-1';
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** '2030-01-01T<hh>:<mm>:<ss>.000Z' */
-const at = (hours: number, minutes = 0, seconds = 0): string => `2030-01-01T${pad(hours)}:${pad(minutes)}:${pad(seconds)}.000Z`;
-
-const CREATED_AT = '2029-12-31T12:00:00.000Z';
-const START = at(10);
-const END = at(18);
-const BEFORE_END = at(17);
-
-const eventIds: LeaseEventIds = { start: 'evt-start', end: 'evt-end', beforeEnd: 'evt-before-end' };
-
-const reservation = (id: string, overrides: Partial<HostReservation> = {}): HostReservation => ({
-  id,
-  resourceId: `resource-${id}`,
-  resourceType: 'physical:host',
-  min: 1,
-  max: 1,
-  hypervisorProperties: '',
-  resourceProperties: '',
-  beforeEnd: 'default',
-  hostIds: ['7'],
-  ...overrides,
-});
-
-const created = (overrides: Partial<LeaseCreated['data']> = {}): LeaseCreated => ({
-  type: 'Lease.Created',
-  data: {
-    leaseId: LEASE_ID,
-    name: 'my-lease',
-    projectId: 'project-1',
-    userId: 'user-1',
-    trustId: null,
-    startDate: START,
-    endDate: END,
-    beforeEndDate: BEFORE_END,
-    reservations: [reservation('res-1'), reservation('res-2')],
-    eventIds,
-    createdAt: CREATED_AT,
-    ...overrides,
-  },
-});
-
-const startRequested = (): LeaseEvent => ({ type: 'Lease.StartRequested', data: { leaseId: LEASE_ID, at: START } });
-const started = (): LeaseEvent => ({ type: 'Lease.Started', data: { leaseId: LEASE_ID, at: START } });
-const startFailed = (): LeaseEvent => ({ type: 'Lease.StartFailed', data: { leaseId: LEASE_ID, at: START, reason: 'res-1: boom' } });
-const beforeEndRequested = (): LeaseEvent => ({ type: 'Lease.BeforeEndRequested', data: { leaseId: LEASE_ID, at: BEFORE_END } });
-const beforeEndCompleted = (): LeaseEvent => ({ type: 'Lease.BeforeEndCompleted', data: { leaseId: LEASE_ID, at: BEFORE_END } });
-const beforeEndFailed = (): LeaseEvent => ({
-  type: 'Lease.BeforeEndFailed',
-  data: { leaseId: LEASE_ID, at: BEFORE_END, reason: 'res-1: boom' },
-});
-const endRequested = (): LeaseEvent => ({ type: 'Lease.EndRequested', data: { leaseId: LEASE_ID, at: END, reason: 'scheduled' } });
-const ended = (): LeaseEvent => ({ type: 'Lease.Ended', data: { leaseId: LEASE_ID, at: END } });
-const endFailed = (): LeaseEvent => ({ type: 'Lease.EndFailed', data: { leaseId: LEASE_ID, at: END, reason: 'res-1: boom' } });
-const deleted = (): LeaseEvent => ({ type: 'Lease.Deleted', data: { leaseId: LEASE_ID, at: at(9) } });
-
-/** Event histories leading to each status, and a plausible "now" for each. */
-const history = {
-  Pending: (): LeaseEvent[] => [created()],
-  Starting: (): LeaseEvent[] => [created(), startRequested()],
-  Active: (): LeaseEvent[] => [created(), startRequested(), started()],
-  StartFailed: (): LeaseEvent[] => [created(), startRequested(), startFailed()],
-  Ending: (): LeaseEvent[] => [...history.Active(), endRequested()],
-  Ended: (): LeaseEvent[] => [...history.Active(), endRequested(), ended()],
-  EndFailed: (): LeaseEvent[] => [...history.Active(), endRequested(), endFailed()],
-  Deleted: (): LeaseEvent[] => [created(), deleted()],
-};
-type Status = keyof typeof history;
-
-const nowIn: Record<Status, string> = {
+/** A plausible "now" for each status of the shared event histories. */
+const nowIn = {
   Pending: at(9),
   Starting: at(10),
   Active: at(12),
@@ -89,8 +34,8 @@ const nowIn: Record<Status, string> = {
   Ending: at(18),
   Ended: at(19),
   EndFailed: at(19),
-  Deleted: at(9),
-};
+  DeletedPending: at(9),
+} satisfies Partial<Record<HistoryStatus, string>>;
 
 const updateLease = (changes: Partial<UpdateLease['data']> = {}): UpdateLease => ({
   type: 'UpdateLease',
@@ -138,7 +83,7 @@ describe('UpdateLease', () => {
 
   describe('When Deleted', () => {
     it('refuses: the lease is not found, even for a rename', () => {
-      given(history.Deleted())
+      given(history.DeletedPending())
         .when(updateLease({ name: 'new-name' }))
         .thenThrows('LEASE_NOT_FOUND', "Object with {'lease_id': 'lease-1'} not found");
     });
