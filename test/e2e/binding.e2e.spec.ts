@@ -1,22 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, freePort } from '../helpers/system.js';
-
-const runApi = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+import { freePort, runApiUntilExit as runApi } from '../helpers/system.js';
 
 describe('listening address', () => {
   it('refuses to listen beyond loopback without authentication', async () => {

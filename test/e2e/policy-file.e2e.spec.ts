@@ -2,14 +2,13 @@
  * LEASEHOLD_POLICY_FILE overrides upstream's default rules by name (YAML or JSON, oslo.policy's
  * rule language); a file that cannot be understood stops the API before it listens.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount } from '../helpers/api-fixtures.js';
 import { blazarDate } from '../helpers/http.js';
-import { ROOT, type RunningSystem, freePort, startSystem } from '../helpers/system.js';
+import { type RunningSystem, freePort, runApiUntilExit as runApi, startSystem } from '../helpers/system.js';
 
 const TOKENS = {
   'pf-admin': { user_id: 'u-admin', project_id: 'p-admin', roles: ['admin'] },
@@ -89,19 +88,6 @@ describe('policy file overrides', () => {
 });
 
 describe('an unusable policy file', () => {
-  const runApi = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const timer = setTimeout(() => child.kill('SIGTERM'), 20_000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, output });
-      });
-    });
-
   it.each([
     ['syntax error', '"blazar:leases:get": "role:reader or"\n', 'rule "blazar:leases:get": invalid policy rule "role:reader or": unexpected end'],
     ['cycle', '{"a": "rule:b", "b": "rule:a"}', 'rules refer to each other in a cycle: a -> b -> a'],

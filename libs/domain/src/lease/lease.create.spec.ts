@@ -5,7 +5,7 @@ import { DeciderSpecification } from '../shared/specification.js';
 import type { CreateLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
 import type { LeaseCreated } from './lease.events.js';
-import { END, LEASE_ID, START, at, created as leaseCreated, deleted, eventIds, reservationFactory } from './testing/lease.fixtures.js';
+import { END, LEASE_ID, LEASE_IDENTITY, START, at, created as leaseCreated, deleted, eventIds, reservationFactory } from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures (shared ones in ./testing/lease.fixtures.ts)
@@ -20,13 +20,7 @@ type CreateData = CreateLease['data'];
 const createLease = (overrides: Partial<CreateData> = {}): CreateLease => ({
   type: 'CreateLease',
   data: {
-    leaseId: LEASE_ID,
-    name: 'my-lease',
-    projectId: 'project-1',
-    userId: 'user-1',
-    trustId: null,
-    startDate: START,
-    endDate: END,
+    ...LEASE_IDENTITY,
     beforeEndDate: null,
     reservations: [reservation('res-1')],
     eventIds,

@@ -10,6 +10,7 @@ import {
   CREATED_AT,
   END,
   LEASE_ID,
+  LEASE_IDENTITY,
   START,
   at,
   beforeEndCompleted,
@@ -29,13 +30,7 @@ import {
 const DELETED_AT = at(12, 30);
 
 const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
-  leaseId: LEASE_ID,
-  name: 'my-lease',
-  projectId: 'project-1',
-  userId: 'user-1',
-  trustId: null,
-  startDate: START,
-  endDate: END,
+  ...LEASE_IDENTITY,
   beforeEndDate: BEFORE_END,
   reservations: [],
   eventIds,

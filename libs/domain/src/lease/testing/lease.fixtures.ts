@@ -40,17 +40,22 @@ export const reservationFactory =
 /** A one-host reservation without hypervisor or resource properties. */
 export const reservation = reservationFactory();
 
+/** Who and when of the fixture lease, shared by its Created event, its CreateLease command and its state. */
+export const LEASE_IDENTITY = {
+  leaseId: LEASE_ID,
+  name: 'my-lease',
+  projectId: 'project-1',
+  userId: 'user-1',
+  trustId: null,
+  startDate: START,
+  endDate: END,
+} as const;
+
 /** The lease created with two reservations (res-1, res-2), created the day before. */
 export const created = (overrides: Partial<LeaseCreated['data']> = {}): LeaseCreated => ({
   type: 'Lease.Created',
   data: {
-    leaseId: LEASE_ID,
-    name: 'my-lease',
-    projectId: 'project-1',
-    userId: 'user-1',
-    trustId: null,
-    startDate: START,
-    endDate: END,
+    ...LEASE_IDENTITY,
     beforeEndDate: BEFORE_END,
     reservations: [reservation('res-1'), reservation('res-2')],
     eventIds,
