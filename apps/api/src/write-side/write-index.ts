@@ -1,4 +1,16 @@
 import {
+  type FlavorCatalogEvent,
+  type FlavorCatalogState,
+  type FloatingIpEvent,
+  type FloatingIpRegistryEvent,
+  type FloatingIpRegistryState,
+  type FloatingIpState,
+  type RegisteredFloatingIp,
+  FLAVOR_CATALOG_STREAM,
+  FLOATING_IP_REGISTRY_STREAM,
+  flavorCatalogDecider,
+  floatingIpDecider,
+  floatingIpRegistryDecider,
   type HostEvent,
   type HostRegistryEvent,
   type HostRegistryState,
@@ -20,7 +32,7 @@ export interface Versioned<S> {
   readonly revision: number;
 }
 
-const CATEGORIES = ['host', 'hostregistry', 'property'];
+const CATEGORIES = ['host', 'hostregistry', 'property', 'floatingip', 'floatingipregistry', 'flavorcatalog'];
 
 export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => ({
   id: host.hostId,
@@ -41,6 +53,7 @@ export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => ({
   },
   capabilities: host.capabilities,
   bookings: host.bookings,
+  longestBookingMs: host.longestBookingMs,
 });
 
 /**
@@ -54,6 +67,9 @@ export class WriteIndex {
   private readonly hosts = new Map<string, Versioned<HostState>>();
   private readonly properties = new Map<string, Versioned<ResourcePropertyState>>();
   private readonly propertyNames = new Set<string>();
+  private readonly floatingIps = new Map<string, Versioned<FloatingIpState>>();
+  private floatingIpRegistry: Versioned<FloatingIpRegistryState> = { state: floatingIpRegistryDecider.initialState(), revision: -1 };
+  private flavors: Versioned<FlavorCatalogState> = { state: flavorCatalogDecider.initialState(), revision: -1 };
   private readonly catchUpLock = new AsyncMutex();
 
   constructor(private readonly store: EventStore) {}
@@ -82,6 +98,24 @@ export class WriteIndex {
     return registered;
   }
 
+  floatingIp(floatingIpId: string): Versioned<FloatingIpState> {
+    return this.floatingIps.get(floatingIpId) ?? { state: floatingIpDecider.initialState(), revision: -1 };
+  }
+
+  registeredFloatingIps(): RegisteredFloatingIp[] {
+    const registered: RegisteredFloatingIp[] = [];
+    for (const { state } of this.floatingIps.values()) if (state.status === 'Registered') registered.push(state);
+    return registered;
+  }
+
+  floatingIpRegistryState(): Versioned<FloatingIpRegistryState> {
+    return this.floatingIpRegistry;
+  }
+
+  flavorCatalog(): Versioned<FlavorCatalogState> {
+    return this.flavors;
+  }
+
   property(name: string): Versioned<ResourcePropertyState> {
     return this.properties.get(name) ?? { state: resourcePropertyDecider.initialState(), revision: -1 };
   }
@@ -95,6 +129,15 @@ export class WriteIndex {
     this.position = event.position;
     if (event.streamId.startsWith('hostregistry-')) {
       this.registry = { state: hostRegistryDecider.evolve(this.registry.state, event as unknown as HostRegistryEvent), revision: event.revision };
+    } else if (event.streamId === FLOATING_IP_REGISTRY_STREAM) {
+      const state = floatingIpRegistryDecider.evolve(this.floatingIpRegistry.state, event as unknown as FloatingIpRegistryEvent);
+      this.floatingIpRegistry = { state, revision: event.revision };
+    } else if (event.streamId === FLAVOR_CATALOG_STREAM) {
+      this.flavors = { state: flavorCatalogDecider.evolve(this.flavors.state, event as unknown as FlavorCatalogEvent), revision: event.revision };
+    } else if (event.streamId.startsWith('floatingip-')) {
+      const floatingIpId = event.streamId.slice('floatingip-'.length);
+      const state = floatingIpDecider.evolve(this.floatingIp(floatingIpId).state, event as unknown as FloatingIpEvent);
+      this.floatingIps.set(floatingIpId, { state, revision: event.revision });
     } else if (event.streamId.startsWith('host-')) {
       this.applyHost(event as unknown as RecordedEvent<HostEvent['data']> & HostEvent);
     } else if (event.streamId.startsWith('property-')) {

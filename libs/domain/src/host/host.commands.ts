@@ -1,5 +1,5 @@
 import type { Command } from '../shared/decider.js';
-import type { Capabilities, HostInfo } from './host.types.js';
+import type { AllocationRatios, Capabilities, HostInfo, SlotDemand } from './host.types.js';
 
 export type RegisterHost = Command<
   'RegisterHost',
@@ -23,6 +23,10 @@ export type BookHost = Command<
     readonly endDate: string;
     readonly propertyNames: readonly string[];
     readonly cleaningTimeMinutes: number;
+    /** Instance slots to hold; null or absent books the whole host. */
+    readonly slots?: SlotDemand | null;
+    /** Required with slots: the ratios the host's capacity is judged with. */
+    readonly allocationRatios?: AllocationRatios;
   }
 >;
 export type MoveHostBooking = Command<
@@ -34,6 +38,9 @@ export type MoveHostBooking = Command<
     /** Capability names the reservation depends on after the change (its properties may change too). */
     readonly propertyNames: readonly string[];
     readonly cleaningTimeMinutes: number;
+    /** A slot booking's new slots (its count may change); ignored for whole-host bookings. */
+    readonly slots?: SlotDemand | null;
+    readonly allocationRatios?: AllocationRatios;
   }
 >;
 export type ReleaseHostBooking = Command<'ReleaseHostBooking', { readonly reservationId: string }>;

@@ -1,10 +1,11 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
-import { MINUTE_MS, isFree, toMs, widen } from '../shared/interval.js';
+import { MINUTE_MS, toMs } from '../shared/interval.js';
 import type { BookHost, HostCommand, MoveHostBooking, RegisterHost, UnregisterHost, UpdateHostCapabilities } from './host.commands.js';
 import type { HostEvent } from './host.events.js';
 import { type HostState, type RegisteredHost, initialHostState } from './host.state.js';
-import { type Booking, type Capabilities, MAX_CAPABILITY_KEY_LENGTH } from './host.types.js';
+import { freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
+import { type AllocationRatios, type Booking, type Capabilities, DEFAULT_ALLOCATION_RATIOS, MAX_CAPABILITY_KEY_LENGTH, type SlotDemand } from './host.types.js';
 
 const requireRegistered = (state: HostState): RegisteredHost => {
   if (state.status !== 'Registered') {
@@ -69,14 +70,52 @@ const unregister = ({ data }: UnregisterHost, state: HostState): HostEvent[] => 
   ];
 };
 
-const checkFree = (host: RegisteredHost, startDate: string, endDate: string, cleaningMinutes: number, reservationId: string): void => {
-  // an empty booking is allowed: it is what a lease ended in its first minute leaves behind
-  if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
-  const window = widen({ start: toMs(startDate), end: toMs(endDate) }, cleaningMinutes * MINUTE_MS);
-  if (!isFree(host.bookings, window, (b) => b.reservationId === reservationId)) {
-    throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);
+interface BookingRequest {
+  readonly reservationId: string;
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly cleaningTimeMinutes: number;
+  readonly slots: SlotDemand | null;
+  readonly allocationRatios: AllocationRatios;
+}
+
+const isSlotDemand = (slots: SlotDemand | null): slots is SlotDemand => slots !== null;
+
+const checkSlotDemand = (slots: SlotDemand): void => {
+  const whole = (value: number, min: number): boolean => Number.isSafeInteger(value) && value >= min;
+  if (!whole(slots.count, 1) || !whole(slots.vcpus, 1) || !whole(slots.memoryMb, 1) || !whole(slots.diskGb, 0)) {
+    throw invalid('INVALID_SLOTS', 'Instance slots need count, vcpus and memory_mb of at least 1 and disk_gb of at least 0');
   }
 };
+
+/**
+ * The host's calendar invariant: a whole-host booking shares its window (widened by the cleaning
+ * time) with nothing; slot bookings never take more than capacity x allocation ratio at any instant.
+ */
+const checkFits = (host: RegisteredHost, request: BookingRequest): void => {
+  const { reservationId, startDate, endDate, slots } = request;
+  // an empty booking is allowed: it is what a lease ended in its first minute leaves behind
+  if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
+  const window = { start: toMs(startDate), end: toMs(endDate) };
+  const cleaningTimeMs = request.cleaningTimeMinutes * MINUTE_MS;
+  if (!isSlotDemand(slots)) {
+    if (!wholeHostFree(host, window, cleaningTimeMs, reservationId)) {
+      throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);
+    }
+    return;
+  }
+  checkSlotDemand(slots);
+  const totals = { vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb };
+  const free = freeSlotCount(host, slotCapacity(totals, request.allocationRatios), { window, cleaningTimeMs, demand: slots, reservationId });
+  if (free < slots.count) {
+    throw conflict(
+      'HOST_CAPACITY_EXCEEDED',
+      `Host ${host.hostId} has room for ${free} more instance(s) of this size between ${startDate} and ${endDate}, ${slots.count} requested`,
+    );
+  }
+};
+
+const slotsOf = (slots: SlotDemand | null | undefined): SlotDemand | null => slots ?? null;
 
 const book = ({ data }: BookHost, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
@@ -84,20 +123,28 @@ const book = ({ data }: BookHost, state: HostState): HostEvent[] => {
   if (host.bookings.some((b) => b.reservationId === data.reservationId)) {
     throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked by reservation ${data.reservationId}`);
   }
-  checkFree(host, data.startDate, data.endDate, data.cleaningTimeMinutes, data.reservationId);
-  const { cleaningTimeMinutes: _margin, ...booking } = data;
-  return [{ type: 'Host.Booked', data: { hostId: host.hostId, ...booking } }];
+  const slots = slotsOf(data.slots);
+  checkFits(host, { ...data, slots, allocationRatios: data.allocationRatios ?? DEFAULT_ALLOCATION_RATIOS });
+  const { reservationId, leaseId, startDate, endDate, propertyNames } = data;
+  const booked = { hostId: host.hostId, reservationId, leaseId, startDate, endDate, propertyNames };
+  return [{ type: 'Host.Booked', data: slots === null ? booked : { ...booked, slots } }];
 };
+
+const sameSlots = (a: SlotDemand | null, b: SlotDemand | null): boolean =>
+  a === b || (a !== null && b !== null && a.count === b.count && a.vcpus === b.vcpus && a.memoryMb === b.memoryMb && a.diskGb === b.diskGb);
 
 const move = ({ data }: MoveHostBooking, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
   const current = host.bookings.find((b) => b.reservationId === data.reservationId);
   if (!current) throw notFound('BOOKING_NOT_FOUND', `Host ${host.hostId} has no booking for reservation ${data.reservationId}`);
+  // a whole-host booking stays one; a slot booking may change its slots
+  const slots = current.slots === null ? null : (slotsOf(data.slots) ?? current.slots);
   const sameNames = current.propertyNames.length === data.propertyNames.length && current.propertyNames.every((n, i) => n === data.propertyNames[i]);
-  if (current.startDate === data.startDate && current.endDate === data.endDate && sameNames) return [];
-  checkFree(host, data.startDate, data.endDate, data.cleaningTimeMinutes, data.reservationId);
-  const { cleaningTimeMinutes: _margin, ...moved } = data;
-  return [{ type: 'Host.BookingMoved', data: { hostId: host.hostId, ...moved } }];
+  if (current.startDate === data.startDate && current.endDate === data.endDate && sameNames && sameSlots(current.slots, slots)) return [];
+  checkFits(host, { ...data, slots, allocationRatios: data.allocationRatios ?? DEFAULT_ALLOCATION_RATIOS });
+  const { reservationId, startDate, endDate, propertyNames } = data;
+  const moved = { hostId: host.hostId, reservationId, startDate, endDate, propertyNames };
+  return [{ type: 'Host.BookingMoved', data: slots === null ? moved : { ...moved, slots } }];
 };
 
 const decide = (command: HostCommand, state: HostState): readonly HostEvent[] => {
@@ -150,15 +197,16 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
     case 'Host.Unregistered':
       return { status: 'Removed', hostId: host.hostId };
     case 'Host.Booked': {
-      const { hostId: _host, ...booking } = event.data;
-      return { ...host, bookings: insertSorted(host.bookings, { ...booking, start: toMs(booking.startDate), end: toMs(booking.endDate) }) };
+      const { hostId: _host, slots, ...booking } = event.data;
+      const added: Booking = { ...booking, slots: slots ?? null, start: toMs(booking.startDate), end: toMs(booking.endDate) };
+      return { ...host, bookings: insertSorted(host.bookings, added), longestBookingMs: Math.max(host.longestBookingMs, added.end - added.start) };
     }
     case 'Host.BookingMoved': {
       const current = host.bookings.find((b) => b.reservationId === event.data.reservationId);
       if (!current) return host;
-      const { startDate, endDate, propertyNames } = event.data;
-      const moved = { ...current, startDate, endDate, propertyNames, start: toMs(startDate), end: toMs(endDate) };
-      return { ...host, bookings: insertSorted(host.bookings, moved) };
+      const { startDate, endDate, propertyNames, slots } = event.data;
+      const moved = { ...current, startDate, endDate, propertyNames, slots: slots ?? current.slots, start: toMs(startDate), end: toMs(endDate) };
+      return { ...host, bookings: insertSorted(host.bookings, moved), longestBookingMs: Math.max(host.longestBookingMs, moved.end - moved.start) };
     }
     case 'Host.BookingReleased':
       return { ...host, bookings: host.bookings.filter((b) => b.reservationId !== event.data.reservationId) };
@@ -172,7 +220,7 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
 const evolve = (state: HostState, event: HostEvent): HostState => {
   if (event.type === 'Host.Registered') {
     const { hostId, info, capabilities, registeredAt } = event.data;
-    return { status: 'Registered', hostId, info, capabilities, reservable: true, bookings: [], registeredAt, updatedAt: null };
+    return { status: 'Registered', hostId, info, capabilities, reservable: true, bookings: [], longestBookingMs: 0, registeredAt, updatedAt: null };
   }
   return state.status === 'Registered' ? evolveRegistered(state, event) : state;
 };

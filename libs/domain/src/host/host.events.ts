@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
-import type { Capabilities, HostInfo } from './host.types.js';
+import type { Capabilities, HostInfo, SlotDemand } from './host.types.js';
 
 export type HostRegistered = DomainEvent<
   'Host.Registered',
@@ -26,6 +26,8 @@ export type HostBooked = DomainEvent<
     readonly startDate: string;
     readonly endDate: string;
     readonly propertyNames: readonly string[];
+    /** Present for instance slots only (absent: the whole host). */
+    readonly slots?: SlotDemand;
   }
 >;
 export type HostBookingMoved = DomainEvent<
@@ -36,6 +38,8 @@ export type HostBookingMoved = DomainEvent<
     readonly startDate: string;
     readonly endDate: string;
     readonly propertyNames: readonly string[];
+    /** Present for instance slots only. */
+    readonly slots?: SlotDemand;
   }
 >;
 export type HostBookingReleased = DomainEvent<

@@ -8,8 +8,13 @@ export type HostState =
       readonly info: HostInfo;
       readonly capabilities: Capabilities;
       readonly reservable: boolean;
-      /** Sorted by start; never overlapping (widened by the cleaning time in force when booked). */
+      /**
+       * Sorted by start. A whole-host booking overlaps no other booking (widened by the cleaning time
+       * in force when booked); slot bookings overlap each other within the host's capacity.
+       */
       readonly bookings: readonly Booking[];
+      /** Longest booking ever held (never shrinks): bounds the search for overlapping bookings. */
+      readonly longestBookingMs: number;
       readonly registeredAt: string;
       readonly updatedAt: string | null;
     }

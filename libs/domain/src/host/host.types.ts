@@ -11,7 +11,28 @@ export interface HostInfo {
   readonly availabilityZone: string;
 }
 
-/** One reservation's hold on a host: [startDate, endDate) as ISO-8601 UTC, plus ms for fast search. */
+/** Resources of `count` identical instance slots; a booking without slots holds the whole host. */
+export interface SlotDemand {
+  readonly count: number;
+  readonly vcpus: number;
+  readonly memoryMb: number;
+  readonly diskGb: number;
+}
+
+/** Nova's cpu/ram/disk allocation ratios: how far slots may overcommit a host's raw totals. */
+export interface AllocationRatios {
+  readonly cpu: number;
+  readonly ram: number;
+  readonly disk: number;
+}
+
+export const DEFAULT_ALLOCATION_RATIOS: AllocationRatios = { cpu: 1, ram: 1, disk: 1 };
+
+/**
+ * One reservation's hold on a host: [startDate, endDate) as ISO-8601 UTC, plus ms for fast search.
+ * Whole-host bookings (slots null) never overlap any other booking; slot bookings may overlap each
+ * other as long as, at every instant, their sum stays within the host's capacity.
+ */
 export interface Booking {
   readonly reservationId: string;
   readonly leaseId: string;
@@ -21,6 +42,8 @@ export interface Booking {
   readonly end: number;
   /** Capability names the reservation's resource_properties depend on. */
   readonly propertyNames: readonly string[];
+  /** Instance slots held (null: the whole host). */
+  readonly slots: SlotDemand | null;
 }
 
 export type Capabilities = Readonly<Record<string, string>>;

@@ -4,3 +4,4 @@ export * from './host.events.js';
 export * from './host.state.js';
 export * from './host.stream.js';
 export * from './host.types.js';
+export * from './host.capacity.js';

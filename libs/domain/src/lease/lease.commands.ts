@@ -52,6 +52,17 @@ export type CompleteLeasePhase = Command<
   { readonly leaseId: string; readonly phase: LeasePhase; readonly outcomes: readonly ReservationOutcome[]; readonly now: string }
 >;
 
+/** An active reservation's change, as the reactor acted it out on the cloud (outcome per pending change). */
+export interface UpdateOutcome {
+  readonly sequence: number;
+  readonly outcome: ReservationOutcome;
+}
+
+export type CompleteReservationUpdates = Command<
+  'CompleteReservationUpdates',
+  { readonly leaseId: string; readonly updates: readonly UpdateOutcome[]; readonly now: string }
+>;
+
 export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
 
-export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | DeleteLease;
+export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | CompleteReservationUpdates | DeleteLease;

@@ -1,7 +1,7 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict } from '../shared/errors.js';
 import { toMs } from '../shared/interval.js';
-import type { BeginLeasePhase, CompleteLeasePhase, CreateLease, DeleteLease, LeaseCommand, UpdateLease } from './lease.commands.js';
+import type { BeginLeasePhase, CompleteLeasePhase, CompleteReservationUpdates, CreateLease, DeleteLease, LeaseCommand, UpdateLease } from './lease.commands.js';
 import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
@@ -117,6 +117,21 @@ const complete = ({ data }: CompleteLeasePhase, state: LeaseState, leaseId: stri
   return events;
 };
 
+/** Records the cloud's answer to changes of an active lease's reservations; outcomes of superseded changes are dropped. */
+const completeUpdates = ({ data }: CompleteReservationUpdates, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  const pending = existing.lease.pendingUpdates;
+  const current = existing.status === 'Active' ? data.updates.filter((u) => pending[u.outcome.reservationId] === u.sequence) : [];
+  if (current.length === 0) throw conflict('UPDATE_NOT_PENDING', `Lease ${leaseId} owes none of these reservation updates`);
+  const at = data.now;
+  return current.map(({ sequence, outcome }): LeaseEvent => {
+    const { reservationId, effects } = outcome;
+    return outcome.ok
+      ? { type: 'Reservation.EffectsApplied', data: { leaseId, reservationId, phase: 'update', sequence, effects, at } }
+      : { type: 'Reservation.EffectsFailed', data: { leaseId, reservationId, phase: 'update', sequence, error: outcome.error, effects, at } };
+  });
+};
+
 const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   if (existing.status === 'Starting' || existing.status === 'Ending') {
@@ -138,6 +153,8 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
       return begin(command, state, leaseId);
     case 'CompleteLeasePhase':
       return complete(command, state, leaseId);
+    case 'CompleteReservationUpdates':
+      return completeUpdates(command, state, leaseId);
     case 'DeleteLease':
       return remove(command, state, leaseId);
     default: {

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
-import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
+import type { EffectPhase, EffectRecord, EndReason, LeaseEventIds, Reservation } from './lease.types.js';
 
 export type LeaseCreated = DomainEvent<
   'Lease.Created',
@@ -37,7 +37,9 @@ export type ReservationEffectsApplied = DomainEvent<
   {
     readonly leaseId: string;
     readonly reservationId: string;
-    readonly phase: LeasePhase;
+    readonly phase: EffectPhase;
+    /** phase 'update' only: the change this outcome answers (LeaseData.pendingUpdates). */
+    readonly sequence?: number;
     readonly effects: readonly EffectRecord[];
     readonly at: string;
   }
@@ -47,7 +49,9 @@ export type ReservationEffectsFailed = DomainEvent<
   {
     readonly leaseId: string;
     readonly reservationId: string;
-    readonly phase: LeasePhase;
+    readonly phase: EffectPhase;
+    /** phase 'update' only: the change this outcome answers (LeaseData.pendingUpdates). */
+    readonly sequence?: number;
     readonly error: string;
     readonly effects: readonly EffectRecord[];
     readonly at: string;

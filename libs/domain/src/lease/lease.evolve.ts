@@ -16,7 +16,15 @@ const evolveData = (lease: LeaseData, event: LeaseEvent): LeaseData => {
     }
     case 'Reservation.Changed': {
       const { reservation, changedAt } = event.data;
-      return { ...lease, reservations: lease.reservations.map((r) => (r.id === reservation.id ? reservation : r)), updatedAt: changedAt };
+      const reservations = lease.reservations.map((r) => (r.id === reservation.id ? reservation : r));
+      return { ...lease, reservations, changeSequence: lease.changeSequence + 1, updatedAt: changedAt };
+    }
+    case 'Reservation.EffectsApplied':
+    case 'Reservation.EffectsFailed': {
+      const { phase, sequence, reservationId } = event.data;
+      if (phase !== 'update' || lease.pendingUpdates[reservationId] !== sequence) return lease;
+      const { [reservationId]: _done, ...pendingUpdates } = lease.pendingUpdates;
+      return { ...lease, pendingUpdates };
     }
     case 'Lease.BeforeEndRequested':
       return { ...lease, beforeEnd: 'in_progress', updatedAt: event.data.at };
@@ -46,6 +54,13 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
       return state.status === 'Deleted' ? { ...state, end: 'failed' } : { status: 'EndFailed', lease, reason: event.data.reason };
     case 'Lease.Deleted':
       return { status: 'Deleted', lease, end: state.status === 'Ending' ? 'pending' : 'none', deletedAt: event.data.at };
+    case 'Reservation.Changed': {
+      const changed = evolveData(lease, event);
+      // a change of an active reservation is owed to the cloud (more instances, more addresses)
+      if (state.status !== 'Active') return withLease(state, changed);
+      const pendingUpdates = { ...changed.pendingUpdates, [event.data.reservation.id]: changed.changeSequence };
+      return withLease(state, { ...changed, pendingUpdates });
+    }
     default:
       return withLease(state, evolveData(lease, event));
   }
@@ -54,7 +69,7 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
 export const evolveLease = (state: LeaseState, event: LeaseEvent): LeaseState => {
   if (event.type === 'Lease.Created') {
     const { createdAt, ...data } = event.data;
-    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', createdAt, updatedAt: null } };
+    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, createdAt, updatedAt: null } };
   }
   return state.status === 'Initial' ? state : evolveLifecycle(state, event);
 };

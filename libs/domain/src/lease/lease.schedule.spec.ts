@@ -35,6 +35,8 @@ const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
   reservations: [],
   eventIds,
   beforeEnd: 'undone',
+  changeSequence: 0,
+  pendingUpdates: {},
   createdAt: CREATED_AT,
   updatedAt: null,
   ...overrides,

@@ -1,5 +1,5 @@
 import type { LeaseState } from './lease.state.js';
-import type { LeasePhase } from './lease.types.js';
+import type { EffectPhase } from './lease.types.js';
 
 /**
  * The next thing the reactor owes a lease: begin a phase at its date, or finish a phase whose effects
@@ -7,7 +7,8 @@ import type { LeasePhase } from './lease.types.js';
  */
 export interface DueAction {
   readonly leaseId: string;
-  readonly phase: LeasePhase;
+  /** 'update' (always step 'complete'): act out the active reservations' pending changes. */
+  readonly phase: EffectPhase;
   readonly step: 'begin' | 'complete';
   readonly dueAt: string;
 }
@@ -26,6 +27,9 @@ export const nextDueAction = (state: LeaseState): DueAction | null => {
       const { lease } = state;
       if (lease.beforeEnd === 'in_progress') {
         return { leaseId: lease.leaseId, phase: 'before_end', step: 'complete', dueAt: lease.beforeEndDate ?? lease.endDate };
+      }
+      if (Object.keys(lease.pendingUpdates).length > 0) {
+        return { leaseId: lease.leaseId, phase: 'update', step: 'complete', dueAt: lease.updatedAt ?? lease.startDate };
       }
       // a before-end action runs before the end even when both are overdue, so nothing is lost unsnapshotted
       if (lease.beforeEnd === 'undone' && lease.beforeEndDate !== null) {

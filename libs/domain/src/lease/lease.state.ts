@@ -12,6 +12,13 @@ export interface LeaseData {
   readonly reservations: readonly Reservation[];
   readonly eventIds: LeaseEventIds;
   readonly beforeEnd: PhaseProgress;
+  /** Counts reservation changes; each change of an active lease is numbered with it. */
+  readonly changeSequence: number;
+  /**
+   * Reservations changed while the lease was active whose cloud effects are still owed, with the
+   * number of their latest change: the reactor acts them out ('update' effects) and records the outcome.
+   */
+  readonly pendingUpdates: Readonly<Record<string, number>>;
   readonly createdAt: string;
   readonly updatedAt: string | null;
 }

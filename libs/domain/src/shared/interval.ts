@@ -42,3 +42,25 @@ export const isFree = <T extends Interval>(
   }
   return true;
 };
+
+/**
+ * Members of a start-sorted list that overlap `window`, in start order, when members may overlap
+ * each other but none is longer than `longestMs`: binary search for the last start before the
+ * window's end, then a backward scan that stops once no earlier member can reach the window.
+ */
+export const overlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number): T[] => {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as T).start < window.end) low = mid + 1;
+    else high = mid;
+  }
+  const found: T[] = [];
+  for (let i = low - 1; i >= 0; i--) {
+    const member = sorted[i] as T;
+    if (member.start + longestMs <= window.start) break;
+    if (overlaps(member, window)) found.push(member);
+  }
+  return found.reverse();
+};

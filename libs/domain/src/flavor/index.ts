@@ -1,0 +1,2 @@
+export * from './flavor-catalog.js';
+export * from './flavor.types.js';

@@ -1,0 +1,1 @@
+export const floatingIpStream = (floatingIpId: string): string => `floatingip-${floatingIpId}`;
