@@ -23,10 +23,21 @@ export type BookHost = Command<
     readonly endDate: string;
     readonly propertyNames: readonly string[];
     readonly cleaningTimeMinutes: number;
-    /** Instance slots to hold; null or absent books the whole host. */
-    readonly slots?: SlotDemand | null;
-    /** Required with slots: the ratios the host's capacity is judged with. */
-    readonly allocationRatios?: AllocationRatios;
+  }
+>;
+/** Books instance slots on a host (the whole host stays shared with other slot bookings). */
+export type BookHostSlots = Command<
+  'BookHostSlots',
+  {
+    readonly reservationId: string;
+    readonly leaseId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+    readonly cleaningTimeMinutes: number;
+    readonly slots: SlotDemand;
+    /** The ratios the host's capacity is judged with (configuration, passed in). */
+    readonly allocationRatios: AllocationRatios;
   }
 >;
 export type MoveHostBooking = Command<
@@ -38,9 +49,19 @@ export type MoveHostBooking = Command<
     /** Capability names the reservation depends on after the change (its properties may change too). */
     readonly propertyNames: readonly string[];
     readonly cleaningTimeMinutes: number;
-    /** A slot booking's new slots (its count may change); ignored for whole-host bookings. */
-    readonly slots?: SlotDemand | null;
-    readonly allocationRatios?: AllocationRatios;
+  }
+>;
+/** Moves a slot booking and/or changes its slots. */
+export type MoveHostSlots = Command<
+  'MoveHostSlots',
+  {
+    readonly reservationId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+    readonly cleaningTimeMinutes: number;
+    readonly slots: SlotDemand;
+    readonly allocationRatios: AllocationRatios;
   }
 >;
 export type ReleaseHostBooking = Command<'ReleaseHostBooking', { readonly reservationId: string }>;
@@ -51,5 +72,7 @@ export type HostCommand =
   | SetHostReservable
   | UnregisterHost
   | BookHost
+  | BookHostSlots
   | MoveHostBooking
+  | MoveHostSlots
   | ReleaseHostBooking;

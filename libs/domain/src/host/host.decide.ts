@@ -1,7 +1,7 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
 import { MINUTE_MS, toMs } from '../shared/interval.js';
-import type { BookHost, HostCommand, MoveHostBooking, RegisterHost, UnregisterHost, UpdateHostCapabilities } from './host.commands.js';
+import type { BookHost, BookHostSlots, HostCommand, MoveHostBooking, MoveHostSlots, RegisterHost, UnregisterHost, UpdateHostCapabilities } from './host.commands.js';
 import type { HostEvent } from './host.events.js';
 import { type HostState, type RegisteredHost, initialHostState } from './host.state.js';
 import { freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
@@ -115,36 +115,64 @@ const checkFits = (host: RegisteredHost, request: BookingRequest): void => {
   }
 };
 
-const slotsOf = (slots: SlotDemand | null | undefined): SlotDemand | null => slots ?? null;
+const checkBookable = (host: RegisteredHost, reservationId: string): void => {
+  if (!host.reservable) throw conflict('HOST_NOT_RESERVABLE', `Host ${host.hostId} is not reservable`);
+  if (host.bookings.some((b) => b.reservationId === reservationId)) {
+    throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked by reservation ${reservationId}`);
+  }
+};
 
 const book = ({ data }: BookHost, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
-  if (!host.reservable) throw conflict('HOST_NOT_RESERVABLE', `Host ${host.hostId} is not reservable`);
-  if (host.bookings.some((b) => b.reservationId === data.reservationId)) {
-    throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked by reservation ${data.reservationId}`);
-  }
-  const slots = slotsOf(data.slots);
-  checkFits(host, { ...data, slots, allocationRatios: data.allocationRatios ?? DEFAULT_ALLOCATION_RATIOS });
+  checkBookable(host, data.reservationId);
+  checkFits(host, { ...data, slots: null, allocationRatios: DEFAULT_ALLOCATION_RATIOS });
   const { reservationId, leaseId, startDate, endDate, propertyNames } = data;
-  const booked = { hostId: host.hostId, reservationId, leaseId, startDate, endDate, propertyNames };
-  return [{ type: 'Host.Booked', data: slots === null ? booked : { ...booked, slots } }];
+  return [{ type: 'Host.Booked', data: { hostId: host.hostId, reservationId, leaseId, startDate, endDate, propertyNames } }];
+};
+
+const bookSlots = ({ data }: BookHostSlots, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  checkBookable(host, data.reservationId);
+  checkFits(host, data);
+  const { reservationId, leaseId, startDate, endDate, propertyNames, slots } = data;
+  return [{ type: 'Host.SlotsBooked', data: { hostId: host.hostId, reservationId, leaseId, startDate, endDate, propertyNames, slots } }];
 };
 
 const sameSlots = (a: SlotDemand | null, b: SlotDemand | null): boolean =>
   a === b || (a !== null && b !== null && a.count === b.count && a.vcpus === b.vcpus && a.memoryMb === b.memoryMb && a.diskGb === b.diskGb);
 
+const requireBooking = (host: RegisteredHost, reservationId: string, slots: boolean): Booking => {
+  const current = host.bookings.find((b) => b.reservationId === reservationId && (b.slots !== null) === slots);
+  if (!current) {
+    const kind = slots ? 'instance slots' : 'booking';
+    throw notFound('BOOKING_NOT_FOUND', `Host ${host.hostId} has no ${kind} for reservation ${reservationId}`);
+  }
+  return current;
+};
+
+const unchanged = (current: Booking, startDate: string, endDate: string, propertyNames: readonly string[], slots: SlotDemand | null): boolean =>
+  current.startDate === startDate &&
+  current.endDate === endDate &&
+  current.propertyNames.length === propertyNames.length &&
+  current.propertyNames.every((n, i) => n === propertyNames[i]) &&
+  sameSlots(current.slots, slots);
+
 const move = ({ data }: MoveHostBooking, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
-  const current = host.bookings.find((b) => b.reservationId === data.reservationId);
-  if (!current) throw notFound('BOOKING_NOT_FOUND', `Host ${host.hostId} has no booking for reservation ${data.reservationId}`);
-  // a whole-host booking stays one; a slot booking may change its slots
-  const slots = current.slots === null ? null : (slotsOf(data.slots) ?? current.slots);
-  const sameNames = current.propertyNames.length === data.propertyNames.length && current.propertyNames.every((n, i) => n === data.propertyNames[i]);
-  if (current.startDate === data.startDate && current.endDate === data.endDate && sameNames && sameSlots(current.slots, slots)) return [];
-  checkFits(host, { ...data, slots, allocationRatios: data.allocationRatios ?? DEFAULT_ALLOCATION_RATIOS });
+  const current = requireBooking(host, data.reservationId, false);
   const { reservationId, startDate, endDate, propertyNames } = data;
-  const moved = { hostId: host.hostId, reservationId, startDate, endDate, propertyNames };
-  return [{ type: 'Host.BookingMoved', data: slots === null ? moved : { ...moved, slots } }];
+  if (unchanged(current, startDate, endDate, propertyNames, null)) return [];
+  checkFits(host, { ...data, slots: null, allocationRatios: DEFAULT_ALLOCATION_RATIOS });
+  return [{ type: 'Host.BookingMoved', data: { hostId: host.hostId, reservationId, startDate, endDate, propertyNames } }];
+};
+
+const moveSlots = ({ data }: MoveHostSlots, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  const current = requireBooking(host, data.reservationId, true);
+  const { reservationId, startDate, endDate, propertyNames, slots } = data;
+  if (unchanged(current, startDate, endDate, propertyNames, slots)) return [];
+  checkFits(host, data);
+  return [{ type: 'Host.SlotsMoved', data: { hostId: host.hostId, reservationId, startDate, endDate, propertyNames, slots } }];
 };
 
 const decide = (command: HostCommand, state: HostState): readonly HostEvent[] => {
@@ -163,8 +191,12 @@ const decide = (command: HostCommand, state: HostState): readonly HostEvent[] =>
       return unregister(command, state);
     case 'BookHost':
       return book(command, state);
+    case 'BookHostSlots':
+      return bookSlots(command, state);
     case 'MoveHostBooking':
       return move(command, state);
+    case 'MoveHostSlots':
+      return moveSlots(command, state);
     case 'ReleaseHostBooking': {
       const host = requireRegistered(state);
       const booking = host.bookings.find((b) => b.reservationId === command.data.reservationId);
@@ -186,6 +218,12 @@ const insertSorted = (bookings: readonly Booking[], booking: Booking): Booking[]
   return next;
 };
 
+const withBooking = (host: RegisteredHost, booking: Booking): RegisteredHost => ({
+  ...host,
+  bookings: insertSorted(host.bookings, booking),
+  longestBookingMs: Math.max(host.longestBookingMs, booking.end - booking.start),
+});
+
 const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => {
   switch (event.type) {
     case 'Host.Registered':
@@ -196,17 +234,19 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return { ...host, reservable: event.data.reservable, updatedAt: event.data.changedAt };
     case 'Host.Unregistered':
       return { status: 'Removed', hostId: host.hostId };
-    case 'Host.Booked': {
-      const { hostId: _host, slots, ...booking } = event.data;
-      const added: Booking = { ...booking, slots: slots ?? null, start: toMs(booking.startDate), end: toMs(booking.endDate) };
-      return { ...host, bookings: insertSorted(host.bookings, added), longestBookingMs: Math.max(host.longestBookingMs, added.end - added.start) };
+    case 'Host.Booked':
+    case 'Host.SlotsBooked': {
+      const { hostId: _host, ...booking } = event.data;
+      const slots = event.type === 'Host.SlotsBooked' ? event.data.slots : null;
+      return withBooking(host, { ...booking, slots, start: toMs(booking.startDate), end: toMs(booking.endDate) });
     }
-    case 'Host.BookingMoved': {
+    case 'Host.BookingMoved':
+    case 'Host.SlotsMoved': {
       const current = host.bookings.find((b) => b.reservationId === event.data.reservationId);
       if (!current) return host;
-      const { startDate, endDate, propertyNames, slots } = event.data;
-      const moved = { ...current, startDate, endDate, propertyNames, slots: slots ?? current.slots, start: toMs(startDate), end: toMs(endDate) };
-      return { ...host, bookings: insertSorted(host.bookings, moved), longestBookingMs: Math.max(host.longestBookingMs, moved.end - moved.start) };
+      const { startDate, endDate, propertyNames } = event.data;
+      const slots = event.type === 'Host.SlotsMoved' ? event.data.slots : current.slots;
+      return withBooking(host, { ...current, startDate, endDate, propertyNames, slots, start: toMs(startDate), end: toMs(endDate) });
     }
     case 'Host.BookingReleased':
       return { ...host, bookings: host.bookings.filter((b) => b.reservationId !== event.data.reservationId) };

@@ -26,8 +26,18 @@ export type HostBooked = DomainEvent<
     readonly startDate: string;
     readonly endDate: string;
     readonly propertyNames: readonly string[];
-    /** Present for instance slots only (absent: the whole host). */
-    readonly slots?: SlotDemand;
+  }
+>;
+export type HostSlotsBooked = DomainEvent<
+  'Host.SlotsBooked',
+  {
+    readonly hostId: string;
+    readonly reservationId: string;
+    readonly leaseId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+    readonly slots: SlotDemand;
   }
 >;
 export type HostBookingMoved = DomainEvent<
@@ -38,8 +48,17 @@ export type HostBookingMoved = DomainEvent<
     readonly startDate: string;
     readonly endDate: string;
     readonly propertyNames: readonly string[];
-    /** Present for instance slots only. */
-    readonly slots?: SlotDemand;
+  }
+>;
+export type HostSlotsMoved = DomainEvent<
+  'Host.SlotsMoved',
+  {
+    readonly hostId: string;
+    readonly reservationId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly propertyNames: readonly string[];
+    readonly slots: SlotDemand;
   }
 >;
 export type HostBookingReleased = DomainEvent<
@@ -53,7 +72,9 @@ export type HostEvent =
   | HostReservableChanged
   | HostUnregistered
   | HostBooked
+  | HostSlotsBooked
   | HostBookingMoved
+  | HostSlotsMoved
   | HostBookingReleased;
 
 export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
@@ -62,6 +83,8 @@ export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.ReservableChanged',
   'Host.Unregistered',
   'Host.Booked',
+  'Host.SlotsBooked',
   'Host.BookingMoved',
+  'Host.SlotsMoved',
   'Host.BookingReleased',
 ];

@@ -127,8 +127,8 @@ const completeUpdates = ({ data }: CompleteReservationUpdates, state: LeaseState
   return current.map(({ sequence, outcome }): LeaseEvent => {
     const { reservationId, effects } = outcome;
     return outcome.ok
-      ? { type: 'Reservation.EffectsApplied', data: { leaseId, reservationId, phase: 'update', sequence, effects, at } }
-      : { type: 'Reservation.EffectsFailed', data: { leaseId, reservationId, phase: 'update', sequence, error: outcome.error, effects, at } };
+      ? { type: 'Reservation.UpdateApplied', data: { leaseId, reservationId, sequence, effects, at } }
+      : { type: 'Reservation.UpdateFailed', data: { leaseId, reservationId, sequence, error: outcome.error, effects, at } };
   });
 };
 

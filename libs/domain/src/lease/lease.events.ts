@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
-import type { EffectPhase, EffectRecord, EndReason, LeaseEventIds, Reservation } from './lease.types.js';
+import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
 
 export type LeaseCreated = DomainEvent<
   'Lease.Created',
@@ -37,9 +37,7 @@ export type ReservationEffectsApplied = DomainEvent<
   {
     readonly leaseId: string;
     readonly reservationId: string;
-    readonly phase: EffectPhase;
-    /** phase 'update' only: the change this outcome answers (LeaseData.pendingUpdates). */
-    readonly sequence?: number;
+    readonly phase: LeasePhase;
     readonly effects: readonly EffectRecord[];
     readonly at: string;
   }
@@ -49,9 +47,23 @@ export type ReservationEffectsFailed = DomainEvent<
   {
     readonly leaseId: string;
     readonly reservationId: string;
-    readonly phase: EffectPhase;
-    /** phase 'update' only: the change this outcome answers (LeaseData.pendingUpdates). */
-    readonly sequence?: number;
+    readonly phase: LeasePhase;
+    readonly error: string;
+    readonly effects: readonly EffectRecord[];
+    readonly at: string;
+  }
+>;
+/** The cloud caught up with a change of an active reservation (change number `sequence`). */
+export type ReservationUpdateApplied = DomainEvent<
+  'Reservation.UpdateApplied',
+  { readonly leaseId: string; readonly reservationId: string; readonly sequence: number; readonly effects: readonly EffectRecord[]; readonly at: string }
+>;
+export type ReservationUpdateFailed = DomainEvent<
+  'Reservation.UpdateFailed',
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly sequence: number;
     readonly error: string;
     readonly effects: readonly EffectRecord[];
     readonly at: string;
@@ -78,6 +90,8 @@ export type LeaseEvent =
   | ReservationChanged
   | ReservationEffectsApplied
   | ReservationEffectsFailed
+  | ReservationUpdateApplied
+  | ReservationUpdateFailed
   | LeaseStartRequested
   | LeaseStarted
   | LeaseStartFailed
@@ -96,6 +110,8 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Reservation.Changed',
   'Reservation.EffectsApplied',
   'Reservation.EffectsFailed',
+  'Reservation.UpdateApplied',
+  'Reservation.UpdateFailed',
   'Lease.StartRequested',
   'Lease.Started',
   'Lease.StartFailed',

@@ -19,10 +19,10 @@ const evolveData = (lease: LeaseData, event: LeaseEvent): LeaseData => {
       const reservations = lease.reservations.map((r) => (r.id === reservation.id ? reservation : r));
       return { ...lease, reservations, changeSequence: lease.changeSequence + 1, updatedAt: changedAt };
     }
-    case 'Reservation.EffectsApplied':
-    case 'Reservation.EffectsFailed': {
-      const { phase, sequence, reservationId } = event.data;
-      if (phase !== 'update' || lease.pendingUpdates[reservationId] !== sequence) return lease;
+    case 'Reservation.UpdateApplied':
+    case 'Reservation.UpdateFailed': {
+      const { sequence, reservationId } = event.data;
+      if (lease.pendingUpdates[reservationId] !== sequence) return lease;
       const { [reservationId]: _done, ...pendingUpdates } = lease.pendingUpdates;
       return { ...lease, pendingUpdates };
     }
