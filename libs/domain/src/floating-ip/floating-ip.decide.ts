@@ -76,9 +76,10 @@ const decide = (command: FloatingIpCommand, state: FloatingIpState): readonly Fl
   }
 };
 
+/** Sorted by start, then end: an empty booking at another's start goes first, so ends stay sorted for isFree. */
 const insertSorted = (bookings: readonly FloatingIpBooking[], booking: FloatingIpBooking): FloatingIpBooking[] => {
   const next = bookings.filter((b) => b.reservationId !== booking.reservationId);
-  let index = next.findIndex((b) => b.start > booking.start);
+  let index = next.findIndex((b) => b.start > booking.start || (b.start === booking.start && b.end > booking.end));
   if (index === -1) index = next.length;
   next.splice(index, 0, booking);
   return next;

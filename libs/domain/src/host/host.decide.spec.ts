@@ -641,6 +641,7 @@ describe('evolve', () => {
       capabilities: baseCapabilities,
       reservable: true,
       bookings: [],
+      longestBookingMs: 0,
       registeredAt: REGISTERED_AT,
       updatedAt: null,
     });
@@ -672,6 +673,7 @@ describe('evolve', () => {
       start: toMs(at(10)),
       end: toMs(at(11)),
       propertyNames: ['gpu'],
+      slots: null,
     });
   });
 
@@ -693,6 +695,7 @@ describe('evolve', () => {
         start: toMs(at(16)),
         end: toMs(at(17)),
         propertyNames: ['gpu'],
+        slots: null,
       },
     ]);
   });

@@ -202,6 +202,8 @@ describe('CreateLease', () => {
           beforeEnd: 'undone',
           createdAt: NOW,
           updatedAt: null,
+          changeSequence: 0,
+          pendingUpdates: {},
         },
       });
     });

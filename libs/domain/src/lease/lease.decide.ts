@@ -121,7 +121,9 @@ const complete = ({ data }: CompleteLeasePhase, state: LeaseState, leaseId: stri
 const completeUpdates = ({ data }: CompleteReservationUpdates, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   const pending = existing.lease.pendingUpdates;
-  const current = existing.status === 'Active' ? data.updates.filter((u) => pending[u.outcome.reservationId] === u.sequence) : [];
+  const matching = existing.status === 'Active' ? data.updates.filter((u) => pending[u.outcome.reservationId] === u.sequence) : [];
+  // one outcome per pending change: a repeated one (same reservation) is dropped
+  const current = matching.filter((u, i) => matching.findIndex((o) => o.outcome.reservationId === u.outcome.reservationId) === i);
   if (current.length === 0) throw conflict('UPDATE_NOT_PENDING', `Lease ${leaseId} owes none of these reservation updates`);
   const at = data.now;
   return current.map(({ sequence, outcome }): LeaseEvent => {

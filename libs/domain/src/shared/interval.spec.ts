@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Interval, MINUTE_MS, firstEndingAfter, isFree, overlaps, toMs, widen } from './interval.js';
+import { type Interval, MINUTE_MS, firstEndingAfter, isFree, overlapping, overlaps, toMs, widen } from './interval.js';
 
 /** Intervals in whole minutes keep the tables readable: iv(10, 20) = [10min, 20min). */
 const iv = (startMinute: number, endMinute: number): Interval => ({ start: startMinute * MINUTE_MS, end: endMinute * MINUTE_MS });
@@ -141,5 +141,71 @@ describe('isFree', () => {
       }),
     ).toBe(true);
     expect(consulted).toEqual(['a']);
+  });
+});
+
+describe('overlapping', () => {
+  /** Sorted by start, overlapping each other: [0,100) is long, the rest are short. */
+  const crowded: readonly Tagged[] = [
+    tagged('long', 0, 100),
+    tagged('a', 10, 20),
+    tagged('b', 15, 25),
+    tagged('c', 30, 40),
+    tagged('d', 30, 35),
+    tagged('e', 50, 60),
+  ];
+  const LONGEST = 100 * MINUTE_MS;
+  const ids = (found: readonly Tagged[]): string[] => found.map((member) => member.id);
+
+  it.each([
+    { name: 'empty list', list: [] as readonly Tagged[], window: iv(0, 100), longest: 0, expected: [] },
+    { name: 'window after everything', list: crowded, window: iv(100, 120), longest: LONGEST, expected: [] },
+    { name: 'window before everything', list: [tagged('x', 10, 20)], window: iv(0, 10), longest: 10 * MINUTE_MS, expected: [] },
+    { name: 'window touching a member on each side', list: sorted, window: iv(20, 30), longest: 10 * MINUTE_MS, expected: [] },
+    { name: 'window inside one of sorted, non-overlapping members', list: sorted, window: iv(32, 38), longest: 10 * MINUTE_MS, expected: ['b'] },
+    { name: 'window reaching into three of them', list: sorted, window: iv(15, 55), longest: 10 * MINUTE_MS, expected: ['a', 'b', 'c'] },
+    { name: 'members overlapping each other, in start order', list: crowded, window: iv(18, 32), longest: LONGEST, expected: ['long', 'a', 'b', 'c', 'd'] },
+    { name: 'a long early member found far from its start', list: crowded, window: iv(90, 95), longest: LONGEST, expected: ['long'] },
+    { name: 'members with the same start, in list order', list: crowded, window: iv(34, 36), longest: LONGEST, expected: ['long', 'c', 'd'] },
+    { name: 'a member starting at the window end is left out', list: crowded, window: iv(45, 50), longest: LONGEST, expected: ['long'] },
+    { name: 'a member ending at the window start is left out', list: crowded, window: iv(60, 70), longest: LONGEST, expected: ['long'] },
+    { name: 'an empty window inside members', list: crowded, window: iv(17, 17), longest: LONGEST, expected: ['long', 'a', 'b'] },
+    { name: 'an empty window at a member start', list: crowded, window: iv(10, 10), longest: LONGEST, expected: ['long'] },
+  ])('$name -> $expected', ({ list, window, longest, expected }) => {
+    expect(ids(overlapping(list, window, longest))).toEqual(expected);
+  });
+
+  it('stops the backward scan at longestMs: an understated bound misses the long early member', () => {
+    expect(ids(overlapping(crowded, iv(90, 95), 10 * MINUTE_MS))).toEqual([]);
+    expect(ids(overlapping(crowded, iv(90, 95), 90 * MINUTE_MS))).toEqual([]);
+    expect(ids(overlapping(crowded, iv(90, 95), 90 * MINUTE_MS + 1))).toEqual(['long']);
+  });
+
+  it('reads only a few members of a long list', () => {
+    const long = Array.from({ length: 1000 }, (_, i) => tagged(`m${i}`, i * 10, i * 10 + 15));
+    const read = new Set<number>();
+    const watched = new Proxy(long, {
+      get: (target, key, receiver): unknown => {
+        if (typeof key === 'string' && /^\d+$/.test(key)) read.add(Number(key));
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    expect(ids(overlapping(watched, iv(5000, 5001), 15 * MINUTE_MS))).toEqual(['m499', 'm500']);
+    // binary search (about log2(1000) = 10 reads) plus a scan of the two hits and the member that stops it
+    expect(read.size).toBeLessThanOrEqual(14);
+    expect(read.has(0)).toBe(false);
+  });
+
+  it('agrees with a linear scan on a crowded list', () => {
+    const lengths = [5, 40, 15, 120, 10, 60, 25, 5, 90, 30];
+    const list = Array.from({ length: 200 }, (_, i) => tagged(`m${i}`, i * 7, i * 7 + (lengths[i % lengths.length] ?? 0)));
+    const longest = Math.max(...list.map((member) => member.end - member.start));
+    for (let start = -20; start <= 1500; start += 13) {
+      for (const length of [0, 1, 9, 50, 200]) {
+        const window = iv(start, start + length);
+        const linear = list.filter((member) => overlaps(member, window));
+        expect(ids(overlapping(list, window, longest)), `window [${start}, ${start + length})`).toEqual(ids(linear));
+      }
+    }
   });
 });

@@ -8,46 +8,12 @@ import {
   allocateHosts,
   notEnoughHostsError,
 } from './host-allocation.policy.js';
-import type { HostBookingSnapshot, HostColumns, HostSnapshot } from './host-snapshot.js';
+import type { HostBookingSnapshot, HostSnapshot } from './host-snapshot.js';
 
-/** Times in whole minutes keep the tables readable; the lease under request is [100, 200). */
-const at = (minute: number): number => minute * MINUTE_MS;
+import { at, booking, host, slotBooking } from '../testing/host-snapshots.js';
 
-const booking = (reservationId: string, startMinute: number, endMinute: number): HostBookingSnapshot => ({
-  reservationId,
-  leaseId: `lease-${reservationId}`,
-  start: at(startMinute),
-  end: at(endMinute),
-});
-
-interface HostSpec {
-  readonly columns?: Partial<HostColumns>;
-  readonly capabilities?: Record<string, string>;
-  readonly bookings?: readonly HostBookingSnapshot[];
-}
-
-const host = (id: string, spec: HostSpec = {}): HostSnapshot => ({
-  id,
-  columns: {
-    id,
-    hypervisor_hostname: `compute-${id}`,
-    service_name: `compute-${id}`,
-    vcpus: 8,
-    memory_mb: 4096,
-    local_gb: 100,
-    cpu_info: 'x86',
-    hypervisor_type: 'QEMU',
-    hypervisor_version: 6002000,
-    availability_zone: 'nova',
-    status: null,
-    trust_id: null,
-    reservable: true,
-    ...spec.columns,
-  },
-  capabilities: spec.capabilities ?? {},
-  bookings: spec.bookings ?? [],
-});
-
+/** The lease under request is [100, 200). */
+const SMALL = { count: 1, vcpus: 1, memoryMb: 512, diskGb: 1 };
 const hosts = (...ids: string[]): HostSnapshot[] => ids.map((id) => host(id));
 const busy = (id: string, ...bookings: HostBookingSnapshot[]): HostSnapshot => host(id, { bookings });
 
@@ -144,6 +110,21 @@ describe('allocateHosts: when a host is free (lease [100, 200))', () => {
       bookings: [...Array.from({ length: 50 }, (_, i) => booking(`a${i}`, i, i + 1)), booking('hit', 199, 200), booking('after', 250, 260)],
       cleaning: 0,
       free: false,
+    },
+    { name: 'instance slots inside the lease', bookings: [slotBooking('s', 120, 130, SMALL)], cleaning: 0, free: false },
+    { name: 'instance slots back to back before', bookings: [slotBooking('s', 50, 100, SMALL)], cleaning: 0, free: true },
+    { name: 'instance slots back to back before, with cleaning', bookings: [slotBooking('s', 50, 100, SMALL)], cleaning: 30, free: false },
+    {
+      name: 'a long slot booking that started long before (found through the longest booking)',
+      bookings: [slotBooking('long', 0, 150, SMALL), ...Array.from({ length: 20 }, (_, i) => slotBooking(`s${i}`, 10 + i, 11 + i, SMALL))],
+      cleaning: 0,
+      free: false,
+    },
+    {
+      name: 'overlapping slot bookings all ended before the lease',
+      bookings: [slotBooking('a', 0, 90, SMALL), slotBooking('b', 10, 95, SMALL), slotBooking('c', 20, 100, SMALL)],
+      cleaning: 0,
+      free: true,
     },
   ])('$name -> free: $free', ({ bookings, cleaning, free }) => {
     const result = allocateHosts(request({ cleaningTimeMs: cleaning * MINUTE_MS }), [busy('1', ...bookings)]);

@@ -1,7 +1,8 @@
 import { type DomainError, conflict } from '../../../domain/src/shared/errors.js';
-import { type Interval, isFree, widen } from '../../../domain/src/shared/interval.js';
+import { wholeHostFree } from '../../../domain/src/host/host.capacity.js';
+import type { Interval } from '../../../domain/src/shared/interval.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
-import type { HostBookingSnapshot, HostSnapshot } from './host-snapshot.js';
+import type { HostSnapshot } from './host-snapshot.js';
 
 export interface HostAllocationRequest {
   readonly min: number;
@@ -25,27 +26,21 @@ export type HostAllocationResult =
 export type HostAllocationFailure = Extract<HostAllocationResult, { readonly ok: false }>;
 
 /**
- * Picks up to `max` (at least `min`) reservable hosts that match the query and have no booking in
- * the lease window widened by the cleaning time. O(M · (Q + log L) + F log F) for M hosts, Q
- * conditions, L bookings per host and F free candidates: each calendar is binary-searched.
+ * Picks up to `max` (at least `min`) reservable hosts that match the query and have no booking
+ * (whole host or instance slots) in the lease window widened by the cleaning time.
+ * O(M · (Q + log L + K) + F log F) for M hosts, Q conditions, L bookings per host, K bookings near the
+ * window and F free candidates: each calendar is binary-searched.
  * Unlike upstream, hosts never used before are not preferred over free hosts used before, and no
  * randomisation: the order is kept hosts first, then host id ascending.
  */
 export const allocateHosts = (request: HostAllocationRequest, hosts: readonly HostSnapshot[]): HostAllocationResult => {
   const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
-  const window = widen(request.window, request.cleaningTimeMs);
-  const ownBooking = ownBookingOf(request.reservationId);
-  const free = candidates.filter((host) => isFree(host.bookings, window, ownBooking));
+  const free = candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId));
   if (free.length < request.min) {
     return { ok: false, matching: candidates.length, free: free.length, requested: request.min };
   }
   return { ok: true, hostIds: preferenceOrder(free, request.keepHostIds ?? []).slice(0, Math.max(0, request.max)) };
 };
-
-const ownBookingOf =
-  (reservationId: string | undefined) =>
-  (booking: HostBookingSnapshot): boolean =>
-    reservationId !== undefined && booking.reservationId === reservationId;
 
 const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly string[]): string[] => {
   const rank = new Map<string, number>();
@@ -59,7 +54,7 @@ const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly st
 const DECIMAL = /^\d+$/;
 
 /** Decimal ids by value (exact at any length), before any other id; those by string. A total order. */
-const compareHostIds = (a: string, b: string): number => {
+export const compareHostIds = (a: string, b: string): number => {
   const aDecimal = DECIMAL.test(a);
   const bDecimal = DECIMAL.test(b);
   if (aDecimal !== bDecimal) return aDecimal ? -1 : 1;

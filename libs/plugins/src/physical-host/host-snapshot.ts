@@ -1,9 +1,11 @@
+import type { SlotDemand } from '../../../domain/src/host/host.types.js';
 import type { Interval } from '../../../domain/src/shared/interval.js';
 
-/** A booking on a host's calendar: half-open [start, end) in epoch ms, unwidened. */
+/** A booking on a host's calendar: half-open [start, end) in epoch ms, unwidened; slots null = whole host. */
 export interface HostBookingSnapshot extends Interval {
   readonly reservationId: string;
   readonly leaseId: string;
+  readonly slots: SlotDemand | null;
 }
 
 /** Host columns that Blazar's query language compares as database columns. */
@@ -28,6 +30,8 @@ export interface HostSnapshot {
   readonly id: string;
   readonly columns: HostColumns;
   readonly capabilities: Readonly<Record<string, string>>;
-  /** Sorted by start; members never overlap (the host decider guarantees it). */
+  /** Sorted by start; whole-host members overlap nothing, slot members may overlap each other. */
   readonly bookings: readonly HostBookingSnapshot[];
+  /** No booking is longer (bounds overlap searches). */
+  readonly longestBookingMs: number;
 }

@@ -27,6 +27,7 @@ const host = (columns: Partial<HostColumns> = {}, capabilities: Record<string, s
   columns: { ...COLUMNS, ...columns },
   capabilities,
   bookings: [],
+  longestBookingMs: 0,
 });
 
 const rejection = (text: string): DomainError => {

@@ -5,7 +5,17 @@
  * no I/O, no clock; every time is a fixed string.
  */
 import type { LeaseCreated, LeaseEvent } from '../lease.events.js';
-import type { EndReason, HostReservation, LeaseEventIds } from '../lease.types.js';
+import type {
+  EffectRecord,
+  EndReason,
+  FlavorInstanceReservation,
+  FloatingIpReservation,
+  HostReservation,
+  LeaseEventIds,
+  Reservation,
+  ReservationOutcome,
+  VirtualInstanceReservation,
+} from '../lease.types.js';
 
 export const LEASE_ID = 'lease-1';
 
@@ -108,3 +118,77 @@ export const history = {
   DeletedWhileActiveDone: (): LeaseEvent[] => [...history.DeletedWhileActive(), ended(at(12))],
 };
 export type HistoryStatus = keyof typeof history;
+
+// Reservations of the other resource types.
+
+/** Two instances of 2 vcpus, 4096 MB, 20 GB, both on host 7. */
+export const virtualInstanceReservation = (id: string, overrides: Partial<VirtualInstanceReservation> = {}): VirtualInstanceReservation => ({
+  id,
+  resourceId: `resource-${id}`,
+  resourceType: 'virtual:instance',
+  amount: 2,
+  vcpus: 2,
+  memoryMb: 4096,
+  diskGb: 20,
+  affinity: null,
+  resourceProperties: '',
+  allocations: [{ hostId: '7', count: 2 }],
+  ...overrides,
+});
+
+/** Two instances of the catalog flavor m1.small (2 vcpus, 4096 MB, 20 GB), both on host 7. */
+export const flavorInstanceReservation = (id: string, overrides: Partial<FlavorInstanceReservation> = {}): FlavorInstanceReservation => ({
+  id,
+  resourceId: `resource-${id}`,
+  resourceType: 'flavor:instance',
+  amount: 2,
+  vcpus: 2,
+  memoryMb: 4096,
+  diskGb: 20,
+  affinity: null,
+  resourceProperties: '{"id": "small", "name": "m1.small", "vcpus": 2, "ram": 4096, "disk": 20}',
+  allocations: [{ hostId: '7', count: 2 }],
+  sourceFlavorId: 'small',
+  extraSpecs: { 'hw:cpu_policy': 'dedicated' },
+  ...overrides,
+});
+
+/** One address of network net-ext: 172.24.4.10 (fip-1). */
+export const floatingIpReservation = (id: string, overrides: Partial<FloatingIpReservation> = {}): FloatingIpReservation => ({
+  id,
+  resourceId: `resource-${id}`,
+  resourceType: 'virtual:floatingip',
+  networkId: 'net-ext',
+  amount: 1,
+  requiredFloatingIps: [],
+  allocations: [{ floatingIpId: 'fip-1', address: '172.24.4.10' }],
+  ...overrides,
+});
+
+// Reservation changes of an active lease and what the cloud made of them.
+
+export const reservationChanged = (changed: Reservation, when: string): LeaseEvent => ({
+  type: 'Reservation.Changed',
+  data: { leaseId: LEASE_ID, reservation: changed, changedAt: when },
+});
+
+export const effectRecords = (operation: string): readonly EffectRecord[] => [{ operation }];
+
+export const okOutcome = (reservationId: string, operation = 'op'): ReservationOutcome => ({ reservationId, ok: true, effects: effectRecords(operation) });
+
+export const failedOutcome = (reservationId: string, error = 'boom', operation = 'op'): ReservationOutcome => ({
+  reservationId,
+  ok: false,
+  error,
+  effects: effectRecords(operation),
+});
+
+export const updateApplied = (reservationId: string, sequence: number, when: string, operation = 'op'): LeaseEvent => ({
+  type: 'Reservation.UpdateApplied',
+  data: { leaseId: LEASE_ID, reservationId, sequence, effects: effectRecords(operation), at: when },
+});
+
+export const updateFailed = (reservationId: string, sequence: number, when: string, error = 'boom', operation = 'op'): LeaseEvent => ({
+  type: 'Reservation.UpdateFailed',
+  data: { leaseId: LEASE_ID, reservationId, sequence, error, effects: effectRecords(operation), at: when },
+});

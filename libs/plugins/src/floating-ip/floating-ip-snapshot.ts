@@ -1,0 +1,10 @@
+import type { Interval } from '../../../domain/src/shared/interval.js';
+
+/** What the floating-IP policy sees of a registered address: its network and calendar. */
+export interface FloatingIpSnapshot {
+  readonly id: string;
+  readonly networkId: string;
+  readonly address: string;
+  /** Sorted by start, never overlapping. */
+  readonly bookings: readonly (Interval & { readonly reservationId: string })[];
+}
