@@ -15,8 +15,9 @@ export const widen = (interval: Interval, marginMs: number): Interval =>
   marginMs === 0 ? interval : { start: interval.start - marginMs, end: interval.end + marginMs };
 
 /**
- * Index of the first interval whose end is after `time`, in a list sorted by start whose members do
- * not overlap (so ends are sorted too). Binary search: O(log n).
+ * Index of the first interval whose end is after `time`, in a list sorted by start and then end whose
+ * members do not overlap (so ends are sorted too; the tie-break matters for empty intervals, which
+ * may share a start with the next member). Binary search: O(log n).
  */
 export const firstEndingAfter = (sorted: readonly Interval[], time: number): number => {
   let low = 0;
@@ -29,7 +30,7 @@ export const firstEndingAfter = (sorted: readonly Interval[], time: number): num
   return low;
 };
 
-/** True if `window` overlaps none of the sorted, non-overlapping intervals (ignoring `skip`). */
+/** True if `window` overlaps none of the intervals (sorted by start then end, non-overlapping), ignoring `skip`. */
 export const isFree = <T extends Interval>(
   sorted: readonly T[],
   window: Interval,
