@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostEvent, type HostState, type LeaseEvent, hostDecider } from '../../libs/domain/src/index.js';
+import { type HostEvent, type HostState, type LeaseEvent, hostDecider, reservedHostIds } from '../../libs/domain/src/index.js';
 import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -93,7 +93,7 @@ describe('16 parallel clients on a pool of 4 hosts, through two API processes', 
           hosts.set(event.streamId, hostDecider.evolve(hosts.get(event.streamId) ?? hostDecider.initialState(), event as unknown as HostEvent));
         }
         const lease = event as unknown as LeaseEvent;
-        if (lease.type === 'Lease.Created') leaseHosts.set(lease.data.leaseId, lease.data.reservations.flatMap((r) => r.hostIds));
+        if (lease.type === 'Lease.Created') leaseHosts.set(lease.data.leaseId, lease.data.reservations.flatMap((r) => reservedHostIds(r)));
       }
       const spans = new Map<string, Span[]>();
       for (const [stream, state] of hosts) {

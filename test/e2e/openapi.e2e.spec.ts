@@ -17,7 +17,16 @@ import { loadApiConfig } from '../../apps/api/src/config.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '../../apps/api/src/hosts/host.dto.js';
 import { toIntLike } from '../../apps/api/src/http/int-like.js';
 import { validateBody } from '../../apps/api/src/http/validate-body.js';
-import { CreateLeaseDto, HostReservationDto, ReservationTypeDto, ReservationUpdateDto, UpdateLeaseDto } from '../../apps/api/src/leases/lease.dto.js';
+import {
+  CreateLeaseDto,
+  FlavorInstanceReservationDto,
+  FloatingIpReservationDto,
+  HostReservationDto,
+  InstanceReservationDto,
+  ReservationTypeDto,
+  ReservationUpdateDto,
+  UpdateLeaseDto,
+} from '../../apps/api/src/leases/lease.dto.js';
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
 import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
 import { routesOf } from '../../apps/api/src/openapi/routes.js';
@@ -49,7 +58,18 @@ const EXPECTED_ROUTES = [
   'GET /v1/plugins',
 ];
 
-const DTOS = [CreateLeaseDto, UpdateLeaseDto, ReservationTypeDto, HostReservationDto, ReservationUpdateDto, RegisterHostDto, PropertyPrivacyDto];
+const DTOS = [
+  CreateLeaseDto,
+  UpdateLeaseDto,
+  ReservationTypeDto,
+  HostReservationDto,
+  InstanceReservationDto,
+  FlavorInstanceReservationDto,
+  FloatingIpReservationDto,
+  ReservationUpdateDto,
+  RegisterHostDto,
+  PropertyPrivacyDto,
+];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -147,6 +167,14 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
       case 'minimum':
         if (typeof value === 'number' && value < (expected as number)) fail(`below ${expected}`);
         break;
+      case 'maximum':
+        if (typeof value === 'number' && value > (expected as number)) fail(`above ${expected}`);
+        break;
+      case 'oneOf': {
+        const matches = (expected as Schema[]).filter((sub) => check(doc, sub, value, at).length === 0).length;
+        if (matches !== 1) fail(`matches ${matches} of oneOf`);
+        break;
+      }
       case 'minProperties':
         if (typeOf(value) === 'object' && Object.keys(value as object).length < (expected as number)) fail(`fewer than ${expected} properties`);
         break;
@@ -208,7 +236,7 @@ const passesDto = (dto: new () => object, body: unknown): boolean => {
 const ABSENT = Symbol('absent');
 const SAMPLES: unknown[] = [
   ABSENT, null, 'x', '', 'a'.repeat(80), 'a'.repeat(81), 'a'.repeat(256), 5, 0, -3, 2.5, '5', ' 7 ', '+1', '-2', '2.5', '1e3', 'two',
-  true, false, 'true', [], ['x'], {}, 'default', 'snapshot', 'physical:host',
+  true, false, 'true', [], ['x'], {}, 'default', 'snapshot', 'physical:host', 'None', ' False ', 'maybe', [1], ['10.0.0.1'], -0, 2 ** 53,
 ];
 
 /** A body each DTO accepts, from which one property at a time is varied. */
@@ -217,6 +245,9 @@ const VALID_BODIES = new Map<Function, Record<string, unknown>>([
   [UpdateLeaseDto, {}],
   [ReservationTypeDto, { resource_type: 'physical:host' }],
   [HostReservationDto, { min: 1, max: 1 }],
+  [InstanceReservationDto, { vcpus: 1, memory_mb: 1, disk_gb: 0, amount: 1 }],
+  [FlavorInstanceReservationDto, { flavor_id: '3', amount: 1 }],
+  [FloatingIpReservationDto, { network_id: 'net', amount: 1 }],
   [ReservationUpdateDto, { id: 'reservation' }],
   [RegisterHostDto, { name: 'host' }],
   [PropertyPrivacyDto, { private: true }],
@@ -320,9 +351,13 @@ describe('OpenAPI document and /docs', () => {
       expect(schema.required).toEqual(expect.arrayContaining(['name', 'start_date', 'end_date']));
       expect(schema.required).not.toContain('reservations');
       expect(schema.properties.name).toMatchObject({ type: 'string', maxLength: 80 });
-      expect(resolve(doc, schema.properties.reservations.items).allOf).toEqual([
-        { $ref: '#/components/schemas/ReservationTypeDto' },
-        { $ref: '#/components/schemas/HostReservationDto' },
+      const item = resolve(doc, schema.properties.reservations.items);
+      expect(item.allOf).toEqual([{ $ref: '#/components/schemas/ReservationTypeDto' }]);
+      expect(item.oneOf.map((choice: Schema) => [choice.properties.resource_type.const, choice.allOf[0].$ref])).toEqual([
+        ['physical:host', '#/components/schemas/HostReservationDto'],
+        ['virtual:instance', '#/components/schemas/InstanceReservationDto'],
+        ['flavor:instance', '#/components/schemas/FlavorInstanceReservationDto'],
+        ['virtual:floatingip', '#/components/schemas/FloatingIpReservationDto'],
       ]);
     });
 

@@ -266,6 +266,129 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
   });
 });
 
+let floatingIpCounter = 0;
+const newFloatingIp = async (): Promise<string> => {
+  const n = floatingIpCounter++;
+  const address = `10.77.${Math.floor(n / 250)}.${(n % 250) + 1}`;
+  const created = await request('POST', '/v1/floatingips', as('admin'), { floating_network_id: 'matrix-net', floating_ip_address: address });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.floatingip.id;
+};
+
+/** Upstream: get = project_reader_or_admin, post/delete = admin; the allocation views (Leasehold's) are admin only. */
+const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
+  'list floating ips': { admin: true, member: true, reader: true, norole: false },
+  'show floating ip': { admin: true, member: true, reader: true, norole: false },
+  'register floating ip': { admin: true, member: false, reader: false, norole: false },
+  'delete floating ip': { admin: true, member: false, reader: false, norole: false },
+  'list floating ip allocations': { admin: true, member: false, reader: false, norole: false },
+  'floating ip allocation': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
+  it.each(table(FLOATING_IP_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const ip = await newFloatingIp();
+    switch (route) {
+      case 'list floating ips': {
+        const reply = await read(() => request('GET', '/v1/floatingips', token), 200, 'blazar:floatingips:get', allowed);
+        if (allowed) expect(reply.body.floatingips.map((f: { id: string }) => f.id)).toContain(ip);
+        break;
+      }
+      case 'show floating ip': {
+        const reply = await read(() => request('GET', `/v1/floatingips/${ip}`, token), 200, 'blazar:floatingips:get', allowed);
+        if (allowed) expect(reply.body.floatingip.id).toBe(ip);
+        break;
+      }
+      case 'register floating ip': {
+        const body = { floating_network_id: `matrix-register-${role}`, floating_ip_address: '10.78.0.1' };
+        await write(role, () => request('POST', '/v1/floatingips', token, body), 201, 'blazar:floatingips:post', allowed);
+        break;
+      }
+      case 'delete floating ip':
+        await write(role, () => request('DELETE', `/v1/floatingips/${ip}`, token), 204, 'blazar:floatingips:delete', allowed);
+        expect((await request('GET', `/v1/floatingips/${ip}`, as('admin'))).status).toBe(allowed ? 404 : 200);
+        break;
+      case 'list floating ip allocations':
+        await read(() => request('GET', '/v1/floatingips/allocations', token), 200, 'blazar:floatingips:get_allocations', allowed);
+        break;
+      case 'floating ip allocation':
+        await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
+        break;
+    }
+  });
+
+  it.each(ROLES)('an unknown floating IP as %s: the policy comes first (403 without a role), then 404', async (role) => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const reply = await request('GET', `/v1/floatingips/${missing}`, as(role));
+    if (role === 'norole') expect(reply.body).toEqual(denied('blazar:floatingips:get'));
+    else expect(reply.body).toEqual({ error_code: 404, error_message: `Floating IP ${missing} not found.`, error_name: 404 });
+  });
+});
+
+let flavorCounter = 0;
+const newFlavor = async (isPublic = true): Promise<string> => {
+  const id = `matrix-flavor-${++flavorCounter}`;
+  const flavor = { id, name: id, vcpus: 1, ram: 512, disk: 1, 'os-flavor-access:is_public': isPublic };
+  const created = await request('POST', '/v1/flavors', as('admin'), { flavor });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return id;
+};
+
+/** Leasehold's flavor catalog: any authenticated caller may read it (`@`), admins change it. */
+const FLAVOR_POLICY: Record<string, Record<Role, boolean>> = {
+  'list flavors': { admin: true, member: true, reader: true, norole: true },
+  'show flavor': { admin: true, member: true, reader: true, norole: true },
+  'create flavor': { admin: true, member: false, reader: false, norole: false },
+  'delete flavor': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('flavors: everyone authenticated may look, admins change (static tokens, default policy)', () => {
+  it.each(table(FLAVOR_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const flavor = await newFlavor();
+    switch (route) {
+      case 'list flavors': {
+        const reply = await read(() => request('GET', '/v1/flavors', token), 200, 'leasehold:flavors:get', allowed);
+        if (allowed) expect(reply.body.flavors.map((f: { id: string }) => f.id)).toContain(flavor);
+        break;
+      }
+      case 'show flavor': {
+        const reply = await read(() => request('GET', `/v1/flavors/${flavor}`, token), 200, 'leasehold:flavors:get', allowed);
+        if (allowed) expect(reply.body.flavor.id).toBe(flavor);
+        break;
+      }
+      case 'create flavor': {
+        const body = { flavor: { name: `matrix-create-${role}`, vcpus: 1, ram: 512, disk: 1 } };
+        await write(role, () => request('POST', '/v1/flavors', token, body), 201, 'leasehold:flavors:post', allowed);
+        break;
+      }
+      case 'delete flavor':
+        await write(role, () => request('DELETE', `/v1/flavors/${flavor}`, token), 204, 'leasehold:flavors:delete', allowed);
+        expect((await request('GET', `/v1/flavors/${flavor}`, as('admin'))).status).toBe(allowed ? 404 : 200);
+        break;
+    }
+  });
+
+  it.each(ROLES)('a private flavor as %s: listed and shown to admins only (others get 404, as Nova)', async (role) => {
+    const hidden = await newFlavor(false);
+    const listed = await request('GET', '/v1/flavors', as(role));
+    expect(listed.status).toBe(200);
+    const ids = listed.body.flavors.map((f: { id: string }) => f.id);
+    const shown = await request('GET', `/v1/flavors/${hidden}`, as(role));
+    if (role === 'admin') {
+      expect(ids).toContain(hidden);
+      expect(shown.status).toBe(200);
+      expect(shown.body.flavor['os-flavor-access:is_public']).toBe(false);
+    } else {
+      expect(ids).not.toContain(hidden);
+      expect(listed.body.flavors.every((f: Record<string, unknown>) => f['os-flavor-access:is_public'] === true)).toBe(true);
+      expect(shown.status).toBe(404);
+      expect(shown.body).toEqual({ error_code: 404, error_message: `Flavor ${hidden} could not be found.`, error_name: 404 });
+    }
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -283,6 +406,16 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/os-hosts/1/allocation'],
     ['GET', '/v1/os-hosts/properties'],
     ['PATCH', '/v1/os-hosts/properties/gpu', { private: true }],
+    ['GET', '/v1/floatingips'],
+    ['POST', '/v1/floatingips', { floating_network_id: 'net', floating_ip_address: '10.79.0.1' }],
+    ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000'],
+    ['DELETE', '/v1/floatingips/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/v1/floatingips/allocations'],
+    ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/allocation'],
+    ['GET', '/v1/flavors'],
+    ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
+    ['GET', '/v1/flavors/1'],
+    ['DELETE', '/v1/flavors/1'],
     ['GET', '/v1/no-such-route'],
     ['GET', '/V1/leases'],
     ['POST', '/', {}],

@@ -5,6 +5,8 @@ import type { EventStore } from '../../../libs/event-store/src/event-store.port.
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
+import { FlavorController } from './flavors/flavor.controller.js';
+import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
@@ -16,6 +18,9 @@ import { ReadYourWritesInterceptor } from './read-side/read-your-writes.intercep
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
+import { FlavorWriter } from './write-side/flavor-writer.js';
+import { FLOATING_IP_NETWORKS, type FloatingIpNetworks, StandaloneFloatingIpNetworks } from './write-side/floating-ip-networks.js';
+import { FloatingIpWriter } from './write-side/floating-ip-writer.js';
 import { HostWriter } from './write-side/host-writer.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
 import { WriteIndex } from './write-side/write-index.js';
@@ -38,7 +43,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot(), OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, LeaseController, HostController, PluginsController],
+      controllers: [VersionsController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -57,12 +62,30 @@ export class AppModule {
           provide: LeaseWriter,
           inject: [EVENT_STORE, WriteIndex, CLOCK],
           useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) =>
-            new LeaseWriter(store, index, { cleaningTimeMinutes: config.cleaningTimeMinutes, minutesBeforeEnd: config.minutesBeforeEnd, clock }),
+            new LeaseWriter(store, index, {
+              cleaningTimeMinutes: config.cleaningTimeMinutes,
+              minutesBeforeEnd: config.minutesBeforeEnd,
+              allocationRatios: config.allocationRatios,
+              clock,
+            }),
         },
         {
           provide: HostWriter,
           inject: [EVENT_STORE, WriteIndex, CLOCK],
           useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new HostWriter(store, index, clock),
+        },
+        // standalone mode: no Neutron to ask (the OpenStack driver will provide one that does)
+        { provide: FLOATING_IP_NETWORKS, useValue: new StandaloneFloatingIpNetworks() },
+        {
+          provide: FloatingIpWriter,
+          inject: [EVENT_STORE, WriteIndex, FLOATING_IP_NETWORKS, CLOCK],
+          useFactory: (store: EventStore, index: WriteIndex, networks: FloatingIpNetworks, clock: () => Date) =>
+            new FloatingIpWriter(store, index, networks, clock),
+        },
+        {
+          provide: FlavorWriter,
+          inject: [EVENT_STORE, WriteIndex, CLOCK],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new FlavorWriter(store, index, clock),
         },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         {

@@ -1,5 +1,7 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import type { Capabilities } from '../../domain/src/index.js';
+import type { FlavorView } from './flavor-view.js';
+import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 
@@ -47,6 +49,33 @@ export interface PropertyRow {
   private: boolean;
   createdAt: string;
   updatedAt: string | null;
+}
+
+export interface FloatingIpRow {
+  id: string;
+  networkId: string;
+  address: string;
+  /** Log position of the registration: the list shows floating IPs in the order they were registered. */
+  sortKey: number;
+  doc: FloatingIpView;
+}
+
+/** One floating IP held by one reservation, with the booked interval (ISO-8601 UTC). */
+export interface FloatingIpAllocationRow {
+  id: string;
+  floatingIpId: string;
+  reservationId: string;
+  leaseId: string;
+  startDate: string;
+  endDate: string;
+}
+
+/** A flavor of the standalone catalog. */
+export interface FlavorRow {
+  id: string;
+  name: string;
+  isPublic: boolean;
+  doc: FlavorView;
 }
 
 export interface CheckpointRow {
@@ -120,6 +149,44 @@ export const PropertyEntity = new EntitySchema<PropertyRow>({
   },
 });
 
+export const FloatingIpEntity = new EntitySchema<FloatingIpRow>({
+  name: 'FloatingIpRow',
+  tableName: 'lh_floatingips',
+  properties: {
+    id: { type: 'string', primary: true },
+    networkId: { type: 'string', index: true },
+    address: { type: 'string' },
+    sortKey: { type: new BigIntType('number'), index: true },
+    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+    doc: { type: 'json', columnType: 'json' },
+  },
+});
+
+export const FloatingIpAllocationEntity = new EntitySchema<FloatingIpAllocationRow>({
+  name: 'FloatingIpAllocationRow',
+  tableName: 'lh_floatingip_allocations',
+  properties: {
+    id: { type: 'string', primary: true },
+    floatingIpId: { type: 'string', index: true },
+    reservationId: { type: 'string', index: true },
+    leaseId: { type: 'string', index: true },
+    startDate: { type: 'string' },
+    endDate: { type: 'string', index: true },
+  },
+});
+
+export const FlavorEntity = new EntitySchema<FlavorRow>({
+  name: 'FlavorRow',
+  tableName: 'lh_flavors',
+  properties: {
+    id: { type: 'string', primary: true },
+    name: { type: 'string' },
+    isPublic: { type: 'boolean' },
+    // plain json, not PostgreSQL's jsonb, which would reorder Nova's fields
+    doc: { type: 'json', columnType: 'json' },
+  },
+});
+
 export const CheckpointEntity = new EntitySchema<CheckpointRow>({
   name: 'CheckpointRow',
   tableName: 'lh_checkpoints',
@@ -129,6 +196,16 @@ export const CheckpointEntity = new EntitySchema<CheckpointRow>({
   },
 });
 
-export const READ_MODEL_ENTITIES = [LeaseEntity, ReservationEntity, AllocationEntity, HostEntity, PropertyEntity, CheckpointEntity];
+export const READ_MODEL_ENTITIES = [
+  LeaseEntity,
+  ReservationEntity,
+  AllocationEntity,
+  HostEntity,
+  PropertyEntity,
+  FloatingIpEntity,
+  FloatingIpAllocationEntity,
+  FlavorEntity,
+  CheckpointEntity,
+];
 
 export const READ_MODEL_CHECKPOINT = 'read-models';

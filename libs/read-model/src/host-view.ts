@@ -75,7 +75,9 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
     case 'Host.Unregistered':
       return null;
     case 'Host.Booked':
+    case 'Host.SlotsBooked':
     case 'Host.BookingMoved':
+    case 'Host.SlotsMoved':
     case 'Host.BookingReleased':
       return record;
     default: {

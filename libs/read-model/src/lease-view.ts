@@ -1,4 +1,4 @@
-import type { LeaseEvent, PhaseProgress, Reservation } from '../../domain/src/index.js';
+import type { EffectRecord, LeaseEvent, PhaseProgress, Reservation } from '../../domain/src/index.js';
 import { toBlazarDate, toBlazarTimestamp } from './blazar-format.js';
 
 export type BlazarEventStatus = 'UNDONE' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
@@ -32,7 +32,40 @@ export interface HostReservationView {
   readonly max: number;
 }
 
-export type ReservationView = HostReservationView;
+interface ReservationCommonView {
+  readonly created_at: string;
+  readonly updated_at: string | null;
+  readonly id: string;
+  readonly lease_id: string;
+  readonly resource_id: string;
+  readonly status: BlazarReservationStatus;
+  readonly missing_resources: boolean;
+  readonly resources_changed: boolean;
+}
+
+export interface InstanceReservationView extends ReservationCommonView {
+  readonly resource_type: 'virtual:instance' | 'flavor:instance';
+  readonly vcpus: number;
+  readonly memory_mb: number;
+  readonly disk_gb: number;
+  readonly amount: number;
+  readonly affinity: boolean | null;
+  readonly resource_properties: string;
+  /** Upstream: the private flavor's id, which is the reservation id. */
+  readonly flavor_id: string;
+  /** Nova's id of the reservation's aggregate; null until the start created it (upstream: at creation). */
+  readonly aggregate_id: number | null;
+  readonly server_group_id: string | null;
+}
+
+export interface FloatingIpReservationView extends ReservationCommonView {
+  readonly resource_type: 'virtual:floatingip';
+  readonly network_id: string;
+  readonly amount: number;
+  readonly required_floatingips: readonly string[];
+}
+
+export type ReservationView = HostReservationView | InstanceReservationView | FloatingIpReservationView;
 
 /** A lease exactly as Blazar's API shows it (field order included). */
 export interface LeaseView {
@@ -51,21 +84,77 @@ export interface LeaseView {
   readonly events: readonly LeaseEventView[];
 }
 
-const reservationView = (leaseId: string, r: Reservation, at: string): ReservationView => ({
-  created_at: toBlazarTimestamp(at),
-  updated_at: toBlazarTimestamp(at),
-  id: r.id,
-  lease_id: leaseId,
-  resource_id: r.resourceId,
-  resource_type: r.resourceType,
-  status: 'pending',
-  missing_resources: false,
-  resources_changed: false,
-  hypervisor_properties: r.hypervisorProperties,
-  resource_properties: r.resourceProperties,
-  before_end: r.beforeEnd,
-  min: r.min,
-  max: r.max,
+interface CloudIds {
+  readonly aggregate_id: number | null;
+  readonly server_group_id: string | null;
+}
+
+const NO_CLOUD_IDS: CloudIds = { aggregate_id: null, server_group_id: null };
+
+const reservationView = (leaseId: string, r: Reservation, at: string, cloud: CloudIds = NO_CLOUD_IDS): ReservationView => {
+  const common = {
+    created_at: toBlazarTimestamp(at),
+    updated_at: toBlazarTimestamp(at),
+    id: r.id,
+    lease_id: leaseId,
+    resource_id: r.resourceId,
+    resource_type: r.resourceType,
+    status: 'pending',
+    missing_resources: false,
+    resources_changed: false,
+  } as const;
+  switch (r.resourceType) {
+    case 'physical:host':
+      return {
+        ...common,
+        resource_type: r.resourceType,
+        hypervisor_properties: r.hypervisorProperties,
+        resource_properties: r.resourceProperties,
+        before_end: r.beforeEnd,
+        min: r.min,
+        max: r.max,
+      };
+    case 'virtual:instance':
+    case 'flavor:instance':
+      return {
+        ...common,
+        resource_type: r.resourceType,
+        vcpus: r.vcpus,
+        memory_mb: r.memoryMb,
+        disk_gb: r.diskGb,
+        amount: r.amount,
+        affinity: r.affinity,
+        resource_properties: r.resourceProperties,
+        flavor_id: r.id,
+        aggregate_id: cloud.aggregate_id,
+        server_group_id: cloud.server_group_id,
+      };
+    case 'virtual:floatingip':
+      return { ...common, resource_type: r.resourceType, network_id: r.networkId, amount: r.amount, required_floatingips: r.requiredFloatingIps };
+    default: {
+      const _never: never = r;
+      return _never;
+    }
+  }
+};
+
+/** The aggregate and server group ids an effects adapter reported creating (instance reservations). */
+const cloudIdsOf = (effects: readonly EffectRecord[], current: CloudIds): CloudIds => {
+  let { aggregate_id, server_group_id } = current;
+  for (const effect of effects) {
+    if (effect.operation === 'aggregate.create' && typeof effect.aggregate_id === 'number') aggregate_id = effect.aggregate_id;
+    if (effect.operation === 'server_group.create' && typeof effect.server_group_id === 'string') server_group_id = effect.server_group_id;
+  }
+  return { aggregate_id, server_group_id };
+};
+
+const recordCloudIds = (view: LeaseView, reservationId: string, effects: readonly EffectRecord[]): LeaseView => ({
+  ...view,
+  reservations: view.reservations.map((r) => {
+    if (r.id !== reservationId || (r.resource_type !== 'virtual:instance' && r.resource_type !== 'flavor:instance')) return r;
+    const ids = cloudIdsOf(effects, r);
+    return ids.aggregate_id === r.aggregate_id && ids.server_group_id === r.server_group_id ? r : { ...r, ...ids };
+  }),
 });
 
 const eventView = (leaseId: string, id: string, type: LeaseEventView['event_type'], time: string, at: string): LeaseEventView => ({
@@ -161,7 +250,12 @@ const changed = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Reservatio
     updated_at: toBlazarTimestamp(event.data.changedAt),
     reservations: view.reservations.map((current) =>
       current.id === r.id
-        ? { ...reservationView(view.id, r, event.data.changedAt), created_at: current.created_at, status: current.status, updated_at: toBlazarTimestamp(event.data.changedAt) }
+        ? {
+            ...reservationView(view.id, r, event.data.changedAt, 'aggregate_id' in current ? current : NO_CLOUD_IDS),
+            created_at: current.created_at,
+            status: current.status,
+            updated_at: toBlazarTimestamp(event.data.changedAt),
+          }
         : current,
     ),
   };
@@ -179,9 +273,11 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Reservation.Changed':
       return changed(view, event);
     case 'Reservation.EffectsApplied':
-      return view;
+    case 'Reservation.UpdateApplied':
+      return recordCloudIds(view, event.data.reservationId, event.data.effects);
     case 'Reservation.EffectsFailed':
-      return setReservations(view, 'error', event.data.at, event.data.reservationId);
+    case 'Reservation.UpdateFailed':
+      return setReservations(recordCloudIds(view, event.data.reservationId, event.data.effects), 'error', event.data.at, event.data.reservationId);
     case 'Lease.StartRequested':
       return setEvent(view, 'start_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Started':

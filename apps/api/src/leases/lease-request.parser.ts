@@ -1,25 +1,66 @@
 import type { DateTime } from 'luxon';
-import { type BeforeEndAction, RESOURCE_TYPES, type ResourceType, invalid, scheduleForCreate } from '../../../../libs/domain/src/index.js';
+import { type Affinity, type BeforeEndAction, RESOURCE_TYPES, type ResourceType, invalid, scheduleForCreate } from '../../../../libs/domain/src/index.js';
+import { toFlavorId } from '../flavors/flavor.validators.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { validateBody } from '../http/validate-body.js';
 import type { CreateLeaseRequest, ReservationPatch, ReservationRequest, UpdateLeaseRequest } from '../write-side/lease-requests.js';
 import { buildHostRequest } from './host-reservation.parser.js';
-import { CreateLeaseDto, HostReservationDto, ReservationTypeDto, ReservationUpdateDto, UpdateLeaseDto } from './lease.dto.js';
+import { buildFloatingIpRequest, buildInstanceRequest, checkAmount } from './instance-reservation.parser.js';
+import {
+  CreateLeaseDto,
+  FlavorInstanceReservationDto,
+  FloatingIpReservationDto,
+  HostReservationDto,
+  InstanceReservationDto,
+  ReservationTypeDto,
+  ReservationUpdateDto,
+  UpdateLeaseDto,
+  toAffinity,
+} from './lease.dto.js';
 
 const isResourceType = (value: string): value is ResourceType => (RESOURCE_TYPES as readonly string[]).includes(value);
+
+const affinityOf = (value: unknown): Affinity => (value === undefined ? null : (toAffinity(value)?.value ?? null));
 
 const parseReservation = (raw: unknown): ReservationRequest => {
   const { resource_type: type } = validateBody(ReservationTypeDto, raw, 'reservation');
   if (!isResourceType(type)) throw invalid('UNSUPPORTED_RESOURCE_TYPE', `The ${type} resource type is not supported`);
-  const dto = validateBody(HostReservationDto, raw, 'reservation');
-  return buildHostRequest({
-    min: toIntLike(dto.min) ?? 0,
-    max: toIntLike(dto.max) ?? 0,
-    hypervisorProperties: dto.hypervisor_properties ?? '',
-    resourceProperties: dto.resource_properties ?? '',
-    beforeEnd: (dto.before_end ?? 'default') as BeforeEndAction,
-  });
+  switch (type) {
+    case 'physical:host': {
+      const dto = validateBody(HostReservationDto, raw, 'reservation');
+      return buildHostRequest({
+        min: toIntLike(dto.min) ?? 0,
+        max: toIntLike(dto.max) ?? 0,
+        hypervisorProperties: dto.hypervisor_properties ?? '',
+        resourceProperties: dto.resource_properties ?? '',
+        beforeEnd: (dto.before_end ?? 'default') as BeforeEndAction,
+      });
+    }
+    case 'virtual:instance': {
+      const dto = validateBody(InstanceReservationDto, raw, 'reservation');
+      return buildInstanceRequest({
+        amount: toIntLike(dto.amount) ?? 0,
+        vcpus: toIntLike(dto.vcpus) ?? 0,
+        memoryMb: toIntLike(dto.memory_mb) ?? 0,
+        diskGb: toIntLike(dto.disk_gb) ?? 0,
+        affinity: affinityOf(dto.affinity),
+        resourceProperties: dto.resource_properties ?? '',
+      });
+    }
+    case 'flavor:instance': {
+      const dto = validateBody(FlavorInstanceReservationDto, raw, 'reservation');
+      return { resourceType: type, flavorId: toFlavorId(dto.flavor_id) ?? '', amount: checkAmount(toIntLike(dto.amount) ?? 0), affinity: affinityOf(dto.affinity) };
+    }
+    case 'virtual:floatingip': {
+      const dto = validateBody(FloatingIpReservationDto, raw, 'reservation');
+      return buildFloatingIpRequest(dto.network_id, toIntLike(dto.amount) ?? 0, dto.required_floatingips ?? []);
+    }
+    default: {
+      const _never: never = type;
+      return _never;
+    }
+  }
 };
 
 const optionalDate = (value: unknown, now: DateTime): string | null =>
@@ -51,6 +92,14 @@ const parsePatch = (raw: unknown): ReservationPatch => {
     hypervisorProperties: dto.hypervisor_properties ?? null,
     resourceProperties: dto.resource_properties ?? null,
     beforeEnd: (dto.before_end ?? null) as BeforeEndAction | null,
+    amount: count(dto.amount),
+    vcpus: count(dto.vcpus),
+    memoryMb: count(dto.memory_mb),
+    diskGb: count(dto.disk_gb),
+    affinity: dto.affinity === undefined ? null : { value: affinityOf(dto.affinity) },
+    flavorId: dto.flavor_id === undefined ? null : toFlavorId(dto.flavor_id),
+    networkId: dto.network_id ?? null,
+    requiredFloatingIps: dto.required_floatingips ?? null,
   };
 };
 

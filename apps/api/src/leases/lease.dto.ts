@@ -1,5 +1,6 @@
-import { IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
 import { BEFORE_END_ACTIONS } from '../../../../libs/domain/src/index.js';
+import { IsFlavorId } from '../flavors/flavor.validators.js';
 import { IsIntLike } from '../http/int-like.js';
 
 const missing = (name: string) => ({ message: `Missing parameter ${name}` });
@@ -82,6 +83,80 @@ export class HostReservationDto extends HostReservationPropertiesDto {
   max!: number | string;
 }
 
+/** python-blazarclient sends affinity as the strings "True", "False" or "None"; JSON clients send true/false/null. */
+export const AFFINITY_STRINGS: Readonly<Record<string, boolean | null>> = { true: true, false: false, none: null, null: null };
+
+export const toAffinity = (value: unknown): { readonly value: boolean | null } | undefined => {
+  if (value === null || typeof value === 'boolean') return { value };
+  if (typeof value === 'string' && Object.hasOwn(AFFINITY_STRINGS, value.trim().toLowerCase())) {
+    return { value: AFFINITY_STRINGS[value.trim().toLowerCase()] as boolean | null };
+  }
+  return undefined;
+};
+
+const IsAffinity = (options?: ValidationOptions): PropertyDecorator =>
+  ValidateBy({ name: 'isAffinity', validator: { validate: (value: unknown) => toAffinity(value) !== undefined } }, options);
+
+const AFFINITY_MESSAGE = { message: 'Malformed parameter affinity (must be a bool value or None)' };
+
+/** virtual:instance (upstream requires every key; affinity and resource_properties default to None and ""). */
+export class InstanceReservationDto {
+  @IsDefined(missing('vcpus'))
+  @IsIntLike(malformed('vcpus'))
+  vcpus!: number | string;
+
+  @IsDefined(missing('memory_mb'))
+  @IsIntLike(malformed('memory_mb'))
+  memory_mb!: number | string;
+
+  @IsDefined(missing('disk_gb'))
+  @IsIntLike(malformed('disk_gb'))
+  disk_gb!: number | string;
+
+  @IsDefined(missing('amount'))
+  @IsIntLike(malformed('amount'))
+  amount!: number | string;
+
+  @ValidateIf((o: InstanceReservationDto) => o.affinity !== undefined)
+  @IsAffinity(AFFINITY_MESSAGE)
+  affinity?: unknown;
+
+  @IsOptional()
+  @IsString(malformed('resource_properties'))
+  resource_properties?: string;
+}
+
+/** flavor:instance: an existing flavor and a number of instances. */
+export class FlavorInstanceReservationDto {
+  @IsDefined(missing('flavor_id'))
+  @IsFlavorId(malformed('flavor_id'))
+  flavor_id!: string | number;
+
+  @IsDefined(missing('amount'))
+  @IsIntLike(malformed('amount'))
+  amount!: number | string;
+
+  @ValidateIf((o: FlavorInstanceReservationDto) => o.affinity !== undefined)
+  @IsAffinity(AFFINITY_MESSAGE)
+  affinity?: unknown;
+}
+
+/** virtual:floatingip: `amount` addresses of an external network, some of them named. */
+export class FloatingIpReservationDto {
+  @IsDefined(missing('network_id'))
+  @IsString(malformed('network_id'))
+  network_id!: string;
+
+  @IsDefined(missing('amount'))
+  @IsIntLike(malformed('amount'))
+  amount!: number | string;
+
+  @IsOptional()
+  @IsArray(malformed('required_floatingips'))
+  @IsString({ each: true, ...malformed('required_floatingips') })
+  required_floatingips?: string[];
+}
+
 export class ReservationUpdateDto extends HostReservationPropertiesDto {
   @IsDefined({ message: 'Missing parameter reservation ID' })
   @IsString(malformed('id'))
@@ -98,4 +173,37 @@ export class ReservationUpdateDto extends HostReservationPropertiesDto {
   @ValidateIf((o: ReservationUpdateDto) => o.max !== undefined)
   @IsIntLike(malformed('max'))
   max?: number | string;
+
+  @ValidateIf((o: ReservationUpdateDto) => o.amount !== undefined)
+  @IsIntLike(malformed('amount'))
+  amount?: number | string;
+
+  @ValidateIf((o: ReservationUpdateDto) => o.vcpus !== undefined)
+  @IsIntLike(malformed('vcpus'))
+  vcpus?: number | string;
+
+  @ValidateIf((o: ReservationUpdateDto) => o.memory_mb !== undefined)
+  @IsIntLike(malformed('memory_mb'))
+  memory_mb?: number | string;
+
+  @ValidateIf((o: ReservationUpdateDto) => o.disk_gb !== undefined)
+  @IsIntLike(malformed('disk_gb'))
+  disk_gb?: number | string;
+
+  @ValidateIf((o: ReservationUpdateDto) => o.affinity !== undefined)
+  @IsAffinity(AFFINITY_MESSAGE)
+  affinity?: unknown;
+
+  @IsOptional()
+  @IsFlavorId(malformed('flavor_id'))
+  flavor_id?: string | number;
+
+  @IsOptional()
+  @IsString(malformed('network_id'))
+  network_id?: string;
+
+  @IsOptional()
+  @IsArray(malformed('required_floatingips'))
+  @IsString({ each: true, ...malformed('required_floatingips') })
+  required_floatingips?: string[];
 }

@@ -1,4 +1,6 @@
+import { AFFINITY_STRINGS } from '../leases/lease.dto.js';
 import { type MetadataStorage, ValidationTypes, getMetadataStorage } from 'class-validator';
+import { EXTRA_SPEC_KEY_PATTERN, EXTRA_SPEC_VALUE_MAX_LENGTH, FLAVOR_ID_PATTERN, NUMBER_LIKE_PATTERN } from '../flavors/flavor.validators.js';
 import { type JsonSchema, orNull } from './json-schema.js';
 
 /**
@@ -11,6 +13,9 @@ export const INT_LIKE_PATTERN = '^\\s*[+-]?\\d+\\s*$';
 
 /** class-validator keeps this class out of its public exports; its shape is what the storage returns. */
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
+
+/** The strings toAffinity (leases/lease.dto.ts) accepts, any case, surrounding blanks allowed. */
+const AFFINITY_PATTERN = `^\\s*(${Object.keys(AFFINITY_STRINGS).map((word) => word.split('').map((c) => `[${c}${c.toUpperCase()}]`).join('')).join('|')})\\s*$`;
 
 type Converter = (meta: ValidationMetadata) => JsonSchema;
 
@@ -27,6 +32,24 @@ const CONVERTERS: Readonly<Record<string, Converter>> = {
   isIntLike: () => ({
     anyOf: [{ type: 'integer' }, { type: 'string', pattern: INT_LIKE_PATTERN }],
     description: 'An integer, or a string holding one (e.g. "2").',
+  }),
+  isNumberLike: () => ({
+    anyOf: [{ type: 'number' }, { type: 'string', pattern: NUMBER_LIKE_PATTERN }],
+    description: 'A number, or a string holding a decimal one (e.g. "1.5").',
+  }),
+  isFlavorId: () => ({
+    anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: FLAVOR_ID_PATTERN }],
+    description: 'A non-negative integer (stored as its decimal string), or 1 to 255 letters, digits, `. _-`, not starting or ending with a space.',
+  }),
+  isAffinity: () => ({
+    anyOf: [{ type: ['boolean', 'null'] }, { type: 'string', pattern: AFFINITY_PATTERN }],
+    description: 'true (one host), false (one host each) or null (anywhere); also the strings "True", "False", "None" the clients send.',
+  }),
+  isExtraSpecs: () => ({
+    type: 'object',
+    propertyNames: { pattern: EXTRA_SPEC_KEY_PATTERN },
+    additionalProperties: { type: 'string', maxLength: EXTRA_SPEC_VALUE_MAX_LENGTH },
+    description: 'String values by key (Nova\'s extra specs).',
   }),
 };
 

@@ -17,10 +17,12 @@ export interface JsonSchema {
   properties?: Record<string, JsonSchema>;
   required?: string[];
   additionalProperties?: boolean | JsonSchema;
+  propertyNames?: JsonSchema;
   minProperties?: number;
   items?: JsonSchema;
   anyOf?: JsonSchema[];
   allOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
   [extension: `x-${string}`]: unknown;
 }
 

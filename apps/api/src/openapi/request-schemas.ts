@@ -1,5 +1,16 @@
 import { RegisterHostDto, PropertyPrivacyDto } from '../hosts/host.dto.js';
-import { CreateLeaseDto, HostReservationDto, ReservationTypeDto, ReservationUpdateDto, UpdateLeaseDto } from '../leases/lease.dto.js';
+import { CreateFlavorDto } from '../flavors/flavor.dto.js';
+import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
+import {
+  CreateLeaseDto,
+  FlavorInstanceReservationDto,
+  FloatingIpReservationDto,
+  HostReservationDto,
+  InstanceReservationDto,
+  ReservationTypeDto,
+  ReservationUpdateDto,
+  UpdateLeaseDto,
+} from '../leases/lease.dto.js';
 import { RESOURCE_TYPES } from '../../../../libs/domain/src/index.js';
 import { type DtoSchemaOptions, dtoSchema } from './dto-schema.js';
 import { type JsonSchema, ref } from './json-schema.js';
@@ -33,7 +44,7 @@ export const DTO_DOCUMENTATION: readonly DtoDocumentation[] = [
       start_date: REQUEST_DATE,
       end_date: REQUEST_DATE,
       before_end_date: { ...REQUEST_DATE, description: 'When the before-end action runs; by default `minutes_before_end_lease` before the end.' },
-      reservations: { items: ref('HostReservationRequest') },
+      reservations: { items: ref('ReservationRequest') },
       events: { description: 'Accepted for compatibility with upstream clients, which send `[]`; ignored.' },
     },
   },
@@ -61,8 +72,35 @@ export const DTO_DOCUMENTATION: readonly DtoDocumentation[] = [
     },
   },
   {
+    dto: InstanceReservationDto,
+    object: { description: '`virtual:instance`: `amount` instances of this size, carved from reservable hosts within their capacity.' },
+    properties: {
+      vcpus: { description: 'At least 1.' },
+      memory_mb: { description: 'At least 1.' },
+      disk_gb: { description: 'At least 0.' },
+      amount: { description: 'Instances, 1 to 2147483647.' },
+      resource_properties: { description: 'A Blazar query on host extra capabilities (JSON text); empty for none.' },
+    },
+  },
+  {
+    dto: FlavorInstanceReservationDto,
+    object: { description: '`flavor:instance`: `amount` instances of a catalog flavor (sizes and extra specs come from the flavor).' },
+    properties: { amount: { description: 'Instances, 1 to 2147483647.' } },
+  },
+  {
+    dto: FloatingIpReservationDto,
+    object: { description: '`virtual:floatingip`: `amount` registered addresses of the network, including every `required_floatingips` address.' },
+    properties: {
+      amount: { description: 'Addresses, 1 to 2147483647.' },
+      required_floatingips: { description: 'IPv4/IPv6 addresses that must be part of the reservation; at most `amount`, no repeats.' },
+    },
+  },
+  {
     dto: ReservationUpdateDto,
-    object: { description: 'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409).' },
+    object: {
+      description:
+        'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409); fields of another reservation type are refused (400).',
+    },
   },
   {
     dto: RegisterHostDto,
@@ -73,13 +111,46 @@ export const DTO_DOCUMENTATION: readonly DtoDocumentation[] = [
     },
   },
   { dto: PropertyPrivacyDto },
+  {
+    dto: RegisterFloatingIpDto,
+    object: { description: 'An address of an external network to set aside for reservations (standalone mode: any network id).' },
+    properties: {
+      floating_ip_address: { description: 'An IPv4 or IPv6 address; IPv6 is stored in its canonical (RFC 5952) form.', examples: ['172.24.4.101'] },
+    },
+  },
+  {
+    dto: CreateFlavorDto,
+    object: { description: "A flavor as Nova's `POST /flavors` takes it, plus `extra_specs`. Unknown keys are ignored." },
+    properties: {
+      vcpus: { description: 'At least 1; an integer or a string holding one.' },
+      ram: { description: 'MiB, at least 1; an integer or a string holding one.' },
+      disk: { description: 'Root disk GiB, at least 0; an integer or a string holding one.' },
+      id: { description: 'Default: a new UUID.' },
+      'OS-FLV-EXT-DATA:ephemeral': { description: 'Ephemeral disk GiB, at least 0 (default 0).' },
+      swap: { description: 'Swap MiB, at least 0 (default 0).' },
+      rxtx_factor: { description: 'Greater than 0 (default 1).' },
+      'os-flavor-access:is_public': { description: 'Default true; private flavors are shown to admins only.' },
+    },
+  },
 ];
 
 /** Request bodies without a DTO: parseUpdateHost reads every key as a capability, except `reservable`. */
 export const HAND_WRITTEN_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
-  HostReservationRequest: {
-    description: 'One reservation of a new lease: `resource_type` is checked first, then the `physical:host` parameters.',
-    allOf: [ref('ReservationTypeDto'), ref('HostReservationDto')],
+  FlavorCreate: {
+    type: 'object',
+    description: "Nova's envelope; a missing `flavor` is refused (400 `Missing parameter flavor`).",
+    properties: { flavor: ref('CreateFlavorDto') },
+    required: ['flavor'],
+  },
+  ReservationRequest: {
+    description: 'One reservation of a new lease: `resource_type` is checked first, then the parameters of that type.',
+    allOf: [ref('ReservationTypeDto')],
+    oneOf: [
+      { properties: { resource_type: { const: 'physical:host' } }, allOf: [ref('HostReservationDto')] },
+      { properties: { resource_type: { const: 'virtual:instance' } }, allOf: [ref('InstanceReservationDto')] },
+      { properties: { resource_type: { const: 'flavor:instance' } }, allOf: [ref('FlavorInstanceReservationDto')] },
+      { properties: { resource_type: { const: 'virtual:floatingip' } }, allOf: [ref('FloatingIpReservationDto')] },
+    ],
   },
   HostUpdate: {
     type: 'object',

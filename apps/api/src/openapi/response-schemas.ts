@@ -2,13 +2,15 @@ import type {
   BlazarEventStatus,
   BlazarLeaseStatus,
   BlazarReservationStatus,
+  FlavorView,
+  FloatingIpView,
   HostReservationView,
   HostView,
   LeaseEventView,
   LeaseView,
 } from '../../../../libs/read-model/src/index.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
-import type { HostAllocationView } from '../read-side/read-model.queries.js';
+import type { FloatingIpAllocationView, HostAllocationView } from '../read-side/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
 /**
@@ -114,6 +116,41 @@ const HostAllocation = object<HostAllocationView>({
   },
 });
 
+const FloatingIp = object<FloatingIpView>({
+  created_at: timestamp,
+  updated_at: timestampOrNull,
+  id: uuid,
+  floating_network_id: string,
+  subnet_id: { type: ['string', 'null'], description: 'Null in standalone mode (no Neutron to ask).' },
+  floating_ip_address: { ...string, description: 'IPv4, or IPv6 in its canonical (RFC 5952) form.' },
+  reservable: { type: 'boolean' },
+});
+
+const FloatingIpAllocation = object<FloatingIpAllocationView>({
+  resource_id: { ...uuid, description: 'The floating IP id.' },
+  reservations: {
+    type: 'array',
+    items: object<AllocatedReservation>({ id: uuid, lease_id: uuid, start_date: blazarDate, end_date: blazarDate }),
+  },
+});
+
+const Flavor = object<FlavorView>(
+  {
+    id: string,
+    name: string,
+    ram: { type: 'integer', minimum: 1 },
+    disk: { type: 'integer', minimum: 0 },
+    swap: { anyOf: [{ type: 'integer', minimum: 1 }, { const: '' }], description: 'MiB; `""` for none, as Nova prints it.' },
+    'OS-FLV-EXT-DATA:ephemeral': { type: 'integer', minimum: 0 },
+    'OS-FLV-DISABLED:disabled': { const: false },
+    vcpus: { type: 'integer', minimum: 1 },
+    'os-flavor-access:is_public': { type: 'boolean' },
+    rxtx_factor: { type: 'number' },
+    extra_specs: { type: 'object', additionalProperties: string },
+  },
+  { description: "Nova's flavor document (microversion 2.61+, without links)." },
+);
+
 interface ResourcePropertySummary {
   readonly property: string;
   readonly private: boolean;
@@ -196,6 +233,9 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   HostAllocation,
   ResourceProperty,
   ResourcePropertyRecord,
+  FloatingIp,
+  FloatingIpAllocation,
+  Flavor,
   Plugin,
   BlazarError,
   VersionDocument,

@@ -16,6 +16,21 @@ const PLUGINS: { readonly [type in ResourceType]: Omit<PluginView, 'resource_typ
     title: 'Physical Host Plugin',
     description: 'Reserves whole physical hosts for the time of a lease.',
   },
+  'virtual:instance': {
+    name: 'virtual.instance.plugin',
+    title: 'Virtual Instance Plugin',
+    description: 'Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host\'s capacity.',
+  },
+  'flavor:instance': {
+    name: 'flavor.instance.plugin',
+    title: 'Flavor-based Instance Plugin',
+    description: 'Reserves instances of an existing flavor, from the same slot capacity as virtual:instance.',
+  },
+  'virtual:floatingip': {
+    name: 'virtual.floatingip.plugin',
+    title: 'Floating IP Plugin',
+    description: 'Reserves registered floating IP addresses of an external network.',
+  },
 };
 
 /** `GET /v1/plugins`: upstream always answers 500 (handler signature); here it lists the resource types Leasehold supports. */

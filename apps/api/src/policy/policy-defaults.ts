@@ -24,6 +24,15 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'blazar:oshosts:reallocate': 'rule:admin',
   'blazar:oshosts:get_resource_properties': 'rule:admin',
   'blazar:oshosts:update_resource_properties': 'rule:admin',
+
+  'blazar:floatingips:get': 'rule:project_reader_or_admin',
+  'blazar:floatingips:post': 'rule:admin',
+  'blazar:floatingips:delete': 'rule:admin',
+  // Leasehold extensions: upstream has no floating-IP allocation view and no flavor catalog
+  'blazar:floatingips:get_allocations': 'rule:admin',
+  'leasehold:flavors:get': '@',
+  'leasehold:flavors:post': 'rule:admin',
+  'leasehold:flavors:delete': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -39,6 +48,13 @@ export const ACTIONS = {
   hostAllocations: 'blazar:oshosts:get_allocations',
   propertiesGet: 'blazar:oshosts:get_resource_properties',
   propertiesUpdate: 'blazar:oshosts:update_resource_properties',
+  floatingIpGet: 'blazar:floatingips:get',
+  floatingIpPost: 'blazar:floatingips:post',
+  floatingIpDelete: 'blazar:floatingips:delete',
+  floatingIpAllocations: 'blazar:floatingips:get_allocations',
+  flavorGet: 'leasehold:flavors:get',
+  flavorPost: 'leasehold:flavors:post',
+  flavorDelete: 'leasehold:flavors:delete',
 } as const;
 
 /**

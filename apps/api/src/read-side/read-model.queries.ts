@@ -2,6 +2,12 @@ import type { MikroORM } from '@mikro-orm/core';
 import {
   AllocationEntity,
   type AllocationRow,
+  FlavorEntity,
+  type FlavorView,
+  FloatingIpAllocationEntity,
+  type FloatingIpAllocationRow,
+  FloatingIpEntity,
+  type FloatingIpView,
   HostEntity,
   type HostView,
   LeaseEntity,
@@ -20,6 +26,21 @@ export interface HostAllocationView {
   readonly resource_id: string;
   readonly reservations: readonly { id: string; lease_id: string; start_date: string; end_date: string }[];
 }
+
+/** Same shape as a host's: `resource_id` is the floating IP's id. */
+export type FloatingIpAllocationView = HostAllocationView;
+
+/** Upstream's allocation filter: lease or reservation if given (then past ones too), else leases not yet ended. */
+const allocationWhere = (filter: AllocationFilter, nowIso: string): Record<string, unknown> => {
+  if (filter.leaseId === null && filter.reservationId === null) return { endDate: { $gte: nowIso } };
+  return {
+    ...(filter.leaseId === null ? {} : { leaseId: filter.leaseId }),
+    ...(filter.reservationId === null ? {} : { reservationId: filter.reservationId }),
+  };
+};
+
+/** Code-point order, the same whatever the database's collation. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
 export class ReadModelQueries {
@@ -76,5 +97,43 @@ export class ReadModelQueries {
         end_date: toBlazarDate(row.endDate),
       })),
     }));
+  }
+  async floatingIps(): Promise<FloatingIpView[]> {
+    const rows = await this.em().find(FloatingIpEntity, {}, { orderBy: { sortKey: 'asc' } });
+    return rows.map((row) => row.doc);
+  }
+
+  async floatingIp(floatingIpId: string): Promise<FloatingIpView | null> {
+    return (await this.em().findOne(FloatingIpEntity, { id: floatingIpId }))?.doc ?? null;
+  }
+
+  /** One entry per registered floating IP (or only the given one), as the host allocations. */
+  async floatingIpAllocations(filter: AllocationFilter, nowIso: string, floatingIpId?: string): Promise<FloatingIpAllocationView[]> {
+    const em = this.em();
+    const ips = await em.find(FloatingIpEntity, floatingIpId === undefined ? {} : { id: floatingIpId }, { orderBy: { sortKey: 'asc' } });
+    const where = { ...allocationWhere(filter, nowIso), ...(floatingIpId === undefined ? {} : { floatingIpId }) };
+    const rows = await em.find(FloatingIpAllocationEntity, where, { orderBy: { startDate: 'asc', reservationId: 'asc' } });
+    const byIp = new Map<string, FloatingIpAllocationRow[]>();
+    for (const row of rows) byIp.set(row.floatingIpId, [...(byIp.get(row.floatingIpId) ?? []), row]);
+    return ips.map((ip) => ({
+      resource_id: ip.id,
+      reservations: (byIp.get(ip.id) ?? []).map((row) => ({
+        id: row.reservationId,
+        lease_id: row.leaseId,
+        start_date: toBlazarDate(row.startDate),
+        end_date: toBlazarDate(row.endDate),
+      })),
+    }));
+  }
+
+  /** Nova's default order: by flavor id. */
+  async flavors(includePrivate: boolean): Promise<FlavorView[]> {
+    const rows = await this.em().find(FlavorEntity, includePrivate ? {} : { isPublic: true });
+    return rows.sort((a, b) => byCodePoint(a.id, b.id)).map((row) => row.doc);
+  }
+
+  async flavor(flavorId: string): Promise<{ readonly view: FlavorView; readonly isPublic: boolean } | null> {
+    const row = await this.em().findOne(FlavorEntity, { id: flavorId });
+    return row === null ? null : { view: row.doc, isPublic: row.isPublic };
   }
 }

@@ -1,4 +1,4 @@
-import type { BeforeEndAction, HostReservation } from '../../../../libs/domain/src/index.js';
+import type { Affinity, BeforeEndAction, HostReservation } from '../../../../libs/domain/src/index.js';
 import type { HostQuery } from '../../../../libs/plugins/src/query/blazar-query.js';
 
 /** A validated physical:host reservation request (client strings already converted). */
@@ -9,7 +9,36 @@ export interface HostReservationRequest extends Omit<HostReservation, 'id' | 're
   readonly propertyNames: readonly string[];
 }
 
-export type ReservationRequest = HostReservationRequest;
+/** A validated virtual:instance reservation request. */
+export interface InstanceReservationRequest {
+  readonly resourceType: 'virtual:instance';
+  readonly amount: number;
+  readonly vcpus: number;
+  readonly memoryMb: number;
+  readonly diskGb: number;
+  readonly affinity: Affinity;
+  readonly resourceProperties: string;
+  readonly query: HostQuery;
+  readonly propertyNames: readonly string[];
+}
+
+/** A validated flavor:instance reservation request; the flavor is looked up at admission. */
+export interface FlavorInstanceReservationRequest {
+  readonly resourceType: 'flavor:instance';
+  readonly flavorId: string;
+  readonly amount: number;
+  readonly affinity: Affinity;
+}
+
+/** A validated virtual:floatingip reservation request (addresses canonical). */
+export interface FloatingIpReservationRequest {
+  readonly resourceType: 'virtual:floatingip';
+  readonly networkId: string;
+  readonly amount: number;
+  readonly requiredFloatingIps: readonly string[];
+}
+
+export type ReservationRequest = HostReservationRequest | InstanceReservationRequest | FlavorInstanceReservationRequest | FloatingIpReservationRequest;
 
 export interface CreateLeaseRequest {
   readonly name: string;
@@ -19,7 +48,13 @@ export interface CreateLeaseRequest {
   readonly reservations: readonly ReservationRequest[];
 }
 
-/** Changed fields of one existing reservation, keyed by its id; absent fields keep their value. */
+/** A field the request sets (`value` may itself be null, e.g. affinity) or leaves alone (null). */
+export type Change<T> = { readonly value: T } | null;
+
+/**
+ * Changed fields of one existing reservation, keyed by its id; null fields keep their value. Which
+ * fields a reservation type accepts is decided at admission (others are a 400).
+ */
 export interface ReservationPatch {
   readonly id: string;
   /** Sent by some clients; must match the reservation's type (it cannot change). */
@@ -29,6 +64,14 @@ export interface ReservationPatch {
   readonly hypervisorProperties: string | null;
   readonly resourceProperties: string | null;
   readonly beforeEnd: BeforeEndAction | null;
+  readonly amount: number | null;
+  readonly vcpus: number | null;
+  readonly memoryMb: number | null;
+  readonly diskGb: number | null;
+  readonly affinity: Change<Affinity>;
+  readonly flavorId: string | null;
+  readonly networkId: string | null;
+  readonly requiredFloatingIps: readonly string[] | null;
 }
 
 export interface UpdateLeaseRequest {

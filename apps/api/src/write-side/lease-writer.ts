@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type HostReservation,
+  type AllocationRatios,
+  type Reservation,
   type LeaseChanges,
   type LeaseEvent,
   type LeaseState,
@@ -17,12 +18,11 @@ import type { EventStore } from '../../../../libs/event-store/src/event-store.po
 import type { RequestContext } from '../http/request-context.js';
 import { authorize, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { EMPTY_QUERY } from '../../../../libs/plugins/src/query/blazar-query.js';
-import { buildHostRequest } from '../leases/host-reservation.parser.js';
 import { AsyncMutex } from './async-mutex.js';
-import { BookingPlan, type BookingWindow } from './booking-plan.js';
+import { BookingPlan } from './booking-plan.js';
 import { appendRequest, requestMetadata } from './event-envelope.js';
-import type { CreateLeaseRequest, HostReservationRequest, ReservationPatch, UpdateLeaseRequest } from './lease-requests.js';
+import type { CreateLeaseRequest, ReservationPatch, UpdateLeaseRequest } from './lease-requests.js';
+import { type AdmissionSchedule, ReservationAdmission } from './reservation-admission.js';
 import { retryOnConflict } from './retry.js';
 import type { WriteIndex } from './write-index.js';
 
@@ -35,6 +35,8 @@ export interface LeaseWriteResult {
 
 export interface LeaseWriterOptions {
   readonly cleaningTimeMinutes: number;
+  /** Nova's cpu/ram/disk allocation ratios for instance slots. */
+  readonly allocationRatios: AllocationRatios;
   readonly minutesBeforeEnd: number;
   readonly clock: () => Date;
 }
@@ -45,19 +47,7 @@ interface LoadedLease {
   readonly events: readonly LeaseEvent[];
 }
 
-const toReservation = (request: HostReservationRequest, id: string, hostIds: readonly string[]): HostReservation => ({
-  id,
-  resourceId: randomUUID(),
-  resourceType: request.resourceType,
-  min: request.min,
-  max: request.max,
-  hypervisorProperties: request.hypervisorProperties,
-  resourceProperties: request.resourceProperties,
-  beforeEnd: request.beforeEnd,
-  hostIds,
-});
-
-const checkResourceTypes = (current: readonly HostReservation[], patches: readonly ReservationPatch[]): void => {
+const checkResourceTypes = (current: readonly Reservation[], patches: readonly ReservationPatch[]): void => {
   for (const patch of patches) {
     const reservation = current.find((r) => r.id === patch.id);
     if (patch.resourceType !== null && reservation !== undefined && patch.resourceType !== reservation.resourceType) {
@@ -95,14 +85,9 @@ export class LeaseWriter {
     return this.lock.run(() =>
       retryOnConflict(async () => {
         await this.index.catchUp();
-        const plan = new BookingPlan(this.index, this.options.cleaningTimeMinutes);
-        const reservations = request.reservations.map((r) => {
-          const id = randomUUID();
-          const window: BookingWindow = { leaseId, reservationId: id, ...schedule, propertyNames: r.propertyNames };
-          const hostIds = plan.allocate({ min: r.min, max: r.max, query: r.query }, window);
-          for (const hostId of hostIds) plan.book(hostId, window);
-          return toReservation(r, id, hostIds);
-        });
+        const plan = this.plan();
+        const admission = this.admission(plan, { leaseId, ...schedule }, context);
+        const reservations = request.reservations.map((r) => admission.admit(r));
         const events = leaseDecider.decide(
           {
             type: 'CreateLease',
@@ -141,9 +126,18 @@ export class LeaseWriter {
         checkResourceTypes(existing.lease.reservations, request.reservations);
         const schedule = scheduleForUpdate(existing, changes, now);
         await this.index.catchUp();
-        const plan = new BookingPlan(this.index, this.options.cleaningTimeMinutes);
+        const plan = this.plan();
+        const started = hasStarted(existing);
         const reservations =
-          schedule === null ? [] : this.reallocate(plan, existing.lease.reservations, request.reservations, { leaseId, ...schedule }, hasStarted(existing));
+          schedule === null
+            ? []
+            : existing.lease.reservations.map((reservation) =>
+                this.admission(plan, { leaseId, ...schedule }, context).readmit(
+                  reservation,
+                  request.reservations.find((p) => p.id === reservation.id),
+                  started,
+                ),
+              );
         const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...changes, reservations, now } }, loaded.state);
         if (events.length === 0) return { leaseId, events: loaded.events, position: 0 };
         const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
@@ -152,41 +146,12 @@ export class LeaseWriter {
     );
   }
 
-  private reallocate(
-    plan: BookingPlan,
-    current: readonly HostReservation[],
-    patches: readonly ReservationPatch[],
-    schedule: { readonly leaseId: string; readonly startDate: string; readonly endDate: string },
-    started: boolean,
-  ): HostReservation[] {
-    return current.map((reservation) => {
-      const patch = patches.find((p) => p.id === reservation.id);
-      const wanted = buildHostRequest({
-        min: patch?.min ?? reservation.min,
-        max: patch?.max ?? reservation.max,
-        hypervisorProperties: patch?.hypervisorProperties ?? reservation.hypervisorProperties,
-        resourceProperties: patch?.resourceProperties ?? reservation.resourceProperties,
-        beforeEnd: patch?.beforeEnd ?? reservation.beforeEnd,
-      });
-      const window: BookingWindow = { ...schedule, reservationId: reservation.id, propertyNames: wanted.propertyNames };
-      const hostIds = this.chooseHosts(plan, reservation, wanted, window, started);
-      for (const hostId of reservation.hostIds) if (!hostIds.includes(hostId)) plan.release(hostId, reservation.id);
-      for (const hostId of hostIds) {
-        if (reservation.hostIds.includes(hostId)) plan.move(hostId, window);
-        else plan.book(hostId, window);
-      }
-      const { query: _query, propertyNames: _names, ...fields } = wanted;
-      return { ...reservation, ...fields, hostIds };
-    });
+  private plan(): BookingPlan {
+    return new BookingPlan(this.index, { cleaningTimeMinutes: this.options.cleaningTimeMinutes, allocationRatios: this.options.allocationRatios });
   }
 
-  /** A started reservation keeps exactly its hosts (they are already in its aggregate); a pending one may move. */
-  private chooseHosts(plan: BookingPlan, reservation: HostReservation, wanted: HostReservationRequest, window: BookingWindow, started: boolean): readonly string[] {
-    const keep = { reservationId: reservation.id, keepHostIds: reservation.hostIds };
-    if (!started) return plan.allocate({ min: wanted.min, max: wanted.max, query: wanted.query, ...keep }, window);
-    const own = plan.snapshots().filter((host) => reservation.hostIds.includes(host.id));
-    const count = reservation.hostIds.length;
-    return plan.allocate({ min: count, max: count, query: EMPTY_QUERY, ...keep }, window, own);
+  private admission(plan: BookingPlan, schedule: AdmissionSchedule, context: RequestContext): ReservationAdmission {
+    return new ReservationAdmission(plan, this.index.flavorCatalog().state.flavors, schedule, { isAdmin: context.isAdmin });
   }
 
   delete(leaseId: string, context: RequestContext): Promise<LeaseWriteResult> {
@@ -197,9 +162,10 @@ export class LeaseWriter {
         authorize(context, ACTIONS.leaseDelete, leaseTarget(requireExisting(loaded.state, leaseId).lease));
         const events = leaseDecider.decide({ type: 'DeleteLease', data: { leaseId, now: this.now() } }, loaded.state);
         await this.index.catchUp();
-        const plan = new BookingPlan(this.index, this.options.cleaningTimeMinutes);
+        const plan = this.plan();
         const lease = requireExisting(loaded.state, leaseId).lease;
-        for (const reservation of lease.reservations) for (const hostId of reservation.hostIds) plan.release(hostId, reservation.id);
+        const admission = this.admission(plan, lease, context);
+        for (const reservation of lease.reservations) admission.release(reservation);
         const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
         return { leaseId, events: [...loaded.events, ...events], position: result.position };
       }),

@@ -1,22 +1,23 @@
-import type { HostBooked, HostBookingMoved, HostBookingReleased } from '../../../../libs/domain/src/index.js';
+import type { HostBooked, HostBookingMoved, HostBookingReleased, HostSlotsBooked, HostSlotsMoved } from '../../../../libs/domain/src/index.js';
 import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
 import { AllocationEntity } from '../../../../libs/read-model/src/index.js';
 import { type Projection, findRow } from '../projection.js';
 
-type BookingEvent = HostBooked | HostBookingMoved | HostBookingReleased;
+type BookingEvent = HostBooked | HostSlotsBooked | HostBookingMoved | HostSlotsMoved | HostBookingReleased;
 
 export const allocationId = (reservationId: string, hostId: string): string => `${reservationId}:${hostId}`;
 
-/** lh_allocations: one row per host held by a reservation, with the booked interval. */
+/** lh_allocations: one row per host held by a reservation (whole or instance slots), with the booked interval. */
 export const allocationsProjection: Projection = {
   name: 'allocations',
-  canHandle: ['Host.Booked', 'Host.BookingMoved', 'Host.BookingReleased'],
+  canHandle: ['Host.Booked', 'Host.SlotsBooked', 'Host.BookingMoved', 'Host.SlotsMoved', 'Host.BookingReleased'],
   async apply(em, recorded: RecordedEvent): Promise<void> {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
     const id = allocationId(event.data.reservationId, event.data.hostId);
     const row = await findRow(em, AllocationEntity, { id });
     switch (event.type) {
-      case 'Host.Booked': {
+      case 'Host.Booked':
+      case 'Host.SlotsBooked': {
         const { hostId, reservationId, leaseId, startDate, endDate } = event.data;
         const columns = { hostId, reservationId, leaseId, startDate, endDate };
         if (row === null) em.create(AllocationEntity, { id, ...columns });
@@ -24,6 +25,7 @@ export const allocationsProjection: Projection = {
         return;
       }
       case 'Host.BookingMoved':
+      case 'Host.SlotsMoved':
         if (row !== null) em.assign(row, { startDate: event.data.startDate, endDate: event.data.endDate });
         return;
       case 'Host.BookingReleased':

@@ -1,13 +1,27 @@
 import type { Projection } from '../projection.js';
 import { allocationsProjection } from './allocations.projection.js';
+import { flavorsProjection } from './flavors.projection.js';
+import { floatingIpAllocationsProjection } from './floatingip-allocations.projection.js';
+import { floatingIpsProjection } from './floatingips.projection.js';
 import { hostsProjection } from './hosts.projection.js';
 import { leasesProjection } from './leases.projection.js';
 import { propertiesProjection } from './properties.projection.js';
 
 export { allocationId, allocationsProjection } from './allocations.projection.js';
+export { flavorsProjection } from './flavors.projection.js';
+export { floatingIpAllocationId, floatingIpAllocationsProjection } from './floatingip-allocations.projection.js';
+export { floatingIpsProjection } from './floatingips.projection.js';
 export { hostsProjection } from './hosts.projection.js';
 export { leasesProjection } from './leases.projection.js';
 export { propertiesProjection, propertyId } from './properties.projection.js';
 
 /** Every read-model projection, in the order they are applied to each event. */
-export const READ_MODEL_PROJECTIONS: readonly Projection[] = [leasesProjection, hostsProjection, allocationsProjection, propertiesProjection];
+export const READ_MODEL_PROJECTIONS: readonly Projection[] = [
+  leasesProjection,
+  hostsProjection,
+  allocationsProjection,
+  propertiesProjection,
+  floatingIpsProjection,
+  floatingIpAllocationsProjection,
+  flavorsProjection,
+];

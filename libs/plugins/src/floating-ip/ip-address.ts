@@ -1,17 +1,20 @@
 import { isIP } from 'node:net';
 
 /**
- * The one spelling of an IPv4 or IPv6 address (IPv6 compressed and lower-case, as the URL parser
- * prints it), or null when the text is not an address. Registration and reservations compare
- * canonical forms, so "2001:DB8::0:1" and "2001:db8::1" are the same address.
+ * The one spelling of an IP address that registration and reservations compare: IPv4 in dotted
+ * decimal as given (node already refuses leading zeros), IPv6 in RFC 5952's form (lower case, no
+ * leading zeros, the first longest run of zero groups compressed; an embedded IPv4 part in hex, as
+ * Python's `ipaddress` prints it), so "2001:DB8::0:1" and "2001:db8::1" are the same address. Null for
+ * anything else, zone ids included: a floating IP has none.
  */
 export const canonicalIpAddress = (text: string): string | null => {
-  const trimmed = text.trim();
-  switch (isIP(trimmed)) {
+  switch (isIP(text)) {
     case 4:
-      return trimmed;
+      return text;
     case 6:
-      return new URL(`http://[${trimmed}]/`).hostname.slice(1, -1);
+      if (text.includes('%')) return null;
+      // the WHATWG URL parser serialises IPv6 hosts exactly so
+      return new URL(`http://[${text}]/`).hostname.slice(1, -1);
     default:
       return null;
   }

@@ -1,0 +1,14 @@
+import { invalid } from '../../../../libs/domain/src/index.js';
+import { validateBody } from '../http/validate-body.js';
+import type { NewFloatingIp } from '../write-side/floating-ip-writer.js';
+import { RegisterFloatingIpDto } from './floating-ip.dto.js';
+import { canonicalIpAddress } from '../../../../libs/plugins/src/floating-ip/ip-address.js';
+
+export const parseRegisterFloatingIp = (raw: unknown): NewFloatingIp => {
+  const dto = validateBody(RegisterFloatingIpDto, raw);
+  const address = canonicalIpAddress(dto.floating_ip_address);
+  if (address === null) {
+    throw invalid('INVALID_IP_FORMAT', `Malformed parameter floating_ip_address: ${dto.floating_ip_address} is not an IPv4 or IPv6 address`);
+  }
+  return { networkId: dto.floating_network_id, address };
+};

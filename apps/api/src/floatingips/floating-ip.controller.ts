@@ -1,0 +1,94 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
+import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
+import { requestContext } from '../http/request-context.js';
+import { authorize } from '../policy/authorize.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
+import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
+import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { CLOCK } from '../tokens.js';
+import { FloatingIpWriter, floatingIpNotFound } from '../write-side/floating-ip-writer.js';
+import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
+
+const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]): FloatingIpView => {
+  const view = events.reduce<FloatingIpView | null>(evolveFloatingIpView, null);
+  if (view === null) throw floatingIpNotFound(floatingIpId);
+  return view;
+};
+
+/** The caller may perform `action`; checked before the floating IP is looked up, as upstream. */
+const authorized = (request: Request, action: string) => {
+  const context = requestContext(request);
+  authorize(context, action);
+  return context;
+};
+
+@Controller('v1/floatingips')
+export class FloatingIpController {
+  constructor(
+    @Inject(FloatingIpWriter) private readonly writer: FloatingIpWriter,
+    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(CLOCK) private readonly clock: () => Date,
+  ) {}
+
+  private noteWrite(position: number, response: Response): void {
+    this.consistency.noteWrite(position);
+    response.setHeader('X-Leasehold-Position', String(position));
+  }
+
+  @Get()
+  async list(@Req() request: Request): Promise<{ floatingips: FloatingIpView[] }> {
+    authorized(request, ACTIONS.floatingIpGet);
+    return { floatingips: await this.queries.floatingIps() };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ floatingip: FloatingIpView }> {
+    const context = authorized(request, ACTIONS.floatingIpPost);
+    const result = await this.writer.register(parseRegisterFloatingIp(body), context);
+    this.noteWrite(result.position, response);
+    return { floatingip: floatingIpView(result.floatingIpId, result.events) };
+  }
+
+  @Get('allocations')
+  async allocations(
+    @Req() request: Request,
+    @Query('lease_id') leaseId?: string,
+    @Query('reservation_id') reservationId?: string,
+  ): Promise<{ allocations: FloatingIpAllocationView[] }> {
+    authorized(request, ACTIONS.floatingIpAllocations);
+    const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
+    return { allocations: await this.queries.floatingIpAllocations(filter, this.clock().toISOString()) };
+  }
+
+  @Get(':floatingIpId')
+  async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request): Promise<{ floatingip: FloatingIpView }> {
+    authorized(request, ACTIONS.floatingIpGet);
+    const floatingip = await this.queries.floatingIp(floatingIpId);
+    if (floatingip === null) throw floatingIpNotFound(floatingIpId);
+    return { floatingip };
+  }
+
+  @Delete(':floatingIpId')
+  @HttpCode(204)
+  async remove(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    this.noteWrite(await this.writer.unregister(floatingIpId, authorized(request, ACTIONS.floatingIpDelete)), response);
+  }
+
+  @Get(':floatingIpId/allocation')
+  async allocation(
+    @Param('floatingIpId') floatingIpId: string,
+    @Req() request: Request,
+    @Query('lease_id') leaseId?: string,
+    @Query('reservation_id') reservationId?: string,
+  ): Promise<{ allocation: FloatingIpAllocationView }> {
+    authorized(request, ACTIONS.floatingIpAllocations);
+    const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
+    const [allocation] = await this.queries.floatingIpAllocations(filter, this.clock().toISOString(), floatingIpId);
+    if (allocation === undefined) throw floatingIpNotFound(floatingIpId);
+    return { allocation };
+  }
+}

@@ -1,0 +1,38 @@
+import type { FloatingIpBooked, FloatingIpBookingMoved, FloatingIpBookingReleased } from '../../../../libs/domain/src/index.js';
+import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import { FloatingIpAllocationEntity } from '../../../../libs/read-model/src/index.js';
+import { type Projection, findRow } from '../projection.js';
+
+type BookingEvent = FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookingReleased;
+
+export const floatingIpAllocationId = (reservationId: string, floatingIpId: string): string => `${reservationId}:${floatingIpId}`;
+
+/** lh_floatingip_allocations: one row per floating IP held by a reservation, with the booked interval. */
+export const floatingIpAllocationsProjection: Projection = {
+  name: 'floatingip-allocations',
+  canHandle: ['FloatingIp.Booked', 'FloatingIp.BookingMoved', 'FloatingIp.BookingReleased'],
+  async apply(em, recorded: RecordedEvent): Promise<void> {
+    const event = { type: recorded.type, data: recorded.data } as BookingEvent;
+    const id = floatingIpAllocationId(event.data.reservationId, event.data.floatingIpId);
+    const row = await findRow(em, FloatingIpAllocationEntity, { id });
+    switch (event.type) {
+      case 'FloatingIp.Booked': {
+        const { floatingIpId, reservationId, leaseId, startDate, endDate } = event.data;
+        const columns = { floatingIpId, reservationId, leaseId, startDate, endDate };
+        if (row === null) em.create(FloatingIpAllocationEntity, { id, ...columns });
+        else em.assign(row, columns);
+        return;
+      }
+      case 'FloatingIp.BookingMoved':
+        if (row !== null) em.assign(row, { startDate: event.data.startDate, endDate: event.data.endDate });
+        return;
+      case 'FloatingIp.BookingReleased':
+        if (row !== null) em.remove(row);
+        return;
+      default: {
+        const _never: never = event;
+        return _never;
+      }
+    }
+  },
+};
