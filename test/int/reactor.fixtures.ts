@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   HOST_REGISTRY_STREAM,
+  type FloatingIpReservation,
   type HostReservation,
   type LeaseCommand,
   type LeaseEvent,
@@ -13,12 +14,15 @@ import {
   hostStream,
   leaseDecider,
   leaseStream,
+  type Reservation,
+  type SlotAllocation,
+  type VirtualInstanceReservation,
 } from '../../libs/domain/src/index.js';
 import type { EventData, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
-import { StandaloneHostEffects } from '../../libs/plugins/src/physical-host/standalone/physical-host.standalone-effects.js';
-import { StandaloneCloud } from '../../libs/plugins/src/physical-host/standalone/standalone-cloud.js';
+import { StandaloneCloud } from '../../libs/plugins/src/standalone/standalone-cloud.js';
+import { standaloneEffectsRegistry } from '../../libs/plugins/src/standalone/standalone-effects.registry.js';
 import { Reactor, type ReactorOptions } from '../../apps/reactor/src/reactor.js';
 import type { ReactorLogEntry } from '../../apps/reactor/src/scheduler.js';
 
@@ -37,7 +41,7 @@ export class World {
   async startReactor(options: Partial<ReactorOptions> & { wrap?: (effects: EffectsRegistry) => EffectsRegistry } = {}): Promise<Reactor> {
     const store = SqliteEventStore.open({ file: this.eventsFile });
     const cloud = StandaloneCloud.open({ file: this.cloudFile });
-    const standalone: EffectsRegistry = { 'physical:host': new StandaloneHostEffects(cloud) };
+    const standalone = standaloneEffectsRegistry(cloud);
     const { wrap, ...overrides } = options;
     const log = (entry: ReactorLogEntry): number => this.logs.push(entry);
     const reactor = await Reactor.start({ store, effects: wrap?.(standalone) ?? standalone, log, ...overrides });
@@ -111,6 +115,8 @@ export interface LeaseSpec {
   readonly beforeEndDate?: string | null;
   readonly beforeEnd?: HostReservation['beforeEnd'];
   readonly hostIds?: readonly string[];
+  /** The lease's one reservation, given its id; a physical:host reservation of `hostIds` when absent. */
+  readonly reservation?: (reservationId: string) => Reservation;
   /** The creation time: an earlier one lets a test create a lease whose dates are already past. */
   readonly now?: string;
 }
@@ -132,6 +138,51 @@ const hostReservation = (id: string, spec: LeaseSpec): HostReservation => ({
   hostIds: spec.hostIds ?? ['1'],
 });
 
+/** A virtual:instance reservation of the given slots (allocation is the API's business: slots are given). */
+export const instanceReservation =
+  (allocations: readonly SlotAllocation[], affinity: boolean | null = false) =>
+  (id: string): VirtualInstanceReservation => ({
+    id,
+    resourceId: randomUUID(),
+    resourceType: 'virtual:instance',
+    amount: allocations.reduce((sum, allocation) => sum + allocation.count, 0),
+    vcpus: 1,
+    memoryMb: 1024,
+    diskGb: 10,
+    affinity,
+    resourceProperties: '',
+    allocations,
+  });
+
+/** A virtual:floatingip reservation of the given addresses on one network. */
+export const floatingIpReservation =
+  (networkId: string, addresses: readonly string[]) =>
+  (id: string): FloatingIpReservation => ({
+    id,
+    resourceId: randomUUID(),
+    resourceType: 'virtual:floatingip',
+    networkId,
+    amount: addresses.length,
+    requiredFloatingIps: [],
+    allocations: addresses.map((address) => ({ floatingIpId: `fip-${address}`, address })),
+  });
+
+/** Changes one reservation of a lease as the API's writer does for a lease update (new full state, allocations included). */
+export const changeReservation = (store: EventStore, leaseId: string, reservation: Reservation): Promise<void> =>
+  decideAndAppend(store, leaseId, {
+    type: 'UpdateLease',
+    data: {
+      leaseId,
+      name: null,
+      startDate: null,
+      endDate: null,
+      beforeEndDate: null,
+      reservationIds: [reservation.id],
+      reservations: [reservation],
+      now: new Date().toISOString(),
+    },
+  });
+
 /** Creates a lease through the real decider (allocation is the API's business: hosts are given). */
 export const createLease = async (store: EventStore, spec: LeaseSpec): Promise<CreatedLease> => {
   const leaseId = randomUUID();
@@ -147,7 +198,7 @@ export const createLease = async (store: EventStore, spec: LeaseSpec): Promise<C
       startDate: spec.startDate,
       endDate: spec.endDate,
       beforeEndDate: spec.beforeEndDate ?? null,
-      reservations: [hostReservation(reservationId, spec)],
+      reservations: [spec.reservation?.(reservationId) ?? hostReservation(reservationId, spec)],
       eventIds: { start: randomUUID(), end: randomUUID(), beforeEnd: randomUUID() },
       minutesBeforeEnd: 0,
       now: spec.now ?? new Date().toISOString(),

@@ -33,7 +33,7 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     const second = await createLease(world.store, { startDate: end, endDate: next });
 
     await waitForEvent(world.store, first.leaseId, 'Lease.Started');
-    expect(world.cloud.aggregatesOf('host1')).toEqual([first.reservationId]);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([first.reservationId]);
     const firstEvents = await waitForEvent(world.store, first.leaseId, 'Lease.Ended');
     const secondEvents = await waitForEvent(world.store, second.leaseId, 'Lease.Ended');
 
@@ -48,8 +48,8 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     for (const value of measured) expect(value).toBeLessThan(1000);
     expect(position(firstEvents, 'Lease.Ended')).toBeLessThan(position(secondEvents, 'Lease.StartRequested'));
     expect(typesOf(secondEvents)).toContain('Lease.Started');
-    expect(world.cloud.aggregatesOf('host1')).toEqual(['freepool']);
-    expect(world.cloud.getAggregate(first.reservationId)).toBeNull();
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual(['freepool']);
+    expect(world.cloud.nova.getAggregate(first.reservationId)).toBeNull();
   });
 
   it('catches up after downtime: overdue phases run in order, an ending lease frees its host before the next start', async () => {
@@ -78,16 +78,16 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     const snapshot = pastEvents.find((e) => e.type === 'Reservation.EffectsApplied' && (e.data as { phase: string }).phase === 'before_end');
     expect((snapshot?.data as { effects: unknown }).effects).toEqual([{ operation: 'servers.snapshot', host: 'host1', servers: 0 }]);
     expect(position(pastEvents, 'Lease.Ended')).toBeLessThan(position(followingEvents, 'Lease.StartRequested'));
-    expect(world.cloud.aggregatesOf('host1')).toEqual([following.reservationId]);
-    expect(world.cloud.aggregatesOf('host2')).toEqual([started.reservationId]);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([following.reservationId]);
+    expect(world.cloud.nova.aggregatesOf('host2')).toEqual([started.reservationId]);
   });
 
   it('completes a start begun before a crash exactly once, finishing the effects left half done', async () => {
     const now = Date.now();
     const lease = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
     await decideAndAppend(world.store, lease.leaseId, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() } });
-    world.cloud.ensureAggregate(lease.reservationId, { availabilityZone: `blazar_${lease.reservationId}`, metadata: { 'blazar:owner': 'project-1' } });
-    world.cloud.addHost(lease.reservationId, 'host1');
+    world.cloud.nova.ensureAggregate(lease.reservationId, { availabilityZone: `blazar_${lease.reservationId}`, metadata: { 'blazar:owner': 'project-1' } });
+    world.cloud.nova.addHost(lease.reservationId, 'host1');
 
     await world.startReactor();
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
@@ -123,8 +123,8 @@ describe('reactor (standalone effects, real SQLite store)', () => {
   });
 
   it('records a failed start, moves nothing, and still ends the lease at its end date', async () => {
-    world.cloud.ensureAggregate('maintenance', { availabilityZone: null, metadata: {} });
-    world.cloud.addHost('maintenance', 'host1');
+    world.cloud.nova.ensureAggregate('maintenance', { availabilityZone: null, metadata: {} });
+    world.cloud.nova.addHost('maintenance', 'host1');
     await world.startReactor();
     const start = atSecond(Date.now() + 2000);
     const end = atSecond(ms(start) + 2000);
@@ -139,21 +139,21 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect(find(events, 'Reservation.EffectsFailed').data).toMatchObject({ phase: 'start', error: 'Host host1 is not in the freepool' });
     expect(find(events, 'Lease.StartFailed').data).toMatchObject({ reason: `${lease.reservationId}: Host host1 is not in the freepool` });
     expect(lateness(events, 'Lease.EndRequested', end)).toBeLessThan(1000);
-    expect(world.cloud.aggregatesOf('host1')).toEqual(['maintenance']);
-    expect(world.cloud.getAggregate(lease.reservationId)).toBeNull();
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual(['maintenance']);
+    expect(world.cloud.nova.getAggregate(lease.reservationId)).toBeNull();
   });
 
   it('ends a lease deleted while active and returns its host to the freepool', async () => {
     await world.startReactor();
     const lease = await createLease(world.store, { startDate: atSecond(Date.now() - 1000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
-    expect(world.cloud.aggregatesOf('host1')).toEqual([lease.reservationId]);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([lease.reservationId]);
 
     await decideAndAppend(world.store, lease.leaseId, { type: 'DeleteLease', data: { leaseId: lease.leaseId, now: new Date().toISOString() } });
     const events = await waitForEvent(world.store, lease.leaseId, 'Lease.Ended');
     expect(typesOf(events).slice(4)).toEqual(['Lease.EndRequested', 'Lease.Deleted', 'Reservation.EffectsApplied', 'Lease.Ended']);
-    expect(world.cloud.aggregatesOf('host1')).toEqual(['freepool']);
-    expect(world.cloud.getAggregate(lease.reservationId)).toBeNull();
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual(['freepool']);
+    expect(world.cloud.nova.getAggregate(lease.reservationId)).toBeNull();
   });
 
   it('retries a transient effects failure with backoff, without holding up other leases, and records one outcome', async () => {
@@ -169,7 +169,8 @@ describe('reactor (standalone effects, real SQLite store)', () => {
         }
         return inner.onStart(context, reservation);
       };
-      return { 'physical:host': { onStart, beforeEnd: (c, r) => inner.beforeEnd(c, r), onEnd: (c, r) => inner.onEnd(c, r) } };
+      const host = { onStart, beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate: inner.onUpdate.bind(inner) };
+      return { ...effects, 'physical:host': host };
     };
     await world.startReactor({ wrap });
 

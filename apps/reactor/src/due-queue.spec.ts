@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { LeasePhase } from '../../../libs/domain/src/index.js';
+import type { EffectPhase } from '../../../libs/domain/src/index.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
-const entry = (leaseId: string, phase: LeasePhase, dueMs: number, hostIds: readonly string[] = []): DueEntry => ({
-  action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() },
+const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = []): DueEntry => ({
+  action: { leaseId, phase, step: phase === 'update' ? 'complete' : 'begin', dueAt: new Date(dueMs).toISOString() },
   dueMs,
-  hostIds,
+  resources,
 });
 
 const order = (entries: readonly DueEntry[]): string[] => entries.map((e) => `${e.action.leaseId}:${e.action.phase}`);
 
 describe('DueQueue', () => {
-  it('orders by due time, then before-end and end ahead of start at the same instant', () => {
+  it('orders by due time, then before-end and end ahead of update ahead of start at the same instant', () => {
     const queue = new DueQueue();
     queue.set('c', entry('c', 'start', 2000));
     queue.set('b', entry('b', 'start', 1000));
+    queue.set('e', entry('e', 'update', 1000));
     queue.set('a', entry('a', 'end', 1000));
     queue.set('d', entry('d', 'before_end', 1000));
-    expect(order(queue.dueBy(1000))).toEqual(['d:before_end', 'a:end', 'b:start']);
+    expect(order(queue.dueBy(1000))).toEqual(['d:before_end', 'a:end', 'e:update', 'b:start']);
     expect(queue.nextAfter(1000)).toBe(2000);
     expect(queue.nextAfter(2000)).toBeNull();
   });

@@ -1,14 +1,17 @@
-import type { DueAction, LeasePhase } from '../../../libs/domain/src/index.js';
+import type { DueAction, EffectPhase } from '../../../libs/domain/src/index.js';
 
 export interface DueEntry {
   readonly action: DueAction;
   readonly dueMs: number;
-  /** Hosts the lease holds: actions touching one host run in due order. */
-  readonly hostIds: readonly string[];
+  /** Keys of the cloud resources the lease holds (`host:<id>`, `floatingip:<id>`): actions touching one run in due order. */
+  readonly resources: readonly string[];
 }
 
-/** Upstream runs before-end and end events before start events of the same instant, so back-to-back leases work. */
-const RANK: Readonly<Record<LeasePhase, number>> = { before_end: 0, end: 1, start: 2 };
+/**
+ * Upstream runs before-end and end events before start events of the same instant, so back-to-back
+ * leases work; an active reservation's update takes resources too, so it also waits for the ends.
+ */
+const RANK: Readonly<Record<EffectPhase, number>> = { before_end: 0, end: 1, update: 2, start: 3 };
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -16,7 +19,7 @@ const compare = (a: DueEntry, b: DueEntry): number =>
   a.dueMs - b.dueMs || RANK[a.action.phase] - RANK[b.action.phase] || byId(a.action.leaseId, b.action.leaseId);
 
 const sameEntry = (a: DueEntry, b: DueEntry): boolean =>
-  a.dueMs === b.dueMs && a.action.phase === b.action.phase && a.action.step === b.action.step && a.hostIds.join() === b.hostIds.join();
+  a.dueMs === b.dueMs && a.action.phase === b.action.phase && a.action.step === b.action.step && a.resources.join() === b.resources.join();
 
 /** Each lease's next action, kept sorted by due time (then phase rank, then lease id). */
 export class DueQueue {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
-import { StandaloneHostEffects } from '../../../libs/plugins/src/physical-host/standalone/physical-host.standalone-effects.js';
-import { StandaloneCloud } from '../../../libs/plugins/src/physical-host/standalone/standalone-cloud.js';
+import { StandaloneCloud } from '../../../libs/plugins/src/standalone/standalone-cloud.js';
+import { standaloneEffectsRegistry } from '../../../libs/plugins/src/standalone/standalone-effects.registry.js';
 
 export const EFFECTS_KINDS = ['standalone'] as const;
 export type EffectsKind = (typeof EFFECTS_KINDS)[number];
@@ -29,7 +29,7 @@ export const openEffects = (kind: EffectsKind, dataDir: string): OpenedEffects =
   switch (kind) {
     case 'standalone': {
       const cloud = StandaloneCloud.open({ file: join(dataDir, 'standalone-cloud.sqlite') });
-      return { registry: { 'physical:host': new StandaloneHostEffects(cloud) }, close: () => cloud.close() };
+      return { registry: standaloneEffectsRegistry(cloud), close: () => cloud.close() };
     }
     default: {
       const _never: never = kind;

@@ -1,13 +1,16 @@
 import {
   type DueAction,
-  type EffectRecord,
-  type HostReservation,
+  type EffectPhase,
   type LeaseEvent,
   type LeasePhase,
+  type LeaseState,
+  type Reservation,
   type ReservationOutcome,
+  type UpdateOutcome,
   isDomainError,
   leaseDecider,
   leaseStream,
+  reservedHostIds,
 } from '../../../libs/domain/src/index.js';
 import {
   type EventData,
@@ -15,8 +18,9 @@ import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
 } from '../../../libs/event-store/src/event-store.port.js';
-import { type EffectContext, EffectFailedError, type EffectsRegistry, type ReservationEffects } from '../../../libs/plugins/src/effects.port.js';
+import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
 import { deterministicId } from './deterministic-id.js';
+import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 
 export interface LeaseReactionsOptions {
@@ -26,14 +30,37 @@ export interface LeaseReactionsOptions {
   readonly clock: () => Date;
 }
 
-type Reaction = 'begin-lease-phase' | 'complete-lease-phase';
+type Reaction = 'begin-lease-phase' | 'complete-lease-phase' | 'complete-reservation-updates';
 
-type PhaseCall = (adapter: ReservationEffects<HostReservation>, context: EffectContext, r: HostReservation) => Promise<readonly EffectRecord[]>;
+interface AppendSource {
+  /** Per event, the event it reacts to. */
+  readonly causationIds: readonly string[];
+  readonly fallback: string;
+  readonly reaction: Reaction;
+}
 
-const CALL: Readonly<Record<LeasePhase, PhaseCall>> = {
-  start: (adapter, context, reservation) => adapter.onStart(context, reservation),
-  before_end: (adapter, context, reservation) => adapter.beforeEnd(context, reservation),
-  end: (adapter, context, reservation) => adapter.onEnd(context, reservation),
+/** One change of an active reservation, numbered by the lease, still owed to the cloud. */
+interface OwedUpdate {
+  readonly reservation: Reservation;
+  readonly sequence: number;
+}
+
+/** The identity of an update's reaction: the same for every reactor and every rerun. */
+const updateKey = (leaseId: string, sequence: number, reservationId: string): string => `${leaseId}:update:${sequence}:${reservationId}`;
+
+const updateEventId = (leaseId: string, event: LeaseEvent, index: number): string =>
+  event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed'
+    ? deterministicId(updateKey(leaseId, event.data.sequence, event.data.reservationId))
+    : deterministicId(`${leaseId}:update:event:${index}`);
+
+/** The active lease's changes still owed to the cloud, each with its change number. */
+const owedUpdates = (state: LeaseState): OwedUpdate[] => {
+  if (state.status !== 'Active') return [];
+  const { reservations, pendingUpdates } = state.lease;
+  return reservations.flatMap((reservation) => {
+    const sequence = pendingUpdates[reservation.id];
+    return sequence === undefined ? [] : [{ reservation, sequence }];
+  });
 };
 
 const SUPERSEDED = 'superseded';
@@ -43,27 +70,30 @@ const MAX_COMPLETE_ATTEMPTS = 5;
 
 /**
  * A lease phase as a saga: record the begin (intent), run every reservation's effects, record the
- * outcomes. Event ids derive from the timer's identity, so a second reactor or a rerun after a crash
- * appends nothing twice. Throws only transient errors, which the scheduler retries with backoff.
+ * outcomes. An active lease's changed reservations likewise: run their update effects, record the
+ * outcomes. Event ids derive from the timer's or the change's identity, so a second reactor or a rerun
+ * after a crash appends nothing twice. Throws only transient errors, which the scheduler retries with backoff.
  */
 export class LeaseReactions {
   constructor(private readonly options: LeaseReactionsOptions) {}
 
-  /** Resolves with the phase's recorded result (e.g. 'Lease.Started'), or 'superseded' when the log had moved on. */
+  /** Resolves with the recorded result (e.g. 'Lease.Started'), or 'superseded' when the log had moved on. */
   async execute(action: DueAction): Promise<string> {
-    const beginId = action.step === 'begin' ? await this.begin(action) : await this.pendingBegin(action);
+    if (action.phase === 'update') return this.update(action.leaseId);
+    const phaseAction = { ...action, phase: action.phase };
+    const beginId = action.step === 'begin' ? await this.begin(phaseAction) : await this.pendingBegin(phaseAction);
     if (beginId === null) return SUPERSEDED;
-    const outcomes = await this.runEffects(action.leaseId, action.phase, beginId);
-    return this.complete(action.leaseId, action.phase, beginId, outcomes);
+    const outcomes = await this.runEffects(action.leaseId, phaseAction.phase, beginId);
+    return this.complete(action.leaseId, phaseAction.phase, beginId, outcomes);
   }
 
-  private async pendingBegin(action: DueAction): Promise<string | null> {
+  private async pendingBegin(action: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const begin = this.options.timeline.get(action.leaseId)?.begin;
     return begin?.phase === action.phase ? begin.eventId : this.staleView(action);
   }
 
   /** Appends the phase's begin event; its id when this call recorded it, null when the view was stale. */
-  private async begin({ leaseId, phase }: DueAction): Promise<string | null> {
+  private async begin({ leaseId, phase }: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const record = this.options.timeline.get(leaseId);
     if (record === undefined) return null;
     const now = this.options.clock().toISOString();
@@ -71,7 +101,8 @@ export class LeaseReactions {
     if (events === null) return this.staleView({ leaseId, phase, step: 'begin' });
     const id = deterministicId(`${leaseId}:${phase}:begin:${record.revision}`);
     const ids = events.map((_, index) => (index === 0 ? id : deterministicId(`${id}:${index}`)));
-    const appended = await this.append(record, leaseId, events, ids, { causationId: record.lastEventId, fallback: id, reaction: 'begin-lease-phase' });
+    const source = { causationIds: events.map(() => record.lastEventId), fallback: id, reaction: 'begin-lease-phase' } as const;
+    const appended = await this.append(record, leaseId, events, ids, source);
     return appended ? id : null;
   }
 
@@ -85,17 +116,16 @@ export class LeaseReactions {
         leaseId,
         projectId: state.lease.projectId,
         phase,
-        resourceNames: this.resourceNames(reservation.hostIds),
+        resourceNames: this.resourceNames(reservation),
       };
       outcomes.push(await this.outcomeOf(context, reservation));
     }
     return outcomes;
   }
 
-  private async outcomeOf(context: EffectContext, reservation: HostReservation): Promise<ReservationOutcome> {
-    const adapter = this.options.effects[reservation.resourceType];
+  private async outcomeOf(context: EffectContext, reservation: Reservation): Promise<ReservationOutcome> {
     try {
-      const effects = await CALL[context.phase](adapter, context, reservation);
+      const effects = await applyEffects(this.options.effects, context, reservation);
       return { reservationId: reservation.id, ok: true, effects };
     } catch (error) {
       if (!(error instanceof EffectFailedError)) throw error;
@@ -103,8 +133,9 @@ export class LeaseReactions {
     }
   }
 
-  private resourceNames(hostIds: readonly string[]): Record<string, string> {
-    const names = hostIds.flatMap((hostId) => {
+  /** Hypervisor hostnames of the hosts the reservation holds (hosts or instance slots). */
+  private resourceNames(reservation: Reservation): Record<string, string> {
+    const names = reservedHostIds(reservation).flatMap((hostId) => {
       const name = this.options.timeline.hostname(hostId);
       return name === undefined ? [] : [[hostId, name] as const];
     });
@@ -121,10 +152,78 @@ export class LeaseReactions {
       const events = this.decide(() => leaseDecider.decide(command, record.state));
       if (events === null) return (await this.staleView({ leaseId, phase, step: 'complete' })) ?? SUPERSEDED;
       const ids = events.map((_, index) => deterministicId(`${beginId}:outcome:${index}`));
-      const source = { causationId: beginId, fallback: beginId, reaction: 'complete-lease-phase' } as const;
+      const source = { causationIds: events.map(() => beginId), fallback: beginId, reaction: 'complete-lease-phase' } as const;
       if (await this.append(record, leaseId, events, ids, source)) return events.at(-1)?.type ?? SUPERSEDED;
     }
     throw new Error(`Lease ${leaseId}: ${phase} outcome kept losing append races`);
+  }
+
+  /** Acts out every change the active lease owes the cloud, then records the outcomes of those still owed. */
+  private async update(leaseId: string): Promise<string> {
+    // another reactor may be ahead of our subscription: act on the latest changes, not on superseded ones
+    await this.options.timeline.refresh(leaseId);
+    const record = this.options.timeline.get(leaseId);
+    const owed = record === undefined ? [] : owedUpdates(record.state);
+    if (record?.state.status !== 'Active' || owed.length === 0) return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
+    const updates: UpdateOutcome[] = [];
+    for (const { reservation, sequence } of owed) {
+      const context = this.updateContext(leaseId, record.state.lease.projectId, reservation, sequence);
+      updates.push({ sequence, outcome: await this.outcomeOf(context, reservation) });
+    }
+    const result = await this.completeUpdates(leaseId, updates);
+    if (result !== SUPERSEDED) return result;
+    const repairs = await this.reconverge(leaseId, owed.map(({ reservation }) => [reservation.id, record.changedBy[reservation.id]] as const));
+    return [result, ...repairs].join('; ');
+  }
+
+  private updateContext(leaseId: string, projectId: string, reservation: Reservation, sequence: number): EffectContext {
+    const idempotencyKey = updateKey(leaseId, sequence, reservation.id);
+    return { idempotencyKey, leaseId, projectId, phase: 'update', resourceNames: this.resourceNames(reservation) };
+  }
+
+  /**
+   * Our update effects may have landed after those of a newer change that another reactor applied and
+   * recorded meanwhile: apply the reservation's latest state once more (its recorded outcome stands).
+   * A newer change still owed needs nothing here: the scheduler runs it next. Returns what it did, for the log.
+   */
+  private async reconverge(leaseId: string, applied: readonly (readonly [string, string | undefined])[]): Promise<string[]> {
+    await this.options.timeline.refresh(leaseId);
+    const record = this.options.timeline.get(leaseId);
+    if (record?.state.status !== 'Active') return [];
+    const { reservations, pendingUpdates, projectId, changeSequence } = record.state.lease;
+    const repairs: string[] = [];
+    for (const [reservationId, changedBy] of applied) {
+      const reservation = reservations.find((r) => r.id === reservationId);
+      if (reservation === undefined || record.changedBy[reservationId] === changedBy || pendingUpdates[reservationId] !== undefined) continue;
+      const outcome = await this.outcomeOf(this.updateContext(leaseId, projectId, reservation, changeSequence), reservation);
+      repairs.push(outcome.ok ? `reapplied the latest change of ${reservationId}` : `reapplying the latest change of ${reservationId} failed: ${outcome.error}`);
+    }
+    return repairs;
+  }
+
+  private async completeUpdates(leaseId: string, updates: readonly UpdateOutcome[]): Promise<string> {
+    for (let attempt = 1; attempt <= MAX_COMPLETE_ATTEMPTS; attempt++) {
+      const record = this.options.timeline.get(leaseId);
+      // outcomes another reactor recorded meanwhile, or of changes superseded by newer ones, are dropped
+      const pending = record?.state.status === 'Active' ? record.state.lease.pendingUpdates : {};
+      const current = updates.filter(({ sequence, outcome }) => pending[outcome.reservationId] === sequence);
+      if (record === undefined || current.length === 0) return SUPERSEDED;
+      const now = this.options.clock().toISOString();
+      const command = { type: 'CompleteReservationUpdates', data: { leaseId, updates: current, now } } as const;
+      const events = this.decide(() => leaseDecider.decide(command, record.state));
+      if (events === null) return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
+      const ids = events.map((event, index) => updateEventId(leaseId, event, index));
+      const causationIds = events.map((event) => this.causationOf(record, event));
+      const source = { causationIds, fallback: causationIds[0] ?? record.lastEventId, reaction: 'complete-reservation-updates' } as const;
+      if (await this.append(record, leaseId, events, ids, source)) return events.at(-1)?.type ?? SUPERSEDED;
+    }
+    throw new Error(`Lease ${leaseId}: update outcomes kept losing append races`);
+  }
+
+  /** An update's outcome reacts to the reservation's latest change. */
+  private causationOf(record: LeaseRecord, event: LeaseEvent): string {
+    const reservationId = event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed' ? event.data.reservationId : '';
+    return record.changedBy[reservationId] ?? record.lastEventId;
   }
 
   /** The command's events, or null when the domain refuses it (our view of the lease is behind). */
@@ -141,7 +240,7 @@ export class LeaseReactions {
    * After the domain refused the action: if the fresh view owes something else, the scheduler runs that
    * next; if it still owes this very action, view and domain disagree, so back off rather than spin.
    */
-  private async staleView({ leaseId, phase, step }: Pick<DueAction, 'leaseId' | 'phase' | 'step'>): Promise<null> {
+  private async staleView({ leaseId, phase, step }: { readonly leaseId: string; readonly phase: EffectPhase; readonly step: DueAction['step'] }): Promise<null> {
     await this.options.timeline.refresh(leaseId);
     const due = this.options.timeline.queue.get(leaseId)?.action;
     if (due?.phase === phase && due.step === step) throw new Error(`Lease ${leaseId}: the domain refused its due ${phase} ${step}`);
@@ -154,10 +253,15 @@ export class LeaseReactions {
     leaseId: string,
     events: readonly LeaseEvent[],
     ids: readonly string[],
-    source: { readonly causationId: string; readonly fallback: string; readonly reaction: Reaction },
+    source: AppendSource,
   ): Promise<boolean> {
-    const metadata = { correlationId: record.correlationId || source.fallback, causationId: source.causationId, actor: null, reaction: source.reaction };
-    const data: EventData[] = events.map((event, index) => ({ id: ids[index] ?? '', type: event.type, data: event.data, metadata }));
+    const correlationId = record.correlationId || source.fallback;
+    const data: EventData[] = events.map((event, index) => ({
+      id: ids[index] ?? '',
+      type: event.type,
+      data: event.data,
+      metadata: { correlationId, causationId: source.causationIds[index] ?? source.fallback, actor: null, reaction: source.reaction },
+    }));
     try {
       const result = await this.options.store.appendToStream(leaseStream(leaseId), record.revision, data);
       if (!result.idempotentReplay) {

@@ -8,6 +8,8 @@ import {
   leaseDecider,
   leaseStream,
   nextDueAction,
+  reservedFloatingIpIds,
+  reservedHostIds,
 } from '../../../libs/domain/src/index.js';
 import { type EventStore, type RecordedEvent, streamCategory } from '../../../libs/event-store/src/event-store.port.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
@@ -22,6 +24,8 @@ export interface LeaseRecord {
   readonly correlationId: string;
   /** The latest Lease.*Requested event: the begin of the phase in progress, if one is. */
   readonly begin: { readonly phase: LeasePhase; readonly eventId: string } | null;
+  /** Reservation id -> its latest Reservation.Changed event: what an update's outcome is caused by. */
+  readonly changedBy: Readonly<Record<string, string>>;
 }
 
 const BEGIN_EVENTS: Readonly<Record<string, LeasePhase>> = {
@@ -35,8 +39,11 @@ const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.le
 const dueEntry = (state: LeaseState): DueEntry | null => {
   const action = nextDueAction(state);
   if (action === null || state.status === 'Initial') return null;
-  const hostIds = state.lease.reservations.flatMap((reservation) => reservation.hostIds);
-  return { action, dueMs: Date.parse(action.dueAt), hostIds };
+  const resources = state.lease.reservations.flatMap((reservation) => [
+    ...reservedHostIds(reservation).map((hostId) => `host:${hostId}`),
+    ...reservedFloatingIpIds(reservation).map((floatingIpId) => `floatingip:${floatingIpId}`),
+  ]);
+  return { action, dueMs: Date.parse(action.dueAt), resources };
 };
 
 /**
@@ -101,7 +108,8 @@ export class LeaseTimeline {
   private applyNext(leaseId: string, event: TimelineEvent): boolean {
     const previous = this.leases.get(leaseId);
     if (this.finished.has(leaseId) || event.revision !== (previous?.revision ?? -1) + 1) return false;
-    const state = leaseDecider.evolve(previous?.state ?? leaseDecider.initialState(), { type: event.type, data: event.data } as LeaseEvent);
+    const leaseEvent = { type: event.type, data: event.data } as LeaseEvent;
+    const state = leaseDecider.evolve(previous?.state ?? leaseDecider.initialState(), leaseEvent);
     const entry = dueEntry(state);
     this.queue.set(leaseId, entry);
     if (entry === null && state.status !== 'Initial') {
@@ -116,6 +124,10 @@ export class LeaseTimeline {
       lastEventId: event.id,
       correlationId: previous?.correlationId ?? event.metadata.correlationId,
       begin: phase === undefined ? (previous?.begin ?? null) : { phase, eventId: event.id },
+      changedBy:
+        leaseEvent.type === 'Reservation.Changed'
+          ? { ...previous?.changedBy, [leaseEvent.data.reservation.id]: event.id }
+          : (previous?.changedBy ?? {}),
     });
     return true;
   }

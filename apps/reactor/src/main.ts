@@ -1,5 +1,6 @@
 /**
- * Reactor process: runs each lease's start, before-end and end when due and records the outcomes.
+ * Reactor process: runs each lease's start, before-end and end when due, and acts out changes of
+ * active reservations (more instances or addresses), and records the outcomes.
  *
  *   LEASEHOLD_DATA_DIR  data folder (default ./data); the log is `${dataDir}/events.sqlite`
  *   LEASEHOLD_EFFECTS   where effects happen: `standalone` (default, a simulated cloud in

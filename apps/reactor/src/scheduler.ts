@@ -31,12 +31,13 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 
 /**
  * Sleeps until the earliest due action and runs it; any change of the queue wakes it. Actions of one
- * lease run one at a time; actions touching one host run in due order (an ending lease frees a host
- * before the next lease's start takes it, and a lease waiting on a retry keeps its hosts); actions
- * on different hosts run concurrently, so one lease's retries never delay another's.
+ * lease run one at a time; actions touching one resource (a host, a floating IP) run in due order (an
+ * ending lease frees a host before the next lease's start takes it, and a lease waiting on a retry
+ * keeps its resources); actions on different resources run concurrently, so one lease's retries never
+ * delay another's.
  */
 export class Scheduler {
-  private readonly inFlight = new Map<string, { readonly hostIds: readonly string[]; readonly done: Promise<void> }>();
+  private readonly inFlight = new Map<string, { readonly resources: readonly string[]; readonly done: Promise<void> }>();
   private readonly backoff = new Map<string, Backoff>();
   private timer: NodeJS.Timeout | null = null;
   private wakeQueued = false;
@@ -69,13 +70,13 @@ export class Scheduler {
   private tick(): void {
     if (!this.running) return;
     const now = this.options.clock().getTime();
-    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.hostIds));
+    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
     let nextRetry = Number.POSITIVE_INFINITY;
     for (const entry of this.options.queue.dueBy(now)) {
       const notBefore = this.notBefore(entry);
       if (notBefore > now) nextRetry = Math.min(nextRetry, notBefore);
       else if (this.canRun(entry, held)) this.dispatch(entry, now);
-      for (const hostId of entry.hostIds) held.add(hostId);
+      for (const resource of entry.resources) held.add(resource);
     }
     this.arm(Math.min(nextRetry, this.options.queue.nextAfter(now) ?? Number.POSITIVE_INFINITY));
   }
@@ -83,7 +84,7 @@ export class Scheduler {
   private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
     if (this.inFlight.has(entry.action.leaseId)) return false;
     if (this.inFlight.size >= (this.options.concurrency ?? 16)) return false;
-    return !entry.hostIds.some((hostId) => held.has(hostId));
+    return !entry.resources.some((resource) => held.has(resource));
   }
 
   private notBefore(entry: DueEntry): number {
@@ -110,7 +111,7 @@ export class Scheduler {
         this.inFlight.delete(leaseId);
         this.wake();
       });
-    this.inFlight.set(leaseId, { hostIds: entry.hostIds, done });
+    this.inFlight.set(leaseId, { resources: entry.resources, done });
   }
 
   private failed(action: DueAction, error: unknown): void {

@@ -1,12 +1,12 @@
-import type { EffectRecord, LeasePhase, Reservation } from '../../domain/src/index.js';
+import type { EffectPhase, EffectRecord, Reservation } from '../../domain/src/index.js';
 
-/** What an effects adapter needs to know to act for one reservation in one lease phase. */
+/** What an effects adapter needs to know to act for one reservation in one lease phase or update. */
 export interface EffectContext {
   /** Stable per (source event, reaction): the same key on every retry, so adapters can de-duplicate. */
   readonly idempotencyKey: string;
   readonly leaseId: string;
   readonly projectId: string;
-  readonly phase: LeasePhase;
+  readonly phase: EffectPhase;
   /** Hostnames (or other cloud names) of the reservation's allocated resources, resolved by the reactor. */
   readonly resourceNames: Readonly<Record<string, string>>;
 }
@@ -20,15 +20,21 @@ export class EffectFailedError extends Error {
 }
 
 /**
- * Side effects of one resource type at a lease's start, before-end and end. Only the reactor calls
- * these. Each call must be idempotent: repeating it after a crash finishes the work without doing
- * anything twice (check before create, tolerate not-found on delete). Returns what it did.
- * Throws EffectFailedError for an outcome to record, anything else for a transient failure to retry.
+ * Side effects of one resource type at a lease's start, before-end and end, and when an active
+ * reservation changes. Only the reactor calls these. Each call must be idempotent: repeating it after
+ * a crash finishes the work without doing anything twice (check before create, tolerate not-found on
+ * delete). Returns what it did. Throws EffectFailedError for an outcome to record, anything else for
+ * a transient failure to retry.
  */
 export interface ReservationEffects<R extends Reservation = Reservation> {
   onStart(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
   beforeEnd(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
   onEnd(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
+  /** Converges an active reservation's cloud state to its (changed) allocations. */
+  onUpdate(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
 }
 
 export type EffectsRegistry = { readonly [T in Reservation['resourceType']]: ReservationEffects<Extract<Reservation, { resourceType: T }>> };
+
+/** Marks a step that a retry found already done (after a crash mid-call): the record says the state holds. */
+export const done = (record: EffectRecord, changed: boolean): EffectRecord => (changed ? record : { ...record, already: true });

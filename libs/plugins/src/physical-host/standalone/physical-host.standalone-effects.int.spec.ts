@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostReservation } from '../../../../domain/src/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import { StandaloneHostEffects } from './physical-host.standalone-effects.js';
-import { FREEPOOL, StandaloneCloud } from './standalone-cloud.js';
+import { FREEPOOL } from '../../standalone/nova.fake.js';
+import { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 
 const reservation = (overrides: Partial<HostReservation> = {}): HostReservation => ({
   id: 'res-1',
@@ -43,69 +44,37 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('StandaloneCloud (fake Nova aggregates)', () => {
-  it('makes every operation idempotent and reports whether it changed anything', () => {
-    expect(cloud.ensureAggregate('a', { availabilityZone: 'az', metadata: { k: 'v' } })).toBe(true);
-    expect(cloud.ensureAggregate('a', { availabilityZone: 'other', metadata: {} })).toBe(false);
-    expect(cloud.getAggregate('a')).toEqual({ name: 'a', availabilityZone: 'az', metadata: { k: 'v' } });
-    expect(cloud.addHost('a', 'h')).toBe(true);
-    expect(cloud.addHost('a', 'h')).toBe(false);
-    expect(cloud.membersOf('a')).toEqual(['h']);
-    expect(cloud.aggregatesOf('h')).toEqual(['a']);
-    expect(() => cloud.deleteAggregate('a')).toThrow(/still has hosts/);
-    expect(cloud.removeHost('a', 'h')).toBe(true);
-    expect(cloud.removeHost('a', 'h')).toBe(false);
-    expect(cloud.deleteAggregate('a')).toBe(true);
-    expect(cloud.deleteAggregate('a')).toBe(false);
-  });
-
-  it('counts hosts in no aggregate as free and creates the freepool on first use', () => {
-    expect(cloud.inFreepool('h')).toBe(true);
-    expect(cloud.getAggregate(FREEPOOL)).toBeNull();
-    cloud.addHost(FREEPOOL, 'h');
-    expect(cloud.getAggregate(FREEPOOL)).not.toBeNull();
-    expect(() => cloud.addHost('missing', 'h')).toThrow(/could not be found/);
-  });
-
-  it('is shared by every connection to the same file', () => {
-    const other = StandaloneCloud.open({ file: join(dir, 'cloud.sqlite') });
-    cloud.ensureAggregate('shared', { availabilityZone: null, metadata: {} });
-    expect(other.getAggregate('shared')?.name).toBe('shared');
-    other.close();
-  });
-});
-
 describe('StandaloneHostEffects', () => {
   it('on start moves the hosts from the freepool into an aggregate named after the reservation', async () => {
     const records = await effects.onStart(context('start'), reservation());
     expect(records).toEqual([
-      { operation: 'aggregate.create', aggregate: 'res-1', availability_zone: 'blazar_res-1', metadata: { 'blazar:owner': 'project-1' } },
+      { operation: 'aggregate.create', aggregate: 'res-1', aggregate_id: 1, availability_zone: 'blazar_res-1', metadata: { 'blazar:owner': 'project-1' } },
       { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host1' },
       { operation: 'aggregate.add_host', aggregate: 'res-1', host: 'host1' },
       { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host2' },
       { operation: 'aggregate.add_host', aggregate: 'res-1', host: 'host2' },
     ]);
-    expect(cloud.membersOf('res-1')).toEqual(['host1', 'host2']);
-    expect(cloud.getAggregate('res-1')?.availabilityZone).toBe('blazar_res-1');
+    expect(cloud.nova.membersOf('res-1')).toEqual(['host1', 'host2']);
+    expect(cloud.nova.getAggregate('res-1')?.availabilityZone).toBe('blazar_res-1');
   });
 
   it('on a retried start marks the steps found done as already done', async () => {
     await effects.onStart(context('start'), reservation());
     const records = await effects.onStart(context('start'), reservation());
     expect(records.every((record) => record.already === true)).toBe(true);
-    expect(cloud.membersOf('res-1')).toEqual(['host1', 'host2']);
+    expect(cloud.nova.membersOf('res-1')).toEqual(['host1', 'host2']);
   });
 
   it('fails a start on a host outside the freepool and moves the hosts already moved back', async () => {
-    cloud.ensureAggregate('maintenance', { availabilityZone: null, metadata: {} });
-    cloud.addHost('maintenance', 'host2');
+    cloud.nova.ensureAggregate('maintenance', { availabilityZone: null, metadata: {} });
+    cloud.nova.addHost('maintenance', 'host2');
     const failure = await effects.onStart(context('start'), reservation()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(EffectFailedError);
     expect((failure as EffectFailedError).message).toBe('Host host2 is not in the freepool');
     expect((failure as EffectFailedError).effects).toContainEqual({ operation: 'aggregate.add_host', aggregate: FREEPOOL, host: 'host1' });
-    expect(cloud.membersOf('res-1')).toEqual([]);
-    expect(cloud.aggregatesOf('host1')).toEqual([FREEPOOL]);
-    expect(cloud.aggregatesOf('host2')).toEqual(['maintenance']);
+    expect(cloud.nova.membersOf('res-1')).toEqual([]);
+    expect(cloud.nova.aggregatesOf('host1')).toEqual([FREEPOOL]);
+    expect(cloud.nova.aggregatesOf('host2')).toEqual(['maintenance']);
   });
 
   it('before end snapshots only for the snapshot action (the default action does nothing upstream)', async () => {
@@ -117,6 +86,12 @@ describe('StandaloneHostEffects', () => {
     ]);
     const snapshotByDefault = new StandaloneHostEffects(cloud, { defaultBeforeEnd: 'snapshot' });
     expect(await snapshotByDefault.beforeEnd(context('before_end'), reservation())).toHaveLength(2);
+  });
+
+  it('has nothing to do when a started reservation changes (its hosts stay as they are)', async () => {
+    await effects.onStart(context('start'), reservation());
+    expect(await effects.onUpdate(context('update'), reservation({ hostIds: ['1'] }))).toEqual([]);
+    expect(cloud.nova.membersOf('res-1')).toEqual(['host1', 'host2']);
   });
 
   it('on end returns the hosts to the freepool and deletes the aggregate, idempotently', async () => {
@@ -131,7 +106,7 @@ describe('StandaloneHostEffects', () => {
       { operation: 'aggregate.add_host', aggregate: FREEPOOL, host: 'host2' },
       { operation: 'aggregate.delete', aggregate: 'res-1' },
     ]);
-    expect(cloud.membersOf(FREEPOOL)).toEqual(['host1', 'host2']);
+    expect(cloud.nova.membersOf(FREEPOOL)).toEqual(['host1', 'host2']);
     expect(await effects.onEnd(context('end'), reservation())).toEqual([{ operation: 'aggregate.delete', aggregate: 'res-1', already: true }]);
   });
 
@@ -140,6 +115,6 @@ describe('StandaloneHostEffects', () => {
     const failure = await effects.onStart(unnamed, reservation()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(EffectFailedError);
-    expect(cloud.getAggregate('res-1')).toBeNull();
+    expect(cloud.nova.getAggregate('res-1')).toBeNull();
   });
 });

@@ -1,0 +1,30 @@
+import type { EffectPhase, EffectRecord, Reservation } from '../../../libs/domain/src/index.js';
+import type { EffectContext, EffectsRegistry, ReservationEffects } from '../../../libs/plugins/src/effects.port.js';
+
+type EffectsCall = <R extends Reservation>(adapter: ReservationEffects<R>, context: EffectContext, reservation: R) => Promise<readonly EffectRecord[]>;
+
+const CALL: Readonly<Record<EffectPhase, EffectsCall>> = {
+  start: (adapter, context, reservation) => adapter.onStart(context, reservation),
+  before_end: (adapter, context, reservation) => adapter.beforeEnd(context, reservation),
+  end: (adapter, context, reservation) => adapter.onEnd(context, reservation),
+  update: (adapter, context, reservation) => adapter.onUpdate(context, reservation),
+};
+
+/** Runs the context's phase on the reservation's adapter; the switch keeps resource type and adapter in step. */
+export const applyEffects = (registry: EffectsRegistry, context: EffectContext, reservation: Reservation): Promise<readonly EffectRecord[]> => {
+  const call = CALL[context.phase];
+  switch (reservation.resourceType) {
+    case 'physical:host':
+      return call(registry['physical:host'], context, reservation);
+    case 'virtual:instance':
+      return call(registry['virtual:instance'], context, reservation);
+    case 'flavor:instance':
+      return call(registry['flavor:instance'], context, reservation);
+    case 'virtual:floatingip':
+      return call(registry['virtual:floatingip'], context, reservation);
+    default: {
+      const _never: never = reservation;
+      return _never;
+    }
+  }
+};

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+
+export interface FloatingIpSpec {
+  readonly floatingNetworkId: string;
+  readonly floatingIpAddress: string;
+  readonly projectId: string;
+  readonly tags: readonly string[];
+}
+
+export interface NeutronFloatingIp extends FloatingIpSpec {
+  readonly id: string;
+  readonly portId: string | null;
+}
+
+interface FloatingIpRow {
+  readonly id: string;
+  readonly floating_ip_address: string;
+  readonly floating_network_id: string;
+  readonly project_id: string;
+  readonly port_id: string | null;
+  readonly tags: string;
+}
+
+const toFloatingIp = (row: FloatingIpRow): NeutronFloatingIp => ({
+  id: row.id,
+  floatingNetworkId: row.floating_network_id,
+  floatingIpAddress: row.floating_ip_address,
+  projectId: row.project_id,
+  portId: row.port_id,
+  tags: JSON.parse(row.tags) as string[],
+});
+
+const COLUMNS = 'id, floating_ip_address, floating_network_id, project_id, port_id, tags';
+
+/**
+ * FAKE of the Neutron floating-IP calls Blazar makes. Like Neutron, one address is allocated at most
+ * once per external network. There are no ports here, so an address is only associated when a test says so.
+ */
+export class FakeNeutron {
+  constructor(private readonly db: Database.Database) {}
+
+  /**
+   * Allocates the address (with a new uuid, tags set at creation) unless it is allocated on that
+   * network already; returns whichever floating IP holds the address.
+   */
+  ensureFloatingIp(spec: FloatingIpSpec): { readonly floatingIp: NeutronFloatingIp; readonly created: boolean } {
+    return this.db
+      .transaction(() => {
+        const existing = this.findFloatingIp(spec.floatingNetworkId, spec.floatingIpAddress);
+        if (existing !== null) return { floatingIp: existing, created: false };
+        const floatingIp = { id: randomUUID(), ...spec, tags: [...spec.tags], portId: null };
+        this.db
+          .prepare(`INSERT INTO floating_ips (${COLUMNS}) VALUES (?, ?, ?, ?, NULL, ?)`)
+          .run(floatingIp.id, spec.floatingIpAddress, spec.floatingNetworkId, spec.projectId, JSON.stringify(spec.tags));
+        return { floatingIp, created: true };
+      })
+      .immediate();
+  }
+
+  findFloatingIp(floatingNetworkId: string, floatingIpAddress: string): NeutronFloatingIp | null {
+    const sql = `SELECT ${COLUMNS} FROM floating_ips WHERE floating_network_id = ? AND floating_ip_address = ?`;
+    const row = this.db.prepare(sql).get(floatingNetworkId, floatingIpAddress) as FloatingIpRow | undefined;
+    return row === undefined ? null : toFloatingIp(row);
+  }
+
+  /** Neutron's `GET /floatingips?tags=<tag>`, by address. */
+  floatingIpsTagged(tag: string): NeutronFloatingIp[] {
+    const sql = `SELECT ${COLUMNS} FROM floating_ips WHERE EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?) ORDER BY floating_ip_address`;
+    return (this.db.prepare(sql).all(tag) as FloatingIpRow[]).map(toFloatingIp);
+  }
+
+  /** Points the floating IP at a port (or none); true when it changed. */
+  setPort(id: string, portId: string | null): boolean {
+    return this.db.prepare('UPDATE floating_ips SET port_id = ? WHERE id = ? AND port_id IS NOT ?').run(portId, id, portId).changes > 0;
+  }
+
+  /** Releases the floating IP; false when it does not exist. */
+  deleteFloatingIp(id: string): boolean {
+    return this.db.prepare('DELETE FROM floating_ips WHERE id = ?').run(id).changes > 0;
+  }
+}
