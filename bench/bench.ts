@@ -1,35 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
+ * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system.
  */
-const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
-const BASE = `http://127.0.0.1:${PORT}`;
-
-const percentile = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-};
-
-const blazarDate = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
-
-const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> => {
-  const started = performance.now();
-  const response = await fetch(`${BASE}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, ms: performance.now() - started };
-};
 
 const lease = (name: string, startMs: number, hours: number) => ({
   name,
@@ -38,18 +19,6 @@ const lease = (name: string, startMs: number, hours: number) => ({
   reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }],
   events: [],
 });
-
-const waitUp = async (): Promise<void> => {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${BASE}/`)).status === 300) return;
-    } catch {
-      // starting
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('system did not start');
-};
 
 /** Any host booked by two reservations whose intervals overlap, counted once per pair. */
 const doubleBookings = (allocations: readonly { reservations: { start_date: string; end_date: string }[] }[]): number => {
@@ -64,66 +33,85 @@ const doubleBookings = (allocations: readonly { reservations: { start_date: stri
   return pairs;
 };
 
-const main = async (): Promise<void> => {
+const hostOnly = async (call: Call) => {
+  const hostTimes: number[] = [];
+  for (let i = 1; i <= 100; i++) hostTimes.push((await call('POST', '/v1/os-hosts', { name: `bench-${String(i).padStart(3, '0')}` })).ms);
+
+  const t0 = Math.ceil(Date.now() / 3600_000) * 3600_000 + 24 * 3600_000;
+  const times: number[] = [];
+  const wall = performance.now();
+  for (let i = 0; i < 500; i++) {
+    const result = await call('POST', '/v1/leases', lease(`bench-${i}`, t0 + i * 600_000, 6));
+    if (result.status !== 201) throw new Error(`lease ${i}: ${result.status} ${JSON.stringify(result.body)}`);
+    times.push(result.ms);
+  }
+  const seconds = (performance.now() - wall) / 1000;
+
+  const listTimes: number[] = [];
+  for (let i = 0; i < 20; i++) listTimes.push((await call('GET', '/v1/leases')).ms);
+
+  const hour = t0 + 30 * 24 * 3600_000;
+  const clients = Array.from({ length: 8 }, (_, c) =>
+    (async () => {
+      let accepted = 0;
+      for (let i = 0; i < 25; i++) if ((await call('POST', '/v1/leases', lease(`race-${c}-${i}`, hour, 1))).status === 201) accepted++;
+      return accepted;
+    })(),
+  );
+  const accepted = (await Promise.all(clients)).reduce((a, b) => a + b, 0);
+  const allocations = (await call('GET', '/v1/os-hosts/allocations')).body.allocations;
+
+  return {
+    hosts_registered: 100,
+    host_register_p50_ms: +percentile(hostTimes, 50).toFixed(1),
+    leases_created: 500,
+    leases_per_s: +(500 / seconds).toFixed(1),
+    create_p50_ms: +percentile(times, 50).toFixed(1),
+    create_p95_ms: +percentile(times, 95).toFixed(1),
+    create_p50_first50_ms: +percentile(times.slice(0, 50), 50).toFixed(1),
+    create_p50_last50_ms: +percentile(times.slice(-50), 50).toFixed(1),
+    list_500_p50_ms: +percentile(listTimes, 50).toFixed(1),
+    race_requests: 200,
+    race_accepted: accepted,
+    double_booked_pairs: doubleBookings(allocations),
+  };
+};
+
+type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
+
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void => {
+  console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
+  console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
+  console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
+  console.log(`| create p50 first 50 -> last 50 | ${figures.create_p50_first50_ms} ms -> ${figures.create_p50_last50_ms} ms | 329 ms -> 798 ms |`);
+  console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
+  console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
+  for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
+};
+
+const runHostOnly = async (): Promise<HostOnlyFigures> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-'));
-  const system = spawn(process.execPath, [join(dist, 'apps/launcher/main.js')], {
-    env: { ...process.env, LEASEHOLD_PORT: String(PORT), LEASEHOLD_DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
   try {
-    await waitUp();
-    const hostTimes: number[] = [];
-    for (let i = 1; i <= 100; i++) hostTimes.push((await call('POST', '/v1/os-hosts', { name: `bench-${String(i).padStart(3, '0')}` })).ms);
-
-    const t0 = Math.ceil(Date.now() / 3600_000) * 3600_000 + 24 * 3600_000;
-    const times: number[] = [];
-    const wall = performance.now();
-    for (let i = 0; i < 500; i++) {
-      const result = await call('POST', '/v1/leases', lease(`bench-${i}`, t0 + i * 600_000, 6));
-      if (result.status !== 201) throw new Error(`lease ${i}: ${result.status} ${JSON.stringify(result.body)}`);
-      times.push(result.ms);
+    const system = await launch(PORT, dataDir);
+    try {
+      return await hostOnly(system.call);
+    } finally {
+      await system.stop();
     }
-    const seconds = (performance.now() - wall) / 1000;
-
-    const listTimes: number[] = [];
-    for (let i = 0; i < 20; i++) listTimes.push((await call('GET', '/v1/leases')).ms);
-
-    const hour = t0 + 30 * 24 * 3600_000;
-    const clients = Array.from({ length: 8 }, (_, c) =>
-      (async () => {
-        let accepted = 0;
-        for (let i = 0; i < 25; i++) if ((await call('POST', '/v1/leases', lease(`race-${c}-${i}`, hour, 1))).status === 201) accepted++;
-        return accepted;
-      })(),
-    );
-    const accepted = (await Promise.all(clients)).reduce((a, b) => a + b, 0);
-    const allocations = (await call('GET', '/v1/os-hosts/allocations')).body.allocations;
-
-    const figures = {
-      hosts_registered: 100,
-      host_register_p50_ms: +percentile(hostTimes, 50).toFixed(1),
-      leases_created: 500,
-      leases_per_s: +(500 / seconds).toFixed(1),
-      create_p50_ms: +percentile(times, 50).toFixed(1),
-      create_p95_ms: +percentile(times, 95).toFixed(1),
-      create_p50_first50_ms: +percentile(times.slice(0, 50), 50).toFixed(1),
-      create_p50_last50_ms: +percentile(times.slice(-50), 50).toFixed(1),
-      list_500_p50_ms: +percentile(listTimes, 50).toFixed(1),
-      race_requests: 200,
-      race_accepted: accepted,
-      double_booked_pairs: doubleBookings(allocations),
-    };
-    console.log(JSON.stringify(figures, null, 2));
-    console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
-    console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
-    console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
-    console.log(`| create p50 first 50 -> last 50 | ${figures.create_p50_first50_ms} ms -> ${figures.create_p50_last50_ms} ms | 329 ms -> 798 ms |`);
-    console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
-    console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   } finally {
-    system.kill('SIGTERM');
-    await new Promise((resolve) => system.once('exit', resolve));
     rmSync(dataDir, { recursive: true, force: true });
+  }
+};
+
+const main = async (): Promise<void> => {
+  const figures = await runHostOnly();
+  console.log(JSON.stringify(figures, null, 2));
+  let mixed: MixedFigures | null = null;
+  try {
+    mixed = await runMixedWorkload(PORT + 1);
+    console.log(JSON.stringify(mixed, null, 2));
+  } finally {
+    printTable(figures, mixed);
   }
 };
 
