@@ -67,3 +67,37 @@ export const ledgerCount = (dataDir: string): number => {
     db.close();
   }
 };
+
+/** The common reservation fields, then the instance plugin's columns (upstream's instance_reservations order). */
+export const INSTANCE_RESERVATION_KEYS = [
+  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
+  'vcpus', 'memory_mb', 'disk_gb', 'amount', 'affinity', 'resource_properties', 'flavor_id', 'aggregate_id', 'server_group_id',
+];
+/** The common reservation fields, then the floating-IP plugin's. */
+export const FLOATINGIP_RESERVATION_KEYS = [
+  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
+  'network_id', 'amount', 'required_floatingips',
+];
+/** A registered floating IP: the row's timestamps first, then its columns. */
+export const FLOATINGIP_KEYS = ['created_at', 'updated_at', 'id', 'floating_network_id', 'subnet_id', 'floating_ip_address', 'reservable'];
+
+export interface LedgerEvent {
+  readonly position: number;
+  readonly type: string;
+  readonly data: any;
+}
+
+/** The events of one stream (e.g. `lease-<id>`), read straight from the system's SQLite file (read-only). */
+export const ledgerEvents = (dataDir: string, streamId: string): LedgerEvent[] => {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('select position, type, data from events where stream_id = ? order by position').all(streamId) as {
+      position: number;
+      type: string;
+      data: string;
+    }[];
+    return rows.map((row) => ({ position: row.position, type: row.type, data: JSON.parse(row.data) }));
+  } finally {
+    db.close();
+  }
+};

@@ -35,3 +35,28 @@ export const hostReservation = (min = 1, max = min, extra: Record<string, unknow
   resource_properties: '',
   ...extra,
 });
+
+/** What one instance of a virtual:instance reservation takes. */
+export interface InstanceSize {
+  readonly vcpus: number;
+  readonly memory_mb: number;
+  readonly disk_gb: number;
+}
+
+/** A virtual:instance reservation as a JSON client sends it (every key upstream requires). */
+export const instanceReservation = (amount: number, size: InstanceSize, extra: Record<string, unknown> = {}) => ({
+  resource_type: 'virtual:instance',
+  ...size,
+  amount,
+  affinity: null,
+  resource_properties: '',
+  ...extra,
+});
+
+/** A virtual:floatingip reservation. */
+export const floatingIpReservation = (networkId: string, amount: number, requiredFloatingIps?: readonly string[]) => ({
+  resource_type: 'virtual:floatingip',
+  network_id: networkId,
+  amount,
+  ...(requiredFloatingIps === undefined ? {} : { required_floatingips: requiredFloatingIps }),
+});
