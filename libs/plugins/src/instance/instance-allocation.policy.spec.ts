@@ -134,7 +134,14 @@ describe('allocateInstances: on update', () => {
   it('a started affinity reservation grows only on its own host', () => {
     const hosts = [host('1'), host('2', { bookings: [slotBooking('me', 100, 200, slots(3)), slotBooking('x', 100, 200, slots(1))] })];
     const current = [{ hostId: '2', count: 3 }];
-    expect(allocateInstances(request({ amount: 4, affinity: true, reservationId: 'me', current, keepAll: true }), hosts).ok).toBe(false);
+    expect(allocateInstances(request({ amount: 4, affinity: true, reservationId: 'me', current, keepAll: true }), hosts)).toEqual({
+      ok: false,
+      requested: 4,
+      matching: 2,
+      available: 3,
+      affinity: true,
+      reason: 'shortage',
+    });
     expect(allocateInstances(request({ amount: 4, affinity: true, reservationId: 'me', current }), hosts)).toEqual(allocated(['1', 4]));
   });
 });

@@ -93,7 +93,7 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
     ok: false,
     requested: request.amount,
     matching,
-    available: request.affinity === true ? Math.max(0, ...candidates.map((c) => c.free)) : countAvailable(candidates, request.affinity),
+    available: request.affinity === true ? Math.max(0, ...usableForAffinity(candidates, request.keepAll === true).map((c) => c.free)) : countAvailable(candidates, request.affinity),
     affinity: request.affinity,
     reason,
   });
@@ -101,6 +101,10 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
   const allocations = pick(request, candidates);
   return allocations === null ? failure('shortage') : { ok: true, allocations: byHostId(allocations) };
 };
+
+/** With affinity, a started reservation may only grow on the host it holds. */
+const usableForAffinity = (candidates: readonly Candidate[], keepAll: boolean): readonly Candidate[] =>
+  keepAll && candidates.some((c) => c.current > 0) ? candidates.filter((c) => c.current > 0) : candidates;
 
 const countAvailable = (candidates: readonly Candidate[], affinity: Affinity): number =>
   affinity === false ? candidates.filter((c) => c.free > 0).length : candidates.reduce((sum, c) => sum + c.free, 0);
@@ -112,7 +116,7 @@ const keepsCurrent = (candidates: readonly Candidate[], currentOf: ReadonlyMap<s
 const pick = (request: InstanceAllocationRequest, candidates: readonly Candidate[]): SlotAllocation[] | null => {
   const { amount, affinity } = request;
   if (affinity === true) {
-    const host = candidates.find((c) => c.free >= amount && (request.keepAll !== true || c.current > 0 || candidates.every((o) => o.current === 0)));
+    const host = usableForAffinity(candidates, request.keepAll === true).find((c) => c.free >= amount);
     return host === undefined ? null : [{ hostId: host.id, count: amount }];
   }
   if (affinity === false) {
