@@ -13,7 +13,15 @@ import {
   type HostInfo,
   type HostRegistryState,
   type HostReservation,
+  FLAVOR_CATALOG_STREAM,
+  FLOATING_IP_REGISTRY_STREAM,
+  type FloatingIpReservation,
   type LeasePhase,
+  type VirtualInstanceReservation,
+  flavorCatalogDecider,
+  floatingIpDecider,
+  floatingIpRegistryDecider,
+  floatingIpStream,
   hostDecider,
   hostRegistryDecider,
   hostStream,
@@ -230,6 +238,123 @@ class TestWriter {
     return this.exec(step(leaseStream(lease.leaseId), leaseDecider, { type: 'CompleteLeasePhase', data: { leaseId: lease.leaseId, phase, outcomes, now } }));
   }
 
+  // --- instance slots, floating IPs, flavors ---
+
+  async createInstanceLease(name: string, hostId: string, count: number, startDate: string, endDate: string, now: string) {
+    const leaseId = randomUUID();
+    const size = { vcpus: 2, memoryMb: 2048, diskGb: 10 };
+    const reservation: VirtualInstanceReservation = {
+      id: randomUUID(),
+      resourceId: randomUUID(),
+      resourceType: 'virtual:instance',
+      amount: count,
+      ...size,
+      affinity: true,
+      resourceProperties: '',
+      allocations: [{ hostId, count }],
+    };
+    await this.exec(
+      this.createStep(leaseId, name, [reservation], startDate, endDate, now),
+      step(hostStream(hostId), hostDecider, {
+        type: 'BookHostSlots',
+        data: {
+          reservationId: reservation.id,
+          leaseId,
+          startDate,
+          endDate,
+          propertyNames: [],
+          cleaningTimeMinutes: 0,
+          slots: { count, ...size },
+          allocationRatios: { cpu: 1, ram: 1, disk: 1 },
+        },
+      }),
+    );
+    return { leaseId, reservationId: reservation.id, hostId, reservation };
+  }
+
+  /** An active instance reservation grows by one slot, and the reactor records the cloud's answer. */
+  async growInstances(lease: { leaseId: string; hostId: string; reservation: VirtualInstanceReservation }, startDate: string, endDate: string, now: string) {
+    const { reservation } = lease;
+    const count = reservation.amount + 1;
+    const grown: VirtualInstanceReservation = { ...reservation, amount: count, allocations: [{ hostId: lease.hostId, count }] };
+    const changes = { name: null, startDate: null, endDate: null, beforeEndDate: null, reservationIds: [reservation.id] };
+    await this.exec(
+      step(leaseStream(lease.leaseId), leaseDecider, { type: 'UpdateLease', data: { leaseId: lease.leaseId, ...changes, reservations: [grown], now } }),
+      step(hostStream(lease.hostId), hostDecider, {
+        type: 'MoveHostSlots',
+        data: {
+          reservationId: reservation.id,
+          startDate,
+          endDate,
+          propertyNames: [],
+          cleaningTimeMinutes: 0,
+          slots: { count, vcpus: reservation.vcpus, memoryMb: reservation.memoryMb, diskGb: reservation.diskGb },
+          allocationRatios: { cpu: 1, ram: 1, disk: 1 },
+        },
+      }),
+    );
+    const outcome = { reservationId: reservation.id, ok: true as const, effects: [{ operation: 'inventory.set', total: count }] };
+    await this.exec(
+      step(leaseStream(lease.leaseId), leaseDecider, { type: 'CompleteReservationUpdates', data: { leaseId: lease.leaseId, updates: [{ sequence: 1, outcome }], now } }),
+    );
+  }
+
+  async registerFloatingIp(address: string, now: string): Promise<string> {
+    const floatingIpId = randomUUID();
+    const networkId = 'net-public';
+    await this.exec(
+      step(FLOATING_IP_REGISTRY_STREAM, floatingIpRegistryDecider, { type: 'AddFloatingIpToRegistry', data: { floatingIpId, networkId, address } }),
+      step(floatingIpStream(floatingIpId), floatingIpDecider, { type: 'RegisterFloatingIp', data: { floatingIpId, networkId, subnetId: null, address, now } }),
+    );
+    return floatingIpId;
+  }
+
+  async createFloatingIpLease(name: string, floatingIpId: string, address: string, startDate: string, endDate: string, now: string) {
+    const leaseId = randomUUID();
+    const reservation: FloatingIpReservation = {
+      id: randomUUID(),
+      resourceId: randomUUID(),
+      resourceType: 'virtual:floatingip',
+      networkId: 'net-public',
+      amount: 1,
+      requiredFloatingIps: [address],
+      allocations: [{ floatingIpId, address }],
+    };
+    await this.exec(
+      this.createStep(leaseId, name, [reservation], startDate, endDate, now),
+      step(floatingIpStream(floatingIpId), floatingIpDecider, {
+        type: 'BookFloatingIp',
+        data: { reservationId: reservation.id, leaseId, startDate, endDate, cleaningTimeMinutes: 0 },
+      }),
+    );
+    return { leaseId, reservationId: reservation.id, floatingIpId };
+  }
+
+  addFlavor(id: string, name: string, now: string): Promise<number> {
+    const flavor = { id, name, vcpus: 2, ram: 2048, disk: 20, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true, extraSpecs: { 'hw:cpu_policy': 'shared' } };
+    return this.exec(step(FLAVOR_CATALOG_STREAM, flavorCatalogDecider, { type: 'AddFlavor', data: { flavor, now } }));
+  }
+
+  private createStep(leaseId: string, name: string, reservations: readonly (VirtualInstanceReservation | FloatingIpReservation)[], startDate: string, endDate: string, now: string): Step {
+    return step(leaseStream(leaseId), leaseDecider, {
+      type: 'CreateLease',
+      data: {
+        leaseId,
+        name,
+        projectId: this.actor.projectId,
+        userId: this.actor.userId,
+        trustId: null,
+        startDate,
+        endDate,
+        beforeEndDate: null,
+        reservations,
+        eventIds: { start: randomUUID(), end: randomUUID(), beforeEnd: randomUUID() },
+        minutesBeforeEnd: 0,
+        now,
+      },
+    });
+  }
+
   deleteLease(lease: { leaseId: string; reservationId: string; hostId: string }, now: string): Promise<number> {
     return this.exec(
       step(leaseStream(lease.leaseId), leaseDecider, { type: 'DeleteLease', data: { leaseId: lease.leaseId, now } }),
@@ -293,6 +418,17 @@ const writeHistory = async (w: TestWriter): Promise<Scenario> => {
       data: { reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY), propertyNames: [], cleaningTimeMinutes: 0 },
     }),
   );
+
+  // instance slots on the re-registered host: started, grown while active (update outcome recorded), ended
+  const instances = await w.createInstanceLease('lease-slots', hostBack, 2, at(7 * DAY), at(8 * DAY), at(15 * MIN));
+  await w.runPhase(instances, 'start', at(7 * DAY));
+  await w.growInstances(instances, at(7 * DAY), at(8 * DAY), at(7 * DAY + HOUR));
+  await w.runPhase(instances, 'end', at(8 * DAY));
+  // a registered floating IP held by a pending lease, another one free; a catalog flavor
+  const fip = await w.registerFloatingIp('172.24.4.10', at(16 * MIN));
+  await w.registerFloatingIp('2001:db8::10', at(16 * MIN + 1));
+  await w.createFloatingIpLease('lease-fip', fip, '172.24.4.10', at(9 * DAY), at(10 * DAY), at(17 * MIN));
+  await w.addFlavor('3', 'm1.medium', at(18 * MIN));
 
   // bulk: many hosts, leases going through their whole lifecycle (multi-batch catch-up)
   const bulkHosts: string[] = [];
@@ -451,6 +587,16 @@ describe('projector on SQLite', () => {
     expect(propertyId('gpu')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     liveDump = await dumpReadModel(live);
+    // the other reservation types and registries reached their tables
+    expect([liveDump.lh_floatingips?.length, liveDump.lh_floatingip_allocations?.length, liveDump.lh_flavors?.length]).toEqual([2, 1, 1]);
+    const slots = (await em.findOne(LeaseEntity, { name: 'lease-slots' }))?.doc;
+    const [instances] = slots?.reservations ?? [];
+    expect([slots?.status, instances?.resource_type, instances !== undefined && 'amount' in instances ? instances.amount : null]).toEqual([
+      'TERMINATED',
+      'virtual:instance',
+      3,
+    ]);
+    expect(await em.count(AllocationEntity, { reservationId: instances?.id ?? '' })).toBe(1);
   }, 120_000);
 
   it('(b) a rebuild into another database through the same runner equals the live read model', async () => {
