@@ -298,6 +298,24 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
           title: 'Physical Host Plugin',
           description: 'Reserves whole physical hosts for the time of a lease.',
         },
+        {
+          name: 'virtual.instance.plugin',
+          resource_type: 'virtual:instance',
+          title: 'Virtual Instance Plugin',
+          description: "Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host's capacity.",
+        },
+        {
+          name: 'flavor.instance.plugin',
+          resource_type: 'flavor:instance',
+          title: 'Flavor-based Instance Plugin',
+          description: 'Reserves instances of an existing flavor, from the same slot capacity as virtual:instance.',
+        },
+        {
+          name: 'virtual.floatingip.plugin',
+          resource_type: 'virtual:floatingip',
+          title: 'Floating IP Plugin',
+          description: 'Reserves registered floating IP addresses of an external network.',
+        },
       ],
     });
   });
