@@ -79,6 +79,9 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
     case 'Host.BookingMoved':
     case 'Host.SlotsMoved':
     case 'Host.BookingReleased':
+    case 'Host.WentDown':
+    case 'Host.DownReasonsChanged':
+    case 'Host.CameUp':
       return record;
     default: {
       const _never: never = event;

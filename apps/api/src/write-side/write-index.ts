@@ -49,7 +49,8 @@ export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => ({
     availability_zone: host.info.availabilityZone,
     status: null,
     trust_id: null,
-    reservable: host.reservable,
+    // a down host is no candidate (upstream's monitor clears reservable instead)
+    reservable: host.reservable && host.health.status === 'up',
   },
   capabilities: host.capabilities,
   bookings: host.bookings,

@@ -1,5 +1,5 @@
 import type { Command } from '../shared/decider.js';
-import type { AllocationRatios, Capabilities, HostInfo, SlotDemand } from './host.types.js';
+import type { AllocationRatios, Capabilities, HealthSource, HostDownReason, HostInfo, SlotDemand } from './host.types.js';
 
 export type RegisterHost = Command<
   'RegisterHost',
@@ -66,6 +66,12 @@ export type MoveHostSlots = Command<
 >;
 export type ReleaseHostBooking = Command<'ReleaseHostBooking', { readonly reservationId: string }>;
 
+/** What a monitor saw of the host's compute service: no reasons means it is up. */
+export type ReportHostHealth = Command<
+  'ReportHostHealth',
+  { readonly reasons: readonly HostDownReason[]; readonly source: HealthSource; readonly observedAt: string }
+>;
+
 export type HostCommand =
   | RegisterHost
   | UpdateHostCapabilities
@@ -75,4 +81,5 @@ export type HostCommand =
   | BookHostSlots
   | MoveHostBooking
   | MoveHostSlots
-  | ReleaseHostBooking;
+  | ReleaseHostBooking
+  | ReportHostHealth;

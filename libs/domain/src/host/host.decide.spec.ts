@@ -640,6 +640,7 @@ describe('evolve', () => {
       info: info(),
       capabilities: baseCapabilities,
       reservable: true,
+      health: { status: 'up' },
       bookings: [],
       longestBookingMs: 0,
       registeredAt: REGISTERED_AT,

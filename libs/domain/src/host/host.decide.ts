@@ -1,11 +1,30 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
 import { MINUTE_MS, toMs } from '../shared/interval.js';
-import type { BookHost, BookHostSlots, HostCommand, MoveHostBooking, MoveHostSlots, RegisterHost, UnregisterHost, UpdateHostCapabilities } from './host.commands.js';
+import type {
+  BookHost,
+  BookHostSlots,
+  HostCommand,
+  MoveHostBooking,
+  MoveHostSlots,
+  RegisterHost,
+  ReportHostHealth,
+  UnregisterHost,
+  UpdateHostCapabilities,
+} from './host.commands.js';
 import type { HostEvent } from './host.events.js';
 import { type HostState, type RegisteredHost, initialHostState } from './host.state.js';
 import { freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
-import { type AllocationRatios, type Booking, type Capabilities, DEFAULT_ALLOCATION_RATIOS, MAX_CAPABILITY_KEY_LENGTH, type SlotDemand } from './host.types.js';
+import {
+  type AllocationRatios,
+  type Booking,
+  type Capabilities,
+  DEFAULT_ALLOCATION_RATIOS,
+  HOST_DOWN_REASONS,
+  type HostDownReason,
+  MAX_CAPABILITY_KEY_LENGTH,
+  type SlotDemand,
+} from './host.types.js';
 
 const requireRegistered = (state: HostState): RegisteredHost => {
   if (state.status !== 'Registered') {
@@ -117,6 +136,7 @@ const checkFits = (host: RegisteredHost, request: BookingRequest): void => {
 
 const checkBookable = (host: RegisteredHost, reservationId: string): void => {
   if (!host.reservable) throw conflict('HOST_NOT_RESERVABLE', `Host ${host.hostId} is not reservable`);
+  if (host.health.status === 'down') throw conflict('HOST_DOWN', `Host ${host.hostId} is down (${host.health.reasons.join(', ')})`);
   if (host.bookings.some((b) => b.reservationId === reservationId)) {
     throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked by reservation ${reservationId}`);
   }
@@ -203,11 +223,26 @@ const decide = (command: HostCommand, state: HostState): readonly HostEvent[] =>
       if (!booking) return [];
       return [{ type: 'Host.BookingReleased', data: { hostId: host.hostId, reservationId: booking.reservationId, leaseId: booking.leaseId } }];
     }
+    case 'ReportHostHealth':
+      return reportHealth(command, state);
     default: {
       const _never: never = command;
       return _never;
     }
   }
+};
+
+const sameReasons = (a: readonly HostDownReason[], b: readonly HostDownReason[]): boolean => a.length === b.length && a.every((r) => b.includes(r));
+
+/** Records a change of health only: repeated observations of the same state add nothing. */
+const reportHealth = ({ data }: ReportHostHealth, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  const reasons = HOST_DOWN_REASONS.filter((reason) => data.reasons.includes(reason));
+  const { source, observedAt } = data;
+  const { hostId, health } = host;
+  if (reasons.length === 0) return health.status === 'up' ? [] : [{ type: 'Host.CameUp', data: { hostId, source, observedAt } }];
+  if (health.status === 'up') return [{ type: 'Host.WentDown', data: { hostId, reasons, source, observedAt } }];
+  return sameReasons(health.reasons, reasons) ? [] : [{ type: 'Host.DownReasonsChanged', data: { hostId, reasons, source, observedAt } }];
 };
 
 const insertSorted = (bookings: readonly Booking[], booking: Booking): Booking[] => {
@@ -250,6 +285,12 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
     }
     case 'Host.BookingReleased':
       return { ...host, bookings: host.bookings.filter((b) => b.reservationId !== event.data.reservationId) };
+    case 'Host.WentDown':
+      return { ...host, health: { status: 'down', reasons: event.data.reasons, since: event.data.observedAt } };
+    case 'Host.DownReasonsChanged':
+      return host.health.status === 'down' ? { ...host, health: { ...host.health, reasons: event.data.reasons } } : host;
+    case 'Host.CameUp':
+      return { ...host, health: { status: 'up' } };
     default: {
       const _never: never = event;
       return _never;
@@ -260,7 +301,7 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
 const evolve = (state: HostState, event: HostEvent): HostState => {
   if (event.type === 'Host.Registered') {
     const { hostId, info, capabilities, registeredAt } = event.data;
-    return { status: 'Registered', hostId, info, capabilities, reservable: true, bookings: [], longestBookingMs: 0, registeredAt, updatedAt: null };
+    return { status: 'Registered', hostId, info, capabilities, reservable: true, health: { status: 'up' }, bookings: [], longestBookingMs: 0, registeredAt, updatedAt: null };
   }
   return state.status === 'Registered' ? evolveRegistered(state, event) : state;
 };

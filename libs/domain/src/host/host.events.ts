@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
-import type { Capabilities, HostInfo, SlotDemand } from './host.types.js';
+import type { Capabilities, HealthSource, HostDownReason, HostInfo, SlotDemand } from './host.types.js';
 
 export type HostRegistered = DomainEvent<
   'Host.Registered',
@@ -66,6 +66,16 @@ export type HostBookingReleased = DomainEvent<
   { readonly hostId: string; readonly reservationId: string; readonly leaseId: string }
 >;
 
+export type HostWentDown = DomainEvent<
+  'Host.WentDown',
+  { readonly hostId: string; readonly reasons: readonly HostDownReason[]; readonly source: HealthSource; readonly observedAt: string }
+>;
+export type HostDownReasonsChanged = DomainEvent<
+  'Host.DownReasonsChanged',
+  { readonly hostId: string; readonly reasons: readonly HostDownReason[]; readonly source: HealthSource; readonly observedAt: string }
+>;
+export type HostCameUp = DomainEvent<'Host.CameUp', { readonly hostId: string; readonly source: HealthSource; readonly observedAt: string }>;
+
 export type HostEvent =
   | HostRegistered
   | HostCapabilitiesUpdated
@@ -75,7 +85,10 @@ export type HostEvent =
   | HostSlotsBooked
   | HostBookingMoved
   | HostSlotsMoved
-  | HostBookingReleased;
+  | HostBookingReleased
+  | HostWentDown
+  | HostDownReasonsChanged
+  | HostCameUp;
 
 export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.Registered',
@@ -87,4 +100,7 @@ export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.BookingMoved',
   'Host.SlotsMoved',
   'Host.BookingReleased',
+  'Host.WentDown',
+  'Host.DownReasonsChanged',
+  'Host.CameUp',
 ];

@@ -1,4 +1,4 @@
-import type { Booking, Capabilities, HostInfo } from './host.types.js';
+import type { Booking, Capabilities, HostHealth, HostInfo } from './host.types.js';
 
 export type HostState =
   | { readonly status: 'Unregistered' }
@@ -8,6 +8,8 @@ export type HostState =
       readonly info: HostInfo;
       readonly capabilities: Capabilities;
       readonly reservable: boolean;
+      /** As last observed by a monitor; new hosts are up. */
+      readonly health: HostHealth;
       /**
        * Sorted by start. A whole-host booking overlaps no other booking (widened by the cleaning time
        * in force when booked); slot bookings overlap each other within the host's capacity.

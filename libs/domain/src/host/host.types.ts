@@ -50,3 +50,16 @@ export type Capabilities = Readonly<Record<string, string>>;
 
 /** Blazar's limit on extra capability keys. */
 export const MAX_CAPABILITY_KEY_LENGTH = 64;
+
+/** Why Nova says a compute is unusable (from service.update notifications or the os-services API). */
+export type HostDownReason = 'service_down' | 'disabled' | 'forced_down';
+
+export const HOST_DOWN_REASONS: readonly HostDownReason[] = ['service_down', 'disabled', 'forced_down'];
+
+/** Where a health observation came from: Nova's notifications, or the polling monitor. */
+export type HealthSource = 'notification' | 'polling';
+
+/** A host's health as last observed; a down host gets no new bookings. */
+export type HostHealth =
+  | { readonly status: 'up' }
+  | { readonly status: 'down'; readonly reasons: readonly HostDownReason[]; readonly since: string };
