@@ -1,0 +1,80 @@
+import type { EndpointInterface, KeystoneCredentials } from './openstack/openstack.session.js';
+
+/**
+ * Which cloud Leasehold acts on, read once from the environment by the API and the reactor alike:
+ * `standalone` (the default: a simulated cloud in the data directory, nothing to install) or
+ * `openstack` (Nova, Placement and Neutron through Keystone's catalog, with Leasehold's service user).
+ */
+export type CloudConfig = { readonly kind: 'standalone' } | { readonly kind: 'openstack'; readonly openstack: OpenStackSettings };
+
+export interface OpenStackSettings {
+  readonly credentials: KeystoneCredentials;
+  readonly interface: EndpointInterface;
+  /** Upstream's [nova]aggregate_freepool_name. */
+  readonly freepoolName: string;
+  /** oslo.messaging transport URL of Nova's notification bus (amqp://user:pass@host:port/vhost), or null: notifications off. */
+  readonly notificationsUrl: string | null;
+  /** Seconds between polls of Nova's compute services (the fallback monitor); 0 turns polling off. */
+  readonly pollingIntervalSeconds: number;
+}
+
+export class CloudConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CloudConfigError';
+  }
+}
+
+export const CLOUD_KINDS = ['standalone', 'openstack'] as const;
+
+const optional = (value: string | undefined): string | null => (value === undefined || value.trim() === '' ? null : value.trim());
+
+const required = (env: NodeJS.ProcessEnv, name: string): string => {
+  const value = optional(env[name]);
+  if (value === null) throw new CloudConfigError(`${name} is required when LEASEHOLD_CLOUD=openstack`);
+  return value;
+};
+
+const INTERFACES: readonly EndpointInterface[] = ['public', 'internal', 'admin'];
+
+const seconds = (value: string | undefined, fallback: number, name: string): number => {
+  const text = optional(value);
+  if (text === null) return fallback;
+  const parsed = Number(text);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new CloudConfigError(`${name} must be a non-negative integer, got '${text}'`);
+  return parsed;
+};
+
+/**
+ * LEASEHOLD_CLOUD (LEASEHOLD_EFFECTS is read as an older name for it), and for `openstack`:
+ * LEASEHOLD_OPENSTACK_AUTH_URL, _USERNAME, _PASSWORD, _PROJECT_NAME (service), _USER_DOMAIN_NAME and
+ * _PROJECT_DOMAIN_NAME (Default), _REGION_NAME, _INTERFACE (public), LEASEHOLD_FREEPOOL_NAME (freepool),
+ * LEASEHOLD_NOVA_NOTIFICATIONS_URL (off when unset), LEASEHOLD_HOST_POLLING_SECONDS (60).
+ */
+export const parseCloudConfig = (env: NodeJS.ProcessEnv = process.env): CloudConfig => {
+  const kind = optional(env.LEASEHOLD_CLOUD) ?? optional(env.LEASEHOLD_EFFECTS) ?? 'standalone';
+  if (kind === 'standalone') return { kind };
+  if (kind !== 'openstack') throw new CloudConfigError(`Unknown LEASEHOLD_CLOUD value '${kind}'; supported: ${CLOUD_KINDS.join(', ')}`);
+  const endpointInterface = optional(env.LEASEHOLD_OPENSTACK_INTERFACE) ?? 'public';
+  if (!(INTERFACES as readonly string[]).includes(endpointInterface)) {
+    throw new CloudConfigError(`LEASEHOLD_OPENSTACK_INTERFACE must be one of ${INTERFACES.join(', ')}, got '${endpointInterface}'`);
+  }
+  return {
+    kind,
+    openstack: {
+      credentials: {
+        authUrl: required(env, 'LEASEHOLD_OPENSTACK_AUTH_URL'),
+        username: required(env, 'LEASEHOLD_OPENSTACK_USERNAME'),
+        password: required(env, 'LEASEHOLD_OPENSTACK_PASSWORD'),
+        projectName: optional(env.LEASEHOLD_OPENSTACK_PROJECT_NAME) ?? 'service',
+        userDomainName: optional(env.LEASEHOLD_OPENSTACK_USER_DOMAIN_NAME) ?? 'Default',
+        projectDomainName: optional(env.LEASEHOLD_OPENSTACK_PROJECT_DOMAIN_NAME) ?? 'Default',
+        regionName: optional(env.LEASEHOLD_OPENSTACK_REGION_NAME),
+      },
+      interface: endpointInterface as EndpointInterface,
+      freepoolName: optional(env.LEASEHOLD_FREEPOOL_NAME) ?? 'freepool',
+      notificationsUrl: optional(env.LEASEHOLD_NOVA_NOTIFICATIONS_URL),
+      pollingIntervalSeconds: seconds(env.LEASEHOLD_HOST_POLLING_SECONDS, 60, 'LEASEHOLD_HOST_POLLING_SECONDS'),
+    },
+  };
+};
