@@ -1,0 +1,5 @@
+export * from './openstack.errors.js';
+export * from './openstack.session.js';
+export * from './nova.client.js';
+export * from './placement.client.js';
+export * from './neutron.client.js';
