@@ -11,13 +11,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_RESERVATION_KEYS, TIMESTAMP, UUID, addMinutes, ledgerCount, ledgerEvents, pinnedHost, tDate } from '../helpers/api-fixtures.js';
 import { type InstanceSize, type JsonResponse, api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
+import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
-type Client = ReturnType<typeof api>;
 
-const describeBody = (response: JsonResponse): string => `${response.status} ${JSON.stringify(response.body)}`;
 
-const blazarError = (status: number, message: string) => ({ error_code: status, error_message: message, error_name: status });
 
 /** `2033-02-DD HH:MM`: each test books its own day. */
 const on = (day: number, time: string): string => `2033-02-${String(day).padStart(2, '0')} ${time}`;
@@ -42,14 +40,7 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
   const hostIds: Record<string, string> = {};
   const hostNames: Record<string, string> = {};
 
-  /** Sends a write that must be refused: checks status and Blazar's error body, and that no event was appended. */
-  const rejected = async (send: () => Promise<JsonResponse>, status: number, message: string): Promise<void> => {
-    const before = ledgerCount(system().dataDir);
-    const response = await send();
-    expect(response.status, describeBody(response)).toBe(status);
-    expect(response.body).toEqual(blazarError(status, message));
-    expect(ledgerCount(system().dataDir), 'a refused write must not append to the ledger').toBe(before);
-  };
+  const { rejected, createLease, refusedLease, showLease, updateLease, refusedUpdate } = leaseClient(system, client);
 
   const registerHost = async (name: string, capacity: { vcpus: number; memory_mb: number; local_gb: number }, poolName: string): Promise<void> => {
     const response = await client().post('/v1/os-hosts', { name, ...capacity, pool: poolName });
@@ -58,31 +49,6 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
     hostNames[response.body.host.id] = name;
   };
 
-  const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({ name, start_date: start, end_date: end, reservations, events: [] });
-
-  const createLease = async (name: string, start: string, end: string, reservations: unknown[]): Promise<any> => {
-    const response = await client().post('/v1/leases', leaseBody(name, start, end, reservations));
-    expect(response.status, describeBody(response)).toBe(201);
-    return response.body.lease;
-  };
-
-  const refusedLease = (name: string, start: string, end: string, reservations: unknown[], status: number, message: string): Promise<void> =>
-    rejected(() => client().post('/v1/leases', leaseBody(name, start, end, reservations)), status, message);
-
-  const showLease = async (leaseId: string): Promise<any> => {
-    const response = await client().get(`/v1/leases/${leaseId}`);
-    expect(response.status, describeBody(response)).toBe(200);
-    return response.body.lease;
-  };
-
-  const updateLease = async (leaseId: string, body: Record<string, unknown>): Promise<any> => {
-    const response = await client().put(`/v1/leases/${leaseId}`, body);
-    expect(response.status, describeBody(response)).toBe(200);
-    return response.body.lease;
-  };
-
-  const refusedUpdate = (leaseId: string, body: Record<string, unknown>, status: number, message: string): Promise<void> =>
-    rejected(() => client().put(`/v1/leases/${leaseId}`, body), status, message);
 
   /** Names of the hosts holding the reservation, in host id order, from GET /v1/os-hosts/allocations. */
   const hostsOf = async (reservationId: string): Promise<string[]> => {

@@ -1,0 +1,53 @@
+import { expect } from 'vitest';
+import { ledgerCount } from './api-fixtures.js';
+import type { JsonResponse, api } from './http.js';
+import type { RunningSystem } from './system.js';
+
+export type Client = ReturnType<typeof api>;
+
+export const describeBody = (response: JsonResponse): string => `${response.status} ${JSON.stringify(response.body)}`;
+
+export const blazarError = (status: number, message: string) => ({ error_code: status, error_message: message, error_name: status });
+
+/**
+ * Lease calls against one running system that assert their status, and refused writes that assert
+ * Blazar's error body and that the ledger did not grow.
+ */
+export const leaseClient = (system: () => RunningSystem, client: () => Client) => {
+  /** Sends a write that must be refused: checks status and Blazar's error body, and that no event was appended. */
+  const rejected = async (send: () => Promise<JsonResponse>, status: number, message: string): Promise<void> => {
+    const before = ledgerCount(system().dataDir);
+    const response = await send();
+    expect(response.status, describeBody(response)).toBe(status);
+    expect(response.body).toEqual(blazarError(status, message));
+    expect(ledgerCount(system().dataDir), 'a refused write must not append to the ledger').toBe(before);
+  };
+
+  const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({ name, start_date: start, end_date: end, reservations, events: [] });
+
+  const createLease = async (name: string, start: string, end: string, reservations: unknown[]): Promise<any> => {
+    const response = await client().post('/v1/leases', leaseBody(name, start, end, reservations));
+    expect(response.status, describeBody(response)).toBe(201);
+    return response.body.lease;
+  };
+
+  const refusedLease = (name: string, start: string, end: string, reservations: unknown[], status: number, message: string): Promise<void> =>
+    rejected(() => client().post('/v1/leases', leaseBody(name, start, end, reservations)), status, message);
+
+  const showLease = async (leaseId: string): Promise<any> => {
+    const response = await client().get(`/v1/leases/${leaseId}`);
+    expect(response.status, describeBody(response)).toBe(200);
+    return response.body.lease;
+  };
+
+  const updateLease = async (leaseId: string, body: Record<string, unknown>): Promise<any> => {
+    const response = await client().put(`/v1/leases/${leaseId}`, body);
+    expect(response.status, describeBody(response)).toBe(200);
+    return response.body.lease;
+  };
+
+  const refusedUpdate = (leaseId: string, body: Record<string, unknown>, status: number, message: string): Promise<void> =>
+    rejected(() => client().put(`/v1/leases/${leaseId}`, body), status, message);
+
+  return { rejected, leaseBody, createLease, refusedLease, showLease, updateLease, refusedUpdate };
+};
