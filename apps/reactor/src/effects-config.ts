@@ -1,38 +1,33 @@
 import { join } from 'node:path';
+import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
 import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+import { openStackEffectsFromSettings } from '../../../libs/plugins/src/openstack/effects/openstack-effects.registry.js';
+import type { OpenStackCallLog } from '../../../libs/plugins/src/openstack/openstack.session.js';
 import { StandaloneCloud } from '../../../libs/plugins/src/standalone/standalone-cloud.js';
 import { standaloneEffectsRegistry } from '../../../libs/plugins/src/standalone/standalone-effects.registry.js';
 
-export const EFFECTS_KINDS = ['standalone'] as const;
-export type EffectsKind = (typeof EFFECTS_KINDS)[number];
+export type EffectsKind = CloudConfig['kind'];
 
 export interface OpenedEffects {
+  readonly kind: EffectsKind;
   readonly registry: EffectsRegistry;
   close(): void;
 }
 
-export class UnknownEffectsKindError extends Error {
-  constructor(readonly kind: string) {
-    super(`Unknown LEASEHOLD_EFFECTS value '${kind}'; supported: ${EFFECTS_KINDS.join(', ')}`);
-    this.name = 'UnknownEffectsKindError';
-  }
-}
+/** LEASEHOLD_CLOUD (or the older LEASEHOLD_EFFECTS): standalone by default; throws CloudConfigError on a bad value. */
+export const parseEffectsConfig = (env: NodeJS.ProcessEnv = process.env): CloudConfig => parseCloudConfig(env);
 
-export const parseEffectsKind = (value: string | undefined): EffectsKind => {
-  const kind = value ?? 'standalone';
-  if (!(EFFECTS_KINDS as readonly string[]).includes(kind)) throw new UnknownEffectsKindError(kind);
-  return kind as EffectsKind;
-};
-
-/** The effects adapters of one kind, keyed by resource type. */
-export const openEffects = (kind: EffectsKind, dataDir: string): OpenedEffects => {
-  switch (kind) {
+/** The effects adapters of the configured cloud, keyed by resource type. */
+export const openEffects = (config: CloudConfig, dataDir: string, log?: (line: OpenStackCallLog) => void): OpenedEffects => {
+  switch (config.kind) {
     case 'standalone': {
       const cloud = StandaloneCloud.open({ file: join(dataDir, 'standalone-cloud.sqlite') });
-      return { registry: standaloneEffectsRegistry(cloud), close: () => cloud.close() };
+      return { kind: config.kind, registry: standaloneEffectsRegistry(cloud), close: () => cloud.close() };
     }
+    case 'openstack':
+      return { kind: config.kind, registry: openStackEffectsFromSettings(config.openstack, log), close: () => undefined };
     default: {
-      const _never: never = kind;
+      const _never: never = config;
       return _never;
     }
   }

@@ -67,6 +67,14 @@ export class LeaseTimeline {
     return this.leases.get(leaseId);
   }
 
+  /** Active leases with nothing in progress or owed: what a reconciliation may check. */
+  settledActiveLeases(): LeaseRecord[] {
+    return [...this.leases.values()].filter(
+      (record) =>
+        record.state.status === 'Active' && record.state.lease.beforeEnd !== 'in_progress' && Object.keys(record.state.lease.pendingUpdates).length === 0,
+    );
+  }
+
   hostname(hostId: string): string | undefined {
     return this.hostnames.get(hostId);
   }

@@ -275,6 +275,9 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Reservation.EffectsApplied':
     case 'Reservation.UpdateApplied':
       return recordCloudIds(view, event.data.reservationId, event.data.effects);
+    case 'Reservation.DriftRepaired':
+    case 'Reservation.ReconciliationFailed':
+      return view;
     case 'Reservation.EffectsFailed':
     case 'Reservation.UpdateFailed':
       return setReservations(recordCloudIds(view, event.data.reservationId, event.data.effects), 'error', event.data.at, event.data.reservationId);

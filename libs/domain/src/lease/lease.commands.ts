@@ -63,6 +63,12 @@ export type CompleteReservationUpdates = Command<
   { readonly leaseId: string; readonly updates: readonly UpdateOutcome[]; readonly now: string }
 >;
 
+/** What a reconciliation of one active reservation found: the steps it had to redo (drift), or its failure. */
+export type RecordReconciliation = Command<
+  'RecordReconciliation',
+  { readonly leaseId: string; readonly outcome: ReservationOutcome; readonly now: string }
+>;
+
 export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
 
-export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | CompleteReservationUpdates | DeleteLease;
+export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | CompleteReservationUpdates | RecordReconciliation | DeleteLease;

@@ -1,7 +1,16 @@
 import type { Decider } from '../shared/decider.js';
-import { conflict } from '../shared/errors.js';
+import { conflict, notFound } from '../shared/errors.js';
 import { toMs } from '../shared/interval.js';
-import type { BeginLeasePhase, CompleteLeasePhase, CompleteReservationUpdates, CreateLease, DeleteLease, LeaseCommand, UpdateLease } from './lease.commands.js';
+import type {
+  BeginLeasePhase,
+  CompleteLeasePhase,
+  CompleteReservationUpdates,
+  CreateLease,
+  DeleteLease,
+  LeaseCommand,
+  RecordReconciliation,
+  UpdateLease,
+} from './lease.commands.js';
 import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
@@ -134,6 +143,20 @@ const completeUpdates = ({ data }: CompleteReservationUpdates, state: LeaseState
   });
 };
 
+/** Only drift (steps that changed the cloud) or a failure is worth an event; a clean check records nothing. */
+const reconciled = ({ data }: RecordReconciliation, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  const { outcome, now: at } = data;
+  if (existing.status !== 'Active') throw conflict('LEASE_NOT_ACTIVE', `Lease ${leaseId} is not active: nothing to reconcile`);
+  if (!existing.lease.reservations.some((r) => r.id === outcome.reservationId)) {
+    throw notFound('RESERVATION_NOT_FOUND', `Lease ${leaseId} has no reservation ${outcome.reservationId}`);
+  }
+  const { reservationId, effects } = outcome;
+  if (!outcome.ok) return [{ type: 'Reservation.ReconciliationFailed', data: { leaseId, reservationId, error: outcome.error, effects, at } }];
+  const drift = effects.filter((effect) => effect.already !== true);
+  return drift.length === 0 ? [] : [{ type: 'Reservation.DriftRepaired', data: { leaseId, reservationId, effects: drift, at } }];
+};
+
 const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   if (existing.status === 'Starting' || existing.status === 'Ending') {
@@ -157,6 +180,8 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
       return complete(command, state, leaseId);
     case 'CompleteReservationUpdates':
       return completeUpdates(command, state, leaseId);
+    case 'RecordReconciliation':
+      return reconciled(command, state, leaseId);
     case 'DeleteLease':
       return remove(command, state, leaseId);
     default: {

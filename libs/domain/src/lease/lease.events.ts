@@ -69,6 +69,15 @@ export type ReservationUpdateFailed = DomainEvent<
     readonly at: string;
   }
 >;
+/** The cloud had drifted from what the ledger expects for an active reservation; the listed steps put it back. */
+export type ReservationDriftRepaired = DomainEvent<
+  'Reservation.DriftRepaired',
+  { readonly leaseId: string; readonly reservationId: string; readonly effects: readonly EffectRecord[]; readonly at: string }
+>;
+export type ReservationReconciliationFailed = DomainEvent<
+  'Reservation.ReconciliationFailed',
+  { readonly leaseId: string; readonly reservationId: string; readonly error: string; readonly effects: readonly EffectRecord[]; readonly at: string }
+>;
 type PhaseEvent<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string }>;
 type PhaseFailure<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string; readonly reason: string }>;
 
@@ -92,6 +101,8 @@ export type LeaseEvent =
   | ReservationEffectsFailed
   | ReservationUpdateApplied
   | ReservationUpdateFailed
+  | ReservationDriftRepaired
+  | ReservationReconciliationFailed
   | LeaseStartRequested
   | LeaseStarted
   | LeaseStartFailed
@@ -112,6 +123,8 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Reservation.EffectsFailed',
   'Reservation.UpdateApplied',
   'Reservation.UpdateFailed',
+  'Reservation.DriftRepaired',
+  'Reservation.ReconciliationFailed',
   'Lease.StartRequested',
   'Lease.Started',
   'Lease.StartFailed',

@@ -88,9 +88,19 @@ describe('StandaloneHostEffects', () => {
     expect(await snapshotByDefault.beforeEnd(context('before_end'), reservation())).toHaveLength(2);
   });
 
-  it('has nothing to do when a started reservation changes (its hosts stay as they are)', async () => {
+  it('converges a started reservation: a clean check only finds steps already done, drift is put back', async () => {
     await effects.onStart(context('start'), reservation());
-    expect(await effects.onUpdate(context('update'), reservation({ hostIds: ['1'] }))).toEqual([]);
+    const clean = await effects.onUpdate(context('update'), reservation());
+    expect(clean.length).toBeGreaterThan(0);
+    expect(clean.every((record) => record.already === true)).toBe(true);
+    // drift: someone moved host2 back to the freepool behind the ledger's back
+    cloud.nova.removeHost('res-1', 'host2');
+    cloud.nova.addHost(FREEPOOL, 'host2');
+    const repaired = await effects.onUpdate(context('update'), reservation());
+    expect(repaired.filter((record) => record.already !== true)).toEqual([
+      { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host2' },
+      { operation: 'aggregate.add_host', aggregate: 'res-1', host: 'host2' },
+    ]);
     expect(cloud.nova.membersOf('res-1')).toEqual(['host1', 'host2']);
   });
 

@@ -61,8 +61,12 @@ export class StandaloneHostEffects implements ReservationEffects<HostReservation
   }
 
   /** A started host reservation keeps exactly its hosts: upstream adds new ones only while it is pending. */
-  async onUpdate(_context: EffectContext, _reservation: HostReservation): Promise<readonly EffectRecord[]> {
-    return [];
+  /**
+   * A started reservation keeps exactly its hosts, so converging it is its start once more: every step
+   * it finds done is marked `already` (the reconciler relies on that to tell drift from a clean check).
+   */
+  onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    return this.onStart(context, reservation);
   }
 
   async onEnd(_context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {

@@ -1,0 +1,158 @@
+import {
+  type LeaseEvent,
+  type Reservation,
+  type ReservationOutcome,
+  isDomainError,
+  leaseDecider,
+  leaseStream,
+  reservedHostIds,
+} from '../../../libs/domain/src/index.js';
+import {
+  type EventData,
+  type EventStore,
+  IdempotencyConflictError,
+  WrongExpectedRevisionError,
+} from '../../../libs/event-store/src/event-store.port.js';
+import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+import { deterministicId } from './deterministic-id.js';
+import { applyEffects } from './effects-dispatch.js';
+import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
+import type { ReactorLogEntry } from './scheduler.js';
+
+export interface ReconcilerOptions {
+  readonly store: EventStore;
+  readonly timeline: LeaseTimeline;
+  readonly effects: EffectsRegistry;
+  readonly clock: () => Date;
+  /** Time between two rounds; the round's number (time / interval) keys its event ids. */
+  readonly intervalMs: number;
+  readonly log: (entry: ReactorLogEntry) => void;
+}
+
+/** What one round found, for the log and the tests. */
+export interface ReconcileReport {
+  readonly checked: number;
+  readonly drifted: number;
+  readonly failed: number;
+  /** Checks that could not run (the cloud unreachable) or whose record lost a race: next round. */
+  readonly skipped: number;
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Compares what the ledger expects of every settled active reservation with what the cloud has, by
+ * running the reservation's idempotent converge ('update' effects): a step it finds done is marked
+ * `already`, any other step repaired drift. Drift and failures are recorded on the lease
+ * (Reservation.DriftRepaired / ReconciliationFailed); a clean check records nothing. Event ids come
+ * from (lease, reservation, round), so two reactors in the same round record a finding once.
+ */
+export class Reconciler {
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<ReconcileReport> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: ReconcilerOptions) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.round;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.round = this.reconcileOnce()
+        .then((report) => {
+          this.options.log({ event: 'reconcile', ...report });
+          return report;
+        })
+        .finally(() => this.schedule());
+    }, this.options.intervalMs);
+  }
+
+  async reconcileOnce(): Promise<ReconcileReport> {
+    const now = this.options.clock().getTime();
+    // a round's number keys its event ids; a round run by hand (no interval) is its own round
+    const round = this.options.intervalMs > 0 ? Math.floor(now / this.options.intervalMs) : now;
+    const counts = { checked: 0, drifted: 0, failed: 0, skipped: 0 };
+    for (const record of this.options.timeline.settledActiveLeases()) {
+      for (const reservation of record.state.status === 'Active' ? record.state.lease.reservations : []) {
+        if (this.stopped) return counts;
+        const outcome = await this.check(record, reservation, round);
+        if (outcome === null) {
+          counts.skipped++;
+          continue;
+        }
+        counts.checked++;
+        const recorded = await this.record(record, outcome, round);
+        if (recorded === 'skipped') counts.skipped++;
+        else if (recorded === 'Reservation.DriftRepaired') counts.drifted++;
+        else if (recorded === 'Reservation.ReconciliationFailed') counts.failed++;
+      }
+    }
+    return counts;
+  }
+
+  /** The converge's outcome, or null when the cloud could not be asked (a transient failure). */
+  private async check(record: LeaseRecord, reservation: Reservation, round: number): Promise<ReservationOutcome | null> {
+    if (record.state.status !== 'Active') return null;
+    const { leaseId, projectId } = record.state.lease;
+    const context: EffectContext = {
+      idempotencyKey: `${leaseId}:reconcile:${reservation.id}:${round}`,
+      leaseId,
+      projectId,
+      phase: 'update',
+      resourceNames: this.resourceNames(reservation),
+    };
+    try {
+      return { reservationId: reservation.id, ok: true, effects: await applyEffects(this.options.effects, context, reservation) };
+    } catch (error) {
+      if (error instanceof EffectFailedError) return { reservationId: reservation.id, ok: false, error: error.message, effects: error.effects };
+      this.options.log({ event: 'reconcile-skipped', leaseId, reservationId: reservation.id, error: describe(error) });
+      return null;
+    }
+  }
+
+  /** Appends what the check found (nothing for a clean check); the recorded event type, or 'skipped'. */
+  private async record(record: LeaseRecord, outcome: ReservationOutcome, round: number): Promise<string | 'skipped' | 'clean'> {
+    const leaseId = record.state.status === 'Initial' ? '' : record.state.lease.leaseId;
+    let events: readonly LeaseEvent[];
+    try {
+      const now = this.options.clock().toISOString();
+      events = leaseDecider.decide({ type: 'RecordReconciliation', data: { leaseId, outcome, now } }, record.state);
+    } catch (error) {
+      if (isDomainError(error)) return 'skipped';
+      throw error;
+    }
+    const [event] = events;
+    if (event === undefined) return 'clean';
+    const id = deterministicId(`${leaseId}:reconcile:${outcome.reservationId}:${round}`);
+    const metadata = { correlationId: record.correlationId || id, causationId: record.lastEventId, actor: null, reaction: 'reconcile' };
+    const appended: EventData = { id, type: event.type, data: event.data, metadata };
+    try {
+      const result = await this.options.store.appendToStream(leaseStream(leaseId), record.revision, [appended]);
+      if (!result.idempotentReplay) this.options.timeline.applyAppended(leaseId, [{ ...appended, revision: record.revision + 1 }]);
+      return event.type;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError) {
+        await this.options.timeline.refresh(leaseId);
+        return 'skipped';
+      }
+      throw error;
+    }
+  }
+
+  private resourceNames(reservation: Reservation): Record<string, string> {
+    const names = reservedHostIds(reservation).flatMap((hostId) => {
+      const name = this.options.timeline.hostname(hostId);
+      return name === undefined ? [] : [[hostId, name] as const];
+    });
+    return Object.fromEntries(names);
+  }
+}

@@ -1,0 +1,212 @@
+import type { EffectRecord, InstanceReservation } from '../../../../domain/src/index.js';
+import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
+import type { FlavorSpec, NovaClient } from '../nova.client.js';
+import { OpenStackConflictError, ignoreNotFound, isNotFound } from '../openstack.errors.js';
+import { type PlacementClient, type ResourceProvider, inventoryOf } from '../placement.client.js';
+import {
+  EffectNotFinishedError,
+  FREEPOOL_TRAIT,
+  type OpenStackClients,
+  type ServerDeletion,
+  childProviderName,
+  clientsFor,
+  deleteServers,
+  hostnameOf,
+  ignoreConflict,
+  includesAll,
+  recording,
+  reservationCustomName,
+  reservationObjectName,
+} from './openstack-effects.support.js';
+
+export interface OpenStackInstanceEffectsOptions {
+  readonly serverDeletion?: ServerDeletion;
+}
+
+/** Slots per hypervisor hostname, in allocation order. */
+const slotsByHost = (context: EffectContext, reservation: InstanceReservation): ReadonlyMap<string, number> =>
+  new Map(reservation.allocations.map(({ hostId, count }) => [hostnameOf(context, hostId), count] as const));
+
+const numberField = (source: Record<string, unknown>, ...keys: string[]): number | null => {
+  const value = keys.map((key) => source[key]).find((candidate) => typeof candidate === 'number');
+  return typeof value === 'number' ? value : null;
+};
+
+/** The source flavor's disk and ephemeral sizes from its stored JSON dump (upstream's resource_properties), if readable. */
+const sourceDisks = (reservation: InstanceReservation): { readonly disk: number; readonly ephemeral: number } => {
+  const fallback = { disk: reservation.diskGb, ephemeral: 0 };
+  if (reservation.resourceType !== 'flavor:instance') return fallback;
+  try {
+    const dump: unknown = JSON.parse(reservation.resourceProperties);
+    if (typeof dump !== 'object' || dump === null) return fallback;
+    const source = dump as Record<string, unknown>;
+    return { disk: numberField(source, 'disk') ?? fallback.disk, ephemeral: numberField(source, 'OS-FLV-EXT-DATA:ephemeral', 'ephemeral') ?? 0 };
+  } catch {
+    return fallback;
+  }
+};
+
+const flavorSpec = (reservation: InstanceReservation): FlavorSpec => ({
+  id: reservation.id,
+  name: reservationObjectName(reservation.id),
+  vcpus: reservation.vcpus,
+  ram: reservation.memoryMb,
+  ...sourceDisks(reservation),
+  isPublic: false,
+});
+
+/**
+ * One unit of the reservation's class per server, and the freepool trait that only the hosts' child
+ * providers carry: without it the freepool aggregate is closed to the flavor (docs/openstack.md).
+ */
+export const instanceFlavorExtraSpecs = (reservation: InstanceReservation): Record<string, string> => ({
+  ...(reservation.resourceType === 'flavor:instance' ? reservation.extraSpecs : {}),
+  [`resources:${reservationCustomName(reservation.id)}`]: '1',
+  [`trait:${FREEPOOL_TRAIT}`]: 'required',
+});
+
+/** Delete calls that Placement refuses while allocations remain: the servers' allocations are still going away. */
+const untilReleased = async (call: Promise<unknown>, what: string): Promise<boolean> => {
+  try {
+    return await ignoreNotFound(call);
+  } catch (error) {
+    if (error instanceof OpenStackConflictError) throw new EffectNotFinishedError(`${what} is still in use: ${error.cloudMessage}`);
+    throw error;
+  }
+};
+
+/**
+ * Upstream's instance plugins (virtual:instance and flavor:instance) on a real Nova and Placement: the
+ * reservation's resource class with an inventory of its slots on each allocated host's child provider
+ * `blazar_<host>`, a private flavor (id = reservation id) that asks for one unit of it, project access,
+ * and a server group for an affinity. The hosts stay in the freepool: no aggregate is made.
+ */
+export class OpenStackInstanceEffects implements ReservationEffects<InstanceReservation> {
+  private readonly serverDeletion: ServerDeletion;
+
+  constructor(
+    private readonly clients: OpenStackClients,
+    options: OpenStackInstanceEffectsOptions = {},
+  ) {
+    this.serverDeletion = options.serverDeletion ?? { timeoutMs: 120_000, pollMs: 1_000 };
+  }
+
+  async onStart(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
+    const { nova, placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      const slots = slotsByHost(context, reservation);
+      await this.ensureServerGroup(nova, reservation, effects);
+      const resourceClass = reservationCustomName(reservation.id);
+      effects.push(done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)));
+      await this.convergeInventories(placement, resourceClass, slots, effects);
+      await this.ensureFlavor(nova, context, reservation, effects);
+    });
+  }
+
+  async beforeEnd(_context: EffectContext, _reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
+    return [];
+  }
+
+  /** An active reservation's slots changed: inventories follow its allocations. */
+  async onUpdate(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
+    const { placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      const resourceClass = reservationCustomName(reservation.id);
+      if (!(await placement.resourceClassExists(resourceClass))) throw new EffectFailedError(`No such resource class ${resourceClass}`, []);
+      await this.convergeInventories(placement, resourceClass, slotsByHost(context, reservation), effects);
+    });
+  }
+
+  /** Access goes first (no new boots), then the servers, found by the flavor that still exists, then the rest. */
+  async onEnd(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
+    const { nova, placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      const flavorId = reservation.id;
+      const revoked = await ignoreNotFound(nova.removeFlavorAccess(flavorId, context.projectId));
+      effects.push(done({ operation: 'flavor.remove_access', flavor_id: flavorId, project_id: context.projectId }, revoked));
+      const servers = await nova.listServers({ flavor: flavorId });
+      effects.push({ operation: 'servers.delete', flavor_id: flavorId, servers: await deleteServers(nova, servers, this.serverDeletion) });
+      const group = (await nova.listServerGroups()).find((g) => g.name === reservationObjectName(reservation.id)) ?? null;
+      if (group !== null || reservation.affinity !== null) {
+        const deleted = group !== null && (await ignoreNotFound(nova.deleteServerGroup(group.id)));
+        effects.push(done({ operation: 'server_group.delete', server_group: reservationObjectName(reservation.id), server_group_id: group?.id ?? null }, deleted));
+      }
+      effects.push(done({ operation: 'flavor.delete', flavor_id: flavorId }, await ignoreNotFound(nova.deleteFlavor(flavorId))));
+      const resourceClass = reservationCustomName(reservation.id);
+      await this.deleteInventories(placement, resourceClass, new Set(), effects);
+      const classDeleted = await untilReleased(placement.deleteResourceClass(resourceClass), `Resource class ${resourceClass}`);
+      effects.push(done({ operation: 'resource_class.delete', resource_class: resourceClass }, classDeleted));
+    });
+  }
+
+  /** Created with Leasehold's credentials; tenants pass its id as the `group` scheduler hint. */
+  private async ensureServerGroup(nova: NovaClient, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+    if (reservation.affinity === null) return;
+    const name = reservationObjectName(reservation.id);
+    const policy = reservation.affinity ? 'affinity' : 'anti-affinity';
+    const existing = (await nova.listServerGroups()).find((g) => g.name === name);
+    const group = existing ?? (await nova.createServerGroup(name, policy));
+    effects.push(done({ operation: 'server_group.create', server_group: name, server_group_id: group.id, policy, project_id: group.project_id }, existing === undefined));
+  }
+
+  private async ensureFlavor(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+    const spec = flavorSpec(reservation);
+    const flavorId = reservation.id;
+    const existing = await nova.getFlavor(flavorId).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
+    const created = existing === null && (await ignoreConflict(nova.createFlavor(spec)));
+    const { name, vcpus, ram, disk, ephemeral } = spec;
+    effects.push(done({ operation: 'flavor.create', flavor_id: flavorId, name, vcpus, ram, disk, ephemeral, is_public: false }, created));
+    const specs = instanceFlavorExtraSpecs(reservation);
+    const stale = !includesAll(await nova.getFlavorExtraSpecs(flavorId), specs);
+    if (stale) await nova.setFlavorExtraSpecs(flavorId, specs);
+    effects.push(done({ operation: 'flavor.set_extra_specs', flavor_id: flavorId, extra_specs: specs }, stale));
+    const granted = (await nova.listFlavorAccess(flavorId)).includes(context.projectId) ? false : await ignoreConflict(nova.addFlavorAccess(flavorId, context.projectId));
+    effects.push(done({ operation: 'flavor.add_access', flavor_id: flavorId, project_id: context.projectId }, granted));
+  }
+
+  /** Each allocated host's child provider holds the host's slots; providers of hosts no longer allocated lose the class. */
+  private async convergeInventories(placement: PlacementClient, resourceClass: string, slots: ReadonlyMap<string, number>, effects: EffectRecord[]): Promise<void> {
+    for (const [host, total] of slots) {
+      const child = await this.ensureChildProvider(placement, host, effects);
+      const current = (await placement.getInventories(child.uuid)).inventories[resourceClass];
+      const set = current?.total !== total;
+      if (set) await placement.setInventory(child.uuid, resourceClass, inventoryOf(total));
+      effects.push(done({ operation: 'inventory.set', resource_provider: child.name, resource_class: resourceClass, total }, set));
+    }
+    await this.deleteInventories(placement, resourceClass, new Set([...slots.keys()].map(childProviderName)), effects);
+  }
+
+  private async deleteInventories(placement: PlacementClient, resourceClass: string, keep: ReadonlySet<string>, effects: EffectRecord[]): Promise<void> {
+    const children = (await placement.listResourceProviders()).filter((p) => p.name.startsWith(childProviderName('')) && !keep.has(p.name));
+    for (const provider of children) {
+      if ((await placement.getInventories(provider.uuid)).inventories[resourceClass] === undefined) continue;
+      const deleted = await untilReleased(placement.deleteInventory(provider.uuid, resourceClass), `The inventory of ${resourceClass} on ${provider.name}`);
+      effects.push(done({ operation: 'inventory.delete', resource_provider: provider.name, resource_class: resourceClass }, deleted));
+    }
+  }
+
+  /** Host enrollment normally made it; made here when missing, with the freepool trait the reservation flavors require. */
+  private async ensureChildProvider(placement: PlacementClient, host: string, effects: EffectRecord[]): Promise<ResourceProvider> {
+    const name = childProviderName(host);
+    let child = await placement.findResourceProvider(name);
+    if (child === null) {
+      const root = await placement.findResourceProvider(host);
+      if (root === null) throw new EffectFailedError(`No resource provider named ${host} in Placement`, []);
+      const created = await ignoreConflict(placement.createResourceProvider(name, root.uuid));
+      child = await placement.findResourceProvider(name);
+      if (child === null) throw new Error(`Resource provider ${name} vanished while being created`);
+      // the child provider belongs to the host, not the reservation: reported only when this call had to create it
+      if (created) effects.push({ operation: 'resource_provider.create', resource_provider: name, host });
+    }
+    await placement.ensureTrait(FREEPOOL_TRAIT);
+    const { traits } = await placement.getProviderTraits(child.uuid);
+    if (!traits.includes(FREEPOOL_TRAIT)) {
+      await placement.updateProviderTraits(child.uuid, (current) => (current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT]));
+      effects.push({ operation: 'resource_provider.add_trait', resource_provider: name, trait: FREEPOOL_TRAIT });
+    }
+    return child;
+  }
+}

@@ -1,0 +1,200 @@
+import type { EffectRecord, HostReservation } from '../../../../domain/src/index.js';
+import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
+import type { Aggregate, NovaClient } from '../nova.client.js';
+import { ignoreNotFound } from '../openstack.errors.js';
+import { requestIdFor } from '../openstack.session.js';
+import type { PlacementClient } from '../placement.client.js';
+import {
+  FREEPOOL_TRAIT,
+  type OpenStackClients,
+  type ServerDeletion,
+  clientsFor,
+  deleteServers,
+  ensureAggregate,
+  hostnameOf,
+  ignoreConflict,
+  includesAll,
+  recording,
+  requireHypervisor,
+  reservationAggregateName,
+  reservationCustomName,
+} from './openstack-effects.support.js';
+
+export interface OpenStackHostEffectsOptions {
+  /** Upstream's [nova]aggregate_freepool_name. */
+  readonly freepoolName: string;
+  /** Upstream's [physical:host]before_end: what a reservation's 'default' before-end action means. */
+  readonly defaultBeforeEnd?: 'snapshot' | '';
+  readonly serverDeletion?: ServerDeletion;
+}
+
+/** A reserved host by its two Nova names: the hypervisor's (= its Placement root provider) and the compute service's (aggregates, servers). */
+interface ReservedHost {
+  readonly hypervisor: string;
+  readonly service: string;
+}
+
+/**
+ * Upstream's physical host plugin on a real Nova and Placement, isolated with Nova's own features
+ * (docs/openstack.md, "Scheduler isolation"): at start each host's root provider gets the trait
+ * CUSTOM_RESERVATION_<id>, and the host joins the aggregate `reservation-<id>` (which requires that
+ * trait and admits only the lease's project) before it leaves the freepool. Tenants boot on it with an
+ * image whose property `trait:CUSTOM_RESERVATION_<id>=required`, or with a flavor carrying that extra spec.
+ * At end the servers on the hosts are deleted and everything is undone, hosts back in the freepool first.
+ */
+export class OpenStackHostEffects implements ReservationEffects<HostReservation> {
+  private readonly freepoolName: string;
+  private readonly defaultBeforeEnd: 'snapshot' | '';
+  private readonly serverDeletion: ServerDeletion;
+
+  constructor(
+    private readonly clients: OpenStackClients,
+    options: OpenStackHostEffectsOptions,
+  ) {
+    this.freepoolName = options.freepoolName;
+    this.defaultBeforeEnd = options.defaultBeforeEnd ?? '';
+    this.serverDeletion = options.serverDeletion ?? { timeoutMs: 120_000, pollMs: 1_000 };
+  }
+
+  async onStart(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    const { nova, placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      const hosts = await this.resolve(nova, context, reservation);
+      const freepool = await this.ensureFreepool(nova, placement, effects);
+      const name = reservationAggregateName(reservation.id);
+      const earlier = await nova.findAggregate(name);
+      // checked before any change: a host someone else holds fails the start with nothing to undo
+      const stray = hosts.find((host) => !freepool.hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false));
+      if (stray !== undefined) throw new EffectFailedError(`Host ${stray.hypervisor} is not in the freepool ${this.freepoolName}`, effects);
+      const trait = reservationCustomName(reservation.id);
+      effects.push(done({ operation: 'trait.create', trait }, await placement.ensureTrait(trait)));
+      for (const host of hosts) effects.push(await this.addRootTrait(placement, host, trait));
+      const aggregate = await this.ensureReservationAggregate(nova, context, reservation, effects);
+      for (const host of hosts) {
+        // into the reservation's aggregate first: in both at once, the host is closed to every request
+        const added = aggregate.hosts.includes(host.service) ? false : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
+        effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
+        const removed = freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
+        effects.push(done({ operation: 'aggregate.remove_host', aggregate: this.freepoolName, host: host.service }, removed));
+      }
+    });
+  }
+
+  /** `snapshot`: one Glance image per server on the reserved hosts, named after it, made once (the upload is not awaited). */
+  async beforeEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    const action = reservation.beforeEnd === 'default' ? this.defaultBeforeEnd : reservation.beforeEnd;
+    if (action !== 'snapshot') return [];
+    const clients = clientsFor(this.clients, context);
+    const glance = this.clients.session.withRequestId(requestIdFor(context.idempotencyKey));
+    return recording(async (effects) => {
+      const aggregate = await clients.nova.findAggregate(reservationAggregateName(reservation.id));
+      for (const host of await this.resolve(clients.nova, context, reservation)) {
+        if (aggregate?.hosts.includes(host.service) !== true) continue;
+        const imageIds: string[] = [];
+        let made = 0;
+        for (const server of await clients.nova.listServers({ host: host.service })) {
+          const imageName = `reservation-${reservation.id}-${server.id}`;
+          const found = (await glance.request<{ images: { id: string }[] }>('image', 'GET', '/v2/images', { query: { name: imageName } })).body.images[0];
+          if (found !== undefined) imageIds.push(found.id);
+          else {
+            imageIds.push(await clients.nova.createServerImage(server.id, imageName, { 'blazar:reservation': reservation.id, 'blazar:server': server.id }));
+            made++;
+          }
+        }
+        effects.push(done({ operation: 'servers.snapshot', host: host.service, servers: imageIds.length, image_ids: imageIds }, made > 0 || imageIds.length === 0));
+      }
+    });
+  }
+
+  /** A started host reservation keeps exactly its hosts: upstream adds new ones only while it is pending. */
+  async onUpdate(_context: EffectContext, _reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    return [];
+  }
+
+  async onEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    const { nova, placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      const name = reservationAggregateName(reservation.id);
+      const aggregate = await nova.findAggregate(name);
+      if (aggregate !== null) await this.releaseMembers(nova, placement, aggregate, effects);
+      const trait = reservationCustomName(reservation.id);
+      for (const host of await this.resolve(nova, context, reservation)) effects.push(await this.removeRootTrait(placement, host, trait));
+      const deleted = aggregate !== null && (await ignoreNotFound(nova.deleteAggregate(aggregate.id)));
+      effects.push(done({ operation: 'aggregate.delete', aggregate: name, aggregate_id: aggregate?.id ?? null }, deleted));
+      effects.push(done({ operation: 'trait.delete', trait }, await ignoreNotFound(placement.deleteTrait(trait))));
+    });
+  }
+
+  /**
+   * Only hosts still in the reservation's aggregate lose their servers: after a crash, a host already
+   * back in the freepool may carry other reservations' instances.
+   */
+  private async releaseMembers(nova: NovaClient, placement: PlacementClient, aggregate: Aggregate, effects: EffectRecord[]): Promise<void> {
+    const freepool = await this.ensureFreepool(nova, placement, effects);
+    for (const host of aggregate.hosts) {
+      const servers = await nova.listServers({ host });
+      effects.push({ operation: 'servers.delete', host, servers: await deleteServers(nova, servers, this.serverDeletion) });
+      const added = freepool.hosts.includes(host) ? false : await ignoreConflict(nova.addAggregateHost(freepool.id, host));
+      effects.push(done({ operation: 'aggregate.add_host', aggregate: this.freepoolName, host }, added));
+      const removed = await ignoreNotFound(nova.removeAggregateHost(aggregate.id, host));
+      effects.push(done({ operation: 'aggregate.remove_host', aggregate: aggregate.name, host }, removed));
+    }
+  }
+
+  private async resolve(nova: NovaClient, context: EffectContext, reservation: HostReservation): Promise<ReservedHost[]> {
+    const hosts: ReservedHost[] = [];
+    for (const hostId of reservation.hostIds) {
+      const hypervisor = await requireHypervisor(nova, hostnameOf(context, hostId));
+      hosts.push({ hypervisor: hypervisor.hypervisor_hostname, service: hypervisor.service.host });
+    }
+    return hosts;
+  }
+
+  /** The operator may not have made one (upstream expects it); host enrollment normally has. */
+  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, effects: EffectRecord[]): Promise<Aggregate> {
+    const { aggregate, created } = await ensureAggregate(nova, this.freepoolName);
+    await placement.ensureTrait(FREEPOOL_TRAIT);
+    const metadata = { [`trait:${FREEPOOL_TRAIT}`]: 'required' };
+    if (!includesAll(aggregate.metadata, metadata)) await nova.setAggregateMetadata(aggregate.id, metadata);
+    if (created) effects.push({ operation: 'freepool.create', aggregate: this.freepoolName, freepool_id: aggregate.id, metadata });
+    return aggregate;
+  }
+
+  private async ensureReservationAggregate(nova: NovaClient, context: EffectContext, reservation: HostReservation, effects: EffectRecord[]): Promise<Aggregate> {
+    const name = reservationAggregateName(reservation.id);
+    const { aggregate, created } = await ensureAggregate(nova, name);
+    const metadata = {
+      [`trait:${reservationCustomName(reservation.id)}`]: 'required',
+      filter_tenant_id: context.projectId,
+      reservation: reservation.id,
+      'blazar:owner': context.projectId,
+    };
+    const stale = !includesAll(aggregate.metadata, metadata);
+    if (stale) await nova.setAggregateMetadata(aggregate.id, metadata);
+    effects.push(done({ operation: 'aggregate.create', aggregate: name, aggregate_id: aggregate.id, availability_zone: null, metadata }, created || stale));
+    return aggregate;
+  }
+
+  private async addRootTrait(placement: PlacementClient, host: ReservedHost, trait: string): Promise<EffectRecord> {
+    const root = await placement.findResourceProvider(host.hypervisor);
+    if (root === null) throw new EffectFailedError(`No resource provider named ${host.hypervisor} in Placement`, []);
+    let added = false;
+    await placement.updateProviderTraits(root.uuid, (traits) => {
+      added = !traits.includes(trait);
+      return added ? [...traits, trait] : traits;
+    });
+    return done({ operation: 'resource_provider.add_trait', resource_provider: host.hypervisor, trait }, added);
+  }
+
+  private async removeRootTrait(placement: PlacementClient, host: ReservedHost, trait: string): Promise<EffectRecord> {
+    const root = await placement.findResourceProvider(host.hypervisor);
+    let removed = false;
+    if (root !== null) {
+      await placement.updateProviderTraits(root.uuid, (traits) => {
+        removed = traits.includes(trait);
+        return traits.filter((t) => t !== trait);
+      });
+    }
+    return done({ operation: 'resource_provider.remove_trait', resource_provider: host.hypervisor, trait }, removed);
+  }
+}
