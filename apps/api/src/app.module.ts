@@ -21,7 +21,11 @@ import { VersionsController } from './versions/versions.controller.js';
 import { FlavorWriter } from './write-side/flavor-writer.js';
 import { FLOATING_IP_NETWORKS, type FloatingIpNetworks, StandaloneFloatingIpNetworks } from './write-side/floating-ip-networks.js';
 import { FloatingIpWriter } from './write-side/floating-ip-writer.js';
+import { CLOUD_CONFIG, HOST_INVENTORY, OPENSTACK_SESSION, hostInventoryFor, openStackSessionFor } from './write-side/host-inventory.js';
 import { HostWriter } from './write-side/host-writer.js';
+import { OpenStackFloatingIpNetworks } from './write-side/openstack-floating-ip-networks.js';
+import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
+import { NeutronClient, type OpenStackSession } from '../../../libs/plugins/src/openstack/index.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
 import { WriteIndex } from './write-side/write-index.js';
 
@@ -74,8 +78,16 @@ export class AppModule {
           inject: [EVENT_STORE, WriteIndex, CLOCK],
           useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new HostWriter(store, index, clock),
         },
-        // standalone mode: no Neutron to ask (the OpenStack driver will provide one that does)
-        { provide: FLOATING_IP_NETWORKS, useValue: new StandaloneFloatingIpNetworks() },
+        // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
+        { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
+        { provide: OPENSTACK_SESSION, inject: [CLOUD_CONFIG], useFactory: (cloud: CloudConfig) => openStackSessionFor(cloud) },
+        { provide: HOST_INVENTORY, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => hostInventoryFor(session) },
+        {
+          provide: FLOATING_IP_NETWORKS,
+          inject: [OPENSTACK_SESSION],
+          useFactory: (session: OpenStackSession | null): FloatingIpNetworks =>
+            session === null ? new StandaloneFloatingIpNetworks() : new OpenStackFloatingIpNetworks(new NeutronClient(session)),
+        },
         {
           provide: FloatingIpWriter,
           inject: [EVENT_STORE, WriteIndex, FLOATING_IP_NETWORKS, CLOCK],

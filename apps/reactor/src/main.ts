@@ -3,16 +3,23 @@
  * active reservations (more instances or addresses), and records the outcomes.
  *
  *   LEASEHOLD_DATA_DIR  data folder (default ./data); the log is `${dataDir}/events.sqlite`
- *   LEASEHOLD_EFFECTS   where effects happen: `standalone` (default, a simulated cloud in
- *                       `${dataDir}/standalone-cloud.sqlite`); anything else exits with code 1
+ *   LEASEHOLD_CLOUD     where effects happen (LEASEHOLD_EFFECTS is the older name): `standalone`
+ *                       (default, a simulated cloud in `${dataDir}/standalone-cloud.sqlite`) or
+ *                       `openstack` (Nova, Placement, Neutron with LEASEHOLD_OPENSTACK_*, see
+ *                       libs/plugins/src/cloud-config.ts); anything else exits with code 1
+ *   LEASEHOLD_RECONCILE_SECONDS  how often active reservations are compared with the cloud and
+ *                       drift is repaired and recorded (default 300; 0: never)
  *
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
  */
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import { type EffectsKind, type OpenedEffects, openEffects, parseEffectsKind } from './effects-config.js';
+import type { CloudConfig } from '../../../libs/plugins/src/cloud-config.js';
+import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-config.js';
 import { Reactor } from './reactor.js';
+import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-monitoring.js';
+import { hostEnrollmentFor } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.config.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
 const log = (entry: ReactorLogEntry): void => {
@@ -28,9 +35,9 @@ const fail = async (phase: string, error: unknown, store: EventStore | null, eff
   process.exit(1);
 };
 
-const effectsKind = (): EffectsKind => {
+const effectsConfig = (): CloudConfig => {
   try {
-    return parseEffectsKind(process.env.LEASEHOLD_EFFECTS);
+    return parseEffectsConfig(process.env);
   } catch (error) {
     log({ event: 'error', phase: 'config', error: error instanceof Error ? error.message : String(error) });
     process.exit(1);
@@ -56,15 +63,32 @@ const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventSto
   process.once('SIGINT', () => void shutdown('SIGINT'));
 };
 
+const reconcileIntervalMs = (): number => {
+  const text = process.env.LEASEHOLD_RECONCILE_SECONDS ?? '300';
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds) || seconds < 0) {
+    log({ event: 'error', phase: 'config', error: `LEASEHOLD_RECONCILE_SECONDS must be a non-negative integer, got '${text}'` });
+    process.exit(1);
+  }
+  return seconds * 1000;
+};
+
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
-  const kind = effectsKind();
+  const config = effectsConfig();
+  const reconcileEveryMs = reconcileIntervalMs();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
     store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
-    effects = openEffects(kind, dataDir);
-    const reactor = await Reactor.start({ store, effects: effects.registry, log });
+    effects = openEffects(config, dataDir, (call) => log({ event: 'openstack.call', ...call }));
+    const hostEnrollment = hostEnrollmentFor(config);
+    const reactor = await Reactor.start({ store, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
+    if (config.kind === 'openstack') {
+      // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
+      const openstack = config.openstack;
+      reactor.stopsWith(startNovaMonitoring({ store, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
+    }
     stopOnSignals(reactor, effects, store);
   } catch (error) {
     await fail('start', error, store, effects);

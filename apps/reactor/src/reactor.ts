@@ -1,8 +1,11 @@
 import { HOST_CATEGORY, LEASE_CATEGORY } from '../../../libs/domain/src/index.js';
 import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
 import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+import type { HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
+import { HostEnrollment } from './host-enrollment.js';
 import { LeaseReactions } from './lease-reactions.js';
 import { LeaseTimeline } from './lease-timeline.js';
+import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 
 export interface ReactorOptions {
@@ -14,6 +17,10 @@ export interface ReactorOptions {
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
   readonly concurrency?: number;
+  /** Time between two reconciliations of the active reservations with the cloud; 0 or absent: none. */
+  readonly reconcileIntervalMs?: number;
+  /** Puts registered hosts into the cloud's free pool (OpenStack); absent: nothing to enroll (standalone). */
+  readonly hostEnrollment?: HostEnrollmentEffects;
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -28,14 +35,25 @@ export class Reactor {
   private readonly scheduler: Scheduler;
   private readonly log: (entry: ReactorLogEntry) => void;
   private subscription: Subscription | null = null;
+  private enrollment: HostEnrollment | null = null;
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private position = 0;
   private stopped = false;
+  private readonly companions: { stop(): Promise<void> }[] = [];
+  private readonly reconciler: Reconciler;
 
   private constructor(private readonly options: ReactorOptions) {
     const clock = options.clock ?? (() => new Date());
     this.log = options.log ?? (() => undefined);
     this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake());
+    this.reconciler = new Reconciler({
+      store: options.store,
+      timeline: this.timeline,
+      effects: options.effects,
+      clock,
+      intervalMs: options.reconcileIntervalMs ?? 0,
+      log: this.log,
+    });
     const reactions = new LeaseReactions({ store: options.store, timeline: this.timeline, effects: options.effects, clock });
     this.scheduler = new Scheduler({
       queue: this.timeline.queue,
@@ -59,14 +77,35 @@ export class Reactor {
     }
     reactor.log({ event: 'start', position: reactor.position, leases: reactor.timeline.queue.size });
     reactor.scheduler.start();
+    if ((options.reconcileIntervalMs ?? 0) > 0) {
+      reactor.reconciler.start();
+      reactor.stopsWith(reactor.reconciler);
+    }
+    if (options.hostEnrollment !== undefined) {
+      const { store, retryBaseMs, retryMaxMs } = options;
+      const clock = options.clock ?? (() => new Date());
+      reactor.enrollment = await HostEnrollment.start({ store, effects: options.hostEnrollment, clock, log: reactor.log, retryBaseMs, retryMaxMs });
+    }
     return reactor;
+  }
+
+  /** One reconciliation round now (tests, operators): what the cloud had drifted from, recorded on the leases. */
+  reconcileOnce(): Promise<ReconcileReport> {
+    return this.reconciler.reconcileOnce();
+  }
+
+  /** Runs `companion` (e.g. the Nova host monitors) beside the reactor and stops it first, before the store closes. */
+  stopsWith(companion: { stop(): Promise<void> }): void {
+    this.companions.push(companion);
   }
 
   /** Stops after the actions in flight have recorded their outcome (or failed). */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const companion of this.companions.splice(0)) await companion.stop();
     if (this.resubscribeTimer !== null) clearTimeout(this.resubscribeTimer);
     await this.subscription?.stop();
+    await this.enrollment?.stop();
     await this.scheduler.stop();
     this.log({ event: 'stop', position: this.position });
   }

@@ -4,6 +4,7 @@ export * from './shared/interval.js';
 export * from './flavor/index.js';
 export * from './floating-ip/index.js';
 export * from './host/index.js';
+export * from './host-activity/index.js';
 export * from './host-registry/host-registry.js';
 export * from './lease/index.js';
 export * from './resource-property/resource-property.js';

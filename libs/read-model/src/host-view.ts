@@ -82,6 +82,10 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
     case 'Host.WentDown':
     case 'Host.DownReasonsChanged':
     case 'Host.CameUp':
+    case 'Host.Enrolled':
+    case 'Host.EnrollmentFailed':
+    case 'Host.Unenrolled':
+    case 'Host.UnenrollmentFailed':
       return record;
     default: {
       const _never: never = event;

@@ -34,6 +34,18 @@ export const parseRegisterHost = (raw: unknown): { info: HostInfo; capabilities:
   return { info, capabilities: capabilitiesOf(body, HOST_FIELD_KEYS) };
 };
 
+/**
+ * POST /v1/os-hosts when a cloud reports the host's facts: only the name (or `id`) is ours to read,
+ * every other key is an extra capability, as upstream treats them.
+ */
+export const parseNamedHost = (raw: unknown): { name: string; capabilities: Capabilities } => {
+  const body = requireObject(raw);
+  const name = body.name ?? body.id;
+  if (name === undefined || name === null) throw invalid('MISSING_PARAMETER', 'Missing parameter name');
+  if (typeof name !== 'string' || name === '' || name.length > 255) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter name');
+  return { name, capabilities: capabilitiesOf(body, ['name', 'id']) };
+};
+
 const reservableOf = (value: unknown): boolean => {
   if (value === true || value === 'true' || value === 'True') return true;
   if (value === false || value === 'false' || value === 'False') return false;

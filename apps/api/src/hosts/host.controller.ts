@@ -9,9 +9,10 @@ import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
+import { HOST_INVENTORY, type HostInventory } from '../write-side/host-inventory.js';
 import { HostWriter } from '../write-side/host-writer.js';
 import { PropertyPrivacyDto } from './host.dto.js';
-import { parseRegisterHost, parseUpdateHost } from './host-request.parser.js';
+import { parseUpdateHost } from './host-request.parser.js';
 
 const hostNotFound = (hostId: string) => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
 
@@ -39,6 +40,7 @@ export class HostController {
     @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
+    @Inject(HOST_INVENTORY) private readonly inventory: HostInventory,
   ) {}
 
   private noteWrite(position: number, response: Response): void {
@@ -56,7 +58,7 @@ export class HostController {
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
     const context = authorized(request, ACTIONS.hostPost);
-    const { info, capabilities } = parseRegisterHost(body);
+    const { info, capabilities } = await this.inventory.describe(body);
     const result = await this.writer.register(info, capabilities, context);
     this.noteWrite(result.position, response);
     return { host: hostView(result.hostId, result.events) };

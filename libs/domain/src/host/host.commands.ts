@@ -72,6 +72,22 @@ export type ReportHostHealth = Command<
   { readonly reasons: readonly HostDownReason[]; readonly source: HealthSource; readonly observedAt: string }
 >;
 
+/** What an enrollment adapter reports it did to the cloud (the lease effects' record shape). */
+export type EnrollmentRecord = Readonly<{ operation: string; [detail: string]: unknown }>;
+
+export type EnrollmentOutcome =
+  | { readonly ok: true; readonly effects: readonly EnrollmentRecord[] }
+  | { readonly ok: false; readonly error: string; readonly effects: readonly EnrollmentRecord[] };
+
+/**
+ * What the reactor did to put a registered host into the cloud's free pool (`enroll`), or to take a
+ * removed one out of it (`unenroll`).
+ */
+export type RecordHostEnrollment = Command<
+  'RecordHostEnrollment',
+  { readonly hostId: string; readonly direction: 'enroll' | 'unenroll'; readonly outcome: EnrollmentOutcome; readonly now: string }
+>;
+
 export type HostCommand =
   | RegisterHost
   | UpdateHostCapabilities
@@ -82,4 +98,5 @@ export type HostCommand =
   | MoveHostBooking
   | MoveHostSlots
   | ReleaseHostBooking
-  | ReportHostHealth;
+  | ReportHostHealth
+  | RecordHostEnrollment;

@@ -7,6 +7,7 @@ import type {
   HostCommand,
   MoveHostBooking,
   MoveHostSlots,
+  RecordHostEnrollment,
   RegisterHost,
   ReportHostHealth,
   UnregisterHost,
@@ -225,6 +226,8 @@ const decide = (command: HostCommand, state: HostState): readonly HostEvent[] =>
     }
     case 'ReportHostHealth':
       return reportHealth(command, state);
+    case 'RecordHostEnrollment':
+      return recordEnrollment(command, state);
     default: {
       const _never: never = command;
       return _never;
@@ -243,6 +246,28 @@ const reportHealth = ({ data }: ReportHostHealth, state: HostState): HostEvent[]
   if (reasons.length === 0) return health.status === 'up' ? [] : [{ type: 'Host.CameUp', data: { hostId, source, observedAt } }];
   if (health.status === 'up') return [{ type: 'Host.WentDown', data: { hostId, reasons, source, observedAt } }];
   return sameReasons(health.reasons, reasons) ? [] : [{ type: 'Host.DownReasonsChanged', data: { hostId, reasons, source, observedAt } }];
+};
+
+/**
+ * Enrollment follows registration and un-enrollment follows removal; an outcome for a host in any
+ * other state means the reactor's view is stale. Repeats are kept out by the reactor's event ids.
+ */
+const recordEnrollment = ({ data }: RecordHostEnrollment, state: HostState): HostEvent[] => {
+  const { hostId, direction, outcome, now } = data;
+  const expected = direction === 'enroll' ? 'Registered' : 'Removed';
+  if (state.status === 'Unregistered' || state.hostId !== hostId) throw notFound('HOST_NOT_FOUND', `Host ${hostId} not found`);
+  if (state.status !== expected) {
+    throw conflict('HOST_ENROLLMENT_STALE', `Host ${hostId} is ${state.status.toLowerCase()}: its ${direction} outcome no longer applies`);
+  }
+  const { effects } = outcome;
+  if (direction === 'enroll') {
+    return outcome.ok
+      ? [{ type: 'Host.Enrolled', data: { hostId, effects, enrolledAt: now } }]
+      : [{ type: 'Host.EnrollmentFailed', data: { hostId, error: outcome.error, effects, failedAt: now } }];
+  }
+  return outcome.ok
+    ? [{ type: 'Host.Unenrolled', data: { hostId, effects, unenrolledAt: now } }]
+    : [{ type: 'Host.UnenrollmentFailed', data: { hostId, error: outcome.error, effects, failedAt: now } }];
 };
 
 const insertSorted = (bookings: readonly Booking[], booking: Booking): Booking[] => {
@@ -291,6 +316,11 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return host.health.status === 'down' ? { ...host, health: { ...host.health, reasons: event.data.reasons } } : host;
     case 'Host.CameUp':
       return { ...host, health: { status: 'up' } };
+    case 'Host.Enrolled':
+    case 'Host.EnrollmentFailed':
+    case 'Host.Unenrolled':
+    case 'Host.UnenrollmentFailed':
+      return host;
     default: {
       const _never: never = event;
       return _never;

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { EnrollmentRecord } from './host.commands.js';
 import type { Capabilities, HealthSource, HostDownReason, HostInfo, SlotDemand } from './host.types.js';
 
 export type HostRegistered = DomainEvent<
@@ -76,6 +77,19 @@ export type HostDownReasonsChanged = DomainEvent<
 >;
 export type HostCameUp = DomainEvent<'Host.CameUp', { readonly hostId: string; readonly source: HealthSource; readonly observedAt: string }>;
 
+/** The host joined the cloud's free pool (freepool aggregate and its Placement child provider). */
+export type HostEnrolled = DomainEvent<'Host.Enrolled', { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly enrolledAt: string }>;
+export type HostEnrollmentFailed = DomainEvent<
+  'Host.EnrollmentFailed',
+  { readonly hostId: string; readonly error: string; readonly effects: readonly EnrollmentRecord[]; readonly failedAt: string }
+>;
+/** The removed host left the cloud's free pool. */
+export type HostUnenrolled = DomainEvent<'Host.Unenrolled', { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly unenrolledAt: string }>;
+export type HostUnenrollmentFailed = DomainEvent<
+  'Host.UnenrollmentFailed',
+  { readonly hostId: string; readonly error: string; readonly effects: readonly EnrollmentRecord[]; readonly failedAt: string }
+>;
+
 export type HostEvent =
   | HostRegistered
   | HostCapabilitiesUpdated
@@ -88,7 +102,11 @@ export type HostEvent =
   | HostBookingReleased
   | HostWentDown
   | HostDownReasonsChanged
-  | HostCameUp;
+  | HostCameUp
+  | HostEnrolled
+  | HostEnrollmentFailed
+  | HostUnenrolled
+  | HostUnenrollmentFailed;
 
 export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.Registered',
@@ -103,4 +121,8 @@ export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.WentDown',
   'Host.DownReasonsChanged',
   'Host.CameUp',
+  'Host.Enrolled',
+  'Host.EnrollmentFailed',
+  'Host.Unenrolled',
+  'Host.UnenrollmentFailed',
 ];

@@ -1,0 +1,85 @@
+import type { ComputeService } from '../../../../libs/plugins/src/openstack/index.js';
+import type { ReactorLogEntry } from '../scheduler.js';
+import type { HealthOutcome, HostHealthRecorder } from './host-health.recorder.js';
+import { pollingReasons } from './host-health.reasons.js';
+import type { ManagedHosts } from './managed-hosts.js';
+
+export interface HostPollingMonitorOptions {
+  /** Nova's nova-compute services (os-services?binary=nova-compute). */
+  readonly listComputeServices: () => Promise<readonly ComputeService[]>;
+  readonly hosts: ManagedHosts;
+  readonly recorder: HostHealthRecorder;
+  readonly intervalMs: number;
+  readonly clock: () => Date;
+  readonly log: (entry: ReactorLogEntry) => void;
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The fallback monitor, and the only one that sees a nova-compute that stopped (Nova emits nothing
+ * then; it only answers `down` once the heartbeats are older than its service_down_time). Reports
+ * every Leasehold host's health on each poll; the host decider records changes only.
+ */
+export class HostPollingMonitor {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: HostPollingMonitorOptions) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One poll: per Leasehold host with a nova-compute, the outcome of its report. */
+  async pollOnce(): Promise<ReadonlyMap<string, HealthOutcome>> {
+    const [services, hosts] = await Promise.all([this.options.listComputeServices(), this.options.hosts.list()]);
+    const observedAt = this.options.clock().toISOString();
+    const outcomes = new Map<string, HealthOutcome>();
+    for (const host of hosts) {
+      const service = services.find((s) => s.binary === 'nova-compute' && s.host === host.serviceHost);
+      if (service === undefined) {
+        this.options.log({ event: 'host-poll-no-service', hostId: host.hostId, serviceHost: host.serviceHost });
+        continue;
+      }
+      const outcome = await this.options.recorder.record({
+        hostId: host.hostId,
+        source: 'polling',
+        observedAt,
+        reasons: () => pollingReasons(service),
+        key: (revision) => `host-poll:${host.hostId}:${revision}`,
+        reaction: 'host-polling',
+        causationId: null,
+      });
+      outcomes.set(host.hostId, outcome);
+      if (outcome !== 'unchanged') this.options.log({ event: 'host-health', source: 'polling', hostId: host.hostId, outcome, reasons: pollingReasons(service) });
+    }
+    return outcomes;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+        this.schedule(this.options.intervalMs);
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.pollOnce();
+    } catch (error) {
+      this.options.log({ event: 'error', phase: 'host-polling', error: describe(error), retryInMs: this.options.intervalMs });
+    }
+  }
+}
