@@ -400,6 +400,7 @@ describe('API contract (default configuration)', () => {
         before_end: 'default',
         min: 1,
         max: 1,
+        end_action: 'delete_servers_on_hosts',
       });
 
       for (const event of lease.events) expect(Object.keys(event)).toEqual(EVENT_KEYS);

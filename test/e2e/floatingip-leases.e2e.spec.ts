@@ -130,6 +130,7 @@ describe('floating IP reservations (api + projector + reactor, default configura
         network_id: NET_A,
         amount: 2,
         required_floatingips: ['172.24.4.12'],
+        end_action: 'release_addresses',
       });
       expect(await addressesOf(reservation.id)).toEqual(['172.24.4.10', '172.24.4.12']);
       const one = await client.get(`/v1/floatingips/${fipIds['172.24.4.12']}/allocation`);

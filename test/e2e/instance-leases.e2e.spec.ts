@@ -132,6 +132,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
         flavor_id: reservation.id,
         aggregate_id: null,
         server_group_id: null,
+        end_action: 'delete_servers_using_flavor',
       });
       expect(reservation.resource_id).not.toBe(reservation.id);
       // two 2-vcpu instances fill the first 4-vcpu host

@@ -30,7 +30,7 @@ import {
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
 import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
 import { routesOf } from '../../apps/api/src/openapi/routes.js';
-import { EVENT_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
+import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
@@ -429,7 +429,9 @@ describe('OpenAPI document and /docs', () => {
 
     it('the view schemas list the keys Blazar shows, in its order', () => {
       expect(Object.keys(doc.components.schemas.Lease.properties)).toEqual(LEASE_KEYS);
-      expect(Object.keys(doc.components.schemas.Reservation.properties)).toEqual(RESERVATION_KEYS);
+      expect(Object.keys(doc.components.schemas.HostReservation.properties)).toEqual(RESERVATION_KEYS);
+      expect(Object.keys(doc.components.schemas.InstanceReservation.properties)).toEqual(INSTANCE_RESERVATION_KEYS);
+      expect(Object.keys(doc.components.schemas.FloatingIpReservation.properties)).toEqual(FLOATINGIP_RESERVATION_KEYS);
       expect(Object.keys(doc.components.schemas.LeaseEvent.properties)).toEqual(EVENT_KEYS);
       expect(Object.keys(doc.components.schemas.Host.properties)).toEqual(HOST_KEYS);
     });

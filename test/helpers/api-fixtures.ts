@@ -21,7 +21,7 @@ export const LEASE_KEYS = [
 ];
 export const RESERVATION_KEYS = [
   'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'hypervisor_properties', 'resource_properties', 'before_end', 'min', 'max',
+  'hypervisor_properties', 'resource_properties', 'before_end', 'min', 'max', 'end_action',
 ];
 export const EVENT_KEYS = ['created_at', 'updated_at', 'id', 'lease_id', 'event_type', 'time', 'status'];
 
@@ -71,12 +71,12 @@ export const ledgerCount = (dataDir: string): number => {
 /** The common reservation fields, then the instance plugin's columns (upstream's instance_reservations order). */
 export const INSTANCE_RESERVATION_KEYS = [
   'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'vcpus', 'memory_mb', 'disk_gb', 'amount', 'affinity', 'resource_properties', 'flavor_id', 'aggregate_id', 'server_group_id',
+  'vcpus', 'memory_mb', 'disk_gb', 'amount', 'affinity', 'resource_properties', 'flavor_id', 'aggregate_id', 'server_group_id', 'end_action',
 ];
 /** The common reservation fields, then the floating-IP plugin's. */
 export const FLOATINGIP_RESERVATION_KEYS = [
   'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'network_id', 'amount', 'required_floatingips',
+  'network_id', 'amount', 'required_floatingips', 'end_action',
 ];
 /** A registered floating IP: the row's timestamps first, then its columns. */
 export const FLOATINGIP_KEYS = ['created_at', 'updated_at', 'id', 'floating_network_id', 'subnet_id', 'floating_ip_address', 'reservable'];

@@ -30,7 +30,20 @@ export interface HostReservationView {
   readonly before_end: string;
   readonly min: number;
   readonly max: number;
+  readonly end_action: typeof END_ACTIONS['physical:host'];
 }
+
+/**
+ * What happens to the tenant's things at the lease's end, stated in every reservation so nobody is
+ * surprised by deleted servers (upstream does the same, silently): the servers on reserved hosts, or
+ * using the reservation's flavor, are deleted; reserved addresses are released.
+ */
+export const END_ACTIONS = {
+  'physical:host': 'delete_servers_on_hosts',
+  'virtual:instance': 'delete_servers_using_flavor',
+  'flavor:instance': 'delete_servers_using_flavor',
+  'virtual:floatingip': 'release_addresses',
+} as const;
 
 interface ReservationCommonView {
   readonly created_at: string;
@@ -56,6 +69,7 @@ export interface InstanceReservationView extends ReservationCommonView {
   /** Nova's id of the reservation's aggregate; null until the start created it (upstream: at creation). */
   readonly aggregate_id: number | null;
   readonly server_group_id: string | null;
+  readonly end_action: typeof END_ACTIONS['virtual:instance'];
 }
 
 export interface FloatingIpReservationView extends ReservationCommonView {
@@ -63,6 +77,7 @@ export interface FloatingIpReservationView extends ReservationCommonView {
   readonly network_id: string;
   readonly amount: number;
   readonly required_floatingips: readonly string[];
+  readonly end_action: typeof END_ACTIONS['virtual:floatingip'];
 }
 
 export type ReservationView = HostReservationView | InstanceReservationView | FloatingIpReservationView;
@@ -113,6 +128,7 @@ const reservationView = (leaseId: string, r: Reservation, at: string, cloud: Clo
         before_end: r.beforeEnd,
         min: r.min,
         max: r.max,
+        end_action: END_ACTIONS[r.resourceType],
       };
     case 'virtual:instance':
     case 'flavor:instance':
@@ -128,9 +144,17 @@ const reservationView = (leaseId: string, r: Reservation, at: string, cloud: Clo
         flavor_id: r.id,
         aggregate_id: cloud.aggregate_id,
         server_group_id: cloud.server_group_id,
+        end_action: END_ACTIONS[r.resourceType],
       };
     case 'virtual:floatingip':
-      return { ...common, resource_type: r.resourceType, network_id: r.networkId, amount: r.amount, required_floatingips: r.requiredFloatingIps };
+      return {
+        ...common,
+        resource_type: r.resourceType,
+        network_id: r.networkId,
+        amount: r.amount,
+        required_floatingips: r.requiredFloatingIps,
+        end_action: END_ACTIONS[r.resourceType],
+      };
     default: {
       const _never: never = r;
       return _never;

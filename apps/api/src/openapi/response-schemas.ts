@@ -1,13 +1,16 @@
-import type {
-  BlazarEventStatus,
-  BlazarLeaseStatus,
-  BlazarReservationStatus,
-  FlavorView,
-  FloatingIpView,
-  HostReservationView,
-  HostView,
-  LeaseEventView,
-  LeaseView,
+import {
+  type BlazarEventStatus,
+  type BlazarLeaseStatus,
+  type BlazarReservationStatus,
+  END_ACTIONS,
+  type FlavorView,
+  type FloatingIpReservationView,
+  type FloatingIpView,
+  type HostReservationView,
+  type HostView,
+  type InstanceReservationView,
+  type LeaseEventView,
+  type LeaseView,
 } from '../../../../libs/read-model/src/index.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { FloatingIpAllocationView, HostAllocationView } from '../read-side/read-model.queries.js';
@@ -52,22 +55,59 @@ const LeaseEvent = object<LeaseEventView>({
   status: { enum: every<BlazarEventStatus>()(['UNDONE', 'IN_PROGRESS', 'DONE', 'ERROR']) },
 });
 
-const Reservation = object<HostReservationView>({
+type HostReservationOwn = Pick<HostReservationView, 'hypervisor_properties' | 'resource_properties' | 'before_end' | 'min' | 'max' | 'end_action'>;
+
+/** The fields every reservation shows first, in Blazar's order (the resource type among them). */
+const reservationCommon = (resourceType: JsonSchema): PropertiesOf<Omit<HostReservationView, keyof HostReservationOwn>> => ({
   created_at: timestamp,
   updated_at: timestampOrNull,
   id: uuid,
   lease_id: uuid,
-  resource_id: { ...string, description: 'Id of the reservation\'s host pool.' },
-  resource_type: { const: 'physical:host' },
+  resource_id: { ...string, description: "Id of the reservation's plugin row (kept for wire compatibility)." },
+  resource_type: resourceType,
   status: { enum: every<BlazarReservationStatus>()(['pending', 'active', 'deleted', 'error']) },
   missing_resources: { type: 'boolean' },
   resources_changed: { type: 'boolean' },
+});
+
+const endAction = (type: keyof typeof END_ACTIONS): JsonSchema => ({
+  const: END_ACTIONS[type],
+  description: "What happens at the lease's end to what the tenant made with the reservation.",
+});
+
+const HostReservation = object<HostReservationView>({
+  ...reservationCommon({ const: 'physical:host' }),
   hypervisor_properties: string,
   resource_properties: string,
   before_end: string,
   min: { type: 'integer', minimum: 1 },
   max: { type: 'integer', minimum: 1 },
+  end_action: endAction('physical:host'),
 });
+
+const InstanceReservation = object<InstanceReservationView>({
+  ...reservationCommon({ enum: ['virtual:instance', 'flavor:instance'] }),
+  vcpus: { type: 'integer', minimum: 1 },
+  memory_mb: { type: 'integer', minimum: 1 },
+  disk_gb: { type: 'integer', minimum: 0 },
+  amount: { type: 'integer', minimum: 1 },
+  affinity: { type: ['boolean', 'null'] },
+  resource_properties: string,
+  flavor_id: { ...uuid, description: "The reservation's private flavor: its id is the reservation id." },
+  aggregate_id: { type: ['integer', 'null'], description: "Nova's id of the reservation's aggregate, once the start created it." },
+  server_group_id: { type: ['string', 'null'] },
+  end_action: endAction('virtual:instance'),
+});
+
+const FloatingIpReservation = object<FloatingIpReservationView>({
+  ...reservationCommon({ const: 'virtual:floatingip' }),
+  network_id: string,
+  amount: { type: 'integer', minimum: 1 },
+  required_floatingips: { type: 'array', items: string },
+  end_action: endAction('virtual:floatingip'),
+});
+
+const Reservation: JsonSchema = { oneOf: [ref('HostReservation'), ref('InstanceReservation'), ref('FloatingIpReservation')] };
 
 const Lease = object<LeaseView>({
   created_at: timestamp,
@@ -228,6 +268,9 @@ const VersionDocument: JsonSchema = {
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Lease,
   Reservation,
+  HostReservation,
+  InstanceReservation,
+  FloatingIpReservation,
   LeaseEvent,
   Host,
   HostAllocation,
