@@ -137,6 +137,25 @@ describe.skipIf(!on)('OpenStackHostEffects (real Nova and Placement)', () => {
     expect((await aggregate(aggregateName))?.hosts).toEqual([reserved]);
   });
 
+  it("converges a started reservation (the reconciler's check): drift is put back, a clean check finds every step done", { timeout: 60_000 }, async () => {
+    // drift: the reserved host taken out of the reservation's aggregate and put back into the freepool by hand
+    const held = await aggregate(aggregateName);
+    const pool = await aggregate(freepoolName);
+    await nova.removeAggregateHost(held?.id ?? 0, reserved ?? '');
+    await nova.addAggregateHost(pool?.id ?? 0, reserved ?? '');
+
+    const repaired = await effects.onUpdate(context('update'), reservation);
+    expect(repaired.filter((record) => record.already !== true)).toEqual([
+      { operation: 'aggregate.add_host', aggregate: aggregateName, host: reserved },
+      { operation: 'aggregate.remove_host', aggregate: freepoolName, host: reserved },
+    ]);
+    expect((await aggregate(aggregateName))?.hosts).toEqual([reserved]);
+    expect((await aggregate(freepoolName))?.hosts).toEqual([free]);
+
+    const clean = await effects.onUpdate(context('update'), reservation);
+    expect(clean.every((record) => record.already === true)).toBe(true);
+  });
+
   it("lands the lease project's server with the reservation's image trait on the reserved host", { timeout: 150_000 }, async () => {
     const image = await traitImage(demo);
     const server = await boot(demoNova, 'lh-res-demo', image.id);

@@ -106,9 +106,13 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     });
   }
 
-  /** A started host reservation keeps exactly its hosts: upstream adds new ones only while it is pending. */
-  async onUpdate(_context: EffectContext, _reservation: HostReservation): Promise<readonly EffectRecord[]> {
-    return [];
+  /**
+   * A started host reservation keeps exactly its hosts (upstream adds new ones only while it is pending),
+   * so converging it is its start once more: every step found done is marked `already`, and anything
+   * else is drift put back (the reconciler records it).
+   */
+  onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    return this.onStart(context, reservation);
   }
 
   async onEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
