@@ -3,15 +3,14 @@ import { type EffectContext, EffectFailedError, type ReservationEffects, done } 
 import { FREEPOOL, type FakeNova, type FlavorSpec } from '../../standalone/nova.fake.js';
 import type { FakePlacement, Inventory } from '../../standalone/placement.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
+import { childProviderName, reservationCustomName, reservationObjectName } from '../../reservation-names.js';
+import { privateFlavorDisks } from '../source-flavor.js';
 
 /** Upstream's per-reservation Placement class: instances of the reservation's flavor consume one unit each. */
-export const reservationResourceClass = (reservationId: string): string => `CUSTOM_RESERVATION_${reservationId.toUpperCase().replace(/-/g, '_')}`;
+export const reservationResourceClass = reservationCustomName;
 
 /** Upstream's child provider of a compute node that carries the reservation inventories. */
-export const reservationProviderName = (hypervisorHostname: string): string => `blazar_${hypervisorHostname}`;
-
-/** Name of the reservation's private flavor and of its server group. */
-export const reservationObjectName = (reservationId: string): string => `reservation:${reservationId}`;
+export const reservationProviderName = childProviderName;
 
 const slotInventory = (total: number): Inventory => ({ total, reserved: 0, minUnit: 1, maxUnit: 1, stepSize: 1, allocationRatio: 1 });
 
@@ -25,31 +24,12 @@ const slotsByHost = (context: EffectContext, reservation: InstanceReservation): 
     }),
   );
 
-const numberField = (source: Record<string, unknown>, ...keys: string[]): number | null => {
-  const value = keys.map((key) => source[key]).find((candidate) => typeof candidate === 'number');
-  return typeof value === 'number' ? value : null;
-};
-
-/** The source flavor's disk and ephemeral sizes from its stored JSON dump (upstream's resource_properties), if readable. */
-const sourceDisks = (reservation: InstanceReservation): { readonly disk: number; readonly ephemeral: number } => {
-  const fallback = { disk: reservation.diskGb, ephemeral: 0 };
-  if (reservation.resourceType !== 'flavor:instance') return fallback;
-  try {
-    const dump: unknown = JSON.parse(reservation.resourceProperties);
-    if (typeof dump !== 'object' || dump === null) return fallback;
-    const source = dump as Record<string, unknown>;
-    return { disk: numberField(source, 'disk') ?? fallback.disk, ephemeral: numberField(source, 'OS-FLV-EXT-DATA:ephemeral', 'ephemeral') ?? 0 };
-  } catch {
-    return fallback;
-  }
-};
-
 const flavorSpec = (reservation: InstanceReservation): FlavorSpec => ({
   id: reservation.id,
   name: reservationObjectName(reservation.id),
   vcpus: reservation.vcpus,
   ram: reservation.memoryMb,
-  ...sourceDisks(reservation),
+  ...privateFlavorDisks(reservation),
   isPublic: false,
 });
 

@@ -1,5 +1,6 @@
 import type { EffectRecord, InstanceReservation } from '../../../../domain/src/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
+import { privateFlavorDisks } from '../../instance/source-flavor.js';
 import type { FlavorSpec, NovaClient } from '../nova.client.js';
 import { OpenStackConflictError, ignoreNotFound, isNotFound } from '../openstack.errors.js';
 import { type PlacementClient, type ResourceProvider, inventoryOf } from '../placement.client.js';
@@ -27,31 +28,12 @@ export interface OpenStackInstanceEffectsOptions {
 const slotsByHost = (context: EffectContext, reservation: InstanceReservation): ReadonlyMap<string, number> =>
   new Map(reservation.allocations.map(({ hostId, count }) => [hostnameOf(context, hostId), count] as const));
 
-const numberField = (source: Record<string, unknown>, ...keys: string[]): number | null => {
-  const value = keys.map((key) => source[key]).find((candidate) => typeof candidate === 'number');
-  return typeof value === 'number' ? value : null;
-};
-
-/** The source flavor's disk and ephemeral sizes from its stored JSON dump (upstream's resource_properties), if readable. */
-const sourceDisks = (reservation: InstanceReservation): { readonly disk: number; readonly ephemeral: number } => {
-  const fallback = { disk: reservation.diskGb, ephemeral: 0 };
-  if (reservation.resourceType !== 'flavor:instance') return fallback;
-  try {
-    const dump: unknown = JSON.parse(reservation.resourceProperties);
-    if (typeof dump !== 'object' || dump === null) return fallback;
-    const source = dump as Record<string, unknown>;
-    return { disk: numberField(source, 'disk') ?? fallback.disk, ephemeral: numberField(source, 'OS-FLV-EXT-DATA:ephemeral', 'ephemeral') ?? 0 };
-  } catch {
-    return fallback;
-  }
-};
-
 const flavorSpec = (reservation: InstanceReservation): FlavorSpec => ({
   id: reservation.id,
   name: reservationObjectName(reservation.id),
   vcpus: reservation.vcpus,
   ram: reservation.memoryMb,
-  ...sourceDisks(reservation),
+  ...privateFlavorDisks(reservation),
   isPublic: false,
 });
 
