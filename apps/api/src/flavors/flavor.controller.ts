@@ -2,8 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res 
 import type { Request, Response } from 'express';
 import { notFound } from '../../../../libs/domain/src/index.js';
 import { type FlavorView, toFlavorView } from '../../../../libs/read-model/src/index.js';
-import { requestContext } from '../http/request-context.js';
-import { authorize } from '../policy/authorize.js';
+import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
@@ -12,12 +11,6 @@ import { parseCreateFlavor } from './flavor-request.parser.js';
 
 /** Nova's words; a private flavor is not found by those who may not see it. */
 const flavorNotFound = (flavorId: string) => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
-
-const authorized = (request: Request, action: string) => {
-  const context = requestContext(request);
-  authorize(context, action);
-  return context;
-};
 
 /**
  * The standalone flavor catalog (a Leasehold extension: upstream reads Nova's), Nova-shaped so that
@@ -31,30 +24,25 @@ export class FlavorController {
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
   ) {}
 
-  private noteWrite(position: number, response: Response): void {
-    this.consistency.noteWrite(position);
-    response.setHeader('X-Leasehold-Position', String(position));
-  }
-
   /** Admins see every flavor, others the public ones (Nova without flavor access lists). */
   @Get()
   async list(@Req() request: Request): Promise<{ flavors: FlavorView[] }> {
-    const context = authorized(request, ACTIONS.flavorGet);
+    const context = authorizedRequest(request, ACTIONS.flavorGet);
     return { flavors: await this.queries.flavors(context.isAdmin) };
   }
 
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ flavor: FlavorView }> {
-    const context = authorized(request, ACTIONS.flavorPost);
+    const context = authorizedRequest(request, ACTIONS.flavorPost);
     const result = await this.writer.add(parseCreateFlavor(body), context);
-    this.noteWrite(result.position, response);
+    this.consistency.answerWrite(result.position, response);
     return { flavor: toFlavorView(result.flavor) };
   }
 
   @Get(':flavorId')
   async show(@Param('flavorId') flavorId: string, @Req() request: Request): Promise<{ flavor: FlavorView }> {
-    const context = authorized(request, ACTIONS.flavorGet);
+    const context = authorizedRequest(request, ACTIONS.flavorGet);
     const found = await this.queries.flavor(flavorId);
     if (found === null || (!found.isPublic && !context.isAdmin)) throw flavorNotFound(flavorId);
     return { flavor: found.view };
@@ -63,6 +51,6 @@ export class FlavorController {
   @Delete(':flavorId')
   @HttpCode(204)
   async remove(@Param('flavorId') flavorId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.noteWrite(await this.writer.remove(flavorId, authorized(request, ACTIONS.flavorDelete)), response);
+    this.consistency.answerWrite(await this.writer.remove(flavorId, authorizedRequest(request, ACTIONS.flavorDelete)), response);
   }
 }

@@ -2,8 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Re
 import type { Request, Response } from 'express';
 import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
-import { requestContext } from '../http/request-context.js';
-import { authorize } from '../policy/authorize.js';
+import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
@@ -17,13 +16,6 @@ const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]
   return view;
 };
 
-/** The caller may perform `action`; checked before the floating IP is looked up, as upstream. */
-const authorized = (request: Request, action: string) => {
-  const context = requestContext(request);
-  authorize(context, action);
-  return context;
-};
-
 @Controller('v1/floatingips')
 export class FloatingIpController {
   constructor(
@@ -33,23 +25,18 @@ export class FloatingIpController {
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
-  private noteWrite(position: number, response: Response): void {
-    this.consistency.noteWrite(position);
-    response.setHeader('X-Leasehold-Position', String(position));
-  }
-
   @Get()
   async list(@Req() request: Request): Promise<{ floatingips: FloatingIpView[] }> {
-    authorized(request, ACTIONS.floatingIpGet);
+    authorizedRequest(request, ACTIONS.floatingIpGet);
     return { floatingips: await this.queries.floatingIps() };
   }
 
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ floatingip: FloatingIpView }> {
-    const context = authorized(request, ACTIONS.floatingIpPost);
+    const context = authorizedRequest(request, ACTIONS.floatingIpPost);
     const result = await this.writer.register(parseRegisterFloatingIp(body), context);
-    this.noteWrite(result.position, response);
+    this.consistency.answerWrite(result.position, response);
     return { floatingip: floatingIpView(result.floatingIpId, result.events) };
   }
 
@@ -59,14 +46,14 @@ export class FloatingIpController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocations: FloatingIpAllocationView[] }> {
-    authorized(request, ACTIONS.floatingIpAllocations);
+    authorizedRequest(request, ACTIONS.floatingIpAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     return { allocations: await this.queries.floatingIpAllocations(filter, this.clock().toISOString()) };
   }
 
   @Get(':floatingIpId')
   async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request): Promise<{ floatingip: FloatingIpView }> {
-    authorized(request, ACTIONS.floatingIpGet);
+    authorizedRequest(request, ACTIONS.floatingIpGet);
     const floatingip = await this.queries.floatingIp(floatingIpId);
     if (floatingip === null) throw floatingIpNotFound(floatingIpId);
     return { floatingip };
@@ -75,7 +62,7 @@ export class FloatingIpController {
   @Delete(':floatingIpId')
   @HttpCode(204)
   async remove(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.noteWrite(await this.writer.unregister(floatingIpId, authorized(request, ACTIONS.floatingIpDelete)), response);
+    this.consistency.answerWrite(await this.writer.unregister(floatingIpId, authorizedRequest(request, ACTIONS.floatingIpDelete)), response);
   }
 
   @Get(':floatingIpId/allocation')
@@ -85,7 +72,7 @@ export class FloatingIpController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocation: FloatingIpAllocationView }> {
-    authorized(request, ACTIONS.floatingIpAllocations);
+    authorizedRequest(request, ACTIONS.floatingIpAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     const [allocation] = await this.queries.floatingIpAllocations(filter, this.clock().toISOString(), floatingIpId);
     if (allocation === undefined) throw floatingIpNotFound(floatingIpId);

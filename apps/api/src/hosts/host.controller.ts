@@ -2,8 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Pu
 import type { Request, Response } from 'express';
 import { type HostEvent, notFound } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
-import { requestContext } from '../http/request-context.js';
-import { allowed, authorize } from '../policy/authorize.js';
+import { allowed, authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
@@ -22,13 +21,6 @@ const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
   return record.view;
 };
 
-/** The caller may perform `action` (upstream: every os-hosts action is admin-only by default). */
-const authorized = (request: Request, action: string) => {
-  const context = requestContext(request);
-  authorize(context, action);
-  return context;
-};
-
 /** Upstream treats any non-empty value as true (even "False"); we read booleans as booleans. */
 const flag = (value: string | undefined): boolean =>
   value !== undefined && value !== '' && !['false', '0', 'no', 'off'].includes(value.toLowerCase());
@@ -43,24 +35,19 @@ export class HostController {
     @Inject(HOST_INVENTORY) private readonly inventory: HostInventory,
   ) {}
 
-  private noteWrite(position: number, response: Response): void {
-    this.consistency.noteWrite(position);
-    response.setHeader('X-Leasehold-Position', String(position));
-  }
-
   @Get()
   async list(@Req() request: Request): Promise<{ hosts: HostView[] }> {
-    authorized(request, ACTIONS.hostGet);
+    authorizedRequest(request, ACTIONS.hostGet);
     return { hosts: await this.queries.hosts() };
   }
 
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
-    const context = authorized(request, ACTIONS.hostPost);
+    const context = authorizedRequest(request, ACTIONS.hostPost);
     const { info, capabilities } = await this.inventory.describe(body);
     const result = await this.writer.register(info, capabilities, context);
-    this.noteWrite(result.position, response);
+    this.consistency.answerWrite(result.position, response);
     return { host: hostView(result.hostId, result.events) };
   }
 
@@ -70,14 +57,14 @@ export class HostController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocations: HostAllocationView[] }> {
-    authorized(request, ACTIONS.hostAllocations);
+    authorizedRequest(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     return { allocations: await this.queries.allocations(filter, this.clock().toISOString()) };
   }
 
   @Get('properties')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    const context = authorized(request, ACTIONS.propertiesGet);
+    const context = authorizedRequest(request, ACTIONS.propertiesGet);
     const showPrivate = flag(all) && allowed(context, 'admin', {});
     const rows = (await this.queries.properties()).filter((row) => showPrivate || !row.private);
     if (!flag(detail)) return { resource_properties: rows.map((row) => ({ property: row.name })) };
@@ -93,9 +80,9 @@ export class HostController {
 
   @Patch('properties/:name')
   async setProperty(@Param('name') name: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const context = authorized(request, ACTIONS.propertiesUpdate);
+    const context = authorizedRequest(request, ACTIONS.propertiesUpdate);
     const dto = validateBody(PropertyPrivacyDto, body);
-    this.noteWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
+    this.consistency.answerWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
     await this.consistency.waitFor();
     const row = await this.queries.property(name);
     if (row === null) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
@@ -113,7 +100,7 @@ export class HostController {
 
   @Get(':hostId')
   async show(@Param('hostId') hostId: string, @Req() request: Request): Promise<{ host: HostView }> {
-    authorized(request, ACTIONS.hostGet);
+    authorizedRequest(request, ACTIONS.hostGet);
     const host = await this.queries.host(hostId);
     if (host === null) throw hostNotFound(hostId);
     return { host };
@@ -121,16 +108,16 @@ export class HostController {
 
   @Put(':hostId')
   async update(@Param('hostId') hostId: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const context = authorized(request, ACTIONS.hostPut);
+    const context = authorizedRequest(request, ACTIONS.hostPut);
     const result = await this.writer.update(hostId, parseUpdateHost(body), context);
-    this.noteWrite(result.position, response);
+    this.consistency.answerWrite(result.position, response);
     return { host: hostView(hostId, result.events) };
   }
 
   @Delete(':hostId')
   @HttpCode(204)
   async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.noteWrite(await this.writer.unregister(hostId, authorized(request, ACTIONS.hostDelete)), response);
+    this.consistency.answerWrite(await this.writer.unregister(hostId, authorizedRequest(request, ACTIONS.hostDelete)), response);
   }
 
   @Get(':hostId/allocation')
@@ -140,7 +127,7 @@ export class HostController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ) {
-    authorized(request, ACTIONS.hostAllocations);
+    authorizedRequest(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     const [allocation] = await this.queries.allocations(filter, this.clock().toISOString(), hostId);
     if (allocation === undefined) throw hostNotFound(hostId);

@@ -33,8 +33,7 @@ export class LeaseController {
   }
 
   private written(result: LeaseWriteResult, response: Response): { lease: LeaseView } {
-    this.consistency.noteWrite(result.position);
-    response.setHeader('X-Leasehold-Position', String(result.position));
+    this.consistency.answerWrite(result.position, response);
     const lease = viewOf(result.events);
     if (lease === null) throw leaseNotFound(result.leaseId);
     return { lease };
@@ -85,7 +84,6 @@ export class LeaseController {
   @HttpCode(204)
   async remove(@Param('leaseId') leaseId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
     const result = await this.commands.execute(new DeleteLeaseCommand(leaseId, requestContext(request)));
-    this.consistency.noteWrite(result.position);
-    response.setHeader('X-Leasehold-Position', String(result.position));
+    this.consistency.answerWrite(result.position, response);
   }
 }

@@ -1,4 +1,5 @@
-import type { RequestContext } from '../http/request-context.js';
+import type { Request } from 'express';
+import { type RequestContext, requestContext } from '../http/request-context.js';
 import type { Target } from './policy-rule.js';
 
 /** Upstream's default target: the caller's own project and user (collections, creates, hosts). */
@@ -16,3 +17,10 @@ export const authorize = (context: RequestContext, action: string, target: Targe
 
 export const allowed = (context: RequestContext, action: string, target: Target = ownTarget(context)): boolean =>
   context.policy.check(action, context.credentials, target);
+
+/** The request's context once the policy allows `action` on the caller's own target (collections, creates, admin routes). */
+export const authorizedRequest = (request: Request, action: string): RequestContext => {
+  const context = requestContext(request);
+  authorize(context, action);
+  return context;
+};

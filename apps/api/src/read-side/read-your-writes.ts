@@ -19,6 +19,12 @@ export class ReadYourWrites {
     if (position > this.written) this.written = position;
   }
 
+  /** Notes a write and tells the client its position (`X-Leasehold-Position`), for its reads elsewhere. */
+  answerWrite(position: number, response: { setHeader(name: string, value: string): unknown }): void {
+    this.noteWrite(position);
+    response.setHeader('X-Leasehold-Position', String(position));
+  }
+
   lastWrite(): number {
     return this.written;
   }
