@@ -47,11 +47,11 @@ curl -sf "$URL" >/dev/null || { tail -30 "$KS/log/uwsgi.log" >&2; exit 1; }
 
 # Seed through the REST API with the bootstrap admin (one python process: much faster than one CLI call per object).
 KS_URL="$URL" LEASEHOLD_ENDPOINT="$LEASEHOLD_ENDPOINT" /usr/bin/python3 - <<'PY'
-import json, os, urllib.request
+import http.client, json, os, time, urllib.error, urllib.request
 
 url = os.environ["KS_URL"]
 
-def call(method, path, body=None, token=None, expect=(200, 201, 204)):
+def call_once(method, path, body, token, expect):
     req = urllib.request.Request(url + path, method=method, data=None if body is None else json.dumps(body).encode())
     req.add_header("Content-Type", "application/json")
     if token:
@@ -62,13 +62,31 @@ def call(method, path, body=None, token=None, expect=(200, 201, 204)):
         text = resp.read()
         return resp.headers, (json.loads(text) if text else None)
 
+def call(method, path, body=None, token=None, expect=(200, 201, 204)):
+    # a busy machine (uwsgi just started) may drop a connection before answering: try again
+    for attempt in range(6):
+        try:
+            return call_once(method, path, body, token, expect)
+        except urllib.error.HTTPError:
+            raise
+        except (http.client.HTTPException, ConnectionError, urllib.error.URLError, TimeoutError):
+            if attempt == 5:
+                raise
+            time.sleep(1 + attempt)
+
 scope = {"project": {"name": "admin", "domain": {"id": "default"}}}
 ident = {"methods": ["password"], "password": {"user": {"name": "admin", "domain": {"id": "default"}, "password": "admin"}}}
 headers, _ = call("POST", "/auth/tokens", {"auth": {"identity": ident, "scope": scope}})
 token = headers["X-Subject-Token"]
 
 def create(collection, key, body):
-    return call("POST", f"/{collection}", {key: body}, token)[1][key]["id"]
+    try:
+        return call("POST", f"/{collection}", {key: body}, token)[1][key]["id"]
+    except urllib.error.HTTPError as error:
+        # a retried POST whose first attempt did reach Keystone: the object is there already
+        if error.code != 409 or "name" not in body:
+            raise
+        return call("GET", f"/{collection}?name={body['name']}", token=token)[1][collection][0]["id"]
 
 roles = {r["name"]: r["id"] for r in call("GET", "/roles", token=token)[1]["roles"]}
 for name in ("member", "reader"):
