@@ -76,7 +76,7 @@ export interface LedgerLease {
   readonly leaseId: string;
   readonly startDate: string;
   readonly endDate: string;
-  /** As recorded (Lease.Created, then each Reservation.Changed): raw event data. */
+  /** As recorded (Lease.Created, then each Reservation.Changed or .Healed): raw event data. */
   readonly reservations: readonly any[];
   readonly deleted: boolean;
 }
@@ -190,6 +190,7 @@ const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
       if (lease !== undefined) fold.leases.set(data.leaseId, { ...lease, startDate: data.startDate, endDate: data.endDate });
       return;
     case 'Reservation.Changed':
+    case 'Reservation.Healed':
       if (lease !== undefined) {
         const reservations = lease.reservations.map((r) => (r.id === data.reservation.id ? data.reservation : r));
         fold.leases.set(data.leaseId, { ...lease, reservations });

@@ -85,18 +85,20 @@ export interface LedgerEvent {
   readonly position: number;
   readonly type: string;
   readonly data: any;
+  readonly metadata: any;
 }
 
 /** The events of one stream (e.g. `lease-<id>`), read straight from the system's SQLite file (read-only). */
 export const ledgerEvents = (dataDir: string, streamId: string): LedgerEvent[] => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('select position, type, data from events where stream_id = ? order by position').all(streamId) as {
+    const rows = db.prepare('select position, type, data, metadata from events where stream_id = ? order by position').all(streamId) as {
       position: number;
       type: string;
       data: string;
+      metadata: string;
     }[];
-    return rows.map((row) => ({ position: row.position, type: row.type, data: JSON.parse(row.data) }));
+    return rows.map((row) => ({ position: row.position, type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }));
   } finally {
     db.close();
   }

@@ -1,4 +1,4 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
@@ -26,16 +26,24 @@ import { HostWriter } from './write-side/host-writer.js';
 import { OpenStackFloatingIpNetworks } from './write-side/openstack-floating-ip-networks.js';
 import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
 import { NeutronClient, type OpenStackSession } from '../../../libs/plugins/src/openstack/index.js';
+import { HealingLoop } from './write-side/healing-loop.js';
+import { LeaseHealer } from './write-side/lease-healer.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
 import { WriteIndex } from './write-side/write-index.js';
 
-class Lifecycle implements OnApplicationShutdown {
+class Lifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
+    @Inject(HealingLoop) private readonly healing: HealingLoop,
   ) {}
 
+  onApplicationBootstrap(): void {
+    this.healing.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    await this.healing.stop();
     await this.orm.close();
     await this.store.close();
   }
@@ -72,6 +80,16 @@ export class AppModule {
               allocationRatios: config.allocationRatios,
               clock,
             }),
+        },
+        {
+          provide: HealingLoop,
+          inject: [EVENT_STORE, WriteIndex, CLOCK],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => {
+            const { cleaningTimeMinutes, allocationRatios, healingIntervalMinutes } = config;
+            const healer = new LeaseHealer(store, index, { cleaningTimeMinutes, allocationRatios, healingIntervalMinutes, clock });
+            const log = (line: Record<string, unknown>): void => console.log(JSON.stringify({ app: 'api', ...line }));
+            return new HealingLoop(healer, { checkMs: config.healingCheckSeconds * 1000, log });
+          },
         },
         {
           provide: HostWriter,

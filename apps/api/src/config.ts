@@ -25,6 +25,13 @@ export interface ApiConfig {
   readonly minutesBeforeEnd: number;
   /** Nova's cpu/ram/disk allocation ratios: instance slots may take host totals x ratio (default 1.0). */
   readonly allocationRatios: AllocationRatios;
+  /**
+   * Upstream's [physical:host]healing_interval (minutes, default 60): reservations on a failed host
+   * that overlap [now, now + this] are healed; 0 heals every future reservation at once.
+   */
+  readonly healingIntervalMinutes: number;
+  /** How often this process looks for reservations on down hosts (seconds, default 10; 0: never). */
+  readonly healingCheckSeconds: number;
   /** Longest a read waits for the projector to catch up with this process's writes. */
   readonly readYourWritesTimeoutMs: number;
   /** One JSON line per request with its request ids (LEASEHOLD_ACCESS_LOG=0 turns it off). */
@@ -113,6 +120,8 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       ram: ratio(env.LEASEHOLD_RAM_ALLOCATION_RATIO, 'LEASEHOLD_RAM_ALLOCATION_RATIO'),
       disk: ratio(env.LEASEHOLD_DISK_ALLOCATION_RATIO, 'LEASEHOLD_DISK_ALLOCATION_RATIO'),
     },
+    healingIntervalMinutes: integer(env.LEASEHOLD_HEALING_INTERVAL_MINUTES, 60, 'LEASEHOLD_HEALING_INTERVAL_MINUTES'),
+    healingCheckSeconds: integer(env.LEASEHOLD_HEALING_CHECK_SECONDS, 10, 'LEASEHOLD_HEALING_CHECK_SECONDS'),
     readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
   };

@@ -24,7 +24,7 @@ export interface LeaseRecord {
   readonly correlationId: string;
   /** The latest Lease.*Requested event: the begin of the phase in progress, if one is. */
   readonly begin: { readonly phase: LeasePhase; readonly eventId: string } | null;
-  /** Reservation id -> its latest Reservation.Changed event: what an update's outcome is caused by. */
+  /** Reservation id -> its latest Reservation.Changed (or .Healed) event: what an update's outcome is caused by. */
   readonly changedBy: Readonly<Record<string, string>>;
 }
 
@@ -133,7 +133,7 @@ export class LeaseTimeline {
       correlationId: previous?.correlationId ?? event.metadata.correlationId,
       begin: phase === undefined ? (previous?.begin ?? null) : { phase, eventId: event.id },
       changedBy:
-        leaseEvent.type === 'Reservation.Changed'
+        leaseEvent.type === 'Reservation.Changed' || leaseEvent.type === 'Reservation.Healed'
           ? { ...previous?.changedBy, [leaseEvent.data.reservation.id]: event.id }
           : (previous?.changedBy ?? {}),
     });

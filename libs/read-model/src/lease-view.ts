@@ -267,22 +267,29 @@ const rescheduled = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Lease.
   return { ...view, start_date: toBlazarDate(d.startDate), end_date: toBlazarDate(d.endDate), events, updated_at: at };
 };
 
-const changed = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Reservation.Changed' }>): LeaseView => {
-  const r = event.data.reservation;
-  return {
-    ...view,
-    updated_at: toBlazarTimestamp(event.data.changedAt),
-    reservations: view.reservations.map((current) =>
-      current.id === r.id
-        ? {
-            ...reservationView(view.id, r, event.data.changedAt, 'aggregate_id' in current ? current : NO_CLOUD_IDS),
-            created_at: current.created_at,
-            status: current.status,
-            updated_at: toBlazarTimestamp(event.data.changedAt),
-          }
-        : current,
-    ),
-  };
+interface Flags {
+  readonly missing_resources: boolean;
+  readonly resources_changed: boolean;
+}
+
+/** A reservation's new allocations (a change or a healing); its status, cloud ids and flags carry over unless given. */
+const changed = (view: LeaseView, r: Reservation, changedAt: string, flags?: Flags): LeaseView => {
+  const at = toBlazarTimestamp(changedAt);
+  const reservations = view.reservations.map((current) =>
+    current.id === r.id
+      ? {
+          ...reservationView(view.id, r, changedAt, 'aggregate_id' in current ? current : NO_CLOUD_IDS),
+          created_at: current.created_at,
+          status: current.status,
+          updated_at: at,
+          missing_resources: flags?.missing_resources ?? current.missing_resources,
+          resources_changed: flags?.resources_changed ?? current.resources_changed,
+        }
+      : current,
+  );
+  // upstream: a lease is degraded once a monitor flagged one of its reservations
+  const degraded = reservations.some((x) => x.missing_resources || x.resources_changed);
+  return { ...view, updated_at: at, reservations, degraded };
 };
 
 /** Folds one lease event into the lease's Blazar view; null once the lease is deleted. */
@@ -295,7 +302,11 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Lease.Rescheduled':
       return rescheduled(view, event);
     case 'Reservation.Changed':
-      return changed(view, event);
+      return changed(view, event.data.reservation, event.data.changedAt);
+    case 'Reservation.Healed': {
+      const { reservation, at, missingResources, resourcesChanged } = event.data;
+      return changed(view, reservation, at, { missing_resources: missingResources, resources_changed: resourcesChanged });
+    }
     case 'Reservation.EffectsApplied':
     case 'Reservation.UpdateApplied':
       return recordCloudIds(view, event.data.reservationId, event.data.effects);

@@ -4,6 +4,7 @@ import {
   type Flavor,
   type FlavorInstanceReservation,
   type FloatingIpReservation,
+  type HostReplacement,
   type HostReservation,
   type InstanceReservation,
   type Reservation,
@@ -76,6 +77,13 @@ const checkPatchFields = (reservation: Reservation, patch: ReservationPatch): vo
 };
 
 const sameAffinity = (a: Affinity, b: Affinity): boolean => a === b;
+
+/** What healing one reservation came to: its new allocations, what replaced what, what is still held down. */
+export interface Healing {
+  readonly reservation: Reservation;
+  readonly replacements: readonly HostReplacement[];
+  readonly unhealedHostIds: readonly string[];
+}
 
 /**
  * Admission of each reservation type against the calendars of one BookingPlan: choose resources with
@@ -313,6 +321,106 @@ export class ReservationAdmission {
     const request: FloatingIpReservationRequest = { resourceType: 'virtual:floatingip', networkId: reservation.networkId, amount, requiredFloatingIps };
     const allocations = this.chooseFloatingIps(reservation.id, request, reservation, started);
     return { ...reservation, amount, requiredFloatingIps, allocations };
+  }
+
+  /**
+   * Replaces the reservation's hosts that are down with free ones, as upstream's healing does, over
+   * the schedule's window (from now on for a started lease). Hosts: one matching free host per failed
+   * host. Instances: the failed host's slots elsewhere (all slots on one new host with affinity,
+   * hosts the reservation does not use yet with anti-affinity). Down hosts are no candidates. What
+   * cannot be replaced is kept (it may come back) and reported unhealed. Null: nothing held is down.
+   */
+  heal(reservation: Reservation, down: ReadonlySet<string>): Healing | null {
+    switch (reservation.resourceType) {
+      case 'physical:host':
+        return this.healHosts(reservation, down);
+      case 'virtual:instance':
+      case 'flavor:instance':
+        return this.healSlots(reservation, down);
+      case 'virtual:floatingip':
+        return null;
+      default: {
+        const _never: never = reservation;
+        return _never;
+      }
+    }
+  }
+
+  private healHosts(reservation: HostReservation, down: ReadonlySet<string>): Healing | null {
+    const failed = reservation.hostIds.filter((hostId) => down.has(hostId));
+    if (failed.length === 0) return null;
+    const wanted = buildHostRequest(reservation);
+    const window = this.window(reservation.id, wanted.propertyNames);
+    // the reservation's own hosts are busy in the window (its bookings count), down ones unreservable
+    const chosen = this.plan.allocate({ min: 0, max: failed.length, query: wanted.query }, window);
+    const replacements = chosen.map((by, index): HostReplacement => ({ hostId: failed[index] ?? '', by: [by] }));
+    for (const { hostId, by } of replacements) {
+      this.plan.release(hostId, reservation.id);
+      for (const replacement of by) this.plan.book(replacement, window);
+    }
+    const replacedBy = new Map(replacements.map((r) => [r.hostId, r.by[0] ?? r.hostId]));
+    const hostIds = reservation.hostIds.map((hostId) => replacedBy.get(hostId) ?? hostId);
+    return { reservation: { ...reservation, hostIds }, replacements, unhealedHostIds: failed.slice(replacements.length) };
+  }
+
+  private healSlots(reservation: InstanceReservation, down: ReadonlySet<string>): Healing | null {
+    const failed = reservation.allocations.filter((a) => down.has(a.hostId));
+    if (failed.length === 0) return null;
+    // a flavor reservation's resource_properties is the flavor's description, not a host query
+    const { query, propertyNames } = reservation.resourceType === 'virtual:instance' ? buildInstanceRequest(reservation) : { query: EMPTY_QUERY, propertyNames: [] };
+    const window = this.window(reservation.id, propertyNames);
+    const demand = { vcpus: reservation.vcpus, memoryMb: reservation.memoryMb, diskGb: reservation.diskGb };
+    const ask = (amount: number, excluded: ReadonlySet<string>, own: boolean) =>
+      allocateInstances(
+        {
+          amount,
+          demand,
+          affinity: reservation.affinity,
+          query,
+          window: this.windowMs,
+          cleaningTimeMs: this.plan.cleaningTimeMs,
+          ratios: this.plan.allocationRatios,
+          ...(own ? { reservationId: reservation.id } : {}),
+        },
+        this.plan.snapshots().filter((host) => !excluded.has(host.id)),
+      );
+    if (reservation.affinity === true) {
+      // all slots stay together: the whole reservation moves to one host with room for all of them
+      const result = ask(reservation.amount, new Set(), true);
+      if (!result.ok) return { reservation, replacements: [], unhealedHostIds: failed.map((a) => a.hostId) };
+      for (const { hostId } of reservation.allocations) this.plan.release(hostId, reservation.id);
+      for (const a of result.allocations) this.plan.bookSlots(a.hostId, window, { count: a.count, ...demand });
+      const by = result.allocations.map((a) => a.hostId);
+      const replacements = reservation.allocations.map((a) => ({ hostId: a.hostId, by }));
+      return { reservation: { ...reservation, allocations: [...result.allocations] }, replacements, unhealedHostIds: [] };
+    }
+    let allocations = [...reservation.allocations];
+    const replacements: HostReplacement[] = [];
+    const unhealedHostIds: string[] = [];
+    for (const lost of failed) {
+      // anti-affinity: never a host the reservation already uses; otherwise any host with room
+      const excluded = new Set(reservation.affinity === false ? allocations.map((a) => a.hostId) : []);
+      const result = ask(lost.count, excluded, false);
+      if (!result.ok) {
+        unhealedHostIds.push(lost.hostId);
+        continue;
+      }
+      this.plan.release(lost.hostId, reservation.id);
+      allocations = allocations.filter((a) => a.hostId !== lost.hostId);
+      for (const found of result.allocations) {
+        const held = allocations.find((a) => a.hostId === found.hostId);
+        if (held === undefined) {
+          this.plan.bookSlots(found.hostId, window, { count: found.count, ...demand });
+          allocations.push(found);
+        } else {
+          this.plan.moveSlots(found.hostId, window, { count: held.count + found.count, ...demand });
+          allocations = allocations.map((a) => (a === held ? { hostId: a.hostId, count: a.count + found.count } : a));
+        }
+      }
+      replacements.push({ hostId: lost.hostId, by: result.allocations.map((a) => a.hostId) });
+    }
+    allocations.sort((a, b) => (a.hostId < b.hostId ? -1 : a.hostId > b.hostId ? 1 : 0));
+    return { reservation: { ...reservation, allocations }, replacements, unhealedHostIds };
   }
 
   release(reservation: Reservation): void {

@@ -71,4 +71,35 @@ export type RecordReconciliation = Command<
 
 export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
 
-export type LeaseCommand = CreateLease | UpdateLease | BeginLeasePhase | CompleteLeasePhase | CompleteReservationUpdates | RecordReconciliation | DeleteLease;
+/** A failed host of the reservation and what took its place (empty: nothing could). */
+export interface HostReplacement {
+  readonly hostId: string;
+  readonly by: readonly string[];
+}
+
+/**
+ * Healing of one reservation holding hosts that went down: the allocation policies chose the
+ * replacements (already booked on their calendars); failed hosts nothing could replace are kept.
+ */
+export type HealReservation = Command<
+  'HealReservation',
+  {
+    readonly leaseId: string;
+    /** The reservation with its allocations after healing. */
+    readonly reservation: Reservation;
+    readonly replacements: readonly HostReplacement[];
+    /** Failed hosts the reservation still holds: no replacement was free. */
+    readonly unhealedHostIds: readonly string[];
+    readonly now: string;
+  }
+>;
+
+export type LeaseCommand =
+  | CreateLease
+  | UpdateLease
+  | BeginLeasePhase
+  | CompleteLeasePhase
+  | CompleteReservationUpdates
+  | RecordReconciliation
+  | HealReservation
+  | DeleteLease;

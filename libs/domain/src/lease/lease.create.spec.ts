@@ -184,7 +184,7 @@ describe('CreateLease', () => {
   });
 
   describe('evolve', () => {
-    it('Created -> Pending with the before-end action undone and no update yet', () => {
+    it('Created -> Pending with the before-end action undone, no update yet and no healing flags', () => {
       const event = created(at(17));
       expect(foldEvents(leaseDecider, [event])).toEqual({
         status: 'Pending',
@@ -204,6 +204,7 @@ describe('CreateLease', () => {
           updatedAt: null,
           changeSequence: 0,
           pendingUpdates: {},
+          healing: {},
         },
       });
     });

@@ -7,6 +7,7 @@ import type {
   CompleteReservationUpdates,
   CreateLease,
   DeleteLease,
+  HealReservation,
   LeaseCommand,
   RecordReconciliation,
   UpdateLease,
@@ -14,8 +15,8 @@ import type {
 import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
-import { type ExistingLease, type LeaseState, initialLeaseState } from './lease.state.js';
-import type { LeasePhase } from './lease.types.js';
+import { type ExistingLease, type LeaseState, NO_FLAGS, initialLeaseState } from './lease.state.js';
+import { type LeasePhase, reservedHostIds } from './lease.types.js';
 
 const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
   if (state.status !== 'Initial') throw conflict('LEASE_EXISTS', `Lease ${data.leaseId} already exists`);
@@ -157,6 +158,44 @@ const reconciled = ({ data }: RecordReconciliation, state: LeaseState, leaseId: 
   return drift.length === 0 ? [] : [{ type: 'Reservation.DriftRepaired', data: { leaseId, reservationId, effects: drift, at } }];
 };
 
+/**
+ * Records a healing the write side worked out: only pending and active leases are healed (a lease
+ * starting or ending is retried later), every failed host named must be one the reservation held,
+ * every replacement one it holds now. Nothing replaced and no flag changed: nothing to record.
+ */
+const heal = ({ data }: HealReservation, state: LeaseState, leaseId: string): LeaseEvent[] => {
+  const existing = requireExisting(state, leaseId);
+  if (existing.status !== 'Pending' && existing.status !== 'Active') {
+    throw conflict('LEASE_NOT_HEALABLE', `Lease ${leaseId} is ${existing.status}: only pending or active reservations are healed`);
+  }
+  const { reservation, replacements, unhealedHostIds } = data;
+  const current = existing.lease.reservations.find((r) => r.id === reservation.id);
+  if (current === undefined) throw notFound('RESERVATION_NOT_FOUND', `Lease ${leaseId} has no reservation ${reservation.id}`);
+  if (current.resourceType !== reservation.resourceType || current.resourceType === 'virtual:floatingip') {
+    throw conflict('RESERVATION_NOT_HEALABLE', `Reservation ${reservation.id} (${current.resourceType}) cannot be healed this way`);
+  }
+  const held = reservedHostIds(current);
+  const holds = reservedHostIds(reservation);
+  for (const hostId of [...replacements.map((r) => r.hostId), ...unhealedHostIds]) {
+    if (!held.includes(hostId)) throw conflict('HOST_NOT_HELD', `Reservation ${reservation.id} holds no host ${hostId}`);
+  }
+  for (const { hostId, by } of replacements) {
+    if (by.length === 0 || holds.includes(hostId) || by.some((id) => !holds.includes(id))) {
+      throw conflict('INVALID_REPLACEMENT', `Reservation ${reservation.id}: host ${hostId} is not replaced by ${by.join(', ') || 'nothing'}`);
+    }
+  }
+  const previous = existing.lease.healing[reservation.id] ?? NO_FLAGS;
+  const missingResources = previous.missingResources || unhealedHostIds.length > 0;
+  const resourcesChanged = previous.resourcesChanged || (existing.status === 'Active' && replacements.length > 0);
+  if (replacements.length === 0 && missingResources === previous.missingResources && resourcesChanged === previous.resourcesChanged) return [];
+  return [
+    {
+      type: 'Reservation.Healed',
+      data: { leaseId, reservation, replacements, unhealedHostIds, missingResources, resourcesChanged, at: data.now },
+    },
+  ];
+};
+
 const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   if (existing.status === 'Starting' || existing.status === 'Ending') {
@@ -182,6 +221,8 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
       return completeUpdates(command, state, leaseId);
     case 'RecordReconciliation':
       return reconciled(command, state, leaseId);
+    case 'HealReservation':
+      return heal(command, state, leaseId);
     case 'DeleteLease':
       return remove(command, state, leaseId);
     default: {

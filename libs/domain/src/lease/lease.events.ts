@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { HostReplacement } from './lease.commands.js';
 import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
 
 export type LeaseCreated = DomainEvent<
@@ -78,6 +79,24 @@ export type ReservationReconciliationFailed = DomainEvent<
   'Reservation.ReconciliationFailed',
   { readonly leaseId: string; readonly reservationId: string; readonly error: string; readonly effects: readonly EffectRecord[]; readonly at: string }
 >;
+/**
+ * Hosts of the reservation went down: `replacements` took their place (booked on their calendars
+ * in the same append), `unhealedHostIds` are still held for want of a replacement. Upstream's
+ * flags follow: missing_resources while something is unhealed, resources_changed once an active
+ * reservation's hosts changed (both stay set, as upstream's do).
+ */
+export type ReservationHealed = DomainEvent<
+  'Reservation.Healed',
+  {
+    readonly leaseId: string;
+    readonly reservation: Reservation;
+    readonly replacements: readonly HostReplacement[];
+    readonly unhealedHostIds: readonly string[];
+    readonly missingResources: boolean;
+    readonly resourcesChanged: boolean;
+    readonly at: string;
+  }
+>;
 type PhaseEvent<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string }>;
 type PhaseFailure<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string; readonly reason: string }>;
 
@@ -103,6 +122,7 @@ export type LeaseEvent =
   | ReservationUpdateFailed
   | ReservationDriftRepaired
   | ReservationReconciliationFailed
+  | ReservationHealed
   | LeaseStartRequested
   | LeaseStarted
   | LeaseStartFailed
@@ -125,6 +145,7 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Reservation.UpdateFailed',
   'Reservation.DriftRepaired',
   'Reservation.ReconciliationFailed',
+  'Reservation.Healed',
   'Lease.StartRequested',
   'Lease.Started',
   'Lease.StartFailed',

@@ -19,6 +19,12 @@ const evolveData = (lease: LeaseData, event: LeaseEvent): LeaseData => {
       const reservations = lease.reservations.map((r) => (r.id === reservation.id ? reservation : r));
       return { ...lease, reservations, changeSequence: lease.changeSequence + 1, updatedAt: changedAt };
     }
+    case 'Reservation.Healed': {
+      const { reservation, missingResources, resourcesChanged, at } = event.data;
+      const reservations = lease.reservations.map((r) => (r.id === reservation.id ? reservation : r));
+      const healing = { ...lease.healing, [reservation.id]: { missingResources, resourcesChanged } };
+      return { ...lease, reservations, healing, changeSequence: lease.changeSequence + 1, updatedAt: at };
+    }
     case 'Reservation.UpdateApplied':
     case 'Reservation.UpdateFailed': {
       const { sequence, reservationId } = event.data;
@@ -61,6 +67,13 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
       const pendingUpdates = { ...changed.pendingUpdates, [event.data.reservation.id]: changed.changeSequence };
       return withLease(state, { ...changed, pendingUpdates });
     }
+    case 'Reservation.Healed': {
+      const healed = evolveData(lease, event);
+      // replacement hosts of an active reservation are owed to the cloud like any other change
+      if (state.status !== 'Active' || event.data.replacements.every((r) => r.by.length === 0)) return withLease(state, healed);
+      const pendingUpdates = { ...healed.pendingUpdates, [event.data.reservation.id]: healed.changeSequence };
+      return withLease(state, { ...healed, pendingUpdates });
+    }
     default:
       return withLease(state, evolveData(lease, event));
   }
@@ -69,7 +82,7 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
 export const evolveLease = (state: LeaseState, event: LeaseEvent): LeaseState => {
   if (event.type === 'Lease.Created') {
     const { createdAt, ...data } = event.data;
-    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, createdAt, updatedAt: null } };
+    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, healing: {}, createdAt, updatedAt: null } };
   }
   return state.status === 'Initial' ? state : evolveLifecycle(state, event);
 };

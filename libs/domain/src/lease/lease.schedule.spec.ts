@@ -37,6 +37,7 @@ const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
   beforeEnd: 'undone',
   changeSequence: 0,
   pendingUpdates: {},
+  healing: {},
   createdAt: CREATED_AT,
   updatedAt: null,
   ...overrides,

@@ -19,9 +19,18 @@ export interface LeaseData {
    * number of their latest change: the reactor acts them out ('update' effects) and records the outcome.
    */
   readonly pendingUpdates: Readonly<Record<string, number>>;
+  /** Upstream's reservation flags, set by healing (absent: both false). */
+  readonly healing: Readonly<Record<string, ReservationFlags>>;
   readonly createdAt: string;
   readonly updatedAt: string | null;
 }
+
+export interface ReservationFlags {
+  readonly missingResources: boolean;
+  readonly resourcesChanged: boolean;
+}
+
+export const NO_FLAGS: ReservationFlags = { missingResources: false, resourcesChanged: false };
 
 /** Where a deleted lease's end stands: a lease deleted while started still has to be ended. */
 export type DeletedEnd = 'none' | 'pending' | 'done' | 'failed';

@@ -107,12 +107,28 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   }
 
   /**
-   * A started host reservation keeps exactly its hosts (upstream adds new ones only while it is pending),
-   * so converging it is its start once more: every step found done is marked `already`, and anything
-   * else is drift put back (the reconciler records it).
+   * Converging a started reservation is its start once more (every step found done is marked
+   * `already`; anything else is drift put back, which the reconciler records), then members of its
+   * aggregate it no longer holds (a failed host healing replaced) lose their servers (Nova deletes
+   * them locally when the compute is down), their trait, and go back to the freepool.
    */
-  onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
-    return this.onStart(context, reservation);
+  async onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    const converged = await this.onStart(context, reservation);
+    const { nova, placement } = clientsFor(this.clients, context);
+    return recording(async (effects) => {
+      effects.push(...converged);
+      const held = new Set((await this.resolve(nova, context, reservation)).map((host) => host.service));
+      const aggregate = await nova.findAggregate(reservationAggregateName(reservation.id));
+      const released = aggregate?.hosts.filter((member) => !held.has(member)) ?? [];
+      if (aggregate === null || released.length === 0) return;
+      await this.releaseMembers(nova, placement, { ...aggregate, hosts: released }, effects);
+      const hypervisors = await nova.listHypervisors();
+      const trait = reservationCustomName(reservation.id);
+      for (const service of released) {
+        const hypervisor = hypervisors.find((h) => h.service.host === service);
+        if (hypervisor !== undefined) effects.push(await this.removeRootTrait(placement, { hypervisor: hypervisor.hypervisor_hostname, service }, trait));
+      }
+    });
   }
 
   async onEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {

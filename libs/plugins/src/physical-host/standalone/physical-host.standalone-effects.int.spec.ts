@@ -104,6 +104,23 @@ describe('StandaloneHostEffects', () => {
     expect(cloud.nova.membersOf('res-1')).toEqual(['host1', 'host2']);
   });
 
+  it('on an update after healing, the replacement joins the aggregate and the replaced host goes back to the freepool', async () => {
+    await effects.onStart(context('start'), reservation());
+    const healed = { ...context('update'), resourceNames: { '1': 'host1', '2': 'host2', '3': 'host3' } };
+    const records = await effects.onUpdate(healed, reservation({ hostIds: ['3', '2'] }));
+    expect(records.filter((record) => record.already !== true)).toEqual([
+      { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host3' },
+      { operation: 'aggregate.add_host', aggregate: 'res-1', host: 'host3' },
+      { operation: 'servers.delete', host: 'host1', servers: 0 },
+      { operation: 'aggregate.remove_host', aggregate: 'res-1', host: 'host1' },
+      { operation: 'aggregate.add_host', aggregate: FREEPOOL, host: 'host1' },
+    ]);
+    expect(cloud.nova.membersOf('res-1')).toEqual(['host2', 'host3']);
+    expect(cloud.nova.inFreepool('host1')).toBe(true);
+    const again = await effects.onUpdate(healed, reservation({ hostIds: ['3', '2'] }));
+    expect(again.every((record) => record.already === true)).toBe(true);
+  });
+
   it('on end returns the hosts to the freepool and deletes the aggregate, idempotently', async () => {
     await effects.onStart(context('start'), reservation());
     const records = await effects.onEnd(context('end'), reservation());

@@ -60,13 +60,18 @@ export class StandaloneHostEffects implements ReservationEffects<HostReservation
     return hostNames(context, reservation).map((host) => ({ operation: 'servers.snapshot', host, servers: 0 }));
   }
 
-  /** A started host reservation keeps exactly its hosts: upstream adds new ones only while it is pending. */
   /**
-   * A started reservation keeps exactly its hosts, so converging it is its start once more: every step
-   * it finds done is marked `already` (the reconciler relies on that to tell drift from a clean check).
+   * Converging a started reservation is its start once more (every step found done is marked
+   * `already`, which the reconciler relies on to tell drift from a clean check), then members it no
+   * longer holds (a failed host healing replaced) lose their servers and go back to the freepool.
    */
-  onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
-    return this.onStart(context, reservation);
+  async onUpdate(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
+    const effects = [...(await this.onStart(context, reservation))];
+    const names = hostNames(context, reservation);
+    for (const host of this.nova.membersOf(reservation.id).filter((member) => !names.includes(member))) {
+      effects.push({ operation: 'servers.delete', host, servers: 0 }, ...this.moveHost(host, reservation.id, FREEPOOL));
+    }
+    return effects;
   }
 
   async onEnd(_context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
