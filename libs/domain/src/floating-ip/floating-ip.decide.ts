@@ -1,6 +1,6 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
-import { MINUTE_MS, isFree, toMs, widen } from '../shared/interval.js';
+import { MINUTE_MS, insertSorted, isFree, toMs, widen } from '../shared/interval.js';
 import type { BookFloatingIp, FloatingIpCommand, MoveFloatingIpBooking } from './floating-ip.commands.js';
 import type { FloatingIpEvent } from './floating-ip.events.js';
 import { type FloatingIpState, type RegisteredFloatingIp, initialFloatingIpState } from './floating-ip.state.js';
@@ -74,15 +74,6 @@ const decide = (command: FloatingIpCommand, state: FloatingIpState): readonly Fl
       return _never;
     }
   }
-};
-
-/** Sorted by start, then end: an empty booking at another's start goes first, so ends stay sorted for isFree. */
-const insertSorted = (bookings: readonly FloatingIpBooking[], booking: FloatingIpBooking): FloatingIpBooking[] => {
-  const next = bookings.filter((b) => b.reservationId !== booking.reservationId);
-  let index = next.findIndex((b) => b.start > booking.start || (b.start === booking.start && b.end > booking.end));
-  if (index === -1) index = next.length;
-  next.splice(index, 0, booking);
-  return next;
 };
 
 const evolveRegistered = (ip: RegisteredFloatingIp, event: FloatingIpEvent): FloatingIpState => {

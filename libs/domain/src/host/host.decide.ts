@@ -1,6 +1,6 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
-import { MINUTE_MS, toMs } from '../shared/interval.js';
+import { MINUTE_MS, insertSorted, toMs } from '../shared/interval.js';
 import type {
   BookHost,
   BookHostSlots,
@@ -268,14 +268,6 @@ const recordEnrollment = ({ data }: RecordHostEnrollment, state: HostState): Hos
   return outcome.ok
     ? [{ type: 'Host.Unenrolled', data: { hostId, effects, unenrolledAt: now } }]
     : [{ type: 'Host.UnenrollmentFailed', data: { hostId, error: outcome.error, effects, failedAt: now } }];
-};
-
-const insertSorted = (bookings: readonly Booking[], booking: Booking): Booking[] => {
-  const next = bookings.filter((b) => b.reservationId !== booking.reservationId);
-  let index = next.findIndex((b) => b.start > booking.start);
-  if (index === -1) index = next.length;
-  next.splice(index, 0, booking);
-  return next;
 };
 
 const withBooking = (host: RegisteredHost, booking: Booking): RegisteredHost => ({

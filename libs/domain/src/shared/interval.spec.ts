@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Interval, MINUTE_MS, firstEndingAfter, isFree, overlapping, overlaps, toMs, widen } from './interval.js';
+import { type Interval, MINUTE_MS, firstEndingAfter, insertSorted, isFree, overlapping, overlaps, toMs, widen } from './interval.js';
 
 /** Intervals in whole minutes keep the tables readable: iv(10, 20) = [10min, 20min). */
 const iv = (startMinute: number, endMinute: number): Interval => ({ start: startMinute * MINUTE_MS, end: endMinute * MINUTE_MS });
@@ -207,5 +207,25 @@ describe('overlapping', () => {
         expect(ids(overlapping(list, window, longest)), `window [${start}, ${start + length})`).toEqual(ids(linear));
       }
     }
+  });
+});
+
+describe('insertSorted', () => {
+  const booking = (reservationId: string, startMinute: number, endMinute: number) => ({ reservationId, ...iv(startMinute, endMinute) });
+  const order = (list: readonly { reservationId: string }[]): string[] => list.map((b) => b.reservationId);
+
+  it('keeps the calendar sorted by start, then end (an empty booking goes before a longer one at its start)', () => {
+    const calendar = [booking('a', 10, 20), booking('b', 30, 40)];
+    expect(order(insertSorted(calendar, booking('c', 20, 30)))).toEqual(['a', 'c', 'b']);
+    expect(order(insertSorted(calendar, booking('d', 30, 30)))).toEqual(['a', 'd', 'b']);
+    expect(order(insertSorted(calendar, booking('e', 50, 60)))).toEqual(['a', 'b', 'e']);
+    expect(order(insertSorted(calendar, booking('f', 0, 5)))).toEqual(['f', 'a', 'b']);
+  });
+
+  it('replaces the reservation\'s previous booking and leaves the input untouched', () => {
+    const calendar = [booking('a', 10, 20), booking('b', 30, 40)];
+    const moved = insertSorted(calendar, booking('a', 45, 50));
+    expect(moved).toEqual([booking('b', 30, 40), booking('a', 45, 50)]);
+    expect(order(calendar)).toEqual(['a', 'b']);
   });
 });

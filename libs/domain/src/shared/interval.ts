@@ -65,3 +65,16 @@ export const overlapping = <T extends Interval>(sorted: readonly T[], window: In
   }
   return found.reverse();
 };
+
+/**
+ * A calendar with `booking` in place of the reservation's previous one, kept sorted by start then end
+ * (an empty booking at another's start goes first, so the ends of non-overlapping members stay sorted
+ * for isFree; overlapping members only need the start order for `overlapping`).
+ */
+export const insertSorted = <T extends Interval & { readonly reservationId: string }>(bookings: readonly T[], booking: T): T[] => {
+  const next = bookings.filter((b) => b.reservationId !== booking.reservationId);
+  let index = next.findIndex((b) => b.start > booking.start || (b.start === booking.start && b.end > booking.end));
+  if (index === -1) index = next.length;
+  next.splice(index, 0, booking);
+  return next;
+};
