@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { LEASE_TRUSTS, type LeaseTrusts, leaseTrustsFor } from './auth/lease-trusts.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
@@ -21,7 +22,7 @@ import { VersionsController } from './versions/versions.controller.js';
 import { FlavorWriter } from './write-side/flavor-writer.js';
 import { FLOATING_IP_NETWORKS, type FloatingIpNetworks, StandaloneFloatingIpNetworks } from './write-side/floating-ip-networks.js';
 import { FloatingIpWriter } from './write-side/floating-ip-writer.js';
-import { CLOUD_CONFIG, HOST_INVENTORY, OPENSTACK_SESSION, hostInventoryFor, openStackSessionFor } from './write-side/host-inventory.js';
+import { CLOUD_CONFIG, HOST_INVENTORY, type HostInventory, OPENSTACK_SESSION, hostInventoryFor, openStackSessionFor } from './write-side/host-inventory.js';
 import { HostWriter } from './write-side/host-writer.js';
 import { OpenStackFloatingIpNetworks } from './write-side/openstack-floating-ip-networks.js';
 import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
@@ -72,15 +73,18 @@ export class AppModule {
         },
         {
           provide: LeaseWriter,
-          inject: [EVENT_STORE, WriteIndex, CLOCK],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) =>
+          inject: [EVENT_STORE, WriteIndex, CLOCK, LEASE_TRUSTS],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date, trusts: LeaseTrusts) =>
             new LeaseWriter(store, index, {
               cleaningTimeMinutes: config.cleaningTimeMinutes,
               minutesBeforeEnd: config.minutesBeforeEnd,
               allocationRatios: config.allocationRatios,
               clock,
+              trusts,
             }),
         },
+        // trusts need the caller's Keystone token and a cloud to act in: keystone auth on OpenStack only
+        { provide: LEASE_TRUSTS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session) },
         {
           provide: HealingLoop,
           inject: [EVENT_STORE, WriteIndex, CLOCK],
@@ -93,8 +97,8 @@ export class AppModule {
         },
         {
           provide: HostWriter,
-          inject: [EVENT_STORE, WriteIndex, CLOCK],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new HostWriter(store, index, clock),
+          inject: [EVENT_STORE, WriteIndex, CLOCK, HOST_INVENTORY],
+          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date, inventory: HostInventory) => new HostWriter(store, index, clock, inventory),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },

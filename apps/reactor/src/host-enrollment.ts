@@ -137,8 +137,8 @@ export class HostEnrollment {
     const event = { type: recorded.type, data: recorded.data } as HostEvent;
     if (event.type === 'Host.Registered') {
       if (this.hosts.has(event.data.hostId)) return;
-      const { hypervisorHostname, serviceName } = event.data.info;
-      const target = { hypervisorHostname, serviceName };
+      const { hypervisorHostname, serviceName, availabilityZone } = event.data.info;
+      const target = { hypervisorHostname, serviceName, availabilityZone };
       this.hosts.set(event.data.hostId, { target, registered: recorded, unregistered: null, enrolled: false, unenrolled: false });
       return;
     }

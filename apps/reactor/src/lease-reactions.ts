@@ -1,6 +1,7 @@
 import {
   type DueAction,
   type EffectPhase,
+  type EffectRecord,
   type LeaseEvent,
   type LeasePhase,
   type LeaseState,
@@ -37,6 +38,12 @@ interface AppendSource {
   readonly causationIds: readonly string[];
   readonly fallback: string;
   readonly reaction: Reaction;
+}
+
+/** Whose the lease's cloud work is: its project, and its trust when it has one. */
+interface LeaseOwner {
+  readonly projectId: string;
+  readonly trustId: string | null;
 }
 
 /** One change of an active reservation, numbered by the lease, still owed to the cloud. */
@@ -117,10 +124,33 @@ export class LeaseReactions {
         projectId: state.lease.projectId,
         phase,
         resourceNames: this.resourceNames(reservation),
+        trustId: state.lease.trustId,
       };
       outcomes.push(await this.outcomeOf(context, reservation));
     }
-    return outcomes;
+    const { trustId } = state.lease;
+    if (phase !== 'end' || trustId === null) return outcomes;
+    const trustContext: EffectContext = { idempotencyKey: `${beginId}:trust`, leaseId, projectId: state.lease.projectId, phase, resourceNames: {}, trustId };
+    return this.withTrustDeleted(outcomes, await this.deleteTrust(trustContext, trustId));
+  }
+
+  /** The end no longer needs the lease's trust. A refusal is recorded, not a failed end: the cloud's resources are gone. */
+  private async deleteTrust(context: EffectContext, trustId: string): Promise<readonly EffectRecord[]> {
+    const trusts = this.options.effects.trusts;
+    if (trusts === undefined) return [];
+    try {
+      return await trusts.deleteTrust(context, trustId);
+    } catch (error) {
+      if (!(error instanceof EffectFailedError)) throw error;
+      return [...error.effects, { operation: 'trust.delete', trust_id: trustId, error: error.message }];
+    }
+  }
+
+  /** Trust records go with the last reservation's outcome (outcomes are per reservation; the trust is the lease's). */
+  private withTrustDeleted(outcomes: ReservationOutcome[], records: readonly EffectRecord[]): ReservationOutcome[] {
+    const last = outcomes.at(-1);
+    if (last === undefined || records.length === 0) return outcomes;
+    return [...outcomes.slice(0, -1), { ...last, effects: [...last.effects, ...records] }];
   }
 
   private async outcomeOf(context: EffectContext, reservation: Reservation): Promise<ReservationOutcome> {
@@ -167,7 +197,7 @@ export class LeaseReactions {
     if (record?.state.status !== 'Active' || owed.length === 0) return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
     const updates: UpdateOutcome[] = [];
     for (const { reservation, sequence } of owed) {
-      const context = this.updateContext(leaseId, record.state.lease.projectId, reservation, sequence);
+      const context = this.updateContext(leaseId, record.state.lease, reservation, sequence);
       updates.push({ sequence, outcome: await this.outcomeOf(context, reservation) });
     }
     const result = await this.completeUpdates(leaseId, updates);
@@ -176,9 +206,9 @@ export class LeaseReactions {
     return [result, ...repairs].join('; ');
   }
 
-  private updateContext(leaseId: string, projectId: string, reservation: Reservation, sequence: number): EffectContext {
+  private updateContext(leaseId: string, lease: LeaseOwner, reservation: Reservation, sequence: number): EffectContext {
     const idempotencyKey = updateKey(leaseId, sequence, reservation.id);
-    return { idempotencyKey, leaseId, projectId, phase: 'update', resourceNames: this.resourceNames(reservation) };
+    return { idempotencyKey, leaseId, projectId: lease.projectId, phase: 'update', resourceNames: this.resourceNames(reservation), trustId: lease.trustId };
   }
 
   /**
@@ -190,12 +220,12 @@ export class LeaseReactions {
     await this.options.timeline.refresh(leaseId);
     const record = this.options.timeline.get(leaseId);
     if (record?.state.status !== 'Active') return [];
-    const { reservations, pendingUpdates, projectId, changeSequence } = record.state.lease;
+    const { reservations, pendingUpdates, changeSequence } = record.state.lease;
     const repairs: string[] = [];
     for (const [reservationId, changedBy] of applied) {
       const reservation = reservations.find((r) => r.id === reservationId);
       if (reservation === undefined || record.changedBy[reservationId] === changedBy || pendingUpdates[reservationId] !== undefined) continue;
-      const outcome = await this.outcomeOf(this.updateContext(leaseId, projectId, reservation, changeSequence), reservation);
+      const outcome = await this.outcomeOf(this.updateContext(leaseId, record.state.lease, reservation, changeSequence), reservation);
       repairs.push(outcome.ok ? `reapplied the latest change of ${reservationId}` : `reapplying the latest change of ${reservationId} failed: ${outcome.error}`);
     }
     return repairs;

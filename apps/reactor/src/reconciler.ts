@@ -102,13 +102,14 @@ export class Reconciler {
   /** The converge's outcome, or null when the cloud could not be asked (a transient failure). */
   private async check(record: LeaseRecord, reservation: Reservation, round: number): Promise<ReservationOutcome | null> {
     if (record.state.status !== 'Active') return null;
-    const { leaseId, projectId } = record.state.lease;
+    const { leaseId, projectId, trustId } = record.state.lease;
     const context: EffectContext = {
       idempotencyKey: `${leaseId}:reconcile:${reservation.id}:${round}`,
       leaseId,
       projectId,
       phase: 'update',
       resourceNames: this.resourceNames(reservation),
+      trustId,
     };
     try {
       return { reservationId: reservation.id, ok: true, effects: await applyEffects(this.options.effects, context, reservation) };

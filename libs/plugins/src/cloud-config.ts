@@ -12,6 +12,8 @@ export interface OpenStackSettings {
   readonly interface: EndpointInterface;
   /** Upstream's [nova]aggregate_freepool_name. */
   readonly freepoolName: string;
+  /** One freepool aggregate per availability zone, `<freepoolName>-<zone>`, instead of one for the cloud. */
+  readonly freepoolPerZone: boolean;
   /** oslo.messaging transport URL of Nova's notification bus (amqp://user:pass@host:port/vhost), or null: notifications off. */
   readonly notificationsUrl: string | null;
   /** Seconds between polls of Nova's compute services (the fallback monitor); 0 turns polling off. */
@@ -35,6 +37,13 @@ const required = (env: NodeJS.ProcessEnv, name: string): string => {
   return value;
 };
 
+const flag = (value: string | undefined, fallback: boolean, name: string): boolean => {
+  const text = optional(value)?.toLowerCase() ?? null;
+  if (text === null) return fallback;
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw new CloudConfigError(`${name} must be true or false, got '${value ?? ''}'`);
+};
+
 const INTERFACES: readonly EndpointInterface[] = ['public', 'internal', 'admin'];
 
 const seconds = (value: string | undefined, fallback: number, name: string): number => {
@@ -49,7 +58,7 @@ const seconds = (value: string | undefined, fallback: number, name: string): num
  * LEASEHOLD_CLOUD (LEASEHOLD_EFFECTS is read as an older name for it), and for `openstack`:
  * LEASEHOLD_OPENSTACK_AUTH_URL, _USERNAME, _PASSWORD, _PROJECT_NAME (service), _USER_DOMAIN_NAME and
  * _PROJECT_DOMAIN_NAME (Default), _REGION_NAME, _INTERFACE (public), LEASEHOLD_FREEPOOL_NAME (freepool),
- * LEASEHOLD_NOVA_NOTIFICATIONS_URL (off when unset), LEASEHOLD_HOST_POLLING_SECONDS (60).
+ * LEASEHOLD_FREEPOOL_PER_ZONE (false), LEASEHOLD_NOVA_NOTIFICATIONS_URL (off when unset), LEASEHOLD_HOST_POLLING_SECONDS (60).
  */
 export const parseCloudConfig = (env: NodeJS.ProcessEnv = process.env): CloudConfig => {
   const kind = optional(env.LEASEHOLD_CLOUD) ?? optional(env.LEASEHOLD_EFFECTS) ?? 'standalone';
@@ -73,6 +82,7 @@ export const parseCloudConfig = (env: NodeJS.ProcessEnv = process.env): CloudCon
       },
       interface: endpointInterface as EndpointInterface,
       freepoolName: optional(env.LEASEHOLD_FREEPOOL_NAME) ?? 'freepool',
+      freepoolPerZone: flag(env.LEASEHOLD_FREEPOOL_PER_ZONE, false, 'LEASEHOLD_FREEPOOL_PER_ZONE'),
       notificationsUrl: optional(env.LEASEHOLD_NOVA_NOTIFICATIONS_URL),
       pollingIntervalSeconds: seconds(env.LEASEHOLD_HOST_POLLING_SECONDS, 60, 'LEASEHOLD_HOST_POLLING_SECONDS'),
     },

@@ -9,6 +9,11 @@ export interface EffectContext {
   readonly phase: EffectPhase;
   /** Hostnames (or other cloud names) of the reservation's allocated resources, resolved by the reactor. */
   readonly resourceNames: Readonly<Record<string, string>>;
+  /**
+   * The lease's Keystone trust (tenant -> Leasehold's service user), made at create in auth mode keystone
+   * on OpenStack: adapters act through it as the tenant. Null or absent: no trust, Leasehold acts as itself.
+   */
+  readonly trustId?: string | null;
 }
 
 /** An expected cloud failure: recorded as an outcome event, not retried. */
@@ -34,7 +39,16 @@ export interface ReservationEffects<R extends Reservation = Reservation> {
   onUpdate(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
 }
 
-export type EffectsRegistry = { readonly [T in Reservation['resourceType']]: ReservationEffects<Extract<Reservation, { resourceType: T }>> };
+/** Lease-level effects of a lease's Keystone trust; only the reactor calls these. */
+export interface LeaseTrustEffects {
+  /** After the lease's end effects: the trust goes (already gone counts as done). Throws as ReservationEffects do. */
+  deleteTrust(context: EffectContext, trustId: string): Promise<readonly EffectRecord[]>;
+}
+
+export type EffectsRegistry = { readonly [T in Reservation['resourceType']]: ReservationEffects<Extract<Reservation, { resourceType: T }>> } & {
+  /** Absent where leases have no trusts (standalone). */
+  readonly trusts?: LeaseTrustEffects;
+};
 
 /** Marks a step that a retry found already done (after a crash mid-call): the record says the state holds. */
 export const done = (record: EffectRecord, changed: boolean): EffectRecord => (changed ? record : { ...record, already: true });

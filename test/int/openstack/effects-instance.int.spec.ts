@@ -10,7 +10,7 @@ import type { FlavorInstanceReservation, VirtualInstanceReservation } from '../.
 import { type EffectContext, EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
 import { OpenStackInstanceEffects, childProviderName, openStackClients, reservationCustomName, reservationObjectName } from '../../../libs/plugins/src/openstack/effects/index.js';
 import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
-import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);
 
@@ -72,10 +72,7 @@ describe.skipIf(!on)('OpenStackInstanceEffects (real Nova and Placement)', () =>
   afterAll(async () => {
     for (const id of servers) await ignoreNotFound(nova.deleteServer(id)).catch(() => undefined);
     await effects.onEnd(context('end'), reservation).catch(() => undefined);
-    for (const name of createdProviders) {
-      const provider = await placement.findResourceProvider(name).catch(() => null);
-      if (provider !== null) await ignoreNotFound(placement.deleteResourceProvider(provider.uuid)).catch(() => undefined);
-    }
+    for (const name of createdProviders) await emptyChildProvider(placement, name.replace(/^blazar_/, '')).catch(() => undefined);
   });
 
   it('at start makes the class, the inventory of the slots, the private flavor and the server group; a retry doubles nothing', { timeout: 60_000 }, async () => {
@@ -84,7 +81,7 @@ describe.skipIf(!on)('OpenStackInstanceEffects (real Nova and Placement)', () =>
     groupId = records.find((r) => r.operation === 'server_group.create')?.server_group_id as string;
     const flavorSpecs = { [`resources:${resourceClass}`]: '1', 'trait:CUSTOM_BLAZAR_FREEPOOL': 'required' };
     expect(records.filter((r) => r.operation !== 'resource_provider.create' && r.operation !== 'resource_provider.add_trait')).toEqual([
-      { operation: 'server_group.create', server_group: reservationObjectName(reservationId), server_group_id: expect.any(String) as string, policy: 'affinity', project_id: expect.any(String) as string },
+      { operation: 'server_group.create', server_group: reservationObjectName(reservationId), server_group_id: expect.any(String) as string, policy: 'affinity', project_id: expect.any(String) as string, trust_id: null, note: expect.stringMatching(/^no trust/) as string },
       { operation: 'resource_class.create', resource_class: resourceClass },
       { operation: 'inventory.set', resource_provider: childProviderName(slotHost ?? ''), resource_class: resourceClass, total: 2 },
       { operation: 'flavor.create', flavor_id: reservationId, name: reservationObjectName(reservationId), vcpus: 1, ram: 256, disk: 1, ephemeral: 0, is_public: false },
@@ -139,7 +136,7 @@ describe.skipIf(!on)('OpenStackInstanceEffects (real Nova and Placement)', () =>
     expect(records.filter((r) => r.operation !== 'inventory.delete')).toEqual([
       { operation: 'flavor.remove_access', flavor_id: reservationId, project_id: env.demoProjectId },
       { operation: 'servers.delete', flavor_id: reservationId, servers: 1 },
-      { operation: 'server_group.delete', server_group: reservationObjectName(reservationId), server_group_id: groupId },
+      { operation: 'server_group.delete', server_group: reservationObjectName(reservationId), server_group_id: groupId, via: 'service' },
       { operation: 'flavor.delete', flavor_id: reservationId },
       { operation: 'resource_class.delete', resource_class: resourceClass },
     ]);

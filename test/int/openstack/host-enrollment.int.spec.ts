@@ -4,20 +4,24 @@
  * provider with the freepool trait; unregistering undoes both; each outcome is an event on the host's
  * stream, recorded once, also when the reactor catches up after downtime.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostInfo, hostDecider, hostStream } from '../../../libs/domain/src/index.js';
+import { type HostInfo, type HostReservation, hostDecider, hostStream } from '../../../libs/domain/src/index.js';
 import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
+import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
+import { FREEPOOL_ZONE_KEY } from '../../../libs/plugins/src/openstack/enrollment/freepool.js';
 import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
-import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '../../../libs/plugins/src/openstack/index.js';
 import { HostEnrollment } from '../../../apps/reactor/src/host-enrollment.js';
 import type { ReactorLogEntry } from '../../../apps/reactor/src/scheduler.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, type OpenStackTestEnv, eventually, openStackEnv, sessionFor } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 /**
  * The compute the other OpenStack tests use least: fake-host-1 boots their servers (a freepool member
@@ -28,14 +32,6 @@ const CHILD = `blazar_${HOST}`;
 const TRAIT = 'CUSTOM_BLAZAR_FREEPOOL';
 const FREEPOOL = 'freepool';
 
-const openStackEnvVars = (env: OpenStackTestEnv): Record<string, string> => ({
-  LEASEHOLD_CLOUD: 'openstack',
-  LEASEHOLD_OPENSTACK_AUTH_URL: env.service.authUrl,
-  LEASEHOLD_OPENSTACK_USERNAME: env.service.username,
-  LEASEHOLD_OPENSTACK_PASSWORD: env.service.password,
-  LEASEHOLD_OPENSTACK_PROJECT_NAME: env.service.projectName,
-  LEASEHOLD_OPENSTACK_REGION_NAME: env.service.regionName ?? '',
-});
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova and Placement)', () => {
   const env = OPENSTACK_ENV_FILE ? openStackEnv() : (undefined as never);
@@ -51,17 +47,17 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
 
   const inFreepool = async (): Promise<boolean> => (await nova.findAggregate(FREEPOOL))?.hosts.includes(HOST) ?? false;
 
-  /** Never a child provider with inventories: those are another test's reservation slots. */
+  /** The child provider is emptied, never deleted (nova-compute caches it); one with inventories holds another test's reservation slots. */
   const removeFromCloud = async (): Promise<void> => {
     const child = await placement.findResourceProvider(CHILD);
     const slots = child === null ? 0 : Object.keys((await placement.getInventories(child.uuid)).inventories).length;
-    if (child !== null && slots === 0) await ignoreNotFound(placement.deleteResourceProvider(child.uuid));
+    if (slots === 0) await emptyChildProvider(placement, HOST);
     const freepool = await nova.findAggregate(FREEPOOL);
     if (freepool?.hosts.includes(HOST) === true) await ignoreNotFound(nova.removeAggregateHost(freepool.id, HOST));
   };
 
   const startReactor = async (): Promise<void> => {
-    reactor = await startSystem({ dataDir, apps: ['reactor'], env: openStackEnvVars(env) });
+    reactor = await startSystem({ dataDir, apps: ['reactor'], env: cloudSystemEnv(env) });
   };
 
   const stopReactor = async (): Promise<void> => {
@@ -97,9 +93,16 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     expect((await placement.getProviderTraits(root?.uuid ?? '')).traits).not.toContain(TRAIT);
   };
 
+  /** Out of the freepool; the child provider stays for nova-compute's sake, without the trait (no inventories: it had none). */
   const expectUnenrolled = async (): Promise<void> => {
     expect(await inFreepool()).toBe(false);
-    expect(await placement.findResourceProvider(CHILD)).toBeNull();
+    await expectChildKeptWithoutTrait();
+  };
+
+  const expectChildKeptWithoutTrait = async (): Promise<void> => {
+    const child = await placement.findResourceProvider(CHILD);
+    expect(child, `${CHILD} kept`).not.toBeNull();
+    expect((await placement.getProviderTraits(child?.uuid ?? '')).traits).not.toContain(TRAIT);
   };
 
   beforeAll(async () => {
@@ -107,7 +110,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     wasMember = await inFreepool();
     // a clean start: the host outside the free pool, no child provider left by an interrupted run
     await removeFromCloud();
-    apiSystem = await startSystem({ dataDir, apps: ['api', 'projector'], env: openStackEnvVars(env) });
+    apiSystem = await startSystem({ dataDir, apps: ['api', 'projector'], env: cloudSystemEnv(env) });
     client = api(apiSystem.url);
     store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   }, 60_000);
@@ -204,7 +207,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
       eventually(type, async () => (await own.readStream(hostStream(hostId))).find((e) => e.type === type), 30_000, 100);
 
     const real = OPENSTACK_ENV_FILE
-      ? new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), FREEPOOL)
+      ? new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), { name: FREEPOOL, perZone: false })
       : (undefined as never);
     const now = new Date().toISOString();
 
@@ -258,5 +261,83 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         await expectUnenrolled();
       }, history);
     }, 60_000);
+
+    it('with one freepool per zone, enrolls a host of zone Z into <freepool>-Z (no availability_zone of its own), and a host lease returns it there', async () => {
+      const zone = uniqueName('lh-zone');
+      const pool = `${FREEPOOL}-${zone}`;
+      const layout = { name: FREEPOOL, perZone: true };
+      const perZone = new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), layout);
+      const hostEffects = new OpenStackHostEffects(openStackClients(sessionFor(env.service)), { freepoolName: FREEPOOL, freepoolPerZone: true });
+      const reservationId = randomUUID();
+      const reservation: HostReservation = {
+        id: reservationId,
+        resourceId: randomUUID(),
+        resourceType: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisorProperties: '',
+        resourceProperties: '',
+        beforeEnd: 'default',
+        hostIds: ['5'],
+      };
+      const context = (phase: EffectContext['phase']): EffectContext => ({
+        idempotencyKey: `${reservationId}:${phase}`,
+        leaseId: `lease-${reservationId}`,
+        projectId: env.demoProjectId,
+        phase,
+        resourceNames: { '5': HOST },
+      });
+      const members = async (name: string): Promise<readonly string[]> => (await nova.findAggregate(name))?.hosts ?? [];
+      const zoneOfHost = async (): Promise<string> => zoneOfComputeHost(await nova.listAvailabilityZones(), HOST);
+      // the operator's zone: an aggregate with an availability_zone, as Nova documents it
+      const operatorZone = await nova.createAggregate(uniqueName('lh-az'), zone);
+      try {
+        await nova.addAggregateHost(operatorZone.id, HOST);
+        expect(await zoneOfHost()).toBe(zone);
+        await run(perZone, async (own) => {
+          await append(own, '5', { type: 'RegisterHost', data: { hostId: '5', info: { ...info(HOST), availabilityZone: zone }, capabilities: {}, now } });
+          const enrolled = await outcome(own, '5', 'Host.Enrolled');
+          expect((enrolled.data as { effects: unknown[] }).effects).toContainEqual(expect.objectContaining({ operation: 'add_host', aggregate: pool, host: HOST }));
+          const freepool = await nova.findAggregate(pool);
+          expect(freepool).toMatchObject({ hosts: [HOST], availability_zone: null, metadata: { [`trait:${TRAIT}`]: 'required', [FREEPOOL_ZONE_KEY]: zone } });
+          expect(await inFreepool()).toBe(false);
+          expect(await zoneOfHost()).toBe(zone);
+
+          const started = await hostEffects.onStart(context('start'), reservation);
+          expect(started).toContainEqual({ operation: 'aggregate.remove_host', aggregate: pool, host: HOST });
+          expect(await members(pool)).toEqual([]);
+          expect(await members(reservationAggregateName(reservationId))).toEqual([HOST]);
+          // the reservation's aggregate has no zone either: the host keeps its operator's
+          expect(await zoneOfHost()).toBe(zone);
+
+          const ended = await hostEffects.onEnd(context('end'), reservation);
+          expect(ended).toContainEqual({ operation: 'aggregate.add_host', aggregate: pool, host: HOST });
+          expect(await members(pool)).toEqual([HOST]);
+          expect(await inFreepool()).toBe(false);
+
+          await append(own, '5', { type: 'UnregisterHost', data: { now } });
+          const unenrolled = await outcome(own, '5', 'Host.Unenrolled');
+          expect((unenrolled.data as { effects: unknown[] }).effects).toContainEqual({ operation: 'remove_host', aggregate: pool, host: HOST });
+          expect(await members(pool)).toEqual([]);
+          await expectChildKeptWithoutTrait();
+        });
+      } finally {
+        const reserved = await nova.findAggregate(reservationAggregateName(reservationId));
+        if (reserved !== null) {
+          for (const host of reserved.hosts) await ignoreNotFound(nova.removeAggregateHost(reserved.id, host)).catch(() => undefined);
+          await ignoreNotFound(nova.deleteAggregate(reserved.id)).catch(() => undefined);
+        }
+        const root = await placement.findResourceProvider(HOST);
+        const trait = reservationCustomName(reservationId);
+        if (root !== null) await placement.updateProviderTraits(root.uuid, (traits) => traits.filter((t) => t !== trait)).catch(() => undefined);
+        await ignoreNotFound(placement.deleteTrait(trait)).catch(() => undefined);
+        await removeFromCloud();
+        for (const aggregate of [await nova.findAggregate(pool), operatorZone]) {
+          if (aggregate === null) continue;
+          await ignoreNotFound(nova.removeAggregateHost(aggregate.id, HOST)).catch(() => undefined);
+          await ignoreNotFound(nova.deleteAggregate(aggregate.id)).catch(() => undefined);
+        }
+      }
+    }, 90_000);
   });
 });

@@ -1,24 +1,17 @@
 /**
  * Host and floating-IP registration through the built API with LEASEHOLD_CLOUD=openstack: a host's facts
  * come from the real Nova, a floating IP is checked against the real Neutron. Nothing here changes the
- * cloud (enrollment is the reactor's, see host-enrollment.int.spec.ts), so no reactor runs.
+ * cloud but the servers it boots to be refused over (enrollment is the reactor's, see
+ * host-enrollment.int.spec.ts), so no reactor runs.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NovaClient } from '../../../libs/plugins/src/openstack/index.js';
+import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { NovaClient, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, type OpenStackTestEnv, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, cloudSystemEnv, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
-/** What the API needs to act as Leasehold's service user on this cloud. */
-const openStackApiEnv = (env: OpenStackTestEnv, overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
-  LEASEHOLD_CLOUD: 'openstack',
-  LEASEHOLD_OPENSTACK_AUTH_URL: env.service.authUrl,
-  LEASEHOLD_OPENSTACK_USERNAME: env.service.username,
-  LEASEHOLD_OPENSTACK_PASSWORD: env.service.password,
-  LEASEHOLD_OPENSTACK_PROJECT_NAME: env.service.projectName,
-  LEASEHOLD_OPENSTACK_REGION_NAME: env.service.regionName ?? '',
-  ...overrides,
-});
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against the real Nova and Neutron', () => {
   const env = OPENSTACK_ENV_FILE ? openStackEnv() : (undefined as never);
@@ -26,7 +19,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
   let client: ReturnType<typeof api>;
 
   beforeAll(async () => {
-    system = await startSystem({ apps: ['api', 'projector'], env: openStackApiEnv(env) });
+    system = await startSystem({ apps: ['api', 'projector'], env: cloudSystemEnv(env) });
     client = api(system.url);
   }, 60_000);
 
@@ -57,6 +50,74 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
     expect((await client.delete(`/v1/os-hosts/${created.body.host.id as string}`)).status).toBe(204);
   });
 
+  describe('a host with servers (upstream HostHavingServers)', () => {
+    // the compute least used by the other files; outside every freepool while no reactor runs
+    const HOST = 'fake-host-3';
+    const nova = OPENSTACK_ENV_FILE ? new NovaClient(sessionFor(env.admin)) : (undefined as never);
+    const servers: string[] = [];
+    const hostIds: string[] = [];
+    let store: SqliteEventStore;
+
+    const boot = async (): Promise<string> => {
+      const { id } = await nova.createServer({ name: uniqueName('lh-having-servers'), imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none', availabilityZone: `nova:${HOST}` });
+      servers.push(id);
+      const server = await eventually('the server to leave BUILD', async () => {
+        const s = await nova.getServer(id);
+        return s.status === 'BUILD' ? undefined : s;
+      }, 90_000);
+      expect(server).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': HOST });
+      return id;
+    };
+
+    const remove = async (id: string): Promise<void> => {
+      await nova.deleteServer(id);
+      await eventually('the server to be gone', () => nova.getServer(id).then(() => undefined, (error: unknown) => (isNotFound(error) ? true : Promise.reject(error))), 60_000);
+    };
+
+    const refusal = (id: string) => ({ error_code: 409, error_message: `Servers [${id}] found for host ${HOST}`, error_name: 409 });
+
+    beforeAll(() => {
+      store = SqliteEventStore.open({ file: join(system.dataDir, 'events.sqlite') });
+    });
+
+    afterAll(async () => {
+      for (const id of servers) await ignoreNotFound(nova.deleteServer(id)).catch(() => undefined);
+      for (const id of servers) await eventually('a test server to be gone', () => nova.getServer(id).then(() => undefined, () => true), 60_000).catch(() => undefined);
+      for (const id of hostIds) await client.delete(`/v1/os-hosts/${id}`).catch(() => undefined);
+      await store?.close();
+    }, 150_000);
+
+    it('refuses to register it with 409 and records nothing; registers it once the servers are gone', async () => {
+      const serverId = await boot();
+      const head = await store.headPosition();
+      const refused = await client.post('/v1/os-hosts', { name: HOST });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(refusal(serverId));
+      expect(await store.headPosition()).toBe(head);
+      expect((await client.get('/v1/os-hosts')).body.hosts.map((h: { hypervisor_hostname: string }) => h.hypervisor_hostname)).not.toContain(HOST);
+
+      await remove(serverId);
+      const created = await client.post('/v1/os-hosts', { name: HOST });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      hostIds.push(created.body.host.id as string);
+    }, 150_000);
+
+    it('refuses to delete it with 409 while a server runs on it, the host staying registered; deletes it once the server is gone', async () => {
+      const hostId = hostIds[0] ?? '';
+      const serverId = await boot();
+      const head = await store.headPosition();
+      const refused = await client.delete(`/v1/os-hosts/${hostId}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(refusal(serverId));
+      expect(await store.headPosition()).toBe(head);
+      expect((await client.get(`/v1/os-hosts/${hostId}`)).status).toBe(200);
+
+      await remove(serverId);
+      expect((await client.delete(`/v1/os-hosts/${hostId}`)).status).toBe(204);
+      hostIds.length = 0;
+    }, 150_000);
+  });
+
   it('refuses a name Nova does not know with 404 and Blazar’s error body', async () => {
     const name = uniqueName('no-such-hypervisor');
     const refused = await client.post('/v1/os-hosts', { name });
@@ -71,7 +132,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
   });
 
   it('answers 503 with a clear message when the cloud cannot be reached, and records nothing', async () => {
-    const unreachable = await startSystem({ apps: ['api'], env: openStackApiEnv(env, { LEASEHOLD_OPENSTACK_AUTH_URL: 'http://127.0.0.1:9/v3' }) });
+    const unreachable = await startSystem({ apps: ['api'], env: cloudSystemEnv(env, { LEASEHOLD_OPENSTACK_AUTH_URL: 'http://127.0.0.1:9/v3' }) });
     try {
       const client503 = api(unreachable.url);
       const refused = await client503.post('/v1/os-hosts', { name: 'fake-host-1' });

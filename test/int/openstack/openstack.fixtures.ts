@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type KeystoneCredentials, OpenStackSession, type SessionOptions } from '../../../libs/plugins/src/openstack/index.js';
+import { type KeystoneCredentials, OpenStackSession, type PlacementClient, type SessionOptions, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
 
 export const OPENSTACK_ENV_FILE = process.env.LEASEHOLD_TEST_OPENSTACK_ENV;
 
@@ -86,6 +86,31 @@ export const loadOpenStackEnv = (file: string): OpenStackTestEnv => {
 
 /** The env of the running control plane; only call it inside a describe.skipIf(!OPENSTACK_ENV_FILE). */
 export const openStackEnv = (): OpenStackTestEnv => loadOpenStackEnv(OPENSTACK_ENV_FILE ?? '');
+
+/** The OpenStack driver's settings for a Leasehold under test: the env file's service user (`overrides` win). */
+export const cloudSystemEnv = (env: OpenStackTestEnv, overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
+  LEASEHOLD_CLOUD: 'openstack',
+  LEASEHOLD_OPENSTACK_AUTH_URL: env.service.authUrl,
+  LEASEHOLD_OPENSTACK_USERNAME: env.service.username,
+  LEASEHOLD_OPENSTACK_PASSWORD: env.service.password,
+  LEASEHOLD_OPENSTACK_PROJECT_NAME: env.service.projectName,
+  LEASEHOLD_OPENSTACK_REGION_NAME: env.service.regionName ?? '',
+  ...overrides,
+});
+
+/**
+ * A test's cleanup of a host's child provider `blazar_<host>`: its inventories and traits go, the provider
+ * stays. Deleting it would break builds on that compute for the rest of the run (nova-compute caches its
+ * provider tree; see docs/openstack.md), as Leasehold's own unenrollment knows.
+ */
+export const emptyChildProvider = async (placement: PlacementClient, host: string): Promise<void> => {
+  const child = await placement.findResourceProvider(`blazar_${host}`);
+  if (child === null) return;
+  for (const resourceClass of Object.keys((await placement.getInventories(child.uuid)).inventories)) {
+    await ignoreNotFound(placement.deleteInventory(child.uuid, resourceClass));
+  }
+  await placement.updateProviderTraits(child.uuid, () => []);
+};
 
 export const sessionFor = (credentials: KeystoneCredentials, options: SessionOptions = {}): OpenStackSession =>
   OpenStackSession.create(credentials, options);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 /** fake-host-1 is also reserved by the effects tests, which run before or after this file, never at the same time. */
 const HOST = 'fake-host-1';
@@ -29,12 +29,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('a host lease through the API on the real N
   beforeAll(async () => {
     system = await startSystem({
       env: {
-        LEASEHOLD_CLOUD: 'openstack',
-        LEASEHOLD_OPENSTACK_AUTH_URL: env.service.authUrl,
-        LEASEHOLD_OPENSTACK_USERNAME: env.service.username,
-        LEASEHOLD_OPENSTACK_PASSWORD: env.service.password,
-        LEASEHOLD_OPENSTACK_PROJECT_NAME: env.service.projectName,
-        LEASEHOLD_OPENSTACK_REGION_NAME: env.service.regionName ?? '',
+        ...cloudSystemEnv(env),
         LEASEHOLD_FREEPOOL_NAME: freepool,
         LEASEHOLD_HOST_POLLING_SECONDS: '0',
         LEASEHOLD_RECONCILE_SECONDS: '0',
@@ -52,8 +47,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('a host lease through the API on the real N
       for (const member of found.hosts) await ignoreNotFound(nova.removeAggregateHost(found.id, member)).catch(() => undefined);
       await ignoreNotFound(nova.deleteAggregate(found.id)).catch(() => undefined);
     }
-    const child = await placement.findResourceProvider(`blazar_${HOST}`).catch(() => null);
-    if (child !== null) await ignoreNotFound(placement.deleteResourceProvider(child.uuid)).catch(() => undefined);
+    await emptyChildProvider(placement, HOST).catch(() => undefined);
   });
 
   it('registers the host from Nova and the reactor enrolls it in the freepool', { timeout: 90_000 }, async () => {
@@ -95,10 +89,14 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('a host lease through the API on the real N
     expect(await members(`reservation-${reservationId}`)).toBeNull();
   });
 
-  it('unregistering the host takes it out of the freepool and deletes its child provider', { timeout: 90_000 }, async () => {
+  it('unregistering the host takes it out of the freepool and empties its child provider, which stays for nova-compute', { timeout: 90_000 }, async () => {
     const deleted = await client.delete(`/v1/os-hosts/${hostId}`);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
     await eventually('the host out of the freepool', async () => ((await members(freepool))?.includes(HOST) === false ? true : undefined), 60_000);
-    await eventually('the child provider gone', async () => ((await placement.findResourceProvider(`blazar_${HOST}`)) === null ? true : undefined), 30_000);
+    const child = await eventually('the child provider without the freepool trait', async () => {
+      const found = await placement.findResourceProvider(`blazar_${HOST}`);
+      return found !== null && !(await placement.getProviderTraits(found.uuid)).traits.includes('CUSTOM_BLAZAR_FREEPOOL') ? found : undefined;
+    }, 30_000);
+    expect((await placement.getInventories(child.uuid)).inventories).toEqual({});
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
+import { CallerToken } from '../auth/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
 import { sendUnauthorized, sendUnavailable } from '../auth/unauthorized.js';
 import type { ApiConfig } from '../config.js';
@@ -56,7 +57,13 @@ const logWhenDone = (request: Request, response: Response, requestId: string, gl
 const isPublic = (request: Request): boolean =>
   (request.method === 'GET' || request.method === 'HEAD') && !request.path.toLowerCase().startsWith('/v1');
 
-const contextOf = (requestId: string, globalRequestId: string | null, identity: Identity, policy: PolicyEnforcer): RequestContext => {
+const contextOf = (
+  requestId: string,
+  globalRequestId: string | null,
+  identity: Identity,
+  policy: PolicyEnforcer,
+  callerToken: CallerToken | null,
+): RequestContext => {
   const credentials = credentialsOf(identity);
   return {
     requestId,
@@ -66,6 +73,7 @@ const contextOf = (requestId: string, globalRequestId: string | null, identity: 
     isAdmin: policy.check('admin', credentials, {}),
     credentials,
     policy,
+    callerToken,
   };
 };
 
@@ -82,10 +90,11 @@ export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAut
     const inbound = request.header('x-openstack-request-id');
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
     let identity: Identity | null = null;
+    let callerToken: CallerToken | null = null;
     if (config.accessLog) logWhenDone(request, response, requestId, globalRequestId, () => identity);
 
     const proceed = (): void => {
-      if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy);
+      if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);
       if (!request.path.startsWith('/v1')) {
         next();
         return;
@@ -116,6 +125,7 @@ export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAut
           return;
         }
         identity = found;
+        callerToken = new CallerToken(request.header('x-auth-token') ?? '');
         proceed();
       },
       (error: unknown) => {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Actor } from '../../../../libs/event-store/src/event-store.port.js';
+import type { CallerToken } from '../auth/caller-token.js';
 import type { PolicyEnforcer } from '../policy/policy.enforcer.js';
 import type { Credentials } from '../policy/policy-rule.js';
 
@@ -16,6 +17,8 @@ export interface RequestContext {
   /** What policy rules see (oslo.context's `to_policy_values()`). */
   readonly credentials: Credentials;
   readonly policy: PolicyEnforcer;
+  /** The request's X-Auth-Token in auth modes keystone and static (null in `none`), to act as the caller in Keystone. */
+  readonly callerToken: CallerToken | null;
 }
 
 export type ContextRequest = Request & { leasehold?: RequestContext };

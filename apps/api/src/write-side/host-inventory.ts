@@ -1,7 +1,7 @@
 import { ServiceUnavailableException } from '@nestjs/common';
-import { type Capabilities, type HostInfo, notFound } from '../../../../libs/domain/src/index.js';
+import { type Capabilities, type DomainError, type HostInfo, conflict, notFound } from '../../../../libs/domain/src/index.js';
 import type { CloudConfig } from '../../../../libs/plugins/src/cloud-config.js';
-import { type Hypervisor, NovaClient, OpenStackError, OpenStackSession } from '../../../../libs/plugins/src/openstack/index.js';
+import { type Hypervisor, NovaClient, OpenStackError, OpenStackSession, zoneOfComputeHost } from '../../../../libs/plugins/src/openstack/index.js';
 import { parseNamedHost, parseRegisterHost } from '../hosts/host-request.parser.js';
 
 export interface HostDescription {
@@ -13,6 +13,8 @@ export interface HostDescription {
 export interface HostInventory {
   /** The facts and extra capabilities of the host a POST /v1/os-hosts body names; throws DomainError to refuse. */
   describe(body: unknown): Promise<HostDescription>;
+  /** Throws DomainError when the host may not leave: upstream refuses to delete a host that has servers. */
+  checkRemovable(info: HostInfo): Promise<void>;
 }
 
 export const HOST_INVENTORY = Symbol('HOST_INVENTORY');
@@ -24,7 +26,16 @@ export class StandaloneHostInventory implements HostInventory {
   describe(body: unknown): Promise<HostDescription> {
     return Promise.resolve(parseRegisterHost(body));
   }
+
+  /** The simulated cloud runs no servers outside reservations. */
+  checkRemovable(): Promise<void> {
+    return Promise.resolve();
+  }
 }
+
+/** Upstream's HostHavingServers (409), named after the host as the request named it. */
+export const hostHavingServers = (host: string, serverIds: readonly string[]): DomainError =>
+  conflict('HOST_HAVING_SERVERS', `Servers [${serverIds.join(', ')}] found for host ${host}`);
 
 /** A cloud failure that is not the caller's fault (503): the caller may retry, nothing was done. */
 export const cloudUnavailable = (service: string, error: OpenStackError): ServiceUnavailableException =>
@@ -32,20 +43,49 @@ export const cloudUnavailable = (service: string, error: OpenStackError): Servic
 
 const cpuInfoText = (cpuInfo: Hypervisor['cpu_info']): string => (typeof cpuInfo === 'string' ? cpuInfo : JSON.stringify(cpuInfo));
 
-/** OpenStack mode: the hypervisor of that name in Nova (compute microversion 2.87 still reports its totals). */
+/**
+ * OpenStack mode: the hypervisor of that name in Nova (compute microversion 2.87 still reports its totals).
+ * A host with servers is refused both ways, as upstream: servers outside Blazar's control would share
+ * a host it hands out whole, and would be deleted with a reservation's at its end.
+ */
 export class NovaHostInventory implements HostInventory {
   constructor(private readonly nova: NovaClient) {}
 
   async describe(body: unknown): Promise<HostDescription> {
     const { name, capabilities } = parseNamedHost(body);
-    try {
-      const hypervisor = await this.nova.findHypervisor(name);
+    return this.askingNova(async () => {
+      const hypervisor = await this.hypervisorWithServers(name);
       if (hypervisor === null) throw notFound('HOST_NOT_FOUND', `Host ${name} not found in Nova`);
+      this.refuseServers(name, hypervisor);
       return { info: { ...this.facts(hypervisor), availabilityZone: await this.zoneOf(hypervisor.service.host) }, capabilities };
+    });
+  }
+
+  /** A hypervisor Nova no longer knows has no servers to protect. */
+  checkRemovable(info: HostInfo): Promise<void> {
+    return this.askingNova(async () => {
+      const hypervisor = await this.hypervisorWithServers(info.hypervisorHostname);
+      if (hypervisor !== null) this.refuseServers(info.hypervisorHostname, hypervisor);
+    });
+  }
+
+  private async askingNova<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
     } catch (error) {
       if (error instanceof OpenStackError) throw cloudUnavailable('Nova', error);
       throw error;
     }
+  }
+
+  private async hypervisorWithServers(hostname: string): Promise<Hypervisor | null> {
+    const found = await this.nova.listHypervisors({ hostnamePattern: hostname, withServers: true });
+    return found.find((h) => h.hypervisor_hostname === hostname) ?? null;
+  }
+
+  private refuseServers(name: string, hypervisor: Hypervisor): void {
+    const servers = hypervisor.servers ?? [];
+    if (servers.length > 0) throw hostHavingServers(name, servers.map((server) => server.uuid));
   }
 
   private facts(hypervisor: Hypervisor): Omit<HostInfo, 'availabilityZone'> {
@@ -61,11 +101,8 @@ export class NovaHostInventory implements HostInventory {
     };
   }
 
-  /** The zone whose hosts include this nova-compute, as upstream's az_aware lookup ('' when none). */
   private async zoneOf(serviceHost: string): Promise<string> {
-    const zones = await this.nova.listAvailabilityZones();
-    const zone = zones.find((z) => z.hosts?.[serviceHost]?.['nova-compute'] !== undefined);
-    return zone?.zoneName ?? '';
+    return zoneOfComputeHost(await this.nova.listAvailabilityZones(), serviceHost);
   }
 }
 

@@ -14,6 +14,7 @@ import type { EventStore } from '../../../../libs/event-store/src/event-store.po
 import type { RequestContext } from '../http/request-context.js';
 import { AsyncMutex } from './async-mutex.js';
 import { appendRequest, envelope, requestMetadata } from './event-envelope.js';
+import type { HostInventory } from './host-inventory.js';
 import { retryOnConflict } from './retry.js';
 import type { WriteIndex } from './write-index.js';
 
@@ -38,6 +39,7 @@ export class HostWriter {
     private readonly store: EventStore,
     private readonly index: WriteIndex,
     private readonly clock: () => Date,
+    private readonly inventory: HostInventory,
   ) {}
 
   private async hostEvents(hostId: string): Promise<HostEvent[]> {
@@ -92,6 +94,8 @@ export class HostWriter {
         const host = this.index.host(hostId);
         if (host.state.status !== 'Registered') throw hostNotFound(hostId);
         const events = hostDecider.decide({ type: 'UnregisterHost', data: { now: this.clock().toISOString() } }, host.state);
+        // asked only of a host no reservation holds: a reserved host's servers are its tenants'
+        await this.inventory.checkRemovable(host.state.info);
         const registry = this.index.registryState();
         const removed = hostRegistryDecider.decide(
           { type: 'RemoveHostFromRegistry', data: { hostId, hypervisorHostname: host.state.info.hypervisorHostname } },

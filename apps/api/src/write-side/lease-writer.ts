@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AllocationRatios,
+  type ExistingLease,
   type Reservation,
   type LeaseChanges,
   type LeaseEvent,
@@ -8,6 +9,7 @@ import {
   checkReservationIds,
   conflict,
   hasStarted,
+  isDomainError,
   leaseDecider,
   leaseStream,
   requireExisting,
@@ -15,6 +17,7 @@ import {
   scheduleForUpdate,
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
+import type { LeaseTrusts } from '../auth/lease-trusts.js';
 import type { RequestContext } from '../http/request-context.js';
 import { authorize, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
@@ -39,6 +42,8 @@ export interface LeaseWriterOptions {
   readonly allocationRatios: AllocationRatios;
   readonly minutesBeforeEnd: number;
   readonly clock: () => Date;
+  /** The new lease's Keystone trust (none outside auth mode keystone on OpenStack). */
+  readonly trusts: LeaseTrusts;
 }
 
 interface LoadedLease {
@@ -77,7 +82,18 @@ export class LeaseWriter {
     return { state: events.reduce(leaseDecider.evolve, leaseDecider.initialState()), revision: recorded.length - 1, events };
   }
 
-  create(request: CreateLeaseRequest, context: RequestContext): Promise<LeaseWriteResult> {
+  /** The trust comes first (Keystone may refuse it: nothing recorded); a lease refused after it takes it back. */
+  async create(request: CreateLeaseRequest, context: RequestContext): Promise<LeaseWriteResult> {
+    const trustId = await this.options.trusts.create(context);
+    try {
+      return await this.createWithTrust(request, context, trustId);
+    } catch (error) {
+      if (trustId !== null && isDomainError(error)) await this.options.trusts.discard(trustId, context);
+      throw error;
+    }
+  }
+
+  private createWithTrust(request: CreateLeaseRequest, context: RequestContext, trustId: string | null): Promise<LeaseWriteResult> {
     const leaseId = randomUUID();
     const now = this.now();
     const schedule = scheduleForCreate(request, this.options.minutesBeforeEnd, now);
@@ -96,7 +112,7 @@ export class LeaseWriter {
               name: request.name,
               projectId: context.actor.projectId,
               userId: context.actor.userId,
-              trustId: null,
+              trustId,
               startDate: request.startDate,
               endDate: request.endDate,
               beforeEndDate: request.beforeEndDate,
@@ -154,20 +170,27 @@ export class LeaseWriter {
     return new ReservationAdmission(plan, this.index.flavorCatalog().state.flavors, schedule, { isAdmin: context.isAdmin });
   }
 
-  delete(leaseId: string, context: RequestContext): Promise<LeaseWriteResult> {
+  /** A lease that never started has no end effects to delete its trust: the delete releases it once recorded. */
+  async delete(leaseId: string, context: RequestContext): Promise<LeaseWriteResult> {
+    const { result, before } = await this.deleteRecorded(leaseId, context);
+    if (before.status === 'Pending' && before.lease.trustId !== null) await this.options.trusts.release(before.lease.trustId, context);
+    return result;
+  }
+
+  private deleteRecorded(leaseId: string, context: RequestContext): Promise<{ readonly result: LeaseWriteResult; readonly before: ExistingLease }> {
     const metadata = requestMetadata(context);
     return this.lock.run(() =>
       retryOnConflict(async () => {
         const loaded = await this.loadLease(leaseId);
-        authorize(context, ACTIONS.leaseDelete, leaseTarget(requireExisting(loaded.state, leaseId).lease));
+        const existing = requireExisting(loaded.state, leaseId);
+        authorize(context, ACTIONS.leaseDelete, leaseTarget(existing.lease));
         const events = leaseDecider.decide({ type: 'DeleteLease', data: { leaseId, now: this.now() } }, loaded.state);
         await this.index.catchUp();
         const plan = this.plan();
-        const lease = requireExisting(loaded.state, leaseId).lease;
-        const admission = this.admission(plan, lease, context);
-        for (const reservation of lease.reservations) admission.release(reservation);
+        const admission = this.admission(plan, existing.lease, context);
+        for (const reservation of existing.lease.reservations) admission.release(reservation);
         const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
-        return { leaseId, events: [...loaded.events, ...events], position: result.position };
+        return { result: { leaseId, events: [...loaded.events, ...events], position: result.position }, before: existing };
       }),
     );
   }

@@ -3,3 +3,4 @@ export * from './openstack.session.js';
 export * from './nova.client.js';
 export * from './placement.client.js';
 export * from './neutron.client.js';
+export * from './keystone-trusts.client.js';

@@ -38,6 +38,10 @@ export interface AvailabilityZone {
   readonly hosts: Readonly<Record<string, Readonly<Record<string, { readonly available: boolean; readonly active: boolean }>>>> | null;
 }
 
+/** The zone whose hosts include this nova-compute service host, as upstream's az_aware lookup ('' when none). */
+export const zoneOfComputeHost = (zones: readonly AvailabilityZone[], serviceHost: string): string =>
+  zones.find((zone) => zone.hosts?.[serviceHost]?.['nova-compute'] !== undefined)?.zoneName ?? '';
+
 export interface Aggregate {
   readonly id: number;
   readonly uuid: string;

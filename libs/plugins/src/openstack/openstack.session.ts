@@ -55,7 +55,12 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** A raw body (e.g. image data) instead of JSON. */
   readonly raw?: { readonly contentType: string; readonly data: Uint8Array };
+  /** Acts with this token (e.g. a caller's own, to create a trust as its trustor) instead of the session's; not renewed on 401. */
+  readonly authToken?: string;
 }
+
+/** What a session's token is scoped to: the credentials' project, or a Keystone trust (the trustor's project). */
+type TokenScope = { readonly kind: 'project' } | { readonly kind: 'trust'; readonly trustId: string };
 
 export interface OpenStackResponse<T> {
   readonly status: number;
@@ -114,7 +119,13 @@ class KeystoneAuth {
     private readonly fetchFn: typeof fetch,
     private readonly now: () => number,
     private readonly timeoutMs: number,
+    private readonly scope: TokenScope = { kind: 'project' },
   ) {}
+
+  /** The same user's authentication, scoped to a trust instead (a token of its own). */
+  forTrust(trustId: string): KeystoneAuth {
+    return new KeystoneAuth(this.credentials, this.fetchFn, this.now, this.timeoutMs, { kind: 'trust', trustId });
+  }
 
   async token(): Promise<Token> {
     if (this.current !== null && this.current.expiresAt - RENEW_MARGIN_MS > this.now()) return this.current;
@@ -134,7 +145,10 @@ class KeystoneAuth {
     const body = {
       auth: {
         identity: { methods: ['password'], password: { user: { name: c.username, domain: { name: c.userDomainName }, password: c.password } } },
-        scope: { project: { name: c.projectName, domain: { name: c.projectDomainName } } },
+        scope:
+          this.scope.kind === 'trust'
+            ? { 'OS-TRUST:trust': { id: this.scope.trustId } }
+            : { project: { name: c.projectName, domain: { name: c.projectDomainName } } },
       },
     };
     const site: CallSite = { service: 'identity', method: 'POST', path: '/auth/tokens', globalRequestId: `req-${randomUUID()}` };
@@ -210,6 +224,15 @@ export class OpenStackSession {
     return new OpenStackSession(auth, options, null);
   }
 
+  /**
+   * The same user authenticated with a token scoped to a Keystone trust: with an impersonating trust its
+   * calls act as the trustor, in the trust's project (e.g. a tenant's server group made by Leasehold).
+   * A trust that is gone or refused fails every call with the token's 401 or 403.
+   */
+  forTrust(trustId: string): OpenStackSession {
+    return new OpenStackSession(this.auth.forTrust(trustId), this.options, this.globalRequestId);
+  }
+
   /** The same credentials and token, with every call carrying this global request id (req-<uuid>, see requestIdFor). */
   withRequestId(globalRequestId: string): OpenStackSession {
     if (!UUID_PATTERN.test(globalRequestId)) throw new Error(`not a request id of the form req-<uuid>: ${globalRequestId}`);
@@ -241,6 +264,8 @@ export class OpenStackSession {
   async endpoint(service: ServiceType): Promise<string> {
     const override = this.options.endpointOverrides?.[service];
     if (override !== undefined) return override.replace(/\/+$/, '');
+    // Keystone is asked where the session signed in: catalogs often list it without its /v3
+    if (service === 'identity') return this.auth.credentials.authUrl.replace(/\/+$/, '');
     const { catalog } = await this.auth.token();
     const region = this.auth.credentials.regionName;
     const entry = catalog.find((e) => e.type === service);
@@ -254,6 +279,7 @@ export class OpenStackSession {
   async request<T>(service: ServiceType, method: string, path: string, options: RequestOptions = {}): Promise<OpenStackResponse<T>> {
     const site: CallSite = { service, method, path, globalRequestId: this.globalRequestId ?? `req-${randomUUID()}` };
     const url = `${await this.endpoint(service)}${path}${queryString(options.query)}`;
+    if (options.authToken !== undefined) return this.answer(site, await this.send(site, url, options.authToken, options));
     let token = await this.auth.token();
     let response = await this.send(site, url, token.value, options);
     if (response.status === 401) {
@@ -261,6 +287,10 @@ export class OpenStackSession {
       token = await this.auth.token();
       response = await this.send(site, url, token.value, options);
     }
+    return this.answer(site, response);
+  }
+
+  private async answer<T>(site: CallSite, response: Response): Promise<OpenStackResponse<T>> {
     const requestId = response.headers.get('x-openstack-request-id') ?? response.headers.get('x-compute-request-id');
     const text = await response.text();
     if (!response.ok) {

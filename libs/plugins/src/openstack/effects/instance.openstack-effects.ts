@@ -1,8 +1,9 @@
 import type { EffectRecord, InstanceReservation } from '../../../../domain/src/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { privateFlavorDisks } from '../../instance/source-flavor.js';
-import type { FlavorSpec, NovaClient } from '../nova.client.js';
-import { OpenStackConflictError, ignoreNotFound, isNotFound } from '../openstack.errors.js';
+import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../nova.client.js';
+import { OpenStackConflictError, OpenStackHttpError, ignoreNotFound, isNotFound } from '../openstack.errors.js';
+import { requestIdFor } from '../openstack.session.js';
 import { type PlacementClient, type ResourceProvider, inventoryOf } from '../placement.client.js';
 import {
   EffectNotFinishedError,
@@ -47,6 +48,28 @@ export const instanceFlavorExtraSpecs = (reservation: InstanceReservation): Reco
   [`trait:${FREEPOOL_TRAIT}`]: 'required',
 });
 
+/** The lease's server group as Nova shows it to one client (a trust's: the tenant's project; Leasehold's: its own). */
+interface FoundGroup {
+  readonly nova: NovaClient;
+  readonly group: ServerGroup | null;
+  /** How it was found, for the effect record. */
+  readonly via: 'trust' | 'service' | 'service, the trust refused';
+}
+
+/** Keystone refusing the trust-scoped token (trust deleted, trustor gone or without its roles) says nothing of Nova: name the trust. */
+const refusedTrust = async <T>(call: Promise<T>, trustId: string | null): Promise<T> => {
+  try {
+    return await call;
+  } catch (error) {
+    if (trustId !== null && error instanceof OpenStackHttpError && error.service === 'identity' && !error.transient) {
+      throw new EffectFailedError(`Keystone refused a token for the lease's trust ${trustId} (HTTP ${error.status}): ${error.cloudMessage}`, []);
+    }
+    throw error;
+  }
+};
+
+const NO_TRUST_NOTE = "no trust: made in Leasehold's own project, so only admins can use it as a scheduler hint";
+
 /** Delete calls that Placement refuses while allocations remain: the servers' allocations are still going away. */
 const untilReleased = async (call: Promise<unknown>, what: string): Promise<boolean> => {
   try {
@@ -77,7 +100,7 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
       const slots = slotsByHost(context, reservation);
-      await this.ensureServerGroup(nova, reservation, effects);
+      await this.ensureServerGroup(nova, context, reservation, effects);
       const resourceClass = reservationCustomName(reservation.id);
       effects.push(done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)));
       await this.convergeInventories(placement, resourceClass, slots, effects);
@@ -89,13 +112,19 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     return [];
   }
 
-  /** An active reservation's slots changed: inventories follow its allocations. */
+  /**
+   * An active reservation's slots changed: inventories follow its allocations. An active reservation only
+   * grows, so a host it no longer holds was healed away (it went down): the reservation's servers there
+   * go first, or their allocations would keep Placement from dropping that host's inventory.
+   */
   async onUpdate(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
-    const { placement } = clientsFor(this.clients, context);
+    const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
       const resourceClass = reservationCustomName(reservation.id);
       if (!(await placement.resourceClassExists(resourceClass))) throw new EffectFailedError(`No such resource class ${resourceClass}`, []);
-      await this.convergeInventories(placement, resourceClass, slotsByHost(context, reservation), effects);
+      const slots = slotsByHost(context, reservation);
+      await this.deleteServersOffReservation(nova, reservation.id, new Set(slots.keys()), effects);
+      await this.convergeInventories(placement, resourceClass, slots, effects);
     });
   }
 
@@ -108,11 +137,7 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       effects.push(done({ operation: 'flavor.remove_access', flavor_id: flavorId, project_id: context.projectId }, revoked));
       const servers = await nova.listServers({ flavor: flavorId });
       effects.push({ operation: 'servers.delete', flavor_id: flavorId, servers: await deleteServers(nova, servers, this.serverDeletion) });
-      const group = (await nova.listServerGroups()).find((g) => g.name === reservationObjectName(reservation.id)) ?? null;
-      if (group !== null || reservation.affinity !== null) {
-        const deleted = group !== null && (await ignoreNotFound(nova.deleteServerGroup(group.id)));
-        effects.push(done({ operation: 'server_group.delete', server_group: reservationObjectName(reservation.id), server_group_id: group?.id ?? null }, deleted));
-      }
+      await this.deleteServerGroup(nova, context, reservation, effects);
       effects.push(done({ operation: 'flavor.delete', flavor_id: flavorId }, await ignoreNotFound(nova.deleteFlavor(flavorId))));
       const resourceClass = reservationCustomName(reservation.id);
       await this.deleteInventories(placement, resourceClass, new Set(), effects);
@@ -121,14 +146,50 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     });
   }
 
-  /** Created with Leasehold's credentials; tenants pass its id as the `group` scheduler hint. */
-  private async ensureServerGroup(nova: NovaClient, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+  /**
+   * Tenants pass its id as the `group` scheduler hint, which Nova allows only for a group of their own
+   * project: with the lease's trust it is made as the tenant, in the tenant's project (as upstream does).
+   */
+  private async ensureServerGroup(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
     if (reservation.affinity === null) return;
     const name = reservationObjectName(reservation.id);
     const policy = reservation.affinity ? 'affinity' : 'anti-affinity';
-    const existing = (await nova.listServerGroups()).find((g) => g.name === name);
-    const group = existing ?? (await nova.createServerGroup(name, policy));
-    effects.push(done({ operation: 'server_group.create', server_group: name, server_group_id: group.id, policy, project_id: group.project_id }, existing === undefined));
+    const trustId = context.trustId ?? null;
+    const client = trustId === null ? nova : this.trustNova(context, trustId);
+    const existing = (await refusedTrust(client.listServerGroups(), trustId)).find((g) => g.name === name);
+    const group = existing ?? (await client.createServerGroup(name, policy));
+    const record = { operation: 'server_group.create', server_group: name, server_group_id: group.id, policy, project_id: group.project_id, trust_id: trustId };
+    effects.push(done(trustId === null ? { ...record, note: NO_TRUST_NOTE } : record, existing === undefined));
+  }
+
+  private async deleteServerGroup(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+    const name = reservationObjectName(reservation.id);
+    const found = await this.findServerGroup(nova, context, name);
+    if (found.group === null && reservation.affinity === null) return;
+    const deleted = found.group !== null && (await ignoreNotFound(found.nova.deleteServerGroup(found.group.id)));
+    const record = { operation: 'server_group.delete', server_group: name, server_group_id: found.group?.id ?? null, via: found.via };
+    effects.push(done(record, deleted));
+  }
+
+  /**
+   * Through the trust when the lease has one. A trust Keystone refuses (deleted after a crash between
+   * this end and the trust's deletion, or its trustor gone) leaves the group to Leasehold's admin view.
+   */
+  private async findServerGroup(nova: NovaClient, context: EffectContext, name: string): Promise<FoundGroup> {
+    const trustId = context.trustId ?? null;
+    if (trustId === null) return { nova, group: (await nova.listServerGroups()).find((g) => g.name === name) ?? null, via: 'service' };
+    const trustNova = this.trustNova(context, trustId);
+    try {
+      return { nova: trustNova, group: (await trustNova.listServerGroups()).find((g) => g.name === name) ?? null, via: 'trust' };
+    } catch (error) {
+      if (!(error instanceof OpenStackHttpError && error.status === 401)) throw error;
+      const all = await nova.listServerGroups({ allProjects: true });
+      return { nova, group: all.find((g) => g.name === name && g.project_id === context.projectId) ?? null, via: 'service, the trust refused' };
+    }
+  }
+
+  private trustNova(context: EffectContext, trustId: string): NovaClient {
+    return new NovaClient(this.clients.session.forTrust(trustId).withRequestId(requestIdFor(context.idempotencyKey)));
   }
 
   private async ensureFlavor(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
@@ -147,6 +208,18 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     effects.push(done({ operation: 'flavor.set_extra_specs', flavor_id: flavorId, extra_specs: specs }, stale));
     const granted = (await nova.listFlavorAccess(flavorId)).includes(context.projectId) ? false : await ignoreConflict(nova.addFlavorAccess(flavorId, context.projectId));
     effects.push(done({ operation: 'flavor.add_access', flavor_id: flavorId, project_id: context.projectId }, granted));
+  }
+
+  /** Servers of the reservation's flavor placed on a host it no longer holds (not those still being scheduled). */
+  private async deleteServersOffReservation(nova: NovaClient, flavorId: string, held: ReadonlySet<string>, effects: EffectRecord[]): Promise<void> {
+    const placedElsewhere = (server: Server): boolean => {
+      const names = [server['OS-EXT-SRV-ATTR:host'], server['OS-EXT-SRV-ATTR:hypervisor_hostname']].filter((name) => name !== null);
+      return names.length > 0 && !names.some((name) => held.has(name));
+    };
+    const stray = (await nova.listServers({ flavor: flavorId })).filter(placedElsewhere);
+    if (stray.length === 0) return;
+    const hosts = [...new Set(stray.map((server) => server['OS-EXT-SRV-ATTR:host']))];
+    effects.push({ operation: 'servers.delete', flavor_id: flavorId, hosts, reason: 'host no longer in the reservation', servers: await deleteServers(nova, stray, this.serverDeletion) });
   }
 
   /** Each allocated host's child provider holds the host's slots; providers of hosts no longer allocated lose the class. */

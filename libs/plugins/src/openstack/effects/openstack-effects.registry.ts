@@ -1,5 +1,6 @@
 import type { OpenStackSettings } from '../../cloud-config.js';
 import type { EffectsRegistry } from '../../effects.port.js';
+import { KeystoneTrustsClient } from '../keystone-trusts.client.js';
 import { NeutronClient } from '../neutron.client.js';
 import { NovaClient } from '../nova.client.js';
 import { type OpenStackCallLog, OpenStackSession } from '../openstack.session.js';
@@ -7,9 +8,11 @@ import { OpenStackFloatingIpEffects } from './floating-ip.openstack-effects.js';
 import { OpenStackInstanceEffects } from './instance.openstack-effects.js';
 import type { OpenStackClients, ServerDeletion } from './openstack-effects.support.js';
 import { OpenStackHostEffects } from './physical-host.openstack-effects.js';
+import { OpenStackTrustEffects } from './trust.openstack-effects.js';
 
 export interface OpenStackEffectsOptions {
   readonly freepoolName: string;
+  readonly freepoolPerZone?: boolean;
   readonly defaultBeforeEnd?: 'snapshot' | '';
   readonly serverDeletion?: ServerDeletion;
 }
@@ -25,11 +28,12 @@ export const openStackEffectsRegistry = (session: OpenStackSession, options: Ope
     'virtual:instance': instances,
     'flavor:instance': instances,
     'virtual:floatingip': new OpenStackFloatingIpEffects(clients),
+    trusts: new OpenStackTrustEffects(new KeystoneTrustsClient(session)),
   };
 };
 
 /** The registry from LEASEHOLD_CLOUD=openstack's settings (cloud-config.ts). */
 export const openStackEffectsFromSettings = (settings: OpenStackSettings, log?: (line: OpenStackCallLog) => void): EffectsRegistry => {
   const session = OpenStackSession.create(settings.credentials, { interface: settings.interface, ...(log === undefined ? {} : { log }) });
-  return openStackEffectsRegistry(session, { freepoolName: settings.freepoolName });
+  return openStackEffectsRegistry(session, { freepoolName: settings.freepoolName, freepoolPerZone: settings.freepoolPerZone });
 };

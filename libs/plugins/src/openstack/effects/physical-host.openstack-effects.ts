@@ -1,6 +1,7 @@
 import type { EffectRecord, HostReservation } from '../../../../domain/src/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
-import type { Aggregate, NovaClient } from '../nova.client.js';
+import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../enrollment/freepool.js';
+import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../nova.client.js';
 import { ignoreNotFound } from '../openstack.errors.js';
 import { requestIdFor } from '../openstack.session.js';
 import type { PlacementClient } from '../placement.client.js';
@@ -23,6 +24,8 @@ import {
 export interface OpenStackHostEffectsOptions {
   /** Upstream's [nova]aggregate_freepool_name. */
   readonly freepoolName: string;
+  /** One freepool per availability zone (enrollment/freepool.ts); default false. */
+  readonly freepoolPerZone?: boolean;
   /** Upstream's [physical:host]before_end: what a reservation's 'default' before-end action means. */
   readonly defaultBeforeEnd?: 'snapshot' | '';
   readonly serverDeletion?: ServerDeletion;
@@ -43,7 +46,7 @@ interface ReservedHost {
  * At end the servers on the hosts are deleted and everything is undone, hosts back in the freepool first.
  */
 export class OpenStackHostEffects implements ReservationEffects<HostReservation> {
-  private readonly freepoolName: string;
+  private readonly freepool: FreepoolLayout;
   private readonly defaultBeforeEnd: 'snapshot' | '';
   private readonly serverDeletion: ServerDeletion;
 
@@ -51,7 +54,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     private readonly clients: OpenStackClients,
     options: OpenStackHostEffectsOptions,
   ) {
-    this.freepoolName = options.freepoolName;
+    this.freepool = { name: options.freepoolName, perZone: options.freepoolPerZone ?? false };
     this.defaultBeforeEnd = options.defaultBeforeEnd ?? '';
     this.serverDeletion = options.serverDeletion ?? { timeoutMs: 120_000, pollMs: 1_000 };
   }
@@ -60,12 +63,12 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
       const hosts = await this.resolve(nova, context, reservation);
-      const freepool = await this.ensureFreepool(nova, placement, effects);
+      const freepoolOf = await this.freepoolsOf(nova, placement, hosts.map((host) => host.service), effects);
       const name = reservationAggregateName(reservation.id);
       const earlier = await nova.findAggregate(name);
       // checked before any change: a host someone else holds fails the start with nothing to undo
-      const stray = hosts.find((host) => !freepool.hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false));
-      if (stray !== undefined) throw new EffectFailedError(`Host ${stray.hypervisor} is not in the freepool ${this.freepoolName}`, effects);
+      const stray = hosts.find((host) => !freepoolOf(host.service).hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false));
+      if (stray !== undefined) throw new EffectFailedError(`Host ${stray.hypervisor} is not in the freepool ${freepoolOf(stray.service).name}`, effects);
       const trait = reservationCustomName(reservation.id);
       effects.push(done({ operation: 'trait.create', trait }, await placement.ensureTrait(trait)));
       for (const host of hosts) effects.push(await this.addRootTrait(placement, host, trait));
@@ -74,8 +77,9 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
         // into the reservation's aggregate first: in both at once, the host is closed to every request
         const added = aggregate.hosts.includes(host.service) ? false : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
         effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
+        const freepool = freepoolOf(host.service);
         const removed = freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
-        effects.push(done({ operation: 'aggregate.remove_host', aggregate: this.freepoolName, host: host.service }, removed));
+        effects.push(done({ operation: 'aggregate.remove_host', aggregate: freepool.name, host: host.service }, removed));
       }
     });
   }
@@ -150,12 +154,13 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
    * back in the freepool may carry other reservations' instances.
    */
   private async releaseMembers(nova: NovaClient, placement: PlacementClient, aggregate: Aggregate, effects: EffectRecord[]): Promise<void> {
-    const freepool = await this.ensureFreepool(nova, placement, effects);
+    const freepoolOf = await this.freepoolsOf(nova, placement, aggregate.hosts, effects);
     for (const host of aggregate.hosts) {
       const servers = await nova.listServers({ host });
       effects.push({ operation: 'servers.delete', host, servers: await deleteServers(nova, servers, this.serverDeletion) });
+      const freepool = freepoolOf(host);
       const added = freepool.hosts.includes(host) ? false : await ignoreConflict(nova.addAggregateHost(freepool.id, host));
-      effects.push(done({ operation: 'aggregate.add_host', aggregate: this.freepoolName, host }, added));
+      effects.push(done({ operation: 'aggregate.add_host', aggregate: freepool.name, host }, added));
       const removed = await ignoreNotFound(nova.removeAggregateHost(aggregate.id, host));
       effects.push(done({ operation: 'aggregate.remove_host', aggregate: aggregate.name, host }, removed));
     }
@@ -170,13 +175,38 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     return hosts;
   }
 
+  /**
+   * Each host's freepool, made ready: the cloud's one, or per zone the one of the zone Nova puts the
+   * host in now (a reservation's aggregate has no zone, so a reserved host keeps its own).
+   */
+  private async freepoolsOf(nova: NovaClient, placement: PlacementClient, services: readonly string[], effects: EffectRecord[]): Promise<(service: string) => Aggregate> {
+    if (!this.freepool.perZone) {
+      const freepool = await this.ensureFreepool(nova, placement, freepoolFor(this.freepool, ''), effects);
+      return () => freepool;
+    }
+    const zones = await nova.listAvailabilityZones();
+    const byName = new Map<string, Aggregate>();
+    const byService = new Map<string, Aggregate>();
+    for (const service of services) {
+      const wanted = freepoolFor(this.freepool, zoneOfComputeHost(zones, service));
+      const freepool = byName.get(wanted.name) ?? (await this.ensureFreepool(nova, placement, wanted, effects));
+      byName.set(wanted.name, freepool);
+      byService.set(service, freepool);
+    }
+    return (service) => {
+      const freepool = byService.get(service);
+      if (freepool === undefined) throw new Error(`No freepool looked up for host ${service}`);
+      return freepool;
+    };
+  }
+
   /** The operator may not have made one (upstream expects it); host enrollment normally has. */
-  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, effects: EffectRecord[]): Promise<Aggregate> {
-    const { aggregate, created } = await ensureAggregate(nova, this.freepoolName);
+  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, wanted: FreepoolAggregate, effects: EffectRecord[]): Promise<Aggregate> {
+    const { aggregate, created } = await ensureAggregate(nova, wanted.name);
     await placement.ensureTrait(FREEPOOL_TRAIT);
-    const metadata = { [`trait:${FREEPOOL_TRAIT}`]: 'required' };
+    const { metadata } = wanted;
     if (!includesAll(aggregate.metadata, metadata)) await nova.setAggregateMetadata(aggregate.id, metadata);
-    if (created) effects.push({ operation: 'freepool.create', aggregate: this.freepoolName, freepool_id: aggregate.id, metadata });
+    if (created) effects.push({ operation: 'freepool.create', aggregate: wanted.name, freepool_id: aggregate.id, metadata });
     return aggregate;
   }
 

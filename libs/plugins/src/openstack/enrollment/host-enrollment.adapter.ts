@@ -4,9 +4,18 @@ import type { Aggregate, NovaClient } from '../nova.client.js';
 import { OpenStackConflictError, OpenStackError, ignoreNotFound } from '../openstack.errors.js';
 import { requestIdFor } from '../openstack.session.js';
 import type { PlacementClient, ResourceProvider } from '../placement.client.js';
+import { type FreepoolAggregate, type FreepoolLayout, freepoolFor, isFreepool } from './freepool.js';
 
 /** The trait of the free pool: required by the freepool aggregate's metadata, carried only by `blazar_<host>` providers. */
 export const FREEPOOL_TRAIT = 'CUSTOM_BLAZAR_FREEPOOL';
+
+/**
+ * Why unenrollment leaves the empty child provider in place: nova-compute caches its compute node's
+ * provider tree, children included, and never drops a child it cached; once one is deleted behind its
+ * back, every resource update and every build on that compute fails (404 on the child's allocations)
+ * until nova-compute is restarted or sent SIGHUP. Seen on this project's control plane (docs/openstack.md).
+ */
+const KEPT_CHILD_REASON = 'nova-compute caches it; deleting it would break builds on the compute until nova-compute restarts';
 
 export const childProviderName = (hypervisorHostname: string): string => `blazar_${hypervisorHostname}`;
 
@@ -15,6 +24,8 @@ export interface EnrollmentTarget {
   readonly hypervisorHostname: string;
   /** The nova-compute service host: what aggregates list. */
   readonly serviceName: string;
+  /** Recorded at registration ('' when none): picks the freepool when there is one per zone. */
+  readonly availabilityZone: string;
 }
 
 /**
@@ -38,16 +49,16 @@ const refusal = (error: unknown, effects: readonly EnrollmentRecord[]): unknown 
   error instanceof OpenStackError && !error.transient ? new EffectFailedError(error.message, effects) : error;
 
 /**
- * Upstream's host registration and deletion on Nova and Placement (reference nova-isolation §2): one
- * freepool aggregate for the whole cloud (not one per availability zone: the aggregate carries no zone,
- * so hosts keep their own), with metadata `trait:CUSTOM_BLAZAR_FREEPOOL=required`; each host a member,
- * with a child provider `blazar_<host>` carrying the trait under its compute node's provider.
+ * Upstream's host registration and deletion on Nova and Placement (reference nova-isolation §2): the
+ * freepool aggregate (one for the cloud, or one per availability zone, see freepool.ts; never with an
+ * availability_zone of its own, so hosts keep theirs), with metadata `trait:CUSTOM_BLAZAR_FREEPOOL=required`;
+ * each host a member, with a child provider `blazar_<host>` carrying the trait under its compute node's provider.
  */
 export class OpenStackHostEnrollment implements HostEnrollmentEffects {
   constructor(
     private readonly nova: NovaClient,
     private readonly placement: PlacementClient,
-    private readonly freepoolName: string,
+    private readonly layout: FreepoolLayout,
   ) {}
 
   async enroll(target: EnrollmentTarget, idempotencyKey: string): Promise<readonly EnrollmentRecord[]> {
@@ -55,7 +66,7 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     const placement = this.placement.withRequestId(requestIdFor(idempotencyKey));
     const effects: EnrollmentRecord[] = [];
     try {
-      const freepool = await this.ensureFreepool(nova, placement, effects);
+      const freepool = await this.ensureFreepool(nova, placement, freepoolFor(this.layout, target.availabilityZone), effects);
       effects.push(await this.addHost(nova, freepool, target.serviceName));
       const root = await placement.findResourceProvider(target.hypervisorHostname);
       if (root === null) throw new EffectFailedError(`No resource provider ${target.hypervisorHostname} in Placement`, effects);
@@ -79,33 +90,50 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
         const { inventories } = await placement.getInventories(child.uuid);
         const classes = Object.keys(inventories);
         if (classes.length > 0) throw new EffectFailedError(`Resource provider ${name} still has inventories of ${classes.join(', ')}`, effects);
+        const before = (await placement.getProviderTraits(child.uuid)).traits;
+        if (before.includes(FREEPOOL_TRAIT)) await placement.updateProviderTraits(child.uuid, (current) => current.filter((trait) => trait !== FREEPOOL_TRAIT));
+        effects.push({ operation: 'remove_provider_trait', provider: name, trait: FREEPOOL_TRAIT, ...(before.includes(FREEPOOL_TRAIT) ? {} : { already: true }) });
+        effects.push({ operation: 'keep_provider', provider: name, reason: KEPT_CHILD_REASON });
+      } else {
+        effects.push({ operation: 'remove_provider_trait', provider: name, trait: FREEPOOL_TRAIT, already: true });
       }
-      const deleted = child === null ? false : await ignoreNotFound(placement.deleteResourceProvider(child.uuid));
-      effects.push({ operation: 'delete_provider', provider: name, ...(deleted ? {} : { already: true }) });
-      const freepool = await nova.findAggregate(this.freepoolName);
-      const removed = freepool === null ? false : await ignoreNotFound(nova.removeAggregateHost(freepool.id, target.serviceName));
-      effects.push({ operation: 'remove_host', aggregate: this.freepoolName, host: target.serviceName, ...(removed ? {} : { already: true }) });
+      await this.leaveFreepools(nova, target, effects);
       return effects;
     } catch (error) {
       throw refusal(error, effects);
     }
   }
 
+  /**
+   * Out of its zone's freepool (recorded even when not a member), and out of any other freepool that
+   * still lists it: its zone, or the layout, may have changed since it joined.
+   */
+  private async leaveFreepools(nova: NovaClient, target: EnrollmentTarget, effects: EnrollmentRecord[]): Promise<void> {
+    const own = freepoolFor(this.layout, target.availabilityZone).name;
+    const aggregates = await nova.listAggregates();
+    const member = aggregates.filter((a) => isFreepool(this.layout, a) && a.hosts.includes(target.serviceName));
+    if (!member.some((a) => a.name === own)) effects.push({ operation: 'remove_host', aggregate: own, host: target.serviceName, already: true });
+    for (const freepool of member) {
+      const removed = await ignoreNotFound(nova.removeAggregateHost(freepool.id, target.serviceName));
+      effects.push({ operation: 'remove_host', aggregate: freepool.name, host: target.serviceName, ...(removed ? {} : { already: true }) });
+    }
+  }
+
   /** Created once, by whoever comes first: a 409 means another reactor (or the effects adapter) won the race. */
-  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, effects: EnrollmentRecord[]): Promise<Aggregate> {
-    let freepool = await nova.findAggregate(this.freepoolName);
+  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, wanted: FreepoolAggregate, effects: EnrollmentRecord[]): Promise<Aggregate> {
+    let freepool = await nova.findAggregate(wanted.name);
     if (freepool === null) {
-      freepool = await nova.createAggregate(this.freepoolName).catch(async (error: unknown) => {
-        const existing = error instanceof OpenStackConflictError ? await nova.findAggregate(this.freepoolName) : null;
+      freepool = await nova.createAggregate(wanted.name).catch(async (error: unknown) => {
+        const existing = error instanceof OpenStackConflictError ? await nova.findAggregate(wanted.name) : null;
         if (existing === null) throw error;
         return existing;
       });
-      effects.push({ operation: 'create_aggregate', aggregate: this.freepoolName, aggregateId: freepool.id });
+      effects.push({ operation: 'create_aggregate', aggregate: wanted.name, aggregateId: freepool.id });
     }
-    const key = `trait:${FREEPOOL_TRAIT}`;
-    if (freepool.metadata[key] !== 'required') {
-      freepool = await nova.setAggregateMetadata(freepool.id, { [key]: 'required' });
-      effects.push({ operation: 'set_aggregate_metadata', aggregate: this.freepoolName, metadata: { [key]: 'required' } });
+    const current = freepool.metadata;
+    if (Object.entries(wanted.metadata).some(([key, value]) => current[key] !== value)) {
+      freepool = await nova.setAggregateMetadata(freepool.id, wanted.metadata);
+      effects.push({ operation: 'set_aggregate_metadata', aggregate: wanted.name, metadata: wanted.metadata });
     }
     const created = await placement.ensureTrait(FREEPOOL_TRAIT);
     effects.push({ operation: 'ensure_trait', trait: FREEPOOL_TRAIT, ...(created ? {} : { already: true }) });

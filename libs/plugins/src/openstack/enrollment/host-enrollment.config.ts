@@ -8,5 +8,6 @@ import { type HostEnrollmentEffects, OpenStackHostEnrollment } from './host-enro
 export const hostEnrollmentFor = (cloud: CloudConfig): HostEnrollmentEffects | undefined => {
   if (cloud.kind === 'standalone') return undefined;
   const session = OpenStackSession.create(cloud.openstack.credentials, { interface: cloud.openstack.interface });
-  return new OpenStackHostEnrollment(new NovaClient(session), new PlacementClient(session), cloud.openstack.freepoolName);
+  const { freepoolName, freepoolPerZone } = cloud.openstack;
+  return new OpenStackHostEnrollment(new NovaClient(session), new PlacementClient(session), { name: freepoolName, perZone: freepoolPerZone });
 };
