@@ -23,7 +23,7 @@ describe('healing reservations on a failed host (api + projector + reactor)', ()
   let client: Client;
   const hostIds: Record<string, string> = {};
   const hostNames: Record<string, string> = {};
-  const { createLease, showLease } = leaseClient(() => system, () => client);
+  const { createLease, showLease, updateLease } = leaseClient(() => system, () => client);
 
   const register = async (name: string, pool: string): Promise<void> => {
     const response = await client.post('/v1/os-hosts', { name, ...BIG, pool });
@@ -139,5 +139,32 @@ describe('healing reservations on a failed host (api + projector + reactor)', ()
     const holds = allHolds(fold.hostHolds);
     expect(wholeHostClashes(holds, 0)).toEqual([]);
     expect(overCapacityInstants(fold.hosts, holds, { cpu: 1, ram: 1, disk: 1 })).toEqual([]);
+  });
+
+  it("a healed running lease can still be changed: its replacement is booked from when it joined, not over another lease's past", { timeout: 180_000 }, async () => {
+    for (const [name, tag] of [['past-a', 'a'], ['past-b', 'b']] as const) {
+      const response = await client.post('/v1/os-hosts', { name, ...BIG, pool: 'past', tag });
+      expect(response.status, describeBody(response)).toBe(201);
+      hostIds[name] = response.body.host.id;
+      hostNames[response.body.host.id] = name;
+    }
+    // past-b is someone else's until the next minute (at least 15 s into the running lease, which gets past-a)
+    if (Date.now() % 60_000 > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
+    const earlier = await createLease('past-earlier', 'now', blazarDate(1), [hostsWith('tag', 'b')]);
+    const running = await createLease('past-running', 'now', blazarDate(120), [hostsWith('pool', 'past')]);
+    const reservationId = running.reservations[0].id;
+    expect(await hostsOf(reservationId)).toEqual(['past-a']);
+    await eventually(async () => ((await showLease(earlier.id)).status === 'TERMINATED' ? true : undefined), 90_000, 'the earlier lease to end');
+    expect((await showLease(running.id)).status).toBe('ACTIVE');
+
+    await reportDown('past-a');
+    await eventually(async () => ((await hostsOf(reservationId))[0] === 'past-b' ? true : undefined), 20_000, 'past-b to replace past-a');
+
+    // prolonging readmits the running reservation: past-b keeps the booking it got at the healing
+    const prolonged = await updateLease(running.id, { end_date: blazarDate(180) });
+    expect(prolonged.reservations[0]).toMatchObject({ status: 'active', resources_changed: true });
+    expect(await hostsOf(reservationId)).toEqual(['past-b']);
+    const { fold } = replayLedger(system.dataDir);
+    expect(wholeHostClashes(allHolds(fold.hostHolds), 0)).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import type { AppendRequest, EventMetadata } from '../../../../libs/event-store/
 import type { FloatingIpSnapshot } from '../../../../libs/plugins/src/floating-ip/floating-ip-snapshot.js';
 import type { HostSnapshot } from '../../../../libs/plugins/src/physical-host/host-snapshot.js';
 import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '../../../../libs/plugins/src/physical-host/host-allocation.policy.js';
+import { EMPTY_QUERY } from '../../../../libs/plugins/src/query/blazar-query.js';
 import { appendRequest } from './event-envelope.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 
@@ -128,12 +129,27 @@ export class BookingPlan {
     return result.hostIds;
   }
 
+  /**
+   * A running reservation keeps exactly its hosts: each must stay free for the new window from its own
+   * booking's start (see keptStart), else 409 as for an allocation.
+   */
+  checkKeptHosts(hostIds: readonly string[], window: BookingWindow): void {
+    const own = this.snapshots().filter((host) => hostIds.includes(host.id));
+    const free = own.filter((host) => {
+      const kept = this.keptStart(host.id, window, true);
+      const span = { start: toMs(kept.startDate), end: toMs(kept.endDate) };
+      return allocateHosts({ min: 1, max: 1, query: EMPTY_QUERY, reservationId: window.reservationId, window: span, cleaningTimeMs: this.cleaningTimeMs }, [host]).ok;
+    });
+    if (free.length < hostIds.length) throw notEnoughHostsError({ ok: false, matching: own.length, free: free.length, requested: hostIds.length });
+  }
+
   book(hostId: string, window: BookingWindow): void {
     this.hosts.decide(hostId, { type: 'BookHost', data: { ...window, cleaningTimeMinutes: this.options.cleaningTimeMinutes } });
   }
 
-  move(hostId: string, window: BookingWindow): void {
-    const { reservationId, startDate, endDate, propertyNames } = window;
+  /** `started`: the reservation runs, and each of its bookings keeps its own start when later than the lease's (see keptStart). */
+  move(hostId: string, window: BookingWindow, started = false): void {
+    const { reservationId, startDate, endDate, propertyNames } = this.keptStart(hostId, window, started);
     const data = { reservationId, startDate, endDate, propertyNames, cleaningTimeMinutes: this.options.cleaningTimeMinutes };
     this.hosts.decide(hostId, { type: 'MoveHostBooking', data });
   }
@@ -143,11 +159,22 @@ export class BookingPlan {
     this.hosts.decide(hostId, { type: 'BookHostSlots', data: { ...window, slots, cleaningTimeMinutes, allocationRatios } });
   }
 
-  moveSlots(hostId: string, window: BookingWindow, slots: SlotDemand): void {
-    const { reservationId, startDate, endDate, propertyNames } = window;
+  moveSlots(hostId: string, window: BookingWindow, slots: SlotDemand, started = false): void {
+    const { reservationId, startDate, endDate, propertyNames } = this.keptStart(hostId, window, started);
     const { cleaningTimeMinutes, allocationRatios } = this.options;
     const data = { reservationId, startDate, endDate, propertyNames, slots, cleaningTimeMinutes, allocationRatios };
     this.hosts.decide(hostId, { type: 'MoveHostSlots', data });
+  }
+
+  /**
+   * A running reservation's booking on a host that joined it later (a healing replacement) starts when it
+   * joined: moving it back to the lease's start would claim a past that may have been another lease's.
+   */
+  private keptStart(hostId: string, window: BookingWindow, started: boolean): BookingWindow {
+    if (!started) return window;
+    const state = this.hosts.state(hostId);
+    const booking = state.status === 'Registered' ? state.bookings.find((b) => b.reservationId === window.reservationId) : undefined;
+    return booking !== undefined && booking.start > toMs(window.startDate) ? { ...window, startDate: booking.startDate } : window;
   }
 
   release(hostId: string, reservationId: string): void {

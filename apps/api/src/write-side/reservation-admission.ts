@@ -184,7 +184,7 @@ export class ReservationAdmission {
     for (const [hostId] of before) if (!result.allocations.some((a) => a.hostId === hostId)) this.plan.release(hostId, id);
     for (const allocation of result.allocations) {
       const slots = { count: allocation.count, ...demand };
-      if (before.has(allocation.hostId)) this.plan.moveSlots(allocation.hostId, window, slots);
+      if (before.has(allocation.hostId)) this.plan.moveSlots(allocation.hostId, window, slots, started);
       else this.plan.bookSlots(allocation.hostId, window, slots);
     }
     return [...result.allocations];
@@ -250,7 +250,7 @@ export class ReservationAdmission {
     const hostIds = this.chooseHosts(reservation, wanted, window, started);
     for (const hostId of reservation.hostIds) if (!hostIds.includes(hostId)) this.plan.release(hostId, reservation.id);
     for (const hostId of hostIds) {
-      if (reservation.hostIds.includes(hostId)) this.plan.move(hostId, window);
+      if (reservation.hostIds.includes(hostId)) this.plan.move(hostId, window, started);
       else this.plan.book(hostId, window);
     }
     const { query: _query, propertyNames: _names, ...fields } = wanted;
@@ -259,11 +259,9 @@ export class ReservationAdmission {
 
   /** A started reservation keeps exactly its hosts (they are already in its aggregate); a pending one may move. */
   private chooseHosts(reservation: HostReservation, wanted: HostReservationRequest, window: BookingWindow, started: boolean): readonly string[] {
-    const keep = { reservationId: reservation.id, keepHostIds: reservation.hostIds };
-    if (!started) return this.plan.allocate({ min: wanted.min, max: wanted.max, query: wanted.query, ...keep }, window);
-    const own = this.plan.snapshots().filter((host) => reservation.hostIds.includes(host.id));
-    const count = reservation.hostIds.length;
-    return this.plan.allocate({ min: count, max: count, query: EMPTY_QUERY, ...keep }, window, own);
+    if (!started) return this.plan.allocate({ min: wanted.min, max: wanted.max, query: wanted.query, reservationId: reservation.id, keepHostIds: reservation.hostIds }, window);
+    this.plan.checkKeptHosts(reservation.hostIds, window);
+    return reservation.hostIds;
   }
 
   /** Upstream: before the start any field may change; once started only `amount`, and only upward (409). */
