@@ -164,6 +164,9 @@ describe('healing reservations on a failed host (api + projector + reactor)', ()
     const prolonged = await updateLease(running.id, { end_date: blazarDate(180) });
     expect(prolonged.reservations[0]).toMatchObject({ status: 'active', resources_changed: true });
     expect(await hostsOf(reservationId)).toEqual(['past-b']);
+    // and ending it at once ("now" is the current minute, maybe before the healing) ends the replacement's booking too
+    await updateLease(running.id, { end_date: 'now' });
+    await eventually(async () => ((await showLease(running.id)).status === 'TERMINATED' ? true : undefined), 20_000, 'the healed lease to end');
     const { fold } = replayLedger(system.dataDir);
     expect(wholeHostClashes(allHolds(fold.hostHolds), 0)).toEqual([]);
   });

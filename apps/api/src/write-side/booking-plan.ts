@@ -169,12 +169,14 @@ export class BookingPlan {
   /**
    * A running reservation's booking on a host that joined it later (a healing replacement) starts when it
    * joined: moving it back to the lease's start would claim a past that may have been another lease's.
+   * A lease ended at once ("now" is the current minute) may end before that: the booking then ends where it starts.
    */
   private keptStart(hostId: string, window: BookingWindow, started: boolean): BookingWindow {
     if (!started) return window;
     const state = this.hosts.state(hostId);
     const booking = state.status === 'Registered' ? state.bookings.find((b) => b.reservationId === window.reservationId) : undefined;
-    return booking !== undefined && booking.start > toMs(window.startDate) ? { ...window, startDate: booking.startDate } : window;
+    if (booking === undefined || booking.start <= toMs(window.startDate)) return window;
+    return { ...window, startDate: booking.start < toMs(window.endDate) ? booking.startDate : window.endDate };
   }
 
   release(hostId: string, reservationId: string): void {
