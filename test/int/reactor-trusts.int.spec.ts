@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EffectRecord, HostReservation } from '../../libs/domain/src/index.js';
+import { reservation } from '../../libs/domain/src/lease/testing/lease.fixtures.js';
 import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry, type LeaseTrustEffects } from '../../libs/plugins/src/effects.port.js';
 import { World, atSecond, decideAndAppend, registerHosts, waitForEvent } from './reactor.fixtures.js';
@@ -23,17 +24,8 @@ afterEach(async () => {
   await world.close();
 });
 
-const hostReservation = (hostId: string): HostReservation => ({
-  id: randomUUID(),
-  resourceId: randomUUID(),
-  resourceType: 'physical:host',
-  min: 1,
-  max: 1,
-  hypervisorProperties: '',
-  resourceProperties: '',
-  beforeEnd: 'default',
-  hostIds: [hostId],
-});
+/** A one-host reservation of that host (lease.fixtures' defaults otherwise). */
+const hostReservation = (hostId: string): HostReservation => reservation(randomUUID(), { resourceId: randomUUID(), hostIds: [hostId] });
 
 /** A lease over both hosts that starts in a second and ends two seconds later, with the given trust. */
 const createLease = async (trustId: string | null): Promise<{ leaseId: string; reservationIds: string[] }> => {

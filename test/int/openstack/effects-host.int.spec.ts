@@ -10,7 +10,7 @@ import type { HostReservation } from '../../../libs/domain/src/index.js';
 import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
 import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
 import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
-import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, eventually, openStackEnv, serverGone, sessionFor, setComputeStatus, traitImage, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);
 
@@ -67,23 +67,9 @@ describe.skipIf(!on)('OpenStackHostEffects (real Nova and Placement)', () => {
     }, 90_000);
   };
   /** What a tenant does to use a host reservation: an image of its own that requires the reservation's trait. */
-  const traitImage = async (session: typeof demo): Promise<{ readonly id: string }> => {
-    const body = { name: uniqueName('lh-res-image'), disk_format: 'raw', container_format: 'bare', visibility: 'private', [`trait:${trait}`]: 'required' };
-    const image = (await session.request<{ id: string }>('image', 'POST', '/v2/images', { body })).body;
-    images.push(image.id);
-    await session.request('image', 'PUT', `/v2/images/${image.id}/file`, { raw: { contentType: 'application/octet-stream', data: new Uint8Array(1024 * 1024) } });
-    await eventually('the image to be active', async () => {
-      const { status } = (await session.request<{ status: string }>('image', 'GET', `/v2/images/${image.id}`)).body;
-      return status === 'active' ? true : undefined;
-    });
-    return image;
-  };
-  const setService = async (host: string, status: 'enabled' | 'disabled'): Promise<void> => {
-    const [service] = await nova.listServices({ binary: 'nova-compute', host });
-    if (service === undefined) throw new Error(`no nova-compute on ${host}`);
-    await nova.updateService(service.id, status === 'enabled' ? { status } : { status, disabled_reason: 'leasehold effects test' });
-  };
-  const gone = async (id: string): Promise<boolean> => nova.getServer(id).then(() => false, (error: unknown) => isNotFound(error));
+  const tenantImage = async (session: typeof demo): Promise<{ readonly id: string }> => ({ id: await traitImage(session, trait, 'lh-res-image', images) });
+  const setService = (host: string, status: 'enabled' | 'disabled'): Promise<void> => setComputeStatus(nova, host, status, 'leasehold effects test');
+  const gone = (id: string): Promise<boolean> => serverGone(nova, id);
 
   beforeAll(async () => {
     const pool = await nova.createAggregate(freepoolName);
@@ -157,14 +143,14 @@ describe.skipIf(!on)('OpenStackHostEffects (real Nova and Placement)', () => {
   });
 
   it("lands the lease project's server with the reservation's image trait on the reserved host", { timeout: 150_000 }, async () => {
-    const image = await traitImage(demo);
+    const image = await tenantImage(demo);
     const server = await boot(demoNova, 'lh-res-demo', image.id);
     expect(server).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': reserved, tenant_id: env.demoProjectId });
     tenantServerId = server.id;
   });
 
   it("keeps regular servers of every project, and other projects' trait images, off the reserved and freepool hosts", { timeout: 150_000 }, async () => {
-    const otherImage = await traitImage(other);
+    const otherImage = await tenantImage(other);
     await setService(spare ?? '', 'disabled');
     try {
       const refused = await Promise.all([

@@ -22,6 +22,7 @@ import type { ReactorLogEntry } from '../../../apps/reactor/src/scheduler.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { reservation as hostReservation } from '../../../libs/domain/src/lease/testing/lease.fixtures.js';
 
 /**
  * The compute the other OpenStack tests use least: fake-host-1 boots their servers (a freepool member
@@ -269,17 +270,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
       const perZone = new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), layout);
       const hostEffects = new OpenStackHostEffects(openStackClients(sessionFor(env.service)), { freepoolName: FREEPOOL, freepoolPerZone: true });
       const reservationId = randomUUID();
-      const reservation: HostReservation = {
-        id: reservationId,
-        resourceId: randomUUID(),
-        resourceType: 'physical:host',
-        min: 1,
-        max: 1,
-        hypervisorProperties: '',
-        resourceProperties: '',
-        beforeEnd: 'default',
-        hostIds: ['5'],
-      };
+      const reservation: HostReservation = hostReservation(reservationId, { resourceId: randomUUID(), hostIds: ['5'] });
       const context = (phase: EffectContext['phase']): EffectContext => ({
         idempotencyKey: `${reservationId}:${phase}`,
         leaseId: `lease-${reservationId}`,

@@ -4,7 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type KeystoneCredentials, OpenStackSession, type PlacementClient, type SessionOptions, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import {
+  type KeystoneCredentials,
+  type NovaClient,
+  OpenStackSession,
+  type PlacementClient,
+  type SessionOptions,
+  ignoreNotFound,
+  isNotFound,
+} from '../../../libs/plugins/src/openstack/index.js';
 
 export const OPENSTACK_ENV_FILE = process.env.LEASEHOLD_TEST_OPENSTACK_ENV;
 
@@ -132,4 +140,39 @@ export const eventually = async <T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === null ? '' : `: ${String(last)}`}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+};
+
+/** The hosts of the aggregate of that name, or null when Nova has no such aggregate. */
+export const aggregateMembers = async (nova: NovaClient, name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
+
+/** Nova no longer knows the server. */
+export const serverGone = (nova: NovaClient, id: string): Promise<boolean> => nova.getServer(id).then(() => false, (error: unknown) => isNotFound(error));
+
+/** The id of the host's nova-compute service. */
+export const computeServiceId = async (nova: NovaClient, host: string): Promise<string> => {
+  const [service] = await nova.listServices({ binary: 'nova-compute', host });
+  if (service === undefined) throw new Error(`no nova-compute on ${host}`);
+  return service.id;
+};
+
+/** Enables or disables the host's nova-compute (a disable says which test did it). */
+export const setComputeStatus = async (nova: NovaClient, host: string, status: 'enabled' | 'disabled', reason: string): Promise<void> => {
+  await nova.updateService(await computeServiceId(nova, host), status === 'enabled' ? { status } : { status, disabled_reason: reason });
+};
+
+/**
+ * What docs/openstack.md tells a host reservation's tenant to do: an image of its own, private, that
+ * requires the reservation's trait; 1 MiB uploaded and active. Its id, also pushed onto `created` (for the
+ * caller's cleanup) as soon as it exists.
+ */
+export const traitImage = async (session: OpenStackSession, trait: string, namePrefix: string, created: string[]): Promise<string> => {
+  const body = { name: uniqueName(namePrefix), disk_format: 'raw', container_format: 'bare', visibility: 'private', [`trait:${trait}`]: 'required' };
+  const { id } = (await session.request<{ id: string }>('image', 'POST', '/v2/images', { body })).body;
+  created.push(id);
+  await session.request('image', 'PUT', `/v2/images/${id}/file`, { raw: { contentType: 'application/octet-stream', data: new Uint8Array(1024 * 1024) } });
+  await eventually('the image to be active', async () => {
+    const { status } = (await session.request<{ status: string }>('image', 'GET', `/v2/images/${id}`)).body;
+    return status === 'active' ? true : undefined;
+  });
+  return id;
 };

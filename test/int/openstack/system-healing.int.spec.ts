@@ -14,7 +14,18 @@ import { NovaClient, PlacementClient, ignoreNotFound, isNotFound } from '../../.
 import { ledgerEvents } from '../../helpers/api-fixtures.js';
 import { api, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import {
+  OPENSTACK_ENV_FILE,
+  aggregateMembers,
+  cloudSystemEnv,
+  computeServiceId,
+  emptyChildProvider,
+  eventually,
+  openStackEnv,
+  serverGone,
+  sessionFor,
+  uniqueName,
+} from './openstack.fixtures.js';
 
 /** Also used by other test files, which run before or after this one, never at the same time. */
 const HOSTS = ['fake-host-2', 'fake-host-3'];
@@ -34,8 +45,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('healing a host lease when Nova reports its
   let client: ReturnType<typeof api>;
   let reservationId = '';
 
-  const members = async (name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
-  const gone = async (id: string): Promise<boolean> => nova.getServer(id).then(() => false, (error: unknown) => isNotFound(error));
+  const members = (name: string): Promise<readonly string[] | null> => aggregateMembers(nova, name);
+  const gone = (id: string): Promise<boolean> => serverGone(nova, id);
   /** The hosts whose child provider has an inventory of the resource class, with its total. */
   const inventories = async (resourceClass: string): Promise<Record<string, number>> => {
     const found: Record<string, number> = {};
@@ -47,11 +58,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('healing a host lease when Nova reports its
     return found;
   };
   const forceDown = async (host: string): Promise<string> => {
-    const [service] = await nova.listServices({ binary: 'nova-compute', host });
-    if (service === undefined) throw new Error(`no nova-compute on ${host}`);
-    forced.push(service.id);
-    await nova.updateService(service.id, { forced_down: true });
-    return service.id;
+    const serviceId = await computeServiceId(nova, host);
+    forced.push(serviceId);
+    await nova.updateService(serviceId, { forced_down: true });
+    return serviceId;
   };
 
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, aggregateMembers, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 /** fake-host-1 is also reserved by the effects tests, which run before or after this file, never at the same time. */
 const HOST = 'fake-host-1';
@@ -24,7 +24,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('a host lease through the API on the real N
   let hostId = '';
   let reservationId = '';
 
-  const members = async (name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
+  const members = (name: string): Promise<readonly string[] | null> => aggregateMembers(nova, name);
 
   beforeAll(async () => {
     system = await startSystem({

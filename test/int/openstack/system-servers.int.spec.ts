@@ -13,7 +13,19 @@ import { NovaClient, type OpenStackSession, PlacementClient, type Server, ignore
 import { ledgerEvents, pinnedHost } from '../../helpers/api-fixtures.js';
 import { api, blazarDate, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import {
+  OPENSTACK_ENV_FILE,
+  aggregateMembers,
+  cloudSystemEnv,
+  emptyChildProvider,
+  eventually,
+  openStackEnv,
+  serverGone,
+  sessionFor,
+  setComputeStatus,
+  traitImage,
+  uniqueName,
+} from './openstack.fixtures.js';
 
 /** Also reserved by other test files, which run before or after this one, never at the same time. */
 const HOST = 'fake-host-1';
@@ -34,8 +46,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)("a tenant's servers in leases made through 
   let client: ReturnType<typeof api>;
   let hostId = '';
 
-  const members = async (name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
-  const gone = async (id: string): Promise<boolean> => nova.getServer(id).then(() => false, (error: unknown) => isNotFound(error));
+  const members = (name: string): Promise<readonly string[] | null> => aggregateMembers(nova, name);
+  const gone = (id: string): Promise<boolean> => serverGone(nova, id);
   const flavorGone = async (id: string): Promise<boolean> => nova.getFlavor(id).then(() => false, (error: unknown) => isNotFound(error));
 
   /** As a tenant would: through Nova with demo's own token; the state as the admin sees it (with the host). */
@@ -49,23 +61,9 @@ describe.skipIf(!OPENSTACK_ENV_FILE)("a tenant's servers in leases made through 
   };
 
   /** What docs/openstack.md tells a host reservation's tenant to do: an image of its own that requires the reservation's trait. */
-  const traitImage = async (session: OpenStackSession, reservationId: string): Promise<string> => {
-    const body = { name: uniqueName('lh-srv-image'), disk_format: 'raw', container_format: 'bare', visibility: 'private', [`trait:${reservationCustomName(reservationId)}`]: 'required' };
-    const { id } = (await session.request<{ id: string }>('image', 'POST', '/v2/images', { body })).body;
-    images.push(id);
-    await session.request('image', 'PUT', `/v2/images/${id}/file`, { raw: { contentType: 'application/octet-stream', data: new Uint8Array(1024 * 1024) } });
-    await eventually('the image to be active', async () => {
-      const { status } = (await session.request<{ status: string }>('image', 'GET', `/v2/images/${id}`)).body;
-      return status === 'active' ? true : undefined;
-    });
-    return id;
-  };
+  const tenantImage = (session: OpenStackSession, reservationId: string): Promise<string> => traitImage(session, reservationCustomName(reservationId), 'lh-srv-image', images);
 
-  const setService = async (host: string, status: 'enabled' | 'disabled'): Promise<void> => {
-    const [service] = await nova.listServices({ binary: 'nova-compute', host });
-    if (service === undefined) throw new Error(`no nova-compute on ${host}`);
-    await nova.updateService(service.id, status === 'enabled' ? { status } : { status, disabled_reason: 'leasehold system-servers test' });
-  };
+  const setService = (host: string, status: 'enabled' | 'disabled'): Promise<void> => setComputeStatus(nova, host, status, 'leasehold system-servers test');
 
   const createLease = async (reservation: Record<string, unknown>): Promise<{ leaseId: string; reservation: Record<string, any> }> => {
     const created = await client.post('/v1/leases', { name: uniqueName('lh-srv-lease'), start_date: 'now', end_date: blazarDate(60), reservations: [reservation], events: [] });
@@ -141,7 +139,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)("a tenant's servers in leases made through 
     await activeLease(leaseId);
     expect(await members(reservationAggregateName(reservation.id))).toEqual([HOST]);
 
-    const reserved = await boot('host-res', await traitImage(demo, reservation.id), env.flavorId);
+    const reserved = await boot('host-res', await tenantImage(demo, reservation.id), env.flavorId);
     expect(reserved).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': HOST, tenant_id: env.demoProjectId });
 
     // with every other compute disabled, the reserved host is the only one left: a regular server must not get it

@@ -15,7 +15,7 @@ import { OpenStackInstanceEffects, OpenStackTrustEffects, openStackClients, rese
 import { KeystoneTrustsClient, NovaClient, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { type JsonResponse, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import { OPENSTACK_ENV_FILE, aggregateMembers, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);
 
@@ -214,7 +214,7 @@ describe.skipIf(!on)('lease trusts through the API in auth mode keystone (api + 
     const query = { trustor_user_id: await demo.userId() };
     return (await demo.request<{ trusts: { id: string }[] }>('identity', 'GET', '/OS-TRUST/trusts', { query })).body.trusts.map((t) => t.id);
   };
-  const members = async (name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
+  const members = (name: string): Promise<readonly string[] | null> => aggregateMembers(nova, name);
   /** The lease stream's events as stored (data and metadata JSON text). */
   const storedEvents = (leaseId: string): { type: string; data: string; metadata: string }[] => {
     const db = new Database(join(system.dataDir, 'events.sqlite'), { readonly: true });
