@@ -3,8 +3,8 @@
 // vitest's json report counts only tests in the failed state: a throwing beforeAll marks its tests skipped,
 // a throwing afterAll leaves them passed, an unhandled error is not in the report at all. So a failed file
 // without a failed test, a report that says `success: false` and a non-zero exit code each count as a failure.
-// Tests whose server is not configured are skipped by the tests themselves: said here, and a failure when
-// LEASEHOLD_TEST_SERVERS=required (CI).
+// Tests whose server is not configured skip themselves: said here when tests were skipped, and a failure
+// when LEASEHOLD_TEST_SERVERS=required (CI).
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -42,7 +42,7 @@ const vitestFailures = (report, exitCode) => {
   return failures;
 };
 
-const serverNotes = (env) => {
+const serverNotes = (env, anySkipped) => {
   const required = env.LEASEHOLD_TEST_SERVERS === 'required';
   const failures = [];
   const skipped = [];
@@ -52,18 +52,18 @@ const serverNotes = (env) => {
     if (required) failures.push(`FAILED: the ${tier.name} tests could not run: ${unset.join(', ')} unset (its server did not start) and LEASEHOLD_TEST_SERVERS=required`);
     else skipped.push(`${tier.name} (${unset.join(', ')} unset; ${tier.start} starts one)`);
   }
-  return { failures, skipped: skipped.length > 0 ? [`no test server, so their tests were skipped: ${skipped.join('; ')}`] : [] };
+  return { failures, skipped: anySkipped && skipped.length > 0 ? [`no test server, so their tests were skipped: ${skipped.join('; ')}`] : [] };
 };
 
 const main = () => {
   const file = process.argv[2] ?? '.vitest-results.json';
   const exitCode = process.argv[3] === undefined ? null : Number(process.argv[3]);
   const { report, problem } = readReport(file);
-  const servers = serverNotes(process.env);
   const failures = report === undefined ? [`FAILED: ${problem}`] : vitestFailures(report, exitCode);
   const passed = report?.numPassedTests ?? 0;
-  const failed = (report?.numFailedTests ?? 0) + failures.length + servers.failures.length;
   const skipped = (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0);
+  const servers = serverNotes(process.env, skipped > 0);
+  const failed = (report?.numFailedTests ?? 0) + failures.length + servers.failures.length;
   for (const line of [...servers.skipped, ...failures, ...servers.failures]) console.log(line);
   console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 ? 1 : 0);

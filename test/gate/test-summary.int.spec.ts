@@ -17,6 +17,8 @@ const PLANTED: Record<string, string> = {
   'passing.spec.mjs': `import { expect, it } from 'vitest';
 it('passes', () => { expect(1 + 1).toBe(2); });
 it.skip('is skipped on purpose', () => {});`,
+  'all-pass.spec.mjs': `import { expect, it } from 'vitest';
+it('passes', () => { expect(1 + 1).toBe(2); });`,
   'failing-test.spec.mjs': `import { expect, it } from 'vitest';
 it('passes', () => { expect(1).toBe(1); });
 it('fails', () => { expect(1).toBe(2); });`,
@@ -141,7 +143,7 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
     expect(result.code).toBe(1);
   });
 
-  it('without test servers the run still passes and says which were missing; with LEASEHOLD_TEST_SERVERS=required each missing one fails it', async () => {
+  it('without test servers the run still passes and says which were missing when tests were skipped; with LEASEHOLD_TEST_SERVERS=required each missing one fails it', async () => {
     await vitestThenSummary('passing.spec.mjs');
     const local = await summarize('passing.spec.mjs.json', '0', { LEASEHOLD_TEST_KEYSTONE_URL: 'http://127.0.0.1:1/v3' });
     expect(local.code).toBe(0);
@@ -150,6 +152,9 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
     expect(said).toMatch(/PostgreSQL \(LEASEHOLD_TEST_PG_URL, LEASEHOLD_TEST_PG_E2E_URL unset/);
     expect(said).toMatch(/OpenStack \(LEASEHOLD_TEST_OPENSTACK_ENV unset/);
     expect(said).not.toMatch(/Keystone/);
+    await vitestThenSummary('all-pass.spec.mjs');
+    const nothingSkipped = await summarize('all-pass.spec.mjs.json', '0', {});
+    expect(nothingSkipped.lines).toEqual(['1 passed, 0 failed']);
 
     const ci = await summarize('passing.spec.mjs.json', '0', {
       LEASEHOLD_TEST_SERVERS: 'required',
