@@ -39,6 +39,9 @@ URL="http://127.0.0.1:$KS_PORT/v3"
 $M bootstrap --bootstrap-password admin --bootstrap-username admin --bootstrap-project-name admin \
   --bootstrap-role-name admin --bootstrap-service-name keystone --bootstrap-region-id RegionOne \
   --bootstrap-admin-url "$URL" --bootstrap-public-url "$URL" --bootstrap-internal-url "$URL" >>"$KS/log/manage.log" 2>&1
+# WAL: a uwsgi worker keeps a read transaction open after validating tokens against revocation events,
+# which in sqlite's default journal mode locks every later write (a second token revocation got 500 "database is locked").
+/usr/bin/python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=WAL')" "$KS/keystone.db"
 setsid uwsgi --plugin python3 --http11-socket "127.0.0.1:$KS_PORT" --add-header "Connection: close" \
   --wsgi-file /usr/bin/keystone-wsgi-public --master --processes 2 --threads 1 --die-on-term \
   --pidfile "$KS/uwsgi.pid" --logto "$KS/log/uwsgi.log" --env "OS_KEYSTONE_CONFIG_FILES=$KS/keystone.conf" </dev/null >/dev/null 2>&1 &

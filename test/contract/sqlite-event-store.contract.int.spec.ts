@@ -81,13 +81,30 @@ describe('SqliteEventStore specifics', () => {
     await subscription.stop();
   });
 
-  it('stops its subscriptions on close', async () => {
-    const { store } = await openOnTempFile();
-    let calls = 0;
-    const subscription = store.subscribeToAll({ from: 0, onEvents: async () => void (calls += 1) });
-    await subscription.caughtUp;
+  it('stops its subscriptions on close: they deliver nothing after it and do not fail on the closed connection', async () => {
+    const { file, store } = await openOnTempFile();
+    await store.appendToStream('lease-1', 'no_stream', [anEvent()]);
+    const delivered: number[] = [];
+    const errors: unknown[] = [];
+    const subscription = store.subscribeToAll({
+      from: 0,
+      onEvents: async (events) => void delivered.push(...events.map((e) => e.position)),
+      onError: (error) => void errors.push(error),
+    });
+    await waitFor(() => delivered.length === 1);
     await store.close();
+
+    // the next event, appended through another connection, reaches a live subscription there but not the closed store's
+    const writer = SqliteEventStore.open({ file, pollIntervalMs: 5 });
+    cleanups.push(() => writer.close());
+    await writer.appendToStream('lease-1', 0, [anEvent()]);
+    const witnessed: number[] = [];
+    const witness = writer.subscribeToAll({ from: 1, onEvents: async (events) => void witnessed.push(...events.map((e) => e.position)) });
+    await waitFor(() => witnessed.length === 1);
+    await witness.stop();
     await expect(subscription.stop()).resolves.toBeUndefined();
-    expect(calls).toBe(0);
+    expect(witnessed).toEqual([2]);
+    expect(delivered).toEqual([1]);
+    expect(errors).toEqual([]);
   });
 });

@@ -175,3 +175,51 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
     for (const event of eventsOfLease(system.dataDir, leaseB.id)) expect(event.metadata.actor).toEqual({ userId: bob.userId, projectId: bob.projectId });
   });
 });
+
+describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone: a revoked token stops working within LEASEHOLD_KEYSTONE_CACHE_SECONDS', () => {
+  const CACHE_SECONDS = 2;
+  /** Room for the requests themselves on a loaded machine; the bound under test is CACHE_SECONDS. */
+  const SLACK_MS = 5_000;
+  let system: RunningSystem;
+
+  beforeAll(async () => {
+    system = await startSystem({
+      apps: ['api'],
+      env: {
+        LEASEHOLD_AUTH: 'keystone',
+        LEASEHOLD_KEYSTONE_URL: KEYSTONE ?? '',
+        LEASEHOLD_KEYSTONE_USERNAME: 'leasehold',
+        LEASEHOLD_KEYSTONE_PASSWORD: 'leasehold-secret',
+        LEASEHOLD_KEYSTONE_CACHE_SECONDS: String(CACHE_SECONDS),
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const status = async (token: string): Promise<number> =>
+    (await fetch(`${system.url}/v1/leases`, { headers: { 'X-Auth-Token': token } })).status;
+
+  it('a token that worked gets 401 once Keystone revoked it (DELETE /v3/auth/tokens), before the cache time has passed', async () => {
+    const { token } = await keystoneToken('alice');
+    expect(await status(token)).toBe(200);
+    expect(await status(token)).toBe(200);
+
+    const revoked = await fetch(`${KEYSTONE}/auth/tokens`, { method: 'DELETE', headers: { 'X-Auth-Token': token, 'X-Subject-Token': token } });
+    expect(revoked.status).toBe(204);
+    const revokedAt = Date.now();
+    const admin = (await keystoneToken('admin')).token;
+    const keystoneSays = await fetch(`${KEYSTONE}/auth/tokens?nocatalog`, { headers: { 'X-Auth-Token': admin, 'X-Subject-Token': token } });
+    expect(keystoneSays.status).toBe(404);
+
+    const deadline = revokedAt + CACHE_SECONDS * 1000 + SLACK_MS;
+    let last = await status(token);
+    while (last !== 401 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      last = await status(token);
+    }
+    expect(last).toBe(401);
+  });
+});

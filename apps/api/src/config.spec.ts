@@ -36,7 +36,14 @@ describe('API configuration: authentication', () => {
     });
     expect(config.wwwAuthenticateUri).toBe('http://127.0.0.1:62357/v3');
     expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_WWW_AUTHENTICATE_URI: 'https://id.example/v3' }).wwwAuthenticateUri).toBe('https://id.example/v3');
-    expect(loadApiConfig(KEYSTONE).keystone?.cacheSeconds).toBeNull();
+  });
+
+  it('a validated Keystone token is trusted for at most 60 s by default; LEASEHOLD_KEYSTONE_CACHE_SECONDS sets it, 0 turns the cache off', () => {
+    expect(loadApiConfig(KEYSTONE).keystone?.cacheSeconds).toBe(60);
+    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '' }).keystone?.cacheSeconds).toBe(60);
+    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '5' }).keystone?.cacheSeconds).toBe(5);
+    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '0' }).keystone?.cacheSeconds).toBe(0);
+    expect(() => loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '-1' })).toThrow(/LEASEHOLD_KEYSTONE_CACHE_SECONDS must be a non-negative integer/);
   });
 
   it('the Keystone URL gets /v3 when it lacks it', () => {

@@ -83,10 +83,16 @@ export const keystoneV3Url = (value: string): string => {
   return /\/v3$/.test(trimmed) ? trimmed : `${trimmed}/v3`;
 };
 
+/**
+ * How long a validated token is trusted without asking Keystone again: the bound on how long a revoked
+ * token keeps working (keystonemiddleware's token_cache_time, 300 s there).
+ */
+export const KEYSTONE_CACHE_SECONDS = 60;
+
 const keystoneSettings = (env: NodeJS.ProcessEnv): KeystoneSettings => {
   const why = 'when LEASEHOLD_AUTH=keystone';
   const url = keystoneV3Url(required(env, 'LEASEHOLD_KEYSTONE_URL', `${why} (the Identity v3 URL, e.g. http://127.0.0.1:5000/v3)`));
-  const cacheSeconds = integer(env.LEASEHOLD_KEYSTONE_CACHE_SECONDS, 0, 'LEASEHOLD_KEYSTONE_CACHE_SECONDS');
+  const cacheSeconds = integer(env.LEASEHOLD_KEYSTONE_CACHE_SECONDS, KEYSTONE_CACHE_SECONDS, 'LEASEHOLD_KEYSTONE_CACHE_SECONDS');
   return {
     url,
     username: required(env, 'LEASEHOLD_KEYSTONE_USERNAME', `${why} (Leasehold's service user)`),
@@ -94,7 +100,7 @@ const keystoneSettings = (env: NodeJS.ProcessEnv): KeystoneSettings => {
     projectName: optional(env.LEASEHOLD_KEYSTONE_PROJECT_NAME) ?? 'service',
     userDomainName: optional(env.LEASEHOLD_KEYSTONE_USER_DOMAIN_NAME) ?? 'Default',
     projectDomainName: optional(env.LEASEHOLD_KEYSTONE_PROJECT_DOMAIN_NAME) ?? 'Default',
-    cacheSeconds: cacheSeconds === 0 ? null : cacheSeconds,
+    cacheSeconds,
     timeoutMs: integer(env.LEASEHOLD_KEYSTONE_TIMEOUT_MS, 5000, 'LEASEHOLD_KEYSTONE_TIMEOUT_MS'),
   };
 };

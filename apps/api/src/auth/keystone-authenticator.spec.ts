@@ -9,7 +9,7 @@ const SETTINGS: KeystoneSettings = {
   projectName: 'service',
   userDomainName: 'Default',
   projectDomainName: 'Default',
-  cacheSeconds: null,
+  cacheSeconds: 2 * 3600, // longer than the tokens below live: their expires_at bounds the cache
   timeoutMs: 1000,
 };
 
@@ -120,6 +120,28 @@ describe('Keystone token validation', () => {
     keystone.state.users.delete('tok-alice'); // revoked
     clock.now = T0 + 61_000;
     expect(await auth.authenticate('tok-alice')).toBeNull();
+  });
+
+  it('cacheSeconds 0 remembers nothing: every request asks Keystone, so a revocation shows at once', async () => {
+    const { keystone, auth } = setup({ cacheSeconds: 0 });
+    expect((await auth.authenticate('tok-alice'))?.userId).toBe('alice-id');
+    expect((await auth.authenticate('tok-alice'))?.userId).toBe('alice-id');
+    expect(keystone.validations()).toBe(2);
+    keystone.state.users.delete('tok-alice'); // revoked
+    expect(await auth.authenticate('tok-alice')).toBeNull();
+    expect(await auth.authenticate('tok-alice')).toBeNull();
+    expect(keystone.validations()).toBe(4);
+  });
+
+  it('a refused token is not remembered longer than cacheSeconds', async () => {
+    const { clock, keystone, auth } = setup({ cacheSeconds: 2 });
+    expect(await auth.authenticate('tok-late')).toBeNull();
+    keystone.state.users.set('tok-late', { user: 'late', project: 'p', roles: [], expires: T0 + HOUR });
+    clock.now = T0 + 1_000;
+    expect(await auth.authenticate('tok-late')).toBeNull();
+    clock.now = T0 + 2_000;
+    expect((await auth.authenticate('tok-late'))?.userId).toBe('late');
+    expect(keystone.validations()).toBe(2);
   });
 
   it('remembers a refused token briefly', async () => {

@@ -9,8 +9,12 @@ export interface KeystoneSettings {
   readonly projectName: string;
   readonly userDomainName: string;
   readonly projectDomainName: string;
-  /** Upper bound on how long a validated token is trusted without asking again; null: until it expires. */
-  readonly cacheSeconds: number | null;
+  /**
+   * How long Keystone's answer about a token is trusted without asking again, i.e. how long a revoked
+   * token keeps working (a valid token never past its `expires_at`, a refused one at most
+   * `negativeTtlMs`); 0: never remembered, every request asks Keystone.
+   */
+  readonly cacheSeconds: number;
   readonly timeoutMs: number;
 }
 
@@ -45,9 +49,9 @@ const digest = (token: string): string => createHash('sha256').update(token).dig
 /**
  * Auth mode `keystone`, as keystonemiddleware's auth_token does it: each request's X-Auth-Token is
  * validated with `GET /v3/auth/tokens` (X-Subject-Token), authenticated by Leasehold's own token
- * (password credentials of its service user). Valid tokens are remembered until their `expires_at`
- * (or `cacheSeconds` if shorter), refused ones briefly; concurrent requests with the same token share
- * one validation. Only project-scoped tokens are accepted (leases belong to projects).
+ * (password credentials of its service user). Valid tokens are remembered for `cacheSeconds` (or
+ * until their `expires_at` if sooner), refused ones briefly; concurrent requests with the same token
+ * share one validation. Only project-scoped tokens are accepted (leases belong to projects).
  */
 export class KeystoneAuthenticator implements Authenticator {
   private readonly fetch: typeof fetch;
@@ -166,7 +170,7 @@ export class KeystoneAuthenticator implements Authenticator {
       const response = await this.request('GET', '/auth/tokens?nocatalog', { 'X-Auth-Token': serviceToken, 'X-Subject-Token': token });
       if (response.status === 200) return this.accepted((await response.json()) as TokenBody);
       await response.body?.cancel();
-      if (response.status === 404 || response.status === 400) return { identity: null, until: this.now() + this.negativeTtlMs };
+      if (response.status === 404 || response.status === 400) return this.refused();
       if (response.status === 401 && attempt === 1) {
         this.service = null; // our own token expired or was revoked: get a new one, ask again
         continue;
@@ -176,6 +180,10 @@ export class KeystoneAuthenticator implements Authenticator {
     }
   }
 
+  private refused(): CacheEntry {
+    return { identity: null, until: this.now() + Math.min(this.negativeTtlMs, this.settings.cacheSeconds * 1000) };
+  }
+
   private accepted(body: TokenBody): CacheEntry {
     const token = body.token;
     const now = this.now();
@@ -183,11 +191,10 @@ export class KeystoneAuthenticator implements Authenticator {
     const userId = token?.user?.id;
     const projectId = token?.project?.id;
     if (token === undefined || Number.isNaN(expires) || expires <= now || userId === undefined || projectId === undefined) {
-      return { identity: null, until: now + this.negativeTtlMs };
+      return this.refused();
     }
-    const cap = this.settings.cacheSeconds === null ? expires : Math.min(expires, now + this.settings.cacheSeconds * 1000);
     return {
-      until: cap,
+      until: Math.min(expires, now + this.settings.cacheSeconds * 1000),
       identity: {
         userId,
         projectId,
