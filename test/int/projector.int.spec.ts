@@ -725,6 +725,22 @@ describe('projector on SQLite', () => {
     expect(runner.failure()).toBeUndefined();
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
   });
+  it('(c3) a read model built from another log (its checkpoints beyond the head) is reported by every projection', async () => {
+    const other = SqliteEventStore.open({ file: join(dir, 'other-events.sqlite') });
+    const orm = await open(sqlite(join(dir, 'rebuilt.sqlite')));
+    const before = await dumpReadModel(orm);
+    const runner = new ProjectionRunner({ store: other, orm, retryDelayMs: 5 });
+    try {
+      await runner.start();
+      expect(runner.status().map((status) => status.failure?.error)).toEqual(
+        READ_MODEL_PROJECTIONS.map(() => expect.stringContaining('is beyond the log\'s head 0: it was built from another log')),
+      );
+      expect(await dumpReadModel(orm)).toEqual(before);
+    } finally {
+      await runner.stop();
+      await other.close();
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
  *
  *   LEASEHOLD_DATA_DIR        data folder (default ./data); the log is `${dataDir}/events.sqlite`
  *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
+ *   LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS  a projection stopped on an event retries after 1 s, doubling
+ *                             up to this (default 30)
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *
@@ -36,7 +38,8 @@ const main = async (): Promise<void> => {
     await store?.close();
     process.exit(1);
   }
-  const runner = new ProjectionRunner({ store, orm, retryDelayMs: 1_000, maxRetryDelayMs: 30_000, log });
+  const maxRetrySeconds = Number(process.env.LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS ?? '30');
+  const runner = new ProjectionRunner({ store, orm, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
   const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PROJECTOR_HEALTH_PORT, 1235);
   const health =
     healthPort === null

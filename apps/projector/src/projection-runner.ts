@@ -5,6 +5,7 @@ import { type ProjectionFault, type ProjectionOutcome, describeError, migrateLeg
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
+const RETRY_WINDOW = 5_000;
 
 export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered'; [detail: string]: unknown }>;
 
@@ -57,6 +58,13 @@ interface Waiter {
 }
 
 const noop = (): void => undefined;
+
+/** A read model that has seen more than the log holds was built from another log: it cannot be trusted, only rebuilt. */
+const beyondTheLog = (position: number, head: number): ProjectionFault => ({
+  position,
+  eventType: 'none',
+  error: new Error(`the read model's checkpoint ${position} is beyond the log's head ${head}: it was built from another log; rebuild it (npm run rebuild-read-models)`),
+});
 
 /**
  * Keeps the read models up to date from the log. One subscription to every event feeds every
@@ -145,6 +153,10 @@ export class ProjectionRunner {
     this.startPosition = this.position();
     this.delivered = this.startPosition;
     const head = await this.options.store.headPosition();
+    for (const lane of this.lanes.filter((l) => l.position > head)) {
+      Object.assign(lane, { fault: beyondTheLog(lane.position, head), since: this.clock().toISOString(), attempts: 1, retryAt: null });
+      this.log({ event: 'error', projection: lane.projection.name, position: lane.position, error: describeError(lane.fault?.error) });
+    }
     this.running = true;
     this.caughtUpPromise = this.waitForPosition(head);
     this.caughtUpPromise.then(() => this.log({ event: 'caught_up', position: this.position() }), noop);
@@ -211,10 +223,16 @@ export class ProjectionRunner {
     return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.clock().getTime());
   }
 
-  /** Reads the log from the lane's checkpoint up to `target` and projects it for that lane alone. */
+  /**
+   * Reads the log from the lane's checkpoint up to `target` and projects it for that lane alone. A
+   * retry takes the stuck event with up to RETRY_WINDOW events after it into one unit of work, so a
+   * correction recorded since (renaming the lease, say) replaces a value the read model could not
+   * store before anything is written.
+   */
   private async catchUp(lane: Lane, target: number): Promise<void> {
     while (this.running && lane.position < target && this.isDue(lane)) {
-      const events = (await this.options.store.readAll({ from: lane.position, limit: this.batchSize })).filter((e) => e.position <= target);
+      const limit = lane.fault === null ? this.batchSize : RETRY_WINDOW;
+      const events = (await this.options.store.readAll({ from: lane.position, limit })).filter((e) => e.position <= target);
       if (events.length === 0) return;
       await this.projectInto([lane], events);
     }
@@ -292,7 +310,12 @@ export class ProjectionRunner {
   }
 
   private async retryDue(): Promise<void> {
-    for (const lane of this.lanes) if (lane.fault !== null && this.isDue(lane)) await this.catchUp(lane, this.delivered);
+    for (const lane of this.lanes) {
+      if (lane.fault === null || !this.isDue(lane)) continue;
+      await this.catchUp(lane, this.delivered);
+      // nothing to retry with (the lane is not behind): try again later rather than at once
+      if (lane.fault !== null && this.isDue(lane)) this.record(lane, { position: lane.position, fault: lane.fault });
+    }
     this.settle();
   }
 

@@ -12,11 +12,15 @@ const READS_FROM = 'leasehold:reads-from';
 /** The read models a route answers from: its reads wait for them and carry their staleness. */
 export const ReadsFrom = (...names: readonly ReadModelName[]): MethodDecorator => SetMetadata(READS_FROM, names);
 
+/** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */
+export const staleMarkerOf = (response: Response): StaleMarker | null => (response.locals.leaseholdStale as StaleMarker | undefined) ?? null;
+
 /** `X-Leasehold-Stale` and the lag in headers; the same in the body's `stale` field. */
 export const markStale = (response: Response, body: unknown, stale: StaleMarker): unknown => {
   response.setHeader('X-Leasehold-Stale', 'true');
   response.setHeader('X-Leasehold-Lag-Positions', String(stale.lag_positions));
   response.setHeader('X-Leasehold-Lag-Seconds', String(stale.lag_seconds));
+  response.locals.leaseholdStale = stale;
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, stale } : body;
 };
 
@@ -40,8 +44,12 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
     if (request.method !== 'GET' || names === undefined) return next.handle();
     const asked = Number(request.header(MIN_POSITION_HEADER) ?? 0);
     const position = Math.max(this.consistency.lastWrite(), Number.isSafeInteger(asked) ? asked : 0);
+    const response = http.getResponse<Response>();
     return from(this.consistency.waitFor(names, position)).pipe(
-      switchMap((stale) => next.handle().pipe(map((body) => (stale === null ? body : markStale(http.getResponse<Response>(), body, stale))))),
+      switchMap((stale) => {
+        if (stale !== null) markStale(response, null, stale);
+        return next.handle().pipe(map((body) => (stale === null ? body : markStale(response, body, stale))));
+      }),
     );
   }
 }
