@@ -78,6 +78,9 @@ describe('a read model that cannot project an event (docs/operations.md, "A read
     expect(leases).toMatchObject({ position: position - 1, failure: { position, eventType: 'Lease.Created' } });
     expect(leases.failure.error).toContain('the read model refuses this name');
     expect((await probe(`${system.projectorHealthUrl}/healthz`)).status).toBe(200);
+    // the reactor does not read the read models: it stays ready
+    expect(await probe(`${system.reactorHealthUrl}/readyz`)).toEqual({ status: 200, body: expect.objectContaining({ service: 'reactor', ready: true, error: null }) });
+    expect((await probe(`${system.reactorHealthUrl}/healthz`)).status).toBe(200);
 
     // reads of leases answer at once, marked stale, with the lag and the failure; a 404 too
     const shown = await get(system.url, `/v1/leases/${leaseId}`);
