@@ -23,6 +23,9 @@ export const freePort = async (): Promise<number> => {
 export interface RunningSystem {
   readonly url: string;
   readonly port: number;
+  /** /healthz and /readyz of the projector and the reactor (each on a port of its own). */
+  readonly projectorHealthUrl: string;
+  readonly reactorHealthUrl: string;
   readonly dataDir: string;
   readonly output: () => string;
   stop(): Promise<void>;
@@ -63,7 +66,15 @@ const ENTRIES = {
 export const startSystem = async (options: SystemOptions = {}): Promise<RunningSystem> => {
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'leasehold-e2e-'));
-  const env = { ...process.env, LEASEHOLD_PORT: String(port), LEASEHOLD_DATA_DIR: dataDir, ...options.env };
+  const [projectorHealthPort, reactorHealthPort] = [await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    LEASEHOLD_PORT: String(port),
+    LEASEHOLD_DATA_DIR: dataDir,
+    LEASEHOLD_PROJECTOR_HEALTH_PORT: String(projectorHealthPort),
+    LEASEHOLD_REACTOR_HEALTH_PORT: String(reactorHealthPort),
+    ...options.env,
+  };
   let log = '';
   const entries = options.apps === undefined ? [ENTRIES.launcher] : options.apps.map((app) => ENTRIES[app]);
   const children = entries.map((entry) => {
@@ -77,6 +88,8 @@ export const startSystem = async (options: SystemOptions = {}): Promise<RunningS
   return {
     url,
     port,
+    projectorHealthUrl: `http://127.0.0.1:${env.LEASEHOLD_PROJECTOR_HEALTH_PORT}`,
+    reactorHealthUrl: `http://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`,
     dataDir,
     output: () => log,
     stop: async () => {

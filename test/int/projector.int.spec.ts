@@ -34,9 +34,11 @@ import type { Actor, AppendRequest, EventStore, RecordedEvent } from '../../libs
 import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import {
   AllocationEntity,
+  CheckpointEntity,
   HostEntity,
   LeaseEntity,
   PropertyEntity,
+  READ_MODELS,
   type ReadModelDatabase,
   ReservationEntity,
   openReadModel,
@@ -50,6 +52,7 @@ import {
   projectBatch,
   propertyId,
   readCheckpoint,
+  readCheckpoints,
   rebuildReadModel,
 } from '../../apps/projector/src/index.js';
 
@@ -607,14 +610,15 @@ describe('projector on SQLite', () => {
     rebuiltDump = await dumpReadModel(target);
     expect(rebuiltDump).toEqual(liveDump);
     expect(JSON.stringify(rebuiltDump)).toBe(JSON.stringify(liveDump));
-    expect(rebuiltDump.lh_checkpoints).toEqual([{ name: 'read-models', position: head }]);
+    const checkpoint = (name: string) => ({ name, position: head, failedPosition: null, failedEventType: null, error: null, failedAt: null });
+    expect(rebuiltDump.lh_checkpoints).toEqual([...READ_MODELS].sort().map(checkpoint));
 
     // a second rebuild of the same target drops what was there and lands on the same rows
     await expect(rebuildReadModel({ store, orm: target, batchSize: 37 })).resolves.toEqual(result);
     expect(await dumpReadModel(target)).toEqual(liveDump);
   }, 120_000);
 
-  it('(c) a batch that fails leaves no partial rows and no checkpoint move; a restart loses and doubles nothing', async () => {
+  it('(c) a projection that cannot project an event stops right before it and says why; the others go on; a restart resumes it', async () => {
     const batchSize = 50;
     const all = await store.readAll({ from: 0 });
     // fail mid-batch, on a lease event with earlier events of the same batch before it
@@ -627,7 +631,7 @@ describe('projector on SQLite', () => {
       ...leasesProjection,
       async apply(em, event) {
         await leasesProjection.apply(em, event);
-        if (event.id === victim?.id && thrown === 0) {
+        if (event.id === victim?.id) {
           thrown++;
           // write the batch's rows so far into the open transaction, so the rollback has something to undo
           await em.flush();
@@ -641,31 +645,50 @@ describe('projector on SQLite', () => {
     const runner = new ProjectionRunner({ store, orm: crashed, projections, batchSize, log: (entry) => logs.push(entry) });
     await runner.start();
     await expect(runner.caughtUp).rejects.toThrow('injected projection fault');
+    const head = await store.headPosition();
+    // the other projections are not held back by the leases projection
+    await vi.waitFor(async () => {
+      const checkpoints = await readCheckpoints(crashed.em, READ_MODELS);
+      expect([...checkpoints].filter(([name]) => name !== 'leases').map(([, position]) => position)).toEqual(new Array(READ_MODELS.length - 1).fill(head));
+    }, { timeout: 60_000, interval: 20 });
     await runner.stop();
-    expect(thrown).toBe(1);
+    expect(thrown).toBe(2); // the batch, then the event alone, to name it exactly
     expect((runner.failure() as Error).message).toBe('injected projection fault');
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'error', error: 'injected projection fault' }));
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'error', projection: 'leases', failedPosition: failAt, error: 'injected projection fault' }));
+    expect(runner.status().find((status) => status.name === 'leases')).toEqual({
+      name: 'leases',
+      position: failAt - 1,
+      failure: expect.objectContaining({ position: failAt, eventType: 'Lease.Started', error: 'injected projection fault', attempts: 1, retryAt: null }),
+    });
 
-    const checkpoint = await readCheckpoint(crashed.em);
-    expect(checkpoint).toBe(runner.position());
-    expect(checkpoint).toBeLessThan(failAt - 1); // events of the failing batch came before the fault...
-    expect(checkpoint).toBeGreaterThanOrEqual(failAt - batchSize); // ...and every earlier batch committed
+    // the failure is recorded beside the checkpoint, which stops right before the faulty event
+    const row = await crashed.em.fork().findOneOrFail(CheckpointEntity, { name: 'leases' });
+    expect({ ...row, failedAt: typeof row.failedAt }).toEqual({
+      name: 'leases',
+      position: failAt - 1,
+      failedPosition: failAt,
+      failedEventType: 'Lease.Started',
+      error: 'injected projection fault',
+      failedAt: 'string',
+    });
 
-    // the read model is exactly the log's prefix up to the checkpoint: nothing of the failed batch leaked
+    // the leases read model is exactly the log's prefix up to the event before the faulty one: nothing of it leaked
     const prefix = await open(sqlite(join(dir, 'prefix.sqlite')));
-    await projectBatch(prefix, READ_MODEL_PROJECTIONS, all.filter((e) => e.position <= checkpoint));
+    await projectBatch(prefix, [leasesProjection], all.filter((e) => e.position < failAt));
     const crashedDump = await dumpReadModel(crashed);
-    expect(crashedDump).toEqual(await dumpReadModel(prefix));
+    const prefixDump = await dumpReadModel(prefix);
+    expect([crashedDump.lh_leases, crashedDump.lh_reservations]).toEqual([prefixDump.lh_leases, prefixDump.lh_reservations]);
+    expect(crashedDump.lh_hosts).toEqual(rebuiltDump.lh_hosts);
     const victimLease = (victim as RecordedEvent<{ leaseId: string }>).data.leaseId;
     const victimRow = await crashed.em.fork().findOne(LeaseEntity, { id: victimLease });
     expect(victimRow?.status ?? 'absent').not.toBe('ACTIVE');
 
-    // restart without the fault: resumes from the checkpoint and ends equal to a clean rebuild
+    // restart without the fault: resumes from the checkpoint, clears the failure and ends equal to a clean rebuild
     const restarted = new ProjectionRunner({ store, orm: crashed, batchSize });
     await restarted.start();
     await waitForCheckpoint(crashed, await store.headPosition());
     await restarted.stop();
-    expect(restarted.eventsProjected()).toBe((await store.headPosition()) - checkpoint);
+    expect(restarted.eventsProjected()).toBe((await store.headPosition()) - (failAt - 1));
     expect(await dumpReadModel(crashed)).toEqual(rebuiltDump);
   }, 120_000);
 
@@ -676,7 +699,8 @@ describe('projector on SQLite', () => {
     const flaky: Projection = {
       ...leasesProjection,
       async apply(em, event) {
-        if (event.id === victim.id && failures < 2) {
+        // each try runs the batch, then the event alone: the first try and the first retry fail
+        if (event.id === victim.id && failures < 4) {
           failures++;
           throw new Error(`transient fault ${failures}`);
         }
@@ -695,10 +719,27 @@ describe('projector on SQLite', () => {
     await runner.start();
     await runner.caughtUp;
     await runner.stop();
-    expect(failures).toBe(2);
+    expect(failures).toBe(4);
     expect(logs.filter((l) => l.event === 'retry').map((l) => l.inMs)).toEqual([5, 10]);
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'recovered', projection: 'leases', attempts: 2 }));
     expect(runner.failure()).toBeUndefined();
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
+  });
+  it('(c3) a read model built from another log (its checkpoints beyond the head) is reported by every projection', async () => {
+    const other = SqliteEventStore.open({ file: join(dir, 'other-events.sqlite') });
+    const orm = await open(sqlite(join(dir, 'rebuilt.sqlite')));
+    const before = await dumpReadModel(orm);
+    const runner = new ProjectionRunner({ store: other, orm, retryDelayMs: 5 });
+    try {
+      await runner.start();
+      expect(runner.status().map((status) => status.failure?.error)).toEqual(
+        READ_MODEL_PROJECTIONS.map(() => expect.stringContaining('is beyond the log\'s head 0: it was built from another log')),
+      );
+      expect(await dumpReadModel(orm)).toEqual(before);
+    } finally {
+      await runner.stop();
+      await other.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-ev
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
 import { LEASE_TRUSTS, type LeaseTrusts, leaseTrustsFor } from './auth/lease-trusts.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
+import { HealthController } from './health/health.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { HostController } from './hosts/host.controller.js';
@@ -56,7 +57,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot(), OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
+      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -124,8 +125,8 @@ export class AppModule {
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         {
           provide: ReadYourWrites,
-          inject: [READ_MODEL_ORM],
-          useFactory: (orm: MikroORM) => new ReadYourWrites(orm, config.readYourWritesTimeoutMs),
+          inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
+          useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         CreateLeaseHandler,

@@ -3,3 +3,4 @@ export * from './projections/index.js';
 export * from './projection-runner.js';
 export * from './dump-read-model.js';
 export * from './rebuild-read-model.js';
+export * from './projection-batch.js';

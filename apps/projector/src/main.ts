@@ -4,11 +4,16 @@
  *
  *   LEASEHOLD_DATA_DIR        data folder (default ./data); the log is `${dataDir}/events.sqlite`
  *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
+ *   LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS  a projection stopped on an event retries after 1 s, doubling
+ *                             up to this (default 30)
+ *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
+ *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *
  * Logs one JSON line per start, stop and error on stdout. SIGTERM/SIGINT stop it gracefully: the
  * batch in flight commits or rolls back, then the read model and the store are closed and it exits 0.
  */
 import type { MikroORM } from '@mikro-orm/core';
+import { healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
@@ -33,7 +38,27 @@ const main = async (): Promise<void> => {
     await store?.close();
     process.exit(1);
   }
-  const runner = new ProjectionRunner({ store, orm, retryDelayMs: 1_000, maxRetryDelayMs: 30_000, log });
+  const maxRetrySeconds = Number(process.env.LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS ?? '30');
+  const runner = new ProjectionRunner({ store, orm, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
+  const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PROJECTOR_HEALTH_PORT, 1235);
+  const health =
+    healthPort === null
+      ? null
+      : await startHealthServer({
+          host: process.env.LEASEHOLD_HOST ?? '127.0.0.1',
+          port: healthPort,
+          service: 'projector',
+          readiness: () => {
+            const projections = runner.status();
+            return { ready: runner.isRunning() && projections.every((p) => p.failure === null), projections };
+          },
+        }).catch(async (error: unknown) => {
+          log({ event: 'error', phase: 'health', error: describe(error) });
+          await orm.close();
+          await store.close();
+          process.exit(1);
+        });
+  if (health !== null) log({ event: 'health', url: `http://${process.env.LEASEHOLD_HOST ?? '127.0.0.1'}:${health.port()}` });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -42,6 +67,7 @@ const main = async (): Promise<void> => {
     let code = 0;
     try {
       await runner.stop();
+      await health?.close();
       await orm.close();
       await store.close();
     } catch (error) {

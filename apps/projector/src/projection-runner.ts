@@ -1,12 +1,13 @@
-import { type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
-import { CheckpointEntity, READ_MODEL_CHECKPOINT } from '../../../libs/read-model/src/index.js';
 import type { Projection } from './projection.js';
+import { type ProjectionFault, type ProjectionOutcome, describeError, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
+const RETRY_WINDOW = 5_000;
 
-export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry'; [detail: string]: unknown }>;
+export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered'; [detail: string]: unknown }>;
 
 export interface ProjectionRunnerOptions {
   readonly store: EventStore;
@@ -15,72 +16,40 @@ export interface ProjectionRunnerOptions {
   readonly projections?: readonly Projection[];
   /** Max events per transaction (default 500). */
   readonly batchSize?: number;
-  /** Checkpoint row name (default READ_MODEL_CHECKPOINT). */
-  readonly checkpointName?: string;
   /**
-   * After a failed batch, resubscribe from the checkpoint after this delay, doubling up to
-   * `maxRetryDelayMs` while failures repeat. null (default): stay stopped; see `failure()`.
+   * A projection that cannot project an event tries again after this delay, doubling up to
+   * `maxRetryDelayMs` while it keeps failing. null (default): it stays where it stopped; see `status()`.
    */
   readonly retryDelayMs?: number | null;
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
+  readonly clock?: () => Date;
 }
 
-/** Checkpoint (position of the last projected event) stored in the read model; 0 if none. */
-export const readCheckpoint = async (em: EntityManager, name: string = READ_MODEL_CHECKPOINT): Promise<number> => {
-  const row = await em.fork().findOne(CheckpointEntity, { name });
-  return row === null ? 0 : Number(row.position);
-};
+/** Where one projection stands, as /readyz and the stale marker tell it. */
+export interface ProjectionStatus {
+  readonly name: string;
+  readonly position: number;
+  readonly failure: {
+    readonly position: number;
+    readonly eventType: string;
+    readonly error: string;
+    readonly since: string;
+    readonly attempts: number;
+    /** ISO-8601 UTC of the next try, or null when retries are off. */
+    readonly retryAt: string | null;
+  } | null;
+}
 
-const handlerTable = (projections: readonly Projection[]): Map<string, Projection[]> => {
-  const table = new Map<string, Projection[]>();
-  for (const projection of projections) {
-    for (const type of projection.canHandle) {
-      const list = table.get(type) ?? [];
-      if (!list.includes(projection)) list.push(projection);
-      table.set(type, list);
-    }
-  }
-  return table;
-};
-
-/**
- * Projects one batch atomically: one fork, one transaction holding every projection's changes and
- * the checkpoint (= the batch's last position). The fork runs in FlushMode.COMMIT, so the batch is
- * one unit of work: each row is loaded once however many events touch it, and written once, by the
- * flush just before the checkpoint. Events at or below the stored checkpoint are skipped, so a
- * redelivered batch is a no-op. Returns the checkpoint after the batch.
- */
-export const projectBatch = async (
-  orm: MikroORM,
-  projections: readonly Projection[] | ReadonlyMap<string, readonly Projection[]>,
-  events: readonly RecordedEvent[],
-  checkpointName: string = READ_MODEL_CHECKPOINT,
-): Promise<number> => {
-  const handlers = projections instanceof Map ? projections : handlerTable(projections as readonly Projection[]);
-  const em = orm.em.fork({ flushMode: FlushMode.COMMIT });
-  return em.transactional(
-    async (tx) => {
-      // FOR UPDATE (PostgreSQL; SQLite transactions are serialised anyway): a second projector
-      // racing on the same read model waits here, then skips what this one committed
-      const stored = await tx.findOne(CheckpointEntity, { name: checkpointName }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const from = stored === null ? 0 : Number(stored.position);
-      let position = from;
-      for (const event of events) {
-        if (event.position <= position) continue;
-        for (const projection of handlers.get(event.type) ?? []) await projection.apply(tx, event);
-        position = event.position;
-      }
-      await tx.flush();
-      if (position !== from) {
-        if (stored === null) await tx.insert(CheckpointEntity, { name: checkpointName, position });
-        else await tx.nativeUpdate(CheckpointEntity, { name: checkpointName }, { position });
-      }
-      return position;
-    },
-    { flushMode: FlushMode.COMMIT },
-  );
-};
+interface Lane {
+  readonly projection: Projection;
+  position: number;
+  fault: ProjectionFault | null;
+  since: string | null;
+  attempts: number;
+  retryDelay: number | null;
+  retryAt: number | null;
+}
 
 interface Waiter {
   readonly position: number;
@@ -90,54 +59,85 @@ interface Waiter {
 
 const noop = (): void => undefined;
 
+/** A read model that has seen more than the log holds was built from another log: it cannot be trusted, only rebuilt. */
+const beyondTheLog = (position: number, head: number): ProjectionFault => ({
+  position,
+  eventType: 'none',
+  error: new Error(`the read model's checkpoint ${position} is beyond the log's head ${head}: it was built from another log; rebuild it (npm run rebuild-read-models)`),
+});
+
 /**
- * Keeps the read model up to date: subscribes to every event (no filter, so that every position moves
- * the checkpoint the API waits on for read-your-writes) from the stored checkpoint and projects each
- * delivered batch with `projectBatch`. A crash at any point loses or doubles nothing: a batch's rows
- * and its checkpoint commit together or not at all.
+ * Keeps the read models up to date from the log. One subscription to every event feeds every
+ * projection; each projection has its own checkpoint (committed with its rows), so one that cannot
+ * project an event stops right before it, records why, retries with backoff and catches up on its
+ * own from the log, while the others go on. A crash at any point loses or doubles nothing.
  */
 export class ProjectionRunner {
-  private readonly handlers: Map<string, Projection[]>;
+  private readonly lanes: Lane[];
   private readonly batchSize: number;
-  private readonly checkpointName: string;
+  private readonly clock: () => Date;
   private subscription: Subscription | null = null;
-  private inFlight: Promise<unknown> = Promise.resolve();
+  private work: Promise<void> = Promise.resolve();
   private retryTimer: NodeJS.Timeout | null = null;
-  private retryDelay: number | null;
+  private resubscribeTimer: NodeJS.Timeout | null = null;
   private running = false;
-  private current = 0;
-  private projected = 0;
-  private lastError: unknown = undefined;
+  private delivered = 0;
+  private startPosition = 0;
   private waiters: Waiter[] = [];
   private caughtUpPromise: Promise<void>;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
-    this.handlers = handlerTable(options.projections ?? READ_MODEL_PROJECTIONS);
+    this.lanes = (options.projections ?? READ_MODEL_PROJECTIONS).map((projection) => ({
+      projection,
+      position: 0,
+      fault: null,
+      since: null,
+      attempts: 0,
+      retryDelay: options.retryDelayMs ?? null,
+      retryAt: null,
+    }));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.checkpointName = options.checkpointName ?? READ_MODEL_CHECKPOINT;
-    this.retryDelay = options.retryDelayMs ?? null;
+    this.clock = options.clock ?? (() => new Date());
     this.caughtUpPromise = Promise.reject(new Error('ProjectionRunner not started'));
     this.caughtUpPromise.catch(noop);
   }
 
-  /** Resolves once everything in the store when `start()` ran is projected; rejects if the runner stops first. */
+  /** Resolves once everything in the store when `start()` ran is projected; rejects if the runner stops or a projection fails for good first. */
   get caughtUp(): Promise<void> {
     return this.caughtUpPromise;
   }
 
-  /** Checkpoint of the last committed batch. */
+  /** The lowest checkpoint: every projection has projected at least this far. */
   position(): number {
-    return this.current;
+    return Math.min(...this.lanes.map((lane) => lane.position));
   }
 
-  /** Events delivered and committed since this runner was created. */
+  /** Positions every projection has passed since `start()`. */
   eventsProjected(): number {
-    return this.projected;
+    return this.position() - this.startPosition;
   }
 
-  /** The last batch error, until a batch succeeds again (with retries off, the error that stopped the runner). */
+  /** The error of the first projection that is stopped on an event, until it gets past it. */
   failure(): unknown {
-    return this.lastError;
+    return this.lanes.find((lane) => lane.fault !== null)?.fault?.error;
+  }
+
+  status(): ProjectionStatus[] {
+    return this.lanes.map((lane) => ({
+      name: lane.projection.name,
+      position: lane.position,
+      failure:
+        lane.fault === null
+          ? null
+          : {
+              position: lane.fault.position,
+              eventType: lane.fault.eventType,
+              error: describeError(lane.fault.error),
+              since: lane.since ?? '',
+              attempts: lane.attempts,
+              retryAt: lane.retryAt === null ? null : new Date(lane.retryAt).toISOString(),
+            },
+    }));
   }
 
   isRunning(): boolean {
@@ -146,94 +146,188 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     if (this.running) return;
-    this.running = true;
-    this.lastError = undefined;
-    try {
-      this.current = await readCheckpoint(this.options.orm.em, this.checkpointName);
-      const head = await this.options.store.headPosition();
-      this.caughtUpPromise = this.waitForPosition(head);
-      this.caughtUpPromise.then(() => this.log({ event: 'caught_up', position: this.current }), noop);
-      this.subscribe();
-      this.log({ event: 'start', from: this.current, head });
-    } catch (error) {
-      this.running = false;
-      throw error;
+    const names = this.lanes.map((lane) => lane.projection.name);
+    await migrateLegacyCheckpoint(this.options.orm, names);
+    const checkpoints = await readCheckpoints(this.options.orm.em, names);
+    for (const lane of this.lanes) lane.position = checkpoints.get(lane.projection.name) ?? 0;
+    this.startPosition = this.position();
+    this.delivered = this.startPosition;
+    const head = await this.options.store.headPosition();
+    for (const lane of this.lanes.filter((l) => l.position > head)) {
+      Object.assign(lane, { fault: beyondTheLog(lane.position, head), since: this.clock().toISOString(), attempts: 1, retryAt: null });
+      this.log({ event: 'error', projection: lane.projection.name, position: lane.position, error: describeError(lane.fault?.error) });
     }
+    this.running = true;
+    this.caughtUpPromise = this.waitForPosition(head);
+    this.caughtUpPromise.then(() => this.log({ event: 'caught_up', position: this.position() }), noop);
+    this.subscribe();
+    this.log({ event: 'start', from: this.startPosition, head });
   }
 
   /** Stops after the batch in flight (if any) has committed or rolled back. */
   async stop(): Promise<void> {
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    for (const timer of [this.retryTimer, this.resubscribeTimer]) if (timer !== null) clearTimeout(timer);
     this.retryTimer = null;
+    this.resubscribeTimer = null;
     const wasRunning = this.running;
     this.running = false;
     const subscription = this.subscription;
     this.subscription = null;
     await subscription?.stop();
-    await this.inFlight.catch(noop);
+    await this.work.catch(noop);
     this.rejectWaiters(new Error('ProjectionRunner stopped'));
-    if (wasRunning) this.log({ event: 'stop', position: this.current });
+    if (wasRunning) this.log({ event: 'stop', position: this.position() });
   }
 
-  /** Resolves once the checkpoint reaches `position`; rejects if the runner stops or fails for good first. */
+  /** Resolves once every projection has reached `position`; rejects if the runner stops, or a projection fails for good, first. */
   waitForPosition(position: number): Promise<void> {
-    if (this.current >= position) return Promise.resolve();
+    if (this.position() >= position) return Promise.resolve();
     const promise = new Promise<void>((resolve, reject) => {
       this.waiters.push({ position, resolve, reject });
     });
     promise.catch(noop);
-    if (!this.running) this.rejectWaiters(this.lastError ?? new Error('ProjectionRunner not running'));
+    if (!this.running) this.rejectWaiters(this.failure() ?? new Error('ProjectionRunner not running'));
     return promise;
   }
 
   private subscribe(): void {
     this.subscription = this.options.store.subscribeToAll({
-      from: this.current,
+      from: this.delivered,
       batchSize: this.batchSize,
-      onEvents: (events) => this.onEvents(events),
-      onError: (error) => this.onFailure(error),
+      onEvents: (events) => this.serialised(() => this.project(events)),
+      onError: (error) => this.onSubscriptionError(error),
     });
   }
 
-  private async onEvents(events: readonly RecordedEvent[]): Promise<void> {
-    if (!this.running || events.length === 0) return;
-    const batch = projectBatch(this.options.orm, this.handlers, events, this.checkpointName);
-    this.inFlight = batch;
-    this.current = await batch;
-    this.projected += events.length;
-    this.retryDelay = this.options.retryDelayMs ?? null;
-    this.lastError = undefined;
-    const reached = this.waiters.filter((w) => w.position <= this.current);
-    this.waiters = this.waiters.filter((w) => w.position > this.current);
-    for (const waiter of reached) waiter.resolve();
+  /** Batches, catch-ups and retries run one at a time, in order. */
+  private serialised(step: () => Promise<void>): Promise<void> {
+    const next = this.work.then(step);
+    this.work = next.catch(noop);
+    return next;
   }
 
-  private onFailure(error: unknown): void {
-    this.lastError = error;
-    this.subscription = null;
-    const message = error instanceof Error ? error.message : String(error);
-    this.log({ event: 'error', position: this.current, error: message });
-    if (!this.running) return;
-    const delay = this.retryDelay;
-    if (delay === null) {
-      this.running = false;
-      this.rejectWaiters(error);
-      this.log({ event: 'stop', position: this.current, reason: 'error' });
+  private async project(events: readonly RecordedEvent[]): Promise<void> {
+    const first = events[0];
+    if (!this.running || first === undefined) return;
+    const due = this.lanes.filter((lane) => this.isDue(lane));
+    for (const lane of due.filter((l) => l.position < first.position - 1)) await this.catchUp(lane, first.position - 1);
+    const contiguous = due.filter((lane) => lane.position >= first.position - 1 && this.isDue(lane));
+    await this.projectInto(contiguous, events);
+    this.delivered = Math.max(this.delivered, events.at(-1)?.position ?? first.position);
+    // a checkpoint found behind the batch (moved back by a rebuild's swap) catches up from the log
+    for (const lane of contiguous) if (lane.fault === null && lane.position < this.delivered) await this.catchUp(lane, this.delivered);
+    this.settle();
+  }
+
+  private isDue(lane: Lane): boolean {
+    return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.clock().getTime());
+  }
+
+  /**
+   * Reads the log from the lane's checkpoint up to `target` and projects it for that lane alone. A
+   * retry takes the stuck event with up to RETRY_WINDOW events after it into one unit of work, so a
+   * correction recorded since (renaming the lease, say) replaces a value the read model could not
+   * store before anything is written.
+   */
+  private async catchUp(lane: Lane, target: number): Promise<void> {
+    while (this.running && lane.position < target && this.isDue(lane)) {
+      const limit = lane.fault === null ? this.batchSize : RETRY_WINDOW;
+      const events = (await this.options.store.readAll({ from: lane.position, limit })).filter((e) => e.position <= target);
+      if (events.length === 0) return;
+      await this.projectInto([lane], events);
+    }
+  }
+
+  private async projectInto(lanes: readonly Lane[], events: readonly RecordedEvent[]): Promise<void> {
+    if (lanes.length === 0) return;
+    let outcomes: Map<string, ProjectionOutcome>;
+    try {
+      outcomes = await projectBatch(this.options.orm, lanes.map((lane) => lane.projection), events, () => this.clock().toISOString());
+    } catch (error) {
+      // the batch transaction itself failed (storage unavailable, say): nothing of it was kept
+      outcomes = new Map(lanes.map((lane) => [lane.projection.name, { position: lane.position, fault: this.faultAfter(lane, events, error) }]));
+    }
+    for (const lane of lanes) {
+      const outcome = outcomes.get(lane.projection.name);
+      if (outcome !== undefined) this.record(lane, outcome);
+    }
+  }
+
+  private faultAfter(lane: Lane, events: readonly RecordedEvent[], error: unknown): ProjectionFault {
+    const next = events.find((event) => event.position > lane.position);
+    return { position: next?.position ?? lane.position + 1, eventType: next?.type ?? 'unknown', error };
+  }
+
+  private record(lane: Lane, outcome: ProjectionOutcome): void {
+    lane.position = outcome.position;
+    const { fault } = outcome;
+    if (fault === null) {
+      if (lane.fault !== null) this.log({ event: 'recovered', projection: lane.projection.name, position: lane.position, attempts: lane.attempts });
+      Object.assign(lane, { fault: null, since: null, attempts: 0, retryAt: null, retryDelay: this.options.retryDelayMs ?? null });
       return;
     }
-    this.retryDelay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 30_000);
-    this.log({ event: 'retry', position: this.current, inMs: delay });
+    const samePlace = lane.fault?.position === fault.position;
+    lane.since = samePlace ? lane.since : this.clock().toISOString();
+    lane.attempts = samePlace ? lane.attempts + 1 : 1;
+    lane.fault = fault;
+    const name = lane.projection.name;
+    this.log({ event: 'error', projection: name, position: lane.position, failedPosition: fault.position, eventType: fault.eventType, error: describeError(fault.error) });
+    const delay = lane.retryDelay;
+    if (delay === null) {
+      lane.retryAt = null;
+      this.log({ event: 'stop', projection: name, position: lane.position, reason: 'error' });
+      return;
+    }
+    lane.retryAt = this.clock().getTime() + delay;
+    lane.retryDelay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 30_000);
+    this.log({ event: 'retry', projection: name, position: lane.position, inMs: delay });
+  }
+
+  /** Resolves the waiters that are reached, rejects those a stopped projection will never reach, and schedules retries. */
+  private settle(): void {
+    const position = this.position();
+    const stuck = this.lanes.find((lane) => lane.fault !== null && lane.retryAt === null);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) {
+      if (waiter.position <= position) waiter.resolve();
+      else if (stuck !== undefined && waiter.position > stuck.position) waiter.reject(stuck.fault?.error);
+      else this.waiters.push(waiter);
+    }
+    this.scheduleRetry();
+  }
+
+  /** Without new events, a failed projection still gets its retry. */
+  private scheduleRetry(): void {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const next = Math.min(...this.lanes.map((lane) => (lane.fault !== null && lane.retryAt !== null ? lane.retryAt : Infinity)));
+    if (!this.running || next === Infinity) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (!this.running) return;
-      void readCheckpoint(this.options.orm.em, this.checkpointName)
-        .then((position) => {
-          if (!this.running) return;
-          this.current = position;
-          this.subscribe();
-        })
-        .catch((retryError: unknown) => this.onFailure(retryError));
-    }, delay);
+      void this.serialised(() => this.retryDue());
+    }, Math.max(0, next - this.clock().getTime()));
+  }
+
+  private async retryDue(): Promise<void> {
+    for (const lane of this.lanes) {
+      if (lane.fault === null || !this.isDue(lane)) continue;
+      await this.catchUp(lane, this.delivered);
+      // nothing to retry with (the lane is not behind): try again later rather than at once
+      if (lane.fault !== null && this.isDue(lane)) this.record(lane, { position: lane.position, fault: lane.fault });
+    }
+    this.settle();
+  }
+
+  /** The store could not deliver (a read failed): resume after a pause from what was delivered. */
+  private onSubscriptionError(error: unknown): void {
+    this.subscription = null;
+    this.log({ event: 'error', phase: 'subscription', position: this.delivered, error: describeError(error) });
+    if (!this.running) return;
+    this.resubscribeTimer = setTimeout(() => {
+      this.resubscribeTimer = null;
+      if (this.running) this.subscribe();
+    }, this.options.retryDelayMs ?? 1_000);
   }
 
   private rejectWaiters(error: unknown): void {

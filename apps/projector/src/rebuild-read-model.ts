@@ -1,11 +1,15 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
+import { rmSync } from 'node:fs';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
+import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '../../../libs/read-model/src/index.js';
 import type { Projection } from './projection.js';
+import { describeError } from './projection-batch.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
 
 export interface RebuildOptions {
   readonly store: EventStore;
-  /** The read model to rebuild; its tables are dropped and recreated. */
+  /** The read model to rebuild: it is replaced only once the rebuild has succeeded. */
   readonly orm: MikroORM;
   readonly projections?: readonly Projection[];
   readonly batchSize?: number;
@@ -14,25 +18,45 @@ export interface RebuildOptions {
 
 export interface RebuildResult {
   readonly rebuilt: true;
-  /** Checkpoint after the rebuild (the store's head when it started). */
+  /** Checkpoint after the rebuild: the store's head when the copy was swapped in. */
   readonly position: number;
   /** Events replayed. */
   readonly events: number;
 }
 
-/**
- * Drops and recreates the read-model schema, then replays the whole log from position 0 with the
- * same runner and projections as the live projector (same batches, same transactions).
- *
- * No projector may run against the same read model meanwhile: it would keep writing into the tables
- * being dropped and its in-memory checkpoint would no longer match the stored one. Stop it first
- * (or rebuild into another target and swap), then restart it; it resumes from the rebuilt checkpoint.
- */
-export const rebuildReadModel = async (options: RebuildOptions): Promise<RebuildResult> => {
-  await options.orm.schema.refreshDatabase();
+/** A projection stopped on an event: the live read model was left as it was. */
+export class RebuildFailedError extends Error {
+  constructor(
+    readonly projection: string,
+    readonly position: number,
+    readonly eventType: string,
+    readonly reason: string,
+  ) {
+    super(`rebuild failed: projection ${projection} could not project event ${position} (${eventType}): ${reason}; the read model was left unchanged`);
+    this.name = 'RebuildFailedError';
+  }
+}
+
+/** Where the copy is built: beside the live tables, never in them. */
+const scratchFor = (orm: MikroORM): ReadModelDatabase => {
+  const clientUrl = orm.config.get('clientUrl');
+  if (orm.em.getPlatform() instanceof PostgreSqlPlatform && clientUrl !== undefined) {
+    return { kind: 'postgresql', url: clientUrl, schema: `${orm.config.get('schema') ?? 'public'}_rebuild` };
+  }
+  return { kind: 'sqlite', file: `${orm.config.get('dbName')}.rebuild` };
+};
+
+/** Drops the copy (through `via`, a connection to the same database, for PostgreSQL). */
+const dropScratch = async (scratch: ReadModelDatabase, via: MikroORM): Promise<void> => {
+  if (scratch.kind === 'postgresql') await via.em.getConnection().execute(`drop schema if exists "${scratch.schema ?? ''}" cascade`);
+  if (scratch.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${scratch.file}${suffix}`, { force: true });
+};
+
+/** Replays the log into the scratch read model until it holds the store's head. */
+const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<number> => {
   const runner = new ProjectionRunner({
     store: options.store,
-    orm: options.orm,
+    orm: scratch,
     ...(options.projections === undefined ? {} : { projections: options.projections }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.log === undefined ? {} : { log: options.log }),
@@ -40,9 +64,62 @@ export const rebuildReadModel = async (options: RebuildOptions): Promise<Rebuild
   });
   await runner.start();
   try {
-    await runner.caughtUp;
+    await runner.caughtUp.catch(() => undefined);
+    const stuck = runner.status().find((status) => status.failure !== null);
+    if (stuck?.failure != null) throw new RebuildFailedError(stuck.name, stuck.failure.position, stuck.failure.eventType, stuck.failure.error);
+    if (runner.failure() !== undefined) throw new Error(describeError(runner.failure()));
+    return runner.position();
   } finally {
     await runner.stop();
   }
-  return { rebuilt: true, position: runner.position(), events: runner.eventsProjected() };
+};
+
+const columnsOf = (orm: MikroORM, className: string): { table: string; columns: string } => {
+  const meta = orm.getMetadata().get(className);
+  const columns = meta.props.flatMap((prop) => prop.fieldNames ?? []).map((name) => `"${name}"`).join(', ');
+  return { table: meta.tableName, columns };
+};
+
+/** Copies every table of the scratch read model over the live one in one transaction: readers see the old rows or the new ones. */
+const swapIn = async (live: MikroORM, scratch: ReadModelDatabase): Promise<void> => {
+  const connection = live.em.getConnection();
+  const source = scratch.kind === 'postgresql' ? `"${scratch.schema}"` : 'rebuild';
+  if (scratch.kind === 'sqlite') await connection.execute('attach database ? as rebuild', [scratch.file]);
+  try {
+    await live.em.fork().transactional(async (tx) => {
+      const tables = READ_MODEL_ENTITIES.map((entity) => columnsOf(live, entity.meta.className));
+      for (const { table, columns } of tables) {
+        await tx.getConnection().execute(`delete from "${table}"`, [], 'run', tx.getTransactionContext());
+        await tx.getConnection().execute(`insert into "${table}" (${columns}) select ${columns} from ${source}."${table}"`, [], 'run', tx.getTransactionContext());
+      }
+    });
+  } finally {
+    if (scratch.kind === 'sqlite') await connection.execute('detach database rebuild');
+  }
+};
+
+/**
+ * Rebuilds the read model from the whole log without ever leaving a half-built one: the log is
+ * replayed (with the live projector's runner and projections) into a scratch copy beside the live
+ * tables (`<file>.rebuild` for SQLite, schema `<schema>_rebuild` for PostgreSQL), and only when every
+ * projection has reached the head is the copy swapped in, in one transaction. On failure the copy is
+ * dropped and the live read model stays as it was. A projector running meanwhile notices its
+ * checkpoints moved and carries on from them.
+ */
+export const rebuildReadModel = async (options: RebuildOptions): Promise<RebuildResult> => {
+  const scratch = scratchFor(options.orm);
+  await dropScratch(scratch, options.orm);
+  const scratchOrm = await openReadModel(scratch);
+  let open = true;
+  try {
+    const position = await replay(options, scratchOrm);
+    // SQLite: the live connection attaches the copy's file, so the copy is closed first
+    await scratchOrm.close();
+    open = false;
+    await swapIn(options.orm, scratch);
+    return { rebuilt: true, position, events: position };
+  } finally {
+    if (open) await scratchOrm.close();
+    await dropScratch(scratch, options.orm);
+  }
 };

@@ -5,10 +5,11 @@
  *
  * Without --target it rebuilds the configured read model (LEASEHOLD_READ_MODEL_URL, else
  * `${LEASEHOLD_DATA_DIR:-./data}/read-model.sqlite`); with it, the given SQLite file. The log is
- * `${LEASEHOLD_DATA_DIR:-./data}/events.sqlite`. Prints {"rebuilt": true, "position": N, "events": N}.
- *
- * Stop the projector that serves the same target first (see rebuildReadModel): the rebuild drops
- * and recreates its tables. Rebuilding into another --target while the projector runs is fine.
+ * `${LEASEHOLD_DATA_DIR:-./data}/events.sqlite`. The copy is built beside the live tables and swapped
+ * in only when every projection has reached the head (see rebuildReadModel), so the API and the
+ * projector may keep running. Prints {"rebuilt": true, "position": N, "events": N}; on failure
+ * prints the projection, the position and type of the event it could not project and the error,
+ * exits 1, and leaves the read model as it was.
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';

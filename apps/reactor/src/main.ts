@@ -9,10 +9,13 @@
  *                       libs/plugins/src/cloud-config.ts); anything else exits with code 1
  *   LEASEHOLD_RECONCILE_SECONDS  how often active reservations are compared with the cloud and
  *                       drift is repaired and recorded (default 300; 0: never)
+ *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
+ *                       port, logged; off: none)
  *
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
  */
+import { type HealthServer, healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import type { CloudConfig } from '../../../libs/plugins/src/cloud-config.js';
@@ -73,6 +76,15 @@ const reconcileIntervalMs = (): number => {
   return seconds * 1000;
 };
 
+const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
+  const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
+  if (port === null) return null;
+  const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
+  const server = await startHealthServer({ host, port, service: 'reactor', readiness: () => reactor.readiness() });
+  log({ event: 'health', url: `http://${host}:${server.port()}` });
+  return server;
+};
+
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
   const config = effectsConfig();
@@ -89,6 +101,8 @@ const main = async (): Promise<void> => {
       const openstack = config.openstack;
       reactor.stopsWith(startNovaMonitoring({ store, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
     }
+    const health = await serveHealth(reactor);
+    if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);
   } catch (error) {
     await fail('start', error, store, effects);

@@ -39,6 +39,8 @@ export class Reactor {
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private position = 0;
   private stopped = false;
+  private started = false;
+  private subscriptionError: string | null = null;
   private readonly companions: { stop(): Promise<void> }[] = [];
   private readonly reconciler: Reconciler;
 
@@ -77,6 +79,7 @@ export class Reactor {
     }
     reactor.log({ event: 'start', position: reactor.position, leases: reactor.timeline.queue.size });
     reactor.scheduler.start();
+    reactor.started = true;
     if ((options.reconcileIntervalMs ?? 0) > 0) {
       reactor.reconciler.start();
       reactor.stopsWith(reactor.reconciler);
@@ -87,6 +90,12 @@ export class Reactor {
       reactor.enrollment = await HostEnrollment.start({ store, effects: options.hostEnrollment, clock, log: reactor.log, retryBaseMs, retryMaxMs });
     }
     return reactor;
+  }
+
+  /** Ready once it has read the log and its timers run, while it follows the log (for /readyz). */
+  readiness(): { readonly ready: boolean; readonly position: number; readonly leases: number; readonly error: string | null } {
+    const ready = this.started && !this.stopped && this.subscriptionError === null;
+    return { ready, position: this.position, leases: this.timeline.queue.size, error: this.subscriptionError };
   }
 
   /** One reconciliation round now (tests, operators): what the cloud had drifted from, recorded on the leases. */
@@ -124,15 +133,20 @@ export class Reactor {
   private async ingest(events: readonly RecordedEvent[]): Promise<void> {
     await this.timeline.ingest(events);
     this.position = events.at(-1)?.position ?? this.position;
+    this.subscriptionError = null;
   }
 
   /** Applying is idempotent per stream revision, so resuming from the last fully applied batch is safe. */
   private resubscribeLater(error: unknown, delayMs: number): void {
+    this.subscriptionError = describe(error);
     this.log({ event: 'error', phase: 'subscription', position: this.position, error: describe(error), retryInMs: delayMs });
     if (this.stopped) return;
     this.resubscribeTimer = setTimeout(() => {
       this.resubscribeTimer = null;
-      if (!this.stopped) this.subscribe(Math.min(delayMs * 2, 30_000));
+      if (!this.stopped) {
+        this.subscribe(Math.min(delayMs * 2, 30_000));
+        this.subscriptionError = null;
+      }
     }, delayMs);
   }
 }

@@ -78,12 +78,22 @@ export interface FlavorRow {
   doc: FlavorView;
 }
 
+/**
+ * One projection's progress: the position of the last event it projected, committed with its rows.
+ * A projection that cannot project the next event records why here (and stays at `position`).
+ */
 export interface CheckpointRow {
   name: string;
   position: number;
+  /** The event it could not project, or null while it is healthy. */
+  failedPosition: number | null;
+  failedEventType: string | null;
+  error: string | null;
+  /** ISO-8601 UTC of the first failure at that position. */
+  failedAt: string | null;
 }
 
-export const LeaseEntity = new EntitySchema<LeaseRow>({
+const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
   name: 'LeaseRow',
   tableName: 'lh_leases',
   properties: {
@@ -98,8 +108,9 @@ export const LeaseEntity = new EntitySchema<LeaseRow>({
     doc: { type: 'json', columnType: 'json' },
   },
 });
+export const LeaseEntity = leaseSchema();
 
-export const ReservationEntity = new EntitySchema<ReservationRow>({
+const reservationSchema = (): EntitySchema<ReservationRow> => new EntitySchema<ReservationRow>({
   name: 'ReservationRow',
   tableName: 'lh_reservations',
   properties: {
@@ -110,8 +121,9 @@ export const ReservationEntity = new EntitySchema<ReservationRow>({
     status: { type: 'string' },
   },
 });
+export const ReservationEntity = reservationSchema();
 
-export const AllocationEntity = new EntitySchema<AllocationRow>({
+const allocationSchema = (): EntitySchema<AllocationRow> => new EntitySchema<AllocationRow>({
   name: 'AllocationRow',
   tableName: 'lh_allocations',
   properties: {
@@ -123,8 +135,9 @@ export const AllocationEntity = new EntitySchema<AllocationRow>({
     endDate: { type: 'string', index: true },
   },
 });
+export const AllocationEntity = allocationSchema();
 
-export const HostEntity = new EntitySchema<HostRow>({
+const hostSchema = (): EntitySchema<HostRow> => new EntitySchema<HostRow>({
   name: 'HostRow',
   tableName: 'lh_hosts',
   properties: {
@@ -136,8 +149,9 @@ export const HostEntity = new EntitySchema<HostRow>({
     capabilities: { type: 'json', columnType: 'json' },
   },
 });
+export const HostEntity = hostSchema();
 
-export const PropertyEntity = new EntitySchema<PropertyRow>({
+const propertySchema = (): EntitySchema<PropertyRow> => new EntitySchema<PropertyRow>({
   name: 'PropertyRow',
   tableName: 'lh_properties',
   properties: {
@@ -148,8 +162,9 @@ export const PropertyEntity = new EntitySchema<PropertyRow>({
     updatedAt: { type: 'string', nullable: true },
   },
 });
+export const PropertyEntity = propertySchema();
 
-export const FloatingIpEntity = new EntitySchema<FloatingIpRow>({
+const floatingIpSchema = (): EntitySchema<FloatingIpRow> => new EntitySchema<FloatingIpRow>({
   name: 'FloatingIpRow',
   tableName: 'lh_floatingips',
   properties: {
@@ -161,8 +176,9 @@ export const FloatingIpEntity = new EntitySchema<FloatingIpRow>({
     doc: { type: 'json', columnType: 'json' },
   },
 });
+export const FloatingIpEntity = floatingIpSchema();
 
-export const FloatingIpAllocationEntity = new EntitySchema<FloatingIpAllocationRow>({
+const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> => new EntitySchema<FloatingIpAllocationRow>({
   name: 'FloatingIpAllocationRow',
   tableName: 'lh_floatingip_allocations',
   properties: {
@@ -174,8 +190,9 @@ export const FloatingIpAllocationEntity = new EntitySchema<FloatingIpAllocationR
     endDate: { type: 'string', index: true },
   },
 });
+export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
 
-export const FlavorEntity = new EntitySchema<FlavorRow>({
+const flavorSchema = (): EntitySchema<FlavorRow> => new EntitySchema<FlavorRow>({
   name: 'FlavorRow',
   tableName: 'lh_flavors',
   properties: {
@@ -186,16 +203,23 @@ export const FlavorEntity = new EntitySchema<FlavorRow>({
     doc: { type: 'json', columnType: 'json' },
   },
 });
+export const FlavorEntity = flavorSchema();
 
-export const CheckpointEntity = new EntitySchema<CheckpointRow>({
+const checkpointSchema = (): EntitySchema<CheckpointRow> => new EntitySchema<CheckpointRow>({
   name: 'CheckpointRow',
   tableName: 'lh_checkpoints',
   properties: {
     name: { type: 'string', primary: true },
     position: { type: new BigIntType('number') },
+    failedPosition: { type: new BigIntType('number'), nullable: true },
+    failedEventType: { type: 'string', nullable: true },
+    error: { type: 'text', nullable: true },
+    failedAt: { type: 'string', nullable: true },
   },
 });
+export const CheckpointEntity = checkpointSchema();
 
+/** The read model's tables, as entity names for queries. */
 export const READ_MODEL_ENTITIES = [
   LeaseEntity,
   ReservationEntity,
@@ -208,4 +232,13 @@ export const READ_MODEL_ENTITIES = [
   CheckpointEntity,
 ];
 
-export const READ_MODEL_CHECKPOINT = 'read-models';
+/**
+ * The same tables as fresh definitions, one set per MikroORM instance: discovery writes into an
+ * entity's metadata (its schema, for one), so two read models open at once (a rebuild beside the live
+ * one) must not share them.
+ */
+export const readModelEntities = (): EntitySchema<object>[] =>
+  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), checkpointSchema()] as EntitySchema<object>[];
+
+/** The checkpoint of releases that projected every table in one transaction; seeds the per-projection ones once. */
+export const LEGACY_READ_MODEL_CHECKPOINT = 'read-models';

@@ -5,3 +5,4 @@ export * from './floating-ip-view.js';
 export * from './host-view.js';
 export * from './lease-view.js';
 export * from './orm-config.js';
+export * from './read-models.js';

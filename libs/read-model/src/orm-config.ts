@@ -3,11 +3,12 @@ import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { READ_MODEL_ENTITIES } from './entities.js';
+import { readModelEntities } from './entities.js';
 
 export type ReadModelDatabase =
   | { readonly kind: 'sqlite'; readonly file: string }
-  | { readonly kind: 'postgresql'; readonly url: string };
+  /** `schema`: the PostgreSQL schema holding the tables (default: the connection's, usually public). */
+  | { readonly kind: 'postgresql'; readonly url: string; readonly schema?: string };
 
 /** Reads LEASEHOLD_READ_MODEL_URL (postgres://...) or defaults to SQLite under the data folder. */
 export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv = process.env): ReadModelDatabase => {
@@ -17,8 +18,8 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
 };
 
 const options = (db: ReadModelDatabase): Options => {
-  const common = { entities: READ_MODEL_ENTITIES, allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
-  if (db.kind === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: db.url };
+  const common = { entities: readModelEntities(), allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
+  if (db.kind === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
   return { ...common, driver: BetterSqliteDriver, dbName: db.file };
 };
@@ -46,7 +47,8 @@ const openOnce = async (db: ReadModelDatabase): Promise<MikroORM> => {
     await connection.execute('pragma busy_timeout = 5000');
   }
   try {
-    await orm.schema.updateSchema();
+    // never drops a table: another read model (a rebuild's copy) may live in the same database
+    await orm.schema.updateSchema({ dropTables: false, ...(db.kind === 'postgresql' && db.schema !== undefined ? { schema: db.schema } : {}) });
   } catch (error) {
     await orm.close();
     throw error;

@@ -6,6 +6,7 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { FlavorWriter } from '../write-side/flavor-writer.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';
 
@@ -26,6 +27,7 @@ export class FlavorController {
 
   /** Admins see every flavor, others the public ones (Nova without flavor access lists). */
   @Get()
+  @ReadsFrom('flavors')
   async list(@Req() request: Request): Promise<{ flavors: FlavorView[] }> {
     const context = authorizedRequest(request, ACTIONS.flavorGet);
     return { flavors: await this.queries.flavors(context.isAdmin) };
@@ -41,6 +43,7 @@ export class FlavorController {
   }
 
   @Get(':flavorId')
+  @ReadsFrom('flavors')
   async show(@Param('flavorId') flavorId: string, @Req() request: Request): Promise<{ flavor: FlavorView }> {
     const context = authorizedRequest(request, ACTIONS.flavorGet);
     const found = await this.queries.flavor(flavorId);

@@ -6,6 +6,7 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import { FloatingIpWriter, floatingIpNotFound } from '../write-side/floating-ip-writer.js';
 import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
@@ -26,6 +27,7 @@ export class FloatingIpController {
   ) {}
 
   @Get()
+  @ReadsFrom('floatingips')
   async list(@Req() request: Request): Promise<{ floatingips: FloatingIpView[] }> {
     authorizedRequest(request, ACTIONS.floatingIpGet);
     return { floatingips: await this.queries.floatingIps() };
@@ -41,6 +43,7 @@ export class FloatingIpController {
   }
 
   @Get('allocations')
+  @ReadsFrom('floatingips', 'floatingip-allocations')
   async allocations(
     @Req() request: Request,
     @Query('lease_id') leaseId?: string,
@@ -52,6 +55,7 @@ export class FloatingIpController {
   }
 
   @Get(':floatingIpId')
+  @ReadsFrom('floatingips')
   async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request): Promise<{ floatingip: FloatingIpView }> {
     authorizedRequest(request, ACTIONS.floatingIpGet);
     const floatingip = await this.queries.floatingIp(floatingIpId);
@@ -66,6 +70,7 @@ export class FloatingIpController {
   }
 
   @Get(':floatingIpId/allocation')
+  @ReadsFrom('floatingips', 'floatingip-allocations')
   async allocation(
     @Param('floatingIpId') floatingIpId: string,
     @Req() request: Request,

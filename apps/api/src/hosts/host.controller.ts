@@ -7,6 +7,7 @@ import { ACTIONS } from '../policy/policy-defaults.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { ReadsFrom, markStale } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import { HOST_INVENTORY, type HostInventory } from '../write-side/host-inventory.js';
 import { HostWriter } from '../write-side/host-writer.js';
@@ -36,6 +37,7 @@ export class HostController {
   ) {}
 
   @Get()
+  @ReadsFrom('hosts')
   async list(@Req() request: Request): Promise<{ hosts: HostView[] }> {
     authorizedRequest(request, ACTIONS.hostGet);
     return { hosts: await this.queries.hosts() };
@@ -52,6 +54,7 @@ export class HostController {
   }
 
   @Get('allocations')
+  @ReadsFrom('hosts', 'allocations')
   async allocations(
     @Req() request: Request,
     @Query('lease_id') leaseId?: string,
@@ -63,6 +66,7 @@ export class HostController {
   }
 
   @Get('properties')
+  @ReadsFrom('properties', 'hosts')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
     const context = authorizedRequest(request, ACTIONS.propertiesGet);
     const showPrivate = flag(all) && allowed(context, 'admin', {});
@@ -83,10 +87,10 @@ export class HostController {
     const context = authorizedRequest(request, ACTIONS.propertiesUpdate);
     const dto = validateBody(PropertyPrivacyDto, body);
     this.consistency.answerWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
-    await this.consistency.waitFor();
+    const stale = await this.consistency.waitFor(['properties']);
     const row = await this.queries.property(name);
     if (row === null) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
-    return {
+    const answer = {
       resource_property: {
         created_at: toBlazarDate(row.createdAt),
         updated_at: row.updatedAt === null ? null : toBlazarDate(row.updatedAt),
@@ -96,9 +100,11 @@ export class HostController {
         private: row.private,
       },
     };
+    return stale === null ? answer : markStale(response, answer, stale);
   }
 
   @Get(':hostId')
+  @ReadsFrom('hosts')
   async show(@Param('hostId') hostId: string, @Req() request: Request): Promise<{ host: HostView }> {
     authorizedRequest(request, ACTIONS.hostGet);
     const host = await this.queries.host(hostId);
@@ -121,6 +127,7 @@ export class HostController {
   }
 
   @Get(':hostId/allocation')
+  @ReadsFrom('hosts', 'allocations')
   async allocation(
     @Param('hostId') hostId: string,
     @Req() request: Request,

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { isDomainError } from '../../../../libs/domain/src/index.js';
+import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 
 const httpMessage = (exception: HttpException): string => {
@@ -18,15 +19,17 @@ export class BlazarExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
+    const stale = staleMarkerOf(response);
+    const send = (status: number, message: string): void => {
+      response.status(status).json(stale === null ? blazarError(status, message) : { ...blazarError(status, message), stale });
+    };
     if (isDomainError(exception)) {
-      const status = STATUS_BY_KIND[exception.kind];
-      response.status(status).json(blazarError(status, exception.message));
+      send(STATUS_BY_KIND[exception.kind], exception.message);
       return;
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      const message = status === 404 ? 'The resource could not be found.' : httpMessage(exception);
-      response.status(status).json(blazarError(status, message));
+      send(status, status === 404 ? 'The resource could not be found.' : httpMessage(exception));
       return;
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));

@@ -9,6 +9,7 @@ import { allowed, authorize, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import type { LeaseWriteResult } from '../write-side/lease-writer.js';
 import { CreateLeaseCommand, DeleteLeaseCommand, UpdateLeaseCommand } from './lease.commands.js';
@@ -41,6 +42,7 @@ export class LeaseController {
 
   /** Upstream: admins (the policy's `admin` rule) see every project's leases, others their project's. */
   @Get()
+  @ReadsFrom('leases')
   async list(@Req() request: Request): Promise<{ leases: LeaseView[] }> {
     const context = requestContext(request);
     authorize(context, ACTIONS.leaseGet);
@@ -49,6 +51,7 @@ export class LeaseController {
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   @Get(':leaseId')
+  @ReadsFrom('leases')
   async show(@Param('leaseId') leaseId: string, @Req() request: Request): Promise<{ lease: LeaseView }> {
     const context = requestContext(request);
     const lease = await this.queries.lease(leaseId);

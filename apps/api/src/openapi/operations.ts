@@ -21,6 +21,7 @@ export interface OperationDoc {
 
 export const TAGS = [
   { name: 'versions', description: 'API version discovery (no token needed).' },
+  { name: 'health', description: 'Liveness and readiness probes (no token needed).' },
   { name: 'leases', description: 'Leases and their reservations.' },
   { name: 'hosts', description: 'Reservable physical hosts, their allocations and resource properties.' },
   { name: 'plugins', description: 'Supported resource types.' },
@@ -47,6 +48,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'versions',
     summary: 'List API versions (alias of `/`)',
     response: { description: 'The versions this service speaks.', schema: ref('VersionDocument') },
+  },
+  'GET /healthz': {
+    operationId: 'live',
+    tag: 'health',
+    summary: 'Liveness: the process answers',
+    response: { description: 'Always `{"status": "ok", "service": "api"}` while the process serves.' },
+  },
+  'GET /readyz': {
+    operationId: 'ready',
+    tag: 'health',
+    summary: 'Readiness: reads are right',
+    description:
+      'Each read model with its checkpoint, lag behind the log and failure. 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
+    response: { description: 'Ready: every read model is current or catching up in time.' },
+    errors: [503],
   },
   'GET /v1/leases': {
     operationId: 'listLeases',

@@ -1,29 +1,54 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { type Observable, from, switchMap } from 'rxjs';
-import { ReadYourWrites } from './read-your-writes.js';
+import { type Observable, from, map, switchMap } from 'rxjs';
+import type { ReadModelName } from '../../../../libs/read-model/src/index.js';
+import { ReadYourWrites, type StaleMarker } from './read-your-writes.js';
 
 export const MIN_POSITION_HEADER = 'x-leasehold-min-position';
 
+const READS_FROM = 'leasehold:reads-from';
+
+/** The read models a route answers from: its reads wait for them and carry their staleness. */
+export const ReadsFrom = (...names: readonly ReadModelName[]): MethodDecorator => SetMetadata(READS_FROM, names);
+
+/** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */
+export const staleMarkerOf = (response: Response): StaleMarker | null => (response.locals.leaseholdStale as StaleMarker | undefined) ?? null;
+
+/** `X-Leasehold-Stale` and the lag in headers; the same in the body's `stale` field. */
+export const markStale = (response: Response, body: unknown, stale: StaleMarker): unknown => {
+  response.setHeader('X-Leasehold-Stale', 'true');
+  response.setHeader('X-Leasehold-Lag-Positions', String(stale.lag_positions));
+  response.setHeader('X-Leasehold-Lag-Seconds', String(stale.lag_seconds));
+  response.locals.leaseholdStale = stale;
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, stale } : body;
+};
+
 /**
- * Every read waits (bounded) until the read models include this process's last write, or the
+ * Every read of a read model waits (bounded) until it includes this process's last write, or the
  * position a client passes in `X-Leasehold-Min-Position` (from another API replica's
- * `X-Leasehold-Position`). A read served before that, on timeout, says so in `X-Leasehold-Stale`.
+ * `X-Leasehold-Position`). A read served before that, or from a read model stopped on an event,
+ * says so (`markStale`).
  */
 @Injectable()
 export class ReadYourWritesInterceptor implements NestInterceptor {
-  constructor(@Inject(ReadYourWrites) private readonly consistency: ReadYourWrites) {}
+  constructor(
+    @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(Reflector) private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
-    if (request.method !== 'GET') return next.handle();
+    const names = this.reflector.get<readonly ReadModelName[] | undefined>(READS_FROM, context.getHandler());
+    if (request.method !== 'GET' || names === undefined) return next.handle();
     const asked = Number(request.header(MIN_POSITION_HEADER) ?? 0);
     const position = Math.max(this.consistency.lastWrite(), Number.isSafeInteger(asked) ? asked : 0);
-    return from(this.consistency.waitFor(position)).pipe(
-      switchMap((fresh) => {
-        if (!fresh) http.getResponse<Response>().setHeader('X-Leasehold-Stale', 'true');
-        return next.handle();
+    const response = http.getResponse<Response>();
+    return from(this.consistency.waitFor(names, position)).pipe(
+      switchMap((stale) => {
+        if (stale !== null) markStale(response, null, stale);
+        return next.handle().pipe(map((body) => (stale === null ? body : markStale(response, body, stale))));
       }),
     );
   }

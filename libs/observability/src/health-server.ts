@@ -1,0 +1,64 @@
+import { type Server, createServer } from 'node:http';
+
+/** What /readyz answers: ready or not, and the details an operator needs to see why. */
+export interface Readiness {
+  readonly ready: boolean;
+  readonly [detail: string]: unknown;
+}
+
+export interface HealthServerOptions {
+  readonly host: string;
+  /** 0 picks a free port (see `port()`). */
+  readonly port: number;
+  readonly service: string;
+  readonly readiness: () => Promise<Readiness> | Readiness;
+}
+
+export interface HealthServer {
+  port(): number;
+  close(): Promise<void>;
+}
+
+const send = (response: import('node:http').ServerResponse, status: number, body: unknown): void => {
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  response.end(JSON.stringify(body));
+};
+
+/**
+ * `/healthz` (live: the process answers) and `/readyz` (ready: 200, or 503 with the reason) for a
+ * process without an HTTP API of its own, as orchestrators' probes expect.
+ */
+export const startHealthServer = async (options: HealthServerOptions): Promise<HealthServer> => {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, { error: 'method not allowed' });
+    if (path === '/healthz') return send(response, 200, { status: 'ok', service: options.service });
+    if (path !== '/readyz') return send(response, 404, { error: 'not found' });
+    Promise.resolve()
+      .then(() => options.readiness())
+      .then(
+        (readiness) => send(response, readiness.ready ? 200 : 503, { service: options.service, ...readiness }),
+        (error: unknown) => send(response, 503, { service: options.service, ready: false, error: error instanceof Error ? error.message : String(error) }),
+      );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return {
+    port: () => {
+      const address = server.address();
+      return typeof address === 'object' && address !== null ? address.port : options.port;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+/** LEASEHOLD_<APP>_HEALTH_PORT: a port, 0 for any free one, or `off`. */
+export const healthPortFromEnv = (value: string | undefined, fallback: number): number | null => {
+  if (value === undefined || value.trim() === '') return fallback;
+  if (value.trim() === 'off') return null;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`a health port must be 0-65535 or off, got '${value}'`);
+  return port;
+};
