@@ -18,9 +18,12 @@ import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
+import { APPLICATION_CONTEXT, CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
-import { FlavorWriter } from './write-side/flavor-writer.js';
+import { randomUUID } from 'node:crypto';
+import type { ApplicationContext } from '../../../libs/application/src/application-context.js';
+import { CommandHandler } from '../../../libs/application/src/command-handler.js';
+import { FlavorUseCases } from '../../../libs/application/src/flavors/flavor.use-cases.js';
 import { FLOATING_IP_NETWORKS, type FloatingIpNetworks, StandaloneFloatingIpNetworks } from './write-side/floating-ip-networks.js';
 import { FloatingIpWriter } from './write-side/floating-ip-writer.js';
 import { CLOUD_CONFIG, HOST_INVENTORY, type HostInventory, OPENSTACK_SESSION, hostInventoryFor, openStackSessionFor } from './write-side/host-inventory.js';
@@ -31,7 +34,7 @@ import { NeutronClient, type OpenStackSession } from '../../../libs/plugins/src/
 import { HealingLoop } from './write-side/healing-loop.js';
 import { LeaseHealer } from './write-side/lease-healer.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
-import { WriteIndex } from './write-side/write-index.js';
+import { WriteIndex } from '../../../libs/application/src/write-model/write-index.js';
 
 class Lifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -117,11 +120,23 @@ export class AppModule {
           useFactory: (store: EventStore, index: WriteIndex, networks: FloatingIpNetworks, clock: () => Date) =>
             new FloatingIpWriter(store, index, networks, clock),
         },
+        { provide: CommandHandler, inject: [EVENT_STORE], useFactory: (store: EventStore) => new CommandHandler(store) },
         {
-          provide: FlavorWriter,
-          inject: [EVENT_STORE, WriteIndex, CLOCK],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => new FlavorWriter(store, index, clock),
+          provide: APPLICATION_CONTEXT,
+          inject: [CommandHandler, WriteIndex],
+          useFactory: (handler: CommandHandler, index: WriteIndex): ApplicationContext => ({
+            handler,
+            index,
+            newId: () => randomUUID(),
+            settings: {
+              cleaningTimeMinutes: config.cleaningTimeMinutes,
+              minutesBeforeEnd: config.minutesBeforeEnd,
+              allocationRatios: config.allocationRatios,
+              healingIntervalMinutes: config.healingIntervalMinutes,
+            },
+          }),
         },
+        { provide: FlavorUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new FlavorUseCases(context) },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         {
           provide: ReadYourWrites,

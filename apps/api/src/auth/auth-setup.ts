@@ -1,5 +1,5 @@
 import type { ApiConfig } from '../config.js';
-import { PolicyEnforcer } from '../policy/policy.enforcer.js';
+import { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.enforcer.js';
 import type { Authenticator, Identity } from './identity.js';
 import { KeystoneAuthenticator } from './keystone-authenticator.js';
 import { StaticTokenAuthenticator } from './static-tokens.js';

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { HttpException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
 import { OpenStackNoEndpointError, OpenStackUnreachableError, createHttpError, trustBody } from '../../../../libs/plugins/src/openstack/index.js';
-import { CallerToken } from './caller-token.js';
+import { CallerToken } from '../../../../libs/application/src/caller-token.js';
 import { trustRefusal } from './lease-trusts.js';
 
 const site = { service: 'identity', method: 'POST', path: '/OS-TRUST/trusts', globalRequestId: 'req-00000000-0000-4000-8000-000000000000' } as const;

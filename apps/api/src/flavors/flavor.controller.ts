@@ -3,11 +3,13 @@ import type { Request, Response } from 'express';
 import { notFound } from '../../../../libs/domain/src/index.js';
 import { type FlavorView, toFlavorView } from '../../../../libs/read-model/src/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
+import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
-import { FlavorWriter } from '../write-side/flavor-writer.js';
+import { FLAVOR_POLICY, FlavorUseCases } from '../../../../libs/application/src/flavors/flavor.use-cases.js';
+import { commandMetadata } from '../http/request-context.js';
+import { CLOCK } from '../tokens.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';
 
 /** Nova's words; a private flavor is not found by those who may not see it. */
@@ -20,9 +22,10 @@ const flavorNotFound = (flavorId: string) => notFound('FLAVOR_NOT_FOUND', `Flavo
 @Controller('v1/flavors')
 export class FlavorController {
   constructor(
-    @Inject(FlavorWriter) private readonly writer: FlavorWriter,
+    @Inject(FlavorUseCases) private readonly flavors: FlavorUseCases,
     @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
   /** Admins see every flavor, others the public ones (Nova without flavor access lists). */
@@ -36,8 +39,8 @@ export class FlavorController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ flavor: FlavorView }> {
-    const context = authorizedRequest(request, ACTIONS.flavorPost);
-    const result = await this.writer.add(parseCreateFlavor(body), context);
+    authorizedRequest(request, FLAVOR_POLICY.add);
+    const result = await this.flavors.add({ type: 'AddFlavor', data: { flavor: parseCreateFlavor(body) }, metadata: commandMetadata(request, this.clock()) });
     this.consistency.answerWrite(result.position, response);
     return { flavor: toFlavorView(result.flavor) };
   }
@@ -54,6 +57,7 @@ export class FlavorController {
   @Delete(':flavorId')
   @HttpCode(204)
   async remove(@Param('flavorId') flavorId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.consistency.answerWrite(await this.writer.remove(flavorId, authorizedRequest(request, ACTIONS.flavorDelete)), response);
+    const { position } = await this.flavors.remove({ type: 'RemoveFlavor', data: { flavorId }, metadata: commandMetadata(request, this.clock()) });
+    this.consistency.answerWrite(position, response);
   }
 }

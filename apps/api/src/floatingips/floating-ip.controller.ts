@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
+import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';

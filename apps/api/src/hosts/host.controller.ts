@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { type HostEvent, notFound } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
 import { allowed, authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
+import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';

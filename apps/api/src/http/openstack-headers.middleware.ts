@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
-import { CallerToken } from '../auth/caller-token.js';
+import { CallerToken } from '../../../../libs/application/src/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
 import { sendUnauthorized, sendUnavailable } from '../auth/unauthorized.js';
 import type { ApiConfig } from '../config.js';
-import type { PolicyEnforcer } from '../policy/policy.enforcer.js';
+import type { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.enforcer.js';
+import { userCaller } from '../../../../libs/application/src/caller.js';
 import { blazarError } from './blazar-error.js';
 import type { ContextRequest, RequestContext } from './request-context.js';
 
@@ -65,9 +66,11 @@ const contextOf = (
   callerToken: CallerToken | null,
 ): RequestContext => {
   const credentials = credentialsOf(identity);
+  const { userId, projectId, roles } = identity;
   return {
     requestId,
     globalRequestId,
+    caller: userCaller({ userId, projectId, roles, credentials, policy, token: callerToken }),
     actor: { userId: identity.userId, projectId: identity.projectId },
     roles: identity.roles,
     isAdmin: policy.check('admin', credentials, {}),

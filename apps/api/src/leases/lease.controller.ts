@@ -6,7 +6,7 @@ import { type LeaseEvent, notFound } from '../../../../libs/domain/src/index.js'
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
 import { requestContext } from '../http/request-context.js';
 import { allowed, authorize, leaseTarget } from '../policy/authorize.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
+import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { type RequestContext, requestContext } from '../http/request-context.js';
-import type { Target } from './policy-rule.js';
+import type { Target } from '../../../../libs/application/src/policy/policy-rule.js';
 
 /** Upstream's default target: the caller's own project and user (collections, creates, hosts). */
 export const ownTarget = (context: RequestContext): Target => ({ project_id: context.actor.projectId, user_id: context.actor.userId });

@@ -9,11 +9,11 @@ import {
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
 import type { RequestContext } from '../http/request-context.js';
-import { AsyncMutex } from './async-mutex.js';
+import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
 import { appendRequest, requestMetadata } from './event-envelope.js';
 import type { FloatingIpNetworks } from './floating-ip-networks.js';
 import { retryOnConflict } from './retry.js';
-import type { WriteIndex } from './write-index.js';
+import type { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
 
 export interface NewFloatingIp {
   readonly networkId: string;

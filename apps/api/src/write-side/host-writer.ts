@@ -12,11 +12,11 @@ import {
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
 import type { RequestContext } from '../http/request-context.js';
-import { AsyncMutex } from './async-mutex.js';
+import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
 import { appendRequest, envelope, requestMetadata } from './event-envelope.js';
 import type { HostInventory } from './host-inventory.js';
 import { retryOnConflict } from './retry.js';
-import type { WriteIndex } from './write-index.js';
+import type { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
 
 export interface HostWriteResult {
   readonly hostId: string;

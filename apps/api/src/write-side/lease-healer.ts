@@ -9,12 +9,12 @@ import {
   toMs,
 } from '../../../../libs/domain/src/index.js';
 import type { EventMetadata, EventStore } from '../../../../libs/event-store/src/event-store.port.js';
-import { AsyncMutex } from './async-mutex.js';
-import { BookingPlan } from './booking-plan.js';
+import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
+import { BookingPlan } from '../../../../libs/application/src/write-model/booking-plan.js';
 import { appendRequest } from './event-envelope.js';
 import { ReservationAdmission } from './reservation-admission.js';
 import { retryOnConflict } from './retry.js';
-import type { WriteIndex } from './write-index.js';
+import type { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
 
 export interface LeaseHealerOptions {
   readonly cleaningTimeMinutes: number;
@@ -119,7 +119,7 @@ export class LeaseHealer {
       }
       if (events.length === 0) return [];
       const metadata = healingMetadata(downHostIds);
-      await this.store.appendMultiple([appendRequest(leaseStream(leaseId), recorded.length - 1, events, metadata), ...plan.appends(metadata)]);
+      await this.store.appendMultiple([appendRequest(leaseStream(leaseId), recorded.length - 1, events, metadata), ...plan.appends(metadata, () => randomUUID())]);
       return healed;
     });
   }

@@ -20,14 +20,14 @@ import type { EventStore } from '../../../../libs/event-store/src/event-store.po
 import type { LeaseTrusts } from '../auth/lease-trusts.js';
 import type { RequestContext } from '../http/request-context.js';
 import { authorize, leaseTarget } from '../policy/authorize.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
-import { AsyncMutex } from './async-mutex.js';
-import { BookingPlan } from './booking-plan.js';
+import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
+import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
+import { BookingPlan } from '../../../../libs/application/src/write-model/booking-plan.js';
 import { appendRequest, requestMetadata } from './event-envelope.js';
 import type { CreateLeaseRequest, ReservationPatch, UpdateLeaseRequest } from './lease-requests.js';
 import { type AdmissionSchedule, ReservationAdmission } from './reservation-admission.js';
 import { retryOnConflict } from './retry.js';
-import type { WriteIndex } from './write-index.js';
+import type { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
 
 export interface LeaseWriteResult {
   readonly leaseId: string;
@@ -123,7 +123,7 @@ export class LeaseWriter {
           },
           leaseDecider.initialState(),
         );
-        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), 'no_stream', events, metadata), ...plan.appends(metadata)]);
+        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), 'no_stream', events, metadata), ...plan.appends(metadata, () => randomUUID())]);
         return { leaseId, events, position: result.position };
       }),
     );
@@ -156,7 +156,7 @@ export class LeaseWriter {
               );
         const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...changes, reservations, now } }, loaded.state);
         if (events.length === 0) return { leaseId, events: loaded.events, position: 0 };
-        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
+        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata, () => randomUUID())]);
         return { leaseId, events: [...loaded.events, ...events], position: result.position };
       }),
     );
@@ -189,7 +189,7 @@ export class LeaseWriter {
         const plan = this.plan();
         const admission = this.admission(plan, existing.lease, context);
         for (const reservation of existing.lease.reservations) admission.release(reservation);
-        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
+        const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata, () => randomUUID())]);
         return { result: { leaseId, events: [...loaded.events, ...events], position: result.position }, before: existing };
       }),
     );

@@ -19,7 +19,7 @@ import { allocateInstances, notEnoughInstanceSlotsError } from '../../../../libs
 import { EMPTY_QUERY } from '../../../../libs/plugins/src/query/blazar-query.js';
 import { buildHostRequest } from '../leases/host-reservation.parser.js';
 import { buildInstanceRequest, checkAmount, parseRequiredFloatingIps } from '../leases/instance-reservation.parser.js';
-import type { BookingPlan, BookingWindow } from './booking-plan.js';
+import type { BookingPlan, BookingWindow } from '../../../../libs/application/src/write-model/booking-plan.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
 import type {
   FlavorInstanceReservationRequest,

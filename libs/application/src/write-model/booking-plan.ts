@@ -14,13 +14,13 @@ import {
   hostDecider,
   hostStream,
   toMs,
-} from '../../../../libs/domain/src/index.js';
-import type { AppendRequest, EventMetadata } from '../../../../libs/event-store/src/event-store.port.js';
-import type { FloatingIpSnapshot } from '../../../../libs/plugins/src/floating-ip/floating-ip-snapshot.js';
-import type { HostSnapshot } from '../../../../libs/plugins/src/physical-host/host-snapshot.js';
-import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '../../../../libs/plugins/src/physical-host/host-allocation.policy.js';
-import { EMPTY_QUERY } from '../../../../libs/plugins/src/query/blazar-query.js';
-import { appendRequest } from './event-envelope.js';
+} from '../../../domain/src/index.js';
+import type { AppendRequest, EventMetadata } from '../../../event-store/src/event-store.port.js';
+import type { FloatingIpSnapshot } from '../../../plugins/src/floating-ip/floating-ip-snapshot.js';
+import type { HostSnapshot } from '../../../plugins/src/physical-host/host-snapshot.js';
+import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '../../../plugins/src/physical-host/host-allocation.policy.js';
+import { EMPTY_QUERY } from '../../../plugins/src/query/blazar-query.js';
+import { appendTo } from '../command.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 
 interface Working<S, E> extends Versioned<S> {
@@ -65,10 +65,10 @@ class Calendars<S, C, E extends { readonly type: string; readonly data: unknown 
     this.working.set(id, { state, revision: entry.revision, events: [...entry.events, ...events] });
   }
 
-  appends(metadata: EventMetadata): AppendRequest[] {
+  appends(metadata: EventMetadata, newId: () => string): AppendRequest[] {
     return [...this.working.entries()]
       .filter(([, entry]) => entry.events.length > 0)
-      .map(([id, entry]) => appendRequest(this.stream(id), entry.revision, entry.events, metadata));
+      .map(([id, entry]) => appendTo(this.stream(id), entry.revision, entry.events, metadata, newId));
   }
 
   private current(id: string): Working<S, E> {
@@ -201,7 +201,8 @@ export class BookingPlan {
     this.floatingIps.decide(floatingIpId, { type: 'ReleaseFloatingIpBooking', data: { reservationId } });
   }
 
-  appends(metadata: EventMetadata): AppendRequest[] {
-    return [...this.hosts.appends(metadata), ...this.floatingIps.appends(metadata)];
+  /** One append per touched calendar, each under the revision its decisions were made on. */
+  appends(metadata: EventMetadata, newId: () => string): AppendRequest[] {
+    return [...this.hosts.appends(metadata, newId), ...this.floatingIps.appends(metadata, newId)];
   }
 }

@@ -1,0 +1,24 @@
+import type { AllocationRatios } from '../../domain/src/index.js';
+import type { CommandHandler } from './command-handler.js';
+import type { WriteIndex } from './write-model/write-index.js';
+
+/** Blazar's and Nova's settings the use cases decide with. */
+export interface ApplicationSettings {
+  /** Blazar [DEFAULT]cleaning_time, minutes between consecutive leases on one host. */
+  readonly cleaningTimeMinutes: number;
+  /** Blazar [manager]minutes_before_end_lease. */
+  readonly minutesBeforeEnd: number;
+  /** Nova's cpu/ram/disk allocation ratios: instance slots may take host totals x ratio. */
+  readonly allocationRatios: AllocationRatios;
+  /** Upstream's [physical:host]healing_interval, minutes (0: every future reservation). */
+  readonly healingIntervalMinutes: number;
+}
+
+/** What every use case works with: the one command handler, the write side's index of calendars, ids. */
+export interface ApplicationContext {
+  readonly handler: CommandHandler;
+  readonly index: WriteIndex;
+  readonly settings: ApplicationSettings;
+  /** New ids (UUIDs); deterministic in specifications. */
+  readonly newId: () => string;
+}

@@ -1,0 +1,91 @@
+import { expect } from 'vitest';
+import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../../../event-store/src/sqlite/sqlite-event-store.js';
+import type { ApplicationContext, ApplicationSettings } from '../application-context.js';
+import { type Caller, userCaller } from '../caller.js';
+import type { CommandMetadata } from '../command.js';
+import { CommandHandler } from '../command-handler.js';
+import { PolicyEnforcer } from '../policy/policy.enforcer.js';
+import { WriteIndex } from '../write-model/write-index.js';
+
+/** An event as a specification states it: where it is (or is expected to be) recorded, and what it says. */
+export interface StreamEvent {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: unknown;
+}
+
+export const DEFAULT_SETTINGS: ApplicationSettings = {
+  cleaningTimeMinutes: 0,
+  minutesBeforeEnd: 60,
+  allocationRatios: { cpu: 1, ram: 1, disk: 1 },
+  healingIntervalMinutes: 60,
+};
+
+/** A caller of upstream's default policy: `admin`, or a `member`/`reader` of its project. */
+export const testCaller = (role: 'admin' | 'member' | 'reader', projectId = 'project-1', userId = `${role}-user`): Caller =>
+  userCaller({
+    userId,
+    projectId,
+    roles: [role],
+    credentials: { user_id: userId, project_id: projectId, roles: [role], is_admin: false },
+    policy: PolicyEnforcer.fromRules(),
+    token: null,
+  });
+
+export const commandMetadata = (actor: Caller, now: string): CommandMetadata => ({ actor, correlationId: 'request-1', causationId: 'request-1', now });
+
+interface Scenario<App> {
+  readonly store: EventStore;
+  readonly app: App;
+  readonly head: number;
+}
+
+/**
+ * Given / When / Then for the application layer without a transport, as emmett's ApiSpecification:
+ * given events already in a real (in-memory SQLite) log, when a use case runs, then exactly these
+ * events were appended, or it threw. Ids are `id-1`, `id-2`... in the order they are asked for.
+ */
+export const applicationSpecification = <App>(build: (context: ApplicationContext) => App, settings: ApplicationSettings = DEFAULT_SETTINGS) => {
+  const arrange = async (given: readonly StreamEvent[]): Promise<Scenario<App>> => {
+    const store = SqliteEventStore.open({ file: ':memory:' });
+    let position = 0;
+    for (const event of given) {
+      const metadata = { correlationId: 'given', causationId: 'given', actor: null };
+      position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${++position}`, type: event.type, data: event.data, metadata }])).position;
+    }
+    let ids = 0;
+    const app = build({ handler: new CommandHandler(store), index: new WriteIndex(store), settings, newId: () => `id-${++ids}` });
+    return { store, app, head: position };
+  };
+  const appended = async ({ store, head }: Scenario<App>): Promise<StreamEvent[]> =>
+    (await store.readAll({ from: head })).map(({ streamId, type, data }) => ({ streamId, type, data }));
+
+  return {
+    given: (given: readonly StreamEvent[] = []) => ({
+      when: <R>(act: (app: App) => Promise<R>) => ({
+        /** The events appended, in log order; resolves with the use case's answer for further checks. */
+        then: async (expected: readonly StreamEvent[]): Promise<R> => {
+          const scenario = await arrange(given);
+          try {
+            const result = await act(scenario.app);
+            expect(await appended(scenario)).toEqual(expected);
+            return result;
+          } finally {
+            await scenario.store.close();
+          }
+        },
+        /** It threw `matching` (e.g. `{ code: 'POLICY_NOT_AUTHORIZED' }`) and appended nothing. */
+        thenThrows: async (matching: Record<string, unknown>): Promise<void> => {
+          const scenario = await arrange(given);
+          try {
+            await expect(act(scenario.app)).rejects.toMatchObject(matching);
+            expect(await appended(scenario)).toEqual([]);
+          } finally {
+            await scenario.store.close();
+          }
+        },
+      }),
+    }),
+  };
+};
