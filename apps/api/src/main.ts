@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
-import { inputBoundary } from './http/input-boundary.js';
+import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 
 const bootstrap = async (): Promise<void> => {
@@ -20,6 +20,7 @@ const bootstrap = async (): Promise<void> => {
   app.set('etag', false);
   app.use(openstackHeaders(config));
   app.useBodyParser('json');
+  app.use(bodyParserErrors());
   app.use(inputBoundary());
   app.useGlobalFilters(new BlazarExceptionFilter());
   app.enableShutdownHooks();

@@ -53,6 +53,8 @@ describe('checkInputTree: every key and value of a body, at any depth', () => {
       message: 'Malformed parameter flavor.extra_specs["hw:\\u0007"] (the name contains the control character U+0007)',
     });
     expect(refused(JSON.parse('{"gpu": "true", "__proto__": {"polluted": "yes"}}'))).toEqual({ status: 400, message: 'Malformed parameter __proto__ (a reserved name)' });
+    expect(refused({ before_end_date: { constructor: { x: '5' } } }).message).toBe('Malformed parameter before_end_date.constructor (a reserved name)');
+    expect(refused({ prototype: 1 }).message).toBe('Malformed parameter prototype (a reserved name)');
   });
 
   it('lets JSON whitespace through in JSON text fields only', () => {

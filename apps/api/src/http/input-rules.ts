@@ -21,8 +21,8 @@ export const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(['hypervisor_proper
 /** Deeper than any Blazar body (a lease's reservation's address list is 3 levels). */
 export const MAX_DEPTH = 16;
 
-/** Object keys that would reach for a prototype if an object were ever built from them by assignment. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__']);
+/** Keys that name JavaScript's object internals: an object built from them by assignment, or a library walking it, may misbehave. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
