@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
-import { type FieldPath, fieldName } from '../http/input-rules.js';
-import { HOSTILE_TEXT, refusal, throughBoundary, withValue } from '../http/testing/request-tables.js';
+import { HOSTILE_TEXT, type Row, cases, hostileText as hostileAt, refusal, throughBoundary, withValue } from '../http/testing/request-tables.js';
 import { validateBody } from '../http/validate-body.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseNamedHost, parseRegisterHost, parseUpdateHost } from './host-request.parser.js';
@@ -24,13 +23,7 @@ const HOST = {
   gpu: 'true',
 };
 
-type Row = readonly [FieldPath, unknown, string];
-
-const cases = (rows: readonly Row[]) =>
-  rows.map(([path, value, message]) => ({ field: fieldName(path), shown: JSON.stringify(value) ?? String(value), path, value, message }));
-
-const hostileText = (field: string, jsonText = false): Row[] =>
-  HOSTILE_TEXT.filter(([, text]) => !jsonText || !/[\t\n\r]/.test(text)).map(([, text, why]) => [[field], text, `Malformed parameter ${field} (${why})`] as const);
+const hostileText = (field: string, jsonText = false): Row[] => hostileAt([field], jsonText);
 
 const bounds = (field: string, min: number, max: number) => `Malformed parameter ${field} (must be an integer between ${min} and ${max})`;
 const notAtRegistration = (key: string) => `${key} cannot be set at registration: it is a host field, not an extra capability`;

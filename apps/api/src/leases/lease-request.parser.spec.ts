@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { type FieldPath, fieldName } from '../http/input-rules.js';
-import { HOSTILE_TEXT, refusal, throughBoundary, withValue } from '../http/testing/request-tables.js';
+import type { FieldPath } from '../http/input-rules.js';
+import { cases, hostileText, refusal, throughBoundary, withValue } from '../http/testing/request-tables.js';
 import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
 
 const NOW = DateTime.fromISO('2030-06-08T12:00:00Z', { zone: 'utc' });
@@ -26,25 +26,6 @@ const LEASE = {
   events: [],
   reservations: [HOSTS, INSTANCES, FLAVOR, FLOATING_IPS],
 };
-
-type Row = readonly [FieldPath, unknown, string];
-
-interface Case {
-  readonly field: string;
-  readonly shown: string;
-  readonly path: FieldPath;
-  readonly value: unknown;
-  readonly message: string;
-}
-
-const cases = (rows: readonly Row[]): Case[] =>
-  rows.map(([path, value, message]) => ({ field: fieldName(path), shown: JSON.stringify(value) ?? String(value), path, value, message }));
-
-/** The boundary's refusals of hostile text in a field; JSON text fields keep JSON's whitespace. */
-const hostileText = (path: FieldPath, jsonText = false): Row[] =>
-  HOSTILE_TEXT.filter(([, text]) => !jsonText || !/^[^\t\n\r]*[\t\n\r][^\t\n\r]*$/.test(text)).map(
-    ([, text, why]) => [path, text, `Malformed parameter ${fieldName(path)} (${why})`] as const,
-  );
 
 const at = (index: number, field: string): FieldPath => ['reservations', index, field];
 

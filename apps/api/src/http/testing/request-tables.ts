@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { STATUS_BY_KIND } from '../blazar-error.js';
 import { isDomainError } from '../../../../../libs/domain/src/index.js';
-import { checkInputTree } from '../input-rules.js';
+import { type FieldPath, checkInputTree, fieldName } from '../input-rules.js';
 
 /** What a request body meets in the running API: the input boundary first, then the route's parser. */
 export const throughBoundary =
@@ -24,6 +24,17 @@ export const HOSTILE_TEXT: readonly (readonly [string, string, string])[] = [
   ['a lone low surrogate', '\udfffx', 'contains a lone UTF-16 surrogate U+DFFF'],
   ['surrogates in the wrong order', '\ude00\ud83d', 'contains a lone UTF-16 surrogate U+DE00'],
 ];
+
+/** One row of a field table: where, what is sent, the message expected. */
+export type Row = readonly [FieldPath, unknown, string];
+
+/** The boundary's refusal of each hostile string at `path`; a JSON text field keeps JSON's whitespace (tab, LF, CR). */
+export const hostileText = (path: FieldPath, jsonText = false): Row[] =>
+  HOSTILE_TEXT.filter(([, text]) => !jsonText || !/[\t\n\r]/.test(text)).map(([, text, why]) => [path, text, `Malformed parameter ${fieldName(path)} (${why})`] as const);
+
+/** Rows as named cases for `it.each`: `$field = $shown`. */
+export const cases = (rows: readonly Row[]) =>
+  rows.map(([path, value, message]) => ({ field: fieldName(path), shown: JSON.stringify(value) ?? String(value), path, value, message }));
 
 /** The status and message a request gets when `run` refuses it; fails when it is accepted or fails otherwise. */
 export const refusal = (run: () => unknown): { readonly status: number; readonly message: string } => {
