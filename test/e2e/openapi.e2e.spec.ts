@@ -33,6 +33,8 @@ import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
 import { DTO_DOCUMENTATION } from '../../apps/api/src/openapi/request-schemas.js';
 import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
 import { routesOf } from '../../apps/api/src/openapi/routes.js';
+import { HOST_ID_PATTERN, PATH_PARAMETERS } from '../../apps/api/src/http/route-parameters.js';
+import { UUID_PATTERN } from '../../apps/api/src/http/text.validators.js';
 import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -346,6 +348,23 @@ describe('OpenAPI document and /docs', () => {
       expect(doc.paths['/v1/leases'].post.responses['201'].headers['X-Leasehold-Position']).toBeDefined();
       expect(doc.paths['/v1/leases'].get.parameters).toContainEqual({ $ref: '#/components/parameters/MinPosition' });
       expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id']);
+    });
+
+    it('path and query parameters carry the patterns RouteParametersPipe enforces; the input rules are described', () => {
+      const parameters = Object.values(doc.paths as Record<string, Record<string, any>>)
+        .flatMap((item) => Object.values(item))
+        .flatMap((operation) => (operation.parameters ?? []).map((p: Schema) => resolve(doc, p)))
+        .filter((p: Schema) => p.in === 'path' || p.in === 'query');
+      const byName = new Map(parameters.map((p: Schema) => [p.name as string, p.schema as Schema]));
+      expect(byName.get('leaseId')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      expect(byName.get('floatingIpId')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      expect(byName.get('hostId')).toMatchObject({ type: 'string', pattern: HOST_ID_PATTERN });
+      expect(byName.get('lease_id')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      for (const parameter of parameters.filter((p: Schema) => p.in === 'path')) {
+        expect(parameter.schema.pattern, parameter.name).toBe(PATH_PARAMETERS[parameter.name]?.pattern);
+        expect(new RegExp(parameter.schema.pattern, 'u').test('x\u0000'), parameter.name).toBe(false);
+      }
+      expect(doc.info.description).toMatch(/control characters .* lone UTF-16 surrogates are refused with 400 naming the field/);
     });
 
     it('every $ref resolves', () => {

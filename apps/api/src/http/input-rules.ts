@@ -22,7 +22,7 @@ export const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(['hypervisor_proper
 export const MAX_DEPTH = 16;
 
 /** Keys that name JavaScript's object internals: an object built from them by assignment, or a library walking it, may misbehave. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 

@@ -1,5 +1,5 @@
 import type { AuthMode } from '../config.js';
-import { JSON_TEXT_FIELDS, MAX_DEPTH } from '../http/input-rules.js';
+import { JSON_TEXT_FIELDS, MAX_DEPTH, RESERVED_KEYS } from '../http/input-rules.js';
 import { PATH_PARAMETERS, type ParameterRule, QUERY_PARAMETERS } from '../http/route-parameters.js';
 import type { JsonSchema } from './json-schema.js';
 import { OPERATIONS, type OperationDoc, TAGS } from './operations.js';
@@ -141,7 +141,7 @@ const operationFor = (route: RouteInfo, doc: OperationDoc | undefined, auth: Aut
 const INPUT_RULES = [
   'Every request body is JSON in UTF-8. In it (every key and string value, at any depth) and in every query parameter,',
   'control characters (U+0000-U+001F, U+007F-U+009F) and lone UTF-16 surrogates are refused with 400 naming the field;',
-  `so are numbers that are not finite, the key \`__proto__\`, and nesting deeper than ${MAX_DEPTH} levels.`,
+  `so are numbers that are not finite, the keys ${[...RESERVED_KEYS].map((key) => `\`${key}\``).join(', ')}, and nesting deeper than ${MAX_DEPTH} levels.`,
   `Fields that hold JSON text (${[...JSON_TEXT_FIELDS].map((field) => `\`${field}\``).join(', ')}) may contain tab, LF and CR.`,
   'A path parameter that cannot be an id is answered 404 without a lookup.',
 ].join(' ');
