@@ -13,7 +13,8 @@ import { type Hold, type Ratios, allHolds, doubleBookedAddresses, foldLedger, ov
 
 const HOSTS = 60;
 const ADDRESSES = 200;
-const NETWORK = 'bench-public';
+// a Neutron network id (the API takes UUIDs only)
+const NETWORK = 'b0e1c2d3-0000-4000-8000-00000000be0c';
 const HOST_SIZES = [
   { vcpus: 16, memory_mb: 65536, local_gb: 500 },
   { vcpus: 32, memory_mb: 131072, local_gb: 1000 },

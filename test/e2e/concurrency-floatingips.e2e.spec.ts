@@ -12,8 +12,8 @@ const CLEANING_MS = CLEANING_MINUTES * 60_000;
 const ENV = { LEASEHOLD_CLEANING_TIME_MINUTES: String(CLEANING_MINUTES) };
 
 /** Eight addresses on two networks against ~30 asked for at any hour. */
-const RACE_NET = 'net-race';
-const SIDE_NET = 'net-side';
+const RACE_NET = 'a1c3e5f7-0000-4000-8000-00000000ace1';
+const SIDE_NET = 'a1c3e5f7-0000-4000-8000-0000000051de';
 const POOL = [
   ...['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5', '203.0.113.6'].map((address) => ({ network: RACE_NET, address })),
   ...['198.51.100.1', '198.51.100.2'].map((address) => ({ network: SIDE_NET, address })),

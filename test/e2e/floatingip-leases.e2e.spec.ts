@@ -215,7 +215,8 @@ describe('floating IP reservations (api + projector + reactor, default configura
       await refuse({ ...floatingIpReservation(NET_A, 1), amount: 0 }, 400, MAX_AMOUNT_MESSAGE);
       await refuse({ ...floatingIpReservation(NET_A, 1), amount: 'two' }, 400, 'Malformed parameter amount');
       await refuse({ ...floatingIpReservation(NET_A, 1), network_id: 7 }, 400, 'Malformed parameter network_id');
-      await refuse({ ...floatingIpReservation(NET_A, 1), network_id: ' ' }, 400, 'Malformed parameter network_id');
+      await refuse({ ...floatingIpReservation(NET_A, 1), network_id: ' ' }, 400, 'Malformed parameter network_id (must be a network UUID)');
+      await refuse({ ...floatingIpReservation(NET_A, 1), network_id: 'net-a' }, 400, 'Malformed parameter network_id (must be a network UUID)');
       await refuse({ ...floatingIpReservation(NET_A, 1), required_floatingips: '172.24.4.10' }, 400, 'Malformed parameter required_floatingips');
       await refuse({ ...floatingIpReservation(NET_A, 1), required_floatingips: [1] }, 400, 'Malformed parameter required_floatingips');
       await refuse(floatingIpReservation(NET_A, 1, ['not-an-ip']), 400, 'Malformed parameter required_floatingips: not-an-ip is not an IP address');

@@ -173,7 +173,7 @@ describe('floating IPs (/v1/floatingips)', () => {
   });
 
   describe('request validation: a 400 in Blazar\'s words, nothing written', () => {
-    const network = 'validation-net';
+    const network = '6c1f0a52-8e3b-4d2a-9f1e-0b7d3c5a9e10';
     const cases: readonly (readonly [string, unknown, string | RegExp])[] = [
       ['empty body', {}, 'Missing parameter floating_network_id'],
       ['no address', { floating_network_id: network }, 'Missing parameter floating_ip_address'],
@@ -181,7 +181,9 @@ describe('floating IPs (/v1/floatingips)', () => {
       ['null network', { floating_network_id: null, floating_ip_address: '10.3.0.1' }, 'Missing parameter floating_network_id'],
       ['null address', { floating_network_id: network, floating_ip_address: null }, 'Missing parameter floating_ip_address'],
       ['numeric network', { floating_network_id: 7, floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id'],
-      ['empty network', { floating_network_id: '', floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id'],
+      ['empty network', { floating_network_id: '', floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
+      ['network not a UUID', { floating_network_id: 'not-a-uuid', floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
+      ['network UUID without dashes', { floating_network_id: network.replaceAll('-', ''), floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
       ['numeric address', { floating_network_id: network, floating_ip_address: 167772161 }, 'Malformed parameter floating_ip_address'],
       ['address object', { floating_network_id: network, floating_ip_address: { ip: '10.3.0.1' } }, 'Malformed parameter floating_ip_address'],
       ...['', '10.3.0', '10.3.0.256', '010.3.0.1', ' 10.3.0.1', '10.3.0.0/24', 'fe80::1%eth0', '2001:db8::1::1', 'example.org'].map(

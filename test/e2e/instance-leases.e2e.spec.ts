@@ -298,7 +298,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(await hostsOf(medium.id)).toEqual(['crud-1']);
 
       await refusedUpdate(lease.id, { reservations: [{ id: medium.id, flavor_id: '3' }] }, 409, 'flavor_id cannot be updated; make a new reservation for another flavor');
-      for (const [field, value] of [['vcpus', 1], ['memory_mb', 1024], ['disk_gb', 5], ['resource_properties', ''], ['network_id', 'n'], ['min', 1]] as const) {
+      for (const [field, value] of [['vcpus', 1], ['memory_mb', 1024], ['disk_gb', 5], ['resource_properties', ''], ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'], ['min', 1]] as const) {
         await refusedUpdate(lease.id, { reservations: [{ id: medium.id, [field]: value }] }, 400, `Parameter ${field} cannot be set on a flavor:instance reservation`);
       }
       await refusedUpdate(lease.id, { reservations: [{ id: medium.id, amount: 0 }] }, 400, MAX_AMOUNT_MESSAGE);
@@ -495,7 +495,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
     it('fields of other reservation types: 400; resource_type cannot change: 409; malformed values: 400', async () => {
       const fields: [string, unknown][] = [
         ['min', 1], ['max', 2], ['hypervisor_properties', ''], ['before_end', 'default'],
-        ['flavor_id', 'lh-medium'], ['network_id', 'net'], ['required_floatingips', []],
+        ['flavor_id', 'lh-medium'], ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'], ['required_floatingips', []],
       ];
       for (const [field, value] of fields) {
         await refusedUpdate(lease.id, { reservations: [{ id: rid, [field]: value }] }, 400, `Parameter ${field} cannot be set on a virtual:instance reservation`);

@@ -14,6 +14,8 @@ import { getMetadataStorage } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppModule } from '../../apps/api/src/app.module.js';
 import { loadApiConfig } from '../../apps/api/src/config.js';
+import { CreateFlavorDto } from '../../apps/api/src/flavors/flavor.dto.js';
+import { RegisterFloatingIpDto } from '../../apps/api/src/floatingips/floating-ip.dto.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '../../apps/api/src/hosts/host.dto.js';
 import { toIntLike } from '../../apps/api/src/http/int-like.js';
 import { validateBody } from '../../apps/api/src/http/validate-body.js';
@@ -28,8 +30,11 @@ import {
   UpdateLeaseDto,
 } from '../../apps/api/src/leases/lease.dto.js';
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
+import { DTO_DOCUMENTATION } from '../../apps/api/src/openapi/request-schemas.js';
 import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
 import { routesOf } from '../../apps/api/src/openapi/routes.js';
+import { HOST_ID_PATTERN, PATH_PARAMETERS } from '../../apps/api/src/http/route-parameters.js';
+import { UUID_PATTERN } from '../../apps/api/src/http/text.validators.js';
 import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -69,6 +74,8 @@ const DTOS = [
   ReservationUpdateDto,
   RegisterHostDto,
   PropertyPrivacyDto,
+  RegisterFloatingIpDto,
+  CreateFlavorDto,
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -206,6 +213,12 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
       case 'allOf':
         for (const sub of expected as Schema[]) errors.push(...check(doc, sub, value, at));
         break;
+      case 'not':
+        if (check(doc, expected as Schema, value, at).length === 0) fail(`matches what is excluded (${JSON.stringify(expected)})`);
+        break;
+      case 'propertyNames':
+        if (typeOf(value) === 'object') for (const key of Object.keys(value as object)) errors.push(...check(doc, expected as Schema, key, `${at}[${JSON.stringify(key)}]`));
+        break;
       case 'format':
       case 'description':
       case 'examples':
@@ -237,6 +250,8 @@ const ABSENT = Symbol('absent');
 const SAMPLES: unknown[] = [
   ABSENT, null, 'x', '', 'a'.repeat(80), 'a'.repeat(81), 'a'.repeat(256), 5, 0, -3, 2.5, '5', ' 7 ', '+1', '-2', '2.5', '1e3', 'two',
   true, false, 'true', [], ['x'], {}, 'default', 'snapshot', 'physical:host', 'None', ' False ', 'maybe', [1], ['10.0.0.1'], -0, 2 ** 53,
+  ' ', '\u00a0', '9'.repeat(15), '9'.repeat(16), 'Infinity', '1e308', 1e308, -(2 ** 53), Number.MAX_SAFE_INTEGER,
+  '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', '3F0B6A52-1C1E-4D7E-9A43-0D1F6E2B7A01', '3f0b6a521c1e4d7e9a430d1f6e2b7a01',
 ];
 
 /** A body each DTO accepts, from which one property at a time is varied. */
@@ -247,14 +262,22 @@ const VALID_BODIES = new Map<Function, Record<string, unknown>>([
   [HostReservationDto, { min: 1, max: 1 }],
   [InstanceReservationDto, { vcpus: 1, memory_mb: 1, disk_gb: 0, amount: 1 }],
   [FlavorInstanceReservationDto, { flavor_id: '3', amount: 1 }],
-  [FloatingIpReservationDto, { network_id: 'net', amount: 1 }],
+  [FloatingIpReservationDto, { network_id: '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', amount: 1 }],
   [ReservationUpdateDto, { id: 'reservation' }],
   [RegisterHostDto, { name: 'host' }],
   [PropertyPrivacyDto, { private: true }],
+  [RegisterFloatingIpDto, { floating_network_id: '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', floating_ip_address: '10.0.0.1' }],
+  [CreateFlavorDto, { name: 'flavor', vcpus: 1, ram: 1, disk: 0 }],
 ]);
 
-/** Schema keywords the document layers over a DTO property to describe what the request parser checks later (dates, reservation items). */
+/** Schema keywords the documentation layers over a DTO property to describe what the request parser checks later (dates, reservation items). */
 const PARSER_KEYWORDS = ['pattern', 'items'];
+
+/** Whether the documentation of this DTO property says what a parser checks after the DTO (not the DTO's to accept). */
+const checkedByParser = (dto: Function, property: string): boolean => {
+  const refinement = DTO_DOCUMENTATION.find((entry) => entry.dto === dto)?.properties?.[property] ?? {};
+  return PARSER_KEYWORDS.some((keyword) => keyword in refinement);
+};
 
 describe('OpenAPI document and /docs', () => {
   let system: RunningSystem;
@@ -327,6 +350,23 @@ describe('OpenAPI document and /docs', () => {
       expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id']);
     });
 
+    it('path and query parameters carry the patterns RouteParametersPipe enforces; the input rules are described', () => {
+      const parameters = Object.values(doc.paths as Record<string, Record<string, any>>)
+        .flatMap((item) => Object.values(item))
+        .flatMap((operation) => (operation.parameters ?? []).map((p: Schema) => resolve(doc, p)))
+        .filter((p: Schema) => p.in === 'path' || p.in === 'query');
+      const byName = new Map(parameters.map((p: Schema) => [p.name as string, p.schema as Schema]));
+      expect(byName.get('leaseId')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      expect(byName.get('floatingIpId')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      expect(byName.get('hostId')).toMatchObject({ type: 'string', pattern: HOST_ID_PATTERN });
+      expect(byName.get('lease_id')).toMatchObject({ type: 'string', pattern: UUID_PATTERN });
+      for (const parameter of parameters.filter((p: Schema) => p.in === 'path')) {
+        expect(parameter.schema.pattern, parameter.name).toBe(PATH_PARAMETERS[parameter.name]?.pattern);
+        expect(new RegExp(parameter.schema.pattern, 'u').test('x\u0000'), parameter.name).toBe(false);
+      }
+      expect(doc.info.description).toMatch(/control characters .* lone UTF-16 surrogates are refused with 400 naming the field/);
+    });
+
     it('every $ref resolves', () => {
       const refs: string[] = [];
       const walk = (node: unknown): void => {
@@ -377,8 +417,11 @@ describe('OpenAPI document and /docs', () => {
       expect(schema.required).toEqual(['min', 'max']);
       for (const key of ['min', 'max']) {
         const property = schema.properties[key];
-        expect(property.anyOf).toEqual([{ type: 'integer' }, { type: 'string', pattern: expect.any(String) }]);
-        for (const value of [1, 0, -4, 2.5, '2', ' 3 ', '+1', '-1', '2.5', '1e3', 'x', '', ' ', true, null, [], {}]) {
+        expect(property.anyOf).toEqual([
+          { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+          { type: 'string', pattern: expect.any(String) },
+        ]);
+        for (const value of [1, 0, -4, 2.5, '2', ' 3 ', '+1', '-1', '2.5', '1e3', 'x', '', ' ', true, null, [], {}, 1e308, 2 ** 53, '9'.repeat(16), '9'.repeat(15)]) {
           expect(accepts(doc, property, value), `${key} = ${JSON.stringify(value)}`).toBe(toIntLike(value) !== null);
         }
       }
@@ -400,9 +443,9 @@ describe('OpenAPI document and /docs', () => {
       expect(passesDto(dto, base)).toBe(true);
       expect(check(doc, schema, base)).toEqual([]);
       let compared = 0;
-      for (const [property, propertySchema] of Object.entries(schema.properties as Record<string, Schema>)) {
+      for (const property of Object.keys(schema.properties as Record<string, Schema>)) {
         // what the request parsers check after the DTO (date format, reservation items) is not the DTO's to accept
-        if (PARSER_KEYWORDS.some((keyword) => keyword in propertySchema)) continue;
+        if (checkedByParser(dto, property)) continue;
         for (const sample of SAMPLES) {
           const body = { ...base };
           if (sample === ABSENT) delete body[property];

@@ -4,6 +4,7 @@
  * Blazar's error body, that a refused write leaves the ledger (events.sqlite) exactly as it was, and
  * that an accepted write records the caller as the actor of its events.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,7 +271,7 @@ let floatingIpCounter = 0;
 const newFloatingIp = async (): Promise<string> => {
   const n = floatingIpCounter++;
   const address = `10.77.${Math.floor(n / 250)}.${(n % 250) + 1}`;
-  const created = await request('POST', '/v1/floatingips', as('admin'), { floating_network_id: 'matrix-net', floating_ip_address: address });
+  const created = await request('POST', '/v1/floatingips', as('admin'), { floating_network_id: '0c2e8f4a-6b1d-4e3f-8a9c-5d7e1f3b2a60', floating_ip_address: address });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.floatingip.id;
 };
@@ -301,7 +302,8 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
         break;
       }
       case 'register floating ip': {
-        const body = { floating_network_id: `matrix-register-${role}`, floating_ip_address: '10.78.0.1' };
+        // a network per role: each allowed role registers the same address
+        const body = { floating_network_id: randomUUID(), floating_ip_address: '10.78.0.1' };
         await write(role, () => request('POST', '/v1/floatingips', token, body), 201, 'blazar:floatingips:post', allowed);
         break;
       }

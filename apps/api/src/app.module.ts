@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { RouteParametersPipe } from './http/route-parameters.js';
 import { LEASE_TRUSTS, type LeaseTrusts, leaseTrustsFor } from './auth/lease-trusts.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
@@ -17,7 +18,7 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APPLICATION_CONTEXT, CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { randomUUID } from 'node:crypto';
@@ -144,6 +145,7 @@ export class AppModule {
           useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+        { provide: APP_PIPE, useClass: RouteParametersPipe },
         CreateLeaseHandler,
         UpdateLeaseHandler,
         DeleteLeaseHandler,

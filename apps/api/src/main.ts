@@ -4,15 +4,24 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
+import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 
 const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
   assertSafeBinding(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger: ['error', 'warn'] });
+  // JSON only (no form bodies), parsed after authentication, then held to the input rules before any route
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    logger: ['error', 'warn'],
+    bodyParser: false,
+    rawBody: true,
+  });
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(openstackHeaders(config));
+  app.useBodyParser('json');
+  app.use(bodyParserErrors());
+  app.use(inputBoundary());
   app.useGlobalFilters(new BlazarExceptionFilter());
   app.enableShutdownHooks();
   await app.listen(config.port, config.host);

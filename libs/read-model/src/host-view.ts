@@ -26,10 +26,13 @@ export interface HostRecord {
   readonly capabilities: Capabilities;
 }
 
-const BASE_KEYS = new Set([
+/** The host's own fields, in Blazar's order. */
+export const HOST_VIEW_KEYS: readonly string[] = [
   'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
   'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
-]);
+];
+
+const BASE_KEYS = new Set(HOST_VIEW_KEYS);
 
 /** Capability keys that would shadow a host column are not merged into the view. */
 export const isMergeableCapability = (key: string): boolean => !BASE_KEYS.has(key);

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { notFound } from '../../../../libs/domain/src/index.js';
 import { type FlavorView, toFlavorView } from '../../../../libs/read-model/src/index.js';
+import { flavorNotFound } from '../http/not-found.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
@@ -11,9 +11,6 @@ import { FLAVOR_POLICY, FlavorUseCases } from '../../../../libs/application/src/
 import { commandMetadata } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';
-
-/** Nova's words; a private flavor is not found by those who may not see it. */
-const flavorNotFound = (flavorId: string) => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
 
 /**
  * The standalone flavor catalog (a Leasehold extension: upstream reads Nova's), Nova-shaped so that

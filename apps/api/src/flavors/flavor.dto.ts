@@ -1,5 +1,6 @@
-import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsIntLike } from '../http/int-like.js';
+import { IsNotBlank } from '../http/text.validators.js';
 import { BOOLEAN_VALUES, IsExtraSpecs, IsFlavorId, IsNumberLike } from './flavor.validators.js';
 
 const malformed = (name: string, why = '') => ({ message: `Malformed parameter ${name}${why}` });
@@ -7,9 +8,9 @@ const malformed = (name: string, why = '') => ({ message: `Malformed parameter $
 /** The `flavor` object of POST /v1/flavors, as Nova's `POST /flavors` takes it (plus `extra_specs`). */
 export class CreateFlavorDto {
   @IsDefined({ message: 'Missing parameter name' })
-  @IsString(malformed('name'))
-  @MinLength(1, malformed('name'))
   @MaxLength(255, malformed('name'))
+  @IsNotBlank(malformed('name', ' (must not be empty or blank)'))
+  @IsString(malformed('name'))
   name!: string;
 
   @IsDefined({ message: 'Missing parameter vcpus' })

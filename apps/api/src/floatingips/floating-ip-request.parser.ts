@@ -10,5 +10,6 @@ export const parseRegisterFloatingIp = (raw: unknown): NewFloatingIp => {
   if (address === null) {
     throw invalid('INVALID_IP_FORMAT', `Malformed parameter floating_ip_address: ${dto.floating_ip_address} is not an IPv4 or IPv6 address`);
   }
-  return { networkId: dto.floating_network_id, address };
+  // a UUID (the DTO checked it), in lower case so that one network is one id
+  return { networkId: dto.floating_network_id.toLowerCase(), address };
 };

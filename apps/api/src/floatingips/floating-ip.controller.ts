@@ -2,13 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Re
 import type { Request, Response } from 'express';
 import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
+import { floatingIpNotFound } from '../http/not-found.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
-import { FloatingIpWriter, floatingIpNotFound } from '../write-side/floating-ip-writer.js';
+import { FloatingIpWriter } from '../write-side/floating-ip-writer.js';
 import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
 
 const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]): FloatingIpView => {

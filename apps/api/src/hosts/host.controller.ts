@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { type HostEvent, notFound } from '../../../../libs/domain/src/index.js';
+import type { HostEvent } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
 import { allowed, authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
+import { hostNotFound, propertyNotFound } from '../http/not-found.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
@@ -13,8 +14,6 @@ import { HOST_INVENTORY, type HostInventory } from '../write-side/host-inventory
 import { HostWriter } from '../write-side/host-writer.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseUpdateHost } from './host-request.parser.js';
-
-const hostNotFound = (hostId: string) => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
 
 const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
   const record = events.reduce<HostRecord | null>(evolveHostView, null);
@@ -89,7 +88,7 @@ export class HostController {
     this.consistency.answerWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
     const stale = await this.consistency.waitFor(['properties']);
     const row = await this.queries.property(name);
-    if (row === null) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
+    if (row === null) throw propertyNotFound(name);
     const answer = {
       resource_property: {
         created_at: toBlazarDate(row.createdAt),

@@ -1,7 +1,32 @@
 import { IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsIntLike } from '../http/int-like.js';
+import { IsIntLike, MAX_INT32 } from '../http/int-like.js';
+import { IsNotBlank } from '../http/text.validators.js';
 
 const malformed = (name: string) => ({ message: `Malformed parameter ${name}` });
+
+export interface Bounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * What a standalone host may declare (absent: 0, "not reported", good for whole-host leases only).
+ * vcpus: eight times the most CPUs a Linux kernel supports (8,192 with CONFIG_MAXSMP); memory and
+ * disk: Nova's own limit, its compute_nodes columns being 32-bit (2 PiB of RAM, 2 EiB of disk; a
+ * Ceph-backed compute reports the whole cluster as local_gb). hypervisor_version: Nova's encoding
+ * (e.g. 8000000 for libvirt 8.0.0), also a 32-bit column.
+ */
+export const HOST_CAPACITY_BOUNDS = {
+  vcpus: { min: 1, max: 65_536 },
+  memory_mb: { min: 1, max: MAX_INT32 },
+  local_gb: { min: 1, max: MAX_INT32 },
+  hypervisor_version: { min: 0, max: MAX_INT32 },
+} as const satisfies Readonly<Record<string, Bounds>>;
+
+/** The message for a capacity that is no integer or out of its bounds. */
+export const outOfBounds = (key: keyof typeof HOST_CAPACITY_BOUNDS) => ({
+  message: `Malformed parameter ${key} (must be an integer between ${HOST_CAPACITY_BOUNDS[key].min} and ${HOST_CAPACITY_BOUNDS[key].max})`,
+});
 
 /**
  * POST /v1/os-hosts in standalone mode: the capacity Nova would report comes from the body; every
@@ -9,20 +34,22 @@ const malformed = (name: string) => ({ message: `Malformed parameter ${name}` })
  */
 export class RegisterHostDto {
   @IsDefined({ message: 'Missing parameter name' })
-  @IsString(malformed('name'))
   @MaxLength(255, malformed('name'))
+  @IsNotBlank({ message: 'Malformed parameter name (must not be empty or blank)' })
+  @IsString(malformed('name'))
   name!: string;
 
-  @IsOptional() @IsIntLike(malformed('vcpus')) vcpus?: number | string;
-  @IsOptional() @IsIntLike(malformed('memory_mb')) memory_mb?: number | string;
-  @IsOptional() @IsIntLike(malformed('local_gb')) local_gb?: number | string;
-  @IsOptional() @IsIntLike(malformed('hypervisor_version')) hypervisor_version?: number | string;
-  @IsOptional() @IsString(malformed('hypervisor_type')) hypervisor_type?: string;
+  @IsOptional() @IsIntLike(outOfBounds('vcpus')) vcpus?: number | string;
+  @IsOptional() @IsIntLike(outOfBounds('memory_mb')) memory_mb?: number | string;
+  @IsOptional() @IsIntLike(outOfBounds('local_gb')) local_gb?: number | string;
+  @IsOptional() @IsIntLike(outOfBounds('hypervisor_version')) hypervisor_version?: number | string;
+  @IsOptional() @MaxLength(255, malformed('hypervisor_type')) @IsString(malformed('hypervisor_type')) hypervisor_type?: string;
   @IsOptional() @IsString(malformed('cpu_info')) cpu_info?: string;
-  @IsOptional() @IsString(malformed('service_name')) service_name?: string;
-  @IsOptional() @IsString(malformed('availability_zone')) availability_zone?: string;
+  @IsOptional() @MaxLength(255, malformed('service_name')) @IsString(malformed('service_name')) service_name?: string;
+  @IsOptional() @MaxLength(255, malformed('availability_zone')) @IsString(malformed('availability_zone')) availability_zone?: string;
 }
 
+/** The keys registration reads as the host's fields rather than as extra capabilities. */
 export const HOST_FIELD_KEYS: readonly string[] = [
   'name', 'id', 'vcpus', 'memory_mb', 'local_gb', 'hypervisor_version', 'hypervisor_type', 'cpu_info', 'service_name', 'availability_zone',
 ];

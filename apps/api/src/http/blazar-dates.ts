@@ -1,18 +1,33 @@
 import { DateTime } from 'luxon';
 import { invalid } from '../../../../libs/domain/src/index.js';
 
-const BLAZAR_INPUT_FORMAT = 'yyyy-MM-dd HH:mm';
+/**
+ * What upstream's `datetime.strptime(value, '%Y-%m-%d %H:%M')` accepts, in ASCII: a 4-digit year,
+ * month, day, hour and minute with or without their leading zero (a day may also be padded with a
+ * space), hour 0-23, minute 0-59, and the space between date and time repeatable. luxon alone would
+ * take hour 24 as the next day's midnight; Python refuses it.
+ */
+export const BLAZAR_DATE_PATTERN =
+  '^(\\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\\d|0[1-9]|[1-9]| [1-9]) +(2[0-3]|[01]\\d|\\d):([0-5]\\d|\\d)$';
+
+const BLAZAR_DATE = new RegExp(BLAZAR_DATE_PATTERN);
+
+/** The calendar date and time written in `text`, or null (wrong shape, hour 24, 31 April, year 0). */
+const dateOf = (text: string): DateTime | null => {
+  const match = BLAZAR_DATE.exec(text);
+  if (match === null) return null;
+  const [year, month, day, hour, minute] = match.slice(1).map((part) => Number.parseInt(part.trim(), 10)) as [number, number, number, number, number];
+  const parsed = DateTime.utc(year, month, day, hour, minute);
+  return parsed.isValid && year >= 1 ? parsed : null;
+};
 
 /**
- * Parses a Blazar request date: exactly `YYYY-MM-DD HH:MM` (UTC) or `now`, which is the current
- * minute, as upstream truncates it. Returns ISO-8601 UTC.
+ * Parses a Blazar request date: `YYYY-MM-DD HH:MM` (UTC) as upstream reads it, or `now`, which is
+ * the current minute, as upstream truncates it. Returns ISO-8601 UTC.
  */
 export const parseBlazarDate = (value: unknown, now: DateTime): string => {
   if (value === 'now') return now.toUTC().startOf('minute').toISO() as string;
-  const text = typeof value === 'string' ? value : String(value);
-  const parsed = typeof value === 'string' ? DateTime.fromFormat(value, BLAZAR_INPUT_FORMAT, { zone: 'utc' }) : null;
-  if (parsed === null || !parsed.isValid) {
-    throw invalid('INVALID_DATE', `${text} is an invalid date. Required format: %Y-%m-%d %H:%M`);
-  }
+  const parsed = typeof value === 'string' ? dateOf(value) : null;
+  if (parsed === null) throw invalid('INVALID_DATE', `${String(value)} is an invalid date. Required format: %Y-%m-%d %H:%M`);
   return parsed.toISO() as string;
 };

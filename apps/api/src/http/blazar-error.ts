@@ -1,4 +1,5 @@
 import type { DomainErrorKind } from '../../../../libs/domain/src/index.js';
+import { printable } from './input-rules.js';
 
 /** Blazar's error body; python-blazarclient prints `error_message`. */
 export interface BlazarErrorBody {
@@ -14,8 +15,9 @@ export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   conflict: 409,
 };
 
+/** A message that quotes input (a value, a path, a library's words) never carries a character the input rules refuse. */
 export const blazarError = (status: number, message: string): BlazarErrorBody => ({
   error_code: status,
-  error_message: message,
+  error_message: printable(message),
   error_name: status >= 500 ? 'INTERNAL_SERVER_ERROR' : status,
 });

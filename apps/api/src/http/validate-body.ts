@@ -1,4 +1,3 @@
-import { type ClassConstructor, plainToInstance } from 'class-transformer';
 import { type ValidationError, validateSync } from 'class-validator';
 import { invalid } from '../../../../libs/domain/src/index.js';
 
@@ -15,11 +14,22 @@ export const requireObject = (body: unknown, what = 'request body'): Record<stri
 };
 
 /**
+ * The body's own fields on an instance of the DTO, as they are: no conversion, no walk into nested
+ * values (class-transformer's plainToInstance crashes on a nested key named `constructor`), and no
+ * assignment that a key such as `__proto__` could turn into a prototype change.
+ */
+const asInstance = <T extends object>(dto: new () => T, body: Record<string, unknown>): T => {
+  const instance = Object.create(dto.prototype as object) as T;
+  for (const [key, value] of Object.entries(body)) Object.defineProperty(instance, key, { value, enumerable: true, writable: true, configurable: true });
+  return instance;
+};
+
+/**
  * Validates a JSON body against a class-validator DTO and reports the first failure in Blazar's
  * words (`Missing parameter name`, `Malformed parameter min`...). Unknown keys are ignored, as upstream does.
  */
-export const validateBody = <T extends object>(dto: ClassConstructor<T>, body: unknown, what?: string): T => {
-  const instance = plainToInstance(dto, requireObject(body, what), { enableImplicitConversion: false });
+export const validateBody = <T extends object>(dto: new () => T, body: unknown, what?: string): T => {
+  const instance = asInstance(dto, requireObject(body, what));
   const errors = validateSync(instance, { stopAtFirstError: true, forbidUnknownValues: false, whitelist: false });
   const first = errors[0];
   if (first !== undefined) throw invalid('VALIDATION_FAILED', firstMessage(first));

@@ -1,10 +1,13 @@
 import { type Affinity, invalid } from '../../../../libs/domain/src/index.js';
 import { canonicalIpAddress } from '../../../../libs/plugins/src/floating-ip/ip-address.js';
-import { parseQuery, referencedProperties } from '../../../../libs/plugins/src/query/blazar-query.js';
+import { referencedProperties } from '../../../../libs/plugins/src/query/blazar-query.js';
+import { MAX_INT32 } from '../http/int-like.js';
+import { canonicalUuid } from '../http/text.validators.js';
 import type { FloatingIpReservationRequest, InstanceReservationRequest } from '../write-side/lease-requests.js';
+import { parsePropertyQuery } from './property-query.parser.js';
 
 /** Upstream's bound on amount (a 32-bit signed column). */
-export const MAX_AMOUNT = 2 ** 31 - 1;
+export const MAX_AMOUNT = MAX_INT32;
 
 export const checkAmount = (amount: number): number => {
   if (amount < 1 || amount > MAX_AMOUNT) throw invalid('MALFORMED_PARAMETER', `Malformed parameter amount (must be between 1 and ${MAX_AMOUNT})`);
@@ -12,7 +15,8 @@ export const checkAmount = (amount: number): number => {
 };
 
 const checkAtLeast = (name: string, value: number, min: number): number => {
-  if (value < min || value > MAX_AMOUNT) throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be an integer >= ${min})`);
+  if (value < min) throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be an integer >= ${min})`);
+  if (value > MAX_INT32) throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be an integer <= ${MAX_INT32})`);
   return value;
 };
 
@@ -31,7 +35,7 @@ export const buildInstanceRequest = (fields: InstanceFields): InstanceReservatio
   checkAtLeast('vcpus', fields.vcpus, 1);
   checkAtLeast('memory_mb', fields.memoryMb, 1);
   checkAtLeast('disk_gb', fields.diskGb, 0);
-  const query = parseQuery(fields.resourceProperties);
+  const query = parsePropertyQuery(fields.resourceProperties, 'resource_properties');
   return { resourceType: 'virtual:instance', ...fields, query, propertyNames: referencedProperties(query) };
 };
 
@@ -49,8 +53,10 @@ export const parseRequiredFloatingIps = (addresses: readonly string[], amount: n
   return canonical;
 };
 
+/** `networkId` as the DTO accepted it (a UUID); kept in lower case so that one network is one id. */
 export const buildFloatingIpRequest = (networkId: string, amount: number, required: readonly string[]): FloatingIpReservationRequest => {
-  if (networkId.trim() === '') throw invalid('MALFORMED_PARAMETER', 'Malformed parameter network_id');
+  const network = canonicalUuid(networkId);
+  if (network === null) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter network_id (must be a network UUID)');
   checkAmount(amount);
-  return { resourceType: 'virtual:floatingip', networkId, amount, requiredFloatingIps: parseRequiredFloatingIps(required, amount) };
+  return { resourceType: 'virtual:floatingip', networkId: network, amount, requiredFloatingIps: parseRequiredFloatingIps(required, amount) };
 };

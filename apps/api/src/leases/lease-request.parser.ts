@@ -98,19 +98,31 @@ const parsePatch = (raw: unknown): ReservationPatch => {
     diskGb: count(dto.disk_gb),
     affinity: dto.affinity === undefined ? null : { value: affinityOf(dto.affinity) },
     flavorId: dto.flavor_id === undefined ? null : toFlavorId(dto.flavor_id),
-    networkId: dto.network_id ?? null,
+    networkId: dto.network_id?.toLowerCase() ?? null,
     requiredFloatingIps: dto.required_floatingips ?? null,
   };
 };
 
-/** PUT /v1/leases/{id} body -> validated changes (null = unchanged). */
+/** Whether a reservation patch says anything beyond naming its reservation (a resource_type is checked against it: 409 if another). */
+const changesSomething = (patch: ReservationPatch): boolean => Object.entries(patch).some(([key, value]) => key !== 'id' && value !== null);
+
+/**
+ * PUT /v1/leases/{id} body -> validated changes (null = unchanged). A body that changes nothing (`{}`,
+ * only unknown keys, only nulls) is refused as upstream refuses it for hosts, rather than answered
+ * 200 as if something had happened.
+ */
 export const parseUpdateLease = (body: unknown, now: DateTime): UpdateLeaseRequest => {
   const dto = validateBody(UpdateLeaseDto, body ?? {});
-  return {
+  const request: UpdateLeaseRequest = {
     name: dto.name ?? null,
     startDate: optionalDate(dto.start_date, now),
     endDate: optionalDate(dto.end_date, now),
     beforeEndDate: optionalDate(dto.before_end_date, now),
     reservations: (dto.reservations ?? []).map(parsePatch),
   };
+  const { reservations, ...lease } = request;
+  if (Object.values(lease).every((value) => value === null) && !reservations.some(changesSomething)) {
+    throw invalid('NO_DATA', 'No data to update');
+  }
+  return request;
 };

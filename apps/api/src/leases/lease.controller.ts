@@ -2,8 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req,
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
-import { type LeaseEvent, notFound } from '../../../../libs/domain/src/index.js';
+import type { LeaseEvent } from '../../../../libs/domain/src/index.js';
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
+import { leaseNotFound } from '../http/not-found.js';
 import { requestContext } from '../http/request-context.js';
 import { allowed, authorize, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
@@ -14,8 +15,6 @@ import { CLOCK } from '../tokens.js';
 import type { LeaseWriteResult } from '../write-side/lease-writer.js';
 import { CreateLeaseCommand, DeleteLeaseCommand, UpdateLeaseCommand } from './lease.commands.js';
 import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
-
-const leaseNotFound = (leaseId: string) => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
 /** The same fold the projector runs, applied to the events just written: the response needs no wait. */
 const viewOf = (events: readonly LeaseEvent[]): LeaseView | null => events.reduce<LeaseView | null>(evolveLeaseView, null);

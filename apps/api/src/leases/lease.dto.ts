@@ -2,15 +2,20 @@ import { IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateBy, 
 import { BEFORE_END_ACTIONS } from '../../../../libs/domain/src/index.js';
 import { IsFlavorId } from '../flavors/flavor.validators.js';
 import { IsIntLike } from '../http/int-like.js';
+import { IsNotBlank, IsUuid } from '../http/text.validators.js';
 
 const missing = (name: string) => ({ message: `Missing parameter ${name}` });
 const malformed = (name: string) => ({ message: `Malformed parameter ${name}` });
+const LEASE_NAME_LENGTH = { message: 'Malformed parameter name: at most 80 characters' };
+const notBlank = (name: string) => ({ message: `Malformed parameter ${name} (must not be empty or blank)` });
+const NETWORK_UUID = { message: 'Malformed parameter network_id (must be a network UUID)' };
 
 /** POST /v1/leases. Dates stay raw here: their format is checked with luxon (Blazar's exact messages). */
 export class CreateLeaseDto {
   @IsDefined(missing('name'))
+  @MaxLength(80, LEASE_NAME_LENGTH)
+  @IsNotBlank(notBlank('name'))
   @IsString(malformed('name'))
-  @MaxLength(80, { message: 'Malformed parameter name: at most 80 characters' })
   name!: string;
 
   @IsDefined(missing('start_date'))
@@ -31,11 +36,12 @@ export class CreateLeaseDto {
   events?: unknown[];
 }
 
-/** PUT /v1/leases/{id}: every field optional; unknown keys (upstream mass-assigns them) are ignored. */
+/** PUT /v1/leases/{id}: every field optional; unknown keys (upstream mass-assigns them) are ignored, but one known field must be given. */
 export class UpdateLeaseDto {
   @IsOptional()
+  @MaxLength(80, LEASE_NAME_LENGTH)
+  @IsNotBlank(notBlank('name'))
   @IsString(malformed('name'))
-  @MaxLength(80, { message: 'Malformed parameter name: at most 80 characters' })
   name?: string;
 
   @IsOptional()
@@ -144,6 +150,7 @@ export class FlavorInstanceReservationDto {
 /** virtual:floatingip: `amount` addresses of an external network, some of them named. */
 export class FloatingIpReservationDto {
   @IsDefined(missing('network_id'))
+  @IsUuid(NETWORK_UUID)
   @IsString(malformed('network_id'))
   network_id!: string;
 
@@ -199,6 +206,7 @@ export class ReservationUpdateDto extends HostReservationPropertiesDto {
   flavor_id?: string | number;
 
   @IsOptional()
+  @IsUuid(NETWORK_UUID)
   @IsString(malformed('network_id'))
   network_id?: string;
 

@@ -1,4 +1,6 @@
 import type { AuthMode } from '../config.js';
+import { JSON_TEXT_FIELDS, MAX_DEPTH, RESERVED_KEYS } from '../http/input-rules.js';
+import { PATH_PARAMETERS, type ParameterRule, QUERY_PARAMETERS } from '../http/route-parameters.js';
 import type { JsonSchema } from './json-schema.js';
 import { OPERATIONS, type OperationDoc, TAGS } from './operations.js';
 import { requestSchemas } from './request-schemas.js';
@@ -17,10 +19,13 @@ export interface OpenApiResult {
 }
 
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
-  400: { name: 'BadRequest', description: 'Malformed request (a DTO rule or a request check failed), or a malformed `OpenStack-API-Version`.' },
+  400: {
+    name: 'BadRequest',
+    description: 'Malformed request (an input rule, a DTO rule or a request check failed; the message names the field), or a malformed `OpenStack-API-Version`.',
+  },
   401: { name: 'Unauthorized', description: 'Missing or invalid `X-Auth-Token`.' },
   403: { name: 'Forbidden', description: 'Refused by policy.' },
-  404: { name: 'NotFound', description: 'No such resource.' },
+  404: { name: 'NotFound', description: 'No such resource (also for a path parameter that cannot be one).' },
   406: { name: 'NotAcceptable', description: 'The requested microversion is not supported (only 1.0 is).' },
   409: { name: 'Conflict', description: 'Refused in the current state (e.g. not enough hosts, host reserved, lease busy).' },
   500: { name: 'ServerError', description: 'Unexpected error.' },
@@ -63,13 +68,35 @@ const refTo = (section: string, name: string) => ({ $ref: `#/components/${sectio
 
 const isApi = (route: RouteInfo): boolean => route.path === '/v1' || route.path.startsWith('/v1/');
 
+/** The parameter's schema from the rule RouteParametersPipe enforces; a parameter without one is a problem. */
+const parameterSchema = (rules: Readonly<Record<string, ParameterRule>>, name: string, where: string, problems: string[]): JsonSchema => {
+  const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
+  if (rule === undefined) {
+    problems.push(`${where}: ${name} has no rule in route-parameters.ts`);
+    return { type: 'string' };
+  }
+  return { type: 'string', ...(rule.pattern === undefined ? {} : { pattern: rule.pattern }), description: `${rule.description}.` };
+};
+
 const operationFor = (route: RouteInfo, doc: OperationDoc | undefined, auth: AuthMode, problems: string[]): Record<string, unknown> => {
   const key = routeKey(route);
   const api = isApi(route);
   const described = new Set(Object.keys(doc?.parameters ?? {}));
   const parameters: unknown[] = [
-    ...route.pathParameters.map((name) => ({ name, in: 'path', required: true, description: doc?.parameters?.[name], schema: { type: 'string' } })),
-    ...route.queryParameters.map((name) => ({ name, in: 'query', required: false, description: doc?.parameters?.[name], schema: { type: 'string' } })),
+    ...route.pathParameters.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: doc?.parameters?.[name],
+      schema: parameterSchema(PATH_PARAMETERS, name, `${key} path parameter`, problems),
+    })),
+    ...route.queryParameters.map((name) => ({
+      name,
+      in: 'query',
+      required: false,
+      description: doc?.parameters?.[name],
+      schema: parameterSchema(QUERY_PARAMETERS, name, `${key} query parameter`, problems),
+    })),
     ...(api ? [refTo('parameters', 'ApiVersion'), refTo('parameters', 'GlobalRequestId')] : []),
     ...(api && route.method === 'get' ? [refTo('parameters', 'MinPosition')] : []),
   ];
@@ -110,6 +137,15 @@ const operationFor = (route: RouteInfo, doc: OperationDoc | undefined, auth: Aut
   };
 };
 
+/** The rules http/input-rules.ts applies to every body and query, whatever the schema of the field. */
+const INPUT_RULES = [
+  'Every request body is JSON in UTF-8. In it (every key and string value, at any depth) and in every query parameter,',
+  'control characters (U+0000-U+001F, U+007F-U+009F) and lone UTF-16 surrogates are refused with 400 naming the field;',
+  `so are numbers that are not finite, the keys ${[...RESERVED_KEYS].map((key) => `\`${key}\``).join(', ')}, and nesting deeper than ${MAX_DEPTH} levels.`,
+  `Fields that hold JSON text (${[...JSON_TEXT_FIELDS].map((field) => `\`${field}\``).join(', ')}) may contain tab, LF and CR.`,
+  'A path parameter that cannot be an id is answered 404 without a lookup.',
+].join(' ');
+
 /** The OpenAPI 3.1 document of the routes Nest serves. */
 export const buildOpenApiDocument = ({ routes, auth }: OpenApiOptions): OpenApiResult => {
   const problems: string[] = [];
@@ -148,6 +184,7 @@ export const buildOpenApiDocument = ({ routes, auth }: OpenApiOptions): OpenApiR
       description: [
         "Request body schemas are generated at start-up from the class-validator DTOs that validate the requests (`x-leasehold-dto` names the class); response schemas are written to match Leasehold's read models.",
         'Errors come in Blazar\'s body: `{"error_code", "error_message", "error_name"}`.',
+        INPUT_RULES,
         authentication,
       ].join('\n\n'),
     },

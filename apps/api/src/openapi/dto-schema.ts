@@ -1,15 +1,14 @@
 import { AFFINITY_STRINGS } from '../leases/lease.dto.js';
 import { type MetadataStorage, ValidationTypes, getMetadataStorage } from 'class-validator';
 import { EXTRA_SPEC_KEY_PATTERN, EXTRA_SPEC_VALUE_MAX_LENGTH, FLAVOR_ID_PATTERN, NUMBER_LIKE_PATTERN } from '../flavors/flavor.validators.js';
+import { INT_LIKE_PATTERN } from '../http/int-like.js';
+import { NOT_BLANK_PATTERN, UUID_PATTERN } from '../http/text.validators.js';
 import { type JsonSchema, orNull } from './json-schema.js';
 
 /**
  * JSON Schemas generated from class-validator's metadata: the very decorators `validateBody` runs,
  * read from the same metadata storage, so the document cannot drift from the validation.
  */
-
-/** `toIntLike` (http/int-like.ts) accepts integers and strings of this shape. */
-export const INT_LIKE_PATTERN = '^\\s*[+-]?\\d+\\s*$';
 
 /** class-validator keeps this class out of its public exports; its shape is what the storage returns. */
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
@@ -30,9 +29,14 @@ const CONVERTERS: Readonly<Record<string, Converter>> = {
   minLength: (meta) => ({ minLength: Number(meta.constraints[0]) }),
   isIn: (meta) => ({ enum: [...(meta.constraints[0] as unknown[])] }),
   isIntLike: () => ({
-    anyOf: [{ type: 'integer' }, { type: 'string', pattern: INT_LIKE_PATTERN }],
-    description: 'An integer, or a string holding one (e.g. "2").',
+    anyOf: [
+      { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      { type: 'string', pattern: INT_LIKE_PATTERN },
+    ],
+    description: 'An integer, or a string holding one of at most 15 digits (e.g. "2").',
   }),
+  isNotBlank: () => ({ pattern: NOT_BLANK_PATTERN, description: 'Not empty, not only white space.' }),
+  isUuid: () => ({ pattern: UUID_PATTERN, description: 'A UUID (8-4-4-4-12 hexadecimal digits, any case; stored in lower case).' }),
   isNumberLike: () => ({
     anyOf: [{ type: 'number' }, { type: 'string', pattern: NUMBER_LIKE_PATTERN }],
     description: 'A number, or a string holding a decimal one (e.g. "1.5").',

@@ -14,6 +14,7 @@ export interface JsonSchema {
   minLength?: number;
   maxLength?: number;
   minimum?: number;
+  maximum?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
   additionalProperties?: boolean | JsonSchema;
@@ -23,6 +24,7 @@ export interface JsonSchema {
   anyOf?: JsonSchema[];
   allOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+  not?: JsonSchema;
   [extension: `x-${string}`]: unknown;
 }
 

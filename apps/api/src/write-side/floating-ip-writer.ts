@@ -5,9 +5,9 @@ import {
   floatingIpDecider,
   floatingIpRegistryDecider,
   floatingIpStream,
-  notFound,
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
+import { floatingIpNotFound } from '../http/not-found.js';
 import type { RequestContext } from '../http/request-context.js';
 import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
 import { appendRequest, requestMetadata } from './event-envelope.js';
@@ -26,8 +26,6 @@ export interface FloatingIpWriteResult {
   readonly events: readonly FloatingIpEvent[];
   readonly position: number;
 }
-
-export const floatingIpNotFound = (floatingIpId: string) => notFound('FLOATING_IP_NOT_FOUND', `Floating IP ${floatingIpId} not found.`);
 
 /** Floating-IP inventory commands; the registry stream keeps each (network, address) registered once. */
 export class FloatingIpWriter {

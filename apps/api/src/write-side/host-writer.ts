@@ -6,11 +6,11 @@ import {
   hostDecider,
   hostRegistryDecider,
   hostStream,
-  notFound,
   propertyStream,
   resourcePropertyDecider,
 } from '../../../../libs/domain/src/index.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
+import { hostNotFound } from '../http/not-found.js';
 import type { RequestContext } from '../http/request-context.js';
 import { AsyncMutex } from '../../../../libs/application/src/write-model/async-mutex.js';
 import { appendRequest, envelope, requestMetadata } from './event-envelope.js';
@@ -28,8 +28,6 @@ export interface HostChanges {
   readonly capabilities: Capabilities;
   readonly reservable: boolean | null;
 }
-
-const hostNotFound = (hostId: string) => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
 
 /** Host inventory commands; the registry stream keeps names unique and ids sequential. */
 export class HostWriter {

@@ -1,0 +1,224 @@
+/**
+ * The input boundary through HTTP, case by case as a user reported them (issue 11): control
+ * characters in names and paths, absurd capacities, blank names, hour 24, updates that change
+ * nothing, host fields on update, network ids that are no UUID. Each refusal is a 400 (or 404) in
+ * Blazar's body naming the field, and leaves the ledger as it was.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dayAt, ledgerCount } from '../helpers/api-fixtures.js';
+import { type JsonResponse, api, instanceReservation } from '../helpers/http.js';
+import { blazarError, describeBody } from '../helpers/lease-client.js';
+import { type RunningSystem, startSystem } from '../helpers/system.js';
+
+const NET = '4e7d1c2b-9a8f-4b3c-8d2e-1f0a9b8c7d60';
+
+describe('input validation at the API boundary (api + projector)', () => {
+  let system: RunningSystem;
+  let client: ReturnType<typeof api>;
+  let hostId: string;
+  let leaseId: string;
+
+  /** Sends raw bytes or text, as a client that does not build its JSON with a JSON library would. */
+  const raw = async (method: string, path: string, body?: string | Buffer, type = 'application/json'): Promise<JsonResponse> => {
+    const response = await fetch(`${system.url}${path}`, { method, headers: { 'Content-Type': type }, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text.length > 0 ? JSON.parse(text) : null };
+  };
+
+  const refused = async (send: () => Promise<JsonResponse>, status: number, message: string): Promise<void> => {
+    const before = ledgerCount(system.dataDir);
+    const response = await send();
+    expect(response.status, describeBody(response)).toBe(status);
+    expect(response.body).toEqual(blazarError(status, message));
+    expect(ledgerCount(system.dataDir), 'a refused request must not append to the ledger').toBe(before);
+  };
+
+  const start = dayAt(40, '10:00');
+  const end = dayAt(41, '10:00');
+
+  beforeAll(async () => {
+    system = await startSystem({ apps: ['api', 'projector'] });
+    client = api(system.url);
+    const host = await client.post('/v1/os-hosts', { name: 'iv-host-1', vcpus: 4, memory_mb: 8192, local_gb: 100, rack: 'r1' });
+    expect(host.status, describeBody(host)).toBe(201);
+    hostId = host.body.host.id;
+    const lease = await client.post('/v1/leases', { name: 'iv-lease', start_date: start, end_date: end, reservations: [] });
+    expect(lease.status, describeBody(lease)).toBe(201);
+    leaseId = lease.body.lease.id;
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-4000)}`);
+  });
+
+  describe('a NUL in a name is refused, so it can no longer stop the read side', () => {
+    it('lease and host names with NUL: 400 naming the field, nothing written', async () => {
+      await refused(() => client.post('/v1/leases', { name: 'x\u0000', start_date: start, end_date: end }), 400, 'Malformed parameter name (contains the control character U+0000)');
+      await refused(() => client.post('/v1/os-hosts', { name: 'x\u0000' }), 400, 'Malformed parameter name (contains the control character U+0000)');
+      await refused(() => client.put(`/v1/leases/${leaseId}`, { name: 'x\u0000' }), 400, 'Malformed parameter name (contains the control character U+0000)');
+    });
+
+    it('the read side stays current: a lease written next is read back at once, not stale', async () => {
+      const created = await client.post('/v1/leases', { name: 'iv-after-nul', start_date: start, end_date: end });
+      expect(created.status, describeBody(created)).toBe(201);
+      const position = created.headers.get('x-leasehold-position') as string;
+      const shown = await client.get(`/v1/leases/${created.body.lease.id}`, { 'X-Leasehold-Min-Position': position });
+      expect(shown.status).toBe(200);
+      expect(shown.headers.get('x-leasehold-stale')).toBeNull();
+      expect(shown.body.lease.name).toBe('iv-after-nul');
+    });
+
+    it('C1, DEL, lone surrogates (as JSON escapes) and keys are refused the same way, wherever they are', async () => {
+      await refused(() => client.post('/v1/os-hosts', { name: 'h\u0085' }), 400, 'Malformed parameter name (contains the control character U+0085)');
+      await refused(() => raw('POST', '/v1/os-hosts', '{"name": "h\\ud800"}'), 400, 'Malformed parameter name (contains a lone UTF-16 surrogate U+D800)');
+      await refused(
+        () => client.post('/v1/leases', { name: 'ok', start_date: start, end_date: end, reservations: [{ resource_type: 'physical:host', min: 1, max: 1, resource_properties: '\u007f' }] }),
+        400,
+        'Malformed parameter reservations[0].resource_properties (contains the control character U+007F)',
+      );
+      await refused(() => client.put(`/v1/os-hosts/${hostId}`, { 'gpu\u0000': 'yes' }), 400, 'Malformed parameter ["gpu\\u0000"] (the name contains the control character U+0000)');
+    });
+
+    it('bytes that are not UTF-8 and numbers JSON cannot hold are refused, not decoded into something else', async () => {
+      await refused(() => raw('POST', '/v1/os-hosts', Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])), 400, 'Malformed request body (not valid UTF-8)');
+      await refused(() => raw('POST', '/v1/os-hosts', '{"name": "h", "vcpus": 1e400}'), 400, 'Malformed parameter vcpus (not a finite number)');
+    });
+
+    it('a form-encoded body is not read at all (the API speaks JSON)', async () => {
+      await refused(() => raw('POST', '/v1/os-hosts', 'name=form-host&vcpus=2', 'application/x-www-form-urlencoded'), 400, 'Malformed request body: a JSON object is required');
+    });
+  });
+
+  describe('path parameters that cannot be ids: 404 in the resource\'s words (or 400 for bad encoding), never a database error', () => {
+    it.each([
+      ['GET', '/v1/leases/%00', "Object with {'lease_id': '\\x00'} not found"],
+      ['PUT', '/v1/leases/%00', "Object with {'lease_id': '\\x00'} not found"],
+      ['DELETE', '/v1/leases/%00', "Object with {'lease_id': '\\x00'} not found"],
+      ['GET', '/v1/leases/not-a-lease', "Object with {'lease_id': 'not-a-lease'} not found"],
+      ['GET', '/v1/os-hosts/%00', "Object with {'host_id': '\\x00'} not found"],
+      ['PUT', '/v1/os-hosts/%00', "Object with {'host_id': '\\x00'} not found"],
+      ['DELETE', '/v1/os-hosts/%C2%85', "Object with {'host_id': '\\x85'} not found"],
+      ['GET', '/v1/os-hosts/%00/allocation', "Object with {'host_id': '\\x00'} not found"],
+      ['GET', '/v1/os-hosts/-1', "Object with {'host_id': '-1'} not found"],
+      ['GET', '/v1/floatingips/%00', 'Floating IP \\x00 not found.'],
+      ['DELETE', '/v1/floatingips/%00', 'Floating IP \\x00 not found.'],
+      ['GET', '/v1/floatingips/%00/allocation', 'Floating IP \\x00 not found.'],
+      ['GET', '/v1/flavors/%00', 'Flavor \\x00 could not be found.'],
+      ['DELETE', '/v1/flavors/%00', 'Flavor \\x00 could not be found.'],
+      ['PATCH', '/v1/os-hosts/properties/%00', 'Resource property \\x00 not found'],
+    ])('%s %s', async (method, path, message) => {
+      const body = method === 'PUT' ? JSON.stringify({ name: 'x' }) : method === 'PATCH' ? JSON.stringify({ private: true }) : undefined;
+      await refused(() => raw(method, path, body), 404, message);
+    });
+
+    it('a percent-encoding that is no UTF-8 is 400', async () => {
+      await refused(() => raw('GET', '/v1/leases/%ff'), 400, "Failed to decode param '%ff'");
+      await refused(() => raw('DELETE', '/v1/os-hosts/%ED%A0%80'), 400, "Failed to decode param '%ED%A0%80'");
+    });
+
+    it('query filters that cannot be ids, or are given twice, are 400', async () => {
+      await refused(() => client.get('/v1/os-hosts/allocations?lease_id=%00'), 400, 'Malformed parameter lease_id (contains the control character U+0000)');
+      await refused(() => client.get('/v1/os-hosts/allocations?lease_id=nope'), 400, 'Malformed parameter lease_id (must be a lease id, a UUID)');
+      await refused(() => client.get(`/v1/floatingips/allocations?reservation_id=${NET}&reservation_id=${NET}`), 400, 'Malformed parameter reservation_id (must be given once)');
+      await refused(() => client.get('/v1/os-hosts/properties?detail=1&detail=0'), 400, 'Malformed parameter detail (must be given once)');
+    });
+  });
+
+  describe('hosts: capacity within bounds, a name, no host field on update', () => {
+    const bounds = (field: string, max: number) => `Malformed parameter ${field} (must be an integer between 1 and ${max})`;
+
+    it.each([
+      [{ name: 'iv-neg', vcpus: -4 }, bounds('vcpus', 65_536)],
+      [{ name: 'iv-huge', vcpus: 1e308 }, bounds('vcpus', 65_536)],
+      [{ name: 'iv-zero', vcpus: 0 }, bounds('vcpus', 65_536)],
+      [{ name: 'iv-ram', memory_mb: 2 ** 31 }, bounds('memory_mb', 2 ** 31 - 1)],
+      [{ name: 'iv-disk', local_gb: '-1' }, bounds('local_gb', 2 ** 31 - 1)],
+      [{ name: '' }, 'Malformed parameter name (must not be empty or blank)'],
+      [{ name: '   ' }, 'Malformed parameter name (must not be empty or blank)'],
+      [{ name: 'iv-flag', reservable: false }, 'reservable cannot be set at registration: it is a host field, not an extra capability'],
+    ])('POST %j: 400', async (body, message) => {
+      await refused(() => client.post('/v1/os-hosts', body), 400, message);
+    });
+
+    it('a host registered with only a name has 0 capacity ("not reported"), as before', async () => {
+      const created = await client.post('/v1/os-hosts', { name: 'iv-bare' });
+      expect(created.status, describeBody(created)).toBe(201);
+      expect(created.body.host).toMatchObject({ vcpus: 0, memory_mb: 0, local_gb: 0 });
+    });
+
+    it('a 100,000-instance lease is refused: no host can claim the capacity for it', async () => {
+      await refused(
+        () => client.post('/v1/leases', { name: 'iv-100k', start_date: start, end_date: end, reservations: [instanceReservation(100_000, { vcpus: 1, memory_mb: 1, disk_gb: 0 })] }),
+        409,
+        'Not enough hosts available: 4 such instance(s) fit on the 1 matching host(s) for the whole lease, 100000 requested',
+      );
+    });
+
+    it('PUT of vcpus (or any host field) is refused, not answered 200 with an empty property left behind', async () => {
+      const before = (await client.get(`/v1/os-hosts/${hostId}`)).body.host;
+      for (const key of ['vcpus', 'memory_mb', 'local_gb', 'name', 'hypervisor_hostname', 'cpu_info']) {
+        await refused(
+          () => client.put(`/v1/os-hosts/${hostId}`, { [key]: 8 }),
+          400,
+          `${key} cannot be updated: a host's fields come from its registration; only extra capabilities and reservable can change`,
+        );
+      }
+      expect((await client.get(`/v1/os-hosts/${hostId}`)).body.host).toEqual(before);
+      const properties = (await client.get('/v1/os-hosts/properties')).body.resource_properties.map((p: { property: string }) => p.property);
+      expect(properties).toContain('rack');
+      expect(properties).not.toContain('vcpus');
+    });
+  });
+
+  describe('leases: a name, upstream\'s dates, something to update', () => {
+    it.each([
+      [{ name: '', start_date: start, end_date: end }, 'Malformed parameter name (must not be empty or blank)'],
+      [{ name: ' \u3000 ', start_date: start, end_date: end }, 'Malformed parameter name (must not be empty or blank)'],
+      [{ name: 'h24', start_date: dayAt(40, '24:00'), end_date: end }, `${dayAt(40, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
+      [{ name: 'h25', start_date: dayAt(40, '25:00'), end_date: end }, `${dayAt(40, '25:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
+      [{ name: 'e24', start_date: start, end_date: dayAt(41, '24:00') }, `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
+    ])('POST %j: 400', async (body, message) => {
+      await refused(() => client.post('/v1/leases', body), 400, message);
+    });
+
+    it('PUT {} or only unknown keys: 400 No data to update, as for a host', async () => {
+      const before = (await client.get(`/v1/leases/${leaseId}`)).body.lease;
+      await refused(() => client.put(`/v1/leases/${leaseId}`, {}), 400, 'No data to update');
+      await refused(() => client.put(`/v1/leases/${leaseId}`, { bogus: 1 }), 400, 'No data to update');
+      await refused(() => client.put(`/v1/os-hosts/${hostId}`, {}), 400, 'No data to update');
+      expect((await client.get(`/v1/leases/${leaseId}`)).body.lease).toEqual(before);
+    });
+
+    it('PUT of a date at hour 24: 400, the lease unchanged', async () => {
+      await refused(() => client.put(`/v1/leases/${leaseId}`, { end_date: dayAt(41, '24:00') }), 400, `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`);
+    });
+  });
+
+  describe('floating IPs: networks are named by UUID', () => {
+    it('floating_network_id "not-a-uuid": 400', async () => {
+      await refused(
+        () => client.post('/v1/floatingips', { floating_network_id: 'not-a-uuid', floating_ip_address: '172.24.4.9' }),
+        400,
+        'Malformed parameter floating_network_id (must be a network UUID)',
+      );
+    });
+
+    it('a network UUID in capitals is the same network: the reservation finds the address', async () => {
+      const created = await client.post('/v1/floatingips', { floating_network_id: NET.toUpperCase(), floating_ip_address: '172.24.4.9' });
+      expect(created.status, describeBody(created)).toBe(201);
+      expect(created.body.floatingip.floating_network_id).toBe(NET);
+      const lease = await client.post('/v1/leases', {
+        name: 'iv-fip',
+        start_date: start,
+        end_date: end,
+        reservations: [{ resource_type: 'virtual:floatingip', network_id: NET, amount: 1 }],
+      });
+      expect(lease.status, describeBody(lease)).toBe(201);
+      expect(lease.body.lease.reservations[0].network_id).toBe(NET);
+    });
+  });
+});
