@@ -81,7 +81,7 @@ export class LeaseReactionUseCases {
   constructor(private readonly context: Pick<ApplicationContext, 'handler'>) {}
 
   /** Intent first: the phase's begin event, whose id keys the phase's effects and outcome. */
-  beginPhase(command: BeginLeasePhaseReaction): Promise<PhaseBegun> {
+  async beginPhase(command: BeginLeasePhaseReaction): Promise<PhaseBegun> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase } = command.data;
     return this.react(leaseId, (view): Decision<PhaseBegun> => {
@@ -95,7 +95,7 @@ export class LeaseReactionUseCases {
   }
 
   /** The phase's outcome, unless the phase was begun again or its outcome recorded meanwhile. */
-  completePhase(command: CompleteLeasePhaseReaction): Promise<OutcomeRecorded> {
+  async completePhase(command: CompleteLeasePhaseReaction): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase, beginId, outcomes } = command.data;
     return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
@@ -110,7 +110,7 @@ export class LeaseReactionUseCases {
   }
 
   /** The outcomes of changes still owed; those of changes recorded meanwhile or superseded by newer ones are dropped. */
-  completeUpdates(command: CompleteReservationUpdatesReaction): Promise<OutcomeRecorded> {
+  async completeUpdates(command: CompleteReservationUpdatesReaction): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, updates } = command.data;
     return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
@@ -133,7 +133,7 @@ export class LeaseReactionUseCases {
   }
 
   /** What a reconciliation found: drift or a failure is recorded, a clean check nothing. */
-  recordReconciliation(command: RecordReconciliationReaction): Promise<ReconciliationRecorded> {
+  async recordReconciliation(command: RecordReconciliationReaction): Promise<ReconciliationRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, outcome, round } = command.data;
     return this.react(leaseId, (view): Decision<ReconciliationRecorded> => {
