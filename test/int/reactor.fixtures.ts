@@ -7,7 +7,6 @@ import {
   type FloatingIpReservation,
   type HostReservation,
   type LeaseCommand,
-  type LeaseEvent,
   type HostRegistryEvent,
   hostDecider,
   hostRegistryDecider,
@@ -18,7 +17,9 @@ import {
   type SlotAllocation,
   type VirtualInstanceReservation,
 } from '../../libs/domain/src/index.js';
-import type { EventData, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
+import { appendTo } from '../../libs/application/src/command.js';
+import { CommandHandler } from '../../libs/application/src/command-handler.js';
+import type { EventMetadata, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
 import { StandaloneCloud } from '../../libs/plugins/src/standalone/standalone-cloud.js';
@@ -78,29 +79,26 @@ const hostInfo = (hypervisorHostname: string) => ({
   availabilityZone: 'nova',
 });
 
-const envelope = (events: readonly { type: string; data: unknown }[], correlationId: string): EventData[] =>
-  events.map((event) => ({
-    id: randomUUID(),
-    ...event,
-    metadata: { correlationId, causationId: correlationId, actor: { userId: 'user-1', projectId: 'project-1' } },
-  }));
+/** What a user's request records about itself (the API's writers record the same). */
+const byUser = (correlationId: string): EventMetadata => ({ correlationId, causationId: correlationId, actor: { userId: 'user-1', projectId: 'project-1' } });
 
 /** Registers hosts the way the API does: the registry hands out ids, the host stream records the facts. */
 export const registerHosts = async (store: EventStore, names: readonly string[]): Promise<string[]> => {
+  const handler = new CommandHandler(store);
   const ids: string[] = [];
   for (const name of names) {
-    const recorded = await store.readStream(HOST_REGISTRY_STREAM);
-    const registry = recorded.map((e) => e as unknown as HostRegistryEvent).reduce(hostRegistryDecider.evolve, hostRegistryDecider.initialState());
-    const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry);
-    const hostId = (added[0] as Extract<HostRegistryEvent, { type: 'HostRegistry.HostAdded' }>).data.hostId;
-    const registered = hostDecider.decide(
-      { type: 'RegisterHost', data: { hostId, info: hostInfo(name), capabilities: {}, now: new Date().toISOString() } },
-      hostDecider.initialState(),
-    );
-    await store.appendMultiple([
-      { streamId: HOST_REGISTRY_STREAM, expectedRevision: recorded.length - 1, events: envelope(added, `register-${name}`) },
-      { streamId: hostStream(hostId), expectedRevision: 'no_stream', events: envelope(registered, `register-${name}`) },
-    ]);
+    const { result: hostId } = await handler.handle(async () => {
+      const registry = await handler.load(hostRegistryDecider, HOST_REGISTRY_STREAM);
+      const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry.state);
+      const { hostId } = (added[0] as Extract<HostRegistryEvent, { type: 'HostRegistry.HostAdded' }>).data;
+      const registered = hostDecider.decide(
+        { type: 'RegisterHost', data: { hostId, info: hostInfo(name), capabilities: {}, now: new Date().toISOString() } },
+        hostDecider.initialState(),
+      );
+      const metadata = byUser(`register-${name}`);
+      const appends = [appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata, randomUUID), appendTo(hostStream(hostId), 'no_stream', registered, metadata, randomUUID)];
+      return { appends, result: hostId };
+    });
     ids.push(hostId);
   }
   return ids;
@@ -207,12 +205,15 @@ export const createLease = async (store: EventStore, spec: LeaseSpec): Promise<C
   return { leaseId, reservationId };
 };
 
-/** Loads the lease, decides the command and appends with the expected revision, as the API's writer does. */
+/** Loads the lease, decides the command and appends with the expected revision, through the one command handler as the API does. */
 export const decideAndAppend = async (store: EventStore, leaseId: string, command: LeaseCommand): Promise<void> => {
-  const recorded = await store.readStream(leaseStream(leaseId));
-  const state = recorded.map((e) => e as unknown as LeaseEvent).reduce(leaseDecider.evolve, leaseDecider.initialState());
-  const events = leaseDecider.decide(command, state);
-  await store.appendToStream(leaseStream(leaseId), recorded.length === 0 ? 'no_stream' : recorded.length - 1, envelope(events, `test-${leaseId}`));
+  const handler = new CommandHandler(store);
+  await handler.handle(async () => {
+    const lease = await handler.load(leaseDecider, leaseStream(leaseId));
+    const events = leaseDecider.decide(command, lease.state);
+    const expected = lease.revision === -1 ? 'no_stream' : lease.revision;
+    return { appends: [appendTo(leaseStream(leaseId), expected, events, byUser(`test-${leaseId}`), randomUUID)], result: null };
+  });
 };
 
 export const leaseEvents = (store: EventStore, leaseId: string): Promise<RecordedEvent[]> => store.readStream(leaseStream(leaseId));

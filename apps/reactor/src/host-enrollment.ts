@@ -1,26 +1,20 @@
+import { HOST_CATEGORY, type EnrollmentOutcome, type HostEvent } from '../../../libs/domain/src/index.js';
+import { CommandHandler } from '../../../libs/application/src/command-handler.js';
 import {
-  HOST_CATEGORY,
-  type EnrollmentOutcome,
-  type HostEvent,
-  foldEvents,
-  hostDecider,
-  hostStream,
-  isDomainError,
-} from '../../../libs/domain/src/index.js';
-import {
-  type EventStore,
-  IdempotencyConflictError,
-  type RecordedEvent,
-  type Subscription,
-  WrongExpectedRevisionError,
-} from '../../../libs/event-store/src/event-store.port.js';
+  type EnrollmentDirection,
+  type EnrollmentRecorded,
+  HostReactionUseCases,
+} from '../../../libs/application/src/reactions/host-reactions.use-cases.js';
+import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
 import { EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
 import type { EnrollmentTarget, HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
-import { deterministicId } from './deterministic-id.js';
+import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
 export interface HostEnrollmentOptions {
   readonly store: EventStore;
+  /** The process's one command handler (one on `store` of its own when absent). */
+  readonly handler?: CommandHandler;
   readonly effects: HostEnrollmentEffects;
   readonly clock: () => Date;
   readonly log: (entry: ReactorLogEntry) => void;
@@ -29,12 +23,11 @@ export interface HostEnrollmentOptions {
   readonly retryMaxMs?: number;
 }
 
-type Direction = 'enroll' | 'unenroll';
 
 /** A registration or removal whose cloud side is still owed. */
 interface Owed {
   readonly hostId: string;
-  readonly direction: Direction;
+  readonly direction: EnrollmentDirection;
   readonly target: EnrollmentTarget;
   /** The Host.Registered / Host.Unregistered this reacts to. */
   readonly source: RecordedEvent;
@@ -48,19 +41,14 @@ interface HostProgress {
   unenrolled: boolean;
 }
 
-const OUTCOME_TYPES: Readonly<Record<string, Direction>> = {
+const OUTCOME_TYPES: Readonly<Record<string, EnrollmentDirection>> = {
   'Host.Enrolled': 'enroll',
   'Host.EnrollmentFailed': 'enroll',
   'Host.Unenrolled': 'unenroll',
   'Host.UnenrollmentFailed': 'unenroll',
 };
 
-const MAX_APPEND_ATTEMPTS = 5;
-
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** The outcome's event id: one per (source event, reaction), so reruns and a second reactor append it once. */
-export const enrollmentEventId = (sourceEventId: string, direction: Direction): string => deterministicId(`${sourceEventId}:host-${direction}`);
 
 /**
  * Puts registered hosts into the cloud's free pool and takes removed ones out, recording each outcome
@@ -78,8 +66,11 @@ export class HostEnrollment {
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private readonly reactions: HostReactionUseCases;
 
-  private constructor(private readonly options: HostEnrollmentOptions) {}
+  private constructor(private readonly options: HostEnrollmentOptions) {
+    this.reactions = new HostReactionUseCases({ handler: options.handler ?? new CommandHandler(options.store) });
+  }
 
   /** Resolves once the log has been read to its head; the owed work then starts. */
   static async start(options: HostEnrollmentOptions): Promise<HostEnrollment> {
@@ -221,33 +212,29 @@ export class HostEnrollment {
     }
   }
 
-  /** Appends the outcome after the stream's current head; says what became of it, for the log. */
+  /** Records the outcome (on the host as the ledger has it); says what became of it, for the log. */
   private async record(owed: Owed, outcome: EnrollmentOutcome): Promise<string> {
-    const stream = hostStream(owed.hostId);
-    const id = enrollmentEventId(owed.source.id, owed.direction);
-    for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-      const recorded = await this.options.store.readStream(stream);
-      if (recorded.some((e) => e.id === id)) return this.settled(owed, 'already recorded');
-      const state = foldEvents(hostDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as HostEvent));
-      const now = this.options.clock().toISOString();
-      let events: readonly HostEvent[];
-      try {
-        events = hostDecider.decide({ type: 'RecordHostEnrollment', data: { hostId: owed.hostId, direction: owed.direction, outcome, now } }, state);
-      } catch (error) {
-        // the host moved on (e.g. removed before its enrollment ran): the other direction's work covers it
-        if (isDomainError(error)) return this.settled(owed, `superseded: ${error.message}`);
-        throw error;
-      }
-      const metadata = { correlationId: owed.source.metadata.correlationId, causationId: owed.source.id, actor: null, reaction: `host-${owed.direction}` };
-      try {
-        await this.options.store.appendToStream(stream, recorded.length - 1, events.map((event, index) => ({ id: index === 0 ? id : deterministicId(`${id}:${index}`), type: event.type, data: event.data, metadata })));
-        return this.settled(owed, events[0]?.type ?? 'nothing');
-      } catch (error) {
-        if (error instanceof IdempotencyConflictError) return this.settled(owed, 'recorded by another reactor');
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    const { hostId, direction, source } = owed;
+    const metadata = reactorMetadata({ correlationId: source.metadata.correlationId, causationId: source.id }, this.options.clock);
+    const recorded = await this.reactions.recordEnrollment({ type: 'RecordHostEnrollment', data: { hostId, direction, outcome }, metadata });
+    return this.settled(owed, this.described(recorded));
+  }
+
+  private described(recorded: EnrollmentRecorded): string {
+    switch (recorded.status) {
+      case 'recorded':
+        return recorded.type;
+      case 'already-recorded':
+        return 'already recorded';
+      case 'replayed':
+        return 'recorded by another reactor';
+      case 'superseded':
+        return `superseded: ${recorded.reason}`;
+      default: {
+        const _never: never = recorded;
+        return _never;
       }
     }
-    throw new Error(`Host ${owed.hostId}: the ${owed.direction} outcome kept losing append races`);
   }
 
   private settled(owed: Owed, result: string): string {

@@ -2,42 +2,32 @@ import {
   type DueAction,
   type EffectPhase,
   type EffectRecord,
-  type LeaseEvent,
   type LeasePhase,
   type LeaseState,
   type Reservation,
   type ReservationOutcome,
   type UpdateOutcome,
-  isDomainError,
-  leaseDecider,
-  leaseStream,
   reservedHostIds,
 } from '../../../libs/domain/src/index.js';
-import {
-  type EventData,
-  type EventStore,
-  IdempotencyConflictError,
-  WrongExpectedRevisionError,
-} from '../../../libs/event-store/src/event-store.port.js';
+import type { CommandMetadata } from '../../../libs/application/src/command.js';
+import type { LeaseReactionUseCases, OutcomeRecorded } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
-import { deterministicId } from './deterministic-id.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
+import { reactorMetadata } from './reactor-metadata.js';
 
 export interface LeaseReactionsOptions {
-  readonly store: EventStore;
+  readonly reactions: LeaseReactionUseCases;
   readonly timeline: LeaseTimeline;
   readonly effects: EffectsRegistry;
   readonly clock: () => Date;
 }
 
-type Reaction = 'begin-lease-phase' | 'complete-lease-phase' | 'complete-reservation-updates';
-
-interface AppendSource {
-  /** Per event, the event it reacts to. */
-  readonly causationIds: readonly string[];
-  readonly fallback: string;
-  readonly reaction: Reaction;
+/** A due action the domain may refuse when the reactor's view is behind. */
+interface StaleAction {
+  readonly leaseId: string;
+  readonly phase: EffectPhase;
+  readonly step: DueAction['step'];
 }
 
 /** Whose the lease's cloud work is: its project, and its trust when it has one. */
@@ -52,13 +42,8 @@ interface OwedUpdate {
   readonly sequence: number;
 }
 
-/** The identity of an update's reaction: the same for every reactor and every rerun. */
+/** The identity of an update's effects: the same for every reactor and every rerun. */
 const updateKey = (leaseId: string, sequence: number, reservationId: string): string => `${leaseId}:update:${sequence}:${reservationId}`;
-
-const updateEventId = (leaseId: string, event: LeaseEvent, index: number): string =>
-  event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed'
-    ? deterministicId(updateKey(leaseId, event.data.sequence, event.data.reservationId))
-    : deterministicId(`${leaseId}:update:event:${index}`);
 
 /** The active lease's changes still owed to the cloud, each with its change number. */
 const owedUpdates = (state: LeaseState): OwedUpdate[] => {
@@ -72,14 +57,12 @@ const owedUpdates = (state: LeaseState): OwedUpdate[] => {
 
 const SUPERSEDED = 'superseded';
 
-/** Complete appends that lose a race this often in a row give way to the scheduler's backoff. */
-const MAX_COMPLETE_ATTEMPTS = 5;
-
 /**
  * A lease phase as a saga: record the begin (intent), run every reservation's effects, record the
  * outcomes. An active lease's changed reservations likewise: run their update effects, record the
- * outcomes. Event ids derive from the timer's or the change's identity, so a second reactor or a rerun
- * after a crash appends nothing twice. Throws only transient errors, which the scheduler retries with backoff.
+ * outcomes. The lease reaction use cases record them, under ids derived from the timer's or the
+ * change's identity, so a second reactor or a rerun after a crash appends nothing twice. Throws only
+ * transient errors, which the scheduler retries with backoff.
  */
 export class LeaseReactions {
   constructor(private readonly options: LeaseReactionsOptions) {}
@@ -99,18 +82,27 @@ export class LeaseReactions {
     return begin?.phase === action.phase ? begin.eventId : this.staleView(action);
   }
 
-  /** Appends the phase's begin event; its id when this call recorded it, null when the view was stale. */
+  /** Records the phase's begin; its id when this call recorded it, null when another reactor did or the view was stale. */
   private async begin({ leaseId, phase }: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const record = this.options.timeline.get(leaseId);
     if (record === undefined) return null;
-    const now = this.options.clock().toISOString();
-    const events = this.decide(() => leaseDecider.decide({ type: 'BeginLeasePhase', data: { leaseId, phase, now } }, record.state));
-    if (events === null) return this.staleView({ leaseId, phase, step: 'begin' });
-    const id = deterministicId(`${leaseId}:${phase}:begin:${record.revision}`);
-    const ids = events.map((_, index) => (index === 0 ? id : deterministicId(`${id}:${index}`)));
-    const source = { causationIds: events.map(() => record.lastEventId), fallback: id, reaction: 'begin-lease-phase' } as const;
-    const appended = await this.append(record, leaseId, events, ids, source);
-    return appended ? id : null;
+    const begun = await this.options.reactions.beginPhase({ type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) });
+    switch (begun.status) {
+      case 'recorded':
+        await this.options.timeline.refresh(leaseId);
+        return begun.beginId;
+      case 'replayed':
+      case 'superseded':
+        // another reactor began it: the scheduler runs its completion next
+        await this.options.timeline.refresh(leaseId);
+        return null;
+      case 'refused':
+        return this.staleView({ leaseId, phase, step: 'begin' });
+      default: {
+        const _never: never = begun;
+        return _never;
+      }
+    }
   }
 
   private async runEffects(leaseId: string, phase: LeasePhase, beginId: string): Promise<ReservationOutcome[]> {
@@ -173,19 +165,12 @@ export class LeaseReactions {
   }
 
   private async complete(leaseId: string, phase: LeasePhase, beginId: string, outcomes: readonly ReservationOutcome[]): Promise<string> {
-    for (let attempt = 1; attempt <= MAX_COMPLETE_ATTEMPTS; attempt++) {
-      const record = this.options.timeline.get(leaseId);
-      // gone or begun again: another reactor recorded this phase's outcome
-      if (record === undefined || record.begin?.eventId !== beginId) return SUPERSEDED;
-      const now = this.options.clock().toISOString();
-      const command = { type: 'CompleteLeasePhase', data: { leaseId, phase, outcomes, now } } as const;
-      const events = this.decide(() => leaseDecider.decide(command, record.state));
-      if (events === null) return (await this.staleView({ leaseId, phase, step: 'complete' })) ?? SUPERSEDED;
-      const ids = events.map((_, index) => deterministicId(`${beginId}:outcome:${index}`));
-      const source = { causationIds: events.map(() => beginId), fallback: beginId, reaction: 'complete-lease-phase' } as const;
-      if (await this.append(record, leaseId, events, ids, source)) return events.at(-1)?.type ?? SUPERSEDED;
-    }
-    throw new Error(`Lease ${leaseId}: ${phase} outcome kept losing append races`);
+    const record = this.options.timeline.get(leaseId);
+    // gone: another reactor recorded this phase's outcome
+    if (record === undefined) return SUPERSEDED;
+    const data = { leaseId, phase, beginId, outcomes };
+    const completed = await this.options.reactions.completePhase({ type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) });
+    return this.recorded(completed, { leaseId, phase, step: 'complete' });
   }
 
   /** Acts out every change the active lease owes the cloud, then records the outcomes of those still owed. */
@@ -200,7 +185,7 @@ export class LeaseReactions {
       const context = this.updateContext(leaseId, record.state.lease, reservation, sequence);
       updates.push({ sequence, outcome: await this.outcomeOf(context, reservation) });
     }
-    const result = await this.completeUpdates(leaseId, updates);
+    const result = await this.completeUpdates(leaseId, record, updates);
     if (result !== SUPERSEDED) return result;
     const repairs = await this.reconverge(leaseId, owed.map(({ reservation }) => [reservation.id, record.changedBy[reservation.id]] as const));
     return [result, ...repairs].join('; ');
@@ -231,77 +216,45 @@ export class LeaseReactions {
     return repairs;
   }
 
-  private async completeUpdates(leaseId: string, updates: readonly UpdateOutcome[]): Promise<string> {
-    for (let attempt = 1; attempt <= MAX_COMPLETE_ATTEMPTS; attempt++) {
-      const record = this.options.timeline.get(leaseId);
-      // outcomes another reactor recorded meanwhile, or of changes superseded by newer ones, are dropped
-      const pending = record?.state.status === 'Active' ? record.state.lease.pendingUpdates : {};
-      const current = updates.filter(({ sequence, outcome }) => pending[outcome.reservationId] === sequence);
-      if (record === undefined || current.length === 0) return SUPERSEDED;
-      const now = this.options.clock().toISOString();
-      const command = { type: 'CompleteReservationUpdates', data: { leaseId, updates: current, now } } as const;
-      const events = this.decide(() => leaseDecider.decide(command, record.state));
-      if (events === null) return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
-      const ids = events.map((event, index) => updateEventId(leaseId, event, index));
-      const causationIds = events.map((event) => this.causationOf(record, event));
-      const source = { causationIds, fallback: causationIds[0] ?? record.lastEventId, reaction: 'complete-reservation-updates' } as const;
-      if (await this.append(record, leaseId, events, ids, source)) return events.at(-1)?.type ?? SUPERSEDED;
-    }
-    throw new Error(`Lease ${leaseId}: update outcomes kept losing append races`);
+  private async completeUpdates(leaseId: string, record: LeaseRecord, updates: readonly UpdateOutcome[]): Promise<string> {
+    const metadata = this.metadata(record, record.lastEventId);
+    const completed = await this.options.reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata });
+    return this.recorded(completed, { leaseId, phase: 'update', step: 'complete' });
   }
 
-  /** An update's outcome reacts to the reservation's latest change. */
-  private causationOf(record: LeaseRecord, event: LeaseEvent): string {
-    const reservationId = event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed' ? event.data.reservationId : '';
-    return record.changedBy[reservationId] ?? record.lastEventId;
+  /** The recorded event's type; 'superseded' when another reactor recorded it first or it is no longer owed. */
+  private async recorded(outcome: OutcomeRecorded, action: StaleAction): Promise<string> {
+    switch (outcome.status) {
+      case 'recorded':
+        await this.options.timeline.refresh(action.leaseId);
+        return outcome.type;
+      case 'replayed':
+        await this.options.timeline.refresh(action.leaseId);
+        return SUPERSEDED;
+      case 'superseded':
+        return SUPERSEDED;
+      case 'refused':
+        return (await this.staleView(action)) ?? SUPERSEDED;
+      default: {
+        const _never: never = outcome;
+        return _never;
+      }
+    }
   }
 
-  /** The command's events, or null when the domain refuses it (our view of the lease is behind). */
-  private decide(run: () => readonly LeaseEvent[]): readonly LeaseEvent[] | null {
-    try {
-      return run();
-    } catch (error) {
-      if (isDomainError(error)) return null;
-      throw error;
-    }
+  /** A reaction to the lease: the reactor's, now, joining the lease's correlation. */
+  private metadata(record: LeaseRecord, causationId: string): CommandMetadata {
+    return reactorMetadata({ correlationId: record.correlationId, causationId }, this.options.clock);
   }
 
   /**
    * After the domain refused the action: if the fresh view owes something else, the scheduler runs that
    * next; if it still owes this very action, view and domain disagree, so back off rather than spin.
    */
-  private async staleView({ leaseId, phase, step }: { readonly leaseId: string; readonly phase: EffectPhase; readonly step: DueAction['step'] }): Promise<null> {
+  private async staleView({ leaseId, phase, step }: StaleAction): Promise<null> {
     await this.options.timeline.refresh(leaseId);
     const due = this.options.timeline.queue.get(leaseId)?.action;
     if (due?.phase === phase && due.step === step) throw new Error(`Lease ${leaseId}: the domain refused its due ${phase} ${step}`);
     return null;
-  }
-
-  /** True when this call wrote the events; false when someone else did or the stream moved (view refreshed). */
-  private async append(
-    record: LeaseRecord,
-    leaseId: string,
-    events: readonly LeaseEvent[],
-    ids: readonly string[],
-    source: AppendSource,
-  ): Promise<boolean> {
-    const correlationId = record.correlationId || source.fallback;
-    const data: EventData[] = events.map((event, index) => ({
-      id: ids[index] ?? '',
-      type: event.type,
-      data: event.data,
-      metadata: { correlationId, causationId: source.causationIds[index] ?? source.fallback, actor: null, reaction: source.reaction },
-    }));
-    try {
-      const result = await this.options.store.appendToStream(leaseStream(leaseId), record.revision, data);
-      if (!result.idempotentReplay) {
-        this.options.timeline.applyAppended(leaseId, data.map((event, index) => ({ ...event, revision: record.revision + 1 + index })));
-        return true;
-      }
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError)) throw error;
-    }
-    await this.options.timeline.refresh(leaseId);
-    return false;
   }
 }

@@ -2,37 +2,18 @@ import {
   HOST_CATEGORY,
   type HostEvent,
   LEASE_CATEGORY,
-  type LeaseEvent,
-  type LeasePhase,
   type LeaseState,
-  leaseDecider,
   leaseStream,
   nextDueAction,
   reservedFloatingIpIds,
   reservedHostIds,
 } from '../../../libs/domain/src/index.js';
+import { type LeaseReactionSource, type LeaseReactionView, leaseReactionView } from '../../../libs/application/src/reactions/lease-reaction.view.js';
 import { type EventStore, type RecordedEvent, streamCategory } from '../../../libs/event-store/src/event-store.port.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
-export type TimelineEvent = Pick<RecordedEvent, 'id' | 'revision' | 'type' | 'data' | 'metadata'>;
-
-export interface LeaseRecord {
-  readonly state: LeaseState;
-  readonly revision: number;
-  readonly lastEventId: string;
-  /** Correlation of the lease's creation: every reaction to the lease joins it. */
-  readonly correlationId: string;
-  /** The latest Lease.*Requested event: the begin of the phase in progress, if one is. */
-  readonly begin: { readonly phase: LeasePhase; readonly eventId: string } | null;
-  /** Reservation id -> its latest Reservation.Changed (or .Healed) event: what an update's outcome is caused by. */
-  readonly changedBy: Readonly<Record<string, string>>;
-}
-
-const BEGIN_EVENTS: Readonly<Record<string, LeasePhase>> = {
-  'Lease.StartRequested': 'start',
-  'Lease.BeforeEndRequested': 'before_end',
-  'Lease.EndRequested': 'end',
-};
+/** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */
+export type LeaseRecord = LeaseReactionView;
 
 const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.length + 1);
 
@@ -90,12 +71,7 @@ export class LeaseTimeline {
     if (changed) this.onChange();
   }
 
-  /** Applies events this reactor just appended, so it need not wait for the subscription to see them. */
-  applyAppended(leaseId: string, events: readonly TimelineEvent[]): void {
-    if (events.filter((event) => this.applyNext(leaseId, event)).length > 0) this.onChange();
-  }
-
-  /** Reads the lease's stream past the known revision; true when it found something new. */
+  /** Reads the lease's stream past the known revision (e.g. what this reactor just recorded); true when it found something new. */
   async refresh(leaseId: string): Promise<boolean> {
     if (this.finished.has(leaseId)) return false;
     const fromRevision = (this.leases.get(leaseId)?.revision ?? -1) + 1;
@@ -113,30 +89,18 @@ export class LeaseTimeline {
     return this.applyNext(leaseId, event);
   }
 
-  private applyNext(leaseId: string, event: TimelineEvent): boolean {
-    const previous = this.leases.get(leaseId);
-    if (this.finished.has(leaseId) || event.revision !== (previous?.revision ?? -1) + 1) return false;
-    const leaseEvent = { type: event.type, data: event.data } as LeaseEvent;
-    const state = leaseDecider.evolve(previous?.state ?? leaseDecider.initialState(), leaseEvent);
-    const entry = dueEntry(state);
+  private applyNext(leaseId: string, event: LeaseReactionSource): boolean {
+    const previous = this.leases.get(leaseId) ?? leaseReactionView.initialState();
+    if (this.finished.has(leaseId) || event.revision !== previous.revision + 1) return false;
+    const record = leaseReactionView.evolve(previous, event);
+    const entry = dueEntry(record.state);
     this.queue.set(leaseId, entry);
-    if (entry === null && state.status !== 'Initial') {
+    if (entry === null && record.state.status !== 'Initial') {
       this.leases.delete(leaseId);
       this.finished.add(leaseId);
       return true;
     }
-    const phase = BEGIN_EVENTS[event.type];
-    this.leases.set(leaseId, {
-      state,
-      revision: event.revision,
-      lastEventId: event.id,
-      correlationId: previous?.correlationId ?? event.metadata.correlationId,
-      begin: phase === undefined ? (previous?.begin ?? null) : { phase, eventId: event.id },
-      changedBy:
-        leaseEvent.type === 'Reservation.Changed' || leaseEvent.type === 'Reservation.Healed'
-          ? { ...previous?.changedBy, [leaseEvent.data.reservation.id]: event.id }
-          : (previous?.changedBy ?? {}),
-    });
+    this.leases.set(leaseId, record);
     return true;
   }
 

@@ -16,6 +16,7 @@
  * gracefully: actions in flight record their outcome first.
  */
 import { type HealthServer, healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
+import { CommandHandler } from '../../../libs/application/src/command-handler.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import type { CloudConfig } from '../../../libs/plugins/src/cloud-config.js';
@@ -95,11 +96,13 @@ const main = async (): Promise<void> => {
     store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
     effects = openEffects(config, dataDir, (call) => log({ event: 'openstack.call', ...call }));
     const hostEnrollment = hostEnrollmentFor(config);
-    const reactor = await Reactor.start({ store, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
+    // every outcome the process records goes through this one handler
+    const handler = new CommandHandler(store);
+    const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
       const openstack = config.openstack;
-      reactor.stopsWith(startNovaMonitoring({ store, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
+      reactor.stopsWith(startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
     }
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });

@@ -1,4 +1,6 @@
 import { HOST_CATEGORY, LEASE_CATEGORY } from '../../../libs/domain/src/index.js';
+import { CommandHandler } from '../../../libs/application/src/command-handler.js';
+import { LeaseReactionUseCases } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
 import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
 import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
 import type { HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
@@ -10,6 +12,8 @@ import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 
 export interface ReactorOptions {
   readonly store: EventStore;
+  /** The process's one command handler, through which every outcome is recorded (one on `store` when absent). */
+  readonly handler?: CommandHandler;
   readonly effects: EffectsRegistry;
   readonly clock?: () => Date;
   readonly log?: (entry: ReactorLogEntry) => void;
@@ -31,6 +35,7 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
  * checkpoint: the timeline is rebuilt from the log at start, and the log says what is left to do.
  */
 export class Reactor {
+  readonly handler: CommandHandler;
   private readonly timeline: LeaseTimeline;
   private readonly scheduler: Scheduler;
   private readonly log: (entry: ReactorLogEntry) => void;
@@ -47,16 +52,18 @@ export class Reactor {
   private constructor(private readonly options: ReactorOptions) {
     const clock = options.clock ?? (() => new Date());
     this.log = options.log ?? (() => undefined);
+    this.handler = options.handler ?? new CommandHandler(options.store);
+    const leaseReactions = new LeaseReactionUseCases({ handler: this.handler });
     this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake());
     this.reconciler = new Reconciler({
-      store: options.store,
+      reactions: leaseReactions,
       timeline: this.timeline,
       effects: options.effects,
       clock,
       intervalMs: options.reconcileIntervalMs ?? 0,
       log: this.log,
     });
-    const reactions = new LeaseReactions({ store: options.store, timeline: this.timeline, effects: options.effects, clock });
+    const reactions = new LeaseReactions({ reactions: leaseReactions, timeline: this.timeline, effects: options.effects, clock });
     this.scheduler = new Scheduler({
       queue: this.timeline.queue,
       clock,
@@ -87,7 +94,8 @@ export class Reactor {
     if (options.hostEnrollment !== undefined) {
       const { store, retryBaseMs, retryMaxMs } = options;
       const clock = options.clock ?? (() => new Date());
-      reactor.enrollment = await HostEnrollment.start({ store, effects: options.hostEnrollment, clock, log: reactor.log, retryBaseMs, retryMaxMs });
+      const { handler, log } = reactor;
+      reactor.enrollment = await HostEnrollment.start({ store, handler, effects: options.hostEnrollment, clock, log, retryBaseMs, retryMaxMs });
     }
     return reactor;
   }

@@ -1,26 +1,13 @@
-import {
-  type LeaseEvent,
-  type Reservation,
-  type ReservationOutcome,
-  isDomainError,
-  leaseDecider,
-  leaseStream,
-  reservedHostIds,
-} from '../../../libs/domain/src/index.js';
-import {
-  type EventData,
-  type EventStore,
-  IdempotencyConflictError,
-  WrongExpectedRevisionError,
-} from '../../../libs/event-store/src/event-store.port.js';
+import { type Reservation, type ReservationOutcome, isDomainError, reservedHostIds } from '../../../libs/domain/src/index.js';
+import type { LeaseReactionUseCases } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
-import { deterministicId } from './deterministic-id.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
+import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
 export interface ReconcilerOptions {
-  readonly store: EventStore;
+  readonly reactions: LeaseReactionUseCases;
   readonly timeline: LeaseTimeline;
   readonly effects: EffectsRegistry;
   readonly clock: () => Date;
@@ -34,7 +21,7 @@ export interface ReconcileReport {
   readonly checked: number;
   readonly drifted: number;
   readonly failed: number;
-  /** Checks that could not run (the cloud unreachable) or whose record lost a race: next round. */
+  /** Checks that could not run (the cloud unreachable) or could not be recorded (the lease moved on, or kept losing races): next round. */
   readonly skipped: number;
 }
 
@@ -120,32 +107,32 @@ export class Reconciler {
     }
   }
 
-  /** Appends what the check found (nothing for a clean check); the recorded event type, or 'skipped'. */
-  private async record(record: LeaseRecord, outcome: ReservationOutcome, round: number): Promise<string | 'skipped' | 'clean'> {
+  /** Records what the check found (nothing for a clean check); the recorded event type, 'clean', or 'skipped'. */
+  private async record(record: LeaseRecord, outcome: ReservationOutcome, round: number): Promise<string> {
     const leaseId = record.state.status === 'Initial' ? '' : record.state.lease.leaseId;
-    let events: readonly LeaseEvent[];
+    const metadata = reactorMetadata({ correlationId: record.correlationId, causationId: record.lastEventId }, this.options.clock);
     try {
-      const now = this.options.clock().toISOString();
-      events = leaseDecider.decide({ type: 'RecordReconciliation', data: { leaseId, outcome, now } }, record.state);
-    } catch (error) {
-      if (isDomainError(error)) return 'skipped';
-      throw error;
-    }
-    const [event] = events;
-    if (event === undefined) return 'clean';
-    const id = deterministicId(`${leaseId}:reconcile:${outcome.reservationId}:${round}`);
-    const metadata = { correlationId: record.correlationId || id, causationId: record.lastEventId, actor: null, reaction: 'reconcile' };
-    const appended: EventData = { id, type: event.type, data: event.data, metadata };
-    try {
-      const result = await this.options.store.appendToStream(leaseStream(leaseId), record.revision, [appended]);
-      if (!result.idempotentReplay) this.options.timeline.applyAppended(leaseId, [{ ...appended, revision: record.revision + 1 }]);
-      return event.type;
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError) {
-        await this.options.timeline.refresh(leaseId);
-        return 'skipped';
+      const found = await this.options.reactions.recordReconciliation({ type: 'RecordReconciliation', data: { leaseId, outcome, round }, metadata });
+      switch (found.status) {
+        case 'recorded':
+          await this.options.timeline.refresh(leaseId);
+          return found.type;
+        case 'replayed':
+          return found.type;
+        case 'clean':
+          return 'clean';
+        case 'superseded':
+        case 'refused':
+          return 'skipped';
+        default: {
+          const _never: never = found;
+          return _never;
+        }
       }
-      throw error;
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      this.options.log({ event: 'reconcile-skipped', leaseId, reservationId: outcome.reservationId, error: error.message });
+      return 'skipped';
     }
   }
 

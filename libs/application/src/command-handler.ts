@@ -1,4 +1,4 @@
-import { conflict } from '../../domain/src/index.js';
+import { conflict, foldEvents } from '../../domain/src/index.js';
 import type { Decider, DomainEvent } from '../../domain/src/index.js';
 import {
   type AppendRequest,
@@ -25,6 +25,8 @@ export interface Handled<R> {
   readonly result: R;
   /** Position of the last event written (0 when the decision wrote nothing). */
   readonly position: number;
+  /** Every event of the decision was already stored (another process recorded the same reaction first): nothing was written. */
+  readonly replayed: boolean;
 }
 
 /** The one retry policy: a decision is taken again on fresh state this many times at most. */
@@ -47,7 +49,7 @@ export class CommandHandler {
   async load<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<LoadedStream<S, E>> {
     const recorded = await this.store.readStream(streamId);
     const events = recorded.map((event) => ({ type: event.type, data: event.data }) as E);
-    return { state: events.reduce(decider.evolve, decider.initialState()), revision: recorded.length - 1, events };
+    return { state: foldEvents(decider, events), revision: recorded.length - 1, events };
   }
 
   handle<R>(decide: () => Promise<Decision<R>> | Decision<R>): Promise<Handled<R>> {
@@ -55,10 +57,10 @@ export class CommandHandler {
       for (let attempt = 1; ; attempt++) {
         const decision = await decide();
         const appends = decision.appends.filter((append) => append.events.length > 0);
-        if (appends.length === 0) return { result: decision.result, position: 0 };
+        if (appends.length === 0) return { result: decision.result, position: 0, replayed: false };
         try {
           const written = await this.store.appendMultiple(appends);
-          return { result: decision.result, position: written.position };
+          return { result: decision.result, position: written.position, replayed: written.idempotentReplay };
         } catch (error) {
           if (!isConcurrencyConflict(error)) throw error;
           if (attempt >= MAX_ATTEMPTS) throw conflict('CONCURRENT_UPDATE', 'Too many concurrent changes to the same resources; retry the request');

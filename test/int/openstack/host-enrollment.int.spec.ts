@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostInfo, type HostReservation, hostDecider, hostStream } from '../../../libs/domain/src/index.js';
+import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDecider, hostStream } from '../../../libs/domain/src/index.js';
 import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
@@ -183,7 +183,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
 
     const append = async (own: SqliteEventStore, hostId: string, command: Parameters<typeof hostDecider.decide>[0]): Promise<void> => {
       const history = await own.readStream(hostStream(hostId));
-      const state = history.reduce((s, e) => hostDecider.evolve(s, { type: e.type, data: e.data } as never), hostDecider.initialState());
+      const state = foldEvents(hostDecider, history.map((e) => ({ type: e.type, data: e.data }) as HostEvent));
       const events = hostDecider.decide(command, state).map((e, i) => ({ id: `${hostId}-${history.length + i}-${command.type}`, type: e.type, data: e.data, metadata }));
       await own.appendToStream(hostStream(hostId), history.length - 1, events);
     };

@@ -1,4 +1,4 @@
-import type { HostDownReason, HostHealth } from '../../../../libs/domain/src/index.js';
+import type { HostDownReason } from '../../../../libs/domain/src/index.js';
 import type { ComputeService } from '../../../../libs/plugins/src/openstack/index.js';
 
 /**
@@ -11,13 +11,3 @@ export const pollingReasons = (service: Pick<ComputeService, 'state' | 'status' 
   ...(service.forced_down ? (['forced_down'] as const) : []),
 ];
 
-/**
- * A service.update (ServiceStatusPayload) carries `disabled` and `forced_down` but no up/down:
- * liveness is only judged by Nova's API from heartbeats. So a notification sets those two reasons
- * and keeps whatever `service_down` the polling monitor last recorded; both monitors then agree.
- */
-export const notificationReasons = (update: { readonly disabled: boolean; readonly forcedDown: boolean }, current: HostHealth): HostDownReason[] => [
-  ...(current.status === 'down' && current.reasons.includes('service_down') && !update.forcedDown ? (['service_down'] as const) : []),
-  ...(update.disabled ? (['disabled'] as const) : []),
-  ...(update.forcedDown ? (['forced_down'] as const) : []),
-];

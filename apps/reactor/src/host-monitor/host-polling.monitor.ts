@@ -1,6 +1,7 @@
+import type { HealthOutcome, HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
 import type { ComputeService } from '../../../../libs/plugins/src/openstack/index.js';
+import { reactorMetadata } from '../reactor-metadata.js';
 import type { ReactorLogEntry } from '../scheduler.js';
-import type { HealthOutcome, HostHealthRecorder } from './host-health.recorder.js';
 import { pollingReasons } from './host-health.reasons.js';
 import type { ManagedHosts } from './managed-hosts.js';
 
@@ -8,7 +9,7 @@ export interface HostPollingMonitorOptions {
   /** Nova's nova-compute services (os-services?binary=nova-compute). */
   readonly listComputeServices: () => Promise<readonly ComputeService[]>;
   readonly hosts: ManagedHosts;
-  readonly recorder: HostHealthRecorder;
+  readonly reactions: HostReactionUseCases;
   readonly intervalMs: number;
   readonly clock: () => Date;
   readonly log: (entry: ReactorLogEntry) => void;
@@ -49,17 +50,15 @@ export class HostPollingMonitor {
         this.options.log({ event: 'host-poll-no-service', hostId: host.hostId, serviceHost: host.serviceHost });
         continue;
       }
-      const outcome = await this.options.recorder.record({
-        hostId: host.hostId,
-        source: 'polling',
-        observedAt,
-        reasons: () => pollingReasons(service),
-        key: (revision) => `host-poll:${host.hostId}:${revision}`,
-        reaction: 'host-polling',
-        causationId: null,
+      const reasons = pollingReasons(service);
+      const poll = `host-poll:${host.hostId}:${observedAt}`;
+      const outcome = await this.options.reactions.reportHealth({
+        type: 'ReportHostHealth',
+        data: { hostId: host.hostId, observedAt, observation: { source: 'polling', reasons } },
+        metadata: reactorMetadata({ correlationId: poll, causationId: poll }, this.options.clock),
       });
       outcomes.set(host.hostId, outcome);
-      if (outcome !== 'unchanged') this.options.log({ event: 'host-health', source: 'polling', hostId: host.hostId, outcome, reasons: pollingReasons(service) });
+      if (outcome !== 'unchanged') this.options.log({ event: 'host-health', source: 'polling', hostId: host.hostId, outcome, reasons });
     }
     return outcomes;
   }

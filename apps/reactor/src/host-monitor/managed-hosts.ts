@@ -3,6 +3,7 @@ import {
   type HostEvent,
   type HostRegistryEvent,
   type HostRegistryState,
+  foldEvents,
   hostRegistryDecider,
   hostStream,
 } from '../../../../libs/domain/src/index.js';
@@ -49,10 +50,8 @@ export class ManagedHosts {
 
   private async readNew(): Promise<void> {
     const events = await this.store.readStream(HOST_REGISTRY_STREAM, { fromRevision: this.revision + 1 });
-    for (const event of events) {
-      this.registry = hostRegistryDecider.evolve(this.registry, event as unknown as HostRegistryEvent);
-      this.revision = event.revision;
-    }
+    this.registry = foldEvents(hostRegistryDecider, events.map((event) => event as unknown as HostRegistryEvent), this.registry);
+    this.revision = events.at(-1)?.revision ?? this.revision;
     for (const hostId of this.registry.byName.values()) {
       if (!this.serviceHosts.has(hostId)) await this.learnServiceHost(hostId);
     }

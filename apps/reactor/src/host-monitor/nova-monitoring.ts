@@ -1,16 +1,18 @@
+import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
+import { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
 import type { OpenStackSettings } from '../../../../libs/plugins/src/cloud-config.js';
 import { type ComputeService, NovaClient, OpenStackSession } from '../../../../libs/plugins/src/openstack/index.js';
-import { HostActivityRecorder } from '../nova-notifications/host-activity.recorder.js';
 import { NovaNotificationHandler } from '../nova-notifications/nova-notification.handler.js';
 import { NovaNotificationsConsumer } from '../nova-notifications/nova-notifications.consumer.js';
 import type { ReactorLogEntry } from '../scheduler.js';
-import { HostHealthRecorder } from './host-health.recorder.js';
 import { HostPollingMonitor } from './host-polling.monitor.js';
 import { ManagedHosts } from './managed-hosts.js';
 
 export interface NovaMonitoringOptions {
   readonly store: EventStore;
+  /** The process's one command handler (one on `store` of its own when absent). */
+  readonly handler?: CommandHandler;
   readonly settings: Pick<OpenStackSettings, 'notificationsUrl' | 'pollingIntervalSeconds'>;
   /** How the monitor lists nova-compute services: `novaComputeServices(settings)` outside tests. */
   readonly listComputeServices: () => Promise<readonly ComputeService[]>;
@@ -34,9 +36,10 @@ export const novaComputeServices = (settings: Pick<OpenStackSettings, 'credentia
 /** Host health from Nova: the notification consumer (when a URL is set) and the polling monitor (unless 0 s). */
 export const startNovaMonitoring = (options: NovaMonitoringOptions): NovaMonitoring => {
   const { store, settings, log } = options;
+  const clock = options.clock ?? (() => new Date());
   const hosts = new ManagedHosts(store);
-  const health = new HostHealthRecorder(store);
-  const handler = new NovaNotificationHandler({ hosts, health, activity: new HostActivityRecorder(store), log });
+  const reactions = new HostReactionUseCases({ handler: options.handler ?? new CommandHandler(store) });
+  const handler = new NovaNotificationHandler({ hosts, reactions, log, clock });
   const consumer =
     settings.notificationsUrl === null
       ? null
@@ -47,9 +50,9 @@ export const startNovaMonitoring = (options: NovaMonitoringOptions): NovaMonitor
       : new HostPollingMonitor({
           listComputeServices: options.listComputeServices,
           hosts,
-          recorder: health,
+          reactions,
           intervalMs: settings.pollingIntervalSeconds * 1_000,
-          clock: options.clock ?? (() => new Date()),
+          clock,
           log,
         });
   poller?.start();

@@ -1,4 +1,3 @@
-export * from './host-activity.recorder.js';
 export * from './nova-notification.handler.js';
 export * from './nova-notification.mapping.js';
 export * from './nova-notifications.consumer.js';

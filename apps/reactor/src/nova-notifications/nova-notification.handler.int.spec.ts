@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOST_REGISTRY_STREAM, type HostRegistryEvent, hostActivityStream, hostDecider, hostRegistryDecider, hostStream } from '../../../../libs/domain/src/index.js';
+import { HOST_REGISTRY_STREAM, type HostRegistryEvent, foldEvents, hostActivityStream, hostDecider, hostRegistryDecider, hostStream } from '../../../../libs/domain/src/index.js';
+import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
+import { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
 import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import { HostHealthRecorder } from '../host-monitor/host-health.recorder.js';
 import { ManagedHosts } from '../host-monitor/managed-hosts.js';
 import type { ReactorLogEntry } from '../scheduler.js';
-import { HostActivityRecorder } from './host-activity.recorder.js';
 import { NovaNotificationHandler } from './nova-notification.handler.js';
 import { enveloped, instanceCreateEnd, serviceUpdate } from './testing/nova-samples.js';
 
@@ -14,7 +14,7 @@ const meta = { correlationId: 'c', causationId: 'c', actor: null };
 
 /** Registers a host as the API does: registry entry and host stream in one append. */
 const register = async (store: EventStore, name: string): Promise<string> => {
-  const registry = (await store.readStream(HOST_REGISTRY_STREAM)).map((e) => e as unknown as HostRegistryEvent).reduce(hostRegistryDecider.evolve, hostRegistryDecider.initialState());
+  const registry = foldEvents(hostRegistryDecider, (await store.readStream(HOST_REGISTRY_STREAM)).map((e) => e as unknown as HostRegistryEvent));
   const [added] = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry);
   if (added?.type !== 'HostRegistry.HostAdded') throw new Error('not added');
   const info = { hypervisorHostname: name, serviceName: name, vcpus: 1, memoryMb: 512, localGb: 1, cpuInfo: '{}', hypervisorType: 'fake', hypervisorVersion: 1, availabilityZone: 'nova' };
@@ -39,7 +39,8 @@ describe('NovaNotificationHandler (SQLite ledger)', () => {
     store = SqliteEventStore.open({ file: ':memory:' });
     logs = [];
     hostId = await register(store, 'fake-host-3');
-    handler = new NovaNotificationHandler({ hosts: new ManagedHosts(store), health: new HostHealthRecorder(store), activity: new HostActivityRecorder(store), log: (e) => logs.push(e) });
+    const reactions = new HostReactionUseCases({ handler: new CommandHandler(store) });
+    handler = new NovaNotificationHandler({ hosts: new ManagedHosts(store), reactions, log: (e) => logs.push(e) });
   });
   afterEach(() => store.close());
 

@@ -1,17 +1,17 @@
 import { type AggregateActivity, type InstanceActivity, isDomainError } from '../../../../libs/domain/src/index.js';
-import type { HostHealthRecorder } from '../host-monitor/host-health.recorder.js';
-import { notificationReasons } from '../host-monitor/host-health.reasons.js';
+import type { CommandMetadata } from '../../../../libs/application/src/command.js';
+import type { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
 import type { ManagedHosts } from '../host-monitor/managed-hosts.js';
+import { reactorMetadata } from '../reactor-metadata.js';
 import type { ReactorLogEntry } from '../scheduler.js';
-import type { HostActivityRecorder } from './host-activity.recorder.js';
 import { type NotificationMeaning, meaningOf } from './nova-notification.mapping.js';
 import { type NovaNotification, parseNovaNotification } from './oslo-envelope.js';
 
 export interface NovaNotificationHandlerOptions {
   readonly hosts: ManagedHosts;
-  readonly health: HostHealthRecorder;
-  readonly activity: HostActivityRecorder;
+  readonly reactions: HostReactionUseCases;
   readonly log: (entry: ReactorLogEntry) => void;
+  readonly clock?: () => Date;
 }
 
 /** What became of one message; every one of these is acknowledged. */
@@ -66,14 +66,11 @@ export class NovaNotificationHandler {
   private async service(n: NovaNotification, meaning: Extract<NotificationMeaning, { kind: 'service' }>): Promise<HandledAs> {
     const host = await this.options.hosts.byServiceHost(meaning.serviceHost);
     if (host === null) return this.unmanaged(n, [meaning.serviceHost]);
-    const outcome = await this.options.health.record({
-      hostId: host.hostId,
-      source: 'notification',
-      observedAt: n.occurredAt,
-      reasons: (current) => notificationReasons(meaning, current),
-      key: () => `nova-notification:${n.messageId}`,
-      reaction: 'nova-notification',
-      causationId: n.messageId,
+    const { disabled, forcedDown } = meaning;
+    const outcome = await this.options.reactions.reportHealth({
+      type: 'ReportHostHealth',
+      data: { hostId: host.hostId, observedAt: n.occurredAt, observation: { source: 'notification', messageId: n.messageId, disabled, forcedDown } },
+      metadata: this.metadata(n),
     });
     if (outcome === 'not-registered') return this.unmanaged(n, [meaning.serviceHost]);
     if (outcome === 'unchanged') return 'unchanged';
@@ -92,9 +89,15 @@ export class NovaNotificationHandler {
 
   private async recordActivity(n: NovaNotification, hostId: string, activity: InstanceActivity | AggregateActivity): Promise<HandledAs> {
     const { eventType, occurredAt, messageId } = n;
-    const outcome = await this.options.activity.record({ type: 'RecordHostActivity', data: { hostId, eventType, occurredAt, messageId, activity } });
+    const data = { hostId, eventType, occurredAt, messageId, activity };
+    const outcome = await this.options.reactions.recordActivity({ type: 'RecordHostActivity', data, metadata: this.metadata(n) });
     if (outcome === 'recorded') this.log(n, 'recorded', { hostId });
     return outcome;
+  }
+
+  /** What the message means is the reactor's reaction to it: the message is its cause. */
+  private metadata(n: NovaNotification): CommandMetadata {
+    return reactorMetadata({ correlationId: n.messageId, causationId: n.messageId }, this.options.clock ?? (() => new Date()));
   }
 
   private unmanaged(n: NovaNotification, hosts: readonly string[]): HandledAs {

@@ -14,3 +14,13 @@ export const deterministicId = (name: string): string => {
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
+
+/** `appendTo`'s `newId` for a reaction: hands out exactly these ids, in order. */
+export const idSequence = (ids: readonly string[]): (() => string) => {
+  let next = 0;
+  return () => {
+    const id = ids[next++];
+    if (id === undefined) throw new Error(`A reaction asked for more than its ${ids.length} event ids`);
+    return id;
+  };
+};
