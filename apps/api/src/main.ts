@@ -6,6 +6,7 @@ import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
+import { publishOpenApiDocument } from './openapi/openapi.module.js';
 
 const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
@@ -24,6 +25,7 @@ const bootstrap = async (): Promise<void> => {
   app.use(inputBoundary());
   app.useGlobalFilters(new BlazarExceptionFilter());
   app.enableShutdownHooks();
+  publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
   console.log(JSON.stringify({ app: 'api', listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir }));
 };
