@@ -157,10 +157,12 @@ export const buildOpenApiDocument = (app: INestApplication, auth: AuthMode): Ope
   const problems = documentRoutes(routesOf(documentedControllers(app)));
   const document = SwaggerModule.createDocument(app, configFor(auth), { extraModels: [...REQUEST_DTOS], autoTagControllers: false });
   addSharedParts(document, auth);
+  const { openapi, info, ...rest } = document;
   const result = {
-    ...document,
-    info: { ...document.info, summary: "OpenStack Blazar's REST API v1 (microversion 1.0), served by Leasehold." },
+    openapi,
+    info: { ...info, summary: "OpenStack Blazar's REST API v1 (microversion 1.0), served by Leasehold." },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    ...rest,
     ...(problems.length === 0 ? {} : { 'x-leasehold-problems': problems }),
   };
   return { document: result, problems };
