@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppModule } from '../../apps/api/src/app.module.js';
@@ -30,9 +31,8 @@ import {
   UpdateLeaseDto,
 } from '../../apps/api/src/leases/lease.dto.js';
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
-import { DTO_DOCUMENTATION } from '../../apps/api/src/openapi/request-schemas.js';
+import { checkedByParser } from '../../apps/api/src/openapi/dto-properties.js';
 import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
-import { routesOf } from '../../apps/api/src/openapi/routes.js';
 import { HOST_ID_PATTERN, PATH_PARAMETERS } from '../../apps/api/src/http/route-parameters.js';
 import { UUID_PATTERN } from '../../apps/api/src/http/text.validators.js';
 import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
@@ -269,15 +269,6 @@ const VALID_BODIES = new Map<Function, Record<string, unknown>>([
   [RegisterFloatingIpDto, { floating_network_id: '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', floating_ip_address: '10.0.0.1' }],
   [CreateFlavorDto, { name: 'flavor', vcpus: 1, ram: 1, disk: 0 }],
 ]);
-
-/** Schema keywords the documentation layers over a DTO property to describe what the request parser checks later (dates, reservation items). */
-const PARSER_KEYWORDS = ['pattern', 'items'];
-
-/** Whether the documentation of this DTO property says what a parser checks after the DTO (not the DTO's to accept). */
-const checkedByParser = (dto: Function, property: string): boolean => {
-  const refinement = DTO_DOCUMENTATION.find((entry) => entry.dto === dto)?.properties?.[property] ?? {};
-  return PARSER_KEYWORDS.some((keyword) => keyword in refinement);
-};
 
 describe('OpenAPI document and /docs', () => {
   let system: RunningSystem;
@@ -529,9 +520,11 @@ describe('OpenAPI document and /docs', () => {
   });
 
   describe('with authentication', () => {
-    it('asks for X-Auth-Token on /v1 (401/403 possible), never for version discovery', () => {
-      const controllers = AppModule.forRoot(loadApiConfig({})).controllers ?? [];
-      const { document, problems } = buildOpenApiDocument({ routes: routesOf(controllers), auth: 'keystone' });
+    it('asks for X-Auth-Token on /v1 (401/403 possible), never for version discovery', async () => {
+      // a preview application: the routes and modules, no provider started (no store, no read model)
+      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), { preview: true, logger: false });
+      const { document, problems } = buildOpenApiDocument(app, 'keystone');
+      await app.close();
       const built = document as Doc;
       expect(problems).toEqual([]);
       expect(built.security).toEqual([{ token: [] }]);

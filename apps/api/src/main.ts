@@ -1,18 +1,23 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { jsonLogger } from '../../../libs/observability/src/logger.js';
 import { AppModule } from './app.module.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
+import { PinoNestLogger } from './http/pino-nest.logger.js';
+import { publishOpenApiDocument } from './openapi/openapi.module.js';
+
+const log = jsonLogger({ app: 'api' });
 
 const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
   assertSafeBinding(config);
   // JSON only (no form bodies), parsed after authentication, then held to the input rules before any route
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    logger: ['error', 'warn'],
+    logger: new PinoNestLogger(log.child({}, { level: 'warn' })),
     bodyParser: false,
     rawBody: true,
   });
@@ -24,11 +29,12 @@ const bootstrap = async (): Promise<void> => {
   app.use(inputBoundary());
   app.useGlobalFilters(new BlazarExceptionFilter());
   app.enableShutdownHooks();
+  publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
-  console.log(JSON.stringify({ app: 'api', listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir }));
+  log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
 };
 
 bootstrap().catch((error: unknown) => {
-  console.error(JSON.stringify({ app: 'api', fatal: error instanceof Error ? error.message : String(error) }));
+  log.fatal({ fatal: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 });

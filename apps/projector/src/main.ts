@@ -14,14 +14,13 @@
  */
 import type { MikroORM } from '@mikro-orm/core';
 import { healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
+import { eventLog } from '../../../libs/observability/src/logger.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
-import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
+import { ProjectionRunner } from './projection-runner.js';
 
-const log = (entry: RunnerLogEntry | Readonly<Record<string, unknown>>): void => {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), service: 'projector', ...entry })}\n`);
-};
+const log = eventLog('projector');
 
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 

@@ -17,6 +17,7 @@
  */
 import { type HealthServer, healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
 import { CommandHandler } from '../../../libs/application/src/command-handler.js';
+import { eventLog } from '../../../libs/observability/src/logger.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import type { CloudConfig } from '../../../libs/plugins/src/cloud-config.js';
@@ -24,11 +25,8 @@ import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-c
 import { Reactor } from './reactor.js';
 import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-monitoring.js';
 import { hostEnrollmentFor } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.config.js';
-import type { ReactorLogEntry } from './scheduler.js';
 
-const log = (entry: ReactorLogEntry): void => {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), service: 'reactor', ...entry })}\n`);
-};
+const log = eventLog('reactor');
 
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { jsonLogger } from '../../../../libs/observability/src/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import { CallerToken } from '../../../../libs/application/src/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
@@ -39,14 +41,22 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
   return { ok: true, version: requested };
 };
 
-const logWhenDone = (request: Request, response: Response, requestId: string, globalRequestId: string | null, who: () => Identity | null): void => {
+/** The access log: one line per request once answered, with both request ids and the caller. */
+const logWhenDone = (log: Logger, request: Request, response: Response, requestId: string, globalRequestId: string | null, who: () => Identity | null): void => {
   const started = process.hrtime.bigint();
   response.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const line = { app: 'api', method: request.method, path: request.originalUrl, status: response.statusCode, ms: +ms.toFixed(2) };
     const identity = who();
-    const caller = { user_id: identity?.userId ?? null, project_id: identity?.projectId ?? null };
-    console.log(JSON.stringify({ ...line, request_id: requestId, global_request_id: globalRequestId, ...caller }));
+    log.info({
+      method: request.method,
+      path: request.originalUrl,
+      status: response.statusCode,
+      ms: +ms.toFixed(2),
+      request_id: requestId,
+      global_request_id: globalRequestId,
+      user_id: identity?.userId ?? null,
+      project_id: identity?.projectId ?? null,
+    });
   });
 };
 
@@ -87,6 +97,7 @@ const contextOf = (
  */
 export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
   const { authenticator, policy, wwwAuthenticateUri } = setup;
+  const accessLog = config.accessLog ? jsonLogger({ app: 'api' }) : null;
   return (request: Request, response: Response, next: NextFunction): void => {
     const requestId = `req-${randomUUID()}`;
     response.setHeader('X-OpenStack-Request-Id', requestId);
@@ -94,7 +105,7 @@ export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAut
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
     let identity: Identity | null = null;
     let callerToken: CallerToken | null = null;
-    if (config.accessLog) logWhenDone(request, response, requestId, globalRequestId, () => identity);
+    if (accessLog !== null) logWhenDone(accessLog, request, response, requestId, globalRequestId, () => identity);
 
     const proceed = (): void => {
       if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);

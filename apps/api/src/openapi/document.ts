@@ -1,22 +1,14 @@
+import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AuthMode } from '../config.js';
 import { JSON_TEXT_FIELDS, MAX_DEPTH, RESERVED_KEYS } from '../http/input-rules.js';
-import { PATH_PARAMETERS, type ParameterRule, QUERY_PARAMETERS } from '../http/route-parameters.js';
 import type { JsonSchema } from './json-schema.js';
-import { OPERATIONS, type OperationDoc, TAGS } from './operations.js';
-import { requestSchemas } from './request-schemas.js';
+import { OPERATIONS, TAGS } from './operations.js';
+import { COMPOSED_REQUEST_SCHEMAS, REQUEST_DTOS } from './request-schemas.js';
 import { RESPONSE_SCHEMAS } from './response-schemas.js';
-import { type RouteInfo, openApiPath, routeKey } from './routes.js';
-
-export interface OpenApiOptions {
-  readonly routes: readonly RouteInfo[];
-  readonly auth: AuthMode;
-}
-
-export interface OpenApiResult {
-  readonly document: Record<string, unknown>;
-  /** Routes without documentation, documentation without a route, DTO rules not expressed. */
-  readonly problems: readonly string[];
-}
+import { documentRoutes, isApiPath } from './route-decorators.js';
+import { routesOf } from './routes.js';
 
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
   400: {
@@ -66,77 +58,6 @@ const PARAMETERS = {
 
 const refTo = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 
-const isApi = (route: RouteInfo): boolean => route.path === '/v1' || route.path.startsWith('/v1/');
-
-/** The parameter's schema from the rule RouteParametersPipe enforces; a parameter without one is a problem. */
-const parameterSchema = (rules: Readonly<Record<string, ParameterRule>>, name: string, where: string, problems: string[]): JsonSchema => {
-  const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
-  if (rule === undefined) {
-    problems.push(`${where}: ${name} has no rule in route-parameters.ts`);
-    return { type: 'string' };
-  }
-  return { type: 'string', ...(rule.pattern === undefined ? {} : { pattern: rule.pattern }), description: `${rule.description}.` };
-};
-
-const operationFor = (route: RouteInfo, doc: OperationDoc | undefined, auth: AuthMode, problems: string[]): Record<string, unknown> => {
-  const key = routeKey(route);
-  const api = isApi(route);
-  const described = new Set(Object.keys(doc?.parameters ?? {}));
-  const parameters: unknown[] = [
-    ...route.pathParameters.map((name) => ({
-      name,
-      in: 'path',
-      required: true,
-      description: doc?.parameters?.[name],
-      schema: parameterSchema(PATH_PARAMETERS, name, `${key} path parameter`, problems),
-    })),
-    ...route.queryParameters.map((name) => ({
-      name,
-      in: 'query',
-      required: false,
-      description: doc?.parameters?.[name],
-      schema: parameterSchema(QUERY_PARAMETERS, name, `${key} query parameter`, problems),
-    })),
-    ...(api ? [refTo('parameters', 'ApiVersion'), refTo('parameters', 'GlobalRequestId')] : []),
-    ...(api && route.method === 'get' ? [refTo('parameters', 'MinPosition')] : []),
-  ];
-  for (const name of [...route.pathParameters, ...route.queryParameters]) {
-    if (doc !== undefined && !described.delete(name)) problems.push(`${key}: parameter ${name} is not described`);
-  }
-  for (const name of described) problems.push(`${key}: describes parameter ${name}, which the route does not take`);
-  if (doc !== undefined && route.hasBody !== (doc.body !== undefined)) {
-    problems.push(`${key}: ${route.hasBody ? 'takes a body that is not documented' : 'documents a body the route does not take'}`);
-  }
-
-  const headers: Record<string, unknown> = { 'X-OpenStack-Request-Id': refTo('headers', 'RequestId') };
-  if (api) headers['OpenStack-API-Version'] = refTo('headers', 'ApiVersion');
-  if (api && route.method !== 'get') headers['X-Leasehold-Position'] = refTo('headers', 'Position');
-  if (api && route.method === 'get') headers['X-Leasehold-Stale'] = refTo('headers', 'Stale');
-  const schema = doc?.response.schema;
-  const responses: Record<string, unknown> = {
-    [String(route.status)]: {
-      description: doc?.response.description ?? 'Success.',
-      headers,
-      ...(schema === undefined ? {} : { content: { 'application/json': { schema } } }),
-    },
-  };
-  const errors = api ? [400, ...(auth === 'none' ? [] : [401, 403]), 406, ...(doc?.errors ?? []), 500] : [];
-  for (const status of [...new Set(errors)].sort((a, b) => a - b)) responses[String(status)] = refTo('responses', ERRORS[status]?.name ?? 'ServerError');
-
-  const body = route.hasBody || doc?.body !== undefined ? (doc?.body ?? { schema: { type: 'object' }, required: false }) : undefined;
-  return {
-    tags: [doc?.tag ?? (api ? (route.path.split('/')[2] ?? 'v1') : 'versions')],
-    summary: doc?.summary ?? `${route.controller}.${route.handler}`,
-    ...(doc?.description === undefined ? {} : { description: doc.description }),
-    operationId: doc?.operationId ?? `${route.controller}_${route.handler}`,
-    ...(parameters.length === 0 ? {} : { parameters }),
-    ...(body === undefined ? {} : { requestBody: { required: body.required, content: { 'application/json': { schema: body.schema } } } }),
-    responses,
-    ...(api ? {} : { security: [] }),
-    ...(doc === undefined ? { 'x-leasehold-undocumented': true } : {}),
-  };
-};
-
 /** The rules http/input-rules.ts applies to every body and query, whatever the schema of the field. */
 const INPUT_RULES = [
   'Every request body is JSON in UTF-8. In it (every key and string value, at any depth) and in every query parameter,',
@@ -146,67 +67,103 @@ const INPUT_RULES = [
   'A path parameter that cannot be an id is answered 404 without a lookup.',
 ].join(' ');
 
-/** The OpenAPI 3.1 document of the routes Nest serves. */
-export const buildOpenApiDocument = ({ routes, auth }: OpenApiOptions): OpenApiResult => {
-  const problems: string[] = [];
-  const requests = requestSchemas();
-  problems.push(...requests.problems);
-
-  const paths: Record<string, Record<string, unknown>> = {};
-  const seen = new Set<string>();
-  // in Nest's registration order (controllers as listed, handlers as declared)
-  for (const route of routes) {
-    const key = routeKey(route);
-    const doc = OPERATIONS[key];
-    if (doc === undefined) problems.push(`${key} (${route.controller}.${route.handler}) is not documented`);
-    seen.add(key);
-    const item = (paths[openApiPath(route.path)] ??= {});
-    item[route.method] = operationFor(route, doc, auth, problems);
-  }
-  for (const key of Object.keys(OPERATIONS)) if (!seen.has(key)) problems.push(`${key} is documented but Nest serves no such route`);
-
-  const errorResponses = Object.fromEntries(
-    Object.values(ERRORS).map(({ name, description }) => [
-      name,
-      { description, headers: { 'X-OpenStack-Request-Id': refTo('headers', 'RequestId') }, content: { 'application/json': { schema: refTo('schemas', 'BlazarError') } } },
-    ]),
-  );
-  const authentication =
+const description = (auth: AuthMode): string =>
+  [
+    "Request body schemas come from the class-validator DTOs that validate the requests (`x-leasehold-dto` names the class), documented with @nestjs/swagger's decorators; response schemas are written to match Leasehold's read models.",
+    'Errors come in Blazar\'s body: `{"error_code", "error_message", "error_name"}`.',
+    INPUT_RULES,
     auth === 'none'
       ? 'This instance runs without authentication (`LEASEHOLD_AUTH=none`, loopback only): no token is needed.'
-      : `This instance authenticates requests (\`LEASEHOLD_AUTH=${auth}\`): send a token in \`X-Auth-Token\`. Version discovery and this document need none.`;
-  const document: Record<string, unknown> = {
-    openapi: '3.1.0',
-    info: {
-      title: 'Leasehold reservation API',
-      version: '1.0',
-      summary: "OpenStack Blazar's REST API v1 (microversion 1.0), served by Leasehold.",
-      description: [
-        "Request body schemas are generated at start-up from the class-validator DTOs that validate the requests (`x-leasehold-dto` names the class); response schemas are written to match Leasehold's read models.",
-        'Errors come in Blazar\'s body: `{"error_code", "error_message", "error_name"}`.',
-        INPUT_RULES,
-        authentication,
-      ].join('\n\n'),
-    },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: TAGS,
-    paths,
+      : `This instance authenticates requests (\`LEASEHOLD_AUTH=${auth}\`): send a token in \`X-Auth-Token\`. Version discovery and this document need none.`,
+  ].join('\n\n');
+
+const errorResponse = ({ description: text }: { readonly description: string }) => ({
+  description: text,
+  headers: { 'X-OpenStack-Request-Id': refTo('headers', 'RequestId') },
+  content: { 'application/json': { schema: refTo('schemas', 'BlazarError') } },
+});
+
+const configFor = (auth: AuthMode): Omit<OpenAPIObject, 'paths'> => {
+  const builder = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Leasehold reservation API')
+    .setVersion('1.0')
+    .setDescription(description(auth))
+    .addSecurity('token', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Auth-Token',
+      description: 'A Keystone token (`LEASEHOLD_AUTH=keystone`) or a configured static token (`LEASEHOLD_AUTH=static`).',
+    });
+  for (const tag of TAGS) builder.addTag(tag.name, tag.description);
+  if (auth !== 'none') builder.addSecurityRequirements('token');
+  const config = builder.build();
+  return {
+    ...config,
     components: {
-      schemas: { ...requests.schemas, ...RESPONSE_SCHEMAS },
-      responses: errorResponses,
-      parameters: PARAMETERS,
-      headers: HEADERS,
-      securitySchemes: {
-        token: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Auth-Token',
-          description: 'A Keystone token (`LEASEHOLD_AUTH=keystone`) or a configured static token (`LEASEHOLD_AUTH=static`).',
-        },
-      },
+      ...config.components,
+      schemas: { ...COMPOSED_REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS } as NonNullable<OpenAPIObject['components']>['schemas'],
+      responses: Object.fromEntries(Object.values(ERRORS).map((error) => [error.name, errorResponse(error)])),
+      parameters: PARAMETERS as NonNullable<OpenAPIObject['components']>['parameters'],
+      headers: HEADERS as NonNullable<OpenAPIObject['components']>['headers'],
     },
-    ...(auth === 'none' ? {} : { security: [{ token: [] }] }),
+  };
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+type Operation = Record<string, unknown> & { parameters?: unknown[]; responses: Record<string, unknown> };
+
+/**
+ * What swagger's decorators cannot say: the header parameters and error responses every /v1
+ * operation shares are references to components (ApiParam and ApiResponse always write inline
+ * objects), those errors depend on the auth mode, and version discovery and health need no token
+ * (an empty `security`, which ApiSecurity cannot write).
+ */
+const addSharedParts = (document: OpenAPIObject, auth: AuthMode): void => {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method] as Operation | undefined;
+      if (operation === undefined) continue;
+      if (!isApiPath(path)) {
+        operation.security = [];
+        continue;
+      }
+      const headers = ['ApiVersion', 'GlobalRequestId', ...(method === 'get' ? ['MinPosition'] : [])];
+      operation.parameters = [...(operation.parameters ?? []), ...headers.map((name) => refTo('parameters', name))];
+      const own = OPERATIONS[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`]?.errors ?? [];
+      for (const status of [400, ...(auth === 'none' ? [] : [401, 403]), 406, ...own, 500]) {
+        operation.responses[String(status)] = refTo('responses', ERRORS[status]?.name ?? 'ServerError');
+      }
+    }
+  }
+};
+
+/** The controllers Nest registered (read from its module graph: the application may be a preview), but those swagger is told to leave out. */
+const documentedControllers = (app: INestApplication): Function[] =>
+  [...app.get(ModulesContainer).values()]
+    .flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype))
+    .filter((controller): controller is Function => typeof controller === 'function')
+    .filter((controller) => (Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, controller) as boolean[] | undefined)?.[0] !== true);
+
+export interface OpenApiResult {
+  readonly document: Record<string, unknown>;
+  /** Routes without documentation, documentation without a route, parameters without a rule. */
+  readonly problems: readonly string[];
+}
+
+/** The OpenAPI 3.1 document of the routes this application serves (the document's own excluded). */
+export const buildOpenApiDocument = (app: INestApplication, auth: AuthMode): OpenApiResult => {
+  const problems = documentRoutes(routesOf(documentedControllers(app)));
+  const document = SwaggerModule.createDocument(app, configFor(auth), { extraModels: [...REQUEST_DTOS], autoTagControllers: false });
+  addSharedParts(document, auth);
+  const { openapi, info, ...rest } = document;
+  const result = {
+    openapi,
+    info: { ...info, summary: "OpenStack Blazar's REST API v1 (microversion 1.0), served by Leasehold." },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    ...rest,
     ...(problems.length === 0 ? {} : { 'x-leasehold-problems': problems }),
   };
-  return { document, problems };
+  return { document: result, problems };
 };

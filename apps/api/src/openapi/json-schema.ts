@@ -29,26 +29,3 @@ export interface JsonSchema {
 }
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-const ANNOTATIONS = new Set(['title', 'description', 'examples']);
-
-/** True when the schema asserts nothing (any JSON value, null included, is valid). */
-export const acceptsAnything = (schema: JsonSchema): boolean => Object.keys(schema).every((key) => ANNOTATIONS.has(key) || key.startsWith('x-'));
-
-/** The same schema, also accepting `null`. */
-export const orNull = (schema: JsonSchema): JsonSchema => {
-  if (acceptsAnything(schema)) return schema;
-  const { title, description, examples, ...assertions } = schema;
-  const annotations: JsonSchema = {
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
-    ...(examples === undefined ? {} : { examples }),
-  };
-  const keys = Object.keys(assertions);
-  if (typeof assertions.type === 'string' && !keys.some((key) => ['enum', 'const', 'anyOf', 'allOf', '$ref'].includes(key))) {
-    return { ...annotations, ...assertions, type: [assertions.type, 'null'] };
-  }
-  if (assertions.enum !== undefined && keys.every((key) => key === 'enum')) return { ...annotations, enum: [...assertions.enum, null] };
-  if (assertions.anyOf !== undefined && keys.every((key) => key === 'anyOf')) return { ...annotations, anyOf: [...assertions.anyOf, { type: 'null' }] };
-  return { ...annotations, anyOf: [assertions, { type: 'null' }] };
-};

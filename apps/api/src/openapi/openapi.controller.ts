@@ -1,9 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { Controller, Get, Header, Inject, NotFoundException, Param, StreamableFile } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { OpenApiDocument } from './openapi-document.js';
 import { DOCS_PAGE, INITIALIZER, INITIALIZER_NAME, swaggerUiAsset } from './swagger-ui.js';
 
 /** `GET /openapi.json` and the Swagger UI page at `GET /docs`; outside /v1, so served without a token or microversion. */
+@ApiExcludeController()
 @Controller()
 export class OpenApiController {
   constructor(@Inject(OpenApiDocument) private readonly openApi: OpenApiDocument) {}

@@ -1,19 +1,29 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { type DynamicModule, type INestApplication, Logger, Module } from '@nestjs/common';
 import type { AuthMode } from '../config.js';
-import { OPENAPI_OPTIONS, OpenApiDocument, type OpenApiModuleOptions } from './openapi-document.js';
+import { buildOpenApiDocument } from './document.js';
+import { OPENAPI_OPTIONS, OpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 import { OpenApiController } from './openapi.controller.js';
 
 /** The service's own OpenAPI 3.1 document (`/openapi.json`) and its interactive page (`/docs`). */
 @Module({})
 export class OpenApiModule {
   static forRoot(options: { readonly auth: AuthMode }): DynamicModule {
-    const moduleOptions: OpenApiModuleOptions = { auth: options.auth, exclude: [OpenApiController] };
     return {
       module: OpenApiModule,
-      imports: [DiscoveryModule],
       controllers: [OpenApiController],
-      providers: [{ provide: OPENAPI_OPTIONS, useValue: moduleOptions }, OpenApiDocument],
+      providers: [{ provide: OPENAPI_OPTIONS, useValue: options satisfies OpenApiOptions }, OpenApiDocument],
     };
   }
 }
+
+/** Builds the document once the application is created (swagger reads its routes); the API serves on without it if that fails. */
+export const publishOpenApiDocument = (app: INestApplication): void => {
+  const logger = new Logger('openapi');
+  try {
+    const { document, problems } = buildOpenApiDocument(app, app.get<OpenApiOptions>(OPENAPI_OPTIONS).auth);
+    if (problems.length > 0) logger.warn(`OpenAPI document is incomplete: ${problems.join('; ')}`);
+    app.get(OpenApiDocument).publish(document);
+  } catch (error) {
+    logger.error(`OpenAPI document could not be built: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+};

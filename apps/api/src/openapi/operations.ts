@@ -3,8 +3,9 @@ import { envelope, listOf } from './response-schemas.js';
 
 /**
  * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
- * and what it answers. Keyed by Nest's method and path; the document builder reports any route
- * missing here and any entry without a route, and the e2e suite requires there be none.
+ * and what it answers; route-decorators.ts turns each entry into @nestjs/swagger decorators on its
+ * handler. Keyed by Nest's method and path; a route missing here and an entry without a route are
+ * reported, and the e2e suite requires there be none.
  */
 export interface OperationDoc {
   readonly operationId: string;
@@ -15,7 +16,7 @@ export interface OperationDoc {
   readonly parameters?: Readonly<Record<string, string>>;
   readonly body?: { readonly schema: JsonSchema; readonly required: boolean };
   readonly response: { readonly description: string; readonly schema?: JsonSchema };
-  /** Error statuses beyond those every /v1 route can answer (400, 406, 500). */
+  /** Error statuses beyond those every /v1 route can answer (400, 406, 500; 401 and 403 with authentication). */
   readonly errors?: readonly number[];
 }
 
@@ -62,7 +63,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       'Each read model with its checkpoint, lag behind the log and failure. 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
     response: { description: 'Ready: every read model is current or catching up in time.' },
-    errors: [503],
   },
   'GET /v1/leases': {
     operationId: 'listLeases',

@@ -9,7 +9,7 @@ export interface RouteInfo {
   readonly method: string;
   /** Nest's form, e.g. `/v1/leases/:leaseId`. */
   readonly path: string;
-  readonly controller: string;
+  readonly controller: Function;
   readonly handler: string;
   /** `@HttpCode`, else Nest's default (201 for POST, 200 otherwise). */
   readonly status: number;
@@ -56,7 +56,7 @@ export const routesOf = (controllers: readonly Function[]): RouteInfo[] => {
           routes.push({
             method,
             path,
-            controller: controller.name,
+            controller,
             handler,
             status: declared ?? (requestMethod === RequestMethod.POST ? 201 : 200),
             pathParameters: [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string),
