@@ -19,19 +19,19 @@ import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, CLOCK, EVENT_STORE, READ_MODEL_ORM } from './tokens.js';
+import { APPLICATION_CONTEXT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { randomUUID } from 'node:crypto';
 import type { ApplicationContext } from '../../../libs/application/src/application-context.js';
 import { CommandHandler } from '../../../libs/application/src/command-handler.js';
 import { FlavorUseCases } from '../../../libs/application/src/flavors/flavor.use-cases.js';
-import { FLOATING_IP_NETWORKS, type FloatingIpNetworks, StandaloneFloatingIpNetworks } from './write-side/floating-ip-networks.js';
-import { FloatingIpWriter } from './write-side/floating-ip-writer.js';
-import { CLOUD_CONFIG, HOST_INVENTORY, type HostInventory, OPENSTACK_SESSION, hostInventoryFor, openStackSessionFor } from './write-side/host-inventory.js';
-import { HostWriter } from './write-side/host-writer.js';
-import { OpenStackFloatingIpNetworks } from './write-side/openstack-floating-ip-networks.js';
+import type { FloatingIpNetworks } from '../../../libs/application/src/floating-ips/floating-ip-networks.port.js';
+import { FloatingIpUseCases } from '../../../libs/application/src/floating-ips/floating-ip.use-cases.js';
+import type { HostInventory } from '../../../libs/application/src/hosts/host-inventory.port.js';
+import { HostUseCases } from '../../../libs/application/src/hosts/host.use-cases.js';
 import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
-import { NeutronClient, type OpenStackSession } from '../../../libs/plugins/src/openstack/index.js';
+import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '../../../libs/plugins/src/cloud-inventory.js';
+import type { OpenStackSession } from '../../../libs/plugins/src/openstack/index.js';
 import { HealingLoop } from './write-side/healing-loop.js';
 import { LeaseHealer } from './write-side/lease-healer.js';
 import { LeaseWriter } from './write-side/lease-writer.js';
@@ -100,27 +100,11 @@ export class AppModule {
             return new HealingLoop(healer, { checkMs: config.healingCheckSeconds * 1000, log });
           },
         },
-        {
-          provide: HostWriter,
-          inject: [EVENT_STORE, WriteIndex, CLOCK, HOST_INVENTORY],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date, inventory: HostInventory) => new HostWriter(store, index, clock, inventory),
-        },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
         { provide: OPENSTACK_SESSION, inject: [CLOUD_CONFIG], useFactory: (cloud: CloudConfig) => openStackSessionFor(cloud) },
         { provide: HOST_INVENTORY, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => hostInventoryFor(session) },
-        {
-          provide: FLOATING_IP_NETWORKS,
-          inject: [OPENSTACK_SESSION],
-          useFactory: (session: OpenStackSession | null): FloatingIpNetworks =>
-            session === null ? new StandaloneFloatingIpNetworks() : new OpenStackFloatingIpNetworks(new NeutronClient(session)),
-        },
-        {
-          provide: FloatingIpWriter,
-          inject: [EVENT_STORE, WriteIndex, FLOATING_IP_NETWORKS, CLOCK],
-          useFactory: (store: EventStore, index: WriteIndex, networks: FloatingIpNetworks, clock: () => Date) =>
-            new FloatingIpWriter(store, index, networks, clock),
-        },
+        { provide: FLOATING_IP_NETWORKS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => floatingIpNetworksFor(session) },
         { provide: CommandHandler, inject: [EVENT_STORE], useFactory: (store: EventStore) => new CommandHandler(store) },
         {
           provide: APPLICATION_CONTEXT,
@@ -138,6 +122,16 @@ export class AppModule {
           }),
         },
         { provide: FlavorUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new FlavorUseCases(context) },
+        {
+          provide: HostUseCases,
+          inject: [APPLICATION_CONTEXT, HOST_INVENTORY],
+          useFactory: (context: ApplicationContext, inventory: HostInventory) => new HostUseCases(context, inventory),
+        },
+        {
+          provide: FloatingIpUseCases,
+          inject: [APPLICATION_CONTEXT, FLOATING_IP_NETWORKS],
+          useFactory: (context: ApplicationContext, networks: FloatingIpNetworks) => new FloatingIpUseCases(context, networks),
+        },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         {
           provide: ReadYourWrites,

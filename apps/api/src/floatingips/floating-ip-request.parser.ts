@@ -1,6 +1,6 @@
 import { invalid } from '../../../../libs/domain/src/index.js';
 import { validateBody } from '../http/validate-body.js';
-import type { NewFloatingIp } from '../write-side/floating-ip-writer.js';
+import type { NewFloatingIp } from '../../../../libs/application/src/floating-ips/floating-ip.use-cases.js';
 import { RegisterFloatingIpDto } from './floating-ip.dto.js';
 import { canonicalIpAddress } from '../../../../libs/plugins/src/floating-ip/ip-address.js';
 

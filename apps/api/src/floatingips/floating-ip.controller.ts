@@ -2,14 +2,15 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Re
 import type { Request, Response } from 'express';
 import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
-import { floatingIpNotFound } from '../http/not-found.js';
+import { floatingIpNotFound } from '../../../../libs/application/src/floating-ips/floating-ip.errors.js';
+import { FLOATING_IP_POLICY, FloatingIpUseCases } from '../../../../libs/application/src/floating-ips/floating-ip.use-cases.js';
+import { commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
-import { FloatingIpWriter } from '../write-side/floating-ip-writer.js';
 import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
 
 const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]): FloatingIpView => {
@@ -21,7 +22,7 @@ const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]
 @Controller('v1/floatingips')
 export class FloatingIpController {
   constructor(
-    @Inject(FloatingIpWriter) private readonly writer: FloatingIpWriter,
+    @Inject(FloatingIpUseCases) private readonly floatingIps: FloatingIpUseCases,
     @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
@@ -37,8 +38,9 @@ export class FloatingIpController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ floatingip: FloatingIpView }> {
-    const context = authorizedRequest(request, ACTIONS.floatingIpPost);
-    const result = await this.writer.register(parseRegisterFloatingIp(body), context);
+    authorizedRequest(request, FLOATING_IP_POLICY.register);
+    const floatingIp = parseRegisterFloatingIp(body);
+    const result = await this.floatingIps.register({ type: 'RegisterFloatingIp', data: { floatingIp }, metadata: commandMetadata(request, this.clock()) });
     this.consistency.answerWrite(result.position, response);
     return { floatingip: floatingIpView(result.floatingIpId, result.events) };
   }
@@ -67,7 +69,9 @@ export class FloatingIpController {
   @Delete(':floatingIpId')
   @HttpCode(204)
   async remove(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.consistency.answerWrite(await this.writer.unregister(floatingIpId, authorizedRequest(request, ACTIONS.floatingIpDelete)), response);
+    const metadata = commandMetadata(request, this.clock());
+    const { position } = await this.floatingIps.unregister({ type: 'UnregisterFloatingIp', data: { floatingIpId }, metadata });
+    this.consistency.answerWrite(position, response);
   }
 
   @Get(':floatingIpId/allocation')

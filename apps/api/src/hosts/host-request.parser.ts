@@ -4,7 +4,9 @@ import { malformedField } from '../http/input-rules.js';
 import { toIntLike } from '../http/int-like.js';
 import { isNotBlank } from '../http/text.validators.js';
 import { requireObject, validateBody } from '../http/validate-body.js';
-import type { HostChanges } from '../write-side/host-writer.js';
+import type { HostToRegister } from '../../../../libs/application/src/hosts/host-inventory.port.js';
+import type { HostChanges } from '../../../../libs/application/src/hosts/host.use-cases.js';
+import type { CloudConfig } from '../../../../libs/plugins/src/cloud-config.js';
 import { type Bounds, HOST_CAPACITY_BOUNDS, HOST_FIELD_KEYS, RegisterHostDto, outOfBounds } from './host.dto.js';
 
 /** Capability values are strings upstream; scalars are stored as Python's str() would print them. */
@@ -73,6 +75,10 @@ export const parseNamedHost = (raw: unknown): { name: string; capabilities: Capa
   const fromNova = (key: string): string => `${key} cannot be set at registration: the host's fields come from Nova`;
   return { name, capabilities: capabilitiesOf(body, ['name', 'id'], fromNova) };
 };
+
+/** POST /v1/os-hosts: standalone mode reads the host's facts from the body; where a cloud reports them, only its name. */
+export const parseHostRegistration = (cloud: CloudConfig['kind'], raw: unknown): HostToRegister =>
+  cloud === 'openstack' ? { source: 'cloud', ...parseNamedHost(raw) } : { source: 'request', ...parseRegisterHost(raw) };
 
 const reservableOf = (value: unknown): boolean => {
   if (value === true || value === 'true' || value === 'True') return true;

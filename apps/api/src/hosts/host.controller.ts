@@ -4,16 +4,18 @@ import type { HostEvent } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
 import { allowed, authorizedRequest } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
-import { hostNotFound, propertyNotFound } from '../http/not-found.js';
+import { propertyNotFound } from '../http/not-found.js';
+import { commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
 import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom, markStale } from '../read-side/read-your-writes.interceptor.js';
-import { CLOCK } from '../tokens.js';
-import { HOST_INVENTORY, type HostInventory } from '../write-side/host-inventory.js';
-import { HostWriter } from '../write-side/host-writer.js';
+import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
+import { hostNotFound } from '../../../../libs/application/src/hosts/host.errors.js';
+import { HOST_POLICY, HostUseCases } from '../../../../libs/application/src/hosts/host.use-cases.js';
+import type { CloudConfig } from '../../../../libs/plugins/src/cloud-config.js';
 import { PropertyPrivacyDto } from './host.dto.js';
-import { parseUpdateHost } from './host-request.parser.js';
+import { parseHostRegistration, parseUpdateHost } from './host-request.parser.js';
 
 const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
   const record = events.reduce<HostRecord | null>(evolveHostView, null);
@@ -28,11 +30,11 @@ const flag = (value: string | undefined): boolean =>
 @Controller('v1/os-hosts')
 export class HostController {
   constructor(
-    @Inject(HostWriter) private readonly writer: HostWriter,
+    @Inject(HostUseCases) private readonly hosts: HostUseCases,
     @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
-    @Inject(HOST_INVENTORY) private readonly inventory: HostInventory,
+    @Inject(CLOUD_CONFIG) private readonly cloud: CloudConfig,
   ) {}
 
   @Get()
@@ -45,9 +47,9 @@ export class HostController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
-    const context = authorizedRequest(request, ACTIONS.hostPost);
-    const { info, capabilities } = await this.inventory.describe(body);
-    const result = await this.writer.register(info, capabilities, context);
+    authorizedRequest(request, HOST_POLICY.register);
+    const host = parseHostRegistration(this.cloud.kind, body);
+    const result = await this.hosts.register({ type: 'RegisterHost', data: { host }, metadata: commandMetadata(request, this.clock()) });
     this.consistency.answerWrite(result.position, response);
     return { host: hostView(result.hostId, result.events) };
   }
@@ -83,9 +85,11 @@ export class HostController {
 
   @Patch('properties/:name')
   async setProperty(@Param('name') name: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const context = authorizedRequest(request, ACTIONS.propertiesUpdate);
+    authorizedRequest(request, HOST_POLICY.setPropertyPrivacy);
     const dto = validateBody(PropertyPrivacyDto, body);
-    this.consistency.answerWrite(await this.writer.setPropertyPrivacy(name, dto.private, context), response);
+    const metadata = commandMetadata(request, this.clock());
+    const { position } = await this.hosts.setPropertyPrivacy({ type: 'SetPropertyPrivacy', data: { propertyName: name, private: dto.private }, metadata });
+    this.consistency.answerWrite(position, response);
     const stale = await this.consistency.waitFor(['properties']);
     const row = await this.queries.property(name);
     if (row === null) throw propertyNotFound(name);
@@ -113,8 +117,9 @@ export class HostController {
 
   @Put(':hostId')
   async update(@Param('hostId') hostId: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const context = authorizedRequest(request, ACTIONS.hostPut);
-    const result = await this.writer.update(hostId, parseUpdateHost(body), context);
+    authorizedRequest(request, HOST_POLICY.update);
+    const changes = parseUpdateHost(body);
+    const result = await this.hosts.update({ type: 'UpdateHost', data: { hostId, changes }, metadata: commandMetadata(request, this.clock()) });
     this.consistency.answerWrite(result.position, response);
     return { host: hostView(hostId, result.events) };
   }
@@ -122,7 +127,8 @@ export class HostController {
   @Delete(':hostId')
   @HttpCode(204)
   async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    this.consistency.answerWrite(await this.writer.unregister(hostId, authorizedRequest(request, ACTIONS.hostDelete)), response);
+    const { position } = await this.hosts.unregister({ type: 'UnregisterHost', data: { hostId }, metadata: commandMetadata(request, this.clock()) });
+    this.consistency.answerWrite(position, response);
   }
 
   @Get(':hostId/allocation')

@@ -13,6 +13,7 @@ export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unavailable: 503,
 };
 
 /** A message that quotes input (a value, a path, a library's words) never carries a character the input rules refuse. */

@@ -1,11 +1,10 @@
 import { type DomainError, notFound } from '../../../../libs/domain/src/index.js';
 
-/** Each resource's 404 in upstream's (or Nova's) words; one definition for the routes, writers and path checks. */
+/**
+ * Each resource's 404 in upstream's (or Nova's) words, one definition each for the routes, writers and
+ * path checks; a host's and a floating IP's live with their use cases (libs/application).
+ */
 export const leaseNotFound = (leaseId: string): DomainError => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
-
-export const hostNotFound = (hostId: string): DomainError => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
-
-export const floatingIpNotFound = (floatingIpId: string): DomainError => notFound('FLOATING_IP_NOT_FOUND', `Floating IP ${floatingIpId} not found.`);
 
 /** Nova's words; a private flavor is not found by those who may not see it. */
 export const flavorNotFound = (flavorId: string): DomainError => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);

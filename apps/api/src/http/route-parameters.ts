@@ -3,7 +3,9 @@ import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, invalid } from '../../../.
 import { FLAVOR_ID_PATTERN } from '../flavors/flavor.validators.js';
 import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
-import { flavorNotFound, floatingIpNotFound, hostNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
+import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
+import { floatingIpNotFound } from '../../../../libs/application/src/floating-ips/floating-ip.errors.js';
+import { hostNotFound } from '../../../../libs/application/src/hosts/host.errors.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */
 export interface ParameterRule {

@@ -1,5 +1,5 @@
 /** How a domain error is meant to be reported; apps/api maps each kind to one HTTP status. */
-export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'forbidden';
+export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'forbidden' | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -15,5 +15,6 @@ export class DomainError extends Error {
 export const invalid = (code: string, message: string): DomainError => new DomainError(code, 'invalid', message);
 export const notFound = (code: string, message: string): DomainError => new DomainError(code, 'not_found', message);
 export const conflict = (code: string, message: string): DomainError => new DomainError(code, 'conflict', message);
+export const unavailable = (code: string, message: string): DomainError => new DomainError(code, 'unavailable', message);
 
 export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

@@ -1,8 +1,9 @@
 import { BlockList, isIPv6 } from 'node:net';
-import { invalid, notFound } from '../../../../libs/domain/src/index.js';
-import { type NeutronClient, OpenStackError, type Subnet, isNotFound } from '../../../../libs/plugins/src/openstack/index.js';
-import type { FloatingIpLocation, FloatingIpNetworks } from './floating-ip-networks.js';
-import { cloudUnavailable } from './host-inventory.js';
+import { invalid, notFound } from '../../../domain/src/index.js';
+import type { FloatingIpLocation, FloatingIpNetworks } from '../../../application/src/floating-ips/floating-ip-networks.port.js';
+import { cloudUnavailable } from './cloud-unavailable.js';
+import type { NeutronClient, Subnet } from './neutron.client.js';
+import { OpenStackError, isNotFound } from './openstack.errors.js';
 
 type Family = 'ipv4' | 'ipv6';
 
@@ -51,7 +52,7 @@ export class OpenStackFloatingIpNetworks implements FloatingIpNetworks {
       }
       return { subnetId: subnet.id };
     } catch (error) {
-      if (error instanceof OpenStackError) throw cloudUnavailable('Neutron', error);
+      if (error instanceof OpenStackError) throw cloudUnavailable('Neutron', error.message);
       throw error;
     }
   }
