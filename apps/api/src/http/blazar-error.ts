@@ -10,9 +10,11 @@ export interface BlazarErrorBody {
 
 export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   invalid: 400,
+  unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unavailable: 503,
 };
 
 /** A message that quotes input (a value, a path, a library's words) never carries a character the input rules refuse. */

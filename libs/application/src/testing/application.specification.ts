@@ -19,7 +19,6 @@ export const DEFAULT_SETTINGS: ApplicationSettings = {
   cleaningTimeMinutes: 0,
   minutesBeforeEnd: 60,
   allocationRatios: { cpu: 1, ram: 1, disk: 1 },
-  healingIntervalMinutes: 60,
 };
 
 /** A caller of upstream's default policy: `admin`, or a `member`/`reader` of its project. */

@@ -4,3 +4,4 @@ export * from './nova.client.js';
 export * from './placement.client.js';
 export * from './neutron.client.js';
 export * from './keystone-trusts.client.js';
+export * from './keystone-lease-trusts.js';
