@@ -82,10 +82,10 @@ export const flavorAdded = (flavor: Flavor): StreamEvent => ({ streamId: 'flavor
 
 /** Appends `events` as they are (each at any revision): a history for specs, not a decision. */
 export const appendGiven = async (store: EventStore, events: readonly StreamEvent[]): Promise<number> => {
-  let position = 0;
-  for (const [i, event] of events.entries()) {
+  let position = await store.headPosition();
+  for (const event of events) {
     const metadata = { correlationId: 'given', causationId: 'given', actor: null };
-    position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${i + 1}`, type: event.type, data: event.data, metadata }])).position;
+    position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${position + 1}`, type: event.type, data: event.data, metadata }])).position;
   }
   return position;
 };
