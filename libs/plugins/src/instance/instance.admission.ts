@@ -52,7 +52,7 @@ const carveSlots = (context: AdmissionContext, id: string, request: InstanceRese
   return [...result.allocations];
 };
 
-/** How healing asks for a reservation's slots: its sizes and affinity, its query (a flavor reservation's resource_properties describe the flavor, not hosts). */
+/** How healing asks for a reservation's slots: its sizes and affinity, its query (a flavor reservation's resourceProperties describe the flavor, not hosts). */
 interface SlotHealing {
   readonly window: BookingWindow;
   readonly ask: Omit<SlotAsk, 'amount'>;
