@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import type { LeaseEvent } from '../../../../libs/domain/src/index.js';
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
 import { leaseNotFound } from '../http/not-found.js';
-import { requestContext } from '../http/request-context.js';
+import { commandMetadata, requestContext } from '../http/request-context.js';
 import { allowed, authorize, authorizedRequest, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
@@ -13,7 +13,6 @@ import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import type { LeaseWritten } from '../../../../libs/application/src/leases/lease.commands.js';
 import { LEASE_POLICY, LeaseUseCases } from '../../../../libs/application/src/leases/lease.use-cases.js';
-import { commandMetadata } from '../http/request-context.js';
 import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
 
 /** The same fold the projector runs, applied to the events just written: the response needs no wait. */

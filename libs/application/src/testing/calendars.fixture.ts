@@ -3,12 +3,11 @@
  * the specs of the booking plan and of each type's admission, with the events they decided.
  */
 import { type Flavor, type HostInfo, type SlotDemand, floatingIpStream, hostStream } from '../../../domain/src/index.js';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../event-store/src/sqlite/sqlite-event-store.js';
 import type { AdmissionContext, AdmissionSchedule } from '../../../plugins/src/admission/admission.port.js';
 import { BookingPlan, type BookingPlanOptions } from '../write-model/booking-plan.js';
 import { WriteIndex } from '../write-model/write-index.js';
-import type { StreamEvent } from './application.specification.js';
+import { type StreamEvent, appendGiven } from './given-events.js';
 
 export const REGISTERED_AT = '2029-12-31T12:00:00.000Z';
 export const DOWN_AT = '2030-01-01T00:30:00.000Z';
@@ -79,16 +78,6 @@ export const floatingIpRegistered = (floatingIpId: string, address: string, netw
 });
 
 export const flavorAdded = (flavor: Flavor): StreamEvent => ({ streamId: 'flavorcatalog-main', type: 'FlavorCatalog.FlavorAdded', data: { flavor, addedAt: REGISTERED_AT } });
-
-/** Appends `events` as they are (each at any revision): a history for specs, not a decision. */
-export const appendGiven = async (store: EventStore, events: readonly StreamEvent[]): Promise<number> => {
-  let position = await store.headPosition();
-  for (const event of events) {
-    const metadata = { correlationId: 'given', causationId: 'given', actor: null };
-    position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${position + 1}`, type: event.type, data: event.data, metadata }])).position;
-  }
-  return position;
-};
 
 export interface GivenCalendars {
   readonly plan: BookingPlan;
