@@ -1,7 +1,7 @@
 /**
  * Healing racing with clients: 12 clients create, grow and delete host and instance leases through two
- * API processes while hosts fail one after another; both API processes run healing passes every
- * second (healing window: every future reservation), so the two healers race each other as well.
+ * API processes while hosts fail one after another; two reactor processes heal (at once when a host goes
+ * down, and every second; healing window: every future reservation), so the two healers race each other as well.
  * Afterwards the log, replayed on its own, shows every reservation holding exactly what the calendars
  * say, no host shared or over capacity, no failed host replaced twice, and every reservation still on
  * a down host flagged missing_resources (nothing was free to replace it).
@@ -27,7 +27,7 @@ type Kind = (typeof KINDS)[number];
 
 const instances = (amount: number, affinity: boolean | null) => ({ resource_type: 'virtual:instance', amount, ...SMALL, affinity, resource_properties: '' });
 
-describe('12 clients racing with host failures and two healers, through two API processes', () => {
+describe('12 clients racing with host failures and two healers, through two API processes and two reactors', () => {
   let first: RunningSystem;
   let second: RunningSystem;
   const hostIds: string[] = [];
@@ -93,8 +93,8 @@ describe('12 clients racing with host failures and two healers, through two API 
   };
 
   beforeAll(async () => {
-    first = await startSystem({ apps: ['api', 'projector'], env: ENV });
-    second = await startSystem({ apps: ['api'], dataDir: first.dataDir, env: ENV });
+    first = await startSystem({ apps: ['api', 'projector', 'reactor'], env: ENV });
+    second = await startSystem({ apps: ['api', 'reactor'], dataDir: first.dataDir, env: ENV });
     const admin = api(first.url);
     for (const host of HOSTS) {
       const response = await admin.post('/v1/os-hosts', host);

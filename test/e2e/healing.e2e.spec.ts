@@ -1,7 +1,7 @@
 /**
  * Healing of reservations on a failed host (upstream's resource monitor + heal_reservations) through
  * the running system: the test plays the reactor's host monitor and records `Host.WentDown` in the
- * log, as the Nova notification consumer or the polling monitor would; the API's healing pass then
+ * log, as the Nova notification consumer or the polling monitor would; the reactor's healing then
  * replaces the host in every reservation within the healing window (active ones are acted out by the
  * reactor like any other change), keeps what it cannot replace and flags it, leaves reservations
  * beyond the window alone, and the log replayed on its own still shows no double booking.

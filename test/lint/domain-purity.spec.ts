@@ -4,9 +4,18 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/system.js';
 
-const PURE = ['libs/domain/src', 'libs/plugins/src/query', 'libs/plugins/src/physical-host'];
-/** The pure code: everything under the first two, the policy files themselves in the last (not its effects adapters below). */
-const PURE_TREES = new Set(['libs/domain/src', 'libs/plugins/src/query']);
+/** The pure code, as eslint.config.js names it: whole trees, one folder's own files, and every type's policy and admission module. */
+const PURE_TREES = ['libs/domain/src', 'libs/plugins/src/query', 'libs/plugins/src/admission'];
+const PURE_FOLDERS = ['libs/plugins/src/physical-host'];
+const PURE_ROLE = /^[^/]+\/[^/]+\.(policy|admission)\.ts$/;
+const PLUGINS = 'libs/plugins/src';
+
+/** Where an impure file is planted to prove the rules hold there. */
+const PLANTS = [
+  ...[...PURE_TREES, ...PURE_FOLDERS].map((dir) => join(dir, 'planted-impure.ts')),
+  join(PLUGINS, 'instance/planted-impure.policy.ts'),
+  join(PLUGINS, 'floating-ip/planted-impure.admission.ts'),
+];
 
 /** What a pure file must not do, one violation per line: four imports, four clock/randomness calls. */
 const PLANTED_IMPURE = `import { readFileSync } from 'node:fs';
@@ -25,26 +34,36 @@ const tsFilesUnder = (dir: string, recursive: boolean): string[] =>
     .filter((name) => name.endsWith('.ts'))
     .map((name) => join(ROOT, dir, name));
 
+const pureFiles = (): string[] => {
+  const roles = tsFilesUnder(PLUGINS, true).filter((file) => PURE_ROLE.test(file.slice(join(ROOT, PLUGINS).length + 1)));
+  const files = [...PURE_TREES.flatMap((dir) => tsFilesUnder(dir, true)), ...PURE_FOLDERS.flatMap((dir) => tsFilesUnder(dir, false)), ...roles];
+  return [...new Set(files)].sort();
+};
+
 describe('architecture rules', () => {
-  it('libs/domain and the plugin policies import no framework, I/O, clock or randomness', async () => {
+  it('libs/domain and the plugin policies and admission modules import no framework, I/O, clock or randomness', async () => {
     const eslint = new ESLint({ cwd: ROOT });
-    const results = await eslint.lintFiles(PURE);
+    const files = pureFiles();
+    const results = await eslint.lintFiles(files);
     const problems = results.flatMap((result) => result.messages.map((m) => `${result.filePath}:${m.line} ${m.message}`));
     expect(problems).toEqual([]);
 
-    // it linted every file there, and the purity rules apply to every pure file that is not a test
-    expect(results.map((result) => result.filePath).sort()).toEqual(PURE.flatMap((dir) => tsFilesUnder(dir, true)).sort());
-    const pure = PURE.flatMap((dir) => tsFilesUnder(dir, PURE_TREES.has(dir))).filter((name) => !name.endsWith('.spec.ts'));
-    expect(pure.length).toBeGreaterThan(20);
+    // every policy and admission module of every type is among them, and the purity rules apply to each that is not a test
+    const roles = files.filter((file) => /\.(policy|admission)\.ts$/.test(file)).map((file) => file.slice(join(ROOT, PLUGINS).length + 1));
+    expect(roles).toEqual(
+      expect.arrayContaining(['physical-host/host-allocation.policy.ts', 'physical-host/host.admission.ts', 'instance/instance-allocation.policy.ts', 'instance/instance.admission.ts', 'floating-ip/floating-ip-allocation.policy.ts', 'floating-ip/floating-ip.admission.ts']),
+    );
+    const pure = files.filter((name) => !name.endsWith('.spec.ts'));
+    expect(pure.length).toBeGreaterThan(30);
     for (const file of pure) {
       const { rules } = (await eslint.calculateConfigForFile(file)) as { rules: Record<string, [number, ...unknown[]]> };
       expect([file, rules['no-restricted-imports']?.[0], rules['no-restricted-syntax']?.[0]]).toEqual([file, 2, 2]);
     }
   }, 60_000);
 
-  it.each(PURE)('the same rules refuse an impure file planted in %s', async (dir) => {
+  it.each(PLANTS)('the same rules refuse an impure file planted as %s', async (path) => {
     const eslint = new ESLint({ cwd: ROOT });
-    const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, dir, 'planted-impure.ts') });
+    const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, path) });
     const found = (result?.messages ?? []).map((m) => [m.line, m.ruleId]);
     expect(found).toEqual([
       [1, 'no-restricted-imports'],

@@ -1,11 +1,12 @@
-import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CqrsModule } from '@nestjs/cqrs';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
 import { RouteParametersPipe } from './http/route-parameters.js';
-import { LEASE_TRUSTS, type LeaseTrusts, leaseTrustsFor } from './auth/lease-trusts.js';
+import { LEASE_TRUSTS, leaseTrustsFor } from './auth/lease-trusts.js';
+import type { LeaseTrusts } from '../../../libs/application/src/leases/lease-trusts.port.js';
+import { LeaseUseCases } from '../../../libs/application/src/leases/lease.use-cases.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
@@ -13,7 +14,6 @@ import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
-import { CreateLeaseHandler, DeleteLeaseHandler, UpdateLeaseHandler } from './leases/lease.handlers.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ReadModelQueries } from './read-side/read-model.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
@@ -32,24 +32,15 @@ import { HostUseCases } from '../../../libs/application/src/hosts/host.use-cases
 import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '../../../libs/plugins/src/cloud-inventory.js';
 import type { OpenStackSession } from '../../../libs/plugins/src/openstack/index.js';
-import { HealingLoop } from './write-side/healing-loop.js';
-import { LeaseHealer } from './write-side/lease-healer.js';
-import { LeaseWriter } from './write-side/lease-writer.js';
 import { WriteIndex } from '../../../libs/application/src/write-model/write-index.js';
 
-class Lifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+class Lifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
-    @Inject(HealingLoop) private readonly healing: HealingLoop,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.healing.start();
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await this.healing.stop();
     await this.orm.close();
     await this.store.close();
   }
@@ -60,7 +51,7 @@ export class AppModule {
   static forRoot(config: ApiConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), OpenApiModule.forRoot({ auth: config.auth })],
+      imports: [OpenApiModule.forRoot({ auth: config.auth })],
       controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -76,29 +67,11 @@ export class AppModule {
             return index;
           },
         },
-        {
-          provide: LeaseWriter,
-          inject: [EVENT_STORE, WriteIndex, CLOCK, LEASE_TRUSTS],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date, trusts: LeaseTrusts) =>
-            new LeaseWriter(store, index, {
-              cleaningTimeMinutes: config.cleaningTimeMinutes,
-              minutesBeforeEnd: config.minutesBeforeEnd,
-              allocationRatios: config.allocationRatios,
-              clock,
-              trusts,
-            }),
-        },
-        // trusts need the caller's Keystone token and a cloud to act in: keystone auth on OpenStack only
         { provide: LEASE_TRUSTS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session) },
         {
-          provide: HealingLoop,
-          inject: [EVENT_STORE, WriteIndex, CLOCK],
-          useFactory: (store: EventStore, index: WriteIndex, clock: () => Date) => {
-            const { cleaningTimeMinutes, allocationRatios, healingIntervalMinutes } = config;
-            const healer = new LeaseHealer(store, index, { cleaningTimeMinutes, allocationRatios, healingIntervalMinutes, clock });
-            const log = (line: Record<string, unknown>): void => console.log(JSON.stringify({ app: 'api', ...line }));
-            return new HealingLoop(healer, { checkMs: config.healingCheckSeconds * 1000, log });
-          },
+          provide: LeaseUseCases,
+          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS],
+          useFactory: (context: ApplicationContext, trusts: LeaseTrusts) => new LeaseUseCases(context, trusts),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
@@ -117,7 +90,6 @@ export class AppModule {
               cleaningTimeMinutes: config.cleaningTimeMinutes,
               minutesBeforeEnd: config.minutesBeforeEnd,
               allocationRatios: config.allocationRatios,
-              healingIntervalMinutes: config.healingIntervalMinutes,
             },
           }),
         },
@@ -140,9 +112,6 @@ export class AppModule {
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
-        CreateLeaseHandler,
-        UpdateLeaseHandler,
-        DeleteLeaseHandler,
         Lifecycle,
       ],
     };

@@ -1,4 +1,5 @@
 import type { AllocationRatios } from '../../../libs/domain/src/index.js';
+import { applicationSettingsFromEnv } from '../../../libs/application/src/application-settings.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';
@@ -25,13 +26,6 @@ export interface ApiConfig {
   readonly minutesBeforeEnd: number;
   /** Nova's cpu/ram/disk allocation ratios: instance slots may take host totals x ratio (default 1.0). */
   readonly allocationRatios: AllocationRatios;
-  /**
-   * Upstream's [physical:host]healing_interval (minutes, default 60): reservations on a failed host
-   * that overlap [now, now + this] are healed; 0 heals every future reservation at once.
-   */
-  readonly healingIntervalMinutes: number;
-  /** How often this process looks for reservations on down hosts (seconds, default 10; 0: never). */
-  readonly healingCheckSeconds: number;
   /** Longest a read waits for the projector to catch up with this process's writes. */
   readonly readYourWritesTimeoutMs: number;
   /** One JSON line per request with its request ids (LEASEHOLD_ACCESS_LOG=0 turns it off). */
@@ -46,13 +40,6 @@ const integer = (value: string | undefined, fallback: number, name: string): num
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
-  return parsed;
-};
-
-const ratio = (value: string | undefined, name: string): number => {
-  if (value === undefined || value.trim() === '') return 1;
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a positive number, got '${value}'`);
   return parsed;
 };
 
@@ -119,15 +106,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     keystone,
     wwwAuthenticateUri: optional(env.LEASEHOLD_WWW_AUTHENTICATE_URI) ?? keystone?.url ?? null,
     policyFile: optional(env.LEASEHOLD_POLICY_FILE),
-    cleaningTimeMinutes: integer(env.LEASEHOLD_CLEANING_TIME_MINUTES, 0, 'LEASEHOLD_CLEANING_TIME_MINUTES'),
-    minutesBeforeEnd: integer(env.LEASEHOLD_MINUTES_BEFORE_END_LEASE, 60, 'LEASEHOLD_MINUTES_BEFORE_END_LEASE'),
-    allocationRatios: {
-      cpu: ratio(env.LEASEHOLD_CPU_ALLOCATION_RATIO, 'LEASEHOLD_CPU_ALLOCATION_RATIO'),
-      ram: ratio(env.LEASEHOLD_RAM_ALLOCATION_RATIO, 'LEASEHOLD_RAM_ALLOCATION_RATIO'),
-      disk: ratio(env.LEASEHOLD_DISK_ALLOCATION_RATIO, 'LEASEHOLD_DISK_ALLOCATION_RATIO'),
-    },
-    healingIntervalMinutes: integer(env.LEASEHOLD_HEALING_INTERVAL_MINUTES, 60, 'LEASEHOLD_HEALING_INTERVAL_MINUTES'),
-    healingCheckSeconds: integer(env.LEASEHOLD_HEALING_CHECK_SECONDS, 10, 'LEASEHOLD_HEALING_CHECK_SECONDS'),
+    ...applicationSettingsFromEnv(env),
     readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
   };

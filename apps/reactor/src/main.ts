@@ -9,6 +9,10 @@
  *                       libs/plugins/src/cloud-config.ts); anything else exits with code 1
  *   LEASEHOLD_RECONCILE_SECONDS  how often active reservations are compared with the cloud and
  *                       drift is repaired and recorded (default 300; 0: never)
+ *   LEASEHOLD_HEALING_CHECK_SECONDS  healing of reservations on hosts that went down: a pass when a
+ *                       host goes down and every so often (default 10; 0: no healing in this process),
+ *                       over LEASEHOLD_HEALING_INTERVAL_MINUTES (default 60; 0: every future
+ *                       reservation), with the API's cleaning time and allocation ratios
  *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
  *                       port, logged; off: none)
  *
@@ -25,6 +29,8 @@ import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-c
 import { Reactor } from './reactor.js';
 import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-monitoring.js';
 import { hostEnrollmentFor } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.config.js';
+import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
+import { startHealing } from './healing/healing.js';
 
 const log = eventLog('reactor');
 
@@ -75,6 +81,15 @@ const reconcileIntervalMs = (): number => {
   return seconds * 1000;
 };
 
+const healingConfig = (): HealingConfig => {
+  try {
+    return healingConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  }
+};
+
 const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
@@ -88,6 +103,7 @@ const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
   const config = effectsConfig();
   const reconcileEveryMs = reconcileIntervalMs();
+  const healing = healingConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -102,6 +118,8 @@ const main = async (): Promise<void> => {
       const openstack = config.openstack;
       reactor.stopsWith(startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
     }
+    const healer = await startHealing({ store, handler, config: healing, log });
+    if (healer !== null) reactor.stopsWith(healer);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);

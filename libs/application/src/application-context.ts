@@ -10,8 +10,6 @@ export interface ApplicationSettings {
   readonly minutesBeforeEnd: number;
   /** Nova's cpu/ram/disk allocation ratios: instance slots may take host totals x ratio. */
   readonly allocationRatios: AllocationRatios;
-  /** Upstream's [physical:host]healing_interval, minutes (0: every future reservation). */
-  readonly healingIntervalMinutes: number;
 }
 
 /** What every use case works with: the one command handler, the write side's index of calendars, ids. */

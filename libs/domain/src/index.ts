@@ -8,3 +8,5 @@ export * from './host-activity/index.js';
 export * from './host-registry/host-registry.js';
 export * from './lease/index.js';
 export * from './resource-property/resource-property.js';
+export * from './shared/text-rules.js';
+export * from './shared/limits.js';

@@ -2,7 +2,7 @@
  * Healing on the real cloud, through the whole system (api + projector + reactor, LEASEHOLD_CLOUD=
  * openstack): two fake computes are registered through the API and enrolled in a freepool; an active
  * host lease holds one of them; forcing that compute down in Nova makes Nova emit service.update, the
- * reactor's consumer records Host.WentDown, the API's healing pass replaces the host in the
+ * reactor's consumer records Host.WentDown, the reactor's healing replaces the host in the
  * reservation, and the reactor moves the replacement into the reservation's aggregate and the failed
  * host back into the freepool (checked through Nova's API). An instance lease's slot moves the same
  * way: demo's server on the failed compute is deleted and the reservation's inventory follows the slot

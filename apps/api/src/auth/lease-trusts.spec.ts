@@ -1,13 +1,15 @@
 import { inspect } from 'node:util';
-import { HttpException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import { OpenStackNoEndpointError, OpenStackUnreachableError, createHttpError, trustBody } from '../../../../libs/plugins/src/openstack/index.js';
+import type { DomainError } from '../../../../libs/domain/src/index.js';
+import { OpenStackNoEndpointError, OpenStackUnreachableError, createHttpError, trustBody, trustRefusal } from '../../../../libs/plugins/src/openstack/index.js';
 import { CallerToken } from '../../../../libs/application/src/caller-token.js';
-import { trustRefusal } from './lease-trusts.js';
+import { STATUS_BY_KIND } from '../http/blazar-error.js';
+import { wireMessage } from '../http/wire-names.js';
 
 const site = { service: 'identity', method: 'POST', path: '/OS-TRUST/trusts', globalRequestId: 'req-00000000-0000-4000-8000-000000000000' } as const;
 const refused = (status: number, cloudMessage = 'nope') => createHttpError(site, { status, cloudMessage, cloudCode: null, requestId: null });
-const answer = (exception: HttpException) => ({ status: exception.getStatus(), message: exception.message });
+/** What the API answers for the refusal. */
+const answer = (error: DomainError) => ({ status: STATUS_BY_KIND[error.kind], message: wireMessage(error) });
 
 describe('a lease trust request', () => {
   it("delegates the caller's roles on its project to the service user, impersonating, as upstream's body", () => {

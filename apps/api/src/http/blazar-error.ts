@@ -10,6 +10,7 @@ export interface BlazarErrorBody {
 
 export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   invalid: 400,
+  unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

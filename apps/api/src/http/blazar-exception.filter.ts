@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { isDomainError } from '../../../../libs/domain/src/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
+import { wireMessage } from './wire-names.js';
 
 const httpMessage = (exception: HttpException): string => {
   const response = exception.getResponse();
@@ -24,7 +25,7 @@ export class BlazarExceptionFilter implements ExceptionFilter {
       response.status(status).json(stale === null ? blazarError(status, message) : { ...blazarError(status, message), stale });
     };
     if (isDomainError(exception)) {
-      send(STATUS_BY_KIND[exception.kind], exception.message);
+      send(STATUS_BY_KIND[exception.kind], wireMessage(exception));
       return;
     }
     if (exception instanceof HttpException) {

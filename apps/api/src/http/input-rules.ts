@@ -1,4 +1,4 @@
-import { type DomainError, invalid } from '../../../../libs/domain/src/index.js';
+import { type DomainError, invalid, textProblem } from '../../../../libs/domain/src/index.js';
 
 /**
  * The one rule set every value that enters through the API obeys, wherever it sits (a body at any
@@ -7,10 +7,7 @@ import { type DomainError, invalid } from '../../../../libs/domain/src/index.js'
  * a terminal or a client may choke on them long after the 201. The per-field rules (types, names,
  * bounds) live in the DTOs and request parsers.
  */
-
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const CONTROL_BUT_JSON_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export { textProblem };
 
 /**
  * Fields that hold JSON text (Blazar's property queries, Nova's `cpu_info`): a pretty-printed
@@ -23,16 +20,6 @@ export const MAX_DEPTH = 16;
 
 /** Keys that name JavaScript's object internals: an object built from them by assignment, or a library walking it, may misbehave. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-
-/** Why a string breaks the rule set, or null when it does not. */
-export const textProblem = (text: string, allowJsonWhitespace = false): string | null => {
-  const control = (allowJsonWhitespace ? CONTROL_BUT_JSON_WHITESPACE : CONTROL).exec(text);
-  if (control !== null) return `contains the control character ${codePoint(control[0])}`;
-  const surrogate = LONE_SURROGATE.exec(text);
-  return surrogate === null ? null : `contains a lone UTF-16 surrogate ${codePoint(surrogate[0])}`;
-};
 
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 

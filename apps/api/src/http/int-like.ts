@@ -18,5 +18,4 @@ export const toIntLike = (value: unknown): number | null => {
 export const IsIntLike = (options?: ValidationOptions): PropertyDecorator =>
   ValidateBy({ name: 'isIntLike', validator: { validate: (value: unknown) => toIntLike(value) !== null } }, options);
 
-/** The largest value of upstream's (and Nova's) integer columns. */
-export const MAX_INT32 = 2 ** 31 - 1;
+export { MAX_INT32 } from '../../../../libs/domain/src/index.js';

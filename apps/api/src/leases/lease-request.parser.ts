@@ -4,9 +4,12 @@ import { toFlavorId } from '../flavors/flavor.validators.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { validateBody } from '../http/validate-body.js';
-import type { CreateLeaseRequest, ReservationPatch, ReservationRequest, UpdateLeaseRequest } from '../write-side/lease-requests.js';
-import { buildHostRequest } from './host-reservation.parser.js';
-import { buildFloatingIpRequest, buildInstanceRequest, checkAmount } from './instance-reservation.parser.js';
+import type { CreateLeaseRequest, UpdateLeaseRequest } from '../../../../libs/application/src/leases/lease.commands.js';
+import type { ReservationRequest } from '../../../../libs/plugins/src/admission/admission.registry.js';
+import type { ReservationPatch } from '../../../../libs/plugins/src/admission/reservation-patch.js';
+import { buildFlavorInstanceRequest, buildInstanceRequest } from '../../../../libs/plugins/src/instance/instance-reservation.request.js';
+import { buildHostRequest } from '../../../../libs/plugins/src/physical-host/host-reservation.request.js';
+import { buildFloatingIpRequest } from './floating-ip-reservation.parser.js';
 import {
   CreateLeaseDto,
   FlavorInstanceReservationDto,
@@ -50,7 +53,7 @@ const parseReservation = (raw: unknown): ReservationRequest => {
     }
     case 'flavor:instance': {
       const dto = validateBody(FlavorInstanceReservationDto, raw, 'reservation');
-      return { resourceType: type, flavorId: toFlavorId(dto.flavor_id) ?? '', amount: checkAmount(toIntLike(dto.amount) ?? 0), affinity: affinityOf(dto.affinity) };
+      return buildFlavorInstanceRequest(toFlavorId(dto.flavor_id) ?? '', toIntLike(dto.amount) ?? 0, affinityOf(dto.affinity));
     }
     case 'virtual:floatingip': {
       const dto = validateBody(FloatingIpReservationDto, raw, 'reservation');

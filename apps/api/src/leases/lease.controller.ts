@@ -1,19 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
 import type { LeaseEvent } from '../../../../libs/domain/src/index.js';
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
 import { leaseNotFound } from '../http/not-found.js';
-import { requestContext } from '../http/request-context.js';
-import { allowed, authorize, leaseTarget } from '../policy/authorize.js';
+import { commandMetadata, requestContext } from '../http/request-context.js';
+import { allowed, authorize, authorizedRequest, leaseTarget } from '../policy/authorize.js';
 import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
 import { ReadModelQueries } from '../read-side/read-model.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
-import type { LeaseWriteResult } from '../write-side/lease-writer.js';
-import { CreateLeaseCommand, DeleteLeaseCommand, UpdateLeaseCommand } from './lease.commands.js';
+import type { LeaseWritten } from '../../../../libs/application/src/leases/lease.commands.js';
+import { LEASE_POLICY, LeaseUseCases } from '../../../../libs/application/src/leases/lease.use-cases.js';
 import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
 
 /** The same fold the projector runs, applied to the events just written: the response needs no wait. */
@@ -22,7 +21,7 @@ const viewOf = (events: readonly LeaseEvent[]): LeaseView | null => events.reduc
 @Controller('v1/leases')
 export class LeaseController {
   constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(LeaseUseCases) private readonly leases: LeaseUseCases,
     @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
@@ -32,7 +31,7 @@ export class LeaseController {
     return DateTime.fromJSDate(this.clock(), { zone: 'utc' });
   }
 
-  private written(result: LeaseWriteResult, response: Response): { lease: LeaseView } {
+  private written(result: LeaseWritten, response: Response): { lease: LeaseView } {
     this.consistency.answerWrite(result.position, response);
     const lease = viewOf(result.events);
     if (lease === null) throw leaseNotFound(result.leaseId);
@@ -59,17 +58,16 @@ export class LeaseController {
     return { lease };
   }
 
-  /** The lease belongs to the caller's project and user (the authenticated ones). */
+  /** The lease belongs to the caller's project and user; the policy is asked before the body (upstream answers 403 before 400). */
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ lease: LeaseView }> {
-    const context = requestContext(request);
-    authorize(context, ACTIONS.leasePost);
-    const command = new CreateLeaseCommand(parseCreateLease(body, this.now()), context);
-    return this.written(await this.commands.execute(command), response);
+    authorizedRequest(request, LEASE_POLICY.create);
+    const data = parseCreateLease(body, this.now());
+    return this.written(await this.leases.create({ type: 'CreateLease', data, metadata: commandMetadata(request, this.clock()) }), response);
   }
 
-  /** Authorized by the writer against the stored lease (blazar:leases:put), inside its consistency boundary. */
+  /** Authorized by the use case against the stored lease (blazar:leases:put), inside its consistency boundary. */
   @Put(':leaseId')
   async update(
     @Param('leaseId') leaseId: string,
@@ -77,15 +75,15 @@ export class LeaseController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ lease: LeaseView }> {
-    const command = new UpdateLeaseCommand(leaseId, parseUpdateLease(body, this.now()), requestContext(request));
-    return this.written(await this.commands.execute(command), response);
+    const changes = parseUpdateLease(body, this.now());
+    return this.written(await this.leases.update({ type: 'UpdateLease', data: { leaseId, changes }, metadata: commandMetadata(request, this.clock()) }), response);
   }
 
-  /** Authorized by the writer against the stored lease (blazar:leases:delete). */
+  /** Authorized by the use case against the stored lease (blazar:leases:delete). */
   @Delete(':leaseId')
   @HttpCode(204)
   async remove(@Param('leaseId') leaseId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    const result = await this.commands.execute(new DeleteLeaseCommand(leaseId, requestContext(request)));
+    const result = await this.leases.delete({ type: 'DeleteLease', data: { leaseId }, metadata: commandMetadata(request, this.clock()) });
     this.consistency.answerWrite(result.position, response);
   }
 }

@@ -7,19 +7,14 @@ import type { CommandMetadata } from '../command.js';
 import { CommandHandler } from '../command-handler.js';
 import { PolicyEnforcer } from '../policy/policy.enforcer.js';
 import { WriteIndex } from '../write-model/write-index.js';
+import { type StreamEvent, appendGiven } from './given-events.js';
 
-/** An event as a specification states it: where it is (or is expected to be) recorded, and what it says. */
-export interface StreamEvent {
-  readonly streamId: string;
-  readonly type: string;
-  readonly data: unknown;
-}
+export type { StreamEvent };
 
 export const DEFAULT_SETTINGS: ApplicationSettings = {
   cleaningTimeMinutes: 0,
   minutesBeforeEnd: 60,
   allocationRatios: { cpu: 1, ram: 1, disk: 1 },
-  healingIntervalMinutes: 60,
 };
 
 /** A caller of upstream's default policy: `admin`, or a `member`/`reader` of its project. */
@@ -49,11 +44,7 @@ interface Scenario<App> {
 export const applicationSpecification = <App>(build: (context: ApplicationContext) => App, settings: ApplicationSettings = DEFAULT_SETTINGS) => {
   const arrange = async (given: readonly StreamEvent[]): Promise<Scenario<App>> => {
     const store = SqliteEventStore.open({ file: ':memory:' });
-    let position = 0;
-    for (const event of given) {
-      const metadata = { correlationId: 'given', causationId: 'given', actor: null };
-      position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${++position}`, type: event.type, data: event.data, metadata }])).position;
-    }
+    const position = await appendGiven(store, given);
     let ids = 0;
     const app = build({ handler: new CommandHandler(store), index: new WriteIndex(store), settings, newId: () => `id-${++ids}` });
     return { store, app, head: position };

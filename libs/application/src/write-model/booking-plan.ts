@@ -16,6 +16,7 @@ import {
   toMs,
 } from '../../../domain/src/index.js';
 import type { AppendRequest, EventMetadata } from '../../../event-store/src/event-store.port.js';
+import type { BookingWindow, ReservationCalendars } from '../../../plugins/src/admission/calendars.port.js';
 import type { FloatingIpSnapshot } from '../../../plugins/src/floating-ip/floating-ip-snapshot.js';
 import type { HostSnapshot } from '../../../plugins/src/physical-host/host-snapshot.js';
 import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '../../../plugins/src/physical-host/host-allocation.policy.js';
@@ -25,14 +26,6 @@ import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.j
 
 interface Working<S, E> extends Versioned<S> {
   readonly events: E[];
-}
-
-export interface BookingWindow {
-  readonly leaseId: string;
-  readonly reservationId: string;
-  readonly startDate: string;
-  readonly endDate: string;
-  readonly propertyNames: readonly string[];
 }
 
 export interface BookingPlanOptions {
@@ -85,7 +78,7 @@ class Calendars<S, C, E extends { readonly type: string; readonly data: unknown 
  * IPs' states (so two reservations of one lease never take the same capacity twice) and yields one
  * append per touched calendar, each guarded by the revision its decision was made on.
  */
-export class BookingPlan {
+export class BookingPlan implements ReservationCalendars {
   private readonly hosts: Calendars<HostState, HostCommand, HostEvent>;
   private readonly floatingIps: Calendars<FloatingIpState, FloatingIpCommand, FloatingIpEvent>;
 

@@ -6,3 +6,4 @@ export * from './lease.schedule.js';
 export * from './lease.state.js';
 export * from './lease.stream.js';
 export * from './lease.types.js';
+export * from './reservation-change.rules.js';

@@ -14,7 +14,8 @@ import type {
 } from './lease.commands.js';
 import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
-import { checkReservationIds, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
+import { checkReservationIds, hasStarted, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
+import { checkReservationChange } from './reservation-change.rules.js';
 import { type ExistingLease, type LeaseState, NO_FLAGS, initialLeaseState } from './lease.state.js';
 import { type LeasePhase, reservedHostIds } from './lease.types.js';
 
@@ -49,6 +50,7 @@ const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): Leas
   }
   for (const reservation of data.reservations) {
     const current = lease.reservations.find((r) => r.id === reservation.id);
+    if (current !== undefined) checkReservationChange(current, reservation, hasStarted(existing));
     if (current !== undefined && JSON.stringify(current) !== JSON.stringify(reservation)) {
       events.push({ type: 'Reservation.Changed', data: { leaseId, reservation, changedAt: data.now } });
     }

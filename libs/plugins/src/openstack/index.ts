@@ -5,3 +5,4 @@ export * from './placement.client.js';
 export * from './neutron.client.js';
 export * from './keystone-trusts.client.js';
 export * from './cloud-unavailable.js';
+export * from './keystone-lease-trusts.js';

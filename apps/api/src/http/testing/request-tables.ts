@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { STATUS_BY_KIND } from '../blazar-error.js';
 import { isDomainError } from '../../../../../libs/domain/src/index.js';
 import { type FieldPath, checkInputTree, fieldName } from '../input-rules.js';
+import { wireMessage } from '../wire-names.js';
 
 /** What a request body meets in the running API: the input boundary first, then the route's parser. */
 export const throughBoundary =
@@ -42,7 +43,7 @@ export const refusal = (run: () => unknown): { readonly status: number; readonly
     run();
   } catch (error) {
     if (!isDomainError(error)) throw error;
-    return { status: STATUS_BY_KIND[error.kind], message: error.message };
+    return { status: STATUS_BY_KIND[error.kind], message: wireMessage(error) };
   }
   expect.fail('the request was accepted');
 };

@@ -1,0 +1,129 @@
+import {
+  type ExistingLease,
+  type LeaseChanges,
+  type LeaseEvent,
+  checkReservationIds,
+  checkResourceTypes,
+  hasStarted,
+  isDomainError,
+  leaseDecider,
+  leaseStream,
+  requireExisting,
+  scheduleForCreate,
+  scheduleForUpdate,
+} from '../../../domain/src/index.js';
+import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '../../../plugins/src/admission/admission.registry.js';
+import type { ApplicationContext } from '../application-context.js';
+import { authorize, leaseTarget } from '../caller.js';
+import { appendTo, eventMetadata } from '../command.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
+import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
+import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
+import { type LeaseTrusts, NO_LEASE_TRUSTS } from './lease-trusts.port.js';
+
+/**
+ * Who may do what to leases: the use cases enforce it (a change or delete against the stored lease's
+ * project and user); a transport may ask `create` first, as upstream answers 403 before 400.
+ */
+export const LEASE_POLICY = { create: ACTIONS.leasePost, update: ACTIONS.leasePut, remove: ACTIONS.leaseDelete } as const;
+
+/** Leases: each write decides the lease and the calendars it books together, appended atomically. */
+export class LeaseUseCases {
+  private readonly admissions: Admissions;
+
+  constructor(
+    private readonly context: ApplicationContext,
+    private readonly trusts: LeaseTrusts = NO_LEASE_TRUSTS,
+    registry: AdmissionRegistry = ADMISSION_REGISTRY,
+  ) {
+    this.admissions = new Admissions(registry);
+  }
+
+  /** The trust comes first (Keystone may refuse it: nothing recorded); a lease refused after it takes it back. */
+  async create(command: CreateLeaseCommand): Promise<LeaseWritten> {
+    authorize(command.metadata.actor, LEASE_POLICY.create);
+    const trustId = await this.trusts.create(command.metadata);
+    try {
+      return await this.record(command, trustId);
+    } catch (error) {
+      if (trustId !== null && isDomainError(error)) await this.trusts.discard(trustId, command.metadata);
+      throw error;
+    }
+  }
+
+  private async record({ data: request, metadata }: CreateLeaseCommand, trustId: string | null): Promise<LeaseWritten> {
+    const { handler, index, newId, settings } = this.context;
+    const leaseId = newId();
+    const schedule = scheduleForCreate(request, settings.minutesBeforeEnd, metadata.now);
+    const { actor, now } = metadata;
+    const { result, position } = await handler.handle(async () => {
+      await index.catchUp();
+      const plan = bookingPlan(this.context);
+      const admission = admissionContext(this.context, plan, { leaseId, ...schedule }, actor);
+      const reservations = request.reservations.map((reservation) => this.admissions.admit(admission, reservation));
+      const { name, startDate, endDate, beforeEndDate } = request;
+      const eventIds = { start: newId(), end: newId(), beforeEnd: newId() };
+      const data = { leaseId, name, projectId: actor.projectId, userId: actor.userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds };
+      const events = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
+      const recorded = eventMetadata(metadata);
+      return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId)], result: events };
+    });
+    return { leaseId, events: result, position };
+  }
+
+  /** Authorized against the stored lease, inside the decision: the lease read is the one the decision stands on. */
+  async update({ data: { leaseId, changes }, metadata }: UpdateLeaseCommand): Promise<LeaseWritten> {
+    const { handler, index } = this.context;
+    const { result, position } = await handler.handle(async () => {
+      const loaded = await handler.load(leaseDecider, leaseStream(leaseId));
+      const existing = requireExisting(loaded.state, leaseId);
+      authorize(metadata.actor, LEASE_POLICY.update, leaseTarget(existing.lease));
+      const { name, startDate, endDate, beforeEndDate } = changes;
+      const leaseChanges: LeaseChanges = { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) };
+      checkReservationIds(existing.lease, leaseChanges.reservationIds);
+      checkResourceTypes(existing.lease.reservations, changes.reservations);
+      const schedule = scheduleForUpdate(existing, leaseChanges, metadata.now);
+      await index.catchUp();
+      const plan = bookingPlan(this.context);
+      const started = hasStarted(existing);
+      const admission = schedule === null ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
+      const reservations =
+        admission === null
+          ? []
+          : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
+      const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+      // nothing changed for the lease: the calendars' working copies are dropped with it
+      if (events.length === 0) return { appends: [], result: loaded.events };
+      const recorded = eventMetadata(metadata);
+      const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId)];
+      return { appends, result: [...loaded.events, ...events] };
+    });
+    return { leaseId, events: result, position };
+  }
+
+  /** A lease that never started has no end effects to delete its trust: the delete releases it once recorded. */
+  async delete(command: DeleteLeaseCommand): Promise<LeaseWritten> {
+    const { written, before } = await this.recordDelete(command);
+    if (before.status === 'Pending' && before.lease.trustId !== null) await this.trusts.release(before.lease.trustId, command.metadata);
+    return written;
+  }
+
+  private async recordDelete({ data: { leaseId }, metadata }: DeleteLeaseCommand): Promise<{ readonly written: LeaseWritten; readonly before: ExistingLease }> {
+    const { handler, index, newId } = this.context;
+    const { result, position } = await handler.handle(async () => {
+      const loaded = await handler.load(leaseDecider, leaseStream(leaseId));
+      const existing = requireExisting(loaded.state, leaseId);
+      authorize(metadata.actor, LEASE_POLICY.remove, leaseTarget(existing.lease));
+      const events = leaseDecider.decide({ type: 'DeleteLease', data: { leaseId, now: metadata.now } }, loaded.state);
+      await index.catchUp();
+      const plan = bookingPlan(this.context);
+      const { startDate, endDate } = existing.lease;
+      const admission = admissionContext(this.context, plan, { leaseId, startDate, endDate }, metadata.actor);
+      for (const reservation of existing.lease.reservations) this.admissions.release(admission, reservation);
+      const recorded = eventMetadata(metadata);
+      const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, newId), ...plan.appends(recorded, newId)];
+      return { appends, result: { events: [...loaded.events, ...events] as readonly LeaseEvent[], before: existing } };
+    });
+    return { written: { leaseId, events: result.events, position }, before: result.before };
+  }
+}

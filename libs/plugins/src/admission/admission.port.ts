@@ -1,0 +1,55 @@
+import type { FlavorCatalogState, FlavorViewer, HostReplacement, Reservation } from '../../../domain/src/index.js';
+import type { BookingWindow, ReservationCalendars } from './calendars.port.js';
+import type { PatchField, ReservationPatch } from './reservation-patch.js';
+
+/** The lease window an admission books in (for healing: from now on). */
+export interface AdmissionSchedule {
+  readonly leaseId: string;
+  readonly startDate: string;
+  readonly endDate: string;
+}
+
+/** What one admission decides with: the calendars, the window, who asks, the flavor catalog and new ids. */
+export interface AdmissionContext {
+  readonly calendars: ReservationCalendars;
+  readonly schedule: AdmissionSchedule;
+  /** Private catalog flavors are visible to admins only. */
+  readonly caller: FlavorViewer;
+  readonly flavors: FlavorCatalogState;
+  /** New ids (the application's: UUIDs, deterministic in specifications). */
+  readonly newId: () => string;
+}
+
+/** What healing one reservation came to: its new allocations, what replaced what, what is still held down. */
+export interface Healing<R extends Reservation = Reservation> {
+  readonly reservation: R;
+  readonly replacements: readonly HostReplacement[];
+  readonly unhealedHostIds: readonly string[];
+}
+
+/**
+ * One resource type's part of a lease (as EffectsRegistry is for its effects): pure decisions that
+ * choose resources with the type's allocation policy and book them on the context's calendars.
+ */
+export interface ReservationAdmission<R extends Reservation, Q> {
+  /** The fields a change of such a reservation may set (others are a 400). */
+  readonly patchFields: readonly PatchField[];
+  /** A new reservation for the request, its resources booked. */
+  admit(context: AdmissionContext, request: Q): R;
+  /** An existing reservation under the lease's (possibly new) dates and the patch's changes; `started`: the lease runs. */
+  readmit(context: AdmissionContext, reservation: R, patch: ReservationPatch | undefined, started: boolean): R;
+  /**
+   * Replaces the reservation's hosts that are `down` with free ones over the context's window. What
+   * cannot be replaced is kept (it may come back) and reported unhealed. Null: nothing held is down.
+   */
+  heal(context: AdmissionContext, reservation: R, down: ReadonlySet<string>): Healing<R> | null;
+  /** Frees everything the reservation holds. */
+  release(context: AdmissionContext, reservation: R): void;
+}
+
+/** The window of one reservation of the context's lease. */
+export const bookingWindow = (context: AdmissionContext, reservationId: string, propertyNames: readonly string[]): BookingWindow => ({
+  ...context.schedule,
+  reservationId,
+  propertyNames,
+});

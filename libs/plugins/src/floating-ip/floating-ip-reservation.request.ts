@@ -1,0 +1,29 @@
+import { invalidField, literal } from '../../../domain/src/index.js';
+import { canonicalIpAddress } from './ip-address.js';
+
+/** A validated virtual:floatingip reservation request (addresses canonical). */
+export interface FloatingIpReservationRequest {
+  readonly resourceType: 'virtual:floatingip';
+  readonly networkId: string;
+  readonly amount: number;
+  readonly requiredFloatingIps: readonly string[];
+}
+
+/** No more required addresses than the reservation holds. */
+export const checkRequiredCount = (addresses: readonly string[], amount: number): void => {
+  if (addresses.length > amount) {
+    throw invalidField('INVALID_INPUT', `Invalid input for {field:requiredFloatingIps}: ${addresses.length} addresses required but amount is ${amount}`);
+  }
+};
+
+/** Canonical addresses of a reservation's required floating IPs: valid, distinct, no more than `amount`. */
+export const parseRequiredFloatingIps = (addresses: readonly string[], amount: number): string[] => {
+  const canonical = addresses.map((address) => {
+    const ip = canonicalIpAddress(address);
+    if (ip === null) throw invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:requiredFloatingIps}: ${literal(address)} is not an IP address`);
+    return ip;
+  });
+  if (new Set(canonical).size !== canonical.length) throw invalidField('MALFORMED_PARAMETER', 'Malformed parameter {field:requiredFloatingIps}: an address is repeated');
+  checkRequiredCount(canonical, amount);
+  return canonical;
+};
