@@ -1,8 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/core';
-import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BindingBetterSqliteDriver, BindingPostgreSqlDriver } from './bound-drivers.js';
 import { READ_MODEL_ENTITIES } from './entities.js';
 
 export type ReadModelDatabase =
@@ -18,9 +17,9 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
 
 const options = (db: ReadModelDatabase): Options => {
   const common = { entities: READ_MODEL_ENTITIES, allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
-  if (db.kind === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: db.url };
+  if (db.kind === 'postgresql') return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
-  return { ...common, driver: BetterSqliteDriver, dbName: db.file };
+  return { ...common, driver: BindingBetterSqliteDriver, dbName: db.file };
 };
 
 /**
