@@ -4,6 +4,7 @@ import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
+import { SafeTextType } from './safe-text.type.js';
 
 export interface LeaseRow {
   id: string;
@@ -83,17 +84,20 @@ export interface CheckpointRow {
   position: number;
 }
 
+// Every string column is a SafeTextType: whatever string an event carries is stored and read back
+// exactly, on SQLite and PostgreSQL, so no value can make a projection fail.
+
 export const LeaseEntity = new EntitySchema<LeaseRow>({
   name: 'LeaseRow',
   tableName: 'lh_leases',
   properties: {
-    id: { type: 'string', primary: true },
-    projectId: { type: 'string', index: true },
-    userId: { type: 'string' },
-    name: { type: 'string' },
-    startDate: { type: 'string' },
-    endDate: { type: 'string' },
-    status: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    projectId: { type: SafeTextType, index: true },
+    userId: { type: SafeTextType },
+    name: { type: SafeTextType },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType },
+    status: { type: SafeTextType },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
   },
@@ -103,11 +107,11 @@ export const ReservationEntity = new EntitySchema<ReservationRow>({
   name: 'ReservationRow',
   tableName: 'lh_reservations',
   properties: {
-    id: { type: 'string', primary: true },
-    leaseId: { type: 'string', index: true },
-    projectId: { type: 'string' },
-    resourceType: { type: 'string' },
-    status: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    leaseId: { type: SafeTextType, index: true },
+    projectId: { type: SafeTextType },
+    resourceType: { type: SafeTextType },
+    status: { type: SafeTextType },
   },
 });
 
@@ -115,12 +119,12 @@ export const AllocationEntity = new EntitySchema<AllocationRow>({
   name: 'AllocationRow',
   tableName: 'lh_allocations',
   properties: {
-    id: { type: 'string', primary: true },
-    hostId: { type: 'string', index: true },
-    reservationId: { type: 'string', index: true },
-    leaseId: { type: 'string', index: true },
-    startDate: { type: 'string' },
-    endDate: { type: 'string', index: true },
+    id: { type: SafeTextType, primary: true },
+    hostId: { type: SafeTextType, index: true },
+    reservationId: { type: SafeTextType, index: true },
+    leaseId: { type: SafeTextType, index: true },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType, index: true },
   },
 });
 
@@ -128,8 +132,8 @@ export const HostEntity = new EntitySchema<HostRow>({
   name: 'HostRow',
   tableName: 'lh_hosts',
   properties: {
-    id: { type: 'string', primary: true },
-    hypervisorHostname: { type: 'string', unique: true },
+    id: { type: SafeTextType, primary: true },
+    hypervisorHostname: { type: SafeTextType, unique: true },
     sortKey: { type: 'integer' },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
@@ -141,11 +145,11 @@ export const PropertyEntity = new EntitySchema<PropertyRow>({
   name: 'PropertyRow',
   tableName: 'lh_properties',
   properties: {
-    name: { type: 'string', primary: true },
-    id: { type: 'string' },
+    name: { type: SafeTextType, primary: true },
+    id: { type: SafeTextType },
     private: { type: 'boolean' },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string', nullable: true },
+    createdAt: { type: SafeTextType },
+    updatedAt: { type: SafeTextType, nullable: true },
   },
 });
 
@@ -153,9 +157,9 @@ export const FloatingIpEntity = new EntitySchema<FloatingIpRow>({
   name: 'FloatingIpRow',
   tableName: 'lh_floatingips',
   properties: {
-    id: { type: 'string', primary: true },
-    networkId: { type: 'string', index: true },
-    address: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    networkId: { type: SafeTextType, index: true },
+    address: { type: SafeTextType },
     sortKey: { type: new BigIntType('number'), index: true },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
@@ -166,12 +170,12 @@ export const FloatingIpAllocationEntity = new EntitySchema<FloatingIpAllocationR
   name: 'FloatingIpAllocationRow',
   tableName: 'lh_floatingip_allocations',
   properties: {
-    id: { type: 'string', primary: true },
-    floatingIpId: { type: 'string', index: true },
-    reservationId: { type: 'string', index: true },
-    leaseId: { type: 'string', index: true },
-    startDate: { type: 'string' },
-    endDate: { type: 'string', index: true },
+    id: { type: SafeTextType, primary: true },
+    floatingIpId: { type: SafeTextType, index: true },
+    reservationId: { type: SafeTextType, index: true },
+    leaseId: { type: SafeTextType, index: true },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType, index: true },
   },
 });
 
@@ -179,8 +183,8 @@ export const FlavorEntity = new EntitySchema<FlavorRow>({
   name: 'FlavorRow',
   tableName: 'lh_flavors',
   properties: {
-    id: { type: 'string', primary: true },
-    name: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    name: { type: SafeTextType },
     isPublic: { type: 'boolean' },
     // plain json, not PostgreSQL's jsonb, which would reorder Nova's fields
     doc: { type: 'json', columnType: 'json' },
@@ -191,7 +195,7 @@ export const CheckpointEntity = new EntitySchema<CheckpointRow>({
   name: 'CheckpointRow',
   tableName: 'lh_checkpoints',
   properties: {
-    name: { type: 'string', primary: true },
+    name: { type: SafeTextType, primary: true },
     position: { type: new BigIntType('number') },
   },
 });
