@@ -4,6 +4,7 @@ import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
+import { SafeTextType } from './safe-text.type.js';
 
 export interface LeaseRow {
   id: string;
@@ -93,17 +94,20 @@ export interface CheckpointRow {
   failedAt: string | null;
 }
 
+// Every string column is a SafeTextType: whatever string an event carries is stored and read back
+// exactly, on SQLite and PostgreSQL, so no value can make a projection fail.
+
 const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
   name: 'LeaseRow',
   tableName: 'lh_leases',
   properties: {
-    id: { type: 'string', primary: true },
-    projectId: { type: 'string', index: true },
-    userId: { type: 'string' },
-    name: { type: 'string' },
-    startDate: { type: 'string' },
-    endDate: { type: 'string' },
-    status: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    projectId: { type: SafeTextType, index: true },
+    userId: { type: SafeTextType },
+    name: { type: SafeTextType },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType },
+    status: { type: SafeTextType },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
   },
@@ -114,11 +118,11 @@ const reservationSchema = (): EntitySchema<ReservationRow> => new EntitySchema<R
   name: 'ReservationRow',
   tableName: 'lh_reservations',
   properties: {
-    id: { type: 'string', primary: true },
-    leaseId: { type: 'string', index: true },
-    projectId: { type: 'string' },
-    resourceType: { type: 'string' },
-    status: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    leaseId: { type: SafeTextType, index: true },
+    projectId: { type: SafeTextType },
+    resourceType: { type: SafeTextType },
+    status: { type: SafeTextType },
   },
 });
 export const ReservationEntity = reservationSchema();
@@ -127,12 +131,12 @@ const allocationSchema = (): EntitySchema<AllocationRow> => new EntitySchema<All
   name: 'AllocationRow',
   tableName: 'lh_allocations',
   properties: {
-    id: { type: 'string', primary: true },
-    hostId: { type: 'string', index: true },
-    reservationId: { type: 'string', index: true },
-    leaseId: { type: 'string', index: true },
-    startDate: { type: 'string' },
-    endDate: { type: 'string', index: true },
+    id: { type: SafeTextType, primary: true },
+    hostId: { type: SafeTextType, index: true },
+    reservationId: { type: SafeTextType, index: true },
+    leaseId: { type: SafeTextType, index: true },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType, index: true },
   },
 });
 export const AllocationEntity = allocationSchema();
@@ -141,8 +145,8 @@ const hostSchema = (): EntitySchema<HostRow> => new EntitySchema<HostRow>({
   name: 'HostRow',
   tableName: 'lh_hosts',
   properties: {
-    id: { type: 'string', primary: true },
-    hypervisorHostname: { type: 'string', unique: true },
+    id: { type: SafeTextType, primary: true },
+    hypervisorHostname: { type: SafeTextType, unique: true },
     sortKey: { type: 'integer' },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
@@ -155,11 +159,11 @@ const propertySchema = (): EntitySchema<PropertyRow> => new EntitySchema<Propert
   name: 'PropertyRow',
   tableName: 'lh_properties',
   properties: {
-    name: { type: 'string', primary: true },
-    id: { type: 'string' },
+    name: { type: SafeTextType, primary: true },
+    id: { type: SafeTextType },
     private: { type: 'boolean' },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string', nullable: true },
+    createdAt: { type: SafeTextType },
+    updatedAt: { type: SafeTextType, nullable: true },
   },
 });
 export const PropertyEntity = propertySchema();
@@ -168,9 +172,9 @@ const floatingIpSchema = (): EntitySchema<FloatingIpRow> => new EntitySchema<Flo
   name: 'FloatingIpRow',
   tableName: 'lh_floatingips',
   properties: {
-    id: { type: 'string', primary: true },
-    networkId: { type: 'string', index: true },
-    address: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    networkId: { type: SafeTextType, index: true },
+    address: { type: SafeTextType },
     sortKey: { type: new BigIntType('number'), index: true },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
@@ -182,12 +186,12 @@ const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> => 
   name: 'FloatingIpAllocationRow',
   tableName: 'lh_floatingip_allocations',
   properties: {
-    id: { type: 'string', primary: true },
-    floatingIpId: { type: 'string', index: true },
-    reservationId: { type: 'string', index: true },
-    leaseId: { type: 'string', index: true },
-    startDate: { type: 'string' },
-    endDate: { type: 'string', index: true },
+    id: { type: SafeTextType, primary: true },
+    floatingIpId: { type: SafeTextType, index: true },
+    reservationId: { type: SafeTextType, index: true },
+    leaseId: { type: SafeTextType, index: true },
+    startDate: { type: SafeTextType },
+    endDate: { type: SafeTextType, index: true },
   },
 });
 export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
@@ -196,8 +200,8 @@ const flavorSchema = (): EntitySchema<FlavorRow> => new EntitySchema<FlavorRow>(
   name: 'FlavorRow',
   tableName: 'lh_flavors',
   properties: {
-    id: { type: 'string', primary: true },
-    name: { type: 'string' },
+    id: { type: SafeTextType, primary: true },
+    name: { type: SafeTextType },
     isPublic: { type: 'boolean' },
     // plain json, not PostgreSQL's jsonb, which would reorder Nova's fields
     doc: { type: 'json', columnType: 'json' },
@@ -209,12 +213,12 @@ const checkpointSchema = (): EntitySchema<CheckpointRow> => new EntitySchema<Che
   name: 'CheckpointRow',
   tableName: 'lh_checkpoints',
   properties: {
-    name: { type: 'string', primary: true },
+    name: { type: SafeTextType, primary: true },
     position: { type: new BigIntType('number') },
     failedPosition: { type: new BigIntType('number'), nullable: true },
-    failedEventType: { type: 'string', nullable: true },
-    error: { type: 'text', nullable: true },
-    failedAt: { type: 'string', nullable: true },
+    failedEventType: { type: SafeTextType, nullable: true },
+    error: { type: SafeTextType, nullable: true },
+    failedAt: { type: SafeTextType, nullable: true },
   },
 });
 export const CheckpointEntity = checkpointSchema();

@@ -1,8 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/core';
-import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BindingBetterSqliteDriver, BindingPostgreSqlDriver } from './bound-drivers.js';
 import { readModelEntities } from './entities.js';
 
 export type ReadModelDatabase =
@@ -19,9 +18,9 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
 
 const options = (db: ReadModelDatabase): Options => {
   const common = { entities: readModelEntities(), allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
-  if (db.kind === 'postgresql') return { ...common, driver: PostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
+  if (db.kind === 'postgresql') return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
-  return { ...common, driver: BetterSqliteDriver, dbName: db.file };
+  return { ...common, driver: BindingBetterSqliteDriver, dbName: db.file };
 };
 
 /**

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventData, EventFilter, EventMetadata, RecordedEvent } from '../event-store.port.js';
 import { streamCategory } from '../event-store.port.js';
+import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 
 interface EventRow {
   readonly position: number;
@@ -23,11 +24,11 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
 const NO_LIMIT = -1;
 
 const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: row.event_id,
-  streamId: row.stream_id,
+  id: decode(row.event_id),
+  streamId: decode(row.stream_id),
   revision: row.revision,
   position: row.position,
-  type: row.type,
+  type: decode(row.type),
   data: JSON.parse(row.data) as unknown,
   metadata: JSON.parse(row.metadata) as EventMetadata,
   recordedAt: row.recorded_at,
@@ -48,10 +49,14 @@ function filterSql(filter: EventFilter | undefined): FilterSql {
     categories.length > 0 ? ` AND category IN (${placeholders(categories.length)})` : '',
     types.length > 0 ? ` AND type IN (${placeholders(types.length)})` : '',
   ];
-  return { sql: clauses.join(''), params: [...categories, ...types] };
+  return { sql: clauses.join(''), params: [...categories, ...types].map(encode) };
 }
 
-/** Prepared statements over one connection; all methods are synchronous. */
+/**
+ * Prepared statements over one connection; all methods are synchronous. Every value is a bound
+ * parameter; the text keys (event id, stream id, category, type) are stored encoded so that any
+ * string reads back exactly (see stored-text.ts); data and metadata are JSON, which escapes them.
+ */
 export class EventRows {
   private readonly rangeStatements = new Map<string, Database.Statement>();
   private readonly insertEvent: Database.Statement;
@@ -81,22 +86,23 @@ export class EventRows {
   }
 
   streamRevision(streamId: string): number {
-    const revision = this.selectStreamRevision.get(streamId) as number | undefined;
+    const revision = this.selectStreamRevision.get(encode(streamId)) as number | undefined;
     return revision ?? -1;
   }
 
   eventRef(eventId: string): StoredEventRef | undefined {
-    return this.selectEventRef.get(eventId) as StoredEventRef | undefined;
+    const ref = this.selectEventRef.get(encode(eventId)) as StoredEventRef | undefined;
+    return ref === undefined ? undefined : { streamId: decode(ref.streamId), position: ref.position };
   }
 
   /** Inserts one event and returns its global position. */
   insert(streamId: string, revision: number, event: EventData, recordedAt: string): number {
     const info = this.insertEvent.run(
-      event.id,
-      streamId,
-      streamCategory(streamId),
+      encode(event.id),
+      encode(streamId),
+      encode(streamCategory(streamId)),
       revision,
-      event.type,
+      encode(event.type),
       JSON.stringify(event.data ?? null),
       JSON.stringify(event.metadata),
       recordedAt,
@@ -105,11 +111,11 @@ export class EventRows {
   }
 
   setStreamRevision(streamId: string, revision: number): void {
-    this.upsertStream.run(streamId, revision);
+    this.upsertStream.run(encode(streamId), revision);
   }
 
   readStream(streamId: string, fromRevision: number): RecordedEvent[] {
-    return (this.selectStream.all(streamId, fromRevision) as EventRow[]).map(toRecordedEvent);
+    return (this.selectStream.all(encode(streamId), fromRevision) as EventRow[]).map(toRecordedEvent);
   }
 
   /** Events with from < position <= to matching the filter, ascending. */

@@ -10,6 +10,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../event-store.port.js';
+import { HOSTILE_STRINGS } from './hostile-strings.js';
 
 export interface EventStoreFixture {
   readonly store: EventStore;
@@ -420,6 +421,37 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         expect(after).toBeGreaterThanOrEqual(position);
         const [newest] = await store().readAll({ from: after - 1 });
         expect(newest?.position).toBe(after);
+      });
+    });
+
+    describe('hostile text', () => {
+      // what the API's input rules refuse must still be stored and read back exactly, should one get through
+      it.each(HOSTILE_STRINGS)('round-trips $label in ids, type, category, data and metadata', async ({ value }) => {
+        const category = `${value.replaceAll('-', '')}${uniqueSuffix()}`;
+        const streamId = `${category}-${value}`;
+        const sent: EventData = {
+          id: `${value}${uniqueSuffix()}`,
+          type: `Hostile${value}`,
+          data: { text: value, list: [value], [value]: value },
+          metadata: metadata({ actor: { userId: value, projectId: value }, note: value }),
+        };
+        const { position } = await store().appendToStream(streamId, 'no_stream', [sent]);
+        const expected = { id: sent.id, streamId, revision: 0, position, type: sent.type, data: sent.data, metadata: sent.metadata };
+        expect(await store().readStream(streamId)).toMatchObject([expected]);
+        expect(await store().readAll({ from: position - 1, limit: 1 })).toMatchObject([expected]);
+        expect(await store().readAll({ from: 0, filter: { categories: [category], types: [sent.type] } })).toMatchObject([expected]);
+        expect(await store().streamRevision(streamId)).toBe(0);
+        expect((await store().appendToStream(streamId, 0, [sent])).idempotentReplay).toBe(true);
+      });
+
+      it('keeps apart stream ids that differ only in a lone surrogate or a NUL', async () => {
+        const base = newStream();
+        const variants = [`${base}\ud800`, `${base}\ud801`, `${base}\udc00`, `${base}\ufffd`, `${base}\u0000`, `${base}\u00010`, base];
+        for (const streamId of variants) await store().appendToStream(streamId, 'no_stream', [event('Variant', { streamId })]);
+        for (const streamId of variants) {
+          const recorded = await store().readStream(streamId);
+          expect(recorded.map((e) => [e.streamId, e.data])).toEqual([[streamId, { streamId }]]);
+        }
       });
     });
 
