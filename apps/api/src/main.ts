@@ -9,6 +9,7 @@ import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { PinoNestLogger } from './http/pino-nest.logger.js';
 import { publishOpenApiDocument } from './openapi/openapi.module.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 const log = jsonLogger({ app: 'api' });
 
@@ -35,6 +36,6 @@ const bootstrap = async (): Promise<void> => {
 };
 
 bootstrap().catch((error: unknown) => {
-  log.fatal({ fatal: error instanceof Error ? error.message : String(error) });
+  log.fatal({ fatal: describeError(error) });
   process.exit(1);
 });

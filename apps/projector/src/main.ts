@@ -19,10 +19,10 @@ import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-ev
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
 import { ProjectionRunner } from './projection-runner.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 const log = eventLog('projector');
 
-const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
@@ -32,7 +32,7 @@ const main = async (): Promise<void> => {
     store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
     orm = await openReadModel(readModelDatabaseFromEnv(dataDir));
   } catch (error) {
-    log({ event: 'error', phase: 'open', error: describe(error) });
+    log({ event: 'error', phase: 'open', error: describeError(error, { stack: true }) });
     await orm?.close();
     await store?.close();
     process.exit(1);
@@ -52,7 +52,7 @@ const main = async (): Promise<void> => {
             return { ready: runner.isRunning() && projections.every((p) => p.failure === null), projections };
           },
         }).catch(async (error: unknown) => {
-          log({ event: 'error', phase: 'health', error: describe(error) });
+          log({ event: 'error', phase: 'health', error: describeError(error, { stack: true }) });
           await orm.close();
           await store.close();
           process.exit(1);
@@ -70,7 +70,7 @@ const main = async (): Promise<void> => {
       await orm.close();
       await store.close();
     } catch (error) {
-      log({ event: 'error', phase: 'shutdown', error: describe(error) });
+      log({ event: 'error', phase: 'shutdown', error: describeError(error, { stack: true }) });
       code = 1;
     }
     log({ event: 'exit', signal, code });
@@ -79,14 +79,14 @@ const main = async (): Promise<void> => {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.on('unhandledRejection', (error) => {
-    log({ event: 'error', phase: 'unhandled', error: describe(error) });
+    log({ event: 'error', phase: 'unhandled', error: describeError(error, { stack: true }) });
     process.exit(1);
   });
 
   try {
     await runner.start();
   } catch (error) {
-    log({ event: 'error', phase: 'start', error: describe(error) });
+    log({ event: 'error', phase: 'start', error: describeError(error, { stack: true }) });
     await orm.close();
     await store.close();
     process.exit(1);

@@ -2,6 +2,7 @@ import { type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-o
 import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '../../../libs/read-model/src/index.js';
 import type { Projection } from './projection.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 /** The event a projection could not project, and why. */
 export interface ProjectionFault {
@@ -16,7 +17,6 @@ export interface ProjectionOutcome {
   readonly fault: ProjectionFault | null;
 }
 
-export const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The stored checkpoint rows of these projections (a projection without one is at 0). */
 const checkpointRows = async (em: EntityManager, names: readonly string[], lock = false): Promise<Map<string, CheckpointRow>> => {

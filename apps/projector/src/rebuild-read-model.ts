@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '../../../libs/read-model/src/index.js';
 import type { Projection } from './projection.js';
-import { describeError } from './projection-batch.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
 
 export interface RebuildOptions {

@@ -16,6 +16,7 @@ import type { EventStore } from '../../../libs/event-store/src/event-store.port.
 import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
 import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
 import { rebuildReadModel } from './rebuild-read-model.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 const USAGE = 'usage: rebuild.js [--target <sqlite file>]';
 
@@ -47,7 +48,7 @@ const run = async (): Promise<void> => {
 run().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${describeError(error)}\n`);
     process.exit(1);
   },
 );

@@ -10,6 +10,7 @@ import { EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
 import type { EnrollmentTarget, HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 export interface HostEnrollmentOptions {
   readonly store: EventStore;
@@ -48,7 +49,6 @@ const OUTCOME_TYPES: Readonly<Record<string, EnrollmentDirection>> = {
   'Host.UnenrollmentFailed': 'unenroll',
 };
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Puts registered hosts into the cloud's free pool and takes removed ones out, recording each outcome
@@ -96,7 +96,7 @@ export class HostEnrollment {
       filter: { categories: [HOST_CATEGORY] },
       onEvents: (events) => Promise.resolve(this.ingest(events)),
       onError: (error) => {
-        this.options.log({ event: 'error', phase: 'host-enrollment-subscription', position: this.position, error: describe(error), retryInMs: retryDelayMs });
+        this.options.log({ event: 'error', phase: 'host-enrollment-subscription', position: this.position, error: describeError(error), retryInMs: retryDelayMs });
         if (this.stopped) return;
         this.resubscribeTimer = setTimeout(() => {
           this.resubscribeTimer = null;
@@ -197,7 +197,7 @@ export class HostEnrollment {
       const attempt = (this.backoff.get(owed.source.id)?.attempt ?? 0) + 1;
       const delay = Math.min((this.options.retryBaseMs ?? 1_000) * 2 ** (attempt - 1), this.options.retryMaxMs ?? 30_000);
       this.backoff.set(owed.source.id, { attempt, notBefore: this.options.clock().getTime() + delay });
-      this.options.log({ event: 'retry', phase: `host-${direction}`, hostId, attempt, inMs: delay, error: describe(error) });
+      this.options.log({ event: 'retry', phase: `host-${direction}`, hostId, attempt, inMs: delay, error: describeError(error) });
     }
   }
 

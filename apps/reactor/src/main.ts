@@ -31,13 +31,13 @@ import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-mo
 import { hostEnrollmentFor } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.config.js';
 import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
 import { startHealing } from './healing/healing.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 const log = eventLog('reactor');
 
-const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 const fail = async (phase: string, error: unknown, store: EventStore | null, effects: OpenedEffects | null): Promise<never> => {
-  log({ event: 'error', phase, error: describe(error) });
+  log({ event: 'error', phase, error: describeError(error, { stack: true }) });
   effects?.close();
   await store?.close();
   process.exit(1);
@@ -47,7 +47,7 @@ const effectsConfig = (): CloudConfig => {
   try {
     return parseEffectsConfig(process.env);
   } catch (error) {
-    log({ event: 'error', phase: 'config', error: error instanceof Error ? error.message : String(error) });
+    log({ event: 'error', phase: 'config', error: describeError(error) });
     process.exit(1);
   }
 };
@@ -85,7 +85,7 @@ const healingConfig = (): HealingConfig => {
   try {
     return healingConfigFromEnv(process.env);
   } catch (error) {
-    log({ event: 'error', phase: 'config', error: error instanceof Error ? error.message : String(error) });
+    log({ event: 'error', phase: 'config', error: describeError(error) });
     process.exit(1);
   }
 };

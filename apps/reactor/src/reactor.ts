@@ -9,6 +9,7 @@ import { LeaseReactions } from './lease-reactions.js';
 import { LeaseTimeline } from './lease-timeline.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 export interface ReactorOptions {
   readonly store: EventStore;
@@ -27,7 +28,6 @@ export interface ReactorOptions {
   readonly hostEnrollment?: HostEnrollmentEffects;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Turns lease schedules into side effects: folds the lease and host streams into a timeline, and
@@ -146,8 +146,8 @@ export class Reactor {
 
   /** Applying is idempotent per stream revision, so resuming from the last fully applied batch is safe. */
   private resubscribeLater(error: unknown, delayMs: number): void {
-    this.subscriptionError = describe(error);
-    this.log({ event: 'error', phase: 'subscription', position: this.position, error: describe(error), retryInMs: delayMs });
+    this.subscriptionError = describeError(error);
+    this.log({ event: 'error', phase: 'subscription', position: this.position, error: describeError(error), retryInMs: delayMs });
     if (this.stopped) return;
     this.resubscribeTimer = setTimeout(() => {
       this.resubscribeTimer = null;

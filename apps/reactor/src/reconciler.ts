@@ -5,6 +5,7 @@ import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 export interface ReconcilerOptions {
   readonly reactions: LeaseReactionUseCases;
@@ -25,7 +26,6 @@ export interface ReconcileReport {
   readonly skipped: number;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Compares what the ledger expects of every settled active reservation with what the cloud has, by
@@ -102,7 +102,7 @@ export class Reconciler {
       return { reservationId: reservation.id, ok: true, effects: await applyEffects(this.options.effects, context, reservation) };
     } catch (error) {
       if (error instanceof EffectFailedError) return { reservationId: reservation.id, ok: false, error: error.message, effects: error.effects };
-      this.options.log({ event: 'reconcile-skipped', leaseId, reservationId: reservation.id, error: describe(error) });
+      this.options.log({ event: 'reconcile-skipped', leaseId, reservationId: reservation.id, error: describeError(error) });
       return null;
     }
   }

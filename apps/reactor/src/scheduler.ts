@@ -1,5 +1,6 @@
 import type { DueAction } from '../../../libs/domain/src/index.js';
 import type { DueEntry, DueQueue } from './due-queue.js';
+import { describeError } from '../../../libs/domain/src/index.js';
 
 export type ReactorLogEntry = Readonly<{ event: string; [detail: string]: unknown }>;
 
@@ -27,7 +28,6 @@ interface Backoff {
  */
 const MAX_SLEEP_MS = 60_000;
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Sleeps until the earliest due action and runs it; any change of the queue wakes it. Actions of one
@@ -120,7 +120,7 @@ export class Scheduler {
     const delay = Math.min((this.options.retryBaseMs ?? 1_000) * 2 ** (attempt - 1), this.options.retryMaxMs ?? 30_000);
     this.backoff.set(action.leaseId, { phase: action.phase, attempt, notBefore: this.options.clock().getTime() + delay });
     const { leaseId, phase, step } = action;
-    this.options.log({ event: 'retry', leaseId, phase, step, attempt, inMs: delay, error: describe(error) });
+    this.options.log({ event: 'retry', leaseId, phase, step, attempt, inMs: delay, error: describeError(error) });
   }
 
   private arm(at: number): void {

@@ -1,4 +1,5 @@
 import { type Server, createServer } from 'node:http';
+import { describeError } from '../../domain/src/index.js';
 
 /** What /readyz answers: ready or not, and the details an operator needs to see why. */
 export interface Readiness {
@@ -38,7 +39,7 @@ export const startHealthServer = async (options: HealthServerOptions): Promise<H
       .then(() => options.readiness())
       .then(
         (readiness) => send(response, readiness.ready ? 200 : 503, { service: options.service, ...readiness }),
-        (error: unknown) => send(response, 503, { service: options.service, ready: false, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) => send(response, 503, { service: options.service, ready: false, error: describeError(error) }),
       );
   });
   await new Promise<void>((resolve, reject) => {

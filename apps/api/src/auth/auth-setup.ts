@@ -3,6 +3,7 @@ import { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.e
 import type { Authenticator, Identity } from './identity.js';
 import { KeystoneAuthenticator } from './keystone-authenticator.js';
 import { StaticTokenAuthenticator } from './static-tokens.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 /** How requests are authenticated and authorized, built once at start from the configuration. */
 export interface AuthSetup {
@@ -44,7 +45,7 @@ export const createAuthSetup = (config: ApiConfig): AuthSetup => {
     authenticator.warmUp().then(
       () => log({ auth: 'keystone', keystone: keystone.url, service_user: keystone.username, service_token: 'obtained', policy: config.policyFile ?? 'defaults' }),
       (error: unknown) =>
-        console.error(JSON.stringify({ app: 'api', auth: 'keystone', keystone: keystone.url, warning: error instanceof Error ? error.message : String(error) })),
+        console.error(JSON.stringify({ app: 'api', auth: 'keystone', keystone: keystone.url, warning: describeError(error) })),
     );
     return { ...base, authenticator };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Authenticator, type Identity, IdentityServiceUnavailable } from './identity.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 export interface KeystoneSettings {
   /** Identity API v3 root, e.g. http://127.0.0.1:62357/v3 (no trailing slash). */
@@ -126,7 +127,7 @@ export class KeystoneAuthenticator implements Authenticator {
         signal: AbortSignal.timeout(this.settings.timeoutMs),
       });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       this.log({ keystone: 'unreachable', url: this.settings.url, error: reason });
       throw new IdentityServiceUnavailable(`Keystone at ${this.settings.url} is unreachable: ${reason}`);
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Authenticator, Identity } from './identity.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 /**
  * Auth mode `static`: a JSON file maps each token to who it is,
@@ -83,7 +84,7 @@ export class StaticTokenAuthenticator implements Authenticator {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new StaticTokensError(file, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      throw new StaticTokensError(file, `cannot be read (${describeError(error)})`);
     }
     let document: unknown;
     try {

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 /**
  * Probes, served without a token like version discovery: `/healthz` says the process answers,
@@ -24,7 +25,7 @@ export class HealthController {
       return { service: 'api', ...readiness };
     } catch (error) {
       response.status(503);
-      return { service: 'api', ready: false, error: error instanceof Error ? error.message : String(error) };
+      return { service: 'api', ready: false, error: describeError(error) };
     }
   }
 }

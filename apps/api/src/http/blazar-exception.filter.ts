@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { isDomainError } from '../../../../libs/domain/src/index.js';
+import { describeError, isDomainError } from '../../../../libs/domain/src/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 import { wireMessage } from './wire-names.js';
@@ -33,7 +33,7 @@ export class BlazarExceptionFilter implements ExceptionFilter {
       send(status, status === 404 ? 'The resource could not be found.' : httpMessage(exception));
       return;
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    this.logger.error(describeError(exception, { stack: true }));
     response.status(500).json(blazarError(500, 'Internal Server Error'));
   }
 }

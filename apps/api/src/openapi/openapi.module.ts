@@ -3,6 +3,7 @@ import type { AuthMode } from '../config.js';
 import { buildOpenApiDocument } from './document.js';
 import { OPENAPI_OPTIONS, OpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 import { OpenApiController } from './openapi.controller.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 /** The service's own OpenAPI 3.1 document (`/openapi.json`) and its interactive page (`/docs`). */
 @Module({})
@@ -24,6 +25,6 @@ export const publishOpenApiDocument = (app: INestApplication): void => {
     if (problems.length > 0) logger.warn(`OpenAPI document is incomplete: ${problems.join('; ')}`);
     app.get(OpenApiDocument).publish(document);
   } catch (error) {
-    logger.error(`OpenAPI document could not be built: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    logger.error(`OpenAPI document could not be built: ${describeError(error, { stack: true })}`);
   }
 };

@@ -4,6 +4,7 @@ import type { HealReservations, HealingPass, HealingUseCase } from '../../../../
 import { HOST_CATEGORY } from '../../../../libs/domain/src/index.js';
 import type { EventStore, RecordedEvent, Subscription } from '../../../../libs/event-store/src/event-store.port.js';
 import type { ReactorLogEntry } from '../scheduler.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 /** Host events after which reservations may hold a host that is down. */
 export const HOST_DOWN_EVENTS = ['Host.WentDown', 'Host.DownReasonsChanged'] as const;
@@ -85,7 +86,7 @@ export class HealingRunner {
 
   /** The periodic passes go on meanwhile, so a host that went down is still healed, only later. */
   private resubscribeLater(error: unknown): void {
-    this.options.log({ event: 'error', phase: 'healing.subscription', position: this.position, error: error instanceof Error ? error.message : String(error) });
+    this.options.log({ event: 'error', phase: 'healing.subscription', position: this.position, error: describeError(error) });
     if (this.stopped) return;
     setTimeout(() => {
       if (!this.stopped) this.subscribe();
@@ -113,7 +114,7 @@ export class HealingRunner {
         this.options.log({ event: 'healing', down_hosts: pass.downHostIds, examined: pass.examined, healed: pass.healed, deferred: pass.deferred });
       }
     } catch (error) {
-      this.options.log({ event: 'error', phase: 'healing', error: error instanceof Error ? error.message : String(error) });
+      this.options.log({ event: 'error', phase: 'healing', error: describeError(error) });
     }
   }
 }

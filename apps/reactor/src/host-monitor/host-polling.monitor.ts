@@ -4,6 +4,7 @@ import { reactorMetadata } from '../reactor-metadata.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { pollingReasons } from './host-health.reasons.js';
 import type { ManagedHosts } from './managed-hosts.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 export interface HostPollingMonitorOptions {
   /** Nova's nova-compute services (os-services?binary=nova-compute). */
@@ -15,7 +16,6 @@ export interface HostPollingMonitorOptions {
   readonly log: (entry: ReactorLogEntry) => void;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * The fallback monitor, and the only one that sees a nova-compute that stopped (Nova emits nothing
@@ -78,7 +78,7 @@ export class HostPollingMonitor {
     try {
       await this.pollOnce();
     } catch (error) {
-      this.options.log({ event: 'error', phase: 'host-polling', error: describe(error), retryInMs: this.options.intervalMs });
+      this.options.log({ event: 'error', phase: 'host-polling', error: describeError(error), retryInMs: this.options.intervalMs });
     }
   }
 }

@@ -1,5 +1,6 @@
 import { type Channel, type ChannelModel, type ConsumeMessage, connect } from 'amqplib';
 import type { ReactorLogEntry } from '../scheduler.js';
+import { describeError } from '../../../../libs/domain/src/index.js';
 
 export interface NovaNotificationsConsumerOptions {
   /** amqp://user:pass@host:port/vhost; oslo.messaging's rabbit:// transport URLs are accepted too. */
@@ -26,7 +27,6 @@ const DEFAULT_ROUTING_KEYS = ['versioned_notifications.info', 'versioned_notific
 /** oslo.messaging's `rabbit://u:p@h:port/` as an AMQP URL (the path is the vhost in both). */
 export const amqpUrlOf = (url: string): string => url.replace(/^rabbit:\/\//, 'amqp://');
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -75,12 +75,12 @@ export class NovaNotificationsConsumer {
     try {
       const connection = await connect(amqpUrlOf(this.options.url));
       this.connection = connection;
-      connection.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-connection', error: describe(error) }));
+      connection.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-connection', error: describeError(error) }));
       connection.on('close', () => {
         if (this.connection === connection) this.lost('connection closed');
       });
       const channel = await connection.createChannel();
-      channel.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-channel', error: describe(error) }));
+      channel.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-channel', error: describeError(error) }));
       // oslo.messaging declares its exchanges non-durable (amqp_durable_queues = False)
       await channel.assertExchange(exchange, 'topic', { durable: false });
       await channel.assertQueue(queue, { durable: true });
@@ -90,7 +90,7 @@ export class NovaNotificationsConsumer {
       this.consumer = { channel, tag: consumerTag };
       this.connected(queue);
     } catch (error) {
-      this.options.log({ event: 'error', phase: 'notifications-connect', error: describe(error) });
+      this.options.log({ event: 'error', phase: 'notifications-connect', error: describeError(error) });
       this.drop('connect failed');
     }
   }
@@ -143,7 +143,7 @@ export class NovaNotificationsConsumer {
       await this.options.handle(message.content);
     } catch (error) {
       handled = false;
-      this.options.log({ event: 'error', phase: 'notification-handle', error: describe(error), requeueInMs: this.options.requeueDelayMs ?? 1_000 });
+      this.options.log({ event: 'error', phase: 'notification-handle', error: describeError(error), requeueInMs: this.options.requeueDelayMs ?? 1_000 });
       await sleep(this.options.requeueDelayMs ?? 1_000);
     }
     try {
@@ -151,7 +151,7 @@ export class NovaNotificationsConsumer {
       else channel.nack(message, false, true);
     } catch (error) {
       // the channel is gone: the broker redelivers what was not acknowledged
-      this.options.log({ event: 'error', phase: 'notification-ack', error: describe(error) });
+      this.options.log({ event: 'error', phase: 'notification-ack', error: describeError(error) });
     }
   }
 }

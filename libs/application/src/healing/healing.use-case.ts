@@ -14,6 +14,7 @@ import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '../../..
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
+import { describeError } from '../../../domain/src/index.js';
 
 /** One healing pass over every host that is down; only the service itself sends it. */
 export type HealReservations = AppCommand<'HealReservations', Readonly<Record<string, never>>>;
@@ -81,7 +82,7 @@ export class HealingUseCase {
       try {
         healed.push(...(await this.healLease(command, leaseId, downHostIds)));
       } catch (error) {
-        deferred.push({ leaseId, reason: error instanceof Error ? error.message : String(error) });
+        deferred.push({ leaseId, reason: describeError(error) });
       }
     }
     return { downHostIds, examined: leaseIds.size, healed, deferred };

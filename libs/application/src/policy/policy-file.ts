@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { describeError } from '../../../domain/src/index.js';
 
 /**
  * Reads an oslo.policy-style policy file: JSON (`{"rule": "check string"}`) or the YAML subset
@@ -17,7 +18,7 @@ const fromJson = (text: string, file: string): Record<string, string> => {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new PolicyFileError(file, `invalid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new PolicyFileError(file, `invalid JSON (${describeError(error)})`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PolicyFileError(file, 'expected an object of rule names to check strings');
   const rules: Record<string, string> = {};
@@ -116,7 +117,7 @@ export const readPolicyFile = (file: string): Record<string, string> => {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new PolicyFileError(file, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    throw new PolicyFileError(file, `cannot be read (${describeError(error)})`);
   }
   return parsePolicyDocument(text, file);
 };

@@ -44,3 +44,7 @@ export const invalidField = (code: string, template: string): DomainError => fie
 export const conflictField = (code: string, template: string): DomainError => fieldError(code, 'conflict', template);
 
 export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;
+
+/** What to log or record of anything thrown: its message (with the stack when asked), never `[object Object]`. */
+export const describeError = (error: unknown, options: { readonly stack?: boolean } = {}): string =>
+  error instanceof Error ? ((options.stack === true ? error.stack : undefined) ?? error.message) : String(error);

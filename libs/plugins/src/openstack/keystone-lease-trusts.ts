@@ -3,6 +3,7 @@ import type { CommandMetadata } from '../../../application/src/command.js';
 import type { LeaseTrusts } from '../../../application/src/leases/lease-trusts.port.js';
 import type { KeystoneTrustsClient } from './keystone-trusts.client.js';
 import { OpenStackError, OpenStackHttpError } from './openstack.errors.js';
+import { describeError } from '../../../domain/src/index.js';
 
 const REFUSAL_KIND: Readonly<Record<number, DomainErrorKind>> = { 401: 'unauthenticated', 403: 'forbidden' };
 
@@ -57,7 +58,7 @@ export class KeystoneLeaseTrusts implements LeaseTrusts {
   }
 
   private leftBehind(trustId: string, metadata: CommandMetadata, error: unknown): void {
-    this.log({ trust: 'left behind', trust_id: trustId, request_id: metadata.causationId, error: error instanceof Error ? error.message : String(error) });
+    this.log({ trust: 'left behind', trust_id: trustId, request_id: metadata.causationId, error: describeError(error) });
   }
 
   private clientFor(metadata: CommandMetadata): KeystoneTrustsClient {
