@@ -8,8 +8,8 @@
  * Each test uses its own network or its own day, so tests do not see each other's bookings.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FLOATINGIP_KEYS, FLOATINGIP_RESERVATION_KEYS, TIMESTAMP, UUID, addMinutes, ledgerCount, ledgerEvents, tDate } from '../helpers/api-fixtures.js';
-import { type JsonResponse, api, blazarDate, floatingIpReservation } from '../helpers/http.js';
+import { FLOATINGIP_KEYS, FLOATINGIP_RESERVATION_KEYS, TIMESTAMP, UUID, addMinutes, ledgerEvents, tDate } from '../helpers/api-fixtures.js';
+import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 

@@ -191,7 +191,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
 
   const resolve = (schema: Schema): Schema => {
     if (typeof schema.$ref !== 'string') return schema;
-    return resolve((schema.$ref as string).replace(/^#\//, '').split('/').reduce<any>((node, key) => node[key], doc));
+    return resolve(schema.$ref.replace(/^#\//, '').split('/').reduce<any>((node, key) => node[key], doc));
   };
 
   let counter = 0;
@@ -247,7 +247,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
 
   const pathFor = (operation: Operation): fc.Arbitrary<string> =>
     fc
-      .tuple(...operation.pathParameters.map((name) => (known[name] === undefined ? hostileSegment : fc.oneof({ weight: 3, arbitrary: hostileSegment }, { weight: 2, arbitrary: fc.constantFrom(...(known[name] as string[])) }))))
+      .tuple(...operation.pathParameters.map((name) => (known[name] === undefined ? hostileSegment : fc.oneof({ weight: 3, arbitrary: hostileSegment }, { weight: 2, arbitrary: fc.constantFrom(...known[name]) }))))
       .map((values) => operation.pathParameters.reduce((path, name, index) => path.replace(`{${name}}`, values[index] as string), operation.path));
 
   const queryValue = fc.oneof(hostileSegment, fc.uuid().map(String), fc.constantFrom('true', 'false', ''));
@@ -271,11 +271,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
         // mostly none: a refused microversion stops a request before the input rules
         version: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, fc.constantFrom('reservation 1.0', 'reservation latest', 'reservation 1.a', 'reservation 2.0', 'compute 2.1')),
       })
-      .map(({ path, query, body, contentType, version }) => ({
+      .map(({ path, query, body, contentType, version }): HostileRequest => ({
         method: operation.method.toUpperCase(),
         url: `${system.url}${path}${query}`,
         contentType,
-        headers: version === null ? {} : ({ 'OpenStack-API-Version': version } as Record<string, string>),
+        headers: version === null ? {} : { 'OpenStack-API-Version': version },
         body,
       }));
 

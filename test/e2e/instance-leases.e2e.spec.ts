@@ -9,8 +9,8 @@
  * its own day, so tests do not see each other's bookings.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE_RESERVATION_KEYS, TIMESTAMP, UUID, addMinutes, ledgerCount, ledgerEvents, pinnedHost, tDate } from '../helpers/api-fixtures.js';
-import { type InstanceSize, type JsonResponse, api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
+import { INSTANCE_RESERVATION_KEYS, TIMESTAMP, UUID, addMinutes, ledgerEvents, pinnedHost, tDate } from '../helpers/api-fixtures.js';
+import { type InstanceSize, api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { RequestMethod } from '@nestjs/common';
+import { RequestMethod, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +82,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** The routes Nest registers for the application's controllers, read straight from their decorators (the document's own module left out). */
 const nestRoutes = (): string[] => {
-  const controllers: Function[] = [];
+  const controllers: Type[] = [];
   const visited = new Set<unknown>();
   const visit = (module: any): void => {
     const dynamic = typeof module === 'object' && module !== null;
@@ -116,7 +116,7 @@ const operationsOf = (doc: Doc): string[] =>
 
 const resolve = (doc: Doc, schema: Schema): Schema => {
   if (typeof schema.$ref !== 'string') return schema;
-  const target = (schema.$ref as string)
+  const target = (schema.$ref)
     .replace(/^#\//, '')
     .split('/')
     .reduce<any>((node, key) => node?.[key], doc);
@@ -233,7 +233,7 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
 
 const accepts = (doc: Doc, schema: Schema, value: unknown): boolean => check(doc, schema, value).length === 0;
 
-const validatedProperties = (dto: Function): string[] => [
+const validatedProperties = (dto: Type): string[] => [
   ...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((meta) => meta.propertyName)),
 ];
 
@@ -255,7 +255,7 @@ const SAMPLES: unknown[] = [
 ];
 
 /** A body each DTO accepts, from which one property at a time is varied. */
-const VALID_BODIES = new Map<Function, Record<string, unknown>>([
+const VALID_BODIES = new Map<Type, Record<string, unknown>>([
   [CreateLeaseDto, { name: 'lease', start_date: '2030-01-01 12:00', end_date: '2030-01-02 12:00' }],
   [UpdateLeaseDto, {}],
   [ReservationTypeDto, { resource_type: 'physical:host' }],

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EffectRecord, VirtualInstanceReservation } from '../../libs/domain/src/index.js';
 import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
 import type { EffectContext, EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
-import { StandaloneFloatingIpEffects } from '../../libs/plugins/src/floating-ip/standalone/floating-ip.standalone-effects.js';
 import { StandaloneInstanceEffects, reservationResourceClass } from '../../libs/plugins/src/instance/standalone/instance.standalone-effects.js';
 import {
   World,
@@ -250,7 +249,7 @@ describe('reactor with instance and floating-IP reservations (standalone effects
       (effects: EffectsRegistry): EffectsRegistry => {
         const inner = effects['virtual:instance'];
         const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner) };
-        return { ...effects, 'virtual:instance': { ...adapter, onUpdate: (c, r) => onUpdate(inner, c, r as VirtualInstanceReservation) } };
+        return { ...effects, 'virtual:instance': { ...adapter, onUpdate: (c, r) => onUpdate(inner, c, r) } };
       };
     const late = withUpdate(async (inner, context, reservation) => {
       if (lateApplied || !isChange1(reservation)) return inner.onUpdate(context, reservation);

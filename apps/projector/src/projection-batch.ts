@@ -1,4 +1,4 @@
-import { type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
+import { type Connection, type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
 import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '../../../libs/read-model/src/index.js';
 import type { Projection } from './projection.js';
@@ -60,8 +60,8 @@ let savepoints = 0;
  * back this projection's part only.
  */
 const applyInSavepoint = async (tx: EntityManager, projection: Projection, events: readonly RecordedEvent[]): Promise<void> => {
-  const connection = tx.getConnection();
-  const ctx = tx.getTransactionContext();
+  const connection: Connection = tx.getConnection();
+  const ctx: unknown = tx.getTransactionContext();
   const name = `projection_${++savepoints}`;
   await connection.execute(`savepoint ${name}`, [], 'run', ctx);
   try {

@@ -27,5 +27,5 @@ export const findRow = async <Row extends object>(
   primaryKey: FilterQuery<Row>,
 ): Promise<Row | null> => {
   const row = await em.findOne(entity, primaryKey);
-  return row !== null && em.getUnitOfWork().getRemoveStack().has(row) ? null : (row as Row | null);
+  return row !== null && em.getUnitOfWork().getRemoveStack().has(row) ? null : (row);
 };

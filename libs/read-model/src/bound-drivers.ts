@@ -25,6 +25,7 @@ import { type BindingRules, QueryBinder } from './bound-query.js';
 
 type ExecuteResult = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
 // a mixin's base must be typed `new (...args: any[])` (TS2545)
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the mixin rule above
 type SqlConnectionClass = abstract new (...args: any[]) => AbstractSqlConnection;
 
 const sendsBindings = <Base extends SqlConnectionClass>(Base: Base, rules: BindingRules) => {

@@ -22,7 +22,7 @@ interface KnexRaw {
 }
 
 interface SqlStringValue {
-  toSqlString(): unknown;
+  toSqlString(): string;
 }
 
 const hasSqlString = (value: object): value is SqlStringValue => typeof (value as Partial<SqlStringValue>).toSqlString === 'function';
@@ -140,7 +140,9 @@ export class QueryBinder {
     else if (value instanceof Date) this.bind(this.rules.date(value, this.platform));
     else if (Buffer.isBuffer(value)) this.bind(value);
     else if (ArrayBuffer.isView(value)) this.bind(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    else if (typeof value === 'object' && hasSqlString(value)) this.pieces.push(String(value.toSqlString()));
+    else if (typeof value === 'object' && hasSqlString(value)) this.pieces.push(value.toSqlString());
+    // anything else is text, as the inlining (sqlstring) made of it
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     else this.bind(String(value));
   }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostReservation } from '../../../libs/domain/src/index.js';
 import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
 import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { OPENSTACK_ENV_FILE, eventually, openStackEnv, serverGone, sessionFor, setComputeStatus, traitImage, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

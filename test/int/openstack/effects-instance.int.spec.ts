@@ -59,7 +59,10 @@ describe.skipIf(!on)('OpenStackInstanceEffects (real Nova and Placement)', () =>
     }
     return totals;
   };
-  const flavorOrNull = async (id: string) => nova.getFlavor(id).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+  const flavorOrNull = async (id: string) => nova.getFlavor(id).catch((error: unknown) => {
+    if (isNotFound(error)) return null;
+    throw error;
+  });
   const boot = async (client: NovaClient, flavorRef: string): Promise<Server> => {
     const { id } = await client.createServer({ name: uniqueName('lh-inst'), imageRef: env.imageId, flavorRef, networks: 'none' });
     servers.push(id);

@@ -70,7 +70,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
 
     const remove = async (id: string): Promise<void> => {
       await nova.deleteServer(id);
-      await eventually('the server to be gone', () => nova.getServer(id).then(() => undefined, (error: unknown) => (isNotFound(error) ? true : Promise.reject(error))), 60_000);
+      await eventually('the server to be gone', () => nova.getServer(id).then(() => undefined, (error: unknown) => {
+        if (isNotFound(error)) return true;
+        throw error;
+      }), 60_000);
     };
 
     const refusal = (id: string) => ({ error_code: 409, error_message: `Servers [${id}] found for host ${HOST}`, error_name: 409 });

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { describeError } from '../../../libs/domain/src/index.js';
 import {
   type KeystoneCredentials,
   type NovaClient,
@@ -137,7 +138,7 @@ export const eventually = async <T>(what: string, probe: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === null ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === null ? '' : `: ${describeError(last)}`}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 };

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, PlacementClient, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
 import { ledgerEvents } from '../../helpers/api-fixtures.js';
 import { api, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';

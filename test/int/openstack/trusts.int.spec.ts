@@ -65,7 +65,10 @@ describe.skipIf(!on)('Keystone trusts for leases (real Keystone and Nova)', () =
     trustId,
   });
 
-  const groupOrNull = (id: string) => adminNova.getServerGroup(id).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+  const groupOrNull = (id: string) => adminNova.getServerGroup(id).catch((error: unknown) => {
+    if (isNotFound(error)) return null;
+    throw error;
+  });
 
   afterAll(async () => {
     for (const id of leftovers.servers) await ignoreNotFound(adminNova.deleteServer(id)).catch(() => undefined);

@@ -37,7 +37,7 @@ const fakeKeystone = (clock: { now: number }) => {
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
   const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
-    const call = { method: init?.method ?? 'GET', url: String(input), headers, body: init?.body === undefined ? undefined : JSON.parse(String(init.body)) };
+    const call = { method: init?.method ?? 'GET', url: input instanceof Request ? input.url : input.toString(), headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined };
     calls.push(call);
     if (state.down) throw new TypeError('fetch failed');
     if (call.method === 'POST') {

@@ -46,6 +46,7 @@ describe('a lease trust request', () => {
 describe('the caller token', () => {
   it('shows only a placeholder in JSON, strings and logs', () => {
     const token = new CallerToken('gAAAAA-secret');
+    // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- what a template literal shows of it is the point
     const shown = [JSON.stringify({ token }), String(token), `${token}`, inspect({ token }), inspect(token, { showHidden: true })].join(' ');
     expect(shown).not.toContain('secret');
     expect(token.reveal()).toBe('gAAAAA-secret');

@@ -64,7 +64,7 @@ const keyProblem = (key: string): string | null => {
 const childrenOf = (value: object, path: FieldPath): Pending[] => {
   if (path.length >= MAX_DEPTH) throw malformedField(path, `nested more than ${MAX_DEPTH} levels deep`);
   if (Array.isArray(value)) return value.map((item: unknown, index) => ({ value: item, path: [...path, index] }));
-  return Object.entries(value).map(([key, item]) => {
+  return Object.entries(value).map(([key, item]: [string, unknown]) => {
     const problem = keyProblem(key);
     if (problem !== null) throw malformedField([...path, key], problem);
     return { value: item, path: [...path, key] };

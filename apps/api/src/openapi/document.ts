@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AuthMode } from '../config.js';
@@ -102,10 +102,10 @@ const configFor = (auth: AuthMode): Omit<OpenAPIObject, 'paths'> => {
     ...config,
     components: {
       ...config.components,
-      schemas: { ...COMPOSED_REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS } as NonNullable<OpenAPIObject['components']>['schemas'],
+      schemas: { ...COMPOSED_REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS },
       responses: Object.fromEntries(Object.values(ERRORS).map((error) => [error.name, errorResponse(error)])),
       parameters: PARAMETERS as NonNullable<OpenAPIObject['components']>['parameters'],
-      headers: HEADERS as NonNullable<OpenAPIObject['components']>['headers'],
+      headers: HEADERS,
     },
   };
 };
@@ -140,10 +140,10 @@ const addSharedParts = (document: OpenAPIObject, auth: AuthMode): void => {
 };
 
 /** The controllers Nest registered (read from its module graph: the application may be a preview), but those swagger is told to leave out. */
-const documentedControllers = (app: INestApplication): Function[] =>
+const documentedControllers = (app: INestApplication): Type[] =>
   [...app.get(ModulesContainer).values()]
     .flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype))
-    .filter((controller): controller is Function => typeof controller === 'function')
+    .filter((controller): controller is Type => typeof controller === 'function')
     .filter((controller) => (Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, controller) as boolean[] | undefined)?.[0] !== true);
 
 export interface OpenApiResult {

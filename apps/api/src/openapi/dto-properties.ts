@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { ApiExtension, ApiProperty, type ApiPropertyOptions, ApiSchema } from '@nestjs/swagger';
 import { BOOLEAN_VALUES, EXTRA_SPEC_KEY_PATTERN, EXTRA_SPEC_VALUE_MAX_LENGTH, FLAVOR_ID_PATTERN, NUMBER_LIKE_PATTERN } from '../flavors/flavor.validators.js';
 import { BLAZAR_DATE_PATTERN } from '../http/blazar-dates.js';
@@ -82,7 +83,7 @@ const CHECKED_BY_PARSER = Symbol('leasehold:checked-by-parser');
 /** The documented format is the request parser's to check, after the DTO (dates, reservation items). */
 export const CheckedByParser = (): PropertyDecorator => (target, property) => Reflect.defineMetadata(CHECKED_BY_PARSER, true, target, property);
 
-export const checkedByParser = (dto: Function, property: string): boolean => Reflect.getMetadata(CHECKED_BY_PARSER, dto.prototype as object, property) === true;
+export const checkedByParser = (dto: Type, property: string): boolean => Reflect.getMetadata(CHECKED_BY_PARSER, dto.prototype as object, property) === true;
 
 /** The keywords a DTO's object schema may add (ApiSchema spreads them into the schema; its type names only `description`). */
 type ObjectKeywords = Pick<JsonSchema, 'description' | 'additionalProperties' | 'propertyNames'>;

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { HOST_VIEW_KEYS } from '../../../../libs/read-model/src/index.js';
 import { CreateFlavorDto } from '../flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
@@ -15,7 +16,7 @@ import {
 import { type JsonSchema, ref } from './json-schema.js';
 
 /** Every request DTO; @nestjs/swagger builds their schemas from the DTOs' decorators (openapi/dto-properties.ts). */
-export const REQUEST_DTOS: readonly Function[] = [
+export const REQUEST_DTOS: readonly Type[] = [
   CreateLeaseDto,
   UpdateLeaseDto,
   ReservationTypeDto,
@@ -30,7 +31,7 @@ export const REQUEST_DTOS: readonly Function[] = [
   CreateFlavorDto,
 ];
 
-const reservationOfType = (type: string, dto: Function): JsonSchema => ({ properties: { resource_type: { const: type } }, allOf: [ref(dto.name)] });
+const reservationOfType = (type: string, dto: Type): JsonSchema => ({ properties: { resource_type: { const: type } }, allOf: [ref(dto.name)] });
 
 /**
  * Request bodies that no single DTO validates: a reservation is checked by the DTO of its

@@ -33,7 +33,7 @@ const every =
 const object = <T>(properties: PropertiesOf<T>, extra: JsonSchema = {}): JsonSchema => ({
   type: 'object',
   ...extra,
-  properties: properties as Record<string, JsonSchema>,
+  properties: properties,
   required: Object.keys(properties),
 });
 

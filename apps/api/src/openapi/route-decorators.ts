@@ -60,13 +60,13 @@ const decoratorsFor = (route: RouteInfo, doc: OperationDoc, problems: string[]):
       status: route.status,
       description: doc.response.description,
       headers: successHeaders(route),
-      ...(doc.response.schema === undefined ? {} : { schema: doc.response.schema as Record<string, unknown> }),
+      ...(doc.response.schema === undefined ? {} : { schema: doc.response.schema }),
     }),
   ];
 };
 
 /** Handlers already decorated: decorators add to metadata, so each is applied once per process. */
-const decorated = new WeakSet<Function>();
+const decorated = new WeakSet<object>();
 
 /** Decorates every documented route; returns what does not match (routes without documentation, documentation without a route...). */
 export const documentRoutes = (routes: readonly RouteInfo[]): string[] => {
@@ -82,9 +82,9 @@ export const documentRoutes = (routes: readonly RouteInfo[]): string[] => {
     const prototype = route.controller.prototype as object;
     const descriptor = Object.getOwnPropertyDescriptor(prototype, route.handler);
     const decorators = decoratorsFor(route, doc, problems);
-    if (descriptor === undefined || decorated.has(descriptor.value as Function)) continue;
+    if (descriptor === undefined || decorated.has(descriptor.value as object)) continue;
     applyDecorators(...decorators)(prototype, route.handler, descriptor);
-    decorated.add(descriptor.value as Function);
+    decorated.add(descriptor.value as object);
   }
   const served = new Set(routes.map(routeKey));
   for (const key of Object.keys(OPERATIONS)) if (!served.has(key)) problems.push(`${key} is documented but Nest serves no such route`);

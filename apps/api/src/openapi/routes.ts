@@ -1,4 +1,4 @@
-import { RequestMethod } from '@nestjs/common';
+import { RequestMethod, type Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner } from '@nestjs/core';
@@ -9,7 +9,7 @@ export interface RouteInfo {
   readonly method: string;
   /** Nest's form, e.g. `/v1/leases/:leaseId`. */
   readonly path: string;
-  readonly controller: Function;
+  readonly controller: Type;
   readonly handler: string;
   /** `@HttpCode`, else Nest's default (201 for POST, 200 otherwise). */
   readonly status: number;
@@ -22,7 +22,8 @@ export interface RouteInfo {
 
 export const routeKey = (route: Pick<RouteInfo, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
 
-const asArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : [value === undefined ? '/' : String(value)]);
+/** Nest's path metadata: a path or a list of them (`'/'` when absent). */
+const asArray = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : [typeof value === 'string' ? value : '/']);
 
 const joinPath = (...parts: string[]): string => {
   const segments = parts.flatMap((part) => part.split('/')).filter((segment) => segment !== '');
@@ -35,7 +36,7 @@ interface RouteArgument {
 }
 
 /** Every route of these controllers (no global prefix or URI versioning is configured). */
-export const routesOf = (controllers: readonly Function[]): RouteInfo[] => {
+export const routesOf = (controllers: readonly Type[]): RouteInfo[] => {
   const scanner = new MetadataScanner();
   const routes: RouteInfo[] = [];
   for (const controller of controllers) {

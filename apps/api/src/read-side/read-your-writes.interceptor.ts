@@ -48,7 +48,7 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
     return from(this.consistency.waitFor(names, position)).pipe(
       switchMap((stale) => {
         if (stale !== null) markStale(response, null, stale);
-        return next.handle().pipe(map((body) => (stale === null ? body : markStale(response, body, stale))));
+        return next.handle().pipe(map((body: unknown) => (stale === null ? body : markStale(response, body, stale))));
       }),
     );
   }

@@ -156,7 +156,7 @@ export const evaluate = (rule: Rule, credentials: Credentials, target: Target, l
     case 'role': {
       const wanted = substitute(rule.match, target);
       const roles = credentials.roles;
-      return wanted !== null && Array.isArray(roles) && roles.some((role) => role.toLowerCase() === wanted.toLowerCase());
+      return wanted !== null && Array.isArray(roles) && (roles as readonly unknown[]).some((role) => typeof role === 'string' && role.toLowerCase() === wanted.toLowerCase());
     }
     case 'generic': {
       const match = substitute(rule.match, target);

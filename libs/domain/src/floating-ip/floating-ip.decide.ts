@@ -4,7 +4,6 @@ import { MINUTE_MS, insertSorted, isFree, toMs, widen } from '../shared/interval
 import type { BookFloatingIp, FloatingIpCommand, MoveFloatingIpBooking } from './floating-ip.commands.js';
 import type { FloatingIpEvent } from './floating-ip.events.js';
 import { type FloatingIpState, type RegisteredFloatingIp, initialFloatingIpState } from './floating-ip.state.js';
-import type { FloatingIpBooking } from './floating-ip.types.js';
 
 const requireRegistered = (state: FloatingIpState): RegisteredFloatingIp => {
   if (state.status !== 'Registered') {

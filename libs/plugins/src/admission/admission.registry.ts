@@ -29,7 +29,7 @@ export const ADMISSION_REGISTRY: AdmissionRegistry = {
  * guarantees the pairing; TypeScript cannot follow it through a union, hence the one widening here.
  */
 const admissionOf = (registry: AdmissionRegistry, type: ResourceType): ReservationAdmission<Reservation, ReservationRequest> =>
-  registry[type] as unknown as ReservationAdmission<Reservation, ReservationRequest>;
+  registry[type];
 
 /** Dispatches each reservation to its type's admission. */
 export class Admissions {

@@ -1,0 +1,50 @@
+/**
+ * Where code may depend on what (npm run lint runs it). The layers, from the bottom: libs/domain
+ * (pure), libs/event-store, libs/read-model, libs/plugins, libs/application, libs/observability;
+ * apps on top, never on each other.
+ */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'import circles make every change harder', from: {}, to: { circular: true } },
+    {
+      name: 'domain-is-self-contained',
+      severity: 'error',
+      comment: 'libs/domain imports nothing but itself (pure deciders)',
+      from: { path: '^libs/domain/', pathNot: '\\.spec\\.ts$|/testing/|/shared/specification\\.ts$' },
+      to: { pathNot: '^libs/domain/' },
+    },
+    {
+      name: 'application-is-transport-free',
+      severity: 'error',
+      comment: 'libs/application knows no HTTP framework and no app',
+      from: { path: '^libs/application/' },
+      to: { path: ['^apps/', '(^|/)@nestjs/platform-', '(^|/)express(/|$)', '(^|/)@types/express'] },
+    },
+    {
+      name: 'libs-never-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'no-nest-below-apps',
+      severity: 'error',
+      comment: 'Nest is a transport concern',
+      from: { path: '^libs/' },
+      to: { path: '(^|/)@nestjs/' },
+    },
+    {
+      name: 'apps-never-import-each-other',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^dist/|^node_modules/|^data/)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
+  },
+};
