@@ -36,7 +36,7 @@ import {
   toFlavorView,
 } from '../../libs/read-model/src/index.js';
 import { ProjectionRunner } from '../../apps/projector/src/index.js';
-import { ReadModelQueries } from '../../apps/api/src/read-side/read-model.queries.js';
+import { ReadModelQueries } from '../../libs/read-model/src/read-model.queries.js';
 import { createTestDatabase } from '../helpers/pg-database.js';
 
 /**

@@ -15,7 +15,8 @@ import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
-import { ReadModelQueries } from './read-side/read-model.queries.js';
+import { ReadModelQueries } from '../../../libs/read-model/src/read-model.queries.js';
+import { ReadQueries } from '../../../libs/application/src/queries/read.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
@@ -105,6 +106,7 @@ export class AppModule {
           useFactory: (context: ApplicationContext, networks: FloatingIpNetworks) => new FloatingIpUseCases(context, networks),
         },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
+        { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],

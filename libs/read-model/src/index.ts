@@ -6,3 +6,4 @@ export * from './host-view.js';
 export * from './lease-view.js';
 export * from './orm-config.js';
 export * from './read-models.js';
+export * from './read-model.queries.js';

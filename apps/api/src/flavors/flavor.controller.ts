@@ -1,14 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { type FlavorView, toFlavorView } from '../../../../libs/read-model/src/index.js';
-import { flavorNotFound } from '../http/not-found.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
-import { ReadModelQueries } from '../read-side/read-model.queries.js';
+import { ReadQueries } from '../../../../libs/application/src/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { FLAVOR_POLICY, FlavorUseCases } from '../../../../libs/application/src/flavors/flavor.use-cases.js';
-import { commandMetadata } from '../http/request-context.js';
+import { callerOf, commandMetadata } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';
 
@@ -20,7 +18,7 @@ import { parseCreateFlavor } from './flavor-request.parser.js';
 export class FlavorController {
   constructor(
     @Inject(FlavorUseCases) private readonly flavors: FlavorUseCases,
-    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadQueries) private readonly queries: ReadQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -29,8 +27,7 @@ export class FlavorController {
   @Get()
   @ReadsFrom('flavors')
   async list(@Req() request: Request): Promise<{ flavors: FlavorView[] }> {
-    const context = authorizedRequest(request, ACTIONS.flavorGet);
-    return { flavors: await this.queries.flavors(context.isAdmin) };
+    return { flavors: await this.queries.flavors(callerOf(request)) };
   }
 
   @Post()
@@ -45,10 +42,7 @@ export class FlavorController {
   @Get(':flavorId')
   @ReadsFrom('flavors')
   async show(@Param('flavorId') flavorId: string, @Req() request: Request): Promise<{ flavor: FlavorView }> {
-    const context = authorizedRequest(request, ACTIONS.flavorGet);
-    const found = await this.queries.flavor(flavorId);
-    if (found === null || (!found.isPublic && !context.isAdmin)) throw flavorNotFound(flavorId);
-    return { flavor: found.view };
+    return { flavor: await this.queries.flavor(callerOf(request), flavorId) };
   }
 
   @Delete(':flavorId')

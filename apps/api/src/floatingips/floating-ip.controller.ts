@@ -4,10 +4,10 @@ import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
 import { floatingIpNotFound } from '../../../../libs/application/src/floating-ips/floating-ip.errors.js';
 import { FLOATING_IP_POLICY, FloatingIpUseCases } from '../../../../libs/application/src/floating-ips/floating-ip.use-cases.js';
-import { commandMetadata } from '../http/request-context.js';
+import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
-import { type FloatingIpAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
+import type { FloatingIpAllocationView } from '../../../../libs/read-model/src/read-model.queries.js';
+import { ReadQueries } from '../../../../libs/application/src/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -23,7 +23,7 @@ const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]
 export class FloatingIpController {
   constructor(
     @Inject(FloatingIpUseCases) private readonly floatingIps: FloatingIpUseCases,
-    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadQueries) private readonly queries: ReadQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -31,8 +31,7 @@ export class FloatingIpController {
   @Get()
   @ReadsFrom('floatingips')
   async list(@Req() request: Request): Promise<{ floatingips: FloatingIpView[] }> {
-    authorizedRequest(request, ACTIONS.floatingIpGet);
-    return { floatingips: await this.queries.floatingIps() };
+    return { floatingips: await this.queries.floatingIps(callerOf(request)) };
   }
 
   @Post()
@@ -52,18 +51,14 @@ export class FloatingIpController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocations: FloatingIpAllocationView[] }> {
-    authorizedRequest(request, ACTIONS.floatingIpAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocations: await this.queries.floatingIpAllocations(filter, this.clock().toISOString()) };
+    return { allocations: await this.queries.floatingIpAllocations(callerOf(request), filter, this.clock().toISOString()) };
   }
 
   @Get(':floatingIpId')
   @ReadsFrom('floatingips')
   async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request): Promise<{ floatingip: FloatingIpView }> {
-    authorizedRequest(request, ACTIONS.floatingIpGet);
-    const floatingip = await this.queries.floatingIp(floatingIpId);
-    if (floatingip === null) throw floatingIpNotFound(floatingIpId);
-    return { floatingip };
+    return { floatingip: await this.queries.floatingIp(callerOf(request), floatingIpId) };
   }
 
   @Delete(':floatingIpId')
@@ -82,10 +77,7 @@ export class FloatingIpController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocation: FloatingIpAllocationView }> {
-    authorizedRequest(request, ACTIONS.floatingIpAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    const [allocation] = await this.queries.floatingIpAllocations(filter, this.clock().toISOString(), floatingIpId);
-    if (allocation === undefined) throw floatingIpNotFound(floatingIpId);
-    return { allocation };
+    return { allocation: await this.queries.floatingIpAllocation(callerOf(request), floatingIpId, filter, this.clock().toISOString()) };
   }
 }

@@ -2,12 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Pu
 import type { Request, Response } from 'express';
 import type { HostEvent } from '../../../../libs/domain/src/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
-import { allowed, authorizedRequest } from '../policy/authorize.js';
-import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
-import { propertyNotFound } from '../http/not-found.js';
-import { commandMetadata } from '../http/request-context.js';
+import { authorizedRequest } from '../policy/authorize.js';
+import { callerOf, commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
-import { type HostAllocationView, ReadModelQueries } from '../read-side/read-model.queries.js';
+import type { HostAllocationView } from '../../../../libs/read-model/src/read-model.queries.js';
+import { ReadQueries } from '../../../../libs/application/src/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom, markStale } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
@@ -31,7 +30,7 @@ const flag = (value: string | undefined): boolean =>
 export class HostController {
   constructor(
     @Inject(HostUseCases) private readonly hosts: HostUseCases,
-    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadQueries) private readonly queries: ReadQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
     @Inject(CLOUD_CONFIG) private readonly cloud: CloudConfig,
@@ -40,8 +39,7 @@ export class HostController {
   @Get()
   @ReadsFrom('hosts')
   async list(@Req() request: Request): Promise<{ hosts: HostView[] }> {
-    authorizedRequest(request, ACTIONS.hostGet);
-    return { hosts: await this.queries.hosts() };
+    return { hosts: await this.queries.hosts(callerOf(request)) };
   }
 
   @Post()
@@ -61,26 +59,14 @@ export class HostController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocations: HostAllocationView[] }> {
-    authorizedRequest(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocations: await this.queries.allocations(filter, this.clock().toISOString()) };
+    return { allocations: await this.queries.hostAllocations(callerOf(request), filter, this.clock().toISOString()) };
   }
 
   @Get('properties')
   @ReadsFrom('properties', 'hosts')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    const context = authorizedRequest(request, ACTIONS.propertiesGet);
-    const showPrivate = flag(all) && allowed(context, 'admin', {});
-    const rows = (await this.queries.properties()).filter((row) => showPrivate || !row.private);
-    if (!flag(detail)) return { resource_properties: rows.map((row) => ({ property: row.name })) };
-    const hosts = await this.queries.hosts();
-    return {
-      resource_properties: rows.map((row) => ({
-        property: row.name,
-        private: row.private,
-        values: [...new Set(hosts.flatMap((host) => (typeof host[row.name] === 'string' ? [host[row.name] as string] : [])))].sort(),
-      })),
-    };
+    return { resource_properties: await this.queries.properties(callerOf(request), { detail: flag(detail), all: flag(all) }) };
   }
 
   @Patch('properties/:name')
@@ -92,7 +78,6 @@ export class HostController {
     this.consistency.answerWrite(position, response);
     const stale = await this.consistency.waitFor(['properties']);
     const row = await this.queries.property(name);
-    if (row === null) throw propertyNotFound(name);
     const answer = {
       resource_property: {
         created_at: toBlazarDate(row.createdAt),
@@ -109,10 +94,7 @@ export class HostController {
   @Get(':hostId')
   @ReadsFrom('hosts')
   async show(@Param('hostId') hostId: string, @Req() request: Request): Promise<{ host: HostView }> {
-    authorizedRequest(request, ACTIONS.hostGet);
-    const host = await this.queries.host(hostId);
-    if (host === null) throw hostNotFound(hostId);
-    return { host };
+    return { host: await this.queries.host(callerOf(request), hostId) };
   }
 
   @Put(':hostId')
@@ -139,10 +121,7 @@ export class HostController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
   ) {
-    authorizedRequest(request, ACTIONS.hostAllocations);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    const [allocation] = await this.queries.allocations(filter, this.clock().toISOString(), hostId);
-    if (allocation === undefined) throw hostNotFound(hostId);
-    return { allocation };
+    return { allocation: await this.queries.hostAllocation(callerOf(request), hostId, filter, this.clock().toISOString()) };
   }
 }

@@ -81,12 +81,6 @@ const contextOf = (
     requestId,
     globalRequestId,
     caller: userCaller({ userId, projectId, roles, credentials, policy, token: callerToken }),
-    actor: { userId: identity.userId, projectId: identity.projectId },
-    roles: identity.roles,
-    isAdmin: policy.check('admin', credentials, {}),
-    credentials,
-    policy,
-    callerToken,
   };
 };
 

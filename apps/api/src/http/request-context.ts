@@ -1,10 +1,6 @@
 import type { Request } from 'express';
 import type { Caller } from '../../../../libs/application/src/caller.js';
 import type { CommandMetadata } from '../../../../libs/application/src/command.js';
-import type { Actor } from '../../../../libs/event-store/src/event-store.port.js';
-import type { CallerToken } from '../../../../libs/application/src/caller-token.js';
-import type { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.enforcer.js';
-import type { Credentials } from '../../../../libs/application/src/policy/policy-rule.js';
 
 /** Who is calling and how to trace the call; attached to every request by the middleware. */
 export interface RequestContext {
@@ -13,16 +9,6 @@ export interface RequestContext {
   readonly globalRequestId: string | null;
   /** Who calls, for the application layer: identity, roles and the policy's answers, without the request. */
   readonly caller: Caller;
-  /** The authenticated user and project (Keystone's ids in auth mode keystone); recorded on every event. */
-  readonly actor: Actor;
-  readonly roles: readonly string[];
-  /** The policy's `admin` rule holds for the caller: every project's leases, private properties. */
-  readonly isAdmin: boolean;
-  /** What policy rules see (oslo.context's `to_policy_values()`). */
-  readonly credentials: Credentials;
-  readonly policy: PolicyEnforcer;
-  /** The request's X-Auth-Token in auth modes keystone and static (null in `none`), to act as the caller in Keystone. */
-  readonly callerToken: CallerToken | null;
 }
 
 export type ContextRequest = Request & { leasehold?: RequestContext };
@@ -32,6 +18,9 @@ export const requestContext = (request: Request): RequestContext => {
   if (context === undefined) throw new Error('request context missing: middleware not installed');
   return context;
 };
+
+/** Who sends this request, for the application layer. */
+export const callerOf = (request: Request): Caller => requestContext(request).caller;
 
 /** The metadata of a command this request sends: its caller, its request ids and the time it is decided at. */
 export const commandMetadata = (request: Request, now: Date): CommandMetadata => {

@@ -3,11 +3,9 @@ import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
 import type { LeaseEvent } from '../../../../libs/domain/src/index.js';
 import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
-import { leaseNotFound } from '../http/not-found.js';
-import { commandMetadata, requestContext } from '../http/request-context.js';
-import { allowed, authorize, authorizedRequest, leaseTarget } from '../policy/authorize.js';
-import { ACTIONS } from '../../../../libs/application/src/policy/policy-defaults.js';
-import { ReadModelQueries } from '../read-side/read-model.queries.js';
+import { callerOf, commandMetadata } from '../http/request-context.js';
+import { authorizedRequest } from '../policy/authorize.js';
+import { ReadQueries, leaseNotFound } from '../../../../libs/application/src/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -22,7 +20,7 @@ const viewOf = (events: readonly LeaseEvent[]): LeaseView | null => events.reduc
 export class LeaseController {
   constructor(
     @Inject(LeaseUseCases) private readonly leases: LeaseUseCases,
-    @Inject(ReadModelQueries) private readonly queries: ReadModelQueries,
+    @Inject(ReadQueries) private readonly queries: ReadQueries,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -42,20 +40,14 @@ export class LeaseController {
   @Get()
   @ReadsFrom('leases')
   async list(@Req() request: Request): Promise<{ leases: LeaseView[] }> {
-    const context = requestContext(request);
-    authorize(context, ACTIONS.leaseGet);
-    return { leases: await this.queries.leases(allowed(context, 'admin', {}) ? null : context.actor.projectId) };
+    return { leases: await this.queries.leases(callerOf(request)) };
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   @Get(':leaseId')
   @ReadsFrom('leases')
   async show(@Param('leaseId') leaseId: string, @Req() request: Request): Promise<{ lease: LeaseView }> {
-    const context = requestContext(request);
-    const lease = await this.queries.lease(leaseId);
-    if (lease === null) throw leaseNotFound(leaseId);
-    authorize(context, ACTIONS.leaseGet, leaseTarget({ projectId: lease.project_id, userId: lease.user_id }));
-    return { lease };
+    return { lease: await this.queries.lease(callerOf(request), leaseId) };
   }
 
   /** The lease belongs to the caller's project and user; the policy is asked before the body (upstream answers 403 before 400). */

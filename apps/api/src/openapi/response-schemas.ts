@@ -13,7 +13,7 @@ import {
   type LeaseView,
 } from '../../../../libs/read-model/src/index.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
-import type { FloatingIpAllocationView, HostAllocationView } from '../read-side/read-model.queries.js';
+import type { FloatingIpAllocationView, HostAllocationView } from '../../../../libs/read-model/src/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
 /**

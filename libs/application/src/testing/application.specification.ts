@@ -17,13 +17,16 @@ export const DEFAULT_SETTINGS: ApplicationSettings = {
   allocationRatios: { cpu: 1, ram: 1, disk: 1 },
 };
 
-/** A caller of upstream's default policy: `admin`, or a `member`/`reader` of its project. */
+/** Keystone's default implied roles: an admin is also a member, a member also a reader. */
+const IMPLIED: Readonly<Record<'admin' | 'member' | 'reader', readonly string[]>> = { admin: ['admin', 'member', 'reader'], member: ['member', 'reader'], reader: ['reader'] };
+
+/** A caller of upstream's default policy with Keystone's token roles: `admin`, or a `member`/`reader` of its project. */
 export const testCaller = (role: 'admin' | 'member' | 'reader', projectId = 'project-1', userId = `${role}-user`): Caller =>
   userCaller({
     userId,
     projectId,
-    roles: [role],
-    credentials: { user_id: userId, project_id: projectId, roles: [role], is_admin: false },
+    roles: IMPLIED[role],
+    credentials: { user_id: userId, project_id: projectId, roles: IMPLIED[role], is_admin: false },
     policy: PolicyEnforcer.fromRules(),
     token: null,
   });

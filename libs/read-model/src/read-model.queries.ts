@@ -1,21 +1,21 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { toBlazarDate } from './blazar-format.js';
 import {
   AllocationEntity,
   type AllocationRow,
   FlavorEntity,
-  type FlavorView,
   FloatingIpAllocationEntity,
   type FloatingIpAllocationRow,
   FloatingIpEntity,
-  type FloatingIpView,
   HostEntity,
-  type HostView,
   LeaseEntity,
-  type LeaseView,
   PropertyEntity,
   type PropertyRow,
-  toBlazarDate,
-} from '../../../../libs/read-model/src/index.js';
+} from './entities.js';
+import type { FlavorView } from './flavor-view.js';
+import type { FloatingIpView } from './floating-ip-view.js';
+import type { HostView } from './host-view.js';
+import type { LeaseView } from './lease-view.js';
 
 export interface AllocationFilter {
   readonly leaseId: string | null;

@@ -1,0 +1,134 @@
+import { type DomainError, notFound } from '../../../domain/src/index.js';
+import type {
+  AllocationFilter,
+  FlavorView,
+  FloatingIpAllocationView,
+  FloatingIpView,
+  HostAllocationView,
+  HostView,
+  LeaseView,
+  PropertyRow,
+  ReadModelQueries,
+} from '../../../read-model/src/index.js';
+import { type Caller, authorize, leaseTarget } from '../caller.js';
+import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
+import { hostNotFound } from '../hosts/host.errors.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
+
+export const leaseNotFound = (leaseId: string): DomainError => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
+
+/** Nova's words; a private flavor is not found by those who may not see it. */
+export const flavorNotFound = (flavorId: string): DomainError => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
+
+export const propertyNotFound = (name: string): DomainError => notFound('PROPERTY_NOT_FOUND', `Resource property ${name} not found`);
+
+/** A resource property as `GET /v1/os-hosts/properties?detail=...` lists it. */
+export type PropertyListing =
+  | { readonly property: string }
+  | { readonly property: string; readonly private: boolean; readonly values: readonly string[] };
+
+/**
+ * What callers may read, whatever transport asks: each query authorizes its caller (upstream's
+ * policy, in upstream's order: the policy first for collections and admin resources, the stored
+ * lease's project for one lease) and answers from the read models.
+ */
+export class ReadQueries {
+  constructor(private readonly read: ReadModelQueries) {}
+
+  /** Admins (the policy's `admin` rule) see every project's leases, others their project's. */
+  async leases(caller: Caller): Promise<LeaseView[]> {
+    authorize(caller, ACTIONS.leaseGet);
+    return this.read.leases(caller.can('admin', {}) ? null : caller.projectId);
+  }
+
+  /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
+  async lease(caller: Caller, leaseId: string): Promise<LeaseView> {
+    const lease = await this.read.lease(leaseId);
+    if (lease === null) throw leaseNotFound(leaseId);
+    authorize(caller, ACTIONS.leaseGet, leaseTarget({ projectId: lease.project_id, userId: lease.user_id }));
+    return lease;
+  }
+
+  async hosts(caller: Caller): Promise<HostView[]> {
+    authorize(caller, ACTIONS.hostGet);
+    return this.read.hosts();
+  }
+
+  async host(caller: Caller, hostId: string): Promise<HostView> {
+    authorize(caller, ACTIONS.hostGet);
+    const host = await this.read.host(hostId);
+    if (host === null) throw hostNotFound(hostId);
+    return host;
+  }
+
+  /** Upstream lists every host; without a filter only allocations of leases not yet ended (`now`) are shown. */
+  async hostAllocations(caller: Caller, filter: AllocationFilter, now: string): Promise<HostAllocationView[]> {
+    authorize(caller, ACTIONS.hostAllocations);
+    return this.read.allocations(filter, now);
+  }
+
+  async hostAllocation(caller: Caller, hostId: string, filter: AllocationFilter, now: string): Promise<HostAllocationView> {
+    authorize(caller, ACTIONS.hostAllocations);
+    const [allocation] = await this.read.allocations(filter, now, hostId);
+    if (allocation === undefined) throw hostNotFound(hostId);
+    return allocation;
+  }
+
+  /** Private properties only for admins who ask for all; with `detail`, each property's values across hosts. */
+  async properties(caller: Caller, options: { readonly detail: boolean; readonly all: boolean }): Promise<PropertyListing[]> {
+    authorize(caller, ACTIONS.propertiesGet);
+    const showPrivate = options.all && caller.can('admin', {});
+    const rows = (await this.read.properties()).filter((row) => showPrivate || !row.private);
+    if (!options.detail) return rows.map((row) => ({ property: row.name }));
+    const hosts = await this.read.hosts();
+    return rows.map((row) => ({
+      property: row.name,
+      private: row.private,
+      values: [...new Set(hosts.flatMap((host) => (typeof host[row.name] === 'string' ? [host[row.name] as string] : [])))].sort(),
+    }));
+  }
+
+  /** The property as it is now (after a privacy change is projected). */
+  async property(name: string): Promise<PropertyRow> {
+    const row = await this.read.property(name);
+    if (row === null) throw propertyNotFound(name);
+    return row;
+  }
+
+  async floatingIps(caller: Caller): Promise<FloatingIpView[]> {
+    authorize(caller, ACTIONS.floatingIpGet);
+    return this.read.floatingIps();
+  }
+
+  async floatingIp(caller: Caller, floatingIpId: string): Promise<FloatingIpView> {
+    authorize(caller, ACTIONS.floatingIpGet);
+    const floatingIp = await this.read.floatingIp(floatingIpId);
+    if (floatingIp === null) throw floatingIpNotFound(floatingIpId);
+    return floatingIp;
+  }
+
+  async floatingIpAllocations(caller: Caller, filter: AllocationFilter, now: string): Promise<FloatingIpAllocationView[]> {
+    authorize(caller, ACTIONS.floatingIpAllocations);
+    return this.read.floatingIpAllocations(filter, now);
+  }
+
+  async floatingIpAllocation(caller: Caller, floatingIpId: string, filter: AllocationFilter, now: string): Promise<FloatingIpAllocationView> {
+    authorize(caller, ACTIONS.floatingIpAllocations);
+    const [allocation] = await this.read.floatingIpAllocations(filter, now, floatingIpId);
+    if (allocation === undefined) throw floatingIpNotFound(floatingIpId);
+    return allocation;
+  }
+
+  /** Admins see every flavor, others the public ones (Nova without flavor access lists). */
+  async flavors(caller: Caller): Promise<FlavorView[]> {
+    authorize(caller, ACTIONS.flavorGet);
+    return this.read.flavors(caller.isAdmin);
+  }
+
+  async flavor(caller: Caller, flavorId: string): Promise<FlavorView> {
+    authorize(caller, ACTIONS.flavorGet);
+    const found = await this.read.flavor(flavorId);
+    if (found === null || (!found.isPublic && !caller.isAdmin)) throw flavorNotFound(flavorId);
+    return found.view;
+  }
+}
