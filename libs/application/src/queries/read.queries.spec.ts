@@ -28,7 +28,7 @@ describe('read queries: who may read what (upstream policy)', () => {
     const em = orm.em.fork();
     em.create(LeaseEntity, leaseRow('lease-1', 'project-1'));
     em.create(LeaseEntity, leaseRow('lease-2', 'project-2'));
-    em.create(HostEntity, { id: '1', hypervisorHostname: 'h1', sortKey: 1, doc: { id: '1' } as never, capabilities: {} });
+    em.create(HostEntity, { id: '1', hypervisorHostname: 'h1', sortKey: 1, doc: { id: '1' }, capabilities: {} });
     const flavor = (id: string, isPublic: boolean) => ({ id, name: id, isPublic, doc: { id } as never });
     em.create(FlavorEntity, flavor('public', true));
     em.create(FlavorEntity, flavor('private', false));
