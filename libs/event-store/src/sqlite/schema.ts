@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { withBusyRetrySync } from './busy-retry.js';
+import { LOCK_WAIT_MS, withBusyRetrySync } from './busy-retry.js';
 
-export const BUSY_TIMEOUT_MS = 5000;
 export const IN_MEMORY = ':memory:';
 
 const SCHEMA = `
@@ -29,7 +28,7 @@ const SCHEMA = `
 `;
 
 function configure(db: Database.Database): void {
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.transaction(() => db.exec(SCHEMA)).immediate();
@@ -38,7 +37,7 @@ function configure(db: Database.Database): void {
 /** Opens (creating if needed) an event-store database, WAL mode, schema in place. */
 export function openDatabase(file: string): Database.Database {
   if (file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new Database(file, { timeout: LOCK_WAIT_MS });
   try {
     // Several processes may open a fresh file at once; switching to WAL and creating the schema can collide.
     withBusyRetrySync(() => configure(db));
