@@ -101,6 +101,20 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect((applied.data as { effects: unknown[] }).effects).toContainEqual({ operation: 'aggregate.add_host', aggregate: lease.reservationId, host: 'host1', already: true });
   });
 
+  it('completes a start begun before the wall clock stepped back, without waiting for the clock to reach the start again', async () => {
+    const now = Date.now();
+    const lease = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
+    await decideAndAppend(world.store, lease.leaseId, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() } });
+
+    await world.startReactor({ clock: () => new Date(Date.now() - 2 * HOUR) });
+    await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
+    await world.stopReactors();
+
+    const events = await leaseEvents(world.store, lease.leaseId);
+    expect(typesOf(events)).toEqual(['Lease.Created', 'Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started']);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([lease.reservationId]);
+  });
+
   it('runs every phase of every lease once when two reactors share the store', async () => {
     const now = Date.now();
     const overdue = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + 3000), now: aMinuteAgo() });

@@ -1,4 +1,5 @@
 import {
+  type DueAction,
   HOST_CATEGORY,
   type HostEvent,
   LEASE_CATEGORY,
@@ -34,6 +35,16 @@ const BEGIN_EVENTS: Readonly<Record<string, LeasePhase>> = {
   'Lease.EndRequested': 'end',
 };
 
+/** Due time of a phase in progress: before any timer, so it also runs first on the resources it holds. */
+const IN_PROGRESS_DUE_MS = 0;
+
+/**
+ * A phase begun (its begin event recorded) is work in progress, not a timer: it is owed now, even when
+ * the wall clock has stepped back before the phase's date since. (An update keeps its date: at one
+ * instant it must still wait for the ends that free what it takes.)
+ */
+const begun = (action: DueAction): boolean => action.step === 'complete' && action.phase !== 'update';
+
 const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.length + 1);
 
 const dueEntry = (state: LeaseState): DueEntry | null => {
@@ -43,7 +54,7 @@ const dueEntry = (state: LeaseState): DueEntry | null => {
     ...reservedHostIds(reservation).map((hostId) => `host:${hostId}`),
     ...reservedFloatingIpIds(reservation).map((floatingIpId) => `floatingip:${floatingIpId}`),
   ]);
-  return { action, dueMs: Date.parse(action.dueAt), resources };
+  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources };
 };
 
 /**
