@@ -14,8 +14,9 @@ export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   conflict: 409,
 };
 
+/** Upstream names only its internal errors; every other status (a 503 included) is its own name. */
 export const blazarError = (status: number, message: string): BlazarErrorBody => ({
   error_code: status,
   error_message: message,
-  error_name: status >= 500 ? 'INTERNAL_SERVER_ERROR' : status,
+  error_name: status === 500 ? 'INTERNAL_SERVER_ERROR' : status,
 });

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { isDomainError } from '../../../../libs/domain/src/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from './storage-unavailable.js';
 
 const httpMessage = (exception: HttpException): string => {
   const response = exception.getResponse();
@@ -30,6 +31,13 @@ export class BlazarExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       send(status, status === 404 ? 'The resource could not be found.' : httpMessage(exception));
+      return;
+    }
+    if (isStorageUnavailable(exception)) {
+      // every write is one transaction: it rolled back, so the client may simply try again
+      this.logger.warn(`storage unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      response.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+      send(503, STORAGE_UNAVAILABLE_MESSAGE);
       return;
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));

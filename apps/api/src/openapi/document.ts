@@ -24,6 +24,10 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   406: { name: 'NotAcceptable', description: 'The requested microversion is not supported (only 1.0 is).' },
   409: { name: 'Conflict', description: 'Refused in the current state (e.g. not enough hosts, host reserved, lease busy).' },
   500: { name: 'ServerError', description: 'Unexpected error.' },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'The storage cannot be used right now (disk full, locked beyond the busy timeout, failing): nothing was changed; try again after `Retry-After` seconds. `/readyz`: not ready.',
+  },
 };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
@@ -93,7 +97,7 @@ const operationFor = (route: RouteInfo, doc: OperationDoc | undefined, auth: Aut
       ...(schema === undefined ? {} : { content: { 'application/json': { schema } } }),
     },
   };
-  const errors = api ? [400, ...(auth === 'none' ? [] : [401, 403]), 406, ...(doc?.errors ?? []), 500] : [];
+  const errors = api ? [400, ...(auth === 'none' ? [] : [401, 403]), 406, ...(doc?.errors ?? []), 500, 503] : [];
   for (const status of [...new Set(errors)].sort((a, b) => a - b)) responses[String(status)] = refTo('responses', ERRORS[status]?.name ?? 'ServerError');
 
   const body = route.hasBody || doc?.body !== undefined ? (doc?.body ?? { schema: { type: 'object' }, required: false }) : undefined;
