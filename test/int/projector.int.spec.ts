@@ -725,6 +725,42 @@ describe('projector on SQLite', () => {
     expect(runner.failure()).toBeUndefined();
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
   });
+  it('(c2b) a retry waits its delay on the steady clock: a step of the wall clock back does not hold it back', async () => {
+    const all = await store.readAll({ from: 0 });
+    const victim = all.find((e) => e.type === 'Lease.Ended') as RecordedEvent;
+    let failures = 0;
+    const flaky: Projection = {
+      ...leasesProjection,
+      async apply(em, event) {
+        // the batch, then the event alone: one try
+        if (event.id === victim.id && failures < 2) {
+          failures++;
+          throw new Error(`transient fault ${failures}`);
+        }
+        await leasesProjection.apply(em, event);
+      },
+    };
+    const orm = await open(sqlite(join(dir, 'stepped.sqlite')));
+    let stepMs = 0;
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      projections: READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? flaky : p)),
+      retryDelayMs: 50,
+      clock: () => new Date(Date.now() + stepMs),
+      // once the retry is set, the wall clock steps two hours back
+      log: (entry) => {
+        if (entry.event === 'retry') stepMs = -2 * HOUR;
+      },
+    });
+    await runner.start();
+    await runner.caughtUp;
+    await runner.stop();
+    expect(failures).toBe(2);
+    expect(stepMs).toBe(-2 * HOUR);
+    expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
+  });
+
   it('(c3) a read model built from another log (its checkpoints beyond the head) is reported by every projection', async () => {
     const other = SqliteEventStore.open({ file: join(dir, 'other-events.sqlite') });
     const orm = await open(sqlite(join(dir, 'rebuilt.sqlite')));

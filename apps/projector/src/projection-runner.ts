@@ -24,6 +24,8 @@ export interface ProjectionRunnerOptions {
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
   readonly clock?: () => Date;
+  /** Milliseconds on a clock that never steps (default performance.now): retry delays are measured on it. */
+  readonly monotonic?: () => number;
 }
 
 /** Where one projection stands, as /readyz and the stale marker tell it. */
@@ -48,6 +50,7 @@ interface Lane {
   since: string | null;
   attempts: number;
   retryDelay: number | null;
+  /** On the monotonic clock: a wall-clock step back must not hold a retry back by the size of the step. */
   retryAt: number | null;
 }
 
@@ -76,6 +79,7 @@ export class ProjectionRunner {
   private readonly lanes: Lane[];
   private readonly batchSize: number;
   private readonly clock: () => Date;
+  private readonly monotonic: () => number;
   private subscription: Subscription | null = null;
   private work: Promise<void> = Promise.resolve();
   private retryTimer: NodeJS.Timeout | null = null;
@@ -98,6 +102,7 @@ export class ProjectionRunner {
     }));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.clock = options.clock ?? (() => new Date());
+    this.monotonic = options.monotonic ?? (() => performance.now());
     this.caughtUpPromise = Promise.reject(new Error('ProjectionRunner not started'));
     this.caughtUpPromise.catch(noop);
   }
@@ -135,7 +140,7 @@ export class ProjectionRunner {
               error: describeError(lane.fault.error),
               since: lane.since ?? '',
               attempts: lane.attempts,
-              retryAt: lane.retryAt === null ? null : new Date(lane.retryAt).toISOString(),
+              retryAt: lane.retryAt === null ? null : new Date(this.clock().getTime() + lane.retryAt - this.monotonic()).toISOString(),
             },
     }));
   }
@@ -220,7 +225,7 @@ export class ProjectionRunner {
   }
 
   private isDue(lane: Lane): boolean {
-    return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.clock().getTime());
+    return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.monotonic());
   }
 
   /**
@@ -278,7 +283,7 @@ export class ProjectionRunner {
       this.log({ event: 'stop', projection: name, position: lane.position, reason: 'error' });
       return;
     }
-    lane.retryAt = this.clock().getTime() + delay;
+    lane.retryAt = this.monotonic() + delay;
     lane.retryDelay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 30_000);
     this.log({ event: 'retry', projection: name, position: lane.position, inMs: delay });
   }
@@ -306,7 +311,7 @@ export class ProjectionRunner {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.serialised(() => this.retryDue());
-    }, Math.max(0, next - this.clock().getTime()));
+    }, Math.max(0, next - this.monotonic()));
   }
 
   private async retryDue(): Promise<void> {
