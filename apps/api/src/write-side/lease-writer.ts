@@ -50,6 +50,8 @@ interface LoadedLease {
   readonly state: LeaseState;
   readonly revision: number;
   readonly events: readonly LeaseEvent[];
+  /** Log position of the stream's last event: what a read must include to show this state. */
+  readonly position: number;
 }
 
 const checkResourceTypes = (current: readonly Reservation[], patches: readonly ReservationPatch[]): void => {
@@ -79,7 +81,8 @@ export class LeaseWriter {
   async loadLease(leaseId: string): Promise<LoadedLease> {
     const recorded = await this.store.readStream(leaseStream(leaseId));
     const events = recorded.map((e) => ({ type: e.type, data: e.data }) as LeaseEvent);
-    return { state: events.reduce(leaseDecider.evolve, leaseDecider.initialState()), revision: recorded.length - 1, events };
+    const position = recorded.at(-1)?.position ?? 0;
+    return { state: events.reduce(leaseDecider.evolve, leaseDecider.initialState()), revision: recorded.length - 1, events, position };
   }
 
   /** The trust comes first (Keystone may refuse it: nothing recorded); a lease refused after it takes it back. */
@@ -155,7 +158,7 @@ export class LeaseWriter {
                 ),
               );
         const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...changes, reservations, now } }, loaded.state);
-        if (events.length === 0) return { leaseId, events: loaded.events, position: 0 };
+        if (events.length === 0) return { leaseId, events: loaded.events, position: loaded.position };
         const result = await this.store.appendMultiple([appendRequest(leaseStream(leaseId), loaded.revision, events, metadata), ...plan.appends(metadata)]);
         return { leaseId, events: [...loaded.events, ...events], position: result.position };
       }),
