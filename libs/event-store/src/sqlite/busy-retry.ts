@@ -10,10 +10,10 @@ export const BUSY_TIMEOUT_MS = 5000;
  * synchronously, blocking the whole process: a short wait per attempt with async pauses between
  * attempts keeps the process answering (probes, reads) while another process holds the lock.
  */
-export const LOCK_WAIT_MS = 100;
+export const LOCK_WAIT_MS = 20;
 
 const BASE_DELAY_MS = 10;
-const MAX_DELAY_MS = 200;
+const MAX_DELAY_MS = 100;
 
 /** True for the SQLite errors that mean "another connection holds the lock, try again later". */
 export const isBusyError = (error: unknown): boolean =>

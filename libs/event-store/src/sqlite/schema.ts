@@ -27,11 +27,23 @@ const SCHEMA = `
   );
 `;
 
+/** The tables and indexes SCHEMA creates. */
+const SCHEMA_OBJECTS = [...SCHEMA.matchAll(/CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].flatMap((match) => match.slice(1));
+
+const hasSchema = (db: Database.Database): boolean => {
+  const present = db.prepare('SELECT name FROM sqlite_master').pluck().all() as string[];
+  return SCHEMA_OBJECTS.every((name) => present.includes(name));
+};
+
+/**
+ * Only a new store is written to at open: a process starting while another one holds the write lock
+ * (longer than the busy timeout) must start, not exit.
+ */
 function configure(db: Database.Database): void {
   db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
-  db.pragma('journal_mode = WAL');
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.transaction(() => db.exec(SCHEMA)).immediate();
+  if (!hasSchema(db)) db.transaction(() => db.exec(SCHEMA)).immediate();
 }
 
 /** Opens (creating if needed) an event-store database, WAL mode, schema in place. */
