@@ -54,7 +54,8 @@ const dueEntry = (state: LeaseState): DueEntry | null => {
     ...reservedHostIds(reservation).map((hostId) => `host:${hostId}`),
     ...reservedFloatingIpIds(reservation).map((floatingIpId) => `floatingip:${floatingIpId}`),
   ]);
-  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources };
+  const instant = Date.parse(state.lease.endDate) <= Date.parse(state.lease.startDate);
+  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources, instant };
 };
 
 /**

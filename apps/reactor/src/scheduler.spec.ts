@@ -6,7 +6,7 @@ import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 
 const put = (queue: DueQueue, leaseId: string, phase: LeasePhase, dueMs: number, resources: readonly string[]): void => {
-  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, resources });
+  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, resources, instant: false });
 };
 
 /** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
