@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logOf } from '../helpers/fault-checks.js';
 import { checkAfterFault, sleep, until } from '../helpers/fault-rounds.js';
 import { FaultWorkload } from '../helpers/fault-workload.js';
-import { SystemProcesses } from '../helpers/processes.js';
+import { SystemProcesses } from '../../bench/system-processes.js';
 
 const SEED = Number(process.env.LEASEHOLD_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const HOUR = 3_600_000;
@@ -110,14 +110,14 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
     expect(phases(across)).toEqual(['Lease.Started']);
     await sleep(2_000);
     await workload.pause();
-    console.info(await checkAfterFault(system, workload, 'clock stepped 2 h forward', () => clock.now()));
+    console.info(await checkAfterFault(system, workload, 'clock stepped 2 h forward', { clock: () => clock.now() }));
 
     workload.resume();
     await sleep(500);
     clock.step(-30 * MINUTE);
     await sleep(3_000);
     await workload.pause();
-    console.info(await checkAfterFault(system, workload, 'clock stepped 2.5 h back', () => clock.now()));
+    console.info(await checkAfterFault(system, workload, 'clock stepped 2.5 h back', { clock: () => clock.now(), failedPhasesAllowed: true }));
     expect(phases(within)).toEqual(['Lease.Started', 'Lease.BeforeEndCompleted', 'Lease.Ended']);
     expect(phases(across)).toEqual(['Lease.Started']);
 
@@ -126,7 +126,7 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
     clock.step(0);
     await sleep(3_000);
     await workload.pause();
-    console.info(await checkAfterFault(system, workload, 'clock stepped 30 min forward to the real time', () => clock.now()));
+    console.info(await checkAfterFault(system, workload, 'clock stepped 30 min forward to the real time', { clock: () => clock.now(), failedPhasesAllowed: true }));
     expect(phases(across)).toEqual(['Lease.Started']);
   }, 300_000);
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultWorkload, seededRandom } from '../helpers/fault-workload.js';
 import { checkAfterFault, sleep } from '../helpers/fault-rounds.js';
-import { APPS, SystemProcesses } from '../helpers/processes.js';
+import { APPS, SystemProcesses } from '../../bench/system-processes.js';
 
 const ROUNDS = 21;
 const SEED = Number(process.env.LEASEHOLD_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logOf } from '../helpers/fault-checks.js';
 import { checkAfterFault, sleep } from '../helpers/fault-rounds.js';
 import { FaultWorkload, STORAGE_UNAVAILABLE_BODY } from '../helpers/fault-workload.js';
-import { SystemProcesses } from '../helpers/processes.js';
+import { SystemProcesses } from '../../bench/system-processes.js';
 import { ROOT } from '../helpers/system.js';
 
 const SEED = Number(process.env.LEASEHOLD_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -1,6 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { ROOT, freePort } from './system.js';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+
+/** The repository (holding package.json and dist/), from bench/ or dist/bench/. */
+const findRoot = (from: string): string => (existsSync(join(from, 'package.json')) ? from : findRoot(dirname(from)));
+const ROOT = findRoot(import.meta.dirname);
+
+/** A port above the ephemeral range (ports below 61000 can be held by outgoing connections here). */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 61000 + Math.floor(Math.random() * 4000);
+    const ok = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (ok) return port;
+  }
+  throw new Error('no free port found');
+};
 
 export type App = 'api' | 'projector' | 'reactor';
 
@@ -23,9 +42,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * The built api, projector and reactor as three processes on one data folder (run `npm run build`
- * first), each on fixed ports so that it can be killed and started again on its own: the test's
- * handle on real processes for fault injection. Keeps each process's output, and every exit it did
- * not cause.
+ * first), each on fixed ports so that it can be killed and started again on its own: the handle on
+ * real processes of the fault-injection tests and the soak. Keeps each process's output, and every
+ * exit it did not cause.
  */
 export class SystemProcesses {
   readonly unexpectedExits: UnexpectedExit[] = [];
@@ -53,6 +72,11 @@ export class SystemProcesses {
 
   healthUrl(app: App): string {
     return `http://127.0.0.1:${this.ports[app]}`;
+  }
+
+  /** The process id of the app's current run (for its memory, say), or null when it is not running. */
+  pid(app: App): number | null {
+    return this.isRunning(app) ? (this.children.get(app)?.pid ?? null) : null;
   }
 
   isRunning(app: App): boolean {
