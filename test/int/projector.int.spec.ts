@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type Capabilities,
@@ -759,6 +760,34 @@ describe('projector on SQLite', () => {
     expect(failures).toBe(2);
     expect(stepMs).toBe(-2 * HOUR);
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
+  });
+
+  it('(c2c) a batch takes the read model\'s write lock first: another connection writing meanwhile waits, and the batch does not fail', async () => {
+    const all = await store.readAll({ from: 0, limit: 200 });
+    const file = join(dir, 'intruded.sqlite');
+    const orm = await open(sqlite(file));
+    const other = new Database(file, { timeout: 0 });
+    let intruder: unknown = null;
+    const intruding: Projection = {
+      ...leasesProjection,
+      canHandle: [...new Set([...leasesProjection.canHandle, ...all.map((e) => e.type)])],
+      async apply(em, event) {
+        // another connection (an operator, a rebuild's swap) writes in the middle of the batch
+        if (intruder === null) intruder = (() => {
+          try {
+            other.exec('create table if not exists operator_notes (note text)');
+            return 'written';
+          } catch (error) {
+            return (error as { code?: string }).code ?? String(error);
+          }
+        })();
+        if (leasesProjection.canHandle.includes(event.type)) await leasesProjection.apply(em, event);
+      },
+    };
+    const outcomes = await projectBatch(orm, [intruding], all);
+    other.close();
+    expect(intruder).toBe('SQLITE_BUSY');
+    expect(outcomes.get('leases')).toEqual({ position: all.at(-1)?.position, fault: null });
   });
 
   it('(c3) a read model built from another log (its checkpoints beyond the head) is reported by every projection', async () => {
