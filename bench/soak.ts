@@ -173,10 +173,16 @@ const AFTER_BEFORE_END = new Set(['Lease.BeforeEndCompleted', 'Lease.BeforeEndFa
  * due, the later of its date and the event that made it possible (the lease created or rescheduled,
  * for the end also started and its before-end done). Ends of deleted leases are no timers.
  */
-const timerLateness = (log: Database.Database): number[] => {
+const timerLateness = (log: Database.Database): { readonly lateness: number[]; readonly busiestSecond: number } => {
   const rows = log.prepare("SELECT stream_id, type, data, recorded_at FROM events WHERE stream_id LIKE 'lease-%' ORDER BY position").all() as PhaseRow[];
   const leases = new Map<string, { start: number; beforeEnd: number | null; end: number; scheduled: number; started: number; beforeEndDone: number }>();
   const lateness: number[] = [];
+  const dueSeconds = new Map<number, number>();
+  const due = (at: number, dueMs: number): void => {
+    lateness.push(at - dueMs);
+    const second = Math.floor(dueMs / SECOND);
+    dueSeconds.set(second, (dueSeconds.get(second) ?? 0) + 1);
+  };
   for (const row of rows) {
     const at = Date.parse(row.recorded_at);
     const data = JSON.parse(row.data);
@@ -191,14 +197,14 @@ const timerLateness = (log: Database.Database): number[] => {
     } else if (AFTER_BEFORE_END.has(row.type)) {
       lease.beforeEndDone = at;
     } else if (row.type === 'Lease.StartRequested') {
-      lateness.push(at - Math.max(lease.start, lease.scheduled));
+      due(at, Math.max(lease.start, lease.scheduled));
     } else if (row.type === 'Lease.BeforeEndRequested' && lease.beforeEnd !== null) {
-      lateness.push(at - Math.max(lease.beforeEnd, lease.scheduled, lease.started));
+      due(at, Math.max(lease.beforeEnd, lease.scheduled, lease.started));
     } else if (row.type === 'Lease.EndRequested' && data.reason === 'scheduled') {
-      lateness.push(at - Math.max(lease.end, lease.scheduled, lease.started, lease.beforeEndDone));
+      due(at, Math.max(lease.end, lease.scheduled, lease.started, lease.beforeEndDone));
     }
   }
-  return lateness;
+  return { lateness, busiestSecond: Math.max(0, ...dueSeconds.values()) };
 };
 
 const percent = (from: number, to: number): string => `${to >= from ? '+' : ''}${(((to - from) / from) * 100).toFixed(1)} %`;
@@ -229,7 +235,7 @@ const main = async (): Promise<number> => {
     const around = (fromS: number, toS: number, app: App): number =>
       median(samples.filter((s) => s.atMs >= drivenFrom + fromS * SECOND && s.atMs <= drivenFrom + toS * SECOND).map((s) => s.rss[app]));
     const rss = APPS.map((app) => ({ app, cold: cold[app], start: around(warmUp, warmUp + window, app), end: around(seconds - window, seconds, app) }));
-    const lateness = timerLateness(log);
+    const { lateness, busiestSecond } = timerLateness(log);
     const lagPositions = Math.max(0, ...samples.map((s) => s.lagPositions));
     const lagSeconds = Math.max(0, ...samples.map((s) => s.lagSeconds));
     const statuses = [...tally.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
@@ -239,7 +245,11 @@ const main = async (): Promise<number> => {
     for (const { app, cold: atBoot, start, end } of rss) {
       console.log(`rss ${app}: ${start.toFixed(1)} MB at start (median of ${window} s after ${warmUp} s of load; ${atBoot.toFixed(1)} MB idle) -> ${end.toFixed(1)} MB at end (median of the last ${window} s; ${percent(start, end)})`);
     }
-    console.log(`timer lateness: p50 ${percentile(lateness, 50).toFixed(0)} ms, p99 ${percentile(lateness, 99).toFixed(0)} ms, max ${Math.max(0, ...lateness).toFixed(0)} ms (${lateness.length} timers)`);
+    console.log(`timer lateness: p50 ${percentile(lateness, 50).toFixed(0)} ms, p99 ${percentile(lateness, 99).toFixed(0)} ms, max ${Math.max(0, ...lateness).toFixed(0)} ms (${lateness.length} timers, up to ${busiestSecond} due in one second)`);
+    const step = Math.max(1, Math.round(MINUTES / 6));
+    const trend = (app: App): string =>
+      Array.from({ length: Math.floor(MINUTES / step) }, (_, i) => around(Math.max(0, (i + 1) * step * 60 - window), (i + 1) * step * 60, app).toFixed(0)).join(' ');
+    console.log(`rss trend (MB, every ${step} min): ${APPS.map((app) => `${app} ${trend(app)}`).join('; ')}`);
     console.log(`projector lag max: ${lagPositions} positions, ${lagSeconds.toFixed(2)} s`);
 
     const missed = [
