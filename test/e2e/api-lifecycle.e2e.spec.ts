@@ -128,6 +128,17 @@ describe('lease lifecycle through HTTP (api + projector + reactor)', () => {
     expect(next.id).toMatch(UUID);
   });
 
+  it('a PUT that changes nothing answers the position of the lease\'s latest event (what another API process must have read to show it)', async () => {
+    const lease = await create('life-unchanged', 'life-2', blazarDate(600), blazarDate(660));
+    const renamed = await client.put(`/v1/leases/${lease.id}`, { name: 'life-unchanged-2' });
+    expect(renamed.status, describeBody(renamed)).toBe(200);
+    const again = await client.put(`/v1/leases/${lease.id}`, { name: 'life-unchanged-2' });
+    expect(again.status, describeBody(again)).toBe(200);
+    expect(Number(renamed.headers.get('x-leasehold-position'))).toBeGreaterThan(0);
+    expect(again.headers.get('x-leasehold-position')).toBe(renamed.headers.get('x-leasehold-position'));
+    expect((await client.delete(`/v1/leases/${lease.id}`)).status).toBe(204);
+  });
+
   it('PUT {"end_date": "now"} ends an ACTIVE lease at once: TERMINATED, reservations deleted, host free again', async () => {
     // "now" is the current minute and the end must come after the start: wait for the next minute
     await eventually(async () => (minuteOf(Date.now()) > minuteOf(firstStartMs) ? true : undefined), 65_000, 'the minute after the start');

@@ -1,24 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../bench/system-processes.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** A port above the ephemeral range (ports below 61000 can be held by outgoing connections here). */
-export const freePort = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 61000 + Math.floor(Math.random() * 4000);
-    const ok = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (ok) return port;
-  }
-  throw new Error('no free port found');
-};
+export { freePort } from '../../bench/system-processes.js';
 
 export interface RunningSystem {
   readonly url: string;

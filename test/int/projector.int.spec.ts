@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type Capabilities,
@@ -725,6 +726,70 @@ describe('projector on SQLite', () => {
     expect(runner.failure()).toBeUndefined();
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
   });
+  it('(c2b) a retry waits its delay on the steady clock: a step of the wall clock back does not hold it back', async () => {
+    const all = await store.readAll({ from: 0 });
+    const victim = all.find((e) => e.type === 'Lease.Ended') as RecordedEvent;
+    let failures = 0;
+    const flaky: Projection = {
+      ...leasesProjection,
+      async apply(em, event) {
+        // the batch, then the event alone: one try
+        if (event.id === victim.id && failures < 2) {
+          failures++;
+          throw new Error(`transient fault ${failures}`);
+        }
+        await leasesProjection.apply(em, event);
+      },
+    };
+    const orm = await open(sqlite(join(dir, 'stepped.sqlite')));
+    let stepMs = 0;
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      projections: READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? flaky : p)),
+      retryDelayMs: 50,
+      clock: () => new Date(Date.now() + stepMs),
+      // once the retry is set, the wall clock steps two hours back
+      log: (entry) => {
+        if (entry.event === 'retry') stepMs = -2 * HOUR;
+      },
+    });
+    await runner.start();
+    await runner.caughtUp;
+    await runner.stop();
+    expect(failures).toBe(2);
+    expect(stepMs).toBe(-2 * HOUR);
+    expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
+  });
+
+  it('(c2c) a batch takes the read model\'s write lock first: another connection writing meanwhile waits, and the batch does not fail', async () => {
+    const all = await store.readAll({ from: 0, limit: 200 });
+    const file = join(dir, 'intruded.sqlite');
+    const orm = await open(sqlite(file));
+    const other = new Database(file, { timeout: 0 });
+    let intruder: unknown = null;
+    const intruding: Projection = {
+      ...leasesProjection,
+      canHandle: [...new Set([...leasesProjection.canHandle, ...all.map((e) => e.type)])],
+      async apply(em, event) {
+        // another connection (an operator, a rebuild's swap) writes in the middle of the batch
+        if (intruder === null) intruder = (() => {
+          try {
+            other.exec('create table if not exists operator_notes (note text)');
+            return 'written';
+          } catch (error) {
+            return (error as { code?: string }).code ?? String(error);
+          }
+        })();
+        if (leasesProjection.canHandle.includes(event.type)) await leasesProjection.apply(em, event);
+      },
+    };
+    const outcomes = await projectBatch(orm, [intruding], all);
+    other.close();
+    expect(intruder).toBe('SQLITE_BUSY');
+    expect(outcomes.get('leases')).toEqual({ position: all.at(-1)?.position, fault: null });
+  });
+
   it('(c3) a read model built from another log (its checkpoints beyond the head) is reported by every projection', async () => {
     const other = SqliteEventStore.open({ file: join(dir, 'other-events.sqlite') });
     const orm = await open(sqlite(join(dir, 'rebuilt.sqlite')));

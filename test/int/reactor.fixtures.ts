@@ -117,6 +117,8 @@ export interface LeaseSpec {
   readonly reservation?: (reservationId: string) => Reservation;
   /** The creation time: an earlier one lets a test create a lease whose dates are already past. */
   readonly now?: string;
+  /** A given id (the reactor orders leases due at one instant by id): random when absent. */
+  readonly leaseId?: string;
 }
 
 export interface CreatedLease {
@@ -183,7 +185,7 @@ export const changeReservation = (store: EventStore, leaseId: string, reservatio
 
 /** Creates a lease through the real decider (allocation is the API's business: hosts are given). */
 export const createLease = async (store: EventStore, spec: LeaseSpec): Promise<CreatedLease> => {
-  const leaseId = randomUUID();
+  const leaseId = spec.leaseId ?? randomUUID();
   const reservationId = randomUUID();
   await decideAndAppend(store, leaseId, {
     type: 'CreateLease',

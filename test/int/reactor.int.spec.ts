@@ -101,6 +101,44 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect((applied.data as { effects: unknown[] }).effects).toContainEqual({ operation: 'aggregate.add_host', aggregate: lease.reservationId, host: 'host1', already: true });
   });
 
+  it('completes a start begun before the wall clock stepped back, without waiting for the clock to reach the start again', async () => {
+    const now = Date.now();
+    const lease = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
+    await decideAndAppend(world.store, lease.leaseId, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() } });
+
+    await world.startReactor({ clock: () => new Date(Date.now() - 2 * HOUR) });
+    await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
+    await world.stopReactors();
+
+    const events = await leaseEvents(world.store, lease.leaseId);
+    expect(typesOf(events)).toEqual(['Lease.Created', 'Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started']);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([lease.reservationId]);
+  });
+
+  it('runs the whole life of a lease whose end was moved onto its start before another lease starting then takes its host', async () => {
+    const now = Date.now();
+    const at = atSecond(now + 2000);
+    // ids that put the other lease first when two starts of one instant are ordered by id alone
+    const instant = await createLease(world.store, { leaseId: 'ffffffff-0000-4000-8000-000000000000', startDate: at, endDate: atSecond(now + HOUR) });
+    const endNow = { leaseId: instant.leaseId, name: null, startDate: null, endDate: at, beforeEndDate: null, reservationIds: [], reservations: [], now: new Date().toISOString() };
+    await decideAndAppend(world.store, instant.leaseId, { type: 'UpdateLease', data: endNow });
+    const next = await createLease(world.store, { leaseId: '00000000-0000-4000-8000-000000000000', startDate: at, endDate: atSecond(now + HOUR) });
+
+    await world.startReactor();
+    const nextEvents = await waitForEvent(world.store, next.leaseId, 'Lease.Started');
+    const instantEvents = await waitForEvent(world.store, instant.leaseId, 'Lease.Ended');
+
+    expect(typesOf(instantEvents)).toEqual([
+      'Lease.Created',
+      'Lease.Rescheduled',
+      ...['Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started'],
+      ...['Lease.EndRequested', 'Reservation.EffectsApplied', 'Lease.Ended'],
+    ]);
+    expect(position(instantEvents, 'Lease.Ended')).toBeLessThan(position(nextEvents, 'Lease.StartRequested'));
+    expect(typesOf(nextEvents)).not.toContain('Lease.StartFailed');
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([next.reservationId]);
+  });
+
   it('runs every phase of every lease once when two reactors share the store', async () => {
     const now = Date.now();
     const overdue = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + 3000), now: aMinuteAgo() });

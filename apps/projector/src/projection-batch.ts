@@ -1,3 +1,4 @@
+import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type Connection, type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
 import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '../../../libs/read-model/src/index.js';
@@ -119,6 +120,17 @@ const checkpointRow = (name: string, outcome: ProjectionOutcome, previous: Check
 };
 
 /**
+ * On SQLite the batch takes the write lock before it reads anything: a transaction that reads first
+ * fails at its first write, at once and without waiting for the lock (SQLITE_BUSY_SNAPSHOT), when
+ * another connection wrote in between (an operator, a rebuild swapping its copy in). On PostgreSQL
+ * the checkpoint rows are locked instead (FOR UPDATE).
+ */
+const takeWriteLock = async (tx: EntityManager): Promise<void> => {
+  if (!(tx.getPlatform() instanceof BetterSqlitePlatform)) return;
+  await tx.getConnection().execute(`update ${CheckpointEntity.meta.tableName} set position = position where 0`, [], 'run', tx.getTransactionContext());
+};
+
+/**
  * Projects one batch in one transaction: each projection in its own savepoint, its rows and its
  * checkpoint committed together, so a projection that cannot project an event stops right before it
  * (recording why) while the others go on. Events at or below a projection's stored checkpoint are
@@ -134,6 +146,7 @@ export const projectBatch = async (
 ): Promise<Map<string, ProjectionOutcome>> => {
   const names = projections.map((projection) => projection.name);
   return orm.em.fork().transactional(async (tx) => {
+    await takeWriteLock(tx);
     const stored = await checkpointRows(tx, names, true);
     const outcomes = new Map<string, ProjectionOutcome>();
     for (const projection of projections) {

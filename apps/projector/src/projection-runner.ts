@@ -25,6 +25,8 @@ export interface ProjectionRunnerOptions {
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
   readonly clock?: () => Date;
+  /** Milliseconds on a clock that never steps (default performance.now): retry delays are measured on it. */
+  readonly monotonic?: () => number;
 }
 
 /** Where one projection stands, as /readyz and the stale marker tell it. */
@@ -49,6 +51,7 @@ interface Lane {
   since: string | null;
   attempts: number;
   retryDelay: number | null;
+  /** On the monotonic clock: a wall-clock step back must not hold a retry back by the size of the step. */
   retryAt: number | null;
 }
 
@@ -77,6 +80,7 @@ export class ProjectionRunner {
   private readonly lanes: Lane[];
   private readonly batchSize: number;
   private readonly clock: () => Date;
+  private readonly monotonic: () => number;
   private subscription: Subscription | null = null;
   private work: Promise<void> = Promise.resolve();
   private retryTimer: NodeJS.Timeout | null = null;
@@ -99,6 +103,7 @@ export class ProjectionRunner {
     }));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.clock = options.clock ?? (() => new Date());
+    this.monotonic = options.monotonic ?? (() => performance.now());
     this.caughtUpPromise = Promise.reject(new Error('ProjectionRunner not started'));
     this.caughtUpPromise.catch(noop);
   }
@@ -136,7 +141,7 @@ export class ProjectionRunner {
               error: describeError(lane.fault.error),
               since: lane.since ?? '',
               attempts: lane.attempts,
-              retryAt: lane.retryAt === null ? null : new Date(lane.retryAt).toISOString(),
+              retryAt: lane.retryAt === null ? null : new Date(this.clock().getTime() + lane.retryAt - this.monotonic()).toISOString(),
             },
     }));
   }
@@ -221,7 +226,7 @@ export class ProjectionRunner {
   }
 
   private isDue(lane: Lane): boolean {
-    return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.clock().getTime());
+    return lane.fault === null || (lane.retryAt !== null && lane.retryAt <= this.monotonic());
   }
 
   /**
@@ -279,7 +284,7 @@ export class ProjectionRunner {
       this.log({ event: 'stop', projection: name, position: lane.position, reason: 'error' });
       return;
     }
-    lane.retryAt = this.clock().getTime() + delay;
+    lane.retryAt = this.monotonic() + delay;
     lane.retryDelay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 30_000);
     this.log({ event: 'retry', projection: name, position: lane.position, inMs: delay });
   }
@@ -307,7 +312,7 @@ export class ProjectionRunner {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.serialised(() => this.retryDue());
-    }, Math.max(0, next - this.clock().getTime()));
+    }, Math.max(0, next - this.monotonic()));
   }
 
   private async retryDue(): Promise<void> {

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { EffectPhase } from '../../../libs/domain/src/index.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
-const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = []): DueEntry => ({
+const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = [], instant = false): DueEntry => ({
   action: { leaseId, phase, step: phase === 'update' ? 'complete' : 'begin', dueAt: new Date(dueMs).toISOString() },
   dueMs,
   resources,
+  instant,
 });
 
 const order = (entries: readonly DueEntry[]): string[] => entries.map((e) => `${e.action.leaseId}:${e.action.phase}`);
@@ -21,6 +22,14 @@ describe('DueQueue', () => {
     expect(order(queue.dueBy(1000))).toEqual(['d:before_end', 'a:end', 'e:update', 'b:start']);
     expect(queue.nextAfter(1000)).toBe(2000);
     expect(queue.nextAfter(2000)).toBeNull();
+  });
+
+  it('puts the start of a lease that ends the instant it starts ahead of the other starts of that instant', () => {
+    const queue = new DueQueue();
+    queue.set('a', entry('a', 'start', 1000, ['host:1']));
+    queue.set('z', entry('z', 'start', 1000, ['host:1'], true));
+    queue.set('y', entry('y', 'end', 1000, ['host:2']));
+    expect(order(queue.dueBy(1000))).toEqual(['y:end', 'z:start', 'a:start']);
   });
 
   it('keeps one entry per lease, replaced or removed as the lease moves on', () => {

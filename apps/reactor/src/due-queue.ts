@@ -5,21 +5,30 @@ export interface DueEntry {
   readonly dueMs: number;
   /** Keys of the cloud resources the lease holds (`host:<id>`, `floatingip:<id>`): actions touching one run in due order. */
   readonly resources: readonly string[];
+  /** The lease ends the instant it starts (its end was moved onto its start): it holds its resources for no time at all. */
+  readonly instant: boolean;
 }
 
 /**
  * Upstream runs before-end and end events before start events of the same instant, so back-to-back
  * leases work; an active reservation's update takes resources too, so it also waits for the ends.
+ * Of the starts of one instant, a lease that ends at that instant goes first: its end (due then too,
+ * once it has started) then comes before the other starts, so it hands over what it took at once
+ * (the calendar lets another lease book its resources from that instant).
  */
 const RANK: Readonly<Record<EffectPhase, number>> = { before_end: 0, end: 1, update: 2, start: 3 };
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const compare = (a: DueEntry, b: DueEntry): number =>
-  a.dueMs - b.dueMs || RANK[a.action.phase] - RANK[b.action.phase] || byId(a.action.leaseId, b.action.leaseId);
+  a.dueMs - b.dueMs || RANK[a.action.phase] - RANK[b.action.phase] || Number(b.instant) - Number(a.instant) || byId(a.action.leaseId, b.action.leaseId);
 
 const sameEntry = (a: DueEntry, b: DueEntry): boolean =>
-  a.dueMs === b.dueMs && a.action.phase === b.action.phase && a.action.step === b.action.step && a.resources.join() === b.resources.join();
+  a.dueMs === b.dueMs &&
+  a.action.phase === b.action.phase &&
+  a.action.step === b.action.step &&
+  a.instant === b.instant &&
+  a.resources.join() === b.resources.join();
 
 /** Each lease's next action, kept sorted by due time (then phase rank, then lease id). */
 export class DueQueue {

@@ -1,4 +1,5 @@
 import {
+  type DueAction,
   HOST_CATEGORY,
   type HostEvent,
   LEASE_CATEGORY,
@@ -15,6 +16,16 @@ import { type DueEntry, DueQueue } from './due-queue.js';
 /** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */
 export type LeaseRecord = LeaseReactionView;
 
+/** Due time of a phase in progress: before any timer, so it also runs first on the resources it holds. */
+const IN_PROGRESS_DUE_MS = 0;
+
+/**
+ * A phase begun (its begin event recorded) is work in progress, not a timer: it is owed now, even when
+ * the wall clock has stepped back before the phase's date since. (An update keeps its date: at one
+ * instant it must still wait for the ends that free what it takes.)
+ */
+const begun = (action: DueAction): boolean => action.step === 'complete' && action.phase !== 'update';
+
 const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.length + 1);
 
 const dueEntry = (state: LeaseState): DueEntry | null => {
@@ -24,7 +35,8 @@ const dueEntry = (state: LeaseState): DueEntry | null => {
     ...reservedHostIds(reservation).map((hostId) => `host:${hostId}`),
     ...reservedFloatingIpIds(reservation).map((floatingIpId) => `floatingip:${floatingIpId}`),
   ]);
-  return { action, dueMs: Date.parse(action.dueAt), resources };
+  const instant = Date.parse(state.lease.endDate) <= Date.parse(state.lease.startDate);
+  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources, instant };
 };
 
 /**

@@ -6,12 +6,14 @@ import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 
 const put = (queue: DueQueue, leaseId: string, phase: LeasePhase, dueMs: number, resources: readonly string[]): void => {
-  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, resources });
+  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, resources, instant: false });
 };
 
 /** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
 const harness = (options: { readonly fail?: (action: DueAction) => boolean } = {}) => {
   const queue = new DueQueue();
+  /** How far the wall clock has been stepped from the fake timers' steady time. */
+  const wall = { stepMs: 0 };
   const started: { action: DueAction; at: number; finish: () => void }[] = [];
   const logs: ReactorLogEntry[] = [];
   const run = (action: DueAction): Promise<string> =>
@@ -19,14 +21,15 @@ const harness = (options: { readonly fail?: (action: DueAction) => boolean } = {
       const finish = (): void => (options.fail?.(action) ? reject(new Error('transient')) : resolve('done'));
       started.push({ action, at: Date.now(), finish });
     });
-  const scheduler = new Scheduler({ queue, clock: () => new Date(), run, log: (entry) => logs.push(entry) });
+  const clock = (): Date => new Date(Date.now() + wall.stepMs);
+  const scheduler = new Scheduler({ queue, clock, monotonic: () => Date.now(), run, log: (entry) => logs.push(entry) });
   /** Stops the scheduler, letting whatever is still in flight finish. */
   const stop = async (): Promise<void> => {
     const stopping = scheduler.stop();
     for (const run of started) run.finish();
     await stopping;
   };
-  return { queue, started, logs, scheduler, stop };
+  return { queue, started, logs, scheduler, stop, wall };
 };
 
 beforeEach(() => {
@@ -80,6 +83,37 @@ describe('Scheduler', () => {
     const delays = logs.filter((entry) => entry.event === 'retry').map((entry) => entry.inMs);
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
     expect(started.every((s) => s.action.leaseId === 'flaky')).toBe(true);
+    await stop();
+  });
+
+  it('runs the actions a step of the wall clock forward made due within a second, each once', async () => {
+    const { queue, started, scheduler, stop, wall } = harness();
+    put(queue, 'in-two-hours', 'start', T0 + 2 * 3_600_000, ['h1']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(started).toEqual([]);
+    wall.stepMs = 2 * 3_600_000;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['in-two-hours']);
+    queue.set('in-two-hours', null);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(started).toHaveLength(1);
+    await stop();
+  });
+
+  it('measures a retry\'s backoff on the steady clock: a step of the wall clock back does not hold it back', async () => {
+    let failures = 1;
+    const { queue, started, logs, scheduler, stop, wall } = harness({ fail: () => failures-- > 0 });
+    put(queue, 'overdue', 'end', T0 - 3 * 3_600_000, ['h1']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(logs.filter((entry) => entry.event === 'retry').map((entry) => entry.inMs)).toEqual([1000]);
+    wall.stepMs = -2 * 3_600_000;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toHaveLength(2);
     await stop();
   });
 });

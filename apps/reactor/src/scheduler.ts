@@ -12,6 +12,8 @@ export interface SchedulerOptions {
   readonly log: (entry: ReactorLogEntry) => void;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** Milliseconds on a clock that never steps (default performance.now): retry delays are measured on it. */
+  readonly monotonic?: () => number;
   /** Most actions in flight at once (catching up after downtime must not flood the cloud). */
   readonly concurrency?: number;
 }
@@ -19,14 +21,16 @@ export interface SchedulerOptions {
 interface Backoff {
   readonly phase: DueAction['phase'];
   readonly attempt: number;
+  /** On the monotonic clock: a wall-clock step back must not hold a retry back by the size of the step. */
   readonly notBefore: number;
 }
 
 /**
  * Longest sleep before the wall clock is looked at again: timers run on the monotonic clock, which
- * stands still while a VM is suspended and ignores clock steps, so a long sleep could wake far too late.
+ * stands still while a VM is suspended and ignores clock steps, so a longer sleep would notice a
+ * step forward (NTP, a resumed VM) that late, and run the actions it made due that late.
  */
-const MAX_SLEEP_MS = 60_000;
+const MAX_SLEEP_MS = 1_000;
 
 
 /**
@@ -70,15 +74,21 @@ export class Scheduler {
   private tick(): void {
     if (!this.running) return;
     const now = this.options.clock().getTime();
+    const steady = this.steadyNow();
     const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
-    let nextRetry = Number.POSITIVE_INFINITY;
+    let nextRetryIn = Number.POSITIVE_INFINITY;
     for (const entry of this.options.queue.dueBy(now)) {
       const notBefore = this.notBefore(entry);
-      if (notBefore > now) nextRetry = Math.min(nextRetry, notBefore);
+      if (notBefore > steady) nextRetryIn = Math.min(nextRetryIn, notBefore - steady);
       else if (this.canRun(entry, held)) this.dispatch(entry, now);
       for (const resource of entry.resources) held.add(resource);
     }
-    this.arm(Math.min(nextRetry, this.options.queue.nextAfter(now) ?? Number.POSITIVE_INFINITY));
+    const nextDue = this.options.queue.nextAfter(now);
+    this.arm(Math.min(nextRetryIn, nextDue === null ? Number.POSITIVE_INFINITY : nextDue - now));
+  }
+
+  private steadyNow(): number {
+    return (this.options.monotonic ?? (() => performance.now()))();
   }
 
   private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
@@ -96,7 +106,7 @@ export class Scheduler {
     const { action } = entry;
     const attempt = (this.backoff.get(action.leaseId)?.attempt ?? 0) + 1;
     const { leaseId, phase, step, dueAt } = action;
-    this.options.log({ event: 'action', leaseId, phase, step, due: dueAt, latenessMs: now - entry.dueMs, attempt });
+    this.options.log({ event: 'action', leaseId, phase, step, due: dueAt, latenessMs: now - Date.parse(dueAt), attempt });
     const started = this.options.clock().getTime();
     const done = this.options
       .run(action)
@@ -118,15 +128,15 @@ export class Scheduler {
     const previous = this.backoff.get(action.leaseId);
     const attempt = previous?.phase === action.phase ? previous.attempt + 1 : 1;
     const delay = Math.min((this.options.retryBaseMs ?? 1_000) * 2 ** (attempt - 1), this.options.retryMaxMs ?? 30_000);
-    this.backoff.set(action.leaseId, { phase: action.phase, attempt, notBefore: this.options.clock().getTime() + delay });
+    this.backoff.set(action.leaseId, { phase: action.phase, attempt, notBefore: this.steadyNow() + delay });
     const { leaseId, phase, step } = action;
     this.options.log({ event: 'retry', leaseId, phase, step, attempt, inMs: delay, error: describeError(error) });
   }
 
-  private arm(at: number): void {
+  private arm(inMs: number): void {
     this.disarm();
-    if (!Number.isFinite(at)) return;
-    const delay = Math.min(Math.max(0, at - this.options.clock().getTime()), MAX_SLEEP_MS);
+    if (!Number.isFinite(inMs)) return;
+    const delay = Math.min(Math.max(0, inMs), MAX_SLEEP_MS);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.tick();

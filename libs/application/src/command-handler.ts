@@ -10,6 +10,8 @@ import { AsyncMutex } from './write-model/async-mutex.js';
 
 /** A stream folded with its decider: the state, its last revision (-1: no stream) and its events. */
 export interface LoadedStream<S, E> {
+  /** Log position of the stream's last event (0: none): what a read must include to show this state. */
+  readonly position: number;
   readonly state: S;
   readonly revision: number;
   readonly events: readonly E[];
@@ -49,7 +51,7 @@ export class CommandHandler {
   async load<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<LoadedStream<S, E>> {
     const recorded = await this.store.readStream(streamId);
     const events = recorded.map((event) => ({ type: event.type, data: event.data }) as E);
-    return { state: foldEvents(decider, events), revision: recorded.length - 1, events };
+    return { state: foldEvents(decider, events), revision: recorded.length - 1, events, position: recorded.at(-1)?.position ?? 0 };
   }
 
   handle<R>(decide: () => Promise<Decision<R>> | Decision<R>): Promise<Handled<R>> {

@@ -4,6 +4,7 @@ import { describeError, isDomainError } from '../../../../libs/domain/src/index.
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 import { wireMessage } from './wire-names.js';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from './storage-unavailable.js';
 
 const httpMessage = (exception: HttpException): string => {
   const response = exception.getResponse();
@@ -31,6 +32,13 @@ export class BlazarExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       send(status, status === 404 ? 'The resource could not be found.' : httpMessage(exception));
+      return;
+    }
+    if (isStorageUnavailable(exception)) {
+      // every write is one transaction: it rolled back, so the client may simply try again
+      this.logger.warn(`storage unavailable: ${describeError(exception)}`);
+      response.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+      send(503, STORAGE_UNAVAILABLE_MESSAGE);
       return;
     }
     this.logger.error(describeError(exception, { stack: true }));

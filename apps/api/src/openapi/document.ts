@@ -21,6 +21,10 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   406: { name: 'NotAcceptable', description: 'The requested microversion is not supported (only 1.0 is).' },
   409: { name: 'Conflict', description: 'Refused in the current state (e.g. not enough hosts, host reserved, lease busy).' },
   500: { name: 'ServerError', description: 'Unexpected error.' },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'The storage cannot be used right now (disk full, locked beyond the busy timeout, failing): nothing was changed; try again after `Retry-After` seconds. `/readyz`: not ready.',
+  },
 };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
@@ -132,7 +136,7 @@ const addSharedParts = (document: OpenAPIObject, auth: AuthMode): void => {
       const headers = ['ApiVersion', 'GlobalRequestId', ...(method === 'get' ? ['MinPosition'] : [])];
       operation.parameters = [...(operation.parameters ?? []), ...headers.map((name) => refTo('parameters', name))];
       const own = OPERATIONS[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`]?.errors ?? [];
-      for (const status of [400, ...(auth === 'none' ? [] : [401, 403]), 406, ...own, 500]) {
+      for (const status of [...new Set([400, ...(auth === 'none' ? [] : [401, 403]), 406, ...own, 500, 503])].sort((a, b) => a - b)) {
         operation.responses[String(status)] = refTo('responses', ERRORS[status]?.name ?? 'ServerError');
       }
     }

@@ -32,6 +32,8 @@ export class ReadYourWrites {
     private readonly store: EventStore,
     private readonly timeoutMs: number,
     private readonly clock: () => Date = () => new Date(),
+    /** Milliseconds on a clock that never steps: the wait's timeout is measured on it, not on the wall clock. */
+    private readonly monotonic: () => number = () => performance.now(),
   ) {}
 
   noteWrite(position: number): void {
@@ -58,7 +60,7 @@ export class ReadYourWrites {
    * Resolves null for a fresh read, or the marker of a stale one.
    */
   async waitFor(names: readonly ReadModelName[], position: number = this.written): Promise<StaleMarker | null> {
-    const deadline = this.clock().getTime() + this.timeoutMs;
+    const deadline = this.monotonic() + this.timeoutMs;
     for (;;) {
       const rows = await this.checkpoints(names);
       const at = (name: ReadModelName): number => Number(rows.get(name)?.position ?? 0);
@@ -66,7 +68,7 @@ export class ReadYourWrites {
       const failed = names.filter((name) => rows.get(name)?.failedPosition != null);
       for (const name of names) if (at(name) >= (this.lagging.get(name) ?? Infinity)) this.lagging.delete(name);
       const hopeless = behind.some((name) => failed.includes(name) || this.lagging.has(name));
-      if (behind.length === 0 || hopeless || this.clock().getTime() >= deadline) {
+      if (behind.length === 0 || hopeless || this.monotonic() >= deadline) {
         for (const name of behind) this.lagging.set(name, Math.max(position, this.lagging.get(name) ?? 0));
         const stale = [...new Set([...behind, ...failed])];
         return stale.length === 0 ? null : this.marker(stale, rows);

@@ -92,13 +92,14 @@ export class LeaseUseCases {
           ? []
           : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
       const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
-      // nothing changed for the lease: the calendars' working copies are dropped with it
-      if (events.length === 0) return { appends: [], result: loaded.events };
+      // nothing changed for the lease: the calendars' working copies are dropped with it, and the answer
+      // names the lease's latest event, so a read elsewhere that waits for it shows this lease
+      if (events.length === 0) return { appends: [], result: { events: loaded.events, position: loaded.position } };
       const recorded = eventMetadata(metadata);
       const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId)];
-      return { appends, result: [...loaded.events, ...events] };
+      return { appends, result: { events: [...loaded.events, ...events], position: 0 } };
     });
-    return { leaseId, events: result, position };
+    return { leaseId, events: result.events, position: position || result.position };
   }
 
   /** A lease that never started has no end effects to delete its trust: the delete releases it once recorded. */

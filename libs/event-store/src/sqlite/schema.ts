@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { withBusyRetrySync } from './busy-retry.js';
+import { LOCK_WAIT_MS, withBusyRetrySync } from './busy-retry.js';
 
-export const BUSY_TIMEOUT_MS = 5000;
 export const IN_MEMORY = ':memory:';
 
 const SCHEMA = `
@@ -28,17 +27,29 @@ const SCHEMA = `
   );
 `;
 
+/** The tables and indexes SCHEMA creates. */
+const SCHEMA_OBJECTS = [...SCHEMA.matchAll(/CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].flatMap((match) => match.slice(1));
+
+const hasSchema = (db: Database.Database): boolean => {
+  const present = db.prepare('SELECT name FROM sqlite_master').pluck().all() as string[];
+  return SCHEMA_OBJECTS.every((name) => present.includes(name));
+};
+
+/**
+ * Only a new store is written to at open: a process starting while another one holds the write lock
+ * (longer than the busy timeout) must start, not exit.
+ */
 function configure(db: Database.Database): void {
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.transaction(() => db.exec(SCHEMA)).immediate();
+  if (!hasSchema(db)) db.transaction(() => db.exec(SCHEMA)).immediate();
 }
 
 /** Opens (creating if needed) an event-store database, WAL mode, schema in place. */
 export function openDatabase(file: string): Database.Database {
   if (file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new Database(file, { timeout: LOCK_WAIT_MS });
   try {
     // Several processes may open a fresh file at once; switching to WAL and creating the schema can collide.
     withBusyRetrySync(() => configure(db));

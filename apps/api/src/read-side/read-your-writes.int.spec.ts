@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../../../libs/event-store/src/index.js';
+import { openReadModel } from '../../../../libs/read-model/src/index.js';
+import { ReadYourWrites } from './read-your-writes.js';
+
+describe('ReadYourWrites', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let orm: MikroORM;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leasehold-ryw-'));
+    store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    orm = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
+    await store.appendToStream('lease-1', 'no_stream', [{ id: crypto.randomUUID(), type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+  });
+
+  afterEach(async () => {
+    await orm.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives up waiting after its timeout on the steady clock, even when the wall clock steps back meanwhile', async () => {
+    let calls = 0;
+    // from its second reading on, the wall clock is two hours back
+    const clock = (): Date => new Date(Date.now() - (calls++ > 0 ? 2 * 3_600_000 : 0));
+    const consistency = new ReadYourWrites(orm, store, 200, clock);
+    const stale = await consistency.waitFor(['leases'], 1);
+    expect(stale).toMatchObject({ read_models: ['leases'], lag_positions: 1 });
+  }, 10_000);
+});
