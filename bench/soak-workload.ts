@@ -7,7 +7,7 @@ import { blazarDate } from './bench-http.js';
  * few minutes, so starts, before-ends and ends fire every few seconds all along.
  */
 
-export const SOAK_NETWORK = 'soak-net';
+export const SOAK_NETWORK = '50ac0000-0000-4000-8000-00000000500a';
 export const SOAK_HOSTS = 20;
 export const SOAK_ADDRESSES = 30;
 export const SOAK_HOST_SIZE = { vcpus: 64, memory_mb: 262144, local_gb: 2000 };

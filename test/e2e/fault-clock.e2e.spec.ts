@@ -85,8 +85,8 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
 
   /** A lease on an address of its own (the workload takes the others). */
   const leaseOn = async (name: string, startMs: number, endMs: number): Promise<string> => {
-    await post('/v1/floatingips', { floating_network_id: 'clock-net', floating_ip_address: `198.51.100.${++addresses}` });
-    const reservations = [{ resource_type: 'virtual:floatingip', network_id: 'clock-net', amount: 1 }];
+    await post('/v1/floatingips', { floating_network_id: 'c10c0000-0000-4000-8000-00000000c10c', floating_ip_address: `198.51.100.${++addresses}` });
+    const reservations = [{ resource_type: 'virtual:floatingip', network_id: 'c10c0000-0000-4000-8000-00000000c10c', amount: 1 }];
     return (await post('/v1/leases', { name, start_date: requestDate(startMs), end_date: requestDate(endMs), reservations, events: [] })).lease.id;
   };
 

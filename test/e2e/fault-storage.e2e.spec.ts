@@ -12,7 +12,7 @@ import { ROOT } from '../helpers/system.js';
 const SEED = Number(process.env.LEASEHOLD_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const IS_ROOT = process.getuid?.() === 0;
 
-const DUE_NETWORK = 'fault-due-net';
+const DUE_NETWORK = 'd0e00000-0000-4000-8000-0000000000d0';
 
 /** A lease due at once, on an address of its own (the workload takes the others): its start is a timer due while storage is unavailable. */
 const leaseNow = (name: string) => ({

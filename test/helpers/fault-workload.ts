@@ -18,7 +18,7 @@ export const seededRandom = (seed: number): (() => number) => {
   };
 };
 
-export const FAULT_NETWORK = 'fault-net';
+export const FAULT_NETWORK = 'f0a17000-0000-4000-8000-00000000fa17';
 const HOSTS = 8;
 const ADDRESSES = 6;
 const HOST_SIZE = { vcpus: 8, memory_mb: 16384, local_gb: 200 };
