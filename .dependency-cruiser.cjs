@@ -1,10 +1,18 @@
 /**
  * Where code may depend on what (npm run lint runs it). The layers, from the bottom: libs/domain
  * (pure), libs/event-store, libs/read-model, libs/plugins, libs/application, libs/observability;
- * apps on top, never on each other.
+ * apps on top, never on each other. Imports across them use package.json's "imports" aliases
+ * (#domain/..., #application/...), whose "types" condition points at the sources.
  */
 module.exports = {
   forbidden: [
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'an import nothing answers (a mistyped #alias) would also hide its edges from the rules below',
+      from: {},
+      to: { couldNotResolve: true },
+    },
     { name: 'no-circular', severity: 'error', comment: 'import circles make every change harder', from: {}, to: { circular: true } },
     {
       name: 'domain-is-self-contained',

@@ -1,4 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * package.json's "imports" (#domain/x.js: the TypeScript source for tsc and the linters, dist/ for node)
+ * point tests at the sources, so they run the code as written, without a build.
+ */
+function sourceAliases(): { find: RegExp; replacement: string }[] {
+  const manifest = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as {
+    imports: Record<string, { types: string }>;
+  };
+  const root = fileURLToPath(new URL('.', import.meta.url));
+  return Object.entries(manifest.imports).map(([alias, { types }]) => ({
+    find: new RegExp(`^${alias.replace('*', '')}(.*)\\.js$`),
+    replacement: `${root}${types.replace(/^\.\//, '').replace('*', '$1')}.ts`,
+  }));
+}
 
 const OPENSTACK = 'test/int/openstack/**/*.spec.ts';
 
@@ -9,11 +26,14 @@ const shared = {
   hookTimeout: 120_000,
 };
 
+const resolve = { alias: sourceAliases() };
+
 export default defineConfig({
   test: {
     maxWorkers: 2,
     projects: [
       {
+        resolve,
         test: {
           ...shared,
           name: 'leasehold',
@@ -22,6 +42,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         // one OpenStack control plane is shared by these files (aggregates, computes, quotas): one file at a time
         test: { ...shared, name: 'openstack', include: [OPENSTACK], fileParallelism: false },
       },

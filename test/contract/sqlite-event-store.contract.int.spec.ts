@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../libs/event-store/src/index.js';
-import type { EventData, RecordedEvent } from '../../libs/event-store/src/index.js';
-import { eventStoreContract, waitFor } from '../../libs/event-store/src/testing/event-store.contract.js';
+import { SqliteEventStore } from '#event-store/index.js';
+import type { EventData, RecordedEvent } from '#event-store/index.js';
+import { eventStoreContract, waitFor } from '#event-store/testing/event-store.contract.js';
 
 async function tempStoreFile(): Promise<{ readonly file: string; readonly dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'leasehold-es-'));

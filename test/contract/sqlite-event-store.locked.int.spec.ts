@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type EventData, SqliteEventStore } from '../../libs/event-store/src/index.js';
-import { BUSY_TIMEOUT_MS } from '../../libs/event-store/src/sqlite/busy-retry.js';
+import { type EventData, SqliteEventStore } from '#event-store/index.js';
+import { BUSY_TIMEOUT_MS } from '#event-store/sqlite/busy-retry.js';
 
 const anEvent = (): EventData => ({ id: crypto.randomUUID(), type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } });
 

@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteEventStore, type RecordedEvent } from '../../libs/event-store/src/index.js';
-import { waitFor } from '../../libs/event-store/src/testing/event-store.contract.js';
+import { SqliteEventStore, type RecordedEvent } from '#event-store/index.js';
+import { waitFor } from '#event-store/testing/event-store.contract.js';
 
 const WORKERS = 4;
 const APPENDS_PER_WORKER = 200;

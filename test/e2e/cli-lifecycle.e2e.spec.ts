@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { blazarDate } from '../helpers/http.js';
 import { openstack, parseConcatenated, parseJson } from '../helpers/cli.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';

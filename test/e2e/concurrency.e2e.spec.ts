@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostEvent, type HostState, type LeaseEvent, hostDecider, reservedHostIds } from '../../libs/domain/src/index.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { type HostEvent, type HostState, type LeaseEvent, hostDecider, reservedHostIds } from '#domain/index.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { textProblem } from '../../apps/api/src/http/input-rules.js';
+import { textProblem } from '#api/http/input-rules.js';
 import { dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api, floatingIpReservation, instanceReservation } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';

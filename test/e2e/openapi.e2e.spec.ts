@@ -13,13 +13,13 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppModule } from '../../apps/api/src/app.module.js';
-import { loadApiConfig } from '../../apps/api/src/config.js';
-import { CreateFlavorDto } from '../../apps/api/src/flavors/flavor.dto.js';
-import { RegisterFloatingIpDto } from '../../apps/api/src/floatingips/floating-ip.dto.js';
-import { PropertyPrivacyDto, RegisterHostDto } from '../../apps/api/src/hosts/host.dto.js';
-import { toIntLike } from '../../apps/api/src/http/int-like.js';
-import { validateBody } from '../../apps/api/src/http/validate-body.js';
+import { AppModule } from '#api/app.module.js';
+import { loadApiConfig } from '#api/config.js';
+import { CreateFlavorDto } from '#api/flavors/flavor.dto.js';
+import { RegisterFloatingIpDto } from '#api/floatingips/floating-ip.dto.js';
+import { PropertyPrivacyDto, RegisterHostDto } from '#api/hosts/host.dto.js';
+import { toIntLike } from '#api/http/int-like.js';
+import { validateBody } from '#api/http/validate-body.js';
 import {
   CreateLeaseDto,
   FlavorInstanceReservationDto,
@@ -29,12 +29,12 @@ import {
   ReservationTypeDto,
   ReservationUpdateDto,
   UpdateLeaseDto,
-} from '../../apps/api/src/leases/lease.dto.js';
-import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
-import { checkedByParser } from '../../apps/api/src/openapi/dto-properties.js';
-import { OpenApiModule } from '../../apps/api/src/openapi/openapi.module.js';
-import { HOST_ID_PATTERN, PATH_PARAMETERS } from '../../apps/api/src/http/route-parameters.js';
-import { UUID_PATTERN } from '../../apps/api/src/http/text.validators.js';
+} from '#api/leases/lease.dto.js';
+import { buildOpenApiDocument } from '#api/openapi/document.js';
+import { checkedByParser } from '#api/openapi/dto-properties.js';
+import { OpenApiModule } from '#api/openapi/openapi.module.js';
+import { HOST_ID_PATTERN, PATH_PARAMETERS } from '#api/http/route-parameters.js';
+import { UUID_PATTERN } from '#api/http/text.validators.js';
 import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dumpReadModel } from '../../apps/projector/src/dump-read-model.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import { openReadModel } from '../../libs/read-model/src/index.js';
+import { dumpReadModel } from '#projector/dump-read-model.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openReadModel } from '#read-model/index.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { ROOT, type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 

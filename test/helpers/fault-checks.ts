@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dumpReadModel } from '../../apps/projector/src/dump-read-model.js';
-import { openReadModel } from '../../libs/read-model/src/index.js';
+import { dumpReadModel } from '#projector/dump-read-model.js';
+import { openReadModel } from '#read-model/index.js';
 import {
   type LedgerEvent,
   allHolds,

@@ -1,7 +1,7 @@
-import { systemCaller } from '../../libs/application/src/caller.js';
-import { CommandHandler } from '../../libs/application/src/command-handler.js';
-import { HostReactionUseCases } from '../../libs/application/src/reactions/host-reactions.use-cases.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { systemCaller } from '#application/caller.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { ledgerFile } from './ledger-replay.js';
 
 /**

@@ -20,12 +20,12 @@ import {
   hostStream,
   leaseStream,
   propertyStream,
-} from '../../libs/domain/src/index.js';
-import { smallHostInfo } from '../../libs/domain/src/host/testing/host.fixtures.js';
-import { created, reservation } from '../../libs/domain/src/lease/testing/lease.fixtures.js';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import { HOSTILE_STRINGS } from '../../libs/event-store/src/testing/hostile-strings.js';
+} from '#domain/index.js';
+import { smallHostInfo } from '#domain/host/testing/host.fixtures.js';
+import { created, reservation } from '#domain/lease/testing/lease.fixtures.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { HOSTILE_STRINGS } from '#event-store/testing/hostile-strings.js';
 import {
   PropertyEntity,
   type ReadModelDatabase,
@@ -34,9 +34,9 @@ import {
   evolveLeaseView,
   openReadModel,
   toFlavorView,
-} from '../../libs/read-model/src/index.js';
-import { ProjectionRunner } from '../../apps/projector/src/index.js';
-import { ReadModelQueries } from '../../libs/read-model/src/read-model.queries.js';
+} from '#read-model/index.js';
+import { ProjectionRunner } from '#projector/index.js';
+import { ReadModelQueries } from '#read-model/read-model.queries.js';
 import { createTestDatabase } from '../helpers/pg-database.js';
 
 /**

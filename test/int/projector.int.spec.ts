@@ -30,9 +30,9 @@ import {
   leaseStream,
   propertyStream,
   resourcePropertyDecider,
-} from '../../libs/domain/src/index.js';
-import type { Actor, AppendRequest, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
+} from '#domain/index.js';
+import type { Actor, AppendRequest, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import {
   AllocationEntity,
   CheckpointEntity,
@@ -43,7 +43,7 @@ import {
   type ReadModelDatabase,
   ReservationEntity,
   openReadModel,
-} from '../../libs/read-model/src/index.js';
+} from '#read-model/index.js';
 import {
   type Projection,
   ProjectionRunner,
@@ -55,7 +55,7 @@ import {
   readCheckpoint,
   readCheckpoints,
   rebuildReadModel,
-} from '../../apps/projector/src/index.js';
+} from '#projector/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny write side: runs domain deciders and appends their events atomically, like apps/api does.

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, VirtualInstanceReservation } from '../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import type { EffectContext, EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
-import { StandaloneInstanceEffects, reservationResourceClass } from '../../libs/plugins/src/instance/standalone/instance.standalone-effects.js';
+import type { EffectRecord, VirtualInstanceReservation } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
+import { StandaloneInstanceEffects, reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
 import {
   World,
   atSecond,

@@ -16,16 +16,16 @@ import {
   type Reservation,
   type SlotAllocation,
   type VirtualInstanceReservation,
-} from '../../libs/domain/src/index.js';
-import { appendTo } from '../../libs/application/src/command.js';
-import { CommandHandler } from '../../libs/application/src/command-handler.js';
-import type { EventMetadata, EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import type { EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
-import { StandaloneCloud } from '../../libs/plugins/src/standalone/standalone-cloud.js';
-import { standaloneEffectsRegistry } from '../../libs/plugins/src/standalone/standalone-effects.registry.js';
-import { Reactor, type ReactorOptions } from '../../apps/reactor/src/reactor.js';
-import type { ReactorLogEntry } from '../../apps/reactor/src/scheduler.js';
+} from '#domain/index.js';
+import { appendTo } from '#application/command.js';
+import { CommandHandler } from '#application/command-handler.js';
+import type { EventMetadata, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { EffectsRegistry } from '#plugins/effects.port.js';
+import { StandaloneCloud } from '#plugins/standalone/standalone-cloud.js';
+import { standaloneEffectsRegistry } from '#plugins/standalone/standalone-effects.registry.js';
+import { Reactor, type ReactorOptions } from '#reactor/reactor.js';
+import type { ReactorLogEntry } from '#reactor/scheduler.js';
 
 /** A data folder with the event log and the standalone cloud, as the reactor process opens them. */
 export class World {

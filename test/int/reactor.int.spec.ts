@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HostReservation } from '../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import type { EffectContext, EffectsRegistry } from '../../libs/plugins/src/effects.port.js';
+import type { HostReservation } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import { World, atSecond, createLease, decideAndAppend, find, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
 
 const HOUR = 3_600_000;

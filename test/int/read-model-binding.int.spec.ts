@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AbstractSqlConnection } from '@mikro-orm/better-sqlite';
 import { LockMode, type MikroORM, raw } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostEntity, LeaseEntity, type LeaseView, PropertyEntity, type ReadModelDatabase, openReadModel } from '../../libs/read-model/src/index.js';
+import { HostEntity, LeaseEntity, type LeaseView, PropertyEntity, type ReadModelDatabase, openReadModel } from '#read-model/index.js';
 import { createTestDatabase } from '../helpers/pg-database.js';
 
 /**

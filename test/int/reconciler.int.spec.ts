@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord } from '../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import { reservationResourceClass } from '../../libs/plugins/src/instance/standalone/instance.standalone-effects.js';
+import type { EffectRecord } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
 import { World, atSecond, createLease, floatingIpReservation, instanceReservation, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
 
 const HOUR = 3_600_000;

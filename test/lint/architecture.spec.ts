@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,7 @@ interface RuleSet {
   readonly options: Record<string, unknown>;
 }
 
+const MANIFEST = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { readonly imports: Record<string, unknown> };
 const RULES = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as RuleSet;
 
 interface Violation {
@@ -35,12 +36,13 @@ const cruiseIn = async (baseDir: string, folders: readonly string[]): Promise<Cr
 const PLANTED: Readonly<Record<string, string>> = {
   'libs/domain/src/impure.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
   'libs/domain/src/upward.ts': "import { handler } from '../../application/src/handler.js';\nexport const h = handler;\n",
-  'libs/application/src/handler.ts': "import { app } from '../../../apps/api/src/app.js';\nexport const handler = app;\n",
+  'libs/application/src/handler.ts': "import { app } from '#api/app.js';\nexport const handler = app;\n",
+  'libs/plugins/src/mistyped.ts': "import { nothing } from '#domain/nowhere.js';\nexport const n = nothing;\n",
   'libs/application/src/transport.ts': "import type { Request } from 'express';\nexport type R = Request;\n",
   'libs/application/src/circle-a.ts': "import { b } from './circle-b.js';\nexport const a = (): unknown => b;\n",
   'libs/application/src/circle-b.ts': "import { a } from './circle-a.js';\nexport const b = (): unknown => a;\n",
   'libs/plugins/src/nest.ts': "import { Injectable } from '@nestjs/common';\nexport const I = Injectable;\n",
-  'apps/api/src/app.ts': "import { start } from '../../reactor/src/start.js';\nexport const app = start;\n",
+  'apps/api/src/app.ts': "import { start } from '#reactor/start.js';\nexport const app = start;\n",
   'apps/reactor/src/start.ts': 'export const start = 1;\n',
 };
 
@@ -62,7 +64,8 @@ describe('architecture rules (dependency-cruiser, npm run lint)', () => {
       mkdirSync(dirname(join(planted, file)), { recursive: true });
       writeFileSync(join(planted, file), text);
     }
-    writeFileSync(join(planted, 'package.json'), JSON.stringify({ name: 'planted', type: 'module' }));
+    // the repository's aliases, so a rule broken through an alias is caught as well as one broken by a relative path
+    writeFileSync(join(planted, 'package.json'), JSON.stringify({ name: 'planted', type: 'module', imports: MANIFEST.imports }));
     mkdirSync(join(planted, 'node_modules'), { recursive: true });
     const broken = new Set((await cruiseIn(planted, ['apps', 'libs'])).violations.map((v) => v.rule.name));
     expect([...broken].sort()).toEqual(RULES.forbidden.map((rule) => rule.name).sort());

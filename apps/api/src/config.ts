@@ -1,5 +1,5 @@
-import type { AllocationRatios } from '../../../libs/domain/src/index.js';
-import { applicationSettingsFromEnv } from '../../../libs/application/src/application-settings.js';
+import type { AllocationRatios } from '#domain/index.js';
+import { applicationSettingsFromEnv } from '#application/application-settings.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';

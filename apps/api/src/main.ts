@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { jsonLogger } from '../../../libs/observability/src/logger.js';
+import { jsonLogger } from '#observability/logger.js';
 import { AppModule } from './app.module.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
@@ -9,7 +9,7 @@ import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { PinoNestLogger } from './http/pino-nest.logger.js';
 import { publishOpenApiDocument } from './openapi/openapi.module.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 const log = jsonLogger({ app: 'api' });
 

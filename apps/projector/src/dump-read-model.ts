@@ -1,5 +1,5 @@
 import { type MikroORM, wrap } from '@mikro-orm/core';
-import { READ_MODEL_ENTITIES } from '../../../libs/read-model/src/index.js';
+import { READ_MODEL_ENTITIES } from '#read-model/index.js';
 
 export interface DumpOptions {
   /** Include lh_checkpoints (default true: a live read model and a rebuild at the same head agree on it too). */

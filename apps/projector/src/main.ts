@@ -13,13 +13,13 @@
  * batch in flight commits or rolls back, then the read model and the store are closed and it exits 0.
  */
 import type { MikroORM } from '@mikro-orm/core';
-import { healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
-import { eventLog } from '../../../libs/observability/src/logger.js';
-import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import { openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { eventLog } from '#observability/logger.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { ProjectionRunner } from './projection-runner.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
 

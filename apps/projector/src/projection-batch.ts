@@ -1,9 +1,9 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type Connection, type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
-import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
-import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '../../../libs/read-model/src/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
 import type { Projection } from './projection.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** The event a projection could not project, and why. */
 export interface ProjectionFault {

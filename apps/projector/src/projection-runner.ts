@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
-import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
+import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 
 export const DEFAULT_BATCH_SIZE = 500;

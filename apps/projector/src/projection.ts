@@ -1,5 +1,5 @@
 import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
-import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 
 /**
  * One read-model projection.

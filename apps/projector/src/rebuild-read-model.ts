@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { rmSync } from 'node:fs';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '../../../libs/read-model/src/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '#read-model/index.js';
 import type { Projection } from './projection.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
 
 export interface RebuildOptions {

@@ -12,11 +12,11 @@
  * exits 1, and leaves the read model as it was.
  */
 import type { MikroORM } from '@mikro-orm/core';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '../../../libs/read-model/src/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { rebuildReadModel } from './rebuild-read-model.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 const USAGE = 'usage: rebuild.js [--target <sqlite file>]';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EffectPhase } from '../../../libs/domain/src/index.js';
+import type { EffectPhase } from '#domain/index.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
 const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = [], instant = false): DueEntry => ({

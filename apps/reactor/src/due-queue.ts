@@ -1,4 +1,4 @@
-import type { DueAction, EffectPhase } from '../../../libs/domain/src/index.js';
+import type { DueAction, EffectPhase } from '#domain/index.js';
 
 export interface DueEntry {
   readonly action: DueAction;

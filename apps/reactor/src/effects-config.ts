@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { type CloudConfig, parseCloudConfig } from '../../../libs/plugins/src/cloud-config.js';
-import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
-import { openStackEffectsFromSettings } from '../../../libs/plugins/src/openstack/effects/openstack-effects.registry.js';
-import type { OpenStackCallLog } from '../../../libs/plugins/src/openstack/openstack.session.js';
-import { StandaloneCloud } from '../../../libs/plugins/src/standalone/standalone-cloud.js';
-import { standaloneEffectsRegistry } from '../../../libs/plugins/src/standalone/standalone-effects.registry.js';
+import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
+import type { EffectsRegistry } from '#plugins/effects.port.js';
+import { openStackEffectsFromSettings } from '#plugins/openstack/effects/openstack-effects.registry.js';
+import type { OpenStackCallLog } from '#plugins/openstack/openstack.session.js';
+import { StandaloneCloud } from '#plugins/standalone/standalone-cloud.js';
+import { standaloneEffectsRegistry } from '#plugins/standalone/standalone-effects.registry.js';
 
 export type EffectsKind = CloudConfig['kind'];
 

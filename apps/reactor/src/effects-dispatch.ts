@@ -1,5 +1,5 @@
-import type { EffectPhase, EffectRecord, Reservation } from '../../../libs/domain/src/index.js';
-import type { EffectContext, EffectsRegistry, ReservationEffects } from '../../../libs/plugins/src/effects.port.js';
+import type { EffectPhase, EffectRecord, Reservation } from '#domain/index.js';
+import type { EffectContext, EffectsRegistry, ReservationEffects } from '#plugins/effects.port.js';
 
 type EffectsCall = <R extends Reservation>(adapter: ReservationEffects<R>, context: EffectContext, reservation: R) => Promise<readonly EffectRecord[]>;
 

@@ -1,16 +1,16 @@
-import { HOST_CATEGORY, type EnrollmentOutcome, type HostEvent } from '../../../libs/domain/src/index.js';
-import { CommandHandler } from '../../../libs/application/src/command-handler.js';
+import { HOST_CATEGORY, type EnrollmentOutcome, type HostEvent } from '#domain/index.js';
+import { CommandHandler } from '#application/command-handler.js';
 import {
   type EnrollmentDirection,
   type EnrollmentRecorded,
   HostReactionUseCases,
-} from '../../../libs/application/src/reactions/host-reactions.use-cases.js';
-import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
-import { EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
-import type { EnrollmentTarget, HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
+} from '#application/reactions/host-reactions.use-cases.js';
+import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
+import { EffectFailedError } from '#plugins/effects.port.js';
+import type { EnrollmentTarget, HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface HostEnrollmentOptions {
   readonly store: EventStore;

@@ -8,10 +8,10 @@ import {
   type ReservationOutcome,
   type UpdateOutcome,
   reservedHostIds,
-} from '../../../libs/domain/src/index.js';
-import type { CommandMetadata } from '../../../libs/application/src/command.js';
-import type { LeaseReactionUseCases, OutcomeRecorded } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
-import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+} from '#domain/index.js';
+import type { CommandMetadata } from '#application/command.js';
+import type { LeaseReactionUseCases, OutcomeRecorded } from '#application/reactions/lease-reactions.use-cases.js';
+import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';

@@ -8,9 +8,9 @@ import {
   nextDueAction,
   reservedFloatingIpIds,
   reservedHostIds,
-} from '../../../libs/domain/src/index.js';
-import { type LeaseReactionSource, type LeaseReactionView, leaseReactionView } from '../../../libs/application/src/reactions/lease-reaction.view.js';
-import { type EventStore, type RecordedEvent, streamCategory } from '../../../libs/event-store/src/event-store.port.js';
+} from '#domain/index.js';
+import { type LeaseReactionSource, type LeaseReactionView, leaseReactionView } from '#application/reactions/lease-reaction.view.js';
+import { type EventStore, type RecordedEvent, streamCategory } from '#event-store/event-store.port.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
 /** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */

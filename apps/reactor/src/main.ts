@@ -19,19 +19,19 @@
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
  */
-import { type HealthServer, healthPortFromEnv, startHealthServer } from '../../../libs/observability/src/health-server.js';
-import { CommandHandler } from '../../../libs/application/src/command-handler.js';
-import { eventLog } from '../../../libs/observability/src/logger.js';
-import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import type { CloudConfig } from '../../../libs/plugins/src/cloud-config.js';
+import { type HealthServer, healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { eventLog } from '#observability/logger.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { CloudConfig } from '#plugins/cloud-config.js';
 import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-config.js';
 import { Reactor } from './reactor.js';
 import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-monitoring.js';
-import { hostEnrollmentFor } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.config.js';
+import { hostEnrollmentFor } from '#plugins/openstack/enrollment/host-enrollment.config.js';
 import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
 import { startHealing } from './healing/healing.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 const log = eventLog('reactor');
 

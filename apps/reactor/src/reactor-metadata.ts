@@ -1,5 +1,5 @@
-import { systemCaller } from '../../../libs/application/src/caller.js';
-import type { CommandMetadata } from '../../../libs/application/src/command.js';
+import { systemCaller } from '#application/caller.js';
+import type { CommandMetadata } from '#application/command.js';
 
 /** The reactor acting on its own: the actor of every command it sends. */
 export const REACTOR = systemCaller('reactor');

@@ -1,15 +1,15 @@
-import { HOST_CATEGORY, LEASE_CATEGORY } from '../../../libs/domain/src/index.js';
-import { CommandHandler } from '../../../libs/application/src/command-handler.js';
-import { LeaseReactionUseCases } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
-import type { EventStore, RecordedEvent, Subscription } from '../../../libs/event-store/src/event-store.port.js';
-import type { EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
-import type { HostEnrollmentEffects } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
+import { HOST_CATEGORY, LEASE_CATEGORY } from '#domain/index.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
+import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
+import type { EffectsRegistry } from '#plugins/effects.port.js';
+import type { HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { HostEnrollment } from './host-enrollment.js';
 import { LeaseReactions } from './lease-reactions.js';
 import { LeaseTimeline } from './lease-timeline.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface ReactorOptions {
   readonly store: EventStore;

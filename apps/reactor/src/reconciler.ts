@@ -1,11 +1,11 @@
-import { type Reservation, type ReservationOutcome, isDomainError, reservedHostIds } from '../../../libs/domain/src/index.js';
-import type { LeaseReactionUseCases } from '../../../libs/application/src/reactions/lease-reactions.use-cases.js';
-import { type EffectContext, EffectFailedError, type EffectsRegistry } from '../../../libs/plugins/src/effects.port.js';
+import { type Reservation, type ReservationOutcome, isDomainError, reservedHostIds } from '#domain/index.js';
+import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
+import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface ReconcilerOptions {
   readonly reactions: LeaseReactionUseCases;

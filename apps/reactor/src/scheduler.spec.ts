@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DueAction, LeasePhase } from '../../../libs/domain/src/index.js';
+import type { DueAction, LeasePhase } from '#domain/index.js';
 import { DueQueue } from './due-queue.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 

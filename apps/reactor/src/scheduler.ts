@@ -1,6 +1,6 @@
-import type { DueAction } from '../../../libs/domain/src/index.js';
+import type { DueAction } from '#domain/index.js';
 import type { DueEntry, DueQueue } from './due-queue.js';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export type ReactorLogEntry = Readonly<{ event: string; [detail: string]: unknown }>;
 

@@ -1,4 +1,4 @@
-import type { AllocationRatios } from '../../domain/src/index.js';
+import type { AllocationRatios } from '#domain/index.js';
 import type { CommandHandler } from './command-handler.js';
 import type { WriteIndex } from './write-model/write-index.js';
 

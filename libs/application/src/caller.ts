@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/src/index.js';
+import { DomainError } from '#domain/index.js';
 import type { CallerToken } from './caller-token.js';
 import type { Credentials, Target } from './policy/policy-rule.js';
 import type { PolicyEnforcer } from './policy/policy.enforcer.js';

@@ -1,11 +1,11 @@
-import { conflict, foldEvents } from '../../domain/src/index.js';
-import type { Decider, DomainEvent } from '../../domain/src/index.js';
+import { conflict, foldEvents } from '#domain/index.js';
+import type { Decider, DomainEvent } from '#domain/index.js';
 import {
   type AppendRequest,
   type EventStore,
   IdempotencyConflictError,
   WrongExpectedRevisionError,
-} from '../../event-store/src/event-store.port.js';
+} from '#event-store/event-store.port.js';
 import { AsyncMutex } from './write-model/async-mutex.js';
 
 /** A stream folded with its decider: the state, its last revision (-1: no stream) and its events. */

@@ -1,5 +1,5 @@
-import type { DomainEvent } from '../../domain/src/index.js';
-import type { AppendRequest, EventData, EventMetadata, ExpectedRevision } from '../../event-store/src/event-store.port.js';
+import type { DomainEvent } from '#domain/index.js';
+import type { AppendRequest, EventData, EventMetadata, ExpectedRevision } from '#event-store/event-store.port.js';
 import type { Caller } from './caller.js';
 
 /** Who sent a command, which request it belongs to, and the time it is decided at: time is data here. */

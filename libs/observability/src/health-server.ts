@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http';
-import { describeError } from '../../domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** What /readyz answers: ready or not, and the details an operator needs to see why. */
 export interface Readiness {

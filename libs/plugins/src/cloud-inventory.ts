@@ -1,5 +1,5 @@
-import type { FloatingIpNetworks } from '../../application/src/floating-ips/floating-ip-networks.port.js';
-import type { HostInventory } from '../../application/src/hosts/host-inventory.port.js';
+import type { FloatingIpNetworks } from '#application/floating-ips/floating-ip-networks.port.js';
+import type { HostInventory } from '#application/hosts/host-inventory.port.js';
 import type { CloudConfig } from './cloud-config.js';
 import { NeutronClient } from './openstack/neutron.client.js';
 import { NovaClient } from './openstack/nova.client.js';

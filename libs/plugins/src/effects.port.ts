@@ -1,4 +1,4 @@
-import type { EffectPhase, EffectRecord, Reservation } from '../../domain/src/index.js';
+import type { EffectPhase, EffectRecord, Reservation } from '#domain/index.js';
 
 /** What an effects adapter needs to know to act for one reservation in one lease phase or update. */
 export interface EffectContext {

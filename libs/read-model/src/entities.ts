@@ -1,5 +1,5 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { Capabilities } from '../../domain/src/index.js';
+import type { Capabilities } from '#domain/index.js';
 import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';

@@ -1,4 +1,4 @@
-import type { Flavor } from '../../domain/src/index.js';
+import type { Flavor } from '#domain/index.js';
 
 /** A flavor as Nova's `GET /flavors/{id}` shows it (microversion 2.61+: with extra specs; no links). */
 export interface FlavorView {

@@ -1,4 +1,4 @@
-import type { FloatingIpEvent } from '../../domain/src/index.js';
+import type { FloatingIpEvent } from '#domain/index.js';
 import { toBlazarTimestamp } from './blazar-format.js';
 
 /**

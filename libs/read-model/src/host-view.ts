@@ -1,4 +1,4 @@
-import type { Capabilities, HostEvent } from '../../domain/src/index.js';
+import type { Capabilities, HostEvent } from '#domain/index.js';
 import { toBlazarTimestamp } from './blazar-format.js';
 
 /** A host exactly as Blazar shows it; extra capabilities are merged in as top-level string keys. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseEvent } from '../../domain/src/index.js';
+import type { LeaseEvent } from '#domain/index.js';
 import {
   LEASE_ID,
   at,
@@ -14,7 +14,7 @@ import {
   startRequested,
   started,
   virtualInstanceReservation,
-} from '../../domain/src/lease/testing/lease.fixtures.js';
+} from '#domain/lease/testing/lease.fixtures.js';
 import { type LeaseView, evolveLeaseView } from './lease-view.js';
 
 const fold = (events: readonly LeaseEvent[]): LeaseView | null => events.reduce<LeaseView | null>(evolveLeaseView, null);

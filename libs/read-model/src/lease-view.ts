@@ -1,4 +1,4 @@
-import type { EffectRecord, LeaseEvent, PhaseProgress, Reservation } from '../../domain/src/index.js';
+import type { EffectRecord, LeaseEvent, PhaseProgress, Reservation } from '#domain/index.js';
 import { toBlazarDate, toBlazarTimestamp } from './blazar-format.js';
 
 export type BlazarEventStatus = 'UNDONE' | 'IN_PROGRESS' | 'DONE' | 'ERROR';

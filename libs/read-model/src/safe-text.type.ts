@@ -1,5 +1,5 @@
 import { Type } from '@mikro-orm/core';
-import { decodeStoredText, encodeStoredText } from '../../event-store/src/stored-text.js';
+import { decodeStoredText, encodeStoredText } from '#event-store/stored-text.js';
 
 /**
  * A text column that reads back any JavaScript string exactly, on SQLite and PostgreSQL: NUL, lone

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FloatingIpReservation } from '../../../libs/domain/src/index.js';
-import { type EffectContext, EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
-import { OpenStackFloatingIpEffects, floatingIpReservationTag, openStackClients } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NeutronClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import type { FloatingIpReservation } from '#domain/index.js';
+import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
+import { OpenStackFloatingIpEffects, floatingIpReservationTag, openStackClients } from '#plugins/openstack/effects/index.js';
+import { NeutronClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostReservation } from '../../../libs/domain/src/index.js';
-import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
-import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import type { HostReservation } from '#domain/index.js';
+import type { EffectContext } from '#plugins/effects.port.js';
+import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
+import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, eventually, openStackEnv, serverGone, sessionFor, setComputeStatus, traitImage, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

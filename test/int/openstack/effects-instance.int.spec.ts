@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FlavorInstanceReservation, VirtualInstanceReservation } from '../../../libs/domain/src/index.js';
-import { type EffectContext, EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
-import { OpenStackInstanceEffects, childProviderName, openStackClients, reservationCustomName, reservationObjectName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import type { FlavorInstanceReservation, VirtualInstanceReservation } from '#domain/index.js';
+import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
+import { OpenStackInstanceEffects, childProviderName, openStackClients, reservationCustomName, reservationObjectName } from '#plugins/openstack/effects/index.js';
+import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openEffects, parseEffectsConfig } from '../../../apps/reactor/src/effects-config.js';
-import type { FloatingIpReservation } from '../../../libs/domain/src/index.js';
-import { OpenStackFloatingIpEffects, OpenStackHostEffects, OpenStackInstanceEffects } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { EffectFailedError } from '../../../libs/plugins/src/effects.port.js';
-import { openStackEffectsRegistry } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NeutronClient, OpenStackSession, OpenStackUnreachableError } from '../../../libs/plugins/src/openstack/index.js';
+import { openEffects, parseEffectsConfig } from '#reactor/effects-config.js';
+import type { FloatingIpReservation } from '#domain/index.js';
+import { OpenStackFloatingIpEffects, OpenStackHostEffects, OpenStackInstanceEffects } from '#plugins/openstack/effects/index.js';
+import { EffectFailedError } from '#plugins/effects.port.js';
+import { openStackEffectsRegistry } from '#plugins/openstack/effects/index.js';
+import { NeutronClient, OpenStackSession, OpenStackUnreachableError } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

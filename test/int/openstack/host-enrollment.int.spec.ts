@@ -9,20 +9,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDecider, hostStream } from '../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import type { EffectContext } from '../../../libs/plugins/src/effects.port.js';
-import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { FREEPOOL_ZONE_KEY } from '../../../libs/plugins/src/openstack/enrollment/freepool.js';
-import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '../../../libs/plugins/src/openstack/enrollment/host-enrollment.adapter.js';
-import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '../../../libs/plugins/src/openstack/index.js';
-import { HostEnrollment } from '../../../apps/reactor/src/host-enrollment.js';
-import type { ReactorLogEntry } from '../../../apps/reactor/src/scheduler.js';
+import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDecider, hostStream } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { EffectContext } from '#plugins/effects.port.js';
+import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
+import { FREEPOOL_ZONE_KEY } from '#plugins/openstack/enrollment/freepool.js';
+import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
+import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '#plugins/openstack/index.js';
+import { HostEnrollment } from '#reactor/host-enrollment.js';
+import type { ReactorLogEntry } from '#reactor/scheduler.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
-import { reservation as hostReservation } from '../../../libs/domain/src/lease/testing/lease.fixtures.js';
+import { reservation as hostReservation } from '#domain/lease/testing/lease.fixtures.js';
 
 /**
  * The compute the other OpenStack tests use least: fake-host-1 boots their servers (a freepool member

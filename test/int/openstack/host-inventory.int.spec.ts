@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../../libs/event-store/src/sqlite/sqlite-event-store.js';
-import { NovaClient, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { NovaClient, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, cloudSystemEnv, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';

@@ -9,7 +9,7 @@ import {
   OpenStackUnreachableError,
   type OpenStackCallLog,
   requestIdFor,
-} from '../../../libs/plugins/src/openstack/index.js';
+} from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('OpenStack session (Keystone v3, real control plane)', () => {

@@ -6,7 +6,7 @@ import {
   OpenStackHttpError,
   OpenStackNotFoundError,
   ignoreNotFound,
-} from '../../../libs/plugins/src/openstack/index.js';
+} from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 /** An address of the public subnet outside its allocation pool (.100-.200), as an operator registers for a reservation. */

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NovaClient, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { ROOT } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 

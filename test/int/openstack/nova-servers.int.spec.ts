@@ -1,6 +1,6 @@
 /** Servers through NovaClient against the real Nova (fake driver): boot on a host, list by host and flavor, snapshot, delete. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { NovaClient, OpenStackNotFoundError, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, OpenStackNotFoundError, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient servers (real Nova, fake driver)', () => {

@@ -7,7 +7,7 @@ import {
   OpenStackNotFoundError,
   PlacementClient,
   ignoreNotFound,
-} from '../../../libs/plugins/src/openstack/index.js';
+} from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient (real Nova)', () => {

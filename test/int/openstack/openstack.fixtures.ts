@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describeError } from '../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 import {
   type KeystoneCredentials,
   type NovaClient,
@@ -13,7 +13,7 @@ import {
   type SessionOptions,
   ignoreNotFound,
   isNotFound,
-} from '../../../libs/plugins/src/openstack/index.js';
+} from '#plugins/openstack/index.js';
 
 export const OPENSTACK_ENV_FILE = process.env.LEASEHOLD_TEST_OPENSTACK_ENV;
 

@@ -6,7 +6,7 @@ import {
   PlacementClient,
   ignoreNotFound,
   inventoryOf,
-} from '../../../libs/plugins/src/openstack/index.js';
+} from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const customName = (prefix: string): string => `CUSTOM_${uniqueName(prefix).toUpperCase().replace(/-/g, '_')}`;

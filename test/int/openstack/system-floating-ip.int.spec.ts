@@ -6,8 +6,8 @@
  * can be leased again. The API runs in auth mode `none` as demo's project (LEASEHOLD_DEFAULT_PROJECT_ID).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { floatingIpReservationTag } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { type FloatingIp, NeutronClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { floatingIpReservationTag } from '#plugins/openstack/effects/index.js';
+import { type FloatingIp, NeutronClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { ledgerEvents } from '../../helpers/api-fixtures.js';
 import { api, blazarDate, floatingIpReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';

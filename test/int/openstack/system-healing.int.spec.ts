@@ -9,8 +9,8 @@
  * (checked through Placement). The computes are restored in afterAll.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { reservationCustomName } from '#plugins/openstack/effects/index.js';
+import { NovaClient, PlacementClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { ledgerEvents } from '../../helpers/api-fixtures.js';
 import { api, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';

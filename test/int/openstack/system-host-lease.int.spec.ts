@@ -5,7 +5,7 @@
  * end (checked through Nova's API); unregistering takes it out of the freepool again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NovaClient, PlacementClient, ignoreNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { NovaClient, PlacementClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, aggregateMembers, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';

@@ -8,8 +8,8 @@
  * The API runs in auth mode `none` as demo's project (LEASEHOLD_DEFAULT_PROJECT_ID), so leases are demo's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reservationAggregateName, reservationCustomName } from '../../../libs/plugins/src/openstack/effects/index.js';
-import { NovaClient, type OpenStackSession, PlacementClient, type Server, ignoreNotFound, isNotFound } from '../../../libs/plugins/src/openstack/index.js';
+import { reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
+import { NovaClient, type OpenStackSession, PlacementClient, type Server, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { ledgerEvents, pinnedHost } from '../../helpers/api-fixtures.js';
 import { api, blazarDate, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';

@@ -1,9 +1,9 @@
 import type { ApiConfig } from '../config.js';
-import { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.enforcer.js';
+import { PolicyEnforcer } from '#application/policy/policy.enforcer.js';
 import type { Authenticator, Identity } from './identity.js';
 import { KeystoneAuthenticator } from './keystone-authenticator.js';
 import { StaticTokenAuthenticator } from './static-tokens.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** How requests are authenticated and authorized, built once at start from the configuration. */
 export interface AuthSetup {

@@ -1,4 +1,4 @@
-import type { Credentials } from '../../../../libs/application/src/policy/policy-rule.js';
+import type { Credentials } from '#application/policy/policy-rule.js';
 
 /** Who a request acts as, once its token (or auth mode `none`) has been accepted. */
 export interface Identity {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Authenticator, type Identity, IdentityServiceUnavailable } from './identity.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface KeystoneSettings {
   /** Identity API v3 root, e.g. http://127.0.0.1:62357/v3 (no trailing slash). */

@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { DomainError } from '../../../../libs/domain/src/index.js';
-import { OpenStackNoEndpointError, OpenStackUnreachableError, createHttpError, trustBody, trustRefusal } from '../../../../libs/plugins/src/openstack/index.js';
-import { CallerToken } from '../../../../libs/application/src/caller-token.js';
+import type { DomainError } from '#domain/index.js';
+import { OpenStackNoEndpointError, OpenStackUnreachableError, createHttpError, trustBody, trustRefusal } from '#plugins/openstack/index.js';
+import { CallerToken } from '#application/caller-token.js';
 import { STATUS_BY_KIND } from '../http/blazar-error.js';
 import { wireMessage } from '../http/wire-names.js';
 

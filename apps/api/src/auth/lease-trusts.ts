@@ -1,6 +1,6 @@
-import type { LeaseTrusts } from '../../../../libs/application/src/leases/lease-trusts.port.js';
-import { NO_LEASE_TRUSTS } from '../../../../libs/application/src/leases/lease-trusts.port.js';
-import { KeystoneLeaseTrusts, KeystoneTrustsClient, type OpenStackSession } from '../../../../libs/plugins/src/openstack/index.js';
+import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
+import { NO_LEASE_TRUSTS } from '#application/leases/lease-trusts.port.js';
+import { KeystoneLeaseTrusts, KeystoneTrustsClient, type OpenStackSession } from '#plugins/openstack/index.js';
 import type { AuthMode } from '../config.js';
 
 export const LEASE_TRUSTS = Symbol('LEASE_TRUSTS');

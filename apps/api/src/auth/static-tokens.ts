@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Authenticator, Identity } from './identity.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /**
  * Auth mode `static`: a JSON file maps each token to who it is,

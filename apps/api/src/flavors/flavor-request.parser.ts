@@ -1,7 +1,7 @@
-import { invalid } from '../../../../libs/domain/src/index.js';
+import { invalid } from '#domain/index.js';
 import { MAX_INT32, toIntLike } from '../http/int-like.js';
 import { requireObject, validateBody } from '../http/validate-body.js';
-import type { NewFlavor } from '../../../../libs/application/src/flavors/flavor.use-cases.js';
+import type { NewFlavor } from '#application/flavors/flavor.use-cases.js';
 import { CreateFlavorDto } from './flavor.dto.js';
 import { toBoolean, toFlavorId, toNumberLike } from './flavor.validators.js';
 

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { type FlavorView, toFlavorView } from '../../../../libs/read-model/src/index.js';
+import { type FlavorView, toFlavorView } from '#read-model/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ReadQueries } from '../../../../libs/application/src/queries/read.queries.js';
+import { ReadQueries } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
-import { FLAVOR_POLICY, FlavorUseCases } from '../../../../libs/application/src/flavors/flavor.use-cases.js';
+import { FLAVOR_POLICY, FlavorUseCases } from '#application/flavors/flavor.use-cases.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';

@@ -1,8 +1,8 @@
-import { invalid } from '../../../../libs/domain/src/index.js';
+import { invalid } from '#domain/index.js';
 import { validateBody } from '../http/validate-body.js';
-import type { NewFloatingIp } from '../../../../libs/application/src/floating-ips/floating-ip.use-cases.js';
+import type { NewFloatingIp } from '#application/floating-ips/floating-ip.use-cases.js';
 import { RegisterFloatingIpDto } from './floating-ip.dto.js';
-import { canonicalIpAddress } from '../../../../libs/plugins/src/floating-ip/ip-address.js';
+import { canonicalIpAddress } from '#plugins/floating-ip/ip-address.js';
 
 export const parseRegisterFloatingIp = (raw: unknown): NewFloatingIp => {
   const dto = validateBody(RegisterFloatingIpDto, raw);

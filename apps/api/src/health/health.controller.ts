@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /**
  * Probes, served without a token like version discovery: `/healthz` says the process answers,

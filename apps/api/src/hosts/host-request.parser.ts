@@ -1,12 +1,12 @@
-import { type Capabilities, type HostInfo, invalid } from '../../../../libs/domain/src/index.js';
-import { isMergeableCapability } from '../../../../libs/read-model/src/index.js';
+import { type Capabilities, type HostInfo, invalid } from '#domain/index.js';
+import { isMergeableCapability } from '#read-model/index.js';
 import { malformedField } from '../http/input-rules.js';
 import { toIntLike } from '../http/int-like.js';
 import { isNotBlank } from '../http/text.validators.js';
 import { requireObject, validateBody } from '../http/validate-body.js';
-import type { HostToRegister } from '../../../../libs/application/src/hosts/host-inventory.port.js';
-import type { HostChanges } from '../../../../libs/application/src/hosts/host.use-cases.js';
-import type { CloudConfig } from '../../../../libs/plugins/src/cloud-config.js';
+import type { HostToRegister } from '#application/hosts/host-inventory.port.js';
+import type { HostChanges } from '#application/hosts/host.use-cases.js';
+import type { CloudConfig } from '#plugins/cloud-config.js';
 import { type Bounds, HOST_CAPACITY_BOUNDS, HOST_FIELD_KEYS, RegisterHostDto, outOfBounds } from './host.dto.js';
 
 /** Capability values are strings upstream; scalars are stored as Python's str() would print them. */

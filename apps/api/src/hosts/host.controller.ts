@@ -1,18 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { HostEvent } from '../../../../libs/domain/src/index.js';
-import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '../../../../libs/read-model/src/index.js';
+import type { HostEvent } from '#domain/index.js';
+import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '#read-model/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
-import type { HostAllocationView } from '../../../../libs/read-model/src/read-model.queries.js';
-import { ReadQueries } from '../../../../libs/application/src/queries/read.queries.js';
+import type { HostAllocationView } from '#read-model/read-model.queries.js';
+import { ReadQueries } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom, markStale } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
-import { hostNotFound } from '../../../../libs/application/src/hosts/host.errors.js';
-import { HOST_POLICY, HostUseCases } from '../../../../libs/application/src/hosts/host.use-cases.js';
-import type { CloudConfig } from '../../../../libs/plugins/src/cloud-config.js';
+import { hostNotFound } from '#application/hosts/host.errors.js';
+import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
+import type { CloudConfig } from '#plugins/cloud-config.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseHostRegistration, parseUpdateHost } from './host-request.parser.js';
 

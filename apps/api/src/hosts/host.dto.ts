@@ -1,5 +1,5 @@
 import { IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
-import { HOST_VIEW_KEYS } from '../../../../libs/read-model/src/index.js';
+import { HOST_VIEW_KEYS } from '#read-model/index.js';
 import { IsIntLike, MAX_INT32 } from '../http/int-like.js';
 import { IsNotBlank } from '../http/text.validators.js';
 import { Documented, DocumentedOptional, INT_LIKE, RequestSchema, notBlank } from '../openapi/dto-properties.js';

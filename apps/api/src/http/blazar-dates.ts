@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { invalid } from '../../../../libs/domain/src/index.js';
+import { invalid } from '#domain/index.js';
 
 /**
  * What upstream's `datetime.strptime(value, '%Y-%m-%d %H:%M')` accepts, in ASCII: a 4-digit year,

@@ -1,4 +1,4 @@
-import type { DomainErrorKind } from '../../../../libs/domain/src/index.js';
+import type { DomainErrorKind } from '#domain/index.js';
 import { printable } from './input-rules.js';
 
 /** Blazar's error body; python-blazarclient prints `error_message`. */

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { describeError, isDomainError } from '../../../../libs/domain/src/index.js';
+import { describeError, isDomainError } from '#domain/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 import { wireMessage } from './wire-names.js';

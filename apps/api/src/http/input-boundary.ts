@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { type DomainError, invalid } from '../../../../libs/domain/src/index.js';
+import { type DomainError, invalid } from '#domain/index.js';
 import { checkInputTree } from './input-rules.js';
 
 const notUtf8 = (): DomainError => invalid('MALFORMED_BODY', 'Malformed request body (not valid UTF-8)');

@@ -1,4 +1,4 @@
-import { type DomainError, invalid, textProblem } from '../../../../libs/domain/src/index.js';
+import { type DomainError, invalid, textProblem } from '#domain/index.js';
 
 /**
  * The one rule set every value that enters through the API obeys, wherever it sits (a body at any

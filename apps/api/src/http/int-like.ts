@@ -18,4 +18,4 @@ export const toIntLike = (value: unknown): number | null => {
 export const IsIntLike = (options?: ValidationOptions): PropertyDecorator =>
   ValidateBy({ name: 'isIntLike', validator: { validate: (value: unknown) => toIntLike(value) !== null } }, options);
 
-export { MAX_INT32 } from '../../../../libs/domain/src/index.js';
+export { MAX_INT32 } from '#domain/index.js';

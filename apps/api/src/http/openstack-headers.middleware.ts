@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { jsonLogger } from '../../../../libs/observability/src/logger.js';
+import { jsonLogger } from '#observability/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
-import { CallerToken } from '../../../../libs/application/src/caller-token.js';
+import { CallerToken } from '#application/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
 import { sendUnauthorized, sendUnavailable } from '../auth/unauthorized.js';
 import type { ApiConfig } from '../config.js';
-import type { PolicyEnforcer } from '../../../../libs/application/src/policy/policy.enforcer.js';
-import { userCaller } from '../../../../libs/application/src/caller.js';
+import type { PolicyEnforcer } from '#application/policy/policy.enforcer.js';
+import { userCaller } from '#application/caller.js';
 import { blazarError } from './blazar-error.js';
 import type { ContextRequest, RequestContext } from './request-context.js';
 

@@ -1,6 +1,6 @@
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonLogger } from '../../../../libs/observability/src/logger.js';
+import { jsonLogger } from '#observability/logger.js';
 import { PinoNestLogger } from './pino-nest.logger.js';
 
 describe("PinoNestLogger: Nest's logs as JSON lines", () => {

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Caller } from '../../../../libs/application/src/caller.js';
-import type { CommandMetadata } from '../../../../libs/application/src/command.js';
+import type { Caller } from '#application/caller.js';
+import type { CommandMetadata } from '#application/command.js';
 
 /** Who is calling and how to trace the call; attached to every request by the middleware. */
 export interface RequestContext {

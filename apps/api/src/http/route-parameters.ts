@@ -1,11 +1,11 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, invalid } from '../../../../libs/domain/src/index.js';
+import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, invalid } from '#domain/index.js';
 import { FLAVOR_ID_PATTERN } from '../flavors/flavor.validators.js';
 import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
 import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
-import { floatingIpNotFound } from '../../../../libs/application/src/floating-ips/floating-ip.errors.js';
-import { hostNotFound } from '../../../../libs/application/src/hosts/host.errors.js';
+import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
+import { hostNotFound } from '#application/hosts/host.errors.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */
 export interface ParameterRule {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { conflict } from '../../../../libs/domain/src/index.js';
-import { CheckpointEntity, openReadModel } from '../../../../libs/read-model/src/index.js';
+import { conflict } from '#domain/index.js';
+import { CheckpointEntity, openReadModel } from '#read-model/index.js';
 import { isStorageUnavailable } from './storage-unavailable.js';
 
 /** The error `run` throws (each case below provokes a real one from SQLite). */

@@ -1,5 +1,5 @@
 import { type ValidationError, validateSync } from 'class-validator';
-import { invalid } from '../../../../libs/domain/src/index.js';
+import { invalid } from '#domain/index.js';
 
 const firstMessage = (error: ValidationError): string => {
   const messages = Object.values(error.constraints ?? {});

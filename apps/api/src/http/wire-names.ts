@@ -1,5 +1,5 @@
-import type { DomainError } from '../../../../libs/domain/src/index.js';
-import { renderMessage } from '../../../../libs/domain/src/index.js';
+import type { DomainError } from '#domain/index.js';
+import { renderMessage } from '#domain/index.js';
 
 /** Blazar's names of the fields the domain names in its messages (`{field:memoryMb}` -> `memory_mb`). */
 export const WIRE_NAMES: Readonly<Record<string, string>> = {

@@ -1,6 +1,6 @@
-import { invalid } from '../../../../libs/domain/src/index.js';
-import { checkAmount } from '../../../../libs/plugins/src/admission/amount.js';
-import { type FloatingIpReservationRequest, parseRequiredFloatingIps } from '../../../../libs/plugins/src/floating-ip/floating-ip-reservation.request.js';
+import { invalid } from '#domain/index.js';
+import { checkAmount } from '#plugins/admission/amount.js';
+import { type FloatingIpReservationRequest, parseRequiredFloatingIps } from '#plugins/floating-ip/floating-ip-reservation.request.js';
 import { canonicalUuid } from '../http/text.validators.js';
 
 /** `networkId` as the DTO accepted it (a UUID); kept in lower case so that one network is one id. */

@@ -1,14 +1,14 @@
 import type { DateTime } from 'luxon';
-import { type Affinity, type BeforeEndAction, RESOURCE_TYPES, type ResourceType, invalid, scheduleForCreate } from '../../../../libs/domain/src/index.js';
+import { type Affinity, type BeforeEndAction, RESOURCE_TYPES, type ResourceType, invalid, scheduleForCreate } from '#domain/index.js';
 import { toFlavorId } from '../flavors/flavor.validators.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { validateBody } from '../http/validate-body.js';
-import type { CreateLeaseRequest, UpdateLeaseRequest } from '../../../../libs/application/src/leases/lease.commands.js';
-import type { ReservationRequest } from '../../../../libs/plugins/src/admission/admission.registry.js';
-import type { ReservationPatch } from '../../../../libs/plugins/src/admission/reservation-patch.js';
-import { buildFlavorInstanceRequest, buildInstanceRequest } from '../../../../libs/plugins/src/instance/instance-reservation.request.js';
-import { buildHostRequest } from '../../../../libs/plugins/src/physical-host/host-reservation.request.js';
+import type { CreateLeaseRequest, UpdateLeaseRequest } from '#application/leases/lease.commands.js';
+import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
+import { buildFlavorInstanceRequest, buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
+import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { buildFloatingIpRequest } from './floating-ip-reservation.parser.js';
 import {
   CreateLeaseDto,

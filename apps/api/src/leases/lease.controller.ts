@@ -1,16 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
-import type { LeaseEvent } from '../../../../libs/domain/src/index.js';
-import { type LeaseView, evolveLeaseView } from '../../../../libs/read-model/src/index.js';
+import type { LeaseEvent } from '#domain/index.js';
+import { type LeaseView, evolveLeaseView } from '#read-model/index.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ReadQueries, leaseNotFound } from '../../../../libs/application/src/queries/read.queries.js';
+import { ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
-import type { LeaseWritten } from '../../../../libs/application/src/leases/lease.commands.js';
-import { LEASE_POLICY, LeaseUseCases } from '../../../../libs/application/src/leases/lease.use-cases.js';
+import type { LeaseWritten } from '#application/leases/lease.commands.js';
+import { LEASE_POLICY, LeaseUseCases } from '#application/leases/lease.use-cases.js';
 import { parseCreateLease, parseUpdateLease } from './lease-request.parser.js';
 
 /** The same fold the projector runs, applied to the events just written: the response needs no wait. */

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
-import { BEFORE_END_ACTIONS, RESOURCE_TYPES } from '../../../../libs/domain/src/index.js';
+import { BEFORE_END_ACTIONS, RESOURCE_TYPES } from '#domain/index.js';
 import { IsFlavorId } from '../flavors/flavor.validators.js';
 import { IsIntLike, MAX_INT32 } from '../http/int-like.js';
 import { IsNotBlank, IsUuid } from '../http/text.validators.js';

@@ -3,7 +3,7 @@ import type { AuthMode } from '../config.js';
 import { buildOpenApiDocument } from './document.js';
 import { OPENAPI_OPTIONS, OpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 import { OpenApiController } from './openapi.controller.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** The service's own OpenAPI 3.1 document (`/openapi.json`) and its interactive page (`/docs`). */
 @Module({})

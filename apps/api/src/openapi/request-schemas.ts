@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { HOST_VIEW_KEYS } from '../../../../libs/read-model/src/index.js';
+import { HOST_VIEW_KEYS } from '#read-model/index.js';
 import { CreateFlavorDto } from '../flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';

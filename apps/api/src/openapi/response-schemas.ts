@@ -11,9 +11,9 @@ import {
   type InstanceReservationView,
   type LeaseEventView,
   type LeaseView,
-} from '../../../../libs/read-model/src/index.js';
+} from '#read-model/index.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
-import type { FloatingIpAllocationView, HostAllocationView } from '../../../../libs/read-model/src/read-model.queries.js';
+import type { FloatingIpAllocationView, HostAllocationView } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
 /**

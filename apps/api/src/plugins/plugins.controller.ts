@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { RESOURCE_TYPES, type ResourceType } from '../../../../libs/domain/src/index.js';
+import { RESOURCE_TYPES, type ResourceType } from '#domain/index.js';
 
 export interface PluginView {
   readonly name: string;

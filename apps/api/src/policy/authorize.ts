@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { authorize } from '../../../../libs/application/src/caller.js';
+import { authorize } from '#application/caller.js';
 import { type RequestContext, requestContext } from '../http/request-context.js';
 
 /**

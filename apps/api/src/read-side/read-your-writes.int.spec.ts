@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../../../libs/event-store/src/index.js';
-import { openReadModel } from '../../../../libs/read-model/src/index.js';
+import { SqliteEventStore } from '#event-store/index.js';
+import { openReadModel } from '#read-model/index.js';
 import { ReadYourWrites } from './read-your-writes.js';
 
 describe('ReadYourWrites', () => {

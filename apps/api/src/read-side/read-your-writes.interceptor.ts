@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestI
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { type Observable, from, map, switchMap } from 'rxjs';
-import type { ReadModelName } from '../../../../libs/read-model/src/index.js';
+import type { ReadModelName } from '#read-model/index.js';
 import { ReadYourWrites, type StaleMarker } from './read-your-writes.js';
 
 export const MIN_POSITION_HEADER = 'x-leasehold-min-position';

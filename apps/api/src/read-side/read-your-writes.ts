@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
-import { CheckpointEntity, type CheckpointRow, READ_MODELS, type ReadModelName } from '../../../../libs/read-model/src/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { CheckpointEntity, type CheckpointRow, READ_MODELS, type ReadModelName } from '#read-model/index.js';
 
 const POLL_MS = 2;
 

@@ -1,6 +1,6 @@
-import type { HostBooked, HostBookingMoved, HostBookingReleased, HostSlotsBooked, HostSlotsMoved } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { AllocationEntity } from '../../../../libs/read-model/src/index.js';
+import type { HostBooked, HostBookingMoved, HostBookingReleased, HostSlotsBooked, HostSlotsMoved } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { AllocationEntity } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 type BookingEvent = HostBooked | HostSlotsBooked | HostBookingMoved | HostSlotsMoved | HostBookingReleased;

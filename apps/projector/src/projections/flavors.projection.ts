@@ -1,6 +1,6 @@
-import type { FlavorCatalogEvent } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { FlavorEntity, toFlavorView } from '../../../../libs/read-model/src/index.js';
+import type { FlavorCatalogEvent } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { FlavorEntity, toFlavorView } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 /** lh_flavors: the Nova-shaped document per flavor of the standalone catalog. */

@@ -1,6 +1,6 @@
-import type { FloatingIpBooked, FloatingIpBookingMoved, FloatingIpBookingReleased } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { FloatingIpAllocationEntity } from '../../../../libs/read-model/src/index.js';
+import type { FloatingIpBooked, FloatingIpBookingMoved, FloatingIpBookingReleased } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { FloatingIpAllocationEntity } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 type BookingEvent = FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookingReleased;

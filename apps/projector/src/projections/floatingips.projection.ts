@@ -1,6 +1,6 @@
-import type { FloatingIpEvent } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { FloatingIpEntity, evolveFloatingIpView } from '../../../../libs/read-model/src/index.js';
+import type { FloatingIpEvent } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { FloatingIpEntity, evolveFloatingIpView } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 /** lh_floatingips: the Blazar floating-IP document per registered address. */

@@ -1,6 +1,6 @@
-import type { HostEvent } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { HostEntity, evolveHostView } from '../../../../libs/read-model/src/index.js';
+import type { HostEvent } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { HostEntity, evolveHostView } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 /** lh_hosts: the Blazar host document (capabilities merged) per registered host. */

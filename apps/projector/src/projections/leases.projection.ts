@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { LEASE_EVENT_TYPES, type LeaseEvent } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
+import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 import {
   LeaseEntity,
   type LeaseView,
   ReservationEntity,
   type ReservationRow,
   evolveLeaseView,
-} from '../../../../libs/read-model/src/index.js';
+} from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 const dates = (event: LeaseEvent): { startDate: string; endDate: string } | null =>

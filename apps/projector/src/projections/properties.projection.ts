@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { HostCapabilitiesUpdated, HostRegistered, ResourcePropertyEvent } from '../../../../libs/domain/src/index.js';
-import type { RecordedEvent } from '../../../../libs/event-store/src/event-store.port.js';
-import { PropertyEntity } from '../../../../libs/read-model/src/index.js';
+import type { HostCapabilitiesUpdated, HostRegistered, ResourcePropertyEvent } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { PropertyEntity } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
 
 type PropertyEvent = HostRegistered | HostCapabilitiesUpdated | ResourcePropertyEvent;

@@ -1,5 +1,5 @@
-import type { ApplicationSettings } from '../../../../libs/application/src/application-context.js';
-import { type Environment, applicationSettingsFromEnv, integerSetting } from '../../../../libs/application/src/application-settings.js';
+import type { ApplicationSettings } from '#application/application-context.js';
+import { type Environment, applicationSettingsFromEnv, integerSetting } from '#application/application-settings.js';
 
 export interface HealingConfig {
   /** Time between two periodic passes (reservations entering the healing window); 0: no healing in this process. */

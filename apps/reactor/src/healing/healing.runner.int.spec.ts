@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
-import { HealingUseCase } from '../../../../libs/application/src/healing/healing.use-case.js';
-import { DEFAULT_SETTINGS } from '../../../../libs/application/src/testing/application.specification.js';
-import { at, hostBooked, hostRegistered, hostWentDown } from '../../../../libs/application/src/testing/calendars.fixture.js';
-import { appendGiven } from '../../../../libs/application/src/testing/given-events.js';
-import { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { HealingUseCase } from '#application/healing/healing.use-case.js';
+import { DEFAULT_SETTINGS } from '#application/testing/application.specification.js';
+import { at, hostBooked, hostRegistered, hostWentDown } from '#application/testing/calendars.fixture.js';
+import { appendGiven } from '#application/testing/given-events.js';
+import { WriteIndex } from '#application/write-model/write-index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { HealingRunner } from './healing.runner.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { systemCaller } from '../../../../libs/application/src/caller.js';
-import type { HealReservations, HealingPass, HealingUseCase } from '../../../../libs/application/src/healing/healing.use-case.js';
-import { HOST_CATEGORY } from '../../../../libs/domain/src/index.js';
-import type { EventStore, RecordedEvent, Subscription } from '../../../../libs/event-store/src/event-store.port.js';
+import { systemCaller } from '#application/caller.js';
+import type { HealReservations, HealingPass, HealingUseCase } from '#application/healing/healing.use-case.js';
+import { HOST_CATEGORY } from '#domain/index.js';
+import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from '../scheduler.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** Host events after which reservations may hold a host that is down. */
 export const HOST_DOWN_EVENTS = ['Host.WentDown', 'Host.DownReasonsChanged'] as const;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
-import { HealingUseCase } from '../../../../libs/application/src/healing/healing.use-case.js';
-import { WriteIndex } from '../../../../libs/application/src/write-model/write-index.js';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { HealingUseCase } from '#application/healing/healing.use-case.js';
+import { WriteIndex } from '#application/write-model/write-index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import type { HealingConfig } from './healing.config.js';
 import { HealingRunner } from './healing.runner.js';

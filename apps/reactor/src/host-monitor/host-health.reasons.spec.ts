@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notificationReasons } from '../../../../libs/application/src/reactions/host-health.reasons.js';
+import { notificationReasons } from '#application/reactions/host-health.reasons.js';
 import { pollingReasons } from './host-health.reasons.js';
 
 const service = (state: 'up' | 'down', status: 'enabled' | 'disabled', forced_down: boolean) => ({ state, status, forced_down });

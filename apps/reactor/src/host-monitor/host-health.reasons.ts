@@ -1,5 +1,5 @@
-import type { HostDownReason } from '../../../../libs/domain/src/index.js';
-import type { ComputeService } from '../../../../libs/plugins/src/openstack/index.js';
+import type { HostDownReason } from '#domain/index.js';
+import type { ComputeService } from '#plugins/openstack/index.js';
 
 /**
  * The os-services view, which is the whole truth: forced down (Nova then also says `down`, so

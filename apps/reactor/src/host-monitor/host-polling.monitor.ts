@@ -1,10 +1,10 @@
-import type { HealthOutcome, HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
-import type { ComputeService } from '../../../../libs/plugins/src/openstack/index.js';
+import type { HealthOutcome, HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { ComputeService } from '#plugins/openstack/index.js';
 import { reactorMetadata } from '../reactor-metadata.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { pollingReasons } from './host-health.reasons.js';
 import type { ManagedHosts } from './managed-hosts.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface HostPollingMonitorOptions {
   /** Nova's nova-compute services (os-services?binary=nova-compute). */

@@ -6,8 +6,8 @@ import {
   foldEvents,
   hostRegistryDecider,
   hostStream,
-} from '../../../../libs/domain/src/index.js';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
+} from '#domain/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 
 export interface ManagedHost {
   readonly hostId: string;

@@ -1,8 +1,8 @@
-import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
-import { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
-import type { OpenStackSettings } from '../../../../libs/plugins/src/cloud-config.js';
-import { type ComputeService, NovaClient, OpenStackSession } from '../../../../libs/plugins/src/openstack/index.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { OpenStackSettings } from '#plugins/cloud-config.js';
+import { type ComputeService, NovaClient, OpenStackSession } from '#plugins/openstack/index.js';
 import { NovaNotificationHandler } from '../nova-notifications/nova-notification.handler.js';
 import { NovaNotificationsConsumer } from '../nova-notifications/nova-notifications.consumer.js';
 import type { ReactorLogEntry } from '../scheduler.js';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOST_REGISTRY_STREAM, type HostRegistryEvent, foldEvents, hostActivityStream, hostDecider, hostRegistryDecider, hostStream } from '../../../../libs/domain/src/index.js';
-import { CommandHandler } from '../../../../libs/application/src/command-handler.js';
-import { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
-import type { EventStore } from '../../../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../../libs/event-store/src/sqlite/sqlite-event-store.js';
+import { HOST_REGISTRY_STREAM, type HostRegistryEvent, foldEvents, hostActivityStream, hostDecider, hostRegistryDecider, hostStream } from '#domain/index.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { ManagedHosts } from '../host-monitor/managed-hosts.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { NovaNotificationHandler } from './nova-notification.handler.js';

@@ -1,6 +1,6 @@
-import { type AggregateActivity, type InstanceActivity, isDomainError } from '../../../../libs/domain/src/index.js';
-import type { CommandMetadata } from '../../../../libs/application/src/command.js';
-import type { HostReactionUseCases } from '../../../../libs/application/src/reactions/host-reactions.use-cases.js';
+import { type AggregateActivity, type InstanceActivity, isDomainError } from '#domain/index.js';
+import type { CommandMetadata } from '#application/command.js';
+import type { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
 import type { ManagedHosts } from '../host-monitor/managed-hosts.js';
 import { reactorMetadata } from '../reactor-metadata.js';
 import type { ReactorLogEntry } from '../scheduler.js';

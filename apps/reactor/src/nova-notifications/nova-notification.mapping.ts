@@ -1,4 +1,4 @@
-import type { AggregateActivity, InstanceActivity } from '../../../../libs/domain/src/index.js';
+import type { AggregateActivity, InstanceActivity } from '#domain/index.js';
 import type { NovaNotification } from './oslo-envelope.js';
 
 /** What a notification means to Leasehold, before knowing whether its hosts are Leasehold's. */

@@ -1,6 +1,6 @@
 import { type Channel, type ChannelModel, type ConsumeMessage, connect } from 'amqplib';
 import type { ReactorLogEntry } from '../scheduler.js';
-import { describeError } from '../../../../libs/domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 export interface NovaNotificationsConsumerOptions {
   /** amqp://user:pass@host:port/vhost; oslo.messaging's rabbit:// transport URLs are accepted too. */

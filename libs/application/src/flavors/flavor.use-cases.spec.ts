@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { FLAVOR_CATALOG_STREAM } from '../../../domain/src/index.js';
+import { FLAVOR_CATALOG_STREAM } from '#domain/index.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import { FlavorUseCases, type NewFlavor } from './flavor.use-cases.js';
 

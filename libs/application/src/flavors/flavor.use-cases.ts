@@ -1,4 +1,4 @@
-import { FLAVOR_CATALOG_STREAM, type Flavor, flavorCatalogDecider } from '../../../domain/src/index.js';
+import { FLAVOR_CATALOG_STREAM, type Flavor, flavorCatalogDecider } from '#domain/index.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import { authorize } from '../caller.js';
 import type { ApplicationContext } from '../application-context.js';

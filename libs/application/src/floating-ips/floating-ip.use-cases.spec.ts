@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FLOATING_IP_REGISTRY_STREAM, floatingIpStream, invalid } from '../../../domain/src/index.js';
-import { NeutronClient } from '../../../plugins/src/openstack/neutron.client.js';
-import { OpenStackFloatingIpNetworks } from '../../../plugins/src/openstack/openstack-floating-ip-networks.js';
-import { unreachableSession } from '../../../plugins/src/testing/unreachable-cloud.js';
-import { StandaloneFloatingIpNetworks } from '../../../plugins/src/standalone/standalone-floating-ip-networks.js';
+import { FLOATING_IP_REGISTRY_STREAM, floatingIpStream, invalid } from '#domain/index.js';
+import { NeutronClient } from '#plugins/openstack/neutron.client.js';
+import { OpenStackFloatingIpNetworks } from '#plugins/openstack/openstack-floating-ip-networks.js';
+import { unreachableSession } from '#plugins/testing/unreachable-cloud.js';
+import { StandaloneFloatingIpNetworks } from '#plugins/standalone/standalone-floating-ip-networks.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import type { FloatingIpLocation, FloatingIpNetworks } from './floating-ip-networks.port.js';
 import { FloatingIpUseCases, type NewFloatingIp } from './floating-ip.use-cases.js';

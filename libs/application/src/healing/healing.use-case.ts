@@ -9,12 +9,12 @@ import {
   leaseStream,
   reservedHostIds,
   toMs,
-} from '../../../domain/src/index.js';
-import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '../../../plugins/src/admission/admission.registry.js';
+} from '#domain/index.js';
+import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
-import { describeError } from '../../../domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /** One healing pass over every host that is down; only the service itself sends it. */
 export type HealReservations = AppCommand<'HealReservations', Readonly<Record<string, never>>>;

@@ -1,4 +1,4 @@
-import type { Capabilities, HostInfo } from '../../../domain/src/index.js';
+import type { Capabilities, HostInfo } from '#domain/index.js';
 
 /** A host's facts and its extra capabilities, as registration records them. */
 export interface HostDescription {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../domain/src/index.js';
+import { DomainError } from '#domain/index.js';
 import { hostHavingServers } from './host.errors.js';
 
 describe('hostHavingServers', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type Capabilities, HOST_REGISTRY_STREAM, type HostInfo, MAX_CAPABILITY_KEY_LENGTH, hostStream, propertyStream } from '../../../domain/src/index.js';
-import { NovaHostInventory } from '../../../plugins/src/openstack/nova-host-inventory.js';
-import { NovaClient } from '../../../plugins/src/openstack/nova.client.js';
-import { unreachableSession } from '../../../plugins/src/testing/unreachable-cloud.js';
-import { StandaloneHostInventory } from '../../../plugins/src/standalone/standalone-host-inventory.js';
+import { type Capabilities, HOST_REGISTRY_STREAM, type HostInfo, MAX_CAPABILITY_KEY_LENGTH, hostStream, propertyStream } from '#domain/index.js';
+import { NovaHostInventory } from '#plugins/openstack/nova-host-inventory.js';
+import { NovaClient } from '#plugins/openstack/nova.client.js';
+import { unreachableSession } from '#plugins/testing/unreachable-cloud.js';
+import { StandaloneHostInventory } from '#plugins/standalone/standalone-host-inventory.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import { hostHavingServers } from './host.errors.js';
 import type { HostDescription, HostInventory, HostToRegister } from './host-inventory.port.js';

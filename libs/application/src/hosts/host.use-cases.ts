@@ -9,7 +9,7 @@ import {
   hostStream,
   propertyStream,
   resourcePropertyDecider,
-} from '../../../domain/src/index.js';
+} from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
 import { authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';

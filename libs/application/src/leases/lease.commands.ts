@@ -1,6 +1,6 @@
-import type { LeaseEvent } from '../../../domain/src/index.js';
-import type { ReservationRequest } from '../../../plugins/src/admission/admission.registry.js';
-import type { ReservationPatch } from '../../../plugins/src/admission/reservation-patch.js';
+import type { LeaseEvent } from '#domain/index.js';
+import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
 import type { AppCommand } from '../command.js';
 
 /** A new lease as requested: dates as ISO-8601 UTC, reservations validated. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { HostReservation, Reservation, VirtualInstanceReservation } from '../../../domain/src/index.js';
-import { buildInstanceRequest } from '../../../plugins/src/instance/instance-reservation.request.js';
-import { buildHostRequest } from '../../../plugins/src/physical-host/host-reservation.request.js';
-import { patchOf } from '../../../plugins/src/testing/reservation-patch.fixture.js';
+import type { HostReservation, Reservation, VirtualInstanceReservation } from '#domain/index.js';
+import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
+import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
+import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
 import type { CommandMetadata } from '../command.js';
 import { at, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';

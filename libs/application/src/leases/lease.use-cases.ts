@@ -11,8 +11,8 @@ import {
   requireExisting,
   scheduleForCreate,
   scheduleForUpdate,
-} from '../../../domain/src/index.js';
-import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '../../../plugins/src/admission/admission.registry.js';
+} from '#domain/index.js';
+import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
 import type { ApplicationContext } from '../application-context.js';
 import { authorize, leaseTarget } from '../caller.js';
 import { appendTo, eventMetadata } from '../command.js';

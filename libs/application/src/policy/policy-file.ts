@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describeError } from '../../../domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 /**
  * Reads an oslo.policy-style policy file: JSON (`{"rule": "check string"}`) or the YAML subset

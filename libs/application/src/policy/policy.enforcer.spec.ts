@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDomainError } from '../../../domain/src/index.js';
+import { isDomainError } from '#domain/index.js';
 import { ACTIONS, DEFAULT_RULES } from './policy-defaults.js';
 import { PolicyEnforcer } from './policy.enforcer.js';
 import type { Credentials } from './policy-rule.js';

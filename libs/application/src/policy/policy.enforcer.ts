@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/src/index.js';
+import { DomainError } from '#domain/index.js';
 import { ALIASES, DEFAULT_RULES } from './policy-defaults.js';
 import { readPolicyFile } from './policy-file.js';
 import { type Credentials, PolicySyntaxError, type Rule, type Target, evaluate, parseRule, references } from './policy-rule.js';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FlavorEntity, HostEntity, LeaseEntity, type LeaseView, ReadModelQueries, openReadModel } from '../../../read-model/src/index.js';
+import { FlavorEntity, HostEntity, LeaseEntity, type LeaseView, ReadModelQueries, openReadModel } from '#read-model/index.js';
 import { testCaller } from '../testing/application.specification.js';
 import { ReadQueries } from './read.queries.js';
 

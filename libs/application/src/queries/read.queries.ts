@@ -1,4 +1,4 @@
-import { type DomainError, notFound } from '../../../domain/src/index.js';
+import { type DomainError, notFound } from '#domain/index.js';
 import type {
   AllocationFilter,
   FlavorView,
@@ -9,7 +9,7 @@ import type {
   LeaseView,
   PropertyRow,
   ReadModelQueries,
-} from '../../../read-model/src/index.js';
+} from '#read-model/index.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';

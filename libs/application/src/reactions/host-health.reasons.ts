@@ -1,4 +1,4 @@
-import type { HostDownReason, HostHealth } from '../../../domain/src/index.js';
+import type { HostDownReason, HostHealth } from '#domain/index.js';
 
 /** What a monitor saw of a host's compute service. */
 export type HostObservation =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type HostEvent, hostActivityStream, hostStream } from '../../../domain/src/index.js';
-import { HOST_ID, at, hostRegistered, smallHostInfo } from '../../../domain/src/host/testing/host.fixtures.js';
+import { type HostEvent, hostActivityStream, hostStream } from '#domain/index.js';
+import { HOST_ID, at, hostRegistered, smallHostInfo } from '#domain/host/testing/host.fixtures.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import type { HostObservation } from './host-health.reasons.js';
 import { HostReactionUseCases } from './host-reactions.use-cases.js';

@@ -8,7 +8,7 @@ import {
   hostDecider,
   hostStream,
   isDomainError,
-} from '../../../domain/src/index.js';
+} from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo } from '../command.js';
 import type { Decision } from '../command-handler.js';

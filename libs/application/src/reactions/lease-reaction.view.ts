@@ -1,5 +1,5 @@
-import { type LeaseEvent, type LeasePhase, type LeaseState, leaseDecider } from '../../../domain/src/index.js';
-import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
+import { type LeaseEvent, type LeasePhase, type LeaseState, leaseDecider } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 
 /** A lease event as the reactions need it: what it says, and its place and identity in the ledger. */
 export type LeaseReactionSource = Pick<RecordedEvent, 'id' | 'revision' | 'type' | 'data' | 'metadata'>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LeaseEvent, type ReservationOutcome, leaseStream } from '../../../domain/src/index.js';
+import { type LeaseEvent, type ReservationOutcome, leaseStream } from '#domain/index.js';
 import {
   END,
   LEASE_ID,
@@ -11,8 +11,8 @@ import {
   okOutcome,
   reservation,
   reservationChanged,
-} from '../../../domain/src/lease/testing/lease.fixtures.js';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
+} from '#domain/lease/testing/lease.fixtures.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import { LeaseReactionUseCases } from './lease-reactions.use-cases.js';
 import { deterministicId } from './reaction-ids.js';

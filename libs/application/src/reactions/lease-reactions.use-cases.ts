@@ -8,8 +8,8 @@ import {
   isDomainError,
   leaseDecider,
   leaseStream,
-} from '../../../domain/src/index.js';
-import type { AppendRequest } from '../../../event-store/src/event-store.port.js';
+} from '#domain/index.js';
+import type { AppendRequest } from '#event-store/event-store.port.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo } from '../command.js';
 import type { Decision } from '../command-handler.js';

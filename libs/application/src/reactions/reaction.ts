@@ -1,5 +1,5 @@
-import { type DomainError, isDomainError } from '../../../domain/src/index.js';
-import type { EventMetadata } from '../../../event-store/src/event-store.port.js';
+import { type DomainError, isDomainError } from '#domain/index.js';
+import type { EventMetadata } from '#event-store/event-store.port.js';
 import { type Caller, policyNotAuthorized } from '../caller.js';
 import { type CommandMetadata, eventMetadata } from '../command.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../event-store/src/sqlite/sqlite-event-store.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { ApplicationContext, ApplicationSettings } from '../application-context.js';
 import { type Caller, userCaller } from '../caller.js';
 import type { CommandMetadata } from '../command.js';

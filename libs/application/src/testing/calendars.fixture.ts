@@ -2,9 +2,9 @@
  * Test-only: real calendars (a BookingPlan over a WriteIndex folded from an in-memory SQLite log) for
  * the specs of the booking plan and of each type's admission, with the events they decided.
  */
-import { type Flavor, type HostInfo, type SlotDemand, floatingIpStream, hostStream } from '../../../domain/src/index.js';
-import { SqliteEventStore } from '../../../event-store/src/sqlite/sqlite-event-store.js';
-import type { AdmissionContext, AdmissionSchedule } from '../../../plugins/src/admission/admission.port.js';
+import { type Flavor, type HostInfo, type SlotDemand, floatingIpStream, hostStream } from '#domain/index.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { AdmissionContext, AdmissionSchedule } from '#plugins/admission/admission.port.js';
 import { BookingPlan, type BookingPlanOptions } from '../write-model/booking-plan.js';
 import { WriteIndex } from '../write-model/write-index.js';
 import { type StreamEvent, appendGiven } from './given-events.js';

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 
 /** An event as a specification states it: where it is (or is expected to be) recorded, and what it says. */
 export interface StreamEvent {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_QUERY } from '../../../plugins/src/query/blazar-query.js';
-import type { BookingWindow } from '../../../plugins/src/admission/calendars.port.js';
+import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
+import type { BookingWindow } from '#plugins/admission/calendars.port.js';
 import { at, floatingIpRegistered, hostRegistered, hostWentDown, withCalendars } from '../testing/calendars.fixture.js';
 
 const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({ leaseId: `lease-${reservationId}`, reservationId, startDate: at(start), endDate: at(end), propertyNames: [] });

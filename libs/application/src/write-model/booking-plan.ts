@@ -14,13 +14,13 @@ import {
   hostDecider,
   hostStream,
   toMs,
-} from '../../../domain/src/index.js';
-import type { AppendRequest, EventMetadata } from '../../../event-store/src/event-store.port.js';
-import type { BookingWindow, ReservationCalendars } from '../../../plugins/src/admission/calendars.port.js';
-import type { FloatingIpSnapshot } from '../../../plugins/src/floating-ip/floating-ip-snapshot.js';
-import type { HostSnapshot } from '../../../plugins/src/physical-host/host-snapshot.js';
-import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '../../../plugins/src/physical-host/host-allocation.policy.js';
-import { EMPTY_QUERY } from '../../../plugins/src/query/blazar-query.js';
+} from '#domain/index.js';
+import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
+import type { BookingWindow, ReservationCalendars } from '#plugins/admission/calendars.port.js';
+import type { FloatingIpSnapshot } from '#plugins/floating-ip/floating-ip-snapshot.js';
+import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
+import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '#plugins/physical-host/host-allocation.policy.js';
+import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
 import { appendTo } from '../command.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 

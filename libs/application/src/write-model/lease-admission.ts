@@ -1,5 +1,5 @@
-import type { FlavorViewer } from '../../../domain/src/index.js';
-import type { AdmissionContext, AdmissionSchedule } from '../../../plugins/src/admission/admission.port.js';
+import type { FlavorViewer } from '#domain/index.js';
+import type { AdmissionContext, AdmissionSchedule } from '#plugins/admission/admission.port.js';
 import type { ApplicationContext } from '../application-context.js';
 import { BookingPlan } from './booking-plan.js';
 

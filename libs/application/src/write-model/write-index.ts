@@ -21,9 +21,9 @@ import {
   hostDecider,
   hostRegistryDecider,
   resourcePropertyDecider,
-} from '../../../domain/src/index.js';
-import type { EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
-import type { HostSnapshot } from '../../../plugins/src/physical-host/host-snapshot.js';
+} from '#domain/index.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import { AsyncMutex } from './async-mutex.js';
 
 export interface Versioned<S> {

@@ -1,4 +1,4 @@
-import type { FlavorCatalogState, FlavorViewer, HostReplacement, Reservation } from '../../../domain/src/index.js';
+import type { FlavorCatalogState, FlavorViewer, HostReplacement, Reservation } from '#domain/index.js';
 import type { BookingWindow, ReservationCalendars } from './calendars.port.js';
 import type { PatchField, ReservationPatch } from './reservation-patch.js';
 

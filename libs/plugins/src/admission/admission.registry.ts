@@ -1,4 +1,4 @@
-import type { Reservation, ResourceType } from '../../../domain/src/index.js';
+import type { Reservation, ResourceType } from '#domain/index.js';
 import type { FloatingIpReservationRequest } from '../floating-ip/floating-ip-reservation.request.js';
 import { floatingIpAdmission } from '../floating-ip/floating-ip.admission.js';
 import type { FlavorInstanceReservationRequest, InstanceReservationRequest } from '../instance/instance-reservation.request.js';

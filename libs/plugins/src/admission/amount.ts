@@ -1,4 +1,4 @@
-import { MAX_INT32, invalidField } from '../../../domain/src/index.js';
+import { MAX_INT32, invalidField } from '#domain/index.js';
 
 /** Upstream's bound on amount (a 32-bit signed column). */
 export const MAX_AMOUNT = MAX_INT32;

@@ -1,4 +1,4 @@
-import type { AllocationRatios, SlotDemand } from '../../../domain/src/index.js';
+import type { AllocationRatios, SlotDemand } from '#domain/index.js';
 import type { FloatingIpSnapshot } from '../floating-ip/floating-ip-snapshot.js';
 import type { HostAllocationRequest } from '../physical-host/host-allocation.policy.js';
 import type { HostSnapshot } from '../physical-host/host-snapshot.js';

@@ -1,4 +1,4 @@
-import { type Affinity, type BeforeEndAction, type ResourceType, invalidField } from '../../../domain/src/index.js';
+import { type Affinity, type BeforeEndAction, type ResourceType, invalidField } from '#domain/index.js';
 
 /** A field the request sets (`value` may itself be null, e.g. affinity) or leaves alone (null). */
 export type Change<T> = { readonly value: T } | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDomainError } from '../../../domain/src/shared/errors.js';
+import { isDomainError } from '#domain/shared/errors.js';
 import { at } from '../testing/host-snapshots.js';
 import { type FloatingIpAllocationRequest, allocateFloatingIps, notEnoughFloatingIpsError } from './floating-ip-allocation.policy.js';
 import type { FloatingIpSnapshot } from './floating-ip-snapshot.js';

@@ -1,4 +1,4 @@
-import { invalidField, literal } from '../../../domain/src/index.js';
+import { invalidField, literal } from '#domain/index.js';
 import { canonicalIpAddress } from './ip-address.js';
 
 /** A validated virtual:floatingip reservation request (addresses canonical). */

@@ -1,4 +1,4 @@
-import type { Interval } from '../../../domain/src/shared/interval.js';
+import type { Interval } from '#domain/shared/interval.js';
 
 /** What the floating-IP policy sees of a registered address: its network and calendar. */
 export interface FloatingIpSnapshot {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FloatingIpReservation } from '../../../domain/src/index.js';
-import { at, floatingIpBooked, floatingIpRegistered, withCalendars } from '../../../application/src/testing/calendars.fixture.js';
+import type { FloatingIpReservation } from '#domain/index.js';
+import { at, floatingIpBooked, floatingIpRegistered, withCalendars } from '#application/testing/calendars.fixture.js';
 import { Admissions } from '../admission/admission.registry.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { floatingIpAdmission } from './floating-ip.admission.js';

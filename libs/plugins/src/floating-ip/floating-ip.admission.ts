@@ -1,4 +1,4 @@
-import { type FloatingIpAllocation, type FloatingIpReservation, checkFloatingIpChange, checkStartedFloatingIpAmount, toMs } from '../../../domain/src/index.js';
+import { type FloatingIpAllocation, type FloatingIpReservation, checkFloatingIpChange, checkStartedFloatingIpAmount, toMs } from '#domain/index.js';
 import { type AdmissionContext, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { checkAmount } from '../admission/amount.js';

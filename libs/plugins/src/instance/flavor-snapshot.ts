@@ -1,4 +1,4 @@
-import type { Flavor } from '../../../domain/src/index.js';
+import type { Flavor } from '#domain/index.js';
 
 /** Python's json.dumps string escaping (ensure_ascii): non-ASCII as \uXXXX. */
 const pyString = (text: string): string => JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

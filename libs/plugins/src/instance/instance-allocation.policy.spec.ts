@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALLOCATION_RATIOS } from '../../../domain/src/host/host.types.js';
-import { isDomainError } from '../../../domain/src/shared/errors.js';
+import { DEFAULT_ALLOCATION_RATIOS } from '#domain/host/host.types.js';
+import { isDomainError } from '#domain/shared/errors.js';
 import { EMPTY_QUERY, parseQuery } from '../query/blazar-query.js';
 import { at, booking, host, slotBooking } from '../testing/host-snapshots.js';
 import { type InstanceAllocationRequest, allocateInstances, notEnoughInstanceSlotsError } from './instance-allocation.policy.js';

@@ -1,4 +1,4 @@
-import { type Affinity, MAX_INT32, invalidField } from '../../../domain/src/index.js';
+import { type Affinity, MAX_INT32, invalidField } from '#domain/index.js';
 import { checkAmount } from '../admission/amount.js';
 import { type HostQuery, referencedProperties } from '../query/blazar-query.js';
 import { parsePropertyQuery } from '../query/property-query.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Flavor, FlavorInstanceReservation, VirtualInstanceReservation } from '../../../domain/src/index.js';
-import { at, flavorAdded, hostRegistered, hostWentDown, slotsBooked, withCalendars } from '../../../application/src/testing/calendars.fixture.js';
+import type { Flavor, FlavorInstanceReservation, VirtualInstanceReservation } from '#domain/index.js';
+import { at, flavorAdded, hostRegistered, hostWentDown, slotsBooked, withCalendars } from '#application/testing/calendars.fixture.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
 import { buildFlavorInstanceRequest, buildInstanceRequest } from './instance-reservation.request.js';

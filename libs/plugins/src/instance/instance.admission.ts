@@ -9,7 +9,7 @@ import {
   checkStartedInstanceChange,
   toMs,
   visibleFlavor,
-} from '../../../domain/src/index.js';
+} from '#domain/index.js';
 import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import { type ReservationPatch, patchedAffinity } from '../admission/reservation-patch.js';

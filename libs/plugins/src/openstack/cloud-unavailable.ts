@@ -1,4 +1,4 @@
-import { type DomainError, unavailable } from '../../../domain/src/index.js';
+import { type DomainError, unavailable } from '#domain/index.js';
 
 /** A cloud failure that is not the caller's fault (503): the caller may retry, nothing was done. */
 export const cloudUnavailable = (service: string, why: string): DomainError =>

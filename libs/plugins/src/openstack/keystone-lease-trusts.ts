@@ -1,9 +1,9 @@
-import { DomainError, type DomainErrorKind } from '../../../domain/src/index.js';
-import type { CommandMetadata } from '../../../application/src/command.js';
-import type { LeaseTrusts } from '../../../application/src/leases/lease-trusts.port.js';
+import { DomainError, type DomainErrorKind } from '#domain/index.js';
+import type { CommandMetadata } from '#application/command.js';
+import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
 import type { KeystoneTrustsClient } from './keystone-trusts.client.js';
 import { OpenStackError, OpenStackHttpError } from './openstack.errors.js';
-import { describeError } from '../../../domain/src/index.js';
+import { describeError } from '#domain/index.js';
 
 const REFUSAL_KIND: Readonly<Record<number, DomainErrorKind>> = { 401: 'unauthenticated', 403: 'forbidden' };
 

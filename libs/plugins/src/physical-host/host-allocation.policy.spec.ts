@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MINUTE_MS } from '../../../domain/src/shared/interval.js';
+import { MINUTE_MS } from '#domain/shared/interval.js';
 import { EMPTY_QUERY, parseQuery } from '../query/blazar-query.js';
 import {
   type HostAllocationFailure,

@@ -1,6 +1,6 @@
-import { type DomainError, conflict } from '../../../domain/src/shared/errors.js';
-import { wholeHostFree } from '../../../domain/src/host/host.capacity.js';
-import type { Interval } from '../../../domain/src/shared/interval.js';
+import { type DomainError, conflict } from '#domain/shared/errors.js';
+import { wholeHostFree } from '#domain/host/host.capacity.js';
+import type { Interval } from '#domain/shared/interval.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
 import type { HostSnapshot } from './host-snapshot.js';
 

@@ -1,4 +1,4 @@
-import { type BeforeEndAction, type HostReservation, MAX_INT32, invalidField } from '../../../domain/src/index.js';
+import { type BeforeEndAction, type HostReservation, MAX_INT32, invalidField } from '#domain/index.js';
 import { type HostQuery, combineQueries, referencedProperties } from '../query/blazar-query.js';
 import { parsePropertyQuery } from '../query/property-query.js';
 

@@ -1,5 +1,5 @@
-import type { SlotDemand } from '../../../domain/src/host/host.types.js';
-import type { Interval } from '../../../domain/src/shared/interval.js';
+import type { SlotDemand } from '#domain/host/host.types.js';
+import type { Interval } from '#domain/shared/interval.js';
 
 /** A booking on a host's calendar: half-open [start, end) in epoch ms, unwidened; slots null = whole host. */
 export interface HostBookingSnapshot extends Interval {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HostReservation } from '../../../domain/src/index.js';
-import { at, hostBooked, hostRegistered, hostWentDown, withCalendars } from '../../../application/src/testing/calendars.fixture.js';
+import type { HostReservation } from '#domain/index.js';
+import { at, hostBooked, hostRegistered, hostWentDown, withCalendars } from '#application/testing/calendars.fixture.js';
 import { Admissions } from '../admission/admission.registry.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { buildHostRequest } from './host-reservation.request.js';

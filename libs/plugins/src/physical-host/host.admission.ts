@@ -1,4 +1,4 @@
-import type { HostReplacement, HostReservation } from '../../../domain/src/index.js';
+import type { HostReplacement, HostReservation } from '#domain/index.js';
 import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';

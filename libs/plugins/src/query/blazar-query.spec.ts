@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../domain/src/shared/errors.js';
+import { DomainError } from '#domain/shared/errors.js';
 import type { HostColumns, HostSnapshot } from '../physical-host/host-snapshot.js';
 import { EMPTY_QUERY, type HostQuery, type QueryCondition, combineQueries, matchesHost, parseQuery, referencedProperties } from './blazar-query.js';
 

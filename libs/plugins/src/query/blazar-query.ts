@@ -1,4 +1,4 @@
-import { type DomainError, invalid } from '../../../domain/src/shared/errors.js';
+import { type DomainError, invalid } from '#domain/shared/errors.js';
 import type { HostColumns, HostSnapshot } from '../physical-host/host-snapshot.js';
 import { type JsonValue, parseJson } from './json-value.js';
 import { pythonStr } from './python-repr.js';

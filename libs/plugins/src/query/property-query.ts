@@ -1,4 +1,4 @@
-import { type DomainError, invalidField, textProblem } from '../../../domain/src/index.js';
+import { type DomainError, invalidField, textProblem } from '#domain/index.js';
 import { type HostQuery, parseQuery } from './blazar-query.js';
 
 /** The fields of a reservation that hold a property query. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HostInfo } from '../../../domain/src/index.js';
+import type { HostInfo } from '#domain/index.js';
 import { StandaloneHostInventory } from './standalone-host-inventory.js';
 
 const info: HostInfo = {

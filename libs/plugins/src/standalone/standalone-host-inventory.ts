@@ -1,5 +1,5 @@
-import { invalid } from '../../../domain/src/index.js';
-import type { HostDescription, HostInventory, HostToRegister } from '../../../application/src/hosts/host-inventory.port.js';
+import { invalid } from '#domain/index.js';
+import type { HostDescription, HostInventory, HostToRegister } from '#application/hosts/host-inventory.port.js';
 
 /** Standalone mode: nobody to ask, so the registration states what Nova would report. */
 export class StandaloneHostInventory implements HostInventory {

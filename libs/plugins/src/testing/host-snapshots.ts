@@ -1,5 +1,5 @@
-import type { SlotDemand } from '../../../domain/src/host/host.types.js';
-import { MINUTE_MS } from '../../../domain/src/shared/interval.js';
+import type { SlotDemand } from '#domain/host/host.types.js';
+import { MINUTE_MS } from '#domain/shared/interval.js';
 import type { HostBookingSnapshot, HostColumns, HostSnapshot } from '../physical-host/host-snapshot.js';
 
 /** Times in whole minutes keep the tables readable. */

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { STATUS_BY_KIND } from '../blazar-error.js';
-import { isDomainError } from '../../../../../libs/domain/src/index.js';
+import { isDomainError } from '#domain/index.js';
 import { type FieldPath, checkInputTree, fieldName } from '../input-rules.js';
 import { wireMessage } from '../wire-names.js';
 

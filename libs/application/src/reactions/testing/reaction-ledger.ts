@@ -1,5 +1,5 @@
-import type { EventStore, RecordedEvent } from '../../../../event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../../../event-store/src/sqlite/sqlite-event-store.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { systemCaller } from '../../caller.js';
 import type { CommandMetadata } from '../../command.js';
 import { CommandHandler } from '../../command-handler.js';

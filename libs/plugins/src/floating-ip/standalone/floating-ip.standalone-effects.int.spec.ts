@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, FloatingIpReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 import { StandaloneFloatingIpEffects } from './floating-ip.standalone-effects.js';

@@ -1,4 +1,4 @@
-import type { EffectRecord, InstanceReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, InstanceReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova, type FlavorSpec } from '../../standalone/nova.fake.js';
 import type { FakePlacement, Inventory } from '../../standalone/placement.fake.js';

@@ -1,4 +1,4 @@
-import type { EffectRecord, FloatingIpReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import type { FloatingIp, NeutronClient } from '../neutron.client.js';
 import { ignoreNotFound } from '../openstack.errors.js';

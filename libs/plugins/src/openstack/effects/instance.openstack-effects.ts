@@ -1,4 +1,4 @@
-import type { EffectRecord, InstanceReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, InstanceReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { privateFlavorDisks } from '../../instance/source-flavor.js';
 import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../nova.client.js';

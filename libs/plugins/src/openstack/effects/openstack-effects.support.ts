@@ -1,4 +1,4 @@
-import type { EffectRecord } from '../../../../domain/src/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import type { NeutronClient } from '../neutron.client.js';
 import type { Aggregate, Hypervisor, NovaClient, Server } from '../nova.client.js';

@@ -1,4 +1,4 @@
-import type { EffectRecord, HostReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, HostReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../enrollment/freepool.js';
 import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../nova.client.js';

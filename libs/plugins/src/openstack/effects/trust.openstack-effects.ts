@@ -1,4 +1,4 @@
-import type { EffectRecord } from '../../../../domain/src/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import { type EffectContext, type LeaseTrustEffects, done } from '../../effects.port.js';
 import type { KeystoneTrustsClient } from '../keystone-trusts.client.js';
 import { requestIdFor } from '../openstack.session.js';

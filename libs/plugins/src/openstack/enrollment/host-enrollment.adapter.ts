@@ -1,4 +1,4 @@
-import type { EnrollmentRecord } from '../../../../domain/src/index.js';
+import type { EnrollmentRecord } from '#domain/index.js';
 import { EffectFailedError } from '../../effects.port.js';
 import type { Aggregate, NovaClient } from '../nova.client.js';
 import { OpenStackConflictError, OpenStackError, ignoreNotFound } from '../openstack.errors.js';

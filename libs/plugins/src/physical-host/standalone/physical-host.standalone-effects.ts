@@ -1,4 +1,4 @@
-import type { EffectRecord, HostReservation } from '../../../../domain/src/index.js';
+import type { EffectRecord, HostReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova } from '../../standalone/nova.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
