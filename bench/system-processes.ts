@@ -7,18 +7,39 @@ import { dirname, join } from 'node:path';
 const findRoot = (from: string): string => (existsSync(join(from, 'package.json')) ? from : findRoot(dirname(from)));
 const ROOT = findRoot(import.meta.dirname);
 
-/** A port above the ephemeral range (ports below 61000 can be held by outgoing connections here). */
+/**
+ * A port above the ephemeral range (ports below 61000 can be held by outgoing connections here) that
+ * nothing listens on. Never the same one twice in a process (three drawn for one system could collide),
+ * and each vitest worker draws from its own slice, so two files starting systems at once cannot pick
+ * the same port before either binds it. The slices avoid the fixed ports of the test servers (61xxx:
+ * the OpenStack control plane; 62234, 62357, 62432: Leasehold behind Keystone, Keystone, PostgreSQL).
+ */
 export const freePort = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 61000 + Math.floor(Math.random() * 4000);
+  const [first, size] = portSlice();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = first + Math.floor(Math.random() * size);
+    if (handedOut.has(port)) continue;
     const ok = await new Promise<boolean>((resolve) => {
       const server = createServer();
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    if (ok) return port;
+    if (ok) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error('no free port found');
+};
+
+const handedOut = new Set<number>();
+
+/** [first port, how many]: 63000-63999 split among vitest's workers; 64000-64999 outside vitest (bench, soak). */
+const portSlice = (): readonly [number, number] => {
+  const worker = Number(process.env.VITEST_POOL_ID);
+  if (!Number.isInteger(worker) || worker < 1) return [64_000, 1_000];
+  const slices = 4;
+  return [63_000 + ((worker - 1) % slices) * 250, 250];
 };
 
 export type App = 'api' | 'projector' | 'reactor';
