@@ -57,4 +57,10 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...clockAndRandomness],
     },
   },
+  {
+    // the application layer takes time, ids and the caller as command data: only transports read the clock or the request
+    files: ['libs/application/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
+    rules: { 'no-restricted-syntax': ['error', ...clockAndRandomness] },
+  },
 );

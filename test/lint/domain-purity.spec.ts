@@ -78,4 +78,16 @@ describe('architecture rules', () => {
       [8, 'no-restricted-syntax'],
     ]);
   }, 60_000);
+
+  it('libs/application reads no clock and makes no ids or randomness of its own (they come in as command data)', async () => {
+    const eslint = new ESLint({ cwd: ROOT, overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }] });
+    const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, 'libs/application/src/leases/planted-clock.ts') });
+    // imports of I/O are allowed there (ports, the policy file); the clock, randomness and ids are not
+    expect((result?.messages ?? []).map((m) => [m.line, m.ruleId])).toEqual([
+      [5, 'no-restricted-syntax'],
+      [6, 'no-restricted-syntax'],
+      [7, 'no-restricted-syntax'],
+      [8, 'no-restricted-syntax'],
+    ]);
+  }, 60_000);
 });
