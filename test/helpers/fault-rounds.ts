@@ -56,8 +56,15 @@ export const timersSettled = async (system: SystemProcesses, clock: () => number
       return missing.length === 0 ? audit.fired : undefined;
     },
     60_000,
-    () => missing.slice(0, 5).join('; '),
+    () => `${missing.slice(0, 5).join('; ')}\n${reactorLinesAbout(system, missing.slice(0, 5))}`,
   );
+};
+
+/** For a failure message: the reactor's last log lines naming the leases of these missing timers. */
+const reactorLinesAbout = (system: SystemProcesses, missing: readonly string[]): string => {
+  const leaseIds = new Set(missing.flatMap((line) => /lease ([0-9a-f-]{36})/.exec(line)?.[1] ?? []));
+  const lines = system.output('reactor').split('\n').filter((line) => [...leaseIds].some((id) => line.includes(id)));
+  return `the reactor's last ${Math.min(lines.length, 40)} log lines about them:\n${lines.slice(-40).join('\n')}`;
 };
 
 export interface CheckOptions {
