@@ -86,7 +86,7 @@ export class LeaseReactions {
   private async begin({ leaseId, phase }: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const record = this.options.timeline.get(leaseId);
     if (record === undefined) return null;
-    const begun = await this.options.reactions.beginPhase({ type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) });
+    const begun = await this.options.reactions.beginPhase({ type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) }, record);
     switch (begun.status) {
       case 'recorded':
         await this.options.timeline.refresh(leaseId);
@@ -169,7 +169,7 @@ export class LeaseReactions {
     // gone: another reactor recorded this phase's outcome
     if (record === undefined) return SUPERSEDED;
     const data = { leaseId, phase, beginId, outcomes };
-    const completed = await this.options.reactions.completePhase({ type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) });
+    const completed = await this.options.reactions.completePhase({ type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) }, record);
     return this.recorded(completed, { leaseId, phase, step: 'complete' });
   }
 
@@ -218,7 +218,7 @@ export class LeaseReactions {
 
   private async completeUpdates(leaseId: string, record: LeaseRecord, updates: readonly UpdateOutcome[]): Promise<string> {
     const metadata = this.metadata(record, record.lastEventId);
-    const completed = await this.options.reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata });
+    const completed = await this.options.reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata }, record);
     return this.recorded(completed, { leaseId, phase: 'update', step: 'complete' });
   }
 

@@ -40,6 +40,13 @@ const dueEntry = (state: LeaseState): DueEntry | null => {
 };
 
 /**
+ * How many finished leases the timeline remembers, the latest: a later event of one it forgot (a rename
+ * or a delete long after its end) costs a read of its stream, which finds it finished again. Remembering
+ * every lease ever finished would grow the reactor's memory with the ledger.
+ */
+export const FINISHED_REMEMBERED = 2_000;
+
+/**
  * The reactor's read model: every live lease folded with the lease decider, hypervisor hostnames from
  * host events, and the due queue derived from each lease's next action. Events are applied once each,
  * in revision order per stream, whether they come from the subscription, a refresh or our own appends.
@@ -47,14 +54,20 @@ const dueEntry = (state: LeaseState): DueEntry | null => {
 export class LeaseTimeline {
   readonly queue = new DueQueue();
   private readonly leases = new Map<string, LeaseRecord>();
-  /** Leases with nothing left to do; their later events (a rename, a delete) are ignored. */
+  /** Leases with nothing left to do, the latest FINISHED_REMEMBERED in the order they finished; their later events are ignored. */
   private readonly finished = new Set<string>();
   private readonly hostnames = new Map<string, string>();
 
   constructor(
     private readonly store: EventStore,
     private readonly onChange: () => void,
+    private readonly finishedRemembered = FINISHED_REMEMBERED,
   ) {}
+
+  /** What it holds (for tests and diagnostics): live leases, and the finished ones it remembers. */
+  sizes(): { readonly leases: number; readonly finished: number } {
+    return { leases: this.leases.size, finished: this.finished.size };
+  }
 
   get(leaseId: string): LeaseRecord | undefined {
     return this.leases.get(leaseId);
@@ -109,11 +122,18 @@ export class LeaseTimeline {
     this.queue.set(leaseId, entry);
     if (entry === null && record.state.status !== 'Initial') {
       this.leases.delete(leaseId);
-      this.finished.add(leaseId);
+      this.rememberFinished(leaseId);
       return true;
     }
     this.leases.set(leaseId, record);
     return true;
+  }
+
+  private rememberFinished(leaseId: string): void {
+    this.finished.add(leaseId);
+    if (this.finished.size <= this.finishedRemembered) return;
+    const oldest = this.finished.values().next().value;
+    if (oldest !== undefined) this.finished.delete(oldest);
   }
 
   private applyHost(event: RecordedEvent): void {

@@ -10,7 +10,7 @@ const put = (queue: DueQueue, leaseId: string, phase: LeasePhase, dueMs: number,
 };
 
 /** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
-const harness = (options: { readonly fail?: (action: DueAction) => boolean } = {}) => {
+const harness = (options: { readonly fail?: (action: DueAction) => boolean; readonly concurrency?: number } = {}) => {
   const queue = new DueQueue();
   /** How far the wall clock has been stepped from the fake timers' steady time. */
   const wall = { stepMs: 0 };
@@ -22,7 +22,7 @@ const harness = (options: { readonly fail?: (action: DueAction) => boolean } = {
       started.push({ action, at: Date.now(), finish });
     });
   const clock = (): Date => new Date(Date.now() + wall.stepMs);
-  const scheduler = new Scheduler({ queue, clock, monotonic: () => Date.now(), run, log: (entry) => logs.push(entry) });
+  const scheduler = new Scheduler({ queue, clock, monotonic: () => Date.now(), run, log: (entry) => logs.push(entry), concurrency: options.concurrency });
   /** Stops the scheduler, letting whatever is still in flight finish. */
   const stop = async (): Promise<void> => {
     const stopping = scheduler.stop();
@@ -70,6 +70,23 @@ describe('Scheduler', () => {
     await stop();
   });
 
+  it('runs at most `concurrency` actions at once, the next due one as soon as one of them ends', async () => {
+    const { queue, started, scheduler, stop } = harness({ concurrency: 2 });
+    for (const [index, leaseId] of ['a', 'b', 'c', 'd'].entries()) put(queue, leaseId, 'start', T0 + index, [`h${index}`]);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['a', 'b']);
+    queue.set('b', null);
+    started[1]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['a', 'b', 'c']);
+    queue.set('a', null);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['a', 'b', 'c', 'd']);
+    await stop();
+  });
+
   it('retries a transient failure after 1 s, 2 s, 4 s... capped at 30 s, holding the lease\'s hosts meanwhile', async () => {
     const { queue, started, logs, scheduler, stop } = harness({ fail: (action) => action.leaseId === 'flaky' });
     put(queue, 'flaky', 'end', T0, ['h1']);
@@ -83,6 +100,26 @@ describe('Scheduler', () => {
     const delays = logs.filter((entry) => entry.event === 'retry').map((entry) => entry.inMs);
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
     expect(started.every((s) => s.action.leaseId === 'flaky')).toBe(true);
+    await stop();
+  });
+
+  it('forgets the backoff of a phase that is no longer due: the lease\'s next phase is a first attempt, at once', async () => {
+    const { queue, started, logs, scheduler, stop } = harness({ fail: (action) => action.phase === 'start' });
+    put(queue, 'flaky', 'start', T0, ['h1']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(logs.filter((entry) => entry.event === 'retry')).toHaveLength(1);
+    // another reactor started it meanwhile: its end is due now
+    put(queue, 'flaky', 'end', T0, ['h1']);
+    scheduler.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.phase)).toEqual(['start', 'end']);
+    expect(logs.filter((entry) => entry.event === 'action').map((entry) => [entry.phase, entry.attempt])).toEqual([
+      ['start', 1],
+      ['end', 1],
+    ]);
     await stop();
   });
 

@@ -75,9 +75,12 @@ export class Scheduler {
     if (!this.running) return;
     const now = this.options.clock().getTime();
     const steady = this.steadyNow();
+    this.forgetStaleBackoff();
     const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
     let nextRetryIn = Number.POSITIVE_INFINITY;
     for (const entry of this.options.queue.dueBy(now)) {
+      // nothing more can start before an action ends, and its end wakes the next pass
+      if (this.inFlight.size >= this.concurrency) break;
       const notBefore = this.notBefore(entry);
       if (notBefore > steady) nextRetryIn = Math.min(nextRetryIn, notBefore - steady);
       else if (this.canRun(entry, held)) this.dispatch(entry, now);
@@ -87,13 +90,21 @@ export class Scheduler {
     this.arm(Math.min(nextRetryIn, nextDue === null ? Number.POSITIVE_INFINITY : nextDue - now));
   }
 
+  /** A lease whose failed phase is no longer due (done by another reactor, deleted, rescheduled) starts its next one afresh. */
+  private forgetStaleBackoff(): void {
+    for (const [leaseId, { phase }] of this.backoff) if (this.options.queue.get(leaseId)?.action.phase !== phase) this.backoff.delete(leaseId);
+  }
+
   private steadyNow(): number {
     return (this.options.monotonic ?? (() => performance.now()))();
   }
 
+  private get concurrency(): number {
+    return this.options.concurrency ?? 16;
+  }
+
   private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
     if (this.inFlight.has(entry.action.leaseId)) return false;
-    if (this.inFlight.size >= (this.options.concurrency ?? 16)) return false;
     return !entry.resources.some((resource) => held.has(resource));
   }
 

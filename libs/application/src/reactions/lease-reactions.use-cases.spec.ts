@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LeaseEvent, type ReservationOutcome, leaseStream } from '#domain/index.js';
+import { type LeaseEvent, type ReservationOutcome, foldEvents, leaseStream } from '#domain/index.js';
 import {
   END,
   LEASE_ID,
@@ -14,6 +14,7 @@ import {
 } from '#domain/lease/testing/lease.fixtures.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
+import { leaseReactionView } from './lease-reaction.view.js';
 import { LeaseReactionUseCases } from './lease-reactions.use-cases.js';
 import { deterministicId } from './reaction-ids.js';
 import { type GivenEvent, handlerOn, racing, reactionLedger, reactorAt } from './testing/reaction-ledger.js';
@@ -181,6 +182,54 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
       const [, renamed, requested] = await store.readStream(STREAM);
       expect(renamed?.type).toBe('Lease.Renamed');
       expect(requested).toMatchObject({ type: 'Lease.StartRequested', metadata: { correlationId: 'req-create', causationId: 'renamed-id' } });
+    });
+  });
+
+  const viewOf = async (store: EventStore) => foldEvents(leaseReactionView, await store.readStream(STREAM));
+  /** The store, counting the reads of the lease's stream. */
+  const countingReads = (store: EventStore): { readonly store: EventStore; readonly reads: () => number } => {
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get: (target, key) => {
+        if (key === 'readStream') reads++;
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    return { store: counted, reads: () => reads };
+  };
+
+  it('decides on the caller\'s view of the lease when it is current, without reading the stream', async () => {
+    await withStore(pending, async (store) => {
+      const known = await viewOf(store);
+      const { store: counted, reads } = countingReads(store);
+      const begun = await new LeaseReactionUseCases(handlerOn(counted)).beginPhase(begin('start', START), known);
+      expect(begun).toEqual({ status: 'recorded', beginId: deterministicId(`${LEASE_ID}:start:begin:0`) });
+      expect(reads()).toBe(0);
+      expect((await store.readStream(STREAM)).map((event) => event.type)).toEqual(['Lease.Created', 'Lease.StartRequested']);
+    });
+  });
+
+  it('a view behind the ledger costs a conflict: the begin is decided again on the lease as recorded, keyed and caused by it', async () => {
+    await withStore(pending, async (store) => {
+      const known = await viewOf(store);
+      await store.appendToStream(STREAM, 0, [{ id: 'renamed-id', type: 'Lease.Renamed', data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(9) }, metadata: { correlationId: 'req-rename', causationId: 'req-rename', actor: null } }]);
+      const begun = await new LeaseReactionUseCases(handlerOn(store)).beginPhase(begin('start', START), known);
+      expect(begun).toEqual({ status: 'recorded', beginId: deterministicId(`${LEASE_ID}:start:begin:1`) });
+      const [, renamed, requested] = await store.readStream(STREAM);
+      expect(renamed?.type).toBe('Lease.Renamed');
+      expect(requested).toMatchObject({ type: 'Lease.StartRequested', metadata: { causationId: 'renamed-id' } });
+    });
+  });
+
+  it('a view on which nothing would be recorded is not trusted (no revision fences it): the lease as recorded decides', async () => {
+    const requested: GivenEvent = { id: 'requested-id', streamId: STREAM, type: 'Lease.StartRequested', data: { leaseId: LEASE_ID, at: START }, correlationId: 'req-create' };
+    await withStore([...pending, requested], async (store) => {
+      // a view that has not seen the begin yet: the outcome of that begin would be superseded on it
+      const behind = foldEvents(leaseReactionView, (await store.readStream(STREAM)).slice(0, 1));
+      const reactions = new LeaseReactionUseCases(handlerOn(store));
+      const completed = await reactions.completePhase(complete('requested-id', [okOutcome('res-1'), okOutcome('res-2')]), behind);
+      expect(completed).toEqual({ status: 'recorded', type: 'Lease.Started' });
     });
   });
 

@@ -73,15 +73,17 @@ const updateCause = (view: LeaseReactionView, event: LeaseEvent): string => {
 
 /**
  * What the reactor records on a lease: the begin of a due phase, its outcome, the outcomes of an active
- * lease's changes, a reconciliation's finding. Each is decided on the lease as the ledger has it (again
- * on fresh state after a conflict), and its event ids derive from the timer's or the change's identity,
- * so a second reactor or a rerun after a crash records nothing twice.
+ * lease's changes, a reconciliation's finding. Each is decided on the lease as the ledger has it (the
+ * caller's view of it first when it gives one, see react(); again on fresh state after a conflict), and
+ * written with the reactions to other leases asked for meanwhile (CommandHandler.handleOnStream). Its
+ * event ids derive from the timer's or the change's identity, so a second reactor or a rerun after a
+ * crash records nothing twice.
  */
 export class LeaseReactionUseCases {
   constructor(private readonly context: Pick<ApplicationContext, 'handler'>) {}
 
-  /** Intent first: the phase's begin event, whose id keys the phase's effects and outcome. */
-  async beginPhase(command: BeginLeasePhaseReaction): Promise<PhaseBegun> {
+  /** Intent first: the phase's begin event, whose id keys the phase's effects and outcome. `known`: see react(). */
+  async beginPhase(command: BeginLeasePhaseReaction, known?: LeaseReactionView): Promise<PhaseBegun> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase } = command.data;
     return this.react(leaseId, (view): Decision<PhaseBegun> => {
@@ -91,11 +93,11 @@ export class LeaseReactionUseCases {
       const ids = events.map((_, index) => (index === 0 ? beginId : deterministicId(`${beginId}:${index}`)));
       const metadata = reactionMetadata(command.metadata, 'begin-lease-phase', { correlationId: view.correlationId || beginId, causationId: view.lastEventId });
       return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { beginId });
-    });
+    }, known);
   }
 
-  /** The phase's outcome, unless the phase was begun again or its outcome recorded meanwhile. */
-  async completePhase(command: CompleteLeasePhaseReaction): Promise<OutcomeRecorded> {
+  /** The phase's outcome, unless the phase was begun again or its outcome recorded meanwhile. `known`: see react(). */
+  async completePhase(command: CompleteLeasePhaseReaction, known?: LeaseReactionView): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase, beginId, outcomes } = command.data;
     return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
@@ -106,11 +108,11 @@ export class LeaseReactionUseCases {
       const ids = events.map((_, index) => deterministicId(`${beginId}:outcome:${index}`));
       const metadata = reactionMetadata(command.metadata, 'complete-lease-phase', { correlationId: view.correlationId || beginId, causationId: beginId });
       return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { type: lastType(events) });
-    });
+    }, known);
   }
 
-  /** The outcomes of changes still owed; those of changes recorded meanwhile or superseded by newer ones are dropped. */
-  async completeUpdates(command: CompleteReservationUpdatesReaction): Promise<OutcomeRecorded> {
+  /** The outcomes of changes still owed; those of changes recorded meanwhile or superseded by newer ones are dropped. `known`: see react(). */
+  async completeUpdates(command: CompleteReservationUpdatesReaction, known?: LeaseReactionView): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, updates } = command.data;
     return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
@@ -129,7 +131,7 @@ export class LeaseReactionUseCases {
         metadata: reactionMetadata(command.metadata, 'complete-reservation-updates', { correlationId, causationId: causes[index] ?? view.lastEventId }),
       }));
       return recorded({ streamId: leaseStream(leaseId), expectedRevision: view.revision, events: data }, { type: lastType(events) });
-    });
+    }, known);
   }
 
   /** What a reconciliation found: drift or a failure is recorded, a clean check nothing. */
@@ -146,8 +148,23 @@ export class LeaseReactionUseCases {
     });
   }
 
-  private async react<R extends { readonly status: string }>(leaseId: string, decide: (view: LeaseReactionView) => Decision<R>): Promise<R> {
-    const { result, replayed } = await this.context.handler.handle(async () => decide(await this.load(leaseId)));
+  /**
+   * Decides on `known` first (the caller's fold of the lease, e.g. the reactor's timeline), which spares
+   * a read of the stream when it is current: its append carries the revision it was decided on, so a
+   * stale view costs a conflict and a decision on the ledger's fold. A decision that appends nothing is
+   * fenced by no revision, so it is taken on the ledger's fold again.
+   */
+  private async react<R extends { readonly status: string }>(
+    leaseId: string,
+    decide: (view: LeaseReactionView) => Decision<R>,
+    known?: LeaseReactionView,
+  ): Promise<R> {
+    let guess = known;
+    const { result, replayed } = await this.context.handler.handleOnStream(leaseStream(leaseId), async () => {
+      const onGuess = guess === undefined ? undefined : decide(guess);
+      guess = undefined;
+      return onGuess !== undefined && onGuess.appends.length > 0 ? onGuess : decide(await this.load(leaseId));
+    });
     return replayed && result.status === 'recorded' ? { ...result, status: 'replayed' } : result;
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 
 export interface FloatingIpSpec {
   readonly floatingNetworkId: string;
@@ -38,7 +39,11 @@ const COLUMNS = 'id, floating_ip_address, floating_network_id, project_id, port_
  * once per external network. There are no ports here, so an address is only associated when a test says so.
  */
 export class FakeNeutron {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   /**
    * Allocates the address (with a new uuid, tags set at creation) unless it is allocated on that
@@ -50,8 +55,7 @@ export class FakeNeutron {
         const existing = this.findFloatingIp(spec.floatingNetworkId, spec.floatingIpAddress);
         if (existing !== null) return { floatingIp: existing, created: false };
         const floatingIp = { id: randomUUID(), ...spec, tags: [...spec.tags], portId: null };
-        this.db
-          .prepare(`INSERT INTO floating_ips (${COLUMNS}) VALUES (?, ?, ?, ?, NULL, ?)`)
+        this.sql(`INSERT INTO floating_ips (${COLUMNS}) VALUES (?, ?, ?, ?, NULL, ?)`)
           .run(floatingIp.id, spec.floatingIpAddress, spec.floatingNetworkId, spec.projectId, JSON.stringify(spec.tags));
         return { floatingIp, created: true };
       })
@@ -60,23 +64,23 @@ export class FakeNeutron {
 
   findFloatingIp(floatingNetworkId: string, floatingIpAddress: string): NeutronFloatingIp | null {
     const sql = `SELECT ${COLUMNS} FROM floating_ips WHERE floating_network_id = ? AND floating_ip_address = ?`;
-    const row = this.db.prepare(sql).get(floatingNetworkId, floatingIpAddress) as FloatingIpRow | undefined;
+    const row = this.sql(sql).get(floatingNetworkId, floatingIpAddress) as FloatingIpRow | undefined;
     return row === undefined ? null : toFloatingIp(row);
   }
 
   /** Neutron's `GET /floatingips?tags=<tag>`, by address. */
   floatingIpsTagged(tag: string): NeutronFloatingIp[] {
     const sql = `SELECT ${COLUMNS} FROM floating_ips WHERE EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?) ORDER BY floating_ip_address`;
-    return (this.db.prepare(sql).all(tag) as FloatingIpRow[]).map(toFloatingIp);
+    return (this.sql(sql).all(tag) as FloatingIpRow[]).map(toFloatingIp);
   }
 
   /** Points the floating IP at a port (or none); true when it changed. */
   setPort(id: string, portId: string | null): boolean {
-    return this.db.prepare('UPDATE floating_ips SET port_id = ? WHERE id = ? AND port_id IS NOT ?').run(portId, id, portId).changes > 0;
+    return this.sql('UPDATE floating_ips SET port_id = ? WHERE id = ? AND port_id IS NOT ?').run(portId, id, portId).changes > 0;
   }
 
   /** Releases the floating IP; false when it does not exist. */
   deleteFloatingIp(id: string): boolean {
-    return this.db.prepare('DELETE FROM floating_ips WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM floating_ips WHERE id = ?').run(id).changes > 0;
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 
 /** Nova's aggregate that holds reservable hosts while no reservation uses them ([nova]aggregate_freepool_name). */
 export const FREEPOOL = 'freepool';
@@ -102,12 +103,15 @@ const toServerGroup = (row: ServerGroupRow): ServerGroup => ({ id: row.id, name:
  * access to a public flavor. Part of the StandaloneCloud; no servers exist, so none are ever listed.
  */
 export class FakeNova {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   /** Creates the aggregate unless it exists; true when created. An existing aggregate is left as it is. */
   ensureAggregate(name: string, spec: AggregateSpec): boolean {
-    const result = this.db
-      .prepare('INSERT INTO aggregates (name, availability_zone, metadata) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
+    const result = this.sql('INSERT INTO aggregates (name, availability_zone, metadata) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
       .run(name, spec.availabilityZone, JSON.stringify(spec.metadata));
     return result.changes > 0;
   }
@@ -117,14 +121,14 @@ export class FakeNova {
     return this.db
       .transaction(() => {
         if (this.membersOf(name).length > 0) throw new Error(`Cannot delete aggregate ${name}: it still has hosts`);
-        return this.db.prepare('DELETE FROM aggregates WHERE name = ?').run(name).changes > 0;
+        return this.sql('DELETE FROM aggregates WHERE name = ?').run(name).changes > 0;
       })
       .immediate();
   }
 
   getAggregate(name: string): Aggregate | null {
     const sql = 'SELECT id, name, availability_zone, metadata FROM aggregates WHERE name = ?';
-    const row = this.db.prepare(sql).get(name) as AggregateRow | undefined;
+    const row = this.sql(sql).get(name) as AggregateRow | undefined;
     if (row === undefined) return null;
     return { id: row.id, name: row.name, availabilityZone: row.availability_zone, metadata: JSON.parse(row.metadata) as Record<string, string> };
   }
@@ -136,22 +140,22 @@ export class FakeNova {
         if (aggregate === FREEPOOL) this.ensureAggregate(FREEPOOL, { availabilityZone: null, metadata: {} });
         else if (this.getAggregate(aggregate) === null) throw new AggregateNotFoundError(aggregate);
         const sql = 'INSERT INTO aggregate_hosts (aggregate, host) VALUES (?, ?) ON CONFLICT DO NOTHING';
-        return this.db.prepare(sql).run(aggregate, host).changes > 0;
+        return this.sql(sql).run(aggregate, host).changes > 0;
       })
       .immediate();
   }
 
   /** Removes the host; false when it was not a member. */
   removeHost(aggregate: string, host: string): boolean {
-    return this.db.prepare('DELETE FROM aggregate_hosts WHERE aggregate = ? AND host = ?').run(aggregate, host).changes > 0;
+    return this.sql('DELETE FROM aggregate_hosts WHERE aggregate = ? AND host = ?').run(aggregate, host).changes > 0;
   }
 
   membersOf(aggregate: string): string[] {
-    return this.db.prepare('SELECT host FROM aggregate_hosts WHERE aggregate = ? ORDER BY host').pluck().all(aggregate) as string[];
+    return this.sql('SELECT host FROM aggregate_hosts WHERE aggregate = ? ORDER BY host').pluck().all(aggregate) as string[];
   }
 
   aggregatesOf(host: string): string[] {
-    return this.db.prepare('SELECT aggregate FROM aggregate_hosts WHERE host = ? ORDER BY aggregate').pluck().all(host) as string[];
+    return this.sql('SELECT aggregate FROM aggregate_hosts WHERE host = ? ORDER BY aggregate').pluck().all(host) as string[];
   }
 
   /** Hosts in no aggregate count as free: standalone mode has no registration step that would add them. */
@@ -166,14 +170,14 @@ export class FakeNova {
       .transaction(() => {
         if (this.getFlavor(spec.id) !== null) return false;
         const sql = 'INSERT INTO flavors (id, name, vcpus, ram, disk, ephemeral, is_public, extra_specs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
-        this.db.prepare(sql).run(spec.id, spec.name, spec.vcpus, spec.ram, spec.disk, spec.ephemeral, spec.isPublic ? 1 : 0, '{}');
+        this.sql(sql).run(spec.id, spec.name, spec.vcpus, spec.ram, spec.disk, spec.ephemeral, spec.isPublic ? 1 : 0, '{}');
         return true;
       })
       .immediate();
   }
 
   getFlavor(id: string): NovaFlavor | null {
-    const row = this.db.prepare('SELECT * FROM flavors WHERE id = ?').get(id) as FlavorRow | undefined;
+    const row = this.sql('SELECT * FROM flavors WHERE id = ?').get(id) as FlavorRow | undefined;
     return row === undefined ? null : toFlavor(row);
   }
 
@@ -184,7 +188,7 @@ export class FakeNova {
         const flavor = this.getFlavor(id);
         if (flavor === null) throw new FlavorNotFoundError(id);
         if (Object.entries(specs).every(([key, value]) => flavor.extraSpecs[key] === value)) return false;
-        this.db.prepare('UPDATE flavors SET extra_specs = ? WHERE id = ?').run(JSON.stringify({ ...flavor.extraSpecs, ...specs }), id);
+        this.sql('UPDATE flavors SET extra_specs = ? WHERE id = ?').run(JSON.stringify({ ...flavor.extraSpecs, ...specs }), id);
         return true;
       })
       .immediate();
@@ -194,8 +198,8 @@ export class FakeNova {
   deleteFlavor(id: string): boolean {
     return this.db
       .transaction(() => {
-        this.db.prepare('DELETE FROM flavor_access WHERE flavor_id = ?').run(id);
-        return this.db.prepare('DELETE FROM flavors WHERE id = ?').run(id).changes > 0;
+        this.sql('DELETE FROM flavor_access WHERE flavor_id = ?').run(id);
+        return this.sql('DELETE FROM flavors WHERE id = ?').run(id).changes > 0;
       })
       .immediate();
   }
@@ -207,18 +211,18 @@ export class FakeNova {
         const flavor = this.getFlavor(id);
         if (flavor === null) throw new FlavorNotFoundError(id);
         if (flavor.isPublic) throw new Error(`Can not add access to a public flavor ${id}`);
-        return this.db.prepare('INSERT INTO flavor_access (flavor_id, project_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, projectId).changes > 0;
+        return this.sql('INSERT INTO flavor_access (flavor_id, project_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, projectId).changes > 0;
       })
       .immediate();
   }
 
   /** Revokes a project's access; false when it had none (or the flavor is gone). */
   removeFlavorAccess(id: string, projectId: string): boolean {
-    return this.db.prepare('DELETE FROM flavor_access WHERE flavor_id = ? AND project_id = ?').run(id, projectId).changes > 0;
+    return this.sql('DELETE FROM flavor_access WHERE flavor_id = ? AND project_id = ?').run(id, projectId).changes > 0;
   }
 
   flavorAccess(id: string): string[] {
-    return this.db.prepare('SELECT project_id FROM flavor_access WHERE flavor_id = ? ORDER BY project_id').pluck().all(id) as string[];
+    return this.sql('SELECT project_id FROM flavor_access WHERE flavor_id = ? ORDER BY project_id').pluck().all(id) as string[];
   }
 
   /**
@@ -231,7 +235,7 @@ export class FakeNova {
         const existing = this.findServerGroup(spec.projectId, spec.name);
         if (existing !== null) return { group: existing, created: false };
         const group = { id: randomUUID(), ...spec };
-        this.db.prepare('INSERT INTO server_groups (id, name, project_id, policy) VALUES (?, ?, ?, ?)').run(group.id, spec.name, spec.projectId, spec.policy);
+        this.sql('INSERT INTO server_groups (id, name, project_id, policy) VALUES (?, ?, ?, ?)').run(group.id, spec.name, spec.projectId, spec.policy);
         return { group, created: true };
       })
       .immediate();
@@ -239,12 +243,12 @@ export class FakeNova {
 
   findServerGroup(projectId: string, name: string): ServerGroup | null {
     const sql = 'SELECT id, name, project_id, policy FROM server_groups WHERE project_id = ? AND name = ? ORDER BY id LIMIT 1';
-    const row = this.db.prepare(sql).get(projectId, name) as ServerGroupRow | undefined;
+    const row = this.sql(sql).get(projectId, name) as ServerGroupRow | undefined;
     return row === undefined ? null : toServerGroup(row);
   }
 
   /** Deletes the server group; false when it does not exist. */
   deleteServerGroup(id: string): boolean {
-    return this.db.prepare('DELETE FROM server_groups WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM server_groups WHERE id = ?').run(id).changes > 0;
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 
 export interface ResourceProvider {
   readonly uuid: string;
@@ -57,10 +58,14 @@ const sameInventory = (a: Inventory, b: Inventory): boolean =>
  * inventory of an unknown class and the deletion of a class some inventory still uses.
  */
 export class FakePlacement {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   getResourceProvider(name: string): ResourceProvider | null {
-    const row = this.db.prepare('SELECT uuid, name, parent_provider_uuid FROM resource_providers WHERE name = ?').get(name) as ProviderRow | undefined;
+    const row = this.sql('SELECT uuid, name, parent_provider_uuid FROM resource_providers WHERE name = ?').get(name) as ProviderRow | undefined;
     return row === undefined ? null : toProvider(row);
   }
 
@@ -71,7 +76,7 @@ export class FakePlacement {
         const existing = this.getResourceProvider(name);
         if (existing !== null) return { provider: existing, created: false };
         const provider = { uuid: randomUUID(), name, parentProviderUuid };
-        this.db.prepare('INSERT INTO resource_providers (uuid, name, parent_provider_uuid) VALUES (?, ?, ?)').run(provider.uuid, name, parentProviderUuid);
+        this.sql('INSERT INTO resource_providers (uuid, name, parent_provider_uuid) VALUES (?, ?, ?)').run(provider.uuid, name, parentProviderUuid);
         return { provider, created: true };
       })
       .immediate();
@@ -84,11 +89,11 @@ export class FakePlacement {
 
   /** Creates the custom resource class unless it exists; true when created. */
   ensureResourceClass(name: string): boolean {
-    return this.db.prepare('INSERT INTO resource_classes (name) VALUES (?) ON CONFLICT DO NOTHING').run(name).changes > 0;
+    return this.sql('INSERT INTO resource_classes (name) VALUES (?) ON CONFLICT DO NOTHING').run(name).changes > 0;
   }
 
   resourceClassExists(name: string): boolean {
-    return this.db.prepare('SELECT 1 FROM resource_classes WHERE name = ?').get(name) !== undefined;
+    return this.sql('SELECT 1 FROM resource_classes WHERE name = ?').get(name) !== undefined;
   }
 
   /** Deletes an unused resource class; false when it does not exist. */
@@ -96,7 +101,7 @@ export class FakePlacement {
     return this.db
       .transaction(() => {
         if (this.providersWithInventory(name).length > 0) throw new Error(`Resource class ${name} is in use in inventory`);
-        return this.db.prepare('DELETE FROM resource_classes WHERE name = ?').run(name).changes > 0;
+        return this.sql('DELETE FROM resource_classes WHERE name = ?').run(name).changes > 0;
       })
       .immediate();
   }
@@ -106,7 +111,7 @@ export class FakePlacement {
     return this.db
       .transaction(() => {
         if (!this.resourceClassExists(resourceClass)) throw new Error(`No such resource class ${resourceClass}`);
-        if (this.db.prepare('SELECT 1 FROM resource_providers WHERE uuid = ?').get(providerUuid) === undefined) {
+        if (this.sql('SELECT 1 FROM resource_providers WHERE uuid = ?').get(providerUuid) === undefined) {
           throw new Error(`No resource provider with uuid ${providerUuid} found`);
         }
         const current = this.getInventory(providerUuid, resourceClass);
@@ -116,7 +121,7 @@ export class FakePlacement {
           reserved = excluded.reserved, min_unit = excluded.min_unit, max_unit = excluded.max_unit, step_size = excluded.step_size,
           allocation_ratio = excluded.allocation_ratio`;
         const { total, reserved, minUnit, maxUnit, stepSize, allocationRatio } = inventory;
-        this.db.prepare(sql).run(providerUuid, resourceClass, total, reserved, minUnit, maxUnit, stepSize, allocationRatio);
+        this.sql(sql).run(providerUuid, resourceClass, total, reserved, minUnit, maxUnit, stepSize, allocationRatio);
         return true;
       })
       .immediate();
@@ -124,20 +129,20 @@ export class FakePlacement {
 
   getInventory(providerUuid: string, resourceClass: string): Inventory | null {
     const sql = 'SELECT * FROM inventories WHERE resource_provider_uuid = ? AND resource_class = ?';
-    const row = this.db.prepare(sql).get(providerUuid, resourceClass) as InventoryRow | undefined;
+    const row = this.sql(sql).get(providerUuid, resourceClass) as InventoryRow | undefined;
     return row === undefined ? null : toInventory(row);
   }
 
   /** Deletes the provider's inventory of the class; false when it had none. */
   deleteInventory(providerUuid: string, resourceClass: string): boolean {
-    return this.db.prepare('DELETE FROM inventories WHERE resource_provider_uuid = ? AND resource_class = ?').run(providerUuid, resourceClass).changes > 0;
+    return this.sql('DELETE FROM inventories WHERE resource_provider_uuid = ? AND resource_class = ?').run(providerUuid, resourceClass).changes > 0;
   }
 
   /** Every provider with an inventory of the class, by provider name. */
   providersWithInventory(resourceClass: string): { readonly provider: ResourceProvider; readonly inventory: Inventory }[] {
     const sql = `SELECT p.uuid, p.name, p.parent_provider_uuid, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio
       FROM inventories i JOIN resource_providers p ON p.uuid = i.resource_provider_uuid WHERE i.resource_class = ? ORDER BY p.name`;
-    const rows = this.db.prepare(sql).all(resourceClass) as InventoryRow[];
+    const rows = this.sql(sql).all(resourceClass) as InventoryRow[];
     return rows.map((row) => ({ provider: toProvider(row), inventory: toInventory(row) }));
   }
 }

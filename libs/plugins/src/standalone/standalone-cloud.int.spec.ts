@@ -179,3 +179,28 @@ describe('StandaloneCloud: fake Neutron floating IPs', () => {
     expect(neutron.findFloatingIp('net1', '172.24.4.10')).toBeNull();
   });
 });
+
+describe('StandaloneCloud: one transaction per adapter call', () => {
+  it('runs the steps of a call (transactions of their own inside) and commits them once it returns', async () => {
+    const other = StandaloneCloud.open({ file });
+    const members = await cloud.atomically(async () => {
+      cloud.nova.ensureAggregate('r1', { availabilityZone: null, metadata: {} });
+      cloud.nova.addHost('r1', 'h1');
+      return cloud.nova.membersOf('r1');
+    });
+    expect(members).toEqual(['h1']);
+    expect(other.nova.membersOf('r1')).toEqual(['h1']);
+    other.close();
+  });
+
+  it('keeps the steps done before a step failed: the failure is the call\'s outcome, recorded with them', async () => {
+    const failed = cloud.atomically(async () => {
+      cloud.nova.ensureAggregate('r1', { availabilityZone: null, metadata: {} });
+      cloud.nova.addHost('missing', 'h1');
+    });
+    await expect(failed).rejects.toThrow(/Aggregate missing could not be found/);
+    const other = StandaloneCloud.open({ file });
+    expect(other.nova.getAggregate('r1')?.name).toBe('r1');
+    other.close();
+  });
+});

@@ -122,6 +122,21 @@ export class StandaloneCloud {
     return new StandaloneCloud(db);
   }
 
+  /**
+   * Runs one adapter call in one transaction: its steps (each a statement or a transaction of its own,
+   * then a savepoint) commit once, not one by one: a commit costs more than most steps. The
+   * adapters are async only by the port's shape: their steps run synchronously, within the call (a step
+   * after an await would commit on its own, as before). A step that fails makes the call's outcome,
+   * reported with the steps done before it, so those are committed too, as they were one by one.
+   */
+  atomically<T>(call: () => Promise<T>): Promise<T> {
+    let result: Promise<T> | undefined;
+    this.db.transaction(() => {
+      result = call();
+    }).immediate();
+    return result as Promise<T>;
+  }
+
   close(): void {
     this.db.close();
   }
