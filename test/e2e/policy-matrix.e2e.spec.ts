@@ -128,6 +128,9 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   'update other': { admin: true, member: false, reader: false, norole: false },
   'delete own': { admin: true, member: true, reader: false, norole: false },
   'delete other': { admin: true, member: false, reader: false, norole: false },
+  // Leasehold's history: whoever may read the lease may read its history
+  'history own': { admin: true, member: true, reader: true, norole: false },
+  'history other': { admin: true, member: false, reader: false, norole: false },
 };
 
 const table = (policy: Record<string, Record<Role, boolean>>) =>
@@ -156,6 +159,13 @@ describe('leases: route x role x own/other project (static tokens, default polic
         const id = route === 'get own' ? own : other;
         const reply = await read(() => request('GET', `/v1/leases/${id}`, token), 200, 'blazar:leases:get', allowed);
         if (allowed) expect(reply.body.lease.id).toBe(id);
+        break;
+      }
+      case 'history own':
+      case 'history other': {
+        const id = route === 'history own' ? own : other;
+        const reply = await read(() => request('GET', `/v1/leases/${id}/history`, token), 200, 'blazar:leases:get', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string; data: { lease_id: string } }) => [entry.type, entry.data.lease_id])).toEqual([['lease.created', id]]);
         break;
       }
       case 'create': {
@@ -194,6 +204,7 @@ describe('leases: route x role x own/other project (static tokens, default polic
       expect(reply.status, `${method} ${JSON.stringify(reply.body)}`).toBe(404);
       expect(reply.body).toEqual(notFound);
     }
+    expect((await request('GET', `/v1/leases/${missing}/history`, as(role))).body).toEqual(notFound);
   });
 
   it("a member's update of its own project's lease made by another member of the project is allowed (project, not user, owns it)", async () => {
@@ -214,6 +225,7 @@ const HOST_ROUTES = [
   'host allocation',
   'list properties',
   'update property',
+  'host history',
 ] as const;
 
 describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
@@ -258,12 +270,19 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
           allowed,
         );
         break;
+      case 'host history': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/${host}/history`, token), 200, 'leasehold:oshosts:history', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['host_registry.host_added', 'host.registered']);
+        break;
+      }
     }
   });
 
   it('an unknown host is 403 for a non-admin (the policy comes first for hosts) and 404 for the admin', async () => {
     expect((await request('GET', '/v1/os-hosts/999999', as('member'))).status).toBe(403);
     expect((await request('GET', '/v1/os-hosts/999999', as('admin'))).status).toBe(404);
+    expect((await request('GET', '/v1/os-hosts/999999/history', as('member'))).body).toEqual(denied('leasehold:oshosts:history'));
+    expect((await request('GET', '/v1/os-hosts/999999/history', as('admin'))).status).toBe(404);
   });
 });
 
@@ -284,6 +303,8 @@ const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
   'delete floating ip': { admin: true, member: false, reader: false, norole: false },
   'list floating ip allocations': { admin: true, member: false, reader: false, norole: false },
   'floating ip allocation': { admin: true, member: false, reader: false, norole: false },
+  // a resource's history is admin only, though readers may see the floating IP itself
+  'floating ip history': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
@@ -317,6 +338,11 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
       case 'floating ip allocation':
         await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
+      case 'floating ip history': {
+        const reply = await read(() => request('GET', `/v1/floatingips/${ip}/history`, token), 200, 'leasehold:floatingips:history', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['floating_ip_registry.added', 'floating_ip.registered']);
+        break;
+      }
     }
   });
 
@@ -414,6 +440,9 @@ describe('unauthenticated calls (static tokens)', () => {
     ['DELETE', '/v1/floatingips/00000000-0000-4000-8000-000000000000'],
     ['GET', '/v1/floatingips/allocations'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/allocation'],
+    ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000/history'],
+    ['GET', '/v1/os-hosts/1/history'],
+    ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/flavors'],
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],

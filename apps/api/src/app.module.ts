@@ -11,12 +11,14 @@ import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
+import { HistoryController } from './history/history.controller.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ReadModelQueries } from '#read-model/read-model.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
+import { HistoryQueries } from '#application/history/history.queries.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
@@ -53,7 +55,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
+      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -107,6 +109,7 @@ export class AppModule {
         },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
+        { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],

@@ -265,4 +265,32 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List resource plugins',
     response: { description: 'One plugin per supported resource type.', schema: listOf('plugins', 'Plugin') },
   },
+  'GET /v1/leases/:leaseId/history': {
+    operationId: 'showLeaseHistory',
+    tag: 'leases',
+    summary: "A lease's history",
+    description:
+      'Every event of the lease and of its bookings on hosts and floating IPs, in log order (a Leasehold extension; types and fields in docs/events.md). Whoever may read the lease may read it, a deleted lease included.',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
+  'GET /v1/os-hosts/:hostId/history': {
+    operationId: 'showHostHistory',
+    tag: 'hosts',
+    summary: "A host's history",
+    description: "Every event of the host, its Nova activity and its registry entries, every lease's bookings included, in log order (`leasehold:oshosts:history`, default admin).",
+    parameters: { hostId: 'The host id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
+  'GET /v1/floatingips/:floatingIpId/history': {
+    operationId: 'showFloatingIpHistory',
+    tag: 'floatingips',
+    summary: "A floating IP's history",
+    description: "Every event of the floating IP and its registry entries, every lease's bookings included, in log order (`leasehold:floatingips:history`, default admin).",
+    parameters: { floatingIpId: 'The floating IP id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
 };
