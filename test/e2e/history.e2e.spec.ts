@@ -2,10 +2,11 @@
  * GET /v1/{leases,os-hosts,floatingips}/{id}/history through HTTP against the running system: a
  * lease's own events and its bookings on hosts and addresses in log order, who acted (the caller,
  * or the reactor by name) and for which request; a resource's history with every lease's bookings;
- * bad and unknown ids answered with Blazar's 404, never a 500.
+ * bad and unknown ids answered with Blazar's 404, never a 500. GET /v1/audit: a refused write (409)
+ * recorded with who, what and why, outside the ledger; bad input neither recorded nor a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUEST_ID, pinnedHost } from '../helpers/api-fixtures.js';
+import { REQUEST_ID, ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
 import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
@@ -128,5 +129,57 @@ describe('history (api + projector + reactor, default configuration)', () => {
       expect(response.status, path).toBeLessThan(500);
       expect(response.body).toMatchObject({ error_code: response.status, error_name: response.status });
     }
+  });
+
+  describe('GET /v1/audit', () => {
+    const auditOf = async (query: string): Promise<Entry[]> => {
+      const response = await client.get(`/v1/audit?${query}`);
+      expect(response.status, describeBody(response)).toBe(200);
+      return response.body.audit as Entry[];
+    };
+
+    it('records a 409 with who, what and why, and leaves the ledger as it was', async () => {
+      const before = ledgerCount(system.dataDir);
+      const refused = await client.post('/v1/os-hosts', { name: 'history-host' });
+      expect(refused.status, describeBody(refused)).toBe(409);
+      expect(ledgerCount(system.dataDir)).toBe(before);
+      const requestId = refused.headers.get('x-openstack-request-id');
+
+      const audit = await auditOf('outcome=refused');
+      const entry = audit.find((candidate) => candidate.request_id === requestId);
+      expect(entry).toMatchObject({
+        type: 'audit.write_refused',
+        actor: USER,
+        causation_id: requestId,
+        data: { operation: 'createHost', method: 'POST', path: '/v1/os-hosts', status: 409, code: 'HOST_ALREADY_REGISTERED', reason: refused.body.error_message },
+      });
+      expect(entry?.recorded_at).toMatch(RECORDED_AT);
+      expect(entry?.summary).toBe(`POST /v1/os-hosts refused (409 HOST_ALREADY_REGISTERED): ${refused.body.error_message as string}`);
+    });
+
+    it('filters by project and by range, and does not record bad input (400) or reads', async () => {
+      const bad = await client.post('/v1/leases', { name: 'x'.repeat(81), start_date: 'now', end_date: blazarDate(60) });
+      expect(bad.status).toBe(400);
+      const all = await auditOf(`start=${encodeURIComponent(blazarDate(-60))}&end=${encodeURIComponent(blazarDate(60))}`);
+      expect(all.length).toBeGreaterThan(0);
+      expect(all.map((entry) => entry.request_id)).not.toContain(bad.headers.get('x-openstack-request-id'));
+      expect(all.every((entry) => entry.data['status'] === 403 || entry.data['status'] === 409)).toBe(true);
+      expect(await auditOf('project_id=someone-else')).toEqual([]);
+      expect(await auditOf('start=2000-01-01T00:00:00Z&end=2000-01-02T00:00:00Z')).toEqual([]);
+    });
+
+    it.each([
+      ['outcome=accepted', 'Malformed parameter outcome (must be refused)'],
+      ['start=yesterday', 'Malformed parameter start (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)'],
+      ['end=2030-02-30T00:00:00Z', 'Malformed parameter end (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)'],
+      ['start=2030-01-02T00:00:00Z&end=2030-01-01T00:00:00Z', 'end must be after start'],
+      ['start=2020-01-01T00:00:00Z&end=2030-01-01T00:00:00Z', 'The range from start to end spans more than 366 days'],
+      ['project_id=a%20b', 'Malformed parameter project_id'],
+      ['start=a&start=b', 'Malformed parameter start (must be given once)'],
+    ])('?%s: Blazar 400', async (query, message) => {
+      const response = await client.get(`/v1/audit?${query}`);
+      expect(response.status, describeBody(response)).toBe(400);
+      expect(response.body).toEqual(blazarError(400, message));
+    });
   });
 });

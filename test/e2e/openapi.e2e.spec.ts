@@ -510,6 +510,12 @@ describe('OpenAPI document and /docs', () => {
       expect(history.body.history.map((entry: Schema) => entry.type)).toEqual(['lease.created', 'host.booked', 'lease.renamed']);
       conforms('get', '/v1/os-hosts/{hostId}/history', await client.get(`/v1/os-hosts/${hostId}/history`), 200);
       conforms('get', '/v1/os-hosts/{hostId}/history', await client.get('/v1/os-hosts/999999/history'), 404);
+      const duplicate = await client.post('/v1/os-hosts', { name: 'openapi-host' });
+      conforms('post', '/v1/os-hosts', duplicate, 409);
+      const audit = await client.get('/v1/audit?outcome=refused');
+      conforms('get', '/v1/audit', audit, 200);
+      expect(audit.body.audit.map((entry: Schema) => entry.type)).toEqual(['audit.write_refused']);
+      conforms('get', '/v1/audit', await client.get('/v1/audit?start=never'), 400);
       for (const path of ['/', '/versions']) conforms('get', path, await client.get(path), 300);
 
       const missing = await client.get('/v1/leases/no-such-lease');

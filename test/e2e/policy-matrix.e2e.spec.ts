@@ -32,6 +32,7 @@ const ROLES: readonly Role[] = ['admin', 'member', 'reader', 'norole'];
 interface Reply {
   readonly status: number;
   readonly body: any;
+  readonly requestId: string | null;
 }
 
 const call = async (base: string, method: string, path: string, token: string | null, body?: unknown): Promise<Reply> => {
@@ -40,7 +41,7 @@ const call = async (base: string, method: string, path: string, token: string | 
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null };
+  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null, requestId: response.headers.get('x-openstack-request-id') };
 };
 
 const denied = (action: string) => ({ error_code: 403, error_message: `Policy doesn't allow ${action} to be performed`, error_name: 403 });
@@ -91,6 +92,19 @@ afterAll(async () => {
   rmSync(tokensDir, { recursive: true, force: true });
 });
 
+/** The refusal is in the audit log, with who asked, for which request, and why. */
+const expectAudited = async (role: Role, reply: Reply, action: string): Promise<void> => {
+  const { user_id, project_id } = IDENTITIES[role];
+  const audit = await call(system.url, 'GET', `/v1/audit?outcome=refused&project_id=${project_id}`, IDENTITIES.admin.token);
+  expect(audit.status, JSON.stringify(audit.body)).toBe(200);
+  const entry = audit.body.audit.find((candidate: { request_id: string }) => candidate.request_id === reply.requestId);
+  expect(entry, `refusal of ${reply.requestId ?? 'a request'} in the audit log`).toMatchObject({
+    type: 'audit.write_refused',
+    actor: { user_id, project_id, system: null },
+    data: { status: 403, code: 'POLICY_NOT_AUTHORIZED', reason: `Policy doesn't allow ${action} to be performed` },
+  });
+};
+
 /** Runs a write: checks status/body, and that the ledger grew (with the caller as actor) or stayed unchanged. */
 const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: number, action: string, allowed: boolean): Promise<Reply> => {
   const before = ledgerCount(system.dataDir);
@@ -104,6 +118,7 @@ const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: numb
     expect(reply.status, JSON.stringify(reply.body)).toBe(403);
     expect(reply.body).toEqual(denied(action));
     expect(ledgerCount(system.dataDir), 'a refused write must not append to the ledger').toBe(before);
+    await expectAudited(role, reply, action);
   }
   return reply;
 };
@@ -354,6 +369,15 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
   });
 });
 
+describe('the audit log of refused writes: admin only (static tokens, default policy)', () => {
+  it.each(ROLES)('GET /v1/audit as %s', async (role) => {
+    await read(() => request('GET', '/v1/audit?outcome=refused', as(role)), 200, 'leasehold:audit:get', role === 'admin');
+    // the policy comes first: a malformed range is a 403 for others, a 400 for the admin
+    const malformed = await request('GET', '/v1/audit?start=yesterday', as(role));
+    expect(malformed.status).toBe(role === 'admin' ? 400 : 403);
+  });
+});
+
 let flavorCounter = 0;
 const newFlavor = async (isPublic = true): Promise<string> => {
   const id = `matrix-flavor-${++flavorCounter}`;
@@ -443,6 +467,7 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/os-hosts/1/history'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
+    ['GET', '/v1/audit'],
     ['GET', '/v1/flavors'],
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],

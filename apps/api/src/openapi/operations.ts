@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'plugins', description: 'Supported resource types.' },
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
+  { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -292,5 +293,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { floatingIpId: 'The floating IP id.' },
     response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
     errors: [404],
+  },
+  'GET /v1/audit': {
+    operationId: 'listRefusedWrites',
+    tag: 'audit',
+    summary: 'List refused writes',
+    description:
+      "Writes refused after they were read (403 of the policy, 409 of the rules), oldest first, from the audit log: who, what and why (`leasehold:audit:get`, default admin; docs/events.md). A range spans a year at most.",
+    parameters: {
+      start: 'From this instant (inclusive); default: a day before `end`.',
+      end: 'Until this instant (exclusive); default: now.',
+      project_id: "Only this project's refusals.",
+      outcome: '`refused` (the only outcome recorded).',
+    },
+    response: { description: 'The refusals.', schema: listOf('audit', 'HistoryEntry') },
   },
 };

@@ -7,20 +7,20 @@ import { EVENT_CATALOGUE, type InternalEventType } from './event-catalogue.js';
 import { historyEntry, isCatalogued, recordedAtMicros } from './history-entry.js';
 
 const ROOT = join(import.meta.dirname, '../../../..');
-const DOMAIN = join(ROOT, 'libs/domain/src');
+/** Where events are built: the deciders, and the application layer (the audit log's refusals). */
+const EMITTERS = [join(ROOT, 'libs/domain/src'), join(ROOT, 'libs/application/src')];
 
-/** Source files of the deciders: every event the code appends is built there. */
-const domainSources = (dir: string): string[] =>
+const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'testing' ? [] : domainSources(path);
+    if (entry.isDirectory()) return entry.name === 'testing' ? [] : sources(path);
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
   });
 
-/** `type: 'Lease.Created'` in a decider, or a type listed in an event union (`DomainEvent<'Lease.Created', ...>`). */
+/** `type: 'Lease.Created'` where an event is built, or a type listed in an event union (`DomainEvent<'Lease.Created', ...>`). */
 const emittedTypes = (): Set<string> => {
   const found = new Set<string>();
-  for (const file of domainSources(DOMAIN)) {
+  for (const file of EMITTERS.flatMap(sources)) {
     const source = readFileSync(file, 'utf8');
     for (const match of source.matchAll(/(?:type: |DomainEvent<\s*|PhaseEvent<|PhaseFailure<)'([A-Z]\w*\.[A-Z]\w*)'/g)) found.add(match[1] ?? '');
   }
@@ -59,7 +59,7 @@ const recorded = (type: string, data: unknown, metadata: RecordedEvent['metadata
 });
 
 describe('the public event catalogue', () => {
-  it('has an entry for every event type the deciders can emit, and none for a type nothing emits', () => {
+  it('has an entry for every event type the code can emit, and none for a type nothing emits', () => {
     const emitted = emittedTypes();
     expect(emitted.size).toBeGreaterThan(40);
     expect([...emitted].sort()).toEqual(Object.keys(EVENT_CATALOGUE).sort());

@@ -8,9 +8,10 @@ import type {
   LeaseEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
+import type { AuditEvent } from '../audit/write-refused.events.js';
 import { publicCapabilities, publicEffects, publicHostInfo, publicReservation, publicSlots } from './public-shapes.js';
 
-/** Every event the code can append: the union of each decider's events. */
+/** Every event the code can append: the union of each decider's events, and the audit log's. */
 export type InternalEvent =
   | LeaseEvent
   | HostEvent
@@ -19,7 +20,8 @@ export type InternalEvent =
   | HostRegistryEvent
   | FloatingIpRegistryEvent
   | ResourcePropertyEvent
-  | FlavorCatalogEvent;
+  | FlavorCatalogEvent
+  | AuditEvent;
 export type InternalEventType = InternalEvent['type'];
 type DataOf<T extends InternalEventType> = Extract<InternalEvent, { type: T }>['data'];
 
@@ -327,5 +329,10 @@ export const EVENT_CATALOGUE: Catalogue = {
     publicType: 'flavor.removed',
     summary: (d) => `Flavor ${d.flavorId} (${d.name}) removed from the catalog`,
     fields: { flavor_id: 'flavorId', name: 'name', removed_at: 'removedAt' },
+  },
+  'Audit.WriteRefused': {
+    publicType: 'audit.write_refused',
+    summary: (d) => `${d.method} ${d.path} refused (${d.status} ${d.code}): ${d.reason}`,
+    fields: { operation: 'operation', method: 'method', path: 'path', status: 'status', code: 'code', reason: 'reason', at: 'at' },
   },
 };
