@@ -505,6 +505,17 @@ describe('OpenAPI document and /docs', () => {
       expect(detailed.body.resource_properties).toContainEqual(expect.objectContaining({ property: 'gpu', values: ['true'] }));
       conforms('patch', '/v1/os-hosts/properties/{name}', await client.patch('/v1/os-hosts/properties/gpu', { private: true }), 200);
       conforms('get', '/v1/plugins', await client.get('/v1/plugins'), 200);
+      const history = await client.get(`/v1/leases/${leaseId}/history`);
+      conforms('get', '/v1/leases/{leaseId}/history', history, 200);
+      expect(history.body.history.map((entry: Schema) => entry.type)).toEqual(['lease.created', 'host.booked', 'lease.renamed']);
+      conforms('get', '/v1/os-hosts/{hostId}/history', await client.get(`/v1/os-hosts/${hostId}/history`), 200);
+      conforms('get', '/v1/os-hosts/{hostId}/history', await client.get('/v1/os-hosts/999999/history'), 404);
+      const duplicate = await client.post('/v1/os-hosts', { name: 'openapi-host' });
+      conforms('post', '/v1/os-hosts', duplicate, 409);
+      const audit = await client.get('/v1/audit?outcome=refused');
+      conforms('get', '/v1/audit', audit, 200);
+      expect(audit.body.audit.map((entry: Schema) => entry.type)).toEqual(['audit.write_refused']);
+      conforms('get', '/v1/audit', await client.get('/v1/audit?start=never'), 400);
       for (const path of ['/', '/versions']) conforms('get', path, await client.get(path), 300);
 
       const missing = await client.get('/v1/leases/no-such-lease');

@@ -32,6 +32,7 @@ const ROLES: readonly Role[] = ['admin', 'member', 'reader', 'norole'];
 interface Reply {
   readonly status: number;
   readonly body: any;
+  readonly requestId: string | null;
 }
 
 const call = async (base: string, method: string, path: string, token: string | null, body?: unknown): Promise<Reply> => {
@@ -40,7 +41,7 @@ const call = async (base: string, method: string, path: string, token: string | 
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null };
+  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null, requestId: response.headers.get('x-openstack-request-id') };
 };
 
 const denied = (action: string) => ({ error_code: 403, error_message: `Policy doesn't allow ${action} to be performed`, error_name: 403 });
@@ -91,6 +92,19 @@ afterAll(async () => {
   rmSync(tokensDir, { recursive: true, force: true });
 });
 
+/** The refusal is in the audit log, with who asked, for which request, and why. */
+const expectAudited = async (role: Role, reply: Reply, action: string): Promise<void> => {
+  const { user_id, project_id } = IDENTITIES[role];
+  const audit = await call(system.url, 'GET', `/v1/audit?outcome=refused&project_id=${project_id}`, IDENTITIES.admin.token);
+  expect(audit.status, JSON.stringify(audit.body)).toBe(200);
+  const entry = audit.body.audit.find((candidate: { request_id: string }) => candidate.request_id === reply.requestId);
+  expect(entry, `refusal of ${reply.requestId ?? 'a request'} in the audit log`).toMatchObject({
+    type: 'audit.write_refused',
+    actor: { user_id, project_id, system: null },
+    data: { status: 403, code: 'POLICY_NOT_AUTHORIZED', reason: `Policy doesn't allow ${action} to be performed` },
+  });
+};
+
 /** Runs a write: checks status/body, and that the ledger grew (with the caller as actor) or stayed unchanged. */
 const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: number, action: string, allowed: boolean): Promise<Reply> => {
   const before = ledgerCount(system.dataDir);
@@ -104,6 +118,7 @@ const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: numb
     expect(reply.status, JSON.stringify(reply.body)).toBe(403);
     expect(reply.body).toEqual(denied(action));
     expect(ledgerCount(system.dataDir), 'a refused write must not append to the ledger').toBe(before);
+    await expectAudited(role, reply, action);
   }
   return reply;
 };
@@ -128,6 +143,9 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   'update other': { admin: true, member: false, reader: false, norole: false },
   'delete own': { admin: true, member: true, reader: false, norole: false },
   'delete other': { admin: true, member: false, reader: false, norole: false },
+  // Leasehold's history: whoever may read the lease may read its history
+  'history own': { admin: true, member: true, reader: true, norole: false },
+  'history other': { admin: true, member: false, reader: false, norole: false },
 };
 
 const table = (policy: Record<string, Record<Role, boolean>>) =>
@@ -156,6 +174,13 @@ describe('leases: route x role x own/other project (static tokens, default polic
         const id = route === 'get own' ? own : other;
         const reply = await read(() => request('GET', `/v1/leases/${id}`, token), 200, 'blazar:leases:get', allowed);
         if (allowed) expect(reply.body.lease.id).toBe(id);
+        break;
+      }
+      case 'history own':
+      case 'history other': {
+        const id = route === 'history own' ? own : other;
+        const reply = await read(() => request('GET', `/v1/leases/${id}/history`, token), 200, 'blazar:leases:get', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string; data: { lease_id: string } }) => [entry.type, entry.data.lease_id])).toEqual([['lease.created', id]]);
         break;
       }
       case 'create': {
@@ -194,6 +219,7 @@ describe('leases: route x role x own/other project (static tokens, default polic
       expect(reply.status, `${method} ${JSON.stringify(reply.body)}`).toBe(404);
       expect(reply.body).toEqual(notFound);
     }
+    expect((await request('GET', `/v1/leases/${missing}/history`, as(role))).body).toEqual(notFound);
   });
 
   it("a member's update of its own project's lease made by another member of the project is allowed (project, not user, owns it)", async () => {
@@ -214,6 +240,7 @@ const HOST_ROUTES = [
   'host allocation',
   'list properties',
   'update property',
+  'host history',
 ] as const;
 
 describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
@@ -258,12 +285,19 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
           allowed,
         );
         break;
+      case 'host history': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/${host}/history`, token), 200, 'leasehold:oshosts:history', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['host_registry.host_added', 'host.registered']);
+        break;
+      }
     }
   });
 
   it('an unknown host is 403 for a non-admin (the policy comes first for hosts) and 404 for the admin', async () => {
     expect((await request('GET', '/v1/os-hosts/999999', as('member'))).status).toBe(403);
     expect((await request('GET', '/v1/os-hosts/999999', as('admin'))).status).toBe(404);
+    expect((await request('GET', '/v1/os-hosts/999999/history', as('member'))).body).toEqual(denied('leasehold:oshosts:history'));
+    expect((await request('GET', '/v1/os-hosts/999999/history', as('admin'))).status).toBe(404);
   });
 });
 
@@ -284,6 +318,8 @@ const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
   'delete floating ip': { admin: true, member: false, reader: false, norole: false },
   'list floating ip allocations': { admin: true, member: false, reader: false, norole: false },
   'floating ip allocation': { admin: true, member: false, reader: false, norole: false },
+  // a resource's history is admin only, though readers may see the floating IP itself
+  'floating ip history': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
@@ -317,6 +353,11 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
       case 'floating ip allocation':
         await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
+      case 'floating ip history': {
+        const reply = await read(() => request('GET', `/v1/floatingips/${ip}/history`, token), 200, 'leasehold:floatingips:history', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['floating_ip_registry.added', 'floating_ip.registered']);
+        break;
+      }
     }
   });
 
@@ -325,6 +366,15 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
     const reply = await request('GET', `/v1/floatingips/${missing}`, as(role));
     if (role === 'norole') expect(reply.body).toEqual(denied('blazar:floatingips:get'));
     else expect(reply.body).toEqual({ error_code: 404, error_message: `Floating IP ${missing} not found.`, error_name: 404 });
+  });
+});
+
+describe('the audit log of refused writes: admin only (static tokens, default policy)', () => {
+  it.each(ROLES)('GET /v1/audit as %s', async (role) => {
+    await read(() => request('GET', '/v1/audit?outcome=refused', as(role)), 200, 'leasehold:audit:get', role === 'admin');
+    // the policy comes first: a malformed range is a 403 for others, a 400 for the admin
+    const malformed = await request('GET', '/v1/audit?start=yesterday', as(role));
+    expect(malformed.status).toBe(role === 'admin' ? 400 : 403);
   });
 });
 
@@ -414,6 +464,10 @@ describe('unauthenticated calls (static tokens)', () => {
     ['DELETE', '/v1/floatingips/00000000-0000-4000-8000-000000000000'],
     ['GET', '/v1/floatingips/allocations'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/allocation'],
+    ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000/history'],
+    ['GET', '/v1/os-hosts/1/history'],
+    ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
+    ['GET', '/v1/audit'],
     ['GET', '/v1/flavors'],
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],

@@ -11,16 +11,21 @@ import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
+import { AuditController } from './audit/audit.controller.js';
+import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
+import { HistoryController } from './history/history.controller.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ReadModelQueries } from '#read-model/read-model.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
+import { HistoryQueries } from '#application/history/history.queries.js';
+import { WriteRefusals } from '#application/audit/write-refusals.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
+import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { randomUUID } from 'node:crypto';
 import type { ApplicationContext } from '#application/application-context.js';
@@ -39,11 +44,13 @@ class Lifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
+    @Inject(AUDIT_STORE) private readonly audit: EventStore,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.orm.close();
     await this.store.close();
+    await this.audit.close();
   }
 }
 
@@ -53,11 +60,13 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController],
+      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
         { provide: EVENT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` }) },
+        { provide: AUDIT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/audit.sqlite` }) },
+        { provide: WriteRefusals, inject: [AUDIT_STORE], useFactory: (audit: EventStore) => new WriteRefusals(audit, () => randomUUID()) },
         { provide: READ_MODEL_ORM, useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir)) },
         {
           provide: WriteIndex,
@@ -107,12 +116,14 @@ export class AppModule {
         },
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
+        { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
           useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
         Lifecycle,
       ],

@@ -7,3 +7,5 @@ export const CLOUD_CONFIG = Symbol('CLOUD_CONFIG');
 export const OPENSTACK_SESSION = Symbol('OPENSTACK_SESSION');
 export const HOST_INVENTORY = Symbol('HOST_INVENTORY');
 export const FLOATING_IP_NETWORKS = Symbol('FLOATING_IP_NETWORKS');
+/** The audit log of refused writes: a store of its own beside the ledger. */
+export const AUDIT_STORE = Symbol('AUDIT_STORE');

@@ -50,6 +50,18 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   reservation_id: uuidFilter('reservation_id', 'a reservation id'),
   detail: flag('detail'),
   all: flag('all'),
+  start: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter start') },
+  end: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter end') },
+  project_id: {
+    pattern: '^[A-Za-z0-9_.-]{1,64}$',
+    description: 'a project id',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter project_id'),
+  },
+  outcome: {
+    pattern: '^refused$',
+    description: '`refused`, the only outcome the audit log records',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter outcome (must be refused)'),
+  },
 };
 
 const matches = (rule: ParameterRule, value: string): boolean =>

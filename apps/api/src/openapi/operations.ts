@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'plugins', description: 'Supported resource types.' },
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
+  { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -264,5 +265,47 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'plugins',
     summary: 'List resource plugins',
     response: { description: 'One plugin per supported resource type.', schema: listOf('plugins', 'Plugin') },
+  },
+  'GET /v1/leases/:leaseId/history': {
+    operationId: 'showLeaseHistory',
+    tag: 'leases',
+    summary: "A lease's history",
+    description:
+      'Every event of the lease and of its bookings on hosts and floating IPs, in log order (a Leasehold extension; types and fields in docs/events.md). Whoever may read the lease may read it, a deleted lease included.',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
+  'GET /v1/os-hosts/:hostId/history': {
+    operationId: 'showHostHistory',
+    tag: 'hosts',
+    summary: "A host's history",
+    description: "Every event of the host, its Nova activity and its registry entries, every lease's bookings included, in log order (`leasehold:oshosts:history`, default admin).",
+    parameters: { hostId: 'The host id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
+  'GET /v1/floatingips/:floatingIpId/history': {
+    operationId: 'showFloatingIpHistory',
+    tag: 'floatingips',
+    summary: "A floating IP's history",
+    description: "Every event of the floating IP and its registry entries, every lease's bookings included, in log order (`leasehold:floatingips:history`, default admin).",
+    parameters: { floatingIpId: 'The floating IP id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
+  'GET /v1/audit': {
+    operationId: 'listRefusedWrites',
+    tag: 'audit',
+    summary: 'List refused writes',
+    description:
+      "Writes refused after they were read (403 of the policy, 409 of the rules), oldest first, from the audit log: who, what and why (`leasehold:audit:get`, default admin; docs/events.md). A range spans a year at most.",
+    parameters: {
+      start: 'From this instant (inclusive); default: a day before `end`.',
+      end: 'Until this instant (exclusive); default: now.',
+      project_id: "Only this project's refusals.",
+      outcome: '`refused` (the only outcome recorded).',
+    },
+    response: { description: 'The refusals.', schema: listOf('audit', 'HistoryEntry') },
   },
 };

@@ -12,6 +12,7 @@ import {
   type LeaseEventView,
   type LeaseView,
 } from '#read-model/index.js';
+import type { HistoryEntry, PublicActor } from '#application/history/history-entry.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { FloatingIpAllocationView, HostAllocationView } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
@@ -232,6 +233,23 @@ interface PluginView {
 
 const Plugin = object<PluginView>({ name: string, resource_type: string, title: string, description: string });
 
+const stringOrNull: JsonSchema = { type: ['string', 'null'] };
+
+const HistoryEntrySchema = object<HistoryEntry>(
+  {
+    position: { type: 'integer', minimum: 1, description: 'Position in the event log: the order of the list.' },
+    recorded_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$', examples: ['2030-01-01T12:00:00.123000Z'] },
+    type: { ...string, pattern: '^[a-z_]+\\.[a-z_]+$', description: 'A public event type of docs/events.md.' },
+    actor: object<PublicActor>({ user_id: stringOrNull, project_id: stringOrNull, system: { ...stringOrNull, description: '`reactor` or `healing` when Leasehold acted on its own.' } }),
+    request_id: stringOrNull,
+    correlation_id: string,
+    causation_id: string,
+    summary: string,
+    data: { type: 'object', description: "The type's fields (docs/events.md)." },
+  },
+  { description: 'One event of a history.' },
+);
+
 const BlazarError = object<BlazarErrorBody>(
   {
     error_code: { type: 'integer', description: 'The HTTP status.' },
@@ -280,6 +298,7 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   FloatingIpAllocation,
   Flavor,
   Plugin,
+  HistoryEntry: HistoryEntrySchema,
   BlazarError,
   VersionDocument,
 };

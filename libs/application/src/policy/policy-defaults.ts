@@ -33,6 +33,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:flavors:get': '@',
   'leasehold:flavors:post': 'rule:admin',
   'leasehold:flavors:delete': 'rule:admin',
+  // Leasehold extensions: the event log's history of a resource, and refused writes
+  'leasehold:oshosts:history': 'rule:admin',
+  'leasehold:floatingips:history': 'rule:admin',
+  'leasehold:audit:get': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -55,6 +59,9 @@ export const ACTIONS = {
   flavorGet: 'leasehold:flavors:get',
   flavorPost: 'leasehold:flavors:post',
   flavorDelete: 'leasehold:flavors:delete',
+  hostHistory: 'leasehold:oshosts:history',
+  floatingIpHistory: 'leasehold:floatingips:history',
+  auditGet: 'leasehold:audit:get',
 } as const;
 
 /**

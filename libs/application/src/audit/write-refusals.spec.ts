@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { conflict } from '#domain/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { policyNotAuthorized } from '../caller.js';
+import { commandMetadata, testCaller } from '../testing/application.specification.js';
+import { WriteRefusals } from './write-refusals.js';
+
+let audit: EventStore;
+let refusals: WriteRefusals;
+let ids = 0;
+
+const member = (projectId: string) => testCaller('member', projectId);
+const admin = testCaller('admin', 'admin-project');
+
+const refuse = (projectId: string, now: string, status: 403 | 409) =>
+  refusals.record(commandMetadata(member(projectId), now), {
+    operation: 'updateLease',
+    method: 'PUT',
+    path: '/v1/leases/l-1',
+    status,
+    error: status === 403 ? policyNotAuthorized('blazar:leases:put') : conflict('HOST_RESERVED', 'Host 7 is reserved'),
+  });
+
+beforeEach(() => {
+  audit = SqliteEventStore.open({ file: ':memory:' });
+  refusals = new WriteRefusals(audit, () => `audit-id-${++ids}`);
+});
+
+afterEach(async () => {
+  await audit.close();
+});
+
+describe('the audit log of refused writes', () => {
+  it('records who, what and why, one stream per UTC day, and lists a range oldest first', async () => {
+    await refuse('project-1', '2030-01-01T23:59:00.000Z', 403);
+    await refuse('project-2', '2030-01-02T00:01:00.000Z', 409);
+    await refuse('project-1', '2030-01-03T12:00:00.000Z', 409);
+    expect((await audit.readStream('audit-2030-01-01')).length).toBe(1);
+    expect((await audit.readStream('audit-2030-01-02')).length).toBe(1);
+
+    const listed = await refusals.list(admin, { start: '2030-01-01T00:00:00.000Z', end: '2030-01-03T00:00:00.000Z', projectId: null });
+    expect(listed.map((entry) => [entry.type, entry.data['status'], entry.actor.project_id])).toEqual([
+      ['audit.write_refused', 403, 'project-1'],
+      ['audit.write_refused', 409, 'project-2'],
+    ]);
+    expect(listed[0]).toMatchObject({
+      actor: { user_id: 'member-user', project_id: 'project-1', system: null },
+      request_id: 'request-1',
+      data: { operation: 'updateLease', method: 'PUT', path: '/v1/leases/l-1', code: 'POLICY_NOT_AUTHORIZED', reason: "Policy doesn't allow blazar:leases:put to be performed", at: '2030-01-01T23:59:00.000Z' },
+    });
+    expect(listed[1]?.summary).toBe('PUT /v1/leases/l-1 refused (409 HOST_RESERVED): Host 7 is reserved');
+  });
+
+  it('filters by project and bounds the range: start inclusive, end exclusive', async () => {
+    await refuse('project-1', '2030-01-01T10:00:00.000Z', 403);
+    await refuse('project-2', '2030-01-01T11:00:00.000Z', 409);
+    await refuse('project-1', '2030-01-01T12:00:00.000Z', 409);
+    const ofProject = await refusals.list(admin, { start: '2030-01-01T10:00:00.000Z', end: '2030-01-01T12:00:00.000Z', projectId: 'project-1' });
+    expect(ofProject.map((entry) => entry.data['at'])).toEqual(['2030-01-01T10:00:00.000Z']);
+  });
+
+  it('is admin only, and refuses an empty or over-long range', async () => {
+    const range = { start: '2030-01-01T00:00:00.000Z', end: '2030-01-02T00:00:00.000Z', projectId: null };
+    await expect(refusals.list(member('project-1'), range)).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
+    await expect(refusals.list(admin, { ...range, end: range.start })).rejects.toMatchObject({ code: 'AUDIT_RANGE_EMPTY' });
+    await expect(refusals.list(admin, { ...range, end: '2031-01-03T00:00:00.000Z' })).rejects.toMatchObject({ code: 'AUDIT_RANGE_TOO_LONG' });
+  });
+});
