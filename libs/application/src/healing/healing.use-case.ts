@@ -69,6 +69,7 @@ export class HealingUseCase {
     const { index } = this.context;
     await index.catchUp();
     const now = toMs(command.metadata.now);
+    index.forgetBookingsEndedBefore(now - this.pastKeptMs());
     const horizon = this.settings.intervalMinutes > 0 ? now + this.settings.intervalMinutes * MINUTE_MS : Number.POSITIVE_INFINITY;
     const down = index.registeredHosts().filter((host) => host.health.status === 'down');
     const downHostIds = down.map((host) => host.hostId);
@@ -86,6 +87,15 @@ export class HealingUseCase {
       }
     }
     return { downHostIds, examined: leaseIds.size, healed, deferred };
+  }
+
+  /**
+   * How far back this pass's calendars keep ended bookings. A replacement is booked from now on
+   * (from the current minute at the earliest), so a booking that ended two cleaning times and ten
+   * minutes ago can never be in its way; keeping every ended booking grew the reactor with the ledger.
+   */
+  private pastKeptMs(): number {
+    return (2 * this.context.settings.cleaningTimeMinutes + 10) * MINUTE_MS;
   }
 
   private async healLease(command: HealReservations, leaseId: string, downHostIds: readonly string[]): Promise<HealedReservation[]> {

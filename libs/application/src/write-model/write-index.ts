@@ -125,6 +125,26 @@ export class WriteIndex {
     return this.propertyNames.has(name);
   }
 
+  /**
+   * Drops the bookings that ended before `cutoffMs` from this in-memory view, so a long-lived
+   * process's calendars hold the present and future, not every booking of every lease not yet
+   * deleted. Only for a view whose decisions never touch a past booking (the reactor's healing books
+   * and moves from now on): a lease deleted later must still release its past bookings, so the
+   * API's view keeps them.
+   */
+  forgetBookingsEndedBefore(cutoffMs: number): void {
+    for (const [hostId, versioned] of this.hosts) {
+      const { state } = versioned;
+      if (state.status !== 'Registered' || !state.bookings.some((b) => b.end < cutoffMs)) continue;
+      this.hosts.set(hostId, { ...versioned, state: { ...state, bookings: state.bookings.filter((b) => b.end >= cutoffMs) } });
+    }
+    for (const [floatingIpId, versioned] of this.floatingIps) {
+      const { state } = versioned;
+      if (state.status !== 'Registered' || !state.bookings.some((b) => b.end < cutoffMs)) continue;
+      this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings: state.bookings.filter((b) => b.end >= cutoffMs) } });
+    }
+  }
+
   private apply(event: RecordedEvent): void {
     if (event.position <= this.position) return;
     this.position = event.position;
