@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { EVENT_CATALOGUE } from '#application/history/event-catalogue.js';
+import { PUBLISHED_TYPES, sampleOf } from '#application/outbound/testing/published-samples.js';
 import { api } from '../helpers/http.js';
 import { blazarDate, hostReservation } from '../helpers/http.js';
 import {
@@ -37,10 +39,10 @@ const firstArrivals = (messages: readonly Received[]): Received[] => {
   return messages.filter((m) => !seen.has(m.event.id) && seen.add(m.event.id));
 };
 
-/** Positions per key in arrival order: the order a consumer of the key saw. */
+/** Positions per topic and key in arrival order: what Kafka orders (one partition each). */
 const positionsByKey = (messages: readonly Received[]): Map<string, number[]> => {
   const byKey = new Map<string, number[]>();
-  for (const m of messages) byKey.set(m.key, [...(byKey.get(m.key) ?? []), m.event.position]);
+  for (const m of messages) byKey.set(`${m.topic}/${m.key}`, [...(byKey.get(`${m.topic}/${m.key}`) ?? []), m.event.position]);
   return byKey;
 };
 
@@ -115,8 +117,8 @@ const readyz = async (healthUrl: string): Promise<{ status: number; channel: Cha
   }
 };
 
-/** Appends `count` renames spread over `leases` leases straight to the log, `chunk` per commit, as another writer would. */
-const appendRenames = async (dataDir: string, tag: string, leases: number, count: number, chunk = 25): Promise<void> => {
+/** Appends `count` renames spread over `leases` leases straight to the log, `chunk` per commit `pauseMs` apart, as another writer would. */
+const appendRenames = async (dataDir: string, tag: string, leases: number, count: number, chunk = 25, pauseMs = 0): Promise<void> => {
   const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   const rename = (n: number) => {
     const leaseId = `${tag}-lease-${n % leases}`;
@@ -131,7 +133,7 @@ const appendRenames = async (dataDir: string, tag: string, leases: number, count
         byStream.set(streamId, [...(byStream.get(streamId) ?? []), event]);
       }
       await store.appendMultiple([...byStream].map(([streamId, events]) => ({ streamId, expectedRevision: 'any' as const, events })));
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   } finally {
     await store.close();
@@ -148,6 +150,48 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
+
+  it('every event type of the catalogue arrives once, in log order per key, at a consumer group of two', async () => {
+    const prefix = uniquePrefix();
+    const dataDir = tempDir();
+    const subjects = ['a', 'b', 'c'].map((k) => `${prefix}-${k}`);
+    const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
+    try {
+      // type after type, each for three subjects: every key's events are spread over the whole log
+      for (const type of PUBLISHED_TYPES) {
+        for (const subject of subjects) {
+          const { streamId, data } = sampleOf(type, subject);
+          await store.appendToStream(streamId, 'any', [{ id: randomUUID(), type, data, metadata: { correlationId: prefix, causationId: prefix, actor: null, system: 'test' } }]);
+        }
+      }
+    } finally {
+      await store.close();
+    }
+    const rows = ledger(dataDir);
+    const topics = ['leases', 'hosts', 'floatingips', 'properties', 'flavors'].map((t) => `${prefix}.${t}`);
+    const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: '16' });
+    const members = [await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics), await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics)];
+    const all = (): Received[] => members.flatMap((member) => member.messages);
+    try {
+      await eventually(async () => (new Set(all().map((m) => m.event.id)).size >= rows.length ? true : undefined), 90_000, `${rows.length} events at the group`);
+      let held = 0;
+      for (const topic of topics) held += await topicMessageCount(TEST_KAFKA_BROKERS, topic);
+      expect(held).toBe(rows.length);
+      expect(members.every((member) => member.messages.length > 0)).toBe(true);
+
+      const arrived = firstArrivals(all());
+      expect(arrived.map((m) => m.event.id).sort()).toEqual(rows.map((row) => row.event_id).sort());
+      const published = new Set(PUBLISHED_TYPES.map((type) => EVENT_CATALOGUE[type].publicType));
+      expect(new Set(arrived.map((m) => m.event.type))).toEqual(published);
+      for (const type of published) expect(arrived.filter((m) => m.event.type === type).map((m) => m.key).sort(), type).toEqual([...subjects].sort());
+      // each member saw its keys' events in log order
+      for (const member of members) for (const [key, positions] of positionsByKey(firstArrivals(member.messages))) expect(ascending(positions), `order of ${key}`).toBe(true);
+      expect(new Set(members.flatMap((member) => [...positionsByKey(member.messages).keys()])).size).toBe(subjects.length * topics.length);
+    } finally {
+      for (const member of members) await member.stop();
+      await stopProcess(publisher.child, 'SIGTERM');
+    }
+  }, 150_000);
 
   it('every event a workload makes through the API arrives once, in log order per key, as a CloudEvent with trace headers', async () => {
     const prefix = uniquePrefix();
@@ -223,7 +267,8 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     const batchSize = 40;
     const env = { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: String(batchSize) };
     await appendRenames(dataDir, prefix, 1, 1);
-    const burst = appendRenames(dataDir, prefix, 25, 3000, 10);
+    // about 6 s of appends, through the kills
+    const burst = appendRenames(dataDir, prefix, 25, 3000, 10, 20);
     const checkpointsAtKill: number[] = [];
     for (let round = 0; round < 6; round++) {
       const publisher = await startPublisher(dataDir, env);
