@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -65,6 +65,7 @@ const ledger = (dataDir: string): LedgerRow[] => {
 };
 
 const checkpointOf = (dataDir: string): number => {
+  if (!existsSync(join(dataDir, 'publisher.sqlite'))) return 0;
   const db = new Database(join(dataDir, 'publisher.sqlite'), { readonly: true });
   try {
     return (db.prepare("SELECT position FROM channel_checkpoints WHERE channel = 'kafka'").get() as { position: number } | undefined)?.position ?? 0;
@@ -140,6 +141,39 @@ const appendRenames = async (dataDir: string, tag: string, leases: number, count
   }
 };
 
+const runPublisherUntilExit = (dataDir: string, env: Readonly<Record<string, string>>): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/publisher/src/main.js')], {
+      env: { ...process.env, LEASEHOLD_KAFKA_BROKERS: '', LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PUBLISHER_HEALTH_PORT: 'off', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+
+describe('publisher configuration', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-publisher-config-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('with no channel configured it says so and exits 0', async () => {
+    const result = await runPublisherUntilExit(dataDir, {});
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('no outbound channel configured');
+  });
+
+  it('refuses acks=0 at start, naming the variable', async () => {
+    const result = await runPublisherUntilExit(dataDir, { LEASEHOLD_KAFKA_BROKERS: '127.0.0.1:1', LEASEHOLD_KAFKA_ACKS: '0' });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain("LEASEHOLD_KAFKA_ACKS must be all (-1) or 1, got '0'");
+  });
+});
+
 describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
   const dirs: string[] = [];
   const tempDir = (): string => {
@@ -206,7 +240,9 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       expect((await client.post('/v1/floatingips', { floating_network_id: randomUUID(), floating_ip_address: '10.9.0.1' })).status).toBe(201);
       const leases: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const created = await client.post('/v1/leases', { name: `k-lease-${i}`, start_date: 'now', end_date: blazarDate(60 + i), reservations: [hostReservation(1)], events: [] });
+        // two start now; the third, deleted below, is still pending then
+        const start = i < 2 ? 'now' : blazarDate(120);
+        const created = await client.post('/v1/leases', { name: `k-lease-${i}`, start_date: start, end_date: blazarDate(180 + i), reservations: [hostReservation(1)], events: [] });
         expect(created.status).toBe(201);
         leases.push(created.body.lease.id as string);
       }
@@ -272,7 +308,9 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     const checkpointsAtKill: number[] = [];
     for (let round = 0; round < 6; round++) {
       const publisher = await startPublisher(dataDir, env);
-      await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(Math.random() * 900)));
+      await eventually(async () => (publisher.output().includes('"event":"start"') ? true : undefined), 30_000, 'the publisher to start');
+      // a random moment of its publishing, not a wait for a state
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(Math.random() * 700)));
       await stopProcess(publisher.child, 'SIGKILL');
       checkpointsAtKill.push(checkpointOf(dataDir));
     }

@@ -31,26 +31,30 @@ const fail = (phase: string, error: unknown): never => {
   process.exit(1);
 };
 
-const main = async (): Promise<void> => {
-  let config;
-  let channels;
+/** The configuration, the channels it switches on, the log and the checkpoints; exits 1 naming what is wrong. */
+const open = () => {
   try {
-    config = publisherConfigFromEnv(process.env);
-    channels = channelsFromEnv(process.env);
+    const config = publisherConfigFromEnv(process.env);
+    const channels = channelsFromEnv(process.env);
+    if (channels.length === 0) {
+      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS unset)', code: 0 });
+      process.exit(0);
+    }
+    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
+    const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
+    const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
+    return { config, channels, store, checkpoints, healthPort };
   } catch (error) {
-    return fail('config', error);
+    return fail('open', error);
   }
-  if (channels.length === 0) {
-    log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS unset)', code: 0 });
-    process.exit(0);
-  }
-  const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
-  const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
+};
+
+const main = async (): Promise<void> => {
+  const { config, channels, store, checkpoints, healthPort } = open();
   const runners = channels.map(
     (channel) => new ChannelRunner({ store, channel, checkpoints, batchSize: config.batchSize, retryDelayMs: config.retryDelayMs, maxRetryDelayMs: config.maxRetryDelayMs, log }),
   );
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
-  const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
   const health =
     healthPort === null
       ? null
