@@ -203,8 +203,10 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     }
     const rows = ledger(dataDir);
     const topics = ['leases', 'hosts', 'floatingips', 'properties', 'flavors'].map((t) => `${prefix}.${t}`);
-    const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: '16' });
     const members = [await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics), await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics)];
+    // both members hold partitions before anything is published, so the group shares the work
+    await eventually(async () => (members.every((member) => member.assignedPartitions() > 0) ? true : undefined), 60_000, 'both members to get partitions');
+    const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: '16' });
     const all = (): Received[] => members.flatMap((member) => member.messages);
     try {
       await eventually(async () => (new Set(all().map((m) => m.event.id)).size >= rows.length ? true : undefined), 90_000, `${rows.length} events at the group`);

@@ -33,6 +33,8 @@ const received = ({ topic, partition, message }: EachMessagePayload): Received =
 
 export interface TestConsumer {
   readonly messages: Received[];
+  /** Partitions the group gave this member at its latest join (0 before it joined). */
+  assignedPartitions(): number;
   /** Resolves once `check(messages)` holds, polling; fails after `timeoutMs`. */
   until(check: (messages: readonly Received[]) => boolean, timeoutMs: number, what: string): Promise<void>;
   stop(): Promise<void>;
@@ -45,9 +47,14 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
   await consumer.connect();
   for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
   const messages: Received[] = [];
+  let assigned = 0;
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    assigned = Object.values(payload.memberAssignment).reduce((sum, partitions) => sum + partitions.length, 0);
+  });
   await consumer.run({ eachMessage: async (payload) => void messages.push(received(payload)) });
   return {
     messages,
+    assignedPartitions: () => assigned,
     until: async (check, timeoutMs, what) => {
       const deadline = Date.now() + timeoutMs;
       while (!check(messages)) {
