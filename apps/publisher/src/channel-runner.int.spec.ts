@@ -100,6 +100,20 @@ describe('ChannelRunner', () => {
     expect(log.map((entry) => entry.event)).toContain('recovered');
   });
 
+  it('an event it cannot map stops the channel at the batch holding it, shown as its failure: nothing from there is sent', async () => {
+    const { append, run, checkpoints, store } = setUp();
+    await append('a');
+    // a Lease.Created without its reservations: the catalogue cannot map it
+    await store.appendToStream('lease-broken', 'any', [{ id: randomUUID(), type: 'Lease.Created', data: { leaseId: 'broken' }, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+    await append('b');
+    const channel = new ScriptedChannel();
+    const runner = run(channel);
+    await until(async () => ((await runner.status()).failing?.attempts ?? 0) >= 2, 'the failure to repeat');
+    expect(await runner.status()).toMatchObject({ position: 0, head: 3, failing: { position: 1 } });
+    expect(checkpoints.position('scripted')).toBe(0);
+    expect(channel.received.flat()).toEqual([]);
+  });
+
   it('resumes from its checkpoint after a restart, and stop() cuts a retry pause short', async () => {
     const { append, run, checkpoints } = setUp();
     for (const lease of ['a', 'b']) await append(lease);

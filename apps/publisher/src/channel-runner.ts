@@ -130,6 +130,8 @@ export class ChannelRunner {
     this.position = last.position;
     this.published += publics.length;
     if (publics.length > 0) this.lastPublishedAt = this.clock().toISOString();
+    if (this.failing !== null) this.log({ event: 'recovered', position: this.position, attempts: this.failing.attempts });
+    this.failing = null;
   }
 
   private async publishUntilAcknowledged(events: readonly PublicEvent[], firstPosition: number): Promise<void> {
@@ -138,8 +140,6 @@ export class ChannelRunner {
       if (!this.running) throw new StoppedError();
       try {
         await this.options.channel.publish(events);
-        if (this.failing !== null) this.log({ event: 'recovered', position: firstPosition, attempts: this.failing.attempts });
-        this.failing = null;
         return;
       } catch (error) {
         this.recordFailure(error, firstPosition, delay);
@@ -149,12 +149,12 @@ export class ChannelRunner {
     }
   }
 
-  private recordFailure(error: unknown, position: number, retryInMs: number): void {
+  private recordFailure(error: unknown, position: number, retryInMs: number, phase = 'publish'): void {
     const at = this.clock().toISOString();
     const attempts = (this.failing?.attempts ?? 0) + 1;
     this.failing = { error: describeError(error), since: this.failing?.since ?? at, at, attempts, position };
     this.lastFailure = this.failing;
-    this.log({ event: 'error', position, attempts, retryInMs, error: this.failing.error });
+    this.log({ event: 'error', phase, position, attempts, retryInMs, error: this.failing.error });
   }
 
   private pause(ms: number): Promise<void> {
@@ -169,11 +169,14 @@ export class ChannelRunner {
     });
   }
 
-  /** The log could not be read, or the runner stopped mid-batch: resume from the checkpoint while running. */
+  /**
+   * The log could not be read or an event not mapped (the runner stopping mid-batch aside): shown as the
+   * channel's failure, and tried again from the checkpoint, since skipping it would lose an event.
+   */
   private onSubscriptionError(error: unknown): void {
     this.subscription = null;
     if (!this.running || error instanceof StoppedError) return;
-    this.log({ event: 'error', phase: 'read', position: this.position, error: describeError(error) });
+    this.recordFailure(error, this.position + 1, this.options.retryDelayMs ?? 1_000, 'read');
     this.resubscribeTimer = setTimeout(() => {
       this.resubscribeTimer = null;
       if (this.running) this.subscribe();
