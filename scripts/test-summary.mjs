@@ -12,6 +12,7 @@ const SERVER_TIERS = [
   { name: 'PostgreSQL', variables: ['LEASEHOLD_TEST_PG_URL', 'LEASEHOLD_TEST_PG_E2E_URL'], start: 'scripts/services/pg-up.sh' },
   { name: 'Keystone', variables: ['LEASEHOLD_TEST_KEYSTONE_URL'], start: 'scripts/services/keystone-up.sh' },
   { name: 'OpenStack', variables: ['LEASEHOLD_TEST_OPENSTACK_ENV'], start: 'scripts/services/openstack/up.sh' },
+  { name: 'Kafka', variables: ['LEASEHOLD_TEST_KAFKA_MOCK_BROKERS'], start: 'scripts/services/kafka-mock-up.sh' },
 ];
 
 const readReport = (file) => {

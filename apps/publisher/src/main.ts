@@ -1,0 +1,96 @@
+/**
+ * Publisher process: sends every public event of the log (docs/events.md) to the outbound channels the
+ * configuration switches on, each from its own checkpoint in `${dataDir}/publisher.sqlite`, in log
+ * order, at least once (docs/kafka.md). A process of its own so that a channel that is down or slow can
+ * hold back nothing but itself: the API and the reactor never wait for it (docs/architecture.md).
+ *
+ *   LEASEHOLD_DATA_DIR   data folder (default ./data); the log is `${dataDir}/events.sqlite`
+ *   LEASEHOLD_KAFKA_*    the Kafka channel, on when LEASEHOLD_KAFKA_BROKERS is set (docs/kafka.md)
+ *   LEASEHOLD_PUBLISHER_BATCH_SIZE         events per publish (default 500)
+ *   LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS  a failed publish is retried after 0.5 s, doubling up to
+ *                        this (default 10)
+ *   LEASEHOLD_PUBLISHER_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1237; 0: any free
+ *                        port, logged; off: none). Not ready while a channel is failing; /readyz shows
+ *                        each channel's position, lag (positions and seconds) and last failure.
+ *
+ * With no channel configured it logs so and exits 0. SIGTERM/SIGINT stop it after the batch in flight;
+ * a SIGKILL at any moment repeats at most the unacknowledged batch when it starts again.
+ */
+import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { eventLog } from '#observability/logger.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { describeError } from '#domain/index.js';
+import { ChannelCheckpoints } from './channel-checkpoints.js';
+import { ChannelRunner } from './channel-runner.js';
+import { channelsFromEnv, publisherConfigFromEnv } from './publisher-config.js';
+
+const log = eventLog('publisher');
+
+const fail = (phase: string, error: unknown): never => {
+  log({ event: 'error', phase, error: describeError(error, { stack: true }) });
+  process.exit(1);
+};
+
+/** The configuration, the channels it switches on, the log and the checkpoints; exits 1 naming what is wrong. */
+const open = () => {
+  try {
+    const config = publisherConfigFromEnv(process.env);
+    const channels = channelsFromEnv(process.env);
+    if (channels.length === 0) {
+      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS unset)', code: 0 });
+      process.exit(0);
+    }
+    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
+    const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
+    const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
+    return { config, channels, store, checkpoints, healthPort };
+  } catch (error) {
+    return fail('open', error);
+  }
+};
+
+const main = async (): Promise<void> => {
+  const { config, channels, store, checkpoints, healthPort } = open();
+  const runners = channels.map(
+    (channel) => new ChannelRunner({ store, channel, checkpoints, batchSize: config.batchSize, retryDelayMs: config.retryDelayMs, maxRetryDelayMs: config.maxRetryDelayMs, log }),
+  );
+  const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
+  const health =
+    healthPort === null
+      ? null
+      : await startHealthServer({
+          host,
+          port: healthPort,
+          service: 'publisher',
+          readiness: async () => {
+            const statuses = await Promise.all(runners.map((runner) => runner.status()));
+            return { ready: statuses.every((s) => s.running && s.failing === null), channels: statuses };
+          },
+        }).catch((error: unknown) => fail('health', error));
+  if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    let code = 0;
+    try {
+      await Promise.all(runners.map((runner) => runner.stop()));
+      await Promise.all(channels.map((channel) => channel.close()));
+      await health?.close();
+      checkpoints.close();
+      await store.close();
+    } catch (error) {
+      log({ event: 'error', phase: 'shutdown', error: describeError(error, { stack: true }) });
+      code = 1;
+    }
+    log({ event: 'exit', signal, code });
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (error) => fail('unhandled', error));
+  for (const runner of runners) runner.start();
+};
+
+void main();
