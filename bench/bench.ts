@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type FeedFigures, feedRows, runFeedLatency } from './feed-latency.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
- * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system.
+ * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, and the
+ * event feed's append -> SSE client latency (bench/feed-latency.ts) on two more.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -79,7 +81,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, feed: readonly FeedFigures[]): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -87,6 +89,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void 
   console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
+  for (const row of feedRows(feed)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -107,11 +110,14 @@ const main = async (): Promise<void> => {
   const figures = await runHostOnly();
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
+  let feed: FeedFigures[] = [];
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
+    feed = await runFeedLatency(PORT + 2);
+    console.log(JSON.stringify(feed, null, 2));
   } finally {
-    printTable(figures, mixed);
+    printTable(figures, mixed, feed);
   }
 };
 

@@ -41,6 +41,11 @@ export class SseClient {
     return this.until(() => this.messages.find(matches), timeoutMs, 'an event');
   }
 
+  /** Resolves once `count` messages that `match` have arrived. */
+  async waitForCount(matches: (message: SseMessage) => boolean, count: number, timeoutMs = 10_000): Promise<void> {
+    await this.until(() => (this.messages.filter(matches).length >= count ? true : undefined), timeoutMs, `${count} matching events`);
+  }
+
   /** Resolves once the server has ended the stream. */
   async waitForEnd(timeoutMs = 10_000): Promise<void> {
     await this.until(() => (this.ended ? true : undefined), timeoutMs, 'the end of the stream');
