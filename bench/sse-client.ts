@@ -15,7 +15,7 @@ export class SseClient {
   readonly messages: SseMessage[] = [];
   comments = 0;
   private ended = false;
-  private failure: unknown = null;
+  private failure: Error | null = null;
   private readonly listeners = new Set<() => void>();
 
   private constructor(
@@ -65,7 +65,8 @@ export class SseClient {
       const check = (): void => {
         const value = found();
         if (value !== undefined) return finish(() => resolve(value));
-        if (this.failure !== null) return finish(() => reject(this.failure as Error));
+        const failure = this.failure;
+        if (failure !== null) return finish(() => reject(failure));
         if (this.ended) return finish(() => reject(new Error(`stream ended before ${what}`)));
       };
       const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
@@ -91,7 +92,7 @@ export class SseClient {
         this.notify();
       }
     } catch (error) {
-      if (!this.abort.signal.aborted) this.failure = error;
+      if (!this.abort.signal.aborted) this.failure = error instanceof Error ? error : new Error(String(error));
     }
     this.ended = true;
     this.notify();

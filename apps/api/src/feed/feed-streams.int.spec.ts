@@ -79,7 +79,7 @@ describe('FeedStreams', () => {
     for (const client of clients) await client.waitFor((message) => message.id === '1');
     await append('live');
     for (const client of clients) await client.waitFor((message) => message.id === '2');
-    await clients[0]!.waitForComments(1);
+    await clients[0].waitForComments(1);
     expect(feedTimers(), 'an open stream holds its heartbeat and the polling').toBeGreaterThanOrEqual(2);
     for (const client of clients) client.close();
     await settled();

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { describeError, unavailable } from '#domain/index.js';
@@ -93,7 +94,9 @@ export class FeedStreams {
     let page = first;
     while (!signal.aborted) {
       if (page.events.length > 0 && !response.write(page.events.map(frame).join(''))) await once(response, 'drain', { signal });
+      // catching up, the next page waits for the process's other requests; at the head, for the log to grow
       if (page.atHead) await this.head.waitPast(page.next_after, signal);
+      else await yieldToEventLoop();
       if (signal.aborted) return;
       page = await this.feed.page(caller, { ...query, after: page.next_after });
     }

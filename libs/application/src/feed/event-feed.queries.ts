@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { invalid } from '#domain/index.js';
 import type { EventFilter, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { type Caller, leaseTarget } from '../caller.js';
@@ -75,6 +76,8 @@ export class EventFeed {
       // a short batch scanned its snapshot to the end: at least up to the head read before it
       if (batch.length < query.limit) return { events, next_after: Math.max(cursor, head), atHead: true };
       scanned += batch.length;
+      // reads are synchronous: a long scan lets the process's other requests in between batches
+      await yieldToEventLoop();
     }
     return { events, next_after: cursor, atHead: false };
   }

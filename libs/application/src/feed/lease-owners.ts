@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { LeaseCreated, Reservation } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 
@@ -50,6 +51,8 @@ export class LeaseOwners {
       const last = events.at(-1)?.position ?? this.position;
       // a short batch read everything matching up to the head, which is at least `position`
       this.position = events.length < BATCH ? Math.max(position, last) : last;
+      // a first catch-up over a long log must not hold the process's other requests
+      if (this.position < position) await yieldToEventLoop();
     }
   }
 

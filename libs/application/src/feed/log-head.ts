@@ -1,9 +1,10 @@
+import { describeError } from '#domain/index.js';
 import type { EventStore, Subscription } from '#event-store/event-store.port.js';
 
 interface Waiter {
   readonly after: number;
   readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
+  readonly reject: (error: Error) => void;
 }
 
 /**
@@ -16,7 +17,7 @@ export class LogHead {
   private holders = 0;
   private subscription: Promise<Subscription | null> | null = null;
   /** Why watching stopped, until the next start: waiting would never end. */
-  private failure: { readonly error: unknown } | null = null;
+  private failure: Error | null = null;
   private readonly waiters = new Set<Waiter>();
 
   constructor(private readonly store: EventStore) {}
@@ -38,7 +39,7 @@ export class LogHead {
 
   /** Resolves once the log holds an event past `after`; rejects if watching fails. Held callers only. */
   waitPast(after: number, signal: AbortSignal): Promise<void> {
-    if (this.failure !== null) return Promise.reject(this.failure.error);
+    if (this.failure !== null) return Promise.reject(this.failure);
     if (this.head > after || signal.aborted) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { after, resolve: () => done(resolve), reject: (error) => done(() => reject(error)) };
@@ -77,7 +78,8 @@ export class LogHead {
   }
 
   private fail(error: unknown): void {
-    this.failure = { error };
-    for (const waiter of this.waiters) waiter.reject(error);
+    const failure = error instanceof Error ? error : new Error(describeError(error));
+    this.failure = failure;
+    for (const waiter of this.waiters) waiter.reject(failure);
   }
 }
