@@ -43,7 +43,8 @@ const round = (value: number): number => +value.toFixed(1);
 
 const measure = async (port: number, clients: number): Promise<FeedFigures> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-feed-'));
-  const system = await launch(port, dataDir);
+  // health probes on any free port: the defaults may be taken by another system on the machine
+  const system = await launch(port, dataDir, { LEASEHOLD_PROJECTOR_HEALTH_PORT: '0', LEASEHOLD_REACTOR_HEALTH_PORT: '0' });
   const base = `http://127.0.0.1:${port}`;
   const streams: SseClient[] = [];
   try {
