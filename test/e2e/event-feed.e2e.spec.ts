@@ -246,3 +246,15 @@ describe('GET /v1/events (Server-Sent Events)', () => {
     expect(badType.status).toBe(400);
   });
 });
+
+describe('stopping the API', () => {
+  it('ends its open streams, so the process exits instead of waiting for their clients', async () => {
+    const api = await startSystem({ apps: ['api'], env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') } });
+    const sse = await SseClient.open(`${api.url}/v1/events`, auth('memberA'));
+    expect(sse.response.status).toBe(200);
+    // SIGTERM straight to the API (no launcher to force an exit): stop() resolves only once it has exited
+    await api.stop();
+    await sse.waitForEnd();
+    expect(api.output()).not.toMatch(/"level":(50|60)/);
+  });
+});
