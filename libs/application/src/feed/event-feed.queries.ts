@@ -47,7 +47,7 @@ type Catalogued = RecordedEvent & { readonly type: InternalEventType };
 
 /**
  * The log in order, each event as the history routes show it. Admins see every event; anyone else
- * the events of the leases the lease policy lets them read (their project's), found through an
+ * the events of their own project's leases that the lease policy lets them read, found through an
  * index of lease owners rather than by looking each lease up.
  */
 export class EventFeed {

@@ -37,7 +37,7 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
-  // Leasehold extension: the event feed; anyone authenticated, who then sees only the leases `blazar:leases:get` lets them read
+  // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them read
   'leasehold:events:get': '@',
 };
 
