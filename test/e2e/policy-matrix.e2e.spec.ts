@@ -441,6 +441,29 @@ describe('flavors: everyone authenticated may look, admins change (static tokens
   });
 });
 
+/**
+ * The event feed: anyone authenticated may read it (`@`), and sees in it what `blazar:leases:get`
+ * lets them read of each lease (its project's), hosts' events only as an admin.
+ */
+const EVENTS_POLICY: Record<string, Record<Role, boolean>> = {
+  'own project lease events': { admin: true, member: true, reader: true, norole: false },
+  'other project lease events': { admin: true, member: false, reader: false, norole: false },
+  'host events': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('the event feed: everyone authenticated, each sees what the lease policy lets them (static tokens, default policy)', () => {
+  it.each(table(EVENTS_POLICY))('%s as %s: visible=%s', async (route, role, visible) => {
+    const { body: head } = await request('GET', '/v1/events?types=flavor.added', as('admin'));
+    const after = head.next_after as number;
+    const subject =
+      route === 'host events' ? { type: 'host.registered', id: await newHost(), field: 'host_id' } : { type: 'lease.created', id: await leaseOf(route === 'own project lease events' ? 'ownerA' : 'ownerB'), field: 'lease_id' };
+    const reply = await read(() => request('GET', `/v1/events?after=${after}&limit=1000`, as(role)), 200, 'leasehold:events:get', true);
+    const seen = reply.body.events.some((entry: { type: string; data: Record<string, unknown> }) => entry.type === subject.type && entry.data[subject.field] === subject.id);
+    expect(seen).toBe(visible);
+    expect(reply.body.next_after).toBeGreaterThan(after);
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -468,6 +491,7 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/os-hosts/1/history'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/audit'],
+    ['GET', '/v1/events'],
     ['GET', '/v1/flavors'],
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],

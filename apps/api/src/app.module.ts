@@ -1,4 +1,4 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -14,6 +14,10 @@ import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
 import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
 import { HistoryController } from './history/history.controller.js';
+import { FeedController } from './feed/feed.controller.js';
+import { FeedStreams } from './feed/feed-streams.js';
+import { EventFeed } from '#application/feed/event-feed.queries.js';
+import { LogHead } from '#application/feed/log-head.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
@@ -40,12 +44,18 @@ import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#p
 import type { OpenStackSession } from '#plugins/openstack/index.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
 
-class Lifecycle implements OnApplicationShutdown {
+class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
     @Inject(AUDIT_STORE) private readonly audit: EventStore,
+    @Inject(FeedStreams) private readonly streams: FeedStreams,
   ) {}
+
+  /** Before the server closes: it waits for every open connection, and an event stream never ends by itself. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.streams.closeAll();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.orm.close();
@@ -60,7 +70,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController],
+      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController, FeedController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -117,6 +127,13 @@ export class AppModule {
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
         { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
+        { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        {
+          provide: FeedStreams,
+          inject: [EventFeed, EVENT_STORE],
+          useFactory: (feed: EventFeed, store: EventStore) =>
+            new FeedStreams(feed, new LogHead(store), { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+        },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],

@@ -20,6 +20,8 @@ export interface ParameterRule {
 export const HOST_ID_PATTERN = '^[1-9][0-9]{0,15}$';
 /** An extra capability key: 1 to 64 characters (upstream's limit), not all blank, none of them a control character. */
 export const PROPERTY_NAME_PATTERN = `^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]{1,${MAX_CAPABILITY_KEY_LENGTH}}$`;
+/** A position in the log: 0 (before the first event) or a positive integer, below 2^53. */
+export const LOG_POSITION_PATTERN = '^(0|[1-9][0-9]{0,14})$';
 /** The Swagger UI files /docs serves. */
 const ASSET_PATTERN = '^(?=.{1,64}$)[a-z0-9-]+(\\.[a-z0-9-]+)*$';
 
@@ -56,6 +58,21 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
     pattern: '^[A-Za-z0-9_.-]{1,64}$',
     description: 'a project id',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter project_id'),
+  },
+  after: {
+    pattern: LOG_POSITION_PATTERN,
+    description: 'a log position (0 or a positive integer)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter after (must be a log position: 0 or a positive integer)'),
+  },
+  limit: {
+    pattern: '^[1-9][0-9]{0,3}$',
+    description: 'a page size (1 to 1000)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter limit (must be 1 to 1000)'),
+  },
+  types: {
+    pattern: '^[a-z_.]{1,64}(,[a-z_.]{1,64}){0,99}$',
+    description: 'public event types, comma-separated (docs/events.md)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter types (must be public event types separated by commas)'),
   },
   outcome: {
     pattern: '^refused$',

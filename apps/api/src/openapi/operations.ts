@@ -1,5 +1,5 @@
 import { type JsonSchema, ref } from './json-schema.js';
-import { envelope, listOf } from './response-schemas.js';
+import { envelope, feedPage, listOf } from './response-schemas.js';
 
 /**
  * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
@@ -29,6 +29,7 @@ export const TAGS = [
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
+  { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -307,5 +308,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       outcome: '`refused` (the only outcome recorded).',
     },
     response: { description: 'The refusals.', schema: listOf('audit', 'HistoryEntry') },
+  },
+  'GET /v1/events': {
+    operationId: 'listEvents',
+    tag: 'events',
+    summary: 'Read the event log from a position',
+    description:
+      'Every public event (docs/events.md) in log order, after `after`, as the history routes show them (`leasehold:events:get`, default anyone authenticated). Admins see every event; anyone else only the events of their own project\'s leases that `blazar:leases:get` lets them read (the leases\' own events and their bookings); hosts, floating IPs, flavors and properties are admins\' only. Ask again from `next_after`, the last position scanned: a page filtered down to few events never scans the same rows twice. With `Accept: text/event-stream` the same events come as Server-Sent Events, first those already in the log, then each as it is appended: `id:` is the position (a reconnecting EventSource sends it back in `Last-Event-ID`, which wins over `after`), `event:` the public type, `data:` the entry as JSON; a comment line every 15 s when idle. 503 when this server already streams to as many clients as it may (LEASEHOLD_FEED_MAX_STREAMS).',
+    parameters: {
+      after: 'Only events after this log position (default 0: from the start).',
+      types: 'Only these public types, comma-separated (docs/events.md); an unknown type is a 400.',
+      limit: 'At most this many events in the page (default 100, at most 1000; pages only, a stream sends what there is).',
+    },
+    response: { description: 'A page of events, oldest first, and where to ask next; or a `text/event-stream`.', schema: feedPage },
+    errors: [503],
   },
 };

@@ -37,6 +37,8 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
+  // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them read
+  'leasehold:events:get': '@',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -62,6 +64,7 @@ export const ACTIONS = {
   hostHistory: 'leasehold:oshosts:history',
   floatingIpHistory: 'leasehold:floatingips:history',
   auditGet: 'leasehold:audit:get',
+  eventsGet: 'leasehold:events:get',
 } as const;
 
 /**
