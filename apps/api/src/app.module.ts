@@ -39,6 +39,10 @@ import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
+import { UsageIndex } from '#application/usage/usage-index.js';
+import { UsageQueries } from '#application/usage/usage.queries.js';
+import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
+import { UsageController } from './usage/usage.controller.js';
 
 class Lifecycle implements OnApplicationShutdown {
   constructor(
@@ -60,7 +64,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController],
+      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController, UsageController],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -117,6 +121,17 @@ export class AppModule {
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
         { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
+        {
+          provide: UsageIndex,
+          inject: [EVENT_STORE],
+          useFactory: async (store: EventStore) => {
+            const index = new UsageIndex(store);
+            await index.catchUp();
+            return index;
+          },
+        },
+        { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
+        { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],

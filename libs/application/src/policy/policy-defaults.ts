@@ -37,6 +37,11 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
+  // Leasehold extensions: usage reports (a project's own; every project's) and rate cards
+  'leasehold:usage:get': 'rule:project_reader_or_admin',
+  'leasehold:usage:get_all': 'rule:admin',
+  'leasehold:rate_cards:get': '@',
+  'leasehold:rate_cards:put': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -62,6 +67,10 @@ export const ACTIONS = {
   hostHistory: 'leasehold:oshosts:history',
   floatingIpHistory: 'leasehold:floatingips:history',
   auditGet: 'leasehold:audit:get',
+  usageGet: 'leasehold:usage:get',
+  usageGetAll: 'leasehold:usage:get_all',
+  rateCardGet: 'leasehold:rate_cards:get',
+  rateCardPut: 'leasehold:rate_cards:put',
 } as const;
 
 /**
