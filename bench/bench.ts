@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
+import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
- * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system.
+ * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, then usage
+ * reports over 100,000 leases (bench/usage-report.ts).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -79,7 +81,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, usage: UsageFigures | null): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -87,6 +89,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void 
   console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
+  for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -107,11 +110,14 @@ const main = async (): Promise<void> => {
   const figures = await runHostOnly();
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
+  let usage: UsageFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
+    usage = await runUsageBench(PORT + 2);
+    console.log(JSON.stringify(usage, null, 2));
   } finally {
-    printTable(figures, mixed);
+    printTable(figures, mixed, usage);
   }
 };
 

@@ -40,7 +40,7 @@ export interface RateCardState {
 export const RATE_CARD_CATEGORY = 'ratecard';
 export const rateCardStream = (name: string): string => `${RATE_CARD_CATEGORY}-${name}`;
 
-export const RATE_CARD_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._]{0,63}$';
+export const RATE_CARD_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 const NAME = new RegExp(RATE_CARD_NAME_PATTERN);
 const CURRENCY = /^[A-Z]{3}$/;
 /** Non-negative decimal, at most 12 integer and 6 fraction digits: prices stay exact in integer millionths. */
@@ -54,7 +54,7 @@ const checkPrices = (prices: MetricPrices, where: string): void => {
 };
 
 const checkTerms = (name: string, terms: RateCardTerms): void => {
-  if (!NAME.test(name)) throw invalid('INVALID_RATE_CARD', 'Rate card name must be 1 to 64 letters, digits, dots or underscores, starting with a letter or digit');
+  if (!NAME.test(name)) throw invalid('INVALID_RATE_CARD', 'Rate card name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit');
   if (!CURRENCY.test(terms.currency)) throw invalid('INVALID_RATE_CARD', 'currency must be an ISO 4217 code (three capital letters)');
   checkPrices(terms.prices, 'prices.');
   if (terms.capabilityPrices.length > MAX_CAPABILITY_PRICES) throw invalid('INVALID_RATE_CARD', `At most ${MAX_CAPABILITY_PRICES} capability_prices`);
