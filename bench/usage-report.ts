@@ -65,7 +65,7 @@ const leaseAppend = (i: number, random: () => number): AppendRequest => {
   };
 };
 
-const writeLedger = async (dataDir: string): Promise<number> => {
+export const writeLedger = async (dataDir: string): Promise<number> => {
   const started = performance.now();
   const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   try {

@@ -127,6 +127,7 @@ export class AppModule {
           useFactory: async (store: EventStore) => {
             const index = new UsageIndex(store);
             await index.catchUp();
+            index.warm();
             return index;
           },
         },

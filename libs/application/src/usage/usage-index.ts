@@ -77,6 +77,11 @@ export class UsageIndex {
     });
   }
 
+  /** Folds every lease once (at start, after the first catch-up), so that the first report does not pay for it. */
+  warm(): void {
+    for (const leaseId of this.leases.keys()) this.piecesAt(leaseId, this.position);
+  }
+
   /** Leases of one project (null: all), in order of creation. */
   leaseIds(projectId: string | null): readonly string[] {
     if (projectId !== null) return this.leasesByProject.get(projectId) ?? [];

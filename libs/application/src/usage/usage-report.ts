@@ -1,4 +1,5 @@
 import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates } from '#domain/index.js';
+import { ExactSum } from './exact-sum.js';
 import type { PublishedRateCard, TimedPiece } from './usage-index.js';
 
 export const GROUP_BY = ['project', 'lease', 'reservation', 'resource'] as const;
@@ -29,8 +30,24 @@ const decimal6 = (value: bigint): string => `${value / MILLIONTHS}.${(value % MI
 /** Rounds numerator/denominator (both non-negative) half up. */
 const divideRounded = (numerator: bigint, denominator: bigint): bigint => (numerator + denominator / 2n) / denominator;
 
-/** Unit-milliseconds as hours, rounded to millionths once, at the end (the sums stay exact integers). */
-const hours = (unitMs: bigint): number => Number(decimal6(divideRounded(unitMs * MILLIONTHS, MS_PER_HOUR)));
+/** A millionth of an hour is 3.6 ms: tenths of a millisecond per millionth of an hour. */
+const TENTH_MS_PER_MILLIONTH_HOUR = 36;
+
+/**
+ * Unit-milliseconds as hours, rounded (half up) to millionths once, at the end. Integer arithmetic
+ * either way: in numbers while the sum stays a safe integer (then dividing the millionths by 10^6 is
+ * one correctly rounded operation, the same number as reading the decimal), else in BigInt.
+ */
+const hours = (sum: ExactSum): number => {
+  const unitMs = sum.safe();
+  if (unitMs !== null && Number.isSafeInteger(unitMs * 10)) {
+    const tenths = unitMs * 10;
+    const rest = tenths % TENTH_MS_PER_MILLIONTH_HOUR;
+    const whole = (tenths - rest) / TENTH_MS_PER_MILLIONTH_HOUR;
+    return (whole + (rest * 2 >= TENTH_MS_PER_MILLIONTH_HOUR ? 1 : 0)) / 1_000_000;
+  }
+  return Number(decimal6(divideRounded(sum.value() * MILLIONTHS, MS_PER_HOUR)));
+};
 
 export interface ReportWindow {
   readonly startMs: number;
@@ -47,10 +64,31 @@ export interface Pricing {
 interface Line {
   readonly key: Readonly<Record<string, string>>;
   readonly resourceType: string;
-  readonly unitMs: bigint[];
-  /** Sum of unit-ms x price in millionths per hour. */
-  cost: bigint;
+  /** Unit-milliseconds of each metric (USAGE_METRICS order). */
+  readonly unitMs: readonly ExactSum[];
+  /** The same, by the prices they were held at (empty without a rate card): priced once per line. */
+  readonly priced: Map<MetricPrices, readonly ExactSum[]>;
 }
+
+const sums = (): ExactSum[] => USAGE_METRICS.map(() => new ExactSum());
+
+/** The line a piece adds to: its group's fields and resource type, joined (the lines' sort key). */
+const lineId = (piece: TimedPiece, groupBy: GroupBy): string => {
+  switch (groupBy) {
+    case 'project':
+      return `${piece.projectId}\u0000${piece.resourceType}`;
+    case 'lease':
+      return `${piece.projectId}\u0000${piece.leaseId}\u0000${piece.resourceType}`;
+    case 'reservation':
+      return `${piece.projectId}\u0000${piece.leaseId}\u0000${piece.reservationId}\u0000${piece.resourceType}`;
+    case 'resource':
+      return `${piece.resourceId}\u0000${piece.resourceType}`;
+    default: {
+      const _never: never = groupBy;
+      return _never;
+    }
+  }
+};
 
 const keyOf = (piece: TimedPiece, groupBy: GroupBy): Readonly<Record<string, string>> => {
   switch (groupBy) {
@@ -87,55 +125,72 @@ const clippedMs = (piece: TimedPiece, window: ReportWindow): number => {
   return Math.max(0, end - Math.max(piece.startMs, window.startMs));
 };
 
-/** Sums pieces into lines keyed by group and resource type: integer unit-milliseconds and cost numerators, exact. */
+/** Sums pieces into lines keyed by group and resource type: integer unit-milliseconds, exact. */
 export const accumulate = (pieces: Iterable<TimedPiece>, window: ReportWindow, groupBy: GroupBy, pricing: Pricing | null): Map<string, Line> => {
   const lines = new Map<string, Line>();
   const priceCache = new Map<string, MetricPrices>();
-  const priceMillionths = new Map<MetricPrices, bigint[]>();
   for (const piece of pieces) {
     const ms = clippedMs(piece, window);
     if (ms === 0) continue;
-    const key = keyOf(piece, groupBy);
-    const id = `${Object.values(key).join('\u0000')}\u0000${piece.resourceType}`;
+    const id = lineId(piece, groupBy);
     let line = lines.get(id);
     if (line === undefined) {
-      line = { key, resourceType: piece.resourceType, unitMs: USAGE_METRICS.map(() => 0n), cost: 0n };
+      line = { key: keyOf(piece, groupBy), resourceType: piece.resourceType, unitMs: sums(), priced: new Map() };
       lines.set(id, line);
     }
-    const duration = BigInt(ms);
-    const prices = pricing === null ? null : pricesFor(pricing, piece, priceCache);
-    let perUnit = prices === null ? undefined : priceMillionths.get(prices);
-    if (prices !== null && perUnit === undefined) {
-      perUnit = USAGE_METRICS.map((metric) => millionths(prices[metric]));
-      priceMillionths.set(prices, perUnit);
+    let pricedSums: readonly ExactSum[] | undefined;
+    if (pricing !== null) {
+      const prices = pricesFor(pricing, piece, priceCache);
+      pricedSums = line.priced.get(prices);
+      if (pricedSums === undefined) {
+        pricedSums = sums();
+        line.priced.set(prices, pricedSums);
+      }
     }
-    USAGE_METRICS.forEach((metric, i) => {
-      const rate = piece.rates[RATE_OF[metric]];
-      if (rate === 0) return;
-      const unitMs = BigInt(rate) * duration;
-      line.unitMs[i] = (line.unitMs[i] as bigint) + unitMs;
-      if (perUnit !== undefined) line.cost += unitMs * (perUnit[i] as bigint);
-    });
+    for (let i = 0; i < USAGE_METRICS.length; i++) {
+      const rate = piece.rates[RATE_OF[USAGE_METRICS[i] as UsageMetric]];
+      if (rate === 0) continue;
+      (line.unitMs[i] as ExactSum).addProduct(rate, ms);
+      pricedSums?.[i]?.addProduct(rate, ms);
+    }
   }
   return lines;
 };
 
-const metricsOf = (unitMs: readonly bigint[]): Record<UsageMetric, number> =>
-  Object.fromEntries(USAGE_METRICS.map((metric, i) => [metric, hours(unitMs[i] as bigint)])) as Record<UsageMetric, number>;
+/** Written out field by field: one object shape for every line, in USAGE_METRICS order. */
+const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => ({
+  host_hours: hours(unitMs[0] as ExactSum),
+  instance_hours: hours(unitMs[1] as ExactSum),
+  vcpu_hours: hours(unitMs[2] as ExactSum),
+  memory_mb_hours: hours(unitMs[3] as ExactSum),
+  disk_gb_hours: hours(unitMs[4] as ExactSum),
+  floating_ip_hours: hours(unitMs[5] as ExactSum),
+});
 
-/** Cost in millionths of the currency, rounded once per line. */
-const lineCost = (line: Line): bigint => divideRounded(line.cost, MS_PER_HOUR);
+/** Cost in millionths of the currency: the exact sum of unit-ms x price, rounded once per line. */
+const lineCost = (line: Line): bigint => {
+  let numerator = 0n;
+  for (const [prices, priced] of line.priced) {
+    USAGE_METRICS.forEach((metric, i) => {
+      const price = millionths(prices[metric]);
+      if (price !== 0n) numerator += (priced[i] as ExactSum).value() * price;
+    });
+  }
+  return divideRounded(numerator, MS_PER_HOUR);
+};
 
 /** Lines in a stable order (group key, then resource type) and the totals: the same input always gives the same bytes. */
 export const renderLines = (lines: Map<string, Line>, pricing: Pricing | null): { lines: object[]; totals: object } => {
   const ordered = [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
-  const total = USAGE_METRICS.map(() => 0n);
+  const total = sums();
   let totalCost = 0n;
   const rendered = ordered.map((line) => {
-    line.unitMs.forEach((value, i) => (total[i] = (total[i] as bigint) + value));
+    line.unitMs.forEach((sum, i) => (total[i] as ExactSum).add(sum));
+    const metrics = { ...line.key, resource_type: line.resourceType, ...metricsOf(line.unitMs) };
+    if (pricing === null) return metrics;
     const cost = lineCost(line);
     totalCost += cost;
-    return { ...line.key, resource_type: line.resourceType, ...metricsOf(line.unitMs), ...(pricing === null ? {} : { cost: decimal6(cost) }) };
+    return { ...metrics, cost: decimal6(cost) };
   });
   // the total cost is the sum of the lines' rounded costs, so an invoice adds up
   const totals = { ...metricsOf(total), ...(pricing === null ? {} : { cost: decimal6(totalCost), currency: pricing.card.currency }) };

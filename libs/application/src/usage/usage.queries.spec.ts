@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RateCardPublished, type Reservation, USAGE_METRICS } from '#domain/index.js';
+import { type MetricPrices, type RateCardPublished, type Reservation, USAGE_METRICS } from '#domain/index.js';
 import { created, floatingIpReservation, reservation, virtualInstanceReservation } from '#domain/lease/testing/lease.fixtures.js';
 import type { EventMetadata, EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -160,7 +160,8 @@ describe('usage report: bad input', () => {
 });
 
 describe('rating and re-rating', () => {
-  const prices = (hostHours: string, floatingIpHours = '0') => Object.fromEntries(USAGE_METRICS.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0']));
+  const prices = (hostHours: string, floatingIpHours = '0'): MetricPrices =>
+    Object.fromEntries(USAGE_METRICS.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0'])) as MetricPrices;
 
   beforeEach(async () => {
     await ran('lease-1', 'project-1', [reservation('res-1', { hostIds: ['7'] }), floatingIpReservation('res-ip')], t(10), t(13));
