@@ -349,7 +349,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       'Creates the card or publishes its next version (`leasehold:rate_cards:put`, default admin). Body: `currency` (ISO 4217), `effective_from` (a date), `prices` (price per unit-hour by metric; a metric left out is free), optional `capability_prices` (`[{capability, value, prices}]`, for resources on hosts with that capability value). Reports made with earlier versions never change.',
     parameters: { rateCardName: 'The rate card name.' },
-    body: { schema: { type: 'object' }, required: true },
+    body: { schema: ref('RateCardPublish'), required: true },
     response: { description: 'The version published.' },
   },
 };
