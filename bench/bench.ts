@@ -5,14 +5,16 @@ import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type FeedFigures, feedRows, runFeedLatency } from './feed-latency.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
+import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, the event feed's
- * append -> SSE client latency (bench/feed-latency.ts) on two more, then the Kafka channel
- * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone).
+ * append -> SSE client latency (bench/feed-latency.ts) on two more, the Kafka channel
+ * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), then usage reports over
+ * 100,000 leases (bench/usage-report.ts).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -88,6 +90,7 @@ const printTable = (
   mixed: MixedFigures | null,
   feed: readonly FeedFigures[],
   kafka: KafkaFigures | null,
+  usage: UsageFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -98,6 +101,7 @@ const printTable = (
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
+  for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -120,6 +124,7 @@ const main = async (): Promise<void> => {
   let mixed: MixedFigures | null = null;
   let feed: FeedFigures[] = [];
   let kafka: KafkaFigures | null = null;
+  let usage: UsageFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -127,8 +132,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(feed, null, 2));
     kafka = await runKafkaBench();
     console.log(JSON.stringify(kafka, null, 2));
+    usage = await runUsageBench(PORT + 4);
+    console.log(JSON.stringify(usage, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka);
+    printTable(figures, mixed, feed, kafka, usage);
   }
 };
 

@@ -220,6 +220,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     PropertyPrivacyDto: () => ({ private: true }),
     RegisterFloatingIpDto: () => ({ floating_network_id: NET, floating_ip_address: `10.77.${unique() % 250}.${(unique() % 250) + 1}` }),
     FlavorCreate: () => ({ flavor: { name: `fuzz-flavor-${unique()}`, vcpus: 1, ram: 512, disk: 1 } }),
+    RateCardPublish: () => ({
+      currency: 'EUR',
+      effective_from: '2030-01-01 00:00',
+      prices: { host_hours: '1.5', vcpu_hours: 0.01 },
+      capability_prices: [{ capability: 'gpu', value: 'true', prices: { host_hours: '3' } }],
+    }),
   };
 
   const mutatedBody = (schemaName: string): fc.Arbitrary<unknown> => {
@@ -332,6 +338,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       floatingIpId: [floatingIp.body.floatingip.id],
       flavorId: [flavor.body.flavor.id],
       name: ['gpu'],
+      rateCardName: ['fuzz-card'],
     });
     operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, item]) =>
       Object.entries(item)

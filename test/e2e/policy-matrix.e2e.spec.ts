@@ -464,6 +464,64 @@ describe('the event feed: everyone authenticated, each sees what the lease polic
   });
 });
 
+const USAGE_WINDOW = 'start=2020-01-01%2000:00&end=2040-01-01%2000:00';
+const RATE_CARD = { currency: 'EUR', effective_from: '2020-01-01 00:00', prices: { host_hours: '1.5' } };
+
+/** Usage: project readers see their own project's, admins every project's; rate cards: anyone reads, admins publish. */
+const USAGE_POLICY: Record<string, Record<Role, boolean>> = {
+  'usage own project': { admin: true, member: true, reader: true, norole: false },
+  'usage other project': { admin: true, member: false, reader: false, norole: false },
+  'list rate cards': { admin: true, member: true, reader: true, norole: true },
+  'show rate card': { admin: true, member: true, reader: true, norole: true },
+  'publish rate card': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('usage and rate cards (static tokens, default policy)', () => {
+  beforeAll(async () => {
+    const published = await request('PUT', '/v1/rate-cards/matrix', as('admin'), RATE_CARD);
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+  });
+
+  it.each(table(USAGE_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    switch (route) {
+      case 'usage own project': {
+        const reply = await read(() => request('GET', `/v1/usage?${USAGE_WINDOW}`, token), 200, 'leasehold:usage:get', allowed);
+        // an admin's report without project_id covers every project; anyone else's their own
+        if (allowed) expect(reply.body.usage.project_id).toBe(role === 'admin' ? null : 'project-a');
+        break;
+      }
+      case 'usage other project': {
+        const reply = await read(() => request('GET', `/v1/usage?${USAGE_WINDOW}&project_id=project-b`, token), 200, 'leasehold:usage:get', allowed);
+        if (allowed) expect(reply.body.usage.project_id).toBe('project-b');
+        break;
+      }
+      case 'list rate cards': {
+        const reply = await read(() => request('GET', '/v1/rate-cards', token), 200, 'leasehold:rate_cards:get', allowed);
+        if (allowed) expect(reply.body.rate_cards.map((card: { name: string }) => card.name)).toContain('matrix');
+        break;
+      }
+      case 'show rate card': {
+        const reply = await read(() => request('GET', '/v1/rate-cards/matrix', token), 200, 'leasehold:rate_cards:get', allowed);
+        if (allowed) expect(reply.body.rate_card).toMatchObject({ name: 'matrix', currency: 'EUR' });
+        break;
+      }
+      case 'publish rate card': {
+        const reply = await write(role, () => request('PUT', `/v1/rate-cards/matrix-${role}`, token, RATE_CARD), 200, 'leasehold:rate_cards:put', allowed);
+        if (allowed) expect(reply.body.rate_card).toMatchObject({ name: `matrix-${role}`, version: 1 });
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('a malformed report or card as %s: the policy comes first (403 without a role), then 400', async (role) => {
+    const reply = await request('GET', '/v1/usage?start=2030-01-02%2000:00&end=2030-01-01%2000:00', as(role));
+    expect(reply.status).toBe(role === 'norole' ? 403 : 400);
+    const card = await request('PUT', '/v1/rate-cards/matrix', as(role), { ...RATE_CARD, currency: 'euros' });
+    expect(card.status).toBe(role === 'admin' ? 400 : 403);
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -496,6 +554,10 @@ describe('unauthenticated calls (static tokens)', () => {
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],
     ['DELETE', '/v1/flavors/1'],
+    ['GET', `/v1/usage?${USAGE_WINDOW}`],
+    ['GET', '/v1/rate-cards'],
+    ['GET', '/v1/rate-cards/matrix'],
+    ['PUT', '/v1/rate-cards/matrix', RATE_CARD],
     ['GET', '/v1/no-such-route'],
     ['GET', '/V1/leases'],
     ['POST', '/', {}],

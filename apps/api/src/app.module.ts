@@ -43,6 +43,10 @@ import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
+import { UsageIndex } from '#application/usage/usage-index.js';
+import { UsageQueries } from '#application/usage/usage.queries.js';
+import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
+import { UsageController } from './usage/usage.controller.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -70,7 +74,19 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController, FeedController],
+      controllers: [
+        VersionsController,
+        HealthController,
+        LeaseController,
+        HostController,
+        PluginsController,
+        FloatingIpController,
+        FlavorController,
+        HistoryController,
+        AuditController,
+        FeedController,
+        UsageController,
+      ],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -134,6 +150,18 @@ export class AppModule {
           useFactory: (feed: EventFeed, store: EventStore) =>
             new FeedStreams(feed, new LogHead(store), { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
         },
+        {
+          provide: UsageIndex,
+          inject: [EVENT_STORE],
+          useFactory: async (store: EventStore) => {
+            const index = new UsageIndex(store);
+            await index.catchUp();
+            index.warm();
+            return index;
+          },
+        },
+        { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
+        { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],

@@ -1,11 +1,12 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, invalid } from '#domain/index.js';
+import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, RATE_CARD_NAME_PATTERN, invalid } from '#domain/index.js';
 import { FLAVOR_ID_PATTERN } from '../flavors/flavor.validators.js';
 import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
 import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
+import { rateCardNotFound } from '#application/usage/usage.queries.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */
 export interface ParameterRule {
@@ -44,6 +45,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   flavorId: { pattern: FLAVOR_ID_PATTERN, description: "a flavor id (Nova's pattern)", refuse: flavorNotFound },
   name: { pattern: PROPERTY_NAME_PATTERN, description: 'an extra capability name', refuse: propertyNotFound },
   asset: { pattern: ASSET_PATTERN, description: 'a file name', refuse: resourceNotFound },
+  rateCardName: { pattern: RATE_CARD_NAME_PATTERN, description: 'a rate card name', refuse: rateCardNotFound },
 };
 
 /** Every query parameter any route reads, by name. */
@@ -73,6 +75,21 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
     pattern: '^[a-z_.]{1,64}(,[a-z_.]{1,64}){0,99}$',
     description: 'public event types, comma-separated (docs/events.md)',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter types (must be public event types separated by commas)'),
+  },
+  group_by: {
+    pattern: '^(project|lease|reservation|resource)$',
+    description: '`project`, `lease`, `reservation` or `resource`',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter group_by (must be project, lease, reservation or resource)'),
+  },
+  rate_card: {
+    pattern: `${RATE_CARD_NAME_PATTERN.slice(0, -1)}(:[1-9][0-9]{0,8})?$`,
+    description: 'a rate card name, optionally with `:VERSION`',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter rate_card (must be NAME or NAME:VERSION)'),
+  },
+  as_of_position: {
+    pattern: '^[1-9][0-9]{0,15}$',
+    description: 'a log position (a positive integer)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of_position (must be a positive integer)'),
   },
   outcome: {
     pattern: '^refused$',

@@ -30,6 +30,7 @@ export const TAGS = [
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
   { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
+  { name: 'usage', description: 'Usage reports and rate cards (a Leasehold extension; docs/usage.md).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -322,5 +323,48 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
     response: { description: 'A page of events, oldest first, and where to ask next; or a `text/event-stream`.', schema: feedPage },
     errors: [503],
+  },
+  'GET /v1/usage': {
+    operationId: 'showUsage',
+    tag: 'usage',
+    summary: 'Usage report',
+    description:
+      "Host, instance, vCPU, memory, disk and floating-IP hours per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (`leasehold:usage:get`), admins every project (`leasehold:usage:get_all`). The body names the log position it was computed at; the same request with that `as_of_position` gives the same bytes. docs/usage.md.",
+    parameters: {
+      start: 'Window start (inclusive): `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone; `now` is refused.',
+      end: 'Window end (exclusive), after `start`; same forms.',
+      project_id: "Only this project's usage (members: their own, the default).",
+      group_by: '`project` (default), `lease`, `reservation` or `resource` (the host or floating IP).',
+      rate_card: 'Price with this rate card: `NAME` (the version in effect at `start`, as known at the position) or `NAME:VERSION` (an explicit re-rating).',
+      as_of_position: 'Compute at this log position (default: the head), to reproduce an earlier report.',
+    },
+    response: { description: 'The report.' },
+    errors: [404],
+  },
+  'GET /v1/rate-cards': {
+    operationId: 'listRateCards',
+    tag: 'usage',
+    summary: 'List rate cards',
+    description: 'The latest version of every rate card, by name (`leasehold:rate_cards:get`, default any authenticated caller).',
+    response: { description: 'The rate cards.' },
+  },
+  'GET /v1/rate-cards/:rateCardName': {
+    operationId: 'showRateCard',
+    tag: 'usage',
+    summary: 'Show a rate card',
+    description: 'Its latest version and every version, oldest first.',
+    parameters: { rateCardName: 'The rate card name.' },
+    response: { description: 'The rate card.' },
+    errors: [404],
+  },
+  'PUT /v1/rate-cards/:rateCardName': {
+    operationId: 'publishRateCard',
+    tag: 'usage',
+    summary: 'Publish a rate card version',
+    description:
+      'Creates the card or publishes its next version (`leasehold:rate_cards:put`, default admin). Body: `currency` (ISO 4217), `effective_from` (a date), `prices` (price per unit-hour by metric; a metric left out is free), optional `capability_prices` (`[{capability, value, prices}]`, for resources on hosts with that capability value). Reports made with earlier versions never change.',
+    parameters: { rateCardName: 'The rate card name.' },
+    body: { schema: ref('RateCardPublish'), required: true },
+    response: { description: 'The version published.' },
   },
 };

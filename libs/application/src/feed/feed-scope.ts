@@ -61,6 +61,7 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'FlavorCatalog.FlavorAdded': 'none',
   'FlavorCatalog.FlavorRemoved': 'none',
   'Audit.WriteRefused': 'none',
+  'RateCard.Published': 'none',
 };
 
 const text = (data: unknown, field: string): string | undefined => {
