@@ -1,19 +1,6 @@
 import { DateTime } from 'luxon';
-import { invalid } from '#domain/index.js';
 import type { AuditFilter } from '#application/audit/write-refusals.js';
-import { BLAZAR_DATE_PATTERN, parseBlazarDate } from '../http/blazar-dates.js';
-
-/** ISO 8601 with an explicit UTC designator or offset: a date the caller did not place in a zone is Blazar's (UTC) form. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-const instant = (name: string, value: string, now: DateTime): string => {
-  if (new RegExp(BLAZAR_DATE_PATTERN).test(value) || value === 'now') return parseBlazarDate(value, now);
-  const parsed = ISO_INSTANT.test(value) ? DateTime.fromISO(value, { setZone: true }) : null;
-  if (parsed === null || !parsed.isValid) {
-    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)`);
-  }
-  return parsed.toUTC().toISO();
-};
+import { parseInstantParameter as instant } from '../http/blazar-dates.js';
 
 export interface AuditQuery {
   readonly start?: string;

@@ -21,6 +21,22 @@ const dateOf = (text: string): DateTime | null => {
   return parsed.isValid && year >= 1 ? parsed : null;
 };
 
+/** ISO 8601 with an explicit UTC designator or offset: a date the caller did not place in a zone is Blazar's (UTC) form. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An instant given in a query parameter (a Leasehold extension's): Blazar's `YYYY-MM-DD HH:MM` (UTC)
+ * or `now`, or ISO 8601 with a zone. Returns ISO-8601 UTC; anything else is a 400 naming the parameter.
+ */
+export const parseInstantParameter = (name: string, value: string, now: DateTime): string => {
+  if (BLAZAR_DATE.test(value) || value === 'now') return parseBlazarDate(value, now);
+  const parsed = ISO_INSTANT.test(value) ? DateTime.fromISO(value, { setZone: true }) : null;
+  if (parsed === null || !parsed.isValid) {
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)`);
+  }
+  return parsed.toUTC().toISO();
+};
+
 /**
  * Parses a Blazar request date: `YYYY-MM-DD HH:MM` (UTC) as upstream reads it, or `now`, which is
  * the current minute, as upstream truncates it. Returns ISO-8601 UTC.
