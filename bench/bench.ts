@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
- * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system.
+ * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, and `as_of`
+ * reads over a log of 100,000 events on a third (`node dist/bench/bench.js as-of`: that one alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -79,7 +81,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, asOf: AsOfFigures | null): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -87,6 +89,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null): void 
   console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
+  for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -103,15 +106,25 @@ const runHostOnly = async (): Promise<HostOnlyFigures> => {
   }
 };
 
+const asOfOnly = async (): Promise<void> => {
+  const asOf = await runAsOfWorkload(PORT + 2);
+  console.log(JSON.stringify(asOf, null, 2));
+  for (const row of asOfRows(asOf)) console.log(row);
+};
+
 const main = async (): Promise<void> => {
+  if (process.argv[2] === 'as-of') return asOfOnly();
   const figures = await runHostOnly();
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
+  let asOf: AsOfFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
+    asOf = await runAsOfWorkload(PORT + 2);
+    console.log(JSON.stringify(asOf, null, 2));
   } finally {
-    printTable(figures, mixed);
+    printTable(figures, mixed, asOf);
   }
 };
 
