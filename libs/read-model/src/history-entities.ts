@@ -53,16 +53,25 @@ export interface FloatingIpAllocationVersionRow extends Version {
 
 const position = () => ({ type: new BigIntType('number') });
 
-/** Keyed by the live row's id and the position it became valid at; most as_of reads are recent, so validTo is indexed. */
+/** Keyed by the live row's id and the position it became valid at. */
 const versionProperties = {
   id: { type: SafeTextType, primary: true },
   validFrom: { ...position(), primary: true },
-  validTo: { ...position(), index: true },
+  validTo: position(),
 } as const;
+
+/**
+ * The versions valid at P (validFrom <= P < validTo) are found in the index alone: its entries are
+ * small, and only the matching rows, with their documents, are read from the table.
+ */
+const validityIndex = <V extends Version>(table: string): { name: string; properties: (keyof V & string)[] }[] => [
+  { name: `${table}_validity`, properties: ['validTo', 'validFrom'] },
+];
 
 const leaseVersionSchema = (): EntitySchema<LeaseVersionRow> => new EntitySchema<LeaseVersionRow>({
   name: 'LeaseVersionRow',
   tableName: 'lh_lease_versions',
+  indexes: validityIndex('lh_lease_versions'),
   properties: {
     ...versionProperties,
     projectId: { type: SafeTextType },
@@ -75,6 +84,7 @@ export const LeaseVersionEntity = leaseVersionSchema();
 const hostVersionSchema = (): EntitySchema<HostVersionRow> => new EntitySchema<HostVersionRow>({
   name: 'HostVersionRow',
   tableName: 'lh_host_versions',
+  indexes: validityIndex('lh_host_versions'),
   properties: {
     ...versionProperties,
     sortKey: { type: 'integer' },
@@ -86,6 +96,7 @@ export const HostVersionEntity = hostVersionSchema();
 const allocationVersionSchema = (): EntitySchema<AllocationVersionRow> => new EntitySchema<AllocationVersionRow>({
   name: 'AllocationVersionRow',
   tableName: 'lh_allocation_versions',
+  indexes: validityIndex('lh_allocation_versions'),
   properties: {
     ...versionProperties,
     hostId: { type: SafeTextType },
@@ -100,6 +111,7 @@ export const AllocationVersionEntity = allocationVersionSchema();
 const floatingIpVersionSchema = (): EntitySchema<FloatingIpVersionRow> => new EntitySchema<FloatingIpVersionRow>({
   name: 'FloatingIpVersionRow',
   tableName: 'lh_floatingip_versions',
+  indexes: validityIndex('lh_floatingip_versions'),
   properties: {
     ...versionProperties,
     sortKey: { type: new BigIntType('number') },
@@ -111,6 +123,7 @@ export const FloatingIpVersionEntity = floatingIpVersionSchema();
 const floatingIpAllocationVersionSchema = (): EntitySchema<FloatingIpAllocationVersionRow> => new EntitySchema<FloatingIpAllocationVersionRow>({
   name: 'FloatingIpAllocationVersionRow',
   tableName: 'lh_floatingip_allocation_versions',
+  indexes: validityIndex('lh_floatingip_allocation_versions'),
   properties: {
     ...versionProperties,
     floatingIpId: { type: SafeTextType },

@@ -83,7 +83,8 @@ export class EventRows {
       `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
     );
     this.selectHead = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
-    this.selectPositionAt = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events WHERE recorded_at <= ?').pluck();
+    // left to itself SQLite walks the table from the head down, reading whole events
+    this.selectPositionAt = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?').pluck();
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
