@@ -77,6 +77,6 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
   private async waitForAsOf(names: readonly ReadModelName[], value: unknown, response: Response): Promise<StaleMarker | null> {
     const asOf = await this.pointInTime.resolve(value);
     response.locals.leaseholdAsOf = asOf;
-    return this.consistency.waitFor(names, asOf.position);
+    return this.consistency.waitFor(names, asOf.position, true);
   }
 }
