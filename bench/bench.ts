@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type FeedFigures, feedRows, runFeedLatency } from './feed-latency.js';
+import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
 import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
@@ -13,8 +14,9 @@ import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, the event feed's
  * append -> SSE client latency (bench/feed-latency.ts) on two more, the Kafka channel
- * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), then usage reports over
- * 100,000 leases (bench/usage-report.ts).
+ * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), usage reports over
+ * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
+ * (`node dist/bench/bench.js as-of`: that one alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -91,6 +93,7 @@ const printTable = (
   feed: readonly FeedFigures[],
   kafka: KafkaFigures | null,
   usage: UsageFigures | null,
+  asOf: AsOfFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -102,6 +105,7 @@ const printTable = (
   for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
   for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
+  for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -118,13 +122,21 @@ const runHostOnly = async (): Promise<HostOnlyFigures> => {
   }
 };
 
+const asOfOnly = async (): Promise<void> => {
+  const asOf = await runAsOfWorkload(PORT + 2);
+  console.log(JSON.stringify(asOf, null, 2));
+  for (const row of asOfRows(asOf)) console.log(row);
+};
+
 const main = async (): Promise<void> => {
+  if (process.argv[2] === 'as-of') return asOfOnly();
   const figures = await runHostOnly();
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
   let feed: FeedFigures[] = [];
   let kafka: KafkaFigures | null = null;
   let usage: UsageFigures | null = null;
+  let asOf: AsOfFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -134,8 +146,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(kafka, null, 2));
     usage = await runUsageBench(PORT + 4);
     console.log(JSON.stringify(usage, null, 2));
+    asOf = await runAsOfWorkload(PORT + 5);
+    console.log(JSON.stringify(asOf, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, usage);
+    printTable(figures, mixed, feed, kafka, usage, asOf);
   }
 };
 

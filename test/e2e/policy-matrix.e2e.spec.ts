@@ -61,6 +61,8 @@ let tokensDir: string;
 let day = 0;
 
 const as = (who: keyof typeof IDENTITIES) => IDENTITIES[who].token;
+/** `?as_of=` the present instant: what was just written is recorded by then. */
+const asOfNow = (): string => `as_of=${new Date().toISOString()}`;
 const request = (method: string, path: string, token: string | null, body?: unknown) => call(system.url, method, path, token, body);
 
 /** A lease with no reservations (cheap, always fits) owned by project-a or project-b. */
@@ -146,6 +148,10 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   // Leasehold's history: whoever may read the lease may read its history
   'history own': { admin: true, member: true, reader: true, norole: false },
   'history other': { admin: true, member: false, reader: false, norole: false },
+  // Leasehold's as_of: the same policy as the read it repeats
+  'list as_of': { admin: true, member: true, reader: true, norole: false },
+  'get own as_of': { admin: true, member: true, reader: true, norole: false },
+  'get other as_of': { admin: true, member: false, reader: false, norole: false },
 };
 
 const table = (policy: Record<string, Record<Role, boolean>>) =>
@@ -157,8 +163,10 @@ describe('leases: route x role x own/other project (static tokens, default polic
     const own = await leaseOf('ownerA');
     const other = await leaseOf('ownerB');
     switch (route) {
-      case 'list': {
-        const reply = await read(() => request('GET', '/v1/leases', token), 200, 'blazar:leases:get', allowed);
+      case 'list':
+      case 'list as_of': {
+        const path = route === 'list' ? '/v1/leases' : `/v1/leases?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:leases:get', allowed);
         if (!allowed) break;
         const ids = reply.body.leases.map((lease: { id: string }) => lease.id);
         expect(ids).toContain(own);
@@ -170,9 +178,12 @@ describe('leases: route x role x own/other project (static tokens, default polic
         break;
       }
       case 'get own':
-      case 'get other': {
-        const id = route === 'get own' ? own : other;
-        const reply = await read(() => request('GET', `/v1/leases/${id}`, token), 200, 'blazar:leases:get', allowed);
+      case 'get other':
+      case 'get own as_of':
+      case 'get other as_of': {
+        const id = route.startsWith('get own') ? own : other;
+        const path = route.endsWith('as_of') ? `/v1/leases/${id}?${asOfNow()}` : `/v1/leases/${id}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:leases:get', allowed);
         if (allowed) expect(reply.body.lease.id).toBe(id);
         break;
       }
@@ -241,6 +252,9 @@ const HOST_ROUTES = [
   'list properties',
   'update property',
   'host history',
+  'list hosts as_of',
+  'show host as_of',
+  'list allocations as_of',
 ] as const;
 
 describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
@@ -250,8 +264,10 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
     const token = as(role);
     const host = await newHost();
     switch (route) {
-      case 'list hosts': {
-        const reply = await read(() => request('GET', '/v1/os-hosts', token), 200, 'blazar:oshosts:get', allowed);
+      case 'list hosts':
+      case 'list hosts as_of': {
+        const path = route === 'list hosts' ? '/v1/os-hosts' : `/v1/os-hosts?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:oshosts:get', allowed);
         if (allowed) expect(reply.body.hosts.map((h: { id: string }) => h.id)).toContain(host);
         break;
       }
@@ -261,6 +277,11 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
       case 'show host':
         await read(() => request('GET', `/v1/os-hosts/${host}`, token), 200, 'blazar:oshosts:get', allowed);
         break;
+      case 'show host as_of': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/${host}?${asOfNow()}`, token), 200, 'blazar:oshosts:get', allowed);
+        if (allowed) expect(reply.body.host.id).toBe(host);
+        break;
+      }
       case 'update host':
         await write(role, () => request('PUT', `/v1/os-hosts/${host}`, token, { rack: `r-${role}` }), 200, 'blazar:oshosts:put', allowed);
         break;
@@ -270,6 +291,11 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
       case 'list allocations':
         await read(() => request('GET', '/v1/os-hosts/allocations', token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
+      case 'list allocations as_of': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/allocations?${asOfNow()}`, token), 200, 'blazar:oshosts:get_allocations', allowed);
+        if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(host);
+        break;
+      }
       case 'host allocation':
         await read(() => request('GET', `/v1/os-hosts/${host}/allocation`, token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
@@ -320,6 +346,9 @@ const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
   'floating ip allocation': { admin: true, member: false, reader: false, norole: false },
   // a resource's history is admin only, though readers may see the floating IP itself
   'floating ip history': { admin: true, member: false, reader: false, norole: false },
+  'list floating ips as_of': { admin: true, member: true, reader: true, norole: false },
+  'show floating ip as_of': { admin: true, member: true, reader: true, norole: false },
+  'list floating ip allocations as_of': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
@@ -327,13 +356,17 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
     const token = as(role);
     const ip = await newFloatingIp();
     switch (route) {
-      case 'list floating ips': {
-        const reply = await read(() => request('GET', '/v1/floatingips', token), 200, 'blazar:floatingips:get', allowed);
+      case 'list floating ips':
+      case 'list floating ips as_of': {
+        const path = route === 'list floating ips' ? '/v1/floatingips' : `/v1/floatingips?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:floatingips:get', allowed);
         if (allowed) expect(reply.body.floatingips.map((f: { id: string }) => f.id)).toContain(ip);
         break;
       }
-      case 'show floating ip': {
-        const reply = await read(() => request('GET', `/v1/floatingips/${ip}`, token), 200, 'blazar:floatingips:get', allowed);
+      case 'show floating ip':
+      case 'show floating ip as_of': {
+        const path = route === 'show floating ip' ? `/v1/floatingips/${ip}` : `/v1/floatingips/${ip}?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:floatingips:get', allowed);
         if (allowed) expect(reply.body.floatingip.id).toBe(ip);
         break;
       }
@@ -350,6 +383,11 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
       case 'list floating ip allocations':
         await read(() => request('GET', '/v1/floatingips/allocations', token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
+      case 'list floating ip allocations as_of': {
+        const reply = await read(() => request('GET', `/v1/floatingips/allocations?${asOfNow()}`, token), 200, 'blazar:floatingips:get_allocations', allowed);
+        if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(ip);
+        break;
+      }
       case 'floating ip allocation':
         await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;

@@ -27,6 +27,7 @@ import { ReadQueries } from '#application/queries/read.queries.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { WriteRefusals } from '#application/audit/write-refusals.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
+import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
@@ -166,6 +167,11 @@ export class AppModule {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
           useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
+        },
+        {
+          provide: PointInTime,
+          inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
+          useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new PointInTime(orm, store, clock),
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },

@@ -6,7 +6,17 @@ export interface DumpOptions {
   readonly includeCheckpoint?: boolean;
 }
 
-const comparePrimaryKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** By each primary-key column in turn (a row version is keyed by its row's id and the position it starts at). */
+const comparePrimaryKeys = (keys: readonly string[]) => (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+  for (const key of keys) {
+    const [x, y] = [a[key], b[key]];
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : byCodePoint(String(x), String(y));
+    if (order !== 0) return order;
+  }
+  return 0;
+};
 
 /**
  * Every read-model table as plain objects, keyed by table name, rows sorted by primary key (in JS, so
@@ -18,9 +28,8 @@ export const dumpReadModel = async (orm: MikroORM, options: DumpOptions = {}): P
   for (const schema of READ_MODEL_ENTITIES) {
     const meta = orm.getMetadata().get(schema.meta.className);
     if (options.includeCheckpoint === false && meta.className === 'CheckpointRow') continue;
-    const primaryKey = meta.primaryKeys[0] as string;
     const rows = (await em.find<object>(meta.className, {})).map((row) => wrap(row, true).toPOJO() as Record<string, unknown>);
-    rows.sort((a, b) => comparePrimaryKeys(String(a[primaryKey]), String(b[primaryKey])));
+    rows.sort(comparePrimaryKeys(meta.primaryKeys));
     dump[meta.tableName] = rows;
   }
   return dump;

@@ -56,6 +56,10 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   all: flag('all'),
   start: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter start') },
   end: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter end') },
+  as_of: {
+    description: 'an instant (a Leasehold extension): `YYYY-MM-DD HH:MM` (UTC), `now` or ISO 8601 with a zone, not in the future',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of'),
+  },
   project_id: {
     pattern: '^[A-Za-z0-9_.-]{1,64}$',
     description: 'a project id',

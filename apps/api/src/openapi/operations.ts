@@ -39,6 +39,12 @@ const ALLOCATION_FILTERS = {
   reservation_id: 'Only allocations of this reservation (then also past ones).',
 };
 
+/** `as_of` on the reads of leases, hosts, floating IPs and their allocations. */
+const AS_OF = {
+  as_of:
+    'A Leasehold extension (upstream ignores it): answer exactly as this GET would have at that instant, as recorded: from the last event recorded at or before it, statuses included (the reactor records them), "not yet ended" judged at that instant, 404 for what did not exist yet. `YYYY-MM-DD HH:MM` (UTC), `now` or ISO 8601 with a zone; 400 in the future.',
+};
+
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /': {
     operationId: 'listVersions',
@@ -71,6 +77,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listLeases',
     tag: 'leases',
     summary: 'List leases',
+    parameters: AS_OF,
     response: { description: 'The leases, by start date.', schema: listOf('leases', 'Lease') },
   },
   'POST /v1/leases': {
@@ -86,7 +93,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showLease',
     tag: 'leases',
     summary: 'Show a lease',
-    parameters: { leaseId: 'The lease id.' },
+    parameters: { leaseId: 'The lease id.', ...AS_OF },
     response: { description: 'The lease.', schema: envelope('lease', ref('Lease')) },
     errors: [404],
   },
@@ -112,6 +119,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listHosts',
     tag: 'hosts',
     summary: 'List hosts',
+    parameters: AS_OF,
     response: { description: 'The hosts.', schema: listOf('hosts', 'Host') },
   },
   'POST /v1/os-hosts': {
@@ -128,7 +136,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'hosts',
     summary: 'List host allocations',
     description: 'One entry per host; without a filter, only reservations of leases not yet ended.',
-    parameters: ALLOCATION_FILTERS,
+    parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
     response: { description: 'The allocations of every host.', schema: listOf('allocations', 'HostAllocation') },
   },
   'GET /v1/os-hosts/properties': {
@@ -151,7 +159,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showHost',
     tag: 'hosts',
     summary: 'Show a host',
-    parameters: { hostId: 'The host id.' },
+    parameters: { hostId: 'The host id.', ...AS_OF },
     response: { description: 'The host.', schema: envelope('host', ref('Host')) },
     errors: [404],
   },
@@ -185,6 +193,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listFloatingIps',
     tag: 'floatingips',
     summary: 'List floating IPs',
+    parameters: AS_OF,
     response: { description: 'The floating IPs, in registration order.', schema: listOf('floatingips', 'FloatingIp') },
   },
   'POST /v1/floatingips': {
@@ -201,14 +210,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'floatingips',
     summary: 'List floating-IP allocations',
     description: 'A Leasehold extension, as `/v1/os-hosts/allocations`: one entry per floating IP; without a filter, only reservations of leases not yet ended.',
-    parameters: ALLOCATION_FILTERS,
+    parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
     response: { description: 'The allocations of every floating IP.', schema: listOf('allocations', 'FloatingIpAllocation') },
   },
   'GET /v1/floatingips/:floatingIpId': {
     operationId: 'showFloatingIp',
     tag: 'floatingips',
     summary: 'Show a floating IP',
-    parameters: { floatingIpId: 'The floating IP id.' },
+    parameters: { floatingIpId: 'The floating IP id.', ...AS_OF },
     response: { description: 'The floating IP.', schema: envelope('floatingip', ref('FloatingIp')) },
     errors: [404],
   },

@@ -21,6 +21,7 @@ const SCHEMA = `
   );
   CREATE INDEX IF NOT EXISTS events_category_position ON events (category, position);
   CREATE INDEX IF NOT EXISTS events_type_position ON events (type, position);
+  CREATE INDEX IF NOT EXISTS events_recorded_at ON events (recorded_at);
   CREATE TABLE IF NOT EXISTS streams (
     stream_id TEXT PRIMARY KEY,
     revision INTEGER NOT NULL

@@ -121,6 +121,10 @@ export class SqliteEventStore implements EventStore {
     return withBusyRetry(() => this.rows.headPosition());
   }
 
+  async positionAt(instant: string): Promise<number> {
+    return withBusyRetry(() => this.rows.positionAt(new Date(instant).toISOString()));
+  }
+
   subscribeToAll(options: SubscribeOptions): Subscription {
     if (this.closed) throw new Error('Event store is closed');
     const subscription = new PollingSubscription(this.rows, options, this.pollIntervalMs, (finished) =>
