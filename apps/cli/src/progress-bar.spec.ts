@@ -31,7 +31,7 @@ describe('progressBar', () => {
 
   it('writes nothing when stderr is a pipe or a file', () => {
     const pipe = stderr(false);
-    const bar = progressBar({ env: {}, stdout: new PassThrough(), stderr: pipe.stream });
+    const bar = progressBar({ env: {}, stdout: new PassThrough(), stderr: pipe.stream }, 'export');
     bar.update(1, 2);
     bar.update(2, 2);
     bar.finish();
