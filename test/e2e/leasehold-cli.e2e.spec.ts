@@ -3,7 +3,8 @@
  * `history` prints what GET /v1/leases/{id}/history answers, by id or by name; `export` writes every
  * public event in log order; `verify` passes on the live read model while the service runs and names
  * each difference (exit 1) once a row is tampered with; no command changes a byte of the store; every
- * subcommand has --help, and a wrong command line is one line on stderr and exit 2.
+ * subcommand has --help, and a wrong command line is one line on stderr and exit 2. With the read model on
+ * PostgreSQL (LEASEHOLD_TEST_PG_E2E_URL), verify reads it in a read-only transaction and finds a tampered row.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,8 +13,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedHost } from '../helpers/api-fixtures.js';
-import { leasehold } from '../helpers/cli.js';
+import { leasehold, leaseholdWith } from '../helpers/cli.js';
 import { api, blazarDate } from '../helpers/http.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg-database.js';
+import { queryPostgres } from '../helpers/postgres.js';
 import { type Client, describeBody } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
@@ -199,5 +202,41 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
       expect(result.stderr).toBe(message);
       expect(result.stdout).toBe('');
     });
+  });
+});
+
+const pgServer = process.env.LEASEHOLD_TEST_PG_E2E_URL;
+
+describe.skipIf(pgServer === undefined || pgServer === '')('leasehold verify with the read model on PostgreSQL (LEASEHOLD_READ_MODEL_URL)', () => {
+  let system: RunningSystem;
+  let database: TestDatabase;
+  let leaseId: string;
+  const settings = (): Record<string, string> => ({ LEASEHOLD_DATA_DIR: system.dataDir, LEASEHOLD_READ_MODEL_URL: database.url });
+
+  beforeAll(async () => {
+    database = await createTestDatabase(pgServer ?? '', 'leasehold_cli');
+    system = await startSystem({ env: { LEASEHOLD_READ_MODEL_URL: database.url } });
+    const client = api(system.url);
+    expect((await client.post('/v1/os-hosts', { name: 'cli-pg-host' })).status).toBe(201);
+    const created = await client.post('/v1/leases', { name: 'cli-pg-lease', start_date: blazarDate(600), end_date: blazarDate(660), reservations: [pinnedHost('cli-pg-host')] });
+    expect(created.status, describeBody(created)).toBe(201);
+    leaseId = created.body.lease.id as string;
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    await database?.drop();
+  });
+
+  it('passes on the live read model, then names a tampered row and exits 1', async () => {
+    await eventually(async () => ((await queryPostgres(database.url, 'select id from lh_leases where id = $1', [leaseId])).length === 1 ? true : undefined), 10_000, 'the projector to project the lease');
+    const clean = await leaseholdWith(settings(), 'verify');
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/^ok: the live read model matches the log/);
+
+    await queryPostgres(database.url, "update lh_leases set name = 'tampered' where id = $1", [leaseId]);
+    const tampered = await leaseholdWith(settings(), 'verify');
+    expect(tampered.code, tampered.stderr).toBe(1);
+    expect(lines(tampered.stdout)[0]).toBe(`lh_leases ${leaseId} name: live "tampered", log "cli-pg-lease"`);
   });
 });
