@@ -33,6 +33,7 @@ export const progressBar = (io: CliIo, label: string, now: () => number = () => 
     },
     finish: () => {
       if (drawn !== -Infinity) io.stderr.write('\r\x1b[K');
+      drawn = -Infinity;
     },
   };
 };
