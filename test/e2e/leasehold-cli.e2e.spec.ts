@@ -172,13 +172,15 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
       withReadModel(dataDir, (db) => {
         db.prepare("update lh_leases set name = 'tampered' where id = ?").run(leaseId);
         db.prepare('delete from lh_hosts where id = ?').run(hostId);
+        db.prepare("insert into lh_reservations (id, lease_id, project_id, resource_type, status) values ('planted', ?, 'p', 'physical:host', 'active')").run(leaseId);
       });
       const result = await leasehold(dataDir, 'verify');
       expect(result.code, result.stderr).toBe(1);
       expect(lines(result.stdout)).toEqual([
         `lh_leases ${leaseId} name: live "tampered", log "cli-lease"`,
+        'lh_reservations planted: in the live read model, but the log does not produce it',
         `lh_hosts ${hostId}: missing from the live read model`,
-        expect.stringMatching(/^2 difference\(s\) between the live read model and the log replayed at position \d+/),
+        expect.stringMatching(/^3 difference\(s\) between the live read model and the log replayed at position \d+/),
       ]);
     });
   });
