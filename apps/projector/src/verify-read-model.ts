@@ -137,5 +137,6 @@ export const verifyReadModel = async (options: VerifyOptions): Promise<VerifyOut
   const replayed = await dumpReadModel(options.scratch);
   const differences = diffReadModels(options.scratch, options.live, replayed);
   const rows = Object.values(replayed).reduce((sum, table) => sum + table.length, 0);
-  return { position: Math.min(...[...targets.values()], head), head, rows, differences };
+  const projections = options.projections ?? READ_MODEL_PROJECTIONS;
+  return { position: Math.min(...projections.map((projection) => targets.get(projection.name) ?? 0)), head, rows, differences };
 };
