@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
-import { type ReadModelDatabase, readModelDatabaseFromEnv } from '#read-model/index.js';
 
 /** The command line itself is wrong (an option, a lease that is not there): one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -23,7 +22,6 @@ export interface CliContext extends CliIo {
   dataDir(): string;
   /** The service's event store, opened read-only. */
   openStore(): SqliteEventStore;
-  readModel(): ReadModelDatabase;
 }
 
 export const cliContext = (io: CliIo, globalOptions: () => { readonly dataDir?: string }): CliContext => {
@@ -37,7 +35,6 @@ export const cliContext = (io: CliIo, globalOptions: () => { readonly dataDir?: 
       if (!existsSync(file)) throw new UsageError(`no event store at ${file} (set --data-dir or LEASEHOLD_DATA_DIR)`);
       return SqliteEventStore.openReadOnly({ file });
     },
-    readModel: () => readModelDatabaseFromEnv(dataDir(), io.env),
   };
 };
 
