@@ -56,7 +56,7 @@ const withReadModel = (dataDir: string, change: (db: Database.Database) => void)
 };
 
 describe('leasehold CLI (history, export, verify) on a data folder of the running system', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-cli-e2e-'));
+  let dataDir: string;
   let system: RunningSystem;
   let client: Client;
   let leaseId: string;
@@ -69,6 +69,7 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
   };
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'leasehold-cli-e2e-'));
     system = await startSystem({ dataDir });
     client = api(system.url);
     expect((await client.post('/v1/os-hosts', { name: 'cli-host' })).status).toBe(201);
@@ -88,7 +89,7 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
 
   afterAll(async () => {
     await system?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe('while the service runs', () => {
