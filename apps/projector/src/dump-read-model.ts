@@ -1,4 +1,4 @@
-import { type MikroORM, wrap } from '@mikro-orm/core';
+import { type EntityManager, type MikroORM, wrap } from '@mikro-orm/core';
 import { READ_MODEL_ENTITIES } from '#read-model/index.js';
 
 export interface DumpOptions {
@@ -20,10 +20,10 @@ const comparePrimaryKeys = (keys: readonly string[]) => (a: Record<string, unkno
 
 /**
  * Every read-model table as plain objects, keyed by table name, rows sorted by primary key (in JS, so
- * the order does not depend on the database's collation). For comparing read models in tests.
+ * the order does not depend on the database's collation). For comparing read models (tests, `leasehold
+ * verify`); `em` reads it inside a transaction of the caller's (one snapshot of every table).
  */
-export const dumpReadModel = async (orm: MikroORM, options: DumpOptions = {}): Promise<Record<string, unknown[]>> => {
-  const em = orm.em.fork();
+export const dumpReadModel = async (orm: MikroORM, options: DumpOptions = {}, em: EntityManager = orm.em.fork()): Promise<Record<string, unknown[]>> => {
   const dump: Record<string, unknown[]> = {};
   for (const schema of READ_MODEL_ENTITIES) {
     const meta = orm.getMetadata().get(schema.meta.className);

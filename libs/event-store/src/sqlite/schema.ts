@@ -60,3 +60,18 @@ export function openDatabase(file: string): Database.Database {
     throw error;
   }
 }
+
+/**
+ * Opens an existing store for reading only (SQLITE_OPEN_READONLY): nothing through this connection can
+ * change the file, and it reads while the service writes (WAL). Throws if the file does not exist.
+ */
+export function openReadOnlyDatabase(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: LOCK_WAIT_MS });
+  try {
+    if (!hasSchema(db)) throw new Error(`${file} is not a Leasehold event store`);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
