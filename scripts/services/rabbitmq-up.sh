@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway RabbitMQ (Debian's rabbitmq-server 3.10) on loopback for the oslo.messaging notifications
-# channel's tests: its own node name, cookie, epmd port and data folder, so it never meets another node
+# channel's tests (and Debian's python3-oslo.messaging, their listener): its own node name, cookie, epmd port and data folder, so it never meets another node
 # here (the OpenStack control plane's RabbitMQ runs on 61672). Data is wiped at every start.
 # Prints its AMQP URL as the last line.
 # Usage: rabbitmq-up.sh   (env: RMQ_ROOT=/tmp/leasehold-services/rabbitmq, AMQP_PORT=62674)
@@ -12,6 +12,11 @@ export DEBIAN_FRONTEND=noninteractive
 if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
   apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 rabbitmq-server >/dev/null 2>&1 \
     || { apt-get update -qq && apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 rabbitmq-server >/dev/null; }
+fi
+# the tests listen with a real oslo.messaging notification listener (Debian's, under /usr/bin/python3)
+if ! /usr/bin/python3 -c 'import oslo_messaging' 2>/dev/null; then
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 python3-oslo.messaging >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 python3-oslo.messaging >/dev/null; }
 fi
 url="amqp://guest:guest@127.0.0.1:$AMQP_PORT"
 if [ -f "$RMQ_ROOT/pid" ] && kill -0 "$(cat "$RMQ_ROOT/pid")" 2>/dev/null; then echo "$url"; exit 0; fi
