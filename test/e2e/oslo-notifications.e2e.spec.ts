@@ -126,8 +126,13 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
       const terminated = await waitFor(lease.id, 'TERMINATED', (l) => l.status === 'TERMINATED');
       expect((await heardOnce(lease.id, 'lease.event.end_lease')).payload).toEqual(upstreamPayloadOf(terminated));
 
+      const beforeDelete = Date.now();
       expect((await client.delete(`/v1/leases/${lease.id}`)).status).toBe(204);
-      expect((await heardOnce(lease.id, 'lease.delete')).payload).toEqual(upstreamPayloadOf(terminated));
+      // upstream reads the lease once its decorator set DELETING, which stamps updated_at
+      const deleted = await heardOnce(lease.id, 'lease.delete');
+      expect(deleted.payload).toEqual({ ...upstreamPayloadOf(terminated), status: 'DELETING', updated_at: expect.any(String) });
+      const deletedAt = Date.parse(`${String(deleted.payload.updated_at).replace(' ', 'T')}Z`);
+      expect(deletedAt).toBeGreaterThanOrEqual(Math.floor(beforeDelete / 1000) * 1000);
 
       const heard = forLease(listener.heard, lease.id);
       expect(heard.map((n) => n.event_type)).toEqual([

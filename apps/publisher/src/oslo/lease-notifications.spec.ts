@@ -62,7 +62,16 @@ describe('which lease events upstream notifies, with what lease', () => {
     expect(leaseNotifications(stream, 'ev-2')[0]?.payload).toEqual(leasePayload(viewAfter(stream, 3) ?? expect.fail('no lease')));
     expect(leaseNotifications(stream, 'ev-2')[0]?.payload.status).toBe('ACTIVE');
     expect(leaseNotifications(stream, 'ev-6')[0]?.payload.status).toBe('TERMINATED');
-    expect(leaseNotifications(stream, 'ev-7')[0]?.payload).toEqual(leaseNotifications(stream, 'ev-6')[0]?.payload);
+    // upstream reads the lease after its decorator set DELETING
+    expect(leaseNotifications(stream, 'ev-7')[0]?.payload).toEqual({ ...leaseNotifications(stream, 'ev-6')[0]?.payload, status: 'DELETING', updated_at: '2030-01-01 10:00:00' });
+  });
+
+  it("deleting a running lease: the lease before the delete's own end request, DELETING", () => {
+    const stream = streamOf([['Lease.Created'], ['Lease.Started'], ['Lease.EndRequested', { reason: 'deleted' }, 'del'], ['Lease.Deleted', undefined, 'del']]);
+    const [deleted] = leaseNotifications(stream, 'ev-3');
+    expect(deleted?.payload.status).toBe('DELETING');
+    expect(deleted?.payload.events.find((e) => e.event_type === 'end_lease')?.status).toBe('UNDONE');
+    expect(deleted?.payload.reservations.map((r) => r.status)).toEqual(['active']);
   });
 
   it("upstream's payload keys, in its order, and reservations without Leasehold's end_action", () => {

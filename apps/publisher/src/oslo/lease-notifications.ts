@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { LeaseEvent } from '#domain/index.js';
 import { type LeaseView, evolveLeaseView } from '#read-model/lease-view.js';
+import { toBlazarTimestamp } from '#read-model/blazar-format.js';
 
 /** The seven notifications upstream Blazar sends (blazar/manager/service.py `_send_notification`). */
 export type BlazarNotificationType =
@@ -63,6 +64,25 @@ const foldTo = (stream: readonly RecordedEvent[], count: number): LeaseView | nu
 const sameUpdate = (a: RecordedEvent | undefined, b: RecordedEvent): boolean =>
   a !== undefined && UPDATE_EVENTS.has(a.type) && a.metadata.causationId === b.metadata.causationId;
 
+/** Index of the first event the command that wrote `stream[index]` appended with it. */
+const commandStart = (stream: readonly RecordedEvent[], index: number, sameCommand: (a: RecordedEvent | undefined, b: RecordedEvent) => boolean): number => {
+  const event = stream[index] as RecordedEvent;
+  let first = index;
+  while (first > 0 && sameCommand(stream[first - 1], event)) first -= 1;
+  return first;
+};
+
+/**
+ * Upstream's delete_lease reads the lease once its decorator set DELETING (which stamps updated_at) and
+ * before it touches the events: the lease as it stood before the delete, DELETING, updated at the delete.
+ */
+const deletePayload = (stream: readonly RecordedEvent[], index: number): LeasePayload | null => {
+  const first = commandStart(stream, index, (a, b) => a !== undefined && a.metadata.causationId === b.metadata.causationId);
+  const before = foldTo(stream, first);
+  const at = (stream[index]?.data as { readonly at: string }).at;
+  return before === null ? null : { ...leasePayload(before), status: 'DELETING', updated_at: toBlazarTimestamp(at) };
+};
+
 const beforeEndDone = (view: LeaseView | null): boolean =>
   view?.events.some((event) => event.event_type === 'before_end_lease' && event.status === 'DONE') ?? false;
 
@@ -75,8 +95,7 @@ const beforeEndDone = (view: LeaseView | null): boolean =>
 const updateNotifications = (stream: readonly RecordedEvent[], index: number, after: LeaseView): BlazarNotification[] => {
   const event = stream[index] as RecordedEvent;
   if (sameUpdate(stream[index + 1], event)) return [];
-  let first = index;
-  while (first > 0 && sameUpdate(stream[first - 1], event)) first -= 1;
+  const first = commandStart(stream, index, sameUpdate);
   const group = stream.slice(first, index + 1);
   if (group.every((member) => member.type === 'Lease.Renamed')) return [];
   const payload = leasePayload(after);
@@ -101,8 +120,11 @@ export const leaseNotifications = (stream: readonly RecordedEvent[], eventId: st
   const index = stream.findIndex((event) => event.id === eventId);
   const event = stream[index];
   if (event === undefined) throw new Error(`event ${eventId} is not in its lease stream`);
+  if (event.type === 'Lease.Deleted') {
+    const payload = deletePayload(stream, index);
+    return payload === null ? [] : [{ eventType: 'lease.delete', payload }];
+  }
   const before = foldTo(stream, index);
-  if (event.type === 'Lease.Deleted') return before === null ? [] : [{ eventType: 'lease.delete', payload: leasePayload(before) }];
   const after = evolveLeaseView(before, asLeaseEvent(event));
   if (after === null) return [];
   if (UPDATE_EVENTS.has(event.type)) return updateNotifications(stream, index, after);

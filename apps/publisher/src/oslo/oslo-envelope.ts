@@ -31,9 +31,9 @@ export const osloTimestamp = (iso: string): string => {
 /**
  * The message a Notifier's `info()` would put on the wire (oslo_messaging/notify/notifier.py `_notify`,
  * then the amqp driver's `_add_unique_id` and `pack_context`). The timestamp is when the event was
- * recorded, not when it is sent, and `_unique_id` follows the message id, so a replay is identical
- * (oslo's listeners drop a `_unique_id` they have just seen). The context carries who caused the event,
- * never a token.
+ * recorded, not when it is sent, and `_unique_id` follows the message id, so a message sent again after
+ * a crash is byte for byte the first one (oslo's notification listeners do not drop repeats themselves:
+ * consumers dedupe by message_id). The context carries who caused the event, never a token.
  */
 export const osloMessageOf = (event: PublicEvent, notification: BlazarNotification, publisherId: string): Record<string, unknown> => {
   const messageId = notificationMessageId(event.id, notification.eventType);
