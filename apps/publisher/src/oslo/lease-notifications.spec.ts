@@ -3,7 +3,7 @@ import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { PUBLISHED_TYPES, sampleOf } from '#application/outbound/testing/published-samples.js';
 import { evolveLeaseView } from '#read-model/lease-view.js';
 import type { LeaseEvent } from '#domain/index.js';
-import { leaseNotifications, leasePayload } from './lease-notifications.js';
+import { LeaseStreamFold, leaseNotifications as notificationsOf, leasePayload } from './lease-notifications.js';
 
 const LEASE = 'lease-1';
 type Step = readonly [type: Parameters<typeof sampleOf>[0], data?: Record<string, unknown>, causationId?: string];
@@ -24,7 +24,9 @@ const streamOf = (steps: readonly Step[]): RecordedEvent[] =>
     };
   });
 
-const typesAt = (stream: readonly RecordedEvent[], index: number): string[] => leaseNotifications(stream, `ev-${index}`).map((n) => n.eventType);
+const notify = (stream: readonly RecordedEvent[], eventId: string) => notificationsOf(new LeaseStreamFold(stream), eventId);
+
+const typesAt = (stream: readonly RecordedEvent[], index: number): string[] => notify(stream, `ev-${index}`).map((n) => n.eventType);
 
 const viewAfter = (stream: readonly RecordedEvent[], count: number) =>
   stream.slice(0, count).reduce((view, event) => evolveLeaseView(view, { type: event.type, data: event.data } as LeaseEvent), null as ReturnType<typeof evolveLeaseView>);
@@ -57,25 +59,25 @@ describe('which lease events upstream notifies, with what lease', () => {
 
   it('each carries the lease as that event left it; the delete, the lease as it last stood', () => {
     const stream = streamOf(LIFECYCLE);
-    const [created] = leaseNotifications(stream, 'ev-0');
+    const [created] = notify(stream, 'ev-0');
     expect(created?.payload).toMatchObject({ lease_id: LEASE, status: 'PENDING', name: `lease ${LEASE}`, user_id: 'user-1', project_id: 'project-1', trust_id: null, degraded: false });
-    expect(leaseNotifications(stream, 'ev-2')[0]?.payload).toEqual(leasePayload(viewAfter(stream, 3) ?? expect.fail('no lease')));
-    expect(leaseNotifications(stream, 'ev-2')[0]?.payload.status).toBe('ACTIVE');
-    expect(leaseNotifications(stream, 'ev-6')[0]?.payload.status).toBe('TERMINATED');
+    expect(notify(stream, 'ev-2')[0]?.payload).toEqual(leasePayload(viewAfter(stream, 3) ?? expect.fail('no lease')));
+    expect(notify(stream, 'ev-2')[0]?.payload.status).toBe('ACTIVE');
+    expect(notify(stream, 'ev-6')[0]?.payload.status).toBe('TERMINATED');
     // upstream reads the lease after its decorator set DELETING
-    expect(leaseNotifications(stream, 'ev-7')[0]?.payload).toEqual({ ...leaseNotifications(stream, 'ev-6')[0]?.payload, status: 'DELETING', updated_at: '2030-01-01 10:00:00' });
+    expect(notify(stream, 'ev-7')[0]?.payload).toEqual({ ...notify(stream, 'ev-6')[0]?.payload, status: 'DELETING', updated_at: '2030-01-01 10:00:00' });
   });
 
   it("deleting a running lease: the lease before the delete's own end request, DELETING", () => {
     const stream = streamOf([['Lease.Created'], ['Lease.Started'], ['Lease.EndRequested', { reason: 'deleted' }, 'del'], ['Lease.Deleted', undefined, 'del']]);
-    const [deleted] = leaseNotifications(stream, 'ev-3');
+    const [deleted] = notify(stream, 'ev-3');
     expect(deleted?.payload.status).toBe('DELETING');
     expect(deleted?.payload.events.find((e) => e.event_type === 'end_lease')?.status).toBe('UNDONE');
     expect(deleted?.payload.reservations.map((r) => r.status)).toEqual(['active']);
   });
 
   it("upstream's payload keys, in its order, and reservations without Leasehold's end_action", () => {
-    const [created] = leaseNotifications(streamOf(LIFECYCLE), 'ev-0');
+    const [created] = notify(streamOf(LIFECYCLE), 'ev-0');
     expect(Object.keys(created?.payload ?? {})).toEqual([
       'lease_id', 'user_id', 'project_id', 'trust_id', 'start_date', 'end_date', 'status', 'reservations', 'events', 'name', 'created_at', 'updated_at', 'degraded',
     ]);
@@ -92,7 +94,7 @@ describe('which lease events upstream notifies, with what lease', () => {
       ['Reservation.Changed', undefined, 'put-1'],
     ]);
     expect([1, 2, 3].map((index) => typesAt(stream, index))).toEqual([[], [], ['lease.update']]);
-    expect(leaseNotifications(stream, 'ev-3')[0]?.payload).toMatchObject({ name: 'new name', end_date: '2030-01-01T20:00:00.000000' });
+    expect(notify(stream, 'ev-3')[0]?.payload).toMatchObject({ name: 'new name', end_date: '2030-01-01T20:00:00.000000' });
   });
 
   it('a rename alone sends nothing, as upstream; two updates in a row each send one', () => {
@@ -108,7 +110,7 @@ describe('which lease events upstream notifies, with what lease', () => {
   it('an update that re-arms a before-end that ran adds before_end_lease.stop after lease.update, same lease', () => {
     const ran: Step[] = [['Lease.Created', { beforeEndDate: '2030-01-01T17:00:00.000Z' }], ['Lease.Started'], ['Lease.BeforeEndCompleted']];
     const stream = streamOf([...ran, ['Lease.Rescheduled', { endDate: '2030-01-01T20:00:00.000Z', beforeEndDate: '2030-01-01T19:00:00.000Z' }, 'put-1']]);
-    const notifications = leaseNotifications(stream, 'ev-3');
+    const notifications = notify(stream, 'ev-3');
     expect(notifications.map((n) => n.eventType)).toEqual(['lease.update', 'lease.event.before_end_lease.stop']);
     expect(notifications[1]?.payload).toBe(notifications[0]?.payload);
     expect(notifications[0]?.payload.events.find((e) => e.event_type === 'before_end_lease')?.status).toBe('UNDONE');
@@ -131,14 +133,20 @@ describe('which lease events upstream notifies, with what lease', () => {
     }
   });
 
+  it('one fold serves every event of a batch: the same answers as a fold per event', () => {
+    const stream = streamOf(LIFECYCLE);
+    const shared = new LeaseStreamFold(stream);
+    expect([...stream].reverse().map((event) => notificationsOf(shared, event.id))).toEqual([...stream].reverse().map((event) => notify(stream, event.id)));
+  });
+
   it('the same stream always gives the same notifications (a replay after a crash sends what the first run sent)', () => {
     const stream = streamOf(LIFECYCLE);
-    expect(stream.map((event) => leaseNotifications(stream, event.id))).toEqual(streamOf(LIFECYCLE).map((event) => leaseNotifications(stream, event.id)));
+    expect(stream.map((event) => notify(stream, event.id))).toEqual(streamOf(LIFECYCLE).map((event) => notify(stream, event.id)));
     // and later events do not change an earlier one's lease
-    expect(leaseNotifications(stream.slice(0, 3), 'ev-2')).toEqual(leaseNotifications(stream, 'ev-2'));
+    expect(notify(stream.slice(0, 3), 'ev-2')).toEqual(notify(stream, 'ev-2'));
   });
 
   it('an event that is not in the stream is an error, not a silent skip', () => {
-    expect(() => leaseNotifications(streamOf(LIFECYCLE), 'missing')).toThrow(/not in its lease stream/);
+    expect(() => notify(streamOf(LIFECYCLE), 'missing')).toThrow(/not in its lease stream/);
   });
 });

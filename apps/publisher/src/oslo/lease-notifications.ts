@@ -57,9 +57,24 @@ export const leasePayload = (view: LeaseView): LeasePayload => ({
 
 const asLeaseEvent = (event: RecordedEvent): LeaseEvent => ({ type: event.type, data: event.data }) as LeaseEvent;
 
-/** The lease as its first `count` events leave it (null: not created yet, or deleted). */
-const foldTo = (stream: readonly RecordedEvent[], count: number): LeaseView | null =>
-  stream.slice(0, count).reduce<LeaseView | null>((view, event) => evolveLeaseView(view, asLeaseEvent(event)), null);
+/**
+ * A lease stream and the lease after each of its prefixes, folded once: a batch holds several events of
+ * a lease, and each needs the lease at its own point.
+ */
+export class LeaseStreamFold {
+  private readonly views: (LeaseView | null)[] = [null];
+
+  constructor(readonly stream: readonly RecordedEvent[]) {}
+
+  /** The lease as the stream's first `count` events leave it (null: not created yet, or deleted). */
+  at(count: number): LeaseView | null {
+    for (let n = this.views.length; n <= count; n++) {
+      const event = this.stream[n - 1];
+      this.views.push(event === undefined ? (this.views[n - 1] ?? null) : evolveLeaseView(this.views[n - 1] ?? null, asLeaseEvent(event)));
+    }
+    return this.views[count] ?? null;
+  }
+}
 
 const sameUpdate = (a: RecordedEvent | undefined, b: RecordedEvent): boolean =>
   a !== undefined && UPDATE_EVENTS.has(a.type) && a.metadata.causationId === b.metadata.causationId;
@@ -76,10 +91,10 @@ const commandStart = (stream: readonly RecordedEvent[], index: number, sameComma
  * Upstream's delete_lease reads the lease once its decorator set DELETING (which stamps updated_at) and
  * before it touches the events: the lease as it stood before the delete, DELETING, updated at the delete.
  */
-const deletePayload = (stream: readonly RecordedEvent[], index: number): LeasePayload | null => {
-  const first = commandStart(stream, index, (a, b) => a !== undefined && a.metadata.causationId === b.metadata.causationId);
-  const before = foldTo(stream, first);
-  const at = (stream[index]?.data as { readonly at: string }).at;
+const deletePayload = (fold: LeaseStreamFold, index: number): LeasePayload | null => {
+  const first = commandStart(fold.stream, index, (a, b) => a !== undefined && a.metadata.causationId === b.metadata.causationId);
+  const before = fold.at(first);
+  const at = (fold.stream[index]?.data as { readonly at: string }).at;
   return before === null ? null : { ...leasePayload(before), status: 'DELETING', updated_at: toBlazarTimestamp(at) };
 };
 
@@ -92,14 +107,15 @@ const beforeEndDone = (view: LeaseView | null): boolean =>
  * update_lease returns before its notification for a name-only body; a re-armed before-end event adds
  * lease.event.before_end_lease.stop after lease.update, in upstream's order, with the same payload.
  */
-const updateNotifications = (stream: readonly RecordedEvent[], index: number, after: LeaseView): BlazarNotification[] => {
+const updateNotifications = (fold: LeaseStreamFold, index: number, after: LeaseView): BlazarNotification[] => {
+  const { stream } = fold;
   const event = stream[index] as RecordedEvent;
   if (sameUpdate(stream[index + 1], event)) return [];
   const first = commandStart(stream, index, sameUpdate);
   const group = stream.slice(first, index + 1);
   if (group.every((member) => member.type === 'Lease.Renamed')) return [];
   const payload = leasePayload(after);
-  const rearmed = beforeEndDone(foldTo(stream, first)) && !beforeEndDone(after);
+  const rearmed = beforeEndDone(fold.at(first)) && !beforeEndDone(after);
   return rearmed ? [{ eventType: 'lease.update', payload }, { eventType: 'lease.event.before_end_lease.stop', payload }] : [{ eventType: 'lease.update', payload }];
 };
 
@@ -116,18 +132,17 @@ const PHASE_NOTIFICATIONS: Readonly<Record<string, BlazarNotificationType>> = {
  * leaves it at that event (folded, never read from the read model, so a replay sends the same).
  * Events upstream has no notification for give none.
  */
-export const leaseNotifications = (stream: readonly RecordedEvent[], eventId: string): BlazarNotification[] => {
-  const index = stream.findIndex((event) => event.id === eventId);
-  const event = stream[index];
+export const leaseNotifications = (fold: LeaseStreamFold, eventId: string): BlazarNotification[] => {
+  const index = fold.stream.findIndex((event) => event.id === eventId);
+  const event = fold.stream[index];
   if (event === undefined) throw new Error(`event ${eventId} is not in its lease stream`);
   if (event.type === 'Lease.Deleted') {
-    const payload = deletePayload(stream, index);
+    const payload = deletePayload(fold, index);
     return payload === null ? [] : [{ eventType: 'lease.delete', payload }];
   }
-  const before = foldTo(stream, index);
-  const after = evolveLeaseView(before, asLeaseEvent(event));
+  const after = fold.at(index + 1);
   if (after === null) return [];
-  if (UPDATE_EVENTS.has(event.type)) return updateNotifications(stream, index, after);
+  if (UPDATE_EVENTS.has(event.type)) return updateNotifications(fold, index, after);
   const eventType = PHASE_NOTIFICATIONS[event.type];
   return eventType === undefined ? [] : [{ eventType, payload: leasePayload(after) }];
 };

@@ -43,6 +43,8 @@ describe('oslo.messaging envelope 2.0', () => {
     expect(osloTimestamp('2030-01-01T10:00:00.000Z')).toBe('2030-01-01 10:00:00');
     expect(osloTimestamp('2030-01-01T10:00:00.5Z')).toBe('2030-01-01 10:00:00.500000');
     expect(osloTimestamp('2030-01-01T10:00:00.123000Z')).toBe('2030-01-01 10:00:00.123000');
+    expect(osloTimestamp('2030-01-01T12:00:00.007+02:00')).toBe('2030-01-01 10:00:00.007000');
+    expect(() => osloTimestamp('yesterday')).toThrow(/not an ISO-8601 time/);
   });
 
   it('message ids are name-based UUIDs: the same for a replay, different per event and per notification', () => {

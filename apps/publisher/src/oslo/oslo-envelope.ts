@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { DateTime } from 'luxon';
 import type { PublicEvent } from '#application/outbound/public-event.js';
 import type { BlazarNotification } from './lease-notifications.js';
 
@@ -24,8 +23,12 @@ export const notificationMessageId = (eventId: string, eventType: string): strin
 
 /** Python's `str(datetime)`, as the Notifier stamps messages: microseconds only when there are some. */
 export const osloTimestamp = (iso: string): string => {
-  const time = DateTime.fromISO(iso, { zone: 'utc' });
-  return time.millisecond === 0 ? time.toFormat('yyyy-MM-dd HH:mm:ss') : time.toFormat("yyyy-MM-dd HH:mm:ss.SSS'000'");
+  // not luxon: this runs once per notification, and the store records milliseconds at most
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) throw new Error(`not an ISO-8601 time: '${iso}'`);
+  const utc = time.toISOString();
+  const seconds = `${utc.slice(0, 10)} ${utc.slice(11, 19)}`;
+  return time.getUTCMilliseconds() === 0 ? seconds : `${seconds}.${utc.slice(20, 23)}000`;
 };
 
 /**

@@ -1,10 +1,10 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
-import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import type { PublicEvent } from '#application/outbound/public-event.js';
 import { leaseStream } from '#domain/index.js';
 import type { OutboundChannel } from '../channel.js';
 import { type OsloEnvelope, osloEnvelopeOf } from './oslo-envelope.js';
-import { leaseNotifications } from './lease-notifications.js';
+import { LeaseStreamFold, leaseNotifications } from './lease-notifications.js';
 import type { OsloNotificationsConfig } from './oslo-notifications.config.js';
 
 interface Open {
@@ -13,6 +13,24 @@ interface Open {
   /** Rejects when the connection or channel goes: a confirm that will never come. */
   readonly lost: Promise<never>;
 }
+
+/**
+ * A broker that blocks publishers (a memory or disk alarm) confirms nothing and closes nothing: past this
+ * the batch counts as failed, shows on /readyz, and is sent again (its receivers may see it twice).
+ */
+const CONFIRM_TIMEOUT_MS = 30_000;
+
+const confirmedWithin = async (confirms: Promise<void>, lost: Promise<never>, ms: number): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`RabbitMQ confirmed nothing within ${ms / 1000} s (blocked by an alarm?)`)), ms);
+  });
+  try {
+    await Promise.race([confirms, lost, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /**
  * Sends upstream Blazar's lease notifications (docs/notifications.md) as an oslo.messaging notifier
@@ -45,7 +63,7 @@ export class OsloNotificationsChannel implements OutboundChannel {
         headers: {},
       });
     }
-    await Promise.race([channel.waitForConfirms(), lost]);
+    await confirmedWithin(channel.waitForConfirms(), lost, CONFIRM_TIMEOUT_MS);
   }
 
   async close(): Promise<void> {
@@ -55,16 +73,16 @@ export class OsloNotificationsChannel implements OutboundChannel {
   }
 
   private async envelopesOf(events: readonly PublicEvent[]): Promise<OsloEnvelope[]> {
-    const streams = new Map<string, readonly RecordedEvent[]>();
+    const folds = new Map<string, LeaseStreamFold>();
     const envelopes: OsloEnvelope[] = [];
     for (const event of events) {
       if (event.subject.kind !== 'lease') continue;
-      let stream = streams.get(event.subject.id);
-      if (stream === undefined) {
-        stream = await this.store.readStream(leaseStream(event.subject.id));
-        streams.set(event.subject.id, stream);
+      let fold = folds.get(event.subject.id);
+      if (fold === undefined) {
+        fold = new LeaseStreamFold(await this.store.readStream(leaseStream(event.subject.id)));
+        folds.set(event.subject.id, fold);
       }
-      for (const notification of leaseNotifications(stream, event.id)) envelopes.push(osloEnvelopeOf(event, notification, this.config.publisherId));
+      for (const notification of leaseNotifications(fold, event.id)) envelopes.push(osloEnvelopeOf(event, notification, this.config.publisherId));
     }
     return envelopes;
   }
