@@ -4,8 +4,9 @@
  * on the RabbitMQ .ci/run starts (scripts/services/rabbitmq-up.sh, LEASEHOLD_TEST_AMQP_URL). The outage
  * case stops and restarts a broker of its own. Skipped when LEASEHOLD_TEST_AMQP_URL is unset.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -72,6 +73,27 @@ const readyz = async (url: string): Promise<{ status: number; channel: ChannelDe
 };
 
 const forLease = (heard: readonly HeardNotification[], leaseId: string): HeardNotification[] => heard.filter((n) => n.payload.lease_id === leaseId);
+
+describe('publisher start with the notifications channel misconfigured', () => {
+  it('exits 1 naming the variable, the password masked', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-oslo-config-'));
+    try {
+      const child = spawn(process.execPath, [join(ROOT, 'dist/apps/publisher/src/main.js')], {
+        env: { ...process.env, LEASEHOLD_KAFKA_BROKERS: '', LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PUBLISHER_HEALTH_PORT: 'off', LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://admin:s3cret@broker:9092/' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(output).toContain('LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL must be rabbit://');
+      expect(output).not.toContain('s3cret');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (publisher)', () => {
   it('an oslo.messaging listener hears all seven notification types of a lease, as upstream sends them, with the lease the API showed', async () => {
