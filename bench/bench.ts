@@ -7,6 +7,7 @@ import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
 import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
+import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -14,7 +15,8 @@ import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, the event feed's
  * append -> SSE client latency (bench/feed-latency.ts) on two more, the Kafka channel
- * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), usage reports over
+ * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), the oslo.messaging
+ * notifications channel (./oslo-publish.ts; `node dist/bench/oslo-publish.js`), usage reports over
  * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
  * (`node dist/bench/bench.js as-of`: that one alone).
  */
@@ -92,6 +94,7 @@ const printTable = (
   mixed: MixedFigures | null,
   feed: readonly FeedFigures[],
   kafka: KafkaFigures | null,
+  oslo: OsloFigures | null,
   usage: UsageFigures | null,
   asOf: AsOfFigures | null,
 ): void => {
@@ -104,6 +107,7 @@ const printTable = (
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
+  for (const row of oslo === null ? [] : osloRows(oslo)) console.log(row);
   for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
 };
@@ -135,6 +139,7 @@ const main = async (): Promise<void> => {
   let mixed: MixedFigures | null = null;
   let feed: FeedFigures[] = [];
   let kafka: KafkaFigures | null = null;
+  let oslo: OsloFigures | null = null;
   let usage: UsageFigures | null = null;
   let asOf: AsOfFigures | null = null;
   try {
@@ -144,12 +149,14 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(feed, null, 2));
     kafka = await runKafkaBench();
     console.log(JSON.stringify(kafka, null, 2));
+    oslo = await runOsloBench();
+    console.log(JSON.stringify(oslo, null, 2));
     usage = await runUsageBench(PORT + 4);
     console.log(JSON.stringify(usage, null, 2));
     asOf = await runAsOfWorkload(PORT + 5);
     console.log(JSON.stringify(asOf, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, usage, asOf);
+    printTable(figures, mixed, feed, kafka, oslo, usage, asOf);
   }
 };
 

@@ -13,6 +13,7 @@ const SERVER_TIERS = [
   { name: 'Keystone', variables: ['LEASEHOLD_TEST_KEYSTONE_URL'], start: 'scripts/services/keystone-up.sh' },
   { name: 'OpenStack', variables: ['LEASEHOLD_TEST_OPENSTACK_ENV'], start: 'scripts/services/openstack/up.sh' },
   { name: 'Kafka', variables: ['LEASEHOLD_TEST_KAFKA_MOCK_BROKERS'], start: 'scripts/services/kafka-mock-up.sh' },
+  { name: 'RabbitMQ', variables: ['LEASEHOLD_TEST_AMQP_URL'], start: 'scripts/services/rabbitmq-up.sh' },
 ];
 
 const readReport = (file) => {

@@ -4,15 +4,17 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * `npm start`: runs the projector, the reactor and the API as three processes on the embedded store,
- * and the publisher as a fourth when an outbound channel is configured (LEASEHOLD_KAFKA_BROKERS;
- * docs/kafka.md), prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
+ * and the publisher as a fourth when an outbound channel is configured (LEASEHOLD_KAFKA_BROKERS,
+ * docs/kafka.md; LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL, docs/notifications.md), prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
  */
+/** Each outbound channel's on switch (apps/publisher/src/publisher-config.ts). */
+const PUBLISHER_SWITCHES = ['LEASEHOLD_KAFKA_BROKERS', 'LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL'];
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const APPS = [
   { name: 'projector', entry: join(dist, 'apps/projector/src/main.js') },
   { name: 'reactor', entry: join(dist, 'apps/reactor/src/main.js') },
   { name: 'api', entry: join(dist, 'apps/api/src/main.js') },
-  ...((process.env.LEASEHOLD_KAFKA_BROKERS ?? '').trim() === '' ? [] : [{ name: 'publisher', entry: join(dist, 'apps/publisher/src/main.js') }]),
+  ...(PUBLISHER_SWITCHES.some((name) => (process.env[name] ?? '').trim() !== '') ? [{ name: 'publisher', entry: join(dist, 'apps/publisher/src/main.js') }] : []),
 ];
 
 const children = new Map<string, ChildProcess>();

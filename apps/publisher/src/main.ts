@@ -6,6 +6,8 @@
  *
  *   LEASEHOLD_DATA_DIR   data folder (default ./data); the log is `${dataDir}/events.sqlite`
  *   LEASEHOLD_KAFKA_*    the Kafka channel, on when LEASEHOLD_KAFKA_BROKERS is set (docs/kafka.md)
+ *   LEASEHOLD_NOTIFICATIONS_*  upstream Blazar's oslo.messaging notifications on RabbitMQ, on when
+ *                        LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL is set (docs/notifications.md)
  *   LEASEHOLD_PUBLISHER_BATCH_SIZE         events per publish (default 500)
  *   LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS  a failed publish is retried after 0.5 s, doubling up to
  *                        this (default 10)
@@ -35,12 +37,12 @@ const fail = (phase: string, error: unknown): never => {
 const open = () => {
   try {
     const config = publisherConfigFromEnv(process.env);
-    const channels = channelsFromEnv(process.env);
+    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
+    const channels = channelsFromEnv(process.env, store);
     if (channels.length === 0) {
-      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS unset)', code: 0 });
+      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset)', code: 0 });
       process.exit(0);
     }
-    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
     const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
     const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
     return { config, channels, store, checkpoints, healthPort };

@@ -1,6 +1,9 @@
 import { kafkaConfigFromEnv } from './kafka/kafka.config.js';
 import { KafkaChannel } from './kafka/kafka.channel.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import type { OutboundChannel } from './channel.js';
+import { osloNotificationsConfigFromEnv } from './oslo/oslo-notifications.config.js';
+import { OsloNotificationsChannel } from './oslo/oslo-notifications.channel.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,8 +32,12 @@ export const publisherConfigFromEnv = (env: Env): PublisherConfig => {
   };
 };
 
-/** Every channel the configuration switches on (each off unless its own variables are set). */
-export const channelsFromEnv = (env: Env): OutboundChannel[] => {
+/**
+ * Every channel the configuration switches on (each off unless its own variables are set). The oslo
+ * notifications channel reads lease streams from `store` to fold the lease each notification carries.
+ */
+export const channelsFromEnv = (env: Env, store: Pick<EventStore, 'readStream'>): OutboundChannel[] => {
   const kafka = kafkaConfigFromEnv(env);
-  return kafka === null ? [] : [new KafkaChannel(kafka)];
+  const oslo = osloNotificationsConfigFromEnv(env);
+  return [...(kafka === null ? [] : [new KafkaChannel(kafka)]), ...(oslo === null ? [] : [new OsloNotificationsChannel(oslo, store)])];
 };
