@@ -3,10 +3,12 @@
  * reactor): leases the reactor really started and the API deleted, whose expected hours and costs
  * the test computes itself from the leases' recorded history and the hosts' registered sizes; the
  * same request at the same position answered with the same bytes, however the log grows; bad
- * input answered with Blazar's error body and nothing written.
+ * input answered with Blazar's error body and nothing written; `leasehold usage` on the data folder
+ * giving the same figures as JSON, CSV and a table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
+import { leasehold, succeeded } from '../helpers/cli.js';
 import { api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
@@ -28,6 +30,8 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   let system: RunningSystem;
   let client: Client;
   let window: string;
+  let from: string;
+  let to: string;
   const ran: Record<string, Ran> = {};
   let neverStarted: string;
 
@@ -57,7 +61,8 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   beforeAll(async () => {
     system = await startSystem();
     client = api(system.url);
-    window = `start=${encodeURIComponent(blazarDate(-1))}&end=${encodeURIComponent(blazarDate(60 * 24))}`;
+    [from, to] = [blazarDate(-1), blazarDate(60 * 24)];
+    window = `start=${encodeURIComponent(from)}&end=${encodeURIComponent(to)}`;
     expect((await client.post('/v1/os-hosts', { name: 'usage-host', ...HOST })).status).toBe(201);
     expect((await client.post('/v1/os-hosts', { name: 'usage-slots', ...HOST })).status).toBe(201);
     expect((await client.post('/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: '198.51.100.70' })).status).toBe(201);
@@ -74,23 +79,58 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     await system?.stop();
   });
 
-  it('counts what the reactor recorded for each lease, by lease and resource type; a lease deleted before its start counts nothing', async () => {
-    const { body } = await usage('&group_by=lease');
+  /** The by-lease lines the test computes itself: recorded run time x the registered sizes. */
+  const expectedByLease = (): (readonly [string, string, Record<string, number>])[] => {
     const host = ran.host as Ran;
     const instances = ran.instances as Ran;
     const address = ran.address as Ran;
     const zero = { host_hours: 0, instance_hours: 0, vcpu_hours: 0, memory_mb_hours: 0, disk_gb_hours: 0, floating_ip_hours: 0 };
-    const expected = [
+    return [
       [host.leaseId, 'physical:host', { ...zero, host_hours: hours(1, host.ms), vcpu_hours: hours(HOST.vcpus, host.ms), memory_mb_hours: hours(HOST.memory_mb, host.ms), disk_gb_hours: hours(HOST.local_gb, host.ms) }],
       [instances.leaseId, 'virtual:instance', { ...zero, instance_hours: hours(3, instances.ms), vcpu_hours: hours(3 * SLOT.vcpus, instances.ms), memory_mb_hours: hours(3 * SLOT.memory_mb, instances.ms), disk_gb_hours: hours(3 * SLOT.disk_gb, instances.ms) }],
       [address.leaseId, 'virtual:floatingip', { ...zero, floating_ip_hours: hours(1, address.ms) }],
-    ] as const;
-    for (const [leaseId, resourceType, metrics] of expected) {
+    ];
+  };
+
+  it('counts what the reactor recorded for each lease, by lease and resource type; a lease deleted before its start counts nothing', async () => {
+    const { body } = await usage('&group_by=lease');
+    for (const [leaseId, resourceType, metrics] of expectedByLease()) {
       expect(body.usage.lines.find((line: { lease_id: string }) => line.lease_id === leaseId)).toEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...metrics });
     }
     expect(body.usage.lines).toHaveLength(3);
     expect(body.usage.lines.some((line: { lease_id: string }) => line.lease_id === neverStarted)).toBe(false);
     expect(body.usage).toMatchObject({ group_by: 'lease', project_id: null, rate_card: null, as_of_position: expect.any(Number) });
+  });
+
+  it('leasehold usage, reading the data folder while the service runs, gives the same figures as json, csv and a table', async () => {
+    const { body } = await usage('&group_by=lease');
+    const position = String(body.usage.as_of_position);
+    const cli = (...extra: string[]) => leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', '--as-of-position', position, ...extra);
+
+    const json = await cli('--format', 'json');
+    expect(JSON.parse(succeeded(json))).toEqual(body);
+    for (const [leaseId, resourceType, metrics] of expectedByLease()) {
+      expect(body.usage.lines).toContainEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...metrics });
+    }
+
+    const rows = succeeded(await cli('--format', 'csv')).split('\n').map((row) => row.split(','));
+    const header = rows[0] as string[];
+    expect(header).toEqual(['project_id', 'lease_id', 'resource_type', 'host_hours', 'instance_hours', 'vcpu_hours', 'memory_mb_hours', 'disk_gb_hours', 'floating_ip_hours']);
+    const csvLine = (leaseId: string) => Object.fromEntries(header.map((column, i) => [column, (rows.find((row) => row[1] === leaseId) as string[])[i]]));
+    for (const [leaseId, resourceType, metrics] of expectedByLease()) {
+      expect(csvLine(leaseId)).toEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])) });
+    }
+    expect(rows.at(-1)?.[0]).toBe('total');
+    expect(Number(rows.at(-1)?.[header.indexOf('vcpu_hours')])).toBe(body.usage.totals.vcpu_hours);
+
+    const table = succeeded(await cli()).split('\n');
+    expect(table[0]).toMatch(/^project_id\s+lease_id\s+resource_type\s+host_hours/);
+    expect(table.at(-1)).toMatch(new RegExp(`^total\\s.*\\s${body.usage.totals.floating_ip_hours}$`));
+    expect(table.filter((row) => row.includes((ran.host as Ran).leaseId))).toHaveLength(1);
+
+    const wrong = await leasehold(system.dataDir, 'usage', '--from', to, '--to', from);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('end must be after start');
   });
 
   it('prices the report with a rate card, capability prices included, and re-rates only when a version is named', async () => {

@@ -1,0 +1,100 @@
+import { Option } from 'commander';
+import { DomainError } from '#domain/index.js';
+import { systemCaller } from '#application/caller.js';
+import { UsageIndex } from '#application/usage/usage-index.js';
+import { UsageQueries } from '#application/usage/usage.queries.js';
+import { GROUP_BY } from '#application/usage/usage-report.js';
+import { UsageError, writeOut } from '../cli-context.js';
+import { type CliCommand, positionArgument } from './cli-command.js';
+
+type Format = 'json' | 'csv' | 'table';
+
+interface UsageOptions {
+  readonly from: string;
+  readonly to: string;
+  readonly project?: string;
+  readonly groupBy: string;
+  readonly rateCard?: string;
+  readonly asOfPosition?: number;
+  readonly format: Format;
+}
+
+type Row = Readonly<Record<string, unknown>>;
+
+/** Blazar's `YYYY-MM-DD HH:MM` (UTC, as the API and the `openstack` CLI write dates) becomes ISO 8601; ISO passes as it is. */
+const isoOf = (value: string): string => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
+
+const cell = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+
+/** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
+const csvField = (value: unknown): string => {
+  const text = cell(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+const columnsOf = (lines: readonly Row[], totals: Row): string[] => [...new Set([...lines.flatMap((line) => Object.keys(line)), ...Object.keys(totals)])];
+
+/** One row per line, then the totals under the group key's columns left empty. */
+const csv = (lines: readonly Row[], totals: Row): string => {
+  const columns = columnsOf(lines, totals);
+  const rows = [columns, ...lines.map((line) => columns.map((column) => line[column])), columns.map((column) => (column in totals ? totals[column] : column === columns[0] ? 'total' : null))];
+  return rows.map((row) => `${row.map(csvField).join(',')}\n`).join('');
+};
+
+/** Columns padded to their widest cell; numbers right-aligned, as `sreport` prints them. */
+const table = (lines: readonly Row[], totals: Row): string => {
+  const columns = columnsOf(lines, totals);
+  const totalRow = columns.map((column) => (column in totals ? cell(totals[column]) : column === columns[0] ? 'total' : ''));
+  const body = [...lines.map((line) => columns.map((column) => cell(line[column]))), totalRow];
+  const widths = columns.map((column, i) => Math.max(column.length, ...body.map((row) => (row[i] as string).length)));
+  const numeric = columns.map((column) => [...lines, totals].every((line) => line[column] === undefined || typeof line[column] === 'number' || /^-?\d+(\.\d+)?$/.test(cell(line[column]))));
+  const render = (row: readonly string[]): string =>
+    `${row.map((text, i) => (numeric[i] === true ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number))).join('  ').trimEnd()}\n`;
+  const rule = `${widths.map((width) => '-'.repeat(width)).join('  ')}\n`;
+  return [render(columns), rule, ...body.slice(0, -1).map(render), rule, render(totalRow)].join('');
+};
+
+const render = (usage: { readonly lines: readonly Row[]; readonly totals: Row }, format: Format): string => {
+  if (format === 'json') return `${JSON.stringify({ usage }, null, 2)}\n`;
+  return format === 'csv' ? csv(usage.lines, usage.totals) : table(usage.lines, usage.totals);
+};
+
+/**
+ * `leasehold usage --from --to`: the report GET /v1/usage gives an admin, computed from the service's
+ * log directly (the same fold and rate cards), for auditors who bill from the data folder.
+ */
+export const usageCommand: CliCommand = {
+  register(program, context) {
+    program
+      .command('usage')
+      .description('print a usage report (host, instance, vCPU, memory, disk and floating-IP hours), as GET /v1/usage answers an admin')
+      .requiredOption('--from <date>', "window start, inclusive: 'YYYY-MM-DD HH:MM' (UTC) or ISO 8601")
+      .requiredOption('--to <date>', 'window end, exclusive; same forms')
+      .option('--project <project-id>', "only this project's usage (default: every project)")
+      .addOption(new Option('--group-by <group>', 'one line per group and resource type').choices([...GROUP_BY]).default('project'))
+      .option('--rate-card <name[:version]>', 'price with this rate card (the version in effect at --from, or the one named)')
+      .option('--as-of-position <n>', 'compute at this log position, to reproduce an earlier report (default: the head)', positionArgument)
+      .addOption(new Option('--format <format>', 'json: the HTTP body; csv: RFC 4180 with a totals row; table: aligned columns').choices(['table', 'csv', 'json']).default('table'))
+      .action(async (options: UsageOptions) => {
+        const store = context.openStore();
+        try {
+          const queries = new UsageQueries(store, new UsageIndex(store));
+          const { usage } = await queries
+            .report(systemCaller('cli'), {
+              start: isoOf(options.from),
+              end: isoOf(options.to),
+              projectId: options.project ?? null,
+              groupBy: options.groupBy,
+              rateCard: options.rateCard ?? null,
+              asOfPosition: options.asOfPosition === undefined ? null : String(options.asOfPosition),
+            })
+            .catch((error: unknown) => {
+              throw error instanceof DomainError ? new UsageError(error.message) : error;
+            });
+          await writeOut(context.stdout, render(usage as { lines: Row[]; totals: Row }, options.format));
+        } finally {
+          await store.close();
+        }
+      });
+  },
+};
