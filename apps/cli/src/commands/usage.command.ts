@@ -24,7 +24,10 @@ type Row = Readonly<Record<string, unknown>>;
 /** Blazar's `YYYY-MM-DD HH:MM` (UTC, as the API and the `openstack` CLI write dates) becomes ISO 8601; ISO passes as it is. */
 const isoOf = (value: string): string => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
 
-const cell = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+const cell = (value: unknown): string => {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
+};
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
 const csvField = (value: unknown): string => {
