@@ -26,7 +26,7 @@ const isoOf = (value: string): string => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test
 
 const cell = (value: unknown): string => {
   if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 };
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
