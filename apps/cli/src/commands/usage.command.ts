@@ -26,7 +26,8 @@ const isoOf = (value: string): string => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test
 
 const cell = (value: unknown): string => {
   if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? `${value}` : JSON.stringify(value);
 };
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
