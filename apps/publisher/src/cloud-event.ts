@@ -29,6 +29,9 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];
 
+/** Every subject path: the Kafka channel's topic suffixes. */
+export const SUBJECT_PATH_NAMES: readonly string[] = Object.values(SUBJECT_PATHS);
+
 /**
  * `type` is the public type of docs/events.md as it is (consumers match the catalogue's names);
  * `dataschema` names that type's data at the public schema version, so a breaking change is visible
