@@ -1,6 +1,13 @@
 import { kafkaConfigFromEnv } from './kafka/kafka.config.js';
 import { KafkaChannel } from './kafka/kafka.channel.js';
 import type { OutboundChannel } from './channel.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { webhookConfigFromEnv } from '#application/webhooks/webhook.config.js';
+import { WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
+import { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
+import { WebhookChannel } from './webhooks/webhook.channel.js';
+import { type WorkerLogEntry, WebhookWorker } from './webhooks/webhook-worker.js';
+import { httpSender } from './webhooks/webhook-sender.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,8 +36,25 @@ export const publisherConfigFromEnv = (env: Env): PublisherConfig => {
   };
 };
 
+/** Whether any channel is switched on (checked before anything is opened). */
+export const anyChannelConfigured = (env: Env): boolean => kafkaConfigFromEnv(env) !== null || webhookConfigFromEnv(env).enabled;
+
+export interface ChannelResources {
+  readonly store: EventStore;
+  readonly dataDir: string;
+  readonly log: (entry: WorkerLogEntry) => void;
+}
+
 /** Every channel the configuration switches on (each off unless its own variables are set). */
-export const channelsFromEnv = (env: Env): OutboundChannel[] => {
+export const channelsFromEnv = (env: Env, { store, dataDir, log }: ChannelResources): OutboundChannel[] => {
   const kafka = kafkaConfigFromEnv(env);
-  return kafka === null ? [] : [new KafkaChannel(kafka)];
+  const webhooks = webhookConfigFromEnv(env);
+  const channels: OutboundChannel[] = kafka === null ? [] : [new KafkaChannel(kafka)];
+  if (webhooks.enabled) {
+    const deliveries = WebhookDeliveries.open(`${dataDir}/webhooks.sqlite`);
+    const secrets = WebhookSecrets.open(`${dataDir}/webhook-secrets.sqlite`);
+    const worker = new WebhookWorker({ deliveries, secrets, config: webhooks, send: httpSender(webhooks.targets), log });
+    channels.push(new WebhookChannel(store, deliveries, worker, env.LEASEHOLD_CLOUDEVENTS_SOURCE?.trim() || '/leasehold'));
+  }
+  return channels;
 };

@@ -29,6 +29,7 @@ export const TAGS = [
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
+  { name: 'webhooks', description: "Signed HTTP deliveries of a project's lease events (a Leasehold extension)." },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -307,5 +308,47 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       outcome: '`refused` (the only outcome recorded).',
     },
     response: { description: 'The refusals.', schema: listOf('audit', 'HistoryEntry') },
+  },
+  'GET /v1/webhooks': {
+    operationId: 'listWebhooks',
+    tag: 'webhooks',
+    summary: 'List webhooks',
+    description: "Members see their project's webhooks, admins every project's (`leasehold:webhooks:get`).",
+    response: { description: 'The webhooks.', schema: listOf('webhooks', 'Webhook') },
+  },
+  'POST /v1/webhooks': {
+    operationId: 'createWebhook',
+    tag: 'webhooks',
+    summary: 'Register a webhook',
+    description:
+      "The project's lease events of the listed types are POSTed to `url`, signed with `secret` (docs/webhooks.md; `leasehold:webhooks:post`). 400 while the operator has not switched webhooks on (LEASEHOLD_WEBHOOKS).",
+    body: { schema: ref('WebhookCreate'), required: true },
+    response: { description: 'The new webhook (without its secret).', schema: envelope('webhook', ref('Webhook')) },
+  },
+  'GET /v1/webhooks/:webhookId': {
+    operationId: 'showWebhook',
+    tag: 'webhooks',
+    summary: 'Show a webhook',
+    parameters: { webhookId: 'The webhook id.' },
+    response: { description: 'The webhook.', schema: envelope('webhook', ref('Webhook')) },
+    errors: [404],
+  },
+  'DELETE /v1/webhooks/:webhookId': {
+    operationId: 'deleteWebhook',
+    tag: 'webhooks',
+    summary: 'Delete a webhook',
+    description: 'Nothing more is sent to it, deliveries still pending included; its secret is erased (`leasehold:webhooks:delete`).',
+    parameters: { webhookId: 'The webhook id.' },
+    response: { description: 'Deleted.' },
+    errors: [404],
+  },
+  'GET /v1/webhooks/:webhookId/deliveries': {
+    operationId: 'listWebhookDeliveries',
+    tag: 'webhooks',
+    summary: "A webhook's deliveries",
+    description: 'The newest 500 deliveries, each with every attempt (time, HTTP status or error, duration), as the publisher recorded them.',
+    parameters: { webhookId: 'The webhook id.' },
+    response: { description: 'The deliveries, newest first.', schema: listOf('deliveries', 'WebhookDelivery') },
+    errors: [404],
   },
 };

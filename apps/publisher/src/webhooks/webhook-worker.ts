@@ -1,0 +1,143 @@
+import { DateTime } from 'luxon';
+import { nextAttemptAt } from '#application/webhooks/webhook-backoff.js';
+import type { PendingDelivery, WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
+import type { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, WEBHOOK_ID_HEADER, signatureHeader } from '#application/webhooks/webhook-signature.js';
+import type { WebhookConfig } from '#application/webhooks/webhook.config.js';
+import { CLOUDEVENTS_CONTENT_TYPE } from '../cloud-event.js';
+import type { Send } from './webhook-sender.js';
+
+export type WorkerLogEntry = Readonly<{ event: 'webhook_failed' | 'webhook_gave_up'; webhook_id: string; event_id: string; attempts: number; error: string }>;
+
+export interface WebhookWorkerOptions {
+  readonly deliveries: WebhookDeliveries;
+  readonly secrets: WebhookSecrets;
+  readonly config: WebhookConfig;
+  readonly send: Send;
+  readonly clock?: () => number;
+  readonly random?: () => number;
+  readonly log?: (entry: WorkerLogEntry) => void;
+}
+
+interface Failing {
+  readonly webhook_id: string;
+  readonly attempts: number;
+  readonly error: string;
+  readonly at: string;
+}
+
+/** The longest the worker sleeps without looking at the queue (a wake-up comes sooner on every enqueue). */
+const IDLE_MS = 1_000;
+
+/**
+ * Sends queued deliveries: each webhook's one at a time, oldest first (so a lease's events arrive in
+ * log order), several webhooks at once, so one receiver that is slow or down holds back only its own
+ * deliveries. A failed attempt waits out the backoff; one still failing at the give-up time is given up.
+ * Every attempt and outcome is committed before the next one: after a crash, what was not acknowledged
+ * by its receiver is sent again.
+ */
+export class WebhookWorker {
+  private readonly inFlight = new Set<string>();
+  private readonly failing = new Map<string, Failing>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private readonly clock: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly options: WebhookWorkerOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    // attempts in flight finish and are recorded; a delivery cut off by a kill is simply sent again
+    while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  /** Looks at the queue now (new deliveries were queued, or one finished). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pass(), 0);
+  }
+
+  status(): Readonly<Record<string, unknown>> {
+    const counts = this.options.deliveries.counts();
+    return {
+      pending: counts.pending,
+      retrying: counts.retrying,
+      gave_up: counts.gaveUp,
+      oldest_pending_seconds: counts.oldestPendingMs === null ? 0 : Math.max(0, (this.clock() - counts.oldestPendingMs) / 1000),
+      failing_webhooks: [...this.failing.values()],
+    };
+  }
+
+  private pass(): void {
+    this.timer = null;
+    if (!this.running) return;
+    const now = this.clock();
+    let nextDue = now + IDLE_MS;
+    for (const head of this.options.deliveries.heads()) {
+      if (this.inFlight.has(head.webhookId)) continue;
+      if (head.nextAtMs > now) nextDue = Math.min(nextDue, head.nextAtMs);
+      else if (this.inFlight.size < this.options.config.concurrency) this.launch(head);
+    }
+    this.timer = setTimeout(() => this.pass(), Math.max(0, nextDue - now));
+  }
+
+  private launch(delivery: PendingDelivery): void {
+    this.inFlight.add(delivery.webhookId);
+    void this.attempt(delivery).finally(() => {
+      this.inFlight.delete(delivery.webhookId);
+      this.wake();
+    });
+  }
+
+  private async attempt(delivery: PendingDelivery): Promise<void> {
+    const secret = this.options.secrets.get(delivery.webhookId);
+    if (secret === null) {
+      this.options.deliveries.drop(delivery.webhookId);
+      this.failing.delete(delivery.webhookId);
+      return;
+    }
+    const started = this.clock();
+    const result = await this.options.send({
+      url: delivery.url,
+      headers: {
+        'content-type': CLOUDEVENTS_CONTENT_TYPE,
+        'user-agent': 'leasehold-webhooks/1',
+        [SIGNATURE_HEADER]: signatureHeader(secret, Math.floor(started / 1000), delivery.body),
+        [EVENT_ID_HEADER]: delivery.eventId,
+        [WEBHOOK_ID_HEADER]: delivery.webhookId,
+      },
+      body: delivery.body,
+      timeoutMs: this.options.config.timeoutMs,
+    });
+    const finished = this.clock();
+    const at = DateTime.fromMillis(started, { zone: 'utc' }).toISO() as string;
+    const attempt = { at, status_code: result.statusCode, error: result.error, duration_ms: Math.max(0, Math.round(finished - started)) };
+    if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
+      this.options.deliveries.recordAttempt(delivery, attempt, 'delivered', finished);
+      this.failing.delete(delivery.webhookId);
+      return;
+    }
+    this.recordFailure(delivery, attempt, finished);
+  }
+
+  private recordFailure(delivery: PendingDelivery, attempt: { readonly at: string; readonly status_code: number | null; readonly error: string | null; readonly duration_ms: number }, now: number): void {
+    const attempts = delivery.attempts + 1;
+    const next = nextAttemptAt(this.options.config.schedule, delivery.queuedAtMs, now, attempts, this.random());
+    const error = attempt.error ?? `HTTP ${attempt.status_code ?? '?'}`;
+    this.options.deliveries.recordAttempt(delivery, attempt, next === null ? 'gave_up' : 'pending', next ?? now);
+    this.failing.set(delivery.webhookId, { webhook_id: delivery.webhookId, attempts, error, at: attempt.at });
+    this.options.log?.({ event: next === null ? 'webhook_gave_up' : 'webhook_failed', webhook_id: delivery.webhookId, event_id: delivery.eventId, attempts, error });
+  }
+}
