@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
+import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-deliver.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -81,7 +82,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka: KafkaFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka: KafkaFigures | null, webhooks: WebhookFigures | null): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -90,6 +91,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka:
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
+  for (const row of webhooks === null ? [] : webhookRows(webhooks)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -111,13 +113,16 @@ const main = async (): Promise<void> => {
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
   let kafka: KafkaFigures | null = null;
+  let webhooks: WebhookFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
     kafka = await runKafkaBench();
     console.log(JSON.stringify(kafka, null, 2));
+    webhooks = await runWebhookBench();
+    console.log(JSON.stringify(webhooks, null, 2));
   } finally {
-    printTable(figures, mixed, kafka);
+    printTable(figures, mixed, kafka, webhooks);
   }
 };
 

@@ -38,8 +38,12 @@ const IDLE_MS = 1_000;
  */
 export class WebhookWorker {
   private readonly inFlight = new Set<string>();
+  /** Webhooks that may have deliveries pending: a pass looks at these only, one index seek each. */
+  private readonly active = new Set<string>();
   private readonly failing = new Map<string, Failing>();
   private timer: NodeJS.Timeout | null = null;
+  private nextPassAt: number | null = null;
+  private starved = false;
   private running = false;
   private readonly clock: () => number;
   private readonly random: () => number;
@@ -51,6 +55,7 @@ export class WebhookWorker {
 
   start(): void {
     this.running = true;
+    for (const webhookId of this.options.deliveries.pendingWebhooks()) this.active.add(webhookId);
     this.wake();
   }
 
@@ -58,15 +63,15 @@ export class WebhookWorker {
     this.running = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.nextPassAt = null;
     // attempts in flight finish and are recorded; a delivery cut off by a kill is simply sent again
     while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
-  /** Looks at the queue now (new deliveries were queued, or one finished). */
-  wake(): void {
-    if (!this.running) return;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pass(), 0);
+  /** Looks at the queue now: new deliveries were queued for these webhooks. */
+  wake(webhookIds: Iterable<string> = []): void {
+    for (const webhookId of webhookIds) this.active.add(webhookId);
+    if (this.running) this.scheduleAt(this.clock());
   }
 
   status(): Readonly<Record<string, unknown>> {
@@ -82,22 +87,55 @@ export class WebhookWorker {
 
   private pass(): void {
     this.timer = null;
+    this.nextPassAt = null;
     if (!this.running) return;
     const now = this.clock();
     let nextDue = now + IDLE_MS;
-    for (const head of this.options.deliveries.heads()) {
-      if (this.inFlight.has(head.webhookId)) continue;
-      if (head.nextAtMs > now) nextDue = Math.min(nextDue, head.nextAtMs);
-      else if (this.inFlight.size < this.options.config.concurrency) this.launch(head);
+    for (const webhookId of this.active) {
+      if (this.inFlight.has(webhookId)) continue;
+      const due = this.launchHead(webhookId, now);
+      if (due !== null) nextDue = Math.min(nextDue, due);
     }
-    this.timer = setTimeout(() => this.pass(), Math.max(0, nextDue - now));
+    this.scheduleAt(nextDue);
+  }
+
+  /** Sends the webhook's head delivery if it is due and a slot is free; else when it is due (null: nothing pending). */
+  private launchHead(webhookId: string, now: number): number | null {
+    const head = this.options.deliveries.head(webhookId);
+    if (head === null) {
+      this.active.delete(webhookId);
+      return null;
+    }
+    if (head.nextAtMs > now) return head.nextAtMs;
+    if (this.inFlight.size >= this.options.config.concurrency) {
+      this.starved = true;
+      return now + IDLE_MS;
+    }
+    this.launch(head);
+    return null;
+  }
+
+  /** A pass no later than `at` (one already planned sooner stays). */
+  private scheduleAt(at: number): void {
+    if (!this.running || (this.nextPassAt !== null && this.nextPassAt <= at)) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.nextPassAt = at;
+    this.timer = setTimeout(() => this.pass(), Math.max(0, at - this.clock()));
   }
 
   private launch(delivery: PendingDelivery): void {
     this.inFlight.add(delivery.webhookId);
     void this.attempt(delivery).finally(() => {
       this.inFlight.delete(delivery.webhookId);
-      this.wake();
+      if (!this.running) return;
+      // the next of the same webhook straight away (in order); others wait for the pass they are due at
+      const due = this.launchHead(delivery.webhookId, this.clock());
+      if (due !== null) this.scheduleAt(due);
+      // a webhook left waiting for a free slot gets this one now
+      if (this.starved && this.inFlight.size < this.options.config.concurrency) {
+        this.starved = false;
+        this.scheduleAt(this.clock());
+      }
     });
   }
 

@@ -44,7 +44,7 @@ export class WebhookChannel implements OutboundChannel {
       queued.push(...this.deliveriesOf(event, leaseId, projectId));
     }
     this.deliveries.enqueue([...leases].map(([leaseId, projectId]) => ({ leaseId, projectId })), queued, this.clock());
-    if (queued.length > 0) this.worker.wake();
+    if (queued.length > 0) this.worker.wake(new Set(queued.map((delivery) => delivery.webhookId)));
   }
 
   async status(): Promise<Readonly<Record<string, unknown>>> {

@@ -64,19 +64,27 @@ const iso = (ms: number): string => DateTime.fromMillis(ms, { zone: 'utc' }).toI
 
 /**
  * The publisher's webhook queue (`${dataDir}/webhooks.sqlite`): the webhook channel enqueues one
- * delivery per (webhook, event) in the transaction that precedes its acknowledgement, the worker
- * records every attempt and the outcome. Every write is committed with synchronous=FULL, so a
- * delivery queued survives a SIGKILL and one not yet acknowledged by its receiver is sent again.
+ * delivery per (webhook, event) in the transaction that precedes its acknowledgement (synchronous=FULL:
+ * it survives a power loss, as the checkpoint after it does), the worker records every attempt and the
+ * outcome (synchronous=NORMAL: a SIGKILL loses none; a power loss may lose the latest, and then a
+ * delivery is sent again, which at-least-once allows). One not yet acknowledged by its receiver is
+ * sent again after a restart.
  * The API opens it read-only for GET /v1/webhooks/{id}/deliveries.
  */
 export class WebhookDeliveries {
-  private constructor(private readonly db: Database.Database) {}
+  private readonly headQuery: Database.Statement<[string]>;
+
+  private constructor(private readonly db: Database.Database) {
+    this.headQuery = db.prepare(
+      "SELECT seq, webhook_id, url, event_id, body, attempts, queued_at_ms, next_at_ms FROM webhook_deliveries WHERE state = 'pending' AND webhook_id = ? ORDER BY seq LIMIT 1",
+    );
+  }
 
   static open(file: string): WebhookDeliveries {
     mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
     return new WebhookDeliveries(db);
@@ -106,21 +114,30 @@ export class WebhookDeliveries {
       `INSERT OR IGNORE INTO webhook_deliveries (webhook_id, url, event_id, event_type, lease_id, position, body, state, queued_at_ms, next_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
     );
-    this.db.transaction(() => {
-      this.rememberLeases(leases);
-      for (const d of deliveries) insert.run(d.webhookId, d.url, d.eventId, d.eventType, d.leaseId, d.position, d.body, nowMs, nowMs);
-    })();
+    // synchronous=FULL for this commit only: the checkpoint advances next, so the queue must survive a
+    // power loss too (the WAL's fsync covers the attempt records committed before it as well)
+    this.db.pragma('synchronous = FULL');
+    try {
+      this.db.transaction(() => {
+        this.rememberLeases(leases);
+        for (const d of deliveries) insert.run(d.webhookId, d.url, d.eventId, d.eventType, d.leaseId, d.position, d.body, nowMs, nowMs);
+      })();
+    } finally {
+      this.db.pragma('synchronous = NORMAL');
+    }
   }
 
-  /** Each webhook's oldest pending delivery: a webhook's deliveries go one at a time, in order. */
-  heads(): PendingDelivery[] {
-    const rows = this.db
-      .prepare(
-        `SELECT d.seq, d.webhook_id, d.url, d.event_id, d.body, d.attempts, d.queued_at_ms, d.next_at_ms FROM webhook_deliveries d
-         JOIN (SELECT webhook_id, MIN(seq) AS seq FROM webhook_deliveries WHERE state = 'pending' GROUP BY webhook_id) h ON h.seq = d.seq`,
-      )
-      .all() as { seq: number; webhook_id: string; url: string; event_id: string; body: string; attempts: number; queued_at_ms: number; next_at_ms: number }[];
-    return rows.map((r) => ({ seq: r.seq, webhookId: r.webhook_id, url: r.url, eventId: r.event_id, body: r.body, attempts: r.attempts, queuedAtMs: r.queued_at_ms, nextAtMs: r.next_at_ms }));
+  /** The webhooks with deliveries pending (read once at start; the channel names the ones it queues for later). */
+  pendingWebhooks(): string[] {
+    return (this.db.prepare("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE state = 'pending'").all() as { webhook_id: string }[]).map((r) => r.webhook_id);
+  }
+
+  /** A webhook's oldest pending delivery (an index seek): a webhook's deliveries go one at a time, in order. */
+  head(webhookId: string): PendingDelivery | null {
+    const r = this.headQuery.get(webhookId) as
+      | { seq: number; webhook_id: string; url: string; event_id: string; body: string; attempts: number; queued_at_ms: number; next_at_ms: number }
+      | undefined;
+    return r === undefined ? null : { seq: r.seq, webhookId: r.webhook_id, url: r.url, eventId: r.event_id, body: r.body, attempts: r.attempts, queuedAtMs: r.queued_at_ms, nextAtMs: r.next_at_ms };
   }
 
   /** Records an attempt and the delivery's new state (and next attempt time while pending) together. */
