@@ -11,7 +11,8 @@ import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-del
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, then the Kafka
- * channel (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone).
+ * channel (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), then tenant webhooks
+ * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` runs it alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
