@@ -132,6 +132,7 @@ describe('webhooks through the launcher', () => {
   let dir: string;
   let system: RunningSystem;
   let receiver: Receiver;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-webhooks-'));
@@ -140,7 +141,8 @@ describe('webhooks through the launcher', () => {
       if (path === '/flaky') return count < 2 ? 500 : 200;
       return 200;
     });
-    system = await startSystem({ env: await webhookEnv(dir) });
+    env = await webhookEnv(dir);
+    system = await startSystem({ env });
   });
 
   afterAll(async () => {
@@ -204,6 +206,14 @@ describe('webhooks through the launcher', () => {
     const span = Date.parse(delivery.attempts.at(-1).at) - Date.parse(delivery.queued_at);
     expect(span).toBeLessThanOrEqual(3_000);
     expect((await deliveriesOf(system.url, 'tok-a', healthy)).find((d) => d.lease_id === leaseId)?.state).toBe('delivered');
+
+    // the publisher's /readyz shows the failing receiver and the give-up, and stays ready: the outage is the tenant's
+    const readyz = await fetch(`http://127.0.0.1:${env.LEASEHOLD_PUBLISHER_HEALTH_PORT}/readyz`);
+    expect(readyz.status).toBe(200);
+    const channel = ((await readyz.json()) as { channels: any[] }).channels.find((c) => c.channel === 'webhooks');
+    expect(channel).toMatchObject({ running: true, failing: null, lag: { positions: expect.any(Number), seconds: expect.any(Number) } });
+    expect(channel.gave_up).toBeGreaterThanOrEqual(1);
+    expect(channel.failing_webhooks).toContainEqual(expect.objectContaining({ webhook_id: down, error: 'HTTP 500' }));
   });
 
   it('refuses bad registrations with a 400 naming the field, and targets outside the allow-list', async () => {

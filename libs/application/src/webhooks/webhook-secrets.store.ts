@@ -10,9 +10,10 @@ import Database from 'better-sqlite3';
 export class WebhookSecrets {
   private constructor(private readonly db: Database.Database) {}
 
-  static open(file: string, options: { readonly readonly?: boolean } = {}): WebhookSecrets {
-    if (options.readonly !== true) mkdirSync(dirname(file), { recursive: true });
-    const fresh = !existsSync(file);
+  static open(file: string): WebhookSecrets {
+    const onDisk = file !== ':memory:';
+    if (onDisk) mkdirSync(dirname(file), { recursive: true });
+    const fresh = onDisk && !existsSync(file);
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
