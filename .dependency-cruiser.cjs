@@ -44,8 +44,15 @@ module.exports = {
     {
       name: 'apps-never-import-each-other',
       severity: 'error',
-      from: { path: '^apps/([^/]+)/' },
+      from: { path: '^apps/([^/]+)/', pathNot: '^apps/cli/' },
       to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'cli-uses-the-projector-surface-only',
+      severity: 'error',
+      comment: "the operators' CLI replays the log through the projector's own projections (verify): through its index, and no other app",
+      from: { path: '^apps/cli/' },
+      to: { path: '^apps/', pathNot: ['^apps/cli/', '^apps/projector/src/index\\.ts$'] },
     },
   ],
   options: {

@@ -2,17 +2,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type FeedFigures, feedRows, runFeedLatency } from './feed-latency.js';
+import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
 import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-deliver.js';
+import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
- * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, then the Kafka
- * channel (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), then tenant webhooks
- * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` runs it alone).
+ * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, the event feed's
+ * append -> SSE client latency (bench/feed-latency.ts) on two more, the Kafka channel
+ * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), tenant webhooks
+ * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` alone), usage reports over
+ * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
+ * (`node dist/bench/bench.js as-of`: that one alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -83,7 +89,15 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka: KafkaFigures | null, webhooks: WebhookFigures | null): void => {
+const printTable = (
+  figures: HostOnlyFigures,
+  mixed: MixedFigures | null,
+  feed: readonly FeedFigures[],
+  kafka: KafkaFigures | null,
+  webhooks: WebhookFigures | null,
+  usage: UsageFigures | null,
+  asOf: AsOfFigures | null,
+): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -91,8 +105,11 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka:
   console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
+  for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
   for (const row of webhooks === null ? [] : webhookRows(webhooks)) console.log(row);
+  for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
+  for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -109,21 +126,37 @@ const runHostOnly = async (): Promise<HostOnlyFigures> => {
   }
 };
 
+const asOfOnly = async (): Promise<void> => {
+  const asOf = await runAsOfWorkload(PORT + 2);
+  console.log(JSON.stringify(asOf, null, 2));
+  for (const row of asOfRows(asOf)) console.log(row);
+};
+
 const main = async (): Promise<void> => {
+  if (process.argv[2] === 'as-of') return asOfOnly();
   const figures = await runHostOnly();
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
+  let feed: FeedFigures[] = [];
   let kafka: KafkaFigures | null = null;
   let webhooks: WebhookFigures | null = null;
+  let usage: UsageFigures | null = null;
+  let asOf: AsOfFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
+    feed = await runFeedLatency(PORT + 2);
+    console.log(JSON.stringify(feed, null, 2));
     kafka = await runKafkaBench();
     console.log(JSON.stringify(kafka, null, 2));
     webhooks = await runWebhookBench();
     console.log(JSON.stringify(webhooks, null, 2));
+    usage = await runUsageBench(PORT + 4);
+    console.log(JSON.stringify(usage, null, 2));
+    asOf = await runAsOfWorkload(PORT + 5);
+    console.log(JSON.stringify(asOf, null, 2));
   } finally {
-    printTable(figures, mixed, kafka, webhooks);
+    printTable(figures, mixed, feed, kafka, webhooks, usage, asOf);
   }
 };
 

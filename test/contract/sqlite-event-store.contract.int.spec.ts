@@ -58,6 +58,18 @@ describe('SqliteEventStore specifics', () => {
     expect(recorded?.recordedAt).toBe('2030-01-02T01:04:05.678Z');
   });
 
+  it('maps an instant to the newest position recorded at or before it, the later reading when the clock stepped back', async () => {
+    const times = ['2030-01-01T00:00:01.000Z', '2030-01-01T00:00:02.000Z', '2030-01-01T00:00:00.500Z', '2030-01-01T00:00:03.000Z'];
+    let next = 0;
+    const { store } = await openOnTempFile(() => new Date(times[next++] ?? ''));
+    for (const _ of times) await store.appendToStream('lease-1', 'any', [anEvent()]);
+    expect(await store.positionAt('2030-01-01T00:00:00.499Z')).toBe(0);
+    // 00:00:00.500 was read twice by the clock (before 1 and 2, and after the step): the later reading counts
+    expect(await store.positionAt('2030-01-01T00:00:00.500Z')).toBe(3);
+    expect(await store.positionAt('2030-01-01T00:00:02.999Z')).toBe(3);
+    expect(await store.positionAt('2030-01-01T00:00:03.000Z')).toBe(4);
+  });
+
   it('keeps events across reopening the file', async () => {
     const { file, store } = await openOnTempFile();
     await store.appendToStream('host-1', 'no_stream', [anEvent(), anEvent()]);

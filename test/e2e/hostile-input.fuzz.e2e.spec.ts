@@ -221,6 +221,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     RegisterFloatingIpDto: () => ({ floating_network_id: NET, floating_ip_address: `10.77.${unique() % 250}.${(unique() % 250) + 1}` }),
     FlavorCreate: () => ({ flavor: { name: `fuzz-flavor-${unique()}`, vcpus: 1, ram: 512, disk: 1 } }),
     WebhookCreate: () => ({ url: `http://127.0.0.1:61999/fuzz/${unique()}`, event_types: ['lease.created', 'lease.before_end_requested'], secret: 'fuzz-secret-0123456789' }),
+    RateCardPublish: () => ({
+      currency: 'EUR',
+      effective_from: '2030-01-01 00:00',
+      prices: { host_hours: '1.5', vcpu_hours: 0.01 },
+      capability_prices: [{ capability: 'gpu', value: 'true', prices: { host_hours: '3' } }],
+    }),
   };
 
   const mutatedBody = (schemaName: string): fc.Arbitrary<unknown> => {
@@ -336,6 +342,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       flavorId: [flavor.body.flavor.id],
       webhookId: [webhook.body.webhook.id],
       name: ['gpu'],
+      rateCardName: ['fuzz-card'],
     });
     operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, item]) =>
       Object.entries(item)

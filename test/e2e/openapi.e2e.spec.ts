@@ -339,7 +339,24 @@ describe('OpenAPI document and /docs', () => {
       expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204']).toBeDefined();
       expect(doc.paths['/v1/leases'].post.responses['201'].headers['X-Leasehold-Position']).toBeDefined();
       expect(doc.paths['/v1/leases'].get.parameters).toContainEqual({ $ref: '#/components/parameters/MinPosition' });
-      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id']);
+      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id', 'as_of']);
+    });
+
+    it('documents as_of on exactly the reads that answer it', () => {
+      const takesAsOf = Object.entries(doc.paths as Record<string, { get?: { parameters?: Schema[] } }>)
+        .filter(([, item]) => item.get?.parameters?.some((p) => p.name === 'as_of'))
+        .map(([path]) => path)
+        .sort();
+      expect(takesAsOf).toEqual([
+        '/v1/floatingips',
+        '/v1/floatingips/allocations',
+        '/v1/floatingips/{floatingIpId}',
+        '/v1/leases',
+        '/v1/leases/{leaseId}',
+        '/v1/os-hosts',
+        '/v1/os-hosts/allocations',
+        '/v1/os-hosts/{hostId}',
+      ]);
     });
 
     it('path and query parameters carry the patterns RouteParametersPipe enforces; the input rules are described', () => {

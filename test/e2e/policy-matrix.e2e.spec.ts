@@ -61,6 +61,8 @@ let tokensDir: string;
 let day = 0;
 
 const as = (who: keyof typeof IDENTITIES) => IDENTITIES[who].token;
+/** `?as_of=` the present instant: what was just written is recorded by then. */
+const asOfNow = (): string => `as_of=${new Date().toISOString()}`;
 const request = (method: string, path: string, token: string | null, body?: unknown) => call(system.url, method, path, token, body);
 
 /** A lease with no reservations (cheap, always fits) owned by project-a or project-b. */
@@ -155,6 +157,10 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   // Leasehold's history: whoever may read the lease may read its history
   'history own': { admin: true, member: true, reader: true, norole: false },
   'history other': { admin: true, member: false, reader: false, norole: false },
+  // Leasehold's as_of: the same policy as the read it repeats
+  'list as_of': { admin: true, member: true, reader: true, norole: false },
+  'get own as_of': { admin: true, member: true, reader: true, norole: false },
+  'get other as_of': { admin: true, member: false, reader: false, norole: false },
 };
 
 const table = (policy: Record<string, Record<Role, boolean>>) =>
@@ -166,8 +172,10 @@ describe('leases: route x role x own/other project (static tokens, default polic
     const own = await leaseOf('ownerA');
     const other = await leaseOf('ownerB');
     switch (route) {
-      case 'list': {
-        const reply = await read(() => request('GET', '/v1/leases', token), 200, 'blazar:leases:get', allowed);
+      case 'list':
+      case 'list as_of': {
+        const path = route === 'list' ? '/v1/leases' : `/v1/leases?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:leases:get', allowed);
         if (!allowed) break;
         const ids = reply.body.leases.map((lease: { id: string }) => lease.id);
         expect(ids).toContain(own);
@@ -179,9 +187,12 @@ describe('leases: route x role x own/other project (static tokens, default polic
         break;
       }
       case 'get own':
-      case 'get other': {
-        const id = route === 'get own' ? own : other;
-        const reply = await read(() => request('GET', `/v1/leases/${id}`, token), 200, 'blazar:leases:get', allowed);
+      case 'get other':
+      case 'get own as_of':
+      case 'get other as_of': {
+        const id = route.startsWith('get own') ? own : other;
+        const path = route.endsWith('as_of') ? `/v1/leases/${id}?${asOfNow()}` : `/v1/leases/${id}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:leases:get', allowed);
         if (allowed) expect(reply.body.lease.id).toBe(id);
         break;
       }
@@ -250,6 +261,9 @@ const HOST_ROUTES = [
   'list properties',
   'update property',
   'host history',
+  'list hosts as_of',
+  'show host as_of',
+  'list allocations as_of',
 ] as const;
 
 describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
@@ -259,8 +273,10 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
     const token = as(role);
     const host = await newHost();
     switch (route) {
-      case 'list hosts': {
-        const reply = await read(() => request('GET', '/v1/os-hosts', token), 200, 'blazar:oshosts:get', allowed);
+      case 'list hosts':
+      case 'list hosts as_of': {
+        const path = route === 'list hosts' ? '/v1/os-hosts' : `/v1/os-hosts?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:oshosts:get', allowed);
         if (allowed) expect(reply.body.hosts.map((h: { id: string }) => h.id)).toContain(host);
         break;
       }
@@ -270,6 +286,11 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
       case 'show host':
         await read(() => request('GET', `/v1/os-hosts/${host}`, token), 200, 'blazar:oshosts:get', allowed);
         break;
+      case 'show host as_of': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/${host}?${asOfNow()}`, token), 200, 'blazar:oshosts:get', allowed);
+        if (allowed) expect(reply.body.host.id).toBe(host);
+        break;
+      }
       case 'update host':
         await write(role, () => request('PUT', `/v1/os-hosts/${host}`, token, { rack: `r-${role}` }), 200, 'blazar:oshosts:put', allowed);
         break;
@@ -279,6 +300,11 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
       case 'list allocations':
         await read(() => request('GET', '/v1/os-hosts/allocations', token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
+      case 'list allocations as_of': {
+        const reply = await read(() => request('GET', `/v1/os-hosts/allocations?${asOfNow()}`, token), 200, 'blazar:oshosts:get_allocations', allowed);
+        if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(host);
+        break;
+      }
       case 'host allocation':
         await read(() => request('GET', `/v1/os-hosts/${host}/allocation`, token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
@@ -329,6 +355,9 @@ const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
   'floating ip allocation': { admin: true, member: false, reader: false, norole: false },
   // a resource's history is admin only, though readers may see the floating IP itself
   'floating ip history': { admin: true, member: false, reader: false, norole: false },
+  'list floating ips as_of': { admin: true, member: true, reader: true, norole: false },
+  'show floating ip as_of': { admin: true, member: true, reader: true, norole: false },
+  'list floating ip allocations as_of': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
@@ -336,13 +365,17 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
     const token = as(role);
     const ip = await newFloatingIp();
     switch (route) {
-      case 'list floating ips': {
-        const reply = await read(() => request('GET', '/v1/floatingips', token), 200, 'blazar:floatingips:get', allowed);
+      case 'list floating ips':
+      case 'list floating ips as_of': {
+        const path = route === 'list floating ips' ? '/v1/floatingips' : `/v1/floatingips?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:floatingips:get', allowed);
         if (allowed) expect(reply.body.floatingips.map((f: { id: string }) => f.id)).toContain(ip);
         break;
       }
-      case 'show floating ip': {
-        const reply = await read(() => request('GET', `/v1/floatingips/${ip}`, token), 200, 'blazar:floatingips:get', allowed);
+      case 'show floating ip':
+      case 'show floating ip as_of': {
+        const path = route === 'show floating ip' ? `/v1/floatingips/${ip}` : `/v1/floatingips/${ip}?${asOfNow()}`;
+        const reply = await read(() => request('GET', path, token), 200, 'blazar:floatingips:get', allowed);
         if (allowed) expect(reply.body.floatingip.id).toBe(ip);
         break;
       }
@@ -359,6 +392,11 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
       case 'list floating ip allocations':
         await read(() => request('GET', '/v1/floatingips/allocations', token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
+      case 'list floating ip allocations as_of': {
+        const reply = await read(() => request('GET', `/v1/floatingips/allocations?${asOfNow()}`, token), 200, 'blazar:floatingips:get_allocations', allowed);
+        if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(ip);
+        break;
+      }
       case 'floating ip allocation':
         await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
@@ -450,6 +488,87 @@ describe('flavors: everyone authenticated may look, admins change (static tokens
   });
 });
 
+/**
+ * The event feed: anyone authenticated may read it (`@`), and sees in it what `blazar:leases:get`
+ * lets them read of each lease (its project's), hosts' events only as an admin.
+ */
+const EVENTS_POLICY: Record<string, Record<Role, boolean>> = {
+  'own project lease events': { admin: true, member: true, reader: true, norole: false },
+  'other project lease events': { admin: true, member: false, reader: false, norole: false },
+  'host events': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('the event feed: everyone authenticated, each sees what the lease policy lets them (static tokens, default policy)', () => {
+  it.each(table(EVENTS_POLICY))('%s as %s: visible=%s', async (route, role, visible) => {
+    const { body: head } = await request('GET', '/v1/events?types=flavor.added', as('admin'));
+    const after = head.next_after as number;
+    const subject =
+      route === 'host events' ? { type: 'host.registered', id: await newHost(), field: 'host_id' } : { type: 'lease.created', id: await leaseOf(route === 'own project lease events' ? 'ownerA' : 'ownerB'), field: 'lease_id' };
+    const reply = await read(() => request('GET', `/v1/events?after=${after}&limit=1000`, as(role)), 200, 'leasehold:events:get', true);
+    const seen = reply.body.events.some((entry: { type: string; data: Record<string, unknown> }) => entry.type === subject.type && entry.data[subject.field] === subject.id);
+    expect(seen).toBe(visible);
+    expect(reply.body.next_after).toBeGreaterThan(after);
+  });
+});
+
+const USAGE_WINDOW = 'start=2020-01-01%2000:00&end=2040-01-01%2000:00';
+const RATE_CARD = { currency: 'EUR', effective_from: '2020-01-01 00:00', prices: { host_hours: '1.5' } };
+
+/** Usage: project readers see their own project's, admins every project's; rate cards: anyone reads, admins publish. */
+const USAGE_POLICY: Record<string, Record<Role, boolean>> = {
+  'usage own project': { admin: true, member: true, reader: true, norole: false },
+  'usage other project': { admin: true, member: false, reader: false, norole: false },
+  'list rate cards': { admin: true, member: true, reader: true, norole: true },
+  'show rate card': { admin: true, member: true, reader: true, norole: true },
+  'publish rate card': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('usage and rate cards (static tokens, default policy)', () => {
+  beforeAll(async () => {
+    const published = await request('PUT', '/v1/rate-cards/matrix', as('admin'), RATE_CARD);
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+  });
+
+  it.each(table(USAGE_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    switch (route) {
+      case 'usage own project': {
+        const reply = await read(() => request('GET', `/v1/usage?${USAGE_WINDOW}`, token), 200, 'leasehold:usage:get', allowed);
+        // an admin's report without project_id covers every project; anyone else's their own
+        if (allowed) expect(reply.body.usage.project_id).toBe(role === 'admin' ? null : 'project-a');
+        break;
+      }
+      case 'usage other project': {
+        const reply = await read(() => request('GET', `/v1/usage?${USAGE_WINDOW}&project_id=project-b`, token), 200, 'leasehold:usage:get', allowed);
+        if (allowed) expect(reply.body.usage.project_id).toBe('project-b');
+        break;
+      }
+      case 'list rate cards': {
+        const reply = await read(() => request('GET', '/v1/rate-cards', token), 200, 'leasehold:rate_cards:get', allowed);
+        if (allowed) expect(reply.body.rate_cards.map((card: { name: string }) => card.name)).toContain('matrix');
+        break;
+      }
+      case 'show rate card': {
+        const reply = await read(() => request('GET', '/v1/rate-cards/matrix', token), 200, 'leasehold:rate_cards:get', allowed);
+        if (allowed) expect(reply.body.rate_card).toMatchObject({ name: 'matrix', currency: 'EUR' });
+        break;
+      }
+      case 'publish rate card': {
+        const reply = await write(role, () => request('PUT', `/v1/rate-cards/matrix-${role}`, token, RATE_CARD), 200, 'leasehold:rate_cards:put', allowed);
+        if (allowed) expect(reply.body.rate_card).toMatchObject({ name: `matrix-${role}`, version: 1 });
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('a malformed report or card as %s: the policy comes first (403 without a role), then 400', async (role) => {
+    const reply = await request('GET', '/v1/usage?start=2030-01-02%2000:00&end=2030-01-01%2000:00', as(role));
+    expect(reply.status).toBe(role === 'norole' ? 403 : 400);
+    const card = await request('PUT', '/v1/rate-cards/matrix', as(role), { ...RATE_CARD, currency: 'euros' });
+    expect(card.status).toBe(role === 'admin' ? 400 : 403);
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -477,10 +596,15 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/os-hosts/1/history'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/audit'],
+    ['GET', '/v1/events'],
     ['GET', '/v1/flavors'],
     ['POST', '/v1/flavors', { flavor: { name: 'x', vcpus: 1, ram: 1, disk: 1 } }],
     ['GET', '/v1/flavors/1'],
     ['DELETE', '/v1/flavors/1'],
+    ['GET', `/v1/usage?${USAGE_WINDOW}`],
+    ['GET', '/v1/rate-cards'],
+    ['GET', '/v1/rate-cards/matrix'],
+    ['PUT', '/v1/rate-cards/matrix', RATE_CARD],
     ['GET', '/v1/no-such-route'],
     ['GET', '/V1/leases'],
     ['POST', '/', {}],

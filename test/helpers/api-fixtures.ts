@@ -68,6 +68,16 @@ export const ledgerCount = (dataDir: string): number => {
   }
 };
 
+/** The newest position in the ledger (0 when empty), read straight from the system's SQLite file (read-only). */
+export const ledgerHead = (dataDir: string): number => {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('select coalesce(max(position), 0) as head from events').get() as { head: number }).head;
+  } finally {
+    db.close();
+  }
+};
+
 /** The common reservation fields, then the instance plugin's columns (upstream's instance_reservations order). */
 export const INSTANCE_RESERVATION_KEYS = [
   'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
@@ -83,6 +93,8 @@ export const FLOATINGIP_KEYS = ['created_at', 'updated_at', 'id', 'floating_netw
 
 export interface LedgerEvent {
   readonly position: number;
+  /** When the store recorded it (ISO-8601 UTC). */
+  readonly recordedAt: string;
   readonly type: string;
   readonly data: any;
   readonly metadata: any;
@@ -92,13 +104,14 @@ export interface LedgerEvent {
 export const ledgerEvents = (dataDir: string, streamId: string): LedgerEvent[] => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('select position, type, data, metadata from events where stream_id = ? order by position').all(streamId) as {
+    const rows = db.prepare('select position, recorded_at, type, data, metadata from events where stream_id = ? order by position').all(streamId) as {
       position: number;
+      recorded_at: string;
       type: string;
       data: string;
       metadata: string;
     }[];
-    return rows.map((row) => ({ position: row.position, type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }));
+    return rows.map((row) => ({ position: row.position, recordedAt: row.recorded_at, type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }));
   } finally {
     db.close();
   }

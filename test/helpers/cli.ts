@@ -57,3 +57,17 @@ export const parseTable = (text: string): string[][] =>
     .split('\n')
     .filter((line) => line.startsWith('|'))
     .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+
+/** Leasehold's own CLI, built (`dist/`), with these settings; stdout and stderr are pipes, never a terminal. */
+export const leaseholdWith = (settings: Readonly<Record<string, string>>, ...args: string[]): Promise<CliResult> =>
+  new Promise((resolve) => {
+    const main = new URL('../../dist/apps/cli/src/main.js', import.meta.url).pathname;
+    const env = { ...process.env, LEASEHOLD_READ_MODEL_URL: '', ...settings };
+    execFile(process.execPath, [main, ...args], { timeout: 120_000, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+
+/** `leasehold` on a data folder with its SQLite read model. */
+export const leasehold = (dataDir: string, ...args: string[]): Promise<CliResult> => leaseholdWith({ LEASEHOLD_DATA_DIR: dataDir }, ...args);

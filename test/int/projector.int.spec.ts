@@ -35,7 +35,9 @@ import type { Actor, AppendRequest, EventStore, RecordedEvent } from '#event-sto
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import {
   AllocationEntity,
+  AllocationVersionEntity,
   CheckpointEntity,
+  HISTORY_FROM_CHECKPOINT,
   HostEntity,
   LeaseEntity,
   PropertyEntity,
@@ -562,9 +564,15 @@ describe('projector on SQLite', () => {
     // allocations: booked, moved, released
     const allocations = await em.find(AllocationEntity, { hostId: { $in: [hostA, hostB] } }, { orderBy: { startDate: 'asc' } });
     expect(allocations.map((x) => ({ ...x }))).toEqual([
-      { id: `${leaseA.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseA.reservationId, leaseId: leaseA.leaseId, startDate: at(2 * DAY), endDate: at(6 * DAY) },
-      { id: `${leaseC.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY) },
+      { id: `${leaseA.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseA.reservationId, leaseId: leaseA.leaseId, startDate: at(2 * DAY), endDate: at(6 * DAY), since: expect.any(Number) },
+      { id: `${leaseC.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY), since: expect.any(Number) },
     ]);
+    // the moved booking keeps what it was before the move, valid up to the move
+    const [moved] = allocations;
+    const versions = await em.find(AllocationVersionEntity, { id: moved?.id ?? '' }, { orderBy: { validFrom: 'asc' } });
+    expect(versions.at(-1)?.validTo).toBe(moved?.since);
+    expect(versions.every((version) => version.validFrom < version.validTo)).toBe(true);
+    expect(versions.at(-1)).not.toMatchObject({ startDate: at(2 * DAY), endDate: at(6 * DAY) });
 
     // hosts: merged capabilities, reservable flag, unregistered host gone
     const hA = await em.findOneOrFail(HostEntity, { id: hostA });
@@ -612,7 +620,9 @@ describe('projector on SQLite', () => {
     expect(rebuiltDump).toEqual(liveDump);
     expect(JSON.stringify(rebuiltDump)).toBe(JSON.stringify(liveDump));
     const checkpoint = (name: string) => ({ name, position: head, failedPosition: null, failedEventType: null, error: null, failedAt: null });
-    expect(rebuiltDump.lh_checkpoints).toEqual([...READ_MODELS].sort().map(checkpoint));
+    // and the versions are complete from the start of the log
+    const historyFrom = { ...checkpoint(HISTORY_FROM_CHECKPOINT), position: 0 };
+    expect(rebuiltDump.lh_checkpoints).toEqual([...[...READ_MODELS].map(checkpoint), historyFrom].sort((x, y) => (x.name < y.name ? -1 : 1)));
 
     // a second rebuild of the same target drops what was there and lands on the same rows
     await expect(rebuildReadModel({ store, orm: target, batchSize: 37 })).resolves.toEqual(result);

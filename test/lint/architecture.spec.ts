@@ -44,6 +44,7 @@ const PLANTED: Readonly<Record<string, string>> = {
   'libs/plugins/src/nest.ts': "import { Injectable } from '@nestjs/common';\nexport const I = Injectable;\n",
   'apps/api/src/app.ts': "import { start } from '#reactor/start.js';\nexport const app = start;\n",
   'apps/reactor/src/start.ts': 'export const start = 1;\n',
+  'apps/cli/src/reach.ts': "import { start } from '#reactor/start.js';\nexport const reach = start;\n",
 };
 
 describe('architecture rules (dependency-cruiser, npm run lint)', () => {

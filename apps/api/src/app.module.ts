@@ -1,4 +1,4 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -14,6 +14,10 @@ import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
 import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
 import { HistoryController } from './history/history.controller.js';
+import { FeedController } from './feed/feed.controller.js';
+import { FeedStreams } from './feed/feed-streams.js';
+import { EventFeed } from '#application/feed/event-feed.queries.js';
+import { LogHead } from '#application/feed/log-head.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
@@ -23,6 +27,7 @@ import { ReadQueries } from '#application/queries/read.queries.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { WriteRefusals } from '#application/audit/write-refusals.js';
 import { ReadYourWrites } from './read-side/read-your-writes.js';
+import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
@@ -45,14 +50,24 @@ import { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
 import { WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
 import { webhookConfigFromEnv } from '#application/webhooks/webhook.config.js';
 import { checkWebhookTarget } from '#application/webhooks/webhook-targets.js';
+import { UsageIndex } from '#application/usage/usage-index.js';
+import { UsageQueries } from '#application/usage/usage.queries.js';
+import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
+import { UsageController } from './usage/usage.controller.js';
 
-class Lifecycle implements OnApplicationShutdown {
+class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
     @Inject(AUDIT_STORE) private readonly audit: EventStore,
     @Inject(WebhookSecrets) private readonly secrets: WebhookSecrets,
+    @Inject(FeedStreams) private readonly streams: FeedStreams,
   ) {}
+
+  /** Before the server closes: it waits for every open connection, and an event stream never ends by itself. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.streams.closeAll();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.orm.close();
@@ -68,7 +83,20 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [OpenApiModule.forRoot({ auth: config.auth })],
-      controllers: [VersionsController, HealthController, LeaseController, HostController, PluginsController, FloatingIpController, FlavorController, HistoryController, AuditController, WebhookController],
+      controllers: [
+        VersionsController,
+        HealthController,
+        LeaseController,
+        HostController,
+        PluginsController,
+        FloatingIpController,
+        FlavorController,
+        HistoryController,
+        AuditController,
+        FeedController,
+        UsageController,
+        WebhookController,
+      ],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
@@ -144,10 +172,34 @@ export class AppModule {
             });
           },
         },
+        { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        {
+          provide: FeedStreams,
+          inject: [EventFeed, EVENT_STORE],
+          useFactory: (feed: EventFeed, store: EventStore) =>
+            new FeedStreams(feed, new LogHead(store), { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+        },
+        {
+          provide: UsageIndex,
+          inject: [EVENT_STORE],
+          useFactory: async (store: EventStore) => {
+            const index = new UsageIndex(store);
+            await index.catchUp();
+            index.warm();
+            return index;
+          },
+        },
+        { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
+        { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
           useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
+        },
+        {
+          provide: PointInTime,
+          inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
+          useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new PointInTime(orm, store, clock),
         },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },

@@ -30,6 +30,10 @@ export interface ApiConfig {
   readonly readYourWritesTimeoutMs: number;
   /** One JSON line per request with its request ids (LEASEHOLD_ACCESS_LOG=0 turns it off). */
   readonly accessLog: boolean;
+  /** Event streams (`GET /v1/events` as Server-Sent Events) this process serves at once; 503 beyond. */
+  readonly feedMaxStreams: number;
+  /** How often an idle event stream sends a comment line, so proxies and clients see it alive. */
+  readonly feedHeartbeatMs: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -40,6 +44,12 @@ const integer = (value: string | undefined, fallback: number, name: string): num
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
+  return parsed;
+};
+
+const positive = (value: string | undefined, fallback: number, name: string): number => {
+  const parsed = integer(value, fallback, name);
+  if (parsed === 0) throw new Error(`${name} must be a positive integer, got ${String(value)}`);
   return parsed;
 };
 
@@ -109,6 +119,8 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     ...applicationSettingsFromEnv(env),
     readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
+    feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
+    feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
   };
 };
 

@@ -4,3 +4,4 @@ export * from './projection-runner.js';
 export * from './dump-read-model.js';
 export * from './rebuild-read-model.js';
 export * from './projection-batch.js';
+export * from './verify-read-model.js';

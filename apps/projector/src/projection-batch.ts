@@ -1,7 +1,7 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type Connection, type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
-import { CheckpointEntity, type CheckpointRow, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
+import { CheckpointEntity, type CheckpointRow, HISTORY_FROM_CHECKPOINT, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
 
@@ -51,6 +51,19 @@ export const migrateLegacyCheckpoint = async (orm: MikroORM, names: readonly str
     }
     await tx.nativeDelete(CheckpointEntity, { name: LEGACY_READ_MODEL_CHECKPOINT });
   });
+};
+
+/**
+ * Past versions of rows are kept from the first start of a projector that keeps them: a read model
+ * projected by an earlier release has none before its checkpoints then, and says so (see
+ * HISTORY_FROM_CHECKPOINT); a new one has them all. Two projectors starting at once agree.
+ */
+export const markHistoryStart = async (orm: MikroORM, names: readonly string[]): Promise<void> => {
+  const em = orm.em.fork();
+  if ((await em.findOne(CheckpointEntity, { name: HISTORY_FROM_CHECKPOINT })) !== null) return;
+  const from = Math.max(0, ...(await readCheckpoints(em, names)).values());
+  const row = { name: HISTORY_FROM_CHECKPOINT, position: from, failedPosition: null, failedEventType: null, error: null, failedAt: null };
+  await em.upsert(CheckpointEntity, row, { onConflictAction: 'ignore' });
 };
 
 let savepoints = 0;

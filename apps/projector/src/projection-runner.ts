@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { type ProjectionFault, type ProjectionOutcome, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
+import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
 import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 
@@ -154,6 +154,7 @@ export class ProjectionRunner {
     if (this.running) return;
     const names = this.lanes.map((lane) => lane.projection.name);
     await migrateLegacyCheckpoint(this.options.orm, names);
+    await markHistoryStart(this.options.orm, names);
     const checkpoints = await readCheckpoints(this.options.orm.em, names);
     for (const lane of this.lanes) lane.position = checkpoints.get(lane.projection.name) ?? 0;
     this.startPosition = this.position();

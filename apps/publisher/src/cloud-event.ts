@@ -24,6 +24,7 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
   floating_ip: 'floatingips',
   resource_property: 'properties',
   flavor: 'flavors',
+  rate_card: 'rate-cards',
 };
 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];

@@ -10,3 +10,4 @@ export * from './lease/index.js';
 export * from './resource-property/resource-property.js';
 export * from './shared/text-rules.js';
 export * from './shared/limits.js';
+export * from './usage/index.js';

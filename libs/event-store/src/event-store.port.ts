@@ -116,6 +116,12 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the newest event in the store (0 when empty). */
   headPosition(): Promise<number>;
+  /**
+   * The newest position whose event was recorded at or before `instant` (ISO-8601; 0 when none was):
+   * the log as it stood then. Should the clock have stepped back, the later of the instants it read
+   * `instant` counts.
+   */
+  positionAt(instant: string): Promise<number>;
   /** Catch-up-then-live subscription to all events matching the filter. */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;

@@ -1,8 +1,9 @@
-import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 import type { Capabilities } from '#domain/index.js';
 import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
+import { HISTORY_ENTITIES, historyEntities } from './history-entities.js';
 import type { LeaseView } from './lease-view.js';
 import { SafeTextType } from './safe-text.type.js';
 
@@ -15,6 +16,8 @@ export interface LeaseRow {
   endDate: string;
   status: string;
   doc: LeaseView;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
 }
 
 export interface ReservationRow {
@@ -33,6 +36,8 @@ export interface AllocationRow {
   leaseId: string;
   startDate: string;
   endDate: string;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
 }
 
 export interface HostRow {
@@ -41,6 +46,8 @@ export interface HostRow {
   sortKey: number;
   doc: HostView;
   capabilities: Capabilities;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
 }
 
 /** A capability name ever seen on a host (upstream never forgets them) and its privacy flag. */
@@ -59,6 +66,8 @@ export interface FloatingIpRow {
   /** Log position of the registration: the list shows floating IPs in the order they were registered. */
   sortKey: number;
   doc: FloatingIpView;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
 }
 
 /** One floating IP held by one reservation, with the booked interval (ISO-8601 UTC). */
@@ -69,6 +78,8 @@ export interface FloatingIpAllocationRow {
   leaseId: string;
   startDate: string;
   endDate: string;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
 }
 
 /** A flavor of the standalone catalog. */
@@ -110,6 +121,7 @@ const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
     status: { type: SafeTextType },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
+    since: { type: new BigIntType('number'), default: 0 },
   },
 });
 export const LeaseEntity = leaseSchema();
@@ -137,6 +149,7 @@ const allocationSchema = (): EntitySchema<AllocationRow> => new EntitySchema<All
     leaseId: { type: SafeTextType, index: true },
     startDate: { type: SafeTextType },
     endDate: { type: SafeTextType, index: true },
+    since: { type: new BigIntType('number'), default: 0 },
   },
 });
 export const AllocationEntity = allocationSchema();
@@ -151,6 +164,7 @@ const hostSchema = (): EntitySchema<HostRow> => new EntitySchema<HostRow>({
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
     capabilities: { type: 'json', columnType: 'json' },
+    since: { type: new BigIntType('number'), default: 0 },
   },
 });
 export const HostEntity = hostSchema();
@@ -178,6 +192,7 @@ const floatingIpSchema = (): EntitySchema<FloatingIpRow> => new EntitySchema<Flo
     sortKey: { type: new BigIntType('number'), index: true },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
+    since: { type: new BigIntType('number'), default: 0 },
   },
 });
 export const FloatingIpEntity = floatingIpSchema();
@@ -192,6 +207,7 @@ const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> => 
     leaseId: { type: SafeTextType, index: true },
     startDate: { type: SafeTextType },
     endDate: { type: SafeTextType, index: true },
+    since: { type: new BigIntType('number'), default: 0 },
   },
 });
 export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
@@ -234,6 +250,7 @@ export const READ_MODEL_ENTITIES = [
   FloatingIpAllocationEntity,
   FlavorEntity,
   CheckpointEntity,
+  ...HISTORY_ENTITIES,
 ];
 
 /**
@@ -242,7 +259,7 @@ export const READ_MODEL_ENTITIES = [
  * one) must not share them.
  */
 export const readModelEntities = (): EntitySchema<object>[] =>
-  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), checkpointSchema()] as EntitySchema<object>[];
+  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
 
 /** The checkpoint of releases that projected every table in one transaction; seeds the per-projection ones once. */
 export const LEGACY_READ_MODEL_CHECKPOINT = 'read-models';

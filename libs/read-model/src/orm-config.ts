@@ -38,6 +38,12 @@ export const openReadModel = async (db: ReadModelDatabase, attempts = 5): Promis
   }
 };
 
+/**
+ * Connects to an existing read model as it is, creating and altering nothing (for tools that only read
+ * it: a reader that updated the schema of an older release's read model would change it).
+ */
+export const connectReadModel = (db: ReadModelDatabase): Promise<MikroORM> => MikroORM.init(options(db));
+
 const openOnce = async (db: ReadModelDatabase): Promise<MikroORM> => {
   const orm = await MikroORM.init(options(db));
   if (db.kind === 'sqlite') {

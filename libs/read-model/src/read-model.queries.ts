@@ -1,11 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
-import { toBlazarDate } from './blazar-format.js';
 import {
   AllocationEntity,
-  type AllocationRow,
   FlavorEntity,
   FloatingIpAllocationEntity,
-  type FloatingIpAllocationRow,
   FloatingIpEntity,
   HostEntity,
   LeaseEntity,
@@ -16,38 +13,30 @@ import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
+import { ReadModelAsOf } from './read-model-as-of.queries.js';
+import {
+  type AllocationFilter,
+  type FloatingIpAllocationView,
+  type HostAllocationView,
+  type ResourceReads,
+  allocationWhere,
+  byCodePoint,
+  groupAllocations,
+} from './resource-reads.js';
 
-export interface AllocationFilter {
-  readonly leaseId: string | null;
-  readonly reservationId: string | null;
-}
-
-export interface HostAllocationView {
-  readonly resource_id: string;
-  readonly reservations: readonly { id: string; lease_id: string; start_date: string; end_date: string }[];
-}
-
-/** Same shape as a host's: `resource_id` is the floating IP's id. */
-export type FloatingIpAllocationView = HostAllocationView;
-
-/** Upstream's allocation filter: lease or reservation if given (then past ones too), else leases not yet ended. */
-const allocationWhere = (filter: AllocationFilter, nowIso: string): Record<string, unknown> => {
-  if (filter.leaseId === null && filter.reservationId === null) return { endDate: { $gte: nowIso } };
-  return {
-    ...(filter.leaseId === null ? {} : { leaseId: filter.leaseId }),
-    ...(filter.reservationId === null ? {} : { reservationId: filter.reservationId }),
-  };
-};
-
-/** Code-point order, the same whatever the database's collation. */
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export type { AllocationFilter, FloatingIpAllocationView, HostAllocationView, ResourceReads } from './resource-reads.js';
 
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
-export class ReadModelQueries {
+export class ReadModelQueries implements ResourceReads {
   constructor(private readonly orm: MikroORM) {}
 
   private em() {
     return this.orm.em.fork();
+  }
+
+  /** The same reads as they stood right after the event at `position`. */
+  asOf(position: number): ResourceReads {
+    return new ReadModelAsOf(this.orm, position);
   }
 
   async leases(projectId: string | null): Promise<LeaseView[]> {
@@ -81,23 +70,10 @@ export class ReadModelQueries {
   async allocations(filter: AllocationFilter, nowIso: string, hostId?: string): Promise<HostAllocationView[]> {
     const em = this.em();
     const hosts = await em.find(HostEntity, hostId === undefined ? {} : { id: hostId }, { orderBy: { sortKey: 'asc' } });
-    const where: Record<string, unknown> = {};
-    if (filter.leaseId !== null) where.leaseId = filter.leaseId;
-    if (filter.reservationId !== null) where.reservationId = filter.reservationId;
-    if (filter.leaseId === null && filter.reservationId === null) where.endDate = { $gte: nowIso };
-    const rows = await em.find(AllocationEntity, where, { orderBy: { startDate: 'asc', reservationId: 'asc' } });
-    const byHost = new Map<string, AllocationRow[]>();
-    for (const row of rows) byHost.set(row.hostId, [...(byHost.get(row.hostId) ?? []), row]);
-    return hosts.map((host) => ({
-      resource_id: host.id,
-      reservations: (byHost.get(host.id) ?? []).map((row) => ({
-        id: row.reservationId,
-        lease_id: row.leaseId,
-        start_date: toBlazarDate(row.startDate),
-        end_date: toBlazarDate(row.endDate),
-      })),
-    }));
+    const rows = await em.find(AllocationEntity, allocationWhere(filter, nowIso), { orderBy: { startDate: 'asc', reservationId: 'asc' } });
+    return groupAllocations(hosts, rows, (row) => row.hostId);
   }
+
   async floatingIps(): Promise<FloatingIpView[]> {
     const rows = await this.em().find(FloatingIpEntity, {}, { orderBy: { sortKey: 'asc' } });
     return rows.map((row) => row.doc);
@@ -113,17 +89,7 @@ export class ReadModelQueries {
     const ips = await em.find(FloatingIpEntity, floatingIpId === undefined ? {} : { id: floatingIpId }, { orderBy: { sortKey: 'asc' } });
     const where = { ...allocationWhere(filter, nowIso), ...(floatingIpId === undefined ? {} : { floatingIpId }) };
     const rows = await em.find(FloatingIpAllocationEntity, where, { orderBy: { startDate: 'asc', reservationId: 'asc' } });
-    const byIp = new Map<string, FloatingIpAllocationRow[]>();
-    for (const row of rows) byIp.set(row.floatingIpId, [...(byIp.get(row.floatingIpId) ?? []), row]);
-    return ips.map((ip) => ({
-      resource_id: ip.id,
-      reservations: (byIp.get(ip.id) ?? []).map((row) => ({
-        id: row.reservationId,
-        lease_id: row.leaseId,
-        start_date: toBlazarDate(row.startDate),
-        end_date: toBlazarDate(row.endDate),
-      })),
-    }));
+    return groupAllocations(ips, rows, (row) => row.floatingIpId);
   }
 
   /** Nova's default order: by flavor id. */

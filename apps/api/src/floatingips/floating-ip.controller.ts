@@ -9,7 +9,7 @@ import { authorizedRequest } from '../policy/authorize.js';
 import type { FloatingIpAllocationView } from '#read-model/read-model.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, asOfOf, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
 
@@ -30,8 +30,9 @@ export class FloatingIpController {
 
   @Get()
   @ReadsFrom('floatingips')
-  async list(@Req() request: Request): Promise<{ floatingips: FloatingIpView[] }> {
-    return { floatingips: await this.queries.floatingIps(callerOf(request)) };
+  @AnswersAsOf()
+  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ floatingips: FloatingIpView[] }> {
+    return { floatingips: await queriesAt(this.queries, request, asOf).floatingIps(callerOf(request)) };
   }
 
   @Post()
@@ -46,19 +47,24 @@ export class FloatingIpController {
 
   @Get('allocations')
   @ReadsFrom('floatingips', 'floatingip-allocations')
+  @AnswersAsOf()
   async allocations(
     @Req() request: Request,
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
+    @Query('as_of') asOf?: string,
   ): Promise<{ allocations: FloatingIpAllocationView[] }> {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocations: await this.queries.floatingIpAllocations(callerOf(request), filter, this.clock().toISOString()) };
+    // upstream's "not yet ended" is judged at the instant asked for
+    const now = asOfOf(request)?.instant ?? this.clock().toISOString();
+    return { allocations: await queriesAt(this.queries, request, asOf).floatingIpAllocations(callerOf(request), filter, now) };
   }
 
   @Get(':floatingIpId')
   @ReadsFrom('floatingips')
-  async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request): Promise<{ floatingip: FloatingIpView }> {
-    return { floatingip: await this.queries.floatingIp(callerOf(request), floatingIpId) };
+  @AnswersAsOf()
+  async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Query('as_of') asOf?: string): Promise<{ floatingip: FloatingIpView }> {
+    return { floatingip: await queriesAt(this.queries, request, asOf).floatingIp(callerOf(request), floatingIpId) };
   }
 
   @Delete(':floatingIpId')

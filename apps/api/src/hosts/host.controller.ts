@@ -8,7 +8,7 @@ import { validateBody } from '../http/validate-body.js';
 import type { HostAllocationView } from '#read-model/read-model.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { ReadsFrom, markStale } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, asOfOf, markStale, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
 import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
@@ -38,8 +38,9 @@ export class HostController {
 
   @Get()
   @ReadsFrom('hosts')
-  async list(@Req() request: Request): Promise<{ hosts: HostView[] }> {
-    return { hosts: await this.queries.hosts(callerOf(request)) };
+  @AnswersAsOf()
+  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ hosts: HostView[] }> {
+    return { hosts: await queriesAt(this.queries, request, asOf).hosts(callerOf(request)) };
   }
 
   @Post()
@@ -54,13 +55,17 @@ export class HostController {
 
   @Get('allocations')
   @ReadsFrom('hosts', 'allocations')
+  @AnswersAsOf()
   async allocations(
     @Req() request: Request,
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
+    @Query('as_of') asOf?: string,
   ): Promise<{ allocations: HostAllocationView[] }> {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocations: await this.queries.hostAllocations(callerOf(request), filter, this.clock().toISOString()) };
+    // upstream's "not yet ended" is judged at the instant asked for
+    const now = asOfOf(request)?.instant ?? this.clock().toISOString();
+    return { allocations: await queriesAt(this.queries, request, asOf).hostAllocations(callerOf(request), filter, now) };
   }
 
   @Get('properties')
@@ -93,8 +98,9 @@ export class HostController {
 
   @Get(':hostId')
   @ReadsFrom('hosts')
-  async show(@Param('hostId') hostId: string, @Req() request: Request): Promise<{ host: HostView }> {
-    return { host: await this.queries.host(callerOf(request), hostId) };
+  @AnswersAsOf()
+  async show(@Param('hostId') hostId: string, @Req() request: Request, @Query('as_of') asOf?: string): Promise<{ host: HostView }> {
+    return { host: await queriesAt(this.queries, request, asOf).host(callerOf(request), hostId) };
   }
 
   @Put(':hostId')

@@ -31,3 +31,16 @@ export const parseBlazarDate = (value: unknown, now: DateTime): string => {
   if (parsed === null) throw invalid('INVALID_DATE', `${String(value)} is an invalid date. Required format: %Y-%m-%d %H:%M`);
   return parsed.toISO() as string;
 };
+
+/** ISO 8601 with an explicit UTC designator or offset: a date the caller did not place in a zone is Blazar's (UTC) form. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A query's instant: Blazar's `YYYY-MM-DD HH:MM` (UTC) or `now`, or ISO 8601 with a zone. Returns ISO-8601 UTC. */
+export const parseInstant = (name: string, value: string, now: DateTime): string => {
+  if (BLAZAR_DATE.test(value) || value === 'now') return parseBlazarDate(value, now);
+  const parsed = ISO_INSTANT.test(value) ? DateTime.fromISO(value, { setZone: true }) : null;
+  if (parsed === null || !parsed.isValid) {
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)`);
+  }
+  return parsed.toUTC().toISO();
+};

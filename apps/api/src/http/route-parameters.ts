@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, invalid } from '#domain/index.js';
+import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, RATE_CARD_NAME_PATTERN, invalid } from '#domain/index.js';
 import { FLAVOR_ID_PATTERN } from '../flavors/flavor.validators.js';
 import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
@@ -7,6 +7,7 @@ import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } fro
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
 import { webhookNotFound } from '#application/webhooks/webhook.use-cases.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
+import { rateCardNotFound } from '#application/usage/usage.queries.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */
 export interface ParameterRule {
@@ -21,6 +22,8 @@ export interface ParameterRule {
 export const HOST_ID_PATTERN = '^[1-9][0-9]{0,15}$';
 /** An extra capability key: 1 to 64 characters (upstream's limit), not all blank, none of them a control character. */
 export const PROPERTY_NAME_PATTERN = `^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]{1,${MAX_CAPABILITY_KEY_LENGTH}}$`;
+/** A position in the log: 0 (before the first event) or a positive integer, below 2^53. */
+export const LOG_POSITION_PATTERN = '^(0|[1-9][0-9]{0,14})$';
 /** The Swagger UI files /docs serves. */
 const ASSET_PATTERN = '^(?=.{1,64}$)[a-z0-9-]+(\\.[a-z0-9-]+)*$';
 
@@ -44,6 +47,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   name: { pattern: PROPERTY_NAME_PATTERN, description: 'an extra capability name', refuse: propertyNotFound },
   asset: { pattern: ASSET_PATTERN, description: 'a file name', refuse: resourceNotFound },
   webhookId: { pattern: UUID_PATTERN, description: 'a webhook id (a UUID)', refuse: webhookNotFound },
+  rateCardName: { pattern: RATE_CARD_NAME_PATTERN, description: 'a rate card name', refuse: rateCardNotFound },
 };
 
 /** Every query parameter any route reads, by name. */
@@ -54,10 +58,44 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   all: flag('all'),
   start: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter start') },
   end: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter end') },
+  as_of: {
+    description: 'an instant (a Leasehold extension): `YYYY-MM-DD HH:MM` (UTC), `now` or ISO 8601 with a zone, not in the future',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of'),
+  },
   project_id: {
     pattern: '^[A-Za-z0-9_.-]{1,64}$',
     description: 'a project id',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter project_id'),
+  },
+  after: {
+    pattern: LOG_POSITION_PATTERN,
+    description: 'a log position (0 or a positive integer)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter after (must be a log position: 0 or a positive integer)'),
+  },
+  limit: {
+    pattern: '^[1-9][0-9]{0,3}$',
+    description: 'a page size (1 to 1000)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter limit (must be 1 to 1000)'),
+  },
+  types: {
+    pattern: '^[a-z_.]{1,64}(,[a-z_.]{1,64}){0,99}$',
+    description: 'public event types, comma-separated (docs/events.md)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter types (must be public event types separated by commas)'),
+  },
+  group_by: {
+    pattern: '^(project|lease|reservation|resource)$',
+    description: '`project`, `lease`, `reservation` or `resource`',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter group_by (must be project, lease, reservation or resource)'),
+  },
+  rate_card: {
+    pattern: `${RATE_CARD_NAME_PATTERN.slice(0, -1)}(:[1-9][0-9]{0,8})?$`,
+    description: 'a rate card name, optionally with `:VERSION`',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter rate_card (must be NAME or NAME:VERSION)'),
+  },
+  as_of_position: {
+    pattern: '^[1-9][0-9]{0,15}$',
+    description: 'a log position (a positive integer)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of_position (must be a positive integer)'),
   },
   outcome: {
     pattern: '^refused$',

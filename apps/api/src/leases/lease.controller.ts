@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
 import type { LeaseEvent } from '#domain/index.js';
@@ -7,7 +7,7 @@ import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import type { LeaseWritten } from '#application/leases/lease.commands.js';
 import { LEASE_POLICY, LeaseUseCases } from '#application/leases/lease.use-cases.js';
@@ -39,15 +39,17 @@ export class LeaseController {
   /** Upstream: admins (the policy's `admin` rule) see every project's leases, others their project's. */
   @Get()
   @ReadsFrom('leases')
-  async list(@Req() request: Request): Promise<{ leases: LeaseView[] }> {
-    return { leases: await this.queries.leases(callerOf(request)) };
+  @AnswersAsOf()
+  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ leases: LeaseView[] }> {
+    return { leases: await queriesAt(this.queries, request, asOf).leases(callerOf(request)) };
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   @Get(':leaseId')
   @ReadsFrom('leases')
-  async show(@Param('leaseId') leaseId: string, @Req() request: Request): Promise<{ lease: LeaseView }> {
-    return { lease: await this.queries.lease(callerOf(request), leaseId) };
+  @AnswersAsOf()
+  async show(@Param('leaseId') leaseId: string, @Req() request: Request, @Query('as_of') asOf?: string): Promise<{ lease: LeaseView }> {
+    return { lease: await queriesAt(this.queries, request, asOf).lease(callerOf(request), leaseId) };
   }
 
   /** The lease belongs to the caller's project and user; the policy is asked before the body (upstream answers 403 before 400). */

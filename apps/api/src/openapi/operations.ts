@@ -1,5 +1,5 @@
 import { type JsonSchema, ref } from './json-schema.js';
-import { envelope, listOf } from './response-schemas.js';
+import { envelope, feedPage, listOf } from './response-schemas.js';
 
 /**
  * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
@@ -30,12 +30,20 @@ export const TAGS = [
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
   { name: 'webhooks', description: "Signed HTTP deliveries of a project's lease events (a Leasehold extension)." },
+  { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
+  { name: 'usage', description: 'Usage reports and rate cards (a Leasehold extension; docs/usage.md).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
 const ALLOCATION_FILTERS = {
   lease_id: 'Only allocations of this lease (then also past ones).',
   reservation_id: 'Only allocations of this reservation (then also past ones).',
+};
+
+/** `as_of` on the reads of leases, hosts, floating IPs and their allocations. */
+const AS_OF = {
+  as_of:
+    'A Leasehold extension (upstream ignores it): answer exactly as this GET would have at that instant, as recorded: from the last event recorded at or before it, statuses included (the reactor records them), "not yet ended" judged at that instant, 404 for what did not exist yet. `YYYY-MM-DD HH:MM` (UTC), `now` or ISO 8601 with a zone; 400 in the future.',
 };
 
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
@@ -70,6 +78,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listLeases',
     tag: 'leases',
     summary: 'List leases',
+    parameters: AS_OF,
     response: { description: 'The leases, by start date.', schema: listOf('leases', 'Lease') },
   },
   'POST /v1/leases': {
@@ -85,7 +94,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showLease',
     tag: 'leases',
     summary: 'Show a lease',
-    parameters: { leaseId: 'The lease id.' },
+    parameters: { leaseId: 'The lease id.', ...AS_OF },
     response: { description: 'The lease.', schema: envelope('lease', ref('Lease')) },
     errors: [404],
   },
@@ -111,6 +120,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listHosts',
     tag: 'hosts',
     summary: 'List hosts',
+    parameters: AS_OF,
     response: { description: 'The hosts.', schema: listOf('hosts', 'Host') },
   },
   'POST /v1/os-hosts': {
@@ -127,7 +137,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'hosts',
     summary: 'List host allocations',
     description: 'One entry per host; without a filter, only reservations of leases not yet ended.',
-    parameters: ALLOCATION_FILTERS,
+    parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
     response: { description: 'The allocations of every host.', schema: listOf('allocations', 'HostAllocation') },
   },
   'GET /v1/os-hosts/properties': {
@@ -150,7 +160,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showHost',
     tag: 'hosts',
     summary: 'Show a host',
-    parameters: { hostId: 'The host id.' },
+    parameters: { hostId: 'The host id.', ...AS_OF },
     response: { description: 'The host.', schema: envelope('host', ref('Host')) },
     errors: [404],
   },
@@ -184,6 +194,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listFloatingIps',
     tag: 'floatingips',
     summary: 'List floating IPs',
+    parameters: AS_OF,
     response: { description: 'The floating IPs, in registration order.', schema: listOf('floatingips', 'FloatingIp') },
   },
   'POST /v1/floatingips': {
@@ -200,14 +211,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'floatingips',
     summary: 'List floating-IP allocations',
     description: 'A Leasehold extension, as `/v1/os-hosts/allocations`: one entry per floating IP; without a filter, only reservations of leases not yet ended.',
-    parameters: ALLOCATION_FILTERS,
+    parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
     response: { description: 'The allocations of every floating IP.', schema: listOf('allocations', 'FloatingIpAllocation') },
   },
   'GET /v1/floatingips/:floatingIpId': {
     operationId: 'showFloatingIp',
     tag: 'floatingips',
     summary: 'Show a floating IP',
-    parameters: { floatingIpId: 'The floating IP id.' },
+    parameters: { floatingIpId: 'The floating IP id.', ...AS_OF },
     response: { description: 'The floating IP.', schema: envelope('floatingip', ref('FloatingIp')) },
     errors: [404],
   },
@@ -350,5 +361,62 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { webhookId: 'The webhook id.' },
     response: { description: 'The deliveries, newest first.', schema: listOf('deliveries', 'WebhookDelivery') },
     errors: [404],
+  },
+  'GET /v1/events': {
+    operationId: 'listEvents',
+    tag: 'events',
+    summary: 'Read the event log from a position',
+    description:
+      'Every public event (docs/events.md) in log order, after `after`, as the history routes show them (`leasehold:events:get`, default anyone authenticated). Admins see every event; anyone else only the events of their own project\'s leases that `blazar:leases:get` lets them read (the leases\' own events and their bookings); hosts, floating IPs, flavors and properties are admins\' only. Ask again from `next_after`, the last position scanned: a page filtered down to few events never scans the same rows twice. With `Accept: text/event-stream` the same events come as Server-Sent Events, first those already in the log, then each as it is appended: `id:` is the position (a reconnecting EventSource sends it back in `Last-Event-ID`, which wins over `after`), `event:` the public type, `data:` the entry as JSON; a comment line every 15 s when idle. 503 when this server already streams to as many clients as it may (LEASEHOLD_FEED_MAX_STREAMS).',
+    parameters: {
+      after: 'Only events after this log position (default 0: from the start).',
+      types: 'Only these public types, comma-separated (docs/events.md); an unknown type is a 400.',
+      limit: 'At most this many events in the page (default 100, at most 1000; pages only, a stream sends what there is).',
+    },
+    response: { description: 'A page of events, oldest first, and where to ask next; or a `text/event-stream`.', schema: feedPage },
+    errors: [503],
+  },
+  'GET /v1/usage': {
+    operationId: 'showUsage',
+    tag: 'usage',
+    summary: 'Usage report',
+    description:
+      "Host, instance, vCPU, memory, disk and floating-IP hours per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (`leasehold:usage:get`), admins every project (`leasehold:usage:get_all`). The body names the log position it was computed at; the same request with that `as_of_position` gives the same bytes. docs/usage.md.",
+    parameters: {
+      start: 'Window start (inclusive): `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone; `now` is refused.',
+      end: 'Window end (exclusive), after `start`; same forms.',
+      project_id: "Only this project's usage (members: their own, the default).",
+      group_by: '`project` (default), `lease`, `reservation` or `resource` (the host or floating IP).',
+      rate_card: 'Price with this rate card: `NAME` (the version in effect at `start`, as known at the position) or `NAME:VERSION` (an explicit re-rating).',
+      as_of_position: 'Compute at this log position (default: the head), to reproduce an earlier report.',
+    },
+    response: { description: 'The report.' },
+    errors: [404],
+  },
+  'GET /v1/rate-cards': {
+    operationId: 'listRateCards',
+    tag: 'usage',
+    summary: 'List rate cards',
+    description: 'The latest version of every rate card, by name (`leasehold:rate_cards:get`, default any authenticated caller).',
+    response: { description: 'The rate cards.' },
+  },
+  'GET /v1/rate-cards/:rateCardName': {
+    operationId: 'showRateCard',
+    tag: 'usage',
+    summary: 'Show a rate card',
+    description: 'Its latest version and every version, oldest first.',
+    parameters: { rateCardName: 'The rate card name.' },
+    response: { description: 'The rate card.' },
+    errors: [404],
+  },
+  'PUT /v1/rate-cards/:rateCardName': {
+    operationId: 'publishRateCard',
+    tag: 'usage',
+    summary: 'Publish a rate card version',
+    description:
+      'Creates the card or publishes its next version (`leasehold:rate_cards:put`, default admin). Body: `currency` (ISO 4217), `effective_from` (a date), `prices` (price per unit-hour by metric; a metric left out is free), optional `capability_prices` (`[{capability, value, prices}]`, for resources on hosts with that capability value). Reports made with earlier versions never change.',
+    parameters: { rateCardName: 'The rate card name.' },
+    body: { schema: ref('RateCardPublish'), required: true },
+    response: { description: 'The version published.' },
   },
 };

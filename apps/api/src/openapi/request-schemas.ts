@@ -13,6 +13,7 @@ import {
   ReservationUpdateDto,
   UpdateLeaseDto,
 } from '../leases/lease.dto.js';
+import { PRICE, USAGE_METRICS } from '#domain/index.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
 /** Every request DTO; @nestjs/swagger builds their schemas from the DTOs' decorators (openapi/dto-properties.ts). */
@@ -64,6 +65,32 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       reservationOfType('flavor:instance', FlavorInstanceReservationDto),
       reservationOfType('virtual:floatingip', FloatingIpReservationDto),
     ],
+  },
+  RateCardPublish: {
+    type: 'object',
+    description: 'A rate card version (docs/usage.md): prices per unit-hour by metric; a metric left out is free.',
+    properties: {
+      currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' },
+      effective_from: { type: 'string', description: '`YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone.' },
+      prices: ref('RateCardPrices'),
+      capability_prices: {
+        type: 'array',
+        description: 'At most 100; the first entry whose capability value the host has wins.',
+        items: {
+          type: 'object',
+          properties: { capability: { type: 'string', minLength: 1, maxLength: 64 }, value: { type: 'string', maxLength: 255 }, prices: ref('RateCardPrices') },
+          required: ['capability', 'value', 'prices'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['currency', 'effective_from', 'prices'],
+    additionalProperties: false,
+  },
+  RateCardPrices: {
+    type: 'object',
+    properties: Object.fromEntries(USAGE_METRICS.map((metric) => [metric, { anyOf: [{ type: 'string', pattern: PRICE.source }, { type: 'number', minimum: 0 }] }])),
+    additionalProperties: false,
   },
   HostUpdate: {
     type: 'object',

@@ -347,3 +347,13 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 /** `{ key: <schema> }`, the envelope every Blazar response has. */
 export const envelope = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', properties: { [key]: schema }, required: [key] });
 export const listOf = (key: string, name: string): JsonSchema => envelope(key, { type: 'array', items: ref(name) });
+
+/** A page of the event feed: `{"events": [...], "next_after": N}`. */
+export const feedPage: JsonSchema = {
+  type: 'object',
+  properties: {
+    events: { type: 'array', items: ref('HistoryEntry') },
+    next_after: { type: 'integer', minimum: 0, description: 'The position to ask from next (`after`): the last one scanned.' },
+  },
+  required: ['events', 'next_after'],
+};

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/index.js';
-import { openReadModel } from '#read-model/index.js';
+import { CheckpointEntity, openReadModel } from '#read-model/index.js';
 import { ReadYourWrites } from './read-your-writes.js';
 
 describe('ReadYourWrites', () => {
@@ -32,5 +32,13 @@ describe('ReadYourWrites', () => {
     const consistency = new ReadYourWrites(orm, store, 200, clock);
     const stale = await consistency.waitFor(['leases'], 1);
     expect(stale).toMatchObject({ read_models: ['leases'], lag_positions: 1 });
+  }, 10_000);
+
+  it('marks a live read stale while a read model is stopped on an event, but not a read as of a position it has passed', async () => {
+    await orm.em.fork().insert(CheckpointEntity, { name: 'leases', position: 1, failedPosition: 2, failedEventType: 'Lease.Renamed', error: 'boom', failedAt: '2030-01-01T00:00:00.000Z' });
+    const consistency = new ReadYourWrites(orm, store, 200);
+    expect(await consistency.waitFor(['leases'], 1)).toMatchObject({ read_models: ['leases'], failures: [{ read_model: 'leases', position: 2 }] });
+    expect(await consistency.waitFor(['leases'], 1, true)).toBeNull();
+    expect(await consistency.waitFor(['leases'], 2, true)).toMatchObject({ read_models: ['leases'], failures: [{ read_model: 'leases', position: 2 }] });
   }, 10_000);
 });

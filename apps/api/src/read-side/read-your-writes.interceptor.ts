@@ -3,14 +3,32 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { type Observable, from, map, switchMap } from 'rxjs';
 import type { ReadModelName } from '#read-model/index.js';
+import type { ReadQueries } from '#application/queries/read.queries.js';
+import { type AsOf, PointInTime } from './point-in-time.js';
 import { ReadYourWrites, type StaleMarker } from './read-your-writes.js';
 
 export const MIN_POSITION_HEADER = 'x-leasehold-min-position';
 
 const READS_FROM = 'leasehold:reads-from';
+const ANSWERS_AS_OF = 'leasehold:answers-as-of';
 
 /** The read models a route answers from: its reads wait for them and carry their staleness. */
 export const ReadsFrom = (...names: readonly ReadModelName[]): MethodDecorator => SetMetadata(READS_FROM, names);
+
+/** The route also answers as it would have at an earlier instant, given `as_of` (a Leasehold extension). */
+export const AnswersAsOf = (): MethodDecorator => SetMetadata(ANSWERS_AS_OF, true);
+
+/** The `as_of` this request asked for, resolved by the interceptor; null for a live read. */
+export const asOfOf = (request: Request): AsOf | null => (request.res?.locals.leaseholdAsOf as AsOf | undefined) ?? null;
+
+/** The queries a read answers with: live without `as_of`, else as of the position the interceptor resolved it to. */
+export const queriesAt = (queries: ReadQueries, request: Request, asOf: string | undefined): ReadQueries => {
+  if (asOf === undefined) return queries;
+  const resolved = asOfOf(request);
+  // a programming error: the route takes as_of but is not marked @AnswersAsOf()
+  if (resolved === null) throw new Error(`${request.method} ${request.path}: as_of given but not resolved`);
+  return queries.asOf(resolved.position);
+};
 
 /** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */
 export const staleMarkerOf = (response: Response): StaleMarker | null => (response.locals.leaseholdStale as StaleMarker | undefined) ?? null;
@@ -35,6 +53,7 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
   constructor(
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(PointInTime) private readonly pointInTime: PointInTime,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -45,11 +64,19 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
     const asked = Number(request.header(MIN_POSITION_HEADER) ?? 0);
     const position = Math.max(this.consistency.lastWrite(), Number.isSafeInteger(asked) ? asked : 0);
     const response = http.getResponse<Response>();
-    return from(this.consistency.waitFor(names, position)).pipe(
+    const asOf = this.reflector.get<boolean | undefined>(ANSWERS_AS_OF, context.getHandler()) === true ? request.query.as_of : undefined;
+    return from(asOf === undefined ? this.consistency.waitFor(names, position) : this.waitForAsOf(names, asOf, response)).pipe(
       switchMap((stale) => {
         if (stale !== null) markStale(response, null, stale);
         return next.handle().pipe(map((body: unknown) => (stale === null ? body : markStale(response, body, stale))));
       }),
     );
+  }
+
+  /** An `as_of` read needs the read models to have passed the position it maps to, not this process's last write. */
+  private async waitForAsOf(names: readonly ReadModelName[], value: unknown, response: Response): Promise<StaleMarker | null> {
+    const asOf = await this.pointInTime.resolve(value);
+    response.locals.leaseholdAsOf = asOf;
+    return this.consistency.waitFor(names, asOf.position, true);
   }
 }

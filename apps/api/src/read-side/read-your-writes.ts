@@ -57,15 +57,17 @@ export class ReadYourWrites {
 
   /**
    * Waits until the read models `names` include `position` (default: this process's last write).
-   * Resolves null for a fresh read, or the marker of a stale one.
+   * Resolves null for a fresh read, or the marker of a stale one. A read model stopped on an event
+   * makes a live read stale even when it has passed `position` (the present is beyond it); a read
+   * `asOf` that position is whole once it has passed it.
    */
-  async waitFor(names: readonly ReadModelName[], position: number = this.written): Promise<StaleMarker | null> {
+  async waitFor(names: readonly ReadModelName[], position: number = this.written, asOf = false): Promise<StaleMarker | null> {
     const deadline = this.monotonic() + this.timeoutMs;
     for (;;) {
       const rows = await this.checkpoints(names);
       const at = (name: ReadModelName): number => Number(rows.get(name)?.position ?? 0);
       const behind = names.filter((name) => at(name) < position);
-      const failed = names.filter((name) => rows.get(name)?.failedPosition != null);
+      const failed = names.filter((name) => rows.get(name)?.failedPosition != null && (!asOf || at(name) < position));
       for (const name of names) if (at(name) >= (this.lagging.get(name) ?? Infinity)) this.lagging.delete(name);
       const hopeless = behind.some((name) => failed.includes(name) || this.lagging.has(name));
       if (behind.length === 0 || hopeless || this.monotonic() >= deadline) {

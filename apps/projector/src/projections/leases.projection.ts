@@ -3,12 +3,15 @@ import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import {
   LeaseEntity,
+  type LeaseRow,
+  LeaseVersionEntity,
   type LeaseView,
   ReservationEntity,
   type ReservationRow,
   evolveLeaseView,
 } from '#read-model/index.js';
 import { type Projection, findRow } from '../projection.js';
+import { keepVersion } from '../versions.js';
 
 const dates = (event: LeaseEvent): { startDate: string; endDate: string } | null =>
   event.type === 'Lease.Created' || event.type === 'Lease.Rescheduled'
@@ -37,7 +40,10 @@ const syncReservations = async (em: EntityManager, before: LeaseView | null, aft
   }
 };
 
-/** lh_leases (the Blazar lease document plus query columns) and lh_reservations. */
+const keepLeaseVersion = (em: EntityManager, row: LeaseRow, position: number): void =>
+  keepVersion(em, LeaseVersionEntity, row.since, position, { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: row.doc });
+
+/** lh_leases (the Blazar lease document plus query columns, and its past versions) and lh_reservations. */
 export const leasesProjection: Projection = {
   name: 'leases',
   canHandle: LEASE_EVENT_TYPES,
@@ -47,6 +53,7 @@ export const leasesProjection: Projection = {
     const row = await findRow(em, LeaseEntity, { id: leaseId });
     const before = row?.doc ?? null;
     const doc = evolveLeaseView(before, event);
+    if (row !== null && doc !== before) keepLeaseVersion(em, row, recorded.position);
     if (doc === null) {
       if (row !== null) em.remove(row);
     } else {
@@ -57,6 +64,7 @@ export const leasesProjection: Projection = {
         ...(dates(event) ?? { startDate: row?.startDate ?? '', endDate: row?.endDate ?? '' }),
         status: doc.status,
         doc,
+        ...(doc === before ? {} : { since: recorded.position }),
       };
       if (row === null) em.create(LeaseEntity, { id: leaseId, ...columns });
       else em.assign(row, columns);

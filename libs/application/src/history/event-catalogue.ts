@@ -6,6 +6,7 @@ import type {
   HostEvent,
   HostRegistryEvent,
   LeaseEvent,
+  RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
 import type { AuditEvent } from '../audit/write-refused.events.js';
@@ -21,6 +22,7 @@ export type InternalEvent =
   | FloatingIpRegistryEvent
   | ResourcePropertyEvent
   | FlavorCatalogEvent
+  | RateCardEvent
   | AuditEvent;
 export type InternalEventType = InternalEvent['type'];
 type DataOf<T extends InternalEventType> = Extract<InternalEvent, { type: T }>['data'];
@@ -329,6 +331,19 @@ export const EVENT_CATALOGUE: Catalogue = {
     publicType: 'flavor.removed',
     summary: (d) => `Flavor ${d.flavorId} (${d.name}) removed from the catalog`,
     fields: { flavor_id: 'flavorId', name: 'name', removed_at: 'removedAt' },
+  },
+  'RateCard.Published': {
+    publicType: 'rate_card.published',
+    summary: (d) => `Rate card ${d.name} version ${d.version} published (${d.currency}, effective from ${d.effectiveFrom})`,
+    fields: {
+      name: 'name',
+      version: 'version',
+      currency: 'currency',
+      effective_from: 'effectiveFrom',
+      prices: (d) => ({ ...d.prices }),
+      capability_prices: (d) => d.capabilityPrices.map((entry) => ({ capability: entry.capability, value: entry.value, prices: { ...entry.prices } })),
+      published_at: 'publishedAt',
+    },
   },
   'Audit.WriteRefused': {
     publicType: 'audit.write_refused',

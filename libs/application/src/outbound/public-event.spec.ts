@@ -24,6 +24,7 @@ const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   floatingipregistry: 'floating_ip',
   property: 'resource_property',
   flavorcatalog: 'flavor',
+  ratecard: 'rate_card',
 };
 
 describe('publicEventOf: a stored event as the outbound channels send it', () => {

@@ -41,6 +41,13 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:webhooks:get': 'rule:project_reader_or_admin',
   'leasehold:webhooks:post': 'rule:project_member_or_admin',
   'leasehold:webhooks:delete': 'rule:project_member_or_admin',
+  // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them read
+  'leasehold:events:get': '@',
+  // Leasehold extensions: usage reports (a project's own; every project's) and rate cards
+  'leasehold:usage:get': 'rule:project_reader_or_admin',
+  'leasehold:usage:get_all': 'rule:admin',
+  'leasehold:rate_cards:get': '@',
+  'leasehold:rate_cards:put': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -69,6 +76,11 @@ export const ACTIONS = {
   webhookGet: 'leasehold:webhooks:get',
   webhookPost: 'leasehold:webhooks:post',
   webhookDelete: 'leasehold:webhooks:delete',
+  eventsGet: 'leasehold:events:get',
+  usageGet: 'leasehold:usage:get',
+  usageGetAll: 'leasehold:usage:get_all',
+  rateCardGet: 'leasehold:rate_cards:get',
+  rateCardPut: 'leasehold:rate_cards:put',
 } as const;
 
 /**

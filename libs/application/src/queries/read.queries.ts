@@ -9,6 +9,7 @@ import type {
   LeaseView,
   PropertyRow,
   ReadModelQueries,
+  ResourceReads,
 } from '#read-model/index.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
@@ -33,17 +34,26 @@ export type PropertyListing =
  * lease's project for one lease) and answers from the read models.
  */
 export class ReadQueries {
-  constructor(private readonly read: ReadModelQueries) {}
+  constructor(
+    private readonly read: ReadModelQueries,
+    /** Leases, hosts, floating IPs and their allocations: live, or as of a log position. */
+    private readonly resources: ResourceReads = read,
+  ) {}
+
+  /** Leases, hosts, floating IPs and their allocations as they stood right after the event at `position`. */
+  asOf(position: number): ReadQueries {
+    return new ReadQueries(this.read, this.read.asOf(position));
+  }
 
   /** Admins (the policy's `admin` rule) see every project's leases, others their project's. */
   async leases(caller: Caller): Promise<LeaseView[]> {
     authorize(caller, ACTIONS.leaseGet);
-    return this.read.leases(caller.can('admin', {}) ? null : caller.projectId);
+    return this.resources.leases(caller.can('admin', {}) ? null : caller.projectId);
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   async lease(caller: Caller, leaseId: string): Promise<LeaseView> {
-    const lease = await this.read.lease(leaseId);
+    const lease = await this.resources.lease(leaseId);
     if (lease === null) throw leaseNotFound(leaseId);
     authorize(caller, ACTIONS.leaseGet, leaseTarget({ projectId: lease.project_id, userId: lease.user_id }));
     return lease;
@@ -51,12 +61,12 @@ export class ReadQueries {
 
   async hosts(caller: Caller): Promise<HostView[]> {
     authorize(caller, ACTIONS.hostGet);
-    return this.read.hosts();
+    return this.resources.hosts();
   }
 
   async host(caller: Caller, hostId: string): Promise<HostView> {
     authorize(caller, ACTIONS.hostGet);
-    const host = await this.read.host(hostId);
+    const host = await this.resources.host(hostId);
     if (host === null) throw hostNotFound(hostId);
     return host;
   }
@@ -64,12 +74,12 @@ export class ReadQueries {
   /** Upstream lists every host; without a filter only allocations of leases not yet ended (`now`) are shown. */
   async hostAllocations(caller: Caller, filter: AllocationFilter, now: string): Promise<HostAllocationView[]> {
     authorize(caller, ACTIONS.hostAllocations);
-    return this.read.allocations(filter, now);
+    return this.resources.allocations(filter, now);
   }
 
   async hostAllocation(caller: Caller, hostId: string, filter: AllocationFilter, now: string): Promise<HostAllocationView> {
     authorize(caller, ACTIONS.hostAllocations);
-    const [allocation] = await this.read.allocations(filter, now, hostId);
+    const [allocation] = await this.resources.allocations(filter, now, hostId);
     if (allocation === undefined) throw hostNotFound(hostId);
     return allocation;
   }
@@ -97,24 +107,24 @@ export class ReadQueries {
 
   async floatingIps(caller: Caller): Promise<FloatingIpView[]> {
     authorize(caller, ACTIONS.floatingIpGet);
-    return this.read.floatingIps();
+    return this.resources.floatingIps();
   }
 
   async floatingIp(caller: Caller, floatingIpId: string): Promise<FloatingIpView> {
     authorize(caller, ACTIONS.floatingIpGet);
-    const floatingIp = await this.read.floatingIp(floatingIpId);
+    const floatingIp = await this.resources.floatingIp(floatingIpId);
     if (floatingIp === null) throw floatingIpNotFound(floatingIpId);
     return floatingIp;
   }
 
   async floatingIpAllocations(caller: Caller, filter: AllocationFilter, now: string): Promise<FloatingIpAllocationView[]> {
     authorize(caller, ACTIONS.floatingIpAllocations);
-    return this.read.floatingIpAllocations(filter, now);
+    return this.resources.floatingIpAllocations(filter, now);
   }
 
   async floatingIpAllocation(caller: Caller, floatingIpId: string, filter: AllocationFilter, now: string): Promise<FloatingIpAllocationView> {
     authorize(caller, ACTIONS.floatingIpAllocations);
-    const [allocation] = await this.read.floatingIpAllocations(filter, now, floatingIpId);
+    const [allocation] = await this.resources.floatingIpAllocations(filter, now, floatingIpId);
     if (allocation === undefined) throw floatingIpNotFound(floatingIpId);
     return allocation;
   }

@@ -65,6 +65,7 @@ export class EventRows {
   private readonly selectEventRef: Database.Statement;
   private readonly selectStream: Database.Statement;
   private readonly selectHead: Database.Statement;
+  private readonly selectPositionAt: Database.Statement;
   private readonly selectDataVersion: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -82,6 +83,8 @@ export class EventRows {
       `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
     );
     this.selectHead = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
+    // left to itself SQLite walks the table from the head down, reading whole events
+    this.selectPositionAt = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?').pluck();
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
@@ -127,6 +130,11 @@ export class EventRows {
 
   headPosition(): number {
     return this.selectHead.get() as number;
+  }
+
+  /** recordedAt and the bound are both `toISOString()` text, whose order is the instants' order. */
+  positionAt(instant: string): number {
+    return this.selectPositionAt.get(instant) as number;
   }
 
   /** Changes whenever another connection (of any process) commits. */

@@ -21,6 +21,7 @@ const SCHEMA = `
   );
   CREATE INDEX IF NOT EXISTS events_category_position ON events (category, position);
   CREATE INDEX IF NOT EXISTS events_type_position ON events (type, position);
+  CREATE INDEX IF NOT EXISTS events_recorded_at ON events (recorded_at);
   CREATE TABLE IF NOT EXISTS streams (
     stream_id TEXT PRIMARY KEY,
     revision INTEGER NOT NULL
@@ -53,6 +54,21 @@ export function openDatabase(file: string): Database.Database {
   try {
     // Several processes may open a fresh file at once; switching to WAL and creating the schema can collide.
     withBusyRetrySync(() => configure(db));
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens an existing store for reading only (SQLITE_OPEN_READONLY): nothing through this connection can
+ * change the file, and it reads while the service writes (WAL). Throws if the file does not exist.
+ */
+export function openReadOnlyDatabase(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: LOCK_WAIT_MS });
+  try {
+    if (!hasSchema(db)) throw new Error(`${file} is not a Leasehold event store`);
     return db;
   } catch (error) {
     db.close();

@@ -16,7 +16,7 @@ import {
 import { withBusyRetry } from './busy-retry.js';
 import { EventRows, type StoredEventRef } from './event-rows.js';
 import { PollingSubscription } from './polling-subscription.js';
-import { openDatabase } from './schema.js';
+import { openDatabase, openReadOnlyDatabase } from './schema.js';
 
 export interface SqliteEventStoreOptions {
   /** Database file, or ':memory:' (single process, tests). */
@@ -94,6 +94,11 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
+  /** The store of another process, for tools: reads and subscriptions work, every append fails (SQLITE_READONLY). */
+  static openReadOnly(options: Pick<SqliteEventStoreOptions, 'file' | 'pollIntervalMs'>): SqliteEventStore {
+    return new SqliteEventStore(openReadOnlyDatabase(options.file), () => new Date(), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+  }
+
   appendToStream(streamId: string, expectedRevision: ExpectedRevision, events: readonly EventData[]): Promise<AppendResult> {
     return this.appendMultiple([{ streamId, expectedRevision, events }]);
   }
@@ -119,6 +124,10 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     return withBusyRetry(() => this.rows.headPosition());
+  }
+
+  async positionAt(instant: string): Promise<number> {
+    return withBusyRetry(() => this.rows.positionAt(new Date(instant).toISOString()));
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {

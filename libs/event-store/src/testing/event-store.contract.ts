@@ -424,6 +424,31 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       });
     });
 
+    describe('positionAt', () => {
+      const shifted = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
+
+      it('maps an instant to the newest position recorded at or before it', async () => {
+        const streamId = newStream();
+        await store().appendToStream(streamId, 'no_stream', events(2));
+        const [first, second] = await store().readStream(streamId);
+        if (first === undefined || second === undefined) throw new Error('appended events not read back');
+        expect(await store().positionAt(second.recordedAt)).toBeGreaterThanOrEqual(second.position);
+        expect(await store().positionAt(shifted(first.recordedAt, -1))).toBeLessThan(first.position);
+        expect(await store().positionAt('2000-01-01T00:00:00.000Z')).toBe(0);
+        expect(await store().positionAt(shifted(new Date().toISOString(), 3600_000))).toBe(await store().headPosition());
+      });
+
+      it('reads an instant written with an offset as the same instant in UTC', async () => {
+        const streamId = newStream();
+        await store().appendToStream(streamId, 'no_stream', events(1));
+        const [recorded] = await store().readStream(streamId);
+        const at = new Date(recorded?.recordedAt ?? '');
+        const local = `${new Date(at.getTime() + 2 * 3600_000).toISOString().slice(0, -1)}+02:00`;
+        expect(await store().positionAt(local)).toBe(await store().positionAt(at.toISOString()));
+        expect(await store().positionAt(local)).toBeGreaterThanOrEqual(recorded?.position ?? Infinity);
+      });
+    });
+
     describe('hostile text', () => {
       // what the API's input rules refuse must still be stored and read back exactly, should one get through
       it.each(HOSTILE_STRINGS)('round-trips $label in ids, type, category, data and metadata', async ({ value }) => {

@@ -1,0 +1,36 @@
+import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { EventFeed } from '#application/feed/event-feed.queries.js';
+import { ACTIONS } from '#application/policy/policy-defaults.js';
+import { authorizedRequest } from '../policy/authorize.js';
+import { parseFeedRequest } from './feed-request.parser.js';
+import { FeedStreams } from './feed-streams.js';
+
+const STREAM = 'text/event-stream';
+
+/** A client asking for Server-Sent Events (an EventSource says so in `Accept`); anything else gets JSON pages. */
+const wantsStream = (request: Request): boolean => request.accepts(['application/json', STREAM]) === STREAM;
+
+/** The log, replayable from any position: JSON pages, or the same events streamed live. */
+@Controller('v1/events')
+export class FeedController {
+  constructor(
+    @Inject(EventFeed) private readonly feed: EventFeed,
+    @Inject(FeedStreams) private readonly streams: FeedStreams,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query('after') after?: string,
+    @Query('types') types?: string,
+    @Query('limit') limit?: string,
+  ): Promise<void> {
+    const { caller } = authorizedRequest(request, ACTIONS.eventsGet);
+    const query = parseFeedRequest({ after, types, limit, lastEventId: request.headers['last-event-id'] });
+    if (wantsStream(request)) return this.streams.serve(response, caller, query);
+    const { events, next_after } = await this.feed.page(caller, query);
+    response.json({ events, next_after });
+  }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+/**
+ * `leasehold` (package.json "bin"; `npx leasehold --help`): history, export and verify over the
+ * service's data folder, read-only. Exit codes: 0 ok, 1 a failure or differences found, 2 a usage error.
+ */
+import { runCli } from './cli-program.js';
+
+process.exitCode = await runCli(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });

@@ -1,0 +1,89 @@
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { InternalEventType } from '../history/event-catalogue.js';
+import type { LeaseOwners } from './lease-owners.js';
+
+/**
+ * What ties an event to a project: its lease (`leaseId` in the data), the lease of its reservation
+ * (`reservationId`: a booking moved on a host or an address names no lease), or nothing (the registries,
+ * hosts' health and Nova activity, flavors, properties, the audit log: operators' business only).
+ * A record over every internal type: a new event is refused by the compiler until it is placed here.
+ */
+const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'none' } = {
+  'Lease.Created': 'lease',
+  'Lease.Renamed': 'lease',
+  'Lease.Rescheduled': 'lease',
+  'Reservation.Changed': 'lease',
+  'Reservation.EffectsApplied': 'lease',
+  'Reservation.EffectsFailed': 'lease',
+  'Reservation.UpdateApplied': 'lease',
+  'Reservation.UpdateFailed': 'lease',
+  'Reservation.DriftRepaired': 'lease',
+  'Reservation.ReconciliationFailed': 'lease',
+  'Reservation.Healed': 'lease',
+  'Lease.StartRequested': 'lease',
+  'Lease.Started': 'lease',
+  'Lease.StartFailed': 'lease',
+  'Lease.BeforeEndRequested': 'lease',
+  'Lease.BeforeEndCompleted': 'lease',
+  'Lease.BeforeEndFailed': 'lease',
+  'Lease.EndRequested': 'lease',
+  'Lease.Ended': 'lease',
+  'Lease.EndFailed': 'lease',
+  'Lease.Deleted': 'lease',
+  'Host.Booked': 'lease',
+  'Host.SlotsBooked': 'lease',
+  'Host.BookingReleased': 'lease',
+  'Host.BookingMoved': 'reservation',
+  'Host.SlotsMoved': 'reservation',
+  'FloatingIp.Booked': 'lease',
+  'FloatingIp.BookingReleased': 'lease',
+  'FloatingIp.BookingMoved': 'reservation',
+  'Host.Registered': 'none',
+  'Host.CapabilitiesUpdated': 'none',
+  'Host.ReservableChanged': 'none',
+  'Host.Unregistered': 'none',
+  'Host.WentDown': 'none',
+  'Host.DownReasonsChanged': 'none',
+  'Host.CameUp': 'none',
+  'Host.Enrolled': 'none',
+  'Host.EnrollmentFailed': 'none',
+  'Host.Unenrolled': 'none',
+  'Host.UnenrollmentFailed': 'none',
+  'HostActivity.InstanceNotified': 'none',
+  'HostActivity.AggregateNotified': 'none',
+  'HostRegistry.HostAdded': 'none',
+  'HostRegistry.HostRemoved': 'none',
+  'FloatingIp.Registered': 'none',
+  'FloatingIp.Unregistered': 'none',
+  'FloatingIpRegistry.Added': 'none',
+  'FloatingIpRegistry.Removed': 'none',
+  'ResourceProperty.PrivacyChanged': 'none',
+  'FlavorCatalog.FlavorAdded': 'none',
+  'FlavorCatalog.FlavorRemoved': 'none',
+  'Audit.WriteRefused': 'none',
+  'RateCard.Published': 'none',
+};
+
+const text = (data: unknown, field: string): string | undefined => {
+  const value = (data as Readonly<Record<string, unknown>>)[field];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** The lease a catalogued event belongs to, or undefined for an event of no lease. */
+export const leaseOfEvent = (event: RecordedEvent & { readonly type: InternalEventType }, owners: LeaseOwners): string | undefined => {
+  const tie = TIED_BY[event.type];
+  switch (tie) {
+    case 'lease':
+      return text(event.data, 'leaseId');
+    case 'reservation': {
+      const reservationId = text(event.data, 'reservationId');
+      return reservationId === undefined ? undefined : owners.leaseOf(reservationId);
+    }
+    case 'none':
+      return undefined;
+    default: {
+      const _never: never = tie;
+      return _never;
+    }
+  }
+};

@@ -1,0 +1,159 @@
+import {
+  type Capabilities,
+  type HostEvent,
+  type HostSize,
+  type LeaseEvent,
+  RATE_CARD_CATEGORY,
+  type RateCardPublished,
+  USAGE_EVENT_TYPES,
+  type UsagePiece,
+  usagePieces,
+} from '#domain/index.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { AsyncMutex } from '../write-model/async-mutex.js';
+
+/** A piece with its bounds in epoch milliseconds (end null: open at the last event folded). */
+export interface TimedPiece extends UsagePiece {
+  readonly startMs: number;
+  readonly endMs: number | null;
+}
+
+interface Positioned<T> {
+  readonly position: number;
+  readonly value: T;
+}
+
+interface LeaseRecord {
+  readonly projectId: string;
+  readonly events: Positioned<LeaseEvent>[];
+  /** Pieces of every event held, computed on first use after the last change. */
+  pieces: readonly TimedPiece[] | null;
+}
+
+export type PublishedRateCard = RateCardPublished['data'];
+
+const CATEGORIES = ['lease', 'host', RATE_CARD_CATEGORY];
+const EVENT_TYPES: readonly string[] = [...USAGE_EVENT_TYPES, 'Host.Registered', 'Host.CapabilitiesUpdated', 'RateCard.Published'];
+const PAGE = 5000;
+const NO_SIZE: HostSize = { vcpus: 0, memoryMb: 0, diskGb: 0 };
+
+const timed = (piece: UsagePiece): TimedPiece => ({ ...piece, startMs: Date.parse(piece.start), endMs: piece.end === null ? null : Date.parse(piece.end) });
+
+/** The newest value recorded at or before `position` (lists are in log order). */
+const latestAt = <T>(list: readonly Positioned<T>[] | undefined, position: number): T | null => {
+  if (list === undefined) return null;
+  for (let i = list.length - 1; i >= 0; i -= 1) {
+    const entry = list[i] as Positioned<T>;
+    if (entry.position <= position) return entry.value;
+  }
+  return null;
+};
+
+/**
+ * The usage read model: per lease, the events usage depends on with the positions they were
+ * recorded at; per host, its size and capabilities over positions; every rate-card version. Kept
+ * in memory, caught up from the log before each report, so a report at position P folds only what
+ * was recorded at or before P (the same answer whenever it is asked) without replaying the log.
+ */
+export class UsageIndex {
+  private position = 0;
+  private readonly leases = new Map<string, LeaseRecord>();
+  private readonly leasesByProject = new Map<string, string[]>();
+  private readonly hostSizes = new Map<string, HostSize>();
+  private readonly capabilities = new Map<string, Positioned<Capabilities>[]>();
+  private readonly rateCards = new Map<string, Positioned<PublishedRateCard>[]>();
+  private readonly catchUpLock = new AsyncMutex();
+  private readonly hostSize = (hostId: string): HostSize => this.hostSizes.get(hostId) ?? NO_SIZE;
+
+  constructor(private readonly store: EventStore) {}
+
+  catchUp(): Promise<void> {
+    return this.catchUpLock.run(async () => {
+      for (;;) {
+        const events = await this.store.readAll({ from: this.position, limit: PAGE, filter: { categories: CATEGORIES, types: EVENT_TYPES } });
+        for (const event of events) this.apply(event);
+        if (events.length < PAGE) return;
+      }
+    });
+  }
+
+  /** Folds every lease once (at start, after the first catch-up), so that the first report does not pay for it. */
+  warm(): void {
+    for (const leaseId of this.leases.keys()) this.piecesAt(leaseId, this.position);
+  }
+
+  /** Leases of one project (null: all), in order of creation. */
+  leaseIds(projectId: string | null): readonly string[] {
+    if (projectId !== null) return this.leasesByProject.get(projectId) ?? [];
+    return [...this.leases.keys()];
+  }
+
+  /** What a lease held as folded from its events recorded at or before `position`. */
+  piecesAt(leaseId: string, position: number): readonly TimedPiece[] {
+    const record = this.leases.get(leaseId);
+    if (record === undefined || (record.events[0]?.position ?? Infinity) > position) return [];
+    if ((record.events.at(-1)?.position ?? 0) <= position) {
+      record.pieces ??= usagePieces(record.events.map((e) => e.value), this.hostSize).map(timed);
+      return record.pieces;
+    }
+    const events = record.events.filter((e) => e.position <= position).map((e) => e.value);
+    return usagePieces(events, this.hostSize).map(timed);
+  }
+
+  capabilitiesAt(hostId: string, position: number): Capabilities {
+    return latestAt(this.capabilities.get(hostId), position) ?? {};
+  }
+
+  /** Every version of a rate card recorded at or before `position`, oldest first. */
+  rateCardVersions(name: string, position: number): readonly PublishedRateCard[] {
+    return (this.rateCards.get(name) ?? []).filter((entry) => entry.position <= position).map((entry) => entry.value);
+  }
+
+  rateCardNames(position: number): readonly string[] {
+    return [...this.rateCards.entries()].filter(([, versions]) => (versions[0]?.position ?? Infinity) <= position).map(([name]) => name).sort();
+  }
+
+  private apply(event: RecordedEvent): void {
+    this.position = event.position;
+    if (event.type === 'RateCard.Published') {
+      const data = event.data as PublishedRateCard;
+      const versions = this.rateCards.get(data.name) ?? [];
+      versions.push({ position: event.position, value: data });
+      this.rateCards.set(data.name, versions);
+    } else if (event.type.startsWith('Host.')) {
+      this.applyHost(event.position, { type: event.type, data: event.data } as HostEvent);
+    } else {
+      this.applyLease(event.position, { type: event.type, data: event.data } as LeaseEvent);
+    }
+  }
+
+  private applyHost(position: number, event: HostEvent): void {
+    if (event.type === 'Host.Registered') {
+      const { hostId, info, capabilities } = event.data;
+      this.hostSizes.set(hostId, { vcpus: info.vcpus, memoryMb: info.memoryMb, diskGb: info.localGb });
+      this.capabilities.set(hostId, [{ position, value: capabilities }]);
+    } else if (event.type === 'Host.CapabilitiesUpdated') {
+      const history = this.capabilities.get(event.data.hostId);
+      const current = history?.at(-1)?.value ?? {};
+      // an update merges into what the host had, as the host's own fold does
+      history?.push({ position, value: { ...current, ...event.data.capabilities } });
+    }
+  }
+
+  private applyLease(position: number, event: LeaseEvent): void {
+    if (event.type === 'Lease.Created') {
+      const { leaseId, projectId, reservations } = event.data;
+      // only what the fold reads: a report over many leases keeps no names, dates or trusts in memory
+      const created = { type: event.type, data: { leaseId, projectId, reservations } } as unknown as LeaseEvent;
+      this.leases.set(leaseId, { projectId, events: [{ position, value: created }], pieces: null });
+      const ofProject = this.leasesByProject.get(projectId);
+      if (ofProject === undefined) this.leasesByProject.set(projectId, [leaseId]);
+      else ofProject.push(leaseId);
+      return;
+    }
+    const record = this.leases.get((event.data as { leaseId: string }).leaseId);
+    if (record === undefined) return;
+    record.events.push({ position, value: event });
+    record.pieces = null;
+  }
+}

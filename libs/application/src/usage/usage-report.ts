@@ -1,0 +1,198 @@
+import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates } from '#domain/index.js';
+import { ExactSum } from './exact-sum.js';
+import type { PublishedRateCard, TimedPiece } from './usage-index.js';
+
+export const GROUP_BY = ['project', 'lease', 'reservation', 'resource'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+/** Metric -> the rate that accrues it. */
+const RATE_OF: Readonly<Record<UsageMetric, keyof UsageRates>> = {
+  host_hours: 'hosts',
+  instance_hours: 'instances',
+  vcpu_hours: 'vcpus',
+  memory_mb_hours: 'memoryMb',
+  disk_gb_hours: 'diskGb',
+  floating_ip_hours: 'floatingIps',
+};
+
+const MS_PER_HOUR = 3_600_000n;
+const MILLIONTHS = 1_000_000n;
+
+/** A decimal with at most 6 fraction digits (checked when the card was published) in millionths. */
+export const millionths = (decimal: string): bigint => {
+  const [whole = '0', fraction = ''] = decimal.split('.');
+  return BigInt(whole) * MILLIONTHS + BigInt(fraction.padEnd(6, '0'));
+};
+
+/** Integer millionths as a decimal with exactly 6 fraction digits. */
+const decimal6 = (value: bigint): string => `${value / MILLIONTHS}.${(value % MILLIONTHS).toString().padStart(6, '0')}`;
+
+/** Rounds numerator/denominator (both non-negative) half up. */
+const divideRounded = (numerator: bigint, denominator: bigint): bigint => (numerator + denominator / 2n) / denominator;
+
+/** A millionth of an hour is 3.6 ms: tenths of a millisecond per millionth of an hour. */
+const TENTH_MS_PER_MILLIONTH_HOUR = 36;
+
+/**
+ * Unit-milliseconds as hours, rounded (half up) to millionths once, at the end. Integer arithmetic
+ * either way: in numbers while the sum stays a safe integer (then dividing the millionths by 10^6 is
+ * one correctly rounded operation, the same number as reading the decimal), else in BigInt.
+ */
+const hours = (sum: ExactSum): number => {
+  const unitMs = sum.safe();
+  if (unitMs !== null && Number.isSafeInteger(unitMs * 10)) {
+    const tenths = unitMs * 10;
+    const rest = tenths % TENTH_MS_PER_MILLIONTH_HOUR;
+    const whole = (tenths - rest) / TENTH_MS_PER_MILLIONTH_HOUR;
+    return (whole + (rest * 2 >= TENTH_MS_PER_MILLIONTH_HOUR ? 1 : 0)) / 1_000_000;
+  }
+  return Number(decimal6(divideRounded(sum.value() * MILLIONTHS, MS_PER_HOUR)));
+};
+
+export interface ReportWindow {
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Where a piece still open at the report's position stops: the instant that position was recorded. */
+  readonly openUntilMs: number;
+}
+
+export interface Pricing {
+  readonly card: PublishedRateCard;
+  readonly capabilitiesOf: (hostId: string) => Capabilities;
+}
+
+interface Line {
+  readonly key: Readonly<Record<string, string>>;
+  readonly resourceType: string;
+  /** Unit-milliseconds of each metric (USAGE_METRICS order). */
+  readonly unitMs: readonly ExactSum[];
+  /** The same, by the prices they were held at (empty without a rate card): priced once per line. */
+  readonly priced: Map<MetricPrices, readonly ExactSum[]>;
+}
+
+const sums = (): ExactSum[] => USAGE_METRICS.map(() => new ExactSum());
+
+/** The line a piece adds to: its group's fields and resource type, joined (the lines' sort key). */
+const lineId = (piece: TimedPiece, groupBy: GroupBy): string => {
+  switch (groupBy) {
+    case 'project':
+      return `${piece.projectId}\u0000${piece.resourceType}`;
+    case 'lease':
+      return `${piece.projectId}\u0000${piece.leaseId}\u0000${piece.resourceType}`;
+    case 'reservation':
+      return `${piece.projectId}\u0000${piece.leaseId}\u0000${piece.reservationId}\u0000${piece.resourceType}`;
+    case 'resource':
+      return `${piece.resourceId}\u0000${piece.resourceType}`;
+    default: {
+      const _never: never = groupBy;
+      return _never;
+    }
+  }
+};
+
+const keyOf = (piece: TimedPiece, groupBy: GroupBy): Readonly<Record<string, string>> => {
+  switch (groupBy) {
+    case 'project':
+      return { project_id: piece.projectId };
+    case 'lease':
+      return { project_id: piece.projectId, lease_id: piece.leaseId };
+    case 'reservation':
+      return { project_id: piece.projectId, lease_id: piece.leaseId, reservation_id: piece.reservationId };
+    case 'resource':
+      return { resource_id: piece.resourceId };
+    default: {
+      const _never: never = groupBy;
+      return _never;
+    }
+  }
+};
+
+/** The prices for a piece: the first capability entry its host matches, else the card's own. */
+const pricesFor = (pricing: Pricing, piece: TimedPiece, cache: Map<string, MetricPrices>): MetricPrices => {
+  if (piece.resourceType === 'virtual:floatingip') return pricing.card.prices;
+  const cached = cache.get(piece.resourceId);
+  if (cached !== undefined) return cached;
+  const capabilities = pricing.capabilitiesOf(piece.resourceId);
+  const match = pricing.card.capabilityPrices.find((entry) => capabilities[entry.capability] === entry.value);
+  const prices = match?.prices ?? pricing.card.prices;
+  cache.set(piece.resourceId, prices);
+  return prices;
+};
+
+/** Clipped duration of a piece in the window, in ms (0: outside). */
+const clippedMs = (piece: TimedPiece, window: ReportWindow): number => {
+  const end = Math.min(piece.endMs ?? window.openUntilMs, window.endMs);
+  return Math.max(0, end - Math.max(piece.startMs, window.startMs));
+};
+
+/** Sums pieces into lines keyed by group and resource type: integer unit-milliseconds, exact. */
+export const accumulate = (pieces: Iterable<TimedPiece>, window: ReportWindow, groupBy: GroupBy, pricing: Pricing | null): Map<string, Line> => {
+  const lines = new Map<string, Line>();
+  const priceCache = new Map<string, MetricPrices>();
+  for (const piece of pieces) {
+    const ms = clippedMs(piece, window);
+    if (ms === 0) continue;
+    const id = lineId(piece, groupBy);
+    let line = lines.get(id);
+    if (line === undefined) {
+      line = { key: keyOf(piece, groupBy), resourceType: piece.resourceType, unitMs: sums(), priced: new Map() };
+      lines.set(id, line);
+    }
+    let pricedSums: readonly ExactSum[] | undefined;
+    if (pricing !== null) {
+      const prices = pricesFor(pricing, piece, priceCache);
+      pricedSums = line.priced.get(prices);
+      if (pricedSums === undefined) {
+        pricedSums = sums();
+        line.priced.set(prices, pricedSums);
+      }
+    }
+    for (let i = 0; i < USAGE_METRICS.length; i++) {
+      const rate = piece.rates[RATE_OF[USAGE_METRICS[i] as UsageMetric]];
+      if (rate === 0) continue;
+      (line.unitMs[i] as ExactSum).addProduct(rate, ms);
+      pricedSums?.[i]?.addProduct(rate, ms);
+    }
+  }
+  return lines;
+};
+
+/** Written out field by field: one object shape for every line, in USAGE_METRICS order. */
+const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => ({
+  host_hours: hours(unitMs[0] as ExactSum),
+  instance_hours: hours(unitMs[1] as ExactSum),
+  vcpu_hours: hours(unitMs[2] as ExactSum),
+  memory_mb_hours: hours(unitMs[3] as ExactSum),
+  disk_gb_hours: hours(unitMs[4] as ExactSum),
+  floating_ip_hours: hours(unitMs[5] as ExactSum),
+});
+
+/** Cost in millionths of the currency: the exact sum of unit-ms x price, rounded once per line. */
+const lineCost = (line: Line): bigint => {
+  let numerator = 0n;
+  for (const [prices, priced] of line.priced) {
+    USAGE_METRICS.forEach((metric, i) => {
+      const price = millionths(prices[metric]);
+      if (price !== 0n) numerator += (priced[i] as ExactSum).value() * price;
+    });
+  }
+  return divideRounded(numerator, MS_PER_HOUR);
+};
+
+/** Lines in a stable order (group key, then resource type) and the totals: the same input always gives the same bytes. */
+export const renderLines = (lines: Map<string, Line>, pricing: Pricing | null): { lines: object[]; totals: object } => {
+  const ordered = [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
+  const total = sums();
+  let totalCost = 0n;
+  const rendered = ordered.map((line) => {
+    line.unitMs.forEach((sum, i) => (total[i] as ExactSum).add(sum));
+    const metrics = { ...line.key, resource_type: line.resourceType, ...metricsOf(line.unitMs) };
+    if (pricing === null) return metrics;
+    const cost = lineCost(line);
+    totalCost += cost;
+    return { ...metrics, cost: decimal6(cost) };
+  });
+  // the total cost is the sum of the lines' rounded costs, so an invoice adds up
+  const totals = { ...metricsOf(total), ...(pricing === null ? {} : { cost: decimal6(totalCost), currency: pricing.card.currency }) };
+  return { lines: rendered, totals };
+};

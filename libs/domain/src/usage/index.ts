@@ -1,0 +1,2 @@
+export * from './usage.fold.js';
+export * from './rate-card.js';

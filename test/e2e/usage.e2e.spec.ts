@@ -1,0 +1,158 @@
+/**
+ * GET /v1/usage and /v1/rate-cards through HTTP against the running system (api + projector +
+ * reactor): leases the reactor really started and the API deleted, whose expected hours and costs
+ * the test computes itself from the leases' recorded history and the hosts' registered sizes; the
+ * same request at the same position answered with the same bytes, however the log grows; bad
+ * input answered with Blazar's error body and nothing written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
+import { api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
+import { type Client, blazarError, describeBody } from '../helpers/lease-client.js';
+import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
+
+const NETWORK = '7a1e0c3a-7d2f-4e6a-9b8c-1d0e2f3a4b5c';
+const HOST = { vcpus: 24, memory_mb: 98_304, local_gb: 480 };
+const SLOT = { vcpus: 2, memory_mb: 2048, disk_gb: 10 };
+const MS_PER_HOUR = 3_600_000n;
+
+/** Hours of `units` held for `ms`, rounded to millionths, as the report must render them. */
+const hours = (units: number, ms: number): number => Number(((BigInt(units * ms) * 1_000_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR).toString()) / 1_000_000;
+
+interface Ran {
+  readonly leaseId: string;
+  readonly ms: number;
+}
+
+describe('usage reports (api + projector + reactor, default configuration)', () => {
+  let system: RunningSystem;
+  let client: Client;
+  let window: string;
+  const ran: Record<string, Ran> = {};
+  let neverStarted: string;
+
+  /** Creates a lease starting now, waits for the reactor to start it, deletes it, and reads what its history recorded. */
+  const runAndDelete = async (name: string, reservations: unknown[]): Promise<Ran> => {
+    const created = await client.post('/v1/leases', { name, start_date: 'now', end_date: blazarDate(120), reservations });
+    expect(created.status, describeBody(created)).toBe(201);
+    const leaseId = created.body.lease.id as string;
+    await eventually(async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, `${name} to start`);
+    const deleted = await client.delete(`/v1/leases/${leaseId}`);
+    expect(deleted.status, describeBody(deleted)).toBe(204);
+    const history = (await client.get(`/v1/leases/${leaseId}/history`)).body.history as { type: string; data: { at: string } }[];
+    const startedAt = history.find((entry) => entry.type === 'lease.started')?.data.at ?? '';
+    const endedAt = history.find((entry) => entry.type === 'lease.end_requested')?.data.at ?? '';
+    const ms = Date.parse(endedAt) - Date.parse(startedAt);
+    expect(ms, `${name} ran between its recorded start and end`).toBeGreaterThan(0);
+    return { leaseId, ms };
+  };
+
+  const usage = async (query: string): Promise<{ text: string; body: any }> => {
+    const response = await fetch(`${system.url}/v1/usage?${window}${query}`, { headers: { Accept: 'application/json' } });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    return { text, body: JSON.parse(text) };
+  };
+
+  beforeAll(async () => {
+    system = await startSystem();
+    client = api(system.url);
+    window = `start=${encodeURIComponent(blazarDate(-1))}&end=${encodeURIComponent(blazarDate(60 * 24))}`;
+    expect((await client.post('/v1/os-hosts', { name: 'usage-host', ...HOST })).status).toBe(201);
+    expect((await client.post('/v1/os-hosts', { name: 'usage-slots', ...HOST })).status).toBe(201);
+    expect((await client.post('/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: '198.51.100.70' })).status).toBe(201);
+    ran.host = await runAndDelete('usage-host-lease', [pinnedHost('usage-host')]);
+    ran.instances = await runAndDelete('usage-instance-lease', [instanceReservation(3, SLOT, { resource_properties: JSON.stringify(['==', '$hypervisor_hostname', 'usage-slots']) })]);
+    ran.address = await runAndDelete('usage-address-lease', [floatingIpReservation(NETWORK, 1)]);
+    const future = await client.post('/v1/leases', { name: 'usage-never', start_date: blazarDate(60 * 5), end_date: blazarDate(60 * 6), reservations: [pinnedHost('usage-host')] });
+    expect(future.status, describeBody(future)).toBe(201);
+    neverStarted = future.body.lease.id;
+    expect((await client.delete(`/v1/leases/${neverStarted}`)).status).toBe(204);
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('counts what the reactor recorded for each lease, by lease and resource type; a lease deleted before its start counts nothing', async () => {
+    const { body } = await usage('&group_by=lease');
+    const host = ran.host as Ran;
+    const instances = ran.instances as Ran;
+    const address = ran.address as Ran;
+    const zero = { host_hours: 0, instance_hours: 0, vcpu_hours: 0, memory_mb_hours: 0, disk_gb_hours: 0, floating_ip_hours: 0 };
+    const expected = [
+      [host.leaseId, 'physical:host', { ...zero, host_hours: hours(1, host.ms), vcpu_hours: hours(HOST.vcpus, host.ms), memory_mb_hours: hours(HOST.memory_mb, host.ms), disk_gb_hours: hours(HOST.local_gb, host.ms) }],
+      [instances.leaseId, 'virtual:instance', { ...zero, instance_hours: hours(3, instances.ms), vcpu_hours: hours(3 * SLOT.vcpus, instances.ms), memory_mb_hours: hours(3 * SLOT.memory_mb, instances.ms), disk_gb_hours: hours(3 * SLOT.disk_gb, instances.ms) }],
+      [address.leaseId, 'virtual:floatingip', { ...zero, floating_ip_hours: hours(1, address.ms) }],
+    ] as const;
+    for (const [leaseId, resourceType, metrics] of expected) {
+      expect(body.usage.lines.find((line: { lease_id: string }) => line.lease_id === leaseId)).toEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...metrics });
+    }
+    expect(body.usage.lines).toHaveLength(3);
+    expect(body.usage.lines.some((line: { lease_id: string }) => line.lease_id === neverStarted)).toBe(false);
+    expect(body.usage).toMatchObject({ group_by: 'lease', project_id: null, rate_card: null, as_of_position: expect.any(Number) });
+  });
+
+  it('prices the report with a rate card, capability prices included, and re-rates only when a version is named', async () => {
+    const host = ran.host as Ran;
+    const v1 = await client.put('/v1/rate-cards/e2e', { currency: 'USD', effective_from: blazarDate(-60), prices: { host_hours: '2.5', floating_ip_hours: 0.25 } });
+    expect(v1.status, describeBody(v1)).toBe(200);
+    expect(v1.body.rate_card).toMatchObject({ name: 'e2e', version: 1, currency: 'USD', prices: { host_hours: '2.5', floating_ip_hours: '0.25', vcpu_hours: '0' } });
+    const rated = await usage('&group_by=resource&rate_card=e2e');
+    const hostLine = rated.body.usage.lines.find((line: { resource_type: string }) => line.resource_type === 'physical:host');
+    const expectedCost = (BigInt(host.ms) * 2_500_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR;
+    expect(hostLine.cost).toBe(`${expectedCost / 1_000_000n}.${(expectedCost % 1_000_000n).toString().padStart(6, '0')}`);
+    expect(rated.body.usage.rate_card).toMatchObject({ name: 'e2e', version: 1, currency: 'USD' });
+    expect(rated.body.usage.totals.currency).toBe('USD');
+
+    const v2 = await client.put('/v1/rate-cards/e2e', { currency: 'USD', effective_from: blazarDate(-60), prices: { host_hours: '5' } });
+    expect(v2.body.rate_card.version).toBe(2);
+    const position = rated.body.usage.as_of_position as number;
+    // the old report, asked again at its position, is the same to the byte
+    expect((await usage(`&group_by=resource&rate_card=e2e&as_of_position=${position}`)).text).toBe(rated.text);
+    expect((await usage('&group_by=resource&rate_card=e2e')).body.usage.rate_card.version).toBe(2);
+    expect((await usage('&group_by=resource&rate_card=e2e:1')).body.usage.totals.cost).toBe(rated.body.usage.totals.cost);
+    const card = await client.get('/v1/rate-cards/e2e');
+    expect(card.body.versions.map((version: { version: number }) => version.version)).toEqual([1, 2]);
+  });
+
+  it('the same request at the same position answers the same bytes, while the log grows', async () => {
+    const first = await usage('&group_by=reservation');
+    const position = first.body.usage.as_of_position as number;
+    const again = await usage(`&group_by=reservation&as_of_position=${position}`);
+    expect(again.text).toBe(first.text);
+    expect((await client.post('/v1/os-hosts', { name: 'usage-later', ...HOST })).status).toBe(201);
+    const later = await usage(`&group_by=reservation&as_of_position=${position}`);
+    expect(later.text).toBe(first.text);
+    expect((await usage('&group_by=reservation')).body.usage.as_of_position).toBeGreaterThan(position);
+  });
+
+  it.each([
+    ['end before start', 'start=2030-01-02%2000:00&end=2030-01-01%2000:00', 400],
+    ['no start', 'end=2030-01-01%2000:00', 400],
+    ['a date that is none', 'start=yesterday&end=2030-01-01%2000:00', 400],
+    ['now (not reproducible)', 'start=now&end=2030-01-01%2000:00', 400],
+    ['an unknown group_by', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&group_by=user', 400],
+    ['an unknown rate card', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&rate_card=none', 404],
+    ['a position beyond the log', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&as_of_position=99999999', 400],
+  ])('%s: %i in Blazar\'s error body, nothing written', async (_what, query, status) => {
+    const before = ledgerCount(system.dataDir);
+    const response = await client.get(`/v1/usage?${query}`);
+    expect(response.status, describeBody(response)).toBe(status);
+    expect(response.body).toEqual(blazarError(status, expect.any(String)));
+    expect(ledgerCount(system.dataDir)).toBe(before);
+  });
+
+  it.each([
+    ['a currency that is none', { currency: 'dollars', effective_from: '2030-01-01 00:00', prices: {} }],
+    ['an unknown metric', { currency: 'USD', effective_from: '2030-01-01 00:00', prices: { gpu_hours: '1' } }],
+    ['a negative price', { currency: 'USD', effective_from: '2030-01-01 00:00', prices: { host_hours: '-1' } }],
+    ['no effective_from', { currency: 'USD', prices: {} }],
+  ])('a rate card with %s: 400, nothing written', async (_what, body) => {
+    const before = ledgerCount(system.dataDir);
+    const response = await client.put('/v1/rate-cards/bad', body);
+    expect(response.status, describeBody(response)).toBe(400);
+    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect((await client.get('/v1/rate-cards/bad')).status).toBe(404);
+  });
+});
