@@ -18,7 +18,6 @@ export interface SendOptions {
 
 export type Send = (options: SendOptions) => Promise<SendResult>;
 
-/** Receivers' answers are not read: a few bytes are enough to see the status, the rest is drained. */
 const refusedTarget = (host: string): Error => new Error(`target refused: ${host} is not an allowed webhook target (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS)`);
 
 /**
@@ -38,7 +37,10 @@ const checkedLookup = (policy: TargetPolicy, resolve: Resolve): LookupFunction =
     .catch((error: unknown) => callback(error as NodeJS.ErrnoException, '', 0));
 };
 
-/** One POST over node:http(s), against the operator's target policy; never throws (the outcome is the result). */
+/**
+ * One POST over node:http(s), against the operator's target policy; never throws (the outcome is the
+ * result). Redirects are not followed, and the receiver's answer is drained unread: only its status counts.
+ */
 export const httpSender = (policy: TargetPolicy, resolve: Resolve = resolveAll): Send => ({ url, headers, body, timeoutMs }) =>
   new Promise((resolvePromise) => {
     const target = new URL(url);
