@@ -22,6 +22,9 @@ export type WebhookDeleted = Readonly<{
 
 export type WebhookEvent = WebhookRegistered | WebhookDeleted;
 
+/** Stored but never public (history, the feed, Kafka skip them): the catalogue's spec checks they stay out of it. */
+export const NON_PUBLIC_EVENT_TYPES: readonly WebhookEvent['type'][] = ['Webhook.Registered', 'Webhook.Deleted'];
+
 export const WEBHOOK_CATEGORY = 'webhook';
 
 export const webhookStream = (webhookId: string): string => `${WEBHOOK_CATEGORY}-${webhookId}`;
