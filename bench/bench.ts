@@ -6,6 +6,7 @@ import { type FeedFigures, feedRows, runFeedLatency } from './feed-latency.js';
 import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
+import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-deliver.js';
 import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 
@@ -16,7 +17,8 @@ import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, the event feed's
  * append -> SSE client latency (bench/feed-latency.ts) on two more, the Kafka channel
  * (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), the oslo.messaging
- * notifications channel (./oslo-publish.ts; `node dist/bench/oslo-publish.js`), usage reports over
+ * notifications channel (./oslo-publish.ts; `node dist/bench/oslo-publish.js`), tenant webhooks
+ * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` alone), usage reports over
  * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
  * (`node dist/bench/bench.js as-of`: that one alone).
  */
@@ -95,6 +97,7 @@ const printTable = (
   feed: readonly FeedFigures[],
   kafka: KafkaFigures | null,
   oslo: OsloFigures | null,
+  webhooks: WebhookFigures | null,
   usage: UsageFigures | null,
   asOf: AsOfFigures | null,
 ): void => {
@@ -108,6 +111,7 @@ const printTable = (
   for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
   for (const row of oslo === null ? [] : osloRows(oslo)) console.log(row);
+  for (const row of webhooks === null ? [] : webhookRows(webhooks)) console.log(row);
   for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
 };
@@ -140,6 +144,7 @@ const main = async (): Promise<void> => {
   let feed: FeedFigures[] = [];
   let kafka: KafkaFigures | null = null;
   let oslo: OsloFigures | null = null;
+  let webhooks: WebhookFigures | null = null;
   let usage: UsageFigures | null = null;
   let asOf: AsOfFigures | null = null;
   try {
@@ -151,12 +156,14 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(kafka, null, 2));
     oslo = await runOsloBench();
     console.log(JSON.stringify(oslo, null, 2));
+    webhooks = await runWebhookBench();
+    console.log(JSON.stringify(webhooks, null, 2));
     usage = await runUsageBench(PORT + 4);
     console.log(JSON.stringify(usage, null, 2));
     asOf = await runAsOfWorkload(PORT + 5);
     console.log(JSON.stringify(asOf, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, usage, asOf);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf);
   }
 };
 

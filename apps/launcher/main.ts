@@ -5,16 +5,22 @@ import { fileURLToPath } from 'node:url';
 /**
  * `npm start`: runs the projector, the reactor and the API as three processes on the embedded store,
  * and the publisher as a fourth when an outbound channel is configured (LEASEHOLD_KAFKA_BROKERS,
- * docs/kafka.md; LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL, docs/notifications.md), prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
+ * docs/kafka.md; LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL, docs/notifications.md; LEASEHOLD_WEBHOOKS=on, docs/webhooks.md),
+ * prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
  */
-/** Each outbound channel's on switch (apps/publisher/src/publisher-config.ts). */
-const PUBLISHER_SWITCHES = ['LEASEHOLD_KAFKA_BROKERS', 'LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL'];
+/** The publisher has work when Kafka, the oslo notifications or webhooks are on (it checks the values itself and exits 1 naming a bad one). */
+function publisherWanted(): boolean {
+  const webhooks = (process.env.LEASEHOLD_WEBHOOKS ?? '').trim().toLowerCase();
+  const switchedOn = ['LEASEHOLD_KAFKA_BROKERS', 'LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL'].some((name) => (process.env[name] ?? '').trim() !== '');
+  return switchedOn || !['', 'off', 'false', '0', 'no'].includes(webhooks);
+}
+
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const APPS = [
   { name: 'projector', entry: join(dist, 'apps/projector/src/main.js') },
   { name: 'reactor', entry: join(dist, 'apps/reactor/src/main.js') },
   { name: 'api', entry: join(dist, 'apps/api/src/main.js') },
-  ...(PUBLISHER_SWITCHES.some((name) => (process.env[name] ?? '').trim() !== '') ? [{ name: 'publisher', entry: join(dist, 'apps/publisher/src/main.js') }] : []),
+  ...(publisherWanted() ? [{ name: 'publisher', entry: join(dist, 'apps/publisher/src/main.js') }] : []),
 ];
 
 const children = new Map<string, ChildProcess>();

@@ -220,6 +220,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     PropertyPrivacyDto: () => ({ private: true }),
     RegisterFloatingIpDto: () => ({ floating_network_id: NET, floating_ip_address: `10.77.${unique() % 250}.${(unique() % 250) + 1}` }),
     FlavorCreate: () => ({ flavor: { name: `fuzz-flavor-${unique()}`, vcpus: 1, ram: 512, disk: 1 } }),
+    WebhookCreate: () => ({ url: `http://127.0.0.1:61999/fuzz/${unique()}`, event_types: ['lease.created', 'lease.before_end_requested'], secret: 'fuzz-secret-0123456789' }),
     RateCardPublish: () => ({
       currency: 'EUR',
       effective_from: '2030-01-01 00:00',
@@ -323,7 +324,8 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
   };
 
   beforeAll(async () => {
-    system = await startSystem({ apps: ['api', 'projector'] });
+    // webhooks on, to loopback only, so that valid registrations are accepted (no publisher: nothing is sent)
+    system = await startSystem({ apps: ['api', 'projector'], env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' } });
     const client = api(system.url);
     doc = (await client.get('/openapi.json')).body;
     const host = await client.post('/v1/os-hosts', { name: 'fuzz-host-1', vcpus: 8, memory_mb: 16_384, local_gb: 200, gpu: 'true' });
@@ -331,12 +333,14 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const floatingIp = await client.post('/v1/floatingips', { floating_network_id: NET, floating_ip_address: '10.76.0.1' });
     const flavor = await client.post('/v1/flavors', { flavor: { name: 'fuzz-small', vcpus: 1, ram: 512, disk: 1 } });
     const lease = await client.post('/v1/leases', VALID_BODIES.CreateLeaseDto?.());
-    for (const created of [host, slots, floatingIp, flavor, lease]) expect(created.status, describeBody(created)).toBe(201);
+    const webhook = await client.post('/v1/webhooks', VALID_BODIES.WebhookCreate?.());
+    for (const created of [host, slots, floatingIp, flavor, lease, webhook]) expect(created.status, describeBody(created)).toBe(201);
     Object.assign(known, {
       leaseId: [lease.body.lease.id],
       hostId: [host.body.host.id],
       floatingIpId: [floatingIp.body.floatingip.id],
       flavorId: [flavor.body.flavor.id],
+      webhookId: [webhook.body.webhook.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
     });

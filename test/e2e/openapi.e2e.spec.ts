@@ -37,7 +37,7 @@ import { HOST_ID_PATTERN, PATH_PARAMETERS } from '#api/http/route-parameters.js'
 import { UUID_PATTERN } from '#api/http/text.validators.js';
 import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
-import { type RunningSystem, startSystem } from '../helpers/system.js';
+import { type RunningSystem, eventually, freePort, startSystem } from '../helpers/system.js';
 
 type Schema = Record<string, any>;
 type Doc = Record<string, any>;
@@ -277,7 +277,8 @@ describe('OpenAPI document and /docs', () => {
   let documentResponse: Response;
 
   beforeAll(async () => {
-    system = await startSystem();
+    // webhooks on (to loopback only) so that their routes answer as in production
+    system = await startSystem({ env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_PUBLISHER_HEALTH_PORT: '0' } });
     client = api(system.url);
     documentResponse = await fetch(`${system.url}/openapi.json`);
     doc = (await documentResponse.clone().json()) as Doc;
@@ -485,6 +486,28 @@ describe('OpenAPI document and /docs', () => {
       expect(Object.keys(doc.components.schemas.FloatingIpReservation.properties)).toEqual(FLOATINGIP_RESERVATION_KEYS);
       expect(Object.keys(doc.components.schemas.LeaseEvent.properties)).toEqual(EVENT_KEYS);
       expect(Object.keys(doc.components.schemas.Host.properties)).toEqual(HOST_KEYS);
+    });
+
+    it('webhooks: registration, list, show, deliveries with an attempt, errors, deletion', async () => {
+      // nothing listens there: the first attempt fails with an error and no status, as the schema allows
+      const created = await client.post('/v1/webhooks', { url: `http://127.0.0.1:${await freePort()}/hook`, event_types: ['*'], secret: 'openapi-secret-0123456789' });
+      conforms('post', '/v1/webhooks', created, 201);
+      const webhookId = created.body.webhook.id as string;
+      conforms('get', '/v1/webhooks', await client.get('/v1/webhooks'), 200);
+      conforms('get', '/v1/webhooks/{webhookId}', await client.get(`/v1/webhooks/${webhookId}`), 200);
+      conforms('get', '/v1/webhooks/{webhookId}', await client.get('/v1/webhooks/00000000-0000-4000-8000-000000000000'), 404);
+      conforms('post', '/v1/webhooks', await client.post('/v1/webhooks', { url: 'ftp://x', event_types: ['*'], secret: 'openapi-secret-0123456789' }), 400);
+      const lease = await client.post('/v1/leases', { name: 'openapi-hooked', start_date: dayAt(40, '10:00'), end_date: dayAt(41, '10:00'), reservations: [], events: [] });
+      expect(lease.status).toBe(201);
+      const deliveries = await eventually(async () => {
+        const reply = await client.get(`/v1/webhooks/${webhookId}/deliveries`);
+        return reply.body.deliveries.some((d: Schema) => d.attempts.length > 0) ? reply : undefined;
+      }, 20_000, 'a delivery attempted');
+      conforms('get', '/v1/webhooks/{webhookId}/deliveries', deliveries, 200);
+      expect(deliveries.body.deliveries[0].attempts[0]).toMatchObject({ status_code: null, error: expect.any(String) });
+      const deleted = await fetch(`${system.url}/v1/webhooks/${webhookId}`, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      conforms('get', '/v1/webhooks/{webhookId}/deliveries', await client.get(`/v1/webhooks/${webhookId}/deliveries`), 404);
     });
 
     it('hosts, leases, allocations, properties, plugins, versions and errors', async () => {

@@ -86,7 +86,16 @@ beforeAll(async () => {
   tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-tokens-'));
   const file = join(tokensDir, 'tokens.json');
   writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+  system = await startSystem({
+    env: {
+      LEASEHOLD_AUTH: 'static',
+      LEASEHOLD_TOKENS_FILE: file,
+      // webhooks on, to loopback only: their routes answer as in production (the publisher on any free port)
+      LEASEHOLD_WEBHOOKS: 'on',
+      LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+      LEASEHOLD_PUBLISHER_HEALTH_PORT: '0',
+    },
+  });
 });
 
 afterAll(async () => {
@@ -611,5 +620,72 @@ describe('unauthenticated calls (static tokens)', () => {
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual(UNAUTHORIZED);
     expect(ledgerCount(system.dataDir)).toBe(before);
+  });
+});
+
+let webhookCounter = 0;
+const newWebhook = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
+  const body = { url: `http://127.0.0.1:61999/matrix/${++webhookCounter}`, event_types: ['lease.created'], secret: 'matrix-secret-0123456789' };
+  const created = await request('POST', '/v1/webhooks', as(owner), body);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.webhook.id;
+};
+
+/** Webhooks are a project's own, like its leases: readers look, members change, admins everything. */
+const WEBHOOK_POLICY: Record<string, Record<Role, boolean>> = {
+  'list webhooks': { admin: true, member: true, reader: true, norole: false },
+  'show own webhook': { admin: true, member: true, reader: true, norole: false },
+  'show other webhook': { admin: true, member: false, reader: false, norole: false },
+  'deliveries of own webhook': { admin: true, member: true, reader: true, norole: false },
+  'deliveries of other webhook': { admin: true, member: false, reader: false, norole: false },
+  'create webhook': { admin: true, member: true, reader: false, norole: false },
+  'delete own webhook': { admin: true, member: true, reader: false, norole: false },
+  'delete other webhook': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('webhooks: route x role x own/other project (static tokens, default policy)', () => {
+  it.each(table(WEBHOOK_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const own = await newWebhook('ownerA');
+    const other = await newWebhook('ownerB');
+    switch (route) {
+      case 'list webhooks': {
+        const reply = await read(() => request('GET', '/v1/webhooks', token), 200, 'leasehold:webhooks:get', allowed);
+        if (allowed) {
+          const ids = reply.body.webhooks.map((w: { id: string }) => w.id);
+          expect(ids).toContain(own);
+          // members see their project's only, admins every project's
+          expect(ids.includes(other)).toBe(role === 'admin');
+          expect(JSON.stringify(reply.body)).not.toContain('matrix-secret');
+        }
+        break;
+      }
+      case 'show own webhook':
+      case 'show other webhook': {
+        const id = route === 'show own webhook' ? own : other;
+        const reply = await read(() => request('GET', `/v1/webhooks/${id}`, token), 200, 'leasehold:webhooks:get', allowed);
+        if (allowed) expect(reply.body.webhook).toMatchObject({ id, event_types: ['lease.created'] });
+        break;
+      }
+      case 'deliveries of own webhook':
+      case 'deliveries of other webhook': {
+        const id = route === 'deliveries of own webhook' ? own : other;
+        const reply = await read(() => request('GET', `/v1/webhooks/${id}/deliveries`, token), 200, 'leasehold:webhooks:get', allowed);
+        if (allowed) expect(Array.isArray(reply.body.deliveries)).toBe(true);
+        break;
+      }
+      case 'create webhook': {
+        const body = { url: 'http://127.0.0.1:61999/matrix-create', event_types: ['*'], secret: 'matrix-secret-0123456789' };
+        await write(role, () => request('POST', '/v1/webhooks', token, body), 201, 'leasehold:webhooks:post', allowed);
+        break;
+      }
+      case 'delete own webhook':
+      case 'delete other webhook': {
+        const id = route === 'delete own webhook' ? own : other;
+        await write(role, () => request('DELETE', `/v1/webhooks/${id}`, token), 204, 'leasehold:webhooks:delete', allowed);
+        expect((await request('GET', `/v1/webhooks/${id}`, as('admin'))).status).toBe(allowed ? 404 : 200);
+        break;
+      }
+    }
   });
 });

@@ -44,6 +44,12 @@ import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
+import { WebhookController } from './webhooks/webhook.controller.js';
+import { WebhookUseCases } from '#application/webhooks/webhook.use-cases.js';
+import { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
+import { WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
+import { webhookConfigFromEnv } from '#application/webhooks/webhook.config.js';
+import { checkWebhookTarget } from '#application/webhooks/webhook-targets.js';
 import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
@@ -54,6 +60,7 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
     @Inject(AUDIT_STORE) private readonly audit: EventStore,
+    @Inject(WebhookSecrets) private readonly secrets: WebhookSecrets,
     @Inject(FeedStreams) private readonly streams: FeedStreams,
   ) {}
 
@@ -66,6 +73,7 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     await this.orm.close();
     await this.store.close();
     await this.audit.close();
+    this.secrets.close();
   }
 }
 
@@ -87,6 +95,7 @@ export class AppModule {
         AuditController,
         FeedController,
         UsageController,
+        WebhookController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -144,6 +153,25 @@ export class AppModule {
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
         { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
+        { provide: WebhookSecrets, useFactory: () => WebhookSecrets.open(`${config.dataDir}/webhook-secrets.sqlite`) },
+        {
+          provide: WebhookUseCases,
+          inject: [CommandHandler, EVENT_STORE, WebhookSecrets],
+          useFactory: (handler: CommandHandler, store: EventStore, secrets: WebhookSecrets) => {
+            const webhooks = webhookConfigFromEnv(process.env);
+            let deliveries: WebhookDeliveries | null = null;
+            return new WebhookUseCases({
+              handler,
+              store,
+              secrets,
+              // the publisher makes the file on its first start: opened once it exists
+              deliveries: () => (deliveries ??= WebhookDeliveries.openReader(`${config.dataDir}/webhooks.sqlite`)),
+              checkTarget: (url) => checkWebhookTarget(webhooks.targets, url),
+              newId: () => randomUUID(),
+              enabled: webhooks.enabled,
+            });
+          },
+        },
         { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
         {
           provide: FeedStreams,

@@ -11,5 +11,9 @@ export interface OutboundChannel {
   /** Stable: it names the channel's checkpoint. */
   readonly name: string;
   publish(events: readonly PublicEvent[]): Promise<void>;
+  /** Work of the channel's own beside publishing (the webhook channel's sender), started with the publisher. */
+  start?(): void;
+  /** The channel's own detail for /readyz (the webhook channel: its queue and failing receivers). */
+  status?(): Promise<Readonly<Record<string, unknown>>>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@
  *   LEASEHOLD_KAFKA_*    the Kafka channel, on when LEASEHOLD_KAFKA_BROKERS is set (docs/kafka.md)
  *   LEASEHOLD_NOTIFICATIONS_*  upstream Blazar's oslo.messaging notifications on RabbitMQ, on when
  *                        LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL is set (docs/notifications.md)
+ *   LEASEHOLD_WEBHOOK*   tenant webhooks, on with LEASEHOLD_WEBHOOKS=on (docs/webhooks.md)
  *   LEASEHOLD_PUBLISHER_BATCH_SIZE         events per publish (default 500)
  *   LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS  a failed publish is retried after 0.5 s, doubling up to
  *                        this (default 10)
@@ -24,7 +25,7 @@ import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { describeError } from '#domain/index.js';
 import { ChannelCheckpoints } from './channel-checkpoints.js';
 import { ChannelRunner } from './channel-runner.js';
-import { channelsFromEnv, publisherConfigFromEnv } from './publisher-config.js';
+import { anyChannelConfigured, channelsFromEnv, publisherConfigFromEnv } from './publisher-config.js';
 
 const log = eventLog('publisher');
 
@@ -37,12 +38,12 @@ const fail = (phase: string, error: unknown): never => {
 const open = () => {
   try {
     const config = publisherConfigFromEnv(process.env);
-    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
-    const channels = channelsFromEnv(process.env, store);
-    if (channels.length === 0) {
-      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset)', code: 0 });
+    if (!anyChannelConfigured(process.env)) {
+      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset, LEASEHOLD_WEBHOOKS off)', code: 0 });
       process.exit(0);
     }
+    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
+    const channels = channelsFromEnv(process.env, { store, dataDir: config.dataDir, log });
     const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
     const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
     return { config, channels, store, checkpoints, healthPort };
@@ -66,7 +67,9 @@ const main = async (): Promise<void> => {
           service: 'publisher',
           readiness: async () => {
             const statuses = await Promise.all(runners.map((runner) => runner.status()));
-            return { ready: statuses.every((s) => s.running && s.failing === null), channels: statuses };
+            // a tenant's receiver that is down is shown, never made the publisher's own unreadiness
+            const details = await Promise.all(channels.map(async (channel) => ({ ...(await channel.status?.()) })));
+            return { ready: statuses.every((s) => s.running && s.failing === null), channels: statuses.map((status, i) => ({ ...status, ...details[i] })) };
           },
         }).catch((error: unknown) => fail('health', error));
   if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });
@@ -92,6 +95,7 @@ const main = async (): Promise<void> => {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.on('unhandledRejection', (error) => fail('unhandled', error));
+  for (const channel of channels) channel.start?.();
   for (const runner of runners) runner.start();
 };
 

@@ -5,6 +5,7 @@ import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
 import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
+import { webhookNotFound } from '#application/webhooks/webhook.use-cases.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
 import { rateCardNotFound } from '#application/usage/usage.queries.js';
 
@@ -45,6 +46,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   flavorId: { pattern: FLAVOR_ID_PATTERN, description: "a flavor id (Nova's pattern)", refuse: flavorNotFound },
   name: { pattern: PROPERTY_NAME_PATTERN, description: 'an extra capability name', refuse: propertyNotFound },
   asset: { pattern: ASSET_PATTERN, description: 'a file name', refuse: resourceNotFound },
+  webhookId: { pattern: UUID_PATTERN, description: 'a webhook id (a UUID)', refuse: webhookNotFound },
   rateCardName: { pattern: RATE_CARD_NAME_PATTERN, description: 'a rate card name', refuse: rateCardNotFound },
 };
 

@@ -46,6 +46,16 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     properties: { flavor: ref(CreateFlavorDto.name) },
     required: ['flavor'],
   },
+  WebhookCreate: {
+    type: 'object',
+    description: 'A webhook for the caller\'s project (docs/webhooks.md). Checked by its request parser: each field is named in a 400.',
+    properties: {
+      url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https, no user name or password, no fragment; its host must be an allowed target (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS).' },
+      event_types: { type: 'array', items: { type: 'string' }, description: '1 to 64 public lease event types (`lease.*`, `reservation.*` of docs/events.md), or `*`.' },
+      secret: { type: 'string', minLength: 16, maxLength: 256, description: 'Signs every delivery (HMAC-SHA256); never shown again.' },
+    },
+    required: ['url', 'event_types', 'secret'],
+  },
   ReservationRequest: {
     description: 'One reservation of a new lease: `resource_type` is checked first, then the parameters of that type.',
     allOf: [ref(ReservationTypeDto.name)],

@@ -13,6 +13,8 @@ import {
   type LeaseView,
 } from '#read-model/index.js';
 import type { HistoryEntry, PublicActor } from '#application/history/history-entry.js';
+import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
+import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { FloatingIpAllocationView, HostAllocationView } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
@@ -283,6 +285,43 @@ const VersionDocument: JsonSchema = {
   required: ['versions'],
 };
 
+/** Webhook times: ISO 8601 UTC, as the public events carry them. */
+const isoTime: JsonSchema = { type: 'string', format: 'date-time' };
+
+const Webhook = object<WebhookView>(
+  {
+    id: string,
+    project_id: string,
+    user_id: string,
+    url: { ...string, format: 'uri' },
+    event_types: { type: 'array', items: string },
+    created_at: isoTime,
+  },
+  { description: 'A webhook registration (docs/webhooks.md); the secret is never shown again after it was sent.' },
+);
+
+const WebhookDeliveryAttempt = object<DeliveryAttempt>({
+  attempt: { type: 'integer', minimum: 1 },
+  at: isoTime,
+  status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when none came back (see `error`)." },
+  error: { type: ['string', 'null'] },
+  duration_ms: { type: 'integer', minimum: 0 },
+});
+
+const WebhookDelivery = object<DeliveryView>(
+  {
+    id: { type: 'integer' },
+    event_id: string,
+    event_type: string,
+    lease_id: string,
+    position: { type: 'integer', minimum: 1 },
+    state: { enum: ['pending', 'delivered', 'gave_up', 'dropped'] },
+    queued_at: isoTime,
+    attempts: { type: 'array', items: WebhookDeliveryAttempt },
+  },
+  { description: 'One event sent (or to send) to the webhook, with every attempt.' },
+);
+
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Lease,
   Reservation,
@@ -299,6 +338,8 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Flavor,
   Plugin,
   HistoryEntry: HistoryEntrySchema,
+  Webhook,
+  WebhookDelivery,
   BlazarError,
   VersionDocument,
 };

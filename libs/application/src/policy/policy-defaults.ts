@@ -37,6 +37,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
+  // Leasehold extension: tenant webhooks (docs/webhooks.md), a project's own like its leases
+  'leasehold:webhooks:get': 'rule:project_reader_or_admin',
+  'leasehold:webhooks:post': 'rule:project_member_or_admin',
+  'leasehold:webhooks:delete': 'rule:project_member_or_admin',
   // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them read
   'leasehold:events:get': '@',
   // Leasehold extensions: usage reports (a project's own; every project's) and rate cards
@@ -69,6 +73,9 @@ export const ACTIONS = {
   hostHistory: 'leasehold:oshosts:history',
   floatingIpHistory: 'leasehold:floatingips:history',
   auditGet: 'leasehold:audit:get',
+  webhookGet: 'leasehold:webhooks:get',
+  webhookPost: 'leasehold:webhooks:post',
+  webhookDelete: 'leasehold:webhooks:delete',
   eventsGet: 'leasehold:events:get',
   usageGet: 'leasehold:usage:get',
   usageGetAll: 'leasehold:usage:get_all',
