@@ -645,7 +645,7 @@ describe('projector on SQLite', () => {
         if (event.id === victim?.id) {
           thrown++;
           // write the batch's rows so far into the open transaction, so the rollback has something to undo
-          await em.flush();
+          await em.write();
           throw new Error('injected projection fault');
         }
       },

@@ -1,0 +1,127 @@
+import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
+
+/** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
+const CHUNK = 200;
+
+const chunks = <T>(items: readonly T[]): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+};
+
+/**
+ * The rows of one table as a batch sees them: read once (in bulk), changed in memory, and written
+ * once when the batch ends (the touched rows deleted, their final versions inserted), so that a
+ * batch of thousands of events costs a few statements per table instead of some per event.
+ */
+export class TableRows<Row extends object> {
+  /** null: the row does not exist (or no longer does, in this batch). */
+  private readonly rows = new Map<string, Row | null>();
+  private readonly touched = new Set<string>();
+  private readonly key: keyof Row & string;
+  private readonly columns: readonly (keyof Row & string)[];
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly entity: EntitySchema<Row>,
+  ) {
+    const meta = em.getMetadata().get<Row>(entity.meta.className);
+    this.key = meta.primaryKeys[0] as keyof Row & string;
+    this.columns = meta.props.filter((prop) => prop.persist !== false).map((prop) => prop.name as keyof Row & string);
+  }
+
+  /** Reads the rows of these keys that the batch does not know yet, in as few queries as it takes. */
+  async load(keys: Iterable<string>): Promise<void> {
+    const missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
+    const reader = this.em.fork({ clear: true, keepTransactionContext: true });
+    for (const part of chunks(missing)) {
+      const found = await reader.find(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
+      for (const key of part) this.rows.set(key, null);
+      for (const row of found) this.rows.set(String(row[this.key]), this.plain(row));
+      reader.clear();
+    }
+  }
+
+  /** The row as the batch left it so far; null if it does not exist or was removed earlier in the batch. */
+  async get(key: string): Promise<Row | null> {
+    if (!this.rows.has(key)) await this.load([key]);
+    return this.rows.get(key) ?? null;
+  }
+
+  /** Creates or replaces the row of `row`'s key. */
+  put(row: Row): void {
+    const key = String(row[this.key]);
+    this.rows.set(key, row);
+    this.touched.add(key);
+  }
+
+  remove(key: string): void {
+    this.rows.set(key, null);
+    this.touched.add(key);
+  }
+
+  async write(): Promise<void> {
+    const keys = [...this.touched];
+    const rows = keys.map((key) => this.rows.get(key)).filter((row): row is Row => row != null);
+    for (const part of chunks(keys)) await this.em.nativeDelete(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
+    for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
+    this.touched.clear();
+  }
+
+  private plain(row: Row): Row {
+    const copy: Partial<Row> = {};
+    for (const column of this.columns) copy[column] = row[column];
+    return copy as Row;
+  }
+}
+
+/** Rows only ever added (past versions), inserted when the batch ends. */
+export class AddedRows<Row extends object> {
+  private readonly rows: Row[] = [];
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly entity: EntitySchema<Row>,
+  ) {}
+
+  add(row: Row): void {
+    this.rows.push(row);
+  }
+
+  async write(): Promise<void> {
+    for (const part of chunks(this.rows)) await this.em.insertMany(this.entity, part);
+    this.rows.length = 0;
+  }
+}
+
+interface Pending {
+  write(): Promise<void>;
+}
+
+/** Every table one projection touches in one batch, written together at its end (in the batch's transaction). */
+export class BatchRows {
+  private readonly tables = new Map<unknown, Pending>();
+
+  constructor(readonly em: EntityManager) {}
+
+  table<Row extends object>(entity: EntitySchema<Row>): TableRows<Row> {
+    return this.lookup(entity, () => new TableRows(this.em, entity));
+  }
+
+  added<Row extends object>(entity: EntitySchema<Row>): AddedRows<Row> {
+    return this.lookup(entity, () => new AddedRows(this.em, entity));
+  }
+
+  async write(): Promise<void> {
+    for (const table of this.tables.values()) await table.write();
+  }
+
+  /** One holder per entity: the caller asks with the same entity, hence the same row type. */
+  private lookup<Holder extends Pending>(entity: unknown, make: () => Holder): Holder {
+    const known = this.tables.get(entity);
+    if (known !== undefined) return known as Holder;
+    const made = make();
+    this.tables.set(entity, made);
+    return made;
+  }
+}
