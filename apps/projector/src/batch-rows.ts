@@ -1,4 +1,5 @@
 import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
+import { SqliteRowWriter } from './sqlite-row-writer.js';
 
 /** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
 const CHUNK = 200;
@@ -18,6 +19,8 @@ export class TableRows<Row extends object> {
   /** null: the row does not exist (or no longer does, in this batch). */
   private readonly rows = new Map<string, Row | null>();
   private readonly touched = new Set<string>();
+  /** Keys read from the database and not found there: removing them again needs no statement. */
+  private readonly absent = new Set<string>();
   private readonly key: keyof Row & string;
   private readonly columns: readonly (keyof Row & string)[];
 
@@ -36,8 +39,15 @@ export class TableRows<Row extends object> {
     const reader = this.em.fork({ clear: true, keepTransactionContext: true });
     for (const part of chunks(missing)) {
       const found = await reader.find(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
-      for (const key of part) this.rows.set(key, null);
-      for (const row of found) this.rows.set(String(row[this.key]), this.plain(row));
+      for (const key of part) {
+        this.rows.set(key, null);
+        this.absent.add(key);
+      }
+      for (const row of found) {
+        const key = String(row[this.key]);
+        this.rows.set(key, this.plain(row));
+        this.absent.delete(key);
+      }
       reader.clear();
     }
   }
@@ -60,12 +70,22 @@ export class TableRows<Row extends object> {
     this.touched.add(key);
   }
 
+  /** Deletes first: a row inserted by the batch may take a unique value (a host name) that a deleted one held. */
   async write(): Promise<void> {
     const keys = [...this.touched];
+    const gone = keys.filter((key) => this.rows.get(key) == null && !this.absent.has(key));
     const rows = keys.map((key) => this.rows.get(key)).filter((row): row is Row => row != null);
-    for (const part of chunks(keys)) await this.em.nativeDelete(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
-    for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
     this.touched.clear();
+    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
+    if (sqlite !== null) {
+      sqlite.delete(gone);
+      sqlite.put(rows);
+    } else {
+      const stale = keys.filter((key) => !this.absent.has(key));
+      for (const part of chunks(stale)) await this.em.nativeDelete(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
+      for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
+    }
+    for (const key of keys) if (this.rows.get(key) != null) this.absent.delete(key);
   }
 
   private plain(row: Row): Row {
@@ -89,8 +109,10 @@ export class AddedRows<Row extends object> {
   }
 
   async write(): Promise<void> {
-    for (const part of chunks(this.rows)) await this.em.insertMany(this.entity, part);
-    this.rows.length = 0;
+    const rows = this.rows.splice(0);
+    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
+    if (sqlite !== null) sqlite.add(rows);
+    else for (const part of chunks(rows)) await this.em.insertMany(this.entity, part);
   }
 }
 

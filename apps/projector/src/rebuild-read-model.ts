@@ -124,8 +124,12 @@ export const rebuildReadModel = async (options: RebuildOptions): Promise<Rebuild
   const scratch = scratchFor(options.orm);
   await dropScratch(scratch, options.orm);
   const scratchOrm = await openReadModel(scratch);
-  // a crash loses the copy whatever it holds (the next rebuild drops it): no need to wait for the disk at each commit
-  if (scratch.kind === 'sqlite') await scratchOrm.em.getConnection().execute('pragma synchronous = off');
+  // a crash loses the copy whatever it holds (the next rebuild drops it): no write-ahead log, no wait for the disk
+  if (scratch.kind === 'sqlite') {
+    const connection = scratchOrm.em.getConnection();
+    await connection.execute('pragma journal_mode = memory');
+    await connection.execute('pragma synchronous = off');
+  }
   let open = true;
   try {
     const position = await replay(options, scratchOrm);
