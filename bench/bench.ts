@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type AsOfFigures, asOfRows, runAsOfWorkload } from './as-of-workload.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
+import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, and `as_of`
- * reads over a log of 100,000 events on a third (`node dist/bench/bench.js as-of`: that one alone).
+ * reads over a log of 100,000 events on a third (`node dist/bench/bench.js as-of`: that one alone),
+ * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -81,7 +83,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, asOf: AsOfFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, asOf: AsOfFigures | null, replay: ReplayFigures | null): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -90,6 +92,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, asOf: 
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
+  for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -118,13 +121,16 @@ const main = async (): Promise<void> => {
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
   let asOf: AsOfFigures | null = null;
+  let replay: ReplayFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
     asOf = await runAsOfWorkload(PORT + 2);
     console.log(JSON.stringify(asOf, null, 2));
+    replay = await runReplayBench(100_000);
+    console.log(JSON.stringify(replay, null, 2));
   } finally {
-    printTable(figures, mixed, asOf);
+    printTable(figures, mixed, asOf, replay);
   }
 };
 

@@ -13,7 +13,8 @@ import { generateLedger } from './replay-workload.js';
  * store: reading the whole log, the in-memory fold of every lease and host (the ceiling of any
  * replay), and `rebuild-read-models` (rebuildReadModel: every projection into a fresh copy, swapped
  * in) with the peak RSS of the process. `node dist/bench/rebuild-bench.js [--events N]` (default
- * 1,000,000: `npm run bench:rebuild`, minutes); `npm run bench` runs it with 100,000.
+ * 1,000,000: `npm run bench:rebuild`, several minutes, never run by default); `npm run bench` runs
+ * it with 100,000.
  */
 
 const PAGE = 5_000;
@@ -126,6 +127,15 @@ export const runReplayBench = async (target: number): Promise<ReplayFigures> => 
   }
 };
 
+const thousands = (n: number): string => n.toLocaleString('en-US');
+
+/** The figures as rows of the bench's table. */
+export const replayRows = (f: ReplayFigures): string[] => [
+  `| replay: log of ${thousands(f.events)} generated events (${thousands(f.leases)} leases), read | ${thousands(f.read_events_per_s)} events/s | |`,
+  `| replay: fold in memory (leases and hosts) | ${thousands(f.fold_events_per_s)} events/s (target 100,000) | |`,
+  `| replay: rebuild-read-models (swap ${f.swap_s} s included), peak RSS | ${thousands(f.rebuild_events_per_s)} events/s, ${thousands(f.rebuild_events_per_cpu_s)} per CPU second (target 50,000); ${f.peak_rss_mb} MB | |`,
+];
+
 const eventsArgument = (): number => {
   const index = process.argv.indexOf('--events');
   return index === -1 ? 1_000_000 : Number(process.argv[index + 1]);
@@ -133,7 +143,10 @@ const eventsArgument = (): number => {
 
 if (process.argv[1]?.endsWith('rebuild-bench.js') === true) {
   runReplayBench(eventsArgument()).then(
-    (figures) => console.log(JSON.stringify(figures, null, 2)),
+    (figures) => {
+      console.log(JSON.stringify(figures, null, 2));
+      for (const row of replayRows(figures)) console.log(row);
+    },
     (error: unknown) => {
       console.error(error);
       process.exit(1);
