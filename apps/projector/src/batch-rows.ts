@@ -44,7 +44,7 @@ export class TableRows<Row extends object> {
         this.absent.add(key);
       }
       for (const row of found) {
-        const key = String(row[this.key]);
+        const key = this.keyOf(row);
         this.rows.set(key, this.plain(row));
         this.absent.delete(key);
       }
@@ -60,7 +60,7 @@ export class TableRows<Row extends object> {
 
   /** Creates or replaces the row of `row`'s key. */
   put(row: Row): void {
-    const key = String(row[this.key]);
+    const key = this.keyOf(row);
     this.rows.set(key, row);
     this.touched.add(key);
   }
@@ -86,6 +86,11 @@ export class TableRows<Row extends object> {
       for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
     }
     for (const key of keys) if (this.rows.get(key) != null) this.absent.delete(key);
+  }
+
+  /** Every read-model table the projections keep rows of is keyed by one text column. */
+  private keyOf(row: Row): string {
+    return row[this.key] as string;
   }
 
   private plain(row: Row): Row {

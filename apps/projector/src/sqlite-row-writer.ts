@@ -51,7 +51,7 @@ export class SqliteRowWriter<Row extends object> {
     if (!(platform instanceof BetterSqlitePlatform) || ctx === undefined) return null;
     const db = await ctx.client.acquireConnection();
     let writers = WRITERS.get(db);
-    if (writers === undefined) WRITERS.set(db, (writers = new Map()));
+    if (writers === undefined) WRITERS.set(db, (writers = new Map<string, SqliteRowWriter<object>>()));
     let writer = writers.get(className) as SqliteRowWriter<Row> | undefined;
     if (writer === undefined) {
       writer = new SqliteRowWriter(db, em.getMetadata().get<Row>(className), platform);
