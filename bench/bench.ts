@@ -9,6 +9,7 @@ import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js'
 import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-deliver.js';
 import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
+import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -20,7 +21,8 @@ import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
  * notifications channel (./oslo-publish.ts; `node dist/bench/oslo-publish.js`), tenant webhooks
  * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` alone), usage reports over
  * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
- * (`node dist/bench/bench.js as-of`: that one alone).
+ * (`node dist/bench/bench.js as-of`: that one alone),
+ * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -100,6 +102,7 @@ const printTable = (
   webhooks: WebhookFigures | null,
   usage: UsageFigures | null,
   asOf: AsOfFigures | null,
+  replay: ReplayFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -114,6 +117,7 @@ const printTable = (
   for (const row of webhooks === null ? [] : webhookRows(webhooks)) console.log(row);
   for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
+  for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -147,6 +151,7 @@ const main = async (): Promise<void> => {
   let webhooks: WebhookFigures | null = null;
   let usage: UsageFigures | null = null;
   let asOf: AsOfFigures | null = null;
+  let replay: ReplayFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -162,8 +167,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(usage, null, 2));
     asOf = await runAsOfWorkload(PORT + 5);
     console.log(JSON.stringify(asOf, null, 2));
+    replay = await runReplayBench(100_000);
+    console.log(JSON.stringify(replay, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay);
   }
 };
 

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
@@ -9,6 +10,7 @@ import {
   type Capabilities,
   type Command,
   type Decider,
+  DomainError,
   type DomainEvent,
   HOST_REGISTRY_STREAM,
   type HostInfo,
@@ -645,7 +647,7 @@ describe('projector on SQLite', () => {
         if (event.id === victim?.id) {
           thrown++;
           // write the batch's rows so far into the open transaction, so the rollback has something to undo
-          await em.flush();
+          await em.write();
           throw new Error('injected projection fault');
         }
       },
@@ -860,4 +862,180 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('projector on PostgreSQL'
     await expect(rebuildReadModel({ store, orm })).resolves.toEqual({ rebuilt: true, position: head, events: head });
     expect(await dumpReadModel(orm)).toEqual(liveDump);
   }, 120_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Batching: a random workload projected in batches equals the same log projected one event at a time.
+// ---------------------------------------------------------------------------------------------
+
+/** mulberry32: a seeded generator, so that a failing workload can be written again (the seed is in the test's name). */
+const seeded = (seed: number): (() => number) => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
+interface RandomLease {
+  readonly leaseId: string;
+  readonly reservationId: string;
+  readonly hostId: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * `operations` random writes through the deciders: hosts registered, changed and unregistered,
+ * leases created, renamed, rescheduled, started, ended and deleted, privacy changes, floating IPs
+ * and their leases, flavors. A write the deciders refuse (an overlap, a lease not in the right
+ * state) appends nothing and the workload goes on.
+ */
+const writeRandomWorkload = async (w: TestWriter, seed: number, operations: number): Promise<void> => {
+  const random = seeded(seed);
+  const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
+  const hosts: { id: string; name: string }[] = [];
+  const leases: RandomLease[] = [];
+  const fips: { id: string; address: string }[] = [];
+  const caps = ['rack', 'gpu', 'zone', 'ssd'];
+  const capabilities = (): Capabilities => Object.fromEntries(caps.filter(() => random() < 0.5).map((name) => [name, String(Math.floor(random() * 3))]));
+  for (let n = 0; n < operations; n++) {
+    const now = at(n * MIN);
+    const roll = random();
+    const host = pick(hosts);
+    const lease = pick(leases);
+    try {
+      if (roll < 0.1 || host === undefined) hosts.push({ id: await w.registerHost(`random-${n}`, capabilities(), now), name: `random-${n}` });
+      else if (roll < 0.15) await w.updateCapabilities(host.id, capabilities(), now);
+      else if (roll < 0.18) await w.setReservable(host.id, random() < 0.5, now);
+      else if (roll < 0.2) await w.setPrivacy(pick(caps) ?? 'rack', random() < 0.5, now);
+      else if (roll < 0.22) await w.unregisterHost(host.id, host.name, now);
+      else if (roll < 0.5 || lease === undefined) {
+        const start = 30 * DAY + Math.floor(random() * 200) * DAY;
+        const end = start + (1 + Math.floor(random() * 3)) * DAY;
+        leases.push({ ...(await w.createLease(`lease-${n}`, host.id, at(start), at(end), now)), start, end });
+      } else if (roll < 0.62) await w.rename(lease.leaseId, `lease-${n}-renamed`, now);
+      else if (roll < 0.7) await w.reschedule(lease, at(lease.start), at(lease.end + DAY), now);
+      else if (roll < 0.78) await w.runPhase(lease, 'start', at(lease.start));
+      else if (roll < 0.84) await w.runPhase(lease, 'end', at(lease.end));
+      else if (roll < 0.89) await w.deleteLease(lease, now);
+      else if (roll < 0.93) fips.push({ id: await w.registerFloatingIp(`10.9.${Math.floor(n / 250)}.${n % 250}`, now), address: `10.9.${Math.floor(n / 250)}.${n % 250}` });
+      else if (roll < 0.98) {
+        const fip = pick(fips);
+        const start = 30 * DAY + Math.floor(random() * 200) * DAY;
+        if (fip !== undefined) await w.createFloatingIpLease(`fip-lease-${n}`, fip.id, fip.address, at(start), at(start + DAY), now);
+      } else await w.addFlavor(String(n), `flavor-${n}`, now);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
+  }
+};
+
+const readModelOf = async (file: string): Promise<Record<string, unknown[]>> => {
+  const orm = await openReadModel(sqlite(file));
+  try {
+    return await dumpReadModel(orm);
+  } finally {
+    await orm.close();
+  }
+};
+
+/** The lowest checkpoint of the read-model file, read the way an operator would (null while it has none). */
+const checkpointInFile = (file: string): number | null => {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare(`select name, position from lh_checkpoints`).all() as { name: string; position: number }[];
+      const positions = READ_MODELS.map((name) => rows.find((row) => row.name === name)?.position ?? 0);
+      return Math.min(...positions);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+};
+
+const SEED = Number(process.env.LEASEHOLD_TEST_PROJECTOR_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
+describe(`batched projection on a random workload (seed ${SEED})`, () => {
+  let dir: string;
+  let store: EventStore;
+  let cleanDump: Record<string, unknown[]>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leasehold-projector-random-'));
+    store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    await writeRandomWorkload(new TestWriter(store, { userId: 'user-r', projectId: 'project-r' }), SEED, 1_000);
+    const clean = await openReadModel(sqlite(join(dir, 'clean.sqlite')));
+    try {
+      await rebuildReadModel({ store, orm: clean });
+      cleanDump = await dumpReadModel(clean);
+    } finally {
+      await clean.close();
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await store?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a rebuild in batches of 5,000 and of a random size equals projecting one event at a time, every table and version', async () => {
+    const stepwise = await openReadModel(sqlite(join(dir, 'stepwise.sqlite')));
+    const odd = await openReadModel(sqlite(join(dir, 'odd.sqlite')));
+    try {
+      for (const event of await store.readAll({ from: 0 })) {
+        const outcomes = await projectBatch(stepwise, READ_MODEL_PROJECTIONS, [event]);
+        expect([...outcomes.values()].filter((outcome) => outcome.fault !== null)).toEqual([]);
+      }
+      await rebuildReadModel({ store, orm: odd, batchSize: 2 + (SEED % 97) });
+      const one = await dumpReadModel(stepwise, { includeCheckpoint: false });
+      // the workload reaches every table, versions included, or the comparison would prove little
+      for (const table of ['lh_leases', 'lh_reservations', 'lh_hosts', 'lh_allocations', 'lh_properties', 'lh_floatingips', 'lh_floatingip_allocations', 'lh_flavors', 'lh_lease_versions', 'lh_host_versions', 'lh_allocation_versions']) {
+        expect(one[table]?.length ?? 0, table).toBeGreaterThan(0);
+      }
+      const withoutCheckpoints = ({ lh_checkpoints: _, ...tables }: Record<string, unknown[]>) => tables;
+      expect(withoutCheckpoints(cleanDump)).toEqual(one);
+      expect(await dumpReadModel(odd)).toEqual(cleanDump);
+    } finally {
+      await stepwise.close();
+      await odd.close();
+    }
+  }, 180_000);
+
+  it('a projector killed (SIGKILL) mid catch-up resumes from its checkpoint to the same read model as a clean rebuild', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-projector-kill-'));
+    try {
+      copyFileSync(join(dir, 'events.sqlite'), join(dataDir, 'events.sqlite'));
+      const head = await store.headPosition();
+      const file = join(dataDir, 'read-model.sqlite');
+      const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'main.js')], {
+        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20' },
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await vi.waitFor(() => expect(checkpointInFile(file) ?? 0).toBeGreaterThan(0), { timeout: 60_000, interval: 2 });
+      child.kill('SIGKILL');
+      await exited;
+      const killedAt = checkpointInFile(file) ?? 0;
+      expect(killedAt, 'killed before the catch-up ended').toBeLessThan(head);
+
+      const orm = await openReadModel(sqlite(file));
+      const runner = new ProjectionRunner({ store, orm });
+      try {
+        await runner.start();
+        await runner.caughtUp;
+      } finally {
+        await runner.stop();
+        await orm.close();
+      }
+      expect(await readModelOf(file)).toEqual(cleanDump);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
-export { type Projection, findRow } from './projection.js';
+export type { Projection } from './projection.js';
+export { BatchRows, TableRows, AddedRows } from './batch-rows.js';
 export * from './projections/index.js';
 export * from './projection-runner.js';
 export * from './dump-read-model.js';

@@ -6,6 +6,7 @@
  *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
  *   LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS  a projection stopped on an event retries after 1 s, doubling
  *                             up to this (default 30)
+ *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction (default 500); fewer when caught up
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *
@@ -18,7 +19,7 @@ import { eventLog } from '#observability/logger.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
-import { ProjectionRunner } from './projection-runner.js';
+import { DEFAULT_BATCH_SIZE, ProjectionRunner } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
@@ -38,7 +39,8 @@ const main = async (): Promise<void> => {
     process.exit(1);
   }
   const maxRetrySeconds = Number(process.env.LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS ?? '30');
-  const runner = new ProjectionRunner({ store, orm, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
+  const batchSize = Number(process.env.LEASEHOLD_PROJECTOR_BATCH_SIZE ?? DEFAULT_BATCH_SIZE);
+  const runner = new ProjectionRunner({ store, orm, batchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : DEFAULT_BATCH_SIZE, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
   const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PROJECTOR_HEALTH_PORT, 1235);
   const health =
     healthPort === null

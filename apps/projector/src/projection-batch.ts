@@ -1,7 +1,8 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
-import { type Connection, type EntityManager, FlushMode, LockMode, type MikroORM } from '@mikro-orm/core';
+import { type Connection, type EntityManager, LockMode, type MikroORM } from '@mikro-orm/core';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow, HISTORY_FROM_CHECKPOINT, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
+import { BatchRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
 
@@ -69,9 +70,9 @@ export const markHistoryStart = async (orm: MikroORM, names: readonly string[]):
 let savepoints = 0;
 
 /**
- * Applies `events` for one projection inside a savepoint of the batch transaction, in its own unit of
- * work (FlushMode.COMMIT: each row loaded once, written once by the flush at the end). A failure rolls
- * back this projection's part only.
+ * Applies `events` for one projection inside a savepoint of the batch transaction: the rows they
+ * touch are read in bulk, folded in memory and written once (see BatchRows). A failure rolls back
+ * this projection's part only.
  */
 const applyInSavepoint = async (tx: EntityManager, projection: Projection, events: readonly RecordedEvent[]): Promise<void> => {
   const connection: Connection = tx.getConnection();
@@ -79,9 +80,11 @@ const applyInSavepoint = async (tx: EntityManager, projection: Projection, event
   const name = `projection_${++savepoints}`;
   await connection.execute(`savepoint ${name}`, [], 'run', ctx);
   try {
-    const em = tx.fork({ clear: true, flushMode: FlushMode.COMMIT, keepTransactionContext: true });
-    for (const event of events) if (projection.canHandle.includes(event.type)) await projection.apply(em, event);
-    await em.flush();
+    const wanted = events.filter((event) => projection.canHandle.includes(event.type));
+    const rows = new BatchRows(tx);
+    await projection.preload?.(rows, wanted);
+    for (const event of wanted) await projection.apply(rows, event);
+    await rows.write();
     await connection.execute(`release savepoint ${name}`, [], 'run', ctx);
   } catch (error) {
     await connection.execute(`rollback to savepoint ${name}`, [], 'run', ctx);

@@ -1,31 +1,23 @@
-import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { BatchRows } from './batch-rows.js';
 
 /**
  * One read-model projection.
  *
- * `apply` runs inside the runner's per-batch transaction, with that transaction's EntityManager in
- * FlushMode.COMMIT: every change of the whole batch stays in one unit of work and is flushed once,
- * right before the checkpoint is written in the same transaction. Hence, within a batch:
- *  - look rows up by primary key with `findRow` (identity-map hits, and removed rows read as absent);
- *    a query on other columns would not see the batch's own unflushed changes;
- *  - create with `em.create`, change with `em.assign` (or plain assignment), delete with `em.remove`.
+ * The runner hands a projection a whole batch of events at once: `preload` reads (in bulk) the rows
+ * the batch will look at, then `apply` folds each event into those rows in memory (`rows.table(E)`:
+ * `get` by primary key, `put` a whole row, `remove`; `rows.added(V)` for past versions), and the
+ * runner writes every touched row once at the end, in the batch's transaction, with the checkpoint.
+ * Within a batch `get` sees the batch's own changes. A row `preload` did not read is read on first
+ * `get`: preloading is for speed only, never for correctness.
  * A projection must derive everything from the event (never the wall clock or random ids) so that a
- * rebuild from the log is byte-identical to the live read model.
+ * rebuild from the log is identical to the live read model.
  */
 export interface Projection {
   readonly name: string;
   /** Event types this projection wants; the runner never calls `apply` with another type. */
   readonly canHandle: readonly string[];
-  apply(em: EntityManager, event: RecordedEvent): Promise<void>;
+  /** Reads the rows that `events` (all of types in canHandle) will look at. */
+  preload?(rows: BatchRows, events: readonly RecordedEvent[]): Promise<void>;
+  apply(rows: BatchRows, event: RecordedEvent): Promise<void>;
 }
-
-/** A row by primary key as the batch left it so far: null if it does not exist or was removed earlier in the batch. */
-export const findRow = async <Row extends object>(
-  em: EntityManager,
-  entity: EntitySchema<Row>,
-  primaryKey: FilterQuery<Row>,
-): Promise<Row | null> => {
-  const row = await em.findOne(entity, primaryKey);
-  return row !== null && em.getUnitOfWork().getRemoveStack().has(row) ? null : (row);
-};

@@ -12,9 +12,19 @@ export interface RebuildOptions {
   /** The read model to rebuild: it is replaced only once the rebuild has succeeded. */
   readonly orm: MikroORM;
   readonly projections?: readonly Projection[];
+  /** Events per transaction (default REBUILD_BATCH_SIZE). */
   readonly batchSize?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
+  /** Called about every `progressEveryMs` (default 1 s) while the log is replayed: events replayed so far, and the head. */
+  readonly onProgress?: (replayed: number, head: number) => void;
+  readonly progressEveryMs?: number;
 }
+
+/**
+ * A rebuild has the whole log before it: big batches spread each transaction's fixed cost (the
+ * checkpoints, the savepoints, a statement per table) over more events.
+ */
+export const REBUILD_BATCH_SIZE = 5_000;
 
 export interface RebuildResult {
   readonly rebuilt: true;
@@ -58,11 +68,14 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     store: options.store,
     orm: scratch,
     ...(options.projections === undefined ? {} : { projections: options.projections }),
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    batchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
     ...(options.log === undefined ? {} : { log: options.log }),
     retryDelayMs: null,
   });
   await runner.start();
+  const head = await options.store.headPosition();
+  const { onProgress } = options;
+  const ticker = onProgress === undefined ? null : setInterval(() => onProgress(runner.position(), head), options.progressEveryMs ?? 1_000);
   try {
     await runner.caughtUp.catch(() => undefined);
     const stuck = runner.status().find((status) => status.failure !== null);
@@ -70,6 +83,7 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     if (runner.failure() !== undefined) throw new Error(describeError(runner.failure()));
     return runner.position();
   } finally {
+    if (ticker !== null) clearInterval(ticker);
     await runner.stop();
   }
 };
@@ -110,6 +124,12 @@ export const rebuildReadModel = async (options: RebuildOptions): Promise<Rebuild
   const scratch = scratchFor(options.orm);
   await dropScratch(scratch, options.orm);
   const scratchOrm = await openReadModel(scratch);
+  // a crash loses the copy whatever it holds (the next rebuild drops it): no write-ahead log, no wait for the disk
+  if (scratch.kind === 'sqlite') {
+    const connection = scratchOrm.em.getConnection();
+    await connection.execute('pragma journal_mode = memory');
+    await connection.execute('pragma synchronous = off');
+  }
   let open = true;
   try {
     const position = await replay(options, scratchOrm);

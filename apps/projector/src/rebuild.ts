@@ -7,7 +7,8 @@
  * `${LEASEHOLD_DATA_DIR:-./data}/read-model.sqlite`); with it, the given SQLite file. The log is
  * `${LEASEHOLD_DATA_DIR:-./data}/events.sqlite`. The copy is built beside the live tables and swapped
  * in only when every projection has reached the head (see rebuildReadModel), so the API and the
- * projector may keep running. Prints {"rebuilt": true, "position": N, "events": N}; on failure
+ * projector may keep running. On a terminal, stderr shows the progress (events/s, time left) every
+ * second; a summary line goes to stderr in any case. Prints {"rebuilt": true, "position": N, "events": N}; on failure
  * prints the projection, the position and type of the event it could not project and the error,
  * exits 1, and leaves the read model as it was.
  */
@@ -28,6 +29,17 @@ const parseTarget = (args: readonly string[]): string | null => {
   throw new Error(USAGE);
 };
 
+const rate = (events: number, ms: number): number => Math.round(events / Math.max(ms / 1000, 0.001));
+
+/** `replayed/head events (n%), r events/s, ETA s` on one line, rewritten in place. */
+const progressLine = (started: number) => (replayed: number, head: number): void => {
+  const elapsed = performance.now() - started;
+  const perSecond = rate(replayed, elapsed);
+  const eta = perSecond === 0 ? '?' : `${Math.ceil((head - replayed) / perSecond)} s`;
+  const percent = head === 0 ? 100 : Math.floor((replayed / head) * 100);
+  process.stderr.write(`\rrebuild: ${replayed}/${head} events (${percent}%), ${perSecond} events/s, ETA ${eta}   `);
+};
+
 const run = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
   const target = parseTarget(process.argv.slice(2));
@@ -37,7 +49,12 @@ const run = async (): Promise<void> => {
   try {
     store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
     orm = await openReadModel(db);
-    const result = await rebuildReadModel({ store, orm });
+    const started = performance.now();
+    const onTerminal = process.stderr.isTTY ? { onProgress: progressLine(started) } : {};
+    const result = await rebuildReadModel({ store, orm, ...onTerminal });
+    const took = performance.now() - started;
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    process.stderr.write(`rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await orm?.close();

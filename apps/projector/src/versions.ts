@@ -1,5 +1,6 @@
-import type { EntityManager, EntitySchema, RequiredEntityData } from '@mikro-orm/core';
+import type { EntitySchema } from '@mikro-orm/core';
 import type { Version } from '#read-model/index.js';
+import type { BatchRows } from './batch-rows.js';
 
 /**
  * Keeps the version of a live row that the event at `position` is about to change or remove, valid
@@ -7,12 +8,12 @@ import type { Version } from '#read-model/index.js';
  * it. A row changed twice by one event has one version.
  */
 export const keepVersion = <V extends Version>(
-  em: EntityManager,
+  rows: BatchRows,
   history: EntitySchema<V>,
   since: number,
   position: number,
   columns: Omit<V, keyof Version>,
 ): void => {
   if (since >= position) return;
-  em.create(history, { ...columns, validFrom: since, validTo: position } as RequiredEntityData<V>);
+  rows.added(history).add({ ...columns, validFrom: since, validTo: position } as V);
 };

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/core';
 import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import {
@@ -10,7 +9,8 @@ import {
   type ReservationRow,
   evolveLeaseView,
 } from '#read-model/index.js';
-import { type Projection, findRow } from '../projection.js';
+import type { BatchRows } from '../batch-rows.js';
+import type { Projection } from '../projection.js';
 import { keepVersion } from '../versions.js';
 
 const dates = (event: LeaseEvent): { startDate: string; endDate: string } | null =>
@@ -25,51 +25,52 @@ const reservationRows = (doc: LeaseView | null): Map<string, ReservationRow> =>
       : doc.reservations.map((r) => [r.id, { id: r.id, leaseId: doc.id, projectId: doc.project_id, resourceType: r.resource_type, status: r.status }]),
   );
 
-/** Makes lh_reservations hold exactly the reservations of the lease's new document (none once it is gone). */
-const syncReservations = async (em: EntityManager, before: LeaseView | null, after: LeaseView | null): Promise<void> => {
+/**
+ * Makes lh_reservations hold exactly the reservations of the lease's new document (none once it is
+ * gone): the rows are derived from the document alone, so they are written without being read.
+ */
+const syncReservations = (rows: BatchRows, before: LeaseView | null, after: LeaseView | null): void => {
+  const table = rows.table(ReservationEntity);
   const wanted = reservationRows(after);
-  for (const previous of before?.reservations ?? []) {
-    if (wanted.has(previous.id)) continue;
-    const row = await findRow(em, ReservationEntity, { id: previous.id });
-    if (row !== null) em.remove(row);
-  }
-  for (const [id, columns] of wanted) {
-    const row = await findRow(em, ReservationEntity, { id });
-    if (row === null) em.create(ReservationEntity, columns);
-    else em.assign(row, columns);
-  }
+  for (const previous of before?.reservations ?? []) if (!wanted.has(previous.id)) table.remove(previous.id);
+  for (const row of wanted.values()) table.put(row);
 };
 
-const keepLeaseVersion = (em: EntityManager, row: LeaseRow, position: number): void =>
-  keepVersion(em, LeaseVersionEntity, row.since, position, { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: row.doc });
+const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number): void =>
+  keepVersion(rows, LeaseVersionEntity, row.since, position, { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: row.doc });
+
+const leaseIdOf = (event: RecordedEvent): string => (event.data as LeaseEvent['data']).leaseId;
 
 /** lh_leases (the Blazar lease document plus query columns, and its past versions) and lh_reservations. */
 export const leasesProjection: Projection = {
   name: 'leases',
   canHandle: LEASE_EVENT_TYPES,
-  async apply(em, recorded: RecordedEvent): Promise<void> {
+  async preload(rows, events): Promise<void> {
+    await rows.table(LeaseEntity).load(events.map(leaseIdOf));
+  },
+  async apply(rows, recorded: RecordedEvent): Promise<void> {
     const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
     const leaseId = event.data.leaseId;
-    const row = await findRow(em, LeaseEntity, { id: leaseId });
+    const leases = rows.table(LeaseEntity);
+    const row = await leases.get(leaseId);
     const before = row?.doc ?? null;
     const doc = evolveLeaseView(before, event);
-    if (row !== null && doc !== before) keepLeaseVersion(em, row, recorded.position);
+    if (row !== null && doc !== before) keepLeaseVersion(rows, row, recorded.position);
     if (doc === null) {
-      if (row !== null) em.remove(row);
+      if (row !== null) leases.remove(leaseId);
     } else {
-      const columns = {
+      leases.put({
+        id: leaseId,
         projectId: doc.project_id,
         userId: doc.user_id,
         name: doc.name,
         ...(dates(event) ?? { startDate: row?.startDate ?? '', endDate: row?.endDate ?? '' }),
         status: doc.status,
         doc,
-        ...(doc === before ? {} : { since: recorded.position }),
-      };
-      if (row === null) em.create(LeaseEntity, { id: leaseId, ...columns });
-      else em.assign(row, columns);
+        since: doc === before && row !== null ? row.since : recorded.position,
+      });
     }
     // evolveLeaseView keeps the reservations array when an event does not touch it
-    if (before?.reservations !== doc?.reservations) await syncReservations(em, before, doc);
+    if (before?.reservations !== doc?.reservations) syncReservations(rows, before, doc);
   },
 };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HostCapabilitiesUpdated, HostRegistered, ResourcePropertyEvent } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { PropertyEntity } from '#read-model/index.js';
-import { type Projection, findRow } from '../projection.js';
+import type { Projection } from '../projection.js';
 
 type PropertyEvent = HostRegistered | HostCapabilitiesUpdated | ResourcePropertyEvent;
 
@@ -18,6 +18,9 @@ export const propertyId = (name: string): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
+const namesOf = (event: PropertyEvent): readonly string[] =>
+  event.type === 'ResourceProperty.PrivacyChanged' ? [event.data.propertyName] : Object.keys(event.data.capabilities);
+
 /**
  * lh_properties: every capability name ever seen on a host, with its privacy. Rows are never
  * deleted, like upstream's resource_properties.
@@ -25,20 +28,22 @@ export const propertyId = (name: string): string => {
 export const propertiesProjection: Projection = {
   name: 'properties',
   canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'ResourceProperty.PrivacyChanged'],
-  async apply(em, recorded: RecordedEvent): Promise<void> {
+  async preload(rows, events): Promise<void> {
+    await rows.table(PropertyEntity).load(events.flatMap((recorded) => namesOf({ type: recorded.type, data: recorded.data } as PropertyEvent)));
+  },
+  async apply(rows, recorded: RecordedEvent): Promise<void> {
     const event = { type: recorded.type, data: recorded.data } as PropertyEvent;
+    const properties = rows.table(PropertyEntity);
     if (event.type === 'ResourceProperty.PrivacyChanged') {
       const { propertyName: name, private: isPrivate, changedAt } = event.data;
-      const row = await findRow(em, PropertyEntity, { name });
-      if (row === null) em.create(PropertyEntity, { name, id: propertyId(name), private: isPrivate, createdAt: changedAt, updatedAt: changedAt });
-      else em.assign(row, { private: isPrivate, updatedAt: changedAt });
+      const row = await properties.get(name);
+      if (row === null) properties.put({ name, id: propertyId(name), private: isPrivate, createdAt: changedAt, updatedAt: changedAt });
+      else properties.put({ ...row, private: isPrivate, updatedAt: changedAt });
       return;
     }
     const createdAt = event.type === 'Host.Registered' ? event.data.registeredAt : event.data.updatedAt;
-    for (const name of Object.keys(event.data.capabilities)) {
-      if ((await findRow(em, PropertyEntity, { name })) === null) {
-        em.create(PropertyEntity, { name, id: propertyId(name), private: false, createdAt, updatedAt: null });
-      }
+    for (const name of namesOf(event)) {
+      if ((await properties.get(name)) === null) properties.put({ name, id: propertyId(name), private: false, createdAt, updatedAt: null });
     }
   },
 };

@@ -34,6 +34,20 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   recordedAt: row.recorded_at,
 });
 
+/** A row of COLUMNS as an array (`.raw()`): a range read makes no key/value object per row. */
+type RawEventRow = readonly [number, string, string, number, string, string, string, string];
+
+const fromRaw = ([position, eventId, streamId, revision, type, data, metadata, recordedAt]: RawEventRow): RecordedEvent => ({
+  id: decode(eventId),
+  streamId: decode(streamId),
+  revision,
+  position,
+  type: decode(type),
+  data: JSON.parse(data) as unknown,
+  metadata: JSON.parse(metadata) as EventMetadata,
+  recordedAt,
+});
+
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
 interface FilterSql {
@@ -124,8 +138,8 @@ export class EventRows {
   /** Events with from < position <= to matching the filter, ascending. */
   readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): RecordedEvent[] {
     const { sql, params } = filterSql(filter);
-    const rows = this.rangeStatement(sql).all(from, to, ...params, limit ?? NO_LIMIT) as EventRow[];
-    return rows.map(toRecordedEvent);
+    const rows = this.rangeStatement(sql).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
+    return rows.map(fromRaw);
   }
 
   headPosition(): number {
@@ -147,7 +161,7 @@ export class EventRows {
     if (cached) return cached;
     const statement = this.db.prepare(
       `SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`,
-    );
+    ).raw();
     this.rangeStatements.set(filterClause, statement);
     return statement;
   }

@@ -1,0 +1,154 @@
+import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
+import { SqliteRowWriter } from './sqlite-row-writer.js';
+
+/** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
+const CHUNK = 200;
+
+const chunks = <T>(items: readonly T[]): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+};
+
+/**
+ * The rows of one table as a batch sees them: read once (in bulk), changed in memory, and written
+ * once when the batch ends (the touched rows deleted, their final versions inserted), so that a
+ * batch of thousands of events costs a few statements per table instead of some per event.
+ */
+export class TableRows<Row extends object> {
+  /** null: the row does not exist (or no longer does, in this batch). */
+  private readonly rows = new Map<string, Row | null>();
+  private readonly touched = new Set<string>();
+  /** Keys read from the database and not found there: removing them again needs no statement. */
+  private readonly absent = new Set<string>();
+  private readonly key: keyof Row & string;
+  private readonly columns: readonly (keyof Row & string)[];
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly entity: EntitySchema<Row>,
+  ) {
+    const meta = em.getMetadata().get<Row>(entity.meta.className);
+    this.key = meta.primaryKeys[0] as keyof Row & string;
+    this.columns = meta.props.filter((prop) => prop.persist !== false).map((prop) => prop.name as keyof Row & string);
+  }
+
+  /** Reads the rows of these keys that the batch does not know yet, in as few queries as it takes. */
+  async load(keys: Iterable<string>): Promise<void> {
+    const missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
+    const reader = this.em.fork({ clear: true, keepTransactionContext: true });
+    for (const part of chunks(missing)) {
+      const found = await reader.find(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
+      for (const key of part) {
+        this.rows.set(key, null);
+        this.absent.add(key);
+      }
+      for (const row of found) {
+        const key = this.keyOf(row);
+        this.rows.set(key, this.plain(row));
+        this.absent.delete(key);
+      }
+      reader.clear();
+    }
+  }
+
+  /** The row as the batch left it so far; null if it does not exist or was removed earlier in the batch. */
+  async get(key: string): Promise<Row | null> {
+    if (!this.rows.has(key)) await this.load([key]);
+    return this.rows.get(key) ?? null;
+  }
+
+  /** Creates or replaces the row of `row`'s key. */
+  put(row: Row): void {
+    const key = this.keyOf(row);
+    this.rows.set(key, row);
+    this.touched.add(key);
+  }
+
+  remove(key: string): void {
+    this.rows.set(key, null);
+    this.touched.add(key);
+  }
+
+  /** Deletes first: a row inserted by the batch may take a unique value (a host name) that a deleted one held. */
+  async write(): Promise<void> {
+    const keys = [...this.touched];
+    const gone = keys.filter((key) => this.rows.get(key) == null && !this.absent.has(key));
+    const rows = keys.map((key) => this.rows.get(key)).filter((row): row is Row => row != null);
+    this.touched.clear();
+    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
+    if (sqlite !== null) {
+      sqlite.delete(gone);
+      sqlite.put(rows);
+    } else {
+      const stale = keys.filter((key) => !this.absent.has(key));
+      for (const part of chunks(stale)) await this.em.nativeDelete(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
+      for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
+    }
+    for (const key of keys) if (this.rows.get(key) != null) this.absent.delete(key);
+  }
+
+  /** Every read-model table the projections keep rows of is keyed by one text column. */
+  private keyOf(row: Row): string {
+    return row[this.key] as string;
+  }
+
+  private plain(row: Row): Row {
+    const copy: Partial<Row> = {};
+    for (const column of this.columns) copy[column] = row[column];
+    return copy as Row;
+  }
+}
+
+/** Rows only ever added (past versions), inserted when the batch ends. */
+export class AddedRows<Row extends object> {
+  private readonly rows: Row[] = [];
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly entity: EntitySchema<Row>,
+  ) {}
+
+  add(row: Row): void {
+    this.rows.push(row);
+  }
+
+  async write(): Promise<void> {
+    const rows = this.rows.splice(0);
+    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
+    if (sqlite !== null) sqlite.add(rows);
+    else for (const part of chunks(rows)) await this.em.insertMany(this.entity, part);
+  }
+}
+
+interface Pending {
+  write(): Promise<void>;
+}
+
+/** Every table one projection touches in one batch, written together at its end (in the batch's transaction). */
+export class BatchRows {
+  private readonly tables = new Map<unknown, Pending>();
+
+  constructor(readonly em: EntityManager) {}
+
+  table<Row extends object>(entity: EntitySchema<Row>): TableRows<Row> {
+    return this.lookup(entity, () => new TableRows(this.em, entity));
+  }
+
+  added<Row extends object>(entity: EntitySchema<Row>): AddedRows<Row> {
+    return this.lookup(entity, () => new AddedRows(this.em, entity));
+  }
+
+  async write(): Promise<void> {
+    for (const table of this.tables.values()) await table.write();
+  }
+
+  /** One holder per entity: the caller asks with the same entity, hence the same row type. */
+  private lookup<Holder extends Pending>(entity: unknown, make: () => Holder): Holder {
+    const known = this.tables.get(entity);
+    if (known !== undefined) return known as Holder;
+    const made = make();
+    this.tables.set(entity, made);
+    return made;
+  }
+}

@@ -1,0 +1,79 @@
+import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
+import type { EntityKey, EntityManager, EntityMetadata, EntityProperty } from '@mikro-orm/core';
+import type Database from 'better-sqlite3';
+
+/** What better-sqlite3 binds: it refuses booleans and objects. */
+type Bindable = string | number | bigint | Buffer | null;
+
+/**
+ * Writes a batch's rows on SQLite with statements prepared once per connection and table, on the
+ * batch transaction's own connection: MikroORM's insertMany and nativeDelete build and prepare their
+ * SQL again for every chunk, which costs a rebuild more than SQLite's own work. Values are converted
+ * as MikroORM converts them (its custom types: stored text, JSON; booleans as 0/1), so the rows read
+ * back through MikroORM exactly as if it had written them.
+ */
+export class SqliteRowWriter<Row extends object> {
+  private readonly upsert: Database.Statement;
+  private readonly insert: Database.Statement;
+  private readonly remove: Database.Statement;
+  private readonly convert: ((row: Row) => Bindable)[];
+  private readonly key: (value: string) => Bindable;
+
+  private constructor(db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform) {
+    const props = meta.props.filter((prop) => prop.persist !== false);
+    const column = (prop: EntityProperty<Row>): string => `"${prop.fieldNames[0] ?? prop.name}"`;
+    const columns = props.map(column);
+    const keys = meta.primaryKeys.map((key) => column(meta.properties[key]));
+    const others = columns.filter((name) => !keys.includes(name));
+    const values = `(${columns.map(() => '?').join(', ')})`;
+    const table = `"${meta.tableName}"`;
+    this.insert = db.prepare(`insert into ${table} (${columns.join(', ')}) values ${values}`);
+    const update = others.length === 0 ? 'nothing' : `update set ${others.map((name) => `${name} = excluded.${name}`).join(', ')}`;
+    this.upsert = db.prepare(`insert into ${table} (${columns.join(', ')}) values ${values} on conflict (${keys.join(', ')}) do ${update}`);
+    this.remove = db.prepare(`delete from ${table} where ${keys[0]} = ?`);
+    const toColumn = (prop: EntityProperty<Row>) => (value: unknown): Bindable => {
+      if (value === null || value === undefined) return null;
+      const stored: unknown = prop.customType === undefined ? value : prop.customType.convertToDatabaseValue(value, platform, { mode: 'query-data' });
+      return typeof stored === 'boolean' ? (stored ? 1 : 0) : (stored as Bindable);
+    };
+    this.convert = props.map((prop) => {
+      const name = prop.name as keyof Row;
+      const convert = toColumn(prop);
+      return (row: Row): Bindable => convert(row[name]);
+    });
+    this.key = toColumn(meta.properties[meta.primaryKeys[0] as EntityKey<Row>]);
+  }
+
+  /** The writer of this entity on the SQLite connection of `em`'s transaction; null on another database. */
+  static async of<Row extends object>(em: EntityManager, className: string): Promise<SqliteRowWriter<Row> | null> {
+    const platform = em.getPlatform();
+    const ctx = em.getTransactionContext<{ client: { acquireConnection(): Promise<Database.Database> } }>();
+    if (!(platform instanceof BetterSqlitePlatform) || ctx === undefined) return null;
+    const db = await ctx.client.acquireConnection();
+    let writers = WRITERS.get(db);
+    if (writers === undefined) WRITERS.set(db, (writers = new Map<string, SqliteRowWriter<object>>()));
+    let writer = writers.get(className) as SqliteRowWriter<Row> | undefined;
+    if (writer === undefined) {
+      writer = new SqliteRowWriter(db, em.getMetadata().get<Row>(className), platform);
+      writers.set(className, writer as SqliteRowWriter<object>);
+    }
+    return writer;
+  }
+
+  /** Creates or replaces each row (by primary key). */
+  put(rows: Iterable<Row>): void {
+    for (const row of rows) this.upsert.run(this.convert.map((convert) => convert(row)));
+  }
+
+  add(rows: Iterable<Row>): void {
+    for (const row of rows) this.insert.run(this.convert.map((convert) => convert(row)));
+  }
+
+  /** Deletes by a single-column primary key. */
+  delete(keys: Iterable<string>): void {
+    for (const key of keys) this.remove.run(this.key(key));
+  }
+}
+
+/** Per connection: a statement belongs to the connection that prepared it. */
+const WRITERS = new WeakMap<Database.Database, Map<string, SqliteRowWriter<object>>>();
