@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'plugins', description: 'Supported resource types.' },
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
+  { name: 'availability', description: 'When a lease request would be admitted (a Leasehold extension).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
 ] as const;
 
@@ -307,5 +308,38 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       outcome: '`refused` (the only outcome recorded).',
     },
     response: { description: 'The refusals.', schema: listOf('audit', 'HistoryEntry') },
+  },
+  'POST /v1/availability': {
+    operationId: 'searchAvailability',
+    tag: 'availability',
+    summary: 'Earliest windows for a lease request',
+    description:
+      'The earliest non-overlapping windows of `duration` within [not_before, not_after] in which every reservation (as in `POST /v1/leases`) would be admitted at once, each with how many matching resources are free per reservation. Answered by the admission itself on the current calendars (`leasehold:availability:get`, default members and admins). docs/availability.md.',
+    body: { schema: ref('AvailabilityQueryDto'), required: true },
+    response: { description: 'The windows, earliest first (empty: none in the range).' },
+  },
+  'GET /v1/availability': {
+    operationId: 'searchAvailabilityForOne',
+    tag: 'availability',
+    summary: 'Earliest windows for one reservation',
+    description: 'As `POST /v1/availability` for one reservation written as query parameters (`resource_type`, `min`, `max`, `hypervisor_properties`, `resource_properties`, `amount`, ...).',
+    parameters: {
+      resource_type: 'The reservation type, e.g. `physical:host`.',
+      duration: 'Minutes, or an ISO 8601 duration.',
+      not_before: 'Earliest start (`YYYY-MM-DD HH:MM` UTC or `now`); default now.',
+      not_after: 'Latest end; default 90 days after not_before.',
+      limit: 'How many windows (1 to 50, default 5).',
+    },
+    response: { description: 'The windows, earliest first.' },
+  },
+  'GET /v1/leases/:leaseId/extension': {
+    operationId: 'showLeaseExtension',
+    tag: 'leases',
+    summary: 'How far a lease can be prolonged',
+    description:
+      'The latest end date the lease could be given on the hosts and floating IPs it holds now (null: nothing booked later stands in the way) and the end of the booking that stands in the way (`leasehold:leases:extension`, default readers of its project and admins).',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'The extension.' },
+    errors: [404, 409],
   },
 };

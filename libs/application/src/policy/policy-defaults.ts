@@ -37,6 +37,9 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
+  // Leasehold extensions: when a lease request would be admitted (those who may lease), how far one's own lease can grow
+  'leasehold:availability:get': 'rule:project_member_or_admin',
+  'leasehold:leases:extension': 'rule:project_reader_or_admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -62,6 +65,8 @@ export const ACTIONS = {
   hostHistory: 'leasehold:oshosts:history',
   floatingIpHistory: 'leasehold:floatingips:history',
   auditGet: 'leasehold:audit:get',
+  availabilityGet: 'leasehold:availability:get',
+  leaseExtension: 'leasehold:leases:extension',
 } as const;
 
 /**

@@ -34,12 +34,20 @@ export type HostAllocationFailure = Extract<HostAllocationResult, { readonly ok:
  * randomisation: the order is kept hosts first, then host id ascending.
  */
 export const allocateHosts = (request: HostAllocationRequest, hosts: readonly HostSnapshot[]): HostAllocationResult => {
-  const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
-  const free = candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId));
+  const { matching, free } = hostSupply(request, hosts);
   if (free.length < request.min) {
-    return { ok: false, matching: candidates.length, free: free.length, requested: request.min };
+    return { ok: false, matching, free: free.length, requested: request.min };
   }
   return { ok: true, hostIds: preferenceOrder(free, request.keepHostIds ?? []).slice(0, Math.max(0, request.max)) };
+};
+
+/** What the policy chooses among: how many reservable hosts match, and which of them are free for the window. */
+export const hostSupply = (
+  request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs' | 'reservationId'>,
+  hosts: readonly HostSnapshot[],
+): { readonly matching: number; readonly free: readonly HostSnapshot[] } => {
+  const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
+  return { matching: candidates.length, free: candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId)) };
 };
 
 const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly string[]): string[] => {
