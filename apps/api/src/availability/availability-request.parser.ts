@@ -50,11 +50,11 @@ const SEARCH_PARAMETERS = new Set(['duration', 'not_before', 'not_after', 'limit
  * GET /v1/availability?resource_type=...: one reservation written as query parameters (its fields
  * named as in a lease request), and the search's own parameters.
  */
-export const parseAvailabilityParameters = (query: Readonly<Record<string, unknown>>, now: DateTime): AvailabilityRequest => {
+export const parseAvailabilityParameters = (query: Readonly<Record<string, string | undefined>>, now: DateTime): AvailabilityRequest => {
   const reservation: Record<string, unknown> = {};
   const search: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw malformed(key, 'given once');
+    if (value === undefined) continue;
     if (SEARCH_PARAMETERS.has(key)) search[key] = value;
     else reservation[key] = value;
   }

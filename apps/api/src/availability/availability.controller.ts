@@ -44,7 +44,43 @@ export class AvailabilityController {
   }
 
   @Get('availability')
-  async searchOne(@Query() query: Record<string, unknown>, @Req() request: Request) {
+  async searchOne(
+    @Req() request: Request,
+    @Query('resource_type') resourceType?: string,
+    @Query('min') min?: string,
+    @Query('max') max?: string,
+    @Query('hypervisor_properties') hypervisorProperties?: string,
+    @Query('resource_properties') resourceProperties?: string,
+    @Query('amount') amount?: string,
+    @Query('vcpus') vcpus?: string,
+    @Query('memory_mb') memoryMb?: string,
+    @Query('disk_gb') diskGb?: string,
+    @Query('affinity') affinity?: string,
+    @Query('flavor_id') flavorId?: string,
+    @Query('network_id') networkId?: string,
+    @Query('duration') duration?: string,
+    @Query('not_before') notBefore?: string,
+    @Query('not_after') notAfter?: string,
+    @Query('limit') limit?: string,
+  ) {
+    const query = {
+      resource_type: resourceType,
+      min,
+      max,
+      hypervisor_properties: hypervisorProperties,
+      resource_properties: resourceProperties,
+      amount,
+      vcpus,
+      memory_mb: memoryMb,
+      disk_gb: diskGb,
+      affinity,
+      flavor_id: flavorId,
+      network_id: networkId,
+      duration,
+      not_before: notBefore,
+      not_after: notAfter,
+      limit,
+    };
     const now = this.now();
     const windows = await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string);
     return { windows: windows.map(windowBody) };

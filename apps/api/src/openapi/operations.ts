@@ -1,4 +1,5 @@
 import { type JsonSchema, ref } from './json-schema.js';
+import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { envelope, listOf } from './response-schemas.js';
 
 /**
@@ -323,13 +324,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'availability',
     summary: 'Earliest windows for one reservation',
     description: 'As `POST /v1/availability` for one reservation written as query parameters (`resource_type`, `min`, `max`, `hypervisor_properties`, `resource_properties`, `amount`, ...).',
-    parameters: {
-      resource_type: 'The reservation type, e.g. `physical:host`.',
-      duration: 'Minutes, or an ISO 8601 duration.',
-      not_before: 'Earliest start (`YYYY-MM-DD HH:MM` UTC or `now`); default now.',
-      not_after: 'Latest end; default 90 days after not_before.',
-      limit: 'How many windows (1 to 50, default 5).',
-    },
+    parameters: Object.fromEntries(Object.entries(AVAILABILITY_PARAMETERS).map(([name, rule]) => [name, `${rule.description[0]?.toUpperCase() ?? ''}${rule.description.slice(1)}.`])),
     response: { description: 'The windows, earliest first.' },
   },
   'GET /v1/leases/:leaseId/extension': {
