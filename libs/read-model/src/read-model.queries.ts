@@ -1,6 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { toBlazarDate } from './blazar-format.js';
 import {
+  type AvailabilityIntervalRow,
+  AvailabilityIntervalEntity,
   AllocationEntity,
   type AllocationRow,
   FlavorEntity,
@@ -135,5 +137,19 @@ export class ReadModelQueries {
   async flavor(flavorId: string): Promise<{ readonly view: FlavorView; readonly isPublic: boolean } | null> {
     const row = await this.em().findOne(FlavorEntity, { id: flavorId });
     return row === null ? null : { view: row.doc, isPublic: row.isPublic };
+  }
+
+  /**
+   * Bookings on the given resources (all of the kind when null) within `cleaningMs` of [startMs, endMs):
+   * two range conditions on the (resource, start) and (resource, end) indexes, no lease read.
+   */
+  async bookedIntervals(resourceKind: 'host' | 'floatingip', resourceIds: readonly string[] | null, startMs: number, endMs: number, cleaningMs: number): Promise<AvailabilityIntervalRow[]> {
+    const where = {
+      resourceKind,
+      ...(resourceIds === null ? {} : { resourceId: { $in: [...resourceIds] } }),
+      startMs: { $lt: endMs + cleaningMs },
+      endMs: { $gt: startMs - cleaningMs },
+    };
+    return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { resourceId: 'asc', startMs: 'asc', id: 'asc' } });
   }
 }
