@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type MixedFigures, mixedRows, runMixedWorkload } from './mixed-workload.js';
 import { type KafkaFigures, kafkaRows, runKafkaBench } from './kafka-publish.js';
+import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
  * Upstream on this machine kind: 1.52 leases/s, p50 684 ms, p95 819 ms (329 ms first 50 -> 798 ms
  * last 50), list with 500 leases p50 196 ms, and 200 acceptances for 100 hosts (8 x 25 same hour).
  * Then a mixed workload (instance slots, flavors, floating IPs) on another fresh system, then the Kafka
- * channel (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone).
+ * channel (./kafka-publish.ts; `node dist/bench/kafka-publish.js` runs it alone), then availability queries on
+ * 2,000 hosts and 20,000 leases (./availability-query.ts; `node dist/bench/availability-query.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -81,7 +83,7 @@ const hostOnly = async (call: Call) => {
 
 type HostOnlyFigures = Awaited<ReturnType<typeof hostOnly>>;
 
-const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka: KafkaFigures | null): void => {
+const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka: KafkaFigures | null, availability: AvailabilityFigures | null): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
@@ -90,6 +92,7 @@ const printTable = (figures: HostOnlyFigures, mixed: MixedFigures | null, kafka:
   console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);
+  for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -111,13 +114,16 @@ const main = async (): Promise<void> => {
   console.log(JSON.stringify(figures, null, 2));
   let mixed: MixedFigures | null = null;
   let kafka: KafkaFigures | null = null;
+  let availability: AvailabilityFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
     kafka = await runKafkaBench();
     console.log(JSON.stringify(kafka, null, 2));
+    availability = await runAvailabilityBench(PORT + 3);
+    console.log(JSON.stringify(availability, null, 2));
   } finally {
-    printTable(figures, mixed, kafka);
+    printTable(figures, mixed, kafka, availability);
   }
 };
 
