@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
-import { type AvailabilityWindow, AvailabilityQueries, type LeaseExtension } from '#application/availability/availability.queries.js';
+import { type Availability, type AvailabilityWindow, AvailabilityQueries, type LeaseExtension } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
@@ -11,6 +11,11 @@ const windowBody = (window: AvailabilityWindow) => ({
   start_date: requestDate(window.startDate),
   end_date: requestDate(window.endDate),
   reservations: window.reservations.map((r) => ({ resource_type: r.resourceType, requested: r.requested, matching: r.matching, free: r.free })),
+});
+
+const availabilityBody = ({ windows, searchedUntil }: Availability) => ({
+  windows: windows.map(windowBody),
+  searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
 });
 
 const extensionBody = (extension: LeaseExtension) => ({
@@ -39,8 +44,7 @@ export class AvailabilityController {
   @HttpCode(200)
   async search(@Body() body: unknown, @Req() request: Request) {
     const now = this.now();
-    const windows = await this.availability.windows(callerOf(request), parseAvailabilityQuery(body, now), now.toISO() as string);
-    return { windows: windows.map(windowBody) };
+    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityQuery(body, now), now.toISO() as string));
   }
 
   @Get('availability')
@@ -82,8 +86,7 @@ export class AvailabilityController {
       limit,
     };
     const now = this.now();
-    const windows = await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string);
-    return { windows: windows.map(windowBody) };
+    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string));
   }
 
   @Get('leases/:leaseId/extension')

@@ -128,7 +128,7 @@ describe('the window search agrees with admission', () => {
         const { store, context } = await contextOver(events, calendar.cleaning);
         const request = { reservations: requests, durationMinutes: duration, notBefore: null, notAfter: iso(RANGE_MINUTES), limit: 3 };
         try {
-          const windows = await new AvailabilityQueries(context).windows(member, request, NOW);
+          const windows = (await new AvailabilityQueries(context).windows(member, request, NOW)).windows;
           let from = 0;
           for (const window of windows) {
             const start = (Date.parse(window.startDate) - BASE) / MINUTE_MS;

@@ -1,7 +1,9 @@
 import { type ExistingLease, MINUTE_MS, type Reservation, invalid, leaseDecider, leaseStream, requireExisting, scheduleForUpdate, toMs, truncateToMinute } from '#domain/index.js';
 import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions, type ReservationRequest } from '#plugins/admission/admission.registry.js';
+import { hostSupply, hostsFreeFrom } from '#plugins/physical-host/host-allocation.policy.js';
 import type { ApplicationContext } from '../application-context.js';
+import { toHostSnapshot } from '../write-model/write-index.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type Attempt, WindowSearch, relevanceOf } from './window-search.js';
@@ -27,6 +29,12 @@ export interface ReservationAvailability extends ReservationSupply {
   readonly resourceType: ReservationRequest['resourceType'];
   /** min for hosts, amount for instances and floating IPs. */
   readonly requested: number;
+}
+
+/** The windows found, and where a search that ran out of attempts stopped (null: it did not). */
+export interface Availability {
+  readonly windows: readonly AvailabilityWindow[];
+  readonly searchedUntil: string | null;
 }
 
 export interface AvailabilityWindow {
@@ -78,7 +86,7 @@ export class AvailabilityQueries {
     this.search = new WindowSearch(app);
   }
 
-  async windows(caller: Caller, request: AvailabilityRequest, now: string): Promise<AvailabilityWindow[]> {
+  async windows(caller: Caller, request: AvailabilityRequest, now: string): Promise<Availability> {
     authorize(caller, ACTIONS.availabilityGet);
     const notBefore = Math.max(truncateToMinute(now), request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS);
     const notAfter = request.notAfter === null ? notBefore + DEFAULT_HORIZON_DAYS * DAY_MS : toMs(request.notAfter);
@@ -94,7 +102,7 @@ export class AvailabilityQueries {
   async alternativesForCreate(caller: Caller, reservations: readonly ReservationRequest[], startDate: string, endDate: string, limit: number): Promise<Window[]> {
     await this.app.index.catchUp();
     const start = Math.ceil(toMs(startDate) / MINUTE_MS) * MINUTE_MS;
-    const windows = this.find(caller, reservations, toMs(endDate) - toMs(startDate), start, start + DEFAULT_HORIZON_DAYS * DAY_MS, limit);
+    const { windows } = this.find(caller, reservations, toMs(endDate) - toMs(startDate), start, start + DEFAULT_HORIZON_DAYS * DAY_MS, limit);
     return windows.map(({ startDate: s, endDate: e }) => ({ startDate: s, endDate: e }));
   }
 
@@ -111,6 +119,8 @@ export class AvailabilityQueries {
     const { reservations } = existing.lease;
     const query = {
       attempt: attemptAt(this.admissions),
+      alone: null,
+      nextChance: null,
       relevance: { hosts: 'all' as const, networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])) },
       durationMs: duration,
       notBefore: start,
@@ -119,7 +129,7 @@ export class AvailabilityQueries {
       caller,
       enteringMatters: reservations.length > 1,
     };
-    return this.search.windows(query).map((s) => ({ startDate: iso(s), endDate: iso(s + duration) }));
+    return this.search.windows(query).starts.map((s) => ({ startDate: iso(s), endDate: iso(s + duration) }));
   }
 
   /** How far the lease can be prolonged on the hosts and addresses it holds now (as a started lease keeps them). */
@@ -142,12 +152,14 @@ export class AvailabilityQueries {
     return { leaseId, endDate, maxEndDate: null, conflictEndDate: null };
   }
 
-  private find(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): AvailabilityWindow[] {
-    const attempt: Attempt = (context: AdmissionContext) => {
-      for (const request of reservations) this.admissions.admit(context, request);
+  private find(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): Availability {
+    const admit = (requests: readonly ReservationRequest[]): Attempt => (context: AdmissionContext) => {
+      for (const request of requests) this.admissions.admit(context, request);
     };
-    const query = { attempt, relevance: relevanceOf(reservations), durationMs, notBefore, notAfter, limit, caller, enteringMatters: reservations.length > 1 };
-    return this.search.windows(query).map((start) => {
+    const alone = reservations.map((request) => admit([request]));
+    const query = { attempt: admit(reservations), alone, nextChance: this.hostsNextChance(reservations, durationMs), relevance: relevanceOf(reservations), durationMs, notBefore, notAfter, limit, caller, enteringMatters: reservations.length > 1 };
+    const { starts, searchedUntil } = this.search.windows(query);
+    const windows = starts.map((start) => {
       const supply = this.search.supply(reservations, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
       return {
         startDate: iso(start),
@@ -155,6 +167,28 @@ export class AvailabilityQueries {
         reservations: reservations.map((request, i) => ({ resourceType: request.resourceType, requested: requestedOf(request), ...(supply[i] as ReservationSupply) })),
       };
     });
+    return { windows, searchedUntil: searchedUntil === null ? null : iso(searchedUntil) };
+  }
+
+  /**
+   * For host reservations: alone, each needs `min` matching hosts free, so after a refusal none fits
+   * before enough of the busy ones could be free; the whole request, no earlier than the latest of those.
+   */
+  private hostsNextChance(reservations: readonly ReservationRequest[], durationMs: number): ((start: number) => number | null) | null {
+    const hostRequests = reservations.flatMap((r) => (r.resourceType === 'physical:host' ? [r] : []));
+    if (hostRequests.length === 0) return null;
+    const cleaningTimeMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
+    return (start) => {
+      const snapshots = this.app.index.registeredHosts().map(toHostSnapshot);
+      const window = { start, end: start + durationMs };
+      let bound: number | null = null;
+      for (const request of hostRequests) {
+        const needed = request.min - hostSupply({ query: request.query, window, cleaningTimeMs }, snapshots).free.length;
+        const from = needed > 0 ? hostsFreeFrom({ query: request.query, window, cleaningTimeMs }, snapshots, needed) : null;
+        if (from !== null) bound = Math.max(bound ?? from, from);
+      }
+      return bound;
+    };
   }
 
   /**

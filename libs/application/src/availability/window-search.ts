@@ -26,6 +26,18 @@ export interface Relevance {
 
 export interface WindowQuery {
   readonly attempt: Attempt;
+  /**
+   * Each reservation's attempt on its own, when the request is of new reservations: one that fails even
+   * on calendars with nothing booked fails at every start (alone, a reservation's admission only gets
+   * harder as bookings are added, and in the request it also meets the others' bookings), so the
+   * search ends at once.
+   */
+  readonly alone: readonly Attempt[] | null;
+  /**
+   * After a refusal at `start`, a start before which the request cannot fit either (null: no such
+   * knowledge): the search goes on from the first candidate at or after it.
+   */
+  readonly nextChance: ((start: number) => number | null) | null;
   readonly relevance: Relevance;
   /** Whole minutes. */
   readonly durationMs: number;
@@ -43,6 +55,19 @@ export interface WindowQuery {
 }
 
 const SEARCH_LEASE = 'availability-search';
+
+/**
+ * Most admissions one search tries: each costs a pass over the matching calendars, and a request that
+ * does not fit for a long time could otherwise hold the process for seconds. A search that runs out
+ * says where it stopped: every start before that was tried (or could not differ from one tried).
+ */
+export const MAX_ATTEMPTS_PER_SEARCH = 250;
+
+/** The starts found, earliest first, and where the search stopped short (null: it covered the range or found enough). */
+export interface SearchResult {
+  readonly starts: readonly number[];
+  readonly searchedUntil: number | null;
+}
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -87,17 +112,22 @@ export class WindowSearch {
   }
 
   /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */
-  windows(query: WindowQuery): number[] {
-    const starts = this.candidateStarts(query);
+  windows(query: WindowQuery): SearchResult {
+    const { starts, emptyFrom } = this.candidateStarts(query);
+    if (query.alone !== null && query.alone.some((attempt) => !this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs))) {
+      return { starts: [], searchedUntil: null };
+    }
     const found: number[] = [];
+    const budget = { left: MAX_ATTEMPTS_PER_SEARCH };
     let from = query.notBefore;
     while (found.length < query.limit) {
-      const start = this.earliestFrom(query, from, starts);
-      if (start === null) break;
-      found.push(start);
-      from = start + query.durationMs;
+      const next = this.earliestFrom(query, from, starts, budget);
+      if (next === null) break;
+      if ('stoppedAt' in next) return { starts: found, searchedUntil: next.stoppedAt };
+      found.push(next.start);
+      from = next.start + query.durationMs;
     }
-    return found;
+    return { starts: found, searchedUntil: null };
   }
 
   /** What each request could be given at [start, end), on the calendars as they stand. */
@@ -106,23 +136,34 @@ export class WindowSearch {
     return requests.map((request) => supplyOf(context, request));
   }
 
-  private earliestFrom(query: WindowQuery, from: number, starts: readonly number[]): number | null {
-    const tries = [from, ...starts.slice(firstAbove(starts, from))];
-    for (const start of tries) {
+  private earliestFrom(query: WindowQuery, from: number, starts: readonly number[], budget: { left: number }): { readonly start: number } | { readonly stoppedAt: number } | null {
+    let start = from;
+    let index = firstAbove(starts, from);
+    for (;;) {
       if (start + query.durationMs > query.notAfter) return null;
-      if (this.admits(query, start, start + query.durationMs)) return start;
+      if (budget.left-- <= 0) return { stoppedAt: start };
+      if (this.admits(query, start, start + query.durationMs)) return { start };
+      const chance = query.nextChance?.(start) ?? null;
+      if (chance !== null && chance > start) index = Math.max(index, firstAbove(starts, chance - 1));
+      const next = starts[index++];
+      if (next === undefined) return null;
+      start = next;
     }
-    return null;
   }
 
-  /** Sorted distinct minutes after `notBefore` where the admission's answer may change. */
-  private candidateStarts(query: WindowQuery): number[] {
+  /**
+   * Sorted distinct minutes after `notBefore` where the admission's answer may change, and the first
+   * minute from which nothing booked on the relevant calendars is near any window.
+   */
+  private candidateStarts(query: WindowQuery): { readonly starts: number[]; readonly emptyFrom: number } {
     const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
     const duration = query.durationMs;
     const points = new Set<number>();
+    let emptyFrom = query.notBefore;
     const add = (booking: { readonly start: number; readonly end: number }): void => {
       points.add(minuteFrom(booking.end));
       points.add(minuteFrom(booking.end + cleaningMs));
+      emptyFrom = Math.max(emptyFrom, minuteFrom(booking.end + cleaningMs));
       if (query.enteringMatters) {
         points.add(minuteAfter(booking.start - duration));
         points.add(minuteAfter(booking.start - duration - cleaningMs));
@@ -132,7 +173,7 @@ export class WindowSearch {
     const networks = new Set(query.relevance.networkIds);
     for (const ip of this.app.index.registeredFloatingIps()) if (networks.has(ip.networkId)) for (const booking of ip.bookings) add(booking);
     const last = query.notAfter - duration;
-    return [...points].filter((point) => point > query.notBefore && point <= last).sort((a, b) => a - b);
+    return { starts: [...points].filter((point) => point > query.notBefore && point <= last).sort((a, b) => a - b), emptyFrom };
   }
 
   private relevantHosts({ hosts }: Relevance) {
