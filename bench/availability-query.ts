@@ -34,7 +34,8 @@ const hosts = (min: number, gpu: boolean) => ({
 const build = async (call: Call, random: () => number, t0: number): Promise<{ readonly accepted: number; readonly seconds: number }> => {
   const started = performance.now();
   for (let i = 0; i < HOSTS; i++) {
-    const result = await call('POST', '/v1/os-hosts', { name: `avail-${String(i).padStart(4, '0')}`, gpu: i % 5 === 0 ? 'true' : 'false' });
+    const facts = { vcpus: 16, memory_mb: 65536, local_gb: 500 };
+    const result = await call('POST', '/v1/os-hosts', { name: `avail-${String(i).padStart(4, '0')}`, ...facts, gpu: i % 5 === 0 ? 'true' : 'false' });
     if (result.status !== 201) throw new Error(`host ${i}: ${result.status} ${JSON.stringify(result.body)}`);
   }
   let accepted = 0;
