@@ -44,5 +44,4 @@ describe('counter-offers', () => {
     expect(refusal).toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     expect(refusal).not.toBeInstanceOf(CapacityRefused);
   });
-  });
 });
