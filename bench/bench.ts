@@ -10,6 +10,7 @@ import { type WebhookFigures, runWebhookBench, webhookRows } from './webhook-del
 import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
+import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -22,7 +23,9 @@ import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.
  * (./webhook-deliver.ts; `node dist/bench/webhook-deliver.js` alone), usage reports over
  * 100,000 leases (bench/usage-report.ts), and `as_of` reads over a log of 100,000 events on another
  * (`node dist/bench/bench.js as-of`: that one alone),
- * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone).
+ * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone),
+ * then availability queries on 2,000 hosts and 20,000 leases (./availability-query.ts;
+ * `node dist/bench/availability-query.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -103,6 +106,7 @@ const printTable = (
   usage: UsageFigures | null,
   asOf: AsOfFigures | null,
   replay: ReplayFigures | null,
+  availability: AvailabilityFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -118,6 +122,7 @@ const printTable = (
   for (const row of usage === null ? [] : usageRows(usage)) console.log(row);
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
   for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
+  for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -152,6 +157,7 @@ const main = async (): Promise<void> => {
   let usage: UsageFigures | null = null;
   let asOf: AsOfFigures | null = null;
   let replay: ReplayFigures | null = null;
+  let availability: AvailabilityFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -169,8 +175,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(asOf, null, 2));
     replay = await runReplayBench(100_000);
     console.log(JSON.stringify(replay, null, 2));
+    availability = await runAvailabilityBench(PORT + 6);
+    console.log(JSON.stringify(availability, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability);
   }
 };
 

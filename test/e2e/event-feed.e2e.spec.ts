@@ -161,6 +161,8 @@ describe('GET /v1/events (JSON pages)', () => {
     ['types=Lease.Created', 'Malformed parameter types (must be public event types separated by commas)'],
     ['limit=0', 'Malformed parameter limit (must be 1 to 1000)'],
     ['limit=1001', 'Malformed parameter limit (must be 1 to 1000)'],
+    ['limit=abc', 'Malformed parameter limit (must be 1 to 1000)'],
+    ['limit=2.5', 'Malformed parameter limit (must be 1 to 1000)'],
     ['after=-1', 'Malformed parameter after (must be a log position: 0 or a positive integer)'],
     ['after=1&after=2', 'Malformed parameter after (must be given once)'],
   ])('?%s: Blazar 400', async (query, message) => {

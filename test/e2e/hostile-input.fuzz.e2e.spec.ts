@@ -227,6 +227,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       prices: { host_hours: '1.5', vcpu_hours: 0.01 },
       capability_prices: [{ capability: 'gpu', value: 'true', prices: { host_hours: '3' } }],
     }),
+    AvailabilityQueryDto: () => ({
+      reservations: [pinnedHost('fuzz-host-1'), floatingIpReservation(NET, 1)],
+      duration: 'PT2H',
+      not_before: start(),
+      limit: 3,
+    }),
   };
 
   const mutatedBody = (schemaName: string): fc.Arbitrary<unknown> => {
@@ -315,7 +321,9 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     if (status < 400) return;
     const text = answer.text;
     const body = JSON.parse(text) as Record<string, unknown>;
-    expect(Object.keys(body).sort(), what).toEqual(['error_code', 'error_message', 'error_name', ...(stale ? ['stale'] : [])]);
+    // a refusal for lack of capacity adds its counter-offer (docs/availability.md), a list of windows
+    const offer = status === 409 && Array.isArray(body.alternatives) ? ['alternatives'] : [];
+    expect(Object.keys(body).sort(), what).toEqual([...offer, 'error_code', 'error_message', 'error_name', ...(stale ? ['stale'] : [])]);
     expect(body.error_code, what).toBe(status);
     expect(body.error_name, what).toBe(status);
     expect(body.error_message, what).toEqual(expect.any(String));

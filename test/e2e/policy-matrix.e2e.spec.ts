@@ -161,6 +161,11 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   'list as_of': { admin: true, member: true, reader: true, norole: false },
   'get own as_of': { admin: true, member: true, reader: true, norole: false },
   'get other as_of': { admin: true, member: false, reader: false, norole: false },
+  // Leasehold's availability: who may lease may ask when; whoever may read a lease may ask how far it can grow
+  'availability': { admin: true, member: true, reader: false, norole: false },
+  'availability one': { admin: true, member: true, reader: false, norole: false },
+  'extension own': { admin: true, member: true, reader: true, norole: false },
+  'extension other': { admin: true, member: false, reader: false, norole: false },
 };
 
 const table = (policy: Record<string, Record<Role, boolean>>) =>
@@ -203,6 +208,25 @@ describe('leases: route x role x own/other project (static tokens, default polic
         if (allowed) expect(reply.body.history.map((entry: { type: string; data: { lease_id: string } }) => [entry.type, entry.data.lease_id])).toEqual([['lease.created', id]]);
         break;
       }
+      case 'availability': {
+        const body = { reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }], duration: 60 };
+        const reply = await read(() => request('POST', '/v1/availability', token, body), 200, 'leasehold:availability:get', allowed);
+        if (allowed) expect(Array.isArray(reply.body.windows)).toBe(true);
+        break;
+      }
+      case 'availability one': {
+        const reply = await read(() => request('GET', '/v1/availability?resource_type=physical:host&min=1&max=1&duration=PT1H', token), 200, 'leasehold:availability:get', allowed);
+        if (allowed) expect(Array.isArray(reply.body.windows)).toBe(true);
+        break;
+      }
+      case 'extension own':
+      case 'extension other': {
+        const id = route === 'extension own' ? own : other;
+        const reply = await read(() => request('GET', `/v1/leases/${id}/extension`, token), 200, 'leasehold:leases:extension', allowed);
+        // a lease without reservations holds nothing: nothing stands in the way
+        if (allowed) expect(reply.body.extension).toMatchObject({ lease_id: id, max_end_date: null, conflict_end_date: null });
+        break;
+      }
       case 'create': {
         const body = { name: `matrix-create-${role}`, start_date: blazarDate(60 * 24 * 40), end_date: blazarDate(60 * 24 * 40 + 60), reservations: [] };
         const reply = await write(role, () => request('POST', '/v1/leases', token, body), 201, 'blazar:leases:post', allowed);
@@ -240,6 +264,7 @@ describe('leases: route x role x own/other project (static tokens, default polic
       expect(reply.body).toEqual(notFound);
     }
     expect((await request('GET', `/v1/leases/${missing}/history`, as(role))).body).toEqual(notFound);
+    expect((await request('GET', `/v1/leases/${missing}/extension`, as(role))).body).toEqual(notFound);
   });
 
   it("a member's update of its own project's lease made by another member of the project is allowed (project, not user, owns it)", async () => {

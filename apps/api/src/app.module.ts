@@ -32,6 +32,8 @@ import { ReadYourWritesInterceptor } from './read-side/read-your-writes.intercep
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
+import { AvailabilityController } from './availability/availability.controller.js';
+import { AvailabilityQueries } from '#application/availability/availability.queries.js';
 import { randomUUID } from 'node:crypto';
 import type { ApplicationContext } from '#application/application-context.js';
 import { CommandHandler } from '#application/command-handler.js';
@@ -96,6 +98,7 @@ export class AppModule {
         FeedController,
         UsageController,
         WebhookController,
+        AvailabilityController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -139,6 +142,7 @@ export class AppModule {
             },
           }),
         },
+        { provide: AvailabilityQueries, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new AvailabilityQueries(context) },
         { provide: FlavorUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new FlavorUseCases(context) },
         {
           provide: HostUseCases,

@@ -82,6 +82,28 @@ export interface FloatingIpAllocationRow {
   since: Opt<number>;
 }
 
+/**
+ * One booking on one reservable resource's calendar (a whole host, instance slots on a host, or a
+ * floating IP), as epoch milliseconds so an overlap search is two indexed integer comparisons. Stored
+ * unwidened: the events do not carry the cleaning time, so a search widens by the configured one.
+ */
+export interface AvailabilityIntervalRow {
+  /** `<reservationId>:<resourceKind>:<resourceId>`. */
+  id: string;
+  /** `host` or `floatingip`. */
+  resourceKind: string;
+  resourceId: string;
+  reservationId: string;
+  leaseId: string;
+  startMs: number;
+  endMs: number;
+  /** Instance slots booked (count x sizes), all null for a whole host or an address. */
+  slotCount: number | null;
+  slotVcpus: number | null;
+  slotMemoryMb: number | null;
+  slotDiskGb: number | null;
+}
+
 /** A flavor of the standalone catalog. */
 export interface FlavorRow {
   id: string;
@@ -212,6 +234,30 @@ const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> => 
 });
 export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
 
+const availabilitySchema = (): EntitySchema<AvailabilityIntervalRow> => new EntitySchema<AvailabilityIntervalRow>({
+  name: 'AvailabilityIntervalRow',
+  tableName: 'lh_availability',
+  // a resource's calendar in start order and in end order: "what overlaps [s, e) on these resources"
+  indexes: [
+    { name: 'lh_availability_resource_start', properties: ['resourceKind', 'resourceId', 'startMs'] },
+    { name: 'lh_availability_resource_end', properties: ['resourceKind', 'resourceId', 'endMs'] },
+  ],
+  properties: {
+    id: { type: SafeTextType, primary: true },
+    resourceKind: { type: SafeTextType },
+    resourceId: { type: SafeTextType },
+    reservationId: { type: SafeTextType, index: true },
+    leaseId: { type: SafeTextType },
+    startMs: { type: new BigIntType('number') },
+    endMs: { type: new BigIntType('number') },
+    slotCount: { type: 'integer', nullable: true },
+    slotVcpus: { type: 'integer', nullable: true },
+    slotMemoryMb: { type: 'integer', nullable: true },
+    slotDiskGb: { type: 'integer', nullable: true },
+  },
+});
+export const AvailabilityIntervalEntity = availabilitySchema();
+
 const flavorSchema = (): EntitySchema<FlavorRow> => new EntitySchema<FlavorRow>({
   name: 'FlavorRow',
   tableName: 'lh_flavors',
@@ -249,6 +295,7 @@ export const READ_MODEL_ENTITIES = [
   FloatingIpEntity,
   FloatingIpAllocationEntity,
   FlavorEntity,
+  AvailabilityIntervalEntity,
   CheckpointEntity,
   ...HISTORY_ENTITIES,
 ];
@@ -259,7 +306,7 @@ export const READ_MODEL_ENTITIES = [
  * one) must not share them.
  */
 export const readModelEntities = (): EntitySchema<object>[] =>
-  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
+  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), availabilitySchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
 
 /** The checkpoint of releases that projected every table in one transaction; seeds the per-projection ones once. */
 export const LEGACY_READ_MODEL_CHECKPOINT = 'read-models';

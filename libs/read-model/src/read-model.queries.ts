@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import {
+  type AvailabilityIntervalRow,
+  AvailabilityIntervalEntity,
   AllocationEntity,
   FlavorEntity,
   FloatingIpAllocationEntity,
@@ -101,5 +103,19 @@ export class ReadModelQueries implements ResourceReads {
   async flavor(flavorId: string): Promise<{ readonly view: FlavorView; readonly isPublic: boolean } | null> {
     const row = await this.em().findOne(FlavorEntity, { id: flavorId });
     return row === null ? null : { view: row.doc, isPublic: row.isPublic };
+  }
+
+  /**
+   * Bookings on the given resources (all of the kind when null) within `cleaningMs` of [startMs, endMs):
+   * two range conditions on the (resource, start) and (resource, end) indexes, no lease read.
+   */
+  async bookedIntervals(resourceKind: 'host' | 'floatingip', resourceIds: readonly string[] | null, startMs: number, endMs: number, cleaningMs: number): Promise<AvailabilityIntervalRow[]> {
+    const where = {
+      resourceKind,
+      ...(resourceIds === null ? {} : { resourceId: { $in: [...resourceIds] } }),
+      startMs: { $lt: endMs + cleaningMs },
+      endMs: { $gt: startMs - cleaningMs },
+    };
+    return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { resourceId: 'asc', startMs: 'asc', id: 'asc' } });
   }
 }

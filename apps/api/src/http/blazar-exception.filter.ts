@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { Response } from 'express';
 import { describeError, isDomainError } from '#domain/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
+import { CapacityRefused, requestDate } from '#application/availability/counter-offer.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 import { wireMessage } from './wire-names.js';
 import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from './storage-unavailable.js';
@@ -22,9 +23,14 @@ export class BlazarExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const stale = staleMarkerOf(response);
-    const send = (status: number, message: string): void => {
-      response.status(status).json(stale === null ? blazarError(status, message) : { ...blazarError(status, message), stale });
+    const send = (status: number, message: string, extra: Record<string, unknown> = {}): void => {
+      response.status(status).json(stale === null ? { ...blazarError(status, message), ...extra } : { ...blazarError(status, message), ...extra, stale });
     };
+    if (exception instanceof CapacityRefused) {
+      const alternatives = exception.alternatives.map((w) => ({ start_date: requestDate(w.startDate), end_date: requestDate(w.endDate) }));
+      send(STATUS_BY_KIND[exception.kind], wireMessage(exception), { alternatives });
+      return;
+    }
     if (isDomainError(exception)) {
       send(STATUS_BY_KIND[exception.kind], wireMessage(exception));
       return;

@@ -50,8 +50,38 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   rateCardName: { pattern: RATE_CARD_NAME_PATTERN, description: 'a rate card name', refuse: rateCardNotFound },
 };
 
-/** Every query parameter any route reads, by name. */
+/** Text checked by the parser that reads it (an availability query's reservation fields, as in a lease request). */
+const parsed = (name: string, description: string): ParameterRule => ({
+  description,
+  refuse: () => invalid('MALFORMED_PARAMETER', `Malformed parameter ${name}`),
+});
+
+/** GET /v1/availability: one reservation's fields, named as in POST /v1/leases, and the search's own. */
+export const AVAILABILITY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
+  resource_type: parsed('resource_type', 'the reservation type, e.g. `physical:host`'),
+  min: parsed('min', 'hosts, at least'),
+  max: parsed('max', 'hosts, at most'),
+  hypervisor_properties: parsed('hypervisor_properties', "Blazar's host query"),
+  resource_properties: parsed('resource_properties', "Blazar's capability query"),
+  amount: parsed('amount', 'instances or floating IPs'),
+  vcpus: parsed('vcpus', 'vcpus per instance'),
+  memory_mb: parsed('memory_mb', 'MB per instance'),
+  disk_gb: parsed('disk_gb', 'GB per instance'),
+  affinity: parsed('affinity', 'instance affinity'),
+  flavor_id: parsed('flavor_id', 'a flavor id'),
+  network_id: parsed('network_id', 'a network id'),
+  duration: parsed('duration', 'minutes, or an ISO 8601 duration'),
+  not_before: parsed('not_before', 'a request date or `now`'),
+  not_after: parsed('not_after', 'a request date'),
+  limit: parsed('limit', 'windows, 1 to 50'),
+};
+
+/**
+ * Every query parameter any route reads, by name: one rule per name across routes, so a name two
+ * routes share (`limit`) keeps the stricter shape here and each route's parser holds its own range.
+ */
 export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
+  ...AVAILABILITY_PARAMETERS,
   lease_id: uuidFilter('lease_id', 'a lease id'),
   reservation_id: uuidFilter('reservation_id', 'a reservation id'),
   detail: flag('detail'),

@@ -26,7 +26,8 @@ const isResourceType = (value: string): value is ResourceType => (RESOURCE_TYPES
 
 const affinityOf = (value: unknown): Affinity => (value === undefined ? null : (toAffinity(value)?.value ?? null));
 
-const parseReservation = (raw: unknown): ReservationRequest => {
+/** One reservation of a lease request, as POST /v1/leases validates it (also what an availability query asks about). */
+export const parseReservation = (raw: unknown): ReservationRequest => {
   const { resource_type: type } = validateBody(ReservationTypeDto, raw, 'reservation');
   if (!isResourceType(type)) throw invalid('UNSUPPORTED_RESOURCE_TYPE', `The ${type} resource type is not supported`);
   switch (type) {

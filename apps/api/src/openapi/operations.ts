@@ -1,4 +1,5 @@
 import { type JsonSchema, ref } from './json-schema.js';
+import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
 
 /**
@@ -28,6 +29,7 @@ export const TAGS = [
   { name: 'plugins', description: 'Supported resource types.' },
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
+  { name: 'availability', description: 'When a lease request would be admitted (a Leasehold extension).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
   { name: 'webhooks', description: "Signed HTTP deliveries of a project's lease events (a Leasehold extension)." },
   { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
@@ -418,5 +420,32 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { rateCardName: 'The rate card name.' },
     body: { schema: ref('RateCardPublish'), required: true },
     response: { description: 'The version published.' },
+  },
+  'POST /v1/availability': {
+    operationId: 'searchAvailability',
+    tag: 'availability',
+    summary: 'Earliest windows for a lease request',
+    description:
+      'The earliest non-overlapping windows of `duration` within [not_before, not_after] in which every reservation (as in `POST /v1/leases`) would be admitted at once, each with how many matching resources are free per reservation. Answered by the admission itself on the current calendars (`leasehold:availability:get`, default members and admins). docs/availability.md.',
+    body: { schema: ref('AvailabilityQueryDto'), required: true },
+    response: { description: 'The windows, earliest first (empty: none in the range).' },
+  },
+  'GET /v1/availability': {
+    operationId: 'searchAvailabilityForOne',
+    tag: 'availability',
+    summary: 'Earliest windows for one reservation',
+    description: 'As `POST /v1/availability` for one reservation written as query parameters (`resource_type`, `min`, `max`, `hypervisor_properties`, `resource_properties`, `amount`, ...).',
+    parameters: Object.fromEntries(Object.entries(AVAILABILITY_PARAMETERS).map(([name, rule]) => [name, `${rule.description[0]?.toUpperCase() ?? ''}${rule.description.slice(1)}.`])),
+    response: { description: 'The windows, earliest first.' },
+  },
+  'GET /v1/leases/:leaseId/extension': {
+    operationId: 'showLeaseExtension',
+    tag: 'leases',
+    summary: 'How far a lease can be prolonged',
+    description:
+      'The latest end date the lease could be given on the hosts and floating IPs it holds now (null: nothing booked later stands in the way) and the end of the booking that stands in the way (`leasehold:leases:extension`, default readers of its project and admins).',
+    parameters: { leaseId: 'The lease id.' },
+    response: { description: 'The extension.' },
+    errors: [404, 409],
   },
 };

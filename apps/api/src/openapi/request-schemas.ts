@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { HOST_VIEW_KEYS } from '#read-model/index.js';
+import { AvailabilityQueryDto } from '../availability/availability.dto.js';
 import { CreateFlavorDto } from '../flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';
@@ -30,6 +31,7 @@ export const REQUEST_DTOS: readonly Type[] = [
   PropertyPrivacyDto,
   RegisterFloatingIpDto,
   CreateFlavorDto,
+  AvailabilityQueryDto,
 ];
 
 const reservationOfType = (type: string, dto: Type): JsonSchema => ({ properties: { resource_type: { const: type } }, allOf: [ref(dto.name)] });

@@ -1,5 +1,6 @@
 import type { Projection } from '../projection.js';
 import { allocationsProjection } from './allocations.projection.js';
+import { availabilityProjection } from './availability.projection.js';
 import { flavorsProjection } from './flavors.projection.js';
 import { floatingIpAllocationsProjection } from './floatingip-allocations.projection.js';
 import { floatingIpsProjection } from './floatingips.projection.js';
@@ -8,6 +9,7 @@ import { leasesProjection } from './leases.projection.js';
 import { propertiesProjection } from './properties.projection.js';
 
 export { allocationId, allocationsProjection } from './allocations.projection.js';
+export { availabilityIntervalId, availabilityProjection } from './availability.projection.js';
 export { flavorsProjection } from './flavors.projection.js';
 export { floatingIpAllocationId, floatingIpAllocationsProjection } from './floatingip-allocations.projection.js';
 export { floatingIpsProjection } from './floatingips.projection.js';
@@ -24,4 +26,5 @@ export const READ_MODEL_PROJECTIONS: readonly Projection[] = [
   floatingIpsProjection,
   floatingIpAllocationsProjection,
   flavorsProjection,
+  availabilityProjection,
 ];

@@ -1,4 +1,5 @@
 import {
+  type DomainError,
   type ExistingLease,
   type LeaseChanges,
   type LeaseEvent,
@@ -12,8 +13,12 @@ import {
   scheduleForCreate,
   scheduleForUpdate,
 } from '#domain/index.js';
+import type { AdmissionContext } from '#plugins/admission/admission.port.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
 import type { ApplicationContext } from '../application-context.js';
+import { AvailabilityQueries } from '../availability/availability.queries.js';
+import { COUNTER_OFFERS, CapacityRefused } from '../availability/counter-offer.js';
+import { isCapacityRefusal } from '../availability/window-search.js';
 import { authorize, leaseTarget } from '../caller.js';
 import { appendTo, eventMetadata } from '../command.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
@@ -30,6 +35,7 @@ export const LEASE_POLICY = { create: ACTIONS.leasePost, update: ACTIONS.leasePu
 /** Leases: each write decides the lease and the calendars it books together, appended atomically. */
 export class LeaseUseCases {
   private readonly admissions: Admissions;
+  private readonly availability: AvailabilityQueries;
 
   constructor(
     private readonly context: ApplicationContext,
@@ -37,6 +43,7 @@ export class LeaseUseCases {
     registry: AdmissionRegistry = ADMISSION_REGISTRY,
   ) {
     this.admissions = new Admissions(registry);
+    this.availability = new AvailabilityQueries(context, registry);
   }
 
   /** The trust comes first (Keystone may refuse it: nothing recorded); a lease refused after it takes it back. */
@@ -47,8 +54,29 @@ export class LeaseUseCases {
       return await this.record(command, trustId);
     } catch (error) {
       if (trustId !== null && isDomainError(error)) await this.trusts.discard(trustId, command.metadata);
-      throw error;
+      throw await this.counterOfferForCreate(error, command);
     }
+  }
+
+  /** Searched once the write lock is released: a refusal costs the search, an admission nothing. */
+  private async counterOfferForCreate(error: unknown, { data, metadata }: CreateLeaseCommand): Promise<unknown> {
+    if (!isCapacityRefusal(error)) return error;
+    const alternatives = await this.availability.alternativesForCreate(metadata.actor, data.reservations, data.startDate, data.endDate, COUNTER_OFFERS);
+    return new CapacityRefused(error as DomainError, alternatives);
+  }
+
+  /** As for a create: the same change (same patches) at the earliest other windows of its new duration; none for a started lease. */
+  private async counterOfferForUpdate(error: unknown, { data: { leaseId, changes }, metadata }: UpdateLeaseCommand): Promise<unknown> {
+    if (!isCapacityRefusal(error)) return error;
+    const existing = requireExisting((await this.context.handler.load(leaseDecider, leaseStream(leaseId))).state, leaseId);
+    const { name, startDate, endDate, beforeEndDate } = changes;
+    const schedule = scheduleForUpdate(existing, { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) }, metadata.now);
+    if (schedule === null) return error;
+    const attemptAt = (admissions: Admissions) => (context: AdmissionContext) => {
+      for (const r of existing.lease.reservations) admissions.readmit(context, r, changes.reservations.find((p) => p.id === r.id), false);
+    };
+    const alternatives = await this.availability.alternativesForUpdate(metadata.actor, existing, attemptAt, schedule, COUNTER_OFFERS);
+    return new CapacityRefused(error as DomainError, alternatives);
   }
 
   private async record({ data: request, metadata }: CreateLeaseCommand, trustId: string | null): Promise<LeaseWritten> {
@@ -72,7 +100,15 @@ export class LeaseUseCases {
   }
 
   /** Authorized against the stored lease, inside the decision: the lease read is the one the decision stands on. */
-  async update({ data: { leaseId, changes }, metadata }: UpdateLeaseCommand): Promise<LeaseWritten> {
+  async update(command: UpdateLeaseCommand): Promise<LeaseWritten> {
+    try {
+      return await this.recordUpdate(command);
+    } catch (error) {
+      throw await this.counterOfferForUpdate(error, command);
+    }
+  }
+
+  private async recordUpdate({ data: { leaseId, changes }, metadata }: UpdateLeaseCommand): Promise<LeaseWritten> {
     const { handler, index } = this.context;
     const { result, position } = await handler.handle(async () => {
       const loaded = await handler.load(leaseDecider, leaseStream(leaseId));

@@ -48,6 +48,9 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:usage:get_all': 'rule:admin',
   'leasehold:rate_cards:get': '@',
   'leasehold:rate_cards:put': 'rule:admin',
+  // Leasehold extensions: when a lease request would be admitted (those who may lease), how far one's own lease can grow
+  'leasehold:availability:get': 'rule:project_member_or_admin',
+  'leasehold:leases:extension': 'rule:project_reader_or_admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -81,6 +84,8 @@ export const ACTIONS = {
   usageGetAll: 'leasehold:usage:get_all',
   rateCardGet: 'leasehold:rate_cards:get',
   rateCardPut: 'leasehold:rate_cards:put',
+  availabilityGet: 'leasehold:availability:get',
+  leaseExtension: 'leasehold:leases:extension',
 } as const;
 
 /**

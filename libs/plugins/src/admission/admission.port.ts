@@ -28,6 +28,16 @@ export interface Healing<R extends Reservation = Reservation> {
 }
 
 /**
+ * How much of what a request asks for the calendars hold over the context's window: `matching`
+ * resources (hosts, or floating IPs registered on the network) and how many units are `free`
+ * (hosts, instances of the requested size under its affinity, addresses).
+ */
+export interface ReservationSupply {
+  readonly matching: number;
+  readonly free: number;
+}
+
+/**
  * One resource type's part of a lease (as EffectsRegistry is for its effects): pure decisions that
  * choose resources with the type's allocation policy and book them on the context's calendars.
  */
@@ -43,6 +53,8 @@ export interface ReservationAdmission<R extends Reservation, Q> {
    * cannot be replaced is kept (it may come back) and reported unhealed. Null: nothing held is down.
    */
   heal(context: AdmissionContext, reservation: R, down: ReadonlySet<string>): Healing<R> | null;
+  /** What the request could be given over the context's window, by the same policy as admit (nothing booked). */
+  supply(context: AdmissionContext, request: Q): ReservationSupply;
   /** Frees everything the reservation holds. */
   release(context: AdmissionContext, reservation: R): void;
 }

@@ -5,7 +5,7 @@ import type { FlavorInstanceReservationRequest, InstanceReservationRequest } fro
 import { flavorInstanceAdmission, virtualInstanceAdmission } from '../instance/instance.admission.js';
 import type { HostReservationRequest } from '../physical-host/host-reservation.request.js';
 import { hostAdmission } from '../physical-host/host.admission.js';
-import type { AdmissionContext, Healing, ReservationAdmission } from './admission.port.js';
+import type { AdmissionContext, Healing, ReservationAdmission, ReservationSupply } from './admission.port.js';
 import { type ReservationPatch, checkPatchFields } from './reservation-patch.js';
 
 /** A validated request for a new reservation, of any type. */
@@ -37,6 +37,10 @@ export class Admissions {
 
   admit(context: AdmissionContext, request: ReservationRequest): Reservation {
     return admissionOf(this.registry, request.resourceType).admit(context, request);
+  }
+
+  supply(context: AdmissionContext, request: ReservationRequest): ReservationSupply {
+    return admissionOf(this.registry, request.resourceType).supply(context, request);
   }
 
   /** A patch may only carry the fields its reservation's type accepts (400), then the type readmits. */

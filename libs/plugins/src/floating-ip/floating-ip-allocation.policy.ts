@@ -37,9 +37,8 @@ export const allocateFloatingIps = (request: FloatingIpAllocationRequest, ips: r
       throw invalid('FLOATING_IP_NOT_REGISTERED', `Floating IP ${address} is not a reservable floating IP of network ${request.networkId}`);
     }
   }
-  const window = widen(request.window, request.cleaningTimeMs);
   const own = (b: { readonly reservationId: string }): boolean => b.reservationId === request.reservationId;
-  const free = onNetwork.filter((ip) => isFree(ip.bookings, window, own));
+  const free = freeOf(request, onNetwork);
   const freeAddresses = new Set(free.map((ip) => ip.address));
   const current = new Set(request.current ?? []);
   const mustHave = new Set([...request.requiredAddresses, ...(request.keepAll === true ? current : [])]);
@@ -52,6 +51,20 @@ export const allocateFloatingIps = (request: FloatingIpAllocationRequest, ips: r
   }
   const allocations = chosen.sort(compareAddresses).map((ip) => ({ floatingIpId: ip.id, address: ip.address }));
   return { ok: true, allocations };
+};
+
+const freeOf = (request: Pick<FloatingIpAllocationRequest, 'window' | 'cleaningTimeMs' | 'reservationId'>, ips: readonly FloatingIpSnapshot[]): FloatingIpSnapshot[] => {
+  const window = widen(request.window, request.cleaningTimeMs);
+  return ips.filter((ip) => isFree(ip.bookings, window, (b) => b.reservationId === request.reservationId));
+};
+
+/** What the policy chooses among: the addresses registered on the network, and how many of them are free for the window. */
+export const floatingIpSupply = (
+  request: Pick<FloatingIpAllocationRequest, 'networkId' | 'window' | 'cleaningTimeMs'>,
+  ips: readonly FloatingIpSnapshot[],
+): { readonly registered: number; readonly free: number } => {
+  const onNetwork = ips.filter((ip) => ip.networkId === request.networkId);
+  return { registered: onNetwork.length, free: freeOf(request, onNetwork).length };
 };
 
 /** Upstream answers 400 NotEnoughFloatingIPAvailable; a shortage of capacity is a 409 here, like hosts. */

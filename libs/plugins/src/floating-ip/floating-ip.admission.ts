@@ -2,7 +2,7 @@ import { type FloatingIpAllocation, type FloatingIpReservation, checkFloatingIpC
 import { type AdmissionContext, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { checkAmount } from '../admission/amount.js';
-import { allocateFloatingIps, notEnoughFloatingIpsError } from './floating-ip-allocation.policy.js';
+import { allocateFloatingIps, floatingIpSupply, notEnoughFloatingIpsError } from './floating-ip-allocation.policy.js';
 import { type FloatingIpReservationRequest, checkRequiredCount } from './floating-ip-reservation.request.js';
 
 /** Chooses addresses with the floating-IP policy and books them (or moves the reservation's current ones). */
@@ -59,6 +59,11 @@ export const floatingIpAdmission: ReservationAdmission<FloatingIpReservation, Fl
   },
   readmit,
   heal: () => null,
+  supply: ({ calendars, schedule }, request) => {
+    const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
+    const { registered, free } = floatingIpSupply({ networkId: request.networkId, window, cleaningTimeMs: calendars.cleaningTimeMs }, calendars.floatingIpSnapshots());
+    return { matching: registered, free };
+  },
   release: (context, reservation) => {
     for (const { floatingIpId } of reservation.allocations) context.calendars.releaseFloatingIp(floatingIpId, reservation.id);
   },

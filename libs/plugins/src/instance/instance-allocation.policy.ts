@@ -74,6 +74,24 @@ const byHostId = (allocations: SlotAllocation[]): SlotAllocation[] => allocation
  */
 export const allocateInstances = (request: InstanceAllocationRequest, hosts: readonly HostSnapshot[]): InstanceAllocationResult => {
   const currentOf = new Map((request.current ?? []).map((a) => [a.hostId, a.count]));
+  const { candidates, matching } = slotCandidates(request, hosts, currentOf);
+  const failure = (reason: 'shortage' | 'current_slots'): InstanceAllocationFailure => ({
+    ok: false,
+    requested: request.amount,
+    matching,
+    available: availableInstances(candidates, request.affinity, request.keepAll === true),
+    affinity: request.affinity,
+    reason,
+  });
+  if (request.keepAll === true && !keepsCurrent(candidates, currentOf)) return failure('current_slots');
+  const allocations = pick(request, candidates);
+  return allocations === null ? failure('shortage') : { ok: true, allocations: byHostId(allocations) };
+};
+
+type SlotSupplyRequest = Omit<InstanceAllocationRequest, 'amount' | 'affinity' | 'current' | 'keepAll'>;
+
+/** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in preference order. */
+const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot[], currentOf: ReadonlyMap<string, number>): { readonly candidates: Candidate[]; readonly matching: number } => {
   const question = { window: request.window, cleaningTimeMs: request.cleaningTimeMs, demand: request.demand, reservationId: request.reservationId };
   const candidates: Candidate[] = [];
   let matching = 0;
@@ -89,17 +107,17 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
     candidates.push({ id: host.id, free, shared, current: currentOf.get(host.id) ?? 0 });
   }
   candidates.sort(preference);
-  const failure = (reason: 'shortage' | 'current_slots'): InstanceAllocationFailure => ({
-    ok: false,
-    requested: request.amount,
-    matching,
-    available: request.affinity === true ? Math.max(0, ...usableForAffinity(candidates, request.keepAll === true).map((c) => c.free)) : countAvailable(candidates, request.affinity),
-    affinity: request.affinity,
-    reason,
-  });
-  if (request.keepAll === true && !keepsCurrent(candidates, currentOf)) return failure('current_slots');
-  const allocations = pick(request, candidates);
-  return allocations === null ? failure('shortage') : { ok: true, allocations: byHostId(allocations) };
+  return { candidates, matching };
+};
+
+/** Instances of this size the policy could place for the window under the affinity, however placed. */
+const availableInstances = (candidates: readonly Candidate[], affinity: Affinity, keepAll: boolean): number =>
+  affinity === true ? Math.max(0, ...usableForAffinity(candidates, keepAll).map((c) => c.free)) : countAvailable(candidates, affinity);
+
+/** What the policy chooses among: hosts that could hold one such instance, and how many instances fit for the window under the affinity. */
+export const instanceSupply = (request: SlotSupplyRequest & Pick<InstanceAllocationRequest, 'affinity'>, hosts: readonly HostSnapshot[]): { readonly matching: number; readonly available: number } => {
+  const { candidates, matching } = slotCandidates(request, hosts, new Map());
+  return { matching, available: availableInstances(candidates, request.affinity, false) };
 };
 
 /** With affinity, a started reservation may only grow on the host it holds. */

@@ -10,12 +10,12 @@ import {
   toMs,
   visibleFlavor,
 } from '#domain/index.js';
-import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
+import { type AdmissionContext, type Healing, type ReservationAdmission, type ReservationSupply, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import { type ReservationPatch, patchedAffinity } from '../admission/reservation-patch.js';
 import { EMPTY_QUERY } from '../query/blazar-query.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
-import { type InstanceAllocationRequest, type InstanceAllocationResult, allocateInstances, notEnoughInstanceSlotsError } from './instance-allocation.policy.js';
+import { type InstanceAllocationRequest, type InstanceAllocationResult, allocateInstances, instanceSupply, notEnoughInstanceSlotsError } from './instance-allocation.policy.js';
 import { checkAmount } from '../admission/amount.js';
 import { type FlavorInstanceReservationRequest, type InstanceReservationRequest, buildInstanceRequest } from './instance-reservation.request.js';
 
@@ -27,6 +27,16 @@ const ask = (context: AdmissionContext, request: SlotAsk, excluded: ReadonlySet<
   const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
   const candidates = calendars.snapshots().filter((host) => !excluded.has(host.id));
   return allocateInstances({ ...request, window, cleaningTimeMs: calendars.cleaningTimeMs, ratios: calendars.allocationRatios }, candidates);
+};
+
+/** Hosts that could hold one such instance and how many fit over the context's window, as carveSlots would see them. */
+const slotSupply = (context: AdmissionContext, request: InstanceReservationRequest): ReservationSupply => {
+  const { calendars, schedule } = context;
+  const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
+  const demand = { vcpus: request.vcpus, memoryMb: request.memoryMb, diskGb: request.diskGb };
+  const { cleaningTimeMs, allocationRatios: ratios } = calendars;
+  const { matching, available } = instanceSupply({ demand, affinity: request.affinity, query: request.query, window, cleaningTimeMs, ratios }, calendars.snapshots());
+  return { matching, free: available };
 };
 
 /** Chooses slots with the instance policy and books them (or moves the reservation's current ones). */
@@ -151,14 +161,20 @@ export const virtualInstanceAdmission: ReservationAdmission<VirtualInstanceReser
   },
   readmit: readmitInstances,
   heal: healSlots,
+  supply: slotSupply,
   release: releaseSlots,
+};
+
+/** A flavor request as slots of the flavor's sizes (404 for a flavor the caller cannot see). */
+const flavorSlots = (context: AdmissionContext, request: FlavorInstanceReservationRequest) => {
+  const flavor = visibleFlavor(context.flavors, request.flavorId, context.caller);
+  const sizes = { vcpus: flavor.vcpus, memoryMb: flavor.ram, diskGb: flavor.disk + flavor.ephemeral };
+  return { flavor, sizes, slots: buildInstanceRequest({ amount: request.amount, affinity: request.affinity, ...sizes, resourceProperties: '' }) };
 };
 
 const admitFlavorInstances = (context: AdmissionContext, request: FlavorInstanceReservationRequest): FlavorInstanceReservation => {
   const id = context.newId();
-  const flavor = visibleFlavor(context.flavors, request.flavorId, context.caller);
-  const sizes = { vcpus: flavor.vcpus, memoryMb: flavor.ram, diskGb: flavor.disk + flavor.ephemeral };
-  const slots = buildInstanceRequest({ amount: request.amount, affinity: request.affinity, ...sizes, resourceProperties: '' });
+  const { flavor, sizes, slots } = flavorSlots(context, request);
   const allocations = carveSlots(context, id, slots, null, false);
   return {
     id,
@@ -196,5 +212,6 @@ export const flavorInstanceAdmission: ReservationAdmission<FlavorInstanceReserva
   admit: admitFlavorInstances,
   readmit: readmitFlavorInstances,
   heal: healSlots,
+  supply: (context, request) => slotSupply(context, flavorSlots(context, request).slots),
   release: releaseSlots,
 };

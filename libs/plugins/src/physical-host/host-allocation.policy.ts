@@ -1,6 +1,6 @@
 import { type DomainError, conflict } from '#domain/shared/errors.js';
 import { wholeHostFree } from '#domain/host/host.capacity.js';
-import type { Interval } from '#domain/shared/interval.js';
+import { type Interval, overlapping } from '#domain/shared/interval.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
 import type { HostSnapshot } from './host-snapshot.js';
 
@@ -34,12 +34,37 @@ export type HostAllocationFailure = Extract<HostAllocationResult, { readonly ok:
  * randomisation: the order is kept hosts first, then host id ascending.
  */
 export const allocateHosts = (request: HostAllocationRequest, hosts: readonly HostSnapshot[]): HostAllocationResult => {
-  const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
-  const free = candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId));
+  const { matching, free } = hostSupply(request, hosts);
   if (free.length < request.min) {
-    return { ok: false, matching: candidates.length, free: free.length, requested: request.min };
+    return { ok: false, matching, free: free.length, requested: request.min };
   }
   return { ok: true, hostIds: preferenceOrder(free, request.keepHostIds ?? []).slice(0, Math.max(0, request.max)) };
+};
+
+/** What the policy chooses among: how many reservable hosts match, and which of them are free for the window. */
+export const hostSupply = (
+  request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs' | 'reservationId'>,
+  hosts: readonly HostSnapshot[],
+): { readonly matching: number; readonly free: readonly HostSnapshot[] } => {
+  const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
+  return { matching: candidates.length, free: candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId)) };
+};
+
+/**
+ * The earliest start from which `needed` more of the matching hosts busy in the request's window could
+ * be free: each busy host no earlier than its nearby bookings' last end plus the cleaning time. A
+ * bound, not a promise (later bookings may still stand in the way); null when fewer are busy.
+ */
+export const hostsFreeFrom = (request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs'>, hosts: readonly HostSnapshot[], needed: number): number | null => {
+  const widened = { start: request.window.start - request.cleaningTimeMs, end: request.window.end + request.cleaningTimeMs };
+  const freeFrom: number[] = [];
+  for (const host of hosts) {
+    if (!host.columns.reservable || !matchesHost(request.query, host)) continue;
+    const near = overlapping(host.bookings, widened, host.longestBookingMs);
+    if (near.length > 0) freeFrom.push(Math.max(...near.map((b) => b.end)) + request.cleaningTimeMs);
+  }
+  if (needed < 1 || freeFrom.length < needed) return null;
+  return freeFrom.sort((a, b) => a - b)[needed - 1] ?? null;
 };
 
 const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly string[]): string[] => {

@@ -1,4 +1,5 @@
-import type { HostReplacement, HostReservation } from '#domain/index.js';
+import { type HostReplacement, type HostReservation, toMs } from '#domain/index.js';
+import { hostSupply } from './host-allocation.policy.js';
 import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
@@ -67,6 +68,11 @@ export const hostAdmission: ReservationAdmission<HostReservation, HostReservatio
   admit,
   readmit,
   heal,
+  supply: ({ calendars, schedule }, request) => {
+    const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
+    const { matching, free } = hostSupply({ query: request.query, window, cleaningTimeMs: calendars.cleaningTimeMs }, calendars.snapshots());
+    return { matching, free: free.length };
+  },
   release: (context, reservation) => {
     for (const hostId of reservation.hostIds) context.calendars.release(hostId, reservation.id);
   },

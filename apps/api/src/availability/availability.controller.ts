@@ -1,0 +1,96 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { DateTime } from 'luxon';
+import { type Availability, type AvailabilityWindow, AvailabilityQueries, type LeaseExtension } from '#application/availability/availability.queries.js';
+import { requestDate } from '#application/availability/counter-offer.js';
+import { callerOf } from '../http/request-context.js';
+import { CLOCK } from '../tokens.js';
+import { parseAvailabilityParameters, parseAvailabilityQuery } from './availability-request.parser.js';
+
+const windowBody = (window: AvailabilityWindow) => ({
+  start_date: requestDate(window.startDate),
+  end_date: requestDate(window.endDate),
+  reservations: window.reservations.map((r) => ({ resource_type: r.resourceType, requested: r.requested, matching: r.matching, free: r.free })),
+});
+
+const availabilityBody = ({ windows, searchedUntil }: Availability) => ({
+  windows: windows.map(windowBody),
+  searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
+});
+
+const extensionBody = (extension: LeaseExtension) => ({
+  lease_id: extension.leaseId,
+  end_date: requestDate(extension.endDate),
+  max_end_date: extension.maxEndDate === null ? null : requestDate(extension.maxEndDate),
+  conflict_end_date: extension.conflictEndDate === null ? null : requestDate(extension.conflictEndDate),
+});
+
+/**
+ * When a lease request would be admitted, answered from the write side's calendars (caught up to the
+ * log's head before each answer, so a client's own writes are always seen: no projector wait).
+ */
+@Controller('v1')
+export class AvailabilityController {
+  constructor(
+    @Inject(AvailabilityQueries) private readonly availability: AvailabilityQueries,
+    @Inject(CLOCK) private readonly clock: () => Date,
+  ) {}
+
+  private now(): DateTime {
+    return DateTime.fromJSDate(this.clock(), { zone: 'utc' });
+  }
+
+  @Post('availability')
+  @HttpCode(200)
+  async search(@Body() body: unknown, @Req() request: Request) {
+    const now = this.now();
+    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityQuery(body, now), now.toISO() as string));
+  }
+
+  @Get('availability')
+  async searchOne(
+    @Req() request: Request,
+    @Query('resource_type') resourceType?: string,
+    @Query('min') min?: string,
+    @Query('max') max?: string,
+    @Query('hypervisor_properties') hypervisorProperties?: string,
+    @Query('resource_properties') resourceProperties?: string,
+    @Query('amount') amount?: string,
+    @Query('vcpus') vcpus?: string,
+    @Query('memory_mb') memoryMb?: string,
+    @Query('disk_gb') diskGb?: string,
+    @Query('affinity') affinity?: string,
+    @Query('flavor_id') flavorId?: string,
+    @Query('network_id') networkId?: string,
+    @Query('duration') duration?: string,
+    @Query('not_before') notBefore?: string,
+    @Query('not_after') notAfter?: string,
+    @Query('limit') limit?: string,
+  ) {
+    const query = {
+      resource_type: resourceType,
+      min,
+      max,
+      hypervisor_properties: hypervisorProperties,
+      resource_properties: resourceProperties,
+      amount,
+      vcpus,
+      memory_mb: memoryMb,
+      disk_gb: diskGb,
+      affinity,
+      flavor_id: flavorId,
+      network_id: networkId,
+      duration,
+      not_before: notBefore,
+      not_after: notAfter,
+      limit,
+    };
+    const now = this.now();
+    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string));
+  }
+
+  @Get('leases/:leaseId/extension')
+  async extension(@Param('leaseId') leaseId: string, @Req() request: Request) {
+    return { extension: extensionBody(await this.availability.extension(callerOf(request), leaseId, this.now().toISO() as string)) };
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
+import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
+import { at, floatingIpBooked, floatingIpRegistered, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';
+import { DEFAULT_SETTINGS, applicationSpecification, testCaller } from '../testing/application.specification.js';
+import { type AvailabilityRequest, AvailabilityQueries } from './availability.queries.js';
+import { MAX_ATTEMPTS_PER_SEARCH } from './window-search.js';
+
+const NOW = at(9);
+const member = testCaller('member');
+const reader = testCaller('reader');
+
+const hosts = (min: number, properties = ''): ReservationRequest =>
+  buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: properties, beforeEnd: 'default' });
+const slots = (amount: number, affinity: boolean | null, vcpus = 4): ReservationRequest =>
+  buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity, resourceProperties: '' });
+const addresses = (amount: number): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] });
+
+const ask = (reservations: readonly ReservationRequest[], hours: number, fields: Partial<AvailabilityRequest> = {}): AvailabilityRequest => ({
+  reservations,
+  durationMinutes: hours * 60,
+  notBefore: null,
+  notAfter: null,
+  limit: 3,
+  ...fields,
+});
+
+/** The windows a search finds (what it says of where it stopped is checked on its own). */
+const found = async (app: AvailabilityQueries, ...args: Parameters<AvailabilityQueries['windows']>) => (await app.windows(...args)).windows;
+
+const spec = applicationSpecification((context) => new AvailabilityQueries(context));
+const withCleaning = applicationSpecification((context) => new AvailabilityQueries(context), { ...DEFAULT_SETTINGS, cleaningTimeMinutes: 30 });
+
+const starts = (windows: readonly { readonly startDate: string }[]) => windows.map((w) => w.startDate);
+
+describe('the window search', () => {
+  it('offers now when enough is free, then back-to-back windows of the duration, each with the free count per reservation', async () => {
+    const windows = await spec
+      .given([hostRegistered('1'), hostRegistered('2'), hostBooked('2', 'r0', { start: 10, end: 12 })])
+      .when((app) => found(app, member, ask([hosts(1)], 2), NOW))
+      .then([]);
+    expect(windows.map((w) => [w.startDate, w.endDate, w.reservations[0]])).toEqual([
+      [at(9), at(11), { resourceType: 'physical:host', requested: 1, matching: 2, free: 1 }],
+      [at(11), at(13), { resourceType: 'physical:host', requested: 1, matching: 2, free: 1 }],
+      [at(13), at(15), { resourceType: 'physical:host', requested: 1, matching: 2, free: 2 }],
+    ]);
+  });
+
+  it('starts after a booking ends plus the cleaning time, and ends before the next one starts less it', async () => {
+    const windows = await withCleaning
+      .given([hostRegistered('1'), hostBooked('1', 'r0', { start: 10, end: 12 }), hostBooked('1', 'r1', { start: 15, end: 16 })])
+      .when((app) => found(app, member, ask([hosts(1)], 2), NOW))
+      .then([]);
+    // 09:00-11:00 meets r0; 12:30-14:30 keeps 30 minutes from r1; the next fits after r1 + 30 minutes
+    expect(starts(windows)).toEqual(['2030-01-01T12:30:00.000Z', '2030-01-01T16:30:00.000Z', '2030-01-01T18:30:00.000Z']);
+  });
+
+  it('finds a window in a gap that only partly overlaps the bookings of other hosts', async () => {
+    const given = [hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r0', { start: 9, end: 12 }), hostBooked('2', 'r1', { start: 11, end: 14 })];
+    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(2)], 1), NOW)).then([]);
+    expect(starts(windows)).toEqual([at(14), at(15), at(16)]);
+  });
+
+  it('offers nothing that would end after not_after', async () => {
+    const given = [hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })];
+    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(1)], 2, { notAfter: at(15) }), NOW)).then([]);
+    expect(starts(windows)).toEqual([at(12)]);
+  });
+
+  it('packs instance slots: room for three more beside a booking of one, until it ends', async () => {
+    const given = [hostRegistered('1'), slotsBooked('1', 'r0', { count: 1, vcpus: 4, memoryMb: 1024, diskGb: 10 }, { start: 9, end: 12 })];
+    const [first] = await spec.given(given).when((app) => found(app, member, ask([slots(1, null)], 1), NOW)).then([]);
+    expect(first?.reservations[0]).toEqual({ resourceType: 'virtual:instance', requested: 1, matching: 1, free: 1 });
+    const [two] = await spec.given(given).when((app) => found(app, member, ask([slots(2, true)], 1), NOW)).then([]);
+    expect(two?.startDate).toBe(at(12));
+  });
+
+  it('keeps anti-affine slots on distinct hosts: two need two hosts with room', async () => {
+    const given = [hostRegistered('1'), hostRegistered('2'), hostBooked('2', 'r0', { start: 9, end: 13 })];
+    const windows = await spec.given(given).when((app) => found(app, member, ask([slots(2, false)], 1), NOW)).then([]);
+    expect(starts(windows)).toEqual([at(13), at(14), at(15)]);
+  });
+
+  it('books floating IPs on their own calendars', async () => {
+    const given = [floatingIpRegistered('f1', '10.0.0.1'), floatingIpRegistered('f2', '10.0.0.2'), floatingIpBooked('f1', 'r0', { start: 9, end: 11 })];
+    const windows = await spec.given(given).when((app) => found(app, member, ask([addresses(2)], 1), NOW)).then([]);
+    expect(windows[0]).toEqual({ startDate: at(11), endDate: at(12), reservations: [{ resourceType: 'virtual:floatingip', requested: 2, matching: 2, free: 2 }] });
+  });
+
+  it('admits a mixed request only where every reservation fits at once', async () => {
+    const given = [
+      hostRegistered('1'),
+      floatingIpRegistered('f1', '10.0.0.1'),
+      hostBooked('1', 'r0', { start: 9, end: 11 }),
+      floatingIpBooked('f1', 'r1', { start: 11, end: 13 }),
+    ];
+    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(1), addresses(1)], 1, { limit: 1 }), NOW)).then([]);
+    expect(starts(windows)).toEqual([at(13)]);
+  });
+
+  it('ends at once, with nothing, for a request no calendar could ever hold (more hosts than match)', async () => {
+    const answer = await spec.given([hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })]).when((app) => app.windows(member, ask([hosts(2)], 1), NOW)).then([]);
+    expect(answer).toEqual({ windows: [], searchedUntil: null });
+  });
+
+  it('stops after its budget of attempts and says where, every start before that tried', async () => {
+    // one host busy in 300 one-minute bookings a minute apart: each gap is too short for two minutes
+    const busy = Array.from({ length: 300 }, (_, i) => ({
+      ...hostBooked('1', `r${i}`),
+      data: { hostId: '1', reservationId: `r${i}`, leaseId: `l${i}`, startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(), endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(), propertyNames: [] },
+    }));
+    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([hosts(1)], 2 / 60), NOW)).then([]);
+    expect(answer.windows).toEqual([]);
+    // the 250th start tried is 250 minutes on from now (starts are tried at 09:00, then each booking's end)
+    expect(answer.searchedUntil).toBe(new Date(Date.parse(NOW) + 2 * MAX_ATTEMPTS_PER_SEARCH * 60_000).toISOString());
+  });
+
+  it('refuses a reader (who may not lease) and a range that ends before it starts', async () => {
+    await spec.given([hostRegistered('1')]).when((app) => found(app, reader, ask([hosts(1)], 1), NOW)).thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
+    await spec
+      .given([hostRegistered('1')])
+      .when((app) => found(app, member, ask([hosts(1)], 1, { notBefore: at(12), notAfter: at(11) }), NOW))
+      .thenThrows({ code: 'INVALID_RANGE' });
+  });
+});

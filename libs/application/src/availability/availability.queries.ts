@@ -1,0 +1,219 @@
+import { type ExistingLease, MINUTE_MS, type Reservation, invalid, leaseDecider, leaseStream, requireExisting, scheduleForUpdate, toMs, truncateToMinute } from '#domain/index.js';
+import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
+import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions, type ReservationRequest } from '#plugins/admission/admission.registry.js';
+import { hostSupply, hostsFreeFrom } from '#plugins/physical-host/host-allocation.policy.js';
+import type { ApplicationContext } from '../application-context.js';
+import { toHostSnapshot } from '../write-model/write-index.js';
+import { type Caller, authorize, leaseTarget } from '../caller.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
+import { type Attempt, WindowSearch, relevanceOf } from './window-search.js';
+
+/** How far ahead a search looks when the caller does not say (and a counter-offer always). */
+export const DEFAULT_HORIZON_DAYS = 90;
+export const DEFAULT_LIMIT = 5;
+export const MAX_LIMIT = 50;
+
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** A lease request's reservations, how long, and between when (ISO-8601 UTC; null: now, and `notBefore` + 90 days). */
+export interface AvailabilityRequest {
+  readonly reservations: readonly ReservationRequest[];
+  readonly durationMinutes: number;
+  readonly notBefore: string | null;
+  readonly notAfter: string | null;
+  readonly limit: number;
+}
+
+/** What one reservation of the request could be given in a window (see ReservationSupply). */
+export interface ReservationAvailability extends ReservationSupply {
+  readonly resourceType: ReservationRequest['resourceType'];
+  /** min for hosts, amount for instances and floating IPs. */
+  readonly requested: number;
+}
+
+/** The windows found, and where a search that ran out of attempts stopped (null: it did not). */
+export interface Availability {
+  readonly windows: readonly AvailabilityWindow[];
+  readonly searchedUntil: string | null;
+}
+
+export interface AvailabilityWindow {
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly reservations: readonly ReservationAvailability[];
+}
+
+/** How far a lease can be prolonged on what it holds now. */
+export interface LeaseExtension {
+  readonly leaseId: string;
+  readonly endDate: string;
+  /** Null: nothing booked later stands in the way. */
+  readonly maxEndDate: string | null;
+  /** End of the earliest booking that stands in the way (null when none does). */
+  readonly conflictEndDate: string | null;
+}
+
+export interface Window {
+  readonly startDate: string;
+  readonly endDate: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const requestedOf = (request: ReservationRequest): number => (request.resourceType === 'physical:host' ? request.min : request.amount);
+
+/** Bookings of other reservations on the hosts and floating IPs a lease holds, for the extension's search. */
+const heldCalendars = (reservations: readonly Reservation[]) => ({
+  hostIds: new Set(reservations.flatMap((r) => (r.resourceType === 'physical:host' ? r.hostIds : r.resourceType === 'virtual:floatingip' ? [] : r.allocations.map((a) => a.hostId)))),
+  floatingIpIds: new Set(reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : []))),
+  reservationIds: new Set(reservations.map((r) => r.id)),
+});
+
+/**
+ * Where and when a lease request would be admitted: answered from the write side's index (the
+ * calendars admission decides on, caught up to the log's head), by trying the admission itself, so a
+ * window it offers is admitted unless someone books in between.
+ */
+export class AvailabilityQueries {
+  private readonly admissions: Admissions;
+  private readonly search: WindowSearch;
+
+  constructor(
+    private readonly app: ApplicationContext,
+    registry: AdmissionRegistry = ADMISSION_REGISTRY,
+  ) {
+    this.admissions = new Admissions(registry);
+    this.search = new WindowSearch(app);
+  }
+
+  async windows(caller: Caller, request: AvailabilityRequest, now: string): Promise<Availability> {
+    authorize(caller, ACTIONS.availabilityGet);
+    const notBefore = Math.max(truncateToMinute(now), request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS);
+    const notAfter = request.notAfter === null ? notBefore + DEFAULT_HORIZON_DAYS * DAY_MS : toMs(request.notAfter);
+    if (notAfter <= notBefore) throw invalid('INVALID_RANGE', 'not_after must be later than not_before (and than now)');
+    await this.app.index.catchUp();
+    return this.find(caller, request.reservations, request.durationMinutes * MINUTE_MS, notBefore, notAfter, request.limit);
+  }
+
+  /**
+   * The counter-offer for a refused new lease: the earliest windows of its duration from its requested
+   * start, within the default horizon. Run after the refusal, outside the write lock.
+   */
+  async alternativesForCreate(caller: Caller, reservations: readonly ReservationRequest[], startDate: string, endDate: string, limit: number): Promise<Window[]> {
+    await this.app.index.catchUp();
+    const start = Math.ceil(toMs(startDate) / MINUTE_MS) * MINUTE_MS;
+    const { windows } = this.find(caller, reservations, toMs(endDate) - toMs(startDate), start, start + DEFAULT_HORIZON_DAYS * DAY_MS, limit);
+    return windows.map(({ startDate: s, endDate: e }) => ({ startDate: s, endDate: e }));
+  }
+
+  /**
+   * The counter-offer for a refused change of a lease that has not started: the earliest windows of
+   * its new duration from its new start where the same change (readmission with the same patches)
+   * would be admitted. A started lease cannot move: none.
+   */
+  async alternativesForUpdate(caller: Caller, existing: ExistingLease, attemptAt: (admissions: Admissions) => Attempt, window: Window, limit: number): Promise<Window[]> {
+    if (existing.status !== 'Pending') return [];
+    await this.app.index.catchUp();
+    const start = Math.ceil(toMs(window.startDate) / MINUTE_MS) * MINUTE_MS;
+    const duration = toMs(window.endDate) - toMs(window.startDate);
+    const { reservations } = existing.lease;
+    const query = {
+      attempt: attemptAt(this.admissions),
+      alone: null,
+      nextChance: null,
+      relevance: { hosts: 'all' as const, networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])) },
+      durationMs: duration,
+      notBefore: start,
+      notAfter: start + DEFAULT_HORIZON_DAYS * DAY_MS,
+      limit,
+      caller,
+      enteringMatters: reservations.length > 1,
+    };
+    return this.search.windows(query).starts.map((s) => ({ startDate: iso(s), endDate: iso(s + duration) }));
+  }
+
+  /** How far the lease can be prolonged on the hosts and addresses it holds now (as a started lease keeps them). */
+  async extension(caller: Caller, leaseId: string, now: string): Promise<LeaseExtension> {
+    const loaded = await this.app.handler.load(leaseDecider, leaseStream(leaseId));
+    const existing = requireExisting(loaded.state, leaseId);
+    authorize(caller, ACTIONS.leaseExtension, leaseTarget(existing.lease));
+    const { startDate, endDate, reservations } = existing.lease;
+    const end = toMs(endDate);
+    // the lease must still be changeable at all (not ended, not busy), as an update would judge it
+    scheduleForUpdate(existing, { name: null, startDate: null, endDate: iso(end + MINUTE_MS), beforeEndDate: null, reservationIds: [] }, now);
+    await this.app.index.catchUp();
+    const attempt: Attempt = (context) => {
+      for (const reservation of reservations) this.admissions.readmit(context, reservation, undefined, true);
+    };
+    const fits = (until: number): boolean => this.search.admits({ attempt, caller }, toMs(startDate), until);
+    for (const { point, bookingEnd } of this.blockingPoints(reservations, end)) {
+      if (!fits(point + MINUTE_MS)) return { leaseId, endDate, maxEndDate: iso(point), conflictEndDate: iso(bookingEnd) };
+    }
+    return { leaseId, endDate, maxEndDate: null, conflictEndDate: null };
+  }
+
+  private find(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): Availability {
+    const admit = (requests: readonly ReservationRequest[]): Attempt => (context: AdmissionContext) => {
+      for (const request of requests) this.admissions.admit(context, request);
+    };
+    const alone = reservations.map((request) => admit([request]));
+    const query = { attempt: admit(reservations), alone, nextChance: this.hostsNextChance(reservations, durationMs), relevance: relevanceOf(reservations), durationMs, notBefore, notAfter, limit, caller, enteringMatters: reservations.length > 1 };
+    const { starts, searchedUntil } = this.search.windows(query);
+    const windows = starts.map((start) => {
+      const supply = this.search.supply(reservations, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
+      return {
+        startDate: iso(start),
+        endDate: iso(start + durationMs),
+        reservations: reservations.map((request, i) => ({ resourceType: request.resourceType, requested: requestedOf(request), ...(supply[i] as ReservationSupply) })),
+      };
+    });
+    return { windows, searchedUntil: searchedUntil === null ? null : iso(searchedUntil) };
+  }
+
+  /**
+   * For host reservations: alone, each needs `min` matching hosts free, so after a refusal none fits
+   * before enough of the busy ones could be free; the whole request, no earlier than the latest of those.
+   */
+  private hostsNextChance(reservations: readonly ReservationRequest[], durationMs: number): ((start: number) => number | null) | null {
+    const hostRequests = reservations.flatMap((r) => (r.resourceType === 'physical:host' ? [r] : []));
+    if (hostRequests.length === 0) return null;
+    const cleaningTimeMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
+    return (start) => {
+      const snapshots = this.app.index.registeredHosts().map(toHostSnapshot);
+      const window = { start, end: start + durationMs };
+      let bound: number | null = null;
+      for (const request of hostRequests) {
+        const needed = request.min - hostSupply({ query: request.query, window, cleaningTimeMs }, snapshots).free.length;
+        const from = needed > 0 ? hostsFreeFrom({ query: request.query, window, cleaningTimeMs }, snapshots, needed) : null;
+        if (from !== null) bound = Math.max(bound ?? from, from);
+      }
+      return bound;
+    };
+  }
+
+  /**
+   * Minutes after the lease's end where a longer lease first meets another booking on what it holds
+   * (its start, or its start less the cleaning time), in order, each with that booking's end.
+   */
+  private blockingPoints(reservations: readonly Reservation[], end: number): { readonly point: number; readonly bookingEnd: number }[] {
+    const held = heldCalendars(reservations);
+    const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
+    const points: { readonly point: number; readonly bookingEnd: number }[] = [];
+    const add = (booking: { readonly start: number; readonly end: number; readonly reservationId: string }): void => {
+      if (held.reservationIds.has(booking.reservationId)) return;
+      for (const point of [booking.start - cleaningMs, booking.start]) {
+        const minute = Math.floor(point / MINUTE_MS) * MINUTE_MS;
+        if (minute >= end) points.push({ point: minute, bookingEnd: booking.end });
+      }
+    };
+    for (const hostId of held.hostIds) {
+      const { state } = this.app.index.host(hostId);
+      if (state.status === 'Registered') for (const booking of state.bookings) add(booking);
+    }
+    for (const floatingIpId of held.floatingIpIds) {
+      const { state } = this.app.index.floatingIp(floatingIpId);
+      if (state.status === 'Registered') for (const booking of state.bookings) add(booking);
+    }
+    return points.sort((a, b) => a.point - b.point || a.bookingEnd - b.bookingEnd);
+  }
+}

@@ -1,0 +1,203 @@
+import { type FlavorViewer, MINUTE_MS, isDomainError } from '#domain/index.js';
+import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
+import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import { matchesHost } from '#plugins/query/blazar-query.js';
+import type { ApplicationContext } from '../application-context.js';
+import type { BookingPlan } from '../write-model/booking-plan.js';
+import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
+import { toHostSnapshot } from '../write-model/write-index.js';
+
+/** What a refusal for lack of capacity is: the policies' shortages, or a calendar's own guard. */
+const CAPACITY_CODES = new Set(['NOT_ENOUGH_HOSTS', 'NOT_ENOUGH_FLOATING_IPS', 'HOST_ALREADY_BOOKED', 'FLOATING_IP_ALREADY_BOOKED']);
+
+export const isCapacityRefusal = (error: unknown): boolean => isDomainError(error) && error.kind === 'conflict' && CAPACITY_CODES.has(error.code);
+
+/**
+ * One admission tried at one window: the very decisions a lease write takes (admit, or readmit on an
+ * update), on fresh working copies of the calendars; it throws what the write would throw.
+ */
+export type Attempt = (context: AdmissionContext) => void;
+
+/** Which calendars can change the answer: the hosts the request's host or slot reservations may use, the floating IPs of its networks. */
+export interface Relevance {
+  readonly hosts: 'all' | 'none' | readonly ReservationRequest[];
+  readonly networkIds: readonly string[];
+}
+
+export interface WindowQuery {
+  readonly attempt: Attempt;
+  /**
+   * Each reservation's attempt on its own, when the request is of new reservations: one that fails even
+   * on calendars with nothing booked fails at every start (alone, a reservation's admission only gets
+   * harder as bookings are added, and in the request it also meets the others' bookings), so the
+   * search ends at once.
+   */
+  readonly alone: readonly Attempt[] | null;
+  /**
+   * After a refusal at `start`, a start before which the request cannot fit either (null: no such
+   * knowledge): the search goes on from the first candidate at or after it.
+   */
+  readonly nextChance: ((start: number) => number | null) | null;
+  readonly relevance: Relevance;
+  /** Whole minutes. */
+  readonly durationMs: number;
+  /** Epoch ms on a minute: the earliest start. */
+  readonly notBefore: number;
+  /** Epoch ms: no window ends later. */
+  readonly notAfter: number;
+  readonly limit: number;
+  readonly caller: FlavorViewer;
+  /**
+   * The answer may change when a booking enters the window, not only when one leaves it: only with
+   * several reservations, whose policies' preferences (packing slots next to others) can interact.
+   */
+  readonly enteringMatters: boolean;
+}
+
+const SEARCH_LEASE = 'availability-search';
+
+/**
+ * Most admissions one search tries: each costs a pass over the matching calendars, and a request that
+ * does not fit for a long time could otherwise hold the process for seconds. A search that runs out
+ * says where it stopped: every start before that was tried (or could not differ from one tried).
+ */
+export const MAX_ATTEMPTS_PER_SEARCH = 250;
+
+/** The starts found, earliest first, and where the search stopped short (null: it covered the range or found enough). */
+export interface SearchResult {
+  readonly starts: readonly number[];
+  readonly searchedUntil: number | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The first minute at or after `ms`. */
+const minuteFrom = (ms: number): number => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
+
+/** The first minute strictly after `ms`. */
+const minuteAfter = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+
+/** Index of the first member of the sorted `values` greater than `value`. */
+const firstAbove = (values: readonly number[], value: number): number => {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((values[mid] as number) > value) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+};
+
+/**
+ * The earliest windows in which a request would be admitted at once, found by asking the admission
+ * itself. An admission at [s, s+D) depends only on the bookings within the cleaning time of that
+ * window, so its answer can change only at a minute where a booking leaves it (its end, or end plus
+ * cleaning time) or, when `enteringMatters`, enters it. Those minutes, with `notBefore`, are the only
+ * starts worth trying: between two of them the answer stays what it was at the earlier one.
+ */
+export class WindowSearch {
+  constructor(private readonly app: ApplicationContext) {}
+
+  /** Whether the attempt admits the request in [start, end): false on a refusal for lack of capacity; any other refusal is thrown. */
+  admits(query: Pick<WindowQuery, 'attempt' | 'caller'>, start: number, end: number): boolean {
+    const plan = bookingPlan(this.app);
+    try {
+      query.attempt(this.context(plan, query.caller, start, end));
+      return true;
+    } catch (error) {
+      if (isCapacityRefusal(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */
+  windows(query: WindowQuery): SearchResult {
+    const { starts, emptyFrom } = this.candidateStarts(query);
+    if (query.alone !== null && query.alone.some((attempt) => !this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs))) {
+      return { starts: [], searchedUntil: null };
+    }
+    const found: number[] = [];
+    const budget = { left: MAX_ATTEMPTS_PER_SEARCH };
+    let from = query.notBefore;
+    while (found.length < query.limit) {
+      const next = this.earliestFrom(query, from, starts, budget);
+      if (next === null) break;
+      if ('stoppedAt' in next) return { starts: found, searchedUntil: next.stoppedAt };
+      found.push(next.start);
+      from = next.start + query.durationMs;
+    }
+    return { starts: found, searchedUntil: null };
+  }
+
+  /** What each request could be given at [start, end), on the calendars as they stand. */
+  supply(requests: readonly ReservationRequest[], caller: FlavorViewer, start: number, end: number, supplyOf: (context: AdmissionContext, request: ReservationRequest) => ReservationSupply): ReservationSupply[] {
+    const context = this.context(bookingPlan(this.app), caller, start, end);
+    return requests.map((request) => supplyOf(context, request));
+  }
+
+  private earliestFrom(query: WindowQuery, from: number, starts: readonly number[], budget: { left: number }): { readonly start: number } | { readonly stoppedAt: number } | null {
+    let start = from;
+    let index = firstAbove(starts, from);
+    for (;;) {
+      if (start + query.durationMs > query.notAfter) return null;
+      if (budget.left-- <= 0) return { stoppedAt: start };
+      if (this.admits(query, start, start + query.durationMs)) return { start };
+      const chance = query.nextChance?.(start) ?? null;
+      if (chance !== null && chance > start) index = Math.max(index, firstAbove(starts, chance - 1));
+      const next = starts[index++];
+      if (next === undefined) return null;
+      start = next;
+    }
+  }
+
+  /**
+   * Sorted distinct minutes after `notBefore` where the admission's answer may change, and the first
+   * minute from which nothing booked on the relevant calendars is near any window.
+   */
+  private candidateStarts(query: WindowQuery): { readonly starts: number[]; readonly emptyFrom: number } {
+    const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
+    const duration = query.durationMs;
+    const points = new Set<number>();
+    let emptyFrom = query.notBefore;
+    const add = (booking: { readonly start: number; readonly end: number }): void => {
+      points.add(minuteFrom(booking.end));
+      points.add(minuteFrom(booking.end + cleaningMs));
+      emptyFrom = Math.max(emptyFrom, minuteFrom(booking.end + cleaningMs));
+      if (query.enteringMatters) {
+        points.add(minuteAfter(booking.start - duration));
+        points.add(minuteAfter(booking.start - duration - cleaningMs));
+      }
+    };
+    for (const host of this.relevantHosts(query.relevance)) for (const booking of host.bookings) add(booking);
+    const networks = new Set(query.relevance.networkIds);
+    for (const ip of this.app.index.registeredFloatingIps()) if (networks.has(ip.networkId)) for (const booking of ip.bookings) add(booking);
+    const last = query.notAfter - duration;
+    return { starts: [...points].filter((point) => point > query.notBefore && point <= last).sort((a, b) => a - b), emptyFrom };
+  }
+
+  private relevantHosts({ hosts }: Relevance) {
+    const registered = this.app.index.registeredHosts();
+    if (hosts === 'none') return [];
+    if (hosts === 'all') return registered;
+    return registered.filter((host) => {
+      const snapshot = toHostSnapshot(host);
+      return snapshot.columns.reservable && hosts.some((request) => !('query' in request) || matchesHost(request.query, snapshot));
+    });
+  }
+
+  private context(plan: BookingPlan, caller: FlavorViewer, start: number, end: number): AdmissionContext {
+    const schedule: AdmissionSchedule = { leaseId: SEARCH_LEASE, startDate: iso(start), endDate: iso(end) };
+    let ids = 0;
+    return { ...admissionContext(this.app, plan, schedule, caller), newId: () => `${SEARCH_LEASE}-${++ids}` };
+  }
+}
+
+/** Which calendars matter to a request for new reservations. */
+export const relevanceOf = (requests: readonly ReservationRequest[]): Relevance => {
+  const hostLike = requests.filter((request) => request.resourceType !== 'virtual:floatingip');
+  return {
+    hosts: hostLike.length === 0 ? 'none' : hostLike,
+    networkIds: requests.flatMap((request) => (request.resourceType === 'virtual:floatingip' ? [request.networkId] : [])),
+  };
+};
