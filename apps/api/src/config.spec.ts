@@ -65,6 +65,9 @@ describe('API configuration: the event feed', () => {
   it('streams to 100 clients at most with a heartbeat every 15 s by default; both settable, neither 0', () => {
     expect(loadApiConfig({})).toMatchObject({ feedMaxStreams: 100, feedHeartbeatMs: 15_000 });
     expect(loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '3', LEASEHOLD_FEED_HEARTBEAT_MS: '200' })).toMatchObject({ feedMaxStreams: 3, feedHeartbeatMs: 200 });
+    expect(loadApiConfig({}).keepAliveTimeoutMs).toBe(65_000);
+    expect(loadApiConfig({ LEASEHOLD_HTTP_KEEPALIVE_MS: '7000' }).keepAliveTimeoutMs).toBe(7_000);
+    expect(() => loadApiConfig({ LEASEHOLD_HTTP_KEEPALIVE_MS: '0' })).toThrow(/LEASEHOLD_HTTP_KEEPALIVE_MS/);
     expect(() => loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '0' })).toThrow('LEASEHOLD_FEED_MAX_STREAMS must be a positive integer, got 0');
     expect(() => loadApiConfig({ LEASEHOLD_FEED_HEARTBEAT_MS: '-5' })).toThrow('LEASEHOLD_FEED_HEARTBEAT_MS must be a non-negative integer, got -5');
   });

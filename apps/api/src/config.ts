@@ -34,6 +34,12 @@ export interface ApiConfig {
   readonly feedMaxStreams: number;
   /** How often an idle event stream sends a comment line, so proxies and clients see it alive. */
   readonly feedHeartbeatMs: number;
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the proxies
+   * and clients in front (HAProxy, load balancers: 60 s), so the server never closes a connection
+   * a client is just reusing: Node's default of 5 s races clients that keep sockets 4 s.
+   */
+  readonly keepAliveTimeoutMs: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -121,6 +127,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
     feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
+    keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
   };
 };
 

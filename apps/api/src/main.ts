@@ -32,6 +32,10 @@ const bootstrap = async (): Promise<void> => {
   app.enableShutdownHooks();
   publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  // a request's headers may take as long as the connection may idle, and a little more
+  server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
 };
 
