@@ -10,8 +10,7 @@ import { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
 import { WebhookChannel } from './webhooks/webhook.channel.js';
 import { type WorkerLogEntry, WebhookWorker } from './webhooks/webhook-worker.js';
 import { httpSender } from './webhooks/webhook-sender.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './env-values.js';
 
 export interface PublisherConfig {
   readonly dataDir: string;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
+import { type Env, flag, text } from '../env-values.js';
 
 /** The Kafka channel's settings (docs/kafka.md); null when LEASEHOLD_KAFKA_BROKERS is unset: no Kafka channel. */
 export interface KafkaChannelConfig {
@@ -11,21 +12,6 @@ export interface KafkaChannelConfig {
   readonly idempotent: boolean;
   readonly source: string;
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-const text = (env: Env, name: string): string | undefined => {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-};
-
-const flag = (env: Env, name: string, fallback: boolean): boolean => {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(value)) return true;
-  if (['false', '0', 'no', 'off'].includes(value)) return false;
-  throw new Error(`${name} must be true or false, got '${value}'`);
-};
 
 const acksOf = (env: Env): -1 | 1 => {
   const value = text(env, 'LEASEHOLD_KAFKA_ACKS') ?? 'all';

@@ -1,3 +1,5 @@
+import { type Env, flag, text } from '../env-values.js';
+
 /** The oslo.messaging notifications channel's settings (docs/notifications.md); null when it is off. */
 export interface OsloNotificationsConfig {
   /** AMQP URL; oslo's `rabbit://user:pass@host:port/vhost` is taken as is. */
@@ -10,21 +12,6 @@ export interface OsloNotificationsConfig {
   /** oslo's [oslo_messaging_rabbit] amqp_durable_queues: a durable exchange and queue. */
   readonly durable: boolean;
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-const text = (env: Env, name: string): string | undefined => {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-};
-
-const flag = (env: Env, name: string, fallback: boolean): boolean => {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(value)) return true;
-  if (['false', '0', 'no', 'off'].includes(value)) return false;
-  throw new Error(`${name} must be true or false, got '${value}'`);
-};
 
 /** oslo's `rabbit://` transport URL as an AMQP URL (the path is the vhost in both); one host only. */
 export const amqpUrlOfTransport = (url: string): string => {
