@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type EachMessagePayload, Kafka, logLevel } from 'kafkajs';
+import { type Consumer, type EachMessagePayload, Kafka, logLevel } from 'kafkajs';
 import { ROOT } from './system.js';
 
 const run = promisify(execFile);
@@ -40,18 +40,39 @@ export interface TestConsumer {
   stop(): Promise<void>;
 }
 
-/** A consumer group member reading `topics` from the beginning, keeping every message it gets. */
+/**
+ * A consumer group member reading `topics` from the beginning, keeping every message it gets.
+ *
+ * librdkafka's mock cluster sometimes answers a SyncGroup that races a rebalance with INVALID_REQUEST
+ * (a real broker answers REBALANCE_IN_PROGRESS, which kafkajs retries); kafkajs takes that error as
+ * fatal and stops the member. The member then joins again with a new consumer, as a subscriber's
+ * supervisor would, so the group keeps two members.
+ */
 export const consume = async (brokers: string, groupId: string, topics: readonly string[]): Promise<TestConsumer> => {
   const kafka = new Kafka({ clientId: `test-${groupId}`, brokers: brokers.split(','), logLevel: logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000, allowAutoTopicCreation: true });
-  await consumer.connect();
-  for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
   const messages: Received[] = [];
   let assigned = 0;
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    assigned = Object.values(payload.memberAssignment).reduce((sum, partitions) => sum + partitions.length, 0);
-  });
-  await consumer.run({ eachMessage: async (payload) => void messages.push(received(payload)) });
+  let stopping = false;
+  let current: Consumer | undefined;
+  const join = async (): Promise<void> => {
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 500, allowAutoTopicCreation: true });
+    current = consumer;
+    await consumer.connect();
+    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      assigned = Object.values(payload.memberAssignment).reduce((sum, partitions) => sum + partitions.length, 0);
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || stopping) return;
+      assigned = 0;
+      void consumer
+        .disconnect()
+        .catch(() => undefined)
+        .then(() => (stopping ? undefined : join()));
+    });
+    await consumer.run({ eachMessage: async (payload) => void messages.push(received(payload)) });
+  };
+  await join();
   return {
     messages,
     assignedPartitions: () => assigned,
@@ -62,7 +83,10 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    stop: () => consumer.disconnect(),
+    stop: async () => {
+      stopping = true;
+      await current?.disconnect();
+    },
   };
 };
 
