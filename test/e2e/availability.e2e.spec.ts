@@ -91,7 +91,7 @@ describe('availability (api + projector + reactor)', () => {
       error_code: 409,
       error_name: 409,
       error_message:
-        'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min)' +
+        'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min).' +
         ` Earliest alternative: ${on(3, '12:00')} to ${on(3, '14:00')}.`,
       alternatives: [
         { start_date: on(3, '12:00'), end_date: on(3, '14:00') },

@@ -116,7 +116,7 @@ describe('the legacy blazar CLI against Leasehold', { timeout: 120_000 }, () => 
     // bz-2 is booked by bz-lease-2 until 14:00 (the client also prints its argument parsing on stderr); the
     // refusal offers the earliest two hours both hosts are free, and the client prints it with the message
     expect(failed(tooMany)).toContain(
-      'ERROR: Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min) Earliest alternative: 2032-06-01 14:00 to 2032-06-01 16:00.',
+      'ERROR: Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min). Earliest alternative: 2032-06-01 14:00 to 2032-06-01 16:00.',
     );
 
     const past = await cli(

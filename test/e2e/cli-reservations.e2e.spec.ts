@@ -248,7 +248,7 @@ describe('instance and floating-IP reservations through the real clients', { tim
       '--start-date', on(5, '11:00'), '--end-date', on(5, '13:00'), 'cli-mixed-2',
     );
     // the refusal offers the earliest window of the same length in which the same lease fits, and the client prints it
-    expect(failed(again)).toEqual([`ERROR: Not enough floating IPs available: 172.24.4.3 already reserved for this period Earliest alternative: ${on(5, '12:00')} to ${on(5, '14:00')}.`]);
+    expect(failed(again)).toEqual([`ERROR: Not enough floating IPs available: 172.24.4.3 already reserved for this period. Earliest alternative: ${on(5, '12:00')} to ${on(5, '14:00')}.`]);
     expect(await apiLeaseNames()).not.toContain('cli-mixed-2');
     for (const path of ['/v1/os-hosts/allocations', '/v1/floatingips/allocations']) {
       const allocations = (await client.get(path)).body.allocations;

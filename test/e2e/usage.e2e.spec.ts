@@ -128,6 +128,13 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect(table.at(-1)).toMatch(new RegExp(`^total\\s.*\\s${body.usage.totals.floating_ip_hours}$`));
     expect(table.filter((row) => row.includes((ran.host as Ran).leaseId))).toHaveLength(1);
 
+    // a window nothing ran in still has its header and a labelled totals row
+    const before = ['--from', '2001-01-01 00:00', '--to', '2001-01-02 00:00', '--group-by', 'lease'];
+    const empty = succeeded(await leasehold(system.dataDir, 'usage', ...before)).trimEnd().split('\n');
+    expect(empty[0]).toMatch(/^project_id\s+lease_id\s/);
+    expect(empty.at(-1)).toMatch(/^total\s/);
+    expect(succeeded(await leasehold(system.dataDir, 'usage', ...before, '--format', 'csv')).trimEnd().split('\n').at(-1)).toMatch(/^total,/);
+
     const wrong = await leasehold(system.dataDir, 'usage', '--from', to, '--to', from);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('end must be after start');
@@ -175,7 +182,7 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     ['an unknown group_by', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&group_by=user', 400],
     ['an unknown rate card', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&rate_card=none', 404],
     ['a position beyond the log', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&as_of_position=99999999', 400],
-  ])('%s: %i in Blazar\'s error body, nothing written', async (_what, query, status) => {
+  ])('%s (%s): %i in Blazar\'s error body, nothing written', async (_what, query, status) => {
     const before = ledgerCount(system.dataDir);
     const response = await client.get(`/v1/usage?${query}`);
     expect(response.status, describeBody(response)).toBe(status);

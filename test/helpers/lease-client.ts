@@ -25,7 +25,10 @@ export const withoutCounterOffer = (body: any): any => {
   if (first === undefined) return error;
   const offer = ` Earliest alternative: ${first.start_date} to ${first.end_date}.`;
   expect(String(error.error_message).endsWith(offer), `the message names the first alternative: ${String(error.error_message)}`).toBe(true);
-  return { ...error, error_message: error.error_message.slice(0, -offer.length) };
+  // the offer's own full stop closes upstream's message, which ends without one
+  const upstream = String(error.error_message).slice(0, -offer.length);
+  expect(upstream.endsWith('.'), `a full stop before the offer: ${String(error.error_message)}`).toBe(true);
+  return { ...error, error_message: upstream.slice(0, -1) };
 };
 
 export const leaseClient = (system: () => RunningSystem, client: () => Client) => {

@@ -3,7 +3,7 @@ import { DomainError } from '#domain/index.js';
 import { systemCaller } from '#application/caller.js';
 import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
-import { GROUP_BY } from '#application/usage/usage-report.js';
+import { GROUP_BY, GROUP_COLUMNS, type GroupBy } from '#application/usage/usage-report.js';
 import { UsageError, writeOut } from '../cli-context.js';
 import { type CliCommand, positionArgument } from './cli-command.js';
 
@@ -13,7 +13,7 @@ interface UsageOptions {
   readonly from: string;
   readonly to: string;
   readonly project?: string;
-  readonly groupBy: string;
+  readonly groupBy: GroupBy;
   readonly rateCard?: string;
   readonly asOfPosition?: number;
   readonly format: Format;
@@ -36,31 +36,37 @@ const csvField = (value: unknown): string => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
-const columnsOf = (lines: readonly Row[], totals: Row): string[] => [...new Set([...lines.flatMap((line) => Object.keys(line)), ...Object.keys(totals)])];
+/** The grouping's key columns first (the totals row's label goes under the first), even with no line. */
+const columnsOf = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string[] => [
+  ...new Set([...GROUP_COLUMNS[groupBy], ...lines.flatMap((line) => Object.keys(line)), ...Object.keys(totals)]),
+];
 
 /** One row per line, then the totals under the group key's columns left empty. */
-const csv = (lines: readonly Row[], totals: Row): string => {
-  const columns = columnsOf(lines, totals);
+const csv = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => {
+  const columns = columnsOf(lines, totals, groupBy);
   const rows = [columns, ...lines.map((line) => columns.map((column) => line[column])), columns.map((column) => (column in totals ? totals[column] : column === columns[0] ? 'total' : null))];
   return rows.map((row) => `${row.map(csvField).join(',')}\n`).join('');
 };
 
 /** Columns padded to their widest cell; numbers right-aligned, as `sreport` prints them. */
-const table = (lines: readonly Row[], totals: Row): string => {
-  const columns = columnsOf(lines, totals);
+const table = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => {
+  const columns = columnsOf(lines, totals, groupBy);
   const totalRow = columns.map((column) => (column in totals ? cell(totals[column]) : column === columns[0] ? 'total' : ''));
   const body = [...lines.map((line) => columns.map((column) => cell(line[column]))), totalRow];
   const widths = columns.map((column, i) => Math.max(column.length, ...body.map((row) => (row[i] as string).length)));
-  const numeric = columns.map((column) => [...lines, totals].every((line) => line[column] === undefined || typeof line[column] === 'number' || /^-?\d+(\.\d+)?$/.test(cell(line[column]))));
+  const numeric = columns.map((column) => {
+    const values = [...lines, totals].map((line) => line[column]).filter((value) => value !== undefined);
+    return values.length > 0 && values.every((value) => typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(cell(value)));
+  });
   const render = (row: readonly string[]): string =>
     `${row.map((text, i) => (numeric[i] === true ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number))).join('  ').trimEnd()}\n`;
   const rule = `${widths.map((width) => '-'.repeat(width)).join('  ')}\n`;
   return [render(columns), rule, ...body.slice(0, -1).map(render), rule, render(totalRow)].join('');
 };
 
-const render = (usage: { readonly lines: readonly Row[]; readonly totals: Row }, format: Format): string => {
+const render = (usage: { readonly lines: readonly Row[]; readonly totals: Row }, format: Format, groupBy: GroupBy): string => {
   if (format === 'json') return `${JSON.stringify({ usage }, null, 2)}\n`;
-  return format === 'csv' ? csv(usage.lines, usage.totals) : table(usage.lines, usage.totals);
+  return format === 'csv' ? csv(usage.lines, usage.totals, groupBy) : table(usage.lines, usage.totals, groupBy);
 };
 
 /**
@@ -95,7 +101,7 @@ export const usageCommand: CliCommand = {
             .catch((error: unknown) => {
               throw error instanceof DomainError ? new UsageError(error.message) : error;
             });
-          await writeOut(context.stdout, render(usage as { lines: Row[]; totals: Row }, options.format));
+          await writeOut(context.stdout, render(usage as { lines: Row[]; totals: Row }, options.format, options.groupBy));
         } finally {
           await store.close();
         }

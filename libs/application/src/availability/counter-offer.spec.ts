@@ -23,7 +23,7 @@ describe('counter-offers', () => {
       code: 'NOT_ENOUGH_HOSTS',
       kind: 'conflict',
       message:
-        'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min) Earliest alternative: 2030-01-01 12:00 to 2030-01-01 14:00.',
+        'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min). Earliest alternative: 2030-01-01 12:00 to 2030-01-01 14:00.',
       alternatives: [
         { startDate: at(12), endDate: at(14) },
         { startDate: at(14), endDate: at(16) },
