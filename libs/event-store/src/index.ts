@@ -1,2 +1,3 @@
 export * from './event-store.port.js';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
+export { PostgresEventStore, type PostgresEventStoreOptions } from './postgresql/postgresql-event-store.js';

@@ -13,9 +13,10 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../event-store.port.js';
+import { type RequestedEvent, matchesExpected, requestedEvents, validateRequests } from '../append-rules.js';
 import { withBusyRetry } from './busy-retry.js';
 import { EventRows, type StoredEventRef } from './event-rows.js';
-import { PollingSubscription } from './polling-subscription.js';
+import { PollingSubscription, type SubscriptionSource } from '../polling-subscription.js';
 import { openDatabase, openReadOnlyDatabase } from './schema.js';
 
 export interface SqliteEventStoreOptions {
@@ -27,49 +28,6 @@ export interface SqliteEventStoreOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 10;
-
-const matchesExpected = (expected: ExpectedRevision, actual: number): boolean => {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return actual === -1;
-    case 'stream_exists':
-      return actual >= 0;
-    default:
-      return actual === expected;
-  }
-};
-
-function assertValidExpected(request: AppendRequest): void {
-  const expected = request.expectedRevision;
-  if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < -1)) {
-    throw new RangeError(`Invalid expected revision ${expected} for stream ${request.streamId}`);
-  }
-}
-
-/** Rejects requests that can never be a valid append, before touching the database. */
-function validateRequests(requests: readonly AppendRequest[]): void {
-  const streams = new Set<string>();
-  const ids = new Set<string>();
-  for (const request of requests) {
-    if (streams.has(request.streamId)) throw new Error(`Stream ${request.streamId} appears twice in one append`);
-    streams.add(request.streamId);
-    assertValidExpected(request);
-    for (const event of request.events) {
-      if (ids.has(event.id)) throw new IdempotencyConflictError(event.id, 'the id appears twice in one append');
-      ids.add(event.id);
-    }
-  }
-}
-
-interface RequestedEvent {
-  readonly id: string;
-  readonly streamId: string;
-}
-
-const requestedEvents = (requests: readonly AppendRequest[]): RequestedEvent[] =>
-  requests.flatMap((request) => request.events.map((event) => ({ id: event.id, streamId: request.streamId })));
 
 export class SqliteEventStore implements EventStore {
   private readonly rows: EventRows;
@@ -132,7 +90,7 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): Subscription {
     if (this.closed) throw new Error('Event store is closed');
-    const subscription = new PollingSubscription(this.rows, options, this.pollIntervalMs, (finished) =>
+    const subscription = new PollingSubscription(this.subscriptionSource(), options, this.pollIntervalMs, (finished) =>
       this.subscriptions.delete(finished),
     );
     this.subscriptions.add(subscription);
@@ -144,6 +102,16 @@ export class SqliteEventStore implements EventStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
     this.db.close();
+  }
+
+  /** The rows read with SQLITE_BUSY retried; data_version changes on every other connection's commit. */
+  private subscriptionSource(): SubscriptionSource {
+    const rows = this.rows;
+    return {
+      headPosition: () => withBusyRetry(() => rows.headPosition()),
+      changeToken: () => withBusyRetry(() => rows.dataVersion()),
+      readRange: (from, to, limit, filter) => withBusyRetry(() => rows.readRange(from, to, limit, filter)),
+    };
   }
 
   private notifySubscriptions(): void {

@@ -1,15 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { EventFilter, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port.js';
-import { withBusyRetry } from './busy-retry.js';
+import type { EventFilter, RecordedEvent, SubscribeOptions, Subscription } from './event-store.port.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
 
-/** What a subscription needs from the store; every call is synchronous. */
+/** What a subscription needs from the store. */
 export interface SubscriptionSource {
-  headPosition(): number;
-  dataVersion(): number;
-  readRange(from: number, to: number, limit: number, filter: EventFilter | undefined): RecordedEvent[];
+  headPosition(): Promise<number>;
+  /** Changes whenever anything may have been committed, by this process or another (polled when idle). */
+  changeToken(): Promise<number>;
+  /** Events with from < position <= to matching the filter, ascending, at most `limit`. */
+  readRange(from: number, to: number, limit: number, filter: EventFilter | undefined): Promise<RecordedEvent[]>;
 }
 
 /** A sleep that can be cut short. */
@@ -37,9 +38,10 @@ class Waker {
 const delivering = new AsyncLocalStorage<PollingSubscription>();
 
 /**
- * Catch-up-then-live subscription. Reads in batches from a cursor; when idle it polls
- * PRAGMA data_version (cheap, changes on commits by other connections or processes)
- * and is woken directly after appends made through the same store.
+ * Catch-up-then-live subscription. Reads in batches from a cursor; when idle it polls the source's
+ * change token (SQLite's PRAGMA data_version, PostgreSQL's head position) and is woken directly after
+ * appends made through the same store, or announced by another process (PostgreSQL's NOTIFY).
+ * Adapters hand out positions in commit order, so reading up to a head never skips an event.
  */
 export class PollingSubscription implements Subscription {
   readonly caughtUp: Promise<void>;
@@ -49,7 +51,7 @@ export class PollingSubscription implements Subscription {
   /** Everything at or below the cursor has been scanned (and delivered if it matched). */
   private cursor: number;
   private delivered = 0;
-  private seenDataVersion = 0;
+  private seenChangeToken = 0;
   private changed = true;
   private stopped = false;
   private isCaughtUp = false;
@@ -70,7 +72,7 @@ export class PollingSubscription implements Subscription {
     });
     // Callers that never await caughtUp must not see an unhandled rejection when it fails.
     this.caughtUp.catch(() => undefined);
-    this.done = this.run(source.headPosition());
+    this.done = this.run();
   }
 
   lastPosition(): number {
@@ -90,9 +92,10 @@ export class PollingSubscription implements Subscription {
     return this.done;
   }
 
-  private async run(catchUpTarget: number): Promise<void> {
+  private async run(): Promise<void> {
     try {
       await yieldToEventLoop();
+      const catchUpTarget = await this.source.headPosition();
       while (!this.stopped) {
         const full = await this.pollOnce();
         if (this.cursor >= catchUpTarget) this.markCaughtUp();
@@ -109,7 +112,7 @@ export class PollingSubscription implements Subscription {
 
   /** Reads and delivers one batch; true when the batch was full (more may be waiting). */
   private async pollOnce(): Promise<boolean> {
-    const { head, events } = await withBusyRetry(() => this.readBatch());
+    const { head, events } = await this.readBatch();
     const last = events.at(-1);
     const full = events.length === this.batchSize;
     if (last) await this.deliver(events, last.position);
@@ -118,11 +121,11 @@ export class PollingSubscription implements Subscription {
   }
 
   /** Reads up to the head seen first, so a commit landing mid-read is picked up by the next poll rather than skipped. */
-  private readBatch(): { readonly head: number; readonly events: RecordedEvent[] } {
+  private async readBatch(): Promise<{ readonly head: number; readonly events: RecordedEvent[] }> {
     this.changed = false;
-    this.seenDataVersion = this.source.dataVersion();
-    const head = this.source.headPosition();
-    return { head, events: this.source.readRange(this.cursor, head, this.batchSize, this.options.filter) };
+    this.seenChangeToken = await this.source.changeToken();
+    const head = await this.source.headPosition();
+    return { head, events: await this.source.readRange(this.cursor, head, this.batchSize, this.options.filter) };
   }
 
   private async deliver(events: readonly RecordedEvent[], lastPosition: number): Promise<void> {
@@ -133,7 +136,7 @@ export class PollingSubscription implements Subscription {
   private async waitForChange(): Promise<void> {
     while (!this.stopped && !this.changed) {
       await this.waker.sleep(this.pollIntervalMs);
-      if (this.source.dataVersion() !== this.seenDataVersion) return;
+      if (!this.stopped && (await this.source.changeToken()) !== this.seenChangeToken) return;
     }
   }
 

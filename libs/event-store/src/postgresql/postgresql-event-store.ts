@@ -1,0 +1,284 @@
+import pg from 'pg';
+import { type RequestedEvent, matchesExpected, requestedEvents, validateRequests } from '../append-rules.js';
+import {
+  IdempotencyConflictError,
+  WrongExpectedRevisionError,
+  type AppendRequest,
+  type AppendResult,
+  type EventData,
+  type EventFilter,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type StreamAppendResult,
+  type SubscribeOptions,
+  type Subscription,
+  streamCategory,
+} from '../event-store.port.js';
+import { PollingSubscription, type SubscriptionSource } from '../polling-subscription.js';
+import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
+import { assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
+import { NotificationListener } from './notification-listener.js';
+
+export interface PostgresEventStoreOptions {
+  /** postgres://user:password@host:port/database; `?schema=name` picks the schema (default `leasehold`). */
+  readonly url: string;
+  readonly clock?: () => Date;
+  /** How often an idle subscription looks at the head when no notification came (the fallback). */
+  readonly pollIntervalMs?: number;
+  readonly poolSize?: number;
+}
+
+const DEFAULT_SCHEMA = 'leasehold';
+const DEFAULT_POLL_INTERVAL_MS = 500;
+const DEFAULT_POOL_SIZE = 10;
+
+interface EventRow {
+  readonly position: string;
+  readonly event_id: string;
+  readonly stream_id: string;
+  readonly revision: number;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+  readonly recorded_at: string;
+}
+
+const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, recorded_at';
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: decode(row.event_id),
+  streamId: decode(row.stream_id),
+  revision: row.revision,
+  position: Number(row.position),
+  type: decode(row.type),
+  data: JSON.parse(row.data) as unknown,
+  metadata: JSON.parse(row.metadata) as EventMetadata,
+  recordedAt: row.recorded_at,
+});
+
+/** The connection string without our own `schema` parameter, and that schema. */
+const parseUrl = (url: string): { readonly connectionString: string; readonly schema: string } => {
+  const parsed = new URL(url);
+  const schema = assertSchemaName(parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA);
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
+};
+
+/** An empty list means "no constraint", like an absent one. `$n` numbering continues after `offset` parameters. */
+const filterSql = (schema: string, filter: EventFilter | undefined, offset: number): { readonly sql: string; readonly params: string[][] } => {
+  const lists = [
+    ['category', (filter?.categories ?? []).map(encode)],
+    ['type', (filter?.types ?? []).map(encode)],
+  ] as const;
+  const used = lists.filter(([, values]) => values.length > 0);
+  return {
+    sql: used.map(([column], i) => ` AND ${column}_key IN (SELECT ${keyOf(schema, 'value')} FROM unnest($${offset + i + 1}::text[]) AS value) AND ${column} = ANY($${offset + i + 1}::text[])`).join(''),
+    params: used.map(([, values]) => [...values]),
+  };
+};
+
+/**
+ * The event store on PostgreSQL, for deployments of several processes. Appends take one
+ * transaction-scoped advisory lock per store: positions are allocated as the head plus one while it
+ * is held, so they are gap-free and become visible in position order (the lock is released only
+ * after the commit is visible). A reader that read up to the head can never later find a smaller
+ * position committing (the trap of sequences, whose numbers are taken in call order and committed in
+ * another). Live subscriptions are woken by LISTEN/NOTIFY and poll the head as a fallback.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly subscriptions = new Set<PollingSubscription>();
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+    private readonly listener: NotificationListener,
+    private readonly clock: () => Date,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  static async open(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    const { connectionString, schema } = parseUrl(options.url);
+    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    // an idle client losing its connection must not take the process down: the next query reconnects
+    pool.on('error', () => undefined);
+    try {
+      await ensureSchema(pool, schema);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    const listener = new NotificationListener(connectionString, `leasehold_events_${schema}`);
+    const store = new PostgresEventStore(pool, schema, listener, options.clock ?? (() => new Date()), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    listener.start(() => store.notifySubscriptions());
+    return store;
+  }
+
+  appendToStream(streamId: string, expectedRevision: ExpectedRevision, events: readonly EventData[]): Promise<AppendResult> {
+    return this.appendMultiple([{ streamId, expectedRevision, events }]);
+  }
+
+  async appendMultiple(requests: readonly AppendRequest[]): Promise<AppendResult> {
+    validateRequests(requests);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`leasehold-append:${this.schema}`]);
+      const result = await this.appendLocked(client, requests);
+      if (!result.idempotentReplay) await client.query('SELECT pg_notify($1, $2)', [this.listener.channel, String(result.position)]);
+      await client.query('COMMIT');
+      if (!result.idempotentReplay) this.notifySubscriptions();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async readStream(streamId: string, options?: { readonly fromRevision?: number }): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      [encode(streamId), options?.fromRevision ?? 0],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  async streamRevision(streamId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ revision: number }>(`SELECT revision FROM ${this.schema}.streams WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1`, [encode(streamId)]);
+    return rows[0]?.revision ?? -1;
+  }
+
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.readRange(options.from, Number.MAX_SAFE_INTEGER, options.limit, options.filter);
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ head: string }>(`SELECT COALESCE(MAX(position), 0) AS head FROM ${this.schema}.events`);
+    return Number(rows[0]?.head ?? 0);
+  }
+
+  /** recordedAt and the bound are both `toISOString()` text, whose order is the instants' order. */
+  async positionAt(instant: string): Promise<number> {
+    const { rows } = await this.pool.query<{ position: string }>(
+      `SELECT COALESCE(MAX(position), 0) AS position FROM ${this.schema}.events WHERE recorded_at <= $1`,
+      [new Date(instant).toISOString()],
+    );
+    return Number(rows[0]?.position ?? 0);
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    if (this.closed) throw new Error('Event store is closed');
+    const source: SubscriptionSource = {
+      headPosition: () => this.headPosition(),
+      changeToken: () => this.headPosition(),
+      readRange: (from, to, limit, filter) => this.readRange(from, to, limit, filter),
+    };
+    const subscription = new PollingSubscription(source, options, this.pollIntervalMs, (finished) => this.subscriptions.delete(finished));
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    await this.listener.stop();
+    await this.pool.end();
+  }
+
+  private notifySubscriptions(): void {
+    for (const subscription of this.subscriptions) subscription.notify();
+  }
+
+  private async readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): Promise<RecordedEvent[]> {
+    const filters = filterSql(this.schema, filter, 3);
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE position > $1 AND position <= $2${filters.sql} ORDER BY position LIMIT $3`,
+      [from, to, limit ?? null, ...filters.params],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  /** Runs under the append lock: checks and writes cannot interleave with another writer's. */
+  private async appendLocked(client: pg.PoolClient, requests: readonly AppendRequest[]): Promise<AppendResult> {
+    const requested = requestedEvents(requests);
+    const { rows: stored } = await client.query<{ event_id: string; stream_id: string; position: string }>(
+      `SELECT event_id, stream_id, position FROM ${this.schema}.events
+       WHERE event_key IN (SELECT ${keyOf(this.schema, 'id')} FROM unnest($1::text[]) AS id) AND event_id = ANY($1::text[])`,
+      [requested.map((event) => encode(event.id))],
+    );
+    const revisions = await this.revisionsOf(client, requests);
+    if (requested.length > 0 && stored.length === requested.length) return this.replayResult(requests, requested, stored, revisions);
+    const firstStored = requested.find((event) => stored.some((row) => decode(row.event_id) === event.id));
+    if (firstStored) throw new IdempotencyConflictError(firstStored.id, 'some event ids of this append are already stored, others are not');
+    for (const request of requests) {
+      const actual = revisions.get(request.streamId) ?? -1;
+      if (!matchesExpected(request.expectedRevision, actual)) throw new WrongExpectedRevisionError(request.streamId, request.expectedRevision, actual);
+    }
+    return this.write(client, requests, revisions);
+  }
+
+  private async revisionsOf(client: pg.PoolClient, requests: readonly AppendRequest[]): Promise<Map<string, number>> {
+    const { rows } = await client.query<{ stream_id: string; revision: number }>(
+      `SELECT stream_id, revision FROM ${this.schema}.streams
+       WHERE stream_key IN (SELECT ${keyOf(this.schema, 'id')} FROM unnest($1::text[]) AS id) AND stream_id = ANY($1::text[])`,
+      [requests.map((request) => encode(request.streamId))],
+    );
+    return new Map(rows.map((row) => [decode(row.stream_id), row.revision]));
+  }
+
+  private replayResult(
+    requests: readonly AppendRequest[],
+    requested: readonly RequestedEvent[],
+    stored: readonly { event_id: string; stream_id: string; position: string }[],
+    revisions: ReadonlyMap<string, number>,
+  ): AppendResult {
+    const byId = new Map(stored.map((row) => [decode(row.event_id), row]));
+    for (const event of requested) {
+      const storedIn = decode(byId.get(event.id)?.stream_id ?? '');
+      if (storedIn !== event.streamId) throw new IdempotencyConflictError(event.id, `already stored in stream ${storedIn}, not ${event.streamId}`);
+    }
+    return {
+      streams: requests.map((request) => ({ streamId: request.streamId, nextRevision: revisions.get(request.streamId) ?? -1 })),
+      position: stored.reduce((max, row) => Math.max(max, Number(row.position)), 0),
+      idempotentReplay: true,
+    };
+  }
+
+  /** One multi-row insert per append, positions following the head read under the lock. */
+  private async write(client: pg.PoolClient, requests: readonly AppendRequest[], revisions: ReadonlyMap<string, number>): Promise<AppendResult> {
+    const recordedAt = this.clock().toISOString();
+    const { rows } = await client.query<{ head: string }>(`SELECT COALESCE(MAX(position), 0) AS head FROM ${this.schema}.events`);
+    let position = Number(rows[0]?.head ?? 0);
+    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+    const streams = requests.map((request): StreamAppendResult => {
+      let revision = revisions.get(request.streamId) ?? -1;
+      for (const event of request.events) {
+        revision += 1;
+        position += 1;
+        const values = [position, encode(event.id), encode(request.streamId), encode(streamCategory(request.streamId)), revision, encode(event.type), JSON.stringify(event.data ?? null), JSON.stringify(event.metadata), recordedAt];
+        values.forEach((value, i) => columns[i]?.push(value));
+      }
+      return { streamId: request.streamId, nextRevision: revision };
+    });
+    if (position > Number(rows[0]?.head ?? 0)) {
+      await client.query(
+        `INSERT INTO ${this.schema}.events (position, event_id, stream_id, category, revision, type, data, metadata, recorded_at)
+         SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[])`,
+        columns,
+      );
+      const written = streams.filter((_, i) => (requests[i]?.events.length ?? 0) > 0);
+      await client.query(
+        `INSERT INTO ${this.schema}.streams (stream_id, revision) SELECT * FROM unnest($1::text[], $2::int4[])
+         ON CONFLICT (stream_key) DO UPDATE SET revision = excluded.revision`,
+        [written.map((stream) => encode(stream.streamId)), written.map((stream) => stream.nextRevision)],
+      );
+    }
+    return { streams, position, idempotentReplay: false };
+  }
+}
