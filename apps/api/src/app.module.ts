@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openEventStore } from '#event-store/open-event-store.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { RouteParametersPipe } from './http/route-parameters.js';
 import { LEASE_TRUSTS, leaseTrustsFor } from './auth/lease-trusts.js';
@@ -103,8 +103,8 @@ export class AppModule {
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: CLOCK, useValue: () => new Date() },
-        { provide: EVENT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` }) },
-        { provide: AUDIT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/audit.sqlite` }) },
+        { provide: EVENT_STORE, useFactory: () => openEventStore('events', config.dataDir) },
+        { provide: AUDIT_STORE, useFactory: () => openEventStore('audit', config.dataDir) },
         { provide: WriteRefusals, inject: [AUDIT_STORE], useFactory: (audit: EventStore) => new WriteRefusals(audit, () => randomUUID()) },
         { provide: READ_MODEL_ORM, useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir)) },
         {

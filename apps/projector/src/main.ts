@@ -2,7 +2,7 @@
  * Projector process (plain TypeScript, no Nest: it has no HTTP surface and a single long-lived
  * component). Keeps the read model up to date from the event log.
  *
- *   LEASEHOLD_DATA_DIR        data folder (default ./data); the log is `${dataDir}/events.sqlite`
+ *   LEASEHOLD_DATA_DIR        data folder (default ./data); the log is `${dataDir}/events.sqlite`, or LEASEHOLD_EVENT_STORE_URL (postgres://...)
  *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
  *   LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS  a projection stopped on an event retries after 1 s, doubling
  *                             up to this (default 30)
@@ -16,7 +16,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
 import { eventLog } from '#observability/logger.js';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { DEFAULT_BATCH_SIZE, ProjectionRunner } from './projection-runner.js';
@@ -30,7 +30,7 @@ const main = async (): Promise<void> => {
   let store: EventStore | null = null;
   let orm: MikroORM | null = null;
   try {
-    store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
+    store = await openEventStore('events', dataDir);
     orm = await openReadModel(readModelDatabaseFromEnv(dataDir));
   } catch (error) {
     log({ event: 'error', phase: 'open', error: describeError(error, { stack: true }) });

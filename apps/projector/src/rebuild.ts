@@ -14,7 +14,7 @@
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openEventStore } from '#event-store/open-event-store.js';
 import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { rebuildReadModel } from './rebuild-read-model.js';
 import { describeError } from '#domain/index.js';
@@ -47,7 +47,7 @@ const run = async (): Promise<void> => {
   let store: EventStore | null = null;
   let orm: MikroORM | null = null;
   try {
-    store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
+    store = await openEventStore('events', dataDir);
     orm = await openReadModel(db);
     const started = performance.now();
     const onTerminal = process.stderr.isTTY ? { onProgress: progressLine(started) } : {};

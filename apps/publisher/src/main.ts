@@ -4,7 +4,7 @@
  * order, at least once (docs/kafka.md). A process of its own so that a channel that is down or slow can
  * hold back nothing but itself: the API and the reactor never wait for it (docs/architecture.md).
  *
- *   LEASEHOLD_DATA_DIR   data folder (default ./data); the log is `${dataDir}/events.sqlite`
+ *   LEASEHOLD_DATA_DIR   data folder (default ./data); the log is `${dataDir}/events.sqlite`, or LEASEHOLD_EVENT_STORE_URL (postgres://...)
  *   LEASEHOLD_KAFKA_*    the Kafka channel, on when LEASEHOLD_KAFKA_BROKERS is set (docs/kafka.md)
  *   LEASEHOLD_NOTIFICATIONS_*  upstream Blazar's oslo.messaging notifications on RabbitMQ, on when
  *                        LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL is set (docs/notifications.md)
@@ -21,7 +21,7 @@
  */
 import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
 import { eventLog } from '#observability/logger.js';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openEventStore } from '#event-store/open-event-store.js';
 import { describeError } from '#domain/index.js';
 import { ChannelCheckpoints } from './channel-checkpoints.js';
 import { ChannelRunner } from './channel-runner.js';
@@ -35,14 +35,14 @@ const fail = (phase: string, error: unknown): never => {
 };
 
 /** The configuration, the channels it switches on, the log and the checkpoints; exits 1 naming what is wrong. */
-const open = () => {
+const open = async () => {
   try {
     const config = publisherConfigFromEnv(process.env);
     if (!anyChannelConfigured(process.env)) {
       log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset, LEASEHOLD_WEBHOOKS off)', code: 0 });
       process.exit(0);
     }
-    const store = SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` });
+    const store = await openEventStore('events', config.dataDir);
     const channels = channelsFromEnv(process.env, { store, dataDir: config.dataDir, log });
     const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
     const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
@@ -53,7 +53,7 @@ const open = () => {
 };
 
 const main = async (): Promise<void> => {
-  const { config, channels, store, checkpoints, healthPort } = open();
+  const { config, channels, store, checkpoints, healthPort } = await open();
   const runners = channels.map(
     (channel) => new ChannelRunner({ store, channel, checkpoints, batchSize: config.batchSize, retryDelayMs: config.retryDelayMs, maxRetryDelayMs: config.maxRetryDelayMs, log }),
   );

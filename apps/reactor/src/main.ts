@@ -2,7 +2,7 @@
  * Reactor process: runs each lease's start, before-end and end when due, and acts out changes of
  * active reservations (more instances or addresses), and records the outcomes.
  *
- *   LEASEHOLD_DATA_DIR  data folder (default ./data); the log is `${dataDir}/events.sqlite`
+ *   LEASEHOLD_DATA_DIR  data folder (default ./data); the log is `${dataDir}/events.sqlite`, or LEASEHOLD_EVENT_STORE_URL (postgres://...)
  *   LEASEHOLD_CLOUD     where effects happen (LEASEHOLD_EFFECTS is the older name): `standalone`
  *                       (default, a simulated cloud in `${dataDir}/standalone-cloud.sqlite`) or
  *                       `openstack` (Nova, Placement, Neutron with LEASEHOLD_OPENSTACK_*, see
@@ -22,7 +22,7 @@
 import { type HealthServer, healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { eventLog } from '#observability/logger.js';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-config.js';
@@ -107,7 +107,7 @@ const main = async (): Promise<void> => {
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
-    store = SqliteEventStore.open({ file: `${dataDir}/events.sqlite` });
+    store = await openEventStore('events', dataDir);
     effects = openEffects(config, dataDir, (call) => log({ event: 'openstack.call', ...call }));
     const hostEnrollment = hostEnrollmentFor(config);
     // every outcome the process records goes through this one handler
