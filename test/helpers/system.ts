@@ -16,6 +16,8 @@ export interface RunningSystem {
   readonly reactorHealthUrl: string;
   readonly dataDir: string;
   readonly output: () => string;
+  /** Sends a signal to every process (SIGKILL: a crash) without waiting for them. */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -80,12 +82,15 @@ export const startSystem = async (options: SystemOptions = {}): Promise<RunningS
     reactorHealthUrl: `http://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`,
     dataDir,
     output: () => log,
+    signal: (signal) => {
+      for (const child of children) if (child.exitCode === null) child.kill(signal);
+    },
     stop: async () => {
       await Promise.all(
         children.map(
           (child) =>
             new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
               child.once('exit', () => resolve());
               child.kill('SIGTERM');
             }),

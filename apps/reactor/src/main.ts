@@ -23,6 +23,7 @@ import { type HealthServer, healthPortFromEnv, startHealthServer } from '#observ
 import { CommandHandler } from '#application/command-handler.js';
 import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
+import { takeLeadership } from '#event-store/leadership.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { type OpenedEffects, openEffects, parseEffectsConfig } from './effects-config.js';
@@ -99,6 +100,19 @@ const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   return server;
 };
 
+/**
+ * Several reactors on one PostgreSQL log: one acts, the others wait to take over (docs/operations.md).
+ * A leader that loses its lock exits at once, before another can act beside it; its supervisor restarts it as a standby.
+ */
+const leadReactors = async (): Promise<void> => {
+  const leadership = await takeLeadership({ role: 'reactor', eventStoreUrl: process.env.LEASEHOLD_EVENT_STORE_URL ?? '', onStandby: () => log({ event: 'standby', reason: 'another reactor leads' }) });
+  leadership.onLost((reason) => {
+    log({ event: 'error', phase: 'leadership', error: reason });
+    process.exit(1);
+  });
+  if ((process.env.LEASEHOLD_EVENT_STORE_URL ?? '') !== '') log({ event: 'leader' });
+};
+
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
   const config = effectsConfig();
@@ -107,6 +121,7 @@ const main = async (): Promise<void> => {
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
+    await leadReactors();
     store = await openEventStore('events', dataDir);
     effects = openEffects(config, dataDir, (call) => log({ event: 'openstack.call', ...call }));
     const hostEnrollment = hostEnrollmentFor(config);
