@@ -339,7 +339,7 @@ describe('OpenAPI document and /docs', () => {
       expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204']).toBeDefined();
       expect(doc.paths['/v1/leases'].post.responses['201'].headers['X-Leasehold-Position']).toBeDefined();
       expect(doc.paths['/v1/leases'].get.parameters).toContainEqual({ $ref: '#/components/parameters/MinPosition' });
-      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id', 'as_of']);
+      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id', 'as_of', 'limit', 'marker', 'sort_key', 'sort_dir']);
     });
 
     it('documents as_of on exactly the reads that answer it', () => {

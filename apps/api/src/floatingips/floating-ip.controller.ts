@@ -7,7 +7,8 @@ import { FLOATING_IP_POLICY, FloatingIpUseCases } from '#application/floating-ip
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import type { FloatingIpAllocationView } from '#read-model/read-model.queries.js';
-import { ReadQueries } from '#application/queries/read.queries.js';
+import { FLOATING_IP_SORTING, ReadQueries } from '#application/queries/read.queries.js';
+import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { AnswersAsOf, ReadsFrom, asOfOf, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -31,8 +32,16 @@ export class FloatingIpController {
   @Get()
   @ReadsFrom('floatingips')
   @AnswersAsOf()
-  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ floatingips: FloatingIpView[] }> {
-    return { floatingips: await queriesAt(this.queries, request, asOf).floatingIps(callerOf(request)) };
+  async list(
+    @Req() request: Request,
+    @Query('as_of') asOf?: string,
+    @Query('limit') limit?: string,
+    @Query('marker') marker?: string,
+    @Query('sort_key') sortKey?: string,
+    @Query('sort_dir') sortDir?: string,
+  ): Promise<{ floatingips: readonly FloatingIpView[]; floatingips_links?: PageLink[] }> {
+    const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, FLOATING_IP_SORTING);
+    return pageBody(request, 'floatingips', await queriesAt(this.queries, request, asOf).floatingIpPage(callerOf(request), page));
   }
 
   @Post()

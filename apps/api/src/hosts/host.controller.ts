@@ -6,7 +6,8 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
 import type { HostAllocationView } from '#read-model/read-model.queries.js';
-import { ReadQueries } from '#application/queries/read.queries.js';
+import { HOST_ALLOCATION_SORTING, HOST_SORTING, ReadQueries } from '#application/queries/read.queries.js';
+import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { AnswersAsOf, ReadsFrom, asOfOf, markStale, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
@@ -39,8 +40,16 @@ export class HostController {
   @Get()
   @ReadsFrom('hosts')
   @AnswersAsOf()
-  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ hosts: HostView[] }> {
-    return { hosts: await queriesAt(this.queries, request, asOf).hosts(callerOf(request)) };
+  async list(
+    @Req() request: Request,
+    @Query('as_of') asOf?: string,
+    @Query('limit') limit?: string,
+    @Query('marker') marker?: string,
+    @Query('sort_key') sortKey?: string,
+    @Query('sort_dir') sortDir?: string,
+  ): Promise<{ hosts: readonly HostView[]; hosts_links?: PageLink[] }> {
+    const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, HOST_SORTING);
+    return pageBody(request, 'hosts', await queriesAt(this.queries, request, asOf).hostPage(callerOf(request), page));
   }
 
   @Post()
@@ -61,11 +70,16 @@ export class HostController {
     @Query('lease_id') leaseId?: string,
     @Query('reservation_id') reservationId?: string,
     @Query('as_of') asOf?: string,
-  ): Promise<{ allocations: HostAllocationView[] }> {
+    @Query('limit') limit?: string,
+    @Query('marker') marker?: string,
+    @Query('sort_key') sortKey?: string,
+    @Query('sort_dir') sortDir?: string,
+  ): Promise<{ allocations: readonly HostAllocationView[]; allocations_links?: PageLink[] }> {
+    const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, HOST_ALLOCATION_SORTING);
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     // upstream's "not yet ended" is judged at the instant asked for
     const now = asOfOf(request)?.instant ?? this.clock().toISOString();
-    return { allocations: await queriesAt(this.queries, request, asOf).hostAllocations(callerOf(request), filter, now) };
+    return pageBody(request, 'allocations', await queriesAt(this.queries, request, asOf).hostAllocationPage(callerOf(request), filter, now, page));
   }
 
   @Get('properties')

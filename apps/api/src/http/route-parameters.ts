@@ -127,6 +127,26 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
     description: 'a log position (a positive integer)',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of_position (must be a positive integer)'),
   },
+  marker: {
+    pattern: `^(${UUID_PATTERN.slice(1, -1)}|${HOST_ID_PATTERN.slice(1, -1)})$`,
+    description: 'the id of the last item of the previous page (a UUID, or a host id)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter marker (must be the id of an item of the list)'),
+  },
+  sort_key: {
+    pattern: '^[a-z_]{1,32}$',
+    description: "a field of the list's items (each list names the ones it sorts by)",
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter sort_key'),
+  },
+  sort_dir: {
+    pattern: '^(asc|desc)$',
+    description: '`asc` or `desc`',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter sort_dir (must be asc or desc)'),
+  },
+  status: {
+    pattern: '^[A-Z_]{1,32}$',
+    description: "a lease status (Blazar's: PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED, ERROR)",
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter status (must be a lease status)'),
+  },
   outcome: {
     pattern: '^refused$',
     description: '`refused`, the only outcome the audit log records',

@@ -5,7 +5,8 @@ import type { LeaseEvent } from '#domain/index.js';
 import { type LeaseView, evolveLeaseView } from '#read-model/index.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
+import { LEASE_SORTING, ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
+import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { AnswersAsOf, ReadsFrom, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -40,8 +41,19 @@ export class LeaseController {
   @Get()
   @ReadsFrom('leases')
   @AnswersAsOf()
-  async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ leases: LeaseView[] }> {
-    return { leases: await queriesAt(this.queries, request, asOf).leases(callerOf(request)) };
+  async list(
+    @Req() request: Request,
+    @Query('as_of') asOf?: string,
+    @Query('status') status?: string,
+    @Query('project_id') projectId?: string,
+    @Query('limit') limit?: string,
+    @Query('marker') marker?: string,
+    @Query('sort_key') sortKey?: string,
+    @Query('sort_dir') sortDir?: string,
+  ): Promise<{ leases: readonly LeaseView[]; leases_links?: PageLink[] }> {
+    const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, LEASE_SORTING);
+    const filter = { status: status ?? null, projectId: projectId ?? null };
+    return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leasePage(callerOf(request), filter, page));
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */

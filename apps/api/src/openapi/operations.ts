@@ -1,5 +1,6 @@
 import { type JsonSchema, ref } from './json-schema.js';
 import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
+import { FLOATING_IP_SORTING, HOST_ALLOCATION_SORTING, HOST_SORTING, LEASE_SORTING } from '#application/queries/read.queries.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
 
 /**
@@ -42,6 +43,14 @@ const ALLOCATION_FILTERS = {
   reservation_id: 'Only allocations of this reservation (then also past ones).',
 };
 
+/** OpenStack's list paging; each list names its sort keys. Without any of them the list is complete, as upstream's. */
+const paging = (keys: readonly string[]) => ({
+  limit: 'A Leasehold extension in OpenStack style: at most this many items (1 to 1000); a `<collection>_links` entry with `rel: next` points at the next page while more follows.',
+  marker: 'The id of the last item of the previous page (400 when no item of the list has it).',
+  sort_key: `Sort by this field: ${keys.map((key) => `\`${key}\``).join(', ')} (the first by default); ties by id.`,
+  sort_dir: '`asc` (default) or `desc`.',
+});
+
 /** `as_of` on the reads of leases, hosts, floating IPs and their allocations. */
 const AS_OF = {
   as_of:
@@ -80,7 +89,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listLeases',
     tag: 'leases',
     summary: 'List leases',
-    parameters: AS_OF,
+    parameters: {
+      ...AS_OF,
+      status: 'Only leases in this status (a Leasehold extension).',
+      project_id: "Only this project's leases (a Leasehold extension; members see only their own project's anyway).",
+      ...paging(LEASE_SORTING.keys),
+    },
     response: { description: 'The leases, by start date.', schema: listOf('leases', 'Lease') },
   },
   'POST /v1/leases': {
@@ -122,7 +136,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listHosts',
     tag: 'hosts',
     summary: 'List hosts',
-    parameters: AS_OF,
+    parameters: { ...AS_OF, ...paging(HOST_SORTING.keys) },
     response: { description: 'The hosts.', schema: listOf('hosts', 'Host') },
   },
   'POST /v1/os-hosts': {
@@ -139,7 +153,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'hosts',
     summary: 'List host allocations',
     description: 'One entry per host; without a filter, only reservations of leases not yet ended.',
-    parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
+    parameters: { ...ALLOCATION_FILTERS, ...AS_OF, ...paging(HOST_ALLOCATION_SORTING.keys) },
     response: { description: 'The allocations of every host.', schema: listOf('allocations', 'HostAllocation') },
   },
   'GET /v1/os-hosts/properties': {
@@ -196,7 +210,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listFloatingIps',
     tag: 'floatingips',
     summary: 'List floating IPs',
-    parameters: AS_OF,
+    parameters: { ...AS_OF, ...paging(FLOATING_IP_SORTING.keys) },
     response: { description: 'The floating IPs, in registration order.', schema: listOf('floatingips', 'FloatingIp') },
   },
   'POST /v1/floatingips': {

@@ -1,4 +1,4 @@
-import { type DomainError, notFound } from '#domain/index.js';
+import { type DomainError, invalid, notFound } from '#domain/index.js';
 import type {
   AllocationFilter,
   FlavorView,
@@ -15,6 +15,30 @@ import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
+import { type Page, type PageRequest, type Sorting, pageOf } from './pagination.js';
+
+const field = (item: object, key: string): unknown => (item as Record<string, unknown>)[key];
+
+/** Host ids are integers handed out in order: they sort as numbers (2 before 10). */
+const hostField = (host: object, key: string): unknown => (key === 'id' || key === 'resource_id' ? Number(field(host, key)) : field(host, key));
+
+export const LEASE_SORTING: Sorting<LeaseView> = { keys: ['created_at', 'id', 'name', 'start_date', 'end_date', 'status', 'project_id', 'updated_at'], id: (lease) => lease.id, value: field };
+export const HOST_SORTING: Sorting<HostView> = { keys: ['id', 'hypervisor_hostname', 'created_at', 'updated_at', 'vcpus', 'memory_mb', 'local_gb', 'availability_zone'], id: (host) => host.id, value: hostField };
+export const FLOATING_IP_SORTING: Sorting<FloatingIpView> = { keys: ['created_at', 'id', 'floating_ip_address', 'floating_network_id', 'updated_at'], id: (ip) => ip.id, value: field };
+export const HOST_ALLOCATION_SORTING: Sorting<HostAllocationView> = { keys: ['resource_id'], id: (allocation) => allocation.resource_id, value: hostField };
+
+/** Blazar's lease states, as `GET /v1/leases?status=` takes them. */
+export const LEASE_STATUSES = ['PENDING', 'STARTING', 'ACTIVE', 'TERMINATING', 'TERMINATED', 'ERROR'] as const;
+
+/** Which leases a list keeps (null: any). */
+export interface LeaseFilter {
+  readonly status: string | null;
+  readonly projectId: string | null;
+}
+
+const everything = <Item>(items: readonly Item[]): Page<Item> => ({ items, next: null });
+
+const paged = <Item>(items: readonly Item[], page: PageRequest | null, sorting: Sorting<Item>): Page<Item> => (page === null ? everything(items) : pageOf(items, page, sorting));
 
 export const leaseNotFound = (leaseId: string): DomainError => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
@@ -49,6 +73,29 @@ export class ReadQueries {
   async leases(caller: Caller): Promise<LeaseView[]> {
     authorize(caller, ACTIONS.leaseGet);
     return this.resources.leases(caller.can('admin', {}) ? null : caller.projectId);
+  }
+
+  /** A list of leases: filtered by status and project, then one page of it (all of it without a page request). */
+  async leasePage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
+    if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
+      throw invalid('INVALID_STATUS_FILTER', `status must be one of ${LEASE_STATUSES.join(', ')}`);
+    }
+    const leases = (await this.leases(caller)).filter(
+      (lease) => (filter.status === null || lease.status === filter.status) && (filter.projectId === null || lease.project_id === filter.projectId),
+    );
+    return paged(leases, page, LEASE_SORTING);
+  }
+
+  async hostPage(caller: Caller, page: PageRequest | null): Promise<Page<HostView>> {
+    return paged(await this.hosts(caller), page, HOST_SORTING);
+  }
+
+  async hostAllocationPage(caller: Caller, filter: AllocationFilter, now: string, page: PageRequest | null): Promise<Page<HostAllocationView>> {
+    return paged(await this.hostAllocations(caller, filter, now), page, HOST_ALLOCATION_SORTING);
+  }
+
+  async floatingIpPage(caller: Caller, page: PageRequest | null): Promise<Page<FloatingIpView>> {
+    return paged(await this.floatingIps(caller), page, FLOATING_IP_SORTING);
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
