@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { JsonTextInterceptor } from './http/json-text.js';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openEventStore } from '#event-store/open-event-store.js';
@@ -205,6 +206,8 @@ export class AppModule {
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
           useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new PointInTime(orm, store, clock),
         },
+        // first, so outermost: a pre-serialised body leaves as its text after every other interceptor
+        { provide: APP_INTERCEPTOR, useClass: JsonTextInterceptor },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },

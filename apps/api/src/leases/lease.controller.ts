@@ -7,6 +7,7 @@ import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { LEASE_SORTING, ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
 import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
+import { JsonText } from '../http/json-text.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { AnswersAsOf, ReadsFrom, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -50,8 +51,12 @@ export class LeaseController {
     @Query('marker') marker?: string,
     @Query('sort_key') sortKey?: string,
     @Query('sort_dir') sortDir?: string,
-  ): Promise<{ leases: readonly LeaseView[]; leases_links?: PageLink[] }> {
+  ): Promise<{ leases: readonly LeaseView[]; leases_links?: PageLink[] } | JsonText> {
     const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, LEASE_SORTING);
+    // the whole live list, as Blazar's clients ask for it: the stored documents, not parsed and serialised again
+    if (page === null && status === undefined && projectId === undefined && asOf === undefined) {
+      return new JsonText(`{"leases":[${(await this.queries.leaseDocuments(callerOf(request))).join(',')}]}`);
+    }
     const filter = { status: status ?? null, projectId: projectId ?? null };
     return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leasePage(callerOf(request), filter, page));
   }

@@ -1,4 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import { JsonText } from '../http/json-text.js';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { type Observable, from, map, switchMap } from 'rxjs';
@@ -39,6 +40,7 @@ export const markStale = (response: Response, body: unknown, stale: StaleMarker)
   response.setHeader('X-Leasehold-Lag-Positions', String(stale.lag_positions));
   response.setHeader('X-Leasehold-Lag-Seconds', String(stale.lag_seconds));
   response.locals.leaseholdStale = stale;
+  if (body instanceof JsonText) return body.withField('stale', stale);
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, stale } : body;
 };
 

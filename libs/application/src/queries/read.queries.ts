@@ -75,6 +75,12 @@ export class ReadQueries {
     return this.resources.leases(caller.can('admin', {}) ? null : caller.projectId);
   }
 
+  /** The live list of `leases` as each document's stored JSON, in the same order (never as of a past position). */
+  async leaseDocuments(caller: Caller): Promise<string[]> {
+    authorize(caller, ACTIONS.leaseGet);
+    return this.read.leaseDocuments(caller.can('admin', {}) ? null : caller.projectId);
+  }
+
   /** A list of leases: filtered by status and project, then one page of it (all of it without a page request). */
   async leasePage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
     if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
