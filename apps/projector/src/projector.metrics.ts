@@ -21,16 +21,29 @@ export const lagSeconds = async (store: EventStore, position: number, now: Date)
   return next === undefined ? 0 : Math.max(0, (now.getTime() - Date.parse(next.recordedAt)) / 1000);
 };
 
+interface LagRow {
+  readonly labels: { readonly projection: string };
+  readonly positions: number;
+  readonly seconds: number;
+  readonly failing: number;
+}
+
+const LAG_GAUGES: readonly { readonly name: string; readonly help: string; readonly value: (row: LagRow) => number }[] = [
+  { name: 'leasehold_projector_lag_positions', help: 'Events in the log that a projection has not projected yet', value: (row) => row.positions },
+  { name: 'leasehold_projector_lag_seconds', help: 'Age of the oldest event a projection has not projected yet (0 when caught up)', value: (row) => row.seconds },
+  { name: 'leasehold_projector_failing', help: '1 while a projection is stopped on an event it cannot project', value: (row) => row.failing },
+];
+
 const registerLag = (options: ProjectorMetricsOptions): void => {
   const { registry, store, status, clock } = options;
-  const reading = sharedReading(async () => {
+  const reading = sharedReading(async (): Promise<LagRow[]> => {
     const head = await store.headPosition();
     const now = clock();
     return Promise.all(
       status().map(async (p) => ({ labels: { projection: p.name }, positions: Math.max(0, head - p.position), seconds: await lagSeconds(store, p.position, now), failing: p.failure === null ? 0 : 1 })),
     );
   });
-  const gauge = (name: string, help: string, value: (row: Awaited<ReturnType<typeof reading>>[number]) => number): void => {
+  for (const { name, help, value } of LAG_GAUGES) {
     new Gauge({
       name,
       help,
@@ -40,10 +53,7 @@ const registerLag = (options: ProjectorMetricsOptions): void => {
         for (const row of await reading()) this.set(row.labels, value(row));
       },
     });
-  };
-  gauge('leasehold_projector_lag_positions', 'Events in the log that a projection has not projected yet', (row) => row.positions);
-  gauge('leasehold_projector_lag_seconds', 'Age of the oldest event a projection has not projected yet (0 when caught up)', (row) => row.seconds);
-  gauge('leasehold_projector_failing', '1 while a projection is stopped on an event it cannot project', (row) => row.failing);
+  }
 };
 
 const registerLeases = (registry: Registry, census: ReadModelCensus): void => {
