@@ -135,6 +135,45 @@ describe('metrics of every process', () => {
   });
 });
 
+describe('the freepool watch', () => {
+  let system: RunningSystem;
+  const zone = `watch-az-${process.pid}`;
+
+  beforeAll(async () => {
+    system = await startSystem({ env: { LEASEHOLD_FREEPOOL_WATCH_SECONDS: '1', LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS: '1' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const recorded = async (type: string) => (await api(system.url).get(`/v1/events?types=${type}`)).body.events.filter((e: { data: { zone: string } }) => e.data.zone === zone);
+
+  it('records the exhaustion of a zone and its recovery once each, with a metric that follows', async () => {
+    const client = api(system.url);
+    for (const name of ['w-1', 'w-2']) expect((await client.post('/v1/os-hosts', { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: zone })).status).toBe(201);
+    await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 0);
+
+    // a lease from in an hour holds both hosts inside the 24-hour window: no host stays free for all of it
+    const lease = await client.post('/v1/leases', { name: 'watch', start_date: blazarDate(60), end_date: blazarDate(120), reservations: [pinnedHost('w-1'), pinnedHost('w-2')], events: [] });
+    expect(lease.status).toBe(201);
+    await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 1);
+    const [exhausted, ...again] = await recorded('freepool.exhausted');
+    expect(again).toEqual([]);
+    expect(exhausted).toMatchObject({ actor: { system: 'reactor' }, data: { zone, free_hosts: 0, reservable_hosts: 2, threshold: 1 } });
+    expect(Date.parse(exhausted.data.window_end) - Date.parse(exhausted.data.window_start)).toBe(86_400_000);
+
+    expect((await client.delete(`/v1/leases/${lease.body.lease.id}`)).status).toBe(204);
+    await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 0);
+    const recoveries = await eventually(async () => {
+      const found = await recorded('freepool.recovered');
+      return found.length > 0 ? found : undefined;
+    }, 20_000, 'freepool.recovered');
+    expect(recoveries).toEqual([expect.objectContaining({ data: expect.objectContaining({ zone, free_hosts: 2, reservable_hosts: 2 }) })]);
+    expect(await recorded('freepool.exhausted')).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('metrics access', () => {
   it('LEASEHOLD_METRICS=off removes /metrics from every process', async () => {
     const system = await startSystem({ env: { LEASEHOLD_METRICS: 'off' } });

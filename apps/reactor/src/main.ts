@@ -16,7 +16,11 @@
  *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
  *                       port, logged; off: none)
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
- *                       timer lateness, retries, effect failures and drift repairs
+ *                       timer lateness, retries, effect failures, drift repairs, exhausted freepools
+ *   LEASEHOLD_FREEPOOL_WATCH_SECONDS  how often the freepool watch looks at each zone's free hosts over
+ *                       LEASEHOLD_FREEPOOL_WATCH_HOURS (default 60 and 24; 0: no watch) and records
+ *                       Freepool.Exhausted below LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS (default 1), then
+ *                       Freepool.Recovered
  *
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
@@ -36,6 +40,8 @@ import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-mo
 import { hostEnrollmentFor } from '#plugins/openstack/enrollment/host-enrollment.config.js';
 import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
 import { startHealing } from './healing/healing.js';
+import { type FreepoolWatchConfig, freepoolWatchConfigFromEnv } from './freepool-watch/freepool-watch.config.js';
+import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
 
 const logLine = eventLog('reactor');
@@ -91,6 +97,15 @@ const reconcileIntervalMs = (): number => {
   return seconds * 1000;
 };
 
+const freepoolConfig = (): FreepoolWatchConfig => {
+  try {
+    return freepoolWatchConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
 const healingConfig = (): HealingConfig => {
   try {
     return healingConfigFromEnv(process.env);
@@ -134,6 +149,7 @@ const main = async (): Promise<void> => {
   const config = effectsConfig();
   const reconcileEveryMs = reconcileIntervalMs();
   const healing = healingConfig();
+  const freepool = freepoolConfig();
   const metrics = reactorMetrics();
   if (metrics !== null) observeLog = (entry) => metrics.reactor.observe(entry);
   let store: EventStore | null = null;
@@ -155,6 +171,9 @@ const main = async (): Promise<void> => {
     }
     const healer = await startHealing({ store, handler, config: healing, log });
     if (healer !== null) reactor.stopsWith(healer);
+    const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
+    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
+    if (watch !== null) reactor.stopsWith(watch);
     const health = await serveHealth(reactor, metrics);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);

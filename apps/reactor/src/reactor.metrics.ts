@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { EventStore, Subscription } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
@@ -24,6 +24,8 @@ export interface ReactorMetrics {
   observe(entry: ReactorLogEntry): void;
   /** Counts outcome events appended from now on (earlier ones were counted by the process that saw them). */
   followOutcomes(store: EventStore): Promise<Subscription>;
+  /** The freepool watch's last look at a zone. */
+  freepool(zone: string, short: boolean): void;
 }
 
 const phaseOf = (entry: ReactorLogEntry): string => (typeof entry.phase === 'string' ? entry.phase : 'unknown');
@@ -39,6 +41,12 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
   const retries = new Counter({ name: 'leasehold_reactor_action_retries_total', help: 'Due actions retried after a transient failure', labelNames: ['phase'], registers: [registry] });
   const failures = new Counter({ name: 'leasehold_effect_failures_total', help: 'Outcome events recording a side effect that failed, by event type', labelNames: ['type'], registers: [registry] });
   const repairs = new Counter({ name: 'leasehold_drift_repairs_total', help: 'Reservations the reconciler found drifted from the ledger and put back', registers: [registry] });
+  const exhausted = new Gauge({
+    name: 'leasehold_freepool_exhausted',
+    help: "1 while a zone has fewer free hosts over the watch window than LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS, as the reactor's freepool watch last saw it",
+    labelNames: ['zone'],
+    registers: [registry],
+  });
   // every series exists from the start, so increase() and absent-free alerts see a 0 before the first failure
   for (const phase of PHASES) {
     lateness.zero({ phase });
@@ -48,6 +56,9 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
   const failureTypes: ReadonlySet<string> = new Set(EFFECT_FAILURE_TYPES);
 
   return {
+    freepool(zone, short) {
+      exhausted.set({ zone }, short ? 1 : 0);
+    },
     observe(entry) {
       // a phase's `complete` step follows its own `begin`: only the first step measures the timer
       const first = entry.step === 'begin' || entry.phase === 'update';
