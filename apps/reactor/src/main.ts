@@ -45,11 +45,35 @@ import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
 
 const logLine = eventLog('reactor');
-let observeLog: ReactorMetrics['observe'] = () => undefined;
-const log: typeof logLine = (entry) => {
-  observeLog(entry);
-  logLine(entry);
+
+interface ProcessMetrics {
+  readonly registry: Registry;
+  readonly access: MetricsAccess;
+  readonly reactor: ReactorMetrics;
+}
+
+/** The reactor's metrics unless LEASEHOLD_METRICS=off or there is no port to serve them; a wrong setting exits 1. */
+const reactorMetrics = (): ProcessMetrics | null => {
+  try {
+    const { access } = metricsConfigFromEnv(process.env, process.env.LEASEHOLD_HOST ?? '127.0.0.1');
+    if (access.kind === 'off' || healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236) === null) return null;
+    const registry = processRegistry();
+    return { registry, access, reactor: registerReactorMetrics(registry) };
+  } catch (error) {
+    logLine({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
 };
+
+const metrics = reactorMetrics();
+// the timers' lateness and retries are read off the reactor's own log entries
+const log: typeof logLine =
+  metrics === null
+    ? logLine
+    : (entry) => {
+        metrics.reactor.observe(entry);
+        logLine(entry);
+      };
 
 
 const fail = async (phase: string, error: unknown, store: EventStore | null, effects: OpenedEffects | null): Promise<never> => {
@@ -115,26 +139,7 @@ const healingConfig = (): HealingConfig => {
   }
 };
 
-interface ProcessMetrics {
-  readonly registry: Registry;
-  readonly access: MetricsAccess;
-  readonly reactor: ReactorMetrics;
-}
-
-/** The reactor's metrics unless LEASEHOLD_METRICS=off or there is no port to serve them; a wrong setting exits 1. */
-const reactorMetrics = (): ProcessMetrics | null => {
-  try {
-    const { access } = metricsConfigFromEnv(process.env, process.env.LEASEHOLD_HOST ?? '127.0.0.1');
-    if (access.kind === 'off' || healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236) === null) return null;
-    const registry = processRegistry();
-    return { registry, access, reactor: registerReactorMetrics(registry) };
-  } catch (error) {
-    log({ event: 'error', phase: 'config', error: describeError(error) });
-    process.exit(1);
-  }
-};
-
-const serveHealth = async (reactor: Reactor, metrics: ProcessMetrics | null): Promise<HealthServer | null> => {
+const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
@@ -150,8 +155,6 @@ const main = async (): Promise<void> => {
   const reconcileEveryMs = reconcileIntervalMs();
   const healing = healingConfig();
   const freepool = freepoolConfig();
-  const metrics = reactorMetrics();
-  if (metrics !== null) observeLog = (entry) => metrics.reactor.observe(entry);
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -174,7 +177,7 @@ const main = async (): Promise<void> => {
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
     const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
     if (watch !== null) reactor.stopsWith(watch);
-    const health = await serveHealth(reactor, metrics);
+    const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);
   } catch (error) {
