@@ -120,6 +120,8 @@ export class SystemProcesses {
       LEASEHOLD_PROJECTOR_HEALTH_PORT: String(this.ports.projector),
       LEASEHOLD_REACTOR_HEALTH_PORT: String(this.ports.reactor),
       LEASEHOLD_ACCESS_LOG: '0',
+      // the freepool watch writes to the log on its own clock, which the ledger checks do not expect
+      LEASEHOLD_FREEPOOL_WATCH_SECONDS: '0',
       ...this.env,
     };
     const child = spawn(process.execPath, [join(ROOT, ENTRY[app])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

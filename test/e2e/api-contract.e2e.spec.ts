@@ -185,6 +185,10 @@ describe('API contract (default configuration)', () => {
         availability_zone: '',
         trust_id: null,
         reservable: true,
+        health_status: 'up',
+        health_reasons: [],
+        health_since: host.created_at,
+        health_monitor: null,
         gpu: 'true',
         rack: 'r1',
       });

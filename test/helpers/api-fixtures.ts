@@ -10,10 +10,14 @@ export const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/;
 /** Lease/event/allocation dates and resource-property timestamps: `%Y-%m-%dT%H:%M:%S.%f`. */
 export const T_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 
-/** Upstream's key order (capture #5/#8, #19); JSON keeps it, so clients and diffs see it. */
+/**
+ * Upstream's key order (capture #5/#8, #19); JSON keeps it, so clients and diffs see it. Leasehold's
+ * host health follows, before the extra capabilities.
+ */
 export const HOST_KEYS = [
   'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
   'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
+  'health_status', 'health_reasons', 'health_since', 'health_monitor',
 ];
 export const LEASE_KEYS = [
   'created_at', 'updated_at', 'id', 'name', 'user_id', 'project_id', 'start_date', 'end_date', 'trust_id', 'status', 'degraded',

@@ -10,6 +10,7 @@ import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
 import { LeaseUseCases } from '#application/leases/lease.use-cases.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
+import { TerminusModule } from '@nestjs/terminus';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
@@ -85,7 +86,8 @@ export class AppModule {
   static forRoot(config: ApiConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [OpenApiModule.forRoot({ auth: config.auth })],
+      // the probes' answers say why; terminus' own log line per failed check would repeat it
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false })],
       controllers: [
         VersionsController,
         HealthController,

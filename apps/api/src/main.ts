@@ -7,6 +7,8 @@ import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
+import { metricsEndpoint, requestMetrics } from './http/request-metrics.middleware.js';
+import { processRegistry } from '#observability/metrics.js';
 import { PinoNestLogger } from './http/pino-nest.logger.js';
 import { publishOpenApiDocument } from './openapi/openapi.module.js';
 import { describeError } from '#domain/index.js';
@@ -24,6 +26,12 @@ const bootstrap = async (): Promise<void> => {
   });
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (config.metrics.kind !== 'off') {
+    const registry = processRegistry();
+    app.use(requestMetrics(registry));
+    // before the request ids and the access log: a scrape every few seconds is not a client's request
+    app.use(metricsEndpoint(registry, config.metrics));
+  }
   app.use(openstackHeaders(config));
   app.useBodyParser('json');
   app.use(bodyParserErrors());

@@ -9,12 +9,17 @@
  *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction (default 500); fewer when caught up
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
+ *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
+ *                             the projector's lag and the read models' counts (leases, reservations, freepool)
+ *   LEASEHOLD_FREEPOOL_WATCH_HOURS  how far ahead the freepool gauges look for free hosts (default 24)
  *
  * Logs one JSON line per start, stop and error on stdout. SIGTERM/SIGINT stop it gracefully: the
  * batch in flight commits or rolls back, then the read model and the store are closed and it exits 0.
  */
 import type { MikroORM } from '@mikro-orm/core';
 import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { metricsConfigFromEnv, processRegistry, watchWindowMsFromEnv } from '#observability/metrics.js';
+import { registerProjectorMetrics } from './projector.metrics.js';
 import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -24,6 +29,21 @@ import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
 
+
+/** `/metrics` beside the probes, unless LEASEHOLD_METRICS=off; a wrong setting exits 1 naming it. */
+const projectorMetrics = (host: string, store: EventStore, orm: MikroORM, runner: ProjectionRunner) => {
+  try {
+    const { access } = metricsConfigFromEnv(process.env, host);
+    if (access.kind === 'off') return {};
+    const registry = processRegistry();
+    const windowMs = watchWindowMsFromEnv(process.env);
+    registerProjectorMetrics({ registry, store, orm, status: () => runner.status(), clock: () => new Date(), windowMs });
+    return { metrics: { registry, access } };
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
 
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
@@ -42,13 +62,16 @@ const main = async (): Promise<void> => {
   const batchSize = Number(process.env.LEASEHOLD_PROJECTOR_BATCH_SIZE ?? DEFAULT_BATCH_SIZE);
   const runner = new ProjectionRunner({ store, orm, batchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : DEFAULT_BATCH_SIZE, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
   const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PROJECTOR_HEALTH_PORT, 1235);
+  const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
+  const metrics = projectorMetrics(host, store, orm, runner);
   const health =
     healthPort === null
       ? null
       : await startHealthServer({
-          host: process.env.LEASEHOLD_HOST ?? '127.0.0.1',
+          host,
           port: healthPort,
           service: 'projector',
+          ...metrics,
           readiness: () => {
             const projections = runner.status();
             return { ready: runner.isRunning() && projections.every((p) => p.failure === null), projections };
@@ -59,7 +82,7 @@ const main = async (): Promise<void> => {
           await store.close();
           process.exit(1);
         });
-  if (health !== null) log({ event: 'health', url: `http://${process.env.LEASEHOLD_HOST ?? '127.0.0.1'}:${health.port()}` });
+  if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -25,6 +25,7 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
   resource_property: 'properties',
   flavor: 'flavors',
   rate_card: 'rate-cards',
+  freepool: 'freepools',
 };
 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];

@@ -15,11 +15,15 @@
  *   LEASEHOLD_PUBLISHER_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1237; 0: any free
  *                        port, logged; off: none). Not ready while a channel is failing; /readyz shows
  *                        each channel's position, lag (positions and seconds) and last failure.
+ *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
+ *                        each channel's lag and whether it is failing
  *
  * With no channel configured it logs so and exits 0. SIGTERM/SIGINT stop it after the batch in flight;
  * a SIGKILL at any moment repeats at most the unacknowledged batch when it starts again.
  */
 import { healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { metricsConfigFromEnv, processRegistry } from '#observability/metrics.js';
+import { registerPublisherMetrics } from './publisher.metrics.js';
 import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { describeError } from '#domain/index.js';
@@ -46,17 +50,21 @@ const open = async () => {
     const channels = channelsFromEnv(process.env, { store, dataDir: config.dataDir, log });
     const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
     const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
-    return { config, channels, store, checkpoints, healthPort };
+    const { access } = metricsConfigFromEnv(process.env, process.env.LEASEHOLD_HOST ?? '127.0.0.1');
+    return { config, channels, store, checkpoints, healthPort, access };
   } catch (error) {
     return fail('open', error);
   }
 };
 
 const main = async (): Promise<void> => {
-  const { config, channels, store, checkpoints, healthPort } = await open();
+  const { config, channels, store, checkpoints, healthPort, access } = await open();
   const runners = channels.map(
     (channel) => new ChannelRunner({ store, channel, checkpoints, batchSize: config.batchSize, retryDelayMs: config.retryDelayMs, maxRetryDelayMs: config.maxRetryDelayMs, log }),
   );
+  const registry = processRegistry();
+  registerPublisherMetrics(registry, () => Promise.all(runners.map((runner) => runner.status())));
+  const metrics = access.kind === 'off' ? {} : { metrics: { registry, access } };
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
   const health =
     healthPort === null
@@ -65,6 +73,7 @@ const main = async (): Promise<void> => {
           host,
           port: healthPort,
           service: 'publisher',
+          ...metrics,
           readiness: async () => {
             const statuses = await Promise.all(runners.map((runner) => runner.status()));
             // a tenant's receiver that is down is shown, never made the publisher's own unreadiness

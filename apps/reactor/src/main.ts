@@ -15,11 +15,20 @@
  *                       reservation), with the API's cleaning time and allocation ratios
  *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
  *                       port, logged; off: none)
+ *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
+ *                       timer lateness, retries, effect failures, drift repairs, exhausted freepools
+ *   LEASEHOLD_FREEPOOL_WATCH_SECONDS  how often the freepool watch looks at each zone's free hosts over
+ *                       LEASEHOLD_FREEPOOL_WATCH_HOURS (default 60 and 24; 0: no watch) and records
+ *                       Freepool.Exhausted below LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS (default 1), then
+ *                       Freepool.Recovered
  *
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
  */
 import { type HealthServer, healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
+import { type MetricsAccess, metricsConfigFromEnv, processRegistry } from '#observability/metrics.js';
+import type { Registry } from 'prom-client';
+import { type ReactorMetrics, registerReactorMetrics } from './reactor.metrics.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
@@ -32,9 +41,40 @@ import { novaComputeServices, startNovaMonitoring } from './host-monitor/nova-mo
 import { hostEnrollmentFor } from '#plugins/openstack/enrollment/host-enrollment.config.js';
 import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
 import { startHealing } from './healing/healing.js';
+import { type FreepoolWatchConfig, freepoolWatchConfigFromEnv } from './freepool-watch/freepool-watch.config.js';
+import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
 
-const log = eventLog('reactor');
+const logLine = eventLog('reactor');
+
+interface ProcessMetrics {
+  readonly registry: Registry;
+  readonly access: MetricsAccess;
+  readonly reactor: ReactorMetrics;
+}
+
+/** The reactor's metrics unless LEASEHOLD_METRICS=off or there is no port to serve them; a wrong setting exits 1. */
+const reactorMetrics = (): ProcessMetrics | null => {
+  try {
+    const { access } = metricsConfigFromEnv(process.env, process.env.LEASEHOLD_HOST ?? '127.0.0.1');
+    if (access.kind === 'off' || healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236) === null) return null;
+    const registry = processRegistry();
+    return { registry, access, reactor: registerReactorMetrics(registry) };
+  } catch (error) {
+    logLine({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
+const metrics = reactorMetrics();
+// the timers' lateness and retries are read off the reactor's own log entries
+const log: typeof logLine =
+  metrics === null
+    ? logLine
+    : (entry) => {
+        metrics.reactor.observe(entry);
+        logLine(entry);
+      };
 
 
 const fail = async (phase: string, error: unknown, store: EventStore | null, effects: OpenedEffects | null): Promise<never> => {
@@ -82,6 +122,15 @@ const reconcileIntervalMs = (): number => {
   return seconds * 1000;
 };
 
+const freepoolConfig = (): FreepoolWatchConfig => {
+  try {
+    return freepoolWatchConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
 const healingConfig = (): HealingConfig => {
   try {
     return healingConfigFromEnv(process.env);
@@ -95,7 +144,8 @@ const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
-  const server = await startHealthServer({ host, port, service: 'reactor', readiness: () => reactor.readiness() });
+  const served = metrics === null ? {} : { metrics: { registry: metrics.registry, access: metrics.access } };
+  const server = await startHealthServer({ host, port, service: 'reactor', readiness: () => reactor.readiness(), ...served });
   log({ event: 'health', url: `http://${host}:${server.port()}` });
   return server;
 };
@@ -118,6 +168,7 @@ const main = async (): Promise<void> => {
   const config = effectsConfig();
   const reconcileEveryMs = reconcileIntervalMs();
   const healing = healingConfig();
+  const freepool = freepoolConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -127,7 +178,10 @@ const main = async (): Promise<void> => {
     const hostEnrollment = hostEnrollmentFor(config);
     // every outcome the process records goes through this one handler
     const handler = new CommandHandler(store);
+    // followed before the reactor starts, so that what it records while catching up is counted
+    const outcomes = await metrics?.reactor.followOutcomes(store);
     const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
+    if (outcomes !== undefined) reactor.stopsWith(outcomes);
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
       const openstack = config.openstack;
@@ -135,6 +189,9 @@ const main = async (): Promise<void> => {
     }
     const healer = await startHealing({ store, handler, config: healing, log });
     if (healer !== null) reactor.stopsWith(healer);
+    const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
+    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
+    if (watch !== null) reactor.stopsWith(watch);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);

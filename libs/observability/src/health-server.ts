@@ -1,5 +1,7 @@
-import { type Server, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Registry } from 'prom-client';
 import { describeError } from '#domain/index.js';
+import { METRICS_CONTENT_TYPE, type MetricsAccess, refuseMetrics } from './metrics.js';
 
 /** What /readyz answers: ready or not, and the details an operator needs to see why. */
 export interface Readiness {
@@ -13,6 +15,8 @@ export interface HealthServerOptions {
   readonly port: number;
   readonly service: string;
   readonly readiness: () => Promise<Readiness> | Readiness;
+  /** `/metrics` in Prometheus' text format; absent: 404. */
+  readonly metrics?: { readonly registry: Registry; readonly access: MetricsAccess };
 }
 
 export interface HealthServer {
@@ -20,20 +24,33 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-const send = (response: import('node:http').ServerResponse, status: number, body: unknown): void => {
+const send = (response: ServerResponse, status: number, body: unknown): void => {
   response.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   response.end(JSON.stringify(body));
 };
 
+const serveMetrics = (metrics: NonNullable<HealthServerOptions['metrics']>, request: IncomingMessage, response: ServerResponse): void => {
+  const refused = refuseMetrics(metrics.access, request.headers.authorization);
+  if (refused !== null) return send(response, refused.status, { error: refused.message });
+  metrics.registry.metrics().then(
+    (text) => {
+      response.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
+      response.end(text);
+    },
+    (error: unknown) => send(response, 500, { error: describeError(error) }),
+  );
+};
+
 /**
- * `/healthz` (live: the process answers) and `/readyz` (ready: 200, or 503 with the reason) for a
- * process without an HTTP API of its own, as orchestrators' probes expect.
+ * `/healthz` (live: the process answers), `/readyz` (ready: 200, or 503 with the reason) and, when
+ * given, `/metrics` for a process without an HTTP API of its own, as orchestrators and Prometheus expect.
  */
 export const startHealthServer = async (options: HealthServerOptions): Promise<HealthServer> => {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, { error: 'method not allowed' });
     if (path === '/healthz') return send(response, 200, { status: 'ok', service: options.service });
+    if (path === '/metrics' && options.metrics !== undefined) return serveMetrics(options.metrics, request, response);
     if (path !== '/readyz') return send(response, 404, { error: 'not found' });
     Promise.resolve()
       .then(() => options.readiness())

@@ -1,4 +1,4 @@
-import type { Capabilities, HostEvent } from '#domain/index.js';
+import type { Capabilities, HealthSource, HostDownReason, HostEvent } from '#domain/index.js';
 import { toBlazarTimestamp } from './blazar-format.js';
 
 /** A host exactly as Blazar shows it; extra capabilities are merged in as top-level string keys. */
@@ -18,7 +18,14 @@ export interface HostView {
   readonly availability_zone: string;
   readonly trust_id: null;
   readonly reservable: boolean;
-  readonly [capability: string]: string | number | boolean | null;
+  /** Leasehold's additions: the host's health as its monitor last saw it, beside the operator's `reservable`. */
+  readonly health_status: 'up' | 'down';
+  readonly health_reasons: readonly HostDownReason[];
+  /** Since when (Blazar's timestamp format): the last observation that changed the status, or the registration. */
+  readonly health_since: string;
+  /** Which monitor said so (Nova's notifications or the polling monitor); null until one has. */
+  readonly health_monitor: HealthSource | null;
+  readonly [capability: string]: string | number | boolean | null | readonly string[];
 }
 
 export interface HostRecord {
@@ -30,6 +37,7 @@ export interface HostRecord {
 export const HOST_VIEW_KEYS: readonly string[] = [
   'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
   'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
+  'health_status', 'health_reasons', 'health_since', 'health_monitor',
 ];
 
 const BASE_KEYS = new Set(HOST_VIEW_KEYS);
@@ -41,6 +49,27 @@ const merge = (view: HostView, capabilities: Capabilities): HostView => {
   const extra = Object.fromEntries(Object.entries(capabilities).filter(([key]) => isMergeableCapability(key)));
   return { ...view, ...extra };
 };
+
+type HostHealthFields = Pick<HostView, 'health_status' | 'health_reasons' | 'health_since' | 'health_monitor'>;
+
+const healthOf = (view: HostView): HostHealthFields => ({
+  health_status: view.health_status,
+  health_reasons: view.health_reasons,
+  health_since: view.health_since,
+  health_monitor: view.health_monitor,
+});
+
+/** Health is not an operator's change: `updated_at` stays the last change of the host's own fields. */
+const withHealth = (record: HostRecord, health: HostHealthFields): HostRecord => ({ ...record, view: { ...record.view, ...health } });
+
+/**
+ * A document projected before hosts had health fields (until `npm run rebuild-read-models`) reads as
+ * up since its registration, with no monitor: what the read model knew of it.
+ */
+export const withHealthDefaults = (view: HostView): HostView =>
+  (view.health_status as HostView['health_status'] | undefined) === undefined
+    ? { ...view, health_status: 'up', health_reasons: [], health_since: view.created_at, health_monitor: null }
+    : view;
 
 /** Folds a host event into its view; null once unregistered. Booking events don't change the host view. */
 export const evolveHostView = (record: HostRecord | null, event: HostEvent): HostRecord | null => {
@@ -63,6 +92,10 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
         availability_zone: info.availabilityZone,
         trust_id: null,
         reservable: true,
+        health_status: 'up',
+        health_reasons: [],
+        health_since: toBlazarTimestamp(registeredAt),
+        health_monitor: null,
       };
       return { view: merge(view, capabilities), capabilities };
     }
@@ -77,14 +110,18 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
         : { ...record, view: { ...record.view, reservable: event.data.reservable, updated_at: toBlazarTimestamp(event.data.changedAt) } };
     case 'Host.Unregistered':
       return null;
+    case 'Host.WentDown':
+      return record === null ? null : withHealth(record, { health_status: 'down', health_reasons: event.data.reasons, health_since: toBlazarTimestamp(event.data.observedAt), health_monitor: event.data.source });
+    case 'Host.DownReasonsChanged':
+      // still down since it went down: only the reasons and who saw them change
+      return record === null ? null : withHealth(record, { ...healthOf(record.view), health_reasons: event.data.reasons, health_monitor: event.data.source });
+    case 'Host.CameUp':
+      return record === null ? null : withHealth(record, { health_status: 'up', health_reasons: [], health_since: toBlazarTimestamp(event.data.observedAt), health_monitor: event.data.source });
     case 'Host.Booked':
     case 'Host.SlotsBooked':
     case 'Host.BookingMoved':
     case 'Host.SlotsMoved':
     case 'Host.BookingReleased':
-    case 'Host.WentDown':
-    case 'Host.DownReasonsChanged':
-    case 'Host.CameUp':
     case 'Host.Enrolled':
     case 'Host.EnrollmentFailed':
     case 'Host.Unenrolled':

@@ -1,4 +1,5 @@
 export * from './blazar-format.js';
+export * from './census.queries.js';
 export * from './entities.js';
 export * from './flavor-view.js';
 export * from './floating-ip-view.js';

@@ -20,7 +20,7 @@ import {
   LeaseVersionEntity,
   type Version,
 } from './history-entities.js';
-import type { HostView } from './host-view.js';
+import { type HostView, withHealthDefaults } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 import {
   type AllocationFilter,
@@ -78,12 +78,12 @@ export class ReadModelAsOf implements ResourceReads {
   }
 
   async hosts(): Promise<HostView[]> {
-    return (await this.snapshot((em) => this.hostRows(em, {}))).map((row) => row.doc);
+    return (await this.snapshot((em) => this.hostRows(em, {}))).map((row) => withHealthDefaults(row.doc));
   }
 
   async host(hostId: string): Promise<HostView | null> {
     const [row] = await this.snapshot((em) => this.hostRows(em, { id: hostId }));
-    return row?.doc ?? null;
+    return row === undefined ? null : withHealthDefaults(row.doc);
   }
 
   private async hostRows(em: EntityManager, where: Record<string, unknown>): Promise<Omit<HostRow, 'since'>[]> {

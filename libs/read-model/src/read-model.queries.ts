@@ -14,7 +14,7 @@ import {
 } from './entities.js';
 import type { FlavorView } from './flavor-view.js';
 import type { FloatingIpView } from './floating-ip-view.js';
-import type { HostView } from './host-view.js';
+import { type HostView, withHealthDefaults } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 import { ReadModelAsOf } from './read-model-as-of.queries.js';
 import { encodeStoredText } from '#event-store/stored-text.js';
@@ -67,11 +67,12 @@ export class ReadModelQueries implements ResourceReads {
 
   async hosts(): Promise<HostView[]> {
     const rows = await this.em().find(HostEntity, {}, { orderBy: { sortKey: 'asc' } });
-    return rows.map((row) => row.doc);
+    return rows.map((row) => withHealthDefaults(row.doc));
   }
 
   async host(hostId: string): Promise<HostView | null> {
-    return (await this.em().findOne(HostEntity, { id: hostId }))?.doc ?? null;
+    const row = await this.em().findOne(HostEntity, { id: hostId });
+    return row === null ? null : withHealthDefaults(row.doc);
   }
 
   async properties(): Promise<PropertyRow[]> {

@@ -75,14 +75,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'live',
     tag: 'health',
     summary: 'Liveness: the process answers',
-    response: { description: 'Always `{"status": "ok", "service": "api"}` while the process serves.' },
+    response: { description: 'Always `{"status": "ok", "service": "api", "info": {}, "details": {}}` while the process serves (@nestjs/terminus\' format).' },
   },
   'GET /readyz': {
     operationId: 'ready',
     tag: 'health',
     summary: 'Readiness: reads are right',
     description:
-      'Each read model with its checkpoint, lag behind the log and failure. 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
+      'Each read model with its checkpoint, lag behind the log and failure, and @nestjs/terminus\' `status`, `info` and `details` (checks `event_log` and `read_models`). 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
     response: { description: 'Ready: every read model is current or catching up in time.' },
   },
   'GET /v1/leases': {

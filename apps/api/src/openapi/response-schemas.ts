@@ -18,6 +18,7 @@ import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhoo
 import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { FloatingIpAllocationView, HostAllocationView } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
+import { HOST_DOWN_REASONS } from '#domain/index.js';
 
 /**
  * Response bodies, written by hand: the views are TypeScript interfaces, not classes, so there is
@@ -145,6 +146,10 @@ const Host = object<HostView>(
     availability_zone: string,
     trust_id: { type: 'null' },
     reservable: { type: 'boolean' },
+    health_status: { enum: ['up', 'down'], description: "Leasehold's addition: the host's health as its monitor last saw it (Nova's service state); a down host gets no new bookings, whatever `reservable` says." },
+    health_reasons: { type: 'array', items: { enum: [...HOST_DOWN_REASONS] }, description: 'Why Nova calls it down; empty while up.' },
+    health_since: { ...timestamp, description: 'Since when the status holds (the registration, until a monitor reported).' },
+    health_monitor: { enum: ['notification', 'polling', null], description: "Which monitor last reported: Nova's notifications or the os-services poller; null until one has." },
   },
   { description: 'Extra capabilities appear as further top-level keys with string values.', additionalProperties: string },
 );

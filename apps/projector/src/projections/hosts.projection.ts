@@ -9,7 +9,7 @@ const hostIdOf = (event: RecordedEvent): string => (event.data as HostEvent['dat
 /** lh_hosts: the Blazar host document (capabilities merged) per registered host, and its past versions. */
 export const hostsProjection: Projection = {
   name: 'hosts',
-  canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'Host.ReservableChanged', 'Host.Unregistered'],
+  canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'Host.ReservableChanged', 'Host.Unregistered', 'Host.WentDown', 'Host.DownReasonsChanged', 'Host.CameUp'],
   async preload(rows, events): Promise<void> {
     await rows.table(HostEntity).load(events.map(hostIdOf));
   },

@@ -5,7 +5,7 @@ import type { LeaseOwners } from './lease-owners.js';
 /**
  * What ties an event to a project: its lease (`leaseId` in the data), the lease of its reservation
  * (`reservationId`: a booking moved on a host or an address names no lease), or nothing (the registries,
- * hosts' health and Nova activity, flavors, properties, the audit log: operators' business only).
+ * hosts' health and Nova activity, the freepool watch, flavors, properties, the audit log: operators' business only).
  * A record over every internal type: a new event is refused by the compiler until it is placed here.
  */
 const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'none' } = {
@@ -62,6 +62,8 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'FlavorCatalog.FlavorRemoved': 'none',
   'Audit.WriteRefused': 'none',
   'RateCard.Published': 'none',
+  'Freepool.Exhausted': 'none',
+  'Freepool.Recovered': 'none',
 };
 
 const text = (data: unknown, field: string): string | undefined => {

@@ -2,6 +2,8 @@ import type {
   FlavorCatalogEvent,
   FloatingIpEvent,
   FloatingIpRegistryEvent,
+  FreepoolObservation,
+  FreepoolWatchEvent,
   HostActivityEvent,
   HostEvent,
   HostRegistryEvent,
@@ -22,6 +24,7 @@ export type InternalEvent =
   | FloatingIpRegistryEvent
   | ResourcePropertyEvent
   | FlavorCatalogEvent
+  | FreepoolWatchEvent
   | RateCardEvent
   | AuditEvent;
 export type InternalEventType = InternalEvent['type'];
@@ -51,6 +54,16 @@ const phaseFailure = <D extends { leaseId: string; at: string; reason: string }>
   fields: { lease_id: 'leaseId', at: 'at', reason: 'reason' },
 });
 const hostHealth = { host_id: 'hostId', reasons: 'reasons', source: 'source', observed_at: 'observedAt' } as const;
+const freepool = {
+  zone: 'zone',
+  free_hosts: 'freeHosts',
+  reservable_hosts: 'reservableHosts',
+  threshold: 'threshold',
+  window_start: 'windowStart',
+  window_end: 'windowEnd',
+  observed_at: 'observedAt',
+} as const satisfies Record<string, keyof FreepoolObservation>;
+const zoneName = (zone: string): string => (zone === '' ? 'the zone without a name' : `zone ${zone}`);
 const effectsOf = (d: { effects: Parameters<typeof publicEffects>[0] }) => publicEffects(d.effects);
 
 /**
@@ -331,6 +344,16 @@ export const EVENT_CATALOGUE: Catalogue = {
     publicType: 'flavor.removed',
     summary: (d) => `Flavor ${d.flavorId} (${d.name}) removed from the catalog`,
     fields: { flavor_id: 'flavorId', name: 'name', removed_at: 'removedAt' },
+  },
+  'Freepool.Exhausted': {
+    publicType: 'freepool.exhausted',
+    summary: (d) => `Freepool of ${zoneName(d.zone)} exhausted: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
+    fields: freepool,
+  },
+  'Freepool.Recovered': {
+    publicType: 'freepool.recovered',
+    summary: (d) => `Freepool of ${zoneName(d.zone)} recovered: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
+    fields: freepool,
   },
   'RateCard.Published': {
     publicType: 'rate_card.published',

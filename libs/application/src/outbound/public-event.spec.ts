@@ -25,6 +25,7 @@ const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   property: 'resource_property',
   flavorcatalog: 'flavor',
   ratecard: 'rate_card',
+  freepool: 'freepool',
 };
 
 describe('publicEventOf: a stored event as the outbound channels send it', () => {

@@ -100,11 +100,17 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     data: (id) => ({ flavor: { id, name: `flavor ${id}`, vcpus: 1, ram: 512, disk: 1, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true, extraSpecs: {} }, addedAt: AT }),
   },
   'FlavorCatalog.FlavorRemoved': { stream: () => 'flavorcatalog-main', data: (id) => ({ flavorId: id, name: `flavor ${id}`, removedAt: AT }) },
+  'Freepool.Exhausted': { stream: (id) => `freepool-${id}`, data: (id) => freepoolSample(id, 0) },
+  'Freepool.Recovered': { stream: (id) => `freepool-${id}`, data: (id) => freepoolSample(id, 3) },
   'RateCard.Published': {
     stream: (id) => `ratecard-${id}`,
     data: (id) => ({ name: id, version: 1, currency: 'EUR', effectiveFrom: AT, prices: { host_hours: '1.5', instance_hours: '0', vcpu_hours: '0.02', memory_mb_hours: '0', disk_gb_hours: '0', floating_ip_hours: '0.01' }, capabilityPrices: [], publishedAt: AT }),
   },
 };
+
+function freepoolSample(zone: string, freeHosts: number) {
+  return { zone, reservableHosts: 4, freeHosts, threshold: 1, windowStart: AT, windowEnd: '2030-01-02T00:00:00.000Z', observedAt: AT };
+}
 
 export const PUBLISHED_TYPES = Object.keys(PUBLISHED_SAMPLES) as PublishedType[];
 

@@ -1,0 +1,2 @@
+export * from './freepool-watch.decide.js';
+export * from './freepool-watch.events.js';
