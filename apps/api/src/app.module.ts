@@ -9,6 +9,7 @@ import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
 import { LeaseUseCases } from '#application/leases/lease.use-cases.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
+import { CalendarController } from './calendar/calendar.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
@@ -88,6 +89,7 @@ export class AppModule {
       controllers: [
         VersionsController,
         HealthController,
+        CalendarController,
         LeaseController,
         HostController,
         PluginsController,
