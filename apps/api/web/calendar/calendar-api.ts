@@ -1,5 +1,5 @@
 /** The REST calls the page makes, on this origin, with the caller's token when one is given. */
-import type { AllocationWire, CalendarData, FloatingIpWire, HostWire, LeaseWire } from './calendar-model.js';
+import type { AllocationWire, CalendarData, FloatingIpWire, HostWire, LeaseAllocations, LeaseWire } from './calendar-model.js';
 
 export interface AvailabilityWindow {
   readonly start_date: string;
@@ -64,6 +64,16 @@ export class CalendarApi {
       floatingIpAllocations: floatingIpAllocations.allocations,
       leases: leases.leases,
     };
+  }
+
+  /** One lease's bookings, ended ones included: the unfiltered lists hold only leases not yet ended. */
+  async leaseAllocations(leaseId: string): Promise<LeaseAllocations> {
+    const query = `lease_id=${encodeURIComponent(leaseId)}`;
+    const [hosts, floatingIps] = await Promise.all([
+      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/os-hosts/allocations?${query}`),
+      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/floatingips/allocations?${query}`),
+    ]);
+    return { hostAllocations: hosts.allocations, floatingIpAllocations: floatingIps.allocations };
   }
 
   async availability(request: AvailabilityRequest): Promise<readonly AvailabilityWindow[]> {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type CalendarData, buildRows, endActionOf, matchesFilter, parseBlazarDate, parseFilter, parseRequestDate, resourcePropertiesOf } from './calendar-model.js';
+import {
+  type CalendarData,
+  buildRows,
+  endActionOf,
+  endedLeasesIn,
+  matchesFilter,
+  parseBlazarDate,
+  parseFilter,
+  parseRequestDate,
+  resourcePropertiesOf,
+  withBookings,
+} from './calendar-model.js';
 
 const lease = (id: string, reservationId: string) => ({
   id,
@@ -61,5 +72,30 @@ describe('the calendar model', () => {
   it("reads Blazar's dates and the availability windows' dates as UTC", () => {
     expect(parseBlazarDate('2034-05-01T10:00:00.000000')).toBe(Date.parse('2034-05-01T10:00:00Z'));
     expect(parseRequestDate('2034-05-01 10:30')).toBe(Date.parse('2034-05-01T10:30:00Z'));
+  });
+
+  it('picks the ended leases that overlap the view, latest end first', () => {
+    const ended = (id: string, start: string, end: string) => ({ ...lease(id, `res-${id}`), start_date: `${start}:00.000000`, end_date: `${end}:00.000000` });
+    const leases = [
+      ended('early', '2034-05-01T01:00', '2034-05-01T03:00'),
+      ended('late', '2034-05-01T04:00', '2034-05-01T07:00'),
+      ended('before-view', '2034-04-30T01:00', '2034-04-30T03:00'),
+      ended('still-running', '2034-05-01T05:00', '2034-05-01T11:00'),
+    ];
+    const start = Date.parse('2034-05-01T02:00:00Z');
+    const end = Date.parse('2034-05-02T02:00:00Z');
+    expect(endedLeasesIn(leases, start, end, Date.parse('2034-05-01T10:00:00Z')).map((found) => found.id)).toEqual(['late', 'early']);
+  });
+
+  it("adds a lease's bookings fetched by id without doubling one already listed", () => {
+    const booking = { id: 'res-old', lease_id: 'old', start_date: '2034-04-30T10:00:00.000000', end_date: '2034-04-30T12:00:00.000000' };
+    const listed = DATA.hostAllocations[0]!.reservations[0]!;
+    const more = withBookings(DATA, {
+      hostAllocations: [{ resource_id: '1', reservations: [booking, listed] }, { resource_id: '2', reservations: [] }],
+      floatingIpAllocations: [{ resource_id: 'ip-1', reservations: [{ ...booking, id: 'res-ip' }] }],
+    });
+    expect(more.hostAllocations.find((allocation) => allocation.resource_id === '1')?.reservations).toEqual([listed, booking]);
+    expect(more.hostAllocations.find((allocation) => allocation.resource_id === '2')?.reservations).toHaveLength(1);
+    expect(buildRows(more).find((row) => row.kind === 'floatingip')?.bars.map((bar) => bar.reservationId)).toEqual(['res-ip']);
   });
 });

@@ -52,6 +52,11 @@ export interface CalendarData {
   readonly leases: readonly LeaseWire[];
 }
 
+export interface LeaseAllocations {
+  readonly hostAllocations: readonly AllocationWire[];
+  readonly floatingIpAllocations: readonly AllocationWire[];
+}
+
 export interface CalendarBar {
   readonly leaseId: string;
   readonly reservationId: string;
@@ -106,6 +111,32 @@ export const buildRows = (data: CalendarData): CalendarRow[] => {
     .map((ip): CalendarRow => ({ kind: 'floatingip', id: ip.id, label: ip.floating_ip_address, fields: {}, bars: barsOf(ipAllocations, ip.id, leases) }));
   return [...hosts, ...floatingIps];
 };
+
+/** Leases ended before `instant` that overlap [start, end), latest end first: their bookings are fetched lease by lease. */
+export const endedLeasesIn = (leases: readonly LeaseWire[], start: number, end: number, instant: number): LeaseWire[] =>
+  leases
+    .filter((lease) => {
+      const leaseEnd = parseBlazarDate(lease.end_date);
+      return leaseEnd < instant && leaseEnd > start && parseBlazarDate(lease.start_date) < end;
+    })
+    .sort((a, b) => parseBlazarDate(b.end_date) - parseBlazarDate(a.end_date));
+
+const merged = (base: readonly AllocationWire[], extra: readonly AllocationWire[]): AllocationWire[] => {
+  const byId = new Map(base.map((allocation) => [allocation.resource_id, allocation.reservations]));
+  for (const allocation of extra) {
+    const known = byId.get(allocation.resource_id) ?? [];
+    const fresh = allocation.reservations.filter((booking) => !known.some((other) => other.id === booking.id));
+    byId.set(allocation.resource_id, [...known, ...fresh]);
+  }
+  return [...byId].map(([resource_id, reservations]) => ({ resource_id, reservations }));
+};
+
+/** The calendar with more bookings (a lease's, fetched by id); a booking already there is not added twice. */
+export const withBookings = (data: CalendarData, extra: LeaseAllocations): CalendarData => ({
+  ...data,
+  hostAllocations: merged(data.hostAllocations, extra.hostAllocations),
+  floatingIpAllocations: merged(data.floatingIpAllocations, extra.floatingIpAllocations),
+});
 
 export interface FilterTerm {
   readonly key: string;

@@ -1,6 +1,17 @@
 /** The calendar page's entry module: its state, the controls, and when to load and redraw. */
 import { ApiError, type AvailabilityRequest, type AvailabilityWindow, CalendarApi } from './calendar-api.js';
-import { type CalendarBar, type CalendarRow, type FilterTerm, buildRows, matchesFilter, parseFilter, resourcePropertiesOf } from './calendar-model.js';
+import {
+  type CalendarBar,
+  type CalendarData,
+  type CalendarRow,
+  type FilterTerm,
+  buildRows,
+  endedLeasesIn,
+  matchesFilter,
+  parseFilter,
+  resourcePropertiesOf,
+  withBookings,
+} from './calendar-model.js';
 import { renderCalendar, renderDetails, renderWindowList } from './calendar-view.js';
 import { DEFAULT_ZOOM, type TimeRange, ZOOM_LEVELS, type ZoomLevel, formatUtc, rangeAround, shifted, zoomLevel, zoomedTo } from './time-scale.js';
 
@@ -8,6 +19,8 @@ const TOKEN_KEY = 'leasehold-calendar-token';
 const MINUTE = 60_000;
 /** The most windows POST /v1/availability answers at once. */
 const WINDOW_LIMIT = 50;
+/** Ended leases' bookings cost two calls each: at most this many are fetched for one view. */
+const ENDED_PER_VIEW = 20;
 
 const byId = <T extends HTMLElement>(id: string, type: new () => T): T => {
   const node = document.getElementById(id);
@@ -36,6 +49,11 @@ const page = {
 };
 
 interface PageState {
+  data: CalendarData | null;
+  /** When `data` was read: leases that ended before it are missing from the unfiltered allocation lists. */
+  loadedAt: number;
+  /** Ended leases whose bookings were fetched (or are being fetched). */
+  ended: Set<string>;
   rows: readonly CalendarRow[] | null;
   zoom: ZoomLevel;
   range: TimeRange;
@@ -43,7 +61,7 @@ interface PageState {
   windows: readonly AvailabilityWindow[];
 }
 
-const state: PageState = { rows: null, zoom: zoomLevel(DEFAULT_ZOOM), range: rangeAround(Date.now(), zoomLevel(DEFAULT_ZOOM)), filter: [], windows: [] };
+const state: PageState = { data: null, loadedAt: 0, ended: new Set(), rows: null, zoom: zoomLevel(DEFAULT_ZOOM), range: rangeAround(Date.now(), zoomLevel(DEFAULT_ZOOM)), filter: [], windows: [] };
 const api = new CalendarApi(() => page.token.value.trim());
 
 const say = (node: HTMLElement, text: string, failed = false): void => {
@@ -67,15 +85,49 @@ const draw = (): void => {
   renderCalendar(page.calendar, { rows, range: state.range, zoom: state.zoom, now: Date.now(), windows: state.windows }, showLease);
 };
 
+const setData = (data: CalendarData): void => {
+  state.data = data;
+  state.rows = buildRows(data);
+};
+
+const loadedSummary = (skipped: number): string => {
+  const rows = state.rows ?? [];
+  const hosts = rows.filter((row) => row.kind === 'host').length;
+  const more = skipped > 0 ? ` ${skipped} more ended leases in view are not drawn.` : '';
+  return `${hosts} hosts and ${rows.length - hosts} floating IPs, loaded at ${formatUtc(state.loadedAt)} UTC.${more}`;
+};
+
+/** Draws the bookings of leases that ended within the view, fetched lease by lease (the latest first, a few per view). */
+const fillEnded = async (): Promise<void> => {
+  if (state.data === null) return;
+  const due = endedLeasesIn(state.data.leases, state.range.start, state.range.end, state.loadedAt).filter((lease) => !state.ended.has(lease.id));
+  const now = due.slice(0, ENDED_PER_VIEW);
+  for (const lease of now) state.ended.add(lease.id);
+  say(page.status, loadedSummary(due.length - now.length));
+  if (now.length === 0) return;
+  try {
+    const bookings = await Promise.all(now.map((lease) => api.leaseAllocations(lease.id)));
+    if (state.data === null) return;
+    setData(bookings.reduce(withBookings, state.data));
+    draw();
+  } catch (error) {
+    say(page.status, reasonOf(error), true);
+  }
+};
+
 const load = async (): Promise<void> => {
   say(page.status, 'Loading...');
   try {
-    state.rows = buildRows(await api.loadCalendar());
+    const data = await api.loadCalendar();
+    // after the answer, not before: a lease ending meanwhile is then in the answer or fetched by id (never twice)
+    state.loadedAt = Date.now();
+    setData(data);
+    state.ended.clear();
     page.calendar.hidden = false;
-    const hosts = state.rows.filter((row) => row.kind === 'host').length;
-    say(page.status, `${hosts} hosts and ${state.rows.length - hosts} floating IPs, loaded at ${formatUtc(Date.now())} UTC.`);
     draw();
+    await fillEnded();
   } catch (error) {
+    state.data = null;
     state.rows = null;
     page.calendar.hidden = true;
     page.calendar.replaceChildren();
@@ -86,6 +138,7 @@ const load = async (): Promise<void> => {
 const moveTo = (range: TimeRange): void => {
   state.range = range;
   draw();
+  void fillEnded();
 };
 
 /** The availability request for the current filter and view: from the view's start (or now, if it has begun) to its end. */
