@@ -130,6 +130,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
     expect(sources.filter((source) => source !== "'self'" && source !== "'none'")).toEqual([]);
     expect(seen.foreign).toEqual([]);
     expect(seen.errors).toEqual([]);
+    expect((await fetch(`${system.url}/calendar/calendar.page.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await fetch(`${system.url}/calendar/calendar.css`)).headers.get('content-type')).toMatch(/^text\/css/);
+  });
+
+  it('serves only its own files', async () => {
+    for (const path of ['/calendar/calendar.page.ts', '/calendar/package.json', '/calendar/..%2Fsrc%2Fmain.js', '/calendar/calendar-model.spec.js', '/calendar/main.js']) {
+      const response = await fetch(`${system.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.json()).toMatchObject({ error_code: 404, error_name: 404 });
+    }
   });
 
   it('draws each booking as a bar on the host or floating IP that holds it, coloured by the lease status', async () => {
