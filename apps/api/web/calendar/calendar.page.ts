@@ -61,7 +61,16 @@ interface PageState {
   windows: readonly AvailabilityWindow[];
 }
 
-const state: PageState = { data: null, loadedAt: 0, ended: new Set(), rows: null, zoom: zoomLevel(DEFAULT_ZOOM), range: rangeAround(Date.now(), zoomLevel(DEFAULT_ZOOM)), filter: [], windows: [] };
+const state: PageState = {
+  data: null,
+  loadedAt: 0,
+  ended: new Set(),
+  rows: null,
+  zoom: zoomLevel(DEFAULT_ZOOM),
+  range: rangeAround(Date.now(), zoomLevel(DEFAULT_ZOOM)),
+  filter: [],
+  windows: [],
+};
 const api = new CalendarApi(() => page.token.value.trim());
 
 const say = (node: HTMLElement, text: string, failed = false): void => {
@@ -101,12 +110,12 @@ const loadedSummary = (skipped: number): string => {
 const fillEnded = async (): Promise<void> => {
   if (state.data === null) return;
   const due = endedLeasesIn(state.data.leases, state.range.start, state.range.end, state.loadedAt).filter((lease) => !state.ended.has(lease.id));
-  const now = due.slice(0, ENDED_PER_VIEW);
-  for (const lease of now) state.ended.add(lease.id);
-  say(page.status, loadedSummary(due.length - now.length));
-  if (now.length === 0) return;
+  const batch = due.slice(0, ENDED_PER_VIEW);
+  for (const lease of batch) state.ended.add(lease.id);
+  say(page.status, loadedSummary(due.length - batch.length));
+  if (batch.length === 0) return;
   try {
-    const bookings = await Promise.all(now.map((lease) => api.leaseAllocations(lease.id)));
+    const bookings = await Promise.all(batch.map((lease) => api.leaseAllocations(lease.id)));
     if (state.data === null) return;
     setData(bookings.reduce(withBookings, state.data));
     draw();
