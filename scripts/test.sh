@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh || { echo "0 passed, 1 failed"; exit 1; }
 bash scripts/services/openstack-clients.sh || { echo "0 passed, 1 failed"; exit 1; }
 bash scripts/services/faketime.sh || { echo "0 passed, 1 failed"; exit 1; }
+bash scripts/services/chromium.sh || { echo "0 passed, 1 failed"; exit 1; }
 rm -f .vitest-results.json
 npx vitest run --reporter=default --reporter=json --outputFile=.vitest-results.json "$@"
 node scripts/test-summary.mjs .vitest-results.json $?

@@ -45,6 +45,8 @@ type Doc = Record<string, any>;
 /** Every route of the current controllers, as `METHOD /path` (Nest's `:param` form). */
 const EXPECTED_ROUTES = [
   'GET /',
+  'GET /calendar',
+  'GET /calendar/:asset',
   'GET /versions',
   'GET /v1/leases',
   'POST /v1/leases',
@@ -639,7 +641,7 @@ describe('OpenAPI document and /docs with token authentication (LEASEHOLD_AUTH=s
   });
 
   it('are served without a token, like version discovery, and say that /v1 needs one', async () => {
-    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css']) {
       expect((await fetch(`${system.url}${path}`)).status, path).toBe(200);
     }
     expect((await fetch(`${system.url}/v1/leases`)).status).toBe(401);

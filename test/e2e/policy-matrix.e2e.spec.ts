@@ -648,6 +648,25 @@ describe('unauthenticated calls (static tokens)', () => {
   });
 });
 
+/** The calendar page (docs/calendar.md) is public like /docs; what it shows comes from /v1 with the caller's token. */
+describe('the calendar page (static tokens)', () => {
+  const PAGE_FILES = ['/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css'];
+  const PAGE_CALLS = ['/v1/os-hosts', '/v1/os-hosts/allocations', '/v1/floatingips', '/v1/floatingips/allocations', '/v1/leases'];
+
+  it.each(PAGE_FILES)('GET %s is served without a token, and to every role', async (path) => {
+    for (const token of [null, 'not-a-token', ...ROLES.map((role) => as(role))]) {
+      const response = await fetch(`${system.url}${path}`, { headers: token === null ? {} : { 'X-Auth-Token': token } });
+      expect(response.status, `${path} with ${token ?? 'no token'}`).toBe(200);
+      expect(response.headers.get('content-security-policy'), path).toContain("default-src 'self'");
+    }
+  });
+
+  it.each(PAGE_CALLS)('GET %s, which the page calls, needs a token (401) and answers an admin', async (path) => {
+    expect((await request('GET', path, null)).status).toBe(401);
+    expect((await request('GET', path, as('admin'))).status).toBe(200);
+  });
+});
+
 let webhookCounter = 0;
 const newWebhook = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
   const body = { url: `http://127.0.0.1:61999/matrix/${++webhookCounter}`, event_types: ['lease.created'], secret: 'matrix-secret-0123456789' };

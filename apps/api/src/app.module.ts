@@ -11,6 +11,7 @@ import { LeaseUseCases } from '#application/leases/lease.use-cases.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { TerminusModule } from '@nestjs/terminus';
+import { CalendarController } from './calendar/calendar.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
@@ -91,6 +92,7 @@ export class AppModule {
       controllers: [
         VersionsController,
         HealthController,
+        CalendarController,
         LeaseController,
         HostController,
         PluginsController,

@@ -25,6 +25,7 @@ export interface OperationDoc {
 export const TAGS = [
   { name: 'versions', description: 'API version discovery (no token needed).' },
   { name: 'health', description: 'Liveness and readiness probes (no token needed).' },
+  { name: 'pages', description: 'Pages for people (HTML, no token needed to load them; their data comes from /v1 with the token typed in).' },
   { name: 'leases', description: 'Leases and their reservations.' },
   { name: 'hosts', description: 'Reservable physical hosts, their allocations and resource properties.' },
   { name: 'plugins', description: 'Supported resource types.' },
@@ -84,6 +85,22 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       'Each read model with its checkpoint, lag behind the log and failure, and @nestjs/terminus\' `status`, `info` and `details` (checks `event_log` and `read_models`). 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
     response: { description: 'Ready: every read model is current or catching up in time.' },
+  },
+  'GET /calendar': {
+    operationId: 'calendarPage',
+    tag: 'pages',
+    summary: 'The calendar page',
+    description:
+      'An HTML page (a Leasehold extension; docs/calendar.md): hosts and floating IPs down the side, their bookings as bars by lease status, a host capability filter, zoom from hours to months, and the free windows POST /v1/availability finds for N hosts for D hours. Served without a token; it shows nothing until its own calls to /v1, with the token typed into it, succeed. Content-Security-Policy: this origin only.',
+    response: { description: 'The page (text/html).' },
+  },
+  'GET /calendar/:asset': {
+    operationId: 'calendarAsset',
+    tag: 'pages',
+    summary: "A file of the calendar page (its stylesheet and browser modules)",
+    parameters: { asset: 'The file name, e.g. `calendar.page.js`.' },
+    response: { description: 'The file (text/css or text/javascript).' },
+    errors: [404],
   },
   'GET /v1/leases': {
     operationId: 'listLeases',

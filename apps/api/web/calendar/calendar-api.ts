@@ -1,0 +1,82 @@
+/** The REST calls the page makes, on this origin, with the caller's token when one is given. */
+import type { AllocationWire, CalendarData, FloatingIpWire, HostWire, LeaseAllocations, LeaseWire } from './calendar-model.js';
+
+export interface AvailabilityWindow {
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly reservations: readonly { readonly resource_type: string; readonly requested: number; readonly matching: number; readonly free: number }[];
+}
+
+export interface AvailabilityRequest {
+  readonly reservations: readonly Record<string, unknown>[];
+  readonly duration: number;
+  readonly not_before: string;
+  readonly not_after: string;
+  readonly limit: number;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Blazar's `error_message`, or keystonemiddleware's `error.message` on a 401. */
+const messageOf = (status: number, body: unknown): string => {
+  if (typeof body === 'object' && body !== null) {
+    const record = body as { error_message?: unknown; error?: { message?: unknown } };
+    if (typeof record.error_message === 'string') return record.error_message;
+    if (typeof record.error?.message === 'string') return record.error.message;
+  }
+  return `HTTP ${status}`;
+};
+
+export class CalendarApi {
+  constructor(private readonly token: () => string) {}
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const token = this.token();
+    if (token !== '') headers['X-Auth-Token'] = token;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    const parsed: unknown = text === '' ? null : JSON.parse(text);
+    if (!response.ok) throw new ApiError(response.status, `${method} ${path}: ${messageOf(response.status, parsed)}`);
+    return parsed as T;
+  }
+
+  async loadCalendar(): Promise<CalendarData> {
+    const [hosts, hostAllocations, floatingIps, floatingIpAllocations, leases] = await Promise.all([
+      this.call<{ hosts: HostWire[] }>('GET', '/v1/os-hosts'),
+      this.call<{ allocations: AllocationWire[] }>('GET', '/v1/os-hosts/allocations'),
+      this.call<{ floatingips: FloatingIpWire[] }>('GET', '/v1/floatingips'),
+      this.call<{ allocations: AllocationWire[] }>('GET', '/v1/floatingips/allocations'),
+      this.call<{ leases: LeaseWire[] }>('GET', '/v1/leases'),
+    ]);
+    return {
+      hosts: hosts.hosts,
+      hostAllocations: hostAllocations.allocations,
+      floatingIps: floatingIps.floatingips,
+      floatingIpAllocations: floatingIpAllocations.allocations,
+      leases: leases.leases,
+    };
+  }
+
+  /** One lease's bookings, ended ones included: the unfiltered lists hold only leases not yet ended. */
+  async leaseAllocations(leaseId: string): Promise<LeaseAllocations> {
+    const query = `lease_id=${encodeURIComponent(leaseId)}`;
+    const [hosts, floatingIps] = await Promise.all([
+      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/os-hosts/allocations?${query}`),
+      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/floatingips/allocations?${query}`),
+    ]);
+    return { hostAllocations: hosts.allocations, floatingIpAllocations: floatingIps.allocations };
+  }
+
+  async availability(request: AvailabilityRequest): Promise<readonly AvailabilityWindow[]> {
+    return (await this.call<{ windows: AvailabilityWindow[] }>('POST', '/v1/availability', request)).windows;
+  }
+}

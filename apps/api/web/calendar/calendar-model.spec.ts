@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CalendarData,
+  buildRows,
+  endActionOf,
+  endedLeasesIn,
+  matchesFilter,
+  parseBlazarDate,
+  parseFilter,
+  parseRequestDate,
+  resourcePropertiesOf,
+  withBookings,
+} from './calendar-model.js';
+
+const lease = (id: string, reservationId: string) => ({
+  id,
+  name: `lease-${id}`,
+  project_id: 'p',
+  start_date: '2034-05-01T10:00:00.000000',
+  end_date: '2034-05-01T12:00:00.000000',
+  status: 'PENDING' as const,
+  reservations: [{ id: reservationId, resource_type: 'physical:host', end_action: 'delete_servers_on_hosts', before_end: 'default' }],
+});
+
+const DATA: CalendarData = {
+  hosts: [
+    { id: '2', hypervisor_hostname: 'b-host', rack: 'r2', vcpus: 8 },
+    { id: '1', hypervisor_hostname: 'a-host', rack: 'r1', gpu: 'true' },
+  ],
+  floatingIps: [{ id: 'ip-1', floating_ip_address: '10.0.0.1', floating_network_id: 'net' }],
+  hostAllocations: [
+    { resource_id: '1', reservations: [{ id: 'res-a', lease_id: 'lease-a', start_date: '2034-05-01T10:00:00.000000', end_date: '2034-05-01T12:00:00.000000' }] },
+    { resource_id: '2', reservations: [{ id: 'res-x', lease_id: 'hidden', start_date: '2034-05-01T11:00:00.000000', end_date: '2034-05-01T13:00:00.000000' }] },
+  ],
+  floatingIpAllocations: [{ resource_id: 'ip-1', reservations: [] }],
+  leases: [lease('lease-a', 'res-a')],
+};
+
+describe('the calendar model', () => {
+  it('makes a row per host by name, then per floating IP, with a bar per booking and its lease when visible', () => {
+    const rows = buildRows(DATA);
+    expect(rows.map((row) => [row.kind, row.label])).toEqual([['host', 'a-host'], ['host', 'b-host'], ['floatingip', '10.0.0.1']]);
+    expect(rows[0]?.bars).toEqual([{ leaseId: 'lease-a', reservationId: 'res-a', start: Date.parse('2034-05-01T10:00:00Z'), end: Date.parse('2034-05-01T12:00:00Z'), lease: DATA.leases[0] }]);
+    expect(rows[1]?.bars[0]?.lease).toBeNull();
+    expect(rows[1]?.fields).toMatchObject({ rack: 'r2', vcpus: '8' });
+    expect(endActionOf(rows[0]!.bars[0]!)).toBe('delete_servers_on_hosts (before end: default)');
+    expect(endActionOf(rows[1]!.bars[0]!)).toBe('unknown');
+  });
+
+  it('filters hosts on key=value terms, all of which must hold; a filter hides floating IPs', () => {
+    const rows = buildRows(DATA);
+    const shown = (text: string) => {
+      const parsed = parseFilter(text);
+      if (!parsed.ok) throw new Error(parsed.problem);
+      return rows.filter((row) => matchesFilter(row, parsed.terms)).map((row) => row.label);
+    };
+    expect(shown('')).toEqual(['a-host', 'b-host', '10.0.0.1']);
+    expect(shown('rack=r1')).toEqual(['a-host']);
+    expect(shown(' rack = r1 , gpu=true ')).toEqual(['a-host']);
+    expect(shown('rack=r1, gpu=false')).toEqual([]);
+    expect(shown('vcpus=8')).toEqual(['b-host']);
+    expect(parseFilter('rack')).toEqual({ ok: false, problem: '"rack" is not key=value' });
+    expect(parseFilter('=r1')).toEqual({ ok: false, problem: '"=r1" is not key=value' });
+  });
+
+  it("writes the filter as Blazar's resource_properties query", () => {
+    expect(resourcePropertiesOf([])).toBe('');
+    expect(JSON.parse(resourcePropertiesOf([{ key: 'rack', value: 'r1' }]))).toEqual(['=', '$rack', 'r1']);
+    expect(JSON.parse(resourcePropertiesOf([{ key: 'rack', value: 'r1' }, { key: 'gpu', value: 'true' }]))).toEqual(['and', ['=', '$rack', 'r1'], ['=', '$gpu', 'true']]);
+  });
+
+  it("reads Blazar's dates and the availability windows' dates as UTC", () => {
+    expect(parseBlazarDate('2034-05-01T10:00:00.000000')).toBe(Date.parse('2034-05-01T10:00:00Z'));
+    expect(parseRequestDate('2034-05-01 10:30')).toBe(Date.parse('2034-05-01T10:30:00Z'));
+  });
+
+  it('picks the ended leases that overlap the view, latest end first', () => {
+    const ended = (id: string, start: string, end: string) => ({ ...lease(id, `res-${id}`), start_date: `${start}:00.000000`, end_date: `${end}:00.000000` });
+    const leases = [
+      ended('early', '2034-05-01T01:00', '2034-05-01T03:00'),
+      ended('late', '2034-05-01T04:00', '2034-05-01T07:00'),
+      ended('before-view', '2034-04-30T01:00', '2034-04-30T03:00'),
+      ended('still-running', '2034-05-01T05:00', '2034-05-01T11:00'),
+    ];
+    const start = Date.parse('2034-05-01T02:00:00Z');
+    const end = Date.parse('2034-05-02T02:00:00Z');
+    expect(endedLeasesIn(leases, start, end, Date.parse('2034-05-01T10:00:00Z')).map((found) => found.id)).toEqual(['late', 'early']);
+  });
+
+  it("adds a lease's bookings fetched by id without doubling one already listed", () => {
+    const booking = { id: 'res-old', lease_id: 'old', start_date: '2034-04-30T10:00:00.000000', end_date: '2034-04-30T12:00:00.000000' };
+    const listed = DATA.hostAllocations[0]!.reservations[0]!;
+    const more = withBookings(DATA, {
+      hostAllocations: [{ resource_id: '1', reservations: [booking, listed] }, { resource_id: '2', reservations: [] }],
+      floatingIpAllocations: [{ resource_id: 'ip-1', reservations: [{ ...booking, id: 'res-ip' }] }],
+    });
+    expect(more.hostAllocations.find((allocation) => allocation.resource_id === '1')?.reservations).toEqual([listed, booking]);
+    expect(more.hostAllocations.find((allocation) => allocation.resource_id === '2')?.reservations).toHaveLength(1);
+    expect(buildRows(more).find((row) => row.kind === 'floatingip')?.bars.map((bar) => bar.reservationId)).toEqual(['res-ip']);
+  });
+});
