@@ -1,4 +1,4 @@
-import { type Interval, overlapping, widen } from '../shared/interval.js';
+import { type Interval, overlapping, someOverlapping, widen } from '../shared/interval.js';
 import type { AllocationRatios, SlotDemand } from './host.types.js';
 
 /** Amounts of the three resources an instance slot takes. */
@@ -83,4 +83,4 @@ export const freeSlotCount = (calendar: Calendar, capacity: Resources, question:
 
 /** True when a whole-host booking fits: nothing else is booked within the cleaning time of the window. */
 export const wholeHostFree = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean =>
-  overlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs).every((b) => b.reservationId === reservationId);
+  !someOverlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs, (b) => b.reservationId !== reservationId);

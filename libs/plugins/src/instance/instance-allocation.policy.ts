@@ -75,6 +75,7 @@ const byHostId = (allocations: SlotAllocation[]): SlotAllocation[] => allocation
 export const allocateInstances = (request: InstanceAllocationRequest, hosts: readonly HostSnapshot[]): InstanceAllocationResult => {
   const currentOf = new Map((request.current ?? []).map((a) => [a.hostId, a.count]));
   const { candidates, matching } = slotCandidates(request, hosts, currentOf);
+  candidates.sort(preference);
   const failure = (reason: 'shortage' | 'current_slots'): InstanceAllocationFailure => ({
     ok: false,
     requested: request.amount,
@@ -90,7 +91,7 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
 
 type SlotSupplyRequest = Omit<InstanceAllocationRequest, 'amount' | 'affinity' | 'current' | 'keepAll'>;
 
-/** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in preference order. */
+/** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in host order. */
 const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot[], currentOf: ReadonlyMap<string, number>): { readonly candidates: Candidate[]; readonly matching: number } => {
   const question = { window: request.window, cleaningTimeMs: request.cleaningTimeMs, demand: request.demand, reservationId: request.reservationId };
   const candidates: Candidate[] = [];
@@ -106,7 +107,6 @@ const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot
     );
     candidates.push({ id: host.id, free, shared, current: currentOf.get(host.id) ?? 0 });
   }
-  candidates.sort(preference);
   return { candidates, matching };
 };
 
