@@ -1,8 +1,9 @@
 import type { Interval } from '#domain/index.js';
 
 /** One booked interval of one resource; `member` is the resource's place in `BusyCalendars.members`. */
-export interface BusyInterval extends Interval {
+export interface BusyInterval<B extends Interval = Interval> extends Interval {
   readonly member: number;
+  readonly booking: B;
 }
 
 /** Index of the first of `sorted` whose `key` is at least `value`. */
@@ -17,7 +18,7 @@ export const firstAtLeast = (sorted: readonly BusyInterval[], key: 'start' | 'en
   return low;
 };
 
-const insertBy = (sorted: BusyInterval[], key: 'start' | 'end', interval: BusyInterval): void => {
+const insertBy = <B extends Interval>(sorted: BusyInterval<B>[], key: 'start' | 'end', interval: BusyInterval<B>): void => {
   sorted.splice(firstAtLeast(sorted, key, interval[key]), 0, interval);
 };
 
@@ -31,14 +32,14 @@ const PATCH_LIMIT = 64;
  * refresh after the index caught up patches the lists for exactly the calendars that changed (a
  * search always sees the caller's own writes) and costs a comparison per resource otherwise.
  */
-export class BusyCalendars<S extends object> {
+export class BusyCalendars<S extends object, B extends Interval = Interval> {
   private current: readonly S[] = [];
-  private starts: BusyInterval[] = [];
-  private ends: BusyInterval[] = [];
+  private starts: BusyInterval<B>[] = [];
+  private ends: BusyInterval<B>[] = [];
 
   constructor(
     private readonly idOf: (state: S) => string,
-    private readonly bookingsOf: (state: S) => readonly Interval[],
+    private readonly bookingsOf: (state: S) => readonly B[],
   ) {}
 
   /** The resources' states, each at its place. */
@@ -46,11 +47,11 @@ export class BusyCalendars<S extends object> {
     return this.current;
   }
 
-  get byStart(): readonly BusyInterval[] {
+  get byStart(): readonly BusyInterval<B>[] {
     return this.starts;
   }
 
-  get byEnd(): readonly BusyInterval[] {
+  get byEnd(): readonly BusyInterval<B>[] {
     return this.ends;
   }
 
@@ -77,9 +78,9 @@ export class BusyCalendars<S extends object> {
   }
 
   private rebuild(members: readonly S[]): void {
-    const all: BusyInterval[] = [];
+    const all: BusyInterval<B>[] = [];
     members.forEach((state, member) => {
-      for (const { start, end } of this.bookingsOf(state)) all.push({ start, end, member });
+      for (const booking of this.bookingsOf(state)) all.push({ start: booking.start, end: booking.end, member, booking });
     });
     this.starts = [...all].sort((a, b) => a.start - b.start);
     this.ends = all.sort((a, b) => a.end - b.end);
@@ -90,8 +91,8 @@ export class BusyCalendars<S extends object> {
     this.starts = this.starts.filter((interval) => !gone.has(interval.member));
     this.ends = this.ends.filter((interval) => !gone.has(interval.member));
     for (const member of changed) {
-      for (const { start, end } of this.bookingsOf(members[member] as S)) {
-        const interval = { start, end, member };
+      for (const booking of this.bookingsOf(members[member] as S)) {
+        const interval = { start: booking.start, end: booking.end, member, booking };
         insertBy(this.starts, 'start', interval);
         insertBy(this.ends, 'end', interval);
       }

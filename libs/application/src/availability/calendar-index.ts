@@ -1,11 +1,11 @@
-import type { RegisteredFloatingIp, RegisteredHost } from '#domain/index.js';
+import type { Booking, FloatingIpBooking, RegisteredFloatingIp, RegisteredHost } from '#domain/index.js';
 import type { WriteIndex } from '../write-model/write-index.js';
 import { BusyCalendars } from './busy-calendars.js';
 
 /** The booked intervals of every host and floating IP, sorted for sweeps (see BusyCalendars). */
 export class CalendarIndex {
-  readonly hosts = new BusyCalendars<RegisteredHost>((host) => host.hostId, (host) => host.bookings);
-  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp>((ip) => ip.floatingIpId, (ip) => ip.bookings);
+  readonly hosts = new BusyCalendars<RegisteredHost, Booking>((host) => host.hostId, (host) => host.bookings);
+  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>((ip) => ip.floatingIpId, (ip) => ip.bookings);
 
   /** In step with the write index as it stands (call after it caught up). */
   refresh(index: WriteIndex): this {

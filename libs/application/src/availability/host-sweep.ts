@@ -1,4 +1,4 @@
-import { MINUTE_MS, type RegisteredHost, overlapping } from '#domain/index.js';
+import { type Booking, MINUTE_MS, type RegisteredHost, overlapping } from '#domain/index.js';
 import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
 import { toHostSnapshot } from '../write-model/write-index.js';
@@ -11,7 +11,7 @@ export const minuteFrom = (ms: number): number => Math.ceil(ms / MINUTE_MS) * MI
 export const minuteAfter = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
 
 /** Which hosts a query matches (reservable ones only), by place in the busy calendars. */
-export const matchingHosts = (hosts: BusyCalendars<RegisteredHost>, query: HostQuery | null): boolean[] =>
+export const matchingHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, query: HostQuery | null): boolean[] =>
   hosts.members.map((state) => {
     const snapshot = toHostSnapshot(state);
     return snapshot.columns.reservable && (query === null || matchesHost(query, snapshot));
@@ -45,7 +45,7 @@ export class HostSweeper {
   private at = -Infinity;
 
   constructor(
-    private readonly hosts: BusyCalendars<RegisteredHost>,
+    private readonly hosts: BusyCalendars<RegisteredHost, Booking>,
     private readonly sweep: HostSweep,
   ) {
     this.total = sweep.matching.reduce((n, m) => n + (m ? 1 : 0), 0);

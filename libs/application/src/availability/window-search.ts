@@ -1,4 +1,4 @@
-import { type FlavorViewer, MINUTE_MS, type RegisteredHost, isDomainError } from '#domain/index.js';
+import { type Booking, type FlavorViewer, MINUTE_MS, type RegisteredHost, isDomainError } from '#domain/index.js';
 import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
 import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
@@ -164,7 +164,7 @@ export class WindowSearch {
 }
 
 /** Which hosts can change the answer: the reservable ones a host or slot reservation may use. */
-const relevantHosts = (hosts: BusyCalendars<RegisteredHost>, { hosts: relevance }: Relevance): boolean[] => {
+const relevantHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, { hosts: relevance }: Relevance): boolean[] => {
   if (relevance === 'none') return hosts.members.map(() => false);
   if (relevance === 'all') return hosts.members.map(() => true);
   return hosts.members.map((host) => {
