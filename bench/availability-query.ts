@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LedgerShape, writeAvailabilityLedger } from './availability-ledger.js';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type CapacityFigures, capacityRows, measureCapacity } from './capacity-report.js';
 
 /**
  * Availability query latency on a large calendar: 2,000 hosts (one in five with a GPU) and 20,000
@@ -51,6 +52,8 @@ export interface AvailabilityFigures {
   readonly queries: Readonly<Record<string, { readonly p50_ms: number; readonly p95_ms: number; readonly windows: number }>>;
   readonly all_p50_ms: number;
   readonly all_p95_ms: number;
+  /** The capacity report on the same calendar (./capacity-report.ts). */
+  readonly capacity: CapacityFigures;
 }
 
 const measure = async (call: Call, random: () => number, t0: number): Promise<Pick<AvailabilityFigures, 'queries' | 'all_p50_ms' | 'all_p95_ms'>> => {
@@ -88,7 +91,8 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
     const system = await launch(port, dataDir, {}, 'apps/api/src/main.js');
     try {
       await warmUp(system.call, t0);
-      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...(await measure(system.call, random, t0)) };
+      const queries = await measure(system.call, random, t0);
+      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...queries, capacity: await measureCapacity(system.call, t0) };
     } finally {
       await system.stop();
     }
@@ -97,7 +101,7 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
   }
 };
 
-export const availabilityRows = (figures: AvailabilityFigures): string[] => [
+export const availabilityRows = (figures: Omit<AvailabilityFigures, 'capacity'>): string[] => [
   `| availability queries (${figures.hosts} hosts, ${figures.leases_accepted} leases) p50 / p95 | ${figures.all_p50_ms} ms / ${figures.all_p95_ms} ms | not offered |`,
   ...Object.entries(figures.queries).map(([kind, q]) => `| availability: ${kind} p50 / p95 | ${q.p50_ms} ms / ${q.p95_ms} ms | |`),
 ];
@@ -106,7 +110,7 @@ if (process.argv[1]?.endsWith('availability-query.js')) {
   runAvailabilityBench(Number(process.env.BENCH_PORT ?? 62240))
     .then((figures) => {
       console.log(JSON.stringify(figures, null, 2));
-      for (const row of availabilityRows(figures)) console.log(row);
+      for (const row of [...availabilityRows(figures), ...capacityRows(figures.capacity)]) console.log(row);
     })
     .catch((error: unknown) => {
       console.error(error);

@@ -4,7 +4,9 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import { type CapacityReport, CapacityQueries } from '#application/queries/capacity.queries.js';
 import type { HostStep, SlotStep, ZoneCapacity } from '#application/queries/capacity-report.js';
 import type { LeaseConcentration } from '#application/queries/failure-domains.js';
+import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { callerOf } from '../http/request-context.js';
+import { authorizedRequest } from '../policy/authorize.js';
 import { parseCapacityQuery } from './capacity-request.parser.js';
 
 const date = (ms: number): string => requestDate(new Date(ms).toISOString());
@@ -72,8 +74,9 @@ export class CapacityController {
     @Query('duration') duration?: string,
     @Query('failure_domain') failureDomain?: string,
   ) {
-    const caller = callerOf(request);
+    // the policy first: a member learns nothing, not even which parameter was wrong
+    authorizedRequest(request, ACTIONS.capacityGet);
     const parsed = parseCapacityQuery({ start, end, step, duration, failure_domain: failureDomain });
-    return reportBody(await this.capacity.report(caller, parsed));
+    return reportBody(await this.capacity.report(callerOf(request), parsed));
   }
 }
