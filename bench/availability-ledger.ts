@@ -14,8 +14,9 @@ import { StandaloneHostInventory } from '#plugins/standalone/standalone-host-inv
  * The large calendar of the availability and capacity benches, written into `events.sqlite` through
  * the application layer (the same use cases and deciders the API calls, without HTTP: 20,000 lease
  * requests through the API took about ten minutes). Hosts in two availability zones, one in five with a
- * GPU, each in one of 50 racks; one-host leases of 1 to 48 hours over 60 days from `t0`, some refused
- * where the calendar is full, as through the API. The system launched on the folder afterwards
+ * GPU, each in one of 50 racks; leases of 1 to 48 hours over 60 days from `t0`, one host each (one in
+ * twenty three hosts, for the capacity report's failure domains), some refused where the calendar is
+ * full, as through the API. The system launched on the folder afterwards
  * projects the log like any other.
  */
 export interface LedgerShape {
@@ -62,7 +63,8 @@ export const writeAvailabilityLedger = async (dataDir: string, shape: LedgerShap
     for (let i = 0; i < shape.leases; i++) {
       const start = t0 + Math.floor(random() * shape.days * 24) * HOUR;
       const hours = 1 + Math.floor(random() * 48);
-      const data = { name: `avail-lease-${i}`, startDate: new Date(start).toISOString(), endDate: new Date(start + hours * HOUR).toISOString(), beforeEndDate: null, reservations: [hostRequest(1, random() < 0.2)] };
+      const wanted = random() < 0.05 ? 3 : 1;
+      const data = { name: `avail-lease-${i}`, startDate: new Date(start).toISOString(), endDate: new Date(start + hours * HOUR).toISOString(), beforeEndDate: null, reservations: [hostRequest(wanted, random() < 0.2)] };
       try {
         await leases.create({ type: 'CreateLease', data, metadata: metadata(now) });
         accepted++;

@@ -7,7 +7,7 @@ import { type CapacityFigures, capacityRows, measureCapacity } from './capacity-
 
 /**
  * Availability query latency on a large calendar: 2,000 hosts (one in five with a GPU) and 20,000
- * one-host lease requests spread over 60 days, written through the application layer
+ * lease requests (one host each, one in twenty three hosts) spread over 60 days, written through the application layer
  * (./availability-ledger.ts), then the API alone started on that log and asked POST and GET
  * /v1/availability for requests from easy (one host) to hard (200 hosts at once, a mixed request).
  * Calendars and queries come from a seeded generator, so every run asks the same questions of the

@@ -74,18 +74,19 @@ const reservedPerStep = (frame: CapacityFrame, hosts: readonly RegisteredHost[])
   const slots = new Int32Array(count);
   const wholeMark = new Int32Array(count).fill(-1);
   const slotMark = new Int32Array(count).fill(-1);
-  hosts.forEach((host, h) => {
-    for (const kind of ['whole', 'slots'] as const) {
-      for (const booking of host.bookings) {
-        if ((booking.slots === null) !== (kind === 'whole')) continue;
-        const range = stepRange(frame, booking);
-        if (range === null) continue;
-        for (let k = range[0]; k <= range[1]; k++) {
-          if (kind === 'whole' && wholeMark[k] !== h) [wholeMark[k], whole[k]] = [h, (whole[k] ?? 0) + 1];
-          if (kind === 'slots' && wholeMark[k] !== h && slotMark[k] !== h) [slotMark[k], slots[k]] = [h, (slots[k] ?? 0) + 1];
-        }
-      }
+  const mark = (h: number, booking: Booking, marks: Int32Array, counts: Int32Array): void => {
+    const range = stepRange(frame, booking);
+    if (range === null) return;
+    for (let k = range[0]; k <= range[1]; k++) {
+      // a host with a whole booking in a step counts there as whole only
+      if (marks[k] === h || (marks === slotMark && wholeMark[k] === h)) continue;
+      marks[k] = h;
+      counts[k] = (counts[k] ?? 0) + 1;
     }
+  };
+  hosts.forEach((host, h) => {
+    for (const booking of host.bookings) if (booking.slots === null) mark(h, booking, wholeMark, whole);
+    for (const booking of host.bookings) if (booking.slots !== null) mark(h, booking, slotMark, slots);
   });
   return { whole, slots };
 };

@@ -13,18 +13,23 @@ export interface LeaseConcentration {
   readonly unlabelled: number;
 }
 
-/** Hosts each lease holds within [start, end), by lease. */
+/** Hosts each lease holds within [start, end), for the leases holding two or more (most hold one: no set for them). */
 const hostsByLease = (hosts: readonly RegisteredHost[], start: number, end: number): Map<string, Set<RegisteredHost>> => {
-  const byLease = new Map<string, Set<RegisteredHost>>();
+  const first = new Map<string, RegisteredHost>();
+  const several = new Map<string, Set<RegisteredHost>>();
   for (const host of hosts) {
     for (const booking of host.bookings) {
       if (booking.end <= start || booking.start >= end) continue;
-      const held = byLease.get(booking.leaseId) ?? new Set<RegisteredHost>();
-      held.add(host);
-      byLease.set(booking.leaseId, held);
+      const held = several.get(booking.leaseId);
+      if (held !== undefined) held.add(host);
+      else {
+        const one = first.get(booking.leaseId);
+        if (one === undefined) first.set(booking.leaseId, host);
+        else if (one !== host) several.set(booking.leaseId, new Set([one, host]));
+      }
     }
   }
-  return byLease;
+  return several;
 };
 
 const concentrationOf = (leaseId: string, held: ReadonlySet<RegisteredHost>, capability: string): LeaseConcentration => {
@@ -48,6 +53,5 @@ const concentrationOf = (leaseId: string, held: ReadonlySet<RegisteredHost>, cap
  */
 export const failureDomainConcentration = (hosts: readonly RegisteredHost[], capability: string, start: number, end: number): LeaseConcentration[] =>
   [...hostsByLease(hosts, start, end)]
-    .filter(([, held]) => held.size >= 2)
     .map(([leaseId, held]) => concentrationOf(leaseId, held, capability))
     .sort((a, b) => (b.largestShare?.hosts ?? 0) - (a.largestShare?.hosts ?? 0) || (a.leaseId < b.leaseId ? -1 : a.leaseId > b.leaseId ? 1 : 0));
