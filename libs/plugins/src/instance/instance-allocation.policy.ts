@@ -2,7 +2,7 @@ import { type Resources, freeSlotCount, slotCapacity } from '#domain/host/host.c
 import type { AllocationRatios } from '#domain/host/host.types.js';
 import type { Affinity, SlotAllocation } from '#domain/lease/lease.types.js';
 import { type DomainError, conflict } from '#domain/shared/errors.js';
-import { type Interval, overlapping } from '#domain/shared/interval.js';
+import { type Interval, someOverlapping } from '#domain/shared/interval.js';
 import { compareHostIds } from '../physical-host/host-allocation.policy.js';
 import type { HostSnapshot } from '../physical-host/host-snapshot.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
@@ -102,9 +102,7 @@ const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot
     if (!fitsOnce(capacity, request.demand)) continue;
     matching++;
     const free = freeSlotCount(host, capacity, question);
-    const shared = overlapping(host.bookings, request.window, host.longestBookingMs).some(
-      (b) => b.slots !== null && b.reservationId !== request.reservationId,
-    );
+    const shared = someOverlapping(host.bookings, request.window, host.longestBookingMs, (b) => b.slots !== null && b.reservationId !== request.reservationId);
     candidates.push({ id: host.id, free, shared, current: currentOf.get(host.id) ?? 0 });
   }
   return { candidates, matching };
