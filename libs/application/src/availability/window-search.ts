@@ -104,15 +104,15 @@ export class WindowSearch {
   /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */
   windows(query: WindowQuery): SearchResult {
     const candidates = this.candidateStarts(query);
-    const emptyFrom = candidates.emptyFrom(query.notBefore);
-    if (query.alone !== null && query.alone.some((attempt) => !this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs))) {
-      return { starts: [], searchedUntil: null };
-    }
+    const fitsAlone = this.fitsAlone(query, candidates);
+    // a search that tries no admission still meets any other refusal of the request's
+    if (query.possibleAdmits && !fitsAlone()) return { starts: [], searchedUntil: null };
     const found: number[] = [];
     const budget = { left: MAX_ATTEMPTS_PER_SEARCH };
     let from = query.notBefore;
     while (found.length < query.limit) {
-      const next = this.earliestFrom(query, from, candidates, budget);
+      // once a window was found, each reservation fits alone: only the first window's search may ask
+      const next = this.earliestFrom(query, from, candidates, budget, found.length === 0 ? fitsAlone : () => true);
       if (next === null) break;
       if ('stoppedAt' in next) return { starts: found, searchedUntil: next.stoppedAt };
       found.push(next.start);
@@ -127,7 +127,28 @@ export class WindowSearch {
     return requests.map((request) => supplyOf(context, request));
   }
 
-  private earliestFrom(query: WindowQuery, from: number, candidates: CandidateStarts, budget: { left: number }): { readonly start: number } | { readonly stoppedAt: number } | null {
+  /**
+   * Whether each reservation alone fits where nothing relevant is booked any more, asked at most once
+   * and only when needed: a request admitted at its first try needs no such proof.
+   */
+  private fitsAlone(query: WindowQuery, candidates: CandidateStarts): () => boolean {
+    let answer: boolean | null = query.alone === null ? true : null;
+    return () => {
+      if (answer === null) {
+        const emptyFrom = candidates.emptyFrom(query.notBefore);
+        answer = (query.alone ?? []).every((attempt) => this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs));
+      }
+      return answer;
+    };
+  }
+
+  private earliestFrom(
+    query: WindowQuery,
+    from: number,
+    candidates: CandidateStarts,
+    budget: { left: number },
+    fitsAlone: () => boolean,
+  ): { readonly start: number } | { readonly stoppedAt: number } | null {
     const lastStart = query.notAfter - query.durationMs;
     let start: number | null = from;
     for (;;) {
@@ -138,6 +159,7 @@ export class WindowSearch {
       start = possible;
       if (budget.left-- <= 0) return { stoppedAt: start };
       if (this.admits(query, start, start + query.durationMs)) return { start };
+      if (!fitsAlone()) return null;
       start = candidates.next(start);
     }
   }
