@@ -1,22 +1,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type LedgerShape, writeAvailabilityLedger } from './availability-ledger.js';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
+import { type CapacityFigures, capacityRows, measureCapacity } from './capacity-report.js';
 
 /**
  * Availability query latency on a large calendar: 2,000 hosts (one in five with a GPU) and 20,000
- * one-host leases spread over 60 days, built through the API, then POST and GET /v1/availability
- * for requests from easy (one host) to hard (200 hosts at once, a mixed request). Calendars and
- * queries come from a seeded generator, so every run asks the same questions of the same calendar.
- * `node dist/bench/availability-query.js` runs it alone.
+ * lease requests (one host each, one in twenty three hosts) spread over 60 days, written through the application layer
+ * (./availability-ledger.ts), then the API alone started on that log and asked POST and GET
+ * /v1/availability for requests from easy (one host) to hard (200 hosts at once, a mixed request).
+ * Calendars and queries come from a seeded generator, so every run asks the same questions of the
+ * same calendar. `node dist/bench/availability-query.js` runs it alone.
  */
-const HOSTS = 2000;
-const LEASES = 20_000;
+export const LEDGER: LedgerShape = { hosts: 2000, leases: 20_000, days: 60 };
 const QUERIES_PER_KIND = 40;
 const DAY = 24 * 3600_000;
 
 /** mulberry32: a small seeded generator, so the bench is the same on every run. */
-const seeded = (seed: number) => () => {
+export const seeded = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0;
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
@@ -30,25 +32,6 @@ const hosts = (min: number, gpu: boolean) => ({
   hypervisor_properties: '',
   resource_properties: gpu ? '["=", "$gpu", "true"]' : '',
 });
-
-const build = async (call: Call, random: () => number, t0: number): Promise<{ readonly accepted: number; readonly seconds: number }> => {
-  const started = performance.now();
-  for (let i = 0; i < HOSTS; i++) {
-    const facts = { vcpus: 16, memory_mb: 65536, local_gb: 500 };
-    const result = await call('POST', '/v1/os-hosts', { name: `avail-${String(i).padStart(4, '0')}`, ...facts, gpu: i % 5 === 0 ? 'true' : 'false' });
-    if (result.status !== 201) throw new Error(`host ${i}: ${result.status} ${JSON.stringify(result.body)}`);
-  }
-  let accepted = 0;
-  for (let i = 0; i < LEASES; i++) {
-    const start = t0 + Math.floor(random() * 60 * 24) * 3600_000;
-    const hours = 1 + Math.floor(random() * 48);
-    const body = { name: `avail-lease-${i}`, start_date: blazarDate(start), end_date: blazarDate(start + hours * 3600_000), reservations: [hosts(1, random() < 0.2)] };
-    const result = await call('POST', '/v1/leases', body);
-    if (result.status === 201) accepted++;
-    else if (result.status !== 409) throw new Error(`lease ${i}: ${result.status} ${JSON.stringify(result.body)}`);
-  }
-  return { accepted, seconds: (performance.now() - started) / 1000 };
-};
 
 /** The request kinds timed, each asked QUERIES_PER_KIND times from a random day of the 60. */
 const KINDS: Readonly<Record<string, (notBefore: string) => readonly [string, string, unknown?]>> = {
@@ -69,6 +52,8 @@ export interface AvailabilityFigures {
   readonly queries: Readonly<Record<string, { readonly p50_ms: number; readonly p95_ms: number; readonly windows: number }>>;
   readonly all_p50_ms: number;
   readonly all_p95_ms: number;
+  /** The capacity report on the same calendar (./capacity-report.ts). */
+  readonly capacity: CapacityFigures;
 }
 
 const measure = async (call: Call, random: () => number, t0: number): Promise<Pick<AvailabilityFigures, 'queries' | 'all_p50_ms' | 'all_p95_ms'>> => {
@@ -90,15 +75,24 @@ const measure = async (call: Call, random: () => number, t0: number): Promise<Pi
   return { queries, all_p50_ms: +percentile(all, 50).toFixed(1), all_p95_ms: +percentile(all, 95).toFixed(1) };
 };
 
+/** The first answer folds the whole log into the API's calendars: asked once, untimed. */
+const warmUp = async (call: Call, t0: number): Promise<void> => {
+  const [method, path, body] = (KINDS['one host, 1 day (GET)'] as (notBefore: string) => readonly [string, string, unknown?])(blazarDate(t0));
+  const result = await call(method, path, body);
+  if (result.status !== 200) throw new Error(`warm-up: ${result.status} ${JSON.stringify(result.body)}`);
+};
+
 export const runAvailabilityBench = async (port: number): Promise<AvailabilityFigures> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-availability-'));
   try {
-    const system = await launch(port, dataDir);
+    const random = seeded(20261126);
+    const t0 = Math.ceil(Date.now() / DAY) * DAY + DAY;
+    const { accepted, seconds } = await writeAvailabilityLedger(dataDir, LEDGER, random, t0);
+    const system = await launch(port, dataDir, {}, 'apps/api/src/main.js');
     try {
-      const random = seeded(20261126);
-      const t0 = Math.ceil(Date.now() / DAY) * DAY + DAY;
-      const { accepted, seconds } = await build(system.call, random, t0);
-      return { hosts: HOSTS, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...(await measure(system.call, random, t0)) };
+      await warmUp(system.call, t0);
+      const queries = await measure(system.call, random, t0);
+      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...queries, capacity: await measureCapacity(system.call, t0) };
     } finally {
       await system.stop();
     }
@@ -107,7 +101,7 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
   }
 };
 
-export const availabilityRows = (figures: AvailabilityFigures): string[] => [
+export const availabilityRows = (figures: Omit<AvailabilityFigures, 'capacity'>): string[] => [
   `| availability queries (${figures.hosts} hosts, ${figures.leases_accepted} leases) p50 / p95 | ${figures.all_p50_ms} ms / ${figures.all_p95_ms} ms | not offered |`,
   ...Object.entries(figures.queries).map(([kind, q]) => `| availability: ${kind} p50 / p95 | ${q.p50_ms} ms / ${q.p95_ms} ms | |`),
 ];
@@ -116,7 +110,7 @@ if (process.argv[1]?.endsWith('availability-query.js')) {
   runAvailabilityBench(Number(process.env.BENCH_PORT ?? 62240))
     .then((figures) => {
       console.log(JSON.stringify(figures, null, 2));
-      for (const row of availabilityRows(figures)) console.log(row);
+      for (const row of [...availabilityRows(figures), ...capacityRows(figures.capacity)]) console.log(row);
     })
     .catch((error: unknown) => {
       console.error(error);

@@ -11,6 +11,7 @@ import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
 import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
+import { capacityRows } from './capacity-report.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -25,7 +26,8 @@ import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from
  * (`node dist/bench/bench.js as-of`: that one alone),
  * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone),
  * then availability queries on 2,000 hosts and 20,000 leases (./availability-query.ts;
- * `node dist/bench/availability-query.js` alone).
+ * `node dist/bench/availability-query.js` alone) and the capacity report on that calendar
+ * (./capacity-report.ts).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -123,6 +125,7 @@ const printTable = (
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
   for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
   for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
+  for (const row of availability === null ? [] : capacityRows(availability.capacity)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {

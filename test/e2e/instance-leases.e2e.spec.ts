@@ -140,7 +140,8 @@ describe('instance reservations (api + projector + reactor, default configuratio
       const allocation = await client.get(`/v1/os-hosts/${hostIds['crud-1']}/allocation?reservation_id=${reservation.id}`);
       expect(allocation.body.allocation).toEqual({
         resource_id: hostIds['crud-1'],
-        reservations: [{ id: reservation.id, lease_id: lease.id, start_date: tDate(start), end_date: tDate(end) }],
+        // upstream's four keys, then what the slots take on this host
+        reservations: [{ id: reservation.id, lease_id: lease.id, start_date: tDate(start), end_date: tDate(end), slots: 2, vcpus: 4, memory_mb: 4096, disk_gb: 40 }],
       });
     });
 
@@ -156,7 +157,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
     it('the allocations of leases not yet ended include the instance slots\' host', async () => {
       const response = await client.get('/v1/os-hosts/allocations');
       const entry = response.body.allocations.find((a: { resource_id: string }) => a.resource_id === hostIds['crud-1']);
-      expect(entry.reservations).toContainEqual({ id: lease.reservations[0].id, lease_id: lease.id, start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')) });
+      expect(entry.reservations).toContainEqual({ id: lease.reservations[0].id, lease_id: lease.id, start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')), slots: 2, vcpus: 4, memory_mb: 4096, disk_gb: 40 });
     });
 
     it('DELETE: 204, then 404; the slots are free: the host can be reserved whole for that window', async () => {
@@ -480,7 +481,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
     it('new lease dates move the slots\' window', async () => {
       await updateLease(lease.id, { end_date: on(19, '13:00') });
       const allocation = await client.get(`/v1/os-hosts/${hostIds['aff-1']}/allocation?reservation_id=${rid}`);
-      expect(allocation.body.allocation.reservations).toEqual([{ id: rid, lease_id: lease.id, start_date: tDate(on(19, '10:00')), end_date: tDate(on(19, '13:00')) }]);
+      expect(allocation.body.allocation.reservations).toEqual([{ id: rid, lease_id: lease.id, start_date: tDate(on(19, '10:00')), end_date: tDate(on(19, '13:00')), slots: 3, vcpus: 3, memory_mb: 3072, disk_gb: 30 }]);
     });
 
     it('a shortage: 409, the reservation keeps its slots', async () => {
@@ -700,7 +701,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(shortened).toMatchObject({ status: 'ACTIVE', end_date: tDate(earlier) });
       expect(shortened.reservations.map((r: { status: string }) => r.status)).toEqual(['active', 'active', 'active', 'active']);
       const allocation = await client.get(`/v1/os-hosts/${hostIds['act-2']}/allocation?reservation_id=${ids.apart}`);
-      expect(allocation.body.allocation.reservations).toEqual([{ id: ids.apart, lease_id: lease.id, start_date: lease.start_date, end_date: tDate(earlier) }]);
+      expect(allocation.body.allocation.reservations).toEqual([{ id: ids.apart, lease_id: lease.id, start_date: lease.start_date, end_date: tDate(earlier), slots: 1, vcpus: 2, memory_mb: 2048, disk_gb: 20 }]);
 
       const next = await createLease('act-next', endDate, addMinutes(endDate, 60), [act(4, null)]);
       expect(await hostsOf(next.reservations[0].id)).toEqual(['act-1', 'act-2']);

@@ -546,6 +546,8 @@ const USAGE_POLICY: Record<string, Record<Role, boolean>> = {
   'list rate cards': { admin: true, member: true, reader: true, norole: true },
   'show rate card': { admin: true, member: true, reader: true, norole: true },
   'publish rate card': { admin: true, member: false, reader: false, norole: false },
+  // the operators' capacity table: every zone and every lease, so admins only
+  'capacity report': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('usage and rate cards (static tokens, default policy)', () => {
@@ -583,6 +585,11 @@ describe('usage and rate cards (static tokens, default policy)', () => {
         if (allowed) expect(reply.body.rate_card).toMatchObject({ name: `matrix-${role}`, version: 1 });
         break;
       }
+      case 'capacity report': {
+        const reply = await read(() => request('GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-02-01%2000:00&step=P1D', token), 200, 'leasehold:capacity:get', allowed);
+        if (allowed) expect(Array.isArray(reply.body.capacity.pools)).toBe(true);
+        break;
+      }
     }
   });
 
@@ -591,6 +598,8 @@ describe('usage and rate cards (static tokens, default policy)', () => {
     expect(reply.status).toBe(role === 'norole' ? 403 : 400);
     const card = await request('PUT', '/v1/rate-cards/matrix', as(role), { ...RATE_CARD, currency: 'euros' });
     expect(card.status).toBe(role === 'admin' ? 400 : 403);
+    const capacity = await request('GET', '/v1/capacity?start=2030-01-02%2000:00&end=2030-01-01%2000:00', as(role));
+    expect(capacity.status).toBe(role === 'admin' ? 400 : 403);
   });
 });
 
@@ -630,6 +639,7 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/rate-cards'],
     ['GET', '/v1/rate-cards/matrix'],
     ['PUT', '/v1/rate-cards/matrix', RATE_CARD],
+    ['GET', `/v1/capacity?${USAGE_WINDOW}`],
     ['GET', '/v1/no-such-route'],
     ['GET', '/V1/leases'],
     ['POST', '/', {}],

@@ -37,6 +37,8 @@ import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLO
 import { VersionsController } from './versions/versions.controller.js';
 import { AvailabilityController } from './availability/availability.controller.js';
 import { AvailabilityQueries } from '#application/availability/availability.queries.js';
+import { CapacityQueries } from '#application/queries/capacity.queries.js';
+import { CapacityController } from './capacity/capacity.controller.js';
 import { randomUUID } from 'node:crypto';
 import type { ApplicationContext } from '#application/application-context.js';
 import { CommandHandler } from '#application/command-handler.js';
@@ -104,6 +106,7 @@ export class AppModule {
         UsageController,
         WebhookController,
         AvailabilityController,
+        CapacityController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -148,6 +151,7 @@ export class AppModule {
           }),
         },
         { provide: AvailabilityQueries, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new AvailabilityQueries(context) },
+        { provide: CapacityQueries, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new CapacityQueries(context) },
         { provide: FlavorUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new FlavorUseCases(context) },
         {
           provide: HostUseCases,

@@ -36,6 +36,11 @@ export interface AllocationRow {
   leaseId: string;
   startDate: string;
   endDate: string;
+  /** Instance slots held on the host and what one takes (all null for a whole host). */
+  slotCount: number | null;
+  slotVcpus: number | null;
+  slotMemoryMb: number | null;
+  slotDiskGb: number | null;
   /** Log position of the event that made this version of the row (see history-entities.ts). */
   since: Opt<number>;
 }
@@ -171,6 +176,10 @@ const allocationSchema = (): EntitySchema<AllocationRow> => new EntitySchema<All
     leaseId: { type: SafeTextType, index: true },
     startDate: { type: SafeTextType },
     endDate: { type: SafeTextType, index: true },
+    slotCount: { type: 'integer', nullable: true },
+    slotVcpus: { type: 'integer', nullable: true },
+    slotMemoryMb: { type: 'integer', nullable: true },
+    slotDiskGb: { type: 'integer', nullable: true },
     since: { type: new BigIntType('number'), default: 0 },
   },
 });

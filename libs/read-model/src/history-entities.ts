@@ -34,6 +34,11 @@ export interface AllocationVersionRow extends Version {
   leaseId: string;
   startDate: string;
   endDate: string;
+  /** Instance slots held on the host and what one takes (all null for a whole host). */
+  slotCount: number | null;
+  slotVcpus: number | null;
+  slotMemoryMb: number | null;
+  slotDiskGb: number | null;
 }
 
 export interface FloatingIpVersionRow extends Version {
@@ -104,6 +109,10 @@ const allocationVersionSchema = (): EntitySchema<AllocationVersionRow> => new En
     leaseId: { type: SafeTextType },
     startDate: { type: SafeTextType },
     endDate: { type: SafeTextType },
+    slotCount: { type: 'integer', nullable: true },
+    slotVcpus: { type: 'integer', nullable: true },
+    slotMemoryMb: { type: 'integer', nullable: true },
+    slotDiskGb: { type: 'integer', nullable: true },
   },
 });
 export const AllocationVersionEntity = allocationVersionSchema();

@@ -30,6 +30,7 @@ import {
   allocationWhere,
   byCodePoint,
   groupAllocations,
+  slotDetail,
 } from './resource-reads.js';
 
 type Live = { since: number };
@@ -96,7 +97,7 @@ export class ReadModelAsOf implements ResourceReads {
       const where = allocationWhere(filter, nowIso);
       const rows = await this.rowsAt(em, AllocationEntity, AllocationVersionEntity, where);
       const sorted = rows.sort(byStartThen((row) => row.reservationId));
-      return groupAllocations(hosts, sorted, (row) => row.hostId);
+      return groupAllocations(hosts, sorted, (row) => row.hostId, slotDetail);
     });
   }
 

@@ -26,9 +26,10 @@ import {
   allocationWhere,
   byCodePoint,
   groupAllocations,
+  slotDetail,
 } from './resource-reads.js';
 
-export type { AllocationFilter, FloatingIpAllocationView, HostAllocationView, ResourceReads } from './resource-reads.js';
+export type { AllocatedReservation, AllocationFilter, FloatingIpAllocationView, HostAllocationView, ResourceReads, SlotsHeld } from './resource-reads.js';
 
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
 export class ReadModelQueries implements ResourceReads {
@@ -88,7 +89,7 @@ export class ReadModelQueries implements ResourceReads {
     const em = this.em();
     const hosts = await em.find(HostEntity, hostId === undefined ? {} : { id: hostId }, { orderBy: { sortKey: 'asc' } });
     const rows = await em.find(AllocationEntity, allocationWhere(filter, nowIso), { orderBy: { startDate: 'asc', reservationId: 'asc' } });
-    return groupAllocations(hosts, rows, (row) => row.hostId);
+    return groupAllocations(hosts, rows, (row) => row.hostId, slotDetail);
   }
 
   async floatingIps(): Promise<FloatingIpView[]> {

@@ -8,13 +8,51 @@ export interface AllocationFilter {
   readonly reservationId: string | null;
 }
 
-export interface HostAllocationView {
-  readonly resource_id: string;
-  readonly reservations: readonly { id: string; lease_id: string; start_date: string; end_date: string }[];
+/** One reservation holding a resource, as upstream lists it. */
+export interface AllocatedReservation {
+  readonly id: string;
+  readonly lease_id: string;
+  readonly start_date: string;
+  readonly end_date: string;
 }
 
-/** Same shape as a host's: `resource_id` is the floating IP's id. */
-export type FloatingIpAllocationView = HostAllocationView;
+/** What an instance reservation holds on one host: its slots and their vcpus, memory and disk in all. */
+export interface SlotsHeld {
+  readonly slots: number;
+  readonly vcpus: number;
+  readonly memory_mb: number;
+  readonly disk_gb: number;
+}
+
+/**
+ * On a host, an instance reservation also says what it holds there (a Leasehold addition); a
+ * reservation of the whole host is listed exactly as upstream lists it.
+ */
+export type HostAllocatedReservation = AllocatedReservation | (AllocatedReservation & SlotsHeld);
+
+export interface HostAllocationView {
+  readonly resource_id: string;
+  readonly reservations: readonly HostAllocatedReservation[];
+}
+
+/** `resource_id` is the floating IP's id. */
+export interface FloatingIpAllocationView {
+  readonly resource_id: string;
+  readonly reservations: readonly AllocatedReservation[];
+}
+
+interface SlotColumns {
+  readonly slotCount: number | null;
+  readonly slotVcpus: number | null;
+  readonly slotMemoryMb: number | null;
+  readonly slotDiskGb: number | null;
+}
+
+/** A host allocation's slot detail (totals of what its slots take), nothing for a whole host. */
+export const slotDetail = ({ slotCount, slotVcpus, slotMemoryMb, slotDiskGb }: SlotColumns): SlotsHeld | Record<string, never> =>
+  slotCount === null || slotVcpus === null || slotMemoryMb === null || slotDiskGb === null
+    ? {}
+    : { slots: slotCount, vcpus: slotCount * slotVcpus, memory_mb: slotCount * slotMemoryMb, disk_gb: slotCount * slotDiskGb };
 
 /** Upstream's allocation filter: lease or reservation if given (then past ones too), else leases not yet ended. */
 export const allocationWhere = (filter: AllocationFilter, nowIso: string): Record<string, unknown> => {
@@ -36,11 +74,12 @@ interface BookedRow {
 }
 
 /** One entry per resource, in the resources' order, with its bookings in the rows' order. */
-export const groupAllocations = <Row extends BookedRow>(
+export const groupAllocations = <Row extends BookedRow, Detail extends object = object>(
   resources: readonly { readonly id: string }[],
   rows: readonly Row[],
   resourceOf: (row: Row) => string,
-): HostAllocationView[] => {
+  detail: (row: Row) => Detail = () => ({}) as Detail,
+): { readonly resource_id: string; readonly reservations: readonly (AllocatedReservation & Detail)[] }[] => {
   const byResource = new Map<string, Row[]>();
   for (const row of rows) byResource.set(resourceOf(row), [...(byResource.get(resourceOf(row)) ?? []), row]);
   return resources.map((resource) => ({
@@ -50,6 +89,7 @@ export const groupAllocations = <Row extends BookedRow>(
       lease_id: row.leaseId,
       start_date: toBlazarDate(row.startDate),
       end_date: toBlazarDate(row.endDate),
+      ...detail(row),
     })),
   }));
 };

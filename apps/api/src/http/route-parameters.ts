@@ -147,6 +147,12 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
     description: "a lease status (Blazar's: PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED, ERROR)",
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter status (must be a lease status)'),
   },
+  step: parsed('step', 'the report step: whole minutes, or an ISO 8601 duration'),
+  failure_domain: {
+    pattern: PROPERTY_NAME_PATTERN,
+    description: 'a host capability whose values name failure domains (e.g. `rack`)',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter failure_domain (must be an extra capability name)'),
+  },
   outcome: {
     pattern: '^refused$',
     description: '`refused`, the only outcome the audit log records',

@@ -461,6 +461,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: { schema: ref('AvailabilityQueryDto'), required: true },
     response: { description: 'The windows, earliest first (empty: none in the range).' },
   },
+  'GET /v1/capacity': {
+    operationId: 'showCapacity',
+    tag: 'availability',
+    summary: 'Capacity report',
+    description:
+      'Per availability zone and step of [start, end): for `physical:host`, the hosts enrolled, reserved whole, reserved by instance slots, free, the peak utilisation (most hosts booked at one instant, over those enrolled) and the largest request the host policy would still admit starting at the step (`largest_request`, e.g. "7 hosts for 24 h", cleaning time included); for `virtual:instance`, the slot capacity (totals x allocation ratios) and the most vCPUs, memory and disk slots hold at one instant. With `failure_domain`, every lease holding two hosts or more in the range with how many of them share one value of that host capability. Answered from the calendars admission decides on (`leasehold:capacity:get`, default admins). docs/availability.md.',
+    parameters: {
+      start: 'Report start (inclusive): `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone; `now` is refused.',
+      end: 'Report end (exclusive), after `start`; same forms.',
+      step: 'Step length: whole minutes or an ISO 8601 duration (default `PT1H`); at most 2000 steps.',
+      duration: 'How long the largest admissible request of each step lasts: whole minutes or an ISO 8601 duration (default `P1D`).',
+      failure_domain: 'A host capability whose values name failure domains (`rack`): adds `leases`, each with its hosts per domain.',
+    },
+    response: { description: 'The report.' },
+  },
   'GET /v1/availability': {
     operationId: 'searchAvailabilityForOne',
     tag: 'availability',

@@ -16,7 +16,7 @@ import type { HistoryEntry, PublicActor } from '#application/history/history-ent
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
-import type { FloatingIpAllocationView, HostAllocationView } from '#read-model/read-model.queries.js';
+import type { AllocatedReservation, FloatingIpAllocationView, HostAllocationView, SlotsHeld } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 import { HOST_DOWN_REASONS } from '#domain/index.js';
 
@@ -154,14 +154,26 @@ const Host = object<HostView>(
   { description: 'Extra capabilities appear as further top-level keys with string values.', additionalProperties: string },
 );
 
-type AllocatedReservation = HostAllocationView['reservations'][number];
+const slotTotal = (what: string): JsonSchema => ({ type: 'integer', description: `${what} the reservation's instance slots take on this host in all (a Leasehold addition; instance reservations only).` });
+
+/** Upstream's four keys; an instance reservation adds what it holds on the host. */
+const HostAllocatedReservation: JsonSchema = {
+  ...object<AllocatedReservation & SlotsHeld>({
+    id: uuid,
+    lease_id: uuid,
+    start_date: blazarDate,
+    end_date: blazarDate,
+    slots: { type: 'integer', description: 'Instance slots the reservation holds on this host (a Leasehold addition; instance reservations only).' },
+    vcpus: slotTotal('vCPUs'),
+    memory_mb: slotTotal('Memory (MB)'),
+    disk_gb: slotTotal('Disk (GB)'),
+  }),
+  required: ['id', 'lease_id', 'start_date', 'end_date'],
+};
 
 const HostAllocation = object<HostAllocationView>({
   resource_id: { ...string, description: 'The host id.' },
-  reservations: {
-    type: 'array',
-    items: object<AllocatedReservation>({ id: uuid, lease_id: uuid, start_date: blazarDate, end_date: blazarDate }),
-  },
+  reservations: { type: 'array', items: HostAllocatedReservation },
 });
 
 const FloatingIp = object<FloatingIpView>({

@@ -15,11 +15,20 @@ const idOf = (event: RecordedEvent): string => {
 };
 
 const keepAllocationVersion = (rows: BatchRows, row: AllocationRow, position: number): void => {
-  const { id, hostId, reservationId, leaseId, startDate, endDate } = row;
-  keepVersion(rows, AllocationVersionEntity, row.since, position, { id, hostId, reservationId, leaseId, startDate, endDate });
+  const { since: _since, ...version } = row;
+  keepVersion(rows, AllocationVersionEntity, row.since, position, version);
 };
 
-/** lh_allocations: one row per host held by a reservation (whole or instance slots), with the booked interval, and past versions. */
+const NO_SLOTS = { slotCount: null, slotVcpus: null, slotMemoryMb: null, slotDiskGb: null };
+
+const slotsOf = (slots: { readonly count: number; readonly vcpus: number; readonly memoryMb: number; readonly diskGb: number }) => ({
+  slotCount: slots.count,
+  slotVcpus: slots.vcpus,
+  slotMemoryMb: slots.memoryMb,
+  slotDiskGb: slots.diskGb,
+});
+
+/** lh_allocations: one row per host held by a reservation (whole or instance slots, with their sizes), with the booked interval, and past versions. */
 export const allocationsProjection: Projection = {
   name: 'allocations',
   canHandle: ['Host.Booked', 'Host.SlotsBooked', 'Host.BookingMoved', 'Host.SlotsMoved', 'Host.BookingReleased'],
@@ -34,15 +43,21 @@ export const allocationsProjection: Projection = {
     const since = recorded.position;
     if (row !== null) keepAllocationVersion(rows, row, since);
     switch (event.type) {
-      case 'Host.Booked':
-      case 'Host.SlotsBooked': {
+      case 'Host.Booked': {
         const { hostId, reservationId, leaseId, startDate, endDate } = event.data;
-        allocations.put({ id, hostId, reservationId, leaseId, startDate, endDate, since });
+        allocations.put({ id, hostId, reservationId, leaseId, startDate, endDate, ...NO_SLOTS, since });
+        return;
+      }
+      case 'Host.SlotsBooked': {
+        const { hostId, reservationId, leaseId, startDate, endDate, slots } = event.data;
+        allocations.put({ id, hostId, reservationId, leaseId, startDate, endDate, ...slotsOf(slots), since });
         return;
       }
       case 'Host.BookingMoved':
-      case 'Host.SlotsMoved':
         if (row !== null) allocations.put({ ...row, startDate: event.data.startDate, endDate: event.data.endDate, since });
+        return;
+      case 'Host.SlotsMoved':
+        if (row !== null) allocations.put({ ...row, startDate: event.data.startDate, endDate: event.data.endDate, ...slotsOf(event.data.slots), since });
         return;
       case 'Host.BookingReleased':
         if (row !== null) allocations.remove(id);

@@ -105,15 +105,26 @@ describe('the window search', () => {
   });
 
   it('stops after its budget of attempts and says where, every start before that tried', async () => {
-    // one host busy in 300 one-minute bookings a minute apart: each gap is too short for two minutes
+    // one host busy in 300 one-minute bookings a minute apart: each gap is too short for two minutes;
+    // instance slots are found by trying the admission at each candidate start
     const busy = Array.from({ length: 300 }, (_, i) => ({
       ...hostBooked('1', `r${i}`),
       data: { hostId: '1', reservationId: `r${i}`, leaseId: `l${i}`, startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(), endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(), propertyNames: [] },
     }));
-    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([hosts(1)], 2 / 60), NOW)).then([]);
+    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([slots(1, null)], 2 / 60), NOW)).then([]);
     expect(answer.windows).toEqual([]);
     // the 250th start tried is 250 minutes on from now (starts are tried at 09:00, then each booking's end)
     expect(answer.searchedUntil).toBe(new Date(Date.parse(NOW) + 2 * MAX_ATTEMPTS_PER_SEARCH * 60_000).toISOString());
+  });
+
+  it('answers a whole-host request over that calendar without running out: the sweep skips every gap too short', async () => {
+    const busy = Array.from({ length: 300 }, (_, i) => ({
+      ...hostBooked('1', `r${i}`),
+      data: { hostId: '1', reservationId: `r${i}`, leaseId: `l${i}`, startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(), endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(), propertyNames: [] },
+    }));
+    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([hosts(1)], 2 / 60, { limit: 1 }), NOW)).then([]);
+    // the last booking ends 600 minutes from now
+    expect(answer).toMatchObject({ windows: [{ startDate: new Date(Date.parse(NOW) + 600 * 60_000).toISOString() }], searchedUntil: null });
   });
 
   it('refuses a reader (who may not lease) and a range that ends before it starts', async () => {

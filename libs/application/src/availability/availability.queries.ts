@@ -1,12 +1,13 @@
 import { type ExistingLease, MINUTE_MS, type Reservation, invalid, leaseDecider, leaseStream, requireExisting, scheduleForUpdate, toMs, truncateToMinute } from '#domain/index.js';
 import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
+import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions, type ReservationRequest } from '#plugins/admission/admission.registry.js';
-import { hostSupply, hostsFreeFrom } from '#plugins/physical-host/host-allocation.policy.js';
 import type { ApplicationContext } from '../application-context.js';
-import { toHostSnapshot } from '../write-model/write-index.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { type Attempt, WindowSearch, relevanceOf } from './window-search.js';
+import { calendarIndexOf } from './calendar-index.js';
+import { HostSweeper, matchingHosts } from './host-sweep.js';
+import { type Attempt, type WindowQuery, WindowSearch, relevanceOf } from './window-search.js';
 
 /** How far ahead a search looks when the caller does not say (and a counter-offer always). */
 export const DEFAULT_HORIZON_DAYS = 90;
@@ -120,7 +121,8 @@ export class AvailabilityQueries {
     const query = {
       attempt: attemptAt(this.admissions),
       alone: null,
-      nextChance: null,
+      earliestPossible: null,
+      possibleAdmits: false,
       relevance: { hosts: 'all' as const, networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])) },
       durationMs: duration,
       notBefore: start,
@@ -153,14 +155,10 @@ export class AvailabilityQueries {
   }
 
   private find(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): Availability {
-    const admit = (requests: readonly ReservationRequest[]): Attempt => (context: AdmissionContext) => {
-      for (const request of requests) this.admissions.admit(context, request);
-    };
-    const alone = reservations.map((request) => admit([request]));
-    const query = { attempt: admit(reservations), alone, nextChance: this.hostsNextChance(reservations, durationMs), relevance: relevanceOf(reservations), durationMs, notBefore, notAfter, limit, caller, enteringMatters: reservations.length > 1 };
-    const { starts, searchedUntil } = this.search.windows(query);
+    const { starts, searchedUntil } = this.search.windows(this.windowQuery(caller, reservations, durationMs, notBefore, notAfter, limit));
+    const supplyAt = this.supplies(caller, reservations, durationMs, notAfter - durationMs);
     const windows = starts.map((start) => {
-      const supply = this.search.supply(reservations, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
+      const supply = supplyAt(start);
       return {
         startDate: iso(start),
         endDate: iso(start + durationMs),
@@ -171,23 +169,69 @@ export class AvailabilityQueries {
   }
 
   /**
-   * For host reservations: alone, each needs `min` matching hosts free, so after a refusal none fits
-   * before enough of the busy ones could be free; the whole request, no earlier than the latest of those.
+   * What each reservation could be given at windows asked in order: host reservations from a sweep
+   * over their calendars (the host policy's own count, without a pass over every host per window),
+   * the others from their policies.
    */
-  private hostsNextChance(reservations: readonly ReservationRequest[], durationMs: number): ((start: number) => number | null) | null {
+  private supplies(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, lastStart: number): (start: number) => ReservationSupply[] {
+    const sweepers = reservations.map((request) => (request.resourceType === 'physical:host' ? this.hostSweeper(request.query, request.min, durationMs, lastStart) : null));
+    const others = reservations.filter((_, i) => sweepers[i] === null);
+    return (start) => {
+      const supplied = others.length === 0 ? [] : this.search.supply(others, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
+      let next = 0;
+      return reservations.map((_, i) => sweepers[i]?.supplyAt(start) ?? (supplied[next++] as ReservationSupply));
+    };
+  }
+
+  private hostSweeper(query: HostQuery, min: number, durationMs: number, lastStart: number): HostSweeper {
+    const { hosts } = calendarIndexOf(this.app.index);
+    const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
+    return new HostSweeper(hosts, { matching: matchingHosts(hosts, query), min, durationMs, cleaningMs, lastStart });
+  }
+
+  private windowQuery(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): WindowQuery {
+    const admit = (requests: readonly ReservationRequest[]): Attempt => (context: AdmissionContext) => {
+      for (const request of requests) this.admissions.admit(context, request);
+    };
+    // one host reservation alone: where its sweep finds enough hosts free, the host policy admits it
+    const possibleAdmits = reservations.length === 1 && reservations[0]?.resourceType === 'physical:host';
+    // the sweep already ends a search for host reservations that never fit: with others, the attempts
+    // at each window would meet any other refusal of theirs
+    const tried = possibleAdmits ? reservations : reservations.filter((request) => request.resourceType !== 'physical:host');
+    return {
+      attempt: admit(reservations),
+      alone: tried.map((request) => admit([request])),
+      earliestPossible: this.hostsEarliestPossible(reservations, durationMs, notAfter - durationMs),
+      possibleAdmits,
+      relevance: relevanceOf(reservations),
+      durationMs,
+      notBefore,
+      notAfter,
+      limit,
+      caller,
+      enteringMatters: reservations.length > 1,
+    };
+  }
+
+  /**
+   * For host reservations: alone, each needs `min` matching hosts free, which a sweep over the hosts'
+   * calendars finds; the whole request fits no earlier than a start where each of them does.
+   */
+  private hostsEarliestPossible(reservations: readonly ReservationRequest[], durationMs: number, lastStart: number): ((from: number) => number | null) | null {
     const hostRequests = reservations.flatMap((r) => (r.resourceType === 'physical:host' ? [r] : []));
     if (hostRequests.length === 0) return null;
-    const cleaningTimeMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
-    return (start) => {
-      const snapshots = this.app.index.registeredHosts().map(toHostSnapshot);
-      const window = { start, end: start + durationMs };
-      let bound: number | null = null;
-      for (const request of hostRequests) {
-        const needed = request.min - hostSupply({ query: request.query, window, cleaningTimeMs }, snapshots).free.length;
-        const from = needed > 0 ? hostsFreeFrom({ query: request.query, window, cleaningTimeMs }, snapshots, needed) : null;
-        if (from !== null) bound = Math.max(bound ?? from, from);
+    const sweepers = hostRequests.map((request) => this.hostSweeper(request.query, request.min, durationMs, lastStart));
+    return (from) => {
+      let start = from;
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const sweeper of sweepers) {
+          const earliest = sweeper.earliestFrom(start);
+          if (earliest === null) return null;
+          if (earliest > start) [start, moved] = [earliest, true];
+        }
       }
-      return bound;
+      return start;
     };
   }
 

@@ -1,4 +1,4 @@
-import { type FlavorViewer, MINUTE_MS, isDomainError } from '#domain/index.js';
+import { type Booking, type FlavorViewer, MINUTE_MS, type RegisteredHost, isDomainError } from '#domain/index.js';
 import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
 import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
@@ -6,6 +6,9 @@ import type { ApplicationContext } from '../application-context.js';
 import type { BookingPlan } from '../write-model/booking-plan.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import { toHostSnapshot } from '../write-model/write-index.js';
+import type { BusyCalendars } from './busy-calendars.js';
+import { calendarIndexOf } from './calendar-index.js';
+import { CandidateStarts } from './candidate-starts.js';
 
 /** What a refusal for lack of capacity is: the policies' shortages, or a calendar's own guard. */
 const CAPACITY_CODES = new Set(['NOT_ENOUGH_HOSTS', 'NOT_ENOUGH_FLOATING_IPS', 'HOST_ALREADY_BOOKED', 'FLOATING_IP_ALREADY_BOOKED']);
@@ -34,10 +37,13 @@ export interface WindowQuery {
    */
   readonly alone: readonly Attempt[] | null;
   /**
-   * After a refusal at `start`, a start before which the request cannot fit either (null: no such
-   * knowledge): the search goes on from the first candidate at or after it.
+   * The earliest start at or after `from` at which the request could fit at all (a bound: its host
+   * reservations alone, each from a sweep over the calendars), null when none could before the
+   * search's end; null instead of a function: no such knowledge.
    */
-  readonly nextChance: ((start: number) => number | null) | null;
+  readonly earliestPossible: ((from: number) => number | null) | null;
+  /** Whether the request is admitted wherever `earliestPossible` says it could be (no attempt needed there). */
+  readonly possibleAdmits: boolean;
   readonly relevance: Relevance;
   /** Whole minutes. */
   readonly durationMs: number;
@@ -71,30 +77,14 @@ export interface SearchResult {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The first minute at or after `ms`. */
-const minuteFrom = (ms: number): number => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
-
-/** The first minute strictly after `ms`. */
-const minuteAfter = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-
-/** Index of the first member of the sorted `values` greater than `value`. */
-const firstAbove = (values: readonly number[], value: number): number => {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((values[mid] as number) > value) high = mid;
-    else low = mid + 1;
-  }
-  return low;
-};
-
 /**
  * The earliest windows in which a request would be admitted at once, found by asking the admission
  * itself. An admission at [s, s+D) depends only on the bookings within the cleaning time of that
  * window, so its answer can change only at a minute where a booking leaves it (its end, or end plus
  * cleaning time) or, when `enteringMatters`, enters it. Those minutes, with `notBefore`, are the only
- * starts worth trying: between two of them the answer stays what it was at the earlier one.
+ * starts worth trying: between two of them the answer stays what it was at the earlier one. They are
+ * read in order from the calendars' sorted lists, and `earliestPossible` skips past the ones where
+ * the host reservations alone could not fit, so a search tries few admissions.
  */
 export class WindowSearch {
   constructor(private readonly app: ApplicationContext) {}
@@ -113,15 +103,16 @@ export class WindowSearch {
 
   /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */
   windows(query: WindowQuery): SearchResult {
-    const { starts, emptyFrom } = this.candidateStarts(query);
-    if (query.alone !== null && query.alone.some((attempt) => !this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs))) {
-      return { starts: [], searchedUntil: null };
-    }
+    const candidates = this.candidateStarts(query);
+    const fitsAlone = this.fitsAlone(query, candidates);
+    // a search that tries no admission still meets any other refusal of the request's
+    if (query.possibleAdmits && !fitsAlone()) return { starts: [], searchedUntil: null };
     const found: number[] = [];
     const budget = { left: MAX_ATTEMPTS_PER_SEARCH };
     let from = query.notBefore;
     while (found.length < query.limit) {
-      const next = this.earliestFrom(query, from, starts, budget);
+      // once a window was found, each reservation fits alone: only the first window's search may ask
+      const next = this.earliestFrom(query, from, candidates, budget, found.length === 0 ? fitsAlone : () => true);
       if (next === null) break;
       if ('stoppedAt' in next) return { starts: found, searchedUntil: next.stoppedAt };
       found.push(next.start);
@@ -136,54 +127,55 @@ export class WindowSearch {
     return requests.map((request) => supplyOf(context, request));
   }
 
-  private earliestFrom(query: WindowQuery, from: number, starts: readonly number[], budget: { left: number }): { readonly start: number } | { readonly stoppedAt: number } | null {
-    let start = from;
-    let index = firstAbove(starts, from);
+  /**
+   * Whether each reservation alone fits where nothing relevant is booked any more, asked at most once
+   * and only when needed: a request admitted at its first try needs no such proof.
+   */
+  private fitsAlone(query: WindowQuery, candidates: CandidateStarts): () => boolean {
+    let answer: boolean | null = query.alone === null ? true : null;
+    return () => {
+      if (answer === null) {
+        const emptyFrom = candidates.emptyFrom(query.notBefore);
+        answer = (query.alone ?? []).every((attempt) => this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs));
+      }
+      return answer;
+    };
+  }
+
+  private earliestFrom(
+    query: WindowQuery,
+    from: number,
+    candidates: CandidateStarts,
+    budget: { left: number },
+    fitsAlone: () => boolean,
+  ): { readonly start: number } | { readonly stoppedAt: number } | null {
+    const lastStart = query.notAfter - query.durationMs;
+    let start: number | null = from;
     for (;;) {
-      if (start + query.durationMs > query.notAfter) return null;
+      if (start === null || start > lastStart) return null;
+      const possible = query.earliestPossible === null ? start : query.earliestPossible(start);
+      if (possible === null || possible > lastStart) return null;
+      if (query.possibleAdmits) return { start: possible };
+      start = possible;
       if (budget.left-- <= 0) return { stoppedAt: start };
       if (this.admits(query, start, start + query.durationMs)) return { start };
-      const chance = query.nextChance?.(start) ?? null;
-      if (chance !== null && chance > start) index = Math.max(index, firstAbove(starts, chance - 1));
-      const next = starts[index++];
-      if (next === undefined) return null;
-      start = next;
+      if (!fitsAlone()) return null;
+      start = candidates.next(start);
     }
   }
 
-  /**
-   * Sorted distinct minutes after `notBefore` where the admission's answer may change, and the first
-   * minute from which nothing booked on the relevant calendars is near any window.
-   */
-  private candidateStarts(query: WindowQuery): { readonly starts: number[]; readonly emptyFrom: number } {
-    const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
-    const duration = query.durationMs;
-    const points = new Set<number>();
-    let emptyFrom = query.notBefore;
-    const add = (booking: { readonly start: number; readonly end: number }): void => {
-      points.add(minuteFrom(booking.end));
-      points.add(minuteFrom(booking.end + cleaningMs));
-      emptyFrom = Math.max(emptyFrom, minuteFrom(booking.end + cleaningMs));
-      if (query.enteringMatters) {
-        points.add(minuteAfter(booking.start - duration));
-        points.add(minuteAfter(booking.start - duration - cleaningMs));
-      }
-    };
-    for (const host of this.relevantHosts(query.relevance)) for (const booking of host.bookings) add(booking);
+  /** Where the answer may change: the sorted bookings of the relevant hosts and floating IPs, read lazily. */
+  private candidateStarts(query: WindowQuery): CandidateStarts {
+    const { hosts, floatingIps } = calendarIndexOf(this.app.index);
     const networks = new Set(query.relevance.networkIds);
-    for (const ip of this.app.index.registeredFloatingIps()) if (networks.has(ip.networkId)) for (const booking of ip.bookings) add(booking);
-    const last = query.notAfter - duration;
-    return { starts: [...points].filter((point) => point > query.notBefore && point <= last).sort((a, b) => a - b), emptyFrom };
-  }
-
-  private relevantHosts({ hosts }: Relevance) {
-    const registered = this.app.index.registeredHosts();
-    if (hosts === 'none') return [];
-    if (hosts === 'all') return registered;
-    return registered.filter((host) => {
-      const snapshot = toHostSnapshot(host);
-      return snapshot.columns.reservable && hosts.some((request) => !('query' in request) || matchesHost(request.query, snapshot));
-    });
+    const { durationMs, enteringMatters } = query;
+    return new CandidateStarts(
+      [
+        { calendars: hosts, relevant: relevantHosts(hosts, query.relevance) },
+        { calendars: floatingIps, relevant: floatingIps.members.map((ip) => networks.has(ip.networkId)) },
+      ],
+      { durationMs, cleaningMs: this.app.settings.cleaningTimeMinutes * MINUTE_MS, enteringMatters, lastStart: query.notAfter - durationMs },
+    );
   }
 
   private context(plan: BookingPlan, caller: FlavorViewer, start: number, end: number): AdmissionContext {
@@ -192,6 +184,16 @@ export class WindowSearch {
     return { ...admissionContext(this.app, plan, schedule, caller), newId: () => `${SEARCH_LEASE}-${++ids}` };
   }
 }
+
+/** Which hosts can change the answer: the reservable ones a host or slot reservation may use. */
+const relevantHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, { hosts: relevance }: Relevance): boolean[] => {
+  if (relevance === 'none') return hosts.members.map(() => false);
+  if (relevance === 'all') return hosts.members.map(() => true);
+  return hosts.members.map((host) => {
+    const snapshot = toHostSnapshot(host);
+    return snapshot.columns.reservable && relevance.some((request) => !('query' in request) || matchesHost(request.query, snapshot));
+  });
+};
 
 /** Which calendars matter to a request for new reservations. */
 export const relevanceOf = (requests: readonly ReservationRequest[]): Relevance => {

@@ -51,6 +51,8 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   // Leasehold extensions: when a lease request would be admitted (those who may lease), how far one's own lease can grow
   'leasehold:availability:get': 'rule:project_member_or_admin',
   'leasehold:leases:extension': 'rule:project_reader_or_admin',
+  // Leasehold extension: the operators' capacity table (every zone's hosts and every lease's failure domains)
+  'leasehold:capacity:get': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -86,6 +88,7 @@ export const ACTIONS = {
   rateCardPut: 'leasehold:rate_cards:put',
   availabilityGet: 'leasehold:availability:get',
   leaseExtension: 'leasehold:leases:extension',
+  capacityGet: 'leasehold:capacity:get',
 } as const;
 
 /**

@@ -34,7 +34,19 @@ export interface Versioned<S> {
 
 const CATEGORIES = ['host', 'hostregistry', 'property', 'floatingip', 'floatingipregistry', 'flavorcatalog'];
 
-export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => ({
+/** States are immutable, so a snapshot is made once per state (searches ask for every host's, many times). */
+const snapshots = new WeakMap<RegisteredHost, HostSnapshot>();
+
+export const toHostSnapshot = (host: RegisteredHost): HostSnapshot => {
+  let snapshot = snapshots.get(host);
+  if (snapshot === undefined) {
+    snapshot = snapshotOf(host);
+    snapshots.set(host, snapshot);
+  }
+  return snapshot;
+};
+
+const snapshotOf = (host: RegisteredHost): HostSnapshot => ({
   id: host.hostId,
   columns: {
     id: host.hostId,

@@ -1,4 +1,4 @@
-import { type Interval, overlapping, widen } from '../shared/interval.js';
+import { type Interval, overlapping, someOverlapping, widen } from '../shared/interval.js';
 import type { AllocationRatios, SlotDemand } from './host.types.js';
 
 /** Amounts of the three resources an instance slot takes. */
@@ -69,11 +69,19 @@ export interface SlotQuestion {
  */
 export const freeSlotCount = (calendar: Calendar, capacity: Resources, question: SlotQuestion): number => {
   const { window, cleaningTimeMs, demand, reservationId } = question;
-  const near = overlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs).filter(
-    (b) => b.reservationId !== reservationId,
-  );
+  const widened = widen(window, cleaningTimeMs);
+  const counts = (b: CalendarEntry) => b.reservationId !== reservationId;
+  // most hosts have nothing near a window: their headroom is their capacity, found without building lists
+  if (!someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts)) return headroom(capacity, NOTHING_USED, demand);
+  const near = overlapping(calendar.bookings, widened, calendar.longestBookingMs).filter(counts);
   if (near.some((b) => b.slots === null)) return 0;
-  const peak = peakSlotUsage(near.filter((b) => b.start < window.end && window.start < b.end), window);
+  return headroom(capacity, peakSlotUsage(near.filter((b) => b.start < window.end && window.start < b.end), window), demand);
+};
+
+const NOTHING_USED: Resources = { vcpus: 0, memoryMb: 0, diskGb: 0 };
+
+/** Slots of `demand` that fit in what `peak` leaves of `capacity`, by the tightest resource. */
+const headroom = (capacity: Resources, peak: Resources, demand: Resources): number => {
   let count = Number.POSITIVE_INFINITY;
   for (const resource of RESOURCES) {
     if (demand[resource] > 0) count = Math.min(count, Math.floor((capacity[resource] - peak[resource]) / demand[resource]));
@@ -83,4 +91,4 @@ export const freeSlotCount = (calendar: Calendar, capacity: Resources, question:
 
 /** True when a whole-host booking fits: nothing else is booked within the cleaning time of the window. */
 export const wholeHostFree = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean =>
-  overlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs).every((b) => b.reservationId === reservationId);
+  !someOverlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs, (b) => b.reservationId !== reservationId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Interval, MINUTE_MS, firstEndingAfter, insertSorted, isFree, overlapping, overlaps, toMs, widen } from './interval.js';
+import { type Interval, MINUTE_MS, firstEndingAfter, insertSorted, isFree, overlapping, overlaps, someOverlapping, toMs, widen } from './interval.js';
 
 /** Intervals in whole minutes keep the tables readable: iv(10, 20) = [10min, 20min). */
 const iv = (startMinute: number, endMinute: number): Interval => ({ start: startMinute * MINUTE_MS, end: endMinute * MINUTE_MS });
@@ -173,6 +173,18 @@ describe('overlapping', () => {
     { name: 'an empty window at a member start', list: crowded, window: iv(10, 10), longest: LONGEST, expected: ['long'] },
   ])('$name -> $expected', ({ list, window, longest, expected }) => {
     expect(ids(overlapping(list, window, longest))).toEqual(expected);
+  });
+
+  it('someOverlapping says whether overlapping finds a member that counts, in every window of a crowded list', () => {
+    const notLong = (member: Tagged) => member.id !== 'long';
+    for (let start = -10; start <= 110; start += 5) {
+      for (const length of [0, 5, 12, 40]) {
+        const window = iv(start, start + length);
+        expect(someOverlapping(crowded, window, LONGEST), `${start}+${length}`).toBe(overlapping(crowded, window, LONGEST).length > 0);
+        expect(someOverlapping(crowded, window, LONGEST, notLong), `${start}+${length}`).toBe(overlapping(crowded, window, LONGEST).some(notLong));
+      }
+    }
+    expect(someOverlapping(crowded, iv(90, 95), 10 * MINUTE_MS)).toBe(false);
   });
 
   it('stops the backward scan at longestMs: an understated bound misses the long early member', () => {

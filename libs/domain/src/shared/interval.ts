@@ -66,6 +66,23 @@ export const overlapping = <T extends Interval>(sorted: readonly T[], window: In
   return found.reverse();
 };
 
+/** Whether some member of a start-sorted list (none longer than `longestMs`) overlaps `window` and passes `counts`: `overlapping` without building the list. */
+export const someOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, counts: (member: T) => boolean = () => true): boolean => {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as T).start < window.end) low = mid + 1;
+    else high = mid;
+  }
+  for (let i = low - 1; i >= 0; i--) {
+    const member = sorted[i] as T;
+    if (member.start + longestMs <= window.start) return false;
+    if (overlaps(member, window) && counts(member)) return true;
+  }
+  return false;
+};
+
 /**
  * A calendar with `booking` in place of the reservation's previous one, kept sorted by start then end
  * (an empty booking at another's start goes first, so the ends of non-overlapping members stay sorted

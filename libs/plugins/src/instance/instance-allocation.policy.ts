@@ -2,7 +2,7 @@ import { type Resources, freeSlotCount, slotCapacity } from '#domain/host/host.c
 import type { AllocationRatios } from '#domain/host/host.types.js';
 import type { Affinity, SlotAllocation } from '#domain/lease/lease.types.js';
 import { type DomainError, conflict } from '#domain/shared/errors.js';
-import { type Interval, overlapping } from '#domain/shared/interval.js';
+import { type Interval, someOverlapping } from '#domain/shared/interval.js';
 import { compareHostIds } from '../physical-host/host-allocation.policy.js';
 import type { HostSnapshot } from '../physical-host/host-snapshot.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
@@ -75,6 +75,7 @@ const byHostId = (allocations: SlotAllocation[]): SlotAllocation[] => allocation
 export const allocateInstances = (request: InstanceAllocationRequest, hosts: readonly HostSnapshot[]): InstanceAllocationResult => {
   const currentOf = new Map((request.current ?? []).map((a) => [a.hostId, a.count]));
   const { candidates, matching } = slotCandidates(request, hosts, currentOf);
+  candidates.sort(preference);
   const failure = (reason: 'shortage' | 'current_slots'): InstanceAllocationFailure => ({
     ok: false,
     requested: request.amount,
@@ -90,7 +91,7 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
 
 type SlotSupplyRequest = Omit<InstanceAllocationRequest, 'amount' | 'affinity' | 'current' | 'keepAll'>;
 
-/** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in preference order. */
+/** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in host order. */
 const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot[], currentOf: ReadonlyMap<string, number>): { readonly candidates: Candidate[]; readonly matching: number } => {
   const question = { window: request.window, cleaningTimeMs: request.cleaningTimeMs, demand: request.demand, reservationId: request.reservationId };
   const candidates: Candidate[] = [];
@@ -101,12 +102,9 @@ const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot
     if (!fitsOnce(capacity, request.demand)) continue;
     matching++;
     const free = freeSlotCount(host, capacity, question);
-    const shared = overlapping(host.bookings, request.window, host.longestBookingMs).some(
-      (b) => b.slots !== null && b.reservationId !== request.reservationId,
-    );
+    const shared = someOverlapping(host.bookings, request.window, host.longestBookingMs, (b) => b.slots !== null && b.reservationId !== request.reservationId);
     candidates.push({ id: host.id, free, shared, current: currentOf.get(host.id) ?? 0 });
   }
-  candidates.sort(preference);
   return { candidates, matching };
 };
 

@@ -6,6 +6,7 @@ import {
   type HostAllocationRequest,
   type HostAllocationResult,
   allocateHosts,
+  compareHostIds,
   notEnoughHostsError,
 } from './host-allocation.policy.js';
 import type { HostBookingSnapshot, HostSnapshot } from './host-snapshot.js';
@@ -201,5 +202,12 @@ describe('notEnoughHostsError', () => {
     expect(error.code).toBe('NOT_ENOUGH_HOSTS');
     expect(error.kind).toBe('conflict');
     expect(error.message).toBe(message);
+  });
+});
+
+describe('host id order', () => {
+  it('puts decimal ids first by value (leading zeros, any length), equal values by text, then other ids by text', () => {
+    const ids = ['b', '10', '0', '9', '009', '12345678901234567890', '2', 'a1', '1a', '', '00', '12345678901234567891'];
+    expect([...ids].sort(compareHostIds)).toEqual(['0', '00', '2', '009', '9', '10', '12345678901234567890', '12345678901234567891', '', '1a', 'a1', 'b']);
   });
 });

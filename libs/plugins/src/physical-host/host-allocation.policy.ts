@@ -76,20 +76,35 @@ const preferenceOrder = (free: readonly HostSnapshot[], keepHostIds: readonly st
   return [...kept, ...others];
 };
 
-const DECIMAL = /^\d+$/;
+/** Only the digits 0-9 (a loop, not a regular expression: sorts call this for every comparison). */
+const isDecimal = (id: string): boolean => {
+  if (id.length === 0) return false;
+  for (let i = 0; i < id.length; i++) {
+    const code = id.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+};
+
+/** Without leading zeros, keeping one digit. */
+const withoutLeadingZeros = (digits: string): string => {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
+};
 
 /** Decimal ids by value (exact at any length), before any other id; those by string. A total order. */
 export const compareHostIds = (a: string, b: string): number => {
-  const aDecimal = DECIMAL.test(a);
-  const bDecimal = DECIMAL.test(b);
+  const aDecimal = isDecimal(a);
+  const bDecimal = isDecimal(b);
   if (aDecimal !== bDecimal) return aDecimal ? -1 : 1;
   const byValue = aDecimal ? compareDecimals(a, b) : 0;
   return byValue !== 0 ? byValue : compareStrings(a, b);
 };
 
 const compareDecimals = (a: string, b: string): number => {
-  const x = a.replace(/^0+(?=\d)/, '');
-  const y = b.replace(/^0+(?=\d)/, '');
+  const x = withoutLeadingZeros(a);
+  const y = withoutLeadingZeros(b);
   return x.length !== y.length ? x.length - y.length : compareStrings(x, y);
 };
 
