@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LedgerShape, writeAvailabilityLedger } from './availability-ledger.js';
+import { type ListFigures, listRows, measureLists } from './list-latency.js';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
 import { type CapacityFigures, capacityRows, measureCapacity } from './capacity-report.js';
 
@@ -54,6 +55,8 @@ export interface AvailabilityFigures {
   readonly all_p95_ms: number;
   /** The capacity report on the same calendar (./capacity-report.ts). */
   readonly capacity: CapacityFigures;
+  /** Lists of the same calendar, once the projector caught up (./list-latency.ts). */
+  readonly lists: ListFigures;
 }
 
 const measure = async (call: Call, random: () => number, t0: number): Promise<Pick<AvailabilityFigures, 'queries' | 'all_p50_ms' | 'all_p95_ms'>> => {
@@ -92,7 +95,8 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
     try {
       await warmUp(system.call, t0);
       const queries = await measure(system.call, random, t0);
-      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...queries, capacity: await measureCapacity(system.call, t0) };
+      const capacity = await measureCapacity(system.call, t0);
+      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...queries, capacity, lists: await measureLists(system.call, dataDir) };
     } finally {
       await system.stop();
     }
@@ -101,7 +105,7 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
   }
 };
 
-export const availabilityRows = (figures: Omit<AvailabilityFigures, 'capacity'>): string[] => [
+export const availabilityRows = (figures: Omit<AvailabilityFigures, 'capacity' | 'lists'>): string[] => [
   `| availability queries (${figures.hosts} hosts, ${figures.leases_accepted} leases) p50 / p95 | ${figures.all_p50_ms} ms / ${figures.all_p95_ms} ms | not offered |`,
   ...Object.entries(figures.queries).map(([kind, q]) => `| availability: ${kind} p50 / p95 | ${q.p50_ms} ms / ${q.p95_ms} ms | |`),
 ];
@@ -110,7 +114,7 @@ if (process.argv[1]?.endsWith('availability-query.js')) {
   runAvailabilityBench(Number(process.env.BENCH_PORT ?? 62240))
     .then((figures) => {
       console.log(JSON.stringify(figures, null, 2));
-      for (const row of [...availabilityRows(figures), ...capacityRows(figures.capacity)]) console.log(row);
+      for (const row of [...availabilityRows(figures), ...capacityRows(figures.capacity), ...listRows(figures.lists)]) console.log(row);
     })
     .catch((error: unknown) => {
       console.error(error);

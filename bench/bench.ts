@@ -12,6 +12,7 @@ import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
 import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
 import { capacityRows } from './capacity-report.js';
+import { listRows } from './list-latency.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -126,6 +127,7 @@ const printTable = (
   for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
   for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
   for (const row of availability === null ? [] : capacityRows(availability.capacity)) console.log(row);
+  for (const row of availability === null ? [] : listRows(availability.lists)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
