@@ -44,10 +44,9 @@ export class ReadModelQueries implements ResourceReads {
     return new ReadModelAsOf(this.orm, position);
   }
 
+  /** Parsed from the stored JSON directly: hydrating 20,000 entities through the unit of work costs ten times as much. */
   async leases(projectId: string | null): Promise<LeaseView[]> {
-    const where = projectId === null ? {} : { projectId };
-    const rows = await this.em().find(LeaseEntity, where, { orderBy: { startDate: 'asc', id: 'asc' } });
-    return rows.map((row) => row.doc);
+    return (await this.leaseDocuments(projectId)).map((doc) => JSON.parse(doc) as LeaseView);
   }
 
   /**
