@@ -56,6 +56,7 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
+import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -84,7 +85,7 @@ export class AppModule {
   static forRoot(config: ApiConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [OpenApiModule.forRoot({ auth: config.auth })],
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), graphqlModule(config)],
       controllers: [
         VersionsController,
         HealthController,
@@ -106,7 +107,10 @@ export class AppModule {
         { provide: EVENT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/events.sqlite` }) },
         { provide: AUDIT_STORE, useFactory: () => SqliteEventStore.open({ file: `${config.dataDir}/audit.sqlite` }) },
         { provide: WriteRefusals, inject: [AUDIT_STORE], useFactory: (audit: EventStore) => new WriteRefusals(audit, () => randomUUID()) },
-        { provide: READ_MODEL_ORM, useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir)) },
+        {
+          provide: READ_MODEL_ORM,
+          useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir), undefined, { logQueries: config.readModelQueryLog }),
+        },
         {
           provide: WriteIndex,
           inject: [EVENT_STORE],
@@ -208,6 +212,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
+        ...GRAPHQL_PROVIDERS,
         Lifecycle,
       ],
     };
