@@ -4,14 +4,15 @@
  * policy per role and project, and every mutation runs REST's use case: same checks and messages
  * (`extensions.error_message` is REST's `error_message`), same events with the caller and request id.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
 import { type GraphqlReply, LEASE_FIELDS, firstError, graphqlClient } from '../helpers/graphql.js';
 import { blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
-import { type RunningSystem, startSystem } from '../helpers/system.js';
+import { ROOT, type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
   admin: { token: 'tok-admin', user_id: 'u-admin', project_id: 'project-admin', roles: ['admin'] },
@@ -381,5 +382,14 @@ describe('the same bad input, the same error_message through REST and GraphQL', 
     const codes: Record<number, string> = { 400: 'BAD_REQUEST', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT' };
     expect(firstError(await viaGraphql())).toEqual({ code: codes[expected.status], error_message: expected.body.error_message });
     expect(ledgerCount(system.dataDir)).toBe(before);
+  });
+});
+
+describe('the schema', () => {
+  it('is docs/schema.graphql: a change is reviewed there (LEASEHOLD_UPDATE_GRAPHQL_SCHEMA=1 rewrites the file)', async () => {
+    const sdl = `${printSchema(buildClientSchema(ok(await gql('reader')(getIntrospectionQuery()))))}\n`;
+    const file = join(ROOT, 'docs', 'schema.graphql');
+    if (process.env.LEASEHOLD_UPDATE_GRAPHQL_SCHEMA === '1') writeFileSync(file, sdl);
+    expect(sdl).toBe(readFileSync(file, 'utf8'));
   });
 });
