@@ -57,6 +57,7 @@ import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
 import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
+import type { AuthSetup } from './auth/auth-setup.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -82,10 +83,11 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: ApiConfig): DynamicModule {
+  /** `auth`: the middleware's, shared with GraphQL's WebSocket connections (made from `config` when not given). */
+  static forRoot(config: ApiConfig, auth?: AuthSetup): DynamicModule {
     return {
       module: AppModule,
-      imports: [OpenApiModule.forRoot({ auth: config.auth }), graphqlModule(config)],
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), graphqlModule(config, auth)],
       controllers: [
         VersionsController,
         HealthController,
@@ -181,11 +183,12 @@ export class AppModule {
           },
         },
         { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        // one watcher of the log for every live reader of the process (event streams, subscriptions)
+        { provide: LogHead, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LogHead(store) },
         {
           provide: FeedStreams,
-          inject: [EventFeed, EVENT_STORE],
-          useFactory: (feed: EventFeed, store: EventStore) =>
-            new FeedStreams(feed, new LogHead(store), { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+          inject: [EventFeed, LogHead],
+          useFactory: (feed: EventFeed, head: LogHead) => new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
         },
         {
           provide: UsageIndex,
