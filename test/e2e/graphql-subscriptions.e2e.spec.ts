@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { docExamples } from '../helpers/graphql.js';
 import { blazarDate } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
@@ -118,6 +119,18 @@ describe('leaseEvents', () => {
     const missing = await collect(client.iterate({ query, variables: { id: '00000000-0000-4000-8000-000000000000' } }), 1);
     expect(missing[0].errors[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect((await rest('member', 'GET', `/v1/leases/${other}/history`)).status).toBe(403);
+  });
+});
+
+describe('the example of docs/graphql.md', () => {
+  it('delivers the deletion of the lease it watches', async () => {
+    const [example] = docExamples('subscription');
+    expect(example).toBeDefined();
+    const leaseId = await leaseOf('member');
+    const seen = collect(socket(IDENTITIES.member.token).iterate({ query: example as string, variables: { id: leaseId } }), 1);
+    expect((await rest('member', 'DELETE', `/v1/leases/${leaseId}`)).status).toBe(204);
+    const [message] = await seen;
+    expect(message.data.leaseEvents).toMatchObject({ type: 'lease.deleted', actor: { user_id: 'u-member', system: null } });
   });
 });
 

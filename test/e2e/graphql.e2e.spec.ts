@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
-import { type GraphqlReply, LEASE_FIELDS, firstError, graphqlClient } from '../helpers/graphql.js';
+import { type GraphqlReply, LEASE_FIELDS, docExamples, firstError, graphqlClient } from '../helpers/graphql.js';
 import { blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
 import { ROOT, type RunningSystem, startSystem } from '../helpers/system.js';
 
@@ -391,5 +391,17 @@ describe('the schema', () => {
     const file = join(ROOT, 'docs', 'schema.graphql');
     if (process.env.LEASEHOLD_UPDATE_GRAPHQL_SCHEMA === '1') writeFileSync(file, sdl);
     expect(sdl).toBe(readFileSync(file, 'utf8'));
+  });
+});
+
+describe('docs/graphql.md', () => {
+  it('every query and mutation example runs without an error', async () => {
+    const examples = [...docExamples('query'), ...docExamples('mutation')];
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+    for (const example of examples) {
+      const reply = await gql('admin')(example, example.includes('$id') ? { id: ownLease } : {});
+      expect(reply.errors, example).toBeUndefined();
+      expect(Object.values(reply.data).every((value) => value !== null), example).toBe(true);
+    }
   });
 });

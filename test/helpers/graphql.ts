@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './system.js';
+
 /** A GraphQL client over plain HTTP (POST /graphql, JSON), as any client library sends it. */
 export interface GraphqlReply {
   readonly status: number;
@@ -37,3 +41,9 @@ export const LEASE_FIELDS = `
   }
   events { created_at updated_at id lease_id event_type time status }
 `;
+
+/** The ```graphql blocks of docs/graphql.md that are operations of this type. */
+export const docExamples = (kind: 'query' | 'mutation' | 'subscription'): string[] =>
+  [...readFileSync(join(ROOT, 'docs', 'graphql.md'), 'utf8').matchAll(/```graphql\n([\s\S]*?)```/g)]
+    .map((match) => match[1] as string)
+    .filter((text) => text.trimStart().startsWith(kind));
