@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { AuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
 import { localExplorer } from './explorer.plugin.js';
+import { subscriptionsOverWebSocketOnly } from './http-subscriptions.plugin.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { LeaseResolver, ReservationResolver } from './lease.resolver.js';
 import { HostResolver } from './host.resolver.js';
@@ -37,7 +38,7 @@ export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): D
     sortSchema: true,
     graphiql: false,
     introspection: config.graphql.introspection,
-    plugins: [localExplorer()],
+    plugins: [localExplorer(), subscriptionsOverWebSocketOnly()],
     validationRules: [queryLimitsRule(config.graphql)],
     context: contextOf,
     subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth) } },
