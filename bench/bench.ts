@@ -11,6 +11,7 @@ import { type UsageFigures, runUsageBench, usageRows } from './usage-report.js';
 import { type OsloFigures, osloRows, runOsloBench } from './oslo-publish.js';
 import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.js';
 import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
+import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from './graphql-page.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -25,7 +26,8 @@ import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from
  * (`node dist/bench/bench.js as-of`: that one alone),
  * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone),
  * then availability queries on 2,000 hosts and 20,000 leases (./availability-query.ts;
- * `node dist/bench/availability-query.js` alone).
+ * `node dist/bench/availability-query.js` alone), and a page of 100 leases through GraphQL and through REST
+ * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -107,6 +109,7 @@ const printTable = (
   asOf: AsOfFigures | null,
   replay: ReplayFigures | null,
   availability: AvailabilityFigures | null,
+  graphqlPage: GraphqlPageFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -123,6 +126,7 @@ const printTable = (
   for (const row of asOf === null ? [] : asOfRows(asOf)) console.log(row);
   for (const row of replay === null ? [] : replayRows(replay)) console.log(row);
   for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
+  for (const row of graphqlPage === null ? [] : graphqlPageRows(graphqlPage)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -158,6 +162,7 @@ const main = async (): Promise<void> => {
   let asOf: AsOfFigures | null = null;
   let replay: ReplayFigures | null = null;
   let availability: AvailabilityFigures | null = null;
+  let graphqlPage: GraphqlPageFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -177,8 +182,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(replay, null, 2));
     availability = await runAvailabilityBench(PORT + 6);
     console.log(JSON.stringify(availability, null, 2));
+    graphqlPage = await runGraphqlPageBench(PORT + 7);
+    console.log(JSON.stringify(graphqlPage, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage);
   }
 };
 

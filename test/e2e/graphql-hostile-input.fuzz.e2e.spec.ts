@@ -74,7 +74,7 @@ const variablesFor = (operation: string): fc.Arbitrary<Record<string, unknown>> 
     const variables = Object.fromEntries(keys.map((name) => [name, base[name]]));
     const current = variables[key];
     if (field === null || current === null || typeof current !== 'object') return { ...variables, [key]: value };
-    return { ...variables, [key]: { ...(current as object), [field]: value } };
+    return { ...variables, [key]: { ...(current), [field]: value } };
   });
 };
 

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, OperationTypeNode } from 'graphql';
 
 const OVER_WEBSOCKET = 'Subscriptions are served over WebSocket (graphql-ws) at /graphql, not over HTTP';
 
@@ -7,7 +7,7 @@ const OVER_WEBSOCKET = 'Subscriptions are served over WebSocket (graphql-ws) at 
 export const subscriptionsOverWebSocketOnly = (): ApolloServerPlugin => ({
   requestDidStart: async () => ({
     didResolveOperation: async ({ operation }) => {
-      if (operation?.operation !== 'subscription') return;
+      if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) return;
       throw new GraphQLError(OVER_WEBSOCKET, { extensions: { code: 'BAD_REQUEST', error_code: 400, error_message: OVER_WEBSOCKET, http: { status: 400 } } });
     },
   }),
