@@ -147,6 +147,16 @@ describe('projectLeaseEvents', () => {
   });
 });
 
+describe('the socket carries subscriptions only', () => {
+  it('refuses a query sent over it (the limits and the introspection setting are applied over HTTP)', async () => {
+    const [message] = await collect(socket(IDENTITIES.member.token).iterate({ query: '{ leases { edges { cursor } } }' }), 1).then(
+      () => [null],
+      (errors: unknown) => [errors],
+    );
+    expect(JSON.stringify(message)).toContain('Queries and mutations are served over HTTP (POST /graphql)');
+  });
+});
+
 describe('authentication', () => {
   it('closes a connection whose init payload carries no token or one nobody issued', async () => {
     for (const token of [null, 'not-a-token']) {

@@ -14,7 +14,7 @@ import { AvailabilityResolver } from './availability.resolver.js';
 import { MutationResolver } from './mutation.resolver.js';
 import { queryLimitsRule } from './query-limits.rule.js';
 import { RequestReads } from './request-reads.js';
-import { type SocketExtra, socketAuthentication } from './socket-auth.js';
+import { type SocketExtra, socketAuthentication, subscriptionsOnly } from './socket-auth.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
 
 /** The resolvers and what they share, registered beside the REST controllers (the same providers serve both). */
@@ -41,7 +41,7 @@ export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): D
     plugins: [localExplorer(), subscriptionsOverWebSocketOnly()],
     validationRules: [queryLimitsRule(config.graphql)],
     context: contextOf,
-    subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth) } },
+    subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth), onSubscribe: subscriptionsOnly } },
     includeStacktraceInErrorResponses: false,
     // a field's error (a reservation's allocations refused by the policy) is mapped as a query's is
     fieldResolverEnhancers: ['filters'],

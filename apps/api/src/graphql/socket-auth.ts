@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Context } from 'graphql-ws';
+import { GraphQLError, OperationTypeNode, getOperationAST, parse } from 'graphql';
+import type { Context, SubscribePayload } from 'graphql-ws';
 import { CallerToken } from '#application/caller-token.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
@@ -34,4 +35,22 @@ export const socketAuthentication = (config: ApiConfig, given: AuthSetup | undef
     ((context.extra as SocketExtra).request as unknown as ContextRequest).leasehold = contextOf(`req-${randomUUID()}`, null, identity, setup.policy, callerToken);
     return true;
   };
+};
+
+const OVER_HTTP = 'Queries and mutations are served over HTTP (POST /graphql), where the depth, cost and introspection settings apply';
+
+/**
+ * A socket carries subscriptions only: a query or a mutation sent over it would skip the limits Apollo
+ * applies over HTTP. A subscription has one root field (GraphQL's own rule) and its events are flat.
+ */
+export const subscriptionsOnly = (_context: Context, _id: string, payload: SubscribePayload): readonly GraphQLError[] | undefined => {
+  let operation: OperationTypeNode | undefined;
+  try {
+    operation = getOperationAST(parse(payload.query), payload.operationName)?.operation;
+  } catch {
+    // not GraphQL: graphql-ws answers the syntax error itself
+    return undefined;
+  }
+  if (operation === undefined || operation === OperationTypeNode.SUBSCRIPTION) return undefined;
+  return [new GraphQLError(OVER_HTTP, { extensions: { code: 'BAD_REQUEST', error_code: 400, error_message: OVER_HTTP } })];
 };
