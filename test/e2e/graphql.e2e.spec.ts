@@ -302,6 +302,10 @@ describe('mutations run the REST use cases', () => {
       expect(firstError(reply)).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:put to be performed" });
       expect(ledgerCount(system.dataDir)).toBe(before);
       expect((await rest(who, 'PUT', `/v1/leases/${id}`, { name: 'x' })).status).toBe(403);
+      // in the audit log of refused writes, as REST's refusals are
+      const audit = (await rest('admin', 'GET', `/v1/audit?outcome=refused&project_id=${IDENTITIES[who].project_id}`)).body.audit;
+      const entry = audit.find((candidate: { request_id: string }) => candidate.request_id === reply.headers.get('x-openstack-request-id'));
+      expect(entry).toMatchObject({ actor: { user_id: IDENTITIES[who].user_id }, data: { operation: 'graphql:updateLease', method: 'POST', path: '/graphql', status: 403 } });
     }
   });
 
