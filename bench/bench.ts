@@ -13,6 +13,7 @@ import { type ReplayFigures, replayRows, runReplayBench } from './rebuild-bench.
 import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from './availability-query.js';
 import { capacityRows } from './capacity-report.js';
 import { listRows } from './list-latency.js';
+import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from './graphql-page.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -27,8 +28,9 @@ import { listRows } from './list-latency.js';
  * (`node dist/bench/bench.js as-of`: that one alone),
  * and the replay of a generated log of 100,000 events (`npm run bench:rebuild`: 1,000,000, alone),
  * then availability queries on 2,000 hosts and 20,000 leases (./availability-query.ts;
- * `node dist/bench/availability-query.js` alone) and the capacity report on that calendar
- * (./capacity-report.ts).
+ * `node dist/bench/availability-query.js` alone), the capacity report and the lists on that calendar
+ * (./capacity-report.ts, ./list-latency.ts), and a page of 100 leases through GraphQL and through REST
+ * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -110,6 +112,7 @@ const printTable = (
   asOf: AsOfFigures | null,
   replay: ReplayFigures | null,
   availability: AvailabilityFigures | null,
+  graphqlPage: GraphqlPageFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -128,6 +131,7 @@ const printTable = (
   for (const row of availability === null ? [] : availabilityRows(availability)) console.log(row);
   for (const row of availability === null ? [] : capacityRows(availability.capacity)) console.log(row);
   for (const row of availability === null ? [] : listRows(availability.lists)) console.log(row);
+  for (const row of graphqlPage === null ? [] : graphqlPageRows(graphqlPage)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -163,6 +167,7 @@ const main = async (): Promise<void> => {
   let asOf: AsOfFigures | null = null;
   let replay: ReplayFigures | null = null;
   let availability: AvailabilityFigures | null = null;
+  let graphqlPage: GraphqlPageFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -182,8 +187,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(replay, null, 2));
     availability = await runAvailabilityBench(PORT + 6);
     console.log(JSON.stringify(availability, null, 2));
+    graphqlPage = await runGraphqlPageBench(PORT + 7);
+    console.log(JSON.stringify(graphqlPage, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage);
   }
 };
 

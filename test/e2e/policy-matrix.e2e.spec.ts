@@ -640,6 +640,8 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/rate-cards/matrix'],
     ['PUT', '/v1/rate-cards/matrix', RATE_CARD],
     ['GET', `/v1/capacity?${USAGE_WINDOW}`],
+    ['POST', '/graphql', { query: '{ leases { edges { cursor } } }' }],
+    ['POST', '/graphql', { query: 'mutation { deleteLease(id: "00000000-0000-4000-8000-000000000000") }' }],
     ['GET', '/v1/no-such-route'],
     ['GET', '/V1/leases'],
     ['POST', '/', {}],

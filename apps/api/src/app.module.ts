@@ -61,6 +61,8 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
+import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
+import type { AuthSetup } from './auth/auth-setup.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -86,11 +88,12 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: ApiConfig): DynamicModule {
+  /** `auth`: the middleware's, shared with GraphQL's WebSocket connections (made from `config` when not given). */
+  static forRoot(config: ApiConfig, auth?: AuthSetup): DynamicModule {
     return {
       module: AppModule,
       // the probes' answers say why; terminus' own log line per failed check would repeat it
-      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false })],
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config, auth)],
       controllers: [
         VersionsController,
         HealthController,
@@ -114,7 +117,10 @@ export class AppModule {
         { provide: EVENT_STORE, useFactory: () => openEventStore('events', config.dataDir) },
         { provide: AUDIT_STORE, useFactory: () => openEventStore('audit', config.dataDir) },
         { provide: WriteRefusals, inject: [AUDIT_STORE], useFactory: (audit: EventStore) => new WriteRefusals(audit, () => randomUUID()) },
-        { provide: READ_MODEL_ORM, useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir)) },
+        {
+          provide: READ_MODEL_ORM,
+          useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir), undefined, { logQueries: config.readModelQueryLog }),
+        },
         {
           provide: WriteIndex,
           inject: [EVENT_STORE],
@@ -186,11 +192,12 @@ export class AppModule {
           },
         },
         { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        // one watcher of the log for every live reader of the process (event streams, subscriptions)
+        { provide: LogHead, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LogHead(store) },
         {
           provide: FeedStreams,
-          inject: [EventFeed, EVENT_STORE],
-          useFactory: (feed: EventFeed, store: EventStore) =>
-            new FeedStreams(feed, new LogHead(store), { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+          inject: [EventFeed, LogHead],
+          useFactory: (feed: EventFeed, head: LogHead) => new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
         },
         {
           provide: UsageIndex,
@@ -219,6 +226,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
+        ...GRAPHQL_PROVIDERS,
         Lifecycle,
       ],
     };

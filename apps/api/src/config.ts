@@ -43,6 +43,19 @@ export interface ApiConfig {
   readonly keepAliveTimeoutMs: number;
   /** Who may read `/metrics` (LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN). */
   readonly metrics: MetricsAccess;
+  /** LEASEHOLD_READ_MODEL_QUERY_LOG=1: every SQL statement the API sends to the read model, on stdout. */
+  readonly readModelQueryLog: boolean;
+  /** /graphql: introspection and the limits that refuse abusive queries (docs/graphql.md). */
+  readonly graphql: GraphqlSettings;
+}
+
+export interface GraphqlSettings {
+  /** LEASEHOLD_GRAPHQL_INTROSPECTION (default on): whether `__schema` and `__type` are answered. */
+  readonly introspection: boolean;
+  /** LEASEHOLD_GRAPHQL_MAX_DEPTH: the deepest selection a query may nest. */
+  readonly maxDepth: number;
+  /** LEASEHOLD_GRAPHQL_MAX_COST: the most objects a query may ask for, each list counted at its page size. */
+  readonly maxCost: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -132,6 +145,12 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
     keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
     metrics: metricsConfigFromEnv(env, env.LEASEHOLD_HOST ?? '127.0.0.1').access,
+    readModelQueryLog: env.LEASEHOLD_READ_MODEL_QUERY_LOG === '1',
+    graphql: {
+      introspection: env.LEASEHOLD_GRAPHQL_INTROSPECTION !== '0' && env.LEASEHOLD_GRAPHQL_INTROSPECTION?.toLowerCase() !== 'off',
+      maxDepth: positive(env.LEASEHOLD_GRAPHQL_MAX_DEPTH, 10, 'LEASEHOLD_GRAPHQL_MAX_DEPTH'),
+      maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
+    },
   };
 };
 

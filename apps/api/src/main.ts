@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { jsonLogger } from '#observability/logger.js';
 import { AppModule } from './app.module.js';
+import { createAuthSetup } from './auth/auth-setup.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
@@ -19,7 +20,8 @@ const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
   assertSafeBinding(config);
   // JSON only (no form bodies), parsed after authentication, then held to the input rules before any route
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const auth = createAuthSetup(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, auth), {
     logger: new PinoNestLogger(log.child({}, { level: 'warn' })),
     bodyParser: false,
     rawBody: true,
@@ -32,7 +34,7 @@ const bootstrap = async (): Promise<void> => {
     // before the request ids and the access log: a scrape every few seconds is not a client's request
     app.use(metricsEndpoint(registry, config.metrics));
   }
-  app.use(openstackHeaders(config));
+  app.use(openstackHeaders(config, auth));
   app.useBodyParser('json');
   app.use(bodyParserErrors());
   app.use(inputBoundary());

@@ -16,8 +16,15 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
   return { kind: 'sqlite', file: `${dataDir}/read-model.sqlite` };
 };
 
-const options = (db: ReadModelDatabase): Options => {
-  const common = { entities: readModelEntities(), allowGlobalContext: false, debug: false, discovery: { warnWhenNoEntities: true } };
+/** How a process uses its read-model connection. */
+export interface ReadModelSettings {
+  /** Print every SQL statement to stdout (`[query] ...`): for operators looking at what a request reads. */
+  readonly logQueries?: boolean;
+}
+
+const options = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Options => {
+  const debug: Options['debug'] = settings.logQueries === true ? ['query'] : false;
+  const common = { entities: readModelEntities(), allowGlobalContext: false, debug, colors: false, discovery: { warnWhenNoEntities: true } };
   if (db.kind === 'postgresql') return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
   return { ...common, driver: BindingBetterSqliteDriver, dbName: db.file };
@@ -27,10 +34,10 @@ const options = (db: ReadModelDatabase): Options => {
  * Opens the read-model database and makes sure its tables exist. The API and the projector both do
  * this at start; on an empty database one of them loses the race to create a table and tries again.
  */
-export const openReadModel = async (db: ReadModelDatabase, attempts = 5): Promise<MikroORM> => {
+export const openReadModel = async (db: ReadModelDatabase, attempts = 5, settings: ReadModelSettings = {}): Promise<MikroORM> => {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openOnce(db);
+      return await openOnce(db, settings);
     } catch (error) {
       if (attempt >= attempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -44,8 +51,8 @@ export const openReadModel = async (db: ReadModelDatabase, attempts = 5): Promis
  */
 export const connectReadModel = (db: ReadModelDatabase): Promise<MikroORM> => MikroORM.init(options(db));
 
-const openOnce = async (db: ReadModelDatabase): Promise<MikroORM> => {
-  const orm = await MikroORM.init(options(db));
+const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Promise<MikroORM> => {
+  const orm = await MikroORM.init(options(db, settings));
   if (db.kind === 'sqlite') {
     const connection = orm.em.getConnection();
     await connection.execute('pragma journal_mode = wal');

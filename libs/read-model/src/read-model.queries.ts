@@ -31,6 +31,39 @@ import {
 
 export type { AllocatedReservation, AllocationFilter, FloatingIpAllocationView, HostAllocationView, ResourceReads, SlotsHeld } from './resource-reads.js';
 
+/** One page of leases in (start date, id) order: the filters are ANDed, null means any. */
+export interface LeasePageQuery {
+  readonly projectId: string | null;
+  readonly status: string | null;
+  readonly name: string | null;
+  /** ISO-8601 UTC: leases starting at or after it. */
+  readonly startsAfter: string | null;
+  /** ISO-8601 UTC: leases ending at or before it. */
+  readonly endsBefore: string | null;
+  /** The (start date, id) of the last lease of the previous page. */
+  readonly after: { readonly startDate: string; readonly id: string } | null;
+  readonly limit: number;
+}
+
+/** A lease of a page, with the stored start date its cursor is made of. */
+export interface LeasePageEntry {
+  readonly lease: LeaseView;
+  readonly startDate: string;
+}
+
+const leasePageWhere = (query: LeasePageQuery): Record<string, unknown> => {
+  const startDate = query.startsAfter === null ? {} : { $gte: query.startsAfter };
+  const where: Record<string, unknown>[] = [
+    ...(query.projectId === null ? [] : [{ projectId: query.projectId }]),
+    ...(query.status === null ? [] : [{ status: query.status }]),
+    ...(query.name === null ? [] : [{ name: query.name }]),
+    ...(query.startsAfter === null ? [] : [{ startDate }]),
+    ...(query.endsBefore === null ? [] : [{ endDate: { $lte: query.endsBefore } }]),
+    ...(query.after === null ? [] : [{ $or: [{ startDate: { $gt: query.after.startDate } }, { startDate: query.after.startDate, id: { $gt: query.after.id } }] }]),
+  ];
+  return where.length === 0 ? {} : { $and: where };
+};
+
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
 export class ReadModelQueries implements ResourceReads {
   constructor(private readonly orm: MikroORM) {}
@@ -59,6 +92,12 @@ export class ReadModelQueries implements ResourceReads {
       .getConnection()
       .execute<{ doc: string }[]>(`select cast(doc as text) as doc from lh_leases${where} order by start_date asc, id asc`, projectId === null ? [] : [encodeStoredText(projectId)], 'all');
     return rows.map((row) => row.doc);
+  }
+
+  /** A page of leases, one query however many leases match: the filters and the cursor are conditions of the query. */
+  async leasePage(query: LeasePageQuery): Promise<LeasePageEntry[]> {
+    const rows = await this.em().find(LeaseEntity, leasePageWhere(query), { orderBy: { startDate: 'asc', id: 'asc' }, limit: query.limit });
+    return rows.map((row) => ({ lease: row.doc, startDate: row.startDate }));
   }
 
   async lease(leaseId: string): Promise<LeaseView | null> {
@@ -118,6 +157,18 @@ export class ReadModelQueries implements ResourceReads {
   async flavor(flavorId: string): Promise<{ readonly view: FlavorView; readonly isPublic: boolean } | null> {
     const row = await this.em().findOne(FlavorEntity, { id: flavorId });
     return row === null ? null : { view: row.doc, isPublic: row.isPublic };
+  }
+
+  /** Every booking of these reservations (hosts whole or in slots, or addresses), in one query. */
+  async bookingsOfReservations(resourceKind: 'host' | 'floatingip', reservationIds: readonly string[]): Promise<AvailabilityIntervalRow[]> {
+    const where = { resourceKind, reservationId: { $in: [...reservationIds] } };
+    return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { startMs: 'asc', resourceId: 'asc', id: 'asc' } });
+  }
+
+  /** The bookings on these resources that end at or after `fromMs`, in one query. */
+  async bookingsOnResources(resourceKind: 'host' | 'floatingip', resourceIds: readonly string[], fromMs: number): Promise<AvailabilityIntervalRow[]> {
+    const where = { resourceKind, resourceId: { $in: [...resourceIds] }, endMs: { $gte: fromMs } };
+    return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { startMs: 'asc', reservationId: 'asc', id: 'asc' } });
   }
 
   /**

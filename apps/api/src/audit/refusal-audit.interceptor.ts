@@ -1,5 +1,7 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
+import { GqlExecutionContext } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { type Observable, catchError, from, switchMap, throwError } from 'rxjs';
 import { type DomainErrorKind, describeError, isDomainError } from '#domain/index.js';
 import { WriteRefusals } from '#application/audit/write-refusals.js';
@@ -8,6 +10,20 @@ import { commandMetadata } from '../http/request-context.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { routeKey } from '../openapi/routes.js';
 import { CLOCK } from '../tokens.js';
+import type { GraphqlContext } from '../graphql/graphql-context.js';
+
+interface RefusedCall {
+  readonly request: Request;
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+}
+
+/** A REST write, by its route's operation id. */
+const restCall = (request: Request): RefusedCall => {
+  const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
+  return { request, operation: OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route, method: request.method, path: request.path };
+};
 
 /** A write refused after it was read: the policy's 403 (at the route or in the use case) and the rules' 409. */
 const AUDITED: ReadonlySet<DomainErrorKind> = new Set(['forbidden', 'conflict']);
@@ -28,17 +44,27 @@ export class RefusalAuditInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<Request>();
-    if (READS.has(request.method)) return next.handle();
-    return next.handle().pipe(catchError((error: unknown) => from(this.audit(request, error)).pipe(switchMap(() => throwError(() => error)))));
+    const call = this.writeOf(context);
+    if (call === null) return next.handle();
+    return next.handle().pipe(catchError((error: unknown) => from(this.audit(call, error)).pipe(switchMap(() => throwError(() => error)))));
   }
 
-  private async audit(request: Request, error: unknown): Promise<void> {
+  /** The write this handler is (a REST route other than a read, or a GraphQL mutation), or null for a read. */
+  private writeOf(context: ExecutionContext): RefusedCall | null {
+    if (context.getType<string>() === 'graphql') {
+      const graphql = GqlExecutionContext.create(context);
+      const info = graphql.getInfo<GraphQLResolveInfo>();
+      if (info.parentType.name !== 'Mutation') return null;
+      return { request: graphql.getContext<GraphqlContext>().req, operation: `graphql:${info.fieldName}`, method: 'POST', path: '/graphql' };
+    }
+    const request = context.switchToHttp().getRequest<Request>();
+    return READS.has(request.method) ? null : restCall(request);
+  }
+
+  private async audit({ request, operation, method, path }: RefusedCall, error: unknown): Promise<void> {
     if (!isDomainError(error) || !AUDITED.has(error.kind)) return;
-    const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
-    const operation = OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route;
     try {
-      const refusal = { operation, method: request.method, path: request.path, status: STATUS_BY_KIND[error.kind], error };
+      const refusal = { operation, method, path, status: STATUS_BY_KIND[error.kind], error };
       await this.refusals.record(commandMetadata(request, this.clock()), refusal);
     } catch (failure) {
       this.logger.warn(`refused write not audited: ${describeError(failure)}`);

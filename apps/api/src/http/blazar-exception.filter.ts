@@ -5,6 +5,7 @@ import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { CapacityRefused, requestDate } from '#application/availability/counter-offer.js';
 import { STATUS_BY_KIND, blazarError } from './blazar-error.js';
 import { wireMessage } from './wire-names.js';
+import { graphqlError } from '../graphql/graphql-errors.js';
 import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from './storage-unavailable.js';
 
 const httpMessage = (exception: HttpException): string => {
@@ -20,7 +21,9 @@ const httpMessage = (exception: HttpException): string => {
 export class BlazarExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): unknown {
+    // a resolver's error: returned, GraphQL answers it in the operation's `errors`
+    if (host.getType<string>() === 'graphql') return graphqlError(exception);
     const response = host.switchToHttp().getResponse<Response>();
     const stale = staleMarkerOf(response);
     const send = (status: number, message: string, extra: Record<string, unknown> = {}): void => {

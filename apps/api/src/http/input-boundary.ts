@@ -2,7 +2,12 @@ import { isUtf8 } from 'node:buffer';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { type DomainError, invalid } from '#domain/index.js';
-import { checkInputTree } from './input-rules.js';
+import { JSON_TEXT_FIELDS, checkInputTree } from './input-rules.js';
+
+/** A GraphQL document is text laid out in lines: its whitespace is allowed where JSON text's is; its variables obey every rule. */
+const GRAPHQL_TEXT_FIELDS: ReadonlySet<string> = new Set([...JSON_TEXT_FIELDS, 'query']);
+
+const textFieldsOf = (request: Request): ReadonlySet<string> => (request.path === '/graphql' ? GRAPHQL_TEXT_FIELDS : JSON_TEXT_FIELDS);
 
 const notUtf8 = (): DomainError => invalid('MALFORMED_BODY', 'Malformed request body (not valid UTF-8)');
 
@@ -22,8 +27,8 @@ export const inputBoundary =
   (request: Request, _response: Response, next: NextFunction): void => {
     try {
       if (hasInvalidUtf8(request)) throw notUtf8();
-      checkInputTree(request.query);
-      if (request.body !== undefined) checkInputTree(request.body);
+      checkInputTree(request.query, [], textFieldsOf(request));
+      if (request.body !== undefined) checkInputTree(request.body, [], textFieldsOf(request));
       next();
     } catch (error) {
       next(error);

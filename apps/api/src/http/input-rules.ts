@@ -75,13 +75,13 @@ const childrenOf = (value: object, path: FieldPath): Pending[] => {
  * Checks a parsed JSON body (or query) and every key and value in it; throws a 400 naming the first
  * offending field. Iterative, so no body can exhaust the stack.
  */
-export const checkInputTree = (root: unknown, base: FieldPath = []): void => {
+export const checkInputTree = (root: unknown, base: FieldPath = [], textFields: ReadonlySet<string> = JSON_TEXT_FIELDS): void => {
   const pending: Pending[] = [{ value: root, path: base }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, path } = next;
     if (typeof value === 'string') {
       const last = path[path.length - 1];
-      const problem = textProblem(value, typeof last === 'string' && JSON_TEXT_FIELDS.has(last));
+      const problem = textProblem(value, typeof last === 'string' && textFields.has(last));
       if (problem !== null) throw malformedField(path, problem);
     } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) throw malformedField(path, 'not a finite number');

@@ -68,7 +68,8 @@ const logWhenDone = (log: Logger, request: Request, response: Response, requestI
 const isPublic = (request: Request): boolean =>
   (request.method === 'GET' || request.method === 'HEAD') && !request.path.toLowerCase().startsWith('/v1');
 
-const contextOf = (
+/** A caller's context from its identity, for the middleware and for GraphQL's WebSocket connections. */
+export const contextOf = (
   requestId: string,
   globalRequestId: string | null,
   identity: Identity,

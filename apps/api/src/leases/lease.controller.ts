@@ -58,7 +58,7 @@ export class LeaseController {
       return new JsonText(`{"leases":[${(await this.queries.leaseDocuments(callerOf(request))).join(',')}]}`);
     }
     const filter = { status: status ?? null, projectId: projectId ?? null };
-    return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leasePage(callerOf(request), filter, page));
+    return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leaseListPage(callerOf(request), filter, page));
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */

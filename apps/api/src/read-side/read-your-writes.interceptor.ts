@@ -59,6 +59,8 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    // GraphQL's reads wait per operation (graphql/request-reads.ts)
+    if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const names = this.reflector.get<readonly ReadModelName[] | undefined>(READS_FROM, context.getHandler());

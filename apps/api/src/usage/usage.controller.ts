@@ -1,23 +1,15 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
-import { invalid } from '#domain/index.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageQueries, rateCardView } from '#application/usage/usage.queries.js';
-import { parseInstant } from '../http/blazar-dates.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
 import { parseRateCard } from './rate-card-request.parser.js';
-
-/** A report date; `now` is refused: a report's window is part of what makes it reproducible. */
-const reportDate = (name: string, value: string | undefined): string => {
-  if (value === undefined) throw invalid('MISSING_PARAMETER', `Missing parameter ${name}`);
-  if (value === 'now') throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (a report needs a fixed date, not now)`);
-  return parseInstant(name, value, DateTime.fromMillis(0, { zone: 'utc' }));
-};
+import { reportDate } from './usage-request.parser.js';
 
 /** Usage reports and rate cards (Leasehold extensions; docs/usage.md). */
 @Controller('v1')

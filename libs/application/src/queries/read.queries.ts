@@ -1,6 +1,9 @@
 import { type DomainError, invalid, notFound } from '#domain/index.js';
 import type {
   AllocationFilter,
+  AvailabilityIntervalRow,
+  LeasePageEntry,
+  LeasePageQuery,
   FlavorView,
   FloatingIpAllocationView,
   FloatingIpView,
@@ -82,7 +85,7 @@ export class ReadQueries {
   }
 
   /** A list of leases: filtered by status and project, then one page of it (all of it without a page request). */
-  async leasePage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
+  async leaseListPage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
     if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
       throw invalid('INVALID_STATUS_FILTER', `status must be one of ${LEASE_STATUSES.join(', ')}`);
     }
@@ -102,6 +105,29 @@ export class ReadQueries {
 
   async floatingIpPage(caller: Caller, page: PageRequest | null): Promise<Page<FloatingIpView>> {
     return paged(await this.floatingIps(caller), page, FLOATING_IP_SORTING);
+  }
+
+  /**
+   * A page of the leases `leases` lists, filtered in the query: a project filter only narrows what the
+   * caller may see (a member naming another project gets nothing, as its leases are not in its list).
+   */
+  async leasePage(caller: Caller, query: LeasePageQuery): Promise<LeasePageEntry[]> {
+    authorize(caller, ACTIONS.leaseGet);
+    if (caller.can('admin', {})) return this.read.leasePage(query);
+    if (query.projectId !== null && query.projectId !== caller.projectId) return [];
+    return this.read.leasePage({ ...query, projectId: caller.projectId });
+  }
+
+  /** The bookings of these reservations, for who may see the allocations of hosts (whole or in slots) or of addresses. */
+  async reservationBookings(caller: Caller, kind: 'host' | 'floatingip', reservationIds: readonly string[]): Promise<AvailabilityIntervalRow[]> {
+    authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
+    return this.read.bookingsOfReservations(kind, reservationIds);
+  }
+
+  /** The bookings on these hosts or addresses of leases not ended at `nowMs` (upstream's allocation view without a filter). */
+  async resourceBookings(caller: Caller, kind: 'host' | 'floatingip', resourceIds: readonly string[], nowMs: number): Promise<AvailabilityIntervalRow[]> {
+    authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
+    return this.read.bookingsOnResources(kind, resourceIds, nowMs);
   }
 
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */

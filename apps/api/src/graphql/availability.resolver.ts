@@ -1,0 +1,61 @@
+import { Inject } from '@nestjs/common';
+import { Args, Context, Query, Resolver } from '@nestjs/graphql';
+import { DateTime } from 'luxon';
+import { type Availability, AvailabilityQueries } from '#application/availability/availability.queries.js';
+import { requestDate } from '#application/availability/counter-offer.js';
+import { UsageQueries } from '#application/usage/usage.queries.js';
+import { parseAvailabilityQuery } from '../availability/availability-request.parser.js';
+import { CLOCK } from '../tokens.js';
+import { reportDate } from '../usage/usage-request.parser.js';
+import { AvailabilityType, UsageReportType } from './availability.types.js';
+import { type GraphqlContext, callerIn } from './graphql-context.js';
+import { AvailabilityInput, restBody } from './lease-input.types.js';
+
+const availabilityBody = ({ windows, searchedUntil }: Availability): AvailabilityType => ({
+  windows: windows.map((window) => ({
+    start_date: requestDate(window.startDate),
+    end_date: requestDate(window.endDate),
+    reservations: window.reservations.map((r) => ({ resource_type: r.resourceType, requested: r.requested, matching: r.matching, free: r.free })),
+  })),
+  searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
+});
+
+/** When a lease request would be admitted (POST /v1/availability) and what was used (GET /v1/usage): the same queries. */
+@Resolver()
+export class AvailabilityResolver {
+  constructor(
+    @Inject(AvailabilityQueries) private readonly availabilityQueries: AvailabilityQueries,
+    @Inject(UsageQueries) private readonly usageQueries: UsageQueries,
+    @Inject(CLOCK) private readonly clock: () => Date,
+  ) {}
+
+  @Query(() => AvailabilityType, { description: 'The earliest windows in which a lease request would be admitted' })
+  async availability(@Context() context: GraphqlContext, @Args('request', { type: () => AvailabilityInput }) request: AvailabilityInput): Promise<AvailabilityType> {
+    const caller = callerIn(context);
+    const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
+    return availabilityBody(await this.availabilityQueries.windows(caller, parseAvailabilityQuery(restBody(request), now), now.toISO() as string));
+  }
+
+  @Query(() => UsageReportType, { description: 'A usage report: a project\'s own (members), any or every project\'s (admins)' })
+  async usage(
+    @Context() context: GraphqlContext,
+    @Args('start', { type: () => String }) start: string,
+    @Args('end', { type: () => String }) end: string,
+    @Args('project_id', { type: () => String, nullable: true }) projectId: string | null,
+    @Args('group_by', { type: () => String, nullable: true }) groupBy: string | null,
+    @Args('rate_card', { type: () => String, nullable: true }) rateCard: string | null,
+    @Args('as_of_position', { type: () => String, nullable: true }) asOfPosition: string | null,
+  ): Promise<UsageReportType> {
+    const caller = callerIn(context);
+    this.usageQueries.projectScope(caller, projectId ?? null);
+    const report = await this.usageQueries.report(caller, {
+      start: reportDate('start', start),
+      end: reportDate('end', end),
+      projectId: projectId ?? null,
+      groupBy: groupBy ?? null,
+      rateCard: rateCard ?? null,
+      asOfPosition: asOfPosition ?? null,
+    });
+    return report.usage as UsageReportType;
+  }
+}

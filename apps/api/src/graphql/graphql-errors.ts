@@ -1,0 +1,42 @@
+import { HttpException, Logger } from '@nestjs/common';
+import { GraphQLError } from 'graphql';
+import { type DomainErrorKind, describeError, isDomainError } from '#domain/index.js';
+import { CapacityRefused, requestDate } from '#application/availability/counter-offer.js';
+import { STATUS_BY_KIND, blazarError } from '../http/blazar-error.js';
+import { wireMessage } from '../http/wire-names.js';
+import { STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from '../http/storage-unavailable.js';
+
+/** GraphQL's names for the statuses REST answers with. */
+export const CODE_BY_KIND: Readonly<Record<DomainErrorKind, string>> = {
+  invalid: 'BAD_REQUEST',
+  unauthenticated: 'UNAUTHENTICATED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  unavailable: 'SERVICE_UNAVAILABLE',
+};
+
+const logger = new Logger('graphql');
+
+/** An error with REST's words: `extensions.error_message` is the `error_message` the same refusal has in REST's body. */
+const withBody = (code: string, status: number, message: string, extra: Record<string, unknown> = {}): GraphQLError => {
+  const body = blazarError(status, message);
+  return new GraphQLError(body.error_message, { extensions: { code, error_code: status, error_message: body.error_message, ...extra } });
+};
+
+/** The one place where a resolver's error becomes a GraphQL error (BlazarExceptionFilter's counterpart). */
+export const graphqlError = (exception: unknown): GraphQLError => {
+  if (exception instanceof GraphQLError) return exception;
+  if (exception instanceof CapacityRefused) {
+    const alternatives = exception.alternatives.map((w) => ({ start_date: requestDate(w.startDate), end_date: requestDate(w.endDate) }));
+    return withBody(CODE_BY_KIND[exception.kind], STATUS_BY_KIND[exception.kind], wireMessage(exception), { alternatives });
+  }
+  if (isDomainError(exception)) return withBody(CODE_BY_KIND[exception.kind], STATUS_BY_KIND[exception.kind], wireMessage(exception));
+  if (exception instanceof HttpException && exception.getStatus() < 500) return withBody('BAD_REQUEST', exception.getStatus(), exception.message);
+  if (isStorageUnavailable(exception)) {
+    logger.warn(`storage unavailable: ${describeError(exception)}`);
+    return withBody('SERVICE_UNAVAILABLE', 503, STORAGE_UNAVAILABLE_MESSAGE);
+  }
+  logger.error(describeError(exception, { stack: true }));
+  return withBody('INTERNAL_SERVER_ERROR', 500, 'Internal Server Error');
+};

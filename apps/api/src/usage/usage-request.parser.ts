@@ -1,0 +1,10 @@
+import { DateTime } from 'luxon';
+import { invalid } from '#domain/index.js';
+import { parseInstant } from '../http/blazar-dates.js';
+
+/** A report date; `now` is refused: a report's window is part of what makes it reproducible. */
+export const reportDate = (name: string, value: string | undefined): string => {
+  if (value === undefined) throw invalid('MISSING_PARAMETER', `Missing parameter ${name}`);
+  if (value === 'now') throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (a report needs a fixed date, not now)`);
+  return parseInstant(name, value, DateTime.fromMillis(0, { zone: 'utc' }));
+};

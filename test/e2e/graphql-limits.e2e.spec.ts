@@ -1,0 +1,69 @@
+/**
+ * What /graphql refuses before running anything, as configured: queries nested deeper than
+ * LEASEHOLD_GRAPHQL_MAX_DEPTH or asking for more objects than LEASEHOLD_GRAPHQL_MAX_COST, and
+ * introspection when LEASEHOLD_GRAPHQL_INTROSPECTION=0; and the explorer page, served from here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient } from '../helpers/graphql.js';
+import { type RunningSystem, startSystem } from '../helpers/system.js';
+
+let system: RunningSystem;
+
+beforeAll(async () => {
+  system = await startSystem({
+    apps: ['api'],
+    env: { LEASEHOLD_GRAPHQL_INTROSPECTION: '0', LEASEHOLD_GRAPHQL_MAX_DEPTH: '5', LEASEHOLD_GRAPHQL_MAX_COST: '1000' },
+  });
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('limits', () => {
+  it('refuses a query nested deeper than the limit with a 400 that says so', async () => {
+    const reply = await graphqlClient(system.url)('{ leases { edges { node { reservations { allocations { slots { count } } } } } } }');
+    expect(reply.status).toBe(400);
+    expect(reply.data).toBeUndefined();
+    expect(reply.errors?.[0]?.message).toBe('Query too deep: 7 levels of fields, at most 5');
+    // at the limit it runs
+    expect((await graphqlClient(system.url)('{ leases { edges { node { reservations { id } } } } }')).errors).toBeUndefined();
+  });
+
+  it('refuses a query that may return more objects than the limit, whatever way it is spread (aliases, fragments, variables)', async () => {
+    const graphql = graphqlClient(system.url);
+    const wide = await graphql('{ leases(first: 500) { edges { node { id } } } }');
+    expect(wide.status).toBe(400);
+    expect(wide.errors?.[0]?.message).toBe('Query too costly: up to 1001 objects, at most 1000 (ask for smaller pages)');
+    const aliased = await graphql(`{ ${Array.from({ length: 30 }, (_, i) => `a${i}: leases(first: 20) { edges { node { id } } }`).join(' ')} }`);
+    expect(aliased.errors?.[0]?.message).toMatch(/^Query too costly: up to \d+ objects, at most 1000/);
+    const fragments = await graphql('query($n: Int) { leases(first: $n) { ...Page } } fragment Page on LeaseConnection { edges { node { id reservations { id } } } }');
+    expect(fragments.errors?.[0]?.message).toMatch(/^Query too costly/);
+    expect((await graphql('{ leases(first: 10) { edges { node { id reservations { id } } } } }')).errors).toBeUndefined();
+  });
+
+  it('a fragment that spreads itself is refused as GraphQL refuses it, not walked forever', async () => {
+    const reply = await graphqlClient(system.url)('{ leases { ...Loop } } fragment Loop on LeaseConnection { pageInfo { hasNextPage } ...Loop }');
+    expect(reply.status).toBe(400);
+    expect(reply.errors?.map((e) => e.message)).toContain('Cannot spread fragment "Loop" within itself.');
+  });
+
+  it('answers no introspection when it is switched off', async () => {
+    const reply = await graphqlClient(system.url)('{ __schema { types { name } } }');
+    expect(reply.status).toBe(400);
+    expect(reply.errors?.[0]?.message).toMatch(/introspection is not allowed/i);
+  });
+});
+
+describe('the explorer page', () => {
+  it('is served by this service at /graphql to a browser, loads nothing from elsewhere and posts queries to /graphql', async () => {
+    const response = await fetch(`${system.url}/graphql`, { headers: { Accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain('<title>Leasehold GraphQL</title>');
+    expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)]).toEqual([]);
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).toContain("fetch('/graphql'");
+  });
+});
