@@ -1,5 +1,6 @@
 import type { AllocationRatios } from '#domain/index.js';
 import { applicationSettingsFromEnv } from '#application/application-settings.js';
+import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';
@@ -40,6 +41,8 @@ export interface ApiConfig {
    * a client is just reusing: Node's default of 5 s races clients that keep sockets 4 s.
    */
   readonly keepAliveTimeoutMs: number;
+  /** Usage enforcement (LEASEHOLD_ENFORCEMENT_FILTERS and the filters' options). */
+  readonly enforcement: EnforcementConfig;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -128,6 +131,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
     keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
+    enforcement: enforcementConfigFromEnv(env),
   };
 };
 

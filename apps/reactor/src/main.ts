@@ -13,6 +13,8 @@
  *                       host goes down and every so often (default 10; 0: no healing in this process),
  *                       over LEASEHOLD_HEALING_INTERVAL_MINUTES (default 60; 0: every future
  *                       reservation), with the API's cleaning time and allocation ratios
+ *   LEASEHOLD_ENFORCEMENT_FILTERS  usage enforcement filters told of each lease's end (upstream's
+ *                       on_end; docs/operations.md "Usage enforcement"), with the API's settings
  *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
  *                       port, logged; off: none)
  *
@@ -33,6 +35,12 @@ import { hostEnrollmentFor } from '#plugins/openstack/enrollment/host-enrollment
 import { type HealingConfig, healingConfigFromEnv } from './healing/healing.config.js';
 import { startHealing } from './healing/healing.js';
 import { describeError } from '#domain/index.js';
+import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
+import { indexResources } from '#application/enforcement/index-resources.js';
+import { usageEnforcement } from '#application/enforcement/usage-enforcement.js';
+import { WriteIndex } from '#application/write-model/write-index.js';
+import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
+import { EnforcementOnEnd } from './enforcement-on-end.js';
 
 const log = eventLog('reactor');
 
@@ -91,6 +99,25 @@ const healingConfig = (): HealingConfig => {
   }
 };
 
+const enforcementConfig = (): EnforcementConfig => {
+  try {
+    return enforcementConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
+/** Null without filters: no lease end to tell anyone of. */
+const startOnEnd = async (config: EnforcementConfig, store: EventStore): Promise<EnforcementOnEnd | null> => {
+  if (config.filters.length === 0) return null;
+  const index = new WriteIndex(store);
+  const service = config.external === null ? null : new HttpExternalEnforcement(config.external);
+  const warn = (message: string): void => log({ event: 'warning', phase: 'enforcement', message });
+  const enforcement = usageEnforcement({ config, service, resources: indexResources(index), warn });
+  return EnforcementOnEnd.start({ store, enforcement, index, log });
+};
+
 const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
@@ -118,6 +145,7 @@ const main = async (): Promise<void> => {
   const config = effectsConfig();
   const reconcileEveryMs = reconcileIntervalMs();
   const healing = healingConfig();
+  const enforcement = enforcementConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -135,6 +163,8 @@ const main = async (): Promise<void> => {
     }
     const healer = await startHealing({ store, handler, config: healing, log });
     if (healer !== null) reactor.stopsWith(healer);
+    const onEnd = await startOnEnd(enforcement, store);
+    if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);

@@ -38,6 +38,10 @@ describe('max_lease_duration on update, without the extension window (upstream)'
     );
   });
 
+  it('Given a lease longer than a lowered maximum, When a change leaves its dates alone, Then it is allowed', () => {
+    expect(refuseUpdate(policy({ maxSeconds: 3600 }), 'p', CURRENT, CURRENT, '2030-01-01T00:00:00.000Z')).toBeNull();
+  });
+
   it('Given an exempt project, When its lease is prolonged by a week, Then it is allowed', () => {
     expect(refuseUpdate(policy(), 'exempt', CURRENT, lease(CURRENT.startDate, '2030-01-09T00:00:00.000Z'), '2030-01-01T00:00:00.000Z')).toBeNull();
   });

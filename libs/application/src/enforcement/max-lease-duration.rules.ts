@@ -19,6 +19,9 @@ const seconds = (from: string, to: string): number => Math.round((Date.parse(to)
 const tooLong = (duration: number, max: number): string =>
   `Lease duration of ${duration} seconds must be less than or equal to the maximum of ${max} seconds.`;
 
+const sameDates = (a: LeaseDates, b: LeaseDates): boolean =>
+  Date.parse(a.startDate) === Date.parse(b.startDate) && Date.parse(a.endDate) === Date.parse(b.endDate);
+
 const blazarDate = (iso: string): string => DateTime.fromISO(iso, { zone: 'utc' }).toFormat('yyyy-MM-dd HH:mm');
 
 /** Why a new lease is refused, or null: as upstream, its duration is at most the maximum. */
@@ -30,12 +33,14 @@ export const refuseCreate = (policy: MaxLeaseDurationPolicy, projectId: string, 
 
 /**
  * Why an update is refused, or null. A lease that stays within the maximum may always be changed
- * (as upstream). Without the window, a longer one is refused (as upstream). With it, a longer one is
+ * (as upstream), and so may one whose dates stay as they are. Without the window, a longer one is refused (as upstream). With it, a longer one is
  * allowed only as a prolongation asked within the last N hours before the current end, adding at most
  * the maximum beyond that end: a lease is renewed a period at a time, near its end.
  */
 export const refuseUpdate = (policy: MaxLeaseDurationPolicy, projectId: string, current: LeaseDates, requested: LeaseDates, now: string): string | null => {
   if (policy.exemptProjectIds.has(projectId)) return null;
+  // a rename, say, of a lease booked before the maximum was lowered
+  if (sameDates(current, requested)) return null;
   const duration = seconds(requested.startDate, requested.endDate);
   if (duration <= policy.maxSeconds) return null;
   if (policy.extensionWindowHours === 0) return tooLong(duration, policy.maxSeconds);
