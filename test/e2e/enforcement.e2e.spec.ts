@@ -5,16 +5,19 @@
  * lease, allocations, current_lease); a 403 and max_lease_duration refuse with their message in
  * Blazar's body, change nothing in the ledger and land in the audit log with the filter named; a
  * slow or failing service is denied or allowed as LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR says;
- * on-end is called after a lease ended; the real `openstack` CLI shows the refusal's message.
+ * on-end is called after a lease ended; the real `openstack` CLI shows the refusal's message; an
+ * unknown filter stops the API at start.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
 import { failed, openstack } from '../helpers/cli.js';
 import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
-import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
+import { type RunningSystem, eventually, runApiUntilExit, startSystem } from '../helpers/system.js';
 
 type Behaviour = 'allow' | 'refuse' | 'refuse-bare' | 'fail' | 'hang';
 
@@ -268,5 +271,13 @@ describe('usage enforcement, failing open (LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERR
     expect(service.of('/v1/check-create')).toHaveLength(2);
     service.behaviour = { '/v1/check-create': 'refuse' };
     await leases.refusedLease('open-refused', ...windowOf(300, 60), [pinnedHost('open-host')], 403, REFUSAL);
+  });
+});
+
+describe('usage enforcement configuration', () => {
+  it('an unknown filter name stops the API at start, naming it and the known ones', async () => {
+    const { code, output } = await runApiUntilExit({ LEASEHOLD_PORT: '0', LEASEHOLD_DATA_DIR: join(tmpdir(), 'leasehold-enforcement-never-opened'), LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota' });
+    expect(code).not.toBe(0);
+    expect(output).toContain("LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)");
   });
 });

@@ -94,8 +94,9 @@ export class LeaseUseCases {
 
   /**
    * Filters that look at allocations see those of a decision taken without being recorded (the same
-   * admission, outside the lock: the filters may call out); the recorded write that follows decides
-   * again, and may pick other resources should another write have booked them in between.
+   * admission, under the lock, which is released before the filters run: they may call out); the
+   * recorded write that follows decides again, and may pick other resources should another write have
+   * booked them in between.
    */
   private async enforceCreate({ data: request, metadata }: CreateLeaseCommand): Promise<void> {
     if (!this.enforcement.enabled) return;
@@ -182,7 +183,8 @@ export class LeaseUseCases {
     checkReservationIds(existing.lease, leaseChanges.reservationIds);
     checkResourceTypes(existing.lease.reservations, changes.reservations);
     const schedule = scheduleForUpdate(existing, leaseChanges, metadata.now);
-    await index.catchUp();
+    // the index is caught up only under the lock, where decisions read it
+    if (allocations) await index.catchUp();
     const plan = bookingPlan(this.context);
     const started = hasStarted(existing);
     const admission = schedule === null || !allocations ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
