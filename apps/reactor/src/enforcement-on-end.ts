@@ -1,6 +1,9 @@
 import { LEASE_CATEGORY, type LeaseEvent, describeError, foldEvents, leaseDecider } from '#domain/index.js';
-import type { UsageEnforcement } from '#application/enforcement/usage-enforcement.js';
-import type { WriteIndex } from '#application/write-model/write-index.js';
+import type { EnforcementConfig } from '#application/enforcement/enforcement.config.js';
+import { indexResources } from '#application/enforcement/index-resources.js';
+import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
+import { WriteIndex } from '#application/write-model/write-index.js';
+import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
@@ -60,3 +63,13 @@ export class EnforcementOnEnd {
     }
   }
 }
+
+/** The configured filters told of each end; null without filters (no lease end to tell anyone of). */
+export const startEnforcementOnEnd = async (config: EnforcementConfig, store: EventStore, log: (entry: ReactorLogEntry) => void): Promise<EnforcementOnEnd | null> => {
+  if (config.filters.length === 0) return null;
+  const index = new WriteIndex(store);
+  const service = config.external === null ? null : new HttpExternalEnforcement(config.external);
+  const warn = (message: string): void => log({ event: 'warning', phase: 'enforcement', message });
+  const enforcement = usageEnforcement({ config, service, resources: indexResources(index), warn });
+  return EnforcementOnEnd.start({ store, enforcement, index, log });
+};

@@ -36,11 +36,7 @@ import { type HealingConfig, healingConfigFromEnv } from './healing/healing.conf
 import { startHealing } from './healing/healing.js';
 import { describeError } from '#domain/index.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
-import { indexResources } from '#application/enforcement/index-resources.js';
-import { usageEnforcement } from '#application/enforcement/usage-enforcement.js';
-import { WriteIndex } from '#application/write-model/write-index.js';
-import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
-import { EnforcementOnEnd } from './enforcement-on-end.js';
+import { startEnforcementOnEnd } from './enforcement-on-end.js';
 
 const log = eventLog('reactor');
 
@@ -108,16 +104,6 @@ const enforcementConfig = (): EnforcementConfig => {
   }
 };
 
-/** Null without filters: no lease end to tell anyone of. */
-const startOnEnd = async (config: EnforcementConfig, store: EventStore): Promise<EnforcementOnEnd | null> => {
-  if (config.filters.length === 0) return null;
-  const index = new WriteIndex(store);
-  const service = config.external === null ? null : new HttpExternalEnforcement(config.external);
-  const warn = (message: string): void => log({ event: 'warning', phase: 'enforcement', message });
-  const enforcement = usageEnforcement({ config, service, resources: indexResources(index), warn });
-  return EnforcementOnEnd.start({ store, enforcement, index, log });
-};
-
 const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
@@ -163,7 +149,7 @@ const main = async (): Promise<void> => {
     }
     const healer = await startHealing({ store, handler, config: healing, log });
     if (healer !== null) reactor.stopsWith(healer);
-    const onEnd = await startOnEnd(enforcement, store);
+    const onEnd = await startEnforcementOnEnd(enforcement, store, log);
     if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
