@@ -229,7 +229,18 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
         reservations: [expect.objectContaining({ resource_type: 'physical:host', allocations: [{ id: hostId, hypervisor_hostname: 'enf-host', extra: { gpu: 'true' } }] })],
       },
     });
+    // its Lease.Deleted came first in the log and was passed over: one call for one end
+    expect(service.of('/v1/on-end').filter((request) => request.body.lease.end_date === end)).toHaveLength(1);
     expect(system.output()).toContain('"event":"enforcement.on-end"');
+  });
+
+  it('calls on-end for a lease deleted before it started', async () => {
+    service.behaviour = {};
+    const [start, end] = windowOf(300, 30);
+    const lease = await leases.createLease('enf-never-started', start, end, [pinnedHost('enf-host')]);
+    expect((await client.delete(`/v1/leases/${lease.id as string}`)).status).toBe(204);
+    const onEnd = await eventually(async () => service.of('/v1/on-end').find((request) => request.body.lease.end_date === end), 20_000, 'on-end');
+    expect(onEnd.body.lease).toMatchObject({ start_date: start, end_date: end, reservations: [{ allocations: [{ id: hostId, hypervisor_hostname: 'enf-host' }] }] });
   });
 
   it('the openstack CLI shows the refusal\'s message', async () => {
