@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { JsonTextInterceptor } from './http/json-text.js';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -33,7 +33,7 @@ import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, AUDIT_STORE, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
+import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { AvailabilityController } from './availability/availability.controller.js';
 import { AvailabilityQueries } from '#application/availability/availability.queries.js';
@@ -63,6 +63,9 @@ import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
 import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
 import type { AuthSetup } from './auth/auth-setup.js';
+import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
+import { indexResources } from '#application/enforcement/index-resources.js';
+import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -132,9 +135,19 @@ export class AppModule {
         },
         { provide: LEASE_TRUSTS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session) },
         {
+          provide: USAGE_ENFORCEMENT,
+          inject: [WriteIndex],
+          useFactory: (index: WriteIndex) => {
+            const { enforcement } = config;
+            const service = enforcement.external === null ? null : new HttpExternalEnforcement(enforcement.external);
+            const logger = new Logger('enforcement');
+            return usageEnforcement({ config: enforcement, service, resources: indexResources(index), warn: (message) => logger.warn(message) });
+          },
+        },
+        {
           provide: LeaseUseCases,
-          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS],
-          useFactory: (context: ApplicationContext, trusts: LeaseTrusts) => new LeaseUseCases(context, trusts),
+          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT],
+          useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement) => new LeaseUseCases(context, trusts, enforcement),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },

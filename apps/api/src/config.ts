@@ -1,5 +1,6 @@
 import type { AllocationRatios } from '#domain/index.js';
 import { applicationSettingsFromEnv } from '#application/application-settings.js';
+import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
 
@@ -47,6 +48,8 @@ export interface ApiConfig {
   readonly readModelQueryLog: boolean;
   /** /graphql: introspection and the limits that refuse abusive queries (docs/graphql.md). */
   readonly graphql: GraphqlSettings;
+  /** Usage enforcement (LEASEHOLD_ENFORCEMENT_FILTERS and the filters' options). */
+  readonly enforcement: EnforcementConfig;
 }
 
 export interface GraphqlSettings {
@@ -151,6 +154,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       maxDepth: positive(env.LEASEHOLD_GRAPHQL_MAX_DEPTH, 10, 'LEASEHOLD_GRAPHQL_MAX_DEPTH'),
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
     },
+    enforcement: enforcementConfigFromEnv(env),
   };
 };
 

@@ -9,3 +9,6 @@ export const HOST_INVENTORY = Symbol('HOST_INVENTORY');
 export const FLOATING_IP_NETWORKS = Symbol('FLOATING_IP_NETWORKS');
 /** The audit log of refused writes: a store of its own beside the ledger. */
 export const AUDIT_STORE = Symbol('AUDIT_STORE');
+
+/** The configured usage enforcement filters (LEASEHOLD_ENFORCEMENT_FILTERS). */
+export const USAGE_ENFORCEMENT = Symbol('USAGE_ENFORCEMENT');

@@ -13,6 +13,8 @@
  *                       host goes down and every so often (default 10; 0: no healing in this process),
  *                       over LEASEHOLD_HEALING_INTERVAL_MINUTES (default 60; 0: every future
  *                       reservation), with the API's cleaning time and allocation ratios
+ *   LEASEHOLD_ENFORCEMENT_FILTERS  usage enforcement filters told of each lease's end (upstream's
+ *                       on_end; docs/operations.md "Usage enforcement"), with the API's settings
  *   LEASEHOLD_REACTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1236; 0: any free
  *                       port, logged; off: none)
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
@@ -44,6 +46,8 @@ import { startHealing } from './healing/healing.js';
 import { type FreepoolWatchConfig, freepoolWatchConfigFromEnv } from './freepool-watch/freepool-watch.config.js';
 import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
+import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
+import { startEnforcementOnEnd } from './enforcement-on-end.js';
 
 const logLine = eventLog('reactor');
 
@@ -140,6 +144,15 @@ const healingConfig = (): HealingConfig => {
   }
 };
 
+const enforcementConfig = (): EnforcementConfig => {
+  try {
+    return enforcementConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
 const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
@@ -169,6 +182,7 @@ const main = async (): Promise<void> => {
   const reconcileEveryMs = reconcileIntervalMs();
   const healing = healingConfig();
   const freepool = freepoolConfig();
+  const enforcement = enforcementConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -192,6 +206,8 @@ const main = async (): Promise<void> => {
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
     const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
     if (watch !== null) reactor.stopsWith(watch);
+    const onEnd = await startEnforcementOnEnd(enforcement, store, log);
+    if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, effects, store);

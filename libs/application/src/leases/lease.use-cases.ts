@@ -5,6 +5,7 @@ import {
   type LeaseEvent,
   checkReservationIds,
   checkResourceTypes,
+  foldEvents,
   hasStarted,
   isDomainError,
   leaseDecider,
@@ -21,6 +22,9 @@ import { COUNTER_OFFERS, CapacityRefused } from '../availability/counter-offer.j
 import { isCapacityRefusal } from '../availability/window-search.js';
 import { authorize, leaseTarget } from '../caller.js';
 import { appendTo, eventMetadata } from '../command.js';
+import type { Decision } from '../command-handler.js';
+import type { EnforcedLease } from '../enforcement/lease-body.js';
+import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
@@ -40,15 +44,24 @@ export class LeaseUseCases {
   constructor(
     private readonly context: ApplicationContext,
     private readonly trusts: LeaseTrusts = NO_LEASE_TRUSTS,
+    private readonly enforcement: UsageEnforcement = NO_ENFORCEMENT,
     registry: AdmissionRegistry = ADMISSION_REGISTRY,
   ) {
     this.admissions = new Admissions(registry);
     this.availability = new AvailabilityQueries(context, registry);
   }
 
-  /** The trust comes first (Keystone may refuse it: nothing recorded); a lease refused after it takes it back. */
+  /**
+   * The enforcement filters first, then the trust (Keystone may refuse it: nothing recorded); a lease
+   * refused after the trust takes it back.
+   */
   async create(command: CreateLeaseCommand): Promise<LeaseWritten> {
     authorize(command.metadata.actor, LEASE_POLICY.create);
+    try {
+      await this.enforceCreate(command);
+    } catch (error) {
+      throw await this.counterOfferForCreate(error, command);
+    }
     const trustId = await this.trusts.create(command.metadata);
     try {
       return await this.record(command, trustId);
@@ -79,63 +92,108 @@ export class LeaseUseCases {
     return new CapacityRefused(error as DomainError, alternatives);
   }
 
+  /**
+   * Filters that look at allocations see those of a decision taken without being recorded (the same
+   * admission, under the lock, which is released before the filters run: they may call out); the
+   * recorded write that follows decides again, and may pick other resources should another write have
+   * booked them in between.
+   */
+  private async enforceCreate({ data: request, metadata }: CreateLeaseCommand): Promise<void> {
+    if (!this.enforcement.enabled) return;
+    const { startDate, endDate } = scheduleForCreate(request, this.context.settings.minutesBeforeEnd, metadata.now);
+    let reservations: EnforcedLease['reservations'] = [];
+    if (this.enforcement.needsAllocations) {
+      const { result: { events } } = await this.context.handler.handle(async () => ({ appends: [], result: (await this.decideCreate(request, metadata, null)).result }));
+      reservations = requireExisting(foldEvents(leaseDecider, events), 'new').lease.reservations;
+    }
+    await this.enforcement.checkCreate(this.enforcement.contextOf(metadata.actor), { startDate, endDate, reservations }, metadata.now);
+  }
+
   private async record({ data: request, metadata }: CreateLeaseCommand, trustId: string | null): Promise<LeaseWritten> {
-    const { handler, index, newId, settings } = this.context;
+    const { result, position } = await this.context.handler.handle(() => this.decideCreate(request, metadata, trustId));
+    return { ...result, position };
+  }
+
+  private async decideCreate(request: CreateLeaseCommand['data'], metadata: CreateLeaseCommand['metadata'], trustId: string | null): Promise<Decision<{ readonly leaseId: string; readonly events: readonly LeaseEvent[] }>> {
+    const { index, newId, settings } = this.context;
     const leaseId = newId();
     const schedule = scheduleForCreate(request, settings.minutesBeforeEnd, metadata.now);
     const { actor, now } = metadata;
-    const { result, position } = await handler.handle(async () => {
-      await index.catchUp();
-      const plan = bookingPlan(this.context);
-      const admission = admissionContext(this.context, plan, { leaseId, ...schedule }, actor);
-      const reservations = request.reservations.map((reservation) => this.admissions.admit(admission, reservation));
-      const { name, startDate, endDate, beforeEndDate } = request;
-      const eventIds = { start: newId(), end: newId(), beforeEnd: newId() };
-      const data = { leaseId, name, projectId: actor.projectId, userId: actor.userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds };
-      const events = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
-      const recorded = eventMetadata(metadata);
-      return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId)], result: events };
-    });
-    return { leaseId, events: result, position };
+    await index.catchUp();
+    const plan = bookingPlan(this.context);
+    const admission = admissionContext(this.context, plan, { leaseId, ...schedule }, actor);
+    const reservations = request.reservations.map((reservation) => this.admissions.admit(admission, reservation));
+    const { name, startDate, endDate, beforeEndDate } = request;
+    const eventIds = { start: newId(), end: newId(), beforeEnd: newId() };
+    const data = { leaseId, name, projectId: actor.projectId, userId: actor.userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds };
+    const events = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
+    const recorded = eventMetadata(metadata);
+    return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId)], result: { leaseId, events } };
   }
 
   /** Authorized against the stored lease, inside the decision: the lease read is the one the decision stands on. */
   async update(command: UpdateLeaseCommand): Promise<LeaseWritten> {
     try {
+      await this.enforceUpdate(command);
       return await this.recordUpdate(command);
     } catch (error) {
       throw await this.counterOfferForUpdate(error, command);
     }
   }
 
-  private async recordUpdate({ data: { leaseId, changes }, metadata }: UpdateLeaseCommand): Promise<LeaseWritten> {
-    const { handler, index } = this.context;
+  /** As for a create: the lease as it is and as it would be, from a decision not recorded when a filter looks at allocations. */
+  private async enforceUpdate(command: UpdateLeaseCommand): Promise<void> {
+    if (!this.enforcement.enabled) return;
+    const { handler } = this.context;
+    const { metadata } = command;
+    const { result } = this.enforcement.needsAllocations
+      ? await handler.handle(async () => ({ appends: [], result: await this.decideUpdate(command) }))
+      : { result: await this.decideUpdate(command, { allocations: false }) };
+    if (result.events.length === 0) return;
+    const requested = requireExisting(foldEvents(leaseDecider, result.events, result.existing), command.data.leaseId).lease;
+    await this.enforcement.checkUpdate(this.enforcement.contextOf(metadata.actor), result.existing.lease, requested, metadata.now);
+  }
+
+  private async recordUpdate(command: UpdateLeaseCommand): Promise<LeaseWritten> {
+    const { handler } = this.context;
+    const { leaseId } = command.data;
     const { result, position } = await handler.handle(async () => {
-      const loaded = await handler.load(leaseDecider, leaseStream(leaseId));
-      const existing = requireExisting(loaded.state, leaseId);
-      authorize(metadata.actor, LEASE_POLICY.update, leaseTarget(existing.lease));
-      const { name, startDate, endDate, beforeEndDate } = changes;
-      const leaseChanges: LeaseChanges = { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) };
-      checkReservationIds(existing.lease, leaseChanges.reservationIds);
-      checkResourceTypes(existing.lease.reservations, changes.reservations);
-      const schedule = scheduleForUpdate(existing, leaseChanges, metadata.now);
-      await index.catchUp();
-      const plan = bookingPlan(this.context);
-      const started = hasStarted(existing);
-      const admission = schedule === null ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
-      const reservations =
-        admission === null
-          ? []
-          : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
-      const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+      const { loaded, events, plan } = await this.decideUpdate(command);
       // nothing changed for the lease: the calendars' working copies are dropped with it, and the answer
       // names the lease's latest event, so a read elsewhere that waits for it shows this lease
       if (events.length === 0) return { appends: [], result: { events: loaded.events, position: loaded.position } };
-      const recorded = eventMetadata(metadata);
+      const recorded = eventMetadata(command.metadata);
       const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId)];
       return { appends, result: { events: [...loaded.events, ...events], position: 0 } };
     });
     return { leaseId, events: result.events, position: position || result.position };
+  }
+
+  /**
+   * The update's events, decided on the stored lease and the calendars. Without `allocations` the
+   * reservations are not readmitted (what max_lease_duration needs is the dates, read without the lock).
+   */
+  private async decideUpdate({ data: { leaseId, changes }, metadata }: UpdateLeaseCommand, { allocations } = { allocations: true }) {
+    const { handler, index } = this.context;
+    const loaded = await handler.load(leaseDecider, leaseStream(leaseId));
+    const existing = requireExisting(loaded.state, leaseId);
+    authorize(metadata.actor, LEASE_POLICY.update, leaseTarget(existing.lease));
+    const { name, startDate, endDate, beforeEndDate } = changes;
+    const leaseChanges: LeaseChanges = { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) };
+    checkReservationIds(existing.lease, leaseChanges.reservationIds);
+    checkResourceTypes(existing.lease.reservations, changes.reservations);
+    const schedule = scheduleForUpdate(existing, leaseChanges, metadata.now);
+    // the index is caught up only under the lock, where decisions read it
+    if (allocations) await index.catchUp();
+    const plan = bookingPlan(this.context);
+    const started = hasStarted(existing);
+    const admission = schedule === null || !allocations ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
+    const reservations =
+      admission === null
+        ? []
+        : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
+    const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+    return { loaded, existing, events, plan };
   }
 
   /** A lease that never started has no end effects to delete its trust: the delete releases it once recorded. */
