@@ -148,6 +148,16 @@ describe('queries answer what REST answers', () => {
     expect(usage.usage).toEqual({ ...expected, as_of_position: usage.usage.as_of_position, as_of: usage.usage.as_of });
     expect(usage.usage.lines).toEqual(expected.lines);
   });
+
+  it('capacity(...) is GET /v1/capacity for admins; members are refused before any argument is read', async () => {
+    const query = `{ capacity(start: "2030-01-01 00:00", end: "2030-01-02 00:00", step: "PT6H", failure_domain: "rack") { start end step_minutes failure_domain pools leases } }`;
+    const data = ok(await gql('admin')(query));
+    const expected = (await rest('admin', 'GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-01-02%2000:00&step=PT6H&failure_domain=rack')).body.capacity;
+    expect(data.capacity).toEqual(expected);
+    expect(data.capacity.pools.length).toBeGreaterThan(0);
+    const refused = await gql('member')(`{ capacity(start: "not a date", end: "2030-01-02 00:00") { start } }`);
+    expect(firstError(refused)).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow leasehold:capacity:get to be performed" });
+  });
 });
 
 describe('leases: a page at a time, filtered', () => {

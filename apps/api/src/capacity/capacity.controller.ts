@@ -1,64 +1,11 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { requestDate } from '#application/availability/counter-offer.js';
-import { type CapacityReport, CapacityQueries } from '#application/queries/capacity.queries.js';
-import type { HostStep, SlotStep, ZoneCapacity } from '#application/queries/capacity-report.js';
-import type { LeaseConcentration } from '#application/queries/failure-domains.js';
+import { CapacityQueries } from '#application/queries/capacity.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { callerOf } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { parseCapacityQuery } from './capacity-request.parser.js';
-
-const date = (ms: number): string => requestDate(new Date(ms).toISOString());
-
-/** "7 hosts for 24 h", "1 host for 90 min": the largest request as an operator reads it. */
-const requestSummary = (hosts: number, minutes: number): string =>
-  `${hosts} host${hosts === 1 ? '' : 's'} for ${minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`}`;
-
-const hostStepBody = (step: HostStep, requestMinutes: number) => ({
-  start: date(step.start),
-  end: date(step.end),
-  hosts_enrolled: step.enrolled,
-  reserved_whole: step.reservedWhole,
-  reserved_by_slots: step.reservedBySlots,
-  free: step.free,
-  peak_utilisation: step.peakUtilisation,
-  largest_request: { hosts: step.largestRequest, duration_minutes: requestMinutes, summary: requestSummary(step.largestRequest, requestMinutes) },
-});
-
-const resources = (r: { readonly vcpus: number; readonly memoryMb: number; readonly diskGb: number }) => ({ vcpus: r.vcpus, memory_mb: r.memoryMb, disk_gb: r.diskGb });
-
-const slotStepBody = (step: SlotStep) => ({
-  start: date(step.start),
-  end: date(step.end),
-  capacity: resources(step.capacity),
-  peak_reserved: resources(step.peakReserved),
-  peak_utilisation: step.peakUtilisation,
-});
-
-const zoneBodies = (zone: ZoneCapacity, requestMinutes: number) => [
-  { availability_zone: zone.availabilityZone, resource_type: 'physical:host', steps: zone.hosts.map((step) => hostStepBody(step, requestMinutes)) },
-  { availability_zone: zone.availabilityZone, resource_type: 'virtual:instance', steps: zone.slots.map(slotStepBody) },
-];
-
-const leaseBody = (lease: LeaseConcentration) => ({
-  lease_id: lease.leaseId,
-  hosts: lease.hosts,
-  domains: lease.domains,
-  largest_share: lease.largestShare,
-  unlabelled: lease.unlabelled,
-});
-
-const reportBody = ({ request, zones, leases }: CapacityReport) => ({
-  capacity: {
-    start: requestDate(request.start),
-    end: requestDate(request.end),
-    step_minutes: request.stepMinutes,
-    failure_domain: request.failureDomain,
-    pools: zones.flatMap((zone) => zoneBodies(zone, request.requestMinutes)),
-    ...(leases === null ? {} : { leases: leases.map(leaseBody) }),
-  },
-});
+import { reportBody } from './capacity-body.js';
 
 /** The operators' capacity table (a Leasehold extension; docs/availability.md). */
 @Controller('v1')

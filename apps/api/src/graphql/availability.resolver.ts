@@ -7,7 +7,12 @@ import { UsageQueries } from '#application/usage/usage.queries.js';
 import { parseAvailabilityQuery } from '../availability/availability-request.parser.js';
 import { CLOCK } from '../tokens.js';
 import { reportDate } from '../usage/usage-request.parser.js';
-import { AvailabilityType, UsageReportType } from './availability.types.js';
+import { AvailabilityType, CapacityReportType, UsageReportType } from './availability.types.js';
+import { CapacityQueries } from '#application/queries/capacity.queries.js';
+import { ACTIONS } from '#application/policy/policy-defaults.js';
+import { authorize } from '#application/caller.js';
+import { parseCapacityQuery } from '../capacity/capacity-request.parser.js';
+import { reportBody } from '../capacity/capacity-body.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { AvailabilityInput, restBody } from './lease-input.types.js';
 
@@ -26,8 +31,26 @@ export class AvailabilityResolver {
   constructor(
     @Inject(AvailabilityQueries) private readonly availabilityQueries: AvailabilityQueries,
     @Inject(UsageQueries) private readonly usageQueries: UsageQueries,
+    @Inject(CapacityQueries) private readonly capacityQueries: CapacityQueries,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
+
+  @Query(() => CapacityReportType, { description: 'The operators\' capacity table (GET /v1/capacity; admins)' })
+  async capacity(
+    @Context() context: GraphqlContext,
+    @Args('start', { type: () => String }) start: string,
+    @Args('end', { type: () => String }) end: string,
+    @Args('step', { type: () => String, nullable: true }) step: string | null,
+    @Args('duration', { type: () => String, nullable: true }) duration: string | null,
+    @Args('failure_domain', { type: () => String, nullable: true }) failureDomain: string | null,
+  ): Promise<CapacityReportType> {
+    const caller = callerIn(context);
+    // the policy first, as REST: a member learns nothing, not even which argument was wrong
+    authorize(caller, ACTIONS.capacityGet);
+    const parsed = parseCapacityQuery({ start, end, step: step ?? undefined, duration: duration ?? undefined, failure_domain: failureDomain ?? undefined });
+    const { capacity } = reportBody(await this.capacityQueries.report(caller, parsed));
+    return { ...capacity, leases: capacity.leases ?? null };
+  }
 
   @Query(() => AvailabilityType, { description: 'The earliest windows in which a lease request would be admitted' })
   async availability(@Context() context: GraphqlContext, @Args('request', { type: () => AvailabilityInput }) request: AvailabilityInput): Promise<AvailabilityType> {

@@ -36,3 +36,14 @@ export class UsageReportType {
   @Field(() => JsonScalar) lines!: unknown;
   @Field(() => JsonScalar) totals!: unknown;
 }
+
+/** GET /v1/capacity's report (docs/availability.md): the pools and leases exactly as REST gives them. */
+@ObjectType('CapacityReport')
+export class CapacityReportType {
+  @Field(() => String) start!: string;
+  @Field(() => String) end!: string;
+  @Field(() => Int) step_minutes!: number;
+  @Field(() => String, { nullable: true }) failure_domain!: string | null;
+  @Field(() => JsonScalar, { description: 'Per availability zone and resource type, the steps' }) pools!: unknown;
+  @Field(() => JsonScalar, { nullable: true, description: 'With failure_domain: the leases holding two hosts or more' }) leases!: unknown;
+}
