@@ -351,7 +351,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       webhookId: [webhook.body.webhook.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
-      asset: ['calendar.page.js', 'calendar.css'],
+      asset: ['calendar.page.js', 'calendar.css', 'graphiql.css', 'explorer.js'],
     });
     operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, item]) =>
       Object.entries(item)

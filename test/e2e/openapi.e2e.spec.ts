@@ -47,6 +47,7 @@ const EXPECTED_ROUTES = [
   'GET /',
   'GET /calendar',
   'GET /calendar/:asset',
+  'GET /graphql-explorer/:asset',
   'GET /versions',
   'GET /v1/leases',
   'POST /v1/leases',
@@ -641,7 +642,7 @@ describe('OpenAPI document and /docs with token authentication (LEASEHOLD_AUTH=s
   });
 
   it('are served without a token, like version discovery, and say that /v1 needs one', async () => {
-    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css']) {
+    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css', '/graphql-explorer/graphiql.min.js']) {
       expect((await fetch(`${system.url}${path}`)).status, path).toBe(200);
     }
     expect((await fetch(`${system.url}/v1/leases`)).status).toBe(401);

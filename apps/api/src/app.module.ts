@@ -12,6 +12,7 @@ import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { TerminusModule } from '@nestjs/terminus';
 import { CalendarController } from './calendar/calendar.controller.js';
+import { GraphqlExplorerController } from './graphql/explorer.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
 import { AuditController } from './audit/audit.controller.js';
@@ -101,6 +102,7 @@ export class AppModule {
         VersionsController,
         HealthController,
         CalendarController,
+        GraphqlExplorerController,
         LeaseController,
         HostController,
         PluginsController,

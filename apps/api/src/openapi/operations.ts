@@ -102,6 +102,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     response: { description: 'The file (text/css or text/javascript).' },
     errors: [404],
   },
+  'GET /graphql-explorer/:asset': {
+    operationId: 'graphqlExplorerAsset',
+    tag: 'pages',
+    summary: 'A file of GraphiQL, the page a browser gets at /graphql (docs/graphql.md)',
+    parameters: { asset: 'The file name, e.g. `graphiql.min.js`.' },
+    response: { description: 'The file (text/css or text/javascript).' },
+    errors: [404],
+  },
   'GET /v1/leases': {
     operationId: 'listLeases',
     tag: 'leases',
