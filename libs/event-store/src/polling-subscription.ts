@@ -156,3 +156,33 @@ export class PollingSubscription implements Subscription {
     }
   }
 }
+
+/** A store's live subscriptions: opened, woken after its own appends, and all stopped when it closes. */
+export class Subscriptions {
+  private readonly open = new Set<PollingSubscription>();
+  private closed = false;
+
+  constructor(
+    private readonly source: SubscriptionSource,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  subscribe(options: SubscribeOptions): Subscription {
+    if (this.closed) throw new Error('Event store is closed');
+    const subscription = new PollingSubscription(this.source, options, this.pollIntervalMs, (finished) => this.open.delete(finished));
+    this.open.add(subscription);
+    return subscription;
+  }
+
+  notify(): void {
+    for (const subscription of this.open) subscription.notify();
+  }
+
+  /** False when already closed: the store then has nothing more to release. */
+  async close(): Promise<boolean> {
+    if (this.closed) return false;
+    this.closed = true;
+    await Promise.all([...this.open].map((subscription) => subscription.stop()));
+    return true;
+  }
+}

@@ -17,7 +17,7 @@ import {
   type Subscription,
   streamCategory,
 } from '../event-store.port.js';
-import { PollingSubscription, type SubscriptionSource } from '../polling-subscription.js';
+import { Subscriptions } from '../polling-subscription.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 import { assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
 import { NotificationListener } from './notification-listener.js';
@@ -89,16 +89,19 @@ const filterSql = (schema: string, filter: EventFilter | undefined, offset: numb
  * another). Live subscriptions are woken by LISTEN/NOTIFY and poll the head as a fallback.
  */
 export class PostgresEventStore implements EventStore {
-  private readonly subscriptions = new Set<PollingSubscription>();
-  private closed = false;
+  private readonly subscriptions: Subscriptions;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
     private readonly listener: NotificationListener,
     private readonly clock: () => Date,
-    private readonly pollIntervalMs: number,
-  ) {}
+    pollIntervalMs: number,
+  ) {
+    // the head is the change token: any commit, of any process, moves it
+    const source = { headPosition: () => this.headPosition(), changeToken: () => this.headPosition(), readRange: this.readRange.bind(this) };
+    this.subscriptions = new Subscriptions(source, pollIntervalMs);
+  }
 
   static async open(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
     const { connectionString, schema } = parseUrl(options.url);
@@ -172,27 +175,17 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    if (this.closed) throw new Error('Event store is closed');
-    const source: SubscriptionSource = {
-      headPosition: () => this.headPosition(),
-      changeToken: () => this.headPosition(),
-      readRange: (from, to, limit, filter) => this.readRange(from, to, limit, filter),
-    };
-    const subscription = new PollingSubscription(source, options, this.pollIntervalMs, (finished) => this.subscriptions.delete(finished));
-    this.subscriptions.add(subscription);
-    return subscription;
+    return this.subscriptions.subscribe(options);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    if (!(await this.subscriptions.close())) return;
     await this.listener.stop();
     await this.pool.end();
   }
 
   private notifySubscriptions(): void {
-    for (const subscription of this.subscriptions) subscription.notify();
+    this.subscriptions.notify();
   }
 
   private async readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): Promise<RecordedEvent[]> {

@@ -16,7 +16,7 @@ import {
 import { type RequestedEvent, matchesExpected, requestedEvents, validateRequests } from '../append-rules.js';
 import { withBusyRetry } from './busy-retry.js';
 import { EventRows, type StoredEventRef } from './event-rows.js';
-import { PollingSubscription, type SubscriptionSource } from '../polling-subscription.js';
+import { type SubscriptionSource, Subscriptions } from '../polling-subscription.js';
 import { openDatabase, openReadOnlyDatabase } from './schema.js';
 
 export interface SqliteEventStoreOptions {
@@ -31,9 +31,8 @@ const DEFAULT_POLL_INTERVAL_MS = 10;
 
 export class SqliteEventStore implements EventStore {
   private readonly rows: EventRows;
-  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly subscriptions: Subscriptions;
   private readonly appendTransaction: Database.Transaction<(requests: readonly AppendRequest[]) => AppendResult>;
-  private closed = false;
 
   private constructor(
     private readonly db: Database.Database,
@@ -41,6 +40,7 @@ export class SqliteEventStore implements EventStore {
     private readonly pollIntervalMs: number,
   ) {
     this.rows = new EventRows(db);
+    this.subscriptions = new Subscriptions(this.subscriptionSource(), pollIntervalMs);
     this.appendTransaction = db.transaction((requests: readonly AppendRequest[]) => this.appendInTransaction(requests));
   }
 
@@ -89,19 +89,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    if (this.closed) throw new Error('Event store is closed');
-    const subscription = new PollingSubscription(this.subscriptionSource(), options, this.pollIntervalMs, (finished) =>
-      this.subscriptions.delete(finished),
-    );
-    this.subscriptions.add(subscription);
-    return subscription;
+    return this.subscriptions.subscribe(options);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
-    this.db.close();
+    if (await this.subscriptions.close()) this.db.close();
   }
 
   /** The rows read with SQLITE_BUSY retried; data_version changes on every other connection's commit. */
@@ -115,7 +107,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private notifySubscriptions(): void {
-    for (const subscription of this.subscriptions) subscription.notify();
+    this.subscriptions.notify();
   }
 
   /** Runs inside BEGIN IMMEDIATE: holds the write lock, so checks and writes cannot interleave with other writers. */
