@@ -27,6 +27,7 @@ import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { HOSTILE_STRINGS } from '#event-store/testing/hostile-strings.js';
 import {
+  LeaseEntity,
   PropertyEntity,
   type ReadModelDatabase,
   evolveFloatingIpView,
@@ -36,7 +37,9 @@ import {
   toFlavorView,
 } from '#read-model/index.js';
 import { ProjectionRunner } from '#projector/index.js';
-import { ReadModelQueries } from '#read-model/read-model.queries.js';
+import { LEASE_SORT_KEYS, ReadModelQueries } from '#read-model/read-model.queries.js';
+import { fillLeaseSortColumns } from '#read-model/lease-sort-columns.js';
+import { encodeStoredText } from '#event-store/stored-text.js';
 import { createTestDatabase } from '../helpers/pg-database.js';
 
 /**
@@ -224,6 +227,52 @@ const hostileSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; read
     const names = (await queries.properties()).map((p) => p.name);
     expect(new Set(names)).toEqual(new Set(SCENARIOS.flatMap((s) => [s.capability, s.addedCapability, s.property])));
     expect((await queries.flavors(true)).map((f) => f.id).sort()).toEqual(SCENARIOS.map((s) => s.flavor.id).sort());
+  });
+
+  it.each(LEASE_SORT_KEYS.flatMap((key) => (['asc', 'desc'] as const).map((dir) => ({ key, dir }))))(
+    'pages the lease list by $key $dir in the database: every lease once, in the order of the whole sorted list',
+    async ({ key, dir }) => {
+      const sort = { key, dir };
+      const whole = await queries.leaseDocumentPage({ projectId: null, status: null, sort, marker: null, limit: null });
+      const walked: string[] = [];
+      for (let marker: string | null = null, pages = 0; pages <= SCENARIOS.length; pages++) {
+        const page = await queries.leaseDocumentPage({ projectId: null, status: null, sort, marker, limit: 3 });
+        expect(page.markerFound).toBe(true);
+        walked.push(...page.documents);
+        if (!page.more) break;
+        marker = page.lastId;
+      }
+      expect(walked.map((doc) => (JSON.parse(doc) as { id: string }).id)).toEqual(whole.documents.map((doc) => (JSON.parse(doc) as { id: string }).id));
+      expect(new Set(walked.map((doc) => (JSON.parse(doc) as { id: string }).id))).toEqual(new Set(SCENARIOS.map((s) => s.leaseId)));
+    },
+  );
+
+  it('sorts lease names the API accepts by code point on either database, whatever its collation', async () => {
+    const whole = await queries.leaseDocumentPage({ projectId: null, status: null, sort: { key: 'name', dir: 'asc' }, marker: null, limit: null });
+    const accepted = whole.documents.map((doc) => (JSON.parse(doc) as { name: string }).name).filter((name) => encodeStoredText(name) === name);
+    const byCodePoints = (a: string, b: string): number => {
+      const [x, y] = [Array.from(a, (c) => c.codePointAt(0) ?? 0), Array.from(b, (c) => c.codePointAt(0) ?? 0)];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0);
+      return x.length - y.length;
+    };
+    expect(accepted.length).toBeGreaterThan(SCENARIOS.length / 2);
+    expect(accepted).toEqual([...accepted].sort(byCodePoints));
+  });
+
+  it('answers a marker that names no lease of the list as not found', async () => {
+    const page = await queries.leaseDocumentPage({ projectId: SCENARIOS[0]?.projectId ?? '', status: null, sort: { key: 'name', dir: 'asc' }, marker: SCENARIOS[1]?.leaseId ?? '', limit: 3 });
+    expect(page).toMatchObject({ markerFound: false, documents: [] });
+  });
+
+  it('fills the sort columns of lease rows an older release wrote, hostile documents included', async () => {
+    const sorted = async (): Promise<string[]> =>
+      (await queries.leaseDocumentPage({ projectId: null, status: null, sort: { key: 'created_at', dir: 'desc' }, marker: null, limit: null })).documents;
+    const before = await sorted();
+    await orm.em.getConnection().execute('update lh_leases set created_at = null, updated_at = null');
+    expect(await fillLeaseSortColumns(orm)).toBe(SCENARIOS.length);
+    const rows = await orm.em.fork().find(LeaseEntity, {});
+    expect(rows.map((row) => [row.createdAt, row.updatedAt])).toEqual(rows.map((row) => [row.doc.created_at, row.doc.updated_at]));
+    expect(await sorted()).toEqual(before);
   });
 
   it('never writes one of the values into SQL text: they all travel as bindings', () => {

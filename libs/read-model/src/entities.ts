@@ -15,6 +15,9 @@ export interface LeaseRow {
   startDate: string;
   endDate: string;
   status: string;
+  /** The document's created_at and updated_at, as columns to sort the list by (null in rows an older release wrote until they are filled in at open). */
+  createdAt: string | null;
+  updatedAt: string | null;
   doc: LeaseView;
   /** Log position of the event that made this version of the row (see history-entities.ts). */
   since: Opt<number>;
@@ -146,6 +149,8 @@ const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
     startDate: { type: SafeTextType },
     endDate: { type: SafeTextType },
     status: { type: SafeTextType },
+    createdAt: { type: SafeTextType, nullable: true, index: true },
+    updatedAt: { type: SafeTextType, nullable: true },
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
     since: { type: new BigIntType('number'), default: 0 },

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BindingBetterSqliteDriver, BindingPostgreSqlDriver } from './bound-drivers.js';
 import { readModelEntities } from './entities.js';
+import { fillLeaseSortColumns } from './lease-sort-columns.js';
 
 export type ReadModelDatabase =
   | { readonly kind: 'sqlite'; readonly file: string }
@@ -61,6 +62,7 @@ const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Pro
   try {
     // never drops a table: another read model (a rebuild's copy) may live in the same database
     await orm.schema.updateSchema({ dropTables: false, ...(db.kind === 'postgresql' && db.schema !== undefined ? { schema: db.schema } : {}) });
+    await fillLeaseSortColumns(orm);
   } catch (error) {
     await orm.close();
     throw error;

@@ -17,7 +17,8 @@ import type { FloatingIpView } from './floating-ip-view.js';
 import { type HostView, withHealthDefaults } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 import { ReadModelAsOf } from './read-model-as-of.queries.js';
-import { encodeStoredText } from '#event-store/stored-text.js';
+import { decodeStoredText, encodeStoredText } from '#event-store/stored-text.js';
+import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import {
   type AllocationFilter,
   type FloatingIpAllocationView,
@@ -43,6 +44,41 @@ export interface LeasePageQuery {
   /** The (start date, id) of the last lease of the previous page. */
   readonly after: { readonly startDate: string; readonly id: string } | null;
   readonly limit: number;
+}
+
+/** The sort keys of the lease list and their columns (a document's missing updated_at sorts first, as pagination's compareValues puts nulls). */
+const LEASE_SORT_COLUMNS = {
+  created_at: "coalesce(created_at, '')",
+  id: 'id',
+  name: 'name',
+  start_date: 'start_date',
+  end_date: 'end_date',
+  status: 'status',
+  project_id: 'project_id',
+  updated_at: "coalesce(updated_at, '')",
+} as const;
+
+export const LEASE_SORT_KEYS = Object.keys(LEASE_SORT_COLUMNS) as readonly LeaseSortKey[];
+
+export type LeaseSortKey = keyof typeof LEASE_SORT_COLUMNS;
+
+/** Leases of one list: filters (null: any), a sort (null: the list's usual start date, id order), a marker and a limit (null: all). */
+export interface LeaseDocumentQuery {
+  readonly projectId: string | null;
+  readonly status: string | null;
+  readonly sort: { readonly key: LeaseSortKey; readonly dir: 'asc' | 'desc' } | null;
+  readonly marker: string | null;
+  readonly limit: number | null;
+}
+
+export interface LeaseDocumentPage {
+  readonly documents: string[];
+  /** The id of the last lease of the page (the next page's marker). */
+  readonly lastId: string | null;
+  /** More leases follow the page. */
+  readonly more: boolean;
+  /** False when the marker names no lease of the list (the page is then empty). */
+  readonly markerFound: boolean;
 }
 
 /** A lease of a page, with the stored start date its cursor is made of. */
@@ -82,16 +118,50 @@ export class ReadModelQueries implements ResourceReads {
     return (await this.leaseDocuments(projectId)).map((doc) => JSON.parse(doc) as LeaseView);
   }
 
-  /**
-   * The same list as `leases`, as the stored JSON of each document: a whole list is answered without
-   * hydrating, parsing and serialising every document again (20,000 leases: about 0.2 s instead of 2).
-   */
+  /** The whole list `leases` gives, as the stored JSON of each document (see leaseDocumentPage). */
   async leaseDocuments(projectId: string | null): Promise<string[]> {
-    const where = projectId === null ? '' : ' where project_id = ?';
-    const rows: { doc: string }[] = await (this.em() as SqlEntityManager)
-      .getConnection()
-      .execute<{ doc: string }[]>(`select cast(doc as text) as doc from lh_leases${where} order by start_date asc, id asc`, projectId === null ? [] : [encodeStoredText(projectId)], 'all');
-    return rows.map((row) => row.doc);
+    const page = await this.leaseDocumentPage({ projectId, status: null, marker: null, limit: null, sort: null });
+    return page.documents;
+  }
+
+  /**
+   * Leases as the stored JSON of each document, filtered, sorted and cut after the marker by the
+   * database (a keyset: the marker's sort value and id), so a page costs the rows it returns and a
+   * whole list is answered without hydrating, parsing and serialising every document again (20,000
+   * leases: about 0.2 s instead of 2). Text compares by code point on SQLite and PostgreSQL alike.
+   */
+  async leaseDocumentPage(query: LeaseDocumentQuery): Promise<LeaseDocumentPage> {
+    const connection = (this.em() as SqlEntityManager).getConnection();
+    const collate = connection.getPlatform() instanceof PostgreSqlPlatform ? ' collate "C"' : '';
+    const key = LEASE_SORT_COLUMNS[query.sort?.key ?? 'start_date'];
+    const direction = query.sort?.dir ?? 'asc';
+    const [sortValue, id] = [`${key}${collate}`, `id${collate}`];
+    const filters = [
+      ...(query.projectId === null ? [] : [{ sql: 'project_id = ?', params: [encodeStoredText(query.projectId)] }]),
+      ...(query.status === null ? [] : [{ sql: 'status = ?', params: [encodeStoredText(query.status)] }]),
+    ];
+    if (query.marker !== null) {
+      const marker = await connection.execute<{ value: string }[]>(
+        `select ${key} as value from lh_leases where ${['id = ?', ...filters.map((filter) => filter.sql)].join(' and ')}`,
+        [encodeStoredText(query.marker), ...filters.flatMap((filter) => filter.params)],
+        'all',
+      );
+      const value = marker[0]?.value;
+      if (value === undefined) return { documents: [], lastId: null, more: false, markerFound: false };
+      const after = direction === 'asc' ? '>' : '<';
+      filters.push({ sql: `(${sortValue} ${after} ? or (${sortValue} = ? and ${id} ${after} ?))`, params: [value, value, encodeStoredText(query.marker)] });
+    }
+    const where = filters.length === 0 ? '' : ` where ${filters.map((filter) => filter.sql).join(' and ')}`;
+    const limit = query.limit === null ? '' : ` limit ${query.limit + 1}`;
+    const rows = await connection.execute<{ id: string; doc: string }[]>(
+      `select id, cast(doc as text) as doc from lh_leases${where} order by ${sortValue} ${direction}, ${id} ${direction}${limit}`,
+      filters.flatMap((filter) => filter.params),
+      'all',
+    );
+    const more = query.limit !== null && rows.length > query.limit;
+    const kept = more ? rows.slice(0, query.limit ?? rows.length) : rows;
+    const last = kept.at(-1);
+    return { documents: kept.map((row) => row.doc), lastId: last === undefined ? null : decodeStoredText(last.id), more, markerFound: true };
   }
 
   /** A page of leases, one query however many leases match: the filters and the cursor are conditions of the query. */

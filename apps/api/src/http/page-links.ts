@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { JsonText } from './json-text.js';
 import { type Page, type PageQuery, type PageRequest, type Sorting, pageQueryString, parsePageRequest } from '#application/queries/pagination.js';
 
 /** OpenStack's `<collection>_links`: a `next` link while more follows (absent on the last page and on unpaged lists). */
@@ -23,4 +24,10 @@ export const pageBody = <Key extends string, Item>(request: Request, collection:
   const body: Record<string, unknown> = { [collection]: page.items };
   if (page.next !== null) body[`${collection}_links`] = [{ rel: 'next', href: nextHref(request, page.next) }];
   return body as Record<Key, readonly Item[]> & Partial<Record<`${Key}_links`, PageLink[]>>;
+};
+
+/** pageBody for items that are stored JSON documents already: assembled as text, not parsed and serialised again. */
+export const documentPageBody = (request: Request, collection: string, page: Page<string>): JsonText => {
+  const list = new JsonText(`{${JSON.stringify(collection)}:[${page.items.join(',')}]}`);
+  return page.next === null ? list : list.withField(`${collection}_links`, [{ rel: 'next', href: nextHref(request, page.next) }]);
 };

@@ -6,8 +6,8 @@ import { type LeaseView, evolveLeaseView } from '#read-model/index.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { LEASE_SORTING, ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
-import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
-import { JsonText } from '../http/json-text.js';
+import { type PageLink, documentPageBody, pageBody, pageRequestOf } from '../http/page-links.js';
+import type { JsonText } from '../http/json-text.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { AnswersAsOf, ReadsFrom, queriesAt } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
@@ -53,11 +53,9 @@ export class LeaseController {
     @Query('sort_dir') sortDir?: string,
   ): Promise<{ leases: readonly LeaseView[]; leases_links?: PageLink[] } | JsonText> {
     const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, LEASE_SORTING);
-    // the whole live list, as Blazar's clients ask for it: the stored documents, not parsed and serialised again
-    if (page === null && status === undefined && projectId === undefined && asOf === undefined) {
-      return new JsonText(`{"leases":[${(await this.queries.leaseDocuments(callerOf(request))).join(',')}]}`);
-    }
     const filter = { status: status ?? null, projectId: projectId ?? null };
+    // the live list: the stored documents, filtered and paged by the database, not parsed and serialised again
+    if (asOf === undefined) return documentPageBody(request, 'leases', await this.queries.leaseDocumentPage(callerOf(request), filter, page));
     return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leaseListPage(callerOf(request), filter, page));
   }
 

@@ -66,6 +66,8 @@ export const leasesProjection: Projection = {
         name: doc.name,
         ...(dates(event) ?? { startDate: row?.startDate ?? '', endDate: row?.endDate ?? '' }),
         status: doc.status,
+        createdAt: doc.created_at,
+        updatedAt: doc.updated_at,
         doc,
         since: doc === before && row !== null ? row.since : recorded.position,
       });

@@ -38,6 +38,8 @@ export interface Sorting<Item> {
 
 const badRequest = (message: string): DomainError => invalid('INVALID_PAGE_REQUEST', message);
 
+export const markerNotFound = (marker: string): DomainError => badRequest(`marker ${marker} could not be found`);
+
 /** null when the query asks for no paging at all (the list is answered as it always was). */
 export const parsePageRequest = <Item>(query: PageQuery, sorting: Sorting<Item>): PageRequest | null => {
   if (query.limit === undefined && query.marker === undefined && query.sort_key === undefined && query.sort_dir === undefined) return null;
@@ -71,7 +73,7 @@ export const pageOf = <Item>(items: readonly Item[], request: PageRequest, sorti
   let from = 0;
   if (request.marker !== null) {
     const at = sorted.findIndex((item) => sorting.id(item) === request.marker);
-    if (at === -1) throw badRequest(`marker ${request.marker} could not be found`);
+    if (at === -1) throw markerNotFound(request.marker);
     from = at + 1;
   }
   const end = request.limit === null ? sorted.length : from + request.limit;

@@ -4,6 +4,7 @@ import type {
   AvailabilityIntervalRow,
   LeasePageEntry,
   LeasePageQuery,
+  LeaseSortKey,
   FlavorView,
   FloatingIpAllocationView,
   FloatingIpView,
@@ -18,14 +19,15 @@ import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { type Page, type PageRequest, type Sorting, pageOf } from './pagination.js';
+import { type Page, type PageRequest, type Sorting, markerNotFound, pageOf } from './pagination.js';
+import { LEASE_SORT_KEYS } from '#read-model/index.js';
 
 const field = (item: object, key: string): unknown => (item as Record<string, unknown>)[key];
 
 /** Host ids are integers handed out in order: they sort as numbers (2 before 10). */
 const hostField = (host: object, key: string): unknown => (key === 'id' || key === 'resource_id' ? Number(field(host, key)) : field(host, key));
 
-export const LEASE_SORTING: Sorting<LeaseView> = { keys: ['created_at', 'id', 'name', 'start_date', 'end_date', 'status', 'project_id', 'updated_at'], id: (lease) => lease.id, value: field };
+export const LEASE_SORTING: Sorting<LeaseView> = { keys: LEASE_SORT_KEYS, id: (lease) => lease.id, value: field };
 export const HOST_SORTING: Sorting<HostView> = { keys: ['id', 'hypervisor_hostname', 'created_at', 'updated_at', 'vcpus', 'memory_mb', 'local_gb', 'availability_zone'], id: (host) => host.id, value: hostField };
 export const FLOATING_IP_SORTING: Sorting<FloatingIpView> = { keys: ['created_at', 'id', 'floating_ip_address', 'floating_network_id', 'updated_at'], id: (ip) => ip.id, value: field };
 export const HOST_ALLOCATION_SORTING: Sorting<HostAllocationView> = { keys: ['resource_id'], id: (allocation) => allocation.resource_id, value: hostField };
@@ -42,6 +44,12 @@ export interface LeaseFilter {
 const everything = <Item>(items: readonly Item[]): Page<Item> => ({ items, next: null });
 
 const paged = <Item>(items: readonly Item[], page: PageRequest | null, sorting: Sorting<Item>): Page<Item> => (page === null ? everything(items) : pageOf(items, page, sorting));
+
+const checkStatusFilter = (filter: LeaseFilter): void => {
+  if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
+    throw invalid('INVALID_STATUS_FILTER', `status must be one of ${LEASE_STATUSES.join(', ')}`);
+  }
+};
 
 export const leaseNotFound = (leaseId: string): DomainError => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
@@ -78,17 +86,29 @@ export class ReadQueries {
     return this.resources.leases(caller.can('admin', {}) ? null : caller.projectId);
   }
 
-  /** The live list of `leases` as each document's stored JSON, in the same order (never as of a past position). */
-  async leaseDocuments(caller: Caller): Promise<string[]> {
+  /**
+   * The live lease list `leaseListPage` gives, as each document's stored JSON, filtered, sorted and
+   * paged by the read model's database (never as of a past position: that list is folded, see leaseListPage).
+   */
+  async leaseDocumentPage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<string>> {
     authorize(caller, ACTIONS.leaseGet);
-    return this.read.leaseDocuments(caller.can('admin', {}) ? null : caller.projectId);
+    checkStatusFilter(filter);
+    const own = caller.can('admin', {}) ? null : caller.projectId;
+    if (own !== null && filter.projectId !== null && filter.projectId !== own) return { items: [], next: null };
+    const found = await this.read.leaseDocumentPage({
+      projectId: own ?? filter.projectId,
+      status: filter.status,
+      sort: page === null ? null : { key: page.sortKey as LeaseSortKey, dir: page.sortDir },
+      marker: page?.marker ?? null,
+      limit: page?.limit ?? null,
+    });
+    if (!found.markerFound) throw markerNotFound(page?.marker ?? '');
+    return { items: found.documents, next: page !== null && found.more && found.lastId !== null ? { ...page, marker: found.lastId } : null };
   }
 
   /** A list of leases: filtered by status and project, then one page of it (all of it without a page request). */
   async leaseListPage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
-    if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
-      throw invalid('INVALID_STATUS_FILTER', `status must be one of ${LEASE_STATUSES.join(', ')}`);
-    }
+    checkStatusFilter(filter);
     const leases = (await this.leases(caller)).filter(
       (lease) => (filter.status === null || lease.status === filter.status) && (filter.projectId === null || lease.project_id === filter.projectId),
     );
