@@ -61,6 +61,14 @@ export interface Window {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * A lone host reservation asked for one host: what it proves alone (that the request meets no refusal
+ * but for capacity: a property it may not use, ...) does not depend on how many hosts it asks for, and
+ * its sweep already ends a search for more hosts than match. Booking one host instead of two hundred
+ * makes that proof cheap.
+ */
+const oneHost = (request: ReservationRequest): ReservationRequest => (request.resourceType === 'physical:host' ? { ...request, min: 1, max: 1 } : request);
+
 const requestedOf = (request: ReservationRequest): number => (request.resourceType === 'physical:host' ? request.min : request.amount);
 
 /** Bookings of other reservations on the hosts and floating IPs a lease holds, for the extension's search. */
@@ -197,7 +205,7 @@ export class AvailabilityQueries {
     const possibleAdmits = reservations.length === 1 && reservations[0]?.resourceType === 'physical:host';
     // the sweep already ends a search for host reservations that never fit: with others, the attempts
     // at each window would meet any other refusal of theirs
-    const tried = possibleAdmits ? reservations : reservations.filter((request) => request.resourceType !== 'physical:host');
+    const tried = possibleAdmits ? reservations.map(oneHost) : reservations.filter((request) => request.resourceType !== 'physical:host');
     return {
       attempt: admit(reservations),
       alone: tried.map((request) => admit([request])),

@@ -50,24 +50,30 @@ export const isFree = <T extends Interval>(
  * window's end, then a backward scan that stops once no earlier member can reach the window.
  */
 export const overlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number): T[] => {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((sorted[mid] as T).start < window.end) low = mid + 1;
-    else high = mid;
-  }
   const found: T[] = [];
-  for (let i = low - 1; i >= 0; i--) {
-    const member = sorted[i] as T;
-    if (member.start + longestMs <= window.start) break;
-    if (overlaps(member, window)) found.push(member);
-  }
+  eachOverlapping(sorted, window, longestMs, (member) => {
+    found.push(member);
+    return false;
+  });
   return found.reverse();
 };
 
+/** How many members of a start-sorted list (none longer than `longestMs`) overlap `window`: `overlapping` without building the list. */
+export const countOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number): number => {
+  let count = 0;
+  eachOverlapping(sorted, window, longestMs, () => {
+    count++;
+    return false;
+  });
+  return count;
+};
+
 /** Whether some member of a start-sorted list (none longer than `longestMs`) overlaps `window` and passes `counts`: `overlapping` without building the list. */
-export const someOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, counts: (member: T) => boolean = () => true): boolean => {
+export const someOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, counts: (member: T) => boolean = () => true): boolean =>
+  eachOverlapping(sorted, window, longestMs, counts);
+
+/** Visits the members overlapping `window`, latest start first, until `visit` answers true (then true). */
+const eachOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, visit: (member: T) => boolean): boolean => {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
@@ -78,7 +84,7 @@ export const someOverlapping = <T extends Interval>(sorted: readonly T[], window
   for (let i = low - 1; i >= 0; i--) {
     const member = sorted[i] as T;
     if (member.start + longestMs <= window.start) return false;
-    if (overlaps(member, window) && counts(member)) return true;
+    if (overlaps(member, window) && visit(member)) return true;
   }
   return false;
 };
