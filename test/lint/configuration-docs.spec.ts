@@ -1,0 +1,36 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/system.js';
+
+/** Source files of the apps and libraries (tests and test helpers left out). */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'testing' || entry.name === 'web' ? [] : sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+
+/** Every LEASEHOLD_ variable the code names (a name followed by `_` or `*` is a prefix in a message, not a variable). */
+const variablesRead = (): string[] => {
+  const names = new Set<string>();
+  for (const file of [...sources(join(ROOT, 'apps')), ...sources(join(ROOT, 'libs'))]) {
+    for (const [name] of readFileSync(file, 'utf8').matchAll(/LEASEHOLD_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_*])/g)) if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
+  }
+  return [...names].sort();
+};
+
+const configurationTable = (): string => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Configuration\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end === -1 ? undefined : end);
+};
+
+describe("the README's configuration table", () => {
+  it('names every environment variable the apps and libraries read', () => {
+    const table = configurationTable();
+    expect(variablesRead().length).toBeGreaterThan(50);
+    expect(variablesRead().filter((name) => !table.includes(`\`${name}\``))).toEqual([]);
+  });
+});
