@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { KURRENTDB_URL } from './kurrentdb/kurrentdb-url.js';
 
 /** Being the one process of a role (the reactor) that acts, while others of the same role wait. */
 export interface Leadership {
@@ -73,6 +74,20 @@ const postgresLeadership = async (options: LeadershipOptions): Promise<Leadershi
 
 const alone: Leadership = { onLost: () => undefined, release: async () => undefined };
 
-/** Resolves once this process leads its role; with the embedded store at once (one machine, one reactor). */
-export const takeLeadership = (options: LeadershipOptions): Promise<Leadership> =>
-  /^postgres(ql)?:\/\//.test(options.eventStoreUrl) ? postgresLeadership(options) : Promise.resolve(alone);
+/** No election on KurrentDB yet: two reactors acting at once would each start the same lease on the cloud. */
+export class LeadershipUnavailableError extends Error {
+  override readonly name = 'LeadershipUnavailableError';
+}
+
+/**
+ * Resolves once this process leads its role; with the embedded store at once (one machine, one reactor).
+ * On KurrentDB it refuses: nothing there elects one holder yet, and a process that merely assumed it
+ * was alone could act twice beside a second one started by mistake.
+ */
+export const takeLeadership = (options: LeadershipOptions): Promise<Leadership> => {
+  if (/^postgres(ql)?:\/\//.test(options.eventStoreUrl)) return postgresLeadership(options);
+  if (KURRENTDB_URL.test(options.eventStoreUrl)) {
+    return Promise.reject(new LeadershipUnavailableError(`the ${options.role} cannot lead on a KurrentDB event store: no leader election is built for it yet, so a deployment on KurrentDB runs no ${options.role} (docs/operations.md)`));
+  }
+  return Promise.resolve(alone);
+};
