@@ -90,6 +90,12 @@ describe('Leasehold events on KurrentDB', () => {
     });
   });
 
+  it('read the data back when the server hands it over as bytes rather than parsed JSON', () => {
+    const stored = asStored(anEvent(), 'lease-9', 77n, '2026-11-26T09:00:00.000Z');
+    const asBytes = { ...stored, isJson: false, data: Buffer.from(JSON.stringify(stored.data), 'utf8') } as ServerEvent;
+    expect(fromServerEvent(PREFIX, asBytes).data).toEqual(anEvent().data);
+  });
+
   it('refuse an event that Leasehold did not write, or one sent without a position', () => {
     const foreign = { ...asStored(anEvent(), 'lease-9', 10n, '2026-11-26T09:00:00.000Z'), metadata: { '$schema.format': 'Json' } } as ServerEvent;
     expect(() => fromServerEvent(PREFIX, foreign)).toThrow(/was not written by Leasehold/);

@@ -67,6 +67,9 @@ const envelopeOf = (event: ServerEvent): StoredEnvelope => {
   return JSON.parse(text) as StoredEnvelope;
 };
 
+/** The JSON we sent, whether the server marks the event as JSON (parsed by the client) or hands back its bytes. */
+const dataOf = (event: ServerEvent): unknown => (event.isJson ? event.data : (JSON.parse(Buffer.from(event.data).toString('utf8')) as unknown));
+
 export const fromServerEvent = (streamPrefixText: string, event: ServerEvent): RecordedEvent => {
   if (event.position === undefined) throw new Error(`the server sent event ${event.id} of ${event.streamId} without its log position`);
   const envelope = envelopeOf(event);
@@ -76,7 +79,7 @@ export const fromServerEvent = (streamPrefixText: string, event: ServerEvent): R
     revision: Number(event.revision),
     position: toPortPosition(event.position),
     type: decode(event.type),
-    data: event.data,
+    data: dataOf(event),
     metadata: envelope.metadata,
     recordedAt: envelope.recordedAt,
   };
