@@ -29,7 +29,7 @@ import { replayStart, replayVerdict, toPortAppendError } from './kurrentdb-error
 import { fromServerEvent, streamPrefix, toServerEvent, toStreamName, toStreamState } from './kurrentdb-events.js';
 import { matchesFilter, serverFilter } from './kurrentdb-filter.js';
 import { appendedPosition, toServerPosition } from './kurrentdb-positions.js';
-import { assertSupportedServerVersion } from './kurrentdb-server-version.js';
+import { assertSupportedServerVersion, serverVersionOf } from './kurrentdb-server-version.js';
 import { parseKurrentDbUrl } from './kurrentdb-url.js';
 
 export interface KurrentDbEventStoreOptions {
@@ -44,10 +44,6 @@ export interface KurrentDbEventStoreOptions {
 
 const DEFAULT_POLL_INTERVAL_MS = 1_000;
 const READ_PAGE = 500;
-
-/** The server's version, from the capabilities the client fetches before any call (a getter it keeps protected). */
-const serverVersionOf = async (client: KurrentDBClient): Promise<string> =>
-  (await (client as unknown as { readonly capabilities: Promise<{ readonly serverVersion: string }> }).capabilities).serverVersion;
 
 const collect = async <T>(events: AsyncIterable<T>): Promise<T[]> => {
   const all: T[] = [];

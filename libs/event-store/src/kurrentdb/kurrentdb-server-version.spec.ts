@@ -1,3 +1,4 @@
+import { KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
 import { KurrentDbServerVersionError, assertSupportedServerVersion } from './kurrentdb-server-version.js';
 
@@ -14,5 +15,13 @@ describe('the KurrentDB server version gate', () => {
 
   it.each(['', 'unknown', 'x25.1'])('refuses a version it cannot read (%j) rather than guess', (version) => {
     expect(() => assertSupportedServerVersion(version)).toThrow(/cannot read the KurrentDB server version/);
+  });
+});
+
+describe('where the version comes from', () => {
+  it("is the client's capabilities getter, still there in the installed client", () => {
+    const getterOwner = (proto: object | null): object | null =>
+      proto === null || Object.getOwnPropertyDescriptor(proto, 'capabilities')?.get !== undefined ? proto : getterOwner(Object.getPrototypeOf(proto) as object | null);
+    expect(getterOwner(KurrentDBClient.prototype)).not.toBeNull();
   });
 });

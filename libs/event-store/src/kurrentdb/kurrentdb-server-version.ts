@@ -1,3 +1,5 @@
+import type { KurrentDBClient } from '@kurrent/kurrentdb-client';
+
 /** multiStreamAppend, the one atomic append across streams, came with KurrentDB 25.1. */
 export const MINIMUM_SERVER_VERSION = { major: 25, minor: 1 } as const;
 
@@ -21,3 +23,10 @@ export const assertSupportedServerVersion = (version: string): void => {
     );
   }
 };
+
+/**
+ * The server's version, from the capabilities the client fetches once per connection (a getter it keeps
+ * protected); 'unknown' from a server too old to say, which the gate refuses.
+ */
+export const serverVersionOf = async (client: KurrentDBClient): Promise<string> =>
+  (await (client as unknown as { readonly capabilities: Promise<{ readonly serverVersion: string }> }).capabilities).serverVersion;
