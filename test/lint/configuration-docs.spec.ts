@@ -11,11 +11,11 @@ const sources = (dir: string): string[] =>
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
   });
 
-/** Every LEASEHOLD_ variable the code names (a name followed by `_` or `*` is a prefix in a message, not a variable). */
+/** Every LEASEHOLD_ variable the code reads: named after `env.` or in a string (one followed by `_` or `*` is a prefix in a message). */
 const variablesRead = (): string[] => {
   const names = new Set<string>();
   for (const file of [...sources(join(ROOT, 'apps')), ...sources(join(ROOT, 'libs'))]) {
-    for (const [name] of readFileSync(file, 'utf8').matchAll(/LEASEHOLD_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_*])/g)) if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
+    for (const [, name = ''] of readFileSync(file, 'utf8').matchAll(/(?:env\.|['"`])(LEASEHOLD_[A-Z0-9_]*[A-Z0-9])(?![A-Z0-9_*])/g)) if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
   }
   return [...names].sort();
 };

@@ -164,7 +164,7 @@ const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
 };
 
 /**
- * Several reactors on one PostgreSQL log: one acts, the others wait to take over (docs/operations.md).
+ * Several reactors on one shared log (PostgreSQL: an advisory lock; KurrentDB: a lease stream): one acts, the others wait to take over (docs/operations.md).
  * A leader that loses its lock exits at once, before another can act beside it; its supervisor restarts it as a standby.
  */
 const leadReactors = async (): Promise<void> => {

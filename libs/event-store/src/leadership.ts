@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { KURRENTDB_URL } from './kurrentdb/kurrentdb-url.js';
+import { streamLeadership } from './stream-leadership.js';
 
 /** Being the one process of a role (the reactor) that acts, while others of the same role wait. */
 export interface Leadership {
@@ -10,7 +12,7 @@ export interface Leadership {
 
 export interface LeadershipOptions {
   readonly role: string;
-  /** LEASEHOLD_EVENT_STORE_URL: PostgreSQL decides among processes; unset, the embedded store's single machine has one. */
+  /** LEASEHOLD_EVENT_STORE_URL: PostgreSQL or KurrentDB decides among processes; unset, the embedded store's single machine has one. */
   readonly eventStoreUrl: string;
   /** How often a standby asks again. */
   readonly retryMs?: number;
@@ -73,6 +75,37 @@ const postgresLeadership = async (options: LeadershipOptions): Promise<Leadershi
 
 const alone: Leadership = { onLost: () => undefined, release: async () => undefined };
 
+/**
+ * On KurrentDB: a lease in a stream of the deployment's `leadership` log (./stream-leadership.ts),
+ * through a store of its own that is closed with the leadership.
+ */
+const kurrentDbLeadership = async (options: LeadershipOptions): Promise<Leadership> => {
+  const { KurrentDbEventStore } = await import('./kurrentdb/kurrentdb-event-store.js');
+  const store = await KurrentDbEventStore.open({ url: options.eventStoreUrl, log: 'leadership' });
+  try {
+    const leadership = await streamLeadership({
+      store,
+      role: options.role,
+      ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+      ...(options.onStandby === undefined ? {} : { onStandby: options.onStandby }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return {
+      onLost: (listener) => leadership.onLost(listener),
+      release: async () => {
+        await leadership.release();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+};
+
 /** Resolves once this process leads its role; with the embedded store at once (one machine, one reactor). */
-export const takeLeadership = (options: LeadershipOptions): Promise<Leadership> =>
-  /^postgres(ql)?:\/\//.test(options.eventStoreUrl) ? postgresLeadership(options) : Promise.resolve(alone);
+export const takeLeadership = (options: LeadershipOptions): Promise<Leadership> => {
+  if (/^postgres(ql)?:\/\//.test(options.eventStoreUrl)) return postgresLeadership(options);
+  if (KURRENTDB_URL.test(options.eventStoreUrl)) return kurrentDbLeadership(options);
+  return Promise.resolve(alone);
+};

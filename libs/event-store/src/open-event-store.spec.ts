@@ -23,13 +23,20 @@ describe('the event store a process opens', () => {
   });
 
   it.each([
-    ['kurrentdb://127.0.0.1:2113?tls=false', 'LEASEHOLD_EVENT_STORE_URL names a KurrentDB server: that adapter is not built yet (only postgres:// or the embedded default)'],
-    ['esdb://127.0.0.1:2113', 'LEASEHOLD_EVENT_STORE_URL names a KurrentDB server: that adapter is not built yet (only postgres:// or the embedded default)'],
-    ['mysql://root:secret@db/leasehold', "LEASEHOLD_EVENT_STORE_URL must start with postgres:// or postgresql:// (or be unset for the embedded store), got 'mysql:...'"],
+    ['mysql://root:secret@db/leasehold', "LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got 'mysql:...'"],
   ])('refuses %s at start, naming what it supports and never echoing a password', async (url, message) => {
     const opening = openEventStore('events', dir, { LEASEHOLD_EVENT_STORE_URL: url });
     await expect(opening).rejects.toBeInstanceOf(EventStoreUrlError);
     await expect(opening).rejects.toThrow(message);
     await expect(opening).rejects.not.toThrow(/secret/);
   });
+
+  it.each(['kurrentdb://admin:secret@127.0.0.1:2113?tls=false&prefix=not-allowed', 'esdb://admin:secret@127.0.0.1:2113?prefix='])(
+    'takes %s for KurrentDB and refuses its stream prefix before connecting, never echoing a password',
+    async (url) => {
+      const opening = openEventStore('events', dir, { LEASEHOLD_EVENT_STORE_URL: url });
+      await expect(opening).rejects.toThrow('the prefix parameter must be 1 to 64 letters, digits or underscores');
+      await expect(opening).rejects.not.toThrow(/secret/);
+    },
+  );
 });

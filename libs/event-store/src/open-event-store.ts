@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { EventStore } from './event-store.port.js';
+import { KURRENTDB_URL } from './kurrentdb/kurrentdb-url.js';
 import { PostgresEventStore } from './postgresql/postgresql-event-store.js';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 
@@ -7,7 +8,6 @@ import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 export type EventLog = 'events' | 'audit';
 
 const POSTGRES = /^postgres(ql)?:\/\//;
-const KURRENT = /^(kurrentdb|kurrent|esdb|esdb\+discover|kurrentdb\+discover):\/\//;
 
 /** The URL's own `schema` (default `leasehold`), with `_audit` for the audit log. */
 const postgresUrlFor = (url: string, log: EventLog): string => {
@@ -23,13 +23,17 @@ export class EventStoreUrlError extends Error {
 }
 
 /**
- * The event store a process opens: LEASEHOLD_EVENT_STORE_URL (postgres://...) when set, else the
- * embedded SQLite files in the data folder (events.sqlite, audit.sqlite).
+ * The event store a process opens: LEASEHOLD_EVENT_STORE_URL (postgres://... or kurrentdb://...) when
+ * set, else the embedded SQLite files in the data folder (events.sqlite, audit.sqlite).
  */
 export const openEventStore = async (log: EventLog, dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<EventStore> => {
   const url = env.LEASEHOLD_EVENT_STORE_URL ?? '';
   if (url === '') return SqliteEventStore.open({ file: join(dataDir, `${log}.sqlite`) });
   if (POSTGRES.test(url)) return PostgresEventStore.open({ url: postgresUrlFor(url, log) });
-  if (KURRENT.test(url)) throw new EventStoreUrlError('LEASEHOLD_EVENT_STORE_URL names a KurrentDB server: that adapter is not built yet (only postgres:// or the embedded default)');
-  throw new EventStoreUrlError(`LEASEHOLD_EVENT_STORE_URL must start with postgres:// or postgresql:// (or be unset for the embedded store), got '${url.split(':')[0] ?? ''}:...'`);
+  if (KURRENTDB_URL.test(url)) {
+    // loaded only here: the client brings gRPC and a native bridge that the other stores never need
+    const { KurrentDbEventStore } = await import('./kurrentdb/kurrentdb-event-store.js');
+    return KurrentDbEventStore.open({ url, log });
+  }
+  throw new EventStoreUrlError(`LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got '${url.split(':')[0] ?? ''}:...'`);
 };
