@@ -26,6 +26,7 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Lease.BeforeEndRequested': 'lease',
   'Lease.BeforeEndCompleted': 'lease',
   'Lease.BeforeEndFailed': 'lease',
+  'Lease.EndingSoonNotified': 'lease',
   'Lease.EndRequested': 'lease',
   'Lease.Ended': 'lease',
   'Lease.EndFailed': 'lease',

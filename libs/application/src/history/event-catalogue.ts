@@ -146,6 +146,11 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Lease.BeforeEndRequested': phase('lease.before_end_requested', 'is due for its before-end actions'),
   'Lease.BeforeEndCompleted': phase('lease.before_end_completed', 'completed its before-end actions'),
   'Lease.BeforeEndFailed': phaseFailure('lease.before_end_failed', 'failed its before-end actions'),
+  'Lease.EndingSoonNotified': {
+    publicType: 'lease.ending_soon_notified',
+    summary: (d) => `Lease ${d.leaseId} ends at ${d.endDate}: its tenant is reminded (before_end notify of ${d.reservationIds.join(', ')})`,
+    fields: { lease_id: 'leaseId', project_id: 'projectId', end_date: 'endDate', reservation_ids: 'reservationIds', at: 'at' },
+  },
   'Lease.EndRequested': {
     publicType: 'lease.end_requested',
     summary: (d) => `Lease ${d.leaseId} is due to end (${d.reason})`,

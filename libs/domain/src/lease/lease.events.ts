@@ -106,6 +106,11 @@ export type LeaseStartFailed = PhaseFailure<'Lease.StartFailed'>;
 export type LeaseBeforeEndRequested = PhaseEvent<'Lease.BeforeEndRequested'>;
 export type LeaseBeforeEndCompleted = PhaseEvent<'Lease.BeforeEndCompleted'>;
 export type LeaseBeforeEndFailed = PhaseFailure<'Lease.BeforeEndFailed'>;
+/** The tenant's reminder (before_end `notify`): recorded with the before-end phase so every outbound channel carries it. */
+export type LeaseEndingSoonNotified = DomainEvent<
+  'Lease.EndingSoonNotified',
+  { readonly leaseId: string; readonly projectId: string; readonly endDate: string; readonly reservationIds: readonly string[]; readonly at: string }
+>;
 export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
 export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
 export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
@@ -129,6 +134,7 @@ export type LeaseEvent =
   | LeaseBeforeEndRequested
   | LeaseBeforeEndCompleted
   | LeaseBeforeEndFailed
+  | LeaseEndingSoonNotified
   | LeaseEndRequested
   | LeaseEnded
   | LeaseEndFailed
@@ -152,6 +158,7 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Lease.BeforeEndRequested',
   'Lease.BeforeEndCompleted',
   'Lease.BeforeEndFailed',
+  'Lease.EndingSoonNotified',
   'Lease.EndRequested',
   'Lease.Ended',
   'Lease.EndFailed',

@@ -1,7 +1,7 @@
-/** Blazar's per-reservation before-end action for hosts. */
-export type BeforeEndAction = 'default' | 'snapshot' | '';
+/** Blazar's per-reservation before-end action for hosts; `notify` (ours) only reminds the tenant that the lease ends. */
+export type BeforeEndAction = 'default' | 'snapshot' | 'notify' | '';
 
-export const BEFORE_END_ACTIONS: readonly BeforeEndAction[] = ['default', 'snapshot', ''];
+export const BEFORE_END_ACTIONS: readonly BeforeEndAction[] = ['default', 'snapshot', 'notify', ''];
 
 export interface HostReservation {
   readonly id: string;

@@ -48,6 +48,7 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     data: (id) => ({ leaseId: id, reservation: hostReservation(id), replacements: [{ hostId: '7', by: ['8'] }], unhealedHostIds: [], missingResources: false, resourcesChanged: true, at: AT }),
   },
   'Lease.StartRequested': { stream: lease, data: phase },
+  'Lease.EndingSoonNotified': { stream: lease, data: (id) => ({ leaseId: id, projectId: 'project-1', endDate: END, reservationIds: [`res-${id}`], at: AT }) },
   'Lease.Started': { stream: lease, data: phase },
   'Lease.StartFailed': { stream: lease, data: failure },
   'Lease.BeforeEndRequested': { stream: lease, data: phase },
