@@ -168,6 +168,7 @@ export class AppModule {
               cleaningTimeMinutes: config.cleaningTimeMinutes,
               minutesBeforeEnd: config.minutesBeforeEnd,
               allocationRatios: config.allocationRatios,
+              guardrails: config.guardrails,
             },
           }),
         },

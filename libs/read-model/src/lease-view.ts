@@ -329,6 +329,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Lease.BeforeEndFailed':
       return setEvent(view, 'before_end_lease', 'ERROR', event.data.at);
     case 'Lease.EndingSoonNotified':
+    case 'Lease.GuardrailOverridden':
       return view;
     case 'Lease.EndRequested':
       return setEvent(view, 'end_lease', 'IN_PROGRESS', event.data.at);

@@ -27,6 +27,7 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Lease.BeforeEndCompleted': 'lease',
   'Lease.BeforeEndFailed': 'lease',
   'Lease.EndingSoonNotified': 'lease',
+  'Lease.GuardrailOverridden': 'lease',
   'Lease.EndRequested': 'lease',
   'Lease.Ended': 'lease',
   'Lease.EndFailed': 'lease',

@@ -151,6 +151,11 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Lease ${d.leaseId} ends at ${d.endDate}: its tenant is reminded (before_end notify of ${d.reservationIds.join(', ')})`,
     fields: { lease_id: 'leaseId', project_id: 'projectId', end_date: 'endDate', reservation_ids: 'reservationIds', at: 'at' },
   },
+  'Lease.GuardrailOverridden': {
+    publicType: 'lease.guardrail_overridden',
+    summary: (d) => `Lease ${d.leaseId} admitted by an admin against the ${d.rule} rule: ${d.freeHosts} free host(s) left in ${zoneName(d.zone)} at ${d.instant}, the rule keeps ${d.keep}`,
+    fields: { lease_id: 'leaseId', rule: 'rule', zone: 'zone', free_hosts: 'freeHosts', keep: 'keep', instant: 'instant', at: 'at' },
+  },
   'Lease.EndRequested': {
     publicType: 'lease.end_requested',
     summary: (d) => `Lease ${d.leaseId} is due to end (${d.reason})`,

@@ -3,6 +3,7 @@ import { DeciderSpecification } from '../shared/specification.js';
 import type { BeginLeasePhase, CreateLease, UpdateLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
+import type { Reservation } from './lease.types.js';
 import {
   BEFORE_END,
   END,
@@ -21,7 +22,7 @@ import {
 // A lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00 (./testing/lease.fixtures.ts)
 
 const notifying = [reservation('res-1', { beforeEnd: 'notify' }), reservation('res-2')];
-const activeWith = (reservations = notifying, beforeEndDate: string | null = BEFORE_END): LeaseEvent[] => [
+const activeWith = (reservations: readonly Reservation[] = notifying, beforeEndDate: string | null = BEFORE_END): LeaseEvent[] => [
   created({ reservations, beforeEndDate }),
   startRequested(),
   started(),

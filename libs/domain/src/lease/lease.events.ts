@@ -111,6 +111,20 @@ export type LeaseEndingSoonNotified = DomainEvent<
   'Lease.EndingSoonNotified',
   { readonly leaseId: string; readonly projectId: string; readonly endDate: string; readonly reservationIds: readonly string[]; readonly at: string }
 >;
+/** An admin's lease admitted although it breaks an operator's guardrail (the freepool headroom): the override, on record. */
+export type LeaseGuardrailOverridden = DomainEvent<
+  'Lease.GuardrailOverridden',
+  {
+    readonly leaseId: string;
+    readonly rule: 'freepool_headroom';
+    readonly zone: string;
+    readonly freeHosts: number;
+    readonly keep: number;
+    /** The first instant of the window short of the rule. */
+    readonly instant: string;
+    readonly at: string;
+  }
+>;
 export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
 export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
 export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
@@ -135,6 +149,7 @@ export type LeaseEvent =
   | LeaseBeforeEndCompleted
   | LeaseBeforeEndFailed
   | LeaseEndingSoonNotified
+  | LeaseGuardrailOverridden
   | LeaseEndRequested
   | LeaseEnded
   | LeaseEndFailed
@@ -159,6 +174,7 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Lease.BeforeEndCompleted',
   'Lease.BeforeEndFailed',
   'Lease.EndingSoonNotified',
+  'Lease.GuardrailOverridden',
   'Lease.EndRequested',
   'Lease.Ended',
   'Lease.EndFailed',
