@@ -20,6 +20,8 @@ export interface Guardrails {
   readonly freepoolHeadroom: ZoneRule;
   /** LEASEHOLD_GENERAL_POOL_FLOOR: compute hosts per zone (or share of them) that stay outside the freepool. */
   readonly generalPoolFloor: ZoneRule;
+  /** LEASEHOLD_STANDALONE_ZONE_HOSTS: compute hosts per zone of the simulated cloud (standalone mode only). */
+  readonly standaloneZoneHosts: ZoneRule;
 }
 
 /** What every use case works with: the one command handler, the write side's index of calendars, ids. */

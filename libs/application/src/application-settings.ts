@@ -23,6 +23,7 @@ const ratioSetting = (env: Environment, name: string): number => {
 export const guardrailsFromEnv = (env: Environment): Guardrails => ({
   freepoolHeadroom: parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', env.LEASEHOLD_FREEPOOL_HEADROOM, { percentAllowed: false }),
   generalPoolFloor: parseZoneRule('LEASEHOLD_GENERAL_POOL_FLOOR', env.LEASEHOLD_GENERAL_POOL_FLOOR, { percentAllowed: true }),
+  standaloneZoneHosts: parseZoneRule('LEASEHOLD_STANDALONE_ZONE_HOSTS', env.LEASEHOLD_STANDALONE_ZONE_HOSTS, { percentAllowed: false }),
 });
 
 /** Blazar's and Nova's settings every process that decides on leases shares (the API, the reactor's healing). */

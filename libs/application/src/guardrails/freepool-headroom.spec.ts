@@ -18,6 +18,7 @@ const withHeadroom = (text: string) =>
     guardrails: {
       freepoolHeadroom: parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', text, { percentAllowed: false }),
       generalPoolFloor: parseZoneRule('LEASEHOLD_GENERAL_POOL_FLOOR', '', { percentAllowed: true }),
+      standaloneZoneHosts: parseZoneRule('LEASEHOLD_STANDALONE_ZONE_HOSTS', '', { percentAllowed: false }),
     },
   });
 
