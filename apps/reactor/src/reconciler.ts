@@ -2,6 +2,7 @@ import { type Reservation, type ReservationOutcome, isDomainError, reservedHostI
 import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { applyEffects } from './effects-dispatch.js';
+import type { ReclamationReport, ReclamationWatch } from './reclamation-watch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
@@ -15,6 +16,8 @@ export interface ReconcilerOptions {
   /** Time between two rounds; the round's number (time / interval) keys its event ids. */
   readonly intervalMs: number;
   readonly log: (entry: ReactorLogEntry) => void;
+  /** Ended leases' leftovers, looked at in the same round (absent: none). */
+  readonly reclamation?: ReclamationWatch;
 }
 
 /** What one round found, for the log and the tests. */
@@ -24,6 +27,8 @@ export interface ReconcileReport {
   readonly failed: number;
   /** Checks that could not run (the cloud unreachable) or could not be recorded (the lease moved on, or kept losing races): next round. */
   readonly skipped: number;
+  /** The ended leases looked at and what they left in the cloud. */
+  readonly reclamation?: ReclamationReport;
 }
 
 
@@ -83,7 +88,8 @@ export class Reconciler {
         else if (recorded === 'Reservation.ReconciliationFailed') counts.failed++;
       }
     }
-    return counts;
+    const { reclamation } = this.options;
+    return reclamation === undefined ? counts : { ...counts, reclamation: await reclamation.checkOnce(() => this.stopped) };
   }
 
   /** The converge's outcome, or null when the cloud could not be asked (a transient failure). */

@@ -28,6 +28,8 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Lease.BeforeEndFailed': 'lease',
   'Lease.EndingSoonNotified': 'lease',
   'Lease.GuardrailOverridden': 'lease',
+  'Lease.LeftoversFound': 'lease',
+  'Lease.LeftoversCleared': 'lease',
   'Lease.EndRequested': 'lease',
   'Lease.Ended': 'lease',
   'Lease.EndFailed': 'lease',

@@ -17,6 +17,7 @@ import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, hasStarted, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
 import { checkReservationChange } from './reservation-change.rules.js';
 import { checkReminderDate, endingSoonEvents } from './lease-reminder.rules.js';
+import { recordLeftovers } from './lease-leftovers.rules.js';
 import { type ExistingLease, type LeaseState, NO_FLAGS, initialLeaseState } from './lease.state.js';
 import { type LeasePhase, reservedHostIds } from './lease.types.js';
 
@@ -227,6 +228,8 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
       return completeUpdates(command, state, leaseId);
     case 'RecordReconciliation':
       return reconciled(command, state, leaseId);
+    case 'RecordLeftovers':
+      return recordLeftovers(command, state, leaseId);
     case 'HealReservation':
       return heal(command, state, leaseId);
     case 'DeleteLease':

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../shared/decider.js';
 import type { HostReplacement } from './lease.commands.js';
-import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
+import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Leftover, Reservation } from './lease.types.js';
 
 export type LeaseCreated = DomainEvent<
   'Lease.Created',
@@ -125,6 +125,10 @@ export type LeaseGuardrailOverridden = DomainEvent<
     readonly at: string;
   }
 >;
+/** The reconciler found objects of the ended lease still in the cloud (a new finding: another set than the last). */
+export type LeaseLeftoversFound = DomainEvent<'Lease.LeftoversFound', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
+/** What the last finding named is gone from the cloud. */
+export type LeaseLeftoversCleared = DomainEvent<'Lease.LeftoversCleared', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
 export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
 export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
 export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
@@ -150,6 +154,8 @@ export type LeaseEvent =
   | LeaseBeforeEndFailed
   | LeaseEndingSoonNotified
   | LeaseGuardrailOverridden
+  | LeaseLeftoversFound
+  | LeaseLeftoversCleared
   | LeaseEndRequested
   | LeaseEnded
   | LeaseEndFailed

@@ -100,6 +100,17 @@ export const reservedHostIds = (r: Reservation): readonly string[] => {
 export const reservedFloatingIpIds = (r: Reservation): readonly string[] =>
   r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : [];
 
+/** What of an ended lease's can still be in the cloud. */
+export const LEFTOVER_KINDS = ['server', 'aggregate', 'flavor', 'floating_ip'] as const;
+export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
+
+/** One cloud object of a reservation still there after its lease ended (its id or name in the cloud). */
+export interface Leftover {
+  readonly reservationId: string;
+  readonly kind: LeftoverKind;
+  readonly id: string;
+}
+
 /** Ids of Blazar's three scheduled lease events, fixed at creation. */
 export interface LeaseEventIds {
   readonly start: string;

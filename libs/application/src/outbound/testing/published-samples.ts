@@ -52,6 +52,8 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     stream: lease,
     data: (id) => ({ leaseId: id, rule: 'freepool_headroom', zone: 'nova', freeHosts: 1, keep: 2, instant: AT, at: AT }),
   },
+  'Lease.LeftoversFound': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'aggregate', id: `res-${id}` }], at: AT }) },
+  'Lease.LeftoversCleared': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'server', id: 'server-1' }], at: AT }) },
   'Lease.EndingSoonNotified': { stream: lease, data: (id) => ({ leaseId: id, projectId: 'project-1', endDate: END, reservationIds: [`res-${id}`], at: AT }) },
   'Lease.Started': { stream: lease, data: phase },
   'Lease.StartFailed': { stream: lease, data: failure },
