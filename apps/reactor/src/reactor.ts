@@ -7,7 +7,7 @@ import type { HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-e
 import { HostEnrollment } from './host-enrollment.js';
 import { LeaseReactions } from './lease-reactions.js';
 import { FINISHED_REMEMBERED, LeaseTimeline } from './lease-timeline.js';
-import { ReclamationWatch, type ReclamationWatchOptions } from './reclamation-watch.js';
+import { type ReclamationReport, ReclamationWatch, type ReclamationWatchOptions } from './reclamation-watch.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 import { describeError } from '#domain/index.js';
@@ -122,6 +122,11 @@ export class Reactor {
   /** One reconciliation round now (tests, operators): what the cloud had drifted from, recorded on the leases. */
   reconcileOnce(): Promise<ReconcileReport> {
     return this.reconciler.reconcileOnce();
+  }
+
+  /** One look at the recently ended leases' leftovers, as a reconciliation round ends with (null: no watch). */
+  reclaimOnce(): Promise<ReclamationReport | null> {
+    return this.reconciler.reclaimOnce();
   }
 
   /** Runs `companion` (e.g. the Nova host monitors) beside the reactor and stops it first, before the store closes. */

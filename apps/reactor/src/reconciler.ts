@@ -27,8 +27,6 @@ export interface ReconcileReport {
   readonly failed: number;
   /** Checks that could not run (the cloud unreachable) or could not be recorded (the lease moved on, or kept losing races): next round. */
   readonly skipped: number;
-  /** The ended leases looked at and what they left in the cloud. */
-  readonly reclamation?: ReclamationReport;
 }
 
 
@@ -60,12 +58,19 @@ export class Reconciler {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.round = this.reconcileOnce()
-        .then((report) => {
+        .then(async (report) => {
           this.options.log({ event: 'reconcile', ...report });
+          const reclaimed = await this.reclaimOnce();
+          if (reclaimed !== null) this.options.log({ event: 'reclamation', ...reclaimed });
           return report;
         })
         .finally(() => this.schedule());
     }, this.options.intervalMs);
+  }
+
+  /** The ended leases' look, in the same round after the active ones (null: no watch). */
+  async reclaimOnce(): Promise<ReclamationReport | null> {
+    return (await this.options.reclamation?.checkOnce(() => this.stopped)) ?? null;
   }
 
   async reconcileOnce(): Promise<ReconcileReport> {
@@ -88,8 +93,7 @@ export class Reconciler {
         else if (recorded === 'Reservation.ReconciliationFailed') counts.failed++;
       }
     }
-    const { reclamation } = this.options;
-    return reclamation === undefined ? counts : { ...counts, reclamation: await reclamation.checkOnce(() => this.stopped) };
+    return counts;
   }
 
   /** The converge's outcome, or null when the cloud could not be asked (a transient failure). */
