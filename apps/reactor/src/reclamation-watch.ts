@@ -55,8 +55,9 @@ export class ReclamationWatch {
   finished(record: LeaseRecord): void {
     const at = endedAtMs(record);
     if (at === null || record.state.status === 'Initial') return;
-    if (this.options.clock().getTime() - at > this.options.windowMs) return;
-    this.watched.set(record.state.lease.leaseId, { record, endedAtMs: at, leftovers: record.state.lease.leftovers.length });
+    const { leftovers, leaseId } = record.state.lease;
+    if (this.options.clock().getTime() - at > this.options.windowMs && leftovers.length === 0) return;
+    this.watched.set(leaseId, { record, endedAtMs: at, leftovers: leftovers.length });
   }
 
   async checkOnce(stopped: () => boolean): Promise<ReclamationReport> {
