@@ -19,7 +19,7 @@ export const api = (base: string) => {
     post: (path: string, body: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
     put: (path: string, body: unknown, headers?: Record<string, string>) => call('PUT', path, body, headers),
     patch: (path: string, body: unknown) => call('PATCH', path, body),
-    delete: (path: string) => call('DELETE', path),
+    delete: (path: string, headers?: Record<string, string>) => call('DELETE', path, undefined, headers),
   };
 };
 

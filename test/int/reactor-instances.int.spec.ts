@@ -248,7 +248,7 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     const withUpdate = (onUpdate: (inner: EffectsRegistry['virtual:instance'], c: EffectContext, r: VirtualInstanceReservation) => Promise<readonly EffectRecord[]>) =>
       (effects: EffectsRegistry): EffectsRegistry => {
         const inner = effects['virtual:instance'];
-        const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner) };
+        const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), leftovers: inner.leftovers.bind(inner) };
         return { ...effects, 'virtual:instance': { ...adapter, onUpdate: (c, r) => onUpdate(inner, c, r) } };
       };
     const late = withUpdate(async (inner, context, reservation) => {

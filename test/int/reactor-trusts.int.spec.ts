@@ -67,6 +67,7 @@ const recorder = (deleteTrust: LeaseTrustEffects['deleteTrust']) => {
       beforeEnd: seen('before_end', inner.beforeEnd.bind(inner)),
       onEnd: seen('end', inner.onEnd.bind(inner)),
       onUpdate: seen('update', inner.onUpdate.bind(inner)),
+      leftovers: inner.leftovers.bind(inner),
     };
     const trusts: LeaseTrustEffects = {
       deleteTrust: (context, trustId) => {

@@ -207,7 +207,7 @@ describe('reactor (standalone effects, real SQLite store)', () => {
         }
         return inner.onStart(context, reservation);
       };
-      const host = { onStart, beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate: inner.onUpdate.bind(inner) };
+      const host = { onStart, beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate: inner.onUpdate.bind(inner), leftovers: inner.leftovers.bind(inner) };
       return { ...effects, 'physical:host': host };
     };
     await world.startReactor({ wrap });

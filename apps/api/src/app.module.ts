@@ -154,7 +154,7 @@ export class AppModule {
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
         { provide: OPENSTACK_SESSION, inject: [CLOUD_CONFIG], useFactory: (cloud: CloudConfig) => openStackSessionFor(cloud) },
-        { provide: HOST_INVENTORY, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => hostInventoryFor(session) },
+        { provide: HOST_INVENTORY, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => hostInventoryFor(session, config.guardrails.standaloneZoneHosts) },
         { provide: FLOATING_IP_NETWORKS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => floatingIpNetworksFor(session) },
         { provide: CommandHandler, inject: [EVENT_STORE], useFactory: (store: EventStore) => new CommandHandler(store) },
         {
@@ -168,6 +168,7 @@ export class AppModule {
               cleaningTimeMinutes: config.cleaningTimeMinutes,
               minutesBeforeEnd: config.minutesBeforeEnd,
               allocationRatios: config.allocationRatios,
+              guardrails: config.guardrails,
             },
           }),
         },

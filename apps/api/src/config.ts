@@ -1,4 +1,5 @@
 import type { AllocationRatios } from '#domain/index.js';
+import type { Guardrails } from '#application/application-context.js';
 import { applicationSettingsFromEnv } from '#application/application-settings.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
@@ -28,6 +29,8 @@ export interface ApiConfig {
   readonly minutesBeforeEnd: number;
   /** Nova's cpu/ram/disk allocation ratios: instance slots may take host totals x ratio (default 1.0). */
   readonly allocationRatios: AllocationRatios;
+  /** LEASEHOLD_FREEPOOL_HEADROOM and LEASEHOLD_GENERAL_POOL_FLOOR (docs/operations.md, "Freepool guardrails"). */
+  readonly guardrails: Guardrails;
   /** Longest a read waits for the projector to catch up with this process's writes. */
   readonly readYourWritesTimeoutMs: number;
   /** One JSON line per request with its request ids (LEASEHOLD_ACCESS_LOG=0 turns it off). */

@@ -1,4 +1,4 @@
-import type { EffectPhase, EffectRecord, Reservation } from '#domain/index.js';
+import type { EffectPhase, EffectRecord, Leftover, Reservation } from '#domain/index.js';
 import type { EffectContext, EffectsRegistry, ReservationEffects } from '#plugins/effects.port.js';
 
 type EffectsCall = <R extends Reservation>(adapter: ReservationEffects<R>, context: EffectContext, reservation: R) => Promise<readonly EffectRecord[]>;
@@ -22,6 +22,24 @@ export const applyEffects = (registry: EffectsRegistry, context: EffectContext, 
       return call(registry['flavor:instance'], context, reservation);
     case 'virtual:floatingip':
       return call(registry['virtual:floatingip'], context, reservation);
+    default: {
+      const _never: never = reservation;
+      return _never;
+    }
+  }
+};
+
+/** What of the reservation is still in the cloud after its lease ended, from its type's adapter. */
+export const leftoversOf = (registry: EffectsRegistry, context: EffectContext, reservation: Reservation): Promise<readonly Leftover[]> => {
+  switch (reservation.resourceType) {
+    case 'physical:host':
+      return registry['physical:host'].leftovers(context, reservation);
+    case 'virtual:instance':
+      return registry['virtual:instance'].leftovers(context, reservation);
+    case 'flavor:instance':
+      return registry['flavor:instance'].leftovers(context, reservation);
+    case 'virtual:floatingip':
+      return registry['virtual:floatingip'].leftovers(context, reservation);
     default: {
       const _never: never = reservation;
       return _never;

@@ -62,6 +62,8 @@ export class LeaseTimeline {
     private readonly store: EventStore,
     private readonly onChange: () => void,
     private readonly finishedRemembered = FINISHED_REMEMBERED,
+    /** Told of every lease that finishes (the reclamation watch looks at ended ones). */
+    private readonly onFinished: (record: LeaseRecord) => void = () => undefined,
   ) {}
 
   /** What it holds (for tests and diagnostics): live leases, and the finished ones it remembers. */
@@ -123,6 +125,7 @@ export class LeaseTimeline {
     if (entry === null && record.state.status !== 'Initial') {
       this.leases.delete(leaseId);
       this.rememberFinished(leaseId);
+      this.onFinished(record);
       return true;
     }
     this.leases.set(leaseId, record);

@@ -8,7 +8,9 @@
  *                       `openstack` (Nova, Placement, Neutron with LEASEHOLD_OPENSTACK_*, see
  *                       libs/plugins/src/cloud-config.ts); anything else exits with code 1
  *   LEASEHOLD_RECONCILE_SECONDS  how often active reservations are compared with the cloud and
- *                       drift is repaired and recorded (default 300; 0: never)
+ *                       drift is repaired and recorded (default 300; 0: never); the same round looks
+ *                       for what leases ended within LEASEHOLD_RECLAMATION_WINDOW_HOURS (default 24;
+ *                       0: never) left in the cloud (Lease.LeftoversFound / LeftoversCleared)
  *   LEASEHOLD_HEALING_CHECK_SECONDS  healing of reservations on hosts that went down: a pass when a
  *                       host goes down and every so often (default 10; 0: no healing in this process),
  *                       over LEASEHOLD_HEALING_INTERVAL_MINUTES (default 60; 0: every future
@@ -116,6 +118,16 @@ const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventSto
   process.once('SIGINT', () => void shutdown('SIGINT'));
 };
 
+const reclamationWindowHours = (): number => {
+  const text = process.env.LEASEHOLD_RECLAMATION_WINDOW_HOURS ?? '24';
+  const hours = Number(text);
+  if (!Number.isFinite(hours) || hours < 0) {
+    log({ event: 'error', phase: 'config', error: `LEASEHOLD_RECLAMATION_WINDOW_HOURS must be a non-negative number, got '${text}'` });
+    process.exit(1);
+  }
+  return hours;
+};
+
 const reconcileIntervalMs = (): number => {
   const text = process.env.LEASEHOLD_RECONCILE_SECONDS ?? '300';
   const seconds = Number(text);
@@ -194,7 +206,9 @@ const main = async (): Promise<void> => {
     const handler = new CommandHandler(store);
     // followed before the reactor starts, so that what it records while catching up is counted
     const outcomes = await metrics?.reactor.followOutcomes(store);
-    const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
+    const leftoversObserved = metrics === null ? undefined : (counts: Parameters<ReactorMetrics['leftovers']>[0]) => metrics.reactor.leftovers(counts);
+    const reclamationWindowMs = reclamationWindowHours() * 3_600_000;
+    const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs, reclamationWindowMs, leftoversObserved });
     if (outcomes !== undefined) reactor.stopsWith(outcomes);
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)

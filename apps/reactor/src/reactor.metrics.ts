@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { LEFTOVER_KINDS, type Leftover, type LeftoverKind } from '#domain/index.js';
 import type { EventStore, Subscription } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
@@ -26,6 +27,8 @@ export interface ReactorMetrics {
   followOutcomes(store: EventStore): Promise<Subscription>;
   /** The freepool watch's last look at a zone. */
   freepool(zone: string, short: boolean): void;
+  /** What the reconciler's last look at ended leases found still in the cloud, per kind. */
+  leftovers(counts: Readonly<Record<LeftoverKind, number>>): void;
 }
 
 const phaseOf = (entry: ReactorLogEntry): string => (typeof entry.phase === 'string' ? entry.phase : 'unknown');
@@ -47,6 +50,22 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
     labelNames: ['zone'],
     registers: [registry],
   });
+  const leftovers = new Gauge({
+    name: 'leasehold_reclamation_leftovers',
+    help: "Objects of ended leases still in the cloud (servers, aggregates, flavors, floating IPs), as the reconciler's last look found them",
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const findings = new Counter({
+    name: 'leasehold_reclamation_leftover_findings_total',
+    help: 'Objects named by Lease.LeftoversFound findings recorded from now on, by kind (one finding per lease and set of leftovers)',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  for (const kind of LEFTOVER_KINDS) {
+    leftovers.set({ kind }, 0);
+    findings.inc({ kind }, 0);
+  }
   // every series exists from the start, so increase() and absent-free alerts see a 0 before the first failure
   for (const phase of PHASES) {
     lateness.zero({ phase });
@@ -56,6 +75,9 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
   const failureTypes: ReadonlySet<string> = new Set(EFFECT_FAILURE_TYPES);
 
   return {
+    leftovers(counts) {
+      for (const kind of LEFTOVER_KINDS) leftovers.set({ kind }, counts[kind]);
+    },
     freepool(zone, short) {
       exhausted.set({ zone }, short ? 1 : 0);
     },
@@ -70,10 +92,11 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
     async followOutcomes(store) {
       const subscription = store.subscribeToAll({
         from: await store.headPosition(),
-        filter: { types: [...EFFECT_FAILURE_TYPES, 'Reservation.DriftRepaired'] },
+        filter: { types: [...EFFECT_FAILURE_TYPES, 'Reservation.DriftRepaired', 'Lease.LeftoversFound'] },
         onEvents: async (events) => {
           for (const event of events) {
             if (failureTypes.has(event.type)) failures.inc({ type: event.type });
+            else if (event.type === 'Lease.LeftoversFound') for (const { kind } of (event.data as { leftovers: readonly Leftover[] }).leftovers) findings.inc({ kind });
             else repairs.inc();
           }
         },

@@ -6,10 +6,13 @@ import type { EffectsRegistry } from '#plugins/effects.port.js';
 import type { HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { HostEnrollment } from './host-enrollment.js';
 import { LeaseReactions } from './lease-reactions.js';
-import { LeaseTimeline } from './lease-timeline.js';
+import { FINISHED_REMEMBERED, LeaseTimeline } from './lease-timeline.js';
+import { type ReclamationReport, ReclamationWatch, type ReclamationWatchOptions } from './reclamation-watch.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 import { describeError } from '#domain/index.js';
+
+const DAY_MS = 24 * 3600 * 1000;
 
 export interface ReactorOptions {
   readonly store: EventStore;
@@ -24,6 +27,10 @@ export interface ReactorOptions {
   readonly concurrency?: number;
   /** Time between two reconciliations of the active reservations with the cloud; 0 or absent: none. */
   readonly reconcileIntervalMs?: number;
+  /** How long after its end an ended lease's leftovers are looked for in each reconciliation (default 24 h; 0: never). */
+  readonly reclamationWindowMs?: number;
+  /** Leftovers of ended leases by kind, as the last reconciliation found them (for the metrics). */
+  readonly leftoversObserved?: ReclamationWatchOptions['observed'];
   /** Puts registered hosts into the cloud's free pool (OpenStack); absent: nothing to enroll (standalone). */
   readonly hostEnrollment?: HostEnrollmentEffects;
 }
@@ -54,8 +61,14 @@ export class Reactor {
     this.log = options.log ?? (() => undefined);
     this.handler = options.handler ?? new CommandHandler(options.store);
     const leaseReactions = new LeaseReactionUseCases({ handler: this.handler });
-    this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake());
+    const windowMs = options.reclamationWindowMs ?? DAY_MS;
+    const reclamation =
+      windowMs > 0
+        ? new ReclamationWatch({ reactions: leaseReactions, effects: options.effects, clock, windowMs, hostname: (id) => this.timeline.hostname(id), log: this.log, observed: options.leftoversObserved })
+        : undefined;
+    this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake(), FINISHED_REMEMBERED, (record) => reclamation?.finished(record));
     this.reconciler = new Reconciler({
+      reclamation,
       reactions: leaseReactions,
       timeline: this.timeline,
       effects: options.effects,
@@ -109,6 +122,11 @@ export class Reactor {
   /** One reconciliation round now (tests, operators): what the cloud had drifted from, recorded on the leases. */
   reconcileOnce(): Promise<ReconcileReport> {
     return this.reconciler.reconcileOnce();
+  }
+
+  /** One look at the recently ended leases' leftovers, as a reconciliation round ends with (null: no watch). */
+  reclaimOnce(): Promise<ReclamationReport | null> {
+    return this.reconciler.reclaimOnce();
   }
 
   /** Runs `companion` (e.g. the Nova host monitors) beside the reactor and stops it first, before the store closes. */

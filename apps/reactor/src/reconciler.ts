@@ -2,6 +2,7 @@ import { type Reservation, type ReservationOutcome, isDomainError, reservedHostI
 import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { applyEffects } from './effects-dispatch.js';
+import type { ReclamationReport, ReclamationWatch } from './reclamation-watch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
@@ -15,6 +16,8 @@ export interface ReconcilerOptions {
   /** Time between two rounds; the round's number (time / interval) keys its event ids. */
   readonly intervalMs: number;
   readonly log: (entry: ReactorLogEntry) => void;
+  /** Ended leases' leftovers, looked at in the same round (absent: none). */
+  readonly reclamation?: ReclamationWatch;
 }
 
 /** What one round found, for the log and the tests. */
@@ -55,12 +58,19 @@ export class Reconciler {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.round = this.reconcileOnce()
-        .then((report) => {
+        .then(async (report) => {
           this.options.log({ event: 'reconcile', ...report });
+          const reclaimed = await this.reclaimOnce();
+          if (reclaimed !== null) this.options.log({ event: 'reclamation', ...reclaimed });
           return report;
         })
         .finally(() => this.schedule());
     }, this.options.intervalMs);
+  }
+
+  /** The ended leases' look, in the same round after the active ones (null: no watch). */
+  async reclaimOnce(): Promise<ReclamationReport | null> {
+    return (await this.options.reclamation?.checkOnce(() => this.stopped)) ?? null;
   }
 
   async reconcileOnce(): Promise<ReconcileReport> {

@@ -1,4 +1,5 @@
-import type { ApplicationSettings } from './application-context.js';
+import type { ApplicationSettings, Guardrails } from './application-context.js';
+import { parseZoneRule } from './guardrails/zone-rule.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -19,8 +20,14 @@ const ratioSetting = (env: Environment, name: string): number => {
   return parsed;
 };
 
+export const guardrailsFromEnv = (env: Environment): Guardrails => ({
+  freepoolHeadroom: parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', env.LEASEHOLD_FREEPOOL_HEADROOM, { percentAllowed: false }),
+  generalPoolFloor: parseZoneRule('LEASEHOLD_GENERAL_POOL_FLOOR', env.LEASEHOLD_GENERAL_POOL_FLOOR, { percentAllowed: true }),
+  standaloneZoneHosts: parseZoneRule('LEASEHOLD_STANDALONE_ZONE_HOSTS', env.LEASEHOLD_STANDALONE_ZONE_HOSTS, { percentAllowed: false }),
+});
+
 /** Blazar's and Nova's settings every process that decides on leases shares (the API, the reactor's healing). */
-export const applicationSettingsFromEnv = (env: Environment): ApplicationSettings => ({
+export const applicationSettingsFromEnv = (env: Environment): ApplicationSettings & { readonly guardrails: Guardrails } => ({
   cleaningTimeMinutes: integerSetting(env, 'LEASEHOLD_CLEANING_TIME_MINUTES', 0),
   minutesBeforeEnd: integerSetting(env, 'LEASEHOLD_MINUTES_BEFORE_END_LEASE', 60),
   allocationRatios: {
@@ -28,4 +35,5 @@ export const applicationSettingsFromEnv = (env: Environment): ApplicationSetting
     ram: ratioSetting(env, 'LEASEHOLD_RAM_ALLOCATION_RATIO'),
     disk: ratioSetting(env, 'LEASEHOLD_DISK_ALLOCATION_RATIO'),
   },
+  guardrails: guardrailsFromEnv(env),
 });

@@ -1,5 +1,6 @@
 import type { FloatingIpNetworks } from '#application/floating-ips/floating-ip-networks.port.js';
 import type { HostInventory } from '#application/hosts/host-inventory.port.js';
+import { NO_ZONE_RULE, type ZoneRule } from '#application/guardrails/zone-rule.js';
 import type { CloudConfig } from './cloud-config.js';
 import { NeutronClient } from './openstack/neutron.client.js';
 import { NovaClient } from './openstack/nova.client.js';
@@ -13,9 +14,9 @@ import { StandaloneHostInventory } from './standalone/standalone-host-inventory.
 export const openStackSessionFor = (cloud: CloudConfig): OpenStackSession | null =>
   cloud.kind === 'openstack' ? OpenStackSession.create(cloud.openstack.credentials, { interface: cloud.openstack.interface }) : null;
 
-/** Where a new host's facts come from: the registration itself (standalone) or Nova. */
-export const hostInventoryFor = (session: OpenStackSession | null): HostInventory =>
-  session === null ? new StandaloneHostInventory() : new NovaHostInventory(new NovaClient(session));
+/** Where a new host's facts come from: the registration itself (standalone, with the zones' sizes stated) or Nova. */
+export const hostInventoryFor = (session: OpenStackSession | null, standaloneZoneHosts: ZoneRule = NO_ZONE_RULE): HostInventory =>
+  session === null ? new StandaloneHostInventory(standaloneZoneHosts) : new NovaHostInventory(new NovaClient(session));
 
 /** Where a floating IP may be set aside: anywhere (standalone) or where Neutron says. */
 export const floatingIpNetworksFor = (session: OpenStackSession | null): FloatingIpNetworks =>

@@ -1,4 +1,4 @@
-import type { EffectPhase, EffectRecord, Reservation } from '#domain/index.js';
+import type { EffectPhase, EffectRecord, Leftover, Reservation } from '#domain/index.js';
 
 /** What an effects adapter needs to know to act for one reservation in one lease phase or update. */
 export interface EffectContext {
@@ -37,6 +37,8 @@ export interface ReservationEffects<R extends Reservation = Reservation> {
   onEnd(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
   /** Converges an active reservation's cloud state to its (changed) allocations. */
   onUpdate(context: EffectContext, reservation: R): Promise<readonly EffectRecord[]>;
+  /** After its lease ended: what of the reservation's its end should have removed is still in the cloud (reads only). */
+  leftovers(context: EffectContext, reservation: R): Promise<readonly Leftover[]>;
 }
 
 /** Lease-level effects of a lease's Keystone trust; only the reactor calls these. */

@@ -328,6 +328,11 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
       return setEvent(view, 'before_end_lease', 'DONE', event.data.at);
     case 'Lease.BeforeEndFailed':
       return setEvent(view, 'before_end_lease', 'ERROR', event.data.at);
+    case 'Lease.EndingSoonNotified':
+    case 'Lease.GuardrailOverridden':
+    case 'Lease.LeftoversFound':
+    case 'Lease.LeftoversCleared':
+      return view;
     case 'Lease.EndRequested':
       return setEvent(view, 'end_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Ended':

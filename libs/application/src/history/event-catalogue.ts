@@ -8,6 +8,7 @@ import type {
   HostEvent,
   HostRegistryEvent,
   LeaseEvent,
+  Leftover,
   RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
@@ -64,6 +65,8 @@ const freepool = {
   observed_at: 'observedAt',
 } as const satisfies Record<string, keyof FreepoolObservation>;
 const zoneName = (zone: string): string => (zone === '' ? 'the zone without a name' : `zone ${zone}`);
+const publicLeftover = (l: Leftover) => ({ reservation_id: l.reservationId, kind: l.kind, id: l.id });
+const describeLeftovers = (leftovers: readonly Leftover[]): string => leftovers.map((l) => `${l.kind} ${l.id}`).join(', ');
 const effectsOf = (d: { effects: Parameters<typeof publicEffects>[0] }) => publicEffects(d.effects);
 
 /**
@@ -146,6 +149,26 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Lease.BeforeEndRequested': phase('lease.before_end_requested', 'is due for its before-end actions'),
   'Lease.BeforeEndCompleted': phase('lease.before_end_completed', 'completed its before-end actions'),
   'Lease.BeforeEndFailed': phaseFailure('lease.before_end_failed', 'failed its before-end actions'),
+  'Lease.EndingSoonNotified': {
+    publicType: 'lease.ending_soon_notified',
+    summary: (d) => `Lease ${d.leaseId} ends at ${d.endDate}: its tenant is reminded (before_end notify of ${d.reservationIds.join(', ')})`,
+    fields: { lease_id: 'leaseId', project_id: 'projectId', end_date: 'endDate', reservation_ids: 'reservationIds', at: 'at' },
+  },
+  'Lease.GuardrailOverridden': {
+    publicType: 'lease.guardrail_overridden',
+    summary: (d) => `Lease ${d.leaseId} admitted by an admin against the ${d.rule} rule: ${d.freeHosts} free host(s) left in ${zoneName(d.zone)} at ${d.instant}, the rule keeps ${d.keep}`,
+    fields: { lease_id: 'leaseId', rule: 'rule', zone: 'zone', free_hosts: 'freeHosts', keep: 'keep', instant: 'instant', at: 'at' },
+  },
+  'Lease.LeftoversFound': {
+    publicType: 'lease.leftovers_found',
+    summary: (d) => `Lease ${d.leaseId} ended but ${describeLeftovers(d.leftovers)} still in the cloud`,
+    fields: { lease_id: 'leaseId', leftovers: (d) => d.leftovers.map(publicLeftover), at: 'at' },
+  },
+  'Lease.LeftoversCleared': {
+    publicType: 'lease.leftovers_cleared',
+    summary: (d) => `What lease ${d.leaseId} left in the cloud after its end is gone (${describeLeftovers(d.leftovers)})`,
+    fields: { lease_id: 'leaseId', leftovers: (d) => d.leftovers.map(publicLeftover), at: 'at' },
+  },
   'Lease.EndRequested': {
     publicType: 'lease.end_requested',
     summary: (d) => `Lease ${d.leaseId} is due to end (${d.reason})`,

@@ -23,4 +23,9 @@ export interface HostInventory {
   describe(host: HostToRegister): Promise<HostDescription>;
   /** Resolves when the host may leave: upstream refuses to delete a host that has servers. */
   checkRemovable(info: HostInfo): Promise<void>;
+  /**
+   * How many compute hosts the availability zone has in the cloud (the general-pool floor's whole);
+   * null when the cloud knows none beyond those registered (a simulated zone of unstated size).
+   */
+  computeHostsIn(zone: string): Promise<number | null>;
 }

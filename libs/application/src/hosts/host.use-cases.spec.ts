@@ -41,6 +41,10 @@ class FakeNovaWithServers implements HostInventory {
     const servers = this.servers[info.hypervisorHostname] ?? [];
     return servers.length === 0 ? Promise.resolve() : Promise.reject(hostHavingServers(info.hypervisorHostname, servers));
   }
+
+  computeHostsIn(): Promise<number> {
+    return Promise.resolve(Object.keys(this.servers).length);
+  }
 }
 
 /** The real Nova adapter, with a cloud that does not answer. */

@@ -11,6 +11,8 @@ import {
   resourcePropertyDecider,
 } from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
+import { checkGeneralPoolFloor } from '../guardrails/general-pool-floor.js';
+import { NO_ZONE_RULE, amountFor } from '../guardrails/zone-rule.js';
 import { authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import type { Handled } from '../command-handler.js';
@@ -61,11 +63,19 @@ export class HostUseCases {
   async register(command: RegisterHost): Promise<HostWritten> {
     authorize(command.metadata.actor, HOST_POLICY.register);
     const { info, capabilities } = await this.inventory.describe(command.data.host);
+    const floor = this.context.settings.guardrails?.generalPoolFloor ?? NO_ZONE_RULE;
+    // asked before the decision (no outside call under the lock); the freepool side is counted inside it
+    const reported = amountFor(floor, info.availabilityZone) === null ? 0 : await this.inventory.computeHostsIn(info.availabilityZone);
     const { handler, index, newId } = this.context;
     const metadata = eventMetadata(command.metadata);
     const { result, position } = await handler.handle(async () => {
       await index.catchUp();
       const registry = index.registryState();
+      // decided on the registry's revision, which every registration appends to: of two racing
+      // enrollments the second is re-decided with the first counted, so both cannot pass the floor
+      const zone = info.availabilityZone;
+      const inFreepool = index.registeredHosts().filter((host) => host.info.availabilityZone === zone).length;
+      checkGeneralPoolFloor(floor, info.hypervisorHostname, { zone, computeHosts: reported ?? inFreepool + 1, inFreepool });
       const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: info.hypervisorHostname } }, registry.state);
       const hostId = added[0]?.data.hostId ?? '';
       const now = command.metadata.now;

@@ -25,6 +25,8 @@ import { appendTo, eventMetadata } from '../command.js';
 import type { Decision } from '../command-handler.js';
 import type { EnforcedLease } from '../enforcement/lease-body.js';
 import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
+import { decideHeadroom } from '../guardrails/headroom-decision.js';
+import { NO_ZONE_RULE } from '../guardrails/zone-rule.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
@@ -126,7 +128,8 @@ export class LeaseUseCases {
     const { name, startDate, endDate, beforeEndDate } = request;
     const eventIds = { start: newId(), end: newId(), beforeEnd: newId() };
     const data = { leaseId, name, projectId: actor.projectId, userId: actor.userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds };
-    const events = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
+    const created = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
+    const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
     const recorded = eventMetadata(metadata);
     return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId)], result: { leaseId, events } };
   }
@@ -192,8 +195,14 @@ export class LeaseUseCases {
       admission === null
         ? []
         : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
-    const events = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+    const decided = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+    const judged = admission === null || schedule === null || decided.length === 0;
+    const events = judged ? decided : [...decided, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, metadata.actor, metadata.now)];
     return { loaded, existing, events, plan };
+  }
+
+  private get headroomRule() {
+    return this.context.settings.guardrails?.freepoolHeadroom ?? NO_ZONE_RULE;
   }
 
   /** A lease that never started has no end effects to delete its trust: the delete releases it once recorded. */

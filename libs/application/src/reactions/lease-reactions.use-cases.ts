@@ -2,6 +2,7 @@ import {
   type DomainError,
   type LeaseEvent,
   type LeasePhase,
+  type Leftover,
   type ReservationOutcome,
   type UpdateOutcome,
   foldEvents,
@@ -28,6 +29,8 @@ export type RecordReconciliationReaction = AppCommand<
   'RecordReconciliation',
   { readonly leaseId: string; readonly outcome: ReservationOutcome; readonly round: number }
 >;
+
+export type RecordLeftoversReaction = AppCommand<'RecordLeftovers', { readonly leaseId: string; readonly leftovers: readonly Leftover[] }>;
 
 /**
  * What became of a reaction: recorded by this call, or already by another reactor (the same event ids:
@@ -144,6 +147,24 @@ export class LeaseReactionUseCases {
       if (events.length === 0) return { appends: [], result: { status: 'clean' } };
       const id = deterministicId(`${leaseId}:reconcile:${outcome.reservationId}:${round}`);
       const metadata = reactionMetadata(command.metadata, 'reconcile', { correlationId: view.correlationId || id, causationId: view.lastEventId });
+      return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence([id])), { type: lastType(events) });
+    });
+  }
+
+  /**
+   * A reclamation check of an ended lease, decided on the ledger's fold (the timeline forgets ended
+   * leases). Its event id comes from the revision it follows, so two reactors recording the same finding
+   * record it once; the same finding as last time records nothing (`clean`).
+   */
+  async recordLeftovers(command: RecordLeftoversReaction): Promise<ReconciliationRecorded> {
+    requireService(command.metadata.actor, command.type);
+    const { leaseId, leftovers } = command.data;
+    return this.react(leaseId, (view): Decision<ReconciliationRecorded> => {
+      const events = decided(() => leaseDecider.decide({ type: 'RecordLeftovers', data: { leaseId, leftovers, now: command.metadata.now } }, view.state));
+      if (isDomainError(events)) return refused(events);
+      if (events.length === 0) return { appends: [], result: { status: 'clean' } };
+      const id = deterministicId(`${leaseId}:leftovers:${view.revision}`);
+      const metadata = reactionMetadata(command.metadata, 'reclamation', { correlationId: view.correlationId || id, causationId: view.lastEventId });
       return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence([id])), { type: lastType(events) });
     });
   }

@@ -98,6 +98,19 @@ export class BookingPlan implements ReservationCalendars {
     return this.options.allocationRatios;
   }
 
+  /** The registered hosts as the log left them, before this admission. */
+  registeredHosts(): readonly RegisteredHost[] {
+    return this.index.registeredHosts();
+  }
+
+  /** The registered hosts as this admission leaves them (its own bookings in). */
+  workingHosts(): RegisteredHost[] {
+    return this.index
+      .registeredHosts()
+      .map((host) => this.hosts.touched(host.hostId) ?? host)
+      .filter((state): state is RegisteredHost => state.status === 'Registered');
+  }
+
   snapshots(): HostSnapshot[] {
     return this.index
       .registeredHosts()

@@ -1,5 +1,5 @@
 import type { Command } from '../shared/decider.js';
-import type { LeaseEventIds, LeasePhase, Reservation, ReservationOutcome } from './lease.types.js';
+import type { LeaseEventIds, LeasePhase, Leftover, Reservation, ReservationOutcome } from './lease.types.js';
 
 export interface LeaseScheduleInput {
   readonly startDate: string;
@@ -69,6 +69,9 @@ export type RecordReconciliation = Command<
   { readonly leaseId: string; readonly outcome: ReservationOutcome; readonly now: string }
 >;
 
+/** What a reclamation check of an ended lease found still in the cloud (empty: nothing). */
+export type RecordLeftovers = Command<'RecordLeftovers', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly now: string }>;
+
 export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
 
 /** A failed host of the reservation and what took its place (empty: nothing could). */
@@ -101,5 +104,6 @@ export type LeaseCommand =
   | CompleteLeasePhase
   | CompleteReservationUpdates
   | RecordReconciliation
+  | RecordLeftovers
   | HealReservation
   | DeleteLease;

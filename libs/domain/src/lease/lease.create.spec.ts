@@ -205,6 +205,7 @@ describe('CreateLease', () => {
           changeSequence: 0,
           pendingUpdates: {},
           healing: {},
+          leftovers: [],
         },
       });
     });

@@ -16,6 +16,8 @@ import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, hasStarted, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
 import { checkReservationChange } from './reservation-change.rules.js';
+import { checkReminderDate, endingSoonEvents } from './lease-reminder.rules.js';
+import { recordLeftovers } from './lease-leftovers.rules.js';
 import { type ExistingLease, type LeaseState, NO_FLAGS, initialLeaseState } from './lease.state.js';
 import { type LeasePhase, reservedHostIds } from './lease.types.js';
 
@@ -23,6 +25,7 @@ const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
   if (state.status !== 'Initial') throw conflict('LEASE_EXISTS', `Lease ${data.leaseId} already exists`);
   const schedule = scheduleForCreate(data, data.minutesBeforeEnd, data.now);
   const { leaseId, name, projectId, userId, trustId, reservations, eventIds, now } = data;
+  checkReminderDate(reservations, schedule.beforeEndDate);
   return [
     {
       type: 'Lease.Created',
@@ -55,6 +58,8 @@ const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): Leas
       events.push({ type: 'Reservation.Changed', data: { leaseId, reservation, changedAt: data.now } });
     }
   }
+  const reservations = lease.reservations.map((r) => data.reservations.find((c) => c.id === r.id) ?? r);
+  checkReminderDate(reservations, schedule === null ? lease.beforeEndDate : schedule.beforeEndDate);
   return events;
 };
 
@@ -74,7 +79,7 @@ const begin = ({ data }: BeginLeasePhase, state: LeaseState, leaseId: string): L
       if (existing.status !== 'Active' || lease.beforeEnd !== 'undone' || lease.beforeEndDate === null || now < toMs(lease.beforeEndDate)) {
         return notDue('before_end', existing);
       }
-      return [{ type: 'Lease.BeforeEndRequested', data: { leaseId, at: data.now } }];
+      return [{ type: 'Lease.BeforeEndRequested', data: { leaseId, at: data.now } }, ...endingSoonEvents(lease, data.now)];
     case 'end':
       if ((existing.status !== 'Active' && existing.status !== 'StartFailed') || now < toMs(lease.endDate)) return notDue('end', existing);
       return [{ type: 'Lease.EndRequested', data: { leaseId, at: data.now, reason: 'scheduled' } }];
@@ -223,6 +228,8 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
       return completeUpdates(command, state, leaseId);
     case 'RecordReconciliation':
       return reconciled(command, state, leaseId);
+    case 'RecordLeftovers':
+      return recordLeftovers(command, state, leaseId);
     case 'HealReservation':
       return heal(command, state, leaseId);
     case 'DeleteLease':

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../shared/decider.js';
 import type { HostReplacement } from './lease.commands.js';
-import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Reservation } from './lease.types.js';
+import type { EffectRecord, EndReason, LeaseEventIds, LeasePhase, Leftover, Reservation } from './lease.types.js';
 
 export type LeaseCreated = DomainEvent<
   'Lease.Created',
@@ -106,6 +106,29 @@ export type LeaseStartFailed = PhaseFailure<'Lease.StartFailed'>;
 export type LeaseBeforeEndRequested = PhaseEvent<'Lease.BeforeEndRequested'>;
 export type LeaseBeforeEndCompleted = PhaseEvent<'Lease.BeforeEndCompleted'>;
 export type LeaseBeforeEndFailed = PhaseFailure<'Lease.BeforeEndFailed'>;
+/** The tenant's reminder (before_end `notify`): recorded with the before-end phase so every outbound channel carries it. */
+export type LeaseEndingSoonNotified = DomainEvent<
+  'Lease.EndingSoonNotified',
+  { readonly leaseId: string; readonly projectId: string; readonly endDate: string; readonly reservationIds: readonly string[]; readonly at: string }
+>;
+/** An admin's lease admitted although it breaks an operator's guardrail (the freepool headroom): the override, on record. */
+export type LeaseGuardrailOverridden = DomainEvent<
+  'Lease.GuardrailOverridden',
+  {
+    readonly leaseId: string;
+    readonly rule: 'freepool_headroom';
+    readonly zone: string;
+    readonly freeHosts: number;
+    readonly keep: number;
+    /** The first instant of the window short of the rule. */
+    readonly instant: string;
+    readonly at: string;
+  }
+>;
+/** The reconciler found objects of the ended lease still in the cloud (a new finding: another set than the last). */
+export type LeaseLeftoversFound = DomainEvent<'Lease.LeftoversFound', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
+/** What the last finding named is gone from the cloud. */
+export type LeaseLeftoversCleared = DomainEvent<'Lease.LeftoversCleared', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
 export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
 export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
 export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
@@ -129,6 +152,10 @@ export type LeaseEvent =
   | LeaseBeforeEndRequested
   | LeaseBeforeEndCompleted
   | LeaseBeforeEndFailed
+  | LeaseEndingSoonNotified
+  | LeaseGuardrailOverridden
+  | LeaseLeftoversFound
+  | LeaseLeftoversCleared
   | LeaseEndRequested
   | LeaseEnded
   | LeaseEndFailed
@@ -152,6 +179,8 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Lease.BeforeEndRequested',
   'Lease.BeforeEndCompleted',
   'Lease.BeforeEndFailed',
+  'Lease.EndingSoonNotified',
+  'Lease.GuardrailOverridden',
   'Lease.EndRequested',
   'Lease.Ended',
   'Lease.EndFailed',

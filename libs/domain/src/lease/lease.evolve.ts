@@ -38,6 +38,10 @@ const evolveData = (lease: LeaseData, event: LeaseEvent): LeaseData => {
       return { ...lease, beforeEnd: 'done', updatedAt: event.data.at };
     case 'Lease.BeforeEndFailed':
       return { ...lease, beforeEnd: 'error', updatedAt: event.data.at };
+    case 'Lease.LeftoversFound':
+      return { ...lease, leftovers: event.data.leftovers };
+    case 'Lease.LeftoversCleared':
+      return { ...lease, leftovers: [] };
     default:
       return lease;
   }
@@ -82,7 +86,7 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
 export const evolveLease = (state: LeaseState, event: LeaseEvent): LeaseState => {
   if (event.type === 'Lease.Created') {
     const { createdAt, ...data } = event.data;
-    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, healing: {}, createdAt, updatedAt: null } };
+    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, healing: {}, leftovers: [], createdAt, updatedAt: null } };
   }
   return state.status === 'Initial' ? state : evolveLifecycle(state, event);
 };

@@ -38,6 +38,7 @@ const leaseData = (overrides: Partial<LeaseData> = {}): LeaseData => ({
   changeSequence: 0,
   pendingUpdates: {},
   healing: {},
+  leftovers: [],
   createdAt: CREATED_AT,
   updatedAt: null,
   ...overrides,

@@ -1,4 +1,4 @@
-import type { LeaseEventIds, PhaseProgress, Reservation } from './lease.types.js';
+import type { LeaseEventIds, Leftover, PhaseProgress, Reservation } from './lease.types.js';
 
 export interface LeaseData {
   readonly leaseId: string;
@@ -21,6 +21,8 @@ export interface LeaseData {
   readonly pendingUpdates: Readonly<Record<string, number>>;
   /** Upstream's reservation flags, set by healing (absent: both false). */
   readonly healing: Readonly<Record<string, ReservationFlags>>;
+  /** What the last reclamation check found of the ended lease still in the cloud (sorted; empty: nothing). */
+  readonly leftovers: readonly Leftover[];
   readonly createdAt: string;
   readonly updatedAt: string | null;
 }

@@ -1,7 +1,7 @@
-/** Blazar's per-reservation before-end action for hosts. */
-export type BeforeEndAction = 'default' | 'snapshot' | '';
+/** Blazar's per-reservation before-end action for hosts; `notify` (ours) only reminds the tenant that the lease ends. */
+export type BeforeEndAction = 'default' | 'snapshot' | 'notify' | '';
 
-export const BEFORE_END_ACTIONS: readonly BeforeEndAction[] = ['default', 'snapshot', ''];
+export const BEFORE_END_ACTIONS: readonly BeforeEndAction[] = ['default', 'snapshot', 'notify', ''];
 
 export interface HostReservation {
   readonly id: string;
@@ -99,6 +99,17 @@ export const reservedHostIds = (r: Reservation): readonly string[] => {
 /** Floating IPs whose calendars carry this reservation. */
 export const reservedFloatingIpIds = (r: Reservation): readonly string[] =>
   r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : [];
+
+/** What of an ended lease's can still be in the cloud. */
+export const LEFTOVER_KINDS = ['server', 'aggregate', 'flavor', 'floating_ip'] as const;
+export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
+
+/** One cloud object of a reservation still there after its lease ended (its id or name in the cloud). */
+export interface Leftover {
+  readonly reservationId: string;
+  readonly kind: LeftoverKind;
+  readonly id: string;
+}
 
 /** Ids of Blazar's three scheduled lease events, fixed at creation. */
 export interface LeaseEventIds {

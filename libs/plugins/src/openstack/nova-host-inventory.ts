@@ -34,6 +34,14 @@ export class NovaHostInventory implements HostInventory {
     });
   }
 
+  /** Hosts running nova-compute in the zone, as `os-availability-zone/detail` lists them (where registration reads a host's zone). */
+  computeHostsIn(zone: string): Promise<number> {
+    return this.askingNova(async () => {
+      const hosts = (await this.nova.listAvailabilityZones()).find((z) => z.zoneName === zone)?.hosts ?? {};
+      return Object.values(hosts).filter((services) => services['nova-compute'] !== undefined).length;
+    });
+  }
+
   private async askingNova<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();

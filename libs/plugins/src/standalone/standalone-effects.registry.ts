@@ -11,6 +11,7 @@ const atomic = <R extends Reservation>(cloud: StandaloneCloud, adapter: Reservat
   beforeEnd: (context, reservation) => cloud.atomically(() => adapter.beforeEnd(context, reservation)),
   onEnd: (context, reservation) => cloud.atomically(() => adapter.onEnd(context, reservation)),
   onUpdate: (context, reservation) => cloud.atomically(() => adapter.onUpdate(context, reservation)),
+  leftovers: (context, reservation) => cloud.atomically(() => adapter.leftovers(context, reservation)),
 });
 
 /** Every resource type's effects acted out on one standalone FAKE cloud. */

@@ -48,6 +48,13 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     data: (id) => ({ leaseId: id, reservation: hostReservation(id), replacements: [{ hostId: '7', by: ['8'] }], unhealedHostIds: [], missingResources: false, resourcesChanged: true, at: AT }),
   },
   'Lease.StartRequested': { stream: lease, data: phase },
+  'Lease.GuardrailOverridden': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, rule: 'freepool_headroom', zone: 'nova', freeHosts: 1, keep: 2, instant: AT, at: AT }),
+  },
+  'Lease.LeftoversFound': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'aggregate', id: `res-${id}` }], at: AT }) },
+  'Lease.LeftoversCleared': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'server', id: 'server-1' }], at: AT }) },
+  'Lease.EndingSoonNotified': { stream: lease, data: (id) => ({ leaseId: id, projectId: 'project-1', endDate: END, reservationIds: [`res-${id}`], at: AT }) },
   'Lease.Started': { stream: lease, data: phase },
   'Lease.StartFailed': { stream: lease, data: failure },
   'Lease.BeforeEndRequested': { stream: lease, data: phase },

@@ -1,4 +1,4 @@
-import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
+import type { EffectRecord, FloatingIpReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import type { FakeNeutron, NeutronFloatingIp } from '../../standalone/neutron.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
@@ -41,6 +41,11 @@ export class StandaloneFloatingIpEffects implements ReservationEffects<FloatingI
   }
 
   /** Every allocated address and every address still tagged for the reservation is released; missing ones are fine. */
+  /** Addresses still allocated under the reservation's tag. */
+  leftovers(_context: EffectContext, reservation: FloatingIpReservation): Promise<readonly Leftover[]> {
+    return Promise.resolve(this.owned(reservation.id).map((fip) => ({ reservationId: reservation.id, kind: 'floating_ip' as const, id: fip.id })));
+  }
+
   async onEnd(_context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> {
     const owned = new Map(this.owned(reservation.id).map((fip) => [keyOf(fip), fip]));
     const effects: EffectRecord[] = [];

@@ -1,4 +1,4 @@
-import type { EffectRecord, InstanceReservation } from '#domain/index.js';
+import type { EffectRecord, InstanceReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova, type FlavorSpec } from '../../standalone/nova.fake.js';
 import type { FakePlacement, Inventory } from '../../standalone/placement.fake.js';
@@ -88,6 +88,15 @@ export class StandaloneInstanceEffects implements ReservationEffects<InstanceRes
   }
 
   /** Upstream's order; whatever a partial start or an earlier attempt left is cleaned up, whatever is gone is fine. */
+  /** The reservation's private flavor and aggregate (standalone runs no servers). */
+  leftovers(_context: EffectContext, reservation: InstanceReservation): Promise<readonly Leftover[]> {
+    const { id } = reservation;
+    const leftovers: Leftover[] = [];
+    if (this.nova.getFlavor(id) !== null) leftovers.push({ reservationId: id, kind: 'flavor', id });
+    if (this.nova.getAggregate(id) !== null) leftovers.push({ reservationId: id, kind: 'aggregate', id });
+    return Promise.resolve(leftovers);
+  }
+
   async onEnd(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
     const flavor_id = reservation.id;
     const revoked = this.nova.removeFlavorAccess(flavor_id, context.projectId);

@@ -1,4 +1,4 @@
-import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
+import type { EffectRecord, FloatingIpReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import type { FloatingIp, NeutronClient } from '../neutron.client.js';
 import { ignoreNotFound } from '../openstack.errors.js';
@@ -42,6 +42,12 @@ export class OpenStackFloatingIpEffects implements ReservationEffects<FloatingIp
   }
 
   /** Every allocated address of ours and every address still tagged for the reservation is released; missing ones are fine. */
+  /** Addresses still allocated under the reservation's tag. */
+  async leftovers(context: EffectContext, reservation: FloatingIpReservation): Promise<readonly Leftover[]> {
+    const { neutron } = clientsFor(this.clients, context);
+    return (await this.owned(neutron, reservation)).map((fip) => ({ reservationId: reservation.id, kind: 'floating_ip' as const, id: fip.id }));
+  }
+
   async onEnd(context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> {
     const { neutron } = clientsFor(this.clients, context);
     return recording(async (effects) => {

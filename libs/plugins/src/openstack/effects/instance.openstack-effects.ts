@@ -1,4 +1,4 @@
-import type { EffectRecord, InstanceReservation } from '#domain/index.js';
+import type { EffectRecord, InstanceReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { privateFlavorDisks } from '../../instance/source-flavor.js';
 import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../nova.client.js';
@@ -129,6 +129,21 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
   }
 
   /** Access goes first (no new boots), then the servers, found by the flavor that still exists, then the rest. */
+  /** The reservation's private flavor and the servers still using it. */
+  async leftovers(context: EffectContext, reservation: InstanceReservation): Promise<readonly Leftover[]> {
+    const { nova } = clientsFor(this.clients, context);
+    const { id } = reservation;
+    const flavor = await nova.getFlavor(id).then(
+      () => true,
+      (error: unknown) => (isNotFound(error) ? false : Promise.reject(error as Error)),
+    );
+    const servers = await nova.listServers({ flavor: id });
+    return [
+      ...(flavor ? [{ reservationId: id, kind: 'flavor' as const, id }] : []),
+      ...servers.map((server) => ({ reservationId: id, kind: 'server' as const, id: server.id })),
+    ];
+  }
+
   async onEnd(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {

@@ -1,4 +1,4 @@
-import type { EffectRecord, HostReservation } from '#domain/index.js';
+import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../enrollment/freepool.js';
 import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../nova.client.js';
@@ -133,6 +133,19 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
         if (hypervisor !== undefined) effects.push(await this.removeRootTrait(placement, { hypervisor: hypervisor.hypervisor_hostname, service }, trait));
       }
     });
+  }
+
+  /** The reservation's aggregate and, while it stands, the servers on its members (hosts back in the freepool may carry others' servers). */
+  async leftovers(context: EffectContext, reservation: HostReservation): Promise<readonly Leftover[]> {
+    const { nova } = clientsFor(this.clients, context);
+    const name = reservationAggregateName(reservation.id);
+    const aggregate = await nova.findAggregate(name);
+    if (aggregate === null) return [];
+    const servers = (await Promise.all(aggregate.hosts.map((host) => nova.listServers({ host })))).flat();
+    return [
+      { reservationId: reservation.id, kind: 'aggregate', id: name },
+      ...servers.map((server) => ({ reservationId: reservation.id, kind: 'server' as const, id: server.id })),
+    ];
   }
 
   async onEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {

@@ -1,4 +1,4 @@
-import type { EffectRecord, HostReservation } from '#domain/index.js';
+import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova } from '../../standalone/nova.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
@@ -72,6 +72,12 @@ export class StandaloneHostEffects implements ReservationEffects<HostReservation
       effects.push({ operation: 'servers.delete', host, servers: 0 }, ...this.moveHost(host, reservation.id, FREEPOOL));
     }
     return effects;
+  }
+
+  /** The reservation's aggregate (standalone runs no servers). */
+  leftovers(_context: EffectContext, reservation: HostReservation): Promise<readonly Leftover[]> {
+    const aggregate = this.nova.getAggregate(reservation.id);
+    return Promise.resolve(aggregate === null ? [] : [{ reservationId: reservation.id, kind: 'aggregate', id: reservation.id }]);
   }
 
   async onEnd(_context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
