@@ -8,6 +8,7 @@ import { ACTIONS } from '../policy/policy-defaults.js';
 import { calendarIndexOf } from './calendar-index.js';
 import { HostSweeper, matchingHosts } from './host-sweep.js';
 import { type Attempt, type WindowQuery, WindowSearch, relevanceOf } from './window-search.js';
+import { headroomRuleFor } from '../guardrails/freepool-headroom.js';
 
 /** How far ahead a search looks when the caller does not say (and a counter-offer always). */
 export const DEFAULT_HORIZON_DAYS = 90;
@@ -202,7 +203,8 @@ export class AvailabilityQueries {
       for (const request of requests) this.admissions.admit(context, request);
     };
     // one host reservation alone: where its sweep finds enough hosts free, the host policy admits it
-    const possibleAdmits = reservations.length === 1 && reservations[0]?.resourceType === 'physical:host';
+    // (unless the freepool headroom rule judges the caller's leases too: the sweep does not count it)
+    const possibleAdmits = reservations.length === 1 && reservations[0]?.resourceType === 'physical:host' && headroomRuleFor(this.app.settings, caller) === null;
     // the sweep already ends a search for host reservations that never fit: with others, the attempts
     // at each window would meet any other refusal of theirs
     const tried = possibleAdmits ? reservations.map(oneHost) : reservations.filter((request) => request.resourceType !== 'physical:host');

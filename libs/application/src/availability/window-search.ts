@@ -9,9 +9,10 @@ import { toHostSnapshot } from '../write-model/write-index.js';
 import type { BusyCalendars } from './busy-calendars.js';
 import { calendarIndexOf } from './calendar-index.js';
 import { CandidateStarts } from './candidate-starts.js';
+import { headroomRuleFor, headroomShortfalls } from '../guardrails/freepool-headroom.js';
 
 /** What a refusal for lack of capacity is: the policies' shortages, or a calendar's own guard. */
-const CAPACITY_CODES = new Set(['NOT_ENOUGH_HOSTS', 'NOT_ENOUGH_FLOATING_IPS', 'HOST_ALREADY_BOOKED', 'FLOATING_IP_ALREADY_BOOKED']);
+const CAPACITY_CODES = new Set(['NOT_ENOUGH_HOSTS', 'NOT_ENOUGH_FLOATING_IPS', 'HOST_ALREADY_BOOKED', 'FLOATING_IP_ALREADY_BOOKED', 'FREEPOOL_HEADROOM']);
 
 export const isCapacityRefusal = (error: unknown): boolean => isDomainError(error) && error.kind === 'conflict' && CAPACITY_CODES.has(error.code);
 
@@ -94,11 +95,18 @@ export class WindowSearch {
     const plan = bookingPlan(this.app);
     try {
       query.attempt(this.context(plan, query.caller, start, end));
-      return true;
+      return !this.breaksHeadroom(plan, query.caller, start, end);
     } catch (error) {
       if (isCapacityRefusal(error)) return false;
       throw error;
     }
+  }
+
+  /** Whether the freepool headroom rule would refuse this caller's lease at [start, end), as the lease's own decision judges it. */
+  private breaksHeadroom(plan: BookingPlan, caller: FlavorViewer, start: number, end: number): boolean {
+    const rule = headroomRuleFor(this.app.settings, caller);
+    if (rule === null) return false;
+    return headroomShortfalls(rule, { before: plan.registeredHosts(), after: plan.workingHosts() }, SEARCH_LEASE, { fromMs: start, toMs: end, nowMs: start }).length > 0;
   }
 
   /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */

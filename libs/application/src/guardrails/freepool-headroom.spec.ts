@@ -6,6 +6,8 @@ import { LeaseUseCases } from '../leases/lease.use-cases.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
 import { DEFAULT_SETTINGS, type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import { parseZoneRule } from './zone-rule.js';
+import { AvailabilityQueries } from '../availability/availability.queries.js';
+import { CapacityRefused } from '../availability/counter-offer.js';
 
 const NOW = at(9);
 const member = commandMetadata(testCaller('member'), NOW);
@@ -138,5 +140,43 @@ describe('freepool headroom rule (LEASEHOLD_FREEPOOL_HEADROOM)', () => {
         .when(update(member, changes({ reservations: [patchOf('r1', { min: 2, max: 2 })] })))
         .thenThrows({ code: 'FREEPOOL_HEADROOM', message: expect.stringContaining('leave 0 free hosts in zone nova') as unknown });
     });
+  });
+});
+
+describe('the freepool headroom rule in the window search and counter-offers', () => {
+  const searchWithHeadroom = (text: string) =>
+    applicationSpecification((context) => new AvailabilityQueries(context), {
+      ...DEFAULT_SETTINGS,
+      guardrails: {
+        freepoolHeadroom: parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', text, { percentAllowed: false }),
+        generalPoolFloor: parseZoneRule('LEASEHOLD_GENERAL_POOL_FLOOR', '', { percentAllowed: true }),
+        standaloneZoneHosts: parseZoneRule('LEASEHOLD_STANDALONE_ZONE_HOSTS', '', { percentAllowed: false }),
+      },
+    });
+  const oneHost = buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default' });
+  const ask = { reservations: [oneHost], durationMinutes: 120, notBefore: at(10), notAfter: null, limit: 2 };
+  // 3 hosts, one taken 10:00-14:00: a member's lease before 14:00 would leave 1 free host, the rule keeps 2
+  const calendar = [...hosts(3), hostBooked('3', 'other', { leaseId: 'lease-0', start: 10, end: 14 })];
+
+  it("Given the rule, when a member asks for a window, then only windows the rule admits are offered (the earliest after the other lease's end)", async () => {
+    const answer = await searchWithHeadroom('2').given(calendar).when((app) => app.windows(testCaller('member'), ask, NOW)).then([]);
+    expect(answer.windows.map((w) => [w.startDate, w.endDate])).toEqual([
+      [at(14), at(16)],
+      [at(16), at(18)],
+    ]);
+  });
+
+  it('Given the rule, when an admin asks, then the rule does not apply: the windows start at once', async () => {
+    const answer = await searchWithHeadroom('2').given(calendar).when((app) => app.windows(testCaller('admin', 'project-9'), ask, NOW)).then([]);
+    expect(answer.windows.map((w) => w.startDate)).toEqual([at(10), at(12)]);
+  });
+
+  it("Given the rule, when a member's lease is refused by it, then the refusal offers the windows the rule admits", async () => {
+    const refusal = await withHeadroom('2')
+      .given(calendar)
+      .when((leases) => leases.create({ type: 'CreateLease', data: request(1, { startDate: at(10), endDate: at(12) }), metadata: member }).then(() => null, (error: unknown) => error))
+      .then([]);
+    expect(refusal).toBeInstanceOf(CapacityRefused);
+    expect(refusal).toMatchObject({ code: 'FREEPOOL_HEADROOM', alternatives: [{ startDate: at(14), endDate: at(16) }, { startDate: at(16), endDate: at(18) }, { startDate: at(18), endDate: at(20) }] });
   });
 });

@@ -1,4 +1,5 @@
 import { type DomainError, type RegisteredHost, conflict } from '#domain/index.js';
+import type { ApplicationSettings } from '../application-context.js';
 import { type ZoneRule, amountFor, hostsOf, zoneName } from './zone-rule.js';
 
 /** The first instant of a lease's window where its zone would keep fewer free hosts than the rule says. */
@@ -57,6 +58,13 @@ export const headroomShortfalls = (
     const shortfall = amount === null ? null : zoneShortfall(zone, calendars, hostsOf(amount, zoneHosts), fromMs, window.toMs);
     return shortfall === null ? [] : [shortfall];
   });
+};
+
+/** The headroom rule that applies to a caller's leases: none for admins (theirs pass, see decideHeadroom) or when none is configured. */
+export const headroomRuleFor = (settings: ApplicationSettings, caller: { readonly isAdmin: boolean }): ZoneRule | null => {
+  const rule = settings.guardrails?.freepoolHeadroom;
+  if (rule === undefined || caller.isAdmin || (rule.everyZone === null && rule.zones.size === 0)) return null;
+  return rule;
 };
 
 const freeHosts = (n: number): string => (n === 1 ? '1 free host' : `${n} free hosts`);
