@@ -346,6 +346,11 @@ export class NovaClient {
     await this.call('DELETE', `/servers/${encodeURIComponent(id)}`);
   }
 
+  /** Accepted (202): a clean shutdown (Nova's os-stop), SHUTOFF once done; 409 when the server is stopped already. */
+  async stopServer(id: string): Promise<void> {
+    await this.call('POST', `/servers/${encodeURIComponent(id)}/action`, { body: { 'os-stop': null } });
+  }
+
   /** Snapshots the server into a new Glance image; returns the image id (the upload continues asynchronously). */
   async createServerImage(id: string, name: string, metadata: Readonly<Record<string, string>> = {}): Promise<string> {
     const body = { createImage: { name, metadata } };
