@@ -65,13 +65,13 @@ export const openPreemptible = async (placement: PlacementClient, hypervisor: st
 export const closePreemptible = async (placement: PlacementClient, hypervisor: string): Promise<EffectRecord> => {
   const record = { operation: 'preemptible.close', resource_provider: childProviderName(hypervisor) };
   const child = await childOf(placement, hypervisor);
+  // read first: a converge finds it closed, and an unchanged PUT would still move the provider's generation on
+  if (child === null || !(await placement.getProviderTraits(child.uuid)).traits.includes(PREEMPTIBLE_NAME)) return done(record, false);
   let removed = false;
-  if (child !== null) {
-    await placement.updateProviderTraits(child.uuid, (traits) => {
-      removed = traits.includes(PREEMPTIBLE_NAME);
-      return traits.filter((trait) => trait !== PREEMPTIBLE_NAME);
-    });
-  }
+  await placement.updateProviderTraits(child.uuid, (traits) => {
+    removed = traits.includes(PREEMPTIBLE_NAME);
+    return traits.filter((trait) => trait !== PREEMPTIBLE_NAME);
+  });
   return done(record, removed);
 };
 
