@@ -11,7 +11,7 @@ import { PREEMPTIBLE_NAME } from '#plugins/reservation-names.js';
 import { reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
 import { NovaClient, PlacementClient, type Server, ignoreNotFound } from '#plugins/openstack/index.js';
 import { ledgerEvents, pinnedHost } from '../../helpers/api-fixtures.js';
-import { api, blazarDate } from '../../helpers/http.js';
+import { api, blazarDate, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, aggregateMembers, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, serverGone, sessionFor, uniqueName } from './openstack.fixtures.js';
 
@@ -32,6 +32,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('preemptible servers on a free freepool hos
   let hostId = '';
   let leaseId = '';
   let reservationId = '';
+  let instanceReservationId = '';
   let preemptible: Server;
 
   /** Boots through `as` (a tenant's own token) and waits, as the admin sees it (with the host), until it leaves BUILD. */
@@ -93,7 +94,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('preemptible servers on a free freepool hos
     const root = await placement.findResourceProvider(HOST).catch(() => null);
     const trait = reservationCustomName(reservationId);
     if (root !== null) await placement.updateProviderTraits(root.uuid, (traits) => traits.filter((t) => t !== trait)).catch(() => undefined);
+    const flavor = instanceReservationId === '' ? null : await nova.getFlavor(instanceReservationId).catch(() => null);
+    if (flavor !== null) await ignoreNotFound(nova.deleteFlavor(flavor.id)).catch(() => undefined);
     await emptyChildProvider(placement, HOST).catch(() => undefined);
+    if (instanceReservationId !== '') await ignoreNotFound(placement.deleteResourceClass(reservationCustomName(instanceReservationId))).catch(() => undefined);
   }, 120_000);
 
   it('enrolls the registered host open to preemptible servers: the class and the trait on its child provider', { timeout: 90_000 }, async () => {
@@ -164,6 +168,33 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('preemptible servers on a free freepool hos
     expect(again['OS-EXT-SRV-ATTR:host']).toBe(HOST);
     await nova.deleteServer(again.id);
     await eventually('the server gone', async () => ((await serverGone(nova, again.id)) ? true : undefined), 60_000);
+  });
+
+  it('an instance lease on the host reaps its preemptible servers too, and its end opens the host again', { timeout: 150_000 }, async () => {
+    const victim = await boot(otherNova, 'preemptible-before-instances', flavorId);
+    expect(victim['OS-EXT-SRV-ATTR:host']).toBe(HOST);
+    const created = await client.post('/v1/leases', {
+      name: uniqueName('lh-pre-instances'),
+      start_date: 'now',
+      end_date: blazarDate(60),
+      reservations: [instanceReservation(1, { vcpus: 1, memory_mb: 256, disk_gb: 1 })],
+      events: [],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const instanceLeaseId: string = created.body.lease.id;
+    instanceReservationId = created.body.lease.reservations[0].id;
+    await eventually('the lease ACTIVE', async () => ((await client.get(`/v1/leases/${instanceLeaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 90_000);
+    expect(await serverGone(nova, victim.id)).toBe(true);
+    expect(await childTraits()).not.toContain(PREEMPTIBLE_NAME);
+    const history = (await client.get(`/v1/leases/${instanceLeaseId}/history`)).body.history as { type: string; data: Record<string, unknown> }[];
+    expect(history.filter((e) => e.type === 'lease.preemptible_server_reaped').map((e) => e.data)).toEqual([
+      expect.objectContaining({ reservation_id: instanceReservationId, host_id: hostId, server_id: victim.id, project_id: env.otherProjectId, stopped: true }),
+    ]);
+
+    const ended = await client.put(`/v1/leases/${instanceLeaseId}`, { end_date: 'now' });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+    await eventually('the lease TERMINATED', async () => ((await client.get(`/v1/leases/${instanceLeaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined), 90_000);
+    expect(await childTraits()).toContain(PREEMPTIBLE_NAME);
   });
 
   it('unregistering the host takes its preemptible class and trait away', { timeout: 90_000 }, async () => {
