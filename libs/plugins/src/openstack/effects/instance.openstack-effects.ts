@@ -168,7 +168,7 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       effects.push(await closePreemptible(placement, hypervisor.hypervisor_hostname));
       hosts.push({ hostId, hypervisor: hypervisor.hypervisor_hostname, service: hypervisor.service.host });
     }
-    effects.push(...(await reapPreemptibles(nova, hosts, options)));
+    effects.push(...(await reapPreemptibles(nova, hosts, options, context.idempotencyKey)));
     return effects;
   }
 

@@ -85,7 +85,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
         effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
       }
       // closed to every request now, so no preemptible server can land while they are reaped
-      if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, hosts, this.preemptible)));
+      if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, hosts, this.preemptible)));
       for (const host of hosts) {
         const freepool = freepoolOf(host.service);
         const removed = freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
@@ -192,10 +192,10 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   }
 
   /** Closes the hosts to new preemptible servers, then shuts down and deletes those running there. */
-  private async reap(nova: NovaClient, placement: PlacementClient, hosts: readonly ReservedHost[], options: PreemptibleOptions): Promise<EffectRecord[]> {
+  private async reap(nova: NovaClient, placement: PlacementClient, context: EffectContext, hosts: readonly ReservedHost[], options: PreemptibleOptions): Promise<EffectRecord[]> {
     const effects: EffectRecord[] = [];
     for (const host of hosts) effects.push(await closePreemptible(placement, host.hypervisor));
-    effects.push(...(await reapPreemptibles(nova, hosts, options)));
+    effects.push(...(await reapPreemptibles(nova, hosts, options, context.idempotencyKey)));
     return effects;
   }
 

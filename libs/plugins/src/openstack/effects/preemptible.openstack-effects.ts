@@ -126,30 +126,60 @@ const awaitShutoff = async (nova: NovaClient, waiting: Set<string>, options: Pre
   }
 };
 
+/** Written on a server before it is stopped (then with ` stopped` once SHUTOFF): Nova keeps a deleted server's description. */
+export const reapMarker = (idempotencyKey: string): string => `leasehold:reap ${idempotencyKey}`;
+
+/** How far back a rerun looks for servers an interrupted attempt deleted before it could record them. */
+const RECOVERY_WINDOW_MS = 24 * 3_600_000;
+
+const record = (host: PreemptibleHost, server: Server, stopped: boolean): EffectRecord => ({
+  operation: 'preemptible.reap',
+  host_id: host.hostId,
+  host: host.service,
+  server_id: server.id,
+  project_id: server.tenant_id,
+  flavor: server.flavor.original_name,
+  stopped,
+});
+
+/** Marks first, so that a rerun after a crash can still tell which deleted servers this effect reaped. */
+const mark = async (nova: NovaClient, doomed: readonly Doomed[], marker: string): Promise<void> => {
+  for (const { server } of doomed) if (!(server.description ?? '').startsWith(marker)) await ignoreNotFound(nova.setServerDescription(server.id, marker));
+};
+
+/** Servers this effect (same idempotency key) deleted in an attempt that ended before its outcome was recorded. */
+const deletedEarlier = async (nova: NovaClient, host: PreemptibleHost, marker: string): Promise<EffectRecord[]> => {
+  const since = new Date(Date.now() - RECOVERY_WINDOW_MS).toISOString();
+  const deleted = await nova.listServers({ host: host.service, deletedSince: since });
+  return deleted.flatMap((server) =>
+    server.description === marker || server.description === `${marker} stopped` ? [record(host, server, server.description !== marker)] : [],
+  );
+};
+
 /**
  * Shuts down then deletes every preemptible server on the hosts (soft stop, at most the grace period,
  * then delete, waiting until Nova no longer knows them). Other servers are left alone. One record per
- * server reaped, which the lease's decider turns into Lease.PreemptibleServerReaped.
+ * server reaped, which the lease's decider turns into Lease.PreemptibleServerReaped; a rerun records
+ * again the servers an interrupted attempt under the same key already deleted (their description says so).
  */
-export const reapPreemptibles = async (nova: NovaClient, hosts: readonly PreemptibleHost[], options: PreemptibleOptions): Promise<readonly EffectRecord[]> => {
+export const reapPreemptibles = async (nova: NovaClient, hosts: readonly PreemptibleHost[], options: PreemptibleOptions, idempotencyKey: string): Promise<readonly EffectRecord[]> => {
+  const marker = reapMarker(idempotencyKey);
   const doomed: Doomed[] = [];
+  const earlier: EffectRecord[] = [];
   for (const host of hosts) {
     for (const server of await nova.listServers({ host: host.service })) if (isPreemptible(server)) doomed.push({ host, server });
+    earlier.push(...(await deletedEarlier(nova, host, marker)));
   }
-  if (doomed.length === 0) return [];
+  if (doomed.length === 0) return earlier;
+  await mark(nova, doomed, marker);
   const stopped = await awaitShutoff(nova, await stopAll(nova, doomed), options);
+  const wasStopped = ({ server }: Doomed): boolean => server.status === 'SHUTOFF' || stopped.has(server.id);
+  for (const entry of doomed) if (wasStopped(entry)) await ignoreNotFound(nova.setServerDescription(entry.server.id, `${marker} stopped`));
   await deleteServers(
     nova,
     doomed.map(({ server }) => server),
     options.deletion,
   );
-  return doomed.map(({ host, server }) => ({
-    operation: 'preemptible.reap',
-    host_id: host.hostId,
-    host: host.service,
-    server_id: server.id,
-    project_id: server.tenant_id,
-    flavor: server.flavor.original_name,
-    stopped: server.status === 'SHUTOFF' || stopped.has(server.id),
-  }));
+  const fresh = new Set(doomed.map(({ server }) => server.id));
+  return [...doomed.map((entry) => record(entry.host, entry.server, wasStopped(entry))), ...earlier.filter((r) => !fresh.has(r.server_id as string))];
 };
