@@ -132,7 +132,7 @@ export const reapMarker = (idempotencyKey: string): string => `leasehold:reap ${
 /** How far back a rerun looks for servers an interrupted attempt deleted before it could record them. */
 const RECOVERY_WINDOW_MS = 24 * 3_600_000;
 
-const record = (host: PreemptibleHost, server: Server, stopped: boolean): EffectRecord => ({
+const reapRecord = (host: PreemptibleHost, server: Server, stopped: boolean): EffectRecord => ({
   operation: 'preemptible.reap',
   host_id: host.hostId,
   host: host.service,
@@ -152,7 +152,7 @@ const deletedEarlier = async (nova: NovaClient, host: PreemptibleHost, marker: s
   const since = new Date(Date.now() - RECOVERY_WINDOW_MS).toISOString();
   const deleted = await nova.listServers({ host: host.service, deletedSince: since });
   return deleted.flatMap((server) =>
-    server.description === marker || server.description === `${marker} stopped` ? [record(host, server, server.description !== marker)] : [],
+    server.description === marker || server.description === `${marker} stopped` ? [reapRecord(host, server, server.description !== marker)] : [],
   );
 };
 
@@ -181,5 +181,5 @@ export const reapPreemptibles = async (nova: NovaClient, hosts: readonly Preempt
     options.deletion,
   );
   const fresh = new Set(doomed.map(({ server }) => server.id));
-  return [...doomed.map((entry) => record(entry.host, entry.server, wasStopped(entry))), ...earlier.filter((r) => !fresh.has(r.server_id as string))];
+  return [...doomed.map((entry) => reapRecord(entry.host, entry.server, wasStopped(entry))), ...earlier.filter((r) => !fresh.has(r.server_id as string))];
 };
