@@ -35,6 +35,20 @@ describe('parseCloudConfig', () => {
     );
   });
 
+  it('has preemptible servers off by default, and a grace period of 60 s when on', () => {
+    expect(settings(openstack).preemptible).toBeNull();
+    expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '5' }).preemptible).toBeNull();
+    expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true' }).preemptible).toEqual({ graceSeconds: 60 });
+    expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true', LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '0' }).preemptible).toEqual({ graceSeconds: 0 });
+  });
+
+  it('refuses a LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS that is not a non-negative integer', () => {
+    expect(() => parseCloudConfig({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true', LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '-1' })).toThrow(
+      new CloudConfigError("LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS must be a non-negative integer, got '-1'"),
+    );
+    expect(() => parseCloudConfig({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'on' })).toThrow(new CloudConfigError("LEASEHOLD_PREEMPTIBLE must be true or false, got 'on'"));
+  });
+
   it('ignores the OpenStack variables in standalone mode', () => {
     expect(parseCloudConfig({ LEASEHOLD_FREEPOOL_PER_ZONE: 'maybe' })).toEqual({ kind: 'standalone' });
   });

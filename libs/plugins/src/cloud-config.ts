@@ -18,6 +18,13 @@ export interface OpenStackSettings {
   readonly notificationsUrl: string | null;
   /** Seconds between polls of Nova's compute services (the fallback monitor); 0 turns polling off. */
   readonly pollingIntervalSeconds: number;
+  /** LEASEHOLD_PREEMPTIBLE=true: preemptible servers may use free freepool hosts; null: off. */
+  readonly preemptible: PreemptibleSettings | null;
+}
+
+export interface PreemptibleSettings {
+  /** Between the soft stop of a preemptible server on a host a lease takes and its deletion. */
+  readonly graceSeconds: number;
 }
 
 export class CloudConfigError extends Error {
@@ -58,7 +65,8 @@ const seconds = (value: string | undefined, fallback: number, name: string): num
  * LEASEHOLD_CLOUD (LEASEHOLD_EFFECTS is read as an older name for it), and for `openstack`:
  * LEASEHOLD_OPENSTACK_AUTH_URL, _USERNAME, _PASSWORD, _PROJECT_NAME (service), _USER_DOMAIN_NAME and
  * _PROJECT_DOMAIN_NAME (Default), _REGION_NAME, _INTERFACE (public), LEASEHOLD_FREEPOOL_NAME (freepool),
- * LEASEHOLD_FREEPOOL_PER_ZONE (false), LEASEHOLD_NOVA_NOTIFICATIONS_URL (off when unset), LEASEHOLD_HOST_POLLING_SECONDS (60).
+ * LEASEHOLD_FREEPOOL_PER_ZONE (false), LEASEHOLD_NOVA_NOTIFICATIONS_URL (off when unset), LEASEHOLD_HOST_POLLING_SECONDS (60),
+ * LEASEHOLD_PREEMPTIBLE (false) and LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS (60).
  */
 export const parseCloudConfig = (env: NodeJS.ProcessEnv = process.env): CloudConfig => {
   const kind = optional(env.LEASEHOLD_CLOUD) ?? optional(env.LEASEHOLD_EFFECTS) ?? 'standalone';
@@ -85,6 +93,9 @@ export const parseCloudConfig = (env: NodeJS.ProcessEnv = process.env): CloudCon
       freepoolPerZone: flag(env.LEASEHOLD_FREEPOOL_PER_ZONE, false, 'LEASEHOLD_FREEPOOL_PER_ZONE'),
       notificationsUrl: optional(env.LEASEHOLD_NOVA_NOTIFICATIONS_URL),
       pollingIntervalSeconds: seconds(env.LEASEHOLD_HOST_POLLING_SECONDS, 60, 'LEASEHOLD_HOST_POLLING_SECONDS'),
+      preemptible: flag(env.LEASEHOLD_PREEMPTIBLE, false, 'LEASEHOLD_PREEMPTIBLE')
+        ? { graceSeconds: seconds(env.LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS, 60, 'LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS') }
+        : null,
     },
   };
 };

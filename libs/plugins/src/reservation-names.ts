@@ -17,3 +17,10 @@ export const reservationAggregateName = (reservationId: string): string => `rese
 
 /** Name of an instance reservation's private flavor and server group (the flavor's id is the reservation id). */
 export const reservationObjectName = (reservationId: string): string => `reservation:${reservationId}`;
+
+/**
+ * Preemptible servers (LEASEHOLD_PREEMPTIBLE): a resource class on the free hosts' child providers
+ * that a preemptible flavor asks one unit of, and a trait of the same name that it requires, present
+ * on a child provider only while no reservation holds its host (docs/openstack.md, "Preemptible servers").
+ */
+export const PREEMPTIBLE_NAME = 'CUSTOM_LEASEHOLD_PREEMPTIBLE';

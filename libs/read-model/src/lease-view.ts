@@ -312,6 +312,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
       return recordCloudIds(view, event.data.reservationId, event.data.effects);
     case 'Reservation.DriftRepaired':
     case 'Reservation.ReconciliationFailed':
+    case 'Lease.PreemptibleServerReaped':
       return view;
     case 'Reservation.EffectsFailed':
     case 'Reservation.UpdateFailed':

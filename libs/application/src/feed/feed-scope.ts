@@ -20,6 +20,7 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Reservation.DriftRepaired': 'lease',
   'Reservation.ReconciliationFailed': 'lease',
   'Reservation.Healed': 'lease',
+  'Lease.PreemptibleServerReaped': 'lease',
   'Lease.StartRequested': 'lease',
   'Lease.Started': 'lease',
   'Lease.StartFailed': 'lease',

@@ -100,6 +100,20 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Reservation ${d.reservation.id} of lease ${d.leaseId} changed`,
     fields: { lease_id: 'leaseId', reservation: (d) => publicReservation(d.reservation), changed_at: 'changedAt' },
   },
+  'Lease.PreemptibleServerReaped': {
+    publicType: 'lease.preemptible_server_reaped',
+    // the server and its project belong to another tenant: they stay in the stored event, for operators
+    summary: (d) => `A preemptible server (flavor ${d.flavor}) on host ${d.host} ${d.stopped ? 'stopped, then deleted' : 'deleted'} for reservation ${d.reservationId}`,
+    fields: {
+      lease_id: 'leaseId',
+      reservation_id: 'reservationId',
+      host_id: 'hostId',
+      host: 'host',
+      flavor: 'flavor',
+      stopped: 'stopped',
+      at: 'at',
+    },
+  },
   'Reservation.EffectsApplied': {
     publicType: 'reservation.effects_applied',
     summary: (d) => `Cloud changes for the ${d.phase} of reservation ${d.reservationId} applied`,

@@ -63,14 +63,23 @@ const recorded = <R extends object>(append: AppendRequest, details: R): Decision
 const lastType = (events: readonly LeaseEvent[]): string => events.at(-1)?.type ?? '';
 
 /** The identity of an update's outcome: the same for every reactor and every rerun. */
-const updateEventId = (leaseId: string, event: LeaseEvent, index: number): string =>
-  event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed'
-    ? deterministicId(`${leaseId}:update:${event.data.sequence}:${event.data.reservationId}`)
-    : deterministicId(`${leaseId}:update:event:${index}`);
+const updateEventId = (leaseId: string, event: LeaseEvent, index: number): string => {
+  switch (event.type) {
+    case 'Reservation.UpdateApplied':
+    case 'Reservation.UpdateFailed':
+      return deterministicId(`${leaseId}:update:${event.data.sequence}:${event.data.reservationId}`);
+    case 'Lease.PreemptibleServerReaped':
+      // a server is reaped once in its life: its id keeps the event apart from other updates' reaps
+      return deterministicId(`${leaseId}:update:reaped:${event.data.reservationId}:${event.data.serverId}`);
+    default:
+      return deterministicId(`${leaseId}:update:event:${index}`);
+  }
+};
 
 /** An update's outcome reacts to the reservation's latest change. */
 const updateCause = (view: LeaseReactionView, event: LeaseEvent): string => {
-  const reservationId = event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed' ? event.data.reservationId : '';
+  const reservationId =
+    event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed' || event.type === 'Lease.PreemptibleServerReaped' ? event.data.reservationId : '';
   return view.changedBy[reservationId] ?? view.lastEventId;
 };
 

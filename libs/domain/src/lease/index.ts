@@ -7,3 +7,4 @@ export * from './lease.state.js';
 export * from './lease.stream.js';
 export * from './lease.types.js';
 export * from './reservation-change.rules.js';
+export * from './lease.preemptible.js';

@@ -15,6 +15,7 @@ import type {
 import type { LeaseEvent } from './lease.events.js';
 import { evolveLease } from './lease.evolve.js';
 import { checkReservationIds, hasStarted, requireExisting, scheduleForCreate, scheduleForUpdate } from './lease.rules.js';
+import { reapedServerEvents } from './lease.preemptible.js';
 import { checkReservationChange } from './reservation-change.rules.js';
 import { checkReminderDate, endingSoonEvents } from './lease-reminder.rules.js';
 import { recordLeftovers } from './lease-leftovers.rules.js';
@@ -116,14 +117,15 @@ const complete = ({ data }: CompleteLeasePhase, state: LeaseState, leaseId: stri
     throw conflict('LEASE_PHASE_NOT_IN_PROGRESS', `Lease ${leaseId} has no ${data.phase} phase in progress`);
   }
   const { phase, now: at } = data;
-  const events: LeaseEvent[] = data.outcomes.map((outcome) =>
+  const events: LeaseEvent[] = data.outcomes.flatMap((outcome): LeaseEvent[] => [
+    ...reapedServerEvents(leaseId, outcome.reservationId, outcome.effects, at),
     outcome.ok
       ? { type: 'Reservation.EffectsApplied', data: { leaseId, reservationId: outcome.reservationId, phase, effects: outcome.effects, at } }
       : {
           type: 'Reservation.EffectsFailed',
           data: { leaseId, reservationId: outcome.reservationId, phase, error: outcome.error, effects: outcome.effects, at },
         },
-  );
+  ]);
   const failures = data.outcomes.flatMap((outcome) => (outcome.ok ? [] : [`${outcome.reservationId}: ${outcome.error}`]));
   const result = PHASE_RESULT[phase];
   events.push(
@@ -143,11 +145,14 @@ const completeUpdates = ({ data }: CompleteReservationUpdates, state: LeaseState
   const current = matching.filter((u, i) => matching.findIndex((o) => o.outcome.reservationId === u.outcome.reservationId) === i);
   if (current.length === 0) throw conflict('UPDATE_NOT_PENDING', `Lease ${leaseId} owes none of these reservation updates`);
   const at = data.now;
-  return current.map(({ sequence, outcome }): LeaseEvent => {
+  return current.flatMap(({ sequence, outcome }): LeaseEvent[] => {
     const { reservationId, effects } = outcome;
-    return outcome.ok
-      ? { type: 'Reservation.UpdateApplied', data: { leaseId, reservationId, sequence, effects, at } }
-      : { type: 'Reservation.UpdateFailed', data: { leaseId, reservationId, sequence, error: outcome.error, effects, at } };
+    return [
+      ...reapedServerEvents(leaseId, reservationId, effects, at),
+      outcome.ok
+        ? { type: 'Reservation.UpdateApplied', data: { leaseId, reservationId, sequence, effects, at } }
+        : { type: 'Reservation.UpdateFailed', data: { leaseId, reservationId, sequence, error: outcome.error, effects, at } },
+    ];
   });
 };
 

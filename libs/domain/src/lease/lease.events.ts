@@ -97,6 +97,26 @@ export type ReservationHealed = DomainEvent<
     readonly at: string;
   }
 >;
+/**
+ * A preemptible server (LEASEHOLD_PREEMPTIBLE) ran on a host the reservation took: it was asked to shut
+ * down (`stopped`: it was SHUTOFF within the grace period) and then deleted, before the host moved.
+ */
+export type LeasePreemptibleServerReaped = DomainEvent<
+  'Lease.PreemptibleServerReaped',
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly hostId: string;
+    /** Nova's compute service host. */
+    readonly host: string;
+    readonly serverId: string;
+    readonly projectId: string;
+    /** The server's flavor name. */
+    readonly flavor: string;
+    readonly stopped: boolean;
+    readonly at: string;
+  }
+>;
 type PhaseEvent<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string }>;
 type PhaseFailure<Type extends string> = DomainEvent<Type, { readonly leaseId: string; readonly at: string; readonly reason: string }>;
 
@@ -146,6 +166,7 @@ export type LeaseEvent =
   | ReservationDriftRepaired
   | ReservationReconciliationFailed
   | ReservationHealed
+  | LeasePreemptibleServerReaped
   | LeaseStartRequested
   | LeaseStarted
   | LeaseStartFailed
@@ -173,6 +194,7 @@ export const LEASE_EVENT_TYPES: readonly LeaseEvent['type'][] = [
   'Reservation.DriftRepaired',
   'Reservation.ReconciliationFailed',
   'Reservation.Healed',
+  'Lease.PreemptibleServerReaped',
   'Lease.StartRequested',
   'Lease.Started',
   'Lease.StartFailed',

@@ -98,6 +98,8 @@ export interface Server {
   readonly 'OS-EXT-STS:task_state': string | null;
   readonly flavor: { readonly original_name: string; readonly vcpus: number; readonly ram: number; readonly disk: number; readonly extra_specs?: Readonly<Record<string, string>> };
   readonly fault?: { readonly code: number; readonly message: string };
+  /** Free text (microversion 2.19+); kept on deleted servers. */
+  readonly description?: string | null;
 }
 
 export interface ServerSpec {
@@ -119,6 +121,8 @@ export interface ServerFilter {
   readonly name?: string;
   /** Every project's servers (admin); default true. */
   readonly allTenants?: boolean;
+  /** Deleted servers only (admin), changed since this ISO 8601 time (Nova keeps them until its archive job runs). */
+  readonly deletedSince?: string;
 }
 
 export interface ComputeService {
@@ -320,7 +324,8 @@ export class NovaClient {
   // servers
 
   async listServers(filter: ServerFilter = {}): Promise<readonly Server[]> {
-    const query = { all_tenants: filter.allTenants === false ? undefined : 'True', host: filter.host, flavor: filter.flavor, name: filter.name };
+    const deleted = filter.deletedSince === undefined ? {} : { deleted: 'True', 'changes-since': filter.deletedSince };
+    const query = { all_tenants: filter.allTenants === false ? undefined : 'True', host: filter.host, flavor: filter.flavor, name: filter.name, ...deleted };
     return (await this.call<{ servers: Server[] }>('GET', '/servers/detail', { query })).servers;
   }
 
@@ -344,6 +349,15 @@ export class NovaClient {
   /** Accepted (204): the server goes away asynchronously; getServer answers 404 once it is gone. */
   async deleteServer(id: string): Promise<void> {
     await this.call('DELETE', `/servers/${encodeURIComponent(id)}`);
+  }
+
+  async setServerDescription(id: string, description: string): Promise<void> {
+    await this.call('PUT', `/servers/${encodeURIComponent(id)}`, { body: { server: { description } } });
+  }
+
+  /** Accepted (202): a clean shutdown (Nova's os-stop), SHUTOFF once done; 409 when the server is stopped already. */
+  async stopServer(id: string): Promise<void> {
+    await this.call('POST', `/servers/${encodeURIComponent(id)}/action`, { body: { 'os-stop': null } });
   }
 
   /** Snapshots the server into a new Glance image; returns the image id (the upload continues asynchronously). */

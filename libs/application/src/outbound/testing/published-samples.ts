@@ -41,6 +41,10 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'Reservation.EffectsFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, phase: 'end', error: 'boom', effects, at: AT }) },
   'Reservation.UpdateApplied': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, sequence: 1, effects, at: AT }) },
   'Reservation.UpdateFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, sequence: 2, error: 'boom', effects, at: AT }) },
+  'Lease.PreemptibleServerReaped': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, hostId: '7', host: 'compute-1', serverId: `server-${id}`, projectId: 'project-2', flavor: 'preemptible.small', stopped: true, at: AT }),
+  },
   'Reservation.DriftRepaired': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, effects, at: AT }) },
   'Reservation.ReconciliationFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, error: 'boom', effects, at: AT }) },
   'Reservation.Healed': {

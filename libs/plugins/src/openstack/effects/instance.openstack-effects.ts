@@ -19,10 +19,17 @@ import {
   recording,
   reservationCustomName,
   reservationObjectName,
+  requireHypervisor,
 } from './openstack-effects.support.js';
+import { type PreemptibleHost, type PreemptibleOptions, closePreemptible, openPreemptible, reapPreemptibles } from './preemptible.openstack-effects.js';
+
+/** Every instance reservation's class on a child provider starts so (reservationCustomName). */
+const RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_';
 
 export interface OpenStackInstanceEffectsOptions {
   readonly serverDeletion?: ServerDeletion;
+  /** LEASEHOLD_PREEMPTIBLE=true: the reservation's hosts are closed to preemptible servers and reaped at its start; null or absent: off. */
+  readonly preemptible?: PreemptibleOptions | null;
 }
 
 /** Slots per hypervisor hostname, in allocation order. */
@@ -88,18 +95,22 @@ const untilReleased = async (call: Promise<unknown>, what: string): Promise<bool
  */
 export class OpenStackInstanceEffects implements ReservationEffects<InstanceReservation> {
   private readonly serverDeletion: ServerDeletion;
+  private readonly preemptible: PreemptibleOptions | null;
 
   constructor(
     private readonly clients: OpenStackClients,
     options: OpenStackInstanceEffectsOptions = {},
   ) {
     this.serverDeletion = options.serverDeletion ?? { timeoutMs: 120_000, pollMs: 1_000 };
+    this.preemptible = options.preemptible ?? null;
   }
 
   async onStart(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
       const slots = slotsByHost(context, reservation);
+      // before the slots exist: preemptible servers would take the capacity they stand for
+      if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, reservation, this.preemptible)));
       await this.ensureServerGroup(nova, context, reservation, effects);
       const resourceClass = reservationCustomName(reservation.id);
       effects.push(done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)));
@@ -123,6 +134,7 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       const resourceClass = reservationCustomName(reservation.id);
       if (!(await placement.resourceClassExists(resourceClass))) throw new EffectFailedError(`No such resource class ${resourceClass}`, []);
       const slots = slotsByHost(context, reservation);
+      if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, reservation, this.preemptible)));
       await this.deleteServersOffReservation(nova, reservation.id, new Set(slots.keys()), effects);
       await this.convergeInventories(placement, resourceClass, slots, effects);
     });
@@ -158,7 +170,33 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       await this.deleteInventories(placement, resourceClass, new Set(), effects);
       const classDeleted = await untilReleased(placement.deleteResourceClass(resourceClass), `Resource class ${resourceClass}`);
       effects.push(done({ operation: 'resource_class.delete', resource_class: resourceClass }, classDeleted));
+      if (this.preemptible !== null) effects.push(...(await this.reopen(placement, [...slotsByHost(context, reservation).keys()])));
     });
+  }
+
+  /** Closes the allocated hosts to new preemptible servers, then shuts down and deletes those running there. */
+  private async reap(nova: NovaClient, placement: PlacementClient, context: EffectContext, reservation: InstanceReservation, options: PreemptibleOptions): Promise<EffectRecord[]> {
+    const effects: EffectRecord[] = [];
+    const hosts: PreemptibleHost[] = [];
+    for (const { hostId } of reservation.allocations) {
+      const hypervisor = await requireHypervisor(nova, hostnameOf(context, hostId));
+      effects.push(await closePreemptible(placement, hypervisor.hypervisor_hostname));
+      hosts.push({ hostId, hypervisor: hypervisor.hypervisor_hostname, service: hypervisor.service.host });
+    }
+    effects.push(...(await reapPreemptibles(nova, hosts, options, context.idempotencyKey)));
+    return effects;
+  }
+
+  /** Hosts no other instance reservation holds any more are free for preemptible servers again. */
+  private async reopen(placement: PlacementClient, hosts: readonly string[]): Promise<EffectRecord[]> {
+    const effects: EffectRecord[] = [];
+    for (const host of hosts) {
+      const child = await placement.findResourceProvider(childProviderName(host));
+      if (child === null) continue;
+      const held = Object.keys((await placement.getInventories(child.uuid)).inventories).some((rc) => rc.startsWith(RESERVATION_CLASS_PREFIX));
+      if (!held) effects.push(await openPreemptible(placement, host));
+    }
+    return effects;
   }
 
   /**

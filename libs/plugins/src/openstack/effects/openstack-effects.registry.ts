@@ -8,6 +8,7 @@ import { OpenStackFloatingIpEffects } from './floating-ip.openstack-effects.js';
 import { OpenStackInstanceEffects } from './instance.openstack-effects.js';
 import type { OpenStackClients, ServerDeletion } from './openstack-effects.support.js';
 import { OpenStackHostEffects } from './physical-host.openstack-effects.js';
+import { type PreemptibleOptions, preemptibleOptionsOf } from './preemptible.openstack-effects.js';
 import { OpenStackTrustEffects } from './trust.openstack-effects.js';
 
 export interface OpenStackEffectsOptions {
@@ -15,6 +16,7 @@ export interface OpenStackEffectsOptions {
   readonly freepoolPerZone?: boolean;
   readonly defaultBeforeEnd?: 'snapshot' | '';
   readonly serverDeletion?: ServerDeletion;
+  readonly preemptible?: PreemptibleOptions | null;
 }
 
 export const openStackClients = (session: OpenStackSession): OpenStackClients => ({ session, nova: new NovaClient(session), neutron: new NeutronClient(session) });
@@ -35,5 +37,6 @@ export const openStackEffectsRegistry = (session: OpenStackSession, options: Ope
 /** The registry from LEASEHOLD_CLOUD=openstack's settings (cloud-config.ts). */
 export const openStackEffectsFromSettings = (settings: OpenStackSettings, log?: (line: OpenStackCallLog) => void): EffectsRegistry => {
   const session = OpenStackSession.create(settings.credentials, { interface: settings.interface, ...(log === undefined ? {} : { log }) });
-  return openStackEffectsRegistry(session, { freepoolName: settings.freepoolName, freepoolPerZone: settings.freepoolPerZone });
+  const { freepoolName, freepoolPerZone } = settings;
+  return openStackEffectsRegistry(session, { freepoolName, freepoolPerZone, preemptible: preemptibleOptionsOf(settings.preemptible) });
 };

@@ -20,6 +20,7 @@ import {
   reservationAggregateName,
   reservationCustomName,
 } from './openstack-effects.support.js';
+import { type PreemptibleOptions, closePreemptible, openPreemptible, reapPreemptibles } from './preemptible.openstack-effects.js';
 
 export interface OpenStackHostEffectsOptions {
   /** Upstream's [nova]aggregate_freepool_name. */
@@ -29,10 +30,13 @@ export interface OpenStackHostEffectsOptions {
   /** Upstream's [physical:host]before_end: what a reservation's 'default' before-end action means. */
   readonly defaultBeforeEnd?: 'snapshot' | '';
   readonly serverDeletion?: ServerDeletion;
+  /** LEASEHOLD_PREEMPTIBLE=true: free hosts take preemptible servers, reaped at a reservation's start; null or absent: off. */
+  readonly preemptible?: PreemptibleOptions | null;
 }
 
 /** A reserved host by its two Nova names: the hypervisor's (= its Placement root provider) and the compute service's (aggregates, servers). */
 interface ReservedHost {
+  readonly hostId: string;
   readonly hypervisor: string;
   readonly service: string;
 }
@@ -49,6 +53,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   private readonly freepool: FreepoolLayout;
   private readonly defaultBeforeEnd: 'snapshot' | '';
   private readonly serverDeletion: ServerDeletion;
+  private readonly preemptible: PreemptibleOptions | null;
 
   constructor(
     private readonly clients: OpenStackClients,
@@ -57,6 +62,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     this.freepool = { name: options.freepoolName, perZone: options.freepoolPerZone ?? false };
     this.defaultBeforeEnd = options.defaultBeforeEnd ?? '';
     this.serverDeletion = options.serverDeletion ?? { timeoutMs: 120_000, pollMs: 1_000 };
+    this.preemptible = options.preemptible ?? null;
   }
 
   async onStart(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
@@ -73,10 +79,14 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
       effects.push(done({ operation: 'trait.create', trait }, await placement.ensureTrait(trait)));
       for (const host of hosts) effects.push(await this.addRootTrait(placement, host, trait));
       const aggregate = await this.ensureReservationAggregate(nova, context, reservation, effects);
+      // into the reservation's aggregate first: in both at once, the host is closed to every request
       for (const host of hosts) {
-        // into the reservation's aggregate first: in both at once, the host is closed to every request
         const added = aggregate.hosts.includes(host.service) ? false : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
         effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
+      }
+      // closed to every request now, so no preemptible server can land while they are reaped
+      if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, hosts, this.preemptible)));
+      for (const host of hosts) {
         const freepool = freepoolOf(host.service);
         const removed = freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
         effects.push(done({ operation: 'aggregate.remove_host', aggregate: freepool.name, host: host.service }, removed));
@@ -130,7 +140,9 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
       const trait = reservationCustomName(reservation.id);
       for (const service of released) {
         const hypervisor = hypervisors.find((h) => h.service.host === service);
-        if (hypervisor !== undefined) effects.push(await this.removeRootTrait(placement, { hypervisor: hypervisor.hypervisor_hostname, service }, trait));
+        if (hypervisor === undefined) continue;
+        effects.push(await this.removeRootTrait(placement, { hypervisor: hypervisor.hypervisor_hostname }, trait));
+        if (this.preemptible !== null) effects.push(await openPreemptible(placement, hypervisor.hypervisor_hostname));
       }
     });
   }
@@ -155,7 +167,11 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
       const aggregate = await nova.findAggregate(name);
       if (aggregate !== null) await this.releaseMembers(nova, placement, aggregate, effects);
       const trait = reservationCustomName(reservation.id);
-      for (const host of await this.resolve(nova, context, reservation)) effects.push(await this.removeRootTrait(placement, host, trait));
+      for (const host of await this.resolve(nova, context, reservation)) {
+        effects.push(await this.removeRootTrait(placement, host, trait));
+        // back in the freepool (releaseMembers): free for preemptible servers again
+        if (this.preemptible !== null) effects.push(await openPreemptible(placement, host.hypervisor));
+      }
       const deleted = aggregate !== null && (await ignoreNotFound(nova.deleteAggregate(aggregate.id)));
       effects.push(done({ operation: 'aggregate.delete', aggregate: name, aggregate_id: aggregate?.id ?? null }, deleted));
       effects.push(done({ operation: 'trait.delete', trait }, await ignoreNotFound(placement.deleteTrait(trait))));
@@ -183,9 +199,17 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     const hosts: ReservedHost[] = [];
     for (const hostId of reservation.hostIds) {
       const hypervisor = await requireHypervisor(nova, hostnameOf(context, hostId));
-      hosts.push({ hypervisor: hypervisor.hypervisor_hostname, service: hypervisor.service.host });
+      hosts.push({ hostId, hypervisor: hypervisor.hypervisor_hostname, service: hypervisor.service.host });
     }
     return hosts;
+  }
+
+  /** Closes the hosts to new preemptible servers, then shuts down and deletes those running there. */
+  private async reap(nova: NovaClient, placement: PlacementClient, context: EffectContext, hosts: readonly ReservedHost[], options: PreemptibleOptions): Promise<EffectRecord[]> {
+    const effects: EffectRecord[] = [];
+    for (const host of hosts) effects.push(await closePreemptible(placement, host.hypervisor));
+    effects.push(...(await reapPreemptibles(nova, hosts, options, context.idempotencyKey)));
+    return effects;
   }
 
   /**
@@ -249,7 +273,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     return done({ operation: 'resource_provider.add_trait', resource_provider: host.hypervisor, trait }, added);
   }
 
-  private async removeRootTrait(placement: PlacementClient, host: ReservedHost, trait: string): Promise<EffectRecord> {
+  private async removeRootTrait(placement: PlacementClient, host: Pick<ReservedHost, 'hypervisor'>, trait: string): Promise<EffectRecord> {
     const root = await placement.findResourceProvider(host.hypervisor);
     let removed = false;
     if (root !== null) {

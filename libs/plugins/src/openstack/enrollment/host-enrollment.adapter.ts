@@ -4,6 +4,7 @@ import type { Aggregate, NovaClient } from '../nova.client.js';
 import { OpenStackConflictError, OpenStackError, ignoreNotFound } from '../openstack.errors.js';
 import { requestIdFor } from '../openstack.session.js';
 import type { PlacementClient, ResourceProvider } from '../placement.client.js';
+import { dropPreemptible, openPreemptible } from '../effects/preemptible.openstack-effects.js';
 import { type FreepoolAggregate, type FreepoolLayout, freepoolFor, isFreepool } from './freepool.js';
 
 /** The trait of the free pool: required by the freepool aggregate's metadata, carried only by `blazar_<host>` providers. */
@@ -59,6 +60,8 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     private readonly nova: NovaClient,
     private readonly placement: PlacementClient,
     private readonly layout: FreepoolLayout,
+    /** LEASEHOLD_PREEMPTIBLE=true: an enrolled host is open to preemptible servers until a reservation takes it. */
+    private readonly preemptible = false,
   ) {}
 
   async enroll(target: EnrollmentTarget, idempotencyKey: string): Promise<readonly EnrollmentRecord[]> {
@@ -73,6 +76,7 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
       const child = await this.ensureChild(placement, root, childProviderName(target.hypervisorHostname), effects);
       const traits = await placement.updateProviderTraits(child.uuid, (current) => (current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT]));
       effects.push({ operation: 'set_provider_trait', provider: child.name, trait: FREEPOOL_TRAIT, traits: traits.traits });
+      if (this.preemptible) effects.push(await openPreemptible(placement, target.hypervisorHostname));
       return effects;
     } catch (error) {
       throw refusal(error, effects);
@@ -85,6 +89,9 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     const effects: EnrollmentRecord[] = [];
     try {
       const name = childProviderName(target.hypervisorHostname);
+      // the preemptible inventory goes too, whatever the setting now: it may have been on when the host joined
+      const dropped = await dropPreemptible(placement, target.hypervisorHostname);
+      if (this.preemptible || dropped.already !== true) effects.push(dropped);
       const child = await placement.findResourceProvider(name);
       if (child !== null) {
         const { inventories } = await placement.getInventories(child.uuid);

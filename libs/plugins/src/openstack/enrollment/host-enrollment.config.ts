@@ -8,6 +8,6 @@ import { type HostEnrollmentEffects, OpenStackHostEnrollment } from './host-enro
 export const hostEnrollmentFor = (cloud: CloudConfig): HostEnrollmentEffects | undefined => {
   if (cloud.kind === 'standalone') return undefined;
   const session = OpenStackSession.create(cloud.openstack.credentials, { interface: cloud.openstack.interface });
-  const { freepoolName, freepoolPerZone } = cloud.openstack;
-  return new OpenStackHostEnrollment(new NovaClient(session), new PlacementClient(session), { name: freepoolName, perZone: freepoolPerZone });
+  const { freepoolName, freepoolPerZone, preemptible } = cloud.openstack;
+  return new OpenStackHostEnrollment(new NovaClient(session), new PlacementClient(session), { name: freepoolName, perZone: freepoolPerZone }, preemptible !== null);
 };
