@@ -19,6 +19,9 @@
  *                       port, logged; off: none)
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
  *                       timer lateness, retries, effect failures, drift repairs, exhausted freepools
+ *   LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS  the timeline's snapshot beside the log (live
+ *                       leases only): looked at every 60 s, written once 10000 positions went by, and
+ *                       at a clean stop; a start reads it and the events after it (0 s: none written)
  *   LEASEHOLD_FREEPOOL_WATCH_SECONDS  how often the freepool watch looks at each zone's free hosts over
  *                       LEASEHOLD_FREEPOOL_WATCH_HOURS (default 60 and 24; 0: no watch) and records
  *                       Freepool.Exhausted below LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS (default 1), then
@@ -48,6 +51,9 @@ import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import { startEnforcementOnEnd } from './enforcement-on-end.js';
+import { openSnapshotStore } from '#event-store/snapshots/open-snapshot-store.js';
+import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
+import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
 
 const logLine = eventLog('reactor');
 
@@ -97,7 +103,7 @@ const effectsConfig = (): CloudConfig => {
   }
 };
 
-const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventStore): void => {
+const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventStore, snapshots: SnapshotStore): void => {
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -105,6 +111,7 @@ const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventSto
     try {
       await reactor.stop();
       effects.close();
+      await snapshots.close();
       await store.close();
     } catch (error) {
       return fail('shutdown', error, null, null);
@@ -129,6 +136,15 @@ const reconcileIntervalMs = (): number => {
 const freepoolConfig = (): FreepoolWatchConfig => {
   try {
     return freepoolWatchConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
+const snapshotConfig = (): SnapshotConfig => {
+  try {
+    return snapshotConfigFromEnv(process.env);
   } catch (error) {
     log({ event: 'error', phase: 'config', error: describeError(error) });
     process.exit(1);
@@ -183,6 +199,7 @@ const main = async (): Promise<void> => {
   const healing = healingConfig();
   const freepool = freepoolConfig();
   const enforcement = enforcementConfig();
+  const snapshotting = snapshotConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -194,7 +211,16 @@ const main = async (): Promise<void> => {
     const handler = new CommandHandler(store);
     // followed before the reactor starts, so that what it records while catching up is counted
     const outcomes = await metrics?.reactor.followOutcomes(store);
-    const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs });
+    const snapshots = await openSnapshotStore(dataDir);
+    const reactor = await Reactor.start({
+      store,
+      handler,
+      effects: effects.registry,
+      log,
+      hostEnrollment,
+      reconcileIntervalMs: reconcileEveryMs,
+      snapshots: { store: snapshots, config: snapshotting },
+    });
     if (outcomes !== undefined) reactor.stopsWith(outcomes);
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
@@ -210,7 +236,7 @@ const main = async (): Promise<void> => {
     if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
-    stopOnSignals(reactor, effects, store);
+    stopOnSignals(reactor, effects, store, snapshots);
   } catch (error) {
     await fail('start', error, store, effects);
   }
