@@ -47,12 +47,19 @@ const rssMiB = (pid: number): number => {
   return Math.round(Number(/\d+/.exec(line)?.[0] ?? 0) / 1024);
 };
 
+/** CPU seconds the process used so far (user + system): what a start costs whatever else the machine runs. */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return +((Number(fields[11]) + Number(fields[12])) / 100).toFixed(2);
+};
+
 type App = 'api' | 'reactor';
 
 interface Run {
   readonly app: App;
   readonly snapshot: boolean;
   readonly answerS: number;
+  readonly cpuS: number;
   readonly rssMiB: number;
   readonly rssLaterMiB: number;
 }
@@ -79,12 +86,13 @@ const startAndStop = async (app: App, dataDir: string, snapshot: boolean): Promi
   try {
     await answered(child, url, () => output);
     const answerS = (performance.now() - started) / 1000;
+    const cpuS = cpuSeconds(child.pid ?? 0);
     // another process may hold the port drawn (it answered, not ours)
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${app} exited:\n${output}`);
     const rss = rssMiB(child.pid ?? 0);
     await sleep(10_000);
     const rssLater = rssMiB(child.pid ?? 0);
-    return { app, snapshot, answerS: +answerS.toFixed(2), rssMiB: rss, rssLaterMiB: rssLater };
+    return { app, snapshot, answerS: +answerS.toFixed(2), cpuS, rssMiB: rss, rssLaterMiB: rssLater };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -154,11 +162,11 @@ const main = async (): Promise<void> => {
   const large = await measure(argument('events', 1_000_000), live);
   const small = await measure(argument('small', 100_000), live);
   console.log(JSON.stringify({ live, large, small }, null, 2));
-  console.log('\n| log | app | start | first answer | RSS at answer / 10 s later |\n|---|---|---|---|---|');
+  console.log('\n| log | app | start | first answer (wall) | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|');
   for (const { head, runs } of [large, small]) {
     for (const run of runs) {
       const start = run.snapshot ? 'from snapshot' : 'whole log';
-      console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);
+      console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);
     }
   }
 };

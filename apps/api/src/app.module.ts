@@ -89,7 +89,8 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    // the last snapshot before the store closes: the next start reads only what comes after it
+    // the last snapshot before the store closes, with this process's own last appends: the next start reads only what comes after it
+    await this.writeIndex.index.catchUp();
     await this.writeIndex.writer.stop();
     await this.snapshots.close();
     await this.orm.close();
