@@ -71,7 +71,7 @@ describe('api and reactor restarted from their snapshots', () => {
 
     await system.startApp('reactor');
     await system.startApp('api');
-    expect(system.output('api')).toContain(`write index restored from the snapshot at position ${written.index}`);
+    expect(system.output('api')).toContain(`"event":"write-index","snapshot":${written.index}`);
     expect(system.output('reactor')).toContain(`"snapshot":${written.timeline}`);
 
     const overlapping = await send(`${system.url}/v1/leases`, 'POST', hostLease('overlapping', startMs + 30_000, startMs + 2 * MINUTE));

@@ -27,7 +27,7 @@ afterEach(async () => {
   await world.close();
 });
 
-const startEntries = (): Record<string, unknown>[] => world.logs.filter((entry) => entry.event === 'start') as Record<string, unknown>[];
+const startEntries = (): Record<string, unknown>[] => world.logs.filter((entry) => entry.event === 'start');
 
 const count = (types: readonly string[], type: string): number => types.filter((t) => t === type).length;
 

@@ -140,12 +140,9 @@ export class AppModule {
         {
           provide: OPENED_WRITE_INDEX,
           inject: [EVENT_STORE, SNAPSHOT_STORE],
-          useFactory: async (store: EventStore, snapshots: SnapshotStore) => {
+          useFactory: (store: EventStore, snapshots: SnapshotStore) => {
             const logger = new Logger('snapshots');
-            const opened = await openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`));
-            if ('reason' in opened.restored) logger.log(`write index folded from the whole log: ${opened.restored.reason}`);
-            else logger.log(`write index restored from the snapshot at position ${opened.restored.position}`);
-            return opened;
+            return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`));
           },
         },
         { provide: WriteIndex, inject: [OPENED_WRITE_INDEX], useFactory: (opened: OpenedWriteIndex) => opened.index },
@@ -231,13 +228,8 @@ export class AppModule {
         {
           provide: UsageIndex,
           inject: [EVENT_STORE],
-          useFactory: (store: EventStore) => {
-            const index = new UsageIndex(store);
-            // folds every lease ever made (reports reach into the past): after the start, not before it; a report waits for it
-            const logger = new Logger('usage');
-            setImmediate(() => void index.catchUp().then(() => index.warm(), (error: unknown) => logger.warn(`usage index: ${describeError(error)}`)));
-            return index;
-          },
+          // folded once the API listens (main.ts), not before: a report waits for it
+          useFactory: (store: EventStore) => new UsageIndex(store),
         },
         { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
         { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },

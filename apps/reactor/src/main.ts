@@ -54,6 +54,7 @@ import { startEnforcementOnEnd } from './enforcement-on-end.js';
 import { openSnapshotStore } from '#event-store/snapshots/open-snapshot-store.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
+import { type OpenedWriteIndex, type WriteIndexSnapshots, restoreWriteIndex } from '#application/write-model/write-index.snapshots.js';
 
 const logLine = eventLog('reactor');
 
@@ -151,6 +152,14 @@ const snapshotConfig = (): SnapshotConfig => {
   }
 };
 
+/** A write index from its snapshot of `kind`, its start logged (restored from a position, or why it folds the log). */
+const restoredIndex = async (store: EventStore, snapshots: WriteIndexSnapshots & { readonly kind: string }): Promise<OpenedWriteIndex> => {
+  const opened = await restoreWriteIndex(store, snapshots);
+  const { restored } = opened;
+  log({ event: 'snapshot', kind: snapshots.kind, ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }) });
+  return opened;
+};
+
 const healingConfig = (): HealingConfig => {
   try {
     return healingConfigFromEnv(process.env);
@@ -227,11 +236,19 @@ const main = async (): Promise<void> => {
       const openstack = config.openstack;
       reactor.stopsWith(startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
     }
-    const healer = await startHealing({ store, handler, config: healing, log });
+    // healing and the freepool watch forget past bookings each their own way: a snapshot kind each
+    const ledger = store;
+    const calendars = async (kind: string, wanted: boolean): Promise<OpenedWriteIndex | null> =>
+      wanted ? await restoredIndex(ledger, { store: snapshots, config: snapshotting, kind, onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }) }) : null;
+    const healingIndex = await calendars('reactor-healing-index', healing.checkMs > 0);
+    const healer = await startHealing({ store, handler, config: healing, log, ...(healingIndex === null ? {} : { index: healingIndex.index }) });
     if (healer !== null) reactor.stopsWith(healer);
+    if (healingIndex !== null) reactor.stopsWith(healingIndex.writer);
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
-    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
+    const freepoolIndex = await calendars('reactor-freepool-index', freepool.checkMs > 0);
+    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed, ...(freepoolIndex === null ? {} : { index: freepoolIndex.index }) });
     if (watch !== null) reactor.stopsWith(watch);
+    if (freepoolIndex !== null) reactor.stopsWith(freepoolIndex.writer);
     const onEnd = await startEnforcementOnEnd(enforcement, store, log);
     if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
