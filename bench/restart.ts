@@ -8,7 +8,7 @@ import { appendLiveLeases, generateLedger } from './replay-workload.js';
 import { freePort } from './system-processes.js';
 
 /**
- * Restart bench (`npm run bench:restart`, `-- --events N --live N --small N`): how long the API and
+ * Restart bench (`npm run bench:restart`, `-- --events N --live N --small N`, `--small 0` for one ledger): how long the API and
  * the reactor take from spawn to their first answer on a log of N events (1,000,000 by default), with
  * and without their snapshots, and the reactor's memory after its start.
  *
@@ -160,10 +160,11 @@ const measure = async (events: number, live: number): Promise<{ head: number; ru
 const main = async (): Promise<void> => {
   const live = argument('live', 2_000);
   const large = await measure(argument('events', 1_000_000), live);
-  const small = await measure(argument('small', 100_000), live);
+  const smallEvents = argument('small', 100_000);
+  const small = smallEvents > 0 ? await measure(smallEvents, live) : null;
   console.log(JSON.stringify({ live, large, small }, null, 2));
   console.log('\n| log | app | start | first answer (wall) | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|');
-  for (const { head, runs } of [large, small]) {
+  for (const { head, runs } of small === null ? [large] : [large, small]) {
     for (const run of runs) {
       const start = run.snapshot ? 'from snapshot' : 'whole log';
       console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);

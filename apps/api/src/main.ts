@@ -58,11 +58,8 @@ const bootstrap = async (): Promise<void> => {
 /** Usage reports reach into the past, so this index folds every lease ever made: after the start, not before it. */
 const warmUsageIndex = (index: UsageIndex): void => {
   const started = performance.now();
-  index.catchUp().then(
-    () => {
-      index.warm();
-      log.info({ event: 'usage-index', ms: Math.round(performance.now() - started) });
-    },
+  index.warmUp().then(
+    () => log.info({ event: 'usage-index', ms: Math.round(performance.now() - started) }),
     (error: unknown) => log.warn({ event: 'usage-index', error: describeError(error) }),
   );
 };
