@@ -35,6 +35,8 @@ export interface GenerateOptions {
   readonly events: number;
   readonly hosts?: number;
   readonly historyEvents?: number;
+  /** When the first leases start (default 2031-01-01: all in the future; a past base makes a history of ended leases). */
+  readonly base?: number;
   readonly onProgress?: (written: number) => void;
 }
 
@@ -55,7 +57,7 @@ const request = (streamId: string, events: readonly (LeaseEvent | HostEvent | Ho
   events: events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
 });
 
-const hostEvents = (hostId: string): [HostRegistryEvent, HostEvent] => {
+const hostEvents = (hostId: string, base: number): [HostRegistryEvent, HostEvent] => {
   const hypervisorHostname = `compute-${hostId.padStart(5, '0')}`;
   return [
     { type: 'HostRegistry.HostAdded', data: { hostId, hypervisorHostname } },
@@ -65,7 +67,7 @@ const hostEvents = (hostId: string): [HostRegistryEvent, HostEvent] => {
         hostId,
         info: { hypervisorHostname, serviceName: 'nova-compute', vcpus: 32, memoryMb: 131072, localGb: 1000, cpuInfo: '{"arch": "x86_64"}', hypervisorType: 'QEMU', hypervisorVersion: 6002000, availabilityZone: 'nova' },
         capabilities: { rack: `r${Number(hostId) % 20}`, gpu: Number(hostId) % 5 === 0 ? 'true' : 'false' },
-        registeredAt: iso(BASE - 30 * 24 * HOUR),
+        registeredAt: iso(base - 30 * 24 * HOUR),
       },
     },
   ];
@@ -80,10 +82,10 @@ interface PlannedLease {
   readonly end: number;
 }
 
-const plan = (index: number, hosts: number): PlannedLease => {
+const plan = (index: number, hosts: number, base: number): PlannedLease => {
   const hostId = String((index % hosts) + 1);
   // each host's calendar: one lease every 3 hours, one hour long (two after a reschedule), never overlapping
-  const start = BASE + Math.floor(index / hosts) * 3 * HOUR;
+  const start = base + Math.floor(index / hosts) * 3 * HOUR;
   const reservationId = randomUUID();
   return {
     index,
@@ -159,9 +161,9 @@ const phases: readonly ((group: readonly PlannedLease[]) => AppendRequest[])[] =
 const countEvents = (requests: readonly AppendRequest[]): number => requests.reduce((sum, r) => sum + r.events.length, 0);
 
 /** One lease renamed and rescheduled (its booking moved each time) until its history holds `total` events. */
-const longLease = async (store: EventStore, hosts: number, total: number): Promise<{ leaseId: string; events: number }> => {
-  const lease = plan(0, hosts);
-  const far = { ...lease, start: BASE - 365 * 24 * HOUR, end: BASE - 365 * 24 * HOUR + HOUR };
+const longLease = async (store: EventStore, hosts: number, total: number, base: number): Promise<{ leaseId: string; events: number }> => {
+  const lease = plan(0, hosts, base);
+  const far = { ...lease, start: base - 365 * 24 * HOUR, end: base - 365 * 24 * HOUR + HOUR };
   const creation = phases[0]!([far]);
   await store.appendMultiple(creation);
   let events = countEvents(creation);
@@ -186,21 +188,22 @@ const longLease = async (store: EventStore, hosts: number, total: number): Promi
 /** Writes the ledger into `store` (an empty one). */
 export const generateLedger = async (store: EventStore, options: GenerateOptions): Promise<GeneratedLedger> => {
   const hosts = options.hosts ?? 1_000;
+  const base = options.base ?? BASE;
   let written = 0;
   for (let first = 1; first <= hosts; first += 500) {
     const ids = Array.from({ length: Math.min(500, hosts - first + 1) }, (_, i) => String(first + i));
-    const pairs = ids.map(hostEvents);
+    const pairs = ids.map((id) => hostEvents(id, base));
     await store.appendMultiple([
       request(HOST_REGISTRY_STREAM, pairs.map(([added]) => added), reactor()),
       ...pairs.map(([, registered]) => request(hostStream(registered.data.hostId), [registered], reactor())),
     ]);
     written += pairs.length * 2;
   }
-  const long = await longLease(store, hosts, options.historyEvents ?? 1_000);
+  const long = await longLease(store, hosts, options.historyEvents ?? 1_000, base);
   written += long.events;
   let leases = 1;
   while (written < options.events) {
-    const group = Array.from({ length: hosts }, (_, i) => plan(leases + i, hosts));
+    const group = Array.from({ length: hosts }, (_, i) => plan(leases + i, hosts, base));
     for (const phase of phases) {
       const requests = phase(group);
       await store.appendMultiple(requests);
@@ -210,4 +213,19 @@ export const generateLedger = async (store: EventStore, options: GenerateOptions
     options.onProgress?.(written);
   }
   return { events: written, leases, hosts, longLeaseId: long.leaseId };
+};
+
+/**
+ * `count` leases created with their booking (one per host, round after round) from `start` on, and
+ * nothing else: what is still to come in a ledger written with generateLedger.
+ */
+export const appendLiveLeases = async (store: EventStore, options: { readonly count: number; readonly hosts: number; readonly start: number }): Promise<number> => {
+  let written = 0;
+  for (let first = 0; first < options.count; first += options.hosts) {
+    const group = Array.from({ length: Math.min(options.hosts, options.count - first) }, (_, i) => plan(first + i, options.hosts, options.start));
+    const requests = phases[0]!(group);
+    await store.appendMultiple(requests);
+    written += countEvents(requests);
+  }
+  return written;
 };

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverKind } from '#domain/index.js';
+import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
 import { World, atSecond, createLease, floatingIpReservation, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
 
 const MINUTE = 60_000;
@@ -75,6 +76,24 @@ describe('what an ended lease left in the cloud', () => {
     world.cloud.nova.ensureAggregate(lease.reservationId, { availabilityZone: null, metadata: {} });
     const second = await world.startReactor();
     expect(await second.reclaimOnce()).toMatchObject({ checked: 1, recorded: 1 });
+  });
+
+  it('a reactor started from its snapshot watches the leases it watched (those are not folded again)', async () => {
+    const snapshots = SqliteSnapshotStore.open(world.eventsFile);
+    const config = { snapshots: { store: snapshots, config: { everyMs: 3_600_000, everyEvents: 1 } } };
+    try {
+      await world.startReactor(config);
+      const lease = await createLease(world.store, pastWindow());
+      await waitForEvent(world.store, lease.leaseId, 'Lease.Ended');
+      await world.stopReactors();
+      world.cloud.nova.ensureAggregate(lease.reservationId, { availabilityZone: null, metadata: {} });
+      const second = await world.startReactor(config);
+      expect(world.logs.filter((entry) => entry.event === 'start').at(-1)).toMatchObject({ snapshot: expect.any(Number) as unknown });
+      expect(await second.reclaimOnce()).toMatchObject({ checked: 1, recorded: 1 });
+    } finally {
+      await world.stopReactors();
+      await snapshots.close();
+    }
   });
 
   it('leaves alone a lease that ended before the window', async () => {

@@ -1,3 +1,4 @@
+import { describeError } from '#domain/index.js';
 import { type BeforeApplicationShutdown, type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { JsonTextInterceptor } from './http/json-text.js';
 import type { MikroORM } from '@mikro-orm/core';
@@ -34,7 +35,7 @@ import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM } from './tokens.js';
+import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM, OPENED_WRITE_INDEX, SNAPSHOT_STORE } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { AvailabilityController } from './availability/availability.controller.js';
 import { AvailabilityQueries } from '#application/availability/availability.queries.js';
@@ -52,6 +53,9 @@ import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
+import { type OpenedWriteIndex, openWriteIndex } from '#application/write-model/write-index.snapshots.js';
+import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
+import { openSnapshotStore } from '#event-store/snapshots/open-snapshot-store.js';
 import { WebhookController } from './webhooks/webhook.controller.js';
 import { WebhookUseCases } from '#application/webhooks/webhook.use-cases.js';
 import { WebhookSecrets } from '#application/webhooks/webhook-secrets.store.js';
@@ -75,6 +79,8 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     @Inject(AUDIT_STORE) private readonly audit: EventStore,
     @Inject(WebhookSecrets) private readonly secrets: WebhookSecrets,
     @Inject(FeedStreams) private readonly streams: FeedStreams,
+    @Inject(OPENED_WRITE_INDEX) private readonly writeIndex: OpenedWriteIndex,
+    @Inject(SNAPSHOT_STORE) private readonly snapshots: SnapshotStore,
   ) {}
 
   /** Before the server closes: it waits for every open connection, and an event stream never ends by itself. */
@@ -83,6 +89,10 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // the last snapshot before the store closes, with this process's own last appends: the next start reads only what comes after it
+    await this.writeIndex.index.catchUp();
+    await this.writeIndex.writer.stop();
+    await this.snapshots.close();
     await this.orm.close();
     await this.store.close();
     await this.audit.close();
@@ -126,15 +136,16 @@ export class AppModule {
           provide: READ_MODEL_ORM,
           useFactory: () => openReadModel(readModelDatabaseFromEnv(config.dataDir), undefined, { logQueries: config.readModelQueryLog }),
         },
+        { provide: SNAPSHOT_STORE, useFactory: () => openSnapshotStore(config.dataDir) },
         {
-          provide: WriteIndex,
-          inject: [EVENT_STORE],
-          useFactory: async (store: EventStore) => {
-            const index = new WriteIndex(store);
-            await index.catchUp();
-            return index;
+          provide: OPENED_WRITE_INDEX,
+          inject: [EVENT_STORE, SNAPSHOT_STORE],
+          useFactory: (store: EventStore, snapshots: SnapshotStore) => {
+            const logger = new Logger('snapshots');
+            return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`));
           },
         },
+        { provide: WriteIndex, inject: [OPENED_WRITE_INDEX], useFactory: (opened: OpenedWriteIndex) => opened.index },
         { provide: LEASE_TRUSTS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session) },
         {
           provide: USAGE_ENFORCEMENT,
@@ -218,12 +229,8 @@ export class AppModule {
         {
           provide: UsageIndex,
           inject: [EVENT_STORE],
-          useFactory: async (store: EventStore) => {
-            const index = new UsageIndex(store);
-            await index.catchUp();
-            index.warm();
-            return index;
-          },
+          // folded once the API listens (main.ts), not before: a report waits for it
+          useFactory: (store: EventStore) => new UsageIndex(store),
         },
         { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
         { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },

@@ -4,6 +4,7 @@ import { applicationSettingsFromEnv } from '#application/application-settings.js
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
+import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';
 
@@ -39,6 +40,8 @@ export interface ApiConfig {
   readonly feedMaxStreams: number;
   /** How often an idle event stream sends a comment line, so proxies and clients see it alive. */
   readonly feedHeartbeatMs: number;
+  /** LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS: the write index's snapshots (libs/application/src/snapshots/). */
+  readonly snapshots: SnapshotConfig;
   /**
    * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the proxies
    * and clients in front (HAProxy, load balancers: 60 s), so the server never closes a connection
@@ -149,6 +152,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
     feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
+    snapshots: snapshotConfigFromEnv(env),
     keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
     metrics: metricsConfigFromEnv(env, env.LEASEHOLD_HOST ?? '127.0.0.1').access,
     readModelQueryLog: env.LEASEHOLD_READ_MODEL_QUERY_LOG === '1',

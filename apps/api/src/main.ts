@@ -13,6 +13,9 @@ import { processRegistry } from '#observability/metrics.js';
 import { PinoNestLogger } from './http/pino-nest.logger.js';
 import { publishOpenApiDocument } from './openapi/openapi.module.js';
 import { describeError } from '#domain/index.js';
+import { UsageIndex } from '#application/usage/usage-index.js';
+import type { OpenedWriteIndex } from '#application/write-model/write-index.snapshots.js';
+import { OPENED_WRITE_INDEX } from './tokens.js';
 
 const log = jsonLogger({ app: 'api' });
 
@@ -47,6 +50,18 @@ const bootstrap = async (): Promise<void> => {
   // a request's headers may take as long as the connection may idle, and a little more
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
+  const { restored } = app.get<OpenedWriteIndex>(OPENED_WRITE_INDEX);
+  log.info({ event: 'write-index', ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }) });
+  warmUsageIndex(app.get(UsageIndex));
+};
+
+/** Usage reports reach into the past, so this index folds every lease ever made: after the start, not before it. */
+const warmUsageIndex = (index: UsageIndex): void => {
+  const started = performance.now();
+  index.warmUp().then(
+    () => log.info({ event: 'usage-index', ms: Math.round(performance.now() - started) }),
+    (error: unknown) => log.warn({ event: 'usage-index', error: describeError(error) }),
+  );
 };
 
 bootstrap().catch((error: unknown) => {

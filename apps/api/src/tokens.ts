@@ -12,3 +12,8 @@ export const AUDIT_STORE = Symbol('AUDIT_STORE');
 
 /** The configured usage enforcement filters (LEASEHOLD_ENFORCEMENT_FILTERS). */
 export const USAGE_ENFORCEMENT = Symbol('USAGE_ENFORCEMENT');
+
+/** Snapshots of in-memory states beside the ledger (libs/event-store/src/snapshots/). */
+export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
+/** The write index with its snapshot writer (stopped, so written, at shutdown). */
+export const OPENED_WRITE_INDEX = Symbol('OPENED_WRITE_INDEX');

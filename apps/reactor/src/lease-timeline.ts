@@ -16,6 +16,15 @@ import { type DueEntry, DueQueue } from './due-queue.js';
 /** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */
 export type LeaseRecord = LeaseReactionView;
 
+/** What a snapshot of the timeline holds: live leases only, and the ids of the latest finished ones. */
+export interface TimelinePayload {
+  readonly leases: readonly (readonly [string, LeaseRecord])[];
+  readonly finished: readonly string[];
+  readonly hostnames: readonly (readonly [string, string])[];
+  /** Finished leases the reactor's reclamation watch still looks at (the timeline itself keeps none of them); absent in older snapshots. */
+  readonly reclaiming?: readonly { readonly record: LeaseRecord; readonly leftovers: number }[];
+}
+
 /** Due time of a phase in progress: before any timer, so it also runs first on the resources it holds. */
 const IN_PROGRESS_DUE_MS = 0;
 
@@ -69,6 +78,21 @@ export class LeaseTimeline {
   /** What it holds (for tests and diagnostics): live leases, and the finished ones it remembers. */
   sizes(): { readonly leases: number; readonly finished: number } {
     return { leases: this.leases.size, finished: this.finished.size };
+  }
+
+  capture(): TimelinePayload {
+    return { leases: [...this.leases.entries()], finished: [...this.finished], hostnames: [...this.hostnames.entries()] };
+  }
+
+  /** Takes a snapshot's leases before anything is applied; their due actions are derived again. */
+  restore(payload: TimelinePayload): void {
+    if (this.leases.size > 0 || this.finished.size > 0) throw new Error('a timeline is restored before it applies anything');
+    for (const [leaseId, record] of payload.leases) {
+      this.leases.set(leaseId, record);
+      this.queue.set(leaseId, dueEntry(record.state));
+    }
+    for (const leaseId of payload.finished) this.rememberFinished(leaseId);
+    for (const [hostId, hostname] of payload.hostnames) this.hostnames.set(hostId, hostname);
   }
 
   get(leaseId: string): LeaseRecord | undefined {

@@ -21,6 +21,9 @@
  *                       port, logged; off: none)
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
  *                       timer lateness, retries, effect failures, drift repairs, exhausted freepools
+ *   LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS  the timeline's snapshot beside the log (live
+ *                       leases only): looked at every 60 s, written once 10000 positions went by, and
+ *                       at a clean stop; a start reads it and the events after it (0 s: none written)
  *   LEASEHOLD_FREEPOOL_WATCH_SECONDS  how often the freepool watch looks at each zone's free hosts over
  *                       LEASEHOLD_FREEPOOL_WATCH_HOURS (default 60 and 24; 0: no watch) and records
  *                       Freepool.Exhausted below LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS (default 1), then
@@ -50,6 +53,10 @@ import { FreepoolWatchRunner } from './freepool-watch/freepool-watch.runner.js';
 import { describeError } from '#domain/index.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import { startEnforcementOnEnd } from './enforcement-on-end.js';
+import { openSnapshotStore } from '#event-store/snapshots/open-snapshot-store.js';
+import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
+import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
+import { type OpenedWriteIndex, type WriteIndexSnapshots, restoreWriteIndex } from '#application/write-model/write-index.snapshots.js';
 
 const logLine = eventLog('reactor');
 
@@ -99,7 +106,7 @@ const effectsConfig = (): CloudConfig => {
   }
 };
 
-const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventStore): void => {
+const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventStore, snapshots: SnapshotStore): void => {
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -107,6 +114,7 @@ const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventSto
     try {
       await reactor.stop();
       effects.close();
+      await snapshots.close();
       await store.close();
     } catch (error) {
       return fail('shutdown', error, null, null);
@@ -145,6 +153,23 @@ const freepoolConfig = (): FreepoolWatchConfig => {
     log({ event: 'error', phase: 'config', error: describeError(error) });
     process.exit(1);
   }
+};
+
+const snapshotConfig = (): SnapshotConfig => {
+  try {
+    return snapshotConfigFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
+/** A write index from its snapshot of `kind`, its start logged (restored from a position, or why it folds the log). */
+const restoredIndex = async (store: EventStore, snapshots: WriteIndexSnapshots & { readonly kind: string }): Promise<OpenedWriteIndex> => {
+  const opened = await restoreWriteIndex(store, snapshots);
+  const { restored } = opened;
+  log({ event: 'snapshot', kind: snapshots.kind, ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }) });
+  return opened;
 };
 
 const healingConfig = (): HealingConfig => {
@@ -195,6 +220,7 @@ const main = async (): Promise<void> => {
   const healing = healingConfig();
   const freepool = freepoolConfig();
   const enforcement = enforcementConfig();
+  const snapshotting = snapshotConfig();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -208,23 +234,42 @@ const main = async (): Promise<void> => {
     const outcomes = await metrics?.reactor.followOutcomes(store);
     const leftoversObserved = metrics === null ? undefined : (counts: Parameters<ReactorMetrics['leftovers']>[0]) => metrics.reactor.leftovers(counts);
     const reclamationWindowMs = reclamationWindowHours() * 3_600_000;
-    const reactor = await Reactor.start({ store, handler, effects: effects.registry, log, hostEnrollment, reconcileIntervalMs: reconcileEveryMs, reclamationWindowMs, leftoversObserved });
+    const snapshots = await openSnapshotStore(dataDir);
+    const reactor = await Reactor.start({
+      store,
+      handler,
+      effects: effects.registry,
+      log,
+      hostEnrollment,
+      reconcileIntervalMs: reconcileEveryMs,
+      reclamationWindowMs,
+      leftoversObserved,
+      snapshots: { store: snapshots, config: snapshotting },
+    });
     if (outcomes !== undefined) reactor.stopsWith(outcomes);
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
       const openstack = config.openstack;
       reactor.stopsWith(startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
     }
-    const healer = await startHealing({ store, handler, config: healing, log });
+    // healing and the freepool watch forget past bookings each their own way: a snapshot kind each
+    const ledger = store;
+    const calendars = async (kind: string, wanted: boolean): Promise<OpenedWriteIndex | null> =>
+      wanted ? await restoredIndex(ledger, { store: snapshots, config: snapshotting, kind, onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }) }) : null;
+    const healingIndex = await calendars('reactor-healing-index', healing.checkMs > 0);
+    const healer = await startHealing({ store, handler, config: healing, log, ...(healingIndex === null ? {} : { index: healingIndex.index }) });
     if (healer !== null) reactor.stopsWith(healer);
+    if (healingIndex !== null) reactor.stopsWith(healingIndex.writer);
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
-    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed });
+    const freepoolIndex = await calendars('reactor-freepool-index', freepool.checkMs > 0);
+    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed, ...(freepoolIndex === null ? {} : { index: freepoolIndex.index }) });
     if (watch !== null) reactor.stopsWith(watch);
+    if (freepoolIndex !== null) reactor.stopsWith(freepoolIndex.writer);
     const onEnd = await startEnforcementOnEnd(enforcement, store, log);
     if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
-    stopOnSignals(reactor, effects, store);
+    stopOnSignals(reactor, effects, store, snapshots);
   } catch (error) {
     await fail('start', error, store, effects);
   }

@@ -6,8 +6,10 @@ import type { EffectsRegistry } from '#plugins/effects.port.js';
 import type { HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { HostEnrollment } from './host-enrollment.js';
 import { LeaseReactions } from './lease-reactions.js';
-import { FINISHED_REMEMBERED, LeaseTimeline } from './lease-timeline.js';
+import { FINISHED_REMEMBERED, LeaseTimeline, type TimelinePayload } from './lease-timeline.js';
 import { type ReclamationReport, ReclamationWatch, type ReclamationWatchOptions } from './reclamation-watch.js';
+import { TIMELINE_SCHEMA_VERSION, TIMELINE_SNAPSHOT_KIND, type TimelineSnapshots, loadTimelineSnapshot } from './timeline-snapshots.js';
+import { SnapshotWriter } from '#application/snapshots/state-snapshots.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 import { describeError } from '#domain/index.js';
@@ -33,17 +35,21 @@ export interface ReactorOptions {
   readonly leftoversObserved?: ReclamationWatchOptions['observed'];
   /** Puts registered hosts into the cloud's free pool (OpenStack); absent: nothing to enroll (standalone). */
   readonly hostEnrollment?: HostEnrollmentEffects;
+  /** Where the timeline starts from and keeps its snapshots; absent: it folds the whole log at each start. */
+  readonly snapshots?: TimelineSnapshots;
 }
 
 
 /**
  * Turns lease schedules into side effects: folds the lease and host streams into a timeline, and
  * runs each lease's due action when its time comes, recording every outcome as an event. Keeps no
- * checkpoint: the timeline is rebuilt from the log at start, and the log says what is left to do.
+ * checkpoint: the timeline is restored from its snapshot (or folded from the whole log) and the
+ * events after it at start, and the log says what is left to do.
  */
 export class Reactor {
   readonly handler: CommandHandler;
   private readonly timeline: LeaseTimeline;
+  private readonly reclamation: ReclamationWatch | undefined;
   private readonly scheduler: Scheduler;
   private readonly log: (entry: ReactorLogEntry) => void;
   private subscription: Subscription | null = null;
@@ -55,6 +61,7 @@ export class Reactor {
   private subscriptionError: string | null = null;
   private readonly companions: { stop(): Promise<void> }[] = [];
   private readonly reconciler: Reconciler;
+  private snapshotWriter: SnapshotWriter<TimelinePayload> | null = null;
 
   private constructor(private readonly options: ReactorOptions) {
     const clock = options.clock ?? (() => new Date());
@@ -66,6 +73,7 @@ export class Reactor {
       windowMs > 0
         ? new ReclamationWatch({ reactions: leaseReactions, effects: options.effects, clock, windowMs, hostname: (id) => this.timeline.hostname(id), log: this.log, observed: options.leftoversObserved })
         : undefined;
+    this.reclamation = reclamation;
     this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake(), FINISHED_REMEMBERED, (record) => reclamation?.finished(record));
     this.reconciler = new Reconciler({
       reclamation,
@@ -91,13 +99,16 @@ export class Reactor {
   /** Resolves once the log has been read up to its head and the scheduler runs. */
   static async start(options: ReactorOptions): Promise<Reactor> {
     const reactor = new Reactor(options);
+    let restored: Record<string, unknown> = {};
     try {
+      restored = await reactor.restore();
       await reactor.subscribe(1_000).caughtUp;
     } catch (error) {
       await reactor.stop();
       throw error;
     }
-    reactor.log({ event: 'start', position: reactor.position, leases: reactor.timeline.queue.size });
+    reactor.log({ event: 'start', position: reactor.position, leases: reactor.timeline.queue.size, ...restored });
+    reactor.writeSnapshots(typeof restored.snapshot === 'number' ? restored.snapshot : -1);
     reactor.scheduler.start();
     reactor.started = true;
     if ((options.reconcileIntervalMs ?? 0) > 0) {
@@ -142,7 +153,32 @@ export class Reactor {
     await this.subscription?.stop();
     await this.enrollment?.stop();
     await this.scheduler.stop();
+    // after the actions in flight recorded their outcome: the next start does not run them again
+    await this.snapshotWriter?.stop();
     this.log({ event: 'stop', position: this.position });
+  }
+
+  /** The timeline from its snapshot, so that the subscription starts after it; what the start log line says of it. */
+  private async restore(): Promise<Record<string, unknown>> {
+    const { snapshots, store } = this.options;
+    if (snapshots === undefined) return {};
+    const loaded = await loadTimelineSnapshot(store, snapshots.store);
+    if (!loaded.found) return { snapshot: null, rebuilt: loaded.reason };
+    this.timeline.restore(loaded.payload);
+    // the leases that finished before the snapshot are not folded again: the watch gets them from it
+    this.reclamation?.restore(loaded.payload.reclaiming ?? []);
+    this.position = loaded.position;
+    return { snapshot: loaded.position };
+  }
+
+  /** From `restoredAt` on; at once when the start read anything past it (the next start reads less). */
+  private writeSnapshots(restoredAt: number): void {
+    const { snapshots } = this.options;
+    if (snapshots === undefined) return;
+    const subject = { kind: TIMELINE_SNAPSHOT_KIND, schemaVersion: TIMELINE_SCHEMA_VERSION, capture: () => ({ position: this.position, payload: { ...this.timeline.capture(), reclaiming: this.reclamation?.entries() ?? [] } }) };
+    const onError = (error: unknown): void => this.log({ event: 'error', phase: 'snapshot', position: this.position, error: describeError(error) });
+    this.snapshotWriter = new SnapshotWriter({ store: snapshots.store, subject, everyMs: snapshots.config.everyMs, everyEvents: snapshots.config.everyEvents, onError }).start(restoredAt);
+    if (snapshots.config.everyMs > 0) void this.snapshotWriter.write(1);
   }
 
   private subscribe(retryDelayMs: number): Subscription {

@@ -26,6 +26,12 @@ export interface ReclamationReport {
   readonly skipped: number;
 }
 
+/** A lease the watch looks at, as a snapshot keeps it. */
+export interface ReclaimingEntry {
+  readonly record: LeaseRecord;
+  readonly leftovers: number;
+}
+
 interface Watched {
   record: LeaseRecord;
   readonly endedAtMs: number;
@@ -45,7 +51,8 @@ const endedAtMs = (record: LeaseRecord): number | null => {
  * a recently ended lease is still in the cloud and records a finding on the lease (once per finding:
  * the decision compares it with the last one on record), then its clearing. A lease leaves the watch once
  * its window has passed with nothing left; the timeline hands over every lease it sees finish, also
- * while catching up at start, so a restarted reactor watches the same leases.
+ * while catching up at start, and a reactor started from a snapshot gets those it watched from it,
+ * so a restarted reactor watches the same leases.
  */
 export class ReclamationWatch {
   private readonly watched = new Map<string, Watched>();
@@ -58,6 +65,19 @@ export class ReclamationWatch {
     const { leftovers, leaseId } = record.state.lease;
     if (this.options.clock().getTime() - at > this.options.windowMs && leftovers.length === 0) return;
     this.watched.set(leaseId, { record, endedAtMs: at, leftovers: leftovers.length });
+  }
+
+  /** The leases it looks at and how many leftovers the last look found (for the reactor's snapshot). */
+  entries(): ReclaimingEntry[] {
+    return [...this.watched.values()].map(({ record, leftovers }) => ({ record, leftovers }));
+  }
+
+  /** Looks at these leases again (from the reactor's snapshot): those past the window with nothing left go at the next round. */
+  restore(entries: readonly ReclaimingEntry[]): void {
+    for (const { record, leftovers } of entries) {
+      const at = endedAtMs(record);
+      if (at !== null && record.state.status !== 'Initial') this.watched.set(record.state.lease.leaseId, { record, endedAtMs: at, leftovers });
+    }
   }
 
   async checkOnce(stopped: () => boolean): Promise<ReclamationReport> {

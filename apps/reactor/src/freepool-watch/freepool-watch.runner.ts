@@ -15,6 +15,8 @@ export interface FreepoolWatchOptions {
   readonly log: (entry: ReactorLogEntry) => void;
   /** Each zone as last seen, and whether it is short (for the metrics). */
   readonly observed?: (zone: ZoneSupply, short: boolean) => void;
+  /** The hosts' calendars as restored from a snapshot (the first look reads the events after it); a new one when absent. */
+  readonly index?: WriteIndex;
 }
 
 /**
@@ -30,7 +32,7 @@ export class FreepoolWatchRunner {
   private stopped = false;
 
   private constructor(private readonly options: FreepoolWatchOptions) {
-    this.index = new WriteIndex(options.store);
+    this.index = options.index ?? new WriteIndex(options.store);
     this.watch = new FreepoolWatchUseCases({ handler: options.handler });
   }
 

@@ -35,7 +35,10 @@ export type PublishedRateCard = RateCardPublished['data'];
 const CATEGORIES = ['lease', 'host', RATE_CARD_CATEGORY];
 const EVENT_TYPES: readonly string[] = [...USAGE_EVENT_TYPES, 'Host.Registered', 'Host.CapabilitiesUpdated', 'RateCard.Published'];
 const PAGE = 5000;
+const WARM_CHUNK = 2000;
 const NO_SIZE: HostSize = { vcpus: 0, memoryMb: 0, diskGb: 0 };
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const timed = (piece: UsagePiece): TimedPiece => ({ ...piece, startMs: Date.parse(piece.start), endMs: piece.end === null ? null : Date.parse(piece.end) });
 
@@ -77,9 +80,27 @@ export class UsageIndex {
     });
   }
 
-  /** Folds every lease once (at start, after the first catch-up), so that the first report does not pay for it. */
-  warm(): void {
-    for (const leaseId of this.leases.keys()) this.piecesAt(leaseId, this.position);
+  /**
+   * The first catch-up, then every lease folded once so that the first report does not pay for it, in
+   * a process that already serves requests: the store's reads resolve at once, so a plain catch-up
+   * would hold the event loop for the whole log; this one gives it back between pages (and every
+   * WARM_CHUNK leases), and requests are answered meanwhile.
+   */
+  async warmUp(): Promise<void> {
+    for (;;) {
+      const full = await this.catchUpLock.run(async () => {
+        const events = await this.store.readAll({ from: this.position, limit: PAGE, filter: { categories: CATEGORIES, types: EVENT_TYPES } });
+        for (const event of events) this.apply(event);
+        return events.length === PAGE;
+      });
+      await nextTurn();
+      if (!full) break;
+    }
+    let folded = 0;
+    for (const leaseId of [...this.leases.keys()]) {
+      this.piecesAt(leaseId, this.position);
+      if (++folded % WARM_CHUNK === 0) await nextTurn();
+    }
   }
 
   /** Leases of one project (null: all), in order of creation. */

@@ -26,6 +26,17 @@ import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import { AsyncMutex } from './async-mutex.js';
 
+/** What a snapshot of the index holds (write-index.snapshots.ts): every state it folds, by key. */
+export interface WriteIndexPayload {
+  readonly registry: Versioned<HostRegistryState>;
+  readonly hosts: readonly (readonly [string, Versioned<HostState>])[];
+  readonly properties: readonly (readonly [string, Versioned<ResourcePropertyState>])[];
+  readonly propertyNames: readonly string[];
+  readonly floatingIps: readonly (readonly [string, Versioned<FloatingIpState>])[];
+  readonly floatingIpRegistry: Versioned<FloatingIpRegistryState>;
+  readonly flavors: Versioned<FlavorCatalogState>;
+}
+
 export interface Versioned<S> {
   readonly state: S;
   /** Last revision of the stream this state was folded from (-1: no stream yet). */
@@ -95,6 +106,33 @@ export class WriteIndex {
         if (events.length < 5000) return;
       }
     });
+  }
+
+  /** The states as of the last position folded in (they are immutable: nothing is copied but the lists). */
+  capture(): { readonly position: number; readonly payload: WriteIndexPayload } {
+    const payload: WriteIndexPayload = {
+      registry: this.registry,
+      hosts: [...this.hosts.entries()],
+      properties: [...this.properties.entries()],
+      propertyNames: [...this.propertyNames],
+      floatingIps: [...this.floatingIps.entries()],
+      floatingIpRegistry: this.floatingIpRegistry,
+      flavors: this.flavors,
+    };
+    return { position: this.position, payload };
+  }
+
+  /** Takes a snapshot's states as folded up to `position`; the next catch-up reads the events after it. */
+  restore(position: number, payload: WriteIndexPayload): void {
+    if (this.position !== 0) throw new Error('a write index is restored before it folds anything');
+    this.position = position;
+    this.registry = payload.registry;
+    for (const [hostId, host] of payload.hosts) this.hosts.set(hostId, host);
+    for (const [name, property] of payload.properties) this.properties.set(name, property);
+    for (const name of payload.propertyNames) this.propertyNames.add(name);
+    for (const [floatingIpId, floatingIp] of payload.floatingIps) this.floatingIps.set(floatingIpId, floatingIp);
+    this.floatingIpRegistry = payload.floatingIpRegistry;
+    this.flavors = payload.flavors;
   }
 
   registryState(): Versioned<HostRegistryState> {

@@ -1,0 +1,19 @@
+export interface SnapshotConfig {
+  /** How often a process looks whether to write its snapshots; 0: it writes none (it still starts from one). */
+  readonly everyMs: number;
+  /** A snapshot is written once the state moved this many log positions past the last one. */
+  readonly everyEvents: number;
+}
+
+const nonNegativeInteger = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const text = env[name] ?? String(fallback);
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${text}'`);
+  return value;
+};
+
+/** LEASEHOLD_SNAPSHOT_SECONDS (default 60) and LEASEHOLD_SNAPSHOT_EVENTS (default 10000). */
+export const snapshotConfigFromEnv = (env: NodeJS.ProcessEnv): SnapshotConfig => ({
+  everyMs: nonNegativeInteger(env, 'LEASEHOLD_SNAPSHOT_SECONDS', 60) * 1000,
+  everyEvents: Math.max(1, nonNegativeInteger(env, 'LEASEHOLD_SNAPSHOT_EVENTS', 10_000)),
+});

@@ -1,0 +1,66 @@
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
+import type { SnapshotConfig } from '../snapshots/snapshot.config.js';
+import { type Restore, SnapshotWriter, loadSnapshot } from '../snapshots/state-snapshots.js';
+import { WriteIndex, type WriteIndexPayload } from './write-index.js';
+
+/** The API's index: every booking of every lease not deleted. */
+export const WRITE_INDEX_SNAPSHOT_KIND = 'write-index';
+/** 1: every state WriteIndex folds, as WriteIndexPayload. */
+export const WRITE_INDEX_SCHEMA_VERSION = 1;
+
+const LISTS = ['hosts', 'properties', 'propertyNames', 'floatingIps'] as const;
+const STATES = ['registry', 'floatingIpRegistry', 'flavors'] as const;
+
+const isPayload = (payload: unknown): payload is WriteIndexPayload =>
+  typeof payload === 'object' &&
+  payload !== null &&
+  LISTS.every((key) => Array.isArray((payload as Record<string, unknown>)[key])) &&
+  STATES.every((key) => typeof (payload as Record<string, unknown>)[key] === 'object');
+
+export interface OpenedWriteIndex {
+  readonly index: WriteIndex;
+  readonly writer: SnapshotWriter<WriteIndexPayload>;
+  /** Where the index started from: a snapshot's position, or why it folds the whole log. */
+  readonly restored: { readonly position: number } | { readonly reason: string };
+}
+
+export interface WriteIndexSnapshots {
+  readonly store: SnapshotStore;
+  readonly config: SnapshotConfig;
+  readonly onError: (error: unknown) => void;
+  /** Each index that forgets differently keeps a kind of its own (default WRITE_INDEX_SNAPSHOT_KIND). */
+  readonly kind?: string;
+}
+
+/** A snapshot past the log's head belongs to another log (a store restored from an older backup). */
+const checkedAgainstHead = async (store: EventStore, loaded: Restore<WriteIndexPayload>): Promise<Restore<WriteIndexPayload>> => {
+  if (!loaded.found) return loaded;
+  const head = await store.headPosition();
+  return loaded.position <= head ? loaded : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
+};
+
+/**
+ * A write index from its newest snapshot (empty when there is no usable one), with a writer that keeps
+ * the snapshot going; its owner's next catch-up reads the events after it.
+ */
+export const restoreWriteIndex = async (store: EventStore, snapshots: WriteIndexSnapshots): Promise<OpenedWriteIndex> => {
+  const kind = snapshots.kind ?? WRITE_INDEX_SNAPSHOT_KIND;
+  const index = new WriteIndex(store);
+  const loaded = await checkedAgainstHead(store, await loadSnapshot(snapshots.store, kind, WRITE_INDEX_SCHEMA_VERSION, isPayload));
+  if (loaded.found) index.restore(loaded.position, loaded.payload);
+  const { config, onError } = snapshots;
+  const subject = { kind, schemaVersion: WRITE_INDEX_SCHEMA_VERSION, capture: () => index.capture() };
+  const writer = new SnapshotWriter({ store: snapshots.store, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError });
+  writer.start(loaded.found ? loaded.position : -1);
+  return { index, writer, restored: loaded.found ? { position: loaded.position } : { reason: loaded.reason } };
+};
+
+/** The API's write index, restored and caught up to the head before it admits anything. */
+export const openWriteIndex = async (store: EventStore, snapshots: SnapshotStore, config: SnapshotConfig, onError: (error: unknown) => void): Promise<OpenedWriteIndex> => {
+  const opened = await restoreWriteIndex(store, { store: snapshots, config, onError });
+  await opened.index.catchUp();
+  // a start that read anything past the snapshot writes one at once: the next start reads less
+  if (config.everyMs > 0) void opened.writer.write(1);
+  return opened;
+};
