@@ -1015,7 +1015,7 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const head = await store.headPosition();
       const file = join(dataDir, 'read-model.sqlite');
       const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'main.js')], {
-        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20' },
+        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20', LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE: '20' },
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -26,6 +26,8 @@ export interface RebuildOptions {
  */
 export const REBUILD_BATCH_SIZE = 5_000;
 
+const SCRATCH_CACHE_KIB = 64 * 1024;
+
 export interface RebuildResult {
   readonly rebuilt: true;
   /** Checkpoint after the rebuild: the store's head when the copy was swapped in. */
@@ -62,6 +64,18 @@ const dropScratch = async (scratch: ReadModelDatabase, via: MikroORM): Promise<v
   if (scratch.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${scratch.file}${suffix}`, { force: true });
 };
 
+/**
+ * A crash loses the copy whatever it holds (the next rebuild drops it): the journal in memory (a
+ * projection's savepoint still rolls back), no wait for the disk, no other connection to make room
+ * for, and a cache that holds a batch's pages until its commit.
+ */
+const unjournaled = async (orm: MikroORM): Promise<void> => {
+  const connection = orm.em.getConnection();
+  for (const pragma of ['journal_mode = memory', 'synchronous = off', 'locking_mode = exclusive', 'temp_store = memory', `cache_size = -${SCRATCH_CACHE_KIB}`]) {
+    await connection.execute(`pragma ${pragma}`);
+  }
+};
+
 /** Replays the log into the scratch read model until it holds the store's head. */
 const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<number> => {
   const runner = new ProjectionRunner({
@@ -69,6 +83,7 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     orm: scratch,
     ...(options.projections === undefined ? {} : { projections: options.projections }),
     batchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
+    catchUpBatchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
     ...(options.log === undefined ? {} : { log: options.log }),
     retryDelayMs: null,
   });
@@ -124,12 +139,7 @@ export const rebuildReadModel = async (options: RebuildOptions): Promise<Rebuild
   const scratch = scratchFor(options.orm);
   await dropScratch(scratch, options.orm);
   const scratchOrm = await openReadModel(scratch);
-  // a crash loses the copy whatever it holds (the next rebuild drops it): no write-ahead log, no wait for the disk
-  if (scratch.kind === 'sqlite') {
-    const connection = scratchOrm.em.getConnection();
-    await connection.execute('pragma journal_mode = memory');
-    await connection.execute('pragma synchronous = off');
-  }
+  if (scratch.kind === 'sqlite') await unjournaled(scratchOrm);
   let open = true;
   try {
     const position = await replay(options, scratchOrm);
