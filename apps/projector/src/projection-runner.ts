@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
@@ -224,6 +225,8 @@ export class ProjectionRunner {
   private async fastForward(): Promise<void> {
     const head = await this.options.store.headPosition();
     while (this.running && this.delivered < head) {
+      // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
+      await yieldToEventLoop();
       const events = await this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
       if (events.length === 0) return;
       await this.project(events);
