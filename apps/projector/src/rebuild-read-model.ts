@@ -109,20 +109,6 @@ const columnsOf = (orm: MikroORM, className: string): { table: string; columns: 
   return { table: meta.tableName, columns };
 };
 
-type Run = (sql: string, params?: unknown[]) => Promise<unknown>;
-
-/**
- * On SQLite a table's secondary indexes are dropped before its rows are copied and created again
- * after (from their own CREATE statements, in the same transaction): one sort per index instead of
- * an index entry per row.
- */
-const withoutIndexes = async (run: Run, table: string, sqlite: boolean, copy: () => Promise<void>): Promise<void> => {
-  const indexes = sqlite ? ((await run(`select name, sql from main.sqlite_master where type = 'index' and tbl_name = ? and sql is not null`, [table])) as { name: string; sql: string }[]) : [];
-  for (const { name } of indexes) await run(`drop index main."${name}"`);
-  await copy();
-  for (const { sql } of indexes) await run(sql);
-};
-
 /** Copies every table of the scratch read model over the live one in one transaction: readers see the old rows or the new ones. */
 const swapIn = async (live: MikroORM, scratch: ReadModelDatabase): Promise<void> => {
   const connection = live.em.getConnection();
@@ -130,13 +116,10 @@ const swapIn = async (live: MikroORM, scratch: ReadModelDatabase): Promise<void>
   if (scratch.kind === 'sqlite') await connection.execute('attach database ? as rebuild', [scratch.file]);
   try {
     await live.em.fork().transactional(async (tx) => {
-      const run: Run = (sql, params = []) => tx.getConnection().execute(sql, params, sql.startsWith('select') ? 'all' : 'run', tx.getTransactionContext());
       const tables = READ_MODEL_ENTITIES.map((entity) => columnsOf(live, entity.meta.className));
       for (const { table, columns } of tables) {
-        await withoutIndexes(run, table, scratch.kind === 'sqlite', async () => {
-          await run(`delete from "${table}"`);
-          await run(`insert into "${table}" (${columns}) select ${columns} from ${source}."${table}"`);
-        });
+        await tx.getConnection().execute(`delete from "${table}"`, [], 'run', tx.getTransactionContext());
+        await tx.getConnection().execute(`insert into "${table}" (${columns}) select ${columns} from ${source}."${table}"`, [], 'run', tx.getTransactionContext());
       }
     });
   } finally {
