@@ -26,8 +26,6 @@ export interface RebuildOptions {
  */
 export const REBUILD_BATCH_SIZE = 5_000;
 
-const SCRATCH_CACHE_KIB = 64 * 1024;
-
 export interface RebuildResult {
   readonly rebuilt: true;
   /** Checkpoint after the rebuild: the store's head when the copy was swapped in. */
@@ -62,18 +60,6 @@ const scratchFor = (orm: MikroORM): ReadModelDatabase => {
 const dropScratch = async (scratch: ReadModelDatabase, via: MikroORM): Promise<void> => {
   if (scratch.kind === 'postgresql') await via.em.getConnection().execute(`drop schema if exists "${scratch.schema ?? ''}" cascade`);
   if (scratch.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${scratch.file}${suffix}`, { force: true });
-};
-
-/**
- * A crash loses the copy whatever it holds (the next rebuild drops it): the journal in memory (a
- * projection's savepoint still rolls back), no wait for the disk, no other connection to make room
- * for, and a cache that holds a batch's pages until its commit.
- */
-const unjournaled = async (orm: MikroORM): Promise<void> => {
-  const connection = orm.em.getConnection();
-  for (const pragma of ['journal_mode = memory', 'synchronous = off', 'locking_mode = exclusive', 'temp_store = memory', `cache_size = -${SCRATCH_CACHE_KIB}`]) {
-    await connection.execute(`pragma ${pragma}`);
-  }
 };
 
 /** Replays the log into the scratch read model until it holds the store's head. */
@@ -139,7 +125,12 @@ export const rebuildReadModel = async (options: RebuildOptions): Promise<Rebuild
   const scratch = scratchFor(options.orm);
   await dropScratch(scratch, options.orm);
   const scratchOrm = await openReadModel(scratch);
-  if (scratch.kind === 'sqlite') await unjournaled(scratchOrm);
+  // a crash loses the copy whatever it holds (the next rebuild drops it): no write-ahead log, no wait for the disk
+  if (scratch.kind === 'sqlite') {
+    const connection = scratchOrm.em.getConnection();
+    await connection.execute('pragma journal_mode = memory');
+    await connection.execute('pragma synchronous = off');
+  }
   let open = true;
   try {
     const position = await replay(options, scratchOrm);
