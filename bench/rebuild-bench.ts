@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_REGISTRY_STREAM, LEASE_EVENT_TYPES, type HostEvent, type LeaseEvent } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { ProjectionRunner } from '#projector/projection-runner.js';
 import { rebuildReadModel } from '#projector/rebuild-read-model.js';
 import { type HostRecord, type LeaseView, evolveHostView, evolveLeaseView, openReadModel } from '#read-model/index.js';
 import { generateLedger } from './replay-workload.js';
@@ -12,9 +13,11 @@ import { generateLedger } from './replay-workload.js';
  * The replay figures of a generated ledger (bench/replay-workload.ts) written into a temporary SQLite
  * store: reading the whole log, the in-memory fold of every lease and host (the ceiling of any
  * replay), and `rebuild-read-models` (rebuildReadModel: every projection into a fresh copy, swapped
- * in) with the peak RSS of the process. `node dist/bench/rebuild-bench.js [--events N]` (default
- * 1,000,000: `npm run bench:rebuild`, several minutes, never run by default); `npm run bench` runs
- * it with 100,000.
+ * in), the projector's catch-up from position 0 into an empty read model (ProjectionRunner as the
+ * projector runs it), with the peak RSS of the process. `node dist/bench/rebuild-bench.js [--events N]
+ * [--ledger <events.sqlite>]` (default 1,000,000 generated events: `npm run bench:rebuild`, several
+ * minutes, never run by default; --ledger measures a copy of an existing log instead of generating
+ * one); `npm run bench` runs it with 100,000.
  */
 
 const PAGE = 5_000;
@@ -33,6 +36,12 @@ export interface ReplayFigures {
   readonly rebuild_events_per_s: number;
   /** Events per second of this process's CPU time (user + system): steadier than wall time on a shared machine. */
   readonly rebuild_events_per_cpu_s: number;
+  /** The projector's catch-up from 0 (no swap): what a projector started on an empty read model does. */
+  readonly catch_up_s: number;
+  readonly catch_up_events_per_s: number;
+  readonly catch_up_events_per_cpu_s: number;
+  readonly read_model_mb: number;
+  readonly load_average: readonly number[];
   readonly peak_rss_mb: number;
 }
 
@@ -49,6 +58,8 @@ const cpuSeconds = async (work: () => Promise<unknown>): Promise<number> => {
   const used = process.cpuUsage(started);
   return (used.user + used.system) / 1e6;
 };
+
+const perSecond = (events: number, took: number): number => Math.round(events / Math.max(took, 0.001));
 
 const status = (line: string): void => {
   process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -87,22 +98,61 @@ const fold = async (store: EventStore): Promise<number> => {
   return leases.size;
 };
 
-const perSecond = (events: number, took: number): number => Math.round(events / took);
 
-/** Generates the ledger in a temporary folder, measures, and removes the folder. */
-export const runReplayBench = async (target: number): Promise<ReplayFigures> => {
+/** Progress on stderr every 5 s: a million events take minutes. */
+const ticker = (label: string, done: () => number, total: number): NodeJS.Timeout => {
+  const started = performance.now();
+  return setInterval(() => {
+    const count = done();
+    status(`${label}: ${count}/${total} events, ${perSecond(count, (performance.now() - started) / 1000)} events/s`);
+  }, 5_000);
+};
+
+/** The projector's catch-up from 0 into an empty read model, in wall and CPU seconds, and the model's size. */
+const catchUp = async (store: EventStore, file: string, head: number): Promise<{ wall: number; cpu: number; mb: number }> => {
+  const orm = await openReadModel({ kind: 'sqlite', file });
+  const runner = new ProjectionRunner({ store, orm });
+  const progress = ticker('catch-up', () => runner.position(), head);
+  try {
+    const cpu = process.cpuUsage();
+    const wall = await seconds(async () => {
+      await runner.start();
+      await runner.caughtUp;
+    });
+    const used = process.cpuUsage(cpu);
+    return { wall, cpu: (used.user + used.system) / 1e6, mb: Math.round(statSync(file).size / 1e6) };
+  } finally {
+    clearInterval(progress);
+    await runner.stop();
+    await orm.close();
+  }
+};
+
+/** A copy of `ledger` in `file`, or a generated one of at least `target` events (and its lease count). */
+const prepareLedger = async (file: string, target: number, ledger: string | null): Promise<{ store: EventStore; leases: number; generate: number }> => {
+  if (ledger !== null) {
+    copyFileSync(ledger, file);
+    return { store: SqliteEventStore.open({ file }), leases: 0, generate: 0 };
+  }
+  const store = SqliteEventStore.open({ file });
+  status(`generating at least ${target} events`);
+  let leases = 0;
+  const generate = await seconds(async () => (leases = (await generateLedger(store, { events: target })).leases));
+  return { store, leases, generate };
+};
+
+/** Generates (or copies) the ledger in a temporary folder, measures, and removes the folder. */
+export const runReplayBench = async (target: number, ledger: string | null = null): Promise<ReplayFigures> => {
   const dir = mkdtempSync(join(tmpdir(), 'leasehold-rebuild-bench-'));
   try {
     const file = join(dir, 'events.sqlite');
-    const store = SqliteEventStore.open({ file });
+    const { store, leases, generate } = await prepareLedger(file, target, ledger);
     try {
-      status(`generating at least ${target} events`);
-      let leases = 0;
-      const generate = await seconds(async () => (leases = (await generateLedger(store, { events: target })).leases));
       const head = await store.headPosition();
       status(`generated ${head} events in ${generate.toFixed(1)} s; reading`);
       const read = await seconds(() => eachPage(store, () => undefined));
-      const folding = await seconds(() => fold(store));
+      let folded = 0;
+      const folding = await seconds(async () => (folded = await fold(store)));
       const foldingCpu = await cpuSeconds(() => fold(store));
       status('rebuild');
       const orm = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
@@ -111,14 +161,20 @@ export const runReplayBench = async (target: number): Promise<ReplayFigures> => 
       const cpu = process.cpuUsage();
       try {
         const started = performance.now();
-        rebuild = await seconds(() => rebuildReadModel({ store, orm, log: (entry) => entry.event === 'caught_up' && (caughtUp = performance.now() - started) }));
+        const onProgress = (replayed: number): void => status(`rebuild: ${replayed}/${head} events, ${perSecond(replayed, (performance.now() - started) / 1000)} events/s`);
+        const log = (entry: { event: string }): void => {
+          if (entry.event === 'caught_up') caughtUp = performance.now() - started;
+        };
+        rebuild = await seconds(() => rebuildReadModel({ store, orm, log, onProgress, progressEveryMs: 5_000 }));
       } finally {
         await orm.close();
       }
       const used = process.cpuUsage(cpu);
+      status('projector catch-up from 0');
+      const caught = await catchUp(store, join(dir, 'caught-up.sqlite'), head);
       return {
         events: head,
-        leases,
+        leases: ledger === null ? leases : folded,
         store_mb: +(statSync(file).size / 1e6).toFixed(0),
         generate_s: +generate.toFixed(1),
         read_events_per_s: perSecond(head, read),
@@ -128,6 +184,11 @@ export const runReplayBench = async (target: number): Promise<ReplayFigures> => 
         swap_s: +(rebuild - caughtUp / 1000).toFixed(1),
         rebuild_events_per_s: perSecond(head, rebuild),
         rebuild_events_per_cpu_s: perSecond(head, (used.user + used.system) / 1e6),
+        catch_up_s: +caught.wall.toFixed(1),
+        catch_up_events_per_s: perSecond(head, caught.wall),
+        catch_up_events_per_cpu_s: perSecond(head, caught.cpu),
+        read_model_mb: caught.mb,
+        load_average: loadavg().map((load) => +load.toFixed(2)),
         peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       };
     } finally {
@@ -145,15 +206,16 @@ export const replayRows = (f: ReplayFigures): string[] => [
   `| replay: log of ${thousands(f.events)} generated events (${thousands(f.leases)} leases), read | ${thousands(f.read_events_per_s)} events/s | |`,
   `| replay: fold in memory (leases and hosts) | ${thousands(f.fold_events_per_s)} events/s, ${thousands(f.fold_events_per_cpu_s)} per CPU second (target 100,000) | |`,
   `| replay: rebuild-read-models (swap ${f.swap_s} s included), peak RSS | ${thousands(f.rebuild_events_per_s)} events/s, ${thousands(f.rebuild_events_per_cpu_s)} per CPU second (target 50,000); ${f.peak_rss_mb} MB | |`,
+  `| replay: projector catch-up from 0 (read model ${thousands(f.read_model_mb)} MB), load average ${f.load_average.join(' ')} | ${thousands(f.catch_up_events_per_s)} events/s, ${thousands(f.catch_up_events_per_cpu_s)} per CPU second (target 50,000) | |`,
 ];
 
-const eventsArgument = (): number => {
-  const index = process.argv.indexOf('--events');
-  return index === -1 ? 1_000_000 : Number(process.argv[index + 1]);
+const argument = (name: string): string | null => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? null : (process.argv[index + 1] ?? null);
 };
 
 if (process.argv[1]?.endsWith('rebuild-bench.js') === true) {
-  runReplayBench(eventsArgument()).then(
+  runReplayBench(Number(argument('events') ?? 1_000_000), argument('ledger')).then(
     (figures) => {
       console.log(JSON.stringify(figures, null, 2));
       for (const row of replayRows(figures)) console.log(row);

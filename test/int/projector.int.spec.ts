@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
@@ -35,6 +35,7 @@ import {
 } from '#domain/index.js';
 import type { Actor, AppendRequest, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { HOSTILE_STRINGS } from '#event-store/testing/hostile-strings.js';
 import {
   AllocationEntity,
   AllocationVersionEntity,
@@ -893,23 +894,30 @@ interface RandomLease {
  * `operations` random writes through the deciders: hosts registered, changed and unregistered,
  * leases created, renamed, rescheduled, started, ended and deleted, privacy changes, floating IPs
  * and their leases, flavors. A write the deciders refuse (an overlap, a lease not in the right
- * state) appends nothing and the workload goes on.
+ * state) appends nothing and the workload goes on. One name or capability value in four is a hostile
+ * string (HOSTILE_STRINGS: NUL, lone surrogates, quotes, SQL, very long text), kept unique where it
+ * must be by the operation's number.
  */
 const writeRandomWorkload = async (w: TestWriter, seed: number, operations: number): Promise<void> => {
   const random = seeded(seed);
   const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
+  const named = (plain: string, n: number): string => (random() < 0.25 ? `${pick(HOSTILE_STRINGS)?.value ?? ''}${n}` : plain);
   const hosts: { id: string; name: string }[] = [];
   const leases: RandomLease[] = [];
   const fips: { id: string; address: string }[] = [];
   const caps = ['rack', 'gpu', 'zone', 'ssd'];
-  const capabilities = (): Capabilities => Object.fromEntries(caps.filter(() => random() < 0.5).map((name) => [name, String(Math.floor(random() * 3))]));
+  const capabilities = (): Capabilities =>
+    Object.fromEntries(caps.filter(() => random() < 0.5).map((name) => [name, named(String(Math.floor(random() * 3)), 0)]));
   for (let n = 0; n < operations; n++) {
     const now = at(n * MIN);
     const roll = random();
     const host = pick(hosts);
     const lease = pick(leases);
     try {
-      if (roll < 0.1 || host === undefined) hosts.push({ id: await w.registerHost(`random-${n}`, capabilities(), now), name: `random-${n}` });
+      if (roll < 0.1 || host === undefined) {
+        const name = named(`random-${n}`, n);
+        hosts.push({ id: await w.registerHost(name, capabilities(), now), name });
+      }
       else if (roll < 0.15) await w.updateCapabilities(host.id, capabilities(), now);
       else if (roll < 0.18) await w.setReservable(host.id, random() < 0.5, now);
       else if (roll < 0.2) await w.setPrivacy(pick(caps) ?? 'rack', random() < 0.5, now);
@@ -917,8 +925,8 @@ const writeRandomWorkload = async (w: TestWriter, seed: number, operations: numb
       else if (roll < 0.5 || lease === undefined) {
         const start = 30 * DAY + Math.floor(random() * 200) * DAY;
         const end = start + (1 + Math.floor(random() * 3)) * DAY;
-        leases.push({ ...(await w.createLease(`lease-${n}`, host.id, at(start), at(end), now)), start, end });
-      } else if (roll < 0.62) await w.rename(lease.leaseId, `lease-${n}-renamed`, now);
+        leases.push({ ...(await w.createLease(named(`lease-${n}`, n), host.id, at(start), at(end), now)), start, end });
+      } else if (roll < 0.62) await w.rename(lease.leaseId, named(`lease-${n}-renamed`, n), now);
       else if (roll < 0.7) await w.reschedule(lease, at(lease.start), at(lease.end + DAY), now);
       else if (roll < 0.78) await w.runPhase(lease, 'start', at(lease.start));
       else if (roll < 0.84) await w.runPhase(lease, 'end', at(lease.end));
@@ -958,6 +966,25 @@ const checkpointInFile = (file: string): number | null => {
   } catch {
     return null;
   }
+};
+
+/** The size of a read-model file that holds the tables and nothing else. */
+const readModelSize = async (file: string): Promise<number> => {
+  const orm = await openReadModel(sqlite(file));
+  await orm.close();
+  return statSync(file).size;
+};
+
+/** `npm run rebuild-read-models` on a data folder, as a process: its exit and what it printed. */
+const spawnRebuild = (dataDir: string, args: readonly string[]) => {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'rebuild.js'), ...args], {
+    env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  return { process: child, exit, stdout: () => stdout };
 };
 
 const SEED = Number(process.env.LEASEHOLD_TEST_PROJECTOR_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -1015,7 +1042,7 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const head = await store.headPosition();
       const file = join(dataDir, 'read-model.sqlite');
       const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'main.js')], {
-        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20' },
+        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20', LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE: '20' },
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -1034,6 +1061,41 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
         await runner.stop();
         await orm.close();
       }
+      expect(await readModelOf(file)).toEqual(cleanDump);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+  it('a rebuild killed (SIGKILL) mid replay leaves the read model it replaces serving as it was; a rerun swaps in the whole log', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-rebuild-kill-'));
+    try {
+      // the log as a whole, write-ahead log included (a copy of the file alone may miss its last events)
+      const log = new Database(join(dir, 'events.sqlite'), { readonly: true });
+      await log.backup(join(dataDir, 'events.sqlite')).finally(() => log.close());
+      const head = await store.headPosition();
+      const file = join(dataDir, 'read-model.sqlite');
+      const scratch = `${file}.rebuild`;
+      // the serving read model holds the first half of the log, the rebuild is to bring the rest
+      const serving = await openReadModel(sqlite(file));
+      try {
+        await projectBatch(serving, READ_MODEL_PROJECTIONS, (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2));
+      } finally {
+        await serving.close();
+      }
+      const before = await readModelOf(file);
+      const empty = await readModelSize(join(dataDir, 'empty.sqlite'));
+
+      const child = spawnRebuild(dataDir, ['--batch-size', '1']);
+      // the copy has grown past an empty read model: batches of it are committed, the replay is under way
+      await vi.waitFor(() => expect(existsSync(scratch) ? statSync(scratch).size : 0).toBeGreaterThan(empty), { timeout: 60_000, interval: 2 });
+      child.process.kill('SIGKILL');
+      expect(await child.exit, 'killed before the rebuild ended').toEqual({ code: null, signal: 'SIGKILL' });
+      expect(await readModelOf(file)).toEqual(before);
+
+      const rerun = spawnRebuild(dataDir, []);
+      expect(await rerun.exit).toEqual({ code: 0, signal: null });
+      expect(JSON.parse(rerun.stdout())).toEqual({ rebuilt: true, position: head, events: head });
+      expect(existsSync(scratch)).toBe(false);
       expect(await readModelOf(file)).toEqual(cleanDump);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

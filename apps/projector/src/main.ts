@@ -6,7 +6,9 @@
  *   LEASEHOLD_READ_MODEL_URL  postgres://... read model (default SQLite `${dataDir}/read-model.sqlite`)
  *   LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS  a projection stopped on an event retries after 1 s, doubling
  *                             up to this (default 30)
- *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction (default 500); fewer when caught up
+ *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction once caught up (default 500); fewer when live
+ *   LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE  most events per transaction while catching up a backlog at
+ *                             start or after the log could not be read (default 5000, never below the batch size)
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
@@ -24,7 +26,7 @@ import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
-import { DEFAULT_BATCH_SIZE, ProjectionRunner } from './projection-runner.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, ProjectionRunner } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
@@ -45,6 +47,11 @@ const projectorMetrics = (host: string, store: EventStore, orm: MikroORM, runner
   }
 };
 
+const positiveInteger = (value: string | undefined, fallback: number): number => {
+  const parsed = Number(value ?? fallback);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+};
+
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
   let store: EventStore | null = null;
@@ -59,8 +66,15 @@ const main = async (): Promise<void> => {
     process.exit(1);
   }
   const maxRetrySeconds = Number(process.env.LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS ?? '30');
-  const batchSize = Number(process.env.LEASEHOLD_PROJECTOR_BATCH_SIZE ?? DEFAULT_BATCH_SIZE);
-  const runner = new ProjectionRunner({ store, orm, batchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : DEFAULT_BATCH_SIZE, retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000), maxRetryDelayMs: maxRetrySeconds * 1000, log });
+  const runner = new ProjectionRunner({
+    store,
+    orm,
+    batchSize: positiveInteger(process.env.LEASEHOLD_PROJECTOR_BATCH_SIZE, DEFAULT_BATCH_SIZE),
+    catchUpBatchSize: positiveInteger(process.env.LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE),
+    retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000),
+    maxRetryDelayMs: maxRetrySeconds * 1000,
+    log,
+  });
   const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PROJECTOR_HEALTH_PORT, 1235);
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
   const metrics = projectorMetrics(host, store, orm, runner);

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
@@ -6,6 +7,12 @@ import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
+/**
+ * Events per transaction while the runner is far behind (a start or a resubscription with a backlog):
+ * a big batch spreads each transaction's fixed cost (checkpoints, savepoints, a statement per table,
+ * the commit's page writes) over more events.
+ */
+export const DEFAULT_CATCH_UP_BATCH_SIZE = 5_000;
 const RETRY_WINDOW = 5_000;
 
 export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered'; [detail: string]: unknown }>;
@@ -15,8 +22,10 @@ export interface ProjectionRunnerOptions {
   readonly orm: MikroORM;
   /** Defaults to every read-model projection. */
   readonly projections?: readonly Projection[];
-  /** Max events per transaction (default 500). */
+  /** Max events per transaction once caught up (default 500). */
   readonly batchSize?: number;
+  /** Max events per transaction while catching up a backlog (default DEFAULT_CATCH_UP_BATCH_SIZE, at least batchSize). */
+  readonly catchUpBatchSize?: number;
   /**
    * A projection that cannot project an event tries again after this delay, doubling up to
    * `maxRetryDelayMs` while it keeps failing. null (default): it stays where it stopped; see `status()`.
@@ -79,6 +88,7 @@ const beyondTheLog = (position: number, head: number): ProjectionFault => ({
 export class ProjectionRunner {
   private readonly lanes: Lane[];
   private readonly batchSize: number;
+  private readonly catchUpBatchSize: number;
   private readonly clock: () => Date;
   private readonly monotonic: () => number;
   private subscription: Subscription | null = null;
@@ -102,6 +112,7 @@ export class ProjectionRunner {
       retryAt: null,
     }));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.catchUpBatchSize = Math.max(this.batchSize, options.catchUpBatchSize ?? DEFAULT_CATCH_UP_BATCH_SIZE);
     this.clock = options.clock ?? (() => new Date());
     this.monotonic = options.monotonic ?? (() => performance.now());
     this.caughtUpPromise = Promise.reject(new Error('ProjectionRunner not started'));
@@ -167,8 +178,8 @@ export class ProjectionRunner {
     this.running = true;
     this.caughtUpPromise = this.waitForPosition(head);
     this.caughtUpPromise.then(() => this.log({ event: 'caught_up', position: this.position() }), noop);
-    this.subscribe();
     this.log({ event: 'start', from: this.startPosition, head });
+    this.resume();
   }
 
   /** Stops after the batch in flight (if any) has committed or rolled back. */
@@ -195,6 +206,31 @@ export class ProjectionRunner {
     promise.catch(noop);
     if (!this.running) this.rejectWaiters(this.failure() ?? new Error('ProjectionRunner not running'));
     return promise;
+  }
+
+  /** Reads the backlog up to the head in big batches, then follows the log with the subscription. */
+  private resume(): void {
+    void this.serialised(async () => {
+      try {
+        await this.fastForward();
+      } catch (error) {
+        // the subscription reads the rest (and retries a failing read itself)
+        this.log({ event: 'error', phase: 'catch-up', position: this.delivered, error: describeError(error) });
+      }
+    }).then(() => {
+      if (this.running && this.subscription === null) this.subscribe();
+    });
+  }
+
+  private async fastForward(): Promise<void> {
+    const head = await this.options.store.headPosition();
+    while (this.running && this.delivered < head) {
+      // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
+      await yieldToEventLoop();
+      const events = await this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
+      if (events.length === 0) return;
+      await this.project(events);
+    }
   }
 
   private subscribe(): void {
@@ -238,7 +274,7 @@ export class ProjectionRunner {
    */
   private async catchUp(lane: Lane, target: number): Promise<void> {
     while (this.running && lane.position < target && this.isDue(lane)) {
-      const limit = lane.fault === null ? this.batchSize : RETRY_WINDOW;
+      const limit = lane.fault === null ? this.catchUpBatchSize : RETRY_WINDOW;
       const events = (await this.options.store.readAll({ from: lane.position, limit })).filter((e) => e.position <= target);
       if (events.length === 0) return;
       await this.projectInto([lane], events);
@@ -333,7 +369,7 @@ export class ProjectionRunner {
     if (!this.running) return;
     this.resubscribeTimer = setTimeout(() => {
       this.resubscribeTimer = null;
-      if (this.running) this.subscribe();
+      if (this.running) this.resume();
     }, this.options.retryDelayMs ?? 1_000);
   }
 

@@ -69,6 +69,7 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     orm: scratch,
     ...(options.projections === undefined ? {} : { projections: options.projections }),
     batchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
+    catchUpBatchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
     ...(options.log === undefined ? {} : { log: options.log }),
     retryDelayMs: null,
   });
