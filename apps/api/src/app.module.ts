@@ -67,6 +67,10 @@ import type { AuthSetup } from './auth/auth-setup.js';
 import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
 import { indexResources } from '#application/enforcement/index-resources.js';
 import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
+import { QuotaIndex } from '#application/quotas/quota-index.js';
+import { Quotas } from '#application/quotas/quotas.js';
+import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
+import { QuotaController } from './quotas/quota.controller.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -115,6 +119,7 @@ export class AppModule {
         WebhookController,
         AvailabilityController,
         CapacityController,
+        QuotaController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -147,9 +152,20 @@ export class AppModule {
           },
         },
         {
+          provide: Quotas,
+          inject: [EVENT_STORE],
+          useFactory: async (store: EventStore) => {
+            const index = new QuotaIndex(store);
+            await index.catchUp();
+            return new Quotas(index, config.quotas);
+          },
+        },
+        { provide: QuotaUseCases, inject: [APPLICATION_CONTEXT, Quotas], useFactory: (context: ApplicationContext, quotas: Quotas) => new QuotaUseCases(context, quotas) },
+        {
           provide: LeaseUseCases,
-          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT],
-          useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement) => new LeaseUseCases(context, trusts, enforcement),
+          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT, Quotas],
+          useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement, quotas: Quotas) =>
+            new LeaseUseCases(context, trusts, enforcement, quotas),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
