@@ -1,15 +1,5 @@
-import { MAX_QUOTA_LIMIT, QUOTA_NAMES, type QuotaChanges, type QuotaName, invalid } from '#domain/index.js';
+import { MAX_QUOTA_LIMIT, QUOTA_FIELDS, QUOTA_NAMES, type QuotaChanges, type QuotaName, invalid } from '#domain/index.js';
 import { requireObject } from '../http/validate-body.js';
-
-/** The wire's name of each quota (snake_case, as Blazar's fields). */
-export const QUOTA_FIELDS: Readonly<Record<QuotaName, string>> = {
-  hosts: 'hosts',
-  vcpus: 'vcpus',
-  memoryMb: 'memory_mb',
-  floatingIps: 'floating_ips',
-  hostHoursPerMonth: 'host_hours_per_month',
-  vcpuHoursPerMonth: 'vcpu_hours_per_month',
-};
 
 const limit = (value: unknown, field: string): number | null => {
   if (value === null) return null;

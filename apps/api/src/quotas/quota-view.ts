@@ -1,6 +1,5 @@
-import { HELD_QUOTAS, MONTHLY_QUOTAS, QUOTA_NAMES, type QuotaLimits } from '#domain/index.js';
+import { HELD_QUOTAS, MONTHLY_QUOTAS, QUOTA_FIELDS, QUOTA_NAMES, type QuotaLimits } from '#domain/index.js';
 import type { ProjectQuota } from '#application/quotas/quotas.js';
-import { QUOTA_FIELDS } from './quota-request.parser.js';
 
 const limitsView = (limits: QuotaLimits): Record<string, number | null> => Object.fromEntries(QUOTA_NAMES.map((name) => [QUOTA_FIELDS[name], limits[name]]));
 

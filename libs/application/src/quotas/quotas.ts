@@ -1,5 +1,6 @@
 import {
   HELD_QUOTAS,
+  QUOTA_FIELDS,
   type LeaseHolding,
   QUOTA_NAMES,
   type QuotaLimits,
@@ -93,14 +94,14 @@ export class Quotas {
     ranked.sort((a, b) => b.share - a.share || b.uses.hosts - a.uses.hosts || b.uses.vcpus - a.uses.vcpus || a.projectId.localeCompare(b.projectId));
     return ranked
       .slice(0, this.config.metricTopN)
-      .flatMap(({ projectId, limits, uses }) => QUOTA_NAMES.map((quota) => ({ projectId, quota, use: uses[quota], limit: limits[quota] })));
+      .flatMap(({ projectId, limits, uses }) => QUOTA_NAMES.map((name) => ({ projectId, quota: QUOTA_FIELDS[name], use: uses[name], limit: limits[name] })));
   }
 }
 
-/** One project's use of one quota, for the metric. */
+/** One project's use of one quota (by its wire name), for the metric. */
 export interface QuotaSample {
   readonly projectId: string;
-  readonly quota: QuotaName;
+  readonly quota: string;
   readonly use: number;
   readonly limit: number | null;
 }

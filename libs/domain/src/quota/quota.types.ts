@@ -35,6 +35,16 @@ export interface LeaseHolding {
   readonly amounts: QuotaAmounts;
 }
 
+/** Each quota's name on the wire (the API's fields, the metric's label). */
+export const QUOTA_FIELDS: Readonly<Record<QuotaName, string>> = {
+  hosts: 'hosts',
+  vcpus: 'vcpus',
+  memoryMb: 'memory_mb',
+  floatingIps: 'floating_ips',
+  hostHoursPerMonth: 'host_hours_per_month',
+  vcpuHoursPerMonth: 'vcpu_hours_per_month',
+};
+
 /** Words for messages: "hosts held at once limit 4". */
 export const QUOTA_WORDS: Readonly<Record<QuotaName, string>> = {
   hosts: 'hosts held at once',
