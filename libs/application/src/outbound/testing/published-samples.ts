@@ -110,7 +110,7 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     stream: (id) => `quota-${id}`,
     data: (id) => ({ projectId: id, limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, hostHoursPerMonth: 100, vcpuHoursPerMonth: null }, setAt: AT }),
   },
-  'Quota.LeaseAdmitted': { stream: (id) => `quota-project-${id}`, data: (id) => ({ projectId: `project-${id}`, leaseId: id, at: AT }) },
+  'Quota.LeaseAdmitted': { stream: (id) => `quota-${id}`, data: (id) => ({ projectId: id, leaseId: `lease-of-${id}`, at: AT }) },
 };
 
 function freepoolSample(zone: string, freeHosts: number) {
