@@ -227,6 +227,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       prices: { host_hours: '1.5', vcpu_hours: 0.01 },
       capability_prices: [{ capability: 'gpu', value: 'true', prices: { host_hours: '3' } }],
     }),
+    QuotaSet: () => ({ hosts: 100_000 + unique(), vcpus: null, host_hours_per_month: 10_000_000 }),
     AvailabilityQueryDto: () => ({
       reservations: [pinnedHost('fuzz-host-1'), floatingIpReservation(NET, 1)],
       duration: 'PT2H',

@@ -603,6 +603,42 @@ describe('usage and rate cards (static tokens, default policy)', () => {
   });
 });
 
+/** Quotas: a project's readers see their own, admins any project's; only admins set them. */
+const QUOTA_POLICY: Record<string, Record<Role, boolean>> = {
+  'quota own project': { admin: true, member: true, reader: true, norole: false },
+  'quota other project': { admin: true, member: false, reader: false, norole: false },
+  'set quota': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('quotas (static tokens, default policy)', () => {
+  it.each(table(QUOTA_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    switch (route) {
+      case 'quota own project': {
+        const reply = await read(() => request('GET', '/v1/quotas/project-a', token), 200, 'leasehold:quota:get', allowed);
+        if (allowed) expect(reply.body.quota.project_id).toBe('project-a');
+        break;
+      }
+      case 'quota other project': {
+        const reply = await read(() => request('GET', '/v1/quotas/project-b', token), 200, 'leasehold:quota:get', allowed);
+        if (allowed) expect(reply.body.quota.project_id).toBe('project-b');
+        break;
+      }
+      case 'set quota': {
+        // a limit no lease of the matrix comes near: the other cases keep being admitted
+        const reply = await write(role, () => request('PUT', `/v1/quotas/matrix-${role}`, token, { hosts: 1000 }), 200, 'leasehold:quota:update', allowed);
+        if (allowed) expect(reply.body.quota.limits.hosts).toBe(1000);
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('a malformed quota as %s: the policy comes first (403 but for admins), then 400', async (role) => {
+    const reply = await request('PUT', '/v1/quotas/project-a', as(role), { hosts: -1 });
+    expect(reply.status).toBe(role === 'admin' ? 400 : 403);
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -640,6 +676,8 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/rate-cards/matrix'],
     ['PUT', '/v1/rate-cards/matrix', RATE_CARD],
     ['GET', `/v1/capacity?${USAGE_WINDOW}`],
+    ['GET', '/v1/quotas/project-a'],
+    ['PUT', '/v1/quotas/project-a', { hosts: 1 }],
     ['POST', '/graphql', { query: '{ leases { edges { cursor } } }' }],
     ['POST', '/graphql', { query: 'mutation { deleteLease(id: "00000000-0000-4000-8000-000000000000") }' }],
     ['GET', '/v1/no-such-route'],

@@ -35,7 +35,7 @@ import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM, OPENED_WRITE_INDEX, SNAPSHOT_STORE } from './tokens.js';
+import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM, OPENED_WRITE_INDEX, OPENED_QUOTA_INDEX, SNAPSHOT_STORE } from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { AvailabilityController } from './availability/availability.controller.js';
 import { AvailabilityQueries } from '#application/availability/availability.queries.js';
@@ -71,6 +71,10 @@ import type { AuthSetup } from './auth/auth-setup.js';
 import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
 import { indexResources } from '#application/enforcement/index-resources.js';
 import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
+import { type OpenedQuotaIndex, openQuotaIndex } from '#application/quotas/quota-index.snapshots.js';
+import { Quotas } from '#application/quotas/quotas.js';
+import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
+import { QuotaController } from './quotas/quota.controller.js';
 
 class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -80,6 +84,7 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     @Inject(WebhookSecrets) private readonly secrets: WebhookSecrets,
     @Inject(FeedStreams) private readonly streams: FeedStreams,
     @Inject(OPENED_WRITE_INDEX) private readonly writeIndex: OpenedWriteIndex,
+    @Inject(OPENED_QUOTA_INDEX) private readonly quotaIndex: OpenedQuotaIndex,
     @Inject(SNAPSHOT_STORE) private readonly snapshots: SnapshotStore,
   ) {}
 
@@ -92,6 +97,8 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     // the last snapshot before the store closes, with this process's own last appends: the next start reads only what comes after it
     await this.writeIndex.index.catchUp();
     await this.writeIndex.writer.stop();
+    await this.quotaIndex.index.catchUp();
+    await this.quotaIndex.writer.stop();
     await this.snapshots.close();
     await this.orm.close();
     await this.store.close();
@@ -125,6 +132,7 @@ export class AppModule {
         WebhookController,
         AvailabilityController,
         CapacityController,
+        QuotaController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -158,9 +166,20 @@ export class AppModule {
           },
         },
         {
+          provide: OPENED_QUOTA_INDEX,
+          inject: [EVENT_STORE, SNAPSHOT_STORE],
+          useFactory: (store: EventStore, snapshots: SnapshotStore) => {
+            const logger = new Logger('snapshots');
+            return openQuotaIndex(store, snapshots, config.snapshots, (error) => logger.warn(`quota index snapshot not written: ${describeError(error)}`));
+          },
+        },
+        { provide: Quotas, inject: [OPENED_QUOTA_INDEX], useFactory: (opened: OpenedQuotaIndex) => new Quotas(opened.index, config.quotas) },
+        { provide: QuotaUseCases, inject: [APPLICATION_CONTEXT, Quotas], useFactory: (context: ApplicationContext, quotas: Quotas) => new QuotaUseCases(context, quotas) },
+        {
           provide: LeaseUseCases,
-          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT],
-          useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement) => new LeaseUseCases(context, trusts, enforcement),
+          inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT, Quotas],
+          useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement, quotas: Quotas) =>
+            new LeaseUseCases(context, trusts, enforcement, quotas),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },

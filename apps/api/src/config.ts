@@ -2,6 +2,7 @@ import type { AllocationRatios } from '#domain/index.js';
 import type { Guardrails } from '#application/application-context.js';
 import { applicationSettingsFromEnv } from '#application/application-settings.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
+import { type QuotaConfig, quotaConfigFromEnv } from '#application/quotas/quota.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
 import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
@@ -56,6 +57,8 @@ export interface ApiConfig {
   readonly graphql: GraphqlSettings;
   /** Usage enforcement (LEASEHOLD_ENFORCEMENT_FILTERS and the filters' options). */
   readonly enforcement: EnforcementConfig;
+  /** Per-project quotas: the default limits (LEASEHOLD_QUOTA_DEFAULT_*) and the metric's top N. */
+  readonly quotas: QuotaConfig;
 }
 
 export interface GraphqlSettings {
@@ -162,6 +165,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
     },
     enforcement: enforcementConfigFromEnv(env),
+    quotas: quotaConfigFromEnv(env),
   };
 };
 

@@ -9,7 +9,8 @@ import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { metricsEndpoint, requestMetrics } from './http/request-metrics.middleware.js';
-import { processRegistry } from '#observability/metrics.js';
+import { processRegistry, registerQuotaMetrics } from '#observability/metrics.js';
+import { Quotas } from '#application/quotas/quotas.js';
 import { PinoNestLogger } from './http/pino-nest.logger.js';
 import { publishOpenApiDocument } from './openapi/openapi.module.js';
 import { describeError } from '#domain/index.js';
@@ -34,6 +35,8 @@ const bootstrap = async (): Promise<void> => {
   if (config.metrics.kind !== 'off') {
     const registry = processRegistry();
     app.use(requestMetrics(registry));
+    const quotas = app.get(Quotas);
+    registerQuotaMetrics(registry, () => quotas.topUse(new Date().toISOString()));
     // before the request ids and the access log: a scrape every few seconds is not a client's request
     app.use(metricsEndpoint(registry, config.metrics));
   }

@@ -17,3 +17,4 @@ export const USAGE_ENFORCEMENT = Symbol('USAGE_ENFORCEMENT');
 export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
 /** The write index with its snapshot writer (stopped, so written, at shutdown). */
 export const OPENED_WRITE_INDEX = Symbol('OPENED_WRITE_INDEX');
+export const OPENED_QUOTA_INDEX = Symbol('OPENED_QUOTA_INDEX');

@@ -26,6 +26,7 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
   flavor: 'flavors',
   rate_card: 'rate-cards',
   freepool: 'freepools',
+  quota: 'quotas',
 };
 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];

@@ -12,3 +12,4 @@ export * from './resource-property/resource-property.js';
 export * from './shared/text-rules.js';
 export * from './shared/limits.js';
 export * from './usage/index.js';
+export * from './quota/index.js';

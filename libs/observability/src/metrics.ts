@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * Who may read `/metrics`. `open`: anyone who reaches the port (the default where the process listens
@@ -82,4 +82,41 @@ export const sharedReading = <T>(read: () => Promise<T>): (() => Promise<T>) => 
     (pending ??= read().finally(() => {
       pending = null;
     }));
+};
+
+/** One project's use of one quota as the quota metric shows it (limit null: none in effect). */
+export interface QuotaUseSample {
+  readonly projectId: string;
+  readonly quota: string;
+  readonly use: number;
+  readonly limit: number | null;
+}
+
+/**
+ * `leasehold_quota_use` and `leasehold_quota_limit` by project and quota, for the projects `read`
+ * names (the top N by use, so the series stay bounded): read afresh at each scrape, a project that
+ * left the top N loses its series.
+ */
+export const registerQuotaMetrics = (registry: Registry, read: () => Promise<readonly QuotaUseSample[]>): void => {
+  const reading = sharedReading(read);
+  new Gauge({
+    name: 'leasehold_quota_use',
+    help: "What a project holds now of a quota held at once, or has spent this UTC month of a monthly one (hours); the LEASEHOLD_QUOTA_METRIC_TOP_N projects nearest their limits",
+    labelNames: ['project_id', 'quota'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const sample of await reading()) this.set({ project_id: sample.projectId, quota: sample.quota }, sample.use);
+    },
+  });
+  new Gauge({
+    name: 'leasehold_quota_limit',
+    help: 'The limit in effect for a project and quota (no series: none), for the projects leasehold_quota_use names',
+    labelNames: ['project_id', 'quota'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const sample of await reading()) if (sample.limit !== null) this.set({ project_id: sample.projectId, quota: sample.quota }, sample.limit);
+    },
+  });
 };

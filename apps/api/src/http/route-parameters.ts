@@ -48,6 +48,11 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   asset: { pattern: ASSET_PATTERN, description: 'a file name', refuse: resourceNotFound },
   webhookId: { pattern: UUID_PATTERN, description: 'a webhook id (a UUID)', refuse: webhookNotFound },
   rateCardName: { pattern: RATE_CARD_NAME_PATTERN, description: 'a rate card name', refuse: rateCardNotFound },
+  projectId: {
+    pattern: '^[A-Za-z0-9_.-]{1,64}$',
+    description: 'a project id',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter project_id'),
+  },
 };
 
 /** Text checked by the parser that reads it (an availability query's reservation fields, as in a lease request). */

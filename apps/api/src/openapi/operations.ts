@@ -36,6 +36,7 @@ export const TAGS = [
   { name: 'webhooks', description: "Signed HTTP deliveries of a project's lease events (a Leasehold extension)." },
   { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
   { name: 'usage', description: 'Usage reports and rate cards (a Leasehold extension; docs/usage.md).' },
+  { name: 'quotas', description: 'Per-project quotas enforced at admission (a Leasehold extension; docs/operations.md).' },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -459,6 +460,25 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { rateCardName: 'The rate card name.' },
     body: { schema: ref('RateCardPublish'), required: true },
     response: { description: 'The version published.' },
+  },
+  'GET /v1/quotas/:projectId': {
+    operationId: 'showQuota',
+    tag: 'quotas',
+    summary: "A project's quotas and use",
+    description:
+      "The limits in effect (`limits`, null: none), the project's own settings (`project_limits`, null: the configured default), what it holds now (`usage`, with this UTC month's host-hours and vCPU-hours), the most it holds at once from now on (`peak_usage`). Members read their own project (`leasehold:quota:get`), admins any.",
+    parameters: { projectId: 'The project id.' },
+    response: { description: 'The quotas.' },
+  },
+  'PUT /v1/quotas/:projectId': {
+    operationId: 'setQuota',
+    tag: 'quotas',
+    summary: "Set a project's quotas",
+    description:
+      'Admins (`leasehold:quota:update`). Body: any of `hosts`, `vcpus`, `memory_mb`, `floating_ips` (held at once) and `host_hours_per_month`, `vcpu_hours_per_month` (per UTC month), each an integer limit or null (back to the default). A lease create or update that would pass a limit is refused with 403 naming the quota, its limit and what the lease would have made it. Recorded as `Quota.Set`.',
+    parameters: { projectId: 'The project id.' },
+    body: { schema: ref('QuotaSet'), required: true },
+    response: { description: 'The quotas as set, with the use.' },
   },
   'POST /v1/availability': {
     operationId: 'searchAvailability',

@@ -68,6 +68,18 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       reservationOfType('virtual:floatingip', FloatingIpReservationDto),
     ],
   },
+  QuotaSet: {
+    type: 'object',
+    description: "A project's quotas to set: each an integer limit, or null to clear it back to the configured default.",
+    properties: Object.fromEntries(
+      ['hosts', 'vcpus', 'memory_mb', 'floating_ips', 'host_hours_per_month', 'vcpu_hours_per_month'].map((field) => [
+        field,
+        { anyOf: [{ type: 'integer', minimum: 0, maximum: 1_000_000_000 }, { type: 'null' }] },
+      ]),
+    ),
+    minProperties: 1,
+    additionalProperties: false,
+  },
   RateCardPublish: {
     type: 'object',
     description: 'A rate card version (docs/usage.md): prices per unit-hour by metric; a metric left out is free.',

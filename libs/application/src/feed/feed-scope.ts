@@ -67,6 +67,8 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'FlavorCatalog.FlavorRemoved': 'none',
   'Audit.WriteRefused': 'none',
   'RateCard.Published': 'none',
+  'Quota.Set': 'none',
+  'Quota.LeaseAdmitted': 'lease',
   'Freepool.Exhausted': 'none',
   'Freepool.Recovered': 'none',
 };

@@ -9,6 +9,7 @@ import type {
   HostRegistryEvent,
   LeaseEvent,
   Leftover,
+  QuotaEvent,
   RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
@@ -27,6 +28,7 @@ export type InternalEvent =
   | FlavorCatalogEvent
   | FreepoolWatchEvent
   | RateCardEvent
+  | QuotaEvent
   | AuditEvent;
 export type InternalEventType = InternalEvent['type'];
 type DataOf<T extends InternalEventType> = Extract<InternalEvent, { type: T }>['data'];
@@ -404,6 +406,25 @@ export const EVENT_CATALOGUE: Catalogue = {
       capability_prices: (d) => d.capabilityPrices.map((entry) => ({ capability: entry.capability, value: entry.value, prices: { ...entry.prices } })),
       published_at: 'publishedAt',
     },
+  },
+  'Quota.Set': {
+    publicType: 'quota.set',
+    summary: (d) => `Quotas of project ${d.projectId} set`,
+    fields: {
+      project_id: 'projectId',
+      hosts: (d) => d.limits.hosts,
+      vcpus: (d) => d.limits.vcpus,
+      memory_mb: (d) => d.limits.memoryMb,
+      floating_ips: (d) => d.limits.floatingIps,
+      host_hours_per_month: (d) => d.limits.hostHoursPerMonth,
+      vcpu_hours_per_month: (d) => d.limits.vcpuHoursPerMonth,
+      set_at: 'setAt',
+    },
+  },
+  'Quota.LeaseAdmitted': {
+    publicType: 'quota.lease_admitted',
+    summary: (d) => `Lease ${d.leaseId} admitted within the quotas of project ${d.projectId}`,
+    fields: { project_id: 'projectId', lease_id: 'leaseId', at: 'at' },
   },
   'Audit.WriteRefused': {
     publicType: 'audit.write_refused',

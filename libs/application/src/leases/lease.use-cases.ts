@@ -7,6 +7,7 @@ import {
   checkResourceTypes,
   foldEvents,
   hasStarted,
+  holdingOfState,
   isDomainError,
   leaseDecider,
   leaseStream,
@@ -23,11 +24,13 @@ import { isCapacityRefusal } from '../availability/window-search.js';
 import { authorize, leaseTarget } from '../caller.js';
 import { appendTo, eventMetadata } from '../command.js';
 import type { Decision } from '../command-handler.js';
+import type { EventMetadata } from '#event-store/event-store.port.js';
 import type { EnforcedLease } from '../enforcement/lease-body.js';
 import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
 import { decideHeadroom } from '../guardrails/headroom-decision.js';
 import { NO_ZONE_RULE } from '../guardrails/zone-rule.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
+import type { LeaseQuotaChange, Quotas } from '../quotas/quotas.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
 import { type LeaseTrusts, NO_LEASE_TRUSTS } from './lease-trusts.port.js';
@@ -47,6 +50,7 @@ export class LeaseUseCases {
     private readonly context: ApplicationContext,
     private readonly trusts: LeaseTrusts = NO_LEASE_TRUSTS,
     private readonly enforcement: UsageEnforcement = NO_ENFORCEMENT,
+    private readonly quotas: Quotas | null = null,
     registry: AdmissionRegistry = ADMISSION_REGISTRY,
   ) {
     this.admissions = new Admissions(registry);
@@ -131,7 +135,14 @@ export class LeaseUseCases {
     const created = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
     const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
     const recorded = eventMetadata(metadata);
-    return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId)], result: { leaseId, events } };
+    const after = holdingOfState(foldEvents(leaseDecider, events));
+    const fence = await this.quotaFence({ projectId: actor.projectId, leaseId, before: null, after, now }, recorded);
+    return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence], result: { leaseId, events } };
+  }
+
+  /** The quota check of a decision (a 403 when it would pass a limit) and the fence its append carries. */
+  private quotaFence(change: LeaseQuotaChange, recorded: EventMetadata) {
+    return this.quotas === null ? Promise.resolve([]) : this.quotas.admit(change, recorded, this.context.newId);
   }
 
   /** Authorized against the stored lease, inside the decision: the lease read is the one the decision stands on. */
@@ -166,7 +177,11 @@ export class LeaseUseCases {
       // names the lease's latest event, so a read elsewhere that waits for it shows this lease
       if (events.length === 0) return { appends: [], result: { events: loaded.events, position: loaded.position } };
       const recorded = eventMetadata(command.metadata);
-      const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId)];
+      const before = holdingOfState(loaded.state);
+      const after = holdingOfState(foldEvents(leaseDecider, events, loaded.state));
+      const projectId = requireExisting(loaded.state, leaseId).lease.projectId;
+      const fence = await this.quotaFence({ projectId, leaseId, before, after, now: command.metadata.now }, recorded);
+      const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId), ...fence];
       return { appends, result: { events: [...loaded.events, ...events], position: 0 } };
     });
     return { leaseId, events: result.events, position: position || result.position };

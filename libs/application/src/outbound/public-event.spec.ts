@@ -26,6 +26,7 @@ const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   flavorcatalog: 'flavor',
   ratecard: 'rate_card',
   freepool: 'freepool',
+  quota: 'quota',
 };
 
 describe('publicEventOf: a stored event as the outbound channels send it', () => {

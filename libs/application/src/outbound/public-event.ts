@@ -9,7 +9,7 @@ import { type HistoryEntry, historyEntry, isCatalogued } from '../history/histor
 export const PUBLIC_SCHEMA_VERSION = 1;
 
 /** What an event is about, as outbound channels key and route it: a lease, or a resource by its id. */
-export type SubjectKind = 'lease' | 'host' | 'floating_ip' | 'resource_property' | 'flavor' | 'rate_card' | 'freepool';
+export type SubjectKind = 'lease' | 'host' | 'floating_ip' | 'resource_property' | 'flavor' | 'rate_card' | 'freepool' | 'quota';
 
 export interface EventSubject {
   readonly kind: SubjectKind;
@@ -39,6 +39,7 @@ const SUBJECTS: Readonly<Record<string, { readonly kind: SubjectKind; readonly f
   flavorcatalog: { kind: 'flavor', field: 'flavor_id' },
   ratecard: { kind: 'rate_card', field: 'name' },
   freepool: { kind: 'freepool', field: 'zone' },
+  quota: { kind: 'quota', field: 'project_id' },
 };
 
 const subjectOf = (event: RecordedEvent, entry: HistoryEntry): EventSubject | null => {

@@ -53,6 +53,9 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:leases:extension': 'rule:project_reader_or_admin',
   // Leasehold extension: the operators' capacity table (every zone's hosts and every lease's failure domains)
   'leasehold:capacity:get': 'rule:admin',
+  // Leasehold extension: per-project quotas (docs/operations.md), a project's own to read, set by admins
+  'leasehold:quota:get': 'rule:project_reader_or_admin',
+  'leasehold:quota:update': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -89,6 +92,8 @@ export const ACTIONS = {
   availabilityGet: 'leasehold:availability:get',
   leaseExtension: 'leasehold:leases:extension',
   capacityGet: 'leasehold:capacity:get',
+  quotaGet: 'leasehold:quota:get',
+  quotaUpdate: 'leasehold:quota:update',
 } as const;
 
 /**

@@ -117,6 +117,11 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     stream: (id) => `ratecard-${id}`,
     data: (id) => ({ name: id, version: 1, currency: 'EUR', effectiveFrom: AT, prices: { host_hours: '1.5', instance_hours: '0', vcpu_hours: '0.02', memory_mb_hours: '0', disk_gb_hours: '0', floating_ip_hours: '0.01' }, capabilityPrices: [], publishedAt: AT }),
   },
+  'Quota.Set': {
+    stream: (id) => `quota-${id}`,
+    data: (id) => ({ projectId: id, limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, hostHoursPerMonth: 100, vcpuHoursPerMonth: null }, setAt: AT }),
+  },
+  'Quota.LeaseAdmitted': { stream: (id) => `quota-${id}`, data: (id) => ({ projectId: id, leaseId: `lease-of-${id}`, at: AT }) },
 };
 
 function freepoolSample(zone: string, freeHosts: number) {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { NO_LIMITS, type QuotaLimits, quotaStream } from '#domain/index.js';
+import type { AppendRequest, EventStore } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
+import { CommandHandler } from '../command-handler.js';
+import { LeaseUseCases } from '../leases/lease.use-cases.js';
+import { DEFAULT_SETTINGS, commandMetadata, testCaller } from '../testing/application.specification.js';
+import { at, hostRegistered } from '../testing/calendars.fixture.js';
+import { appendGiven } from '../testing/given-events.js';
+import { WriteIndex } from '../write-model/write-index.js';
+import { QuotaIndex } from './quota-index.js';
+import { Quotas } from './quotas.js';
+
+const member = commandMetadata(testCaller('member', 'project-1', 'member-user'), at(9));
+const onSide = (side: string) => buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: `["=", "$side", "${side}"]`, beforeEnd: 'default' });
+const leaseOn = (side: string) => ({ name: `lease-${side}`, startDate: at(10), endDate: at(18), beforeEndDate: null, reservations: [onSide(side)] });
+
+/**
+ * The store as one process sees it, whose first append waits until released: `decided` resolves once
+ * the process has decided and stands at that append, so another process can write meanwhile.
+ */
+const heldBack = (store: EventStore) => {
+  let held = false;
+  let arrive = (): void => undefined;
+  let release = (): void => undefined;
+  const decided = new Promise<void>((resolve) => (arrive = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const view = new Proxy(store, {
+    get(target, name, receiver) {
+      if (name !== 'appendMultiple') return Reflect.get(target, name, receiver) as unknown;
+      return async (requests: readonly AppendRequest[]) => {
+        if (!held) {
+          held = true;
+          arrive();
+          await gate;
+        }
+        return target.appendMultiple(requests);
+      };
+    },
+  });
+  return { view, decided, release };
+};
+
+/** One API process: its own handler and indexes over the shared log. */
+const apiProcess = (store: EventStore, name: string, limits: QuotaLimits = { ...NO_LIMITS, hosts: 1 }) => {
+  let ids = 0;
+  const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `${name}-${++ids}` };
+  return new LeaseUseCases(context, undefined, undefined, new Quotas(new QuotaIndex(store), { defaults: limits, metricTopN: 10 }));
+};
+
+describe('the quota fence between two processes', () => {
+  it('Given a limit of 1 host and two processes each admitting a lease on a host of its own, When one appends after the other decided, Then it is decided again and refused', async () => {
+    const store = SqliteEventStore.open({ file: ':memory:' });
+    try {
+      await appendGiven(store, [hostRegistered('1', { side: 'a' }), hostRegistered('2', { side: 'b' })]);
+      const held = heldBack(store);
+      const first = apiProcess(held.view, 'a').create({ type: 'CreateLease', data: leaseOn('a'), metadata: member });
+      // the first has decided on an empty project and waits to append; the second is admitted meanwhile
+      await held.decided;
+      const second = await apiProcess(store, 'b').create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
+      held.release();
+      await expect(first).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED', message: 'Quota exceeded for project project-1: hosts held at once limit 1, this lease would make it 2' });
+      const events = await store.readAll({ from: 0 });
+      expect(events.filter((e) => e.type === 'Lease.Created').map((e) => (e.data as { leaseId: string }).leaseId)).toEqual([second.leaseId]);
+      expect(events.filter((e) => e.streamId === quotaStream('project-1')).map((e) => e.type)).toEqual(['Quota.LeaseAdmitted']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('Given a project without limits, When two processes admit leases the same way, Then both are recorded and nothing is fenced', async () => {
+    const store = SqliteEventStore.open({ file: ':memory:' });
+    try {
+      await appendGiven(store, [hostRegistered('1', { side: 'a' }), hostRegistered('2', { side: 'b' })]);
+      const held = heldBack(store);
+      const first = apiProcess(held.view, 'a', NO_LIMITS).create({ type: 'CreateLease', data: leaseOn('a'), metadata: member });
+      await held.decided;
+      await apiProcess(store, 'b', NO_LIMITS).create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
+      held.release();
+      await first;
+      const events = await store.readAll({ from: 0 });
+      expect(events.filter((e) => e.type === 'Lease.Created')).toHaveLength(2);
+      expect(events.filter((e) => e.streamId.startsWith('quota-'))).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import {
+  HELD_QUOTAS,
+  QUOTA_FIELDS,
+  type LeaseHolding,
+  QUOTA_NAMES,
+  type QuotaLimits,
+  type QuotaName,
+  type QuotaUse,
+  effectiveLimits,
+  quotaDecider,
+  quotaExceeded,
+  quotaExcess,
+  quotaStream,
+  quotaUse,
+  toMs,
+} from '#domain/index.js';
+import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
+import { appendTo } from '../command.js';
+import type { QuotaConfig } from './quota.config.js';
+import type { QuotaIndex } from './quota-index.js';
+
+/** A lease decision's quota side: the project, the lease before (null: a new one) and after. */
+export interface LeaseQuotaChange {
+  readonly projectId: string;
+  readonly leaseId: string;
+  readonly before: LeaseHolding | null;
+  readonly after: LeaseHolding | null;
+  readonly now: string;
+}
+
+/** A decision that leaves what the lease holds as it was (a rename) adds nothing to check or fence. */
+const sameHolding = (a: LeaseHolding | null, b: LeaseHolding): boolean =>
+  a !== null && a.start === b.start && a.end === b.end && HELD_QUOTAS.every((name) => a.amounts[name] === b.amounts[name]);
+
+const unlimited = (limits: QuotaLimits): boolean => QUOTA_NAMES.every((name) => limits[name] === null);
+
+/** A project's limits and use, as GET /v1/quotas/{project_id} shows them. */
+export interface ProjectQuota {
+  readonly projectId: string;
+  readonly limits: QuotaLimits;
+  readonly own: QuotaLimits;
+  readonly use: QuotaUse;
+}
+
+/**
+ * Quotas inside the ledger's consistency boundary: a lease decision that adds to what its project
+ * holds is checked against the quota index and appends `Quota.LeaseAdmitted` to the project's quota
+ * stream under the revision it read, in the same append as the lease's events; so two admissions of
+ * one project (in this process or another) decided on the same state cannot both be recorded, and
+ * the second is decided again on a state that has the first.
+ */
+export class Quotas {
+  constructor(
+    readonly index: QuotaIndex,
+    private readonly config: QuotaConfig,
+  ) {}
+
+  limitsOf(projectId: string): QuotaLimits {
+    return effectiveLimits(this.index.quota(projectId).state.limits, this.config.defaults);
+  }
+
+  /** Runs inside the decision (under the handler's lock): throws the 403 of the first quota exceeded, or answers the fence to append. */
+  async admit({ projectId, leaseId, before, after, now }: LeaseQuotaChange, metadata: EventMetadata, newId: () => string): Promise<AppendRequest[]> {
+    if (after === null || sameHolding(before, after)) return [];
+    await this.index.catchUp();
+    const limits = this.limitsOf(projectId);
+    // a project without limits is not fenced: its admissions stay as cheap as before quotas
+    if (unlimited(limits)) return [];
+    const excess = quotaExcess({ limits, others: this.index.holdings(projectId, leaseId), before, after, now: toMs(now) });
+    if (excess !== null) throw quotaExceeded(projectId, excess);
+    const { revision } = this.index.quota(projectId);
+    const events = quotaDecider.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, this.index.quota(projectId).state);
+    return [appendTo(quotaStream(projectId), revision === -1 ? 'no_stream' : revision, events, metadata, newId)];
+  }
+
+  /** The project's limits and use at `now`, from the index as caught up. */
+  async project(projectId: string, now: string): Promise<ProjectQuota> {
+    await this.index.catchUp();
+    return { projectId, limits: this.limitsOf(projectId), own: this.index.quota(projectId).state.limits, use: quotaUse(this.index.holdings(projectId), toMs(now)) };
+  }
+
+  /**
+   * The `metricTopN` projects nearest their limits (the highest share of a limit used now or this
+   * month; then the most hosts and vCPUs held), each with every quota's use and limit.
+   */
+  async topUse(now: string): Promise<QuotaSample[]> {
+    await this.index.catchUp();
+    const at = toMs(now);
+    const ranked = this.index.projects().map((projectId) => {
+      const limits = this.limitsOf(projectId);
+      const uses = useByQuota(quotaUse(this.index.holdings(projectId), at));
+      return { projectId, limits, uses, share: Math.max(0, ...QUOTA_NAMES.map((name) => shareOf(uses[name], limits[name]))) };
+    });
+    ranked.sort((a, b) => b.share - a.share || b.uses.hosts - a.uses.hosts || b.uses.vcpus - a.uses.vcpus || a.projectId.localeCompare(b.projectId));
+    return ranked
+      .slice(0, this.config.metricTopN)
+      .flatMap(({ projectId, limits, uses }) => QUOTA_NAMES.map((name) => ({ projectId, quota: QUOTA_FIELDS[name], use: uses[name], limit: limits[name] })));
+  }
+}
+
+/** One project's use of one quota (by its wire name), for the metric. */
+export interface QuotaSample {
+  readonly projectId: string;
+  readonly quota: string;
+  readonly use: number;
+  readonly limit: number | null;
+}
+
+const useByQuota = (use: QuotaUse): Readonly<Record<QuotaName, number>> => ({ ...use.held, ...use.monthly });
+
+const shareOf = (use: number, limit: number | null): number => {
+  if (limit === null || use === 0) return 0;
+  return limit === 0 ? Number.POSITIVE_INFINITY : use / limit;
+};

@@ -1,0 +1,4 @@
+export * from './quota.types.js';
+export * from './quota.rules.js';
+export * from './quota.decide.js';
+export * from './lease-holding.js';

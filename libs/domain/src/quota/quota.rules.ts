@@ -1,0 +1,153 @@
+import { HELD_QUOTAS, type HeldQuota, type LeaseHolding, MONTHLY_QUOTAS, MONTHLY_UNIT, type MonthlyQuota, type QuotaLimits, type QuotaName } from './quota.types.js';
+
+export const HOUR_MS = 3_600_000;
+
+interface Segment {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** What a decision would make a quota's use: `wouldBe` in its own unit (hours for a monthly one, of `month`). */
+export interface QuotaExcess {
+  readonly quota: QuotaName;
+  readonly limit: number;
+  readonly wouldBe: number;
+  /** `YYYY-MM` for a monthly quota, null for one held at once. */
+  readonly month: string | null;
+}
+
+/** A lease decision as quotas see it: the project's other leases, the lease before and after (null: none). */
+export interface QuotaDecision {
+  readonly limits: QuotaLimits;
+  readonly others: readonly LeaseHolding[];
+  readonly before: LeaseHolding | null;
+  readonly after: LeaseHolding | null;
+  /** Epoch ms: what is held at once is judged from now on, the past being past. */
+  readonly now: number;
+}
+
+const clip = (segment: Segment, from: number): Segment | null => {
+  const start = Math.max(segment.start, from);
+  return start < segment.end ? { start, end: segment.end } : null;
+};
+
+/** Where the lease holds more of `name` after than before: all of its window, or only what lies outside the old one. */
+const growth = (before: LeaseHolding | null, after: LeaseHolding, name: HeldQuota): Segment[] => {
+  const amount = after.amounts[name];
+  if (amount === 0) return [];
+  if (before === null || amount > before.amounts[name]) return [after];
+  const parts = [
+    { start: after.start, end: Math.min(after.end, before.start) },
+    { start: Math.max(after.start, before.end), end: after.end },
+  ];
+  return parts.filter((part) => part.start < part.end);
+};
+
+/** The most the holdings hold of `name` at once within [start, end): a sweep over their starts and ends. */
+export const peakWithin = (holdings: readonly LeaseHolding[], name: HeldQuota, segment: Segment): number => {
+  const steps: [number, number][] = [];
+  for (const h of holdings) {
+    const amount = h.amounts[name];
+    if (amount === 0 || h.start >= segment.end || h.end <= segment.start) continue;
+    steps.push([Math.max(h.start, segment.start), amount], [h.end, -amount]);
+  }
+  // ends before starts at one instant: windows are half-open
+  steps.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let held = 0;
+  let peak = 0;
+  for (const [, change] of steps) {
+    held += change;
+    peak = Math.max(peak, held);
+  }
+  return peak;
+};
+
+const heldExcess = (decision: QuotaDecision, after: LeaseHolding, name: HeldQuota): QuotaExcess | null => {
+  const limit = decision.limits[name];
+  if (limit === null) return null;
+  let wouldBe = 0;
+  for (const part of growth(decision.before, after, name)) {
+    const segment = clip(part, decision.now);
+    if (segment !== null) wouldBe = Math.max(wouldBe, peakWithin([...decision.others, after], name, segment));
+  }
+  return wouldBe > limit ? { quota: name, limit, wouldBe, month: null } : null;
+};
+
+/** Epoch ms of the first instant of the UTC month `offset` months after the one `ms` lies in. */
+const monthStart = (ms: number, offset = 0): number => {
+  const day = new Date(ms);
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + offset, 1);
+};
+
+export const monthKey = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+
+/** The UTC months [start, end) touches, as their bounds. */
+export const monthsOf = (segment: Segment): Segment[] => {
+  const months: Segment[] = [];
+  for (let start = monthStart(segment.start); start < segment.end; start = monthStart(start, 1)) months.push({ start, end: monthStart(start, 1) });
+  return months;
+};
+
+/** Unit-milliseconds the holding spends in `month`: its amount times the time its window overlaps the month. */
+export const unitMsWithin = (holding: LeaseHolding, unit: HeldQuota, month: Segment): number =>
+  holding.amounts[unit] * Math.max(0, Math.min(holding.end, month.end) - Math.max(holding.start, month.start));
+
+/** A month's use of a monthly quota, in unit-milliseconds. */
+export const monthlyUse = (holdings: readonly LeaseHolding[], name: MonthlyQuota, month: Segment): number =>
+  holdings.reduce((total, h) => total + unitMsWithin(h, MONTHLY_UNIT[name], month), 0);
+
+/** Hours to two decimals, rounded up: a refusal never names less than the limit it passed. */
+export const hoursOf = (unitMs: number): number => Math.ceil(unitMs / (HOUR_MS / 100)) / 100;
+
+const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: MonthlyQuota): QuotaExcess | null => {
+  const limit = decision.limits[name];
+  if (limit === null) return null;
+  const { before, others } = decision;
+  const unit = MONTHLY_UNIT[name];
+  for (const month of monthsOf(after)) {
+    const added = unitMsWithin(after, unit, month) - (before === null ? 0 : unitMsWithin(before, unit, month));
+    if (added <= 0) continue;
+    const use = monthlyUse(others, name, month) + unitMsWithin(after, unit, month);
+    if (use > limit * HOUR_MS) return { quota: name, limit, wouldBe: hoursOf(use), month: monthKey(month.start) };
+  }
+  return null;
+};
+
+/**
+ * The first quota a lease decision would take past its limit, or null. A decision is refused only
+ * where it adds: an instant (from now on) at which the lease holds more than it did, a month in
+ * which it spends more hours; so a project over a limit lowered since can still shrink its leases.
+ */
+export const quotaExcess = (decision: QuotaDecision): QuotaExcess | null => {
+  const { after } = decision;
+  if (after === null) return null;
+  for (const name of HELD_QUOTAS) {
+    const excess = heldExcess(decision, after, name);
+    if (excess !== null) return excess;
+  }
+  for (const name of MONTHLY_QUOTAS) {
+    const excess = monthlyExcess(decision, after, name);
+    if (excess !== null) return excess;
+  }
+  return null;
+};
+
+/** A project's use of its quotas at `now`: held now, the most held at once from now on, and this month's hours. */
+export interface QuotaUse {
+  readonly month: string;
+  readonly held: Readonly<Record<HeldQuota, number>>;
+  readonly peak: Readonly<Record<HeldQuota, number>>;
+  readonly monthly: Readonly<Record<MonthlyQuota, number>>;
+}
+
+export const quotaUse = (holdings: readonly LeaseHolding[], now: number): QuotaUse => {
+  const [month] = monthsOf({ start: now, end: now + 1 }) as [Segment];
+  const held = (name: HeldQuota): number => holdings.reduce((total, h) => total + (h.start <= now && now < h.end ? h.amounts[name] : 0), 0);
+  const peak = (name: HeldQuota): number => peakWithin(holdings, name, { start: now, end: Number.POSITIVE_INFINITY });
+  return {
+    month: monthKey(now),
+    held: Object.fromEntries(HELD_QUOTAS.map((name) => [name, held(name)])) as Record<HeldQuota, number>,
+    peak: Object.fromEntries(HELD_QUOTAS.map((name) => [name, peak(name)])) as Record<HeldQuota, number>,
+    monthly: Object.fromEntries(MONTHLY_QUOTAS.map((name) => [name, hoursOf(monthlyUse(holdings, name, month))])) as Record<MonthlyQuota, number>,
+  };
+};
