@@ -30,9 +30,10 @@ export const caller =
       headers: { 'Content-Type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    // Timed to the last byte received: parsing the answer is the client's work, not the service's.
+    const bytes = await response.arrayBuffer();
+    // Timed to the last byte received: decoding and parsing the answer is the client's work, not the service's.
     const ms = performance.now() - started;
+    const text = new TextDecoder().decode(bytes);
     return { status: response.status, body: text ? JSON.parse(text) : null, ms };
   };
 
