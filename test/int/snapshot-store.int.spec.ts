@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresEventStore } from '#event-store/postgresql/postgresql-event-store.js';
 import { PostgresSnapshotStore } from '#event-store/snapshots/postgresql-snapshot-store.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
@@ -80,4 +81,22 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('snapshot store on Postgr
     const url = `${database.url}?schema=snapshots_test`;
     return { open: () => PostgresSnapshotStore.open(url), cleanup: () => database.drop() };
   });
+});
+
+describe.skipIf(PG_URL === undefined || PG_URL === '')('the snapshot store and the event store opening a fresh PostgreSQL schema at once', () => {
+  it('both make their tables, however their processes interleave (CREATE SCHEMA under one lock)', async () => {
+    const database = await createTestDatabase(PG_URL as string, 'leasehold_snapshots_race');
+    try {
+      for (let round = 0; round < 8; round++) {
+        const url = `${database.url}?schema=race_${round}`;
+        const [events, snapshots, again] = await Promise.all([PostgresEventStore.open({ url }), PostgresSnapshotStore.open(url), PostgresSnapshotStore.open(url)]);
+        await snapshots.save({ kind: 'write-index', schemaVersion: 1, position: 1, payload: '{}' });
+        expect((await again.load('write-index', 1))?.position).toBe(1);
+        expect(await events.headPosition()).toBe(0);
+        await Promise.all([events.close(), snapshots.close(), again.close()]);
+      }
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
 });

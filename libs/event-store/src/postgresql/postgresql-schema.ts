@@ -51,15 +51,15 @@ const schemaSql = (schema: string): string => `
 `;
 
 /**
- * Creates the schema once, whoever starts first: processes opening a fresh database at the same
- * moment would otherwise collide on CREATE ... IF NOT EXISTS (which is not atomic in PostgreSQL).
+ * Runs DDL once, whoever starts first: processes opening a fresh database at the same moment would
+ * otherwise collide on CREATE ... IF NOT EXISTS (which is not atomic in PostgreSQL).
  */
-export const ensureSchema = async (pool: pg.Pool, schema: string): Promise<void> => {
+export const runDdlOnce = async (pool: pg.Pool, lockName: string, ddl: string): Promise<void> => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`leasehold-schema:${schema}`]);
-    await client.query(schemaSql(schema));
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockName]);
+    await client.query(ddl);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -68,3 +68,12 @@ export const ensureSchema = async (pool: pg.Pool, schema: string): Promise<void>
     client.release();
   }
 };
+
+/**
+ * The lock every DDL in `schema` takes: the event store's tables and the snapshots' (which also
+ * create the schema) are made by processes starting together, and CREATE SCHEMA races too.
+ */
+export const schemaLock = (schema: string): string => `leasehold-schema:${schema}`;
+
+/** The event store's tables in `schema`, made once (runDdlOnce). */
+export const ensureSchema = (pool: pg.Pool, schema: string): Promise<void> => runDdlOnce(pool, schemaLock(schema), schemaSql(schema));

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { assertSchemaName } from '../postgresql/postgresql-schema.js';
+import { assertSchemaName, runDdlOnce, schemaLock } from '../postgresql/postgresql-schema.js';
 import type { Snapshot, SnapshotStore } from './snapshot-store.port.js';
 
 const tableSql = (schema: string): string => `
@@ -29,19 +29,8 @@ export class PostgresSnapshotStore implements SnapshotStore {
     const pool = new pg.Pool({ connectionString: parsed.toString(), max: 1 });
     pool.on('error', () => undefined);
     try {
-      const client = await pool.connect();
-      try {
-        // processes starting together would collide on CREATE ... IF NOT EXISTS
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`leasehold-snapshots:${schema}`]);
-        await client.query(tableSql(schema));
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      // under the event store's schema lock: both create the schema, and their processes start together
+      await runDdlOnce(pool, schemaLock(schema), tableSql(schema));
     } catch (error) {
       await pool.end();
       throw error;
