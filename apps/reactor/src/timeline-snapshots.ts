@@ -1,7 +1,7 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import type { SnapshotConfig } from '#application/snapshots/snapshot.config.js';
-import { type Restore, loadSnapshot } from '#application/snapshots/state-snapshots.js';
+import { type Restore, loadSnapshot, withinLog } from '#application/snapshots/state-snapshots.js';
 import type { TimelinePayload } from './lease-timeline.js';
 
 export const TIMELINE_SNAPSHOT_KIND = 'reactor-timeline';
@@ -18,10 +18,6 @@ const isPayload = (payload: unknown): payload is TimelinePayload =>
   payload !== null &&
   ['leases', 'finished', 'hostnames'].every((key) => Array.isArray((payload as Record<string, unknown>)[key]));
 
-/** The timeline's newest usable snapshot; one past the log's head belongs to another log and is not used. */
-export const loadTimelineSnapshot = async (store: EventStore, snapshots: SnapshotStore): Promise<Restore<TimelinePayload>> => {
-  const loaded = await loadSnapshot(snapshots, TIMELINE_SNAPSHOT_KIND, TIMELINE_SCHEMA_VERSION, isPayload);
-  if (!loaded.found) return loaded;
-  const head = await store.headPosition();
-  return loaded.position <= head ? loaded : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
-};
+/** The timeline's newest usable snapshot (one past the log's head belongs to another log and is not used). */
+export const loadTimelineSnapshot = async (store: EventStore, snapshots: SnapshotStore): Promise<Restore<TimelinePayload>> =>
+  withinLog(store, await loadSnapshot(snapshots, TIMELINE_SNAPSHOT_KIND, TIMELINE_SCHEMA_VERSION, isPayload));

@@ -1,7 +1,7 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import type { SnapshotConfig } from '../snapshots/snapshot.config.js';
-import { SnapshotWriter, loadSnapshot } from '../snapshots/state-snapshots.js';
+import { SnapshotWriter, loadSnapshot, withinLog } from '../snapshots/state-snapshots.js';
 import { QuotaIndex, type QuotaIndexPayload } from './quota-index.js';
 
 export const QUOTA_INDEX_SNAPSHOT_KIND = 'quota-index';
@@ -28,9 +28,7 @@ export interface OpenedQuotaIndex {
  */
 export const openQuotaIndex = async (store: EventStore, snapshots: SnapshotStore, config: SnapshotConfig, onError: (error: unknown) => void): Promise<OpenedQuotaIndex> => {
   const index = new QuotaIndex(store);
-  let loaded = await loadSnapshot(snapshots, QUOTA_INDEX_SNAPSHOT_KIND, QUOTA_INDEX_SCHEMA_VERSION, isPayload);
-  const head = await store.headPosition();
-  if (loaded.found && loaded.position > head) loaded = { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
+  const loaded = await withinLog(store, await loadSnapshot(snapshots, QUOTA_INDEX_SNAPSHOT_KIND, QUOTA_INDEX_SCHEMA_VERSION, isPayload));
   if (loaded.found) index.restore(loaded.position, loaded.payload);
   const subject = { kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, capture: () => index.capture() };
   const writer = new SnapshotWriter({ store: snapshots, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError }).start(loaded.found ? loaded.position : -1);

@@ -1,3 +1,4 @@
+import type { EventStore } from '#event-store/event-store.port.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { decodeState, encodeState } from './state-codec.js';
 
@@ -84,3 +85,10 @@ export class SnapshotWriter<P> {
     return this.writing;
   }
 }
+
+/** A snapshot past the log's head belongs to another log (a store restored from an older backup): not used. */
+export const withinLog = async <P>(store: EventStore, loaded: Restore<P>): Promise<Restore<P>> => {
+  if (!loaded.found) return loaded;
+  const head = await store.headPosition();
+  return loaded.position <= head ? loaded : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
+};

@@ -1,7 +1,7 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import type { SnapshotConfig } from '../snapshots/snapshot.config.js';
-import { type Restore, SnapshotWriter, loadSnapshot } from '../snapshots/state-snapshots.js';
+import { SnapshotWriter, loadSnapshot, withinLog } from '../snapshots/state-snapshots.js';
 import { WriteIndex, type WriteIndexPayload } from './write-index.js';
 
 /** The API's index: every booking of every lease not deleted. */
@@ -33,13 +33,6 @@ export interface WriteIndexSnapshots {
   readonly kind?: string;
 }
 
-/** A snapshot past the log's head belongs to another log (a store restored from an older backup). */
-const checkedAgainstHead = async (store: EventStore, loaded: Restore<WriteIndexPayload>): Promise<Restore<WriteIndexPayload>> => {
-  if (!loaded.found) return loaded;
-  const head = await store.headPosition();
-  return loaded.position <= head ? loaded : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
-};
-
 /**
  * A write index from its newest snapshot (empty when there is no usable one), with a writer that keeps
  * the snapshot going; its owner's next catch-up reads the events after it.
@@ -47,7 +40,7 @@ const checkedAgainstHead = async (store: EventStore, loaded: Restore<WriteIndexP
 export const restoreWriteIndex = async (store: EventStore, snapshots: WriteIndexSnapshots): Promise<OpenedWriteIndex> => {
   const kind = snapshots.kind ?? WRITE_INDEX_SNAPSHOT_KIND;
   const index = new WriteIndex(store);
-  const loaded = await checkedAgainstHead(store, await loadSnapshot(snapshots.store, kind, WRITE_INDEX_SCHEMA_VERSION, isPayload));
+  const loaded = await withinLog(store, await loadSnapshot(snapshots.store, kind, WRITE_INDEX_SCHEMA_VERSION, isPayload));
   if (loaded.found) index.restore(loaded.position, loaded.payload);
   const { config, onError } = snapshots;
   const subject = { kind, schemaVersion: WRITE_INDEX_SCHEMA_VERSION, capture: () => index.capture() };
