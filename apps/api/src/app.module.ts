@@ -147,10 +147,12 @@ export class AppModule {
         { provide: SNAPSHOT_STORE, useFactory: () => openSnapshotStore(config.dataDir) },
         {
           provide: OPENED_WRITE_INDEX,
-          inject: [EVENT_STORE, SNAPSHOT_STORE],
-          useFactory: (store: EventStore, snapshots: SnapshotStore) => {
+          inject: [EVENT_STORE, SNAPSHOT_STORE, CLOCK],
+          useFactory: (store: EventStore, snapshots: SnapshotStore, clock: () => Date) => {
             const logger = new Logger('snapshots');
-            return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`));
+            // never closer than a new booking's cleaning time (and a minute's rounding) to now
+            const forget = { pastMs: Math.max(config.pastKeptMs, (2 * config.cleaningTimeMinutes + 10) * 60_000), now: () => clock().getTime() };
+            return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`), forget);
           },
         },
         { provide: WriteIndex, inject: [OPENED_WRITE_INDEX], useFactory: (opened: OpenedWriteIndex) => opened.index },
@@ -167,10 +169,11 @@ export class AppModule {
         },
         {
           provide: OPENED_QUOTA_INDEX,
-          inject: [EVENT_STORE, SNAPSHOT_STORE],
-          useFactory: (store: EventStore, snapshots: SnapshotStore) => {
+          inject: [EVENT_STORE, SNAPSHOT_STORE, CLOCK],
+          useFactory: (store: EventStore, snapshots: SnapshotStore, clock: () => Date) => {
             const logger = new Logger('snapshots');
-            return openQuotaIndex(store, snapshots, config.snapshots, (error) => logger.warn(`quota index snapshot not written: ${describeError(error)}`));
+            const forget = { pastMs: config.pastKeptMs, now: () => clock().getTime() };
+            return openQuotaIndex(store, snapshots, config.snapshots, (error) => logger.warn(`quota index snapshot not written: ${describeError(error)}`), forget);
           },
         },
         { provide: Quotas, inject: [OPENED_QUOTA_INDEX], useFactory: (opened: OpenedQuotaIndex) => new Quotas(opened.index, config.quotas) },

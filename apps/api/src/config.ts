@@ -5,7 +5,7 @@ import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/e
 import { type QuotaConfig, quotaConfigFromEnv } from '#application/quotas/quota.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
-import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
+import { type SnapshotConfig, pastKeptMsFromEnv, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';
 
@@ -43,6 +43,8 @@ export interface ApiConfig {
   readonly feedHeartbeatMs: number;
   /** LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS: the write index's snapshots (libs/application/src/snapshots/). */
   readonly snapshots: SnapshotConfig;
+  /** LEASEHOLD_PAST_KEPT_HOURS: how long after their end the write index holds bookings. */
+  readonly pastKeptMs: number;
   /**
    * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the proxies
    * and clients in front (HAProxy, load balancers: 60 s), so the server never closes a connection
@@ -156,6 +158,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
     snapshots: snapshotConfigFromEnv(env),
+    pastKeptMs: pastKeptMsFromEnv(env),
     keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
     metrics: metricsConfigFromEnv(env, env.LEASEHOLD_HOST ?? '127.0.0.1').access,
     readModelQueryLog: env.LEASEHOLD_READ_MODEL_QUERY_LOG === '1',

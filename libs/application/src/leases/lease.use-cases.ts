@@ -235,6 +235,7 @@ export class LeaseUseCases {
       authorize(metadata.actor, LEASE_POLICY.remove, leaseTarget(existing.lease));
       const events = leaseDecider.decide({ type: 'DeleteLease', data: { leaseId, now: metadata.now } }, loaded.state);
       await index.catchUp();
+      index.recallForgottenBookings(existing.lease);
       const plan = bookingPlan(this.context);
       const { startDate, endDate } = existing.lease;
       const admission = admissionContext(this.context, plan, { leaseId, startDate, endDate }, metadata.actor);

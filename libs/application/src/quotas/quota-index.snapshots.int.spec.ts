@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NO_LIMITS } from '#domain/index.js';
+import { NO_LIMITS, quotaUse } from '#domain/index.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -86,5 +86,31 @@ describe('the quota index from its snapshot', () => {
     await snapshots.save({ kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, position: 1_000_000, payload: encodeState({ leases: [], quotas: [] }) });
     const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined);
     expect(opened.restored).toMatchObject({ reason: expect.stringContaining('past the log') as unknown });
+  });
+
+  it('forgets the leases ended before the month of the cutoff, keeps those a running lease spans, and counts the same use', async () => {
+    const index = new QuotaIndex(store);
+    await leases(index, 10, 4);
+    const long = { name: 'long', startDate: at(12), endDate: '2030-03-01T00:00:00.000Z', beforeEndDate: null, reservations: [oneHost] };
+    let ids = 0;
+    const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `long-${++ids}` };
+    await new LeaseUseCases(context).create({ type: 'CreateLease', data: long, metadata: member('project-b') });
+    const cutoff = Date.parse('2030-02-15T00:00:00.000Z');
+
+    const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined, { pastMs: 0, now: () => cutoff });
+    // project-a's leases ended in January; project-b's long lease runs since January, so its January ones still count
+    expect(opened.index.holdings('project-a')).toEqual([]);
+    expect(opened.index.holdings('project-b').map((h) => h.leaseId)).toHaveLength(3);
+    expect(opened.index.holdings('project-b').map((h) => h.leaseId)).toContain('long-1');
+    expect(opened.index.trackedLeases()).toBe(3);
+    const whole = new QuotaIndex(store);
+    await whole.catchUp();
+    expect(whole.trackedLeases()).toBe(5);
+    for (const project of ['project-a', 'project-b']) expect(quotaUse(opened.index.holdings(project), cutoff)).toEqual(quotaUse(whole.holdings(project), cutoff));
+
+    await opened.writer.stop();
+    const restored = await openQuotaIndex(store, snapshots, CONFIG, () => undefined, { pastMs: 0, now: () => cutoff });
+    expect(restored.restored).toEqual({ position: expect.any(Number) as number });
+    expect(view(restored.index)).toEqual(view(opened.index));
   });
 });

@@ -7,6 +7,7 @@ import {
   type TrackedLease,
   quotaDecider,
   trackLease,
+  monthsOf,
   trackedHolding,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
@@ -77,6 +78,37 @@ export class QuotaIndex {
       if (lease !== undefined && leaseId !== exceptLeaseId) held.push(lease.holding);
     }
     return held;
+  }
+
+  /**
+   * Drops the leases no decision or use can count any more: those ended before the month `cutoffMs`
+   * lies in, or, in a project with a lease running since an earlier month, before that month (a
+   * started lease that grows counts the others' hours in every month it spans). What ended before
+   * `cutoffMs` changes no more (an ended lease's update is refused), and a lease's later events find
+   * nothing tracked and track nothing (only its creation starts it).
+   */
+  forgetLeasesEndedBefore(cutoffMs: number): void {
+    for (const [projectId, leaseIds] of this.byProject) {
+      let from = cutoffMs;
+      for (const leaseId of leaseIds) {
+        const tracked = this.leases.get(leaseId)?.tracked;
+        if (tracked !== undefined && tracked.end >= cutoffMs && tracked.start < from) from = tracked.start;
+      }
+      const [month] = monthsOf({ start: from, end: from + 1 });
+      const monthStart = month?.start ?? from;
+      for (const leaseId of leaseIds) {
+        const tracked = this.leases.get(leaseId)?.tracked;
+        if (tracked !== undefined && tracked.end > monthStart) continue;
+        leaseIds.delete(leaseId);
+        this.leases.delete(leaseId);
+      }
+      if (leaseIds.size === 0) this.byProject.delete(projectId);
+    }
+  }
+
+  /** How many leases the index tracks (what memory grows with). */
+  trackedLeases(): number {
+    return this.leases.size;
   }
 
   /** Every project with a lease or quota settings. */

@@ -17,3 +17,16 @@ export const snapshotConfigFromEnv = (env: NodeJS.ProcessEnv): SnapshotConfig =>
   everyMs: nonNegativeInteger(env, 'LEASEHOLD_SNAPSHOT_SECONDS', 60) * 1000,
   everyEvents: Math.max(1, nonNegativeInteger(env, 'LEASEHOLD_SNAPSHOT_EVENTS', 10_000)),
 });
+
+/**
+ * LEASEHOLD_PAST_KEPT_HOURS (default 24): how long after their end the API's write index still holds
+ * bookings (what ended earlier can change no decision; the capacity table and availability answer
+ * from the index, so a window further back shows free).
+ */
+export const pastKeptMsFromEnv = (env: NodeJS.ProcessEnv): number => nonNegativeInteger(env, 'LEASEHOLD_PAST_KEPT_HOURS', 24) * 3_600_000;
+
+/** What a forgetting index drops at each snapshot look: what ended more than `pastMs` before `now()`. */
+export interface Forgetting {
+  readonly pastMs: number;
+  readonly now: () => number;
+}

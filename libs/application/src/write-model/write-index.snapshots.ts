@@ -1,13 +1,13 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
-import type { SnapshotConfig } from '../snapshots/snapshot.config.js';
+import type { Forgetting, SnapshotConfig } from '../snapshots/snapshot.config.js';
 import { SnapshotWriter, loadSnapshot, withinLog } from '../snapshots/state-snapshots.js';
 import { WriteIndex, type WriteIndexPayload } from './write-index.js';
 
-/** The API's index: every booking of every lease not deleted. */
+/** The API's index: the bookings of leases not deleted that ended at most its kept past ago, or run, or are to come. */
 export const WRITE_INDEX_SNAPSHOT_KIND = 'write-index';
-/** 1: every state WriteIndex folds, as WriteIndexPayload. */
-export const WRITE_INDEX_SCHEMA_VERSION = 1;
+/** 1: every state WriteIndex folds, as WriteIndexPayload. 2: with keptFromMs, the bookings ended before it left out. */
+export const WRITE_INDEX_SCHEMA_VERSION = 2;
 
 const LISTS = ['hosts', 'properties', 'propertyNames', 'floatingIps'] as const;
 const STATES = ['registry', 'floatingIpRegistry', 'flavors'] as const;
@@ -16,7 +16,8 @@ const isPayload = (payload: unknown): payload is WriteIndexPayload =>
   typeof payload === 'object' &&
   payload !== null &&
   LISTS.every((key) => Array.isArray((payload as Record<string, unknown>)[key])) &&
-  STATES.every((key) => typeof (payload as Record<string, unknown>)[key] === 'object');
+  STATES.every((key) => typeof (payload as Record<string, unknown>)[key] === 'object') &&
+  ['number', 'object'].includes(typeof (payload as Record<string, unknown>).keptFromMs);
 
 export interface OpenedWriteIndex {
   readonly index: WriteIndex;
@@ -31,7 +32,10 @@ export interface WriteIndexSnapshots {
   readonly onError: (error: unknown) => void;
   /** Each index that forgets differently keeps a kind of its own (default WRITE_INDEX_SNAPSHOT_KIND). */
   readonly kind?: string;
+  /** Given: each snapshot look first forgets the bookings that ended more than `pastMs` before `now()`. */
+  readonly forget?: Forgetting;
 }
+
 
 /**
  * A write index from its newest snapshot (empty when there is no usable one), with a writer that keeps
@@ -43,16 +47,31 @@ export const restoreWriteIndex = async (store: EventStore, snapshots: WriteIndex
   const loaded = await withinLog(store, await loadSnapshot(snapshots.store, kind, WRITE_INDEX_SCHEMA_VERSION, isPayload));
   if (loaded.found) index.restore(loaded.position, loaded.payload);
   const { config, onError } = snapshots;
-  const subject = { kind, schemaVersion: WRITE_INDEX_SCHEMA_VERSION, capture: () => index.capture() };
+  const { forget } = snapshots;
+  const capture = () => {
+    if (forget !== undefined) index.forgetBookingsEndedBefore(forget.now() - forget.pastMs);
+    return index.capture();
+  };
+  const subject = { kind, schemaVersion: WRITE_INDEX_SCHEMA_VERSION, capture };
   const writer = new SnapshotWriter({ store: snapshots.store, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError });
   writer.start(loaded.found ? loaded.position : -1);
   return { index, writer, restored: loaded.found ? { position: loaded.position } : { reason: loaded.reason } };
 };
 
-/** The API's write index, restored and caught up to the head before it admits anything. */
-export const openWriteIndex = async (store: EventStore, snapshots: SnapshotStore, config: SnapshotConfig, onError: (error: unknown) => void): Promise<OpenedWriteIndex> => {
-  const opened = await restoreWriteIndex(store, { store: snapshots, config, onError });
+/**
+ * The API's write index, restored and caught up to the head before it admits anything; with `forget`,
+ * it holds only the bookings ended within the kept past (from the start, then at each snapshot look).
+ */
+export const openWriteIndex = async (
+  store: EventStore,
+  snapshots: SnapshotStore,
+  config: SnapshotConfig,
+  onError: (error: unknown) => void,
+  forget?: Forgetting,
+): Promise<OpenedWriteIndex> => {
+  const opened = await restoreWriteIndex(store, { store: snapshots, config, onError, ...(forget === undefined ? {} : { forget }) });
   await opened.index.catchUp();
+  if (forget !== undefined) opened.index.forgetBookingsEndedBefore(forget.now() - forget.pastMs);
   // a start that read anything past the snapshot writes one at once: the next start reads less
   if (config.everyMs > 0) void opened.writer.write(1);
   return opened;

@@ -34,4 +34,14 @@ describe('the write index forgetting ended bookings', () => {
       expect(host.state.status === 'Registered' && reservationIds(host.state.bookings)).toEqual(['ended', 'running', 'later']);
     });
   });
+
+  it('keeps an ended booking that overlaps a running one (a started reservation changing is judged from its own start)', async () => {
+    const overlapping = [hostRegistered('1'), hostBooked('1', 'ended', { leaseId: 'a', start: 7, end: 9 }), hostBooked('1', 'running', { leaseId: 'b', start: 8, end: 12 })];
+    await withCalendars(overlapping, ({ index }) => {
+      index.forgetBookingsEndedBefore(toMs(at(10)));
+      const host = index.host('1');
+      expect(host.state.status === 'Registered' && reservationIds(host.state.bookings)).toEqual(['ended', 'running']);
+      expect(index.heldBookings()).toBe(2);
+    });
+  });
 });

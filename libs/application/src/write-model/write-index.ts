@@ -13,6 +13,7 @@ import {
   floatingIpRegistryDecider,
   type HostEvent,
   type HostRegistryEvent,
+  type LeaseData,
   type HostRegistryState,
   type HostState,
   type RegisteredHost,
@@ -20,11 +21,13 @@ import {
   type ResourcePropertyState,
   hostDecider,
   hostRegistryDecider,
+  insertSorted,
   resourcePropertyDecider,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import { AsyncMutex } from './async-mutex.js';
+import { type ForgottenBookings, forgottenBookingsOf } from './forgotten-bookings.js';
 
 /** What a snapshot of the index holds (write-index.snapshots.ts): every state it folds, by key. */
 export interface WriteIndexPayload {
@@ -35,6 +38,8 @@ export interface WriteIndexPayload {
   readonly floatingIps: readonly (readonly [string, Versioned<FloatingIpState>])[];
   readonly floatingIpRegistry: Versioned<FloatingIpRegistryState>;
   readonly flavors: Versioned<FlavorCatalogState>;
+  /** The bookings that ended before this instant (epoch ms) are not held (null: none forgotten). */
+  readonly keptFromMs: number | null;
 }
 
 export interface Versioned<S> {
@@ -81,6 +86,19 @@ const snapshotOf = (host: RegisteredHost): HostSnapshot => ({
 });
 
 /**
+ * The bookings a calendar still needs at `cutoffMs`: those ending then or later, and those ending after
+ * the earliest start among these. A running booking keeps its start when it changes (a started
+ * reservation that grows its slots is judged from there on): what overlapped it stays in view, so
+ * its judgement is the one a calendar that never forgot would make. The same list when nothing goes.
+ */
+const keptBookings = <B extends { readonly start: number; readonly end: number }>(bookings: readonly B[], cutoffMs: number): readonly B[] => {
+  let from = cutoffMs;
+  for (const b of bookings) if (b.end >= cutoffMs && b.start < from) from = b.start;
+  const kept = (b: B): boolean => b.end >= cutoffMs || b.end > from;
+  return bookings.every(kept) ? bookings : bookings.filter(kept);
+};
+
+/**
  * The write side's in-memory view of every host's calendar, the host registry and resource
  * properties, folded from the log and caught up before each decision. Deciding against it is safe
  * because every append carries the revisions it was decided on: a stale view only costs a retry.
@@ -94,6 +112,7 @@ export class WriteIndex {
   private readonly floatingIps = new Map<string, Versioned<FloatingIpState>>();
   private floatingIpRegistry: Versioned<FloatingIpRegistryState> = { state: floatingIpRegistryDecider.initialState(), revision: -1 };
   private flavors: Versioned<FlavorCatalogState> = { state: flavorCatalogDecider.initialState(), revision: -1 };
+  private keptFromMs = Number.NEGATIVE_INFINITY;
   private readonly catchUpLock = new AsyncMutex();
 
   constructor(private readonly store: EventStore) {}
@@ -110,6 +129,8 @@ export class WriteIndex {
 
   /** The states as of the last position folded in (they are immutable: nothing is copied but the lists). */
   capture(): { readonly position: number; readonly payload: WriteIndexPayload } {
+    // bookings recalled for a delete whose append failed go again
+    this.trim();
     const payload: WriteIndexPayload = {
       registry: this.registry,
       hosts: [...this.hosts.entries()],
@@ -118,6 +139,7 @@ export class WriteIndex {
       floatingIps: [...this.floatingIps.entries()],
       floatingIpRegistry: this.floatingIpRegistry,
       flavors: this.flavors,
+      keptFromMs: Number.isFinite(this.keptFromMs) ? this.keptFromMs : null,
     };
     return { position: this.position, payload };
   }
@@ -133,6 +155,7 @@ export class WriteIndex {
     for (const [floatingIpId, floatingIp] of payload.floatingIps) this.floatingIps.set(floatingIpId, floatingIp);
     this.floatingIpRegistry = payload.floatingIpRegistry;
     this.flavors = payload.flavors;
+    if (payload.keptFromMs !== null) this.keptFromMs = Math.max(this.keptFromMs, payload.keptFromMs);
   }
 
   registryState(): Versioned<HostRegistryState> {
@@ -176,22 +199,65 @@ export class WriteIndex {
   }
 
   /**
-   * Drops the bookings that ended before `cutoffMs` from this in-memory view, so a long-lived
-   * process's calendars hold the present and future, not every booking of every lease not yet
-   * deleted. Only for a view whose decisions never touch a past booking (the reactor's healing books
-   * and moves from now on): a lease deleted later must still release its past bookings, so the
-   * API's view keeps them.
+   * From now on holds only the bookings that end at `cutoffMs` or later (and what overlaps those, see
+   * keptBookings): a long-lived process's calendars hold the present and the future, not every
+   * booking of every lease not yet deleted.
+   * Sound because nothing decides on a booking that has ended: an update of an ended lease is refused
+   * (LEASE_ENDED), healing moves running reservations, new bookings start from now on and keep the
+   * cleaning time from what ends before them (the cutoff lies at least that far in the past). A lease
+   * deleted later releases what was forgotten through recallForgottenBookings. The cutoff only rises.
    */
   forgetBookingsEndedBefore(cutoffMs: number): void {
+    this.keptFromMs = Math.max(this.keptFromMs, cutoffMs);
+    this.trim();
+  }
+
+  /**
+   * Puts back the bookings of an ended lease this view forgot, so that its delete releases them on
+   * the calendars as it would from a view that never forgot. The lease, read from its stream and
+   * appended with its expected revision, says which hosts and addresses its reservations hold: its
+   * reservations and those calendars change together in one append, and a deleted lease is deleted
+   * once, so a booking it lists and the calendar lacks is one forgotten, not one released. Only the
+   * booking's ids matter to its release; the next trim (or the release) takes it out again.
+   */
+  recallForgottenBookings(lease: LeaseData): void {
+    const forgotten: ForgottenBookings = forgottenBookingsOf(lease, this.keptFromMs);
+    for (const [hostId, booking] of forgotten.hosts) {
+      const versioned = this.hosts.get(hostId);
+      const state = versioned?.state;
+      if (versioned === undefined || state?.status !== 'Registered' || state.bookings.some((b) => b.reservationId === booking.reservationId)) continue;
+      this.hosts.set(hostId, { ...versioned, state: { ...state, bookings: insertSorted(state.bookings, booking) } });
+    }
+    for (const [floatingIpId, booking] of forgotten.floatingIps) {
+      const versioned = this.floatingIps.get(floatingIpId);
+      const state = versioned?.state;
+      if (versioned === undefined || state?.status !== 'Registered' || state.bookings.some((b) => b.reservationId === booking.reservationId)) continue;
+      this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings: insertSorted(state.bookings, booking) } });
+    }
+  }
+
+  /** How many bookings the calendars hold (what memory grows with). */
+  heldBookings(): number {
+    let held = 0;
+    for (const { state } of this.hosts.values()) if (state.status === 'Registered') held += state.bookings.length;
+    for (const { state } of this.floatingIps.values()) if (state.status === 'Registered') held += state.bookings.length;
+    return held;
+  }
+
+  private trim(): void {
+    const cutoffMs = this.keptFromMs;
+    if (!Number.isFinite(cutoffMs)) return;
     for (const [hostId, versioned] of this.hosts) {
       const { state } = versioned;
-      if (state.status !== 'Registered' || !state.bookings.some((b) => b.end < cutoffMs)) continue;
-      this.hosts.set(hostId, { ...versioned, state: { ...state, bookings: state.bookings.filter((b) => b.end >= cutoffMs) } });
+      if (state.status !== 'Registered') continue;
+      const bookings = keptBookings(state.bookings, cutoffMs);
+      if (bookings !== state.bookings) this.hosts.set(hostId, { ...versioned, state: { ...state, bookings } });
     }
     for (const [floatingIpId, versioned] of this.floatingIps) {
       const { state } = versioned;
-      if (state.status !== 'Registered' || !state.bookings.some((b) => b.end < cutoffMs)) continue;
-      this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings: state.bookings.filter((b) => b.end >= cutoffMs) } });
+      if (state.status !== 'Registered') continue;
+      const bookings = keptBookings(state.bookings, cutoffMs);
+      if (bookings !== state.bookings) this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings } });
     }
   }
 
