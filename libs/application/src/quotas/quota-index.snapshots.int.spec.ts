@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NO_LIMITS, quotaUse } from '#domain/index.js';
+import { NO_LIMITS, quotaExcess, quotaUse } from '#domain/index.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -83,30 +83,40 @@ describe('the quota index from its snapshot', () => {
   });
 
   it('folds the whole log, and says why, when the snapshot is past the log head', async () => {
-    await snapshots.save({ kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, position: 1_000_000, payload: encodeState({ leases: [], quotas: [] }) });
+    await snapshots.save({ kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, position: 1_000_000, payload: encodeState({ leases: [], spent: [], quotas: [] }) });
     const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined);
     expect(opened.restored).toMatchObject({ reason: expect.stringContaining('past the log') as unknown });
   });
 
-  it('forgets the leases ended before the month of the cutoff, keeps those a running lease spans, and counts the same use', async () => {
+  it('keeps the leases that ended as their hours per month, from the month of the cutoff or of a running lease start, and decides the same', async () => {
     const index = new QuotaIndex(store);
     await leases(index, 10, 4);
     const long = { name: 'long', startDate: at(12), endDate: '2030-03-01T00:00:00.000Z', beforeEndDate: null, reservations: [oneHost] };
     let ids = 0;
     const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `long-${++ids}` };
     await new LeaseUseCases(context).create({ type: 'CreateLease', data: long, metadata: member('project-b') });
+    // as the reactor would have: every lease began to start
+    const started = (await store.readAll({ from: 0, limit: 1000 })).filter((e) => e.type === 'Lease.Created');
+    await appendGiven(store, started.map((e) => ({ streamId: e.streamId, type: 'Lease.StartRequested', data: { leaseId: e.streamId.slice('lease-'.length), at: at(10) } })));
     const cutoff = Date.parse('2030-02-15T00:00:00.000Z');
 
     const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined, { pastMs: 0, now: () => cutoff });
-    // project-a's leases ended in January; project-b's long lease runs since January, so its January ones still count
+    // project-a's leases ended in January and nothing of it runs: gone; project-b's long lease runs since January: its January hours stay
     expect(opened.index.holdings('project-a')).toEqual([]);
-    expect(opened.index.holdings('project-b').map((h) => h.leaseId)).toHaveLength(3);
-    expect(opened.index.holdings('project-b').map((h) => h.leaseId)).toContain('long-1');
-    expect(opened.index.trackedLeases()).toBe(3);
+    expect(opened.index.holdings('project-b').map((h) => h.leaseId)).toEqual(['long-1', 'spent-2030-01']);
+    expect(opened.index.trackedLeases()).toBe(1);
     const whole = new QuotaIndex(store);
     await whole.catchUp();
     expect(whole.trackedLeases()).toBe(5);
     for (const project of ['project-a', 'project-b']) expect(quotaUse(opened.index.holdings(project), cutoff)).toEqual(quotaUse(whole.holdings(project), cutoff));
+    // the long lease growing to two hosts: refused on January's host hours in both
+    const before = whole.holdings('project-b').find((h) => h.leaseId === 'long-1');
+    if (before === undefined) throw new Error('the long lease is tracked');
+    const grow = (limit: number, from: QuotaIndex) =>
+      quotaExcess({ limits: { ...NO_LIMITS, hostHoursPerMonth: limit }, others: from.holdings('project-b', 'long-1'), before, after: { ...before, amounts: { ...before.amounts, hosts: 2 } }, now: cutoff });
+    // January: 732 h on two hosts, and the 2 h of project-b's short leases
+    for (const limit of [1000, 1465, 1466, 2000]) expect(grow(limit, opened.index)).toEqual(grow(limit, whole));
+    expect([grow(1465, whole)?.month, grow(1466, whole)]).toEqual(['2030-01', null]);
 
     await opened.writer.stop();
     const restored = await openQuotaIndex(store, snapshots, CONFIG, () => undefined, { pastMs: 0, now: () => cutoff });

@@ -5,13 +5,14 @@ import { SnapshotWriter, loadSnapshot, withinLog } from '../snapshots/state-snap
 import { QuotaIndex, type QuotaIndexPayload } from './quota-index.js';
 
 export const QUOTA_INDEX_SNAPSHOT_KIND = 'quota-index';
-/** 1: QuotaIndexPayload (every tracked lease, every project's quota stream). 2: the leases forgotten (forgetLeasesEndedBefore) left out. */
+/** 1: QuotaIndexPayload (every tracked lease, every project's quota stream). 2: ended leases kept as their hours per month (spent). */
 export const QUOTA_INDEX_SCHEMA_VERSION = 2;
 
 const isPayload = (payload: unknown): payload is QuotaIndexPayload =>
   typeof payload === 'object' &&
   payload !== null &&
   Array.isArray((payload as Record<string, unknown>).leases) &&
+  Array.isArray((payload as Record<string, unknown>).spent) &&
   Array.isArray((payload as Record<string, unknown>).quotas);
 
 export interface OpenedQuotaIndex {

@@ -1,7 +1,10 @@
 import {
+  HELD_QUOTAS,
   type LeaseEvent,
   type LeaseHolding,
+  NO_AMOUNTS,
   QUOTA_CATEGORY,
+  type QuotaAmounts,
   type QuotaEvent,
   type QuotaState,
   type TrackedLease,
@@ -9,6 +12,7 @@ import {
   trackLease,
   monthsOf,
   trackedHolding,
+  unitMsWithin,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
@@ -17,11 +21,39 @@ import type { Versioned } from '../write-model/write-index.js';
 const CATEGORIES = ['lease', QUOTA_CATEGORY];
 const PAGE = 5000;
 
-/** What a snapshot of the index holds: every lease it tracks and every project's quota stream. */
+/** What a snapshot of the index holds: the leases it tracks, the hours of those it forgot, every project's quota stream. */
 export interface QuotaIndexPayload {
   readonly leases: readonly TrackedLease[];
+  readonly spent: readonly (readonly [string, readonly (readonly [number, QuotaAmounts])[]])[];
   readonly quotas: readonly (readonly [string, Versioned<QuotaState>])[];
 }
+
+/** Per month (its first instant, epoch ms): each unit's milliseconds the forgotten leases spent in it. */
+type Spent = Map<number, QuotaAmounts>;
+
+const monthOf = (ms: number): number => monthsOf({ start: ms, end: ms + 1 })[0]?.start ?? ms;
+
+const addSpent = (spent: Spent, tracked: TrackedLease, fromMonth: number): void => {
+  const holding = trackedHolding(tracked);
+  for (const month of monthsOf(holding)) {
+    if (month.start < fromMonth) continue;
+    const before = spent.get(month.start) ?? NO_AMOUNTS;
+    spent.set(month.start, Object.fromEntries(HELD_QUOTAS.map((unit) => [unit, before[unit] + unitMsWithin(holding, unit, month)])) as QuotaAmounts);
+  }
+};
+
+/**
+ * A month's forgotten hours as the rules read a holding: one millisecond long at the month's first
+ * instant, its amounts the unit-milliseconds, so it counts in that month's hours (unitMsWithin) in
+ * full and at no instant from now on (the month began before the cutoff, before now).
+ */
+const spentHolding = (projectId: string, month: number, amounts: QuotaAmounts): LeaseHolding => ({
+  leaseId: `spent-${new Date(month).toISOString().slice(0, 7)}`,
+  projectId,
+  start: month,
+  end: month + 1,
+  amounts,
+});
 
 interface Held {
   readonly tracked: TrackedLease;
@@ -38,6 +70,7 @@ export class QuotaIndex {
   private position = 0;
   private readonly leases = new Map<string, Held>();
   private readonly byProject = new Map<string, Set<string>>();
+  private readonly spent = new Map<string, Spent>();
   private readonly quotas = new Map<string, Versioned<QuotaState>>();
   private readonly catchUpLock = new AsyncMutex();
 
@@ -55,13 +88,16 @@ export class QuotaIndex {
 
   /** The index as it stands, for its snapshot. */
   capture(): { readonly position: number; readonly payload: QuotaIndexPayload } {
-    return { position: this.position, payload: { leases: [...this.leases.values()].map((held) => held.tracked), quotas: [...this.quotas.entries()] } };
+    const leases = [...this.leases.values()].map((held) => held.tracked);
+    const spent = [...this.spent].map(([projectId, months]) => [projectId, [...months]] as const);
+    return { position: this.position, payload: { leases, spent, quotas: [...this.quotas.entries()] } };
   }
 
   /** The index from a snapshot taken at `position`; the next catch-up reads the events after it. */
   restore(position: number, payload: QuotaIndexPayload): void {
     if (this.position > 0 || this.leases.size > 0) throw new Error('a quota index is restored before it applies anything');
     for (const tracked of payload.leases) this.track(tracked.leaseId, tracked);
+    for (const [projectId, months] of payload.spent) this.spent.set(projectId, new Map(months));
     for (const [projectId, quota] of payload.quotas) this.quotas.set(projectId, quota);
     this.position = position;
   }
@@ -77,33 +113,44 @@ export class QuotaIndex {
       const lease = this.leases.get(leaseId);
       if (lease !== undefined && leaseId !== exceptLeaseId) held.push(lease.holding);
     }
+    for (const [month, amounts] of this.spent.get(projectId) ?? []) held.push(spentHolding(projectId, month, amounts));
     return held;
   }
 
   /**
-   * Drops the leases no decision or use can count any more: those ended before the month `cutoffMs`
-   * lies in, or, in a project with a lease running since an earlier month, before that month (a
-   * started lease that grows counts the others' hours in every month it spans). What ended before
-   * `cutoffMs` changes no more (an ended lease's update is refused), and a lease's later events find
+   * Forgets the leases that ended before `cutoffMs`: what ended changes no more (an ended lease's
+   * update is refused) and counts only in monthly hours, so a started one is kept as its hours per
+   * month (one sum per project and month). Those hours are kept from the month `cutoffMs` lies in, or,
+   * in a project with a lease running since an earlier month, from that month (a started lease that
+   * grows counts the others' hours in every month it spans). A lease that never started stays while
+   * it counts (its delete takes it out: it held nothing). A forgotten lease's later events find
    * nothing tracked and track nothing (only its creation starts it).
    */
   forgetLeasesEndedBefore(cutoffMs: number): void {
     for (const [projectId, leaseIds] of this.byProject) {
-      let from = cutoffMs;
+      const fromMonth = monthOf(this.countedFrom(leaseIds, cutoffMs));
+      const spent: Spent = new Map([...(this.spent.get(projectId) ?? [])].filter(([month]) => month >= fromMonth));
       for (const leaseId of leaseIds) {
         const tracked = this.leases.get(leaseId)?.tracked;
-        if (tracked !== undefined && tracked.end >= cutoffMs && tracked.start < from) from = tracked.start;
-      }
-      const [month] = monthsOf({ start: from, end: from + 1 });
-      const monthStart = month?.start ?? from;
-      for (const leaseId of leaseIds) {
-        const tracked = this.leases.get(leaseId)?.tracked;
-        if (tracked !== undefined && tracked.end > monthStart) continue;
+        if (tracked !== undefined && (tracked.end >= cutoffMs || (!tracked.started && tracked.end > fromMonth))) continue;
+        if (tracked?.started === true) addSpent(spent, tracked, fromMonth);
         leaseIds.delete(leaseId);
         this.leases.delete(leaseId);
       }
-      if (leaseIds.size === 0) this.byProject.delete(projectId);
+      if (spent.size > 0) this.spent.set(projectId, spent);
+      else this.spent.delete(projectId);
+      if (leaseIds.size === 0 && spent.size === 0) this.byProject.delete(projectId);
     }
+  }
+
+  /** From when a project's hours may still count: the cutoff, or the start of a lease running since before it. */
+  private countedFrom(leaseIds: ReadonlySet<string>, cutoffMs: number): number {
+    let from = cutoffMs;
+    for (const leaseId of leaseIds) {
+      const tracked = this.leases.get(leaseId)?.tracked;
+      if (tracked !== undefined && tracked.end >= cutoffMs && tracked.start < from) from = tracked.start;
+    }
+    return from;
   }
 
   /** How many leases the index tracks (what memory grows with). */
