@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
+import { QUOTA_INDEX_SCHEMA_VERSION, QUOTA_INDEX_SNAPSHOT_KIND } from '#application/quotas/quota-index.snapshots.js';
+import { WRITE_INDEX_SCHEMA_VERSION, WRITE_INDEX_SNAPSHOT_KIND } from '#application/write-model/write-index.snapshots.js';
+import { TIMELINE_SCHEMA_VERSION, TIMELINE_SNAPSHOT_KIND } from '#reactor/timeline-snapshots.js';
 import { appendLiveLeases, generateLedger } from './replay-workload.js';
 import { freePort } from './system-processes.js';
 
@@ -129,18 +132,32 @@ const ledger = async (events: number, live: number): Promise<{ dir: string; head
   }
 };
 
-const snapshotPositions = async (dir: string): Promise<Record<string, number | null>> => {
+interface SnapshotSize {
+  readonly position: number;
+  readonly bytes: number;
+}
+
+/** Where each app's snapshot stands and how big it is (of the schema version the apps read). */
+const snapshotSizes = async (dir: string): Promise<Record<string, SnapshotSize | null>> => {
   const snapshots = SqliteSnapshotStore.open(join(dir, 'events.sqlite'));
+  const kinds = [
+    [WRITE_INDEX_SNAPSHOT_KIND, WRITE_INDEX_SCHEMA_VERSION],
+    [QUOTA_INDEX_SNAPSHOT_KIND, QUOTA_INDEX_SCHEMA_VERSION],
+    [TIMELINE_SNAPSHOT_KIND, TIMELINE_SCHEMA_VERSION],
+  ] as const;
   try {
-    const api = await snapshots.load('write-index', 1);
-    const reactor = await snapshots.load('reactor-timeline', 1);
-    return { api: api?.position ?? null, reactor: reactor?.position ?? null };
+    const sizes: Record<string, SnapshotSize | null> = {};
+    for (const [kind, version] of kinds) {
+      const snapshot = await snapshots.load(kind, version);
+      sizes[kind] = snapshot === null ? null : { position: snapshot.position, bytes: Buffer.byteLength(snapshot.payload) };
+    }
+    return sizes;
   } finally {
     await snapshots.close();
   }
 };
 
-const measure = async (events: number, live: number): Promise<{ head: number; runs: Run[]; snapshots: Record<string, number | null> }> => {
+const measure = async (events: number, live: number): Promise<{ head: number; runs: Run[]; snapshots: Record<string, SnapshotSize | null> }> => {
   status(`generating ${events} events and ${live} live leases`);
   const { dir, head } = await ledger(events, live);
   try {
@@ -151,7 +168,7 @@ const measure = async (events: number, live: number): Promise<{ head: number; ru
         runs.push(await startAndStop(app, dir, snapshot));
       }
     }
-    return { head, runs, snapshots: await snapshotPositions(dir) };
+    return { head, runs, snapshots: await snapshotSizes(dir) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

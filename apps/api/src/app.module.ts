@@ -150,8 +150,7 @@ export class AppModule {
           inject: [EVENT_STORE, SNAPSHOT_STORE, CLOCK],
           useFactory: (store: EventStore, snapshots: SnapshotStore, clock: () => Date) => {
             const logger = new Logger('snapshots');
-            // never closer than a new booking's cleaning time (and a minute's rounding) to now
-            const forget = { pastMs: Math.max(config.pastKeptMs, (2 * config.cleaningTimeMinutes + 10) * 60_000), now: () => clock().getTime() };
+            const forget = { pastMs: config.pastKeptMs, now: () => clock().getTime() };
             return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`), forget);
           },
         },

@@ -72,3 +72,13 @@ describe('API configuration: the event feed', () => {
     expect(() => loadApiConfig({ LEASEHOLD_FEED_HEARTBEAT_MS: '-5' })).toThrow('LEASEHOLD_FEED_HEARTBEAT_MS must be a non-negative integer, got -5');
   });
 });
+
+describe('API configuration: the past the indexes keep', () => {
+  it('keeps 24 hours by default, never less than two cleaning times and 10 minutes, and refuses a negative or fractional value', () => {
+    expect(loadApiConfig({}).pastKeptMs).toBe(24 * 3_600_000);
+    expect(loadApiConfig({ LEASEHOLD_PAST_KEPT_HOURS: '2' }).pastKeptMs).toBe(2 * 3_600_000);
+    expect(loadApiConfig({ LEASEHOLD_PAST_KEPT_HOURS: '0', LEASEHOLD_CLEANING_TIME_MINUTES: '30' }).pastKeptMs).toBe(70 * 60_000);
+    expect(() => loadApiConfig({ LEASEHOLD_PAST_KEPT_HOURS: '-1' })).toThrow(/LEASEHOLD_PAST_KEPT_HOURS/);
+    expect(() => loadApiConfig({ LEASEHOLD_PAST_KEPT_HOURS: '1.5' })).toThrow(/LEASEHOLD_PAST_KEPT_HOURS/);
+  });
+});

@@ -43,7 +43,7 @@ export interface ApiConfig {
   readonly feedHeartbeatMs: number;
   /** LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS: the write index's snapshots (libs/application/src/snapshots/). */
   readonly snapshots: SnapshotConfig;
-  /** LEASEHOLD_PAST_KEPT_HOURS: how long after their end the write index holds bookings. */
+  /** LEASEHOLD_PAST_KEPT_HOURS: how long after their end the write and quota indexes hold bookings and leases. */
   readonly pastKeptMs: number;
   /**
    * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the proxies
@@ -158,7 +158,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
     snapshots: snapshotConfigFromEnv(env),
-    pastKeptMs: pastKeptMsFromEnv(env),
+    pastKeptMs: pastKeptMsFromEnv(env, applicationSettingsFromEnv(env).cleaningTimeMinutes),
     keepAliveTimeoutMs: positive(env.LEASEHOLD_HTTP_KEEPALIVE_MS, 65_000, 'LEASEHOLD_HTTP_KEEPALIVE_MS'),
     metrics: metricsConfigFromEnv(env, env.LEASEHOLD_HOST ?? '127.0.0.1').access,
     readModelQueryLog: env.LEASEHOLD_READ_MODEL_QUERY_LOG === '1',

@@ -19,11 +19,14 @@ export const snapshotConfigFromEnv = (env: NodeJS.ProcessEnv): SnapshotConfig =>
 });
 
 /**
- * LEASEHOLD_PAST_KEPT_HOURS (default 24): how long after their end the API's write index still holds
- * bookings (what ended earlier can change no decision; the capacity table and availability answer
- * from the index, so a window further back shows free).
+ * LEASEHOLD_PAST_KEPT_HOURS (default 24): how long after their end the API's indexes still hold
+ * bookings and leases (what ended earlier can change no decision; the capacity table and availability
+ * answer from the write index, so a window further back shows free). Never less than two cleaning
+ * times and 10 minutes: a new booking keeps the cleaning time from what ends before it, and an ended
+ * lease may still be changed in the minute it ended.
  */
-export const pastKeptMsFromEnv = (env: NodeJS.ProcessEnv): number => nonNegativeInteger(env, 'LEASEHOLD_PAST_KEPT_HOURS', 24) * 3_600_000;
+export const pastKeptMsFromEnv = (env: NodeJS.ProcessEnv, cleaningTimeMinutes: number): number =>
+  Math.max(nonNegativeInteger(env, 'LEASEHOLD_PAST_KEPT_HOURS', 24) * 3_600_000, (2 * cleaningTimeMinutes + 10) * 60_000);
 
 /** What a forgetting index drops at each snapshot look: what ended more than `pastMs` before `now()`. */
 export interface Forgetting {

@@ -1,4 +1,4 @@
-import { type Booking, type FloatingIpBooking, type LeaseData, type Reservation, reservedFloatingIpIds, reservedHostIds, toMs } from '#domain/index.js';
+import { type Booking, type FloatingIpBooking, type LeaseData, type Reservation, isInstanceReservation, reservedFloatingIpIds, reservedHostIds, toMs } from '#domain/index.js';
 
 /** The bookings an ended lease's reservations hold on calendars that forgot them, by host and by address. */
 export interface ForgottenBookings {
@@ -7,7 +7,7 @@ export interface ForgottenBookings {
 }
 
 const slotsOf = (reservation: Reservation, hostId: string): Booking['slots'] => {
-  if (reservation.resourceType !== 'virtual:instance' && reservation.resourceType !== 'flavor:instance') return null;
+  if (!isInstanceReservation(reservation)) return null;
   const count = reservation.allocations.find((a) => a.hostId === hostId)?.count ?? 0;
   return { count, vcpus: reservation.vcpus, memoryMb: reservation.memoryMb, diskGb: reservation.diskGb };
 };
