@@ -1003,6 +1003,17 @@ for (;;) {
 }
 `;
 
+/** Every table and index of the read-model file as declared, by name (a renamed table's name is written back in double quotes, MikroORM's in backticks). */
+const schemaOf = (file: string): unknown[] => {
+  const db = new Database(file, { readonly: true });
+  try {
+    const entries = db.prepare(`select type, name, tbl_name, sql from sqlite_master order by type, name`).all() as { sql: string | null }[];
+    return entries.map((entry) => ({ ...entry, sql: entry.sql?.replaceAll('`', '"') ?? null }));
+  } finally {
+    db.close();
+  }
+};
+
 /** The tables a rebuild's copy left in the read-model file. */
 const copyTablesIn = (file: string): string[] => {
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -1151,6 +1162,7 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       }
       const tables = READ_MODEL_ENTITIES.map((entity) => entity.meta.tableName);
       const before = tableDigest(file, tables);
+      const schema = schemaOf(file);
       // another process reads every table in one transaction, over and over, and prints each state it saw
       const reader = spawn(process.execPath, ['--input-type=module', '-e', READER_LOOP, file, JSON.stringify(tables)], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
       const seen = new Set<string>();
@@ -1165,11 +1177,13 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
           snapshot.exec('begin');
           const pinned = tableDigestOn(snapshot, tables);
           const orm = await openReadModel(sqlite(file));
+          const swaps: { lockedSeconds: number; checkpointSeconds: number }[] = [];
           try {
-            await rebuildReadModel({ store, orm });
+            await rebuildReadModel({ store, orm, onSwapped: (times) => swaps.push(times) });
           } finally {
             await orm.close();
           }
+          expect(swaps).toEqual([{ lockedSeconds: expect.any(Number), checkpointSeconds: expect.any(Number) }]);
           // the transaction begun before the swap still reads the old tables, whole
           expect(tableDigestOn(snapshot, tables)).toEqual(pinned);
           snapshot.exec('commit');
@@ -1182,6 +1196,8 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
         expect(errors).toBe('');
         expect([...seen].filter((state) => state !== before && state !== after)).toEqual([]);
         expect(await readModelOf(file)).toEqual(cleanDump);
+        // the renamed copies are the live tables as they were declared, indexes and their names included
+        expect(schemaOf(file)).toEqual(schema);
       } finally {
         reader.kill('SIGTERM');
         await exited;

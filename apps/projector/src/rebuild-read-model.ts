@@ -6,7 +6,7 @@ import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '#rea
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
-import { dropCopyTables, openCopyTables, swapInCopyTables } from './sqlite-copy-tables.js';
+import { type SwapTimes, dropCopyTables, openCopyTables, swapInCopyTables } from './sqlite-copy-tables.js';
 
 export interface RebuildOptions {
   readonly store: EventStore;
@@ -19,6 +19,8 @@ export interface RebuildOptions {
   /** Called about every `progressEveryMs` (default 1 s) while the log is replayed: events replayed so far, and the head. */
   readonly onProgress?: (replayed: number, head: number) => void;
   readonly progressEveryMs?: number;
+  /** SQLite: told how long the swap held the read model's write lock, and the checkpoint after it. */
+  readonly onSwapped?: (times: SwapTimes) => void;
 }
 
 /**
@@ -128,7 +130,8 @@ const rebuildOnSqlite = async (options: RebuildOptions): Promise<RebuildResult> 
     const position = await replay(options, copy);
     await copy.close();
     open = false;
-    swapInCopyTables(file);
+    const times = swapInCopyTables(file);
+    options.onSwapped?.(times);
     return { rebuilt: true, position, events: position };
   } finally {
     if (open) await copy.close();

@@ -8,6 +8,12 @@ export const COPY_PREFIX = 'rebuild_';
 /** The live tables' indexes other than a unique one: a copy gets them at the swap, built once over all its rows. */
 const LATE_INDEX = /^create\s+index\s/i;
 
+/** How long the swap held the write lock (drops, renames, index builds), and the checkpoint after it. */
+export interface SwapTimes {
+  readonly lockedSeconds: number;
+  readonly checkpointSeconds: number;
+}
+
 interface SchemaEntry {
   readonly name: string;
   readonly sql: string;
@@ -91,9 +97,10 @@ export const openCopyTables = async (file: string): Promise<MikroORM> => {
  * commit or after it. Statements prepared on the old tables are prepared again by SQLite on their
  * next run.
  */
-export const swapInCopyTables = (file: string): void => {
+export const swapInCopyTables = (file: string): SwapTimes => {
   const db = open(file);
   try {
+    const started = performance.now();
     db.transaction(() => {
       for (const table of liveTables()) {
         const indexes = indexesOf(db, table);
@@ -104,7 +111,10 @@ export const swapInCopyTables = (file: string): void => {
         for (const index of indexes) db.exec(index.sql);
       }
     }).immediate();
+    const committed = performance.now();
+    // the copy's pages go from the write-ahead log into the file now, not in the commit of the next projector batch
     db.pragma('wal_checkpoint(passive)');
+    return { lockedSeconds: (committed - started) / 1000, checkpointSeconds: (performance.now() - committed) / 1000 };
   } finally {
     db.close();
   }
