@@ -99,6 +99,8 @@ export const openCopyTables = async (file: string): Promise<MikroORM> => {
  */
 export const swapInCopyTables = (file: string): SwapTimes => {
   const db = open(file);
+  // the commit would checkpoint the whole copy itself; done below, once the write lock is released, and timed apart
+  db.pragma('wal_autocheckpoint = 0');
   try {
     const started = performance.now();
     db.transaction(() => {
