@@ -210,6 +210,13 @@ describe('rebuild-read-models', () => {
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toContain(`projection leases could not project event ${poison.position} (Lease.Created)`);
     expect(existsSync(join(dir, 'read-model.sqlite.rebuild'))).toBe(false);
+    // the copy is built in tables of the live file: none of them is left behind
+    const file = new Database(join(dir, 'read-model.sqlite'), { readonly: true });
+    try {
+      expect(file.prepare(`select name from sqlite_master where name like 'rebuild\\_%' escape '\\'`).pluck().all()).toEqual([]);
+    } finally {
+      file.close();
+    }
     const after = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
     try {
       expect(await dumpReadModel(after)).toEqual(before);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
@@ -45,6 +45,7 @@ import {
   LeaseEntity,
   PropertyEntity,
   READ_MODELS,
+  READ_MODEL_ENTITIES,
   type ReadModelDatabase,
   ReservationEntity,
   openReadModel,
@@ -952,12 +953,12 @@ const readModelOf = async (file: string): Promise<Record<string, unknown[]>> => 
   }
 };
 
-/** The lowest checkpoint of the read-model file, read the way an operator would (null while it has none). */
-const checkpointInFile = (file: string): number | null => {
+/** The lowest checkpoint of the read-model file (or of a rebuild's copy in it), read the way an operator would (null while it has none). */
+const checkpointInFile = (file: string, table = 'lh_checkpoints'): number | null => {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      const rows = db.prepare(`select name, position from lh_checkpoints`).all() as { name: string; position: number }[];
+      const rows = db.prepare(`select name, position from "${table}"`).all() as { name: string; position: number }[];
       const positions = READ_MODELS.map((name) => rows.find((row) => row.name === name)?.position ?? 0);
       return Math.min(...positions);
     } finally {
@@ -968,11 +969,59 @@ const checkpointInFile = (file: string): number | null => {
   }
 };
 
-/** The size of a read-model file that holds the tables and nothing else. */
-const readModelSize = async (file: string): Promise<number> => {
-  const orm = await openReadModel(sqlite(file));
-  await orm.close();
-  return statSync(file).size;
+/** Every table's row count and the checkpoints, read in one transaction of `db`: two read models differ in it. */
+const tableDigestOn = (db: Database.Database, tables: readonly string[]): string =>
+  db.transaction(() => JSON.stringify([
+    ...tables.map((table) => db.prepare(`select count(*) from "${table}"`).pluck().get()),
+    db.prepare(`select group_concat(name || '=' || position) from (select * from lh_checkpoints order by name)`).pluck().get(),
+  ]))();
+
+const tableDigest = (file: string, tables: readonly string[]): string => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return tableDigestOn(db, tables);
+  } finally {
+    db.close();
+  }
+};
+
+/** tableDigestOn in a loop, as another process: prints each state it reads, once. */
+const READER_LOOP = `
+import Database from 'better-sqlite3';
+const [file, tables] = [process.argv[1], JSON.parse(process.argv[2])];
+const db = new Database(file, { readonly: true });
+db.pragma('busy_timeout = 5000');
+const digest = db.transaction(() => JSON.stringify([
+  ...tables.map((table) => db.prepare('select count(*) from "' + table + '"').pluck().get()),
+  db.prepare("select group_concat(name || '=' || position) from (select * from lh_checkpoints order by name)").pluck().get(),
+]));
+let last = '';
+for (;;) {
+  const state = digest();
+  if (state !== last) process.stdout.write(state + '\\n');
+  last = state;
+}
+`;
+
+/** Every table and index of the read-model file as declared, by name (a renamed table's name is written back in double quotes, MikroORM's in backticks). */
+const schemaOf = (file: string): unknown[] => {
+  const db = new Database(file, { readonly: true });
+  try {
+    const entries = db.prepare(`select type, name, tbl_name, sql from sqlite_master order by type, name`).all() as { sql: string | null }[];
+    return entries.map((entry) => ({ ...entry, sql: entry.sql?.replaceAll('`', '"') ?? null }));
+  } finally {
+    db.close();
+  }
+};
+
+/** The tables a rebuild's copy left in the read-model file. */
+const copyTablesIn = (file: string): string[] => {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`select name from sqlite_master where type = 'table' and name like 'rebuild\\_%' escape '\\'`).pluck().all() as string[];
+  } finally {
+    db.close();
+  }
 };
 
 /** `npm run rebuild-read-models` on a data folder, as a process: its exit and what it printed. */
@@ -1074,7 +1123,6 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       await log.backup(join(dataDir, 'events.sqlite')).finally(() => log.close());
       const head = await store.headPosition();
       const file = join(dataDir, 'read-model.sqlite');
-      const scratch = `${file}.rebuild`;
       // the serving read model holds the first half of the log, the rebuild is to bring the rest
       const serving = await openReadModel(sqlite(file));
       try {
@@ -1083,11 +1131,10 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
         await serving.close();
       }
       const before = await readModelOf(file);
-      const empty = await readModelSize(join(dataDir, 'empty.sqlite'));
 
       const child = spawnRebuild(dataDir, ['--batch-size', '1']);
-      // the copy has grown past an empty read model: batches of it are committed, the replay is under way
-      await vi.waitFor(() => expect(existsSync(scratch) ? statSync(scratch).size : 0).toBeGreaterThan(empty), { timeout: 60_000, interval: 2 });
+      // the copy's tables (in the same file) hold committed batches: the replay is under way
+      await vi.waitFor(() => expect(checkpointInFile(file, 'rebuild_lh_checkpoints') ?? 0).toBeGreaterThan(0), { timeout: 60_000, interval: 2 });
       child.process.kill('SIGKILL');
       expect(await child.exit, 'killed before the rebuild ended').toEqual({ code: null, signal: 'SIGKILL' });
       expect(await readModelOf(file)).toEqual(before);
@@ -1095,8 +1142,66 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const rerun = spawnRebuild(dataDir, []);
       expect(await rerun.exit).toEqual({ code: 0, signal: null });
       expect(JSON.parse(rerun.stdout())).toEqual({ rebuilt: true, position: head, events: head });
-      expect(existsSync(scratch)).toBe(false);
+      expect(copyTablesIn(file)).toEqual([]);
       expect(await readModelOf(file)).toEqual(cleanDump);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('a reader of the live file during a rebuild sees the read model it replaces or the rebuilt one, never a mix; a snapshot taken before the swap keeps the old one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-rebuild-reader-'));
+    const file = join(dataDir, 'read-model.sqlite');
+    try {
+      const head = await store.headPosition();
+      const serving = await openReadModel(sqlite(file));
+      try {
+        await projectBatch(serving, READ_MODEL_PROJECTIONS, (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2));
+      } finally {
+        await serving.close();
+      }
+      const tables = READ_MODEL_ENTITIES.map((entity) => entity.meta.tableName);
+      const before = tableDigest(file, tables);
+      const schema = schemaOf(file);
+      // another process reads every table in one transaction, over and over, and prints each state it saw
+      const reader = spawn(process.execPath, ['--input-type=module', '-e', READER_LOOP, file, JSON.stringify(tables)], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+      const seen = new Set<string>();
+      let errors = '';
+      reader.stdout.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter((line) => line !== '').forEach((line) => seen.add(line)));
+      reader.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      const exited = new Promise((resolve) => reader.once('close', resolve));
+      try {
+        await vi.waitFor(() => expect(seen.has(before)).toBe(true), { timeout: 30_000, interval: 5 });
+        const snapshot = new Database(file, { readonly: true });
+        try {
+          snapshot.exec('begin');
+          const pinned = tableDigestOn(snapshot, tables);
+          const orm = await openReadModel(sqlite(file));
+          const swaps: { lockedSeconds: number; checkpointSeconds: number }[] = [];
+          try {
+            await rebuildReadModel({ store, orm, onSwapped: (times) => swaps.push(times) });
+          } finally {
+            await orm.close();
+          }
+          expect(swaps).toEqual([{ lockedSeconds: expect.any(Number), checkpointSeconds: expect.any(Number) }]);
+          // the transaction begun before the swap still reads the old tables, whole
+          expect(tableDigestOn(snapshot, tables)).toEqual(pinned);
+          snapshot.exec('commit');
+          expect(tableDigestOn(snapshot, tables)).not.toEqual(pinned);
+        } finally {
+          snapshot.close();
+        }
+        const after = tableDigest(file, tables);
+        await vi.waitFor(() => expect(seen.has(after)).toBe(true), { timeout: 30_000, interval: 5 });
+        expect(errors).toBe('');
+        expect([...seen].filter((state) => state !== before && state !== after)).toEqual([]);
+        expect(await readModelOf(file)).toEqual(cleanDump);
+        // the renamed copies are the live tables as they were declared, indexes and their names included
+        expect(schemaOf(file)).toEqual(schema);
+      } finally {
+        reader.kill('SIGTERM');
+        await exited;
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

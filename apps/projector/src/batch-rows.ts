@@ -36,20 +36,25 @@ export class TableRows<Row extends object> {
   /** Reads the rows of these keys that the batch does not know yet, in as few queries as it takes. */
   async load(keys: Iterable<string>): Promise<void> {
     const missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
-    const reader = this.em.fork({ clear: true, keepTransactionContext: true });
+    if (missing.length === 0) return;
+    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
     for (const part of chunks(missing)) {
-      const found = await reader.find(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
       for (const key of part) {
         this.rows.set(key, null);
         this.absent.add(key);
       }
-      for (const row of found) {
+      for (const row of sqlite === null ? await this.find(part) : sqlite.find(part)) {
         const key = this.keyOf(row);
-        this.rows.set(key, this.plain(row));
+        this.rows.set(key, row);
         this.absent.delete(key);
       }
-      reader.clear();
     }
+  }
+
+  /** Through MikroORM (PostgreSQL): plain copies of the entities, which the batch then changes freely. */
+  private async find(keys: readonly string[]): Promise<Row[]> {
+    const reader = this.em.fork({ clear: true, keepTransactionContext: true });
+    return (await reader.find(this.entity, { [this.key]: { $in: keys } } as FilterQuery<Row>)).map((row) => this.plain(row));
   }
 
   /** The row as the batch left it so far; null if it does not exist or was removed earlier in the batch. */

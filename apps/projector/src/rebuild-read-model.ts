@@ -6,6 +6,7 @@ import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '#rea
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
+import { type SwapTimes, dropCopyTables, openCopyTables, swapInCopyTables } from './sqlite-copy-tables.js';
 
 export interface RebuildOptions {
   readonly store: EventStore;
@@ -18,6 +19,8 @@ export interface RebuildOptions {
   /** Called about every `progressEveryMs` (default 1 s) while the log is replayed: events replayed so far, and the head. */
   readonly onProgress?: (replayed: number, head: number) => void;
   readonly progressEveryMs?: number;
+  /** SQLite: told how long the swap held the read model's write lock, and the checkpoint after it. */
+  readonly onSwapped?: (times: SwapTimes) => void;
 }
 
 /**
@@ -47,19 +50,15 @@ export class RebuildFailedError extends Error {
   }
 }
 
-/** Where the copy is built: beside the live tables, never in them. */
-const scratchFor = (orm: MikroORM): ReadModelDatabase => {
+/** PostgreSQL: where the copy is built, a schema beside the live tables'. */
+const scratchSchemaFor = (orm: MikroORM): ReadModelDatabase & { kind: 'postgresql' } | null => {
   const clientUrl = orm.config.get('clientUrl');
-  if (orm.em.getPlatform() instanceof PostgreSqlPlatform && clientUrl !== undefined) {
-    return { kind: 'postgresql', url: clientUrl, schema: `${orm.config.get('schema') ?? 'public'}_rebuild` };
-  }
-  return { kind: 'sqlite', file: `${orm.config.get('dbName')}.rebuild` };
+  if (!(orm.em.getPlatform() instanceof PostgreSqlPlatform) || clientUrl === undefined) return null;
+  return { kind: 'postgresql', url: clientUrl, schema: `${orm.config.get('schema') ?? 'public'}_rebuild` };
 };
 
-/** Drops the copy (through `via`, a connection to the same database, for PostgreSQL). */
-const dropScratch = async (scratch: ReadModelDatabase, via: MikroORM): Promise<void> => {
-  if (scratch.kind === 'postgresql') await via.em.getConnection().execute(`drop schema if exists "${scratch.schema ?? ''}" cascade`);
-  if (scratch.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${scratch.file}${suffix}`, { force: true });
+const dropScratchSchema = async (scratch: ReadModelDatabase & { kind: 'postgresql' }, via: MikroORM): Promise<void> => {
+  await via.em.getConnection().execute(`drop schema if exists "${scratch.schema ?? ''}" cascade`);
 };
 
 /** Replays the log into the scratch read model until it holds the store's head. */
@@ -95,52 +94,61 @@ const columnsOf = (orm: MikroORM, className: string): { table: string; columns: 
   return { table: meta.tableName, columns };
 };
 
-/** Copies every table of the scratch read model over the live one in one transaction: readers see the old rows or the new ones. */
-const swapIn = async (live: MikroORM, scratch: ReadModelDatabase): Promise<void> => {
-  const connection = live.em.getConnection();
-  const source = scratch.kind === 'postgresql' ? `"${scratch.schema}"` : 'rebuild';
-  if (scratch.kind === 'sqlite') await connection.execute('attach database ? as rebuild', [scratch.file]);
+/** PostgreSQL: copies every table of the scratch schema over the live one in one transaction: readers see the old rows or the new ones. */
+const copyIn = async (live: MikroORM, scratch: ReadModelDatabase & { kind: 'postgresql' }): Promise<void> => {
+  await live.em.fork().transactional(async (tx) => {
+    const tables = READ_MODEL_ENTITIES.map((entity) => columnsOf(live, entity.meta.className));
+    for (const { table, columns } of tables) {
+      await tx.getConnection().execute(`delete from "${table}"`, [], 'run', tx.getTransactionContext());
+      await tx.getConnection().execute(`insert into "${table}" (${columns}) select ${columns} from "${scratch.schema}"."${table}"`, [], 'run', tx.getTransactionContext());
+    }
+  });
+};
+
+const rebuildOnPostgreSql = async (options: RebuildOptions, scratch: ReadModelDatabase & { kind: 'postgresql' }): Promise<RebuildResult> => {
+  await dropScratchSchema(scratch, options.orm);
+  const scratchOrm = await openReadModel(scratch);
   try {
-    await live.em.fork().transactional(async (tx) => {
-      const tables = READ_MODEL_ENTITIES.map((entity) => columnsOf(live, entity.meta.className));
-      for (const { table, columns } of tables) {
-        await tx.getConnection().execute(`delete from "${table}"`, [], 'run', tx.getTransactionContext());
-        await tx.getConnection().execute(`insert into "${table}" (${columns}) select ${columns} from ${source}."${table}"`, [], 'run', tx.getTransactionContext());
-      }
-    });
+    const position = await replay(options, scratchOrm);
+    await copyIn(options.orm, scratch);
+    return { rebuilt: true, position, events: position };
   } finally {
-    if (scratch.kind === 'sqlite') await connection.execute('detach database rebuild');
+    await scratchOrm.close();
+    await dropScratchSchema(scratch, options.orm);
+  }
+};
+
+/** SQLite: the copy is built in tables of the live file and renamed into place (see sqlite-copy-tables.ts). */
+const rebuildOnSqlite = async (options: RebuildOptions): Promise<RebuildResult> => {
+  const file = options.orm.config.get('dbName');
+  if (file === undefined || file === ':memory:') throw new Error('rebuildReadModel: a SQLite read model in a file is needed (the copy is built beside it by another connection)');
+  // earlier releases built the copy in a file of its own
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}.rebuild${suffix}`, { force: true });
+  const copy = await openCopyTables(file);
+  let open = true;
+  try {
+    const position = await replay(options, copy);
+    await copy.close();
+    open = false;
+    const times = swapInCopyTables(file);
+    options.onSwapped?.(times);
+    return { rebuilt: true, position, events: position };
+  } finally {
+    if (open) await copy.close();
+    dropCopyTables(file);
   }
 };
 
 /**
  * Rebuilds the read model from the whole log without ever leaving a half-built one: the log is
- * replayed (with the live projector's runner and projections) into a scratch copy beside the live
- * tables (`<file>.rebuild` for SQLite, schema `<schema>_rebuild` for PostgreSQL), and only when every
- * projection has reached the head is the copy swapped in, in one transaction. On failure the copy is
+ * replayed (with the live projector's runner and projections) into a copy beside the live tables
+ * (tables `rebuild_<table>` in the same file for SQLite, renamed into place; schema `<schema>_rebuild`
+ * for PostgreSQL, copied over), and only when every projection has reached the head is the copy
+ * swapped in, in one transaction. On failure the copy is
  * dropped and the live read model stays as it was. A projector running meanwhile notices its
  * checkpoints moved and carries on from them.
  */
 export const rebuildReadModel = async (options: RebuildOptions): Promise<RebuildResult> => {
-  const scratch = scratchFor(options.orm);
-  await dropScratch(scratch, options.orm);
-  const scratchOrm = await openReadModel(scratch);
-  // a crash loses the copy whatever it holds (the next rebuild drops it): no write-ahead log, no wait for the disk
-  if (scratch.kind === 'sqlite') {
-    const connection = scratchOrm.em.getConnection();
-    await connection.execute('pragma journal_mode = memory');
-    await connection.execute('pragma synchronous = off');
-  }
-  let open = true;
-  try {
-    const position = await replay(options, scratchOrm);
-    // SQLite: the live connection attaches the copy's file, so the copy is closed first
-    await scratchOrm.close();
-    open = false;
-    await swapIn(options.orm, scratch);
-    return { rebuilt: true, position, events: position };
-  } finally {
-    if (open) await scratchOrm.close();
-    await dropScratch(scratch, options.orm);
-  }
+  const schema = scratchSchemaFor(options.orm);
+  return schema === null ? rebuildOnSqlite(options) : rebuildOnPostgreSql(options, schema);
 };

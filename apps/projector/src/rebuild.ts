@@ -19,6 +19,7 @@ import type { EventStore } from '#event-store/event-store.port.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { REBUILD_BATCH_SIZE, rebuildReadModel } from './rebuild-read-model.js';
+import type { SwapTimes } from './sqlite-copy-tables.js';
 import { describeError } from '#domain/index.js';
 
 const USAGE = 'usage: rebuild.js [--target <sqlite file>] [--batch-size <events>]';
@@ -63,10 +64,14 @@ const run = async (): Promise<void> => {
     orm = await openReadModel(db);
     const started = performance.now();
     const terminal = process.stderr.isTTY;
-    const result = await rebuildReadModel({ store, orm, batchSize, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000 });
+    let swap = '';
+    const onSwapped = ({ lockedSeconds, checkpointSeconds }: SwapTimes): void => {
+      swap = ` (write lock held ${lockedSeconds.toFixed(1)} s, checkpoint ${checkpointSeconds.toFixed(1)} s)`;
+    };
+    const result = await rebuildReadModel({ store, orm, batchSize, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000, onSwapped });
     const took = performance.now() - started;
     if (process.stderr.isTTY) process.stderr.write('\n');
-    process.stderr.write(`rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}\n`);
+    process.stderr.write(`rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}${swap}\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await orm?.close();

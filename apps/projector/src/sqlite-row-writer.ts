@@ -18,8 +18,13 @@ export class SqliteRowWriter<Row extends object> {
   private readonly remove: Database.Statement;
   private readonly convert: ((row: Row) => Bindable)[];
   private readonly key: (value: string) => Bindable;
+  /** Column values as read back into the row's properties, in `select`'s column order. */
+  private readonly hydrate: ((value: unknown) => unknown)[];
+  private readonly names: string[];
+  private readonly selects = new Map<number, Database.Statement>();
+  private readonly selectPrefix: string;
 
-  private constructor(db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform) {
+  private constructor(private readonly db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform) {
     const props = meta.props.filter((prop) => prop.persist !== false);
     const column = (prop: EntityProperty<Row>): string => `"${prop.fieldNames[0] ?? prop.name}"`;
     const columns = props.map(column);
@@ -42,6 +47,14 @@ export class SqliteRowWriter<Row extends object> {
       return (row: Row): Bindable => convert(row[name]);
     });
     this.key = toColumn(meta.properties[meta.primaryKeys[0] as EntityKey<Row>]);
+    // MikroORM's hydration of a row, without building entities: custom types convert, booleans are stored as 0/1
+    this.hydrate = props.map((prop) => (value: unknown): unknown => {
+      if (value === null || value === undefined) return null;
+      if (prop.customType !== undefined) return prop.customType.convertToJSValue(value, platform);
+      return prop.runtimeType === 'boolean' ? Boolean(value) : value;
+    });
+    this.names = props.map((prop) => prop.name);
+    this.selectPrefix = `select ${columns.join(', ')} from ${table} where ${keys[0]} in `;
   }
 
   /** The writer of this entity on the SQLite connection of `em`'s transaction; null on another database. */
@@ -55,7 +68,7 @@ export class SqliteRowWriter<Row extends object> {
     let writer = writers.get(className) as SqliteRowWriter<Row> | undefined;
     if (writer === undefined) {
       writer = new SqliteRowWriter(db, em.getMetadata().get<Row>(className), platform);
-      writers.set(className, writer as SqliteRowWriter<object>);
+      writers.set(className, writer as unknown as SqliteRowWriter<object>);
     }
     return writer;
   }
@@ -67,6 +80,21 @@ export class SqliteRowWriter<Row extends object> {
 
   add(rows: Iterable<Row>): void {
     for (const row of rows) this.insert.run(this.convert.map((convert) => convert(row)));
+  }
+
+  /** The stored rows of these single-column primary keys (any order; a key without a row is left out). */
+  find(keys: readonly string[]): Row[] {
+    if (keys.length === 0) return [];
+    let select = this.selects.get(keys.length);
+    if (select === undefined) {
+      select = this.db.prepare(`${this.selectPrefix}(${keys.map(() => '?').join(', ')})`).raw(true);
+      this.selects.set(keys.length, select);
+    }
+    return (select.all(keys.map((key) => this.key(key))) as unknown[][]).map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < values.length; i++) row[this.names[i] ?? ''] = this.hydrate[i]?.(values[i]);
+      return row as Row;
+    });
   }
 
   /** Deletes by a single-column primary key. */

@@ -21,11 +21,25 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
 export interface ReadModelSettings {
   /** Print every SQL statement to stdout (`[query] ...`): for operators looking at what a request reads. */
   readonly logQueries?: boolean;
+  /** Maps every entity to `<prefix><table>`: a rebuild's copy of the tables beside the live ones (see apps/projector's sqlite-copy-tables.ts). */
+  readonly tablePrefix?: string;
 }
+
+/** Fresh entity definitions, their tables renamed with `prefix`. */
+const entitiesWithPrefix = (prefix: string): ReturnType<typeof readModelEntities> => {
+  const entities = readModelEntities();
+  if (prefix === '') return entities;
+  for (const entity of entities) {
+    const table = `${prefix}${entity.meta.tableName}`;
+    entity.meta.tableName = table;
+    entity.meta.collection = table;
+  }
+  return entities;
+};
 
 const options = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Options => {
   const debug: Options['debug'] = settings.logQueries === true ? ['query'] : false;
-  const common = { entities: readModelEntities(), allowGlobalContext: false, debug, colors: false, discovery: { warnWhenNoEntities: true } };
+  const common = { entities: entitiesWithPrefix(settings.tablePrefix ?? ''), allowGlobalContext: false, debug, colors: false, discovery: { warnWhenNoEntities: true } };
   if (db.kind === 'postgresql') return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
   return { ...common, driver: BindingBetterSqliteDriver, dbName: db.file };
@@ -50,7 +64,7 @@ export const openReadModel = async (db: ReadModelDatabase, attempts = 5, setting
  * Connects to an existing read model as it is, creating and altering nothing (for tools that only read
  * it: a reader that updated the schema of an older release's read model would change it).
  */
-export const connectReadModel = (db: ReadModelDatabase): Promise<MikroORM> => MikroORM.init(options(db));
+export const connectReadModel = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Promise<MikroORM> => MikroORM.init(options(db, settings));
 
 const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Promise<MikroORM> => {
   const orm = await MikroORM.init(options(db, settings));
