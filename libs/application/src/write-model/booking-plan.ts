@@ -139,13 +139,18 @@ export class BookingPlan implements ReservationCalendars {
   private hostsInIdOrder(): HostsInIdOrder {
     const registered = this.index.registeredHosts();
     const { sorted, placeOf } = hostIdOrder(this.index, registered);
-    const snapshotAt = (place: number | undefined): HostSnapshot | undefined => {
+    const stateAt = (place: number | undefined): RegisteredHost | undefined => {
       const host = registered[place ?? -1];
       if (host === undefined) return undefined;
       const state = this.hosts.touched(host.hostId) ?? host;
-      return state.status === 'Registered' ? toHostSnapshot(state) : undefined;
+      return state.status === 'Registered' ? state : undefined;
     };
-    return { count: sorted.length, at: (place) => snapshotAt(sorted[place]), byId: (id) => snapshotAt(placeOf.get(id)) };
+    const snapshotAt = (place: number | undefined): HostSnapshot | undefined => {
+      const state = stateAt(place);
+      return state === undefined ? undefined : toHostSnapshot(state);
+    };
+    // a host's snapshot carries its state's bookings as they are, so the state's calendar is the snapshot's
+    return { count: sorted.length, at: (place) => snapshotAt(sorted[place]), calendarAt: (place) => stateAt(sorted[place]), byId: (id) => snapshotAt(placeOf.get(id)) };
   }
 
   /**

@@ -42,7 +42,7 @@ const requestArbitrary = fc.record({
 
 const inIdOrder = (hosts: readonly HostSnapshot[]): HostsInIdOrder => {
   const sorted = [...hosts].sort((a, b) => compareHostIds(a.id, b.id));
-  return { count: sorted.length, at: (place) => sorted[place], byId: (id) => hosts.find((h) => h.id === id) };
+  return { count: sorted.length, at: (place) => sorted[place], calendarAt: (place) => sorted[place], byId: (id) => hosts.find((h) => h.id === id) };
 };
 
 describe('allocateHostsInIdOrder', () => {
@@ -67,7 +67,8 @@ describe('allocateHostsInIdOrder', () => {
 
   it('passes over places that hold no host now (a host removed since the order was made)', () => {
     const hosts = [host('1'), host('2', { bookings: [booking('x', 0, 500)] }), host('3')];
-    const withGap: HostsInIdOrder = { count: 4, at: (place) => [hosts[0], undefined, hosts[1], hosts[2]][place], byId: (id) => hosts.find((h) => h.id === id) };
+    const hostAt = (place: number) => [hosts[0], undefined, hosts[1], hosts[2]][place];
+    const withGap: HostsInIdOrder = { count: 4, at: hostAt, calendarAt: hostAt, byId: (id) => hosts.find((h) => h.id === id) };
     const request: HostAllocationRequest = { min: 3, max: 3, query: parseQuery(''), window: { start: at(100), end: at(200) }, cleaningTimeMs: 0 };
     expect(allocateHostsInIdOrder(request, withGap)).toEqual({ ok: false, matching: 3, free: 2, requested: 3 });
     expect(allocateHostsInIdOrder({ ...request, min: 2 }, withGap)).toEqual({ ok: true, hostIds: ['1', '3'] });
