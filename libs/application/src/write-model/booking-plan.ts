@@ -19,9 +19,10 @@ import type { AppendRequest, EventMetadata } from '#event-store/event-store.port
 import type { BookingWindow, ReservationCalendars } from '#plugins/admission/calendars.port.js';
 import type { FloatingIpSnapshot } from '#plugins/floating-ip/floating-ip-snapshot.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
-import { type HostAllocationRequest, allocateHosts, notEnoughHostsError } from '#plugins/physical-host/host-allocation.policy.js';
+import { type HostAllocationRequest, type HostsInIdOrder, allocateHosts, allocateHostsInIdOrder, notEnoughHostsError } from '#plugins/physical-host/host-allocation.policy.js';
 import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
 import { appendTo } from '../command.js';
+import { hostIdOrder } from './hosts-in-id-order.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 
 interface Working<S, E> extends Versioned<S> {
@@ -127,12 +128,29 @@ export class BookingPlan implements ReservationCalendars {
   }
 
   allocate(request: Omit<HostAllocationRequest, 'cleaningTimeMs' | 'window'>, window: BookingWindow, candidates?: readonly HostSnapshot[]): readonly string[] {
-    const result = allocateHosts(
-      { ...request, window: { start: toMs(window.startDate), end: toMs(window.endDate) }, cleaningTimeMs: this.cleaningTimeMs },
-      candidates ?? this.snapshots(),
-    );
+    const full = { ...request, window: { start: toMs(window.startDate), end: toMs(window.endDate) }, cleaningTimeMs: this.cleaningTimeMs };
+    // every host: in id order, so that the policy stops at the first free ones (see allocateHostsInIdOrder)
+    const result = candidates === undefined ? allocateHostsInIdOrder(full, this.hostsInIdOrder()) : allocateHosts(full, candidates);
     if (!result.ok) throw notEnoughHostsError(result);
     return result.hostIds;
+  }
+
+  /** The snapshots() hosts, made one by one as the policy asks for them. */
+  private hostsInIdOrder(): HostsInIdOrder {
+    const registered = this.index.registeredHosts();
+    const { sorted, placeOf } = hostIdOrder(this.index, registered);
+    const stateAt = (place: number | undefined): RegisteredHost | undefined => {
+      const host = registered[place ?? -1];
+      if (host === undefined) return undefined;
+      const state = this.hosts.touched(host.hostId) ?? host;
+      return state.status === 'Registered' ? state : undefined;
+    };
+    const snapshotAt = (place: number | undefined): HostSnapshot | undefined => {
+      const state = stateAt(place);
+      return state === undefined ? undefined : toHostSnapshot(state);
+    };
+    // a host's snapshot carries its state's bookings as they are, so the state's calendar is the snapshot's
+    return { count: sorted.length, at: (place) => snapshotAt(sorted[place]), calendarAt: (place) => stateAt(sorted[place]), byId: (id) => snapshotAt(placeOf.get(id)) };
   }
 
   /**

@@ -91,4 +91,11 @@ const headroom = (capacity: Resources, peak: Resources, demand: Resources): numb
 
 /** True when a whole-host booking fits: nothing else is booked within the cleaning time of the window. */
 export const wholeHostFree = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean =>
-  !someOverlapping(calendar.bookings, widen(window, cleaningTimeMs), calendar.longestBookingMs, (b) => b.reservationId !== reservationId);
+  wholeHostFreeFor(window, cleaningTimeMs, reservationId)(calendar);
+
+/** wholeHostFree for one window, asked of many calendars (the widened window and the filter made once). */
+export const wholeHostFreeFor = (window: Interval, cleaningTimeMs: number, reservationId?: string): ((calendar: Calendar) => boolean) => {
+  const widened = widen(window, cleaningTimeMs);
+  const counts = (b: CalendarEntry) => b.reservationId !== reservationId;
+  return (calendar) => !someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts);
+};

@@ -1,5 +1,5 @@
 import { type DomainError, conflict } from '#domain/shared/errors.js';
-import { wholeHostFree } from '#domain/host/host.capacity.js';
+import { type Calendar, wholeHostFreeFor } from '#domain/host/host.capacity.js';
 import { type Interval, overlapping } from '#domain/shared/interval.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
 import type { HostSnapshot } from './host-snapshot.js';
@@ -41,13 +41,60 @@ export const allocateHosts = (request: HostAllocationRequest, hosts: readonly Ho
   return { ok: true, hostIds: preferenceOrder(free, request.keepHostIds ?? []).slice(0, Math.max(0, request.max)) };
 };
 
+/** Hosts in compareHostIds order (the policy's own order after kept hosts), by place, and each by id. */
+export interface HostsInIdOrder {
+  readonly count: number;
+  /** The host at `place` (0 to count - 1) in id order; undefined for a place that holds no host now. */
+  at(place: number): HostSnapshot | undefined;
+  /** The calendar of the host at `place` (its snapshot's bookings), without making the snapshot. */
+  calendarAt(place: number): Calendar | undefined;
+  /** Undefined for an id not among them. */
+  byId(id: string): HostSnapshot | undefined;
+}
+
+/**
+ * allocateHosts' answer (failures included) from hosts already in id order: the scan stops once enough
+ * hosts are free, instead of testing every host and sorting the free ones; only a failure counts the
+ * matching hosts (one more pass).
+ */
+export const allocateHostsInIdOrder = (request: HostAllocationRequest, hosts: HostsInIdOrder): HostAllocationResult => {
+  const candidate = (host: HostSnapshot) => host.columns.reservable && matchesHost(request.query, host);
+  const free = wholeHostFreeFor(request.window, request.cleaningTimeMs, request.reservationId);
+  const kept = new Set<string>();
+  for (const id of request.keepHostIds ?? []) {
+    const host = hosts.byId(id);
+    if (host !== undefined && free(host) && candidate(host)) kept.add(id);
+  }
+  const chosen = [...kept];
+  // past max the answer is cut anyway; below min it is a failure, which has looked at every host
+  const enough = Math.max(request.min, request.max, 0);
+  for (let place = 0; place < hosts.count && chosen.length < enough; place++) {
+    // most hosts passed over are busy: their calendars say so before any snapshot is made
+    const calendar = hosts.calendarAt(place);
+    if (calendar === undefined || !free(calendar)) continue;
+    const host = hosts.at(place);
+    if (host !== undefined && !kept.has(host.id) && candidate(host)) chosen.push(host.id);
+  }
+  if (chosen.length < request.min) return { ok: false, matching: countMatching(hosts, candidate), free: chosen.length, requested: request.min };
+  return { ok: true, hostIds: chosen.slice(0, Math.max(0, request.max)) };
+};
+
+const countMatching = (hosts: HostsInIdOrder, candidate: (host: HostSnapshot) => boolean): number => {
+  let matching = 0;
+  for (let place = 0; place < hosts.count; place++) {
+    const host = hosts.at(place);
+    if (host !== undefined && candidate(host)) matching++;
+  }
+  return matching;
+};
+
 /** What the policy chooses among: how many reservable hosts match, and which of them are free for the window. */
 export const hostSupply = (
   request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs' | 'reservationId'>,
   hosts: readonly HostSnapshot[],
 ): { readonly matching: number; readonly free: readonly HostSnapshot[] } => {
   const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
-  return { matching: candidates.length, free: candidates.filter((host) => wholeHostFree(host, request.window, request.cleaningTimeMs, request.reservationId)) };
+  return { matching: candidates.length, free: candidates.filter(wholeHostFreeFor(request.window, request.cleaningTimeMs, request.reservationId)) };
 };
 
 /**

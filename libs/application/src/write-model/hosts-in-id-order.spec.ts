@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { hostStream } from '#domain/index.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { EMPTY_QUERY, parseQuery } from '#plugins/query/blazar-query.js';
+import { allocateHosts } from '#plugins/physical-host/host-allocation.policy.js';
+import type { BookingWindow } from '#plugins/admission/calendars.port.js';
+import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
+import { type StreamEvent, appendGiven } from '../testing/given-events.js';
+import { BookingPlan } from './booking-plan.js';
+import { hostIdOrder } from './hosts-in-id-order.js';
+import { WriteIndex } from './write-index.js';
+
+const OPTIONS = { cleaningTimeMinutes: 0, allocationRatios: { cpu: 1, ram: 1, disk: 1 } };
+const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({ leaseId: `lease-${reservationId}`, reservationId, startDate: at(start), endDate: at(end), propertyNames: [] });
+const unregistered = (hostId: string): StreamEvent => ({
+  streamId: hostStream(hostId),
+  type: 'Host.Unregistered',
+  data: { hostId, hypervisorHostname: `compute-${hostId}`, unregisteredAt: at(1) },
+});
+
+/** A write index over an in-memory log, and `more` to append to it and catch up. */
+const withIndex = async (given: readonly StreamEvent[], run: (index: WriteIndex, more: (events: readonly StreamEvent[]) => Promise<void>) => Promise<void>): Promise<void> => {
+  const store = SqliteEventStore.open({ file: ':memory:' });
+  try {
+    await appendGiven(store, given);
+    const index = new WriteIndex(store);
+    await index.catchUp();
+    await run(index, async (events) => {
+      await appendGiven(store, events);
+      await index.catchUp();
+    });
+  } finally {
+    await store.close();
+  }
+};
+
+/** What the plain policy chooses over every snapshot, to compare the plan's answer with. */
+const plainChoice = (plan: BookingPlan, request: { min: number; max: number; query: typeof EMPTY_QUERY; keepHostIds?: readonly string[] }, w: BookingWindow) =>
+  allocateHosts({ ...request, window: { start: Date.parse(w.startDate), end: Date.parse(w.endDate) }, cleaningTimeMs: 0 }, plan.snapshots());
+
+describe('the hosts in id order', () => {
+  it('sorts the registered hosts as the policy orders ids (decimals by value first), once per set of hosts', async () => {
+    await withIndex([hostRegistered('10'), hostRegistered('b'), hostRegistered('9'), hostRegistered('a'), hostRegistered('010')], async (index) => {
+      const order = hostIdOrder(index, index.registeredHosts());
+      expect(order.sorted.map((place) => order.ids[place])).toEqual(['9', '010', '10', 'a', 'b']);
+      expect(hostIdOrder(index, index.registeredHosts())).toBe(order);
+    });
+  });
+
+  it('sorts again when a host joins or leaves the index', async () => {
+    await withIndex([hostRegistered('2'), hostRegistered('3')], async (index, more) => {
+      const before = hostIdOrder(index, index.registeredHosts());
+      await more([hostRegistered('1')]);
+      const joined = hostIdOrder(index, index.registeredHosts());
+      expect(joined).not.toBe(before);
+      expect(joined.sorted.map((place) => joined.ids[place])).toEqual(['1', '2', '3']);
+      await more([unregistered('2')]);
+      const left = hostIdOrder(index, index.registeredHosts());
+      expect(left.sorted.map((place) => left.ids[place])).toEqual(['1', '3']);
+    });
+  });
+});
+
+describe('the booking plan allocating in id order', () => {
+  it("chooses what the plain policy chooses over every snapshot: after the plan's own bookings, with kept hosts, with a query, and when too few are free", async () => {
+    const given = [
+      hostRegistered('10', { gpu: 'true' }),
+      hostRegistered('9'),
+      hostRegistered('2', { gpu: 'true' }),
+      hostRegistered('11', { gpu: 'true' }),
+      hostBooked('2', 'r0'),
+      hostRegistered('3'),
+      hostWentDown('3'),
+    ];
+    await withIndex(given, async (index) => {
+      const plan = new BookingPlan(index, OPTIONS);
+      const gpu = parseQuery('["=", "$gpu", "true"]');
+      const asks = [
+        { request: { min: 1, max: 2, query: EMPTY_QUERY }, window: window('r1') },
+        { request: { min: 1, max: 1, query: gpu }, window: window('r2') },
+        { request: { min: 1, max: 3, query: EMPTY_QUERY, keepHostIds: ['11', '2', '11'] }, window: window('r3', 20, 22) },
+      ];
+      const chosen: (readonly string[])[] = [];
+      for (const { request, window: w } of asks) {
+        const plain = plainChoice(plan, request, w);
+        const hostIds = plan.allocate(request, w);
+        expect({ ok: true, hostIds }).toEqual(plain);
+        for (const hostId of hostIds) plan.book(hostId, w);
+        chosen.push(hostIds);
+      }
+      expect(chosen).toEqual([['9', '10'], ['11'], ['11', '2', '9']]);
+      expect(plainChoice(plan, { min: 2, max: 2, query: gpu }, window('r4'))).toEqual({ ok: false, matching: 3, free: 0, requested: 2 });
+      expect(() => plan.allocate({ min: 2, max: 2, query: gpu }, window('r4'))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS', message: expect.stringContaining('3 reservable hosts match the requested properties and 0 of them are free') }));
+    });
+  });
+
+  it('offers a host registered after an earlier admission on the same index, and no longer one unregistered since', async () => {
+    await withIndex([hostRegistered('5'), hostBooked('5', 'r0')], async (index, more) => {
+      expect(() => new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
+      await more([hostRegistered('7'), hostRegistered('6')]);
+      expect(new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toEqual(['6']);
+      await more([unregistered('6')]);
+      expect(new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toEqual(['7']);
+    });
+  });
+});
