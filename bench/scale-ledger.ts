@@ -38,6 +38,9 @@ const EVENTS_PER_LEASE = 7;
 /** Leases a host carries at once on average: enough to keep admission busy, few enough that most are admitted. */
 const LEASES_PER_HOST_AT_ONCE = 0.3;
 const REACTIONS_AT_ONCE = 64;
+/** What the API's write index keeps of the past (LEASEHOLD_PAST_KEPT_HOURS' default), dropped as the API drops it. */
+const PAST_KEPT_MS = 24 * HOUR;
+const FORGET_EVERY = 1_000;
 
 const bench = systemCaller('bench-scale');
 let commands = 0;
@@ -121,6 +124,8 @@ export const writeScaleLedger = async (store: EventStore, shape: ScaleShape, onP
   for (let i = 0; i < leasesWanted; i++) {
     const now = base + i * stepMs;
     await runDue(now);
+    // the API drops ended bookings at each snapshot look; without it the timeline's calendars hold all history
+    if (i % FORGET_EVERY === 0) context.index.forgetBookingsEndedBefore(now - PAST_KEPT_MS);
     const start = now + Math.floor(random() * 12) * HOUR + HOUR;
     const end = start + (1 + Math.floor(random() * 24)) * HOUR;
     const wanted = random() < 0.05 ? 3 : 1;
