@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import {
   HELD_QUOTAS,
   type LeaseEvent,
@@ -48,7 +49,7 @@ const addSpent = (spent: Spent, tracked: TrackedLease, fromMonth: number): void 
  * full and at no instant from now on (the month began before the cutoff, before now).
  */
 const spentHolding = (projectId: string, month: number, amounts: QuotaAmounts): LeaseHolding => ({
-  leaseId: `spent-${new Date(month).toISOString().slice(0, 7)}`,
+  leaseId: `spent-${DateTime.fromMillis(month, { zone: 'utc' }).toFormat('yyyy-MM')}`,
   projectId,
   start: month,
   end: month + 1,
