@@ -1,5 +1,5 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
-import type { EntityKey, EntityManager, EntityMetadata, EntityProperty } from '@mikro-orm/core';
+import { type EntityKey, type EntityManager, type EntityMetadata, type EntityProperty, JsonType } from '@mikro-orm/core';
 import type Database from 'better-sqlite3';
 
 /** What better-sqlite3 binds: it refuses booleans and objects. */
@@ -17,6 +17,7 @@ export class SqliteRowWriter<Row extends object> {
   private readonly insert: Database.Statement;
   private readonly remove: Database.Statement;
   private readonly convert: ((row: Row) => Bindable)[];
+  private readonly values: Bindable[];
   private readonly key: (value: string) => Bindable;
   /** Column values as read back into the row's properties, in `select`'s column order. */
   private readonly hydrate: ((value: unknown) => unknown)[];
@@ -38,9 +39,12 @@ export class SqliteRowWriter<Row extends object> {
     this.remove = db.prepare(`delete from ${table} where ${keys[0]} = ?`);
     const toColumn = (prop: EntityProperty<Row>) => (value: unknown): Bindable => {
       if (value === null || value === undefined) return null;
+      // what MikroORM's JsonType stores on SQLite (Platform.convertJsonToDatabaseValue), without its calls around it
+      if (prop.customType instanceof JsonType) return JSON.stringify(value);
       const stored: unknown = prop.customType === undefined ? value : prop.customType.convertToDatabaseValue(value, platform, { mode: 'query-data' });
       return typeof stored === 'boolean' ? (stored ? 1 : 0) : (stored as Bindable);
     };
+    this.values = props.map(() => null);
     this.convert = props.map((prop) => {
       const name = prop.name as keyof Row;
       const convert = toColumn(prop);
@@ -75,11 +79,18 @@ export class SqliteRowWriter<Row extends object> {
 
   /** Creates or replaces each row (by primary key). */
   put(rows: Iterable<Row>): void {
-    for (const row of rows) this.upsert.run(this.convert.map((convert) => convert(row)));
+    for (const row of rows) this.upsert.run(this.bind(row));
   }
 
   add(rows: Iterable<Row>): void {
-    for (const row of rows) this.insert.run(this.convert.map((convert) => convert(row)));
+    for (const row of rows) this.insert.run(this.bind(row));
+  }
+
+  /** The row's column values in one array kept for the writer: a statement binds them before `run` returns, so none is allocated per row. */
+  private bind(row: Row): Bindable[] {
+    const values = this.values;
+    for (let i = 0; i < values.length; i++) values[i] = (this.convert[i] as (row: Row) => Bindable)(row);
+    return values;
   }
 
   /** The stored rows of these single-column primary keys (any order; a key without a row is left out). */

@@ -21,6 +21,12 @@ export interface LeaseRow {
   doc: LeaseView;
   /** Log position of the event that made this version of the row (see history-entities.ts). */
   since: Opt<number>;
+  /**
+   * How many of the lease's latest past versions in a row are stored as patches (see
+   * version-patch.ts): the next one is stored whole once LEASE_PATCH_RUN is reached, which bounds
+   * the versions an `as_of` read walks through to rebuild one.
+   */
+  patchRun: Opt<number>;
 }
 
 export interface ReservationRow {
@@ -154,6 +160,7 @@ const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
     // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
     doc: { type: 'json', columnType: 'json' },
     since: { type: new BigIntType('number'), default: 0 },
+    patchRun: { type: 'integer', default: 0 },
   },
 });
 export const LeaseEntity = leaseSchema();

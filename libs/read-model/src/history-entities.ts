@@ -3,6 +3,7 @@ import type { FloatingIpView } from './floating-ip-view.js';
 import type { HostView } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
 import { SafeTextType } from './safe-text.type.js';
+import type { VersionPatch } from './version-patch.js';
 
 /**
  * A past version of a live row: what the row held from the event at `validFrom` until the event at
@@ -18,8 +19,14 @@ export interface LeaseVersionRow extends Version {
   id: string;
   projectId: string;
   startDate: string;
-  doc: LeaseView;
+  /** The lease document, or, when `patch` is true, the reverse patch that makes it from the next version's (see version-patch.ts). */
+  doc: LeaseView | VersionPatch;
+  /** true: `doc` is a patch against the version valid from `validTo` (or the live row when none is); null: `doc` is whole (every version of earlier releases). */
+  patch: boolean | null;
 }
+
+/** At most this many patches in a row: reading one past lease walks through at most as many later versions. */
+export const LEASE_PATCH_RUN = 8;
 
 export interface HostVersionRow extends Version {
   id: string;
@@ -82,6 +89,7 @@ const leaseVersionSchema = (): EntitySchema<LeaseVersionRow> => new EntitySchema
     projectId: { type: SafeTextType },
     startDate: { type: SafeTextType },
     doc: { type: 'json', columnType: 'json' },
+    patch: { type: 'boolean', nullable: true },
   },
 });
 export const LeaseVersionEntity = leaseVersionSchema();

@@ -10,3 +10,4 @@ export * from './orm-config.js';
 export * from './read-models.js';
 export * from './read-model.queries.js';
 export * from './read-model-as-of.queries.js';
+export * from './version-patch.js';

@@ -18,10 +18,12 @@ import {
   HISTORY_FROM_CHECKPOINT,
   HostVersionEntity,
   LeaseVersionEntity,
+  type LeaseVersionRow,
   type Version,
 } from './history-entities.js';
 import { type HostView, withHealthDefaults } from './host-view.js';
 import type { LeaseView } from './lease-view.js';
+import { type VersionPatch, applyPatch } from './version-patch.js';
 import {
   type AllocationFilter,
   type FloatingIpAllocationView,
@@ -69,13 +71,21 @@ export class ReadModelAsOf implements ResourceReads {
   }
 
   async leases(projectId: string | null): Promise<LeaseView[]> {
-    const rows = await this.snapshot((em) => this.rowsAt(em, LeaseEntity, LeaseVersionEntity, projectId === null ? {} : { projectId }));
+    const rows = await this.snapshot((em) => this.leaseRows(em, projectId === null ? {} : { projectId }));
     return rows.sort(byStartThen((row) => row.id)).map((row) => row.doc);
   }
 
   async lease(leaseId: string): Promise<LeaseView | null> {
-    const [row] = await this.snapshot((em) => this.rowsAt(em, LeaseEntity, LeaseVersionEntity, { id: leaseId }));
+    const [row] = await this.snapshot((em) => this.leaseRows(em, { id: leaseId }));
     return row?.doc ?? null;
+  }
+
+  /** The leases valid at the position, each with its whole document (a version kept as a patch is rebuilt). */
+  private async leaseRows(em: EntityManager, where: Record<string, unknown>): Promise<{ id: string; startDate: string; doc: LeaseView }[]> {
+    const rows = await this.rowsAt(em, LeaseEntity, LeaseVersionEntity, where);
+    const patched = rows.filter((row) => (row as Partial<LeaseVersionRow>).patch === true) as unknown as LeaseVersionRow[];
+    const docs = await wholeLeaseDocuments(em, patched);
+    return rows.map((row) => ({ id: row.id, startDate: row.startDate, doc: docs.get(row.id) ?? row.doc }));
   }
 
   async hosts(): Promise<HostView[]> {
@@ -124,6 +134,58 @@ export class ReadModelAsOf implements ResourceReads {
     });
   }
 }
+
+/** A lease version kept as a patch, and the patches gathered so far on the way to a whole document. */
+interface Walk {
+  readonly patches: VersionPatch[];
+  /** Where the next version (or the live row) begins. */
+  next: number;
+}
+
+/** Rows per query of the walk: far below SQLite's and PostgreSQL's limits on bound values. */
+const WALK_CHUNK = 200;
+
+/**
+ * The whole documents of lease versions kept as patches (by lease id): each walks forward through
+ * the versions after it (at most LEASE_PATCH_RUN of them are patches in a row) to a whole one or to
+ * the live row, then applies the patches gathered back to front. One query per step for every
+ * lease at once; all in the caller's snapshot.
+ */
+const wholeLeaseDocuments = async (em: EntityManager, patched: readonly LeaseVersionRow[]): Promise<Map<string, LeaseView>> => {
+  const docs = new Map<string, LeaseView>();
+  const walks = new Map<string, Walk>(patched.map((row) => [row.id, { patches: [row.doc as VersionPatch], next: row.validTo }]));
+  const finish = (id: string, walk: Walk, whole: LeaseView): void => {
+    docs.set(id, walk.patches.reduceRight<LeaseView>((doc, patch) => applyPatch(doc, patch), whole));
+    walks.delete(id);
+  };
+  while (walks.size > 0) {
+    const pending = [...walks];
+    const found = new Set<string>();
+    for (let i = 0; i < pending.length; i += WALK_CHUNK) {
+      const part = pending.slice(i, i + WALK_CHUNK).map(([id, walk]) => ({ id, validFrom: walk.next }));
+      for (const version of await em.find(LeaseVersionEntity, { $or: part })) {
+        const walk = walks.get(version.id);
+        if (walk === undefined) continue;
+        found.add(version.id);
+        if (version.patch === true) {
+          walk.patches.push(version.doc as VersionPatch);
+          walk.next = version.validTo;
+        } else finish(version.id, walk, version.doc as LeaseView);
+      }
+    }
+    const atLive = pending.filter(([id]) => !found.has(id)).map(([id]) => id);
+    for (let i = 0; i < atLive.length; i += WALK_CHUNK) {
+      for (const live of await em.find(LeaseEntity, { id: { $in: atLive.slice(i, i + WALK_CHUNK) } })) {
+        const walk = walks.get(live.id);
+        if (walk !== undefined && live.since === walk.next) finish(live.id, walk, live.doc);
+      }
+    }
+    // a patch whose next version is nowhere: the read model is damaged, not merely behind
+    const lost = atLive.find((id) => walks.has(id));
+    if (lost !== undefined) throw new Error(`lease ${lost}: a past version kept as a patch has no version after it (position ${walks.get(lost)?.next}); rebuild the read model`);
+  }
+  return docs;
+};
 
 /** The position from which this read model holds every past version (null before a projector that keeps them ran on it). */
 export const historyFrom = async (orm: MikroORM): Promise<number | null> => {

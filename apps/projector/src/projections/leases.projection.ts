@@ -1,6 +1,7 @@
 import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import {
+  LEASE_PATCH_RUN,
   LeaseEntity,
   type LeaseRow,
   LeaseVersionEntity,
@@ -8,6 +9,7 @@ import {
   ReservationEntity,
   type ReservationRow,
   evolveLeaseView,
+  reversePatch,
 } from '#read-model/index.js';
 import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
@@ -36,8 +38,18 @@ const syncReservations = (rows: BatchRows, before: LeaseView | null, after: Leas
   for (const row of wanted.values()) table.put(row);
 };
 
-const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number): void =>
-  keepVersion(rows, LeaseVersionEntity, row.since, position, { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: row.doc });
+/**
+ * Keeps the version the event at `position` replaces, as a reverse patch against `next` (the
+ * document replacing it) while the run of patches is shorter than LEASE_PATCH_RUN, whole otherwise
+ * (and when the lease is gone: nothing comes after it to patch). Returns the lease's new run of patches.
+ */
+const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number, next: LeaseView | null): number => {
+  if (row.since >= position) return row.patchRun;
+  const patch = next !== null && row.patchRun < LEASE_PATCH_RUN ? reversePatch(row.doc, next) : null;
+  const columns = { id: row.id, projectId: row.projectId, startDate: row.startDate };
+  keepVersion(rows, LeaseVersionEntity, row.since, position, patch === null ? { ...columns, doc: row.doc, patch: null } : { ...columns, doc: patch, patch: true });
+  return patch === null ? 0 : row.patchRun + 1;
+};
 
 const leaseIdOf = (event: RecordedEvent): string => (event.data as LeaseEvent['data']).leaseId;
 
@@ -55,7 +67,7 @@ export const leasesProjection: Projection = {
     const row = await leases.get(leaseId);
     const before = row?.doc ?? null;
     const doc = evolveLeaseView(before, event);
-    if (row !== null && doc !== before) keepLeaseVersion(rows, row, recorded.position);
+    const patchRun = row !== null && doc !== before ? keepLeaseVersion(rows, row, recorded.position, doc) : (row?.patchRun ?? 0);
     if (doc === null) {
       if (row !== null) leases.remove(leaseId);
     } else {
@@ -70,6 +82,7 @@ export const leasesProjection: Projection = {
         updatedAt: doc.updated_at,
         doc,
         since: doc === before && row !== null ? row.since : recorded.position,
+        patchRun,
       });
     }
     // evolveLeaseView keeps the reservations array when an event does not touch it
