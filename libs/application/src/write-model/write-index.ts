@@ -22,6 +22,7 @@ import {
   hostDecider,
   hostRegistryDecider,
   insertSorted,
+  PersistentMap,
   resourcePropertyDecider,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
@@ -148,7 +149,9 @@ export class WriteIndex {
   restore(position: number, payload: WriteIndexPayload): void {
     if (this.position !== 0) throw new Error('a write index is restored before it folds anything');
     this.position = position;
-    this.registry = payload.registry;
+    // a snapshot gives the names back as a Map: held as the folds hold them, they compare and evolve alike
+    const { state, revision } = payload.registry;
+    this.registry = { state: { ...state, byName: PersistentMap.from(state.byName) }, revision };
     for (const [hostId, host] of payload.hosts) this.hosts.set(hostId, host);
     for (const [name, property] of payload.properties) this.properties.set(name, property);
     for (const name of payload.propertyNames) this.propertyNames.add(name);
