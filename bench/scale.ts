@@ -20,7 +20,8 @@ import { type ScaleLedger, writeScaleLedger } from './scale-ledger.js';
  * fresh database used for both the events and the read model.
  */
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
+// LEASEHOLD_BENCH_APPS_DIST: start another build's apps (e.g. a baseline) on the same ledger
+const dist = process.env.LEASEHOLD_BENCH_APPS_DIST ?? join(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 62300);
 const ADMISSIONS = 200;
 const PAGES = 30;
