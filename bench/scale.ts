@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,8 @@ import { type ScaleLedger, writeScaleLedger } from './scale-ledger.js';
  * fresh database used for both the events and the read model.
  */
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
+// LEASEHOLD_BENCH_APPS_DIST: start another build's apps (e.g. a baseline) on the same ledger
+const dist = process.env.LEASEHOLD_BENCH_APPS_DIST ?? join(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 62300);
 const ADMISSIONS = 200;
 const PAGES = 30;
@@ -59,12 +60,59 @@ const untilTrue = async (check: () => Promise<boolean>, child: ChildProcess, wha
   throw new Error(`${what} did not answer within 30 minutes`);
 };
 
-/** Spawns an app and times it from the spawn to the first answer `ready` accepts. */
-const startApp = async (entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>): Promise<Started> => {
+/** Spawns an app and times it from the spawn to the first answer `ready` accepts; `onLine` reads its log (stdout). */
+const startApp = async (entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, onLine?: (line: string) => void): Promise<Started> => {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(dist, entry)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const args = [...(env.LEASEHOLD_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''), join(dist, entry)];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', onLine === undefined ? 'ignore' : 'pipe', 'inherit'] });
+  if (onLine !== undefined) {
+    let rest = '';
+    // read all of it: a pipe left full would block the app's synchronous log writes
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+  }
   await untilTrue(ready, child, entry);
   return { child, seconds: (performance.now() - started) / 1000 };
+};
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+const cpuSeconds = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+};
+
+/** Whether each of the processes used under 10 % of a core over the next two seconds. */
+const idle = async (children: readonly ChildProcess[]): Promise<boolean> => {
+  const before = children.map((c) => cpuSeconds(c.pid));
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  return children.every((c, i) => cpuSeconds(c.pid) - (before[i] ?? 0) < 0.2);
+};
+
+const json = async (url: string): Promise<Record<string, unknown>> => (await fetch(url)).json() as Promise<Record<string, unknown>>;
+
+/**
+ * Until the start's after-work is done: the API's usage index warmed (its log says so), the read models
+ * and the reactor at the head of the log, and the three processes idle (snapshots written).
+ */
+const settled = async (apps: { readonly projector: ChildProcess; readonly reactor: ChildProcess; readonly api: ChildProcess }, ports: { readonly reactor: number; readonly api: number }, warmed: () => boolean): Promise<void> => {
+  const quiet = async (): Promise<boolean> => {
+    if (!warmed()) return false;
+    const api = await json(`http://127.0.0.1:${ports.api}/readyz`);
+    const head = Number(api.head);
+    const models = (api.read_models ?? []) as { readonly lag_positions: number }[];
+    const reactor = await json(`http://127.0.0.1:${ports.reactor}/readyz`);
+    if (models.some((m) => m.lag_positions > 0) || Number(reactor.position) < head) return false;
+    return idle([apps.projector, apps.reactor, apps.api]);
+  };
+  await untilTrue(quiet, apps.api, 'the settling');
 };
 
 const stop = async (child: ChildProcess): Promise<void> => {
@@ -89,11 +137,8 @@ const rebuild = async (env: NodeJS.ProcessEnv, events: number): Promise<{ readon
   return { events_per_second: Math.round(events / seconds), seconds: +seconds.toFixed(1), peak_rss_mib: peak };
 };
 
-export interface ScaleFigures {
-  readonly store: string;
-  readonly ledger: ScaleLedger;
-  readonly rebuild: Awaited<ReturnType<typeof rebuild>>;
-  readonly start_seconds: { readonly projector: number; readonly reactor: number; readonly api: number };
+/** Admission and page latencies, and each process's RSS when they were taken. */
+export interface Latencies {
   readonly admission_p50_ms: number;
   readonly admission_p95_ms: number;
   readonly page_100_p50_ms: number;
@@ -101,12 +146,32 @@ export interface ScaleFigures {
   readonly rss_mib: { readonly projector: number; readonly reactor: number; readonly api: number };
 }
 
+export interface ScaleFigures extends Latencies {
+  readonly store: string;
+  readonly ledger: ScaleLedger;
+  readonly rebuild: Awaited<ReturnType<typeof rebuild>>;
+  readonly start_seconds: { readonly projector: number; readonly reactor: number; readonly api: number };
+  /** From the API's start to its usage index warmed (its own log), and to everything settled (see `settled`). */
+  readonly usage_warm_up_seconds: number;
+  readonly settled_after_start_seconds: number;
+  /** The same figures once the start's after-work is done (the top-level ones: right after the starts). */
+  readonly settled: Latencies;
+}
+
 const leaseBody = (i: number, farMs: number) => {
   const start = farMs + (i % 50) * 3_600_000;
   return { name: `scale-admission-${i}`, start_date: blazarDate(start), end_date: blazarDate(start + 2 * 3_600_000), reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }], events: [] };
 };
 
-const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, events: number): Promise<ScaleFigures> => {
+interface Written {
+  readonly ledger: ScaleLedger;
+  readonly rebuild: Awaited<ReturnType<typeof rebuild>>;
+}
+
+/** Where a --data-dir keeps what its ledger and rebuild measured, so that a later run can start the apps on them again. */
+const WRITTEN = 'scale-ledger.json';
+
+const writeLedger = async (label: string, env: NodeJS.ProcessEnv, hosts: number, events: number): Promise<Written> => {
   status(`${label}: writing ${hosts} hosts and ${events} events through the application layer`);
   const store = await openEventStore('events', env.LEASEHOLD_DATA_DIR ?? '', env);
   let ledger: ScaleLedger;
@@ -116,8 +181,25 @@ const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, eve
     await store.close();
   }
   status(`${label}: ${JSON.stringify(ledger)}; rebuilding the read model`);
-  const rebuilt = await rebuild(env, ledger.events);
+  return { ledger, rebuild: await rebuild(env, ledger.events) };
+};
+
+/** The ledger of a --data-dir that holds one (its figures are those of the run that wrote it), else a new one. */
+const ledgerIn = async (label: string, env: NodeJS.ProcessEnv, hosts: number, events: number, keptDir: string | null): Promise<Written> => {
+  const file = keptDir === null ? null : join(keptDir, WRITTEN);
+  if (file !== null && existsSync(file)) {
+    status(`${label}: reusing the ledger of ${file}`);
+    return JSON.parse(readFileSync(file, 'utf8')) as Written;
+  }
+  const written = await writeLedger(label, env, hosts, events);
+  if (file !== null) writeFileSync(file, JSON.stringify(written));
+  return written;
+};
+
+const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, events: number, keptDir: string | null): Promise<ScaleFigures | Written> => {
+  const { ledger, rebuild: rebuilt } = await ledgerIn(label, env, hosts, events, keptDir);
   status(`${label}: rebuild ${JSON.stringify(rebuilt)}; starting the apps`);
+  if (process.argv.includes('--ledger-only')) return { ledger, rebuild: rebuilt };
   const [projectorPort, reactorPort, apiPort] = [PORT + 1, PORT + 2, PORT];
   const apps: ChildProcess[] = [];
   try {
@@ -128,32 +210,52 @@ const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, eve
     const call = caller(`http://127.0.0.1:${apiPort}`);
     const far = Date.now() + 400 * 86_400_000;
     let admitted = 0;
+    let warmedAt: number | null = null;
+    const apiSpawned = performance.now();
+    const onApiLine = (line: string): void => {
+      if (warmedAt === null && line.includes('"event":"usage-index"')) warmedAt = performance.now();
+    };
     // the API answers once a lease is admitted: its write index holds every booking by then
-    const api = await startApp('apps/api/src/main.js', { ...env, LEASEHOLD_PORT: String(apiPort) }, async () => (await call('POST', '/v1/leases', leaseBody(admitted, far))).status === 201);
+    const api = await startApp('apps/api/src/main.js', { ...env, LEASEHOLD_PORT: String(apiPort) }, async () => (await call('POST', '/v1/leases', leaseBody(admitted, far))).status === 201, onApiLine);
     apps.push(api.child);
     status(`${label}: started projector ${projector.seconds.toFixed(1)} s, reactor ${reactor.seconds.toFixed(1)} s, api ${api.seconds.toFixed(1)} s`);
-    const admissions: number[] = [];
-    for (admitted = 1; admitted <= ADMISSIONS; admitted++) {
-      const result = await call('POST', '/v1/leases', leaseBody(admitted, far));
-      if (result.status !== 201) throw new Error(`admission ${admitted}: ${result.status} ${JSON.stringify(result.body)}`);
-      admissions.push(result.ms);
-    }
-    const pages: number[] = [];
-    for (let i = 0; i < PAGES; i++) {
-      const result = await call('GET', '/v1/leases?limit=100&sort_key=created_at&sort_dir=desc');
-      if (result.status !== 200) throw new Error(`page: ${result.status}`);
-      pages.push(result.ms);
-    }
+    const children = { projector: projector.child, reactor: reactor.child, api: api.child };
+    const latencies = async (): Promise<Latencies> => {
+      const admissions: number[] = [];
+      for (let i = 0; i < ADMISSIONS; i++) {
+        const result = await call('POST', '/v1/leases', leaseBody(++admitted, far));
+        if (result.status !== 201) throw new Error(`admission ${admitted}: ${result.status} ${JSON.stringify(result.body)}`);
+        admissions.push(result.ms);
+      }
+      const pages: number[] = [];
+      for (let i = 0; i < PAGES; i++) {
+        const result = await call('GET', '/v1/leases?limit=100&sort_key=created_at&sort_dir=desc');
+        if (result.status !== 200) throw new Error(`page: ${result.status}`);
+        pages.push(result.ms);
+      }
+      return {
+        admission_p50_ms: +percentile(admissions, 50).toFixed(1),
+        admission_p95_ms: +percentile(admissions, 95).toFixed(1),
+        page_100_p50_ms: +percentile(pages, 50).toFixed(1),
+        page_100_p95_ms: +percentile(pages, 95).toFixed(1),
+        rss_mib: { projector: rssMiB(projector.child.pid), reactor: rssMiB(reactor.child.pid), api: rssMiB(api.child.pid) },
+      };
+    };
+    const first = await latencies();
+    status(`${label}: right after the starts ${JSON.stringify(first)}; waiting for the usage index, the reactor and the read models to settle`);
+    await settled(children, { reactor: reactorPort, api: apiPort }, () => warmedAt !== null);
+    const settledAfter = (performance.now() - apiSpawned) / 1000;
+    const settledLatencies = await latencies();
+    status(`${label}: settled ${settledAfter.toFixed(1)} s after the API's spawn: ${JSON.stringify(settledLatencies)}`);
     return {
       store: label,
       ledger,
       rebuild: rebuilt,
       start_seconds: { projector: +projector.seconds.toFixed(1), reactor: +reactor.seconds.toFixed(1), api: +api.seconds.toFixed(1) },
-      admission_p50_ms: +percentile(admissions, 50).toFixed(1),
-      admission_p95_ms: +percentile(admissions, 95).toFixed(1),
-      page_100_p50_ms: +percentile(pages, 50).toFixed(1),
-      page_100_p95_ms: +percentile(pages, 95).toFixed(1),
-      rss_mib: { projector: rssMiB(projector.child.pid), reactor: rssMiB(reactor.child.pid), api: rssMiB(api.child.pid) },
+      ...first,
+      usage_warm_up_seconds: +(((warmedAt ?? performance.now()) - apiSpawned) / 1000).toFixed(1),
+      settled_after_start_seconds: +settledAfter.toFixed(1),
+      settled: settledLatencies,
     };
   } finally {
     for (const app of apps.reverse()) await stop(app);
@@ -187,22 +289,29 @@ export const scaleRows = (figures: ScaleFigures): string[] => [
   `| ${figures.store}: admission (POST /v1/leases) p50 / p95 | ${figures.admission_p50_ms} ms / ${figures.admission_p95_ms} ms |`,
   `| ${figures.store}: GET /v1/leases?limit=100 p50 / p95 | ${figures.page_100_p50_ms} ms / ${figures.page_100_p95_ms} ms |`,
   `| ${figures.store}: RSS projector / reactor / API | ${figures.rss_mib.projector} / ${figures.rss_mib.reactor} / ${figures.rss_mib.api} MiB |`,
+  `| ${figures.store}: API's usage index warm / all settled, after the API's spawn | ${figures.usage_warm_up_seconds} s / ${figures.settled_after_start_seconds} s |`,
+  `| ${figures.store}: settled: admission p50 / p95 | ${figures.settled.admission_p50_ms} ms / ${figures.settled.admission_p95_ms} ms |`,
+  `| ${figures.store}: settled: GET /v1/leases?limit=100 p50 / p95 | ${figures.settled.page_100_p50_ms} ms / ${figures.settled.page_100_p95_ms} ms |`,
+  `| ${figures.store}: settled: RSS projector / reactor / API | ${figures.settled.rss_mib.projector} / ${figures.settled.rss_mib.reactor} / ${figures.settled.rss_mib.api} MiB |`,
 ];
 
 const main = async (): Promise<void> => {
   const hosts = Number(argument('hosts', '10000'));
   const events = Number(argument('events', '1000000'));
   const stores = argument('store', 'both');
-  const figures: ScaleFigures[] = [];
+  // kept after the run (and reused when it holds a ledger): to profile the apps, or to start them again on a copy
+  const keptDir = process.argv.includes('--data-dir') ? argument('data-dir', '') : null;
+  if (keptDir !== null) mkdirSync(keptDir, { recursive: true });
+  const figures: (ScaleFigures | Written)[] = [];
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.LEASEHOLD_EVENT_STORE_URL;
   delete base.LEASEHOLD_READ_MODEL_URL;
   if (stores === 'sqlite' || stores === 'both') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-scale-'));
+    const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'leasehold-bench-scale-'));
     try {
-      figures.push(await measure('SQLite', { ...base, LEASEHOLD_DATA_DIR: dataDir }, hosts, events));
+      figures.push(await measure('SQLite', { ...base, LEASEHOLD_DATA_DIR: dataDir }, hosts, events, keptDir));
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      if (keptDir === null) rmSync(dataDir, { recursive: true, force: true });
     }
   }
   if (stores === 'postgresql' || stores === 'both') {
@@ -211,7 +320,7 @@ const main = async (): Promise<void> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-scale-pg-'));
     const database = await freshDatabase(server);
     try {
-      figures.push(await measure('PostgreSQL', { ...base, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_EVENT_STORE_URL: database.url, LEASEHOLD_READ_MODEL_URL: database.url }, hosts, events));
+      figures.push(await measure('PostgreSQL', { ...base, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_EVENT_STORE_URL: database.url, LEASEHOLD_READ_MODEL_URL: database.url }, hosts, events, null));
     } finally {
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -219,7 +328,7 @@ const main = async (): Promise<void> => {
   }
   console.log(JSON.stringify(figures, null, 2));
   console.log('| scale bench | figure |\n|---|---|');
-  for (const row of figures.flatMap(scaleRows)) console.log(row);
+  for (const row of figures.flatMap((f) => ('store' in f ? scaleRows(f) : []))) console.log(row);
 };
 
 main().catch((error: unknown) => {

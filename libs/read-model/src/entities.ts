@@ -147,6 +147,12 @@ export interface CheckpointRow {
 const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
   name: 'LeaseRow',
   tableName: 'lh_leases',
+  // A page of the list in its default order and newest first walks these (ReadModelQueries.leaseDocumentPage's
+  // order, expression and all) and stops after the page; without them SQLite read and sorted every lease.
+  indexes: [
+    { name: 'lh_leases_start_order', expression: (table) => `create index lh_leases_start_order on ${String(table)} (start_date, id)` },
+    { name: 'lh_leases_created_order', expression: (table) => `create index lh_leases_created_order on ${String(table)} (coalesce(created_at, ''), id)` },
+  ],
   properties: {
     id: { type: SafeTextType, primary: true },
     projectId: { type: SafeTextType, index: true },

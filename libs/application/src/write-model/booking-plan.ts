@@ -22,7 +22,6 @@ import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import { type HostAllocationRequest, type HostsInIdOrder, allocateHosts, allocateHostsInIdOrder, notEnoughHostsError } from '#plugins/physical-host/host-allocation.policy.js';
 import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
 import { appendTo } from '../command.js';
-import { hostIdOrder } from './hosts-in-id-order.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 
 interface Working<S, E> extends Versioned<S> {
@@ -137,12 +136,11 @@ export class BookingPlan implements ReservationCalendars {
 
   /** The snapshots() hosts, made one by one as the policy asks for them. */
   private hostsInIdOrder(): HostsInIdOrder {
-    const registered = this.index.registeredHosts();
-    const { sorted, placeOf } = hostIdOrder(this.index, registered);
+    const { ids, placeOf } = this.index.hostsInIdOrder();
     const stateAt = (place: number | undefined): RegisteredHost | undefined => {
-      const host = registered[place ?? -1];
-      if (host === undefined) return undefined;
-      const state = this.hosts.touched(host.hostId) ?? host;
+      const hostId = ids[place ?? -1];
+      if (hostId === undefined) return undefined;
+      const state = this.hosts.touched(hostId) ?? this.index.host(hostId).state;
       return state.status === 'Registered' ? state : undefined;
     };
     const snapshotAt = (place: number | undefined): HostSnapshot | undefined => {
@@ -150,7 +148,7 @@ export class BookingPlan implements ReservationCalendars {
       return state === undefined ? undefined : toHostSnapshot(state);
     };
     // a host's snapshot carries its state's bookings as they are, so the state's calendar is the snapshot's
-    return { count: sorted.length, at: (place) => snapshotAt(sorted[place]), calendarAt: (place) => stateAt(sorted[place]), byId: (id) => snapshotAt(placeOf.get(id)) };
+    return { count: ids.length, at: snapshotAt, calendarAt: stateAt, byId: (id) => snapshotAt(placeOf.get(id)) };
   }
 
   /**

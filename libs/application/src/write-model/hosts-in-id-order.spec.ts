@@ -1,13 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostStream } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { EMPTY_QUERY, parseQuery } from '#plugins/query/blazar-query.js';
-import { allocateHosts } from '#plugins/physical-host/host-allocation.policy.js';
+import { allocateHosts, compareHostIds } from '#plugins/physical-host/host-allocation.policy.js';
 import type { BookingWindow } from '#plugins/admission/calendars.port.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
 import { type StreamEvent, appendGiven } from '../testing/given-events.js';
 import { BookingPlan } from './booking-plan.js';
-import { hostIdOrder } from './hosts-in-id-order.js';
 import { WriteIndex } from './write-index.js';
 
 const OPTIONS = { cleaningTimeMinutes: 0, allocationRatios: { cpu: 1, ram: 1, disk: 1 } };
@@ -40,23 +40,30 @@ const plainChoice = (plan: BookingPlan, request: { min: number; max: number; que
 
 describe('the hosts in id order', () => {
   it('sorts the registered hosts as the policy orders ids (decimals by value first), once per set of hosts', async () => {
-    await withIndex([hostRegistered('10'), hostRegistered('b'), hostRegistered('9'), hostRegistered('a'), hostRegistered('010')], async (index) => {
-      const order = hostIdOrder(index, index.registeredHosts());
-      expect(order.sorted.map((place) => order.ids[place])).toEqual(['9', '010', '10', 'a', 'b']);
-      expect(hostIdOrder(index, index.registeredHosts())).toBe(order);
+    await withIndex([hostRegistered('10'), hostRegistered('b'), hostRegistered('9'), hostRegistered('a'), hostRegistered('010')], async (index, more) => {
+      const order = index.hostsInIdOrder();
+      expect(order.ids).toEqual(['9', '010', '10', 'a', 'b']);
+      expect([...order.placeOf]).toEqual([['9', 0], ['010', 1], ['10', 2], ['a', 3], ['b', 4]]);
+      expect(index.hostsInIdOrder()).toBe(order);
+      // a booking or a host going down leaves the set as it is
+      await more([hostBooked('9', 'r0'), hostWentDown('a')]);
+      expect(index.hostsInIdOrder()).toBe(order);
     });
   });
 
-  it('sorts again when a host joins or leaves the index', async () => {
+  it('sorts again when a host joins or leaves the index, under a new version', async () => {
     await withIndex([hostRegistered('2'), hostRegistered('3')], async (index, more) => {
-      const before = hostIdOrder(index, index.registeredHosts());
+      const before = index.hostsInIdOrder();
       await more([hostRegistered('1')]);
-      const joined = hostIdOrder(index, index.registeredHosts());
-      expect(joined).not.toBe(before);
-      expect(joined.sorted.map((place) => joined.ids[place])).toEqual(['1', '2', '3']);
+      const joined = index.hostsInIdOrder();
+      expect(joined.version).not.toBe(before.version);
+      expect(joined.ids).toEqual(['1', '2', '3']);
       await more([unregistered('2')]);
-      const left = hostIdOrder(index, index.registeredHosts());
-      expect(left.sorted.map((place) => left.ids[place])).toEqual(['1', '3']);
+      const left = index.hostsInIdOrder();
+      expect(left.version).not.toBe(joined.version);
+      expect(left.ids).toEqual(['1', '3']);
+      expect(left.placeOf.get('2')).toBeUndefined();
+      expect(before.ids).toEqual(['2', '3']);
     });
   });
 });
@@ -102,5 +109,47 @@ describe('the booking plan allocating in id order', () => {
       await more([unregistered('6')]);
       expect(new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toEqual(['7']);
     });
+  });
+});
+
+describe('the booking plan over an index whose hosts come and go', () => {
+  type Step = { readonly kind: 'register' | 'unregister' | 'down' | 'book' | 'admit'; readonly hostId: string; readonly hour: number };
+  // decimals, a leading zero and names: the orders the policy knows
+  const hostId = fc.constantFrom('1', '2', '9', '10', '010', '11', 'a', 'b');
+  const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom('register', 'register', 'unregister', 'down', 'book', 'admit'), hostId, hour: fc.integer({ min: 1, max: 20 }) });
+
+  /** Given events only for what the log could hold: a host registered at most once while registered. */
+  const eventsOf = (s: Step, registered: Set<string>, n: number): StreamEvent[] => {
+    const known = registered.has(s.hostId);
+    if (s.kind === 'register' && !known) return [hostRegistered(s.hostId)];
+    if (s.kind === 'unregister' && known) return [unregistered(s.hostId)];
+    if (s.kind === 'down' && known) return [hostWentDown(s.hostId)];
+    if (s.kind === 'book' && known) return [hostBooked(s.hostId, `given-${n}`, { start: s.hour, end: s.hour + 3 })];
+    return [];
+  };
+
+  it('chooses after each change what the plain policy chooses over every snapshot', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+        await withIndex([], async (index, more) => {
+          const registered = new Set<string>();
+          for (const [n, s] of steps.entries()) {
+            const events = eventsOf(s, registered, n);
+            if (s.kind === 'register' && events.length > 0) registered.add(s.hostId);
+            if (s.kind === 'unregister') registered.delete(s.hostId);
+            await more(events);
+            const plan = new BookingPlan(index, OPTIONS);
+            const w = window(`r${n}`, s.hour, s.hour + 2);
+            const request = { min: 1, max: 2, query: EMPTY_QUERY };
+            const plain = plainChoice(plan, request, w);
+            if (plain.ok) expect(plan.allocate(request, w)).toEqual(plain.hostIds);
+            else expect(() => plan.allocate(request, w)).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
+            expect(index.hostsInIdOrder().ids).toEqual(plan.snapshots().map((h) => h.id).sort(compareHostIds));
+            if (s.kind === 'admit' && plain.ok) await more(plain.hostIds.map((id) => hostBooked(id, `r${n}`, { start: s.hour, end: s.hour + 2 })));
+          }
+        });
+      }),
+      { numRuns: 40 },
+    );
   });
 });

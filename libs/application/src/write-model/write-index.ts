@@ -22,12 +22,14 @@ import {
   hostDecider,
   hostRegistryDecider,
   insertSorted,
+  PersistentMap,
   resourcePropertyDecider,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import { AsyncMutex } from './async-mutex.js';
 import { type ForgottenBookings, forgottenBookingsOf } from './forgotten-bookings.js';
+import { type HostIdOrder, hostIdOrderOf } from './hosts-in-id-order.js';
 
 /** What a snapshot of the index holds (write-index.snapshots.ts): every state it folds, by key. */
 export interface WriteIndexPayload {
@@ -113,6 +115,9 @@ export class WriteIndex {
   private floatingIpRegistry: Versioned<FloatingIpRegistryState> = { state: floatingIpRegistryDecider.initialState(), revision: -1 };
   private flavors: Versioned<FlavorCatalogState> = { state: flavorCatalogDecider.initialState(), revision: -1 };
   private keptFromMs = Number.NEGATIVE_INFINITY;
+  /** Rises each time a host joins or leaves the registered set (bookings leave it as it is). */
+  private hostSetVersion = 0;
+  private idOrder: HostIdOrder | undefined;
   private readonly catchUpLock = new AsyncMutex();
 
   constructor(private readonly store: EventStore) {}
@@ -148,8 +153,11 @@ export class WriteIndex {
   restore(position: number, payload: WriteIndexPayload): void {
     if (this.position !== 0) throw new Error('a write index is restored before it folds anything');
     this.position = position;
-    this.registry = payload.registry;
+    // a snapshot gives the names back as a Map: held as the folds hold them, they compare and evolve alike
+    const { state, revision } = payload.registry;
+    this.registry = { state: { ...state, byName: PersistentMap.from(state.byName) }, revision };
     for (const [hostId, host] of payload.hosts) this.hosts.set(hostId, host);
+    this.hostSetVersion++;
     for (const [name, property] of payload.properties) this.properties.set(name, property);
     for (const name of payload.propertyNames) this.propertyNames.add(name);
     for (const [floatingIpId, floatingIp] of payload.floatingIps) this.floatingIps.set(floatingIpId, floatingIp);
@@ -164,6 +172,19 @@ export class WriteIndex {
 
   host(hostId: string): Versioned<HostState> {
     return this.hosts.get(hostId) ?? { state: hostDecider.initialState(), revision: -1 };
+  }
+
+  /**
+   * The registered hosts' ids in the allocation policy's id order, sorted again only when a host joins
+   * or leaves: each admission walks them from the first without listing or sorting 10,000 hosts.
+   */
+  hostsInIdOrder(): HostIdOrder {
+    if (this.idOrder?.version !== this.hostSetVersion) {
+      const ids: string[] = [];
+      for (const [hostId, { state }] of this.hosts) if (state.status === 'Registered') ids.push(hostId);
+      this.idOrder = hostIdOrderOf(ids, this.hostSetVersion);
+    }
+    return this.idOrder;
   }
 
   registeredHosts(): RegisteredHost[] {
@@ -286,8 +307,10 @@ export class WriteIndex {
 
   private applyHost(event: RecordedEvent & HostEvent): void {
     const hostId = event.streamId.slice('host-'.length);
-    const state = hostDecider.evolve(this.host(hostId).state, event);
+    const before = this.host(hostId).state;
+    const state = hostDecider.evolve(before, event);
     this.hosts.set(hostId, { state, revision: event.revision });
+    if ((before.status === 'Registered') !== (state.status === 'Registered')) this.hostSetVersion++;
     if (event.type === 'Host.Registered' || event.type === 'Host.CapabilitiesUpdated') {
       for (const key of Object.keys(event.data.capabilities)) this.propertyNames.add(key);
     }

@@ -139,3 +139,30 @@ describe('evolve', () => {
     expect([...before.byName]).toEqual([['compute-1', '1']]);
   });
 });
+
+describe('evolve over many hosts', () => {
+  const names = Array.from({ length: 2000 }, (_, i) => `compute-${i + 1}`);
+  const history = names.map((name, i) => added(String(i + 1), name));
+
+  it('knows every registered name, and each earlier state only the names registered before it', () => {
+    const states = [hostRegistryDecider.initialState()];
+    for (const event of history) states.push(hostRegistryDecider.evolve(states.at(-1)!, event));
+    const last = states.at(-1)!;
+    expect(last.byName.size).toBe(2000);
+    for (const [i, name] of names.entries()) expect(last.byName.get(name)).toBe(String(i + 1));
+    expect(states[1000]!.byName.size).toBe(1000);
+    expect(states[1000]!.byName.get('compute-1000')).toBe('1000');
+    expect(states[1000]!.byName.has('compute-1001')).toBe(false);
+  });
+
+  it('decides on a state whose names are a plain Map (as a snapshot gives it back) as on the folded one', () => {
+    const folded = foldEvents(hostRegistryDecider, history);
+    const restored = { lastHostId: folded.lastHostId, byName: new Map(folded.byName) };
+    expect(() => hostRegistryDecider.decide(add('compute-7'), restored)).toThrow(/already registered with id 7/);
+    expect(hostRegistryDecider.decide(add('compute-new'), restored)).toEqual([added('2001', 'compute-new')]);
+    const next = hostRegistryDecider.evolve(restored, removed('7', 'compute-7'));
+    expect(next.byName.has('compute-7')).toBe(false);
+    expect(next.byName.size).toBe(1999);
+    expect(restored.byName.get('compute-7')).toBe('7');
+  });
+});
