@@ -1,7 +1,7 @@
 // Bundles the API's compiled start (dist/apps/api/src/server.js, emitted by tsc with its decorator
 // metadata) with its dependencies into dist/apps/api/src/main.js, in place of tsc's small main.js.
 // A start then reads and compiles one file instead of resolving, reading and compiling some 3,000
-// (Nest, Apollo, MikroORM, swagger, es-toolkit's hundreds of modules): README, "Starts".
+// (Nest, Apollo, MikroORM, swagger, es-toolkit's hundreds of modules): docs/operations.md, "The API's start".
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { build } from 'esbuild';
