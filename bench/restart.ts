@@ -200,7 +200,7 @@ const measure = async (events: number, live: number, kept: string | null, apiSta
       for (const snapshot of WHOLE_LOG ? [false, true] : [true]) {
         status(`${app} ${snapshot ? 'from its snapshot' : 'folding the whole log'} (${head} events)`);
         // a kept folder holds the snapshots of the last run: a start "without" one drops them first
-        if (!snapshot) dropSnapshots(dir);
+        if (!snapshot) dropSnapshots(dir, app);
         runs.push(await startAndStop(app, dir, snapshot));
       }
     }
@@ -214,12 +214,19 @@ const measure = async (events: number, live: number, kept: string | null, apiSta
   }
 };
 
-const dropSnapshots = (dir: string): void => {
+/** Each app's own snapshots (the reactor's healing and freepool calendars are kept apart from its timeline). */
+const OWN_SNAPSHOTS: Readonly<Record<App, string>> = {
+  api: `kind IN ('${WRITE_INDEX_SNAPSHOT_KIND}', '${QUOTA_INDEX_SNAPSHOT_KIND}')`,
+  reactor: "kind LIKE 'reactor-%'",
+};
+
+/** The app's own snapshots only: the other's stay, for its next start and for the sizes reported. */
+const dropSnapshots = (dir: string, app: App): void => {
   // the table is made by the first store that opens the file: opened once so that it exists
   void SqliteSnapshotStore.open(join(dir, 'events.sqlite')).close();
   const db = new Database(join(dir, 'events.sqlite'));
   try {
-    db.exec('DELETE FROM snapshots');
+    db.exec(`DELETE FROM snapshots WHERE ${OWN_SNAPSHOTS[app]}`);
   } finally {
     db.close();
   }
