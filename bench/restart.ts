@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -25,6 +26,13 @@ import { freePort } from './system-processes.js';
  * (it listens only once its write index is caught up); the reactor's is /readyz (200 once its timeline
  * is caught up and its timers run). RSS is read from /proc after the answer and 10 s later (healing
  * and the freepool watch fold the hosts' calendars in the background after the start).
+ *
+ * The API's time is split at its "listening" log line: spawn to listening (module loading, Nest's
+ * start, the indexes restored and caught up), then listening to the first 200. `--dir PATH` keeps the
+ * large ledger in PATH (made there when PATH holds none, used as it is otherwise: no second
+ * generation to compare two builds on one log), and `--api-starts N` adds N more API starts from its
+ * snapshot on it, which show how much one start varies. `--apps api` starts only the API, `--whole-log 0`
+ * skips the starts without a snapshot.
  */
 
 const DAY = 86_400_000;
@@ -37,6 +45,11 @@ const argument = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`);
   const value = index === -1 ? undefined : process.argv[index + 1];
   return value === undefined ? fallback : Number(value);
+};
+
+const option = (name: string): string | null => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? null : (process.argv[index + 1] ?? null);
 };
 
 const status = (line: string): void => {
@@ -62,6 +75,8 @@ interface Run {
   readonly app: App;
   readonly snapshot: boolean;
   readonly answerS: number;
+  /** From spawn to the API's "listening" line (null for the reactor, which logs none). */
+  readonly listenS: number | null;
   readonly cpuS: number;
   readonly rssMiB: number;
   readonly rssLaterMiB: number;
@@ -83,7 +98,11 @@ const startAndStop = async (app: App, dataDir: string, snapshot: boolean): Promi
   const started = performance.now();
   const child = spawn(process.execPath, [join(ROOT, ENTRY[app])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let listenS: number | null = null;
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (listenS === null && app === 'api' && output.includes('"listening"')) listenS = +((performance.now() - started) / 1000).toFixed(2);
+  });
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
@@ -95,7 +114,7 @@ const startAndStop = async (app: App, dataDir: string, snapshot: boolean): Promi
     const rss = rssMiB(child.pid ?? 0);
     await sleep(10_000);
     const rssLater = rssMiB(child.pid ?? 0);
-    return { app, snapshot, answerS: +answerS.toFixed(2), cpuS, rssMiB: rss, rssLaterMiB: rssLater };
+    return { app, snapshot, answerS: +answerS.toFixed(2), listenS, cpuS, rssMiB: rss, rssLaterMiB: rssLater };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -116,17 +135,19 @@ const answered = async (child: ChildProcess, url: string, output: () => string):
   throw new Error(`${url} did not answer:\n${output()}`);
 };
 
-/** A ledger of `events` ended-lease events and `live` leases to come, in a new data folder. */
-const ledger = async (events: number, live: number): Promise<{ dir: string; head: number }> => {
-  const dir = mkdtempSync(join(tmpdir(), 'leasehold-restart-bench-'));
-  const store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+/** A ledger of `events` ended-lease events and `live` leases to come in `dir`, or the one already there. */
+const ledger = async (dir: string, events: number, live: number): Promise<number> => {
+  const file = join(dir, 'events.sqlite');
+  const made = existsSync(file);
+  const store = SqliteEventStore.open({ file });
   try {
+    if (made) return await store.headPosition();
     // about 9.5 events a lease, 2,000 leases every 3 hours: the history ends well before now
     const rounds = Math.ceil(events / 9.5 / HOSTS);
     const base = Date.now() - (rounds * 3 * 3_600_000 + 7 * DAY);
     await generateLedger(store, { events, hosts: HOSTS, base, onProgress: (written) => written % 100_000 < 20_000 && status(`written ${written}`) });
     await appendLiveLeases(store, { count: live, hosts: HOSTS, start: Date.now() + DAY });
-    return { dir, head: await store.headPosition() };
+    return await store.headPosition();
   } finally {
     await store.close();
   }
@@ -157,34 +178,72 @@ const snapshotSizes = async (dir: string): Promise<Record<string, SnapshotSize |
   }
 };
 
-const measure = async (events: number, live: number): Promise<{ head: number; runs: Run[]; snapshots: Record<string, SnapshotSize | null> }> => {
-  status(`generating ${events} events and ${live} live leases`);
-  const { dir, head } = await ledger(events, live);
+interface Measured {
+  readonly head: number;
+  readonly runs: Run[];
+  readonly snapshots: Record<string, SnapshotSize | null>;
+}
+
+const APPS = (option('apps') ?? 'api,reactor').split(',').filter((app): app is App => app === 'api' || app === 'reactor');
+/** `--whole-log 0`: only starts from the snapshots a kept folder holds (the whole-log starts take minutes at 1M events). */
+const WHOLE_LOG = argument('whole-log', 1) !== 0;
+
+/** `kept`: the data folder to use and leave in place (a new one, removed after, when null). */
+const measure = async (events: number, live: number, kept: string | null, apiStarts: number): Promise<Measured> => {
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'leasehold-restart-bench-'));
+  mkdirSync(dir, { recursive: true });
+  status(`${existsSync(join(dir, 'events.sqlite')) ? 'using the ledger in' : `generating ${events} events and ${live} live leases in`} ${dir}`);
+  const head = await ledger(dir, events, live);
   try {
     const runs: Run[] = [];
-    for (const app of ['api', 'reactor'] as const) {
-      for (const snapshot of [false, true]) {
+    for (const app of APPS) {
+      for (const snapshot of WHOLE_LOG ? [false, true] : [true]) {
         status(`${app} ${snapshot ? 'from its snapshot' : 'folding the whole log'} (${head} events)`);
+        // a kept folder holds the snapshots of the last run: a start "without" one drops them first
+        if (!snapshot) dropSnapshots(dir, app);
         runs.push(await startAndStop(app, dir, snapshot));
       }
     }
+    for (let start = 1; start <= apiStarts; start++) {
+      status(`api from its snapshot, again (${start}/${apiStarts})`);
+      runs.push(await startAndStop('api', dir, true));
+    }
     return { head, runs, snapshots: await snapshotSizes(dir) };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (kept === null) rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** Each app's own snapshots (the reactor's healing and freepool calendars are kept apart from its timeline). */
+const OWN_SNAPSHOTS: Readonly<Record<App, string>> = {
+  api: `kind IN ('${WRITE_INDEX_SNAPSHOT_KIND}', '${QUOTA_INDEX_SNAPSHOT_KIND}')`,
+  reactor: "kind LIKE 'reactor-%'",
+};
+
+/** The app's own snapshots only: the other's stay, for its next start and for the sizes reported. */
+const dropSnapshots = (dir: string, app: App): void => {
+  // the table is made by the first store that opens the file: opened once so that it exists
+  void SqliteSnapshotStore.open(join(dir, 'events.sqlite')).close();
+  const db = new Database(join(dir, 'events.sqlite'));
+  try {
+    db.exec(`DELETE FROM snapshots WHERE ${OWN_SNAPSHOTS[app]}`);
+  } finally {
+    db.close();
   }
 };
 
 const main = async (): Promise<void> => {
   const live = argument('live', 2_000);
-  const large = await measure(argument('events', 1_000_000), live);
+  const large = await measure(argument('events', 1_000_000), live, option('dir'), argument('api-starts', 0));
   const smallEvents = argument('small', 100_000);
-  const small = smallEvents > 0 ? await measure(smallEvents, live) : null;
+  const small = smallEvents > 0 ? await measure(smallEvents, live, null, 0) : null;
   console.log(JSON.stringify({ live, large, small }, null, 2));
-  console.log('\n| log | app | start | first answer (wall) | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|');
+  console.log('\n| log | app | start | first answer (wall) | of which to listening | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|---|');
   for (const { head, runs } of small === null ? [large] : [large, small]) {
     for (const run of runs) {
       const start = run.snapshot ? 'from snapshot' : 'whole log';
-      console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);
+      const listen = run.listenS === null ? '-' : `${run.listenS} s`;
+      console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${listen} | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);
     }
   }
 };

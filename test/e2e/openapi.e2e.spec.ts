@@ -306,6 +306,17 @@ describe('OpenAPI document and /docs', () => {
       expect(documentResponse.headers.get('x-openstack-request-id')).toMatch(/^req-/);
     });
 
+    it('is built at its first request from the running routes, as a preview of the application builds it, and kept', async () => {
+      // a preview application: the routes and modules, no provider started (no store, no read model)
+      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), { preview: true, logger: false });
+      const { document } = buildOpenApiDocument(app, 'none');
+      await app.close();
+      expect(doc).toEqual(JSON.parse(JSON.stringify(document)));
+      const again = await fetch(`${system.url}/openapi.json`);
+      expect(again.status).toBe(200);
+      expect(await again.text()).toBe(await documentResponse.clone().text());
+    });
+
     it('is an OpenAPI 3.1 document that reports no gaps', () => {
       expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
       expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });

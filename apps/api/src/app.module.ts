@@ -250,7 +250,7 @@ export class AppModule {
         {
           provide: UsageIndex,
           inject: [EVENT_STORE],
-          // folded once the API listens (main.ts), not before: a report waits for it
+          // folded once the API listens (server.ts), not before: a report waits for it
           useFactory: (store: EventStore) => new UsageIndex(store),
         },
         { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },

@@ -17,14 +17,21 @@ export class OpenApiModule {
   }
 }
 
-/** Builds the document once the application is created (swagger reads its routes); the API serves on without it if that fails. */
+/**
+ * Gives the document its builder once the application is created (swagger reads its routes): it is
+ * built at its first request, and the API serves on without it if that fails.
+ */
 export const publishOpenApiDocument = (app: INestApplication): void => {
   const logger = new Logger('openapi');
-  try {
-    const { document, problems } = buildOpenApiDocument(app, app.get<OpenApiOptions>(OPENAPI_OPTIONS).auth);
-    if (problems.length > 0) logger.warn(`OpenAPI document is incomplete: ${problems.join('; ')}`);
-    app.get(OpenApiDocument).publish(document);
-  } catch (error) {
-    logger.error(`OpenAPI document could not be built: ${describeError(error, { stack: true })}`);
-  }
+  const { auth } = app.get<OpenApiOptions>(OPENAPI_OPTIONS);
+  app.get(OpenApiDocument).publish(() => {
+    try {
+      const { document, problems } = buildOpenApiDocument(app, auth);
+      if (problems.length > 0) logger.warn(`OpenAPI document is incomplete: ${problems.join('; ')}`);
+      return document;
+    } catch (error) {
+      logger.error(`OpenAPI document could not be built: ${describeError(error, { stack: true })}`);
+      throw error;
+    }
+  });
 };
