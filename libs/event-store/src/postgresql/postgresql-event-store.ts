@@ -122,7 +122,10 @@ const filterSql = (schema: string, filter: EventFilter | undefined, offset: numb
  * is held, so they are gap-free and become visible in position order (the lock is released only
  * after the commit is visible). A reader that read up to the head can never later find a smaller
  * position committing (the trap of sequences, whose numbers are taken in call order and committed in
- * another). Live subscriptions are woken by LISTEN/NOTIFY and poll the head as a fallback.
+ * another). An append is one call of append_events, which takes that lock, checks and writes on the
+ * server: the lock is held for the server's work, never across a client's round trips, and a writer
+ * pays one round trip per append. Live subscriptions are woken by LISTEN/NOTIFY and poll the head as
+ * a fallback.
  */
 export class PostgresEventStore implements EventStore {
   private readonly subscriptions: Subscriptions;
