@@ -12,14 +12,13 @@ import {
   type ExpectedRevision,
   type ReadAllOptions,
   type RecordedEvent,
-  type StreamAppendResult,
   type SubscribeOptions,
   type Subscription,
   streamCategory,
 } from '../event-store.port.js';
 import { Subscriptions } from '../polling-subscription.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
-import { assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
+import { EXPECTED_ANY, EXPECTED_STREAM_EXISTS, assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
 import { NotificationListener } from './notification-listener.js';
 
 export interface PostgresEventStoreOptions {
@@ -45,6 +44,43 @@ interface EventRow {
   readonly metadata: string;
   readonly recorded_at: string;
 }
+
+/** What append_events returns (postgresql-schema.ts); the arrays are null when empty. */
+interface AppendRow {
+  readonly written: boolean;
+  readonly head: string;
+  readonly revisions: number[] | null;
+  readonly stored_ids: string[] | null;
+  readonly stored_streams: string[] | null;
+  readonly stored_positions: string[] | null;
+}
+
+interface StoredEvent {
+  readonly event_id: string;
+  readonly stream_id: string;
+  readonly position: string;
+}
+
+interface AppendFound {
+  readonly written: boolean;
+  readonly head: number;
+  /** Each stream's revision before the append (-1: no stream). */
+  readonly revisions: ReadonlyMap<string, number>;
+  readonly stored: readonly StoredEvent[];
+}
+
+const expectedCode = (expected: ExpectedRevision): number => {
+  switch (expected) {
+    case 'any':
+      return EXPECTED_ANY;
+    case 'stream_exists':
+      return EXPECTED_STREAM_EXISTS;
+    case 'no_stream':
+      return -1;
+    default:
+      return expected;
+  }
+};
 
 const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, recorded_at';
 
@@ -86,7 +122,10 @@ const filterSql = (schema: string, filter: EventFilter | undefined, offset: numb
  * is held, so they are gap-free and become visible in position order (the lock is released only
  * after the commit is visible). A reader that read up to the head can never later find a smaller
  * position committing (the trap of sequences, whose numbers are taken in call order and committed in
- * another). Live subscriptions are woken by LISTEN/NOTIFY and poll the head as a fallback.
+ * another). An append is one call of append_events, which takes that lock, checks and writes on the
+ * server: the lock is held for the server's work, never across a client's round trips, and a writer
+ * pays one round trip per append. Live subscriptions are woken by LISTEN/NOTIFY and poll the head as
+ * a fallback.
  */
 export class PostgresEventStore implements EventStore {
   private readonly subscriptions: Subscriptions;
@@ -126,28 +165,19 @@ export class PostgresEventStore implements EventStore {
 
   async appendMultiple(requests: readonly AppendRequest[]): Promise<AppendResult> {
     validateRequests(requests);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`leasehold-append:${this.schema}`]);
-      const result = await this.appendLocked(client, requests);
-      if (!result.idempotentReplay) await client.query('SELECT pg_notify($1, $2)', [this.listener.channel, String(result.position)]);
-      await client.query('COMMIT');
-      if (!result.idempotentReplay) this.notifySubscriptions();
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const found = await this.appendOnServer(requests);
+    const result = this.appendResult(requests, found);
+    if (!result.idempotentReplay) this.notifySubscriptions();
+    return result;
   }
 
   async readStream(streamId: string, options?: { readonly fromRevision?: number }): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1 AND revision >= $2 ORDER BY revision`,
-      [encode(streamId), options?.fromRevision ?? 0],
-    );
+    const { rows } = await this.pool.query<EventRow>({
+      // prepared once per connection (every decision on a stream reads it): one index range whatever the stream
+      name: `leasehold-read-stream-${this.schema}`,
+      text: `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      values: [encode(streamId), options?.fromRevision ?? 0],
+    });
     return rows.map(toRecordedEvent);
   }
 
@@ -197,15 +227,41 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
-  /** Runs under the append lock: checks and writes cannot interleave with another writer's. */
-  private async appendLocked(client: pg.PoolClient, requests: readonly AppendRequest[]): Promise<AppendResult> {
+  /** One call of append_events (postgresql-schema.ts): the checks and the write in one round trip, under the store's lock. */
+  private async appendOnServer(requests: readonly AppendRequest[]): Promise<AppendFound> {
+    const events = requests.flatMap((request, i) => request.events.map((event) => ({ event, request: i + 1 })));
+    const { rows } = await this.pool.query<AppendRow>({
+      // prepared once per connection: the call is parsed and planned once, not at every append
+      name: `leasehold-append-${this.schema}`,
+      text: `SELECT * FROM ${this.schema}.append_events($1, $2, $3::text[], $4::text[], $5::int8[], $6::text[], $7::int4[], $8::text[], $9::text[], $10::text[], $11)`,
+      values: [
+        `leasehold-append:${this.schema}`,
+        this.listener.channel,
+        requests.map((request) => encode(request.streamId)),
+        requests.map((request) => encode(streamCategory(request.streamId))),
+        requests.map((request) => expectedCode(request.expectedRevision)),
+        events.map(({ event }) => encode(event.id)),
+        events.map(({ request }) => request),
+        events.map(({ event }) => encode(event.type)),
+        events.map(({ event }) => JSON.stringify(event.data ?? null)),
+        events.map(({ event }) => JSON.stringify(event.metadata)),
+        this.clock().toISOString(),
+      ],
+    });
+    const row = rows[0] as AppendRow;
+    const revisions = row.revisions ?? [];
+    const stored = (row.stored_ids ?? []).map((id, i) => ({ event_id: id, stream_id: row.stored_streams?.[i] ?? '', position: row.stored_positions?.[i] ?? '0' }));
+    return { written: row.written, head: Number(row.head), revisions: new Map(requests.map((request, i) => [request.streamId, revisions[i] ?? -1])), stored };
+  }
+
+  /** What the server did or found, as the port says it: the write, a replay, or the error that refused it. */
+  private appendResult(requests: readonly AppendRequest[], found: AppendFound): AppendResult {
+    const { revisions, stored } = found;
+    if (found.written) {
+      const streams = requests.map((request) => ({ streamId: request.streamId, nextRevision: (revisions.get(request.streamId) ?? -1) + request.events.length }));
+      return { streams, position: found.head + requests.reduce((count, request) => count + request.events.length, 0), idempotentReplay: false };
+    }
     const requested = requestedEvents(requests);
-    const { rows: stored } = await client.query<{ event_id: string; stream_id: string; position: string }>(
-      `SELECT event_id, stream_id, position FROM ${this.schema}.events
-       WHERE event_key IN (SELECT ${keyOf(this.schema, 'id')} FROM unnest($1::text[]) AS id) AND event_id = ANY($1::text[])`,
-      [requested.map((event) => encode(event.id))],
-    );
-    const revisions = await this.revisionsOf(client, requests);
     if (requested.length > 0 && stored.length === requested.length) return this.replayResult(requests, requested, stored, revisions);
     const firstStored = requested.find((event) => stored.some((row) => decode(row.event_id) === event.id));
     if (firstStored) throw new IdempotencyConflictError(firstStored.id, 'some event ids of this append are already stored, others are not');
@@ -213,22 +269,13 @@ export class PostgresEventStore implements EventStore {
       const actual = revisions.get(request.streamId) ?? -1;
       if (!matchesExpected(request.expectedRevision, actual)) throw new WrongExpectedRevisionError(request.streamId, request.expectedRevision, actual);
     }
-    return this.write(client, requests, revisions);
-  }
-
-  private async revisionsOf(client: pg.PoolClient, requests: readonly AppendRequest[]): Promise<Map<string, number>> {
-    const { rows } = await client.query<{ stream_id: string; revision: number }>(
-      `SELECT stream_id, revision FROM ${this.schema}.streams
-       WHERE stream_key IN (SELECT ${keyOf(this.schema, 'id')} FROM unnest($1::text[]) AS id) AND stream_id = ANY($1::text[])`,
-      [requests.map((request) => encode(request.streamId))],
-    );
-    return new Map(rows.map((row) => [decode(row.stream_id), row.revision]));
+    throw new Error('append_events wrote nothing, yet found no stored event and no revision conflict');
   }
 
   private replayResult(
     requests: readonly AppendRequest[],
     requested: readonly RequestedEvent[],
-    stored: readonly { event_id: string; stream_id: string; position: string }[],
+    stored: readonly StoredEvent[],
     revisions: ReadonlyMap<string, number>,
   ): AppendResult {
     const byId = new Map(stored.map((row) => [decode(row.event_id), row]));
@@ -241,37 +288,5 @@ export class PostgresEventStore implements EventStore {
       position: stored.reduce((max, row) => Math.max(max, Number(row.position)), 0),
       idempotentReplay: true,
     };
-  }
-
-  /** One multi-row insert per append, positions following the head read under the lock. */
-  private async write(client: pg.PoolClient, requests: readonly AppendRequest[], revisions: ReadonlyMap<string, number>): Promise<AppendResult> {
-    const recordedAt = this.clock().toISOString();
-    const { rows } = await client.query<{ head: string }>(`SELECT COALESCE(MAX(position), 0) AS head FROM ${this.schema}.events`);
-    let position = Number(rows[0]?.head ?? 0);
-    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
-    const streams = requests.map((request): StreamAppendResult => {
-      let revision = revisions.get(request.streamId) ?? -1;
-      for (const event of request.events) {
-        revision += 1;
-        position += 1;
-        const values = [position, encode(event.id), encode(request.streamId), encode(streamCategory(request.streamId)), revision, encode(event.type), JSON.stringify(event.data ?? null), JSON.stringify(event.metadata), recordedAt];
-        values.forEach((value, i) => columns[i]?.push(value));
-      }
-      return { streamId: request.streamId, nextRevision: revision };
-    });
-    if (position > Number(rows[0]?.head ?? 0)) {
-      await client.query(
-        `INSERT INTO ${this.schema}.events (position, event_id, stream_id, category, revision, type, data, metadata, recorded_at)
-         SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[])`,
-        columns,
-      );
-      const written = streams.filter((_, i) => (requests[i]?.events.length ?? 0) > 0);
-      await client.query(
-        `INSERT INTO ${this.schema}.streams (stream_id, revision) SELECT * FROM unnest($1::text[], $2::int4[])
-         ON CONFLICT (stream_key) DO UPDATE SET revision = excluded.revision`,
-        [written.map((stream) => encode(stream.streamId)), written.map((stream) => stream.nextRevision)],
-      );
-    }
-    return { streams, position, idempotentReplay: false };
   }
 }
