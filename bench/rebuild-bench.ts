@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { HOST_REGISTRY_STREAM, LEASE_EVENT_TYPES, type HostEvent, type LeaseEvent } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
-import { ProjectionRunner } from '#projector/projection-runner.js';
+import { PROJECTOR_CACHE_MIB, ProjectionRunner } from '#projector/projection-runner.js';
 import { rebuildReadModel } from '#projector/rebuild-read-model.js';
 import { type HostRecord, type LeaseView, evolveHostView, evolveLeaseView, openReadModel } from '#read-model/index.js';
 import { generateLedger } from './replay-workload.js';
@@ -112,7 +112,8 @@ const ticker = (label: string, done: () => number, total: number): NodeJS.Timeou
 
 /** The projector's catch-up from 0 into an empty read model, in wall and CPU seconds, and the model's size. */
 const catchUp = async (store: EventStore, file: string, head: number): Promise<{ wall: number; cpu: number; mb: number }> => {
-  const orm = await openReadModel({ kind: 'sqlite', file });
+  // as the projector opens it (apps/projector/src/main.ts)
+  const orm = await openReadModel({ kind: 'sqlite', file }, undefined, { cacheMiB: PROJECTOR_CACHE_MIB });
   const runner = new ProjectionRunner({ store, orm });
   const progress = ticker('catch-up', () => runner.position(), head);
   try {

@@ -26,7 +26,7 @@ import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, ProjectionRunner } from './projection-runner.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, PROJECTOR_CACHE_MIB, ProjectionRunner } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
@@ -58,7 +58,7 @@ const main = async (): Promise<void> => {
   let orm: MikroORM | null = null;
   try {
     store = await openEventStore('events', dataDir);
-    orm = await openReadModel(readModelDatabaseFromEnv(dataDir));
+    orm = await openReadModel(readModelDatabaseFromEnv(dataDir), undefined, { cacheMiB: PROJECTOR_CACHE_MIB });
   } catch (error) {
     log({ event: 'error', phase: 'open', error: describeError(error, { stack: true }) });
     await orm?.close();

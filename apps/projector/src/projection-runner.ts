@@ -10,9 +10,12 @@ export const DEFAULT_BATCH_SIZE = 500;
 /**
  * Events per transaction while the runner is far behind (a start or a resubscription with a backlog):
  * a big batch spreads each transaction's fixed cost (checkpoints, savepoints, a statement per table,
- * the commit's page writes) over more events.
+ * the commit's page writes) over more events, and a row changed by several of them (a lease through
+ * its life) is written once. A rebuild takes the same size (REBUILD_BATCH_SIZE).
  */
-export const DEFAULT_CATCH_UP_BATCH_SIZE = 5_000;
+export const DEFAULT_CATCH_UP_BATCH_SIZE = 20_000;
+/** SQLite page cache of the projector's read-model connection. */
+export const PROJECTOR_CACHE_MIB = 64;
 const RETRY_WINDOW = 5_000;
 
 export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered'; [detail: string]: unknown }>;

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import Database from 'better-sqlite3';
 import { READ_MODEL_ENTITIES, connectReadModel } from '#read-model/index.js';
+import { PROJECTOR_CACHE_MIB } from './projection-runner.js';
 
 /** Prefix of the tables a SQLite rebuild builds in the live file, beside the tables they replace. */
 export const COPY_PREFIX = 'rebuild_';
@@ -41,10 +42,15 @@ const indexesOf = (db: Database.Database, table: string): SchemaEntry[] =>
 const copiesIn = (db: Database.Database): string[] =>
   db.prepare<[], string>(`select name from sqlite_master where type = 'table' and substr(name, 1, ${COPY_PREFIX.length}) = '${COPY_PREFIX}'`).pluck().all();
 
+/**
+ * How long a rebuild waits for the live file's write lock: the live projector holds it for a whole
+ * batch, and one catching up a backlog writes up to 20,000 events in a batch (a second or more).
+ */
+const LOCK_WAIT_MS = 30_000;
+
 const open = (file: string): Database.Database => {
   const db = new Database(file, { fileMustExist: true });
-  // the live projector may hold the write lock for a batch
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
   return db;
 };
 
@@ -82,10 +88,10 @@ export const openCopyTables = async (file: string): Promise<MikroORM> => {
   }
   const orm = await connectReadModel({ kind: 'sqlite', file }, { tablePrefix: COPY_PREFIX });
   const connection = orm.em.getConnection();
-  await connection.execute('pragma busy_timeout = 5000');
+  await connection.execute(`pragma busy_timeout = ${LOCK_WAIT_MS}`);
   // the copy is worth nothing until it is swapped in: no wait for the disk at each batch (WAL keeps the file consistent)
   await connection.execute('pragma synchronous = normal');
-  await connection.execute('pragma cache_size = -65536');
+  await connection.execute(`pragma cache_size = -${PROJECTOR_CACHE_MIB * 1024}`);
   await connection.execute('pragma wal_autocheckpoint = 0');
   return orm;
 };

@@ -23,6 +23,8 @@ export interface ReadModelSettings {
   readonly logQueries?: boolean;
   /** Maps every entity to `<prefix><table>`: a rebuild's copy of the tables beside the live ones (see apps/projector's sqlite-copy-tables.ts). */
   readonly tablePrefix?: string;
+  /** SQLite: pages the connection keeps in memory (default SQLite's 2 MiB): the projector writes all over big tables and their indexes. */
+  readonly cacheMiB?: number;
 }
 
 /** Fresh entity definitions, their tables renamed with `prefix`. */
@@ -72,6 +74,10 @@ const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Pro
     const connection = orm.em.getConnection();
     await connection.execute('pragma journal_mode = wal');
     await connection.execute('pragma busy_timeout = 5000');
+    // in WAL mode a commit then waits for no disk flush; a power cut may take the last batches back, rows and
+    // checkpoints together (the file stays consistent), and the projector projects them again from the log
+    await connection.execute('pragma synchronous = normal');
+    if (settings.cacheMiB !== undefined) await connection.execute(`pragma cache_size = -${Math.round(settings.cacheMiB * 1024)}`);
   }
   try {
     // never drops a table: another read model (a rebuild's copy) may live in the same database

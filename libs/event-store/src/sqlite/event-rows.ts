@@ -73,6 +73,9 @@ function filterSql(filter: EventFilter | undefined): FilterSql {
  */
 export class EventRows {
   private readonly rangeStatements = new Map<string, Database.Statement>();
+  private readonly positionStatements = new Map<string, Database.Statement>();
+  /** The events at the positions of a JSON array, ascending. */
+  private readonly eventsAt: Database.Statement;
   private readonly insertEvent: Database.Statement;
   private readonly upsertStream: Database.Statement;
   private readonly selectStreamRevision: Database.Statement;
@@ -100,6 +103,7 @@ export class EventRows {
     // left to itself SQLite walks the table from the head down, reading whole events
     this.selectPositionAt = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?').pluck();
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.eventsAt = db.prepare(`SELECT ${COLUMNS} FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position`).raw();
   }
 
   streamRevision(streamId: string): number {
@@ -137,9 +141,43 @@ export class EventRows {
 
   /** Events with from < position <= to matching the filter, ascending. */
   readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): RecordedEvent[] {
+    const types = filter?.types ?? [];
+    const categories = filter?.categories ?? [];
+    if (limit !== undefined && (types.length > 1 || (types.length === 0 && categories.length > 1))) {
+      return this.readMerged(from, to, limit, types.length > 0 ? 'type' : 'category', types.length > 0 ? types : categories, types.length > 0 ? categories : []);
+    }
     const { sql, params } = filterSql(filter);
     const rows = this.rangeStatement(sql).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
     return rows.map(fromRaw);
+  }
+
+  /**
+   * A filter on several categories or types, read a page at a time: left to itself SQLite takes the
+   * (category, position) or (type, position) index for the IN list and sorts every match after
+   * `from` to return the first `limit` (181 ms a page of 500 early in a log of a million events,
+   * where the whole log in position order takes 3 ms a page). Instead, each value's run of the
+   * index gives its first `limit` positions in order (an index-only read), the smallest `limit` of
+   * them are the page, and the page's events are read by position.
+   */
+  private readMerged(from: number, to: number, limit: number, column: 'type' | 'category', values: readonly string[], categories: readonly string[]): RecordedEvent[] {
+    const next = this.nextPositions(column, categories.length);
+    const positions: number[] = [];
+    for (const value of values) positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
+    if (positions.length === 0) return [];
+    positions.sort((a, b) => a - b);
+    return (this.eventsAt.all(JSON.stringify(positions.slice(0, limit))) as RawEventRow[]).map(fromRaw);
+  }
+
+  private nextPositions(column: 'type' | 'category', categories: number): Database.Statement {
+    const id = `${column}|${categories}`;
+    const cached = this.positionStatements.get(id);
+    if (cached) return cached;
+    const also = categories === 0 ? '' : ` AND category IN (${placeholders(categories)})`;
+    const statement = this.db.prepare(
+      `SELECT position FROM events INDEXED BY events_${column}_position WHERE ${column} = ? AND position > ? AND position <= ?${also} ORDER BY position LIMIT ?`,
+    ).pluck();
+    this.positionStatements.set(id, statement);
+    return statement;
   }
 
   headPosition(): number {

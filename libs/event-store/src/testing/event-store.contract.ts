@@ -427,6 +427,51 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         expect(both.map((e) => e.revision)).toEqual([0, 2]);
       });
 
+      it('reads a filter on several categories and types a page at a time, in position order, as one read of the whole filter gives it', async () => {
+        const [first, second, third] = [uniqueCategory(), uniqueCategory(), uniqueCategory()];
+        const [typeA, typeB, typeC] = ['A', 'B', 'C'].map((letter) => `Paged${letter}${uniqueSuffix()}`) as [string, string, string];
+        const streams = [streamIn(first), streamIn(second), streamIn(third), streamIn(first), newStream()];
+        const revisions = new Map<string, number>();
+        // interleaved: each stream gets a run of uneven length of the three types, round after round
+        for (let round = 0; round < 6; round++) {
+          for (const [i, stream] of streams.entries()) {
+            const batch = Array.from({ length: 1 + ((round + i) % 3) }, (_, k) => event([typeA, typeB, typeC][(round + i + k) % 3], { round, k }));
+            const revision = revisions.get(stream);
+            await store().appendToStream(stream, revision === undefined ? 'no_stream' : revision, batch);
+            revisions.set(stream, (revision ?? -1) + batch.length);
+          }
+        }
+        const filters = [
+          { categories: [first, second] },
+          { categories: [third, second, first] },
+          { types: [typeC, typeA] },
+          { categories: [first, third], types: [typeA, typeB] },
+          { categories: [second], types: [typeB, typeC] },
+        ];
+        for (const filter of filters) {
+          const whole = await store().readAll({ from: 0, filter });
+          expect(whole.length).toBeGreaterThan(3);
+          expectStrictlyIncreasing(positions(whole));
+          const categoryOf = (e: RecordedEvent): string => e.streamId.slice(0, e.streamId.indexOf('-'));
+          expect(whole.every((e) => filter.categories?.includes(categoryOf(e)) ?? true)).toBe(true);
+          expect(whole.every((e) => filter.types?.includes(e.type) ?? true)).toBe(true);
+          for (const limit of [1, 2, 5]) {
+            const paged: RecordedEvent[] = [];
+            for (let from = 0; ; ) {
+              const page = await store().readAll({ from, limit, filter });
+              expect(page.length).toBeLessThanOrEqual(limit);
+              if (page.length === 0) break;
+              paged.push(...page);
+              from = page.at(-1)?.position ?? from;
+            }
+            expect(ids(paged)).toEqual(ids(whole));
+          }
+          // a page starting in the middle: the events after that position, no more than the limit
+          const middle = whole[2]?.position ?? 0;
+          expect(ids(await store().readAll({ from: middle, limit: 3, filter }))).toEqual(ids(whole.slice(3, 6)));
+        }
+      });
+
       it('reports the newest position as head', async () => {
         const before = await store().headPosition();
         const streamId = newStream();
