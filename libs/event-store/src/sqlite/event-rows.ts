@@ -143,7 +143,7 @@ export class EventRows {
   readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): RecordedEvent[] {
     const types = filter?.types ?? [];
     const categories = filter?.categories ?? [];
-    if (limit !== undefined && (types.length > 1 || (types.length === 0 && categories.length > 1))) {
+    if (limit !== undefined && (types.length > 1 || categories.length > 1)) {
       return this.readMerged(from, to, limit, types.length > 0 ? 'type' : 'category', types.length > 0 ? types : categories, types.length > 0 ? categories : []);
     }
     const { sql, params } = filterSql(filter);
@@ -162,7 +162,7 @@ export class EventRows {
   private readMerged(from: number, to: number, limit: number, column: 'type' | 'category', values: readonly string[], categories: readonly string[]): RecordedEvent[] {
     const next = this.nextPositions(column, categories.length);
     const positions: number[] = [];
-    for (const value of values) positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
+    for (const value of new Set(values)) positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
     if (positions.length === 0) return [];
     positions.sort((a, b) => a - b);
     return (this.eventsAt.all(JSON.stringify(positions.slice(0, limit))) as RawEventRow[]).map(fromRaw);

@@ -447,6 +447,7 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
           { types: [typeC, typeA] },
           { categories: [first, third], types: [typeA, typeB] },
           { categories: [second], types: [typeB, typeC] },
+          { categories: [third, first], types: [typeC] },
         ];
         for (const filter of filters) {
           const whole = await store().readAll({ from: 0, filter });
