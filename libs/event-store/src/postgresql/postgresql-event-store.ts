@@ -103,16 +103,34 @@ const parseUrl = (url: string): { readonly connectionString: string; readonly sc
   return { connectionString: parsed.toString(), schema };
 };
 
-/** An empty list means "no constraint", like an absent one. `$n` numbering continues after `offset` parameters. */
-const filterSql = (schema: string, filter: EventFilter | undefined, offset: number): { readonly sql: string; readonly params: string[][] } => {
-  const lists = [
-    ['category', (filter?.categories ?? []).map(encode)],
-    ['type', (filter?.types ?? []).map(encode)],
-  ] as const;
-  const used = lists.filter(([, values]) => values.length > 0);
+/**
+ * The events from < position <= to matching the filter, ascending, at most `limit` (null: all); an
+ * empty list means "no constraint", like an absent one. A filter is read as one run of the
+ * (type, position) index per type, or of the (category, position) index per category when it names
+ * no type (the categories then checked on each event of a type's run), each run in position order
+ * and cut at the limit, merged (Merge Append) and cut again: a page costs about a page whichever
+ * values are named. Each value is its own parameter, so the statement (unnamed: planned at each
+ * call with its values) sees its key as a constant and the column's statistics: given the key list
+ * as an array, the planner could not tell a rare value from a common one, and read a rare category
+ * by scanning the whole table (0.2 s a read at a million events, even with nothing to return).
+ */
+const rangeQuery = (schema: string, from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): pg.QueryConfig => {
+  const categories = [...new Set((filter?.categories ?? []).map(encode))];
+  const types = [...new Set((filter?.types ?? []).map(encode))];
+  const bounds = [from, to, limit ?? null];
+  if (categories.length === 0 && types.length === 0) {
+    return { text: `SELECT ${COLUMNS} FROM ${schema}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`, values: bounds };
+  }
+  const [column, values, also] = types.length > 0 ? (['type', types, categories] as const) : (['category', categories, []] as const);
+  const alsoSql = also.length > 0 ? ' AND category = ANY($4::text[])' : '';
+  const first = also.length > 0 ? 5 : 4;
+  const runs = values.map(
+    (_, i) =>
+      `(SELECT ${COLUMNS} FROM ${schema}.events WHERE ${column}_key = ${keyOf(schema, `$${first + i}::text`)} AND ${column} = $${first + i} AND position > $1 AND position <= $2${alsoSql} ORDER BY position LIMIT $3)`,
+  );
   return {
-    sql: used.map(([column], i) => ` AND ${column}_key IN (SELECT ${keyOf(schema, 'value')} FROM unnest($${offset + i + 1}::text[]) AS value) AND ${column} = ANY($${offset + i + 1}::text[])`).join(''),
-    params: used.map(([, values]) => [...values]),
+    text: `SELECT ${COLUMNS} FROM (${runs.join(' UNION ALL ')}) AS runs ORDER BY position LIMIT $3`,
+    values: [...bounds, ...(also.length > 0 ? [also] : []), ...values],
   };
 };
 
@@ -219,11 +237,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): Promise<RecordedEvent[]> {
-    const filters = filterSql(this.schema, filter, 3);
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE position > $1 AND position <= $2${filters.sql} ORDER BY position LIMIT $3`,
-      [from, to, limit ?? null, ...filters.params],
-    );
+    const { rows } = await this.pool.query<EventRow>(rangeQuery(this.schema, from, to, limit, filter));
     return rows.map(toRecordedEvent);
   }
 
