@@ -144,15 +144,43 @@ export interface CheckpointRow {
 // Every string column is a SafeTextType: whatever string an event carries is stored and read back
 // exactly, on SQLite and PostgreSQL, so no value can make a projection fail.
 
-const leaseSchema = (): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
+/** The database a set of entity definitions is for: the lease list's order indexes differ (see leaseOrderIndexes). */
+export type ReadModelKind = 'sqlite' | 'postgresql';
+
+/**
+ * The indexes a page of the lease list walks in its default order (start date) and newest first
+ * (ReadModelQueries.leaseDocumentPage's order, expression and all), for an admin and for one project,
+ * stopping after the page: without them the database reads and sorts every lease (of the project).
+ * PostgreSQL sorts text `collate "C"` (code points, as SQLite) while the database's own collation is
+ * C.UTF-8, and only an index of the same collation serves that order: its indexes carry `collate "C"`
+ * and names of their own, so that an upgrade from a release whose indexes had the default collation
+ * under the plain names creates these and drops those (updateSchema drops an index the entities no
+ * longer declare; it would not notice a changed expression under an unchanged name).
+ * A project's page walks an index led by its project; on PostgreSQL by md5(project_id) (the filter
+ * says `md5(project_id) = md5(?) and project_id = ?`, see leaseDocumentPage): a B-tree entry stops at
+ * 2704 bytes and a long project id beside a long lease id would overflow it and fail the projection.
+ * A status filter needs no index: it is a condition checked along the same walk (an admin's), or a
+ * sort of one project's leases of that status.
+ */
+export const leaseOrderIndexes = (kind: ReadModelKind): { name: string; expression: (table: unknown) => string }[] => {
+  const [collate, suffix, project] = kind === 'postgresql' ? [' collate "C"', '_c', 'md5(project_id)'] : ['', '', 'project_id'];
+  const orders = [
+    { name: 'start', sortValue: 'start_date' },
+    { name: 'created', sortValue: "coalesce(created_at, '')" },
+  ];
+  return orders.flatMap((order) => {
+    const columns = `${order.sortValue}${collate}, id${collate}`;
+    return [
+      { name: `lh_leases_${order.name}_order${suffix}`, columns },
+      { name: `lh_leases_project_${order.name}_order${suffix}`, columns: `${project}, ${columns}` },
+    ];
+  }).map(({ name, columns }) => ({ name, expression: (table: unknown) => `create index ${name} on ${String(table)} (${columns})` }));
+};
+
+const leaseSchema = (kind: ReadModelKind = 'sqlite'): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
   name: 'LeaseRow',
   tableName: 'lh_leases',
-  // A page of the list in its default order and newest first walks these (ReadModelQueries.leaseDocumentPage's
-  // order, expression and all) and stops after the page; without them SQLite read and sorted every lease.
-  indexes: [
-    { name: 'lh_leases_start_order', expression: (table) => `create index lh_leases_start_order on ${String(table)} (start_date, id)` },
-    { name: 'lh_leases_created_order', expression: (table) => `create index lh_leases_created_order on ${String(table)} (coalesce(created_at, ''), id)` },
-  ],
+  indexes: leaseOrderIndexes(kind),
   properties: {
     id: { type: SafeTextType, primary: true },
     projectId: { type: SafeTextType, index: true },
@@ -332,8 +360,8 @@ export const READ_MODEL_ENTITIES = [
  * entity's metadata (its schema, for one), so two read models open at once (a rebuild beside the live
  * one) must not share them.
  */
-export const readModelEntities = (): EntitySchema<object>[] =>
-  [leaseSchema(), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), availabilitySchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
+export const readModelEntities = (kind: ReadModelKind = 'sqlite'): EntitySchema<object>[] =>
+  [leaseSchema(kind), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), availabilitySchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
 
 /** The checkpoint of releases that projected every table in one transaction; seeds the per-projection ones once. */
 export const LEGACY_READ_MODEL_CHECKPOINT = 'read-models';

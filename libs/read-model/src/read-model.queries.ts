@@ -100,6 +100,10 @@ const leasePageWhere = (query: LeasePageQuery): Record<string, unknown> => {
   return where.length === 0 ? {} : { $and: where };
 };
 
+/** One project's leases: on PostgreSQL also by md5, which leads the project's order indexes there (see leaseOrderIndexes). */
+const projectFilter = (projectId: string, postgres: boolean): { sql: string; params: string[] } =>
+  postgres ? { sql: 'md5(project_id) = md5(?) and project_id = ?', params: [projectId, projectId] } : { sql: 'project_id = ?', params: [projectId] };
+
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
 export class ReadModelQueries implements ResourceReads {
   constructor(private readonly orm: MikroORM) {}
@@ -132,12 +136,13 @@ export class ReadModelQueries implements ResourceReads {
    */
   async leaseDocumentPage(query: LeaseDocumentQuery): Promise<LeaseDocumentPage> {
     const connection = (this.em() as SqlEntityManager).getConnection();
-    const collate = connection.getPlatform() instanceof PostgreSqlPlatform ? ' collate "C"' : '';
+    const postgres = connection.getPlatform() instanceof PostgreSqlPlatform;
+    const collate = postgres ? ' collate "C"' : '';
     const key = LEASE_SORT_COLUMNS[query.sort?.key ?? 'start_date'];
     const direction = query.sort?.dir ?? 'asc';
     const [sortValue, id] = [`${key}${collate}`, `id${collate}`];
     const filters = [
-      ...(query.projectId === null ? [] : [{ sql: 'project_id = ?', params: [encodeStoredText(query.projectId)] }]),
+      ...(query.projectId === null ? [] : [projectFilter(encodeStoredText(query.projectId), postgres)]),
       ...(query.status === null ? [] : [{ sql: 'status = ?', params: [encodeStoredText(query.status)] }]),
     ];
     if (query.marker !== null) {
