@@ -1,4 +1,5 @@
 import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
+import type { PipelinedBatch } from './sqlite-pipeline.js';
 import { SqliteRowWriter } from './sqlite-row-writer.js';
 
 /** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
@@ -27,6 +28,8 @@ export class TableRows<Row extends object> {
   constructor(
     private readonly em: EntityManager,
     private readonly entity: EntitySchema<Row>,
+    /** Set when the batch is folded here and written by the writer thread (see sqlite-pipeline.ts). */
+    private readonly pipelined: PipelinedBatch | null = null,
   ) {
     const meta = em.getMetadata().get<Row>(entity.meta.className);
     this.key = meta.primaryKeys[0] as keyof Row & string;
@@ -35,9 +38,10 @@ export class TableRows<Row extends object> {
 
   /** Reads the rows of these keys that the batch does not know yet, in as few queries as it takes. */
   async load(keys: Iterable<string>): Promise<void> {
-    const missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
+    let missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
+    if (this.pipelined !== null) missing = this.fromPipeline(this.pipelined, missing);
     if (missing.length === 0) return;
-    const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
+    const sqlite = this.pipelined?.reader<Row>(this.entity.meta.className) ?? (await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className));
     for (const part of chunks(missing)) {
       for (const key of part) {
         this.rows.set(key, null);
@@ -49,6 +53,24 @@ export class TableRows<Row extends object> {
         this.absent.delete(key);
       }
     }
+  }
+
+  /**
+   * Takes the rows the batches still being written know (as they left them), and returns the keys they
+   * do not know: those are read from the database, where no batch in flight has changed them.
+   */
+  private fromPipeline(pipelined: PipelinedBatch, keys: readonly string[]): string[] {
+    const unknown: string[] = [];
+    for (const key of keys) {
+      const known = pipelined.known<Row>(this.entity.meta.className, key);
+      if (known === undefined) {
+        unknown.push(key);
+        continue;
+      }
+      this.rows.set(key, known);
+      if (known === null) this.absent.add(key);
+    }
+    return unknown;
   }
 
   /** Through MikroORM (PostgreSQL): plain copies of the entities, which the batch then changes freely. */
@@ -81,6 +103,13 @@ export class TableRows<Row extends object> {
     const gone = keys.filter((key) => this.rows.get(key) == null && !this.absent.has(key));
     const rows = keys.map((key) => this.rows.get(key)).filter((row): row is Row => row != null);
     this.touched.clear();
+    if (this.pipelined !== null) {
+      const className = this.entity.meta.className;
+      this.pipelined.delete(className, gone);
+      this.pipelined.put(className, rows);
+      for (const key of keys) this.pipelined.remember(className, key, this.rows.get(key) ?? null);
+      return;
+    }
     const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
     if (sqlite !== null) {
       sqlite.delete(gone);
@@ -112,6 +141,7 @@ export class AddedRows<Row extends object> {
   constructor(
     private readonly em: EntityManager,
     private readonly entity: EntitySchema<Row>,
+    private readonly pipelined: PipelinedBatch | null = null,
   ) {}
 
   add(row: Row): void {
@@ -120,6 +150,10 @@ export class AddedRows<Row extends object> {
 
   async write(): Promise<void> {
     const rows = this.rows.splice(0);
+    if (this.pipelined !== null) {
+      this.pipelined.add(this.entity.meta.className, rows);
+      return;
+    }
     const sqlite = await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className);
     if (sqlite !== null) sqlite.add(rows);
     else for (const part of chunks(rows)) await this.em.insertMany(this.entity, part);
@@ -134,14 +168,18 @@ interface Pending {
 export class BatchRows {
   private readonly tables = new Map<unknown, Pending>();
 
-  constructor(readonly em: EntityManager) {}
+  constructor(
+    readonly em: EntityManager,
+    /** The batch is folded for the writer thread (sqlite-pipeline.ts) rather than written in `em`'s transaction. */
+    private readonly pipelined: PipelinedBatch | null = null,
+  ) {}
 
   table<Row extends object>(entity: EntitySchema<Row>): TableRows<Row> {
-    return this.lookup(entity, () => new TableRows(this.em, entity));
+    return this.lookup(entity, () => new TableRows(this.em, entity, this.pipelined));
   }
 
   added<Row extends object>(entity: EntitySchema<Row>): AddedRows<Row> {
-    return this.lookup(entity, () => new AddedRows(this.em, entity));
+    return this.lookup(entity, () => new AddedRows(this.em, entity, this.pipelined));
   }
 
   async write(): Promise<void> {

@@ -5,6 +5,7 @@ import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
 import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
+import { PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
 /**
@@ -101,6 +102,7 @@ export class ProjectionRunner {
   private running = false;
   private delivered = 0;
   private startPosition = 0;
+  private writerThreadBatches = 0;
   private waiters: Waiter[] = [];
   private caughtUpPromise: Promise<void>;
 
@@ -135,6 +137,11 @@ export class ProjectionRunner {
   /** Positions every projection has passed since `start()`. */
   eventsProjected(): number {
     return this.position() - this.startPosition;
+  }
+
+  /** Batches of a catch-up that were written by the writer thread (see SqlitePipeline) since `start()`. */
+  batchesByWriterThread(): number {
+    return this.writerThreadBatches;
   }
 
   /** The error of the first projection that is stopped on an event, until it gets past it. */
@@ -225,15 +232,80 @@ export class ProjectionRunner {
     });
   }
 
+  /**
+   * A backlog of at least a batch on a SQLite read model is folded on this thread and written on
+   * another (SqlitePipeline), a batch folded while the one before it is written.
+   */
   private async fastForward(): Promise<void> {
     const head = await this.options.store.headPosition();
-    while (this.running && this.delivered < head) {
-      // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
-      await yieldToEventLoop();
-      const events = await this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
-      if (events.length === 0) return;
-      await this.project(events);
+    const pipeline = head - this.delivered >= this.catchUpBatchSize ? await SqlitePipeline.open(this.options.orm) : null;
+    const inFlight: Promise<boolean>[] = [];
+    let pipelining = pipeline !== null;
+    try {
+      while (this.running && this.delivered < head) {
+        // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
+        await yieldToEventLoop();
+        const events = await this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
+        if (events.length === 0) return;
+        if (pipeline !== null && pipelining && this.pipelinable(events, inFlight.length > 0)) {
+          const folded = await pipeline.fold(this.lanes.map((lane) => lane.projection), events, this.delivered);
+          if (folded !== null) {
+            inFlight.push(this.whenCommitted(folded.committed, events));
+            this.delivered = events.at(-1)?.position ?? this.delivered;
+            if (inFlight.length >= PIPELINE_DEPTH && !(await inFlight.shift())) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
+            continue;
+          }
+        }
+        // not pipelined (or a projection could not fold the batch): in a transaction of its own, once the batches in flight are in
+        if (await this.settled(inFlight)) await this.project(events);
+        else if (pipeline !== null) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
+      }
+    } finally {
+      await this.settled(inFlight);
+      await pipeline?.close();
     }
+  }
+
+  /** Every lane is healthy and where the batch starts (or, with batches in flight, they all fold from the same place). */
+  private pipelinable(events: readonly RecordedEvent[], pending: boolean): boolean {
+    const from = (events[0]?.position ?? 0) - 1;
+    if (from !== this.delivered) return false;
+    return this.lanes.every((lane) => lane.fault === null && (pending || lane.position === from));
+  }
+
+  /** Once the writer has committed the batch, every lane is past it; false: nothing of it was written. */
+  private async whenCommitted(committed: Promise<void>, events: readonly RecordedEvent[]): Promise<boolean> {
+    try {
+      await committed;
+    } catch (error) {
+      this.log({ event: 'error', phase: 'catch-up', position: events[0]?.position ?? 0, error: describeError(error) });
+      return false;
+    }
+    const position = events.at(-1)?.position ?? 0;
+    this.writerThreadBatches++;
+    for (const lane of this.lanes) this.record(lane, { position, fault: null });
+    this.settle();
+    return true;
+  }
+
+  /** Waits for the batches in flight; false if one of them was not written. */
+  private async settled(inFlight: Promise<boolean>[]): Promise<boolean> {
+    const results = await Promise.all(inFlight.splice(0));
+    return results.every(Boolean);
+  }
+
+  /**
+   * A batch was not written (nor any after it): the lanes stand at their last commits; the log is read
+   * again from there, a batch at a time in a transaction of its own, which names the event and
+   * projection at fault if there is one.
+   */
+  private async afterPipelineFailure(pipeline: SqlitePipeline, inFlight: Promise<boolean>[]): Promise<boolean> {
+    await this.settled(inFlight);
+    pipeline.reset();
+    const checkpoints = await readCheckpoints(this.options.orm.em, this.lanes.map((lane) => lane.projection.name));
+    for (const lane of this.lanes) lane.position = checkpoints.get(lane.projection.name) ?? lane.position;
+    this.delivered = this.position();
+    return false;
   }
 
   private subscribe(): void {

@@ -2,8 +2,7 @@ import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type EntityKey, type EntityManager, type EntityMetadata, type EntityProperty, JsonType } from '@mikro-orm/core';
 import type Database from 'better-sqlite3';
 
-/** What better-sqlite3 binds: it refuses booleans and objects. */
-type Bindable = string | number | bigint | Buffer | null;
+import type { Bindable } from './batch-writer.protocol.js';
 
 /**
  * Writes a batch's rows on SQLite with statements prepared once per connection and table, on the
@@ -24,6 +23,8 @@ export class SqliteRowWriter<Row extends object> {
   private readonly names: string[];
   private readonly selects = new Map<number, Database.Statement>();
   private readonly selectPrefix: string;
+  /** The statements' SQL, for the writer thread to prepare on its own connection. */
+  readonly sql: { readonly insert: string; readonly upsert: string; readonly remove: string };
 
   private constructor(private readonly db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform) {
     const props = meta.props.filter((prop) => prop.persist !== false);
@@ -33,10 +34,15 @@ export class SqliteRowWriter<Row extends object> {
     const others = columns.filter((name) => !keys.includes(name));
     const values = `(${columns.map(() => '?').join(', ')})`;
     const table = `"${meta.tableName}"`;
-    this.insert = db.prepare(`insert into ${table} (${columns.join(', ')}) values ${values}`);
     const update = others.length === 0 ? 'nothing' : `update set ${others.map((name) => `${name} = excluded.${name}`).join(', ')}`;
-    this.upsert = db.prepare(`insert into ${table} (${columns.join(', ')}) values ${values} on conflict (${keys.join(', ')}) do ${update}`);
-    this.remove = db.prepare(`delete from ${table} where ${keys[0]} = ?`);
+    this.sql = {
+      insert: `insert into ${table} (${columns.join(', ')}) values ${values}`,
+      upsert: `insert into ${table} (${columns.join(', ')}) values ${values} on conflict (${keys.join(', ')}) do ${update}`,
+      remove: `delete from ${table} where ${keys[0]} = ?`,
+    };
+    this.insert = db.prepare(this.sql.insert);
+    this.upsert = db.prepare(this.sql.upsert);
+    this.remove = db.prepare(this.sql.remove);
     const toColumn = (prop: EntityProperty<Row>) => (value: unknown): Bindable => {
       if (value === null || value === undefined) return null;
       // what MikroORM's JsonType stores on SQLite (Platform.convertJsonToDatabaseValue), without its calls around it
@@ -66,15 +72,34 @@ export class SqliteRowWriter<Row extends object> {
     const platform = em.getPlatform();
     const ctx = em.getTransactionContext<{ client: { acquireConnection(): Promise<Database.Database> } }>();
     if (!(platform instanceof BetterSqlitePlatform) || ctx === undefined) return null;
-    const db = await ctx.client.acquireConnection();
+    return SqliteRowWriter.on<Row>(await ctx.client.acquireConnection(), em.getMetadata().get<Row>(className), platform);
+  }
+
+  /** The writer of this entity on this connection (made once per connection and entity). */
+  static on<Row extends object>(db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform): SqliteRowWriter<Row> {
     let writers = WRITERS.get(db);
     if (writers === undefined) WRITERS.set(db, (writers = new Map<string, SqliteRowWriter<object>>()));
-    let writer = writers.get(className) as SqliteRowWriter<Row> | undefined;
+    let writer = writers.get(meta.className) as SqliteRowWriter<Row> | undefined;
     if (writer === undefined) {
-      writer = new SqliteRowWriter(db, em.getMetadata().get<Row>(className), platform);
-      writers.set(className, writer as unknown as SqliteRowWriter<object>);
+      writer = new SqliteRowWriter(db, meta, platform);
+      writers.set(meta.className, writer as unknown as SqliteRowWriter<object>);
     }
     return writer;
+  }
+
+  /** Appends the rows' column values to `values`, row after row in the statements' order: for another thread to bind. */
+  boundInto(values: Bindable[], rows: Iterable<Row>): void {
+    for (const row of rows) for (const convert of this.convert) values.push(convert(row));
+  }
+
+  /** Values per row in the insert and upsert statements. */
+  get width(): number {
+    return this.convert.length;
+  }
+
+  /** A primary key as the statements bind it. */
+  boundKey(key: string): Bindable {
+    return this.key(key);
   }
 
   /** Creates or replaces each row (by primary key). */

@@ -1,0 +1,268 @@
+import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
+import type { MikroORM } from '@mikro-orm/core';
+import Database from 'better-sqlite3';
+import type { Worker } from 'node:worker_threads';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { CheckpointEntity, type CheckpointRow } from '#read-model/index.js';
+import type { Bindable, CheckpointGuard, WriteStep, WriterMessage, WriterReply, WriterSetup } from './batch-writer.protocol.js';
+import { startWriterThread } from './batch-writer.thread.js';
+import { BatchRows } from './batch-rows.js';
+import type { Projection } from './projection.js';
+import { SqliteRowWriter } from './sqlite-row-writer.js';
+
+/** The connection settings the writer thread copies from the read model's own connection. */
+const COPIED_PRAGMAS = ['busy_timeout', 'synchronous', 'cache_size', 'wal_autocheckpoint'] as const;
+
+/** Batches folded and handed to the writer thread before the main thread waits for the oldest to commit. */
+export const PIPELINE_DEPTH = 2;
+
+interface Known {
+  readonly row: object | null;
+  /** The batch that last wrote the row: the row is forgotten once that batch has committed. */
+  readonly batch: number;
+}
+
+/** A batch written by the writer thread: `reject`s if nothing of it was written. */
+interface Waiting {
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** A batch that could not be written; `moved`: a checkpoint had moved since the batch was folded (another projector, a rebuild's swap). */
+export class PipelineWriteError extends Error {
+  constructor(
+    message: string,
+    readonly moved: boolean,
+  ) {
+    super(message);
+    this.name = 'PipelineWriteError';
+  }
+}
+
+/**
+ * One batch folded on the main thread for the writer thread: the statements to run (with their
+ * bound values, in the order the projections wrote them) and the rows as the batch left them.
+ */
+export class PipelinedBatch {
+  readonly steps: WriteStep[] = [];
+  private readonly changed = new Map<string, Map<string, object | null>>();
+
+  constructor(private readonly pipeline: SqlitePipeline) {}
+
+  reader<Row extends object>(className: string): SqliteRowWriter<Row> {
+    return this.pipeline.writerOf<Row>(className);
+  }
+
+  /** The row as this batch or a batch not yet committed left it; undefined: the database has it as it is. */
+  known<Row extends object>(className: string, key: string): Row | null | undefined {
+    const mine = this.changed.get(className);
+    if (mine?.has(key) === true) return (mine.get(key) ?? null) as Row | null;
+    return this.pipeline.known<Row>(className, key);
+  }
+
+  remember(className: string, key: string, row: object | null): void {
+    let rows = this.changed.get(className);
+    if (rows === undefined) this.changed.set(className, (rows = new Map<string, object | null>()));
+    rows.set(key, row);
+  }
+
+  delete(className: string, keys: readonly string[]): void {
+    const writer = this.reader(className);
+    if (keys.length > 0) this.steps.push({ sql: writer.sql.remove, width: 1, values: keys.map((key) => writer.boundKey(key)) });
+  }
+
+  put<Row extends object>(className: string, rows: readonly Row[]): void {
+    const writer = this.reader<Row>(className);
+    if (rows.length > 0) this.steps.push(this.step(writer, writer.sql.upsert, rows));
+  }
+
+  add<Row extends object>(className: string, rows: readonly Row[]): void {
+    const writer = this.reader<Row>(className);
+    if (rows.length > 0) this.steps.push(this.step(writer, writer.sql.insert, rows));
+  }
+
+  private step<Row extends object>(writer: SqliteRowWriter<Row>, sql: string, rows: readonly Row[]): WriteStep {
+    const values: Bindable[] = [];
+    writer.boundInto(values, rows);
+    return { sql, width: writer.width, values };
+  }
+
+  /** What the batch changed, for the pipeline to know until the batch has committed. */
+  changes(): ReadonlyMap<string, ReadonlyMap<string, object | null>> {
+    return this.changed;
+  }
+}
+
+/**
+ * The projector's catch-up on a SQLite read model in two threads: the main thread reads the log and
+ * folds a batch (every projection, in memory, as projectBatch does), then hands its statements to a
+ * writer thread (batch-writer.worker.ts) that writes them, with the checkpoints, in one transaction on
+ * a connection of its own, while the main thread goes on with the next batch.
+ *
+ * A batch in flight has not committed, so what it wrote is not in the database yet: the main thread
+ * keeps every row a batch wrote until that batch has committed, and a later batch reads those rows
+ * from there, others from the database (through a connection of its own), where no batch in flight
+ * has changed them. Each batch is guarded by its checkpoints: the writer writes it only if every
+ * projection's checkpoint is still where the batch was folded from. A crash loses no more than the
+ * batches not committed, which the projector projects again from the log.
+ */
+export class SqlitePipeline {
+  private readonly known_ = new Map<string, Map<string, Known>>();
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly writers = new Map<string, SqliteRowWriter<object>>();
+  private lastBatch = 0;
+  private closed: Promise<void> | null = null;
+  private readonly exited: Promise<void>;
+  private onClosed: (() => void) | null = null;
+
+  private constructor(
+    private readonly orm: MikroORM,
+    private readonly reads: Database.Database,
+    private readonly worker: Worker,
+  ) {
+    worker.on('message', (reply: WriterReply) => this.onReply(reply));
+    worker.on('error', (error) => this.failAll(error));
+    this.exited = new Promise((resolve) => {
+      worker.once('exit', () => {
+        this.failAll(new Error('the projector writer thread exited'));
+        resolve();
+      });
+    });
+  }
+
+  /** A pipeline for this read model; null unless it is SQLite in a file (the writer opens the file too). */
+  static async open(orm: MikroORM): Promise<SqlitePipeline | null> {
+    const file = orm.config.get('dbName');
+    if (!(orm.em.getPlatform() instanceof BetterSqlitePlatform) || file === undefined || file === '' || file === ':memory:') return null;
+    const connection = orm.em.getConnection();
+    const pragmas: string[] = [];
+    for (const name of COPIED_PRAGMAS) {
+      const rows = (await connection.execute(`pragma ${name}`)) as Record<string, unknown>[];
+      const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0];
+      if (typeof value === 'number' || typeof value === 'bigint') pragmas.push(`${name} = ${value}`);
+    }
+    const reads = new Database(file, { fileMustExist: true, readonly: true });
+    for (const pragma of pragmas.filter((line) => line.startsWith('cache_size') || line.startsWith('busy_timeout'))) reads.pragma(pragma);
+    const setup: WriterSetup = { file, pragmas };
+    const worker = startWriterThread(setup);
+    return new SqlitePipeline(orm, reads, worker);
+  }
+
+  /** The entity's statements, and reads on the main thread's connection of its own. */
+  writerOf<Row extends object>(className: string): SqliteRowWriter<Row> {
+    let writer = this.writers.get(className);
+    if (writer === undefined) {
+      writer = SqliteRowWriter.on<object>(this.reads, this.orm.getMetadata().get<object>(className), this.orm.em.getPlatform() as BetterSqlitePlatform);
+      this.writers.set(className, writer);
+    }
+    return writer as unknown as SqliteRowWriter<Row>;
+  }
+
+  known<Row extends object>(className: string, key: string): Row | null | undefined {
+    const known = this.known_.get(className)?.get(key);
+    return known === undefined ? undefined : (known.row as Row | null);
+  }
+
+  /** Batches handed to the writer and not yet committed (or failed). */
+  inFlight(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Folds `events` (all after `from`, every projection at `from`) for `projections` and hands the batch to
+   * the writer thread. Returns null, having handed nothing over, when a projection throws: the caller
+   * waits for the batches in flight and projects this one in a transaction of its own (projectBatch),
+   * which finds the event and records the fault. Otherwise returns the batch's commit (`committed`): it rejects with a
+   * PipelineWriteError when nothing of the batch was written, and then neither is any later batch.
+   */
+  async fold(projections: readonly Projection[], events: readonly RecordedEvent[], from: number): Promise<{ readonly committed: Promise<void> } | null> {
+    const last = events.at(-1);
+    if (last === undefined) return { committed: Promise.resolve() };
+    const batch = new PipelinedBatch(this);
+    const em = this.orm.em.fork();
+    try {
+      for (const projection of projections) {
+        const wanted = events.filter((event) => projection.canHandle.includes(event.type));
+        if (wanted.length === 0) continue;
+        const rows = new BatchRows(em, batch);
+        await projection.preload?.(rows, wanted);
+        for (const event of wanted) await projection.apply(rows, event);
+        await rows.write();
+      }
+    } catch {
+      return null;
+    }
+    return { committed: this.send(batch, projections.map((projection) => projection.name), from, last.position) };
+  }
+
+  private send(batch: PipelinedBatch, names: readonly string[], from: number, to: number): Promise<void> {
+    const id = ++this.lastBatch;
+    for (const [className, rows] of batch.changes()) {
+      let known = this.known_.get(className);
+      if (known === undefined) this.known_.set(className, (known = new Map<string, Known>()));
+      for (const [key, row] of rows) known.set(key, { row, batch: id });
+    }
+    const checkpoints = this.writerOf<CheckpointRow>(CheckpointEntity.meta.className);
+    const meta = this.orm.getMetadata().get<CheckpointRow>(CheckpointEntity.meta.className);
+    const column = (name: keyof CheckpointRow): string => `"${meta.properties[name].fieldNames[0] ?? name}"`;
+    const guardSql = `select ${column('position')} from "${meta.tableName}" where ${column('name')} = ?`;
+    const guards: CheckpointGuard[] = names.map((name) => ({ sql: guardSql, params: [checkpoints.boundKey(name)], expected: from }));
+    const values: Bindable[] = [];
+    checkpoints.boundInto(values, names.map((name) => ({ name, position: to, failedPosition: null, failedEventType: null, error: null, failedAt: null })));
+    const message: WriterMessage = { kind: 'batch', id, guards, steps: [...batch.steps, { sql: checkpoints.sql.upsert, width: checkpoints.width, values }] };
+    const committed = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    committed.catch(() => undefined);
+    this.worker.postMessage(message);
+    return committed;
+  }
+
+  private onReply(reply: WriterReply): void {
+    if (reply.kind === 'closed') {
+      this.onClosed?.();
+      return;
+    }
+    const waiting = this.waiting.get(reply.id);
+    this.waiting.delete(reply.id);
+    if (reply.kind === 'written') {
+      this.forgetUpTo(reply.id);
+      waiting?.resolve();
+    } else {
+      waiting?.reject(new PipelineWriteError(reply.error, reply.moved));
+    }
+  }
+
+  /** Rows last written by committed batches are in the database now. */
+  private forgetUpTo(batch: number): void {
+    for (const rows of this.known_.values()) {
+      for (const [key, known] of rows) if (known.batch <= batch) rows.delete(key);
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const waiting of this.waiting.values()) waiting.reject(new PipelineWriteError(error.message, false));
+    this.waiting.clear();
+  }
+
+  /** After a failed batch (every batch in flight has settled): forgets what they wrote and lets the writer write again. */
+  reset(): void {
+    this.known_.clear();
+    this.worker.postMessage({ kind: 'reset' } satisfies WriterMessage);
+  }
+
+  /**
+   * Ends the writer thread once it has written (or refused) every batch handed to it: their commits
+   * settle first, as the thread takes its messages in order.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      const closed = new Promise<void>((resolve) => {
+        this.onClosed = resolve;
+      });
+      this.worker.postMessage({ kind: 'close' } satisfies WriterMessage);
+      await Promise.race([closed, this.exited]);
+      await this.worker.terminate();
+      this.reads.close();
+    })();
+    return this.closed;
+  }
+}
