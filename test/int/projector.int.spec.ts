@@ -62,6 +62,7 @@ import {
   readCheckpoint,
   readCheckpoints,
   rebuildReadModel,
+  writerThreadFromEnv,
 } from '#projector/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -765,6 +766,16 @@ describe('projector on SQLite', () => {
     const [dump, prefixDump] = [await dumpReadModel(orm), await dumpReadModel(prefix)];
     expect([dump.lh_leases, dump.lh_reservations, dump.lh_lease_versions]).toEqual([prefixDump.lh_leases, prefixDump.lh_reservations, prefixDump.lh_lease_versions]);
     expect([dump.lh_hosts, dump.lh_allocations]).toEqual([rebuiltDump.lh_hosts, rebuiltDump.lh_allocations]);
+  }, 120_000);
+
+  it('(c1d) with the writer thread off (LEASEHOLD_PROJECTOR_WRITER_THREAD=off) the same catch-up runs on one thread to the same read model', async () => {
+    const orm = await open(sqlite(join(dir, 'one-thread.sqlite')));
+    const runner = new ProjectionRunner({ store, orm, batchSize: 50, catchUpBatchSize: 50, writerThread: writerThreadFromEnv('off') });
+    await runner.start();
+    await runner.caughtUp;
+    await runner.stop();
+    expect(runner.batchesByWriterThread()).toBe(0);
+    expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
   }, 120_000);
 
   it('(c1c) two projectors catching up one read model at once through writer threads project every event once', async () => {

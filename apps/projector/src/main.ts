@@ -8,7 +8,9 @@
  *                             up to this (default 30)
  *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction once caught up (default 500); fewer when live
  *   LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE  most events per transaction while catching up a backlog at
- *                             start or after the log could not be read (default 5000, never below the batch size)
+ *                             start or after the log could not be read (default 20000, never below the batch size)
+ *   LEASEHOLD_PROJECTOR_WRITER_THREAD  on (default) or off: a catch-up of a batch or more on a SQLite read
+ *                             model in a file folds on the main thread and writes on a second thread (SqlitePipeline)
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
@@ -26,7 +28,7 @@ import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, PROJECTOR_CACHE_MIB, ProjectionRunner } from './projection-runner.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, PROJECTOR_CACHE_MIB, ProjectionRunner, writerThreadFromEnv } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
@@ -71,6 +73,7 @@ const main = async (): Promise<void> => {
     orm,
     batchSize: positiveInteger(process.env.LEASEHOLD_PROJECTOR_BATCH_SIZE, DEFAULT_BATCH_SIZE),
     catchUpBatchSize: positiveInteger(process.env.LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE),
+    writerThread: writerThreadFromEnv(process.env.LEASEHOLD_PROJECTOR_WRITER_THREAD),
     retryDelayMs: Math.min(1_000, maxRetrySeconds * 1000),
     maxRetryDelayMs: maxRetrySeconds * 1000,
     log,

@@ -35,6 +35,11 @@ export interface ProjectionRunnerOptions {
    * `maxRetryDelayMs` while it keeps failing. null (default): it stays where it stopped; see `status()`.
    */
   readonly retryDelayMs?: number | null;
+  /**
+   * A catch-up of at least `catchUpBatchSize` events on a SQLite read model in a file folds on this
+   * thread and writes on a second one (SqlitePipeline; default true).
+   */
+  readonly writerThread?: boolean;
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
   readonly clock?: () => Date;
@@ -75,6 +80,9 @@ interface Waiter {
 }
 
 const noop = (): void => undefined;
+
+/** LEASEHOLD_PROJECTOR_WRITER_THREAD: on unless `off` (or `0`, `false`, `no`). */
+export const writerThreadFromEnv = (value: string | undefined): boolean => !['off', '0', 'false', 'no'].includes((value ?? '').trim().toLowerCase());
 
 /** A read model that has seen more than the log holds was built from another log: it cannot be trusted, only rebuilt. */
 const beyondTheLog = (position: number, head: number): ProjectionFault => ({
@@ -238,7 +246,8 @@ export class ProjectionRunner {
    */
   private async fastForward(): Promise<void> {
     const head = await this.options.store.headPosition();
-    const pipeline = head - this.delivered >= this.catchUpBatchSize ? await SqlitePipeline.open(this.options.orm) : null;
+    const pipelined = this.options.writerThread !== false && head - this.delivered >= this.catchUpBatchSize;
+    const pipeline = pipelined ? await this.openPipeline() : null;
     const inFlight: Promise<boolean>[] = [];
     let pipelining = pipeline !== null;
     try {
@@ -263,6 +272,16 @@ export class ProjectionRunner {
     } finally {
       await this.settled(inFlight);
       await pipeline?.close();
+    }
+  }
+
+  /** The writer thread, or null (another database, or it could not start: the catch-up then runs on this thread alone). */
+  private async openPipeline(): Promise<SqlitePipeline | null> {
+    try {
+      return await SqlitePipeline.open(this.options.orm);
+    } catch (error) {
+      this.log({ event: 'error', phase: 'writer-thread', error: describeError(error) });
+      return null;
     }
   }
 

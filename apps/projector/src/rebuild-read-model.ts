@@ -19,6 +19,8 @@ export interface RebuildOptions {
   /** Called about every `progressEveryMs` (default 1 s) while the log is replayed: events replayed so far, and the head. */
   readonly onProgress?: (replayed: number, head: number) => void;
   readonly progressEveryMs?: number;
+  /** SQLite: fold on this thread and write on a second one (default true; see SqlitePipeline). */
+  readonly writerThread?: boolean;
   /** SQLite: told how long the swap held the read model's write lock, and the checkpoint after it. */
   readonly onSwapped?: (times: SwapTimes) => void;
 }
@@ -70,6 +72,7 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     ...(options.projections === undefined ? {} : { projections: options.projections }),
     batchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
     catchUpBatchSize: options.batchSize ?? REBUILD_BATCH_SIZE,
+    ...(options.writerThread === undefined ? {} : { writerThread: options.writerThread }),
     ...(options.log === undefined ? {} : { log: options.log }),
     retryDelayMs: null,
   });

@@ -9,7 +9,8 @@
  * in only when every projection has reached the head (see rebuildReadModel), so the API and the
  * projector may keep running. stderr shows the progress (events done of the head, events/s, time
  * left): on a terminal one line rewritten every second, elsewhere (a log) a line every 5 seconds; a
- * summary line ends every run. --batch-size: events per transaction (default REBUILD_BATCH_SIZE). Prints {"rebuilt": true, "position": N, "events": N}; on failure
+ * summary line ends every run. --batch-size: events per transaction (default REBUILD_BATCH_SIZE).
+ * LEASEHOLD_PROJECTOR_WRITER_THREAD=off: fold and write on one thread (as the projector's setting). Prints {"rebuilt": true, "position": N, "events": N}; on failure
  * prints the projection, the position and type of the event it could not project and the error,
  * exits 1, and leaves the read model as it was.
  */
@@ -20,6 +21,7 @@ import { openEventStore } from '#event-store/open-event-store.js';
 import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { REBUILD_BATCH_SIZE, rebuildReadModel } from './rebuild-read-model.js';
 import type { SwapTimes } from './sqlite-copy-tables.js';
+import { writerThreadFromEnv } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const USAGE = 'usage: rebuild.js [--target <sqlite file>] [--batch-size <events>]';
@@ -68,7 +70,8 @@ const run = async (): Promise<void> => {
     const onSwapped = ({ lockedSeconds, checkpointSeconds }: SwapTimes): void => {
       swap = ` (write lock held ${lockedSeconds.toFixed(1)} s, checkpoint ${checkpointSeconds.toFixed(1)} s)`;
     };
-    const result = await rebuildReadModel({ store, orm, batchSize, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000, onSwapped });
+    const writerThread = writerThreadFromEnv(process.env.LEASEHOLD_PROJECTOR_WRITER_THREAD);
+    const result = await rebuildReadModel({ store, orm, batchSize, writerThread, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000, onSwapped });
     const took = performance.now() - started;
     if (process.stderr.isTTY) process.stderr.write('\n');
     process.stderr.write(`rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}${swap}\n`);
