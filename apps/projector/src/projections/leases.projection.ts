@@ -25,7 +25,7 @@ const syncReservations = (rows: BatchRows, before: LeaseView | null, after: Leas
   const table = rows.table(ReservationEntity);
   const wanted = after?.reservations ?? [];
   for (const previous of before?.reservations ?? []) if (!wanted.some((r) => r.id === previous.id)) table.remove(previous.id);
-  for (const r of wanted) table.put(reservationRow(after as LeaseView, r));
+  if (after !== null) for (const r of after.reservations) table.put(reservationRow(after, r));
 };
 
 const reservationRow = (doc: LeaseView, r: ReservationView): ReservationRow => ({
