@@ -5,7 +5,8 @@ import type { BatchRows } from './batch-rows.js';
 /**
  * Keeps the version of a live row that the event at `position` is about to change or remove, valid
  * from the row's `since` up to that event, so that a GET as of any earlier position can still show
- * it. A row changed twice by one event has one version.
+ * it. A row changed twice by one event has one version. `columns` becomes the version row (the
+ * callers build it for this call alone): no copy of it per event.
  */
 export const keepVersion = <V extends Version>(
   rows: BatchRows,
@@ -15,5 +16,8 @@ export const keepVersion = <V extends Version>(
   columns: Omit<V, keyof Version>,
 ): void => {
   if (since >= position) return;
-  rows.added(history).add({ ...columns, validFrom: since, validTo: position } as V);
+  const version = columns as V;
+  version.validFrom = since;
+  version.validTo = position;
+  rows.added(history).add(version);
 };

@@ -40,6 +40,18 @@ describe('Blazar date formats', () => {
     );
   });
 
+  it('take the fast path only for the canonical shape: one character of it changed (a digit, its punctuation, a non-ASCII digit) goes to luxon', () => {
+    const canonicalText = fc.date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    const replacement = fc.constantFrom('0', '9', '-', ':', '.', 'T', 'Z', ' ', '+', '\u0663', 'a', '');
+    fc.assert(
+      fc.property(canonicalText, fc.nat(24), replacement, (iso, at, c) => {
+        const changed = `${iso.slice(0, at)}${c}${iso.slice(at + 1)}`;
+        expect([toBlazarDate(changed), toBlazarTimestamp(changed)]).toEqual([byLuxon.date(changed), byLuxon.timestamp(changed)]);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('leave other ISO-8601 text (offsets, no fraction, impossible days) to luxon', () => {
     for (const iso of ['2031-05-01T10:00:00+02:00', '2031-05-01T10:00:00Z', '2031-05-01T10:00:00.5Z', '2031-02-30T10:00:00.000Z', '2031-05-01T10:00:00.123456Z']) {
       expect([toBlazarDate(iso), toBlazarTimestamp(iso)]).toEqual([byLuxon.date(iso), byLuxon.timestamp(iso)]);

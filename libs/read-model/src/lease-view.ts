@@ -106,23 +106,38 @@ interface CloudIds {
 
 const NO_CLOUD_IDS: CloudIds = { aggregate_id: null, server_group_id: null };
 
-const reservationView = (leaseId: string, r: Reservation, at: string, cloud: CloudIds = NO_CLOUD_IDS): ReservationView => {
-  const common = {
-    created_at: toBlazarTimestamp(at),
-    updated_at: toBlazarTimestamp(at),
-    id: r.id,
-    lease_id: leaseId,
-    resource_id: r.resourceId,
-    resource_type: r.resourceType,
-    status: 'pending',
-    missing_resources: false,
-    resources_changed: false,
-  } as const;
+interface Flags {
+  readonly missing_resources: boolean;
+  readonly resources_changed: boolean;
+}
+
+const NO_FLAGS: Flags = { missing_resources: false, resources_changed: false };
+
+/**
+ * A reservation's view, built field by field in Blazar's order (a replay builds hundreds of
+ * thousands: no intermediate object to spread). `createdAt` and `updatedAt` are Blazar timestamps already.
+ */
+const reservationView = (
+  leaseId: string,
+  r: Reservation,
+  createdAt: string,
+  updatedAt: string,
+  status: BlazarReservationStatus,
+  flags: Flags,
+  cloud: CloudIds,
+): ReservationView => {
   switch (r.resourceType) {
     case 'physical:host':
       return {
-        ...common,
+        created_at: createdAt,
+        updated_at: updatedAt,
+        id: r.id,
+        lease_id: leaseId,
+        resource_id: r.resourceId,
         resource_type: r.resourceType,
+        status,
+        missing_resources: flags.missing_resources,
+        resources_changed: flags.resources_changed,
         hypervisor_properties: r.hypervisorProperties,
         resource_properties: r.resourceProperties,
         before_end: r.beforeEnd,
@@ -133,8 +148,15 @@ const reservationView = (leaseId: string, r: Reservation, at: string, cloud: Clo
     case 'virtual:instance':
     case 'flavor:instance':
       return {
-        ...common,
+        created_at: createdAt,
+        updated_at: updatedAt,
+        id: r.id,
+        lease_id: leaseId,
+        resource_id: r.resourceId,
         resource_type: r.resourceType,
+        status,
+        missing_resources: flags.missing_resources,
+        resources_changed: flags.resources_changed,
         vcpus: r.vcpus,
         memory_mb: r.memoryMb,
         disk_gb: r.diskGb,
@@ -148,8 +170,15 @@ const reservationView = (leaseId: string, r: Reservation, at: string, cloud: Clo
       };
     case 'virtual:floatingip':
       return {
-        ...common,
+        created_at: createdAt,
+        updated_at: updatedAt,
+        id: r.id,
+        lease_id: leaseId,
+        resource_id: r.resourceId,
         resource_type: r.resourceType,
+        status,
+        missing_resources: flags.missing_resources,
+        resources_changed: flags.resources_changed,
         network_id: r.networkId,
         amount: r.amount,
         required_floatingips: r.requiredFloatingIps,
@@ -160,6 +189,21 @@ const reservationView = (leaseId: string, r: Reservation, at: string, cloud: Clo
       return _never;
     }
   }
+};
+
+/**
+ * `items` with `change` applied to each, or `items` itself when every item came back unchanged:
+ * the projection then knows, by reference, that the array was not touched.
+ */
+const mapChanged = <T>(items: readonly T[], change: (item: T) => T): readonly T[] => {
+  let out: T[] | null = null;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as T;
+    const next = change(item);
+    if (next !== item && out === null) out = items.slice(0, i);
+    if (out !== null) out.push(next);
+  }
+  return out ?? items;
 };
 
 /** The aggregate and server group ids an effects adapter reported creating (instance reservations). */
@@ -174,15 +218,16 @@ const cloudIdsOf = (effects: readonly EffectRecord[], current: CloudIds): CloudI
 
 const recordCloudIds = (view: LeaseView, reservationId: string, effects: readonly EffectRecord[]): LeaseView => ({
   ...view,
-  reservations: view.reservations.map((r) => {
+  reservations: mapChanged(view.reservations, (r) => {
     if (r.id !== reservationId || (r.resource_type !== 'virtual:instance' && r.resource_type !== 'flavor:instance')) return r;
     const ids = cloudIdsOf(effects, r);
     return ids.aggregate_id === r.aggregate_id && ids.server_group_id === r.server_group_id ? r : { ...r, ...ids };
   }),
 });
 
-const eventView = (leaseId: string, id: string, type: LeaseEventView['event_type'], time: string, at: string): LeaseEventView => ({
-  created_at: toBlazarTimestamp(at),
+/** `createdAt` is a Blazar timestamp already. */
+const eventView = (leaseId: string, id: string, type: LeaseEventView['event_type'], time: string, createdAt: string): LeaseEventView => ({
+  created_at: createdAt,
   updated_at: null,
   id,
   lease_id: leaseId,
@@ -200,11 +245,16 @@ const PROGRESS_STATUS: Readonly<Record<PhaseProgress, BlazarEventStatus>> = {
 
 export const blazarEventStatus = (progress: PhaseProgress): BlazarEventStatus => PROGRESS_STATUS[progress];
 
+/** The status of the first event of `type` (as Array.find), without a closure per call. */
+const eventStatus = (events: readonly LeaseEventView[], type: LeaseEventView['event_type']): BlazarEventStatus | undefined => {
+  for (const e of events) if (e.event_type === type) return e.status;
+  return undefined;
+};
+
 /** Upstream derives the stable lease status from its start and end events. */
 export const deriveLeaseStatus = (events: readonly LeaseEventView[]): BlazarLeaseStatus => {
-  const status = (type: LeaseEventView['event_type']): BlazarEventStatus | undefined => events.find((e) => e.event_type === type)?.status;
-  const start = status('start_lease');
-  const end = status('end_lease');
+  const start = eventStatus(events, 'start_lease');
+  const end = eventStatus(events, 'end_lease');
   if (start === 'IN_PROGRESS') return 'STARTING';
   if (end === 'IN_PROGRESS') return 'TERMINATING';
   if (start === 'UNDONE' && end === 'UNDONE') return 'PENDING';
@@ -213,29 +263,47 @@ export const deriveLeaseStatus = (events: readonly LeaseEventView[]): BlazarLeas
   return 'ERROR';
 };
 
-const setEvent = (view: LeaseView, type: LeaseEventView['event_type'], status: BlazarEventStatus, at: string): LeaseView => {
-  const events = view.events.map((e) => (e.event_type === type ? { ...e, status, updated_at: toBlazarTimestamp(at) } : e));
-  return { ...view, events, status: deriveLeaseStatus(events), updated_at: toBlazarTimestamp(at) };
+/** The lease's events with the one of `type` set to `status` at `at` (a Blazar timestamp). */
+const eventsWith = (view: LeaseView, type: LeaseEventView['event_type'], status: BlazarEventStatus, at: string): readonly LeaseEventView[] =>
+  view.events.map((e) => (e.event_type === type ? { ...e, status, updated_at: at } : e));
+
+/** The lease's reservations (or only the one of id `only`) set to `status` at `at` (a Blazar timestamp). */
+const reservationsWith = (view: LeaseView, status: BlazarReservationStatus, at: string, only?: string): readonly ReservationView[] =>
+  view.reservations.map((r) => (only === undefined || r.id === only ? { ...r, status, updated_at: at } : r));
+
+const setEvent = (view: LeaseView, type: LeaseEventView['event_type'], status: BlazarEventStatus, when: string): LeaseView => {
+  const at = toBlazarTimestamp(when);
+  const events = eventsWith(view, type, status, at);
+  return { ...view, events, status: deriveLeaseStatus(events), updated_at: at };
 };
 
-const setReservations = (view: LeaseView, status: BlazarReservationStatus, at: string, only?: string): LeaseView => ({
+/** setEvent, then every reservation set to `reservationStatus`, in one copy of the view (same fields, same order). */
+const setEventAndReservations = (
+  view: LeaseView,
+  type: LeaseEventView['event_type'],
+  status: BlazarEventStatus,
+  reservationStatus: BlazarReservationStatus,
+  when: string,
+): LeaseView => {
+  const at = toBlazarTimestamp(when);
+  const events = eventsWith(view, type, status, at);
+  return { ...view, events, status: deriveLeaseStatus(events), updated_at: at, reservations: reservationsWith(view, reservationStatus, at) };
+};
+
+const setReservations = (view: LeaseView, status: BlazarReservationStatus, when: string, only?: string): LeaseView => ({
   ...view,
-  reservations: view.reservations.map((r) =>
-    only === undefined || r.id === only ? { ...r, status, updated_at: toBlazarTimestamp(at) } : r,
-  ),
+  reservations: reservationsWith(view, status, toBlazarTimestamp(when), only),
 });
 
 const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseView => {
   const d = event.data;
-  const events = [
-    eventView(d.leaseId, d.eventIds.start, 'start_lease', d.startDate, d.createdAt),
-    eventView(d.leaseId, d.eventIds.end, 'end_lease', d.endDate, d.createdAt),
-    ...(d.beforeEndDate === null ? [] : [eventView(d.leaseId, d.eventIds.beforeEnd, 'before_end_lease', d.beforeEndDate, d.createdAt)]),
-  ];
+  const at = toBlazarTimestamp(d.createdAt);
+  const events = [eventView(d.leaseId, d.eventIds.start, 'start_lease', d.startDate, at), eventView(d.leaseId, d.eventIds.end, 'end_lease', d.endDate, at)];
+  if (d.beforeEndDate !== null) events.push(eventView(d.leaseId, d.eventIds.beforeEnd, 'before_end_lease', d.beforeEndDate, at));
   return {
-    created_at: toBlazarTimestamp(d.createdAt),
+    created_at: at,
     // upstream writes the row twice on create (CREATING, then PENDING), so updated_at is set at once
-    updated_at: toBlazarTimestamp(d.createdAt),
+    updated_at: at,
     id: d.leaseId,
     name: d.name,
     user_id: d.userId,
@@ -245,7 +313,7 @@ const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseVi
     trust_id: d.trustId,
     status: 'PENDING',
     degraded: false,
-    reservations: d.reservations.map((r) => reservationView(d.leaseId, r, d.createdAt)),
+    reservations: d.reservations.map((r) => reservationView(d.leaseId, r, at, at, 'pending', NO_FLAGS, NO_CLOUD_IDS)),
     events,
   };
 };
@@ -260,33 +328,26 @@ const rescheduled = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Lease.
   };
   const events = view.events.map((e) => {
     const time = times[e.event_type];
-    if (time === null || toBlazarDate(time) === e.time) return e;
+    if (time === null) return e;
+    const formatted = toBlazarDate(time);
+    if (formatted === e.time) return e;
     const rearm = e.event_type === 'before_end_lease' && e.status !== 'IN_PROGRESS';
-    return { ...e, time: toBlazarDate(time), updated_at: at, status: rearm ? 'UNDONE' : e.status };
+    return { ...e, time: formatted, updated_at: at, status: rearm ? 'UNDONE' : e.status };
   });
   return { ...view, start_date: toBlazarDate(d.startDate), end_date: toBlazarDate(d.endDate), events, updated_at: at };
 };
 
-interface Flags {
-  readonly missing_resources: boolean;
-  readonly resources_changed: boolean;
-}
-
 /** A reservation's new allocations (a change or a healing); its status, cloud ids and flags carry over unless given. */
 const changed = (view: LeaseView, r: Reservation, changedAt: string, flags?: Flags): LeaseView => {
   const at = toBlazarTimestamp(changedAt);
-  const reservations = view.reservations.map((current) =>
-    current.id === r.id
-      ? {
-          ...reservationView(view.id, r, changedAt, 'aggregate_id' in current ? current : NO_CLOUD_IDS),
-          created_at: current.created_at,
-          status: current.status,
-          updated_at: at,
-          missing_resources: flags?.missing_resources ?? current.missing_resources,
-          resources_changed: flags?.resources_changed ?? current.resources_changed,
-        }
-      : current,
-  );
+  const reservations = view.reservations.map((current) => {
+    if (current.id !== r.id) return current;
+    const kept = {
+      missing_resources: flags?.missing_resources ?? current.missing_resources,
+      resources_changed: flags?.resources_changed ?? current.resources_changed,
+    };
+    return reservationView(view.id, r, current.created_at, at, current.status, kept, 'aggregate_id' in current ? current : NO_CLOUD_IDS);
+  });
   // upstream: a lease is degraded once a monitor flagged one of its reservations
   const degraded = reservations.some((x) => x.missing_resources || x.resources_changed);
   return { ...view, updated_at: at, reservations, degraded };
@@ -320,7 +381,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Lease.StartRequested':
       return setEvent(view, 'start_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Started':
-      return setReservations(setEvent(view, 'start_lease', 'DONE', event.data.at), 'active', event.data.at);
+      return setEventAndReservations(view, 'start_lease', 'DONE', 'active', event.data.at);
     case 'Lease.StartFailed':
       return setEvent(view, 'start_lease', 'ERROR', event.data.at);
     case 'Lease.BeforeEndRequested':
@@ -337,7 +398,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Lease.EndRequested':
       return setEvent(view, 'end_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Ended':
-      return setReservations(setEvent(view, 'end_lease', 'DONE', event.data.at), 'deleted', event.data.at);
+      return setEventAndReservations(view, 'end_lease', 'DONE', 'deleted', event.data.at);
     case 'Lease.EndFailed':
       return setEvent(view, 'end_lease', 'ERROR', event.data.at);
     case 'Lease.Deleted':

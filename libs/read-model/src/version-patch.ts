@@ -19,38 +19,57 @@ type Plain = Record<string, unknown>;
 const isPlainObject = (value: unknown): value is Plain =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const sameKeys = (a: Plain, b: Plain): boolean => {
+/** The keys of `a` when `b` has the very same keys in the same order; null otherwise. */
+const sameKeys = (a: Plain, b: Plain): string[] | null => {
   const left = Object.keys(a);
   const right = Object.keys(b);
-  if (left.length !== right.length) return false;
-  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
-  return true;
+  if (left.length !== right.length) return null;
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return null;
+  return left;
 };
 
 /** Appends to `ops` what turns `next` into `previous`; false when a value cannot be carried by JSON exactly (undefined). */
 const diffInto = (ops: unknown[][], path: (string | number)[], previous: unknown, next: unknown, depth: number): boolean => {
   // the projections share what an event did not touch: the same reference is the same value
   if (previous === next) return true;
-  if (depth < MAX_DEPTH && Array.isArray(previous) && Array.isArray(next) && previous.length === next.length) {
-    for (let i = 0; i < previous.length; i++) {
-      path.push(i);
-      const ok = diffInto(ops, path, previous[i], next[i], depth + 1);
-      path.pop();
-      if (!ok) return false;
+  if (depth < MAX_DEPTH && typeof previous === 'object' && previous !== null && typeof next === 'object' && next !== null) {
+    if (Array.isArray(previous)) {
+      if (Array.isArray(next) && previous.length === next.length) return diffArrays(ops, path, previous, next, depth);
+    } else if (!Array.isArray(next)) {
+      const keys = sameKeys(previous as Plain, next as Plain);
+      if (keys !== null) return diffObjects(ops, path, keys, previous as Plain, next as Plain, depth);
     }
-    return true;
-  }
-  if (depth < MAX_DEPTH && isPlainObject(previous) && isPlainObject(next) && sameKeys(previous, next)) {
-    for (const key of Object.keys(previous)) {
-      path.push(key);
-      const ok = diffInto(ops, path, previous[key], next[key], depth + 1);
-      path.pop();
-      if (!ok) return false;
-    }
-    return true;
   }
   if (previous === undefined || path.length === 0) return false;
   ops.push([...path, previous]);
+  return true;
+};
+
+const diffArrays = (ops: unknown[][], path: (string | number)[], previous: unknown[], next: unknown[], depth: number): boolean => {
+  for (let i = 0; i < previous.length; i++) {
+    if (previous[i] === next[i]) continue;
+    path.push(i);
+    const ok = diffInto(ops, path, previous[i], next[i], depth + 1);
+    path.pop();
+    if (!ok) return false;
+  }
+  return true;
+};
+
+/**
+ * `keys`: those of both objects, in their (common) order, which is also Object.values' order: the
+ * values are read in two sweeps instead of a lookup by name per key (slow on documents of many shapes).
+ */
+const diffObjects = (ops: unknown[][], path: (string | number)[], keys: readonly string[], previous: Plain, next: Plain, depth: number): boolean => {
+  const before = Object.values(previous);
+  const after = Object.values(next);
+  for (let i = 0; i < keys.length; i++) {
+    if (before[i] === after[i]) continue;
+    path.push(keys[i] as string);
+    const ok = diffInto(ops, path, before[i], after[i], depth + 1);
+    path.pop();
+    if (!ok) return false;
+  }
   return true;
 };
 
@@ -59,9 +78,11 @@ const diffInto = (ops: unknown[][], path: (string | number)[], previous: unknown
  * their order, an array's length) at the top or hold a value JSON cannot carry: store `previous` whole then.
  */
 export const reversePatch = <Doc extends object>(previous: Doc, next: Doc): VersionPatch | null => {
-  if (!isPlainObject(previous) || !isPlainObject(next) || !sameKeys(previous, next)) return null;
+  if (!isPlainObject(previous) || !isPlainObject(next)) return null;
+  const keys = sameKeys(previous, next);
+  if (keys === null) return null;
   const ops: unknown[][] = [];
-  return diffInto(ops, [], previous, next, 0) ? (ops as unknown as VersionPatch) : null;
+  return diffObjects(ops, [], keys, previous, next, 0) ? (ops as unknown as VersionPatch) : null;
 };
 
 const copyOf = (value: unknown): unknown => (Array.isArray(value) ? [...(value as unknown[])] : isPlainObject(value) ? { ...value } : value);

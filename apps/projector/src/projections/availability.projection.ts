@@ -21,16 +21,12 @@ type BookingEvent = Extract<
 export const availabilityIntervalId = (reservationId: string, resourceKind: 'host' | 'floatingip', resourceId: string): string =>
   `${reservationId}:${resourceKind}:${resourceId}`;
 
-const NO_SLOTS = { slotCount: null, slotVcpus: null, slotMemoryMb: null, slotDiskGb: null };
-
-const slotsOf = (slots: { readonly count: number; readonly vcpus: number; readonly memoryMb: number; readonly diskGb: number }) => ({
-  slotCount: slots.count,
-  slotVcpus: slots.vcpus,
-  slotMemoryMb: slots.memoryMb,
-  slotDiskGb: slots.diskGb,
-});
-
-const span = (data: { readonly startDate: string; readonly endDate: string }) => ({ startMs: Date.parse(data.startDate), endMs: Date.parse(data.endDate) });
+interface Slots {
+  readonly count: number;
+  readonly vcpus: number;
+  readonly memoryMb: number;
+  readonly diskGb: number;
+}
 
 /** Where an event's booking lives: the resource's kind and id. */
 const resourceOf = (event: BookingEvent): { readonly kind: 'host' | 'floatingip'; readonly id: string } =>
@@ -40,6 +36,34 @@ const intervalIdOf = (event: BookingEvent): string => {
   const resource = resourceOf(event);
   return availabilityIntervalId(event.data.reservationId, resource.kind, resource.id);
 };
+
+/** A booked interval's whole row, built directly (every column is set: nothing of an earlier row carries over). */
+const bookedRow = (
+  id: string,
+  event: Extract<BookingEvent, { type: 'Host.Booked' | 'FloatingIp.Booked' | 'Host.SlotsBooked' }>,
+  slots: Slots | null,
+): AvailabilityIntervalRow => {
+  const resource = resourceOf(event);
+  return {
+    id,
+    resourceKind: resource.kind,
+    resourceId: resource.id,
+    reservationId: event.data.reservationId,
+    leaseId: event.data.leaseId,
+    startMs: Date.parse(event.data.startDate),
+    endMs: Date.parse(event.data.endDate),
+    slotCount: slots?.count ?? null,
+    slotVcpus: slots?.vcpus ?? null,
+    slotMemoryMb: slots?.memoryMb ?? null,
+    slotDiskGb: slots?.diskGb ?? null,
+  };
+};
+
+const movedRow = (row: AvailabilityIntervalRow, data: { readonly startDate: string; readonly endDate: string }): AvailabilityIntervalRow => ({
+  ...row,
+  startMs: Date.parse(data.startDate),
+  endMs: Date.parse(data.endDate),
+});
 
 /**
  * lh_availability: every reservable resource's booked intervals (hosts whole or in slots, floating IPs),
@@ -62,26 +86,26 @@ export const availabilityProjection: Projection = {
   },
   async apply(rows, recorded: RecordedEvent): Promise<void> {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
-    const resource = resourceOf(event);
     const id = intervalIdOf(event);
     const intervals = rows.table(AvailabilityIntervalEntity);
     const row = await intervals.get(id);
-    const upsert = (columns: Omit<AvailabilityIntervalRow, 'id'>): void => intervals.put({ ...(row ?? {}), id, ...columns });
-    const keys = { resourceKind: resource.kind, resourceId: resource.id, reservationId: event.data.reservationId };
     switch (event.type) {
       case 'Host.Booked':
       case 'FloatingIp.Booked':
-        upsert({ ...keys, leaseId: event.data.leaseId, ...span(event.data), ...NO_SLOTS });
+        intervals.put(bookedRow(id, event, null));
         return;
       case 'Host.SlotsBooked':
-        upsert({ ...keys, leaseId: event.data.leaseId, ...span(event.data), ...slotsOf(event.data.slots) });
+        intervals.put(bookedRow(id, event, event.data.slots));
         return;
       case 'Host.BookingMoved':
       case 'FloatingIp.BookingMoved':
-        if (row !== null) intervals.put({ ...row, ...span(event.data) });
+        if (row !== null) intervals.put(movedRow(row, event.data));
         return;
       case 'Host.SlotsMoved':
-        if (row !== null) intervals.put({ ...row, ...span(event.data), ...slotsOf(event.data.slots) });
+        if (row !== null) {
+          const { count, vcpus, memoryMb, diskGb } = event.data.slots;
+          intervals.put({ ...movedRow(row, event.data), slotCount: count, slotVcpus: vcpus, slotMemoryMb: memoryMb, slotDiskGb: diskGb });
+        }
         return;
       case 'Host.BookingReleased':
       case 'FloatingIp.BookingReleased':

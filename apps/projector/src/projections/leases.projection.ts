@@ -8,6 +8,7 @@ import {
   type LeaseView,
   ReservationEntity,
   type ReservationRow,
+  type ReservationView,
   evolveLeaseView,
   reversePatch,
 } from '#read-model/index.js';
@@ -15,28 +16,25 @@ import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
 import { keepVersion } from '../versions.js';
 
-const dates = (event: LeaseEvent): { startDate: string; endDate: string } | null =>
-  event.type === 'Lease.Created' || event.type === 'Lease.Rescheduled'
-    ? { startDate: event.data.startDate, endDate: event.data.endDate }
-    : null;
-
-const reservationRows = (doc: LeaseView | null): Map<string, ReservationRow> =>
-  new Map(
-    doc === null
-      ? []
-      : doc.reservations.map((r) => [r.id, { id: r.id, leaseId: doc.id, projectId: doc.project_id, resourceType: r.resource_type, status: r.status }]),
-  );
-
 /**
  * Makes lh_reservations hold exactly the reservations of the lease's new document (none once it is
  * gone): the rows are derived from the document alone, so they are written without being read.
+ * Reservations are a handful per lease: a scan of the other array beats building a Map per event.
  */
 const syncReservations = (rows: BatchRows, before: LeaseView | null, after: LeaseView | null): void => {
   const table = rows.table(ReservationEntity);
-  const wanted = reservationRows(after);
-  for (const previous of before?.reservations ?? []) if (!wanted.has(previous.id)) table.remove(previous.id);
-  for (const row of wanted.values()) table.put(row);
+  const wanted = after?.reservations ?? [];
+  for (const previous of before?.reservations ?? []) if (!wanted.some((r) => r.id === previous.id)) table.remove(previous.id);
+  if (after !== null) for (const r of after.reservations) table.put(reservationRow(after, r));
 };
+
+const reservationRow = (doc: LeaseView, r: ReservationView): ReservationRow => ({
+  id: r.id,
+  leaseId: doc.id,
+  projectId: doc.project_id,
+  resourceType: r.resource_type,
+  status: r.status,
+});
 
 /**
  * Keeps the version the event at `position` replaces, as a reverse patch against `next` (the
@@ -46,9 +44,27 @@ const syncReservations = (rows: BatchRows, before: LeaseView | null, after: Leas
 const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number, next: LeaseView | null): number => {
   if (row.since >= position) return row.patchRun;
   const patch = next !== null && row.patchRun < LEASE_PATCH_RUN ? reversePatch(row.doc, next) : null;
-  const columns = { id: row.id, projectId: row.projectId, startDate: row.startDate };
-  keepVersion(rows, LeaseVersionEntity, row.since, position, patch === null ? { ...columns, doc: row.doc, patch: null } : { ...columns, doc: patch, patch: true });
+  const columns = { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: patch ?? row.doc, patch: patch === null ? null : true };
+  keepVersion(rows, LeaseVersionEntity, row.since, position, columns);
   return patch === null ? 0 : row.patchRun + 1;
+};
+
+const leaseRow = (row: LeaseRow | null, event: LeaseEvent, doc: LeaseView, since: number, patchRun: number): LeaseRow => {
+  const dated = event.type === 'Lease.Created' || event.type === 'Lease.Rescheduled';
+  return {
+    id: event.data.leaseId,
+    projectId: doc.project_id,
+    userId: doc.user_id,
+    name: doc.name,
+    startDate: dated ? event.data.startDate : (row?.startDate ?? ''),
+    endDate: dated ? event.data.endDate : (row?.endDate ?? ''),
+    status: doc.status,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+    doc,
+    since,
+    patchRun,
+  };
 };
 
 const leaseIdOf = (event: RecordedEvent): string => (event.data as LeaseEvent['data']).leaseId;
@@ -67,24 +83,11 @@ export const leasesProjection: Projection = {
     const row = await leases.get(leaseId);
     const before = row?.doc ?? null;
     const doc = evolveLeaseView(before, event);
-    const patchRun = row !== null && doc !== before ? keepLeaseVersion(rows, row, recorded.position, doc) : (row?.patchRun ?? 0);
-    if (doc === null) {
-      if (row !== null) leases.remove(leaseId);
-    } else {
-      leases.put({
-        id: leaseId,
-        projectId: doc.project_id,
-        userId: doc.user_id,
-        name: doc.name,
-        ...(dates(event) ?? { startDate: row?.startDate ?? '', endDate: row?.endDate ?? '' }),
-        status: doc.status,
-        createdAt: doc.created_at,
-        updatedAt: doc.updated_at,
-        doc,
-        since: doc === before && row !== null ? row.since : recorded.position,
-        patchRun,
-      });
-    }
+    // an event that changed nothing (evolveLeaseView gave the same document back) leaves the row as it is
+    if (doc === before && row !== null) return;
+    const patchRun = row !== null ? keepLeaseVersion(rows, row, recorded.position, doc) : 0;
+    if (doc !== null) leases.put(leaseRow(row, event, doc, recorded.position, patchRun));
+    else if (row !== null) leases.remove(leaseId);
     // evolveLeaseView keeps the reservations array when an event does not touch it
     if (before?.reservations !== doc?.reservations) syncReservations(rows, before, doc);
   },
