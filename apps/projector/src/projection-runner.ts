@@ -251,11 +251,14 @@ export class ProjectionRunner {
     const inFlight: Promise<boolean>[] = [];
     let pipelining = pipeline !== null;
     try {
-      while (this.running && this.delivered < head) {
-        // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
-        await yieldToEventLoop();
-        const events = await this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
-        if (events.length === 0) return;
+      while (this.running) {
+        const events = this.delivered < head ? await this.nextBatch() : [];
+        if (events.length === 0) {
+          // done only once every batch in flight is in: one that was not written is read again from the checkpoints
+          if ((await this.settled(inFlight)) || pipeline === null) return;
+          pipelining = await this.afterPipelineFailure(pipeline, inFlight);
+          continue;
+        }
         if (pipeline !== null && pipelining && this.pipelinable(events, inFlight.length > 0)) {
           const folded = await pipeline.fold(this.lanes.map((lane) => lane.projection), events, this.delivered);
           if (folded !== null) {
@@ -273,6 +276,12 @@ export class ProjectionRunner {
       await this.settled(inFlight);
       await pipeline?.close();
     }
+  }
+
+  private async nextBatch(): Promise<readonly RecordedEvent[]> {
+    // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
+    await yieldToEventLoop();
+    return this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
   }
 
   /** The writer thread, or null (another database, or it could not start: the catch-up then runs on this thread alone). */
