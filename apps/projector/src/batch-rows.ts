@@ -1,6 +1,19 @@
 import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
-import type { PipelinedBatch } from './sqlite-pipeline.js';
 import { SqliteRowWriter } from './sqlite-row-writer.js';
+
+/**
+ * A batch folded here and written by another thread (SqlitePipeline's PipelinedBatch): reads go
+ * through what the batches in flight wrote, writes become statements for the writer.
+ */
+export interface PipelinedBatch {
+  reader<Row extends object>(className: string): SqliteRowWriter<Row>;
+  /** The row as this batch or one in flight left it; undefined: the database has it as it is. */
+  known<Row extends object>(className: string, key: string): Row | null | undefined;
+  remember(className: string, key: string, row: object | null): void;
+  delete(className: string, keys: readonly string[]): void;
+  put<Row extends object>(className: string, rows: readonly Row[]): void;
+  add<Row extends object>(className: string, rows: readonly Row[]): void;
+}
 
 /** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
 const CHUNK = 200;

@@ -6,7 +6,7 @@ import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow } from '#read-model/index.js';
 import type { Bindable, CheckpointGuard, WriteStep, WriterMessage, WriterReply, WriterSetup } from './batch-writer.protocol.js';
 import { startWriterThread } from './batch-writer.thread.js';
-import { BatchRows } from './batch-rows.js';
+import { BatchRows, type PipelinedBatch as PipelinedRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
 import { SqliteRowWriter } from './sqlite-row-writer.js';
 
@@ -51,7 +51,7 @@ export class PipelineWriteError extends Error {
  * One batch folded on the main thread for the writer thread: the statements to run (with their
  * bound values, in the order the projections wrote them) and the rows as the batch left them.
  */
-export class PipelinedBatch {
+export class PipelinedBatch implements PipelinedRows {
   readonly steps: WriteStep[] = [];
   private readonly changed = new Map<string, Map<string, object | null>>();
 
