@@ -1,4 +1,4 @@
-/** What the main thread and the projector's SQLite writer thread (batch-writer.worker.ts) say to each other. */
+/** What the main thread and the projector's SQLite writer thread (batch-writer.thread.ts) say to each other. */
 
 /** What better-sqlite3 binds. */
 export type Bindable = string | number | bigint | Buffer | null;

@@ -104,7 +104,7 @@ export class PipelinedBatch implements PipelinedRows {
 /**
  * The projector's catch-up on a SQLite read model in two threads: the main thread reads the log and
  * folds a batch (every projection, in memory, as projectBatch does), then hands its statements to a
- * writer thread (batch-writer.worker.ts) that writes them, with the checkpoints, in one transaction on
+ * writer thread (batch-writer.thread.ts) that writes them, with the checkpoints, in one transaction on
  * a connection of its own, while the main thread goes on with the next batch.
  *
  * A batch in flight has not committed, so what it wrote is not in the database yet: the main thread
@@ -115,7 +115,7 @@ export class PipelinedBatch implements PipelinedRows {
  * batches not committed, which the projector projects again from the log.
  */
 export class SqlitePipeline {
-  private readonly known_ = new Map<string, Map<string, Known>>();
+  private readonly inFlightRows = new Map<string, Map<string, Known>>();
   private readonly waiting = new Map<number, Waiting>();
   private readonly writers = new Map<string, SqliteRowWriter<object>>();
   private lastBatch = 0;
@@ -169,7 +169,7 @@ export class SqlitePipeline {
   }
 
   known<Row extends object>(className: string, key: string): Row | null | undefined {
-    const known = this.known_.get(className)?.get(key);
+    const known = this.inFlightRows.get(className)?.get(key);
     return known === undefined ? undefined : (known.row as Row | null);
   }
 
@@ -208,8 +208,8 @@ export class SqlitePipeline {
   private send(batch: PipelinedBatch, names: readonly string[], from: number, to: number): Promise<void> {
     const id = ++this.lastBatch;
     for (const [className, rows] of batch.changes()) {
-      let known = this.known_.get(className);
-      if (known === undefined) this.known_.set(className, (known = new Map<string, Known>()));
+      let known = this.inFlightRows.get(className);
+      if (known === undefined) this.inFlightRows.set(className, (known = new Map<string, Known>()));
       for (const [key, row] of rows) known.set(key, { row, batch: id });
     }
     const checkpoints = this.writerOf<CheckpointRow>(CheckpointEntity.meta.className);
@@ -244,7 +244,7 @@ export class SqlitePipeline {
 
   /** Rows last written by committed batches are in the database now. */
   private forgetUpTo(batch: number): void {
-    for (const rows of this.known_.values()) {
+    for (const rows of this.inFlightRows.values()) {
       for (const [key, known] of rows) if (known.batch <= batch) rows.delete(key);
     }
   }
@@ -257,7 +257,7 @@ export class SqlitePipeline {
 
   /** After a failed batch (every batch in flight has settled): forgets what they wrote and lets the writer write again. */
   reset(): void {
-    this.known_.clear();
+    this.inFlightRows.clear();
     this.worker.postMessage({ kind: 'reset' } satisfies WriterMessage);
   }
 
