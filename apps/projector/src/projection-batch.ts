@@ -70,6 +70,18 @@ export const markHistoryStart = async (orm: MikroORM, names: readonly string[]):
 let savepoints = 0;
 
 /**
+ * Folds the events of `events` that `projection` handles into `rows` (read in bulk, changed in
+ * memory) and writes them: in the batch's transaction, or for the writer thread (SqlitePipeline).
+ */
+export const foldInto = async (rows: BatchRows, projection: Projection, events: readonly RecordedEvent[]): Promise<void> => {
+  const wanted = events.filter((event) => projection.canHandle.includes(event.type));
+  if (wanted.length === 0) return;
+  await projection.preload?.(rows, wanted);
+  for (const event of wanted) await projection.apply(rows, event);
+  await rows.write();
+};
+
+/**
  * Applies `events` for one projection inside a savepoint of the batch transaction: the rows they
  * touch are read in bulk, folded in memory and written once (see BatchRows). A failure rolls back
  * this projection's part only.
@@ -80,11 +92,7 @@ const applyInSavepoint = async (tx: EntityManager, projection: Projection, event
   const name = `projection_${++savepoints}`;
   await connection.execute(`savepoint ${name}`, [], 'run', ctx);
   try {
-    const wanted = events.filter((event) => projection.canHandle.includes(event.type));
-    const rows = new BatchRows(tx);
-    await projection.preload?.(rows, wanted);
-    for (const event of wanted) await projection.apply(rows, event);
-    await rows.write();
+    await foldInto(new BatchRows(tx), projection, events);
     await connection.execute(`release savepoint ${name}`, [], 'run', ctx);
   } catch (error) {
     await connection.execute(`rollback to savepoint ${name}`, [], 'run', ctx);

@@ -8,6 +8,7 @@ import type { Bindable, CheckpointGuard, WriteStep, WriterMessage, WriterReply, 
 import { startWriterThread } from './batch-writer.thread.js';
 import { BatchRows, type PipelinedBatch as PipelinedRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
+import { foldInto } from './projection-batch.js';
 import { SqliteRowWriter } from './sqlite-row-writer.js';
 
 /**
@@ -36,12 +37,9 @@ interface Waiting {
   readonly reject: (error: Error) => void;
 }
 
-/** A batch that could not be written; `moved`: a checkpoint had moved since the batch was folded (another projector, a rebuild's swap). */
+/** A batch that could not be written (a checkpoint had moved since it was folded, a statement failed, the writer thread is gone). */
 export class PipelineWriteError extends Error {
-  constructor(
-    message: string,
-    readonly moved: boolean,
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = 'PipelineWriteError';
   }
@@ -122,6 +120,8 @@ export class SqlitePipeline {
   private closed: Promise<void> | null = null;
   private readonly exited: Promise<void>;
   private onClosed: (() => void) | null = null;
+  /** Reads a projection's checkpoint: the writer writes a batch only where it finds what the batch was folded from. */
+  private readonly guardSql: string;
   /** Why the writer thread is gone, once it is: a batch handed over after that fails at once. */
   private gone: Error | null = null;
 
@@ -130,6 +130,9 @@ export class SqlitePipeline {
     private readonly reads: Database.Database,
     private readonly worker: Worker,
   ) {
+    const meta = orm.getMetadata().get<CheckpointRow>(CheckpointEntity.meta.className);
+    const column = (name: keyof CheckpointRow): string => `"${meta.properties[name].fieldNames[0] ?? name}"`;
+    this.guardSql = `select ${column('position')} from "${meta.tableName}" where ${column('name')} = ?`;
     worker.on('message', (reply: WriterReply) => this.onReply(reply));
     worker.on('error', (error) => this.failAll(error));
     this.exited = new Promise((resolve) => {
@@ -173,11 +176,6 @@ export class SqlitePipeline {
     return known === undefined ? undefined : (known.row as Row | null);
   }
 
-  /** Batches handed to the writer and not yet committed (or failed). */
-  inFlight(): number {
-    return this.waiting.size;
-  }
-
   /**
    * Folds `events` (all after `from`, every projection at `from`) for `projections` and hands the batch to
    * the writer thread. Returns null, having handed nothing over, when a projection throws: the caller
@@ -191,14 +189,7 @@ export class SqlitePipeline {
     const batch = new PipelinedBatch(this);
     const em = this.orm.em.fork();
     try {
-      for (const projection of projections) {
-        const wanted = events.filter((event) => projection.canHandle.includes(event.type));
-        if (wanted.length === 0) continue;
-        const rows = new BatchRows(em, batch);
-        await projection.preload?.(rows, wanted);
-        for (const event of wanted) await projection.apply(rows, event);
-        await rows.write();
-      }
+      for (const projection of projections) await foldInto(new BatchRows(em, batch), projection, events);
     } catch {
       return null;
     }
@@ -213,14 +204,11 @@ export class SqlitePipeline {
       for (const [key, row] of rows) known.set(key, { row, batch: id });
     }
     const checkpoints = this.writerOf<CheckpointRow>(CheckpointEntity.meta.className);
-    const meta = this.orm.getMetadata().get<CheckpointRow>(CheckpointEntity.meta.className);
-    const column = (name: keyof CheckpointRow): string => `"${meta.properties[name].fieldNames[0] ?? name}"`;
-    const guardSql = `select ${column('position')} from "${meta.tableName}" where ${column('name')} = ?`;
-    const guards: CheckpointGuard[] = names.map((name) => ({ sql: guardSql, params: [checkpoints.boundKey(name)], expected: from }));
+    const guards: CheckpointGuard[] = names.map((name) => ({ sql: this.guardSql, params: [checkpoints.boundKey(name)], expected: from }));
     const values: Bindable[] = [];
     checkpoints.boundInto(values, names.map((name) => ({ name, position: to, failedPosition: null, failedEventType: null, error: null, failedAt: null })));
     const message: WriterMessage = { kind: 'batch', id, guards, steps: [...batch.steps, { sql: checkpoints.sql.upsert, width: checkpoints.width, values }] };
-    if (this.gone !== null) return Promise.reject(new PipelineWriteError(this.gone.message, false));
+    if (this.gone !== null) return Promise.reject(new PipelineWriteError(this.gone.message));
     const committed = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     committed.catch(() => undefined);
     this.worker.postMessage(message);
@@ -238,7 +226,7 @@ export class SqlitePipeline {
       this.forgetUpTo(reply.id);
       waiting?.resolve();
     } else {
-      waiting?.reject(new PipelineWriteError(reply.error, reply.moved));
+      waiting?.reject(new PipelineWriteError(reply.error));
     }
   }
 
@@ -251,7 +239,7 @@ export class SqlitePipeline {
 
   private failAll(error: Error): void {
     this.gone ??= error;
-    for (const waiting of this.waiting.values()) waiting.reject(new PipelineWriteError(error.message, false));
+    for (const waiting of this.waiting.values()) waiting.reject(new PipelineWriteError(error.message));
     this.waiting.clear();
   }
 
