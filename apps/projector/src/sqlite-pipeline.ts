@@ -115,7 +115,6 @@ export class PipelinedBatch implements PipelinedRows {
 export class SqlitePipeline {
   private readonly inFlightRows = new Map<string, Map<string, Known>>();
   private readonly waiting = new Map<number, Waiting>();
-  private readonly writers = new Map<string, SqliteRowWriter<object>>();
   private lastBatch = 0;
   private closed: Promise<void> | null = null;
   private readonly exited: Promise<void>;
@@ -161,14 +160,9 @@ export class SqlitePipeline {
     return new SqlitePipeline(orm, reads, worker);
   }
 
-  /** The entity's statements, and reads on the main thread's connection of its own. */
+  /** The entity's statements, and reads on the main thread's connection of its own (SqliteRowWriter keeps one per connection). */
   writerOf<Row extends object>(className: string): SqliteRowWriter<Row> {
-    let writer = this.writers.get(className);
-    if (writer === undefined) {
-      writer = SqliteRowWriter.on<object>(this.reads, this.orm.getMetadata().get<object>(className), this.orm.em.getPlatform() as BetterSqlitePlatform);
-      this.writers.set(className, writer);
-    }
-    return writer as unknown as SqliteRowWriter<Row>;
+    return SqliteRowWriter.on<Row>(this.reads, this.orm.getMetadata().get<Row>(className), this.orm.em.getPlatform() as BetterSqlitePlatform);
   }
 
   known<Row extends object>(className: string, key: string): Row | null | undefined {
