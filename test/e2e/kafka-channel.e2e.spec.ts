@@ -404,7 +404,7 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         const created = await client.post('/v1/leases', { name: `down-${i}`, start_date: 'now', end_date: blazarDate(60 + i), reservations: [hostReservation(1)], events: [] });
-        if (i === 0) expect(created.status).toBe(201);
+        if (i === 0) expect(created.status, JSON.stringify(created.body)).toBe(201);
         if (created.status === 201) ids.push(created.body.lease.id as string);
       }
       await eventually(async () => ((await client.get(`/v1/leases/${ids[0]}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the lease to start');

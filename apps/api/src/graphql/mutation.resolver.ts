@@ -1,6 +1,5 @@
 import { Inject } from '@nestjs/common';
 import { Args, Context, ID, Mutation, Resolver } from '@nestjs/graphql';
-import { DateTime } from 'luxon';
 import type { HostEvent, LeaseEvent } from '#domain/index.js';
 import { type HostRecord, type HostView, type LeaseView, evolveHostView, evolveLeaseView } from '#read-model/index.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
@@ -9,7 +8,7 @@ import { LEASE_POLICY, LeaseUseCases } from '#application/leases/lease.use-cases
 import { leaseNotFound } from '#application/queries/read.queries.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { parseHostRegistration, parseUpdateHost } from '../hosts/host-request.parser.js';
-import { commandMetadata } from '../http/request-context.js';
+import { commandMetadata, instantOf } from '../http/request-context.js';
 import { checkPathParameter } from '../http/route-parameters.js';
 import { parseCreateLease, parseUpdateLease } from '../leases/lease-request.parser.js';
 import { authorizedRequest } from '../policy/authorize.js';
@@ -47,7 +46,7 @@ export class MutationResolver {
   async createLease(@Context() context: GraphqlContext, @Args('input', { type: () => CreateLeaseInput }) input: CreateLeaseInput): Promise<LeaseView> {
     const metadata = this.metadata(context);
     authorizedRequest(context.req, LEASE_POLICY.create);
-    const data = parseCreateLease(restBody(input), this.now());
+    const data = parseCreateLease(restBody(input), instantOf(metadata));
     const result = await this.leases.create({ type: 'CreateLease', data, metadata });
     this.wrote(context, result.position);
     return this.leaseOf(result.leaseId, result.events);
@@ -61,7 +60,7 @@ export class MutationResolver {
   ): Promise<LeaseView> {
     const metadata = this.metadata(context);
     checkPathParameter('leaseId', id);
-    const changes = parseUpdateLease(restBody(input), this.now());
+    const changes = parseUpdateLease(restBody(input), instantOf(metadata));
     const result = await this.leases.update({ type: 'UpdateLease', data: { leaseId: id, changes }, metadata });
     this.wrote(context, result.position);
     return this.leaseOf(result.leaseId, result.events);
@@ -110,10 +109,6 @@ export class MutationResolver {
     const { position } = await this.hosts.unregister({ type: 'UnregisterHost', data: { hostId: id }, metadata });
     this.wrote(context, position);
     return id;
-  }
-
-  private now(): DateTime {
-    return DateTime.fromJSDate(this.clock(), { zone: 'utc' });
   }
 
   /** Authenticated first (a GET carries no token): then the command's metadata, as REST makes it. */

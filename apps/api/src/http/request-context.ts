@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { DateTime } from 'luxon';
 import type { Caller } from '#application/caller.js';
 import type { CommandMetadata } from '#application/command.js';
 
@@ -32,3 +33,10 @@ export const commandMetadata = (request: Request, now: Date): CommandMetadata =>
     now: now.toISOString(),
   };
 };
+
+/**
+ * The instant a command is decided at, for reading its request's dates: a `now` in the body must be
+ * the very minute the decider compares against, or a request that crosses a minute boundary between
+ * parsing and deciding would find its own start in the past (START_IN_PAST).
+ */
+export const instantOf = (metadata: CommandMetadata): DateTime => DateTime.fromISO(metadata.now, { zone: 'utc' });

@@ -1,9 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DateTime } from 'luxon';
 import type { LeaseEvent } from '#domain/index.js';
 import { type LeaseView, evolveLeaseView } from '#read-model/index.js';
-import { callerOf, commandMetadata } from '../http/request-context.js';
+import { callerOf, commandMetadata, instantOf } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { LEASE_SORTING, ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';
 import { type PageLink, documentPageBody, pageBody, pageRequestOf } from '../http/page-links.js';
@@ -26,10 +25,6 @@ export class LeaseController {
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
-
-  private now(): DateTime {
-    return DateTime.fromJSDate(this.clock(), { zone: 'utc' });
-  }
 
   private written(result: LeaseWritten, response: Response): { lease: LeaseView } {
     this.consistency.answerWrite(result.position, response);
@@ -72,8 +67,9 @@ export class LeaseController {
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ lease: LeaseView }> {
     authorizedRequest(request, LEASE_POLICY.create);
-    const data = parseCreateLease(body, this.now());
-    return this.written(await this.leases.create({ type: 'CreateLease', data, metadata: commandMetadata(request, this.clock()) }), response);
+    const metadata = commandMetadata(request, this.clock());
+    const data = parseCreateLease(body, instantOf(metadata));
+    return this.written(await this.leases.create({ type: 'CreateLease', data, metadata }), response);
   }
 
   /** Authorized by the use case against the stored lease (blazar:leases:put), inside its consistency boundary. */
@@ -84,8 +80,9 @@ export class LeaseController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ lease: LeaseView }> {
-    const changes = parseUpdateLease(body, this.now());
-    return this.written(await this.leases.update({ type: 'UpdateLease', data: { leaseId, changes }, metadata: commandMetadata(request, this.clock()) }), response);
+    const metadata = commandMetadata(request, this.clock());
+    const changes = parseUpdateLease(body, instantOf(metadata));
+    return this.written(await this.leases.update({ type: 'UpdateLease', data: { leaseId, changes }, metadata }), response);
   }
 
   /** Authorized by the use case against the stored lease (blazar:leases:delete). */
