@@ -654,7 +654,7 @@ describe('projector on SQLite', () => {
       ...leasesProjection,
       async apply(em, event) {
         await leasesProjection.apply(em, event);
-        if (event.id === victim?.id) {
+        if (event.position === victim?.position) {
           thrown++;
           // write the batch's rows so far into the open transaction, so the rollback has something to undo
           await em.write();
@@ -737,7 +737,7 @@ describe('projector on SQLite', () => {
       ...leasesProjection,
       async apply(rows, event) {
         await leasesProjection.apply(rows, event);
-        if (event.id !== victim?.id) return;
+        if (event.position !== victim?.position) return;
         const host = await rows.table(HostEntity).get(scenario.hostA);
         if (host !== null) rows.table(HostEntity).put({ ...host, id: `${host.id}-twin` });
       },
@@ -809,7 +809,7 @@ describe('projector on SQLite', () => {
       ...leasesProjection,
       async apply(em, event) {
         // each try runs the batch, then the event alone: the first try and the first retry fail
-        if (event.id === victim.id && failures < 4) {
+        if (event.position === victim.position && failures < 4) {
           failures++;
           throw new Error(`transient fault ${failures}`);
         }
@@ -842,7 +842,7 @@ describe('projector on SQLite', () => {
       ...leasesProjection,
       async apply(em, event) {
         // the batch, then the event alone: one try
-        if (event.id === victim.id && failures < 2) {
+        if (event.position === victim.position && failures < 2) {
           failures++;
           throw new Error(`transient fault ${failures}`);
         }
@@ -1176,6 +1176,20 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       await odd.close();
     }
   }, 180_000);
+
+  it('a catch-up through the writer thread that reads and folds each batch in chunks (batches of 300, chunks of 70) equals a clean rebuild', async () => {
+    const chunked = await openReadModel(sqlite(join(dir, 'chunked.sqlite')));
+    try {
+      const runner = new ProjectionRunner({ store, orm: chunked, batchSize: 300, catchUpBatchSize: 300, foldChunkSize: 70 });
+      await runner.start();
+      await runner.caughtUp;
+      await runner.stop();
+      expect(runner.batchesByWriterThread()).toBeGreaterThan(3);
+      expect(await dumpReadModel(chunked)).toEqual(cleanDump);
+    } finally {
+      await chunked.close();
+    }
+  }, 120_000);
 
   it('a projector killed (SIGKILL) mid catch-up resumes from its checkpoint to the same read model as a clean rebuild', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-projector-kill-'));

@@ -98,6 +98,16 @@ export class TableRows<Row extends object> {
     return this.rows.get(key) ?? null;
   }
 
+  /**
+   * `get` of a key the batch has read already (`load`, in a projection's `preload`), without waiting:
+   * a fold of preloaded rows creates no promise per event. A key not read is a projection's bug.
+   */
+  loaded(key: string): Row | null {
+    const row = this.rows.get(key);
+    if (row === undefined) throw new Error(`${this.entity.meta.className} ${key} was not loaded before the fold read it (a projection's preload must load every row its apply reads)`);
+    return row;
+  }
+
   /** Creates or replaces the row of `row`'s key. */
   put(row: Row): void {
     const key = this.keyOf(row);

@@ -1,6 +1,6 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type Connection, type EntityManager, LockMode, type MikroORM } from '@mikro-orm/core';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow, HISTORY_FROM_CHECKPOINT, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
 import { BatchRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
@@ -69,15 +69,20 @@ export const markHistoryStart = async (orm: MikroORM, names: readonly string[]):
 
 let savepoints = 0;
 
-/**
- * Folds the events of `events` that `projection` handles into `rows` (read in bulk, changed in
- * memory) and writes them: in the batch's transaction, or for the writer thread (SqlitePipeline).
- */
-export const foldInto = async (rows: BatchRows, projection: Projection, events: readonly RecordedEvent[]): Promise<void> => {
+/** Folds the events of `events` that `projection` handles into `rows` (read in bulk, changed in memory). */
+export const foldEvents = async (rows: BatchRows, projection: Projection, events: readonly FoldableEvent[]): Promise<void> => {
   const wanted = events.filter((event) => projection.canHandle.includes(event.type));
   if (wanted.length === 0) return;
   await projection.preload?.(rows, wanted);
-  for (const event of wanted) await projection.apply(rows, event);
+  for (const event of wanted) {
+    const applying = projection.apply(rows, event);
+    if (applying !== undefined) await applying;
+  }
+};
+
+/** foldEvents, then writes the rows in the batch's transaction. */
+const foldInto = async (rows: BatchRows, projection: Projection, events: readonly FoldableEvent[]): Promise<void> => {
+  await foldEvents(rows, projection, events);
   await rows.write();
 };
 
@@ -86,7 +91,7 @@ export const foldInto = async (rows: BatchRows, projection: Projection, events: 
  * touch are read in bulk, folded in memory and written once (see BatchRows). A failure rolls back
  * this projection's part only.
  */
-const applyInSavepoint = async (tx: EntityManager, projection: Projection, events: readonly RecordedEvent[]): Promise<void> => {
+const applyInSavepoint = async (tx: EntityManager, projection: Projection, events: readonly FoldableEvent[]): Promise<void> => {
   const connection: Connection = tx.getConnection();
   const ctx: unknown = tx.getTransactionContext();
   const name = `projection_${++savepoints}`;
@@ -105,7 +110,7 @@ const applyInSavepoint = async (tx: EntityManager, projection: Projection, event
  * applied one at a time, so that everything before the faulty event is kept and the fault names the
  * exact event; the projection never skips it.
  */
-const advance = async (tx: EntityManager, projection: Projection, from: number, events: readonly RecordedEvent[]): Promise<ProjectionOutcome> => {
+const advance = async (tx: EntityManager, projection: Projection, from: number, events: readonly FoldableEvent[]): Promise<ProjectionOutcome> => {
   // the checkpoint is behind the batch (a rebuild swapped in an older copy): the caller catches up first
   if ((events[0]?.position ?? 0) > from + 1) return { position: from, fault: null };
   const pending = events.filter((event) => event.position > from);
@@ -165,7 +170,7 @@ const takeWriteLock = async (tx: EntityManager): Promise<void> => {
 export const projectBatch = async (
   orm: MikroORM,
   projections: readonly Projection[],
-  events: readonly RecordedEvent[],
+  events: readonly FoldableEvent[],
   now: () => string = () => new Date().toISOString(),
 ): Promise<Map<string, ProjectionOutcome>> => {
   const names = projections.map((projection) => projection.name);

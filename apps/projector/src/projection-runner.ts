@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
+import type { EventStore, FoldableEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
 import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
-import { PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
+import { type FoldedBatch, PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
 /**
@@ -40,6 +40,8 @@ export interface ProjectionRunnerOptions {
    * thread and writes on a second one (SqlitePipeline; default true).
    */
   readonly writerThread?: boolean;
+  /** Events read and folded at a time within a batch for the writer thread (default FOLD_CHUNK). */
+  readonly foldChunkSize?: number;
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
   readonly clock?: () => Date;
@@ -252,23 +254,25 @@ export class ProjectionRunner {
     let pipelining = pipeline !== null;
     try {
       while (this.running) {
-        const events = this.delivered < head ? await this.nextBatch() : [];
+        const behind = this.delivered < head;
+        if (behind && pipeline !== null && pipelining && this.pipelinable(inFlight.length > 0)) {
+          const from = this.delivered;
+          const folded = await pipeline.fold(this.lanes.map((lane) => lane.projection), from, this.readChunk, this.catchUpBatchSize, this.options.foldChunkSize);
+          if (folded !== null && folded.last > from) {
+            inFlight.push(this.whenCommitted(folded));
+            this.delivered = folded.last;
+            if (inFlight.length >= PIPELINE_DEPTH && !(await inFlight.shift())) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
+            continue;
+          }
+        }
+        // not pipelined (or a projection could not fold the batch): in a transaction of its own, once the batches in flight are in
+        const events = behind ? await this.nextBatch() : [];
         if (events.length === 0) {
           // done only once every batch in flight is in: one that was not written is read again from the checkpoints
           if ((await this.settled(inFlight)) || pipeline === null) return;
           pipelining = await this.afterPipelineFailure(pipeline, inFlight);
           continue;
         }
-        if (pipeline !== null && pipelining && this.pipelinable(events, inFlight.length > 0)) {
-          const folded = await pipeline.fold(this.lanes.map((lane) => lane.projection), events, this.delivered);
-          if (folded !== null) {
-            inFlight.push(this.whenCommitted(folded.committed, events));
-            this.delivered = events.at(-1)?.position ?? this.delivered;
-            if (inFlight.length >= PIPELINE_DEPTH && !(await inFlight.shift())) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
-            continue;
-          }
-        }
-        // not pipelined (or a projection could not fold the batch): in a transaction of its own, once the batches in flight are in
         if (await this.settled(inFlight)) await this.project(events);
         else if (pipeline !== null) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
       }
@@ -278,11 +282,15 @@ export class ProjectionRunner {
     }
   }
 
-  private async nextBatch(): Promise<readonly RecordedEvent[]> {
-    // a read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn here
-    await yieldToEventLoop();
-    return this.options.store.readAll({ from: this.delivered, limit: this.catchUpBatchSize });
+  private async nextBatch(): Promise<readonly FoldableEvent[]> {
+    return this.readChunk(this.delivered, this.catchUpBatchSize);
   }
+
+  /** A read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn before each read. */
+  private readonly readChunk = async (after: number, limit: number): Promise<readonly FoldableEvent[]> => {
+    await yieldToEventLoop();
+    return this.options.store.readAllFoldable({ from: after, limit });
+  };
 
   /** The writer thread, or null (another database, or it could not start: the catch-up then runs on this thread alone). */
   private async openPipeline(): Promise<SqlitePipeline | null> {
@@ -294,24 +302,21 @@ export class ProjectionRunner {
     }
   }
 
-  /** Every lane is healthy and where the batch starts (or, with batches in flight, they all fold from the same place). */
-  private pipelinable(events: readonly RecordedEvent[], pending: boolean): boolean {
-    const from = (events[0]?.position ?? 0) - 1;
-    if (from !== this.delivered) return false;
-    return this.lanes.every((lane) => lane.fault === null && (pending || lane.position === from));
+  /** Every lane is healthy and where the next batch starts (or, with batches in flight, they all fold from the same place). */
+  private pipelinable(pending: boolean): boolean {
+    return this.lanes.every((lane) => lane.fault === null && (pending || lane.position === this.delivered));
   }
 
-  /** Once the writer has committed the batch, every lane is past it; false: nothing of it was written. */
-  private async whenCommitted(committed: Promise<void>, events: readonly RecordedEvent[]): Promise<boolean> {
+  /** Once the writer has committed the batch, every lane is past it; false: nothing of it was written. Holds the batch's positions, not its events. */
+  private async whenCommitted({ committed, first, last }: FoldedBatch): Promise<boolean> {
     try {
       await committed;
     } catch (error) {
-      this.log({ event: 'error', phase: 'catch-up', position: events[0]?.position ?? 0, error: describeError(error) });
+      this.log({ event: 'error', phase: 'catch-up', position: first, error: describeError(error) });
       return false;
     }
-    const position = events.at(-1)?.position ?? 0;
     this.writerThreadBatches++;
-    for (const lane of this.lanes) this.record(lane, { position, fault: null });
+    for (const lane of this.lanes) this.record(lane, { position: last, fault: null });
     this.settle();
     return true;
   }
@@ -352,7 +357,7 @@ export class ProjectionRunner {
     return next;
   }
 
-  private async project(events: readonly RecordedEvent[]): Promise<void> {
+  private async project(events: readonly FoldableEvent[]): Promise<void> {
     const first = events[0];
     if (!this.running || first === undefined) return;
     const due = this.lanes.filter((lane) => this.isDue(lane));
@@ -378,13 +383,13 @@ export class ProjectionRunner {
   private async catchUp(lane: Lane, target: number): Promise<void> {
     while (this.running && lane.position < target && this.isDue(lane)) {
       const limit = lane.fault === null ? this.catchUpBatchSize : RETRY_WINDOW;
-      const events = (await this.options.store.readAll({ from: lane.position, limit })).filter((e) => e.position <= target);
+      const events = (await this.options.store.readAllFoldable({ from: lane.position, limit })).filter((e) => e.position <= target);
       if (events.length === 0) return;
       await this.projectInto([lane], events);
     }
   }
 
-  private async projectInto(lanes: readonly Lane[], events: readonly RecordedEvent[]): Promise<void> {
+  private async projectInto(lanes: readonly Lane[], events: readonly FoldableEvent[]): Promise<void> {
     if (lanes.length === 0) return;
     let outcomes: Map<string, ProjectionOutcome>;
     try {
@@ -399,7 +404,7 @@ export class ProjectionRunner {
     }
   }
 
-  private faultAfter(lane: Lane, events: readonly RecordedEvent[], error: unknown): ProjectionFault {
+  private faultAfter(lane: Lane, events: readonly FoldableEvent[], error: unknown): ProjectionFault {
     const next = events.find((event) => event.position > lane.position);
     return { position: next?.position ?? lane.position + 1, eventType: next?.type ?? 'unknown', error };
   }

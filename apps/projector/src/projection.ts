@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import type { BatchRows } from './batch-rows.js';
 
 /**
@@ -18,6 +18,12 @@ export interface Projection {
   /** Event types this projection wants; the runner never calls `apply` with another type. */
   readonly canHandle: readonly string[];
   /** Reads the rows that `events` (all of types in canHandle) will look at. */
-  preload?(rows: BatchRows, events: readonly RecordedEvent[]): Promise<void>;
-  apply(rows: BatchRows, event: RecordedEvent): Promise<void>;
+  preload?(rows: BatchRows, events: readonly FoldableEvent[]): Promise<void>;
+  /**
+   * Folds one event. Reading only rows `preload` loaded (`rows.table(E).loaded(key)`), it returns
+   * nothing and the runner folds the next event at once: a promise per event and projection cost a
+   * rebuild of a million events about a tenth of its main thread. An `apply` that reads a row it did
+   * not preload awaits `get` and returns its promise.
+   */
+  apply(rows: BatchRows, event: FoldableEvent): Promise<void> | void;
 }

@@ -77,6 +77,12 @@ export interface EventFilter {
   readonly types?: readonly string[];
 }
 
+/**
+ * An event as a fold needs it: what happened and where in the log, without the event's id, stream and
+ * time and the metadata of the request that caused it. Every RecordedEvent is one.
+ */
+export type FoldableEvent<Data = unknown> = Pick<RecordedEvent<Data>, 'position' | 'type' | 'data'>;
+
 export interface ReadAllOptions {
   /** Exclusive lower bound: events with position > from. 0 = from the beginning. */
   readonly from: number;
@@ -114,6 +120,12 @@ export interface EventStore {
   /** Last revision of a stream, or -1 if it does not exist. */
   streamRevision(streamId: string): Promise<number>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * readAll for a reader that folds the log (the projector's catch-up, a rebuild): a store may leave
+   * out what such a reader never looks at (an event's id, stream, revision, time and metadata). On
+   * SQLite that is two thirds of the text a replay reads; a store may as well return whole RecordedEvents.
+   */
+  readAllFoldable(options: ReadAllOptions): Promise<FoldableEvent[]>;
   /** Position of the newest event in the store (0 when empty). */
   headPosition(): Promise<number>;
   /**

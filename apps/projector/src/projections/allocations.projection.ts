@@ -1,5 +1,5 @@
 import type { HostBooked, HostBookingMoved, HostBookingReleased, HostSlotsBooked, HostSlotsMoved } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { AllocationEntity, type AllocationRow, AllocationVersionEntity } from '#read-model/index.js';
 import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
@@ -9,7 +9,7 @@ type BookingEvent = HostBooked | HostSlotsBooked | HostBookingMoved | HostSlotsM
 
 export const allocationId = (reservationId: string, hostId: string): string => `${reservationId}:${hostId}`;
 
-const idOf = (event: RecordedEvent): string => {
+const idOf = (event: FoldableEvent): string => {
   const { reservationId, hostId } = event.data as BookingEvent['data'];
   return allocationId(reservationId, hostId);
 };
@@ -35,11 +35,11 @@ export const allocationsProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(AllocationEntity).load(events.map(idOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
     const id = idOf(recorded);
     const allocations = rows.table(AllocationEntity);
-    const row = await allocations.get(id);
+    const row = allocations.loaded(id);
     const since = recorded.position;
     if (row !== null) keepAllocationVersion(rows, row, since);
     switch (event.type) {

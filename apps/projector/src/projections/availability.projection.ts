@@ -1,5 +1,5 @@
 import type { FloatingIpEvent, HostEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { type AvailabilityIntervalRow, AvailabilityIntervalEntity } from '#read-model/index.js';
 import type { Projection } from '../projection.js';
 
@@ -84,11 +84,11 @@ export const availabilityProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(AvailabilityIntervalEntity).load(events.map((recorded) => intervalIdOf({ type: recorded.type, data: recorded.data } as BookingEvent)));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
     const id = intervalIdOf(event);
     const intervals = rows.table(AvailabilityIntervalEntity);
-    const row = await intervals.get(id);
+    const row = intervals.loaded(id);
     switch (event.type) {
       case 'Host.Booked':
       case 'FloatingIp.Booked':

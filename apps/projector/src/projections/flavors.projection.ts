@@ -1,5 +1,5 @@
 import type { FlavorCatalogEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { FlavorEntity, toFlavorView } from '#read-model/index.js';
 import type { Projection } from '../projection.js';
 
@@ -7,7 +7,7 @@ import type { Projection } from '../projection.js';
 export const flavorsProjection: Projection = {
   name: 'flavors',
   canHandle: ['FlavorCatalog.FlavorAdded', 'FlavorCatalog.FlavorRemoved'],
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as FlavorCatalogEvent;
     const flavors = rows.table(FlavorEntity);
     switch (event.type) {

@@ -1,5 +1,5 @@
 import type { FloatingIpBooked, FloatingIpBookingMoved, FloatingIpBookingReleased } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { FloatingIpAllocationEntity, type FloatingIpAllocationRow, FloatingIpAllocationVersionEntity } from '#read-model/index.js';
 import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
@@ -9,7 +9,7 @@ type BookingEvent = FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookin
 
 export const floatingIpAllocationId = (reservationId: string, floatingIpId: string): string => `${reservationId}:${floatingIpId}`;
 
-const idOf = (event: RecordedEvent): string => {
+const idOf = (event: FoldableEvent): string => {
   const { reservationId, floatingIpId } = event.data as BookingEvent['data'];
   return floatingIpAllocationId(reservationId, floatingIpId);
 };
@@ -26,11 +26,11 @@ export const floatingIpAllocationsProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(FloatingIpAllocationEntity).load(events.map(idOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
     const id = idOf(recorded);
     const allocations = rows.table(FloatingIpAllocationEntity);
-    const row = await allocations.get(id);
+    const row = allocations.loaded(id);
     const since = recorded.position;
     if (row !== null) keepAllocationVersion(rows, row, since);
     switch (event.type) {

@@ -1,10 +1,10 @@
 import type { FloatingIpEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { FloatingIpEntity, FloatingIpVersionEntity, evolveFloatingIpView } from '#read-model/index.js';
 import type { Projection } from '../projection.js';
 import { keepVersion } from '../versions.js';
 
-const idOf = (event: RecordedEvent): string => (event.data as FloatingIpEvent['data']).floatingIpId;
+const idOf = (event: FoldableEvent): string => (event.data as FloatingIpEvent['data']).floatingIpId;
 
 /** lh_floatingips: the Blazar floating-IP document per registered address, and its past versions. */
 export const floatingIpsProjection: Projection = {
@@ -13,11 +13,11 @@ export const floatingIpsProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(FloatingIpEntity).load(events.map(idOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as FloatingIpEvent;
     const id = event.data.floatingIpId;
     const floatingIps = rows.table(FloatingIpEntity);
-    const row = await floatingIps.get(id);
+    const row = floatingIps.loaded(id);
     const view = evolveFloatingIpView(row?.doc ?? null, event);
     if (row !== null && view === row.doc) return;
     if (row !== null) keepVersion(rows, FloatingIpVersionEntity, row.since, recorded.position, { id, sortKey: row.sortKey, doc: row.doc });

@@ -1,10 +1,10 @@
 import type { HostEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { HostEntity, HostVersionEntity, evolveHostView } from '#read-model/index.js';
 import type { Projection } from '../projection.js';
 import { keepVersion } from '../versions.js';
 
-const hostIdOf = (event: RecordedEvent): string => (event.data as HostEvent['data']).hostId;
+const hostIdOf = (event: FoldableEvent): string => (event.data as HostEvent['data']).hostId;
 
 /** lh_hosts: the Blazar host document (capabilities merged) per registered host, and its past versions. */
 export const hostsProjection: Projection = {
@@ -13,11 +13,11 @@ export const hostsProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(HostEntity).load(events.map(hostIdOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as HostEvent;
     const hostId = event.data.hostId;
     const hosts = rows.table(HostEntity);
-    const row = await hosts.get(hostId);
+    const row = hosts.loaded(hostId);
     const record = evolveHostView(row === null ? null : { view: row.doc, capabilities: row.capabilities }, event);
     if (row !== null) keepVersion(rows, HostVersionEntity, row.since, recorded.position, { id: row.id, sortKey: row.sortKey, doc: row.doc });
     if (record === null) {

@@ -1,5 +1,5 @@
 import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import {
   LEASE_PATCH_RUN,
   LeaseEntity,
@@ -67,7 +67,7 @@ const leaseRow = (row: LeaseRow | null, event: LeaseEvent, doc: LeaseView, since
   };
 };
 
-const leaseIdOf = (event: RecordedEvent): string => (event.data as LeaseEvent['data']).leaseId;
+const leaseIdOf = (event: FoldableEvent): string => (event.data as LeaseEvent['data']).leaseId;
 
 /** lh_leases (the Blazar lease document plus query columns, and its past versions) and lh_reservations. */
 export const leasesProjection: Projection = {
@@ -76,11 +76,11 @@ export const leasesProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(LeaseEntity).load(events.map(leaseIdOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
     const leaseId = event.data.leaseId;
     const leases = rows.table(LeaseEntity);
-    const row = await leases.get(leaseId);
+    const row = leases.loaded(leaseId);
     const before = row?.doc ?? null;
     const doc = evolveLeaseView(before, event);
     // an event that changed nothing (evolveLeaseView gave the same document back) leaves the row as it is

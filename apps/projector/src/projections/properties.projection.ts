@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HostCapabilitiesUpdated, HostRegistered, ResourcePropertyEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { PropertyEntity } from '#read-model/index.js';
 import type { Projection } from '../projection.js';
 
@@ -31,19 +31,19 @@ export const propertiesProjection: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(PropertyEntity).load(events.flatMap((recorded) => namesOf({ type: recorded.type, data: recorded.data } as PropertyEvent)));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as PropertyEvent;
     const properties = rows.table(PropertyEntity);
     if (event.type === 'ResourceProperty.PrivacyChanged') {
       const { propertyName: name, private: isPrivate, changedAt } = event.data;
-      const row = await properties.get(name);
+      const row = properties.loaded(name);
       if (row === null) properties.put({ name, id: propertyId(name), private: isPrivate, createdAt: changedAt, updatedAt: changedAt });
       else properties.put({ ...row, private: isPrivate, updatedAt: changedAt });
       return;
     }
     const createdAt = event.type === 'Host.Registered' ? event.data.registeredAt : event.data.updatedAt;
     for (const name of namesOf(event)) {
-      if ((await properties.get(name)) === null) properties.put({ name, id: propertyId(name), private: false, createdAt, updatedAt: null });
+      if ((properties.loaded(name)) === null) properties.put({ name, id: propertyId(name), private: false, createdAt, updatedAt: null });
     }
   },
 };

@@ -19,6 +19,7 @@ import type {
   EventFilter,
   EventStore,
   ExpectedRevision,
+  FoldableEvent,
   ReadAllOptions,
   RecordedEvent,
   SubscribeOptions,
@@ -129,6 +130,11 @@ export class KurrentDbEventStore implements EventStore {
 
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.readRange(options.from, Number.MAX_SAFE_INTEGER, options.limit ?? Number.MAX_SAFE_INTEGER, options.filter);
+  }
+
+  /** Whole events: the metadata is a small part of what a read here costs (the round trip, JSON decoding in the driver). */
+  readAllFoldable(options: ReadAllOptions): Promise<FoldableEvent[]> {
+    return this.readAll(options);
   }
 
   async headPosition(): Promise<number> {

@@ -11,6 +11,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type ReadAllOptions,
+  type FoldableEvent,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -206,6 +207,11 @@ export class PostgresEventStore implements EventStore {
 
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.readRange(options.from, Number.MAX_SAFE_INTEGER, options.limit, options.filter);
+  }
+
+  /** Whole events: the metadata is a small part of what a read here costs (the round trip, JSON decoding in the driver). */
+  readAllFoldable(options: ReadAllOptions): Promise<FoldableEvent[]> {
+    return this.readAll(options);
   }
 
   async headPosition(): Promise<number> {

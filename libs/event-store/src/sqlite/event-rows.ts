@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { EventData, EventFilter, EventMetadata, RecordedEvent } from '../event-store.port.js';
+import type { EventData, EventFilter, EventMetadata, FoldableEvent, RecordedEvent } from '../event-store.port.js';
 import { streamCategory } from '../event-store.port.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 
@@ -47,6 +47,12 @@ const fromRaw = ([position, eventId, streamId, revision, type, data, metadata, r
   metadata: JSON.parse(metadata) as EventMetadata,
   recordedAt,
 });
+
+/** The columns of a FoldableEvent, as an array (`.raw()`). */
+const FOLDABLE_COLUMNS = 'position, type, data';
+type RawFoldableRow = readonly [number, string, string];
+
+const foldableFromRaw = ([position, type, data]: RawFoldableRow): FoldableEvent => ({ position, type: decode(type), data: JSON.parse(data) as unknown });
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
@@ -147,8 +153,16 @@ export class EventRows {
       return this.readMerged(from, to, limit, types.length > 0 ? 'type' : 'category', types.length > 0 ? types : categories, types.length > 0 ? categories : []);
     }
     const { sql, params } = filterSql(filter);
-    const rows = this.rangeStatement(sql).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
+    const rows = this.rangeStatement(sql, COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
     return rows.map(fromRaw);
+  }
+
+  /** readRange's events without their ids and metadata (a filter on several values reads them whole). */
+  readFoldableRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): FoldableEvent[] {
+    if (limit !== undefined && ((filter?.types?.length ?? 0) > 1 || (filter?.categories?.length ?? 0) > 1)) return this.readRange(from, to, limit, filter);
+    const { sql, params } = filterSql(filter);
+    const rows = this.rangeStatement(sql, FOLDABLE_COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as RawFoldableRow[];
+    return rows.map(foldableFromRaw);
   }
 
   /**
@@ -194,13 +208,14 @@ export class EventRows {
     return this.selectDataVersion.get() as number;
   }
 
-  private rangeStatement(filterClause: string): Database.Statement {
-    const cached = this.rangeStatements.get(filterClause);
+  private rangeStatement(filterClause: string, columns: string): Database.Statement {
+    const id = `${columns}|${filterClause}`;
+    const cached = this.rangeStatements.get(id);
     if (cached) return cached;
     const statement = this.db.prepare(
-      `SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`,
+      `SELECT ${columns} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`,
     ).raw();
-    this.rangeStatements.set(filterClause, statement);
+    this.rangeStatements.set(id, statement);
     return statement;
   }
 }

@@ -7,6 +7,7 @@ import {
   type EventData,
   type EventStore,
   type ExpectedRevision,
+  type FoldableEvent,
   type ReadAllOptions,
   type RecordedEvent,
   type StreamAppendResult,
@@ -78,6 +79,10 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     return withBusyRetry(() => this.rows.readRange(options.from, Number.MAX_SAFE_INTEGER, options.limit, options.filter));
+  }
+
+  async readAllFoldable(options: ReadAllOptions): Promise<FoldableEvent[]> {
+    return withBusyRetry(() => this.rows.readFoldableRange(options.from, Number.MAX_SAFE_INTEGER, options.limit, options.filter));
   }
 
   async headPosition(): Promise<number> {

@@ -7,6 +7,7 @@ import {
   type EventData,
   type EventMetadata,
   type EventStore,
+  type FoldableEvent,
   type RecordedEvent,
   type Subscription,
 } from '../event-store.port.js';
@@ -486,6 +487,43 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         const [firstOfTwo] = await store().readStream(streamId);
         const [newest] = await store().readAll({ from: firstOfTwo?.position ?? 0 });
         expect(newest?.position).toBe(after);
+      });
+    });
+
+    describe('readAllFoldable', () => {
+      /** What readAll gives, less what readAllFoldable may leave out (a store may also return it whole). */
+      const foldable = ({ position, type, data }: FoldableEvent): FoldableEvent => ({ position, type, data });
+
+      it('reads what readAll reads, in the same pages, each event\'s position, type and data, with and without filters', async () => {
+        const category = uniqueCategory();
+        const type = `Foldable${uniqueSuffix()}`;
+        const { position: from } = await store().appendToStream(newStream(), 'no_stream', events(1));
+        const ours = streamIn(category);
+        await store().appendToStream(ours, 'no_stream', [event(type, { n: 1 }), event('Other', { n: 2 }), event(type, { nested: { list: [1, 'two'] } })]);
+        await store().appendToStream(newStream(), 'no_stream', [event(type, { n: 4 })]);
+        await store().appendToStream(streamIn(uniqueCategory()), 'no_stream', events(2));
+        const reads = [
+          { from },
+          { from, limit: 2 },
+          { from: from + 1, limit: 3 },
+          { from: 0, filter: { categories: [category] } },
+          { from: 0, limit: 1, filter: { types: [type] } },
+          { from: 0, filter: { categories: [category], types: [type] } },
+          { from, limit: 2, filter: { types: [type, 'Other'] } },
+        ];
+        for (const options of reads) {
+          const whole = await store().readAll(options);
+          expect(whole.length).toBeGreaterThan(0);
+          expect((await store().readAllFoldable(options)).map(foldable)).toEqual(whole.map(foldable));
+        }
+      });
+
+      it.each(HOSTILE_STRINGS)('reads $label in a type and data back exactly', async ({ value }) => {
+        const streamId = `${value.replaceAll('-', '')}${uniqueSuffix()}-${value}`;
+        const { position: previous } = await store().appendToStream(newStream(), 'no_stream', events(1));
+        const { position } = await store().appendToStream(streamId, 'no_stream', [event(`Hostile${value}`, { text: value, [value]: [value] })]);
+        const [read] = await store().readAllFoldable({ from: previous, limit: 1 });
+        expect(read).toMatchObject({ position, type: `Hostile${value}`, data: { text: value, [value]: [value] } });
       });
     });
 

@@ -5,7 +5,7 @@
  */
 import type { EntitySchema } from '@mikro-orm/core';
 import { LEASE_EVENT_TYPES, type LeaseEvent } from '#domain/index.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FoldableEvent } from '#event-store/event-store.port.js';
 import {
   LEASE_PATCH_RUN,
   LeaseEntity,
@@ -57,7 +57,7 @@ const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number, next
   return patch === null ? 0 : row.patchRun + 1;
 };
 
-const leaseIdOf = (event: RecordedEvent): string => (event.data as LeaseEvent['data']).leaseId;
+const leaseIdOf = (event: FoldableEvent): string => (event.data as LeaseEvent['data']).leaseId;
 
 /** lh_leases (the Blazar lease document plus query columns, and its past versions) and lh_reservations. */
 export const leasesProjectionBefore: Projection = {
@@ -66,7 +66,7 @@ export const leasesProjectionBefore: Projection = {
   async preload(rows, events): Promise<void> {
     await rows.table(LeaseEntity).load(events.map(leaseIdOf));
   },
-  async apply(rows, recorded: RecordedEvent): Promise<void> {
+  async apply(rows, recorded: FoldableEvent): Promise<void> {
     const event = { type: recorded.type, data: recorded.data } as LeaseEvent;
     const leaseId = event.data.leaseId;
     const leases = rows.table(LeaseEntity);
