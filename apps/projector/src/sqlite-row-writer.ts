@@ -12,9 +12,9 @@ import type { Bindable } from './batch-writer.protocol.js';
  * back through MikroORM exactly as if it had written them.
  */
 export class SqliteRowWriter<Row extends object> {
-  private readonly upsert: Database.Statement;
-  private readonly insert: Database.Statement;
-  private readonly remove: Database.Statement;
+  private upsertStatement: Database.Statement | null = null;
+  private insertStatement: Database.Statement | null = null;
+  private removeStatement: Database.Statement | null = null;
   private readonly convert: ((row: Row) => Bindable)[];
   private readonly values: Bindable[];
   private readonly key: (value: string) => Bindable;
@@ -40,9 +40,6 @@ export class SqliteRowWriter<Row extends object> {
       upsert: `insert into ${table} (${columns.join(', ')}) values ${values} on conflict (${keys.join(', ')}) do ${update}`,
       remove: `delete from ${table} where ${keys[0]} = ?`,
     };
-    this.insert = db.prepare(this.sql.insert);
-    this.upsert = db.prepare(this.sql.upsert);
-    this.remove = db.prepare(this.sql.remove);
     const toColumn = (prop: EntityProperty<Row>) => (value: unknown): Bindable => {
       if (value === null || value === undefined) return null;
       // what MikroORM's JsonType stores on SQLite (Platform.convertJsonToDatabaseValue), without its calls around it
@@ -104,11 +101,17 @@ export class SqliteRowWriter<Row extends object> {
 
   /** Creates or replaces each row (by primary key). */
   put(rows: Iterable<Row>): void {
-    for (const row of rows) this.upsert.run(this.bind(row));
+    const upsert = (this.upsertStatement ??= this.db.prepare(this.sql.upsert));
+    for (const row of rows) upsert.run(this.bind(row));
   }
 
+  /**
+   * Inserts each row. Statements are prepared when first used: a rebuild's copy of a history table
+   * has no primary key while it is written (sqlite-copy-tables.ts), so no upsert of it can be prepared.
+   */
   add(rows: Iterable<Row>): void {
-    for (const row of rows) this.insert.run(this.bind(row));
+    const insert = (this.insertStatement ??= this.db.prepare(this.sql.insert));
+    for (const row of rows) insert.run(this.bind(row));
   }
 
   /** The row's column values in one array kept for the writer: a statement binds them before `run` returns, so none is allocated per row. */
@@ -135,7 +138,8 @@ export class SqliteRowWriter<Row extends object> {
 
   /** Deletes by a single-column primary key. */
   delete(keys: Iterable<string>): void {
-    for (const key of keys) this.remove.run(this.key(key));
+    const remove = (this.removeStatement ??= this.db.prepare(this.sql.remove));
+    for (const key of keys) remove.run(this.key(key));
   }
 }
 
