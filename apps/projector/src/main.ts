@@ -8,7 +8,7 @@
  *                             up to this (default 30)
  *   LEASEHOLD_PROJECTOR_BATCH_SIZE  most events per transaction once caught up (default 500); fewer when live
  *   LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE  most events per transaction while catching up a backlog at
- *                             start or after the log could not be read (default 20000, never below the batch size)
+ *                             start or after the log could not be read (default 50000, never below the batch size)
  *   LEASEHOLD_PROJECTOR_WRITER_THREAD  on (default) or off: a catch-up of a batch or more on a SQLite read
  *                             model in a file folds on the main thread and writes on a second thread (SqlitePipeline)
  *   LEASEHOLD_PROJECTOR_HEALTH_PORT  /healthz and /readyz on LEASEHOLD_HOST (default 1235; 0: any free
