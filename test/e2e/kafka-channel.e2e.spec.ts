@@ -208,6 +208,7 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     const members = [await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics), await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics)];
     // both members hold partitions before anything is published, so the group shares the work
     await eventually(async () => (members.every((member) => member.assignedPartitions() > 0) ? true : undefined), 60_000, 'both members to get partitions');
+    const joined = members.map((member) => member.joins());
     const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: '16' });
     const all = (): Received[] => members.flatMap((member) => member.messages);
     try {
@@ -215,7 +216,9 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       let held = 0;
       for (const topic of topics) held += await topicMessageCount(TEST_KAFKA_BROKERS, topic);
       expect(held).toBe(rows.length);
-      expect(members.every((member) => member.messages.length > 0)).toBe(true);
+      // the group shared the work, unless the cluster rebalanced it meanwhile (a member that missed its heartbeats
+      // under load leaves, and the other takes every partition): that is the broker's choice, not the publisher's
+      if (members.every((member, i) => member.joins() === joined[i])) expect(members.map((member) => member.messages.length > 0)).toEqual([true, true]);
 
       const arrived = firstArrivals(all());
       expect(arrived.map((m) => m.event.id).sort()).toEqual(rows.map((row) => row.event_id).sort());

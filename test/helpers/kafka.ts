@@ -35,6 +35,8 @@ export interface TestConsumer {
   readonly messages: Received[];
   /** Partitions the group gave this member at its latest join (0 before it joined). */
   assignedPartitions(): number;
+  /** Times this member has joined the group (a rebalance makes every member join again). */
+  joins(): number;
   /** Resolves once `check(messages)` holds, polling; fails after `timeoutMs`. */
   until(check: (messages: readonly Received[]) => boolean, timeoutMs: number, what: string): Promise<void>;
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
   const kafka = new Kafka({ clientId: `test-${groupId}`, brokers: brokers.split(','), logLevel: logLevel.NOTHING });
   const messages: Received[] = [];
   let assigned = 0;
+  let joins = 0;
   let stopping = false;
   let current: Consumer | undefined;
   const join = async (): Promise<void> => {
@@ -60,6 +63,7 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
     await consumer.connect();
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      joins++;
       assigned = Object.values(payload.memberAssignment).reduce((sum, partitions) => sum + partitions.length, 0);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -76,6 +80,7 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
   return {
     messages,
     assignedPartitions: () => assigned,
+    joins: () => joins,
     until: async (check, timeoutMs, what) => {
       const deadline = Date.now() + timeoutMs;
       while (!check(messages)) {
