@@ -62,6 +62,7 @@ beforeAll(async () => {
       LEASEHOLD_RECONCILE_SECONDS: '1',
     },
   });
+  await system.healthy();
   for (const name of HOSTS) {
     const host = await client().post('/v1/os-hosts', { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: 'nova' }, auth('admin'));
     expect(host.status, describeBody(host)).toBe(201);

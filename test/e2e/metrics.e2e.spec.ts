@@ -54,6 +54,7 @@ describe('metrics of every process', () => {
     system = await startSystem({
       env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_PUBLISHER_HEALTH_PORT: String(publisherPort) },
     });
+    await system.healthy();
     await eventually(async () => ((await fetch(`${publisherUrl}/readyz`).catch(() => null))?.status === 200 ? true : undefined), 20_000, 'publisher ready');
   }, 60_000);
 
@@ -141,6 +142,7 @@ describe('the freepool watch', () => {
 
   beforeAll(async () => {
     system = await startSystem({ env: { LEASEHOLD_FREEPOOL_WATCH_SECONDS: '1', LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS: '1' } });
+    await system.healthy();
   }, 60_000);
 
   afterAll(async () => {
@@ -178,6 +180,7 @@ describe('metrics access', () => {
   it('LEASEHOLD_METRICS=off removes /metrics from every process', async () => {
     const system = await startSystem({ env: { LEASEHOLD_METRICS: 'off' } });
     try {
+      await system.healthy();
       for (const base of [system.url, system.projectorHealthUrl, system.reactorHealthUrl]) expect((await scrape(base)).status).toBe(404);
       expect((await fetch(`${system.projectorHealthUrl}/healthz`)).status).toBe(200);
     } finally {
@@ -188,6 +191,7 @@ describe('metrics access', () => {
   it('LEASEHOLD_METRICS_TOKEN asks every process for the bearer token', async () => {
     const system = await startSystem({ env: { LEASEHOLD_METRICS_TOKEN: 'scrape-secret' } });
     try {
+      await system.healthy();
       for (const base of [system.url, system.projectorHealthUrl, system.reactorHealthUrl]) {
         expect((await scrape(base)).status).toBe(401);
         expect((await scrape(base, { Authorization: 'Bearer wrong' })).status).toBe(401);

@@ -45,6 +45,7 @@ describe('a read model that cannot project an event (docs/operations.md, "A read
     system = await startSystem({
       env: { LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS: '60000', LEASEHOLD_PROJECTOR_MAX_RETRY_SECONDS: '1' },
     });
+    await system.healthy();
     http = api(system.url);
   });
 

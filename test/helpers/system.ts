@@ -16,6 +16,12 @@ export interface RunningSystem {
   readonly reactorHealthUrl: string;
   readonly dataDir: string;
   readonly output: () => string;
+  /**
+   * Resolves once the projector's and the reactor's health servers (of those started) answer
+   * /healthz. startSystem waits for the API only; a test that scrapes the others right away calls
+   * this first (under load they may open their ports after the API does).
+   */
+  healthy(): Promise<void>;
   /** Sends a signal to every process (SIGKILL: a crash) without waiting for them. */
   signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
@@ -30,13 +36,13 @@ export interface SystemOptions {
   readonly port?: number;
 }
 
-const waitForHttp = async (url: string, child: ChildProcess[], log: () => string): Promise<void> => {
+const waitForHttp = async (url: string, child: ChildProcess[], log: () => string, status = 300): Promise<void> => {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.some((c) => c.exitCode !== null)) throw new Error(`system exited early:\n${log()}`);
     try {
       const response = await fetch(url);
-      if (response.status === 300) return;
+      if (response.status === status) return;
     } catch {
       // not listening yet
     }
@@ -76,14 +82,21 @@ export const startSystem = async (options: SystemOptions = {}): Promise<RunningS
     return child;
   });
   const url = `http://127.0.0.1:${port}`;
-  if (options.apps === undefined || options.apps.includes('api')) await waitForHttp(`${url}/`, children, () => log);
+  const runs = (app: 'api' | 'projector' | 'reactor'): boolean => options.apps === undefined || options.apps.includes(app);
+  if (runs('api')) await waitForHttp(`${url}/`, children, () => log);
+  const projectorHealthUrl = `http://127.0.0.1:${env.LEASEHOLD_PROJECTOR_HEALTH_PORT}`;
+  const reactorHealthUrl = `http://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`;
   return {
     url,
     port,
-    projectorHealthUrl: `http://127.0.0.1:${env.LEASEHOLD_PROJECTOR_HEALTH_PORT}`,
-    reactorHealthUrl: `http://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`,
+    projectorHealthUrl,
+    reactorHealthUrl,
     dataDir,
     output: () => log,
+    healthy: async () => {
+      if (runs('projector')) await waitForHttp(`${projectorHealthUrl}/healthz`, children, () => log, 200);
+      if (runs('reactor')) await waitForHttp(`${reactorHealthUrl}/healthz`, children, () => log, 200);
+    },
     signal: (signal) => {
       for (const child of children) if (child.exitCode === null) child.kill(signal);
     },
