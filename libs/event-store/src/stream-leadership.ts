@@ -61,7 +61,9 @@ const claim = async (options: StreamLeadershipOptions, holder: string, leaseMs: 
  * Renews every third of the lease with the revision it last wrote. A renewal refused on that revision
  * means another process claimed the lease; a lease within a third of running out without a renewal
  * (the store unreachable, or a renewal hanging) is given up before anyone else's clock can see it
- * expire, which leaves a third of the lease for clock differences between machines.
+ * expire, which leaves a third of the lease for clock differences between machines. The give-up has
+ * a timer of its own, set for that moment at each renewal: checked on the renewal ticks alone, it
+ * fell a tick late whenever the tick came a moment early, at the very end of the lease.
  */
 const hold = (options: StreamLeadershipOptions, holder: string, claimed: number, leaseMs: number, now: () => number, claimedUntil: number): StreamLeadership => {
   const streamId = leaderStream(options.role);
@@ -70,11 +72,22 @@ const hold = (options: StreamLeadershipOptions, holder: string, claimed: number,
   let ended = false;
   let lostListener: ((reason: string) => void) | null = null;
   let renewing: Promise<void> | null = null;
+  let giveUp: NodeJS.Timeout | null = null;
+  const stopTimers = (): void => {
+    clearInterval(timer);
+    if (giveUp !== null) clearTimeout(giveUp);
+  };
   const lose = (reason: string): void => {
     if (ended) return;
     ended = true;
-    clearInterval(timer);
+    stopTimers();
     lostListener?.(reason);
+  };
+  /** Gives the lease up a third of it before `expires`, unless a renewal moves it on first. */
+  const expiresAt = (expires: number): void => {
+    if (giveUp !== null) clearTimeout(giveUp);
+    giveUp = setTimeout(() => lose('the leadership lease could not be renewed in time'), Math.max(0, expires - leaseMs / 3 - now()));
+    giveUp.unref();
   };
   const renew = async (): Promise<void> => {
     const next = now() + leaseMs;
@@ -82,6 +95,7 @@ const hold = (options: StreamLeadershipOptions, holder: string, claimed: number,
       await options.store.appendToStream(streamId, revision, [leaseEvent(RENEWED, holder, next)]);
       revision += 1;
       until = next;
+      if (!ended) expiresAt(until);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) lose('another process took the leadership');
     }
@@ -96,6 +110,7 @@ const hold = (options: StreamLeadershipOptions, holder: string, claimed: number,
   };
   const timer = setInterval(tick, leaseMs / 3);
   timer.unref();
+  expiresAt(until);
   return {
     onLost: (listener) => {
       lostListener = listener;
@@ -103,7 +118,7 @@ const hold = (options: StreamLeadershipOptions, holder: string, claimed: number,
     release: async () => {
       if (ended) return;
       ended = true;
-      clearInterval(timer);
+      stopTimers();
       await renewing;
       await options.store.appendToStream(streamId, revision, [leaseEvent(RELEASED, holder, now())]).catch(() => undefined);
     },
