@@ -30,7 +30,7 @@ const SORTED_PREFIX = `${COPY_PREFIX}sorted_`;
  * all over its index, and every batch wrote most of that index again (a rebuild of a million events
  * wrote 3.6 GB for a 553 MB read model). sortHistoryCopies gives them their key at the end.
  */
-const historyTables = (): Set<string> => new Set(HISTORY_ENTITIES.map((entity) => entity.meta.tableName));
+const HISTORY_TABLES: ReadonlySet<string> = new Set(HISTORY_ENTITIES.map((entity) => entity.meta.tableName));
 
 const PRIMARY_KEY = /,\s*primary key\s*\([^)]*\)/i;
 
@@ -43,11 +43,11 @@ const liveTables = (): string[] => READ_MODEL_ENTITIES.map((entity) => entity.me
 
 const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
-/** `create table|index <name> ... on <table>` with both names given the copy's prefix. */
-const renamed = (sql: string, name: string, table: string): string =>
+/** `create table|index <name> ... on <table>` with both names given `prefix` (the copy's by default). */
+const renamed = (sql: string, name: string, table: string, prefix = COPY_PREFIX): string =>
   sql
-    .replace(new RegExp(`^(create\\s+(?:unique\\s+)?(?:table|index)\\s+)[\`"]?${name}[\`"]?`, 'i'), `$1${quoted(`${COPY_PREFIX}${name}`)}`)
-    .replace(new RegExp(`(\\son\\s+)[\`"]?${table}[\`"]?(\\s*\\()`, 'i'), `$1${quoted(`${COPY_PREFIX}${table}`)}$2`);
+    .replace(new RegExp(`^(create\\s+(?:unique\\s+)?(?:table|index)\\s+)[\`"]?${name}[\`"]?`, 'i'), `$1${quoted(`${prefix}${name}`)}`)
+    .replace(new RegExp(`(\\son\\s+)[\`"]?${table}[\`"]?(\\s*\\()`, 'i'), `$1${quoted(`${prefix}${table}`)}$2`);
 
 const tableSql = (db: Database.Database, table: string): string => {
   const sql = db.prepare<[string], string>(`select sql from sqlite_master where type = 'table' and name = ?`).pluck().get(table);
@@ -95,12 +95,11 @@ export const dropCopyTables = (file: string): void => {
 export const openCopyTables = async (file: string): Promise<MikroORM> => {
   dropCopyTables(file);
   const db = open(file);
-  const history = historyTables();
   try {
     db.transaction(() => {
       for (const table of liveTables()) {
         const create = renamed(tableSql(db, table), table, table);
-        if (history.has(table)) {
+        if (HISTORY_TABLES.has(table)) {
           if (!PRIMARY_KEY.test(create) || indexesOf(db, table).some((entry) => !LATE_INDEX.test(entry.sql))) throw new Error(`history table ${table} has a key sortHistoryCopies cannot restore`);
           db.exec(create.replace(PRIMARY_KEY, ''));
           continue;
@@ -133,14 +132,14 @@ export const sortHistoryCopies = (file: string): number => {
   try {
     const started = performance.now();
     db.transaction(() => {
-      for (const table of historyTables()) {
+      for (const table of HISTORY_TABLES) {
         const copy = `${COPY_PREFIX}${table}`;
         const sorted = `${SORTED_PREFIX}${table}`;
         const key = db
           .prepare<[string], { name: string; pk: number }>('select name, pk from pragma_table_info(?) where pk > 0 order by pk')
           .all(table)
           .map((column) => quoted(column.name));
-        db.exec(tableSql(db, table).replace(new RegExp(`^(create\\s+table\\s+(?:if\\s+not\\s+exists\\s+)?)[\`"]?${table}[\`"]?`, 'i'), `$1${quoted(sorted)}`));
+        db.exec(renamed(tableSql(db, table), table, table, SORTED_PREFIX));
         db.exec(`insert into ${quoted(sorted)} select * from ${quoted(copy)} order by ${key.join(', ')}`);
         db.exec(`drop table ${quoted(copy)}`);
         db.exec(`alter table ${quoted(sorted)} rename to ${quoted(copy)}`);

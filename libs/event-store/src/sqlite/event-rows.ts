@@ -72,6 +72,10 @@ function filterSql(filter: EventFilter | undefined): FilterSql {
   return { sql: clauses.join(''), params: [...categories, ...types].map(encode) };
 }
 
+/** A page of a filter on several values is read through the index runs of each (EventRows.readMerged). */
+const readsMerged = (limit: number | undefined, filter: EventFilter | undefined): limit is number =>
+  limit !== undefined && ((filter?.types?.length ?? 0) > 1 || (filter?.categories?.length ?? 0) > 1);
+
 /**
  * Prepared statements over one connection; all methods are synchronous. Every value is a bound
  * parameter; the text keys (event id, stream id, category, type) are stored encoded so that any
@@ -147,9 +151,9 @@ export class EventRows {
 
   /** Events with from < position <= to matching the filter, ascending. */
   readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): RecordedEvent[] {
-    const types = filter?.types ?? [];
-    const categories = filter?.categories ?? [];
-    if (limit !== undefined && (types.length > 1 || categories.length > 1)) {
+    if (readsMerged(limit, filter)) {
+      const types = filter?.types ?? [];
+      const categories = filter?.categories ?? [];
       return this.readMerged(from, to, limit, types.length > 0 ? 'type' : 'category', types.length > 0 ? types : categories, types.length > 0 ? categories : []);
     }
     const { sql, params } = filterSql(filter);
@@ -159,7 +163,7 @@ export class EventRows {
 
   /** readRange's events without their ids and metadata (a filter on several values reads them whole). */
   readFoldableRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): FoldableEvent[] {
-    if (limit !== undefined && ((filter?.types?.length ?? 0) > 1 || (filter?.categories?.length ?? 0) > 1)) return this.readRange(from, to, limit, filter);
+    if (readsMerged(limit, filter)) return this.readRange(from, to, limit, filter);
     const { sql, params } = filterSql(filter);
     const rows = this.rangeStatement(sql, FOLDABLE_COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as RawFoldableRow[];
     return rows.map(foldableFromRaw);
