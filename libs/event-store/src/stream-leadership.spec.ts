@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 import { streamLeadership, type StreamLeadership } from './stream-leadership.js';
 
@@ -100,5 +100,28 @@ describe('leadership as a lease in a stream', () => {
     expect(Date.parse(claim?.recordedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(lastLease.until));
     expect(lostAt[0]).toBeLessThan(Date.parse(lastLease.until));
     await next.release();
+  });
+
+  it('gives the lease up a third of it before it expires even when the clock reads a moment behind the renewal timer', async () => {
+    // Node's timers run on a monotonic clock and the lease on the wall clock: here the wall clock reads
+    // 1 ms behind from the claim on, so no renewal tick ever finds the lease within its last third in time
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'Date'] });
+    const store = SqliteEventStore.open({ file: join(dir, 'skew.sqlite') });
+    try {
+      let behindMs = 0;
+      const leading = await streamLeadership({ store, role: 'reactor', leaseMs: LEASE_MS, clock: () => new Date(Date.now() - behindMs) });
+      const claimed = Date.now();
+      const lostAt: number[] = [];
+      leading.onLost(() => lostAt.push(Date.now()));
+      // the store is unreachable from now on: no renewal succeeds
+      vi.spyOn(store, 'appendToStream').mockRejectedValue(new Error('the store is unreachable'));
+      behindMs = 1;
+      await vi.advanceTimersByTimeAsync(LEASE_MS + 100);
+      expect(lostAt).toEqual([claimed + LEASE_MS - LEASE_MS / 3]);
+    } finally {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+      await store.close();
+    }
   });
 });
