@@ -30,6 +30,20 @@ describe('where the versions start', () => {
     expect(await historyFrom(orm)).toBe(0);
   });
 
+  it('a read model no projector has run on yet keeps them from the start too: an API that starts first answers as_of', async () => {
+    const orm = await readModel();
+    expect(await historyFrom(orm)).toBe(0);
+    const store = SqliteEventStore.open({ file: ':memory:', clock: () => new Date('2030-01-01T00:00:00.000Z') });
+    try {
+      await expect(new PointInTime(orm, store, () => new Date('2030-06-01T00:00:00.000Z')).resolve('2000-01-01 00:00')).resolves.toEqual({ instant: '2000-01-01T00:00:00.000Z', position: 0 });
+    } finally {
+      await store.close();
+    }
+    // checkpoints without the mark: an older release projected it, and the mark is not made up here
+    await orm.em.fork().insertMany(CheckpointEntity, [checkpoint('leases', 10)]);
+    expect(await historyFrom(orm)).toBeNull();
+  });
+
   it("an older release's read model keeps them from its furthest checkpoint, once, whatever comes later", async () => {
     const orm = await readModel();
     await orm.em.fork().insertMany(CheckpointEntity, [checkpoint('leases', 10), checkpoint('hosts', 12)]);

@@ -187,8 +187,15 @@ const wholeLeaseDocuments = async (em: EntityManager, patched: readonly LeaseVer
   return docs;
 };
 
-/** The position from which this read model holds every past version (null before a projector that keeps them ran on it). */
+/**
+ * The position from which this read model holds every past version: null for one an older release
+ * projected (checkpoints, but no mark yet). One no projector has run on yet holds them from the start
+ * of the log, as the first projector will mark it (markHistoryStart), so that an API that starts
+ * before the projector answers as_of at once.
+ */
 export const historyFrom = async (orm: MikroORM): Promise<number | null> => {
-  const row = await orm.em.fork().findOne(CheckpointEntity, { name: HISTORY_FROM_CHECKPOINT });
-  return row === null ? null : Number(row.position);
+  const em = orm.em.fork();
+  const row = await em.findOne(CheckpointEntity, { name: HISTORY_FROM_CHECKPOINT });
+  if (row !== null) return Number(row.position);
+  return (await em.count(CheckpointEntity)) === 0 ? 0 : null;
 };
