@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostReservation } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
-import { World, atSecond, createLease, decideAndAppend, find, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
+import { World, atSecond, createLease, decideAndAppend, find, leaseEvents, registerHosts, typesOf, waitFor, waitForEvent } from './reactor.fixtures.js';
 
 const HOUR = 3_600_000;
 const ms = (iso: string): number => Date.parse(iso);
@@ -137,6 +137,41 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect(position(instantEvents, 'Lease.Ended')).toBeLessThan(position(nextEvents, 'Lease.StartRequested'));
     expect(typesOf(nextEvents)).not.toContain('Lease.StartFailed');
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual([next.reservationId]);
+  });
+
+  it('starts a lease on a host healing took from an active lease only once that lease\'s owed update gave it back, though the start is due first and the update is retried', async () => {
+    const healed = await createLease(world.store, { startDate: atSecond(Date.now() - 30_000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
+    await world.startReactor();
+    const [created] = await waitForEvent(world.store, healed.leaseId, 'Lease.Started');
+    await world.stopReactors();
+    // while the reactor is down, host1 fails and healing moves the reservation to host2 (the ledger frees host1 at once) ...
+    const [held] = (created?.data as { reservations: HostReservation[] }).reservations;
+    const reservation = { ...(held as HostReservation), hostIds: ['2'] };
+    const heal = { leaseId: healed.leaseId, reservation, replacements: [{ hostId: '1', by: ['2'] }], unhealedHostIds: [], now: new Date().toISOString() };
+    await decideAndAppend(world.store, healed.leaseId, { type: 'HealReservation', data: heal });
+    // ... host1 comes back, and a lease takes it from the minute's start (what "now" is), before the healing's date
+    const taker = await createLease(world.store, { startDate: atSecond(Date.now() - 20_000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
+    let failures = 0;
+    const wrap = (effects: EffectsRegistry): EffectsRegistry => {
+      const inner = effects['physical:host'];
+      const onUpdate = async (context: EffectContext, updated: HostReservation) => {
+        if (context.leaseId === healed.leaseId && failures++ === 0) throw new Error('compute API unavailable');
+        return inner.onUpdate(context, updated);
+      };
+      const host = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate, leftovers: inner.leftovers.bind(inner) };
+      return { ...effects, 'physical:host': host };
+    };
+    await world.startReactor({ wrap, retryBaseMs: 200 });
+
+    const takerEvents = await waitFor(
+      () => leaseEvents(world.store, taker.leaseId),
+      (events) => events.some((event) => event.type === 'Lease.Started' || event.type === 'Lease.StartFailed'),
+    );
+    expect(typesOf(takerEvents)).toEqual(['Lease.Created', 'Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started']);
+    expect(position(await leaseEvents(world.store, healed.leaseId), 'Reservation.UpdateApplied')).toBeLessThan(position(takerEvents, 'Lease.StartRequested'));
+    expect(failures).toBe(2);
+    expect(world.cloud.nova.aggregatesOf('host1')).toEqual([taker.reservationId]);
+    expect(world.cloud.nova.aggregatesOf('host2')).toEqual([healed.reservationId]);
   });
 
   it('runs every phase of every lease once when two reactors share the store', async () => {

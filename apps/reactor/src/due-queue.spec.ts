@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { EffectPhase } from '#domain/index.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
-const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = [], instant = false): DueEntry => ({
+const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = [], instant = false, releases: readonly string[] = []): DueEntry => ({
   action: { leaseId, phase, step: phase === 'update' ? 'complete' : 'begin', dueAt: new Date(dueMs).toISOString() },
   dueMs,
   resources,
+  releases,
   instant,
 });
 
@@ -42,6 +43,19 @@ describe('DueQueue', () => {
     expect(queue.set('a', null)).toBe(true);
     expect(queue.set('a', null)).toBe(false);
     expect(queue.size).toBe(0);
+  });
+
+  it('knows which leases still give a resource up, whether their entries are due or not', () => {
+    const queue = new DueQueue();
+    queue.set('a', entry('a', 'update', 5000, ['host:2'], false, ['host:1']));
+    expect(queue.releasedByAnother('host:1', 'b')).toBe(true);
+    expect(queue.releasedByAnother('host:1', 'a')).toBe(false);
+    expect(queue.releasedByAnother('host:2', 'b')).toBe(false);
+    queue.set('c', entry('c', 'update', 6000, [], false, ['host:1']));
+    expect(queue.releasedByAnother('host:1', 'a')).toBe(true);
+    queue.set('a', entry('a', 'end', 9000, ['host:2']));
+    queue.set('c', null);
+    expect(queue.releasedByAnother('host:1', 'b')).toBe(false);
   });
 
   it('stays sorted through many random updates', () => {

@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type LeaseEvent, leaseStream } from '#domain/index.js';
-import { at, history } from '#domain/lease/testing/lease.fixtures.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type DueAction, type LeaseEvent, leaseStream } from '#domain/index.js';
+import { at, created, history, reservation, startRequested, started, updateApplied } from '#domain/lease/testing/lease.fixtures.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { LeaseTimeline } from './lease-timeline.js';
+import { Scheduler } from './scheduler.js';
 
 const META = { correlationId: 'c', causationId: 'c', actor: null };
 
@@ -69,5 +70,49 @@ describe('LeaseTimeline', () => {
     await deliver(position);
     expect(changes).toBe(before);
     expect(timeline.sizes()).toEqual({ leases: 0, finished: 1 });
+  });
+});
+
+describe('LeaseTimeline and Scheduler: an active lease\'s owed update and what it gives up', () => {
+  /** Lease `healed` held host 7 from 10:00; at 12:00 healing moved it to host 8, an update the reactor owes the cloud. */
+  const healedOffHost7: LeaseEvent[] = [
+    created({ reservations: [reservation('res-1', { hostIds: ['7'] })] }),
+    startRequested(),
+    started(),
+    {
+      type: 'Reservation.Healed',
+      data: {
+        leaseId: 'healed',
+        reservation: reservation('res-1', { hostIds: ['8'] }),
+        replacements: [{ hostId: '7', by: ['8'] }],
+        unhealedHostIds: [],
+        missingResources: false,
+        resourcesChanged: true,
+        at: at(12),
+      },
+    },
+  ];
+  /** Host 7 came back and lease `taker` got it from 11:00 (a start "now" is the minute's start, before the healing's date). */
+  const takerOfHost7: LeaseEvent[] = [created({ startDate: at(11), reservations: [reservation('res-2', { hostIds: ['7'] })] })];
+
+  it('runs the update first and the start of a lease on the host it gives up only once its outcome is recorded, though that start is due first', async () => {
+    await record('healed', healedOffHost7);
+    await record('taker', takerOfHost7);
+    const position = await deliver(0);
+    const runs: { readonly action: DueAction; readonly finish: () => void }[] = [];
+    const run = (action: DueAction): Promise<string> => new Promise((resolve) => runs.push({ action, finish: () => resolve('done') }));
+    const scheduler = new Scheduler({ queue: timeline.queue, clock: () => new Date(at(13)), monotonic: () => 0, run, log: () => undefined });
+    const ran = (): string[] => runs.map(({ action }) => `${action.leaseId}:${action.phase}`);
+
+    scheduler.start();
+    expect(timeline.queue.dueBy(Date.parse(at(13))).map((entry) => entry.action.leaseId)).toEqual(['taker', 'healed']);
+    expect(ran()).toEqual(['healed:update']);
+
+    await record('healed', [updateApplied('res-1', 1, at(13))]);
+    await deliver(position);
+    runs[0]?.finish();
+    await vi.waitFor(() => expect(ran()).toEqual(['healed:update', 'taker:start']));
+    runs[1]?.finish();
+    await scheduler.stop();
   });
 });

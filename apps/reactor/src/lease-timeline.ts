@@ -3,7 +3,6 @@ import {
   HOST_CATEGORY,
   type HostEvent,
   LEASE_CATEGORY,
-  type LeaseState,
   leaseStream,
   nextDueAction,
   reservedFloatingIpIds,
@@ -37,15 +36,19 @@ const begun = (action: DueAction): boolean => action.step === 'complete' && acti
 
 const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.length + 1);
 
-const dueEntry = (state: LeaseState): DueEntry | null => {
+const hostKey = (hostId: string): string => `host:${hostId}`;
+const floatingIpKey = (floatingIpId: string): string => `floatingip:${floatingIpId}`;
+
+const dueEntry = ({ state, releasing }: LeaseRecord): DueEntry | null => {
   const action = nextDueAction(state);
   if (action === null || state.status === 'Initial') return null;
   const resources = state.lease.reservations.flatMap((reservation) => [
-    ...reservedHostIds(reservation).map((hostId) => `host:${hostId}`),
-    ...reservedFloatingIpIds(reservation).map((floatingIpId) => `floatingip:${floatingIpId}`),
+    ...reservedHostIds(reservation).map(hostKey),
+    ...reservedFloatingIpIds(reservation).map(floatingIpKey),
   ]);
+  const releases = Object.values(releasing).flatMap(({ hostIds, floatingIpIds }) => [...hostIds.map(hostKey), ...floatingIpIds.map(floatingIpKey)]);
   const instant = Date.parse(state.lease.endDate) <= Date.parse(state.lease.startDate);
-  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources, instant };
+  return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources, releases, instant };
 };
 
 /**
@@ -89,7 +92,7 @@ export class LeaseTimeline {
     if (this.leases.size > 0 || this.finished.size > 0) throw new Error('a timeline is restored before it applies anything');
     for (const [leaseId, record] of payload.leases) {
       this.leases.set(leaseId, record);
-      this.queue.set(leaseId, dueEntry(record.state));
+      this.queue.set(leaseId, dueEntry(record));
     }
     for (const leaseId of payload.finished) this.rememberFinished(leaseId);
     for (const [hostId, hostname] of payload.hostnames) this.hostnames.set(hostId, hostname);
@@ -144,7 +147,7 @@ export class LeaseTimeline {
     const previous = this.leases.get(leaseId) ?? leaseReactionView.initialState();
     if (this.finished.has(leaseId) || event.revision !== previous.revision + 1) return false;
     const record = leaseReactionView.evolve(previous, event);
-    const entry = dueEntry(record.state);
+    const entry = dueEntry(record);
     this.queue.set(leaseId, entry);
     if (entry === null && record.state.status !== 'Initial') {
       this.leases.delete(leaseId);

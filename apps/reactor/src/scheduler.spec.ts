@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DueAction, LeasePhase } from '#domain/index.js';
+import type { DueAction, EffectPhase } from '#domain/index.js';
 import { DueQueue } from './due-queue.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 
-const put = (queue: DueQueue, leaseId: string, phase: LeasePhase, dueMs: number, resources: readonly string[]): void => {
-  queue.set(leaseId, { action: { leaseId, phase, step: 'begin', dueAt: new Date(dueMs).toISOString() }, dueMs, resources, instant: false });
+const put = (queue: DueQueue, leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[], releases: readonly string[] = []): void => {
+  const step = phase === 'update' ? 'complete' : 'begin';
+  queue.set(leaseId, { action: { leaseId, phase, step, dueAt: new Date(dueMs).toISOString() }, dueMs, resources, releases, instant: false });
 };
 
 /** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
@@ -67,6 +68,42 @@ describe('Scheduler', () => {
     started[0]?.finish();
     await vi.advanceTimersByTimeAsync(0);
     expect(started.map((s) => s.action.leaseId)).toEqual(['ending', 'elsewhere', 'starting']);
+    await stop();
+  });
+
+  it('lets no other lease take what an owed update gives up before the update has run, even a start due before it, and the update does not wait for that start', async () => {
+    const { queue, started, scheduler, stop } = harness();
+    put(queue, 'taker', 'start', T0, ['h1']);
+    put(queue, 'healed', 'update', T0 + 1_000, ['h2'], ['h1']);
+    put(queue, 'elsewhere', 'start', T0, ['h3']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // the update is not due yet, and still the start waits for it
+    expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere', 'healed']);
+    // the update's outcome recorded: the lease gives nothing up any more, but its run still holds h1 until it returns
+    put(queue, 'healed', 'end', T0 + 3_600_000, ['h2']);
+    scheduler.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere', 'healed']);
+    started[1]?.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere', 'healed', 'taker']);
+    await stop();
+  });
+
+  it('holds what an owed update gives up while the update waits on a retry', async () => {
+    const { queue, started, scheduler, stop } = harness({ fail: (action) => action.phase === 'update' });
+    put(queue, 'healed', 'update', T0, ['h2'], ['h1']);
+    put(queue, 'taker', 'start', T0 + 1, ['h1']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    started[0]?.finish();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['healed']);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(started.map((s) => s.action.leaseId)).toEqual(['healed', 'healed']);
     await stop();
   });
 

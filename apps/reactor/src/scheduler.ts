@@ -37,8 +37,9 @@ const MAX_SLEEP_MS = 1_000;
  * Sleeps until the earliest due action and runs it; any change of the queue wakes it. Actions of one
  * lease run one at a time; actions touching one resource (a host, a floating IP) run in due order (an
  * ending lease frees a host before the next lease's start takes it, and a lease waiting on a retry
- * keeps its resources); actions on different resources run concurrently, so one lease's retries never
- * delay another's.
+ * keeps its resources), except that what a lease's owed work still gives up is taken by no other lease
+ * before that work has run, whatever their order; actions on different resources run concurrently, so
+ * one lease's retries never delay another's.
  */
 export class Scheduler {
   private readonly inFlight = new Map<string, { readonly resources: readonly string[]; readonly done: Promise<void> }>();
@@ -84,7 +85,7 @@ export class Scheduler {
       const notBefore = this.notBefore(entry);
       if (notBefore > steady) nextRetryIn = Math.min(nextRetryIn, notBefore - steady);
       else if (this.canRun(entry, held)) this.dispatch(entry, now);
-      for (const resource of entry.resources) held.add(resource);
+      for (const resource of this.holds(entry)) held.add(resource);
     }
     const nextDue = this.options.queue.nextAfter(now);
     this.arm(Math.min(nextRetryIn, nextDue === null ? Number.POSITIVE_INFINITY : nextDue - now));
@@ -105,7 +106,19 @@ export class Scheduler {
 
   private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
     if (this.inFlight.has(entry.action.leaseId)) return false;
-    return !entry.resources.some((resource) => held.has(resource));
+    return !entry.releases.some((resource) => held.has(resource)) && !entry.resources.some((resource) => held.has(resource) || this.releasedByAnother(entry, resource));
+  }
+
+  /**
+   * What an entry holds against the entries after it: what it gives up, and what it holds unless
+   * another lease still gives that up (that lease's work goes first, even when it is due later).
+   */
+  private holds(entry: DueEntry): string[] {
+    return [...entry.releases, ...entry.resources.filter((resource) => !this.releasedByAnother(entry, resource))];
+  }
+
+  private releasedByAnother(entry: DueEntry, resource: string): boolean {
+    return this.options.queue.releasedByAnother(resource, entry.action.leaseId);
   }
 
   private notBefore(entry: DueEntry): number {
@@ -132,7 +145,7 @@ export class Scheduler {
         this.inFlight.delete(leaseId);
         this.wake();
       });
-    this.inFlight.set(leaseId, { resources: entry.resources, done });
+    this.inFlight.set(leaseId, { resources: [...entry.resources, ...entry.releases], done });
   }
 
   private failed(action: DueAction, error: unknown): void {

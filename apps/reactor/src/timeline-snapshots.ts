@@ -5,8 +5,11 @@ import { type Restore, loadSnapshot, withinLog } from '#application/snapshots/st
 import type { TimelinePayload } from './lease-timeline.js';
 
 export const TIMELINE_SNAPSHOT_KIND = 'reactor-timeline';
-/** 1: TimelinePayload, lease records as leaseReactionView folds them. */
-export const TIMELINE_SCHEMA_VERSION = 1;
+/**
+ * 1: TimelinePayload, lease records as leaseReactionView folds them.
+ * 2: lease records carry `releasing` (what an owed change still gives up in the cloud).
+ */
+export const TIMELINE_SCHEMA_VERSION = 2;
 
 export interface TimelineSnapshots {
   readonly store: SnapshotStore;
