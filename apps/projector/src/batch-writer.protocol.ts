@@ -3,22 +3,11 @@
 /** What better-sqlite3 binds. */
 export type Bindable = string | number | bigint | Buffer | null;
 
-export interface WriterCheckpoints {
-  readonly minBytes: number;
-  readonly factor: number;
-}
-
 export interface WriterSetup {
   /** The read model's SQLite file. */
   readonly file: string;
   /** Run on the writer's connection first (`busy_timeout = 5000`, ...): the main connection's settings. */
   readonly pragmas: readonly string[];
-  /**
-   * When the writer checkpoints the write-ahead log itself (SQLite's automatic checkpoint then off on
-   * its connection): after a commit that leaves the log above `factor` times the file and `minBytes`,
-   * and when it closes. null: SQLite's automatic checkpoint (at a commit past 1,000 pages of log).
-   */
-  readonly checkpoint: WriterCheckpoints | null;
 }
 
 /** `select <position> ... where <key> = ?`: the batch is written only if it finds `expected` (no row: 0). */

@@ -17,24 +17,8 @@ import type { WriterSetup } from './batch-writer.protocol.js';
 const WRITER_THREAD = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const { statSync } = require('node:fs');
 const db = new Database(workerData.file, { fileMustExist: true });
 for (const pragma of workerData.pragmas) db.pragma(pragma);
-if (workerData.checkpoint !== null) db.pragma('wal_autocheckpoint = 0');
-const sizeOf = (path) => {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-};
-// truncate: the log's file shrinks back to nothing, so that its size says how much it holds
-const checkpoint = () => db.pragma('wal_checkpoint(truncate)');
-const checkpointIfLarge = () => {
-  if (workerData.checkpoint === null) return;
-  const { minBytes, factor } = workerData.checkpoint;
-  if (sizeOf(workerData.file + '-wal') > Math.max(minBytes, factor * sizeOf(workerData.file))) checkpoint();
-};
 const statements = new Map();
 const prepared = (sql) => {
   let statement = statements.get(sql);
@@ -66,11 +50,6 @@ parentPort.on('message', (message) => {
     return;
   }
   if (message.kind === 'close') {
-    try {
-      if (workerData.checkpoint !== null) checkpoint();
-    } catch {
-      // another connection checkpoints it later (SQLite's automatic checkpoint at a commit of the projector's own)
-    }
     db.close();
     parentPort.postMessage({ kind: 'closed' });
     return;
@@ -83,7 +62,6 @@ parentPort.on('message', (message) => {
     const moved = write(message);
     if (moved === null) {
       parentPort.postMessage({ kind: 'written', id: message.id });
-      checkpointIfLarge();
       return;
     }
     refusing = moved;

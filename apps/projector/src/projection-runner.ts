@@ -5,8 +5,7 @@ import type { Projection } from './projection.js';
 import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
 import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
-import type { WriterCheckpoints } from './batch-writer.protocol.js';
-import { CATCH_UP_CHECKPOINTS, type FoldedBatch, PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
+import { type FoldedBatch, PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
 
 export const DEFAULT_BATCH_SIZE = 500;
 /**
@@ -46,8 +45,6 @@ export interface ProjectionRunnerOptions {
   readonly writerThread?: boolean;
   /** Events read and folded at a time within a batch for the writer thread (default FOLD_CHUNK). */
   readonly foldChunkSize?: number;
-  /** When the writer thread checkpoints the write-ahead log (default CATCH_UP_CHECKPOINTS; null: SQLite's automatic checkpoint). */
-  readonly writerCheckpoints?: WriterCheckpoints | null;
   readonly maxRetryDelayMs?: number;
   readonly log?: (entry: RunnerLogEntry) => void;
   readonly clock?: () => Date;
@@ -301,7 +298,7 @@ export class ProjectionRunner {
   /** The writer thread, or null (another database, or it could not start: the catch-up then runs on this thread alone). */
   private async openPipeline(): Promise<SqlitePipeline | null> {
     try {
-      return await SqlitePipeline.open(this.options.orm, this.options.writerCheckpoints === undefined ? CATCH_UP_CHECKPOINTS : this.options.writerCheckpoints);
+      return await SqlitePipeline.open(this.options.orm);
     } catch (error) {
       this.log({ event: 'error', phase: 'writer-thread', error: describeError(error) });
       return null;

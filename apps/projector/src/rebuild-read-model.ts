@@ -75,8 +75,6 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
     ...(options.writerThread === undefined ? {} : { writerThread: options.writerThread }),
     ...(options.log === undefined ? {} : { log: options.log }),
     retryDelayMs: null,
-    // see CATCH_UP_CHECKPOINTS
-    writerCheckpoints: null,
   });
   await runner.start();
   const head = await options.store.headPosition();

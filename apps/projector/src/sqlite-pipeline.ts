@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
 import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { CheckpointEntity, type CheckpointRow } from '#read-model/index.js';
-import type { Bindable, CheckpointGuard, WriteStep, WriterCheckpoints, WriterMessage, WriterReply, WriterSetup } from './batch-writer.protocol.js';
+import type { Bindable, CheckpointGuard, WriteStep, WriterMessage, WriterReply, WriterSetup } from './batch-writer.protocol.js';
 import { startWriterThread } from './batch-writer.thread.js';
 import { BatchRows, type PipelinedBatch as PipelinedRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
@@ -15,27 +15,12 @@ import { SqliteRowWriter } from './sqlite-row-writer.js';
  * The connection settings the writer thread copies from the read model's own connection. Not
  * wal_autocheckpoint: a rebuild's copy turns it off, so that its single thread never stops to
  * checkpoint, which leaves the whole copy (550 MB at a million events) in the write-ahead log for the
- * swap to checkpoint after it; a rebuild's writer thread checkpoints as it goes (SQLite's default, at
- * 1,000 pages) while the main thread folds (a catch-up's as CATCH_UP_CHECKPOINTS says). On the quiet machine, four runs at a million events: the swap's
+ * swap to checkpoint after it; the writer thread checkpoints as it goes (SQLite's default, at 1,000
+ * pages) while the main thread folds. On the quiet machine, four runs at a million events: the swap's
  * write lock 1.8-2.2 s instead of 3.4 s, its checkpoint 0.2 s instead of 2.2-2.9 s, the rebuild
  * 30.5-33.0 s instead of 32.9-34.4 s (under load from other work it came out about even).
  */
 const COPIED_PRAGMAS = ['busy_timeout', 'synchronous', 'cache_size'] as const;
-
-/**
- * When the writer thread of a projector's catch-up checkpoints the write-ahead log: once it holds more
- * than twice the file (and at least 256 MiB), and at the end of the catch-up. A catch-up rewrites the same pages (the live
- * tables' indexes) batch after batch; checkpointed at each commit (SQLite's automatic checkpoint, at
- * 1,000 pages, which every batch of a catch-up exceeds), each copy of them went into the file again.
- * A catch-up from 0 of a million events wrote 1.5 GB of log for a 604 MB read model; on the kept
- * log, two runs each way alternating, 17.9 and 20.0 s plus 2.3 s for the one checkpoint at the end
- * against 22.6 and 24.9 s (checkpoints every 64,000 or 16,000 pages gained nothing: the pages are
- * rewritten across the whole catch-up, not within a few batches). A rebuild keeps SQLite's automatic
- * checkpoint (rebuild-read-model.ts): its copies' pages are written about once, and its checkpoints run
- * while the main thread folds, where one at the end came before the swap (1,884 MB written instead of
- * 2,460 MB, but 0.2-1.6 s slower in five runs of each alternating).
- */
-export const CATCH_UP_CHECKPOINTS: WriterCheckpoints = { minBytes: 256 * 1024 * 1024, factor: 2 };
 
 /** Batches folded and handed to the writer thread before the main thread waits for the oldest to commit. */
 export const PIPELINE_DEPTH = 2;
@@ -176,7 +161,7 @@ export class SqlitePipeline {
   }
 
   /** A pipeline for this read model; null unless it is SQLite in a file (the writer opens the file too). */
-  static async open(orm: MikroORM, checkpoint: WriterCheckpoints | null): Promise<SqlitePipeline | null> {
+  static async open(orm: MikroORM): Promise<SqlitePipeline | null> {
     const file = orm.config.get('dbName');
     if (!(orm.em.getPlatform() instanceof BetterSqlitePlatform) || file === undefined || file === '' || file === ':memory:') return null;
     const connection = orm.em.getConnection();
@@ -188,7 +173,7 @@ export class SqlitePipeline {
     }
     const reads = new Database(file, { fileMustExist: true, readonly: true });
     for (const pragma of pragmas.filter((line) => line.startsWith('cache_size') || line.startsWith('busy_timeout'))) reads.pragma(pragma);
-    const setup: WriterSetup = { file, pragmas, checkpoint };
+    const setup: WriterSetup = { file, pragmas };
     const worker = startWriterThread(setup);
     return new SqlitePipeline(orm, reads, worker);
   }
