@@ -6,7 +6,7 @@ import { READ_MODEL_ENTITIES, type ReadModelDatabase, openReadModel } from '#rea
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
 import { ProjectionRunner, type RunnerLogEntry } from './projection-runner.js';
-import { type SwapTimes, dropCopyTables, openCopyTables, swapInCopyTables } from './sqlite-copy-tables.js';
+import { type RebuildEndTimes, dropCopyTables, openCopyTables, sortHistoryCopies, swapInCopyTables } from './sqlite-copy-tables.js';
 
 export interface RebuildOptions {
   readonly store: EventStore;
@@ -21,8 +21,8 @@ export interface RebuildOptions {
   readonly progressEveryMs?: number;
   /** SQLite: fold on this thread and write on a second one (default true; see SqlitePipeline). */
   readonly writerThread?: boolean;
-  /** SQLite: told how long the swap held the read model's write lock, and the checkpoint after it. */
-  readonly onSwapped?: (times: SwapTimes) => void;
+  /** SQLite: told how long the history copies took to sort, the swap held the read model's write lock, and the checkpoint after it. */
+  readonly onSwapped?: (times: RebuildEndTimes) => void;
 }
 
 /**
@@ -134,8 +134,9 @@ const rebuildOnSqlite = async (options: RebuildOptions): Promise<RebuildResult> 
     const position = await replay(options, copy);
     await copy.close();
     open = false;
+    const sortSeconds = sortHistoryCopies(file);
     const times = swapInCopyTables(file);
-    options.onSwapped?.(times);
+    options.onSwapped?.({ sortSeconds, ...times });
     return { rebuilt: true, position, events: position };
   } finally {
     if (open) await copy.close();

@@ -20,7 +20,7 @@ import type { EventStore } from '#event-store/event-store.port.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
 import { REBUILD_BATCH_SIZE, rebuildReadModel } from './rebuild-read-model.js';
-import type { SwapTimes } from './sqlite-copy-tables.js';
+import type { RebuildEndTimes } from './sqlite-copy-tables.js';
 import { writerThreadFromEnv } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
@@ -67,8 +67,8 @@ const run = async (): Promise<void> => {
     const started = performance.now();
     const terminal = process.stderr.isTTY;
     let swap = '';
-    const onSwapped = ({ lockedSeconds, checkpointSeconds }: SwapTimes): void => {
-      swap = ` (swap: write lock held ${lockedSeconds.toFixed(1)} s, checkpoint ${checkpointSeconds.toFixed(1)} s)`;
+    const onSwapped = ({ sortSeconds, lockedSeconds, checkpointSeconds }: RebuildEndTimes): void => {
+      swap = ` (history sorted into its keys in ${sortSeconds.toFixed(1)} s; swap: write lock held ${lockedSeconds.toFixed(1)} s, checkpoint ${checkpointSeconds.toFixed(1)} s)`;
     };
     const writerThread = writerThreadFromEnv(process.env.LEASEHOLD_PROJECTOR_WRITER_THREAD);
     const result = await rebuildReadModel({ store, orm, batchSize, writerThread, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000, onSwapped });

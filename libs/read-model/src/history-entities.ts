@@ -65,34 +65,25 @@ export interface FloatingIpAllocationVersionRow extends Version {
 
 const position = () => ({ type: new BigIntType('number') });
 
-/**
- * Keyed by the position the version became valid at, then the live row's id: versions are made in log
- * order, so the projector (a replay of the whole log above all) appends them at the end of the key.
- * Keyed by id first (earlier releases), each batch's versions landed all over the key's index, and a
- * rebuild had to write its copies without a key and sort them in before the swap. A table made by an
- * earlier release keeps its key (MikroORM's schema update does not compare a key's column order) until
- * a rebuild, whose copy is made with this one (sqlite-copy-tables.ts).
- */
+/** Keyed by the live row's id and the position it became valid at. */
 const versionProperties = {
-  validFrom: { ...position(), primary: true },
   id: { type: SafeTextType, primary: true },
+  validFrom: { ...position(), primary: true },
   validTo: position(),
 } as const;
 
 /**
- * The versions valid at P (validFrom <= P < validTo) are found in the validity index alone: its entries
- * are small, and only the matching rows, with their documents, are read from the table. One row's
- * versions (a GET as of P, a walk through a lease's patches) are found by id.
+ * The versions valid at P (validFrom <= P < validTo) are found in the index alone: its entries are
+ * small, and only the matching rows, with their documents, are read from the table.
  */
-const versionIndexes = <V extends Version & { id: string }>(table: string): { name: string; properties: (keyof V & string)[] }[] => [
+const validityIndex = <V extends Version>(table: string): { name: string; properties: (keyof V & string)[] }[] => [
   { name: `${table}_validity`, properties: ['validTo', 'validFrom'] },
-  { name: `${table}_by_id`, properties: ['id', 'validFrom'] },
 ];
 
 const leaseVersionSchema = (): EntitySchema<LeaseVersionRow> => new EntitySchema<LeaseVersionRow>({
   name: 'LeaseVersionRow',
   tableName: 'lh_lease_versions',
-  indexes: versionIndexes('lh_lease_versions'),
+  indexes: validityIndex('lh_lease_versions'),
   properties: {
     ...versionProperties,
     projectId: { type: SafeTextType },
@@ -106,7 +97,7 @@ export const LeaseVersionEntity = leaseVersionSchema();
 const hostVersionSchema = (): EntitySchema<HostVersionRow> => new EntitySchema<HostVersionRow>({
   name: 'HostVersionRow',
   tableName: 'lh_host_versions',
-  indexes: versionIndexes('lh_host_versions'),
+  indexes: validityIndex('lh_host_versions'),
   properties: {
     ...versionProperties,
     sortKey: { type: 'integer' },
@@ -118,7 +109,7 @@ export const HostVersionEntity = hostVersionSchema();
 const allocationVersionSchema = (): EntitySchema<AllocationVersionRow> => new EntitySchema<AllocationVersionRow>({
   name: 'AllocationVersionRow',
   tableName: 'lh_allocation_versions',
-  indexes: versionIndexes('lh_allocation_versions'),
+  indexes: validityIndex('lh_allocation_versions'),
   properties: {
     ...versionProperties,
     hostId: { type: SafeTextType },
@@ -137,7 +128,7 @@ export const AllocationVersionEntity = allocationVersionSchema();
 const floatingIpVersionSchema = (): EntitySchema<FloatingIpVersionRow> => new EntitySchema<FloatingIpVersionRow>({
   name: 'FloatingIpVersionRow',
   tableName: 'lh_floatingip_versions',
-  indexes: versionIndexes('lh_floatingip_versions'),
+  indexes: validityIndex('lh_floatingip_versions'),
   properties: {
     ...versionProperties,
     sortKey: { type: new BigIntType('number') },
@@ -149,7 +140,7 @@ export const FloatingIpVersionEntity = floatingIpVersionSchema();
 const floatingIpAllocationVersionSchema = (): EntitySchema<FloatingIpAllocationVersionRow> => new EntitySchema<FloatingIpAllocationVersionRow>({
   name: 'FloatingIpAllocationVersionRow',
   tableName: 'lh_floatingip_allocation_versions',
-  indexes: versionIndexes('lh_floatingip_allocation_versions'),
+  indexes: validityIndex('lh_floatingip_allocation_versions'),
   properties: {
     ...versionProperties,
     floatingIpId: { type: SafeTextType },
