@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
-import { CheckpointEntity, openReadModel } from '#read-model/index.js';
+import { CheckpointEntity, LeaseVersionEntity, openReadModel } from '#read-model/index.js';
 import { ProjectionRunner, dumpReadModel, verifyReadModel } from '#projector/index.js';
 import { generateLedger } from '../../bench/replay-workload.js';
 
@@ -77,6 +77,22 @@ describe('verifyReadModel', () => {
       ['lh_checkpoints', 'hosts', 'error', 'boom', null],
       ['lh_checkpoints', 'hosts', 'failedAt', '2031-01-01T00:00:00.000Z', null],
     ]);
+  });
+
+  it("finds a changed past version by its whole key, whichever of a row's versions it is", async () => {
+    const live = await projected();
+    const versions = await live.em.fork().find(LeaseVersionEntity, {}, { orderBy: { id: 'asc', validFrom: 'asc' } });
+    const many = versions.filter((version, i) => version.id === versions[i + 1]?.id);
+    // the first of a lease's versions, then one of another event (the key by id alone, or by position alone, named neither)
+    const [first, other] = [many[0], versions.find((version) => version.validFrom === many[0]?.validFrom && version.id !== many[0]?.id) ?? many.at(-1)];
+    if (first === undefined || other === undefined) throw new Error('the ledger has no lease with two past versions');
+    for (const version of [first, other]) await live.em.fork().nativeUpdate(LeaseVersionEntity, { id: version.id, validFrom: version.validFrom }, { startDate: '1999-01-01T00:00:00.000Z' });
+    const outcome = await verify(live);
+    expect(outcome.differences.map((d) => [d.table, d.key, d.column, d.live])).toEqual(
+      [first, other]
+        .map((version) => ['lh_lease_versions', `${version.id} ${version.validFrom}`, 'startDate', '1999-01-01T00:00:00.000Z'])
+        .sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1)),
+    );
   });
 
   it('a read model that never projected anything is at position 0, not at the head', async () => {

@@ -98,10 +98,11 @@ export const replayToCheckpoints = async (
   }
 };
 
-const primaryKeys = (orm: MikroORM): Map<string, string> =>
+/** Each table's key columns: a table of past versions is keyed by two (id, position), which together name one row. */
+const primaryKeys = (orm: MikroORM): Map<string, readonly string[]> =>
   new Map(READ_MODEL_ENTITIES.map((entity) => {
     const meta = orm.getMetadata().get(entity.meta.className);
-    return [meta.tableName, meta.primaryKeys[0] as string];
+    return [meta.tableName, meta.primaryKeys];
   }));
 
 const rowDifferences = (table: string, key: string, live: Row, replayed: Row): ReadModelDifference[] =>
@@ -109,8 +110,9 @@ const rowDifferences = (table: string, key: string, live: Row, replayed: Row): R
     .filter((column) => canonical(live[column]) !== canonical(replayed[column]))
     .map((column) => ({ table, key, column, live: live[column], replayed: replayed[column] }));
 
-const tableDifferences = (table: string, primaryKey: string, live: readonly unknown[], replayed: readonly unknown[]): ReadModelDifference[] => {
-  const byKey = (rows: readonly unknown[]) => new Map(rows.map((row) => [String((row as Row)[primaryKey]), row as Row]));
+const tableDifferences = (table: string, primaryKey: readonly string[], live: readonly unknown[], replayed: readonly unknown[]): ReadModelDifference[] => {
+  const keyOf = (row: Row): string => primaryKey.map((column) => String(row[column])).join(' ');
+  const byKey = (rows: readonly unknown[]) => new Map(rows.map((row) => [keyOf(row as Row), row as Row]));
   const [liveRows, replayedRows] = [byKey(live), byKey(replayed)];
   const keys = [...new Set([...replayedRows.keys(), ...liveRows.keys()])].sort();
   return keys.flatMap((key) => {
