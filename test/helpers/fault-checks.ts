@@ -100,7 +100,8 @@ export interface TimerAudit {
   readonly fired: number;
 }
 
-type BeforeEnd = 'undone' | 'requested' | 'done';
+/** `superseded`: the end began while it ran (the lease was deleted), and its outcome is owed no more. */
+type BeforeEnd = 'undone' | 'requested' | 'done' | 'superseded';
 
 interface LeaseTimers {
   startMs: number;
@@ -152,6 +153,9 @@ const foldTimers = (events: readonly LedgerEvent[], problem: (text: string) => v
       t.endRequested++;
       if (t.endRequested > 1) problem(`end fired twice (again at ${position})`);
       if (data.reason === 'scheduled' && t.started && t.beforeEnd === 'undone' && t.beforeEndMs !== null) problem(`end fired at ${position} before the lease's before_end`);
+      if (data.reason === 'scheduled' && t.beforeEnd === 'requested') problem(`end fired at ${position} while the lease's before_end ran`);
+      // a lease deleted while its before-end action runs: the end supersedes that action, whose outcome is owed no more
+      if (t.beforeEnd === 'requested') t.beforeEnd = 'superseded';
     } else if (END_DONE.has(type)) {
       t.endDone++;
       if (t.endDone > t.endRequested) problem(`end recorded ${t.endDone} times for ${t.endRequested} begun (at ${position})`);
