@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord } from '#domain/index.js';
+import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
+import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
 import { World, atSecond, createLease, floatingIpReservation, instanceReservation, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
@@ -91,5 +92,42 @@ describe('reconciliation of active reservations with the (standalone) cloud', ()
     await Promise.all([first.reconcileOnce(), second.reconcileOnce()]);
     const events = await leaseEvents(world.store, addresses.leaseId);
     expect(typesOf(events).filter((type) => type === 'Reservation.DriftRepaired')).toHaveLength(1);
+  });
+
+  it('does not put back the addresses of a lease whose end ran while the round checked another lease', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = '';
+    /** The check of the first lease waits at the gate; everything else runs as it is. */
+    const slowFirstCheck = (effects: EffectsRegistry): EffectsRegistry => {
+      const inner = effects['virtual:floatingip'];
+      const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), leftovers: inner.leftovers.bind(inner) };
+      const onUpdate = async (context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> => {
+        if (held === '' || held === reservation.id) {
+          held = reservation.id;
+          await gate;
+        }
+        return inner.onUpdate(context, reservation);
+      };
+      return { ...effects, 'virtual:floatingip': { ...adapter, onUpdate } };
+    };
+    const reactor = await world.startReactor({ wrap: slowFirstCheck });
+    const started = atSecond(Date.now() - 1000);
+    const first = await createLease(world.store, { startDate: started, endDate: atSecond(Date.now() + HOUR), reservation: floatingIpReservation(NET, ['172.24.4.10']), now: aMinuteAgo() });
+    const ending = await createLease(world.store, { startDate: started, endDate: atSecond(Date.now() + 3_000), reservation: floatingIpReservation(NET, ['172.24.4.11']), now: aMinuteAgo() });
+    await waitForEvent(world.store, first.leaseId, 'Lease.Started');
+    await waitForEvent(world.store, ending.leaseId, 'Lease.Started');
+
+    // the round lists both leases, then waits on the first while the second ends and releases its address
+    const round = reactor.reconcileOnce();
+    await waitForEvent(world.store, ending.leaseId, 'Lease.Ended');
+    expect(held).toBe(first.reservationId);
+    expect(world.cloud.neutron.findFloatingIp(NET, '172.24.4.11')).toBeNull();
+    release();
+
+    const report = await round;
+    expect(world.cloud.neutron.findFloatingIp(NET, '172.24.4.11'), 'the ended lease\'s address, put back').toBeNull();
+    expect(report).toEqual({ checked: 1, drifted: 0, failed: 0, skipped: 1 });
+    expect(typesOf(await leaseEvents(world.store, ending.leaseId)).at(-1)).toBe('Lease.Ended');
   });
 });

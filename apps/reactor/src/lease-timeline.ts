@@ -58,6 +58,10 @@ const dueEntry = ({ state, releasing }: LeaseRecord): DueEntry | null => {
  */
 export const FINISHED_REMEMBERED = 2_000;
 
+/** An active lease the reconciler may check: its before-end action not running, no change owed to the cloud. */
+export const isSettledActive = (record: LeaseRecord | undefined): record is LeaseRecord =>
+  record !== undefined && record.state.status === 'Active' && record.state.lease.beforeEnd !== 'in_progress' && Object.keys(record.state.lease.pendingUpdates).length === 0;
+
 /**
  * The reactor's read model: every live lease folded with the lease decider, hypervisor hostnames from
  * host events, and the due queue derived from each lease's next action. Events are applied once each,
@@ -104,10 +108,7 @@ export class LeaseTimeline {
 
   /** Active leases with nothing in progress or owed: what a reconciliation may check. */
   settledActiveLeases(): LeaseRecord[] {
-    return [...this.leases.values()].filter(
-      (record) =>
-        record.state.status === 'Active' && record.state.lease.beforeEnd !== 'in_progress' && Object.keys(record.state.lease.pendingUpdates).length === 0,
-    );
+    return [...this.leases.values()].filter(isSettledActive);
   }
 
   hostname(hostId: string): string | undefined {

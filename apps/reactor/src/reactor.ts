@@ -83,6 +83,7 @@ export class Reactor {
       clock,
       intervalMs: options.reconcileIntervalMs ?? 0,
       log: this.log,
+      exclusive: (leaseId, work) => this.scheduler.exclusive(leaseId, work),
     });
     const reactions = new LeaseReactions({ reactions: leaseReactions, timeline: this.timeline, effects: options.effects, clock });
     this.scheduler = new Scheduler({

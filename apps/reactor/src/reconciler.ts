@@ -3,7 +3,7 @@ import type { LeaseReactionUseCases } from '#application/reactions/lease-reactio
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { ReclamationReport, ReclamationWatch } from './reclamation-watch.js';
-import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
+import { type LeaseRecord, type LeaseTimeline, isSettledActive } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
 import type { ReactorLogEntry } from './scheduler.js';
 import { describeError } from '#domain/index.js';
@@ -18,6 +18,11 @@ export interface ReconcilerOptions {
   readonly log: (entry: ReactorLogEntry) => void;
   /** Ended leases' leftovers, looked at in the same round (absent: none). */
   readonly reclamation?: ReclamationWatch;
+  /**
+   * Runs a lease's check as one of its due actions would run (Scheduler.exclusive): not beside them,
+   * null while one is in flight or due. Absent, checks run at once (no scheduler).
+   */
+  readonly exclusive?: <T>(leaseId: string, work: () => Promise<T>) => Promise<T | null>;
 }
 
 /** What one round found, for the log and the tests. */
@@ -25,10 +30,11 @@ export interface ReconcileReport {
   readonly checked: number;
   readonly drifted: number;
   readonly failed: number;
-  /** Checks that could not run (the cloud unreachable) or could not be recorded (the lease moved on, or kept losing races): next round. */
+  /** Checks that could not run (the cloud unreachable, an action of the lease due or running) or could not be recorded (the lease moved on, or kept losing races): next round. */
   readonly skipped: number;
 }
 
+type Counts = { -readonly [K in keyof ReconcileReport]: number };
 
 /**
  * Compares what the ledger expects of every settled active reservation with what the cloud has, by
@@ -77,23 +83,37 @@ export class Reconciler {
     const now = this.options.clock().getTime();
     // a round's number keys its event ids; a round run by hand (no interval) is its own round
     const round = this.options.intervalMs > 0 ? Math.floor(now / this.options.intervalMs) : now;
-    const counts = { checked: 0, drifted: 0, failed: 0, skipped: 0 };
-    for (const record of this.options.timeline.settledActiveLeases()) {
-      for (const reservation of record.state.status === 'Active' ? record.state.lease.reservations : []) {
-        if (this.stopped) return counts;
-        const outcome = await this.check(record, reservation, round);
-        if (outcome === null) {
-          counts.skipped++;
-          continue;
-        }
-        counts.checked++;
-        const recorded = await this.record(record, outcome, round);
-        if (recorded === 'skipped') counts.skipped++;
-        else if (recorded === 'Reservation.DriftRepaired') counts.drifted++;
-        else if (recorded === 'Reservation.ReconciliationFailed') counts.failed++;
-      }
+    const counts: Counts = { checked: 0, drifted: 0, failed: 0, skipped: 0 };
+    const exclusive = this.options.exclusive ?? ((_: string, work: () => Promise<boolean>) => work());
+    for (const listed of this.options.timeline.settledActiveLeases()) {
+      if (this.stopped) return counts;
+      const leaseId = listed.state.status === 'Active' ? listed.state.lease.leaseId : '';
+      // the lease as the timeline has it now, not when the round began: its end may have run meanwhile
+      const checked = await exclusive(leaseId, async () => {
+        const record = this.options.timeline.get(leaseId);
+        if (!isSettledActive(record)) return false;
+        await this.reconcileLease(record, round, counts);
+        return true;
+      });
+      if (checked !== true) counts.skipped += listed.state.status === 'Active' ? listed.state.lease.reservations.length : 0;
     }
     return counts;
+  }
+
+  private async reconcileLease(record: LeaseRecord, round: number, counts: Counts): Promise<void> {
+    for (const reservation of record.state.status === 'Active' ? record.state.lease.reservations : []) {
+      if (this.stopped) return;
+      const outcome = await this.check(record, reservation, round);
+      if (outcome === null) {
+        counts.skipped++;
+        continue;
+      }
+      counts.checked++;
+      const recorded = await this.record(record, outcome, round);
+      if (recorded === 'skipped') counts.skipped++;
+      else if (recorded === 'Reservation.DriftRepaired') counts.drifted++;
+      else if (recorded === 'Reservation.ReconciliationFailed') counts.failed++;
+    }
   }
 
   /** The converge's outcome, or null when the cloud could not be asked (a transient failure). */

@@ -190,4 +190,52 @@ describe('Scheduler', () => {
     expect(started).toHaveLength(2);
     await stop();
   });
+
+  describe('exclusive work on a lease (a reconciliation\'s check)', () => {
+    const deferred = (): { promise: Promise<string>; resolve: (value: string) => void } => {
+      let resolve: (value: string) => void = () => undefined;
+      const promise = new Promise<string>((settle) => (resolve = settle));
+      return { promise, resolve };
+    };
+
+    it('holds the lease\'s action that falls due meanwhile, and the other leases\' actions on its resources, until it is done', async () => {
+      const { queue, started, scheduler, stop } = harness();
+      put(queue, 'checked', 'end', T0 + 1_000, ['f1']);
+      put(queue, 'next', 'start', T0 + 1_000, ['f1']);
+      put(queue, 'elsewhere', 'start', T0 + 1_000, ['f2']);
+      scheduler.start();
+      const work = deferred();
+      const running = scheduler.exclusive('checked', () => work.promise);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere']);
+      work.resolve('checked');
+      await expect(running).resolves.toBe('checked');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere', 'checked']);
+      queue.set('checked', null);
+      started[1]?.finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(started.map((s) => s.action.leaseId)).toEqual(['elsewhere', 'checked', 'next']);
+      await stop();
+    });
+
+    it('does not run while the lease has an action in flight or due, or another lease\'s action holds its resources', async () => {
+      const { queue, started, scheduler, stop } = harness();
+      put(queue, 'busy', 'end', T0, ['f1']);
+      put(queue, 'due-later', 'end', T0 + 60_000, ['f2']);
+      put(queue, 'beside', 'end', T0 + 60_000, ['f1']);
+      const work = vi.fn(async () => 'ran');
+      // due now (the scheduler has not started it yet)
+      expect(await scheduler.exclusive('busy', work)).toBeNull();
+      scheduler.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(started.map((s) => s.action.leaseId)).toEqual(['busy']);
+      expect(await scheduler.exclusive('busy', work)).toBeNull();
+      // another lease's action in flight holds f1
+      expect(await scheduler.exclusive('beside', work)).toBeNull();
+      expect(work).not.toHaveBeenCalled();
+      expect(await scheduler.exclusive('due-later', work)).toBe('ran');
+      await stop();
+    });
+  });
 });

@@ -62,6 +62,26 @@ export class Scheduler {
     await Promise.allSettled([...this.inFlight.values()].map((flight) => flight.done));
   }
 
+  /**
+   * Runs `work` on a lease the way one of its actions runs: never beside another action of that lease,
+   * and holding the lease's resources against other leases' actions meanwhile (e.g. a reconciliation's
+   * converge, which must not put back what the lease's end is releasing). Resolves null without running
+   * it while the lease has an action in flight or due, or another action holds one of its resources:
+   * that action goes first, and the caller tries again later.
+   */
+  async exclusive<T>(leaseId: string, work: () => Promise<T>): Promise<T | null> {
+    const entry = this.options.queue.get(leaseId);
+    const resources = entry === undefined ? [] : [...entry.resources, ...entry.releases];
+    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
+    if (this.inFlight.has(leaseId) || (entry !== undefined && entry.dueMs <= this.options.clock().getTime()) || resources.some((resource) => held.has(resource))) return null;
+    const done = work().finally(() => {
+      this.inFlight.delete(leaseId);
+      this.wake();
+    });
+    this.inFlight.set(leaseId, { resources, done: done.then(() => undefined, () => undefined) });
+    return done;
+  }
+
   /** The queue changed: re-evaluate soon (coalesced, so a batch of events costs one pass). */
   wake(): void {
     if (!this.running || this.wakeQueued) return;
@@ -105,8 +125,17 @@ export class Scheduler {
   }
 
   private canRun(entry: DueEntry, held: ReadonlySet<string>): boolean {
-    if (this.inFlight.has(entry.action.leaseId)) return false;
-    return !entry.releases.some((resource) => held.has(resource)) && !entry.resources.some((resource) => held.has(resource) || this.releasedByAnother(entry, resource));
+    return !this.inFlight.has(entry.action.leaseId) && this.mayRelease(entry, held) && this.mayTake(entry, held);
+  }
+
+  /** What the entry gives up is held by no earlier action. */
+  private mayRelease(entry: DueEntry, held: ReadonlySet<string>): boolean {
+    return !entry.releases.some((resource) => held.has(resource));
+  }
+
+  /** What the entry holds is held by no earlier action, and no other lease still owes giving it up. */
+  private mayTake(entry: DueEntry, held: ReadonlySet<string>): boolean {
+    return !entry.resources.some((resource) => held.has(resource) || this.releasedByAnother(entry, resource));
   }
 
   /**
