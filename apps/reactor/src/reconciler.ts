@@ -18,11 +18,8 @@ export interface ReconcilerOptions {
   readonly log: (entry: ReactorLogEntry) => void;
   /** Ended leases' leftovers, looked at in the same round (absent: none). */
   readonly reclamation?: ReclamationWatch;
-  /**
-   * Runs a lease's check as one of its due actions would run (Scheduler.exclusive): not beside them,
-   * null while one is in flight or due. Absent, checks run at once (no scheduler).
-   */
-  readonly exclusive?: <T>(leaseId: string, work: () => Promise<T>) => Promise<T | null>;
+  /** Runs a lease's check as one of its due actions would run (Scheduler.exclusive): not beside them, null while one is in flight or due. */
+  readonly exclusive: <T>(leaseId: string, work: () => Promise<T>) => Promise<T | null>;
 }
 
 /** What one round found, for the log and the tests. */
@@ -84,18 +81,18 @@ export class Reconciler {
     // a round's number keys its event ids; a round run by hand (no interval) is its own round
     const round = this.options.intervalMs > 0 ? Math.floor(now / this.options.intervalMs) : now;
     const counts: Counts = { checked: 0, drifted: 0, failed: 0, skipped: 0 };
-    const exclusive = this.options.exclusive ?? ((_: string, work: () => Promise<boolean>) => work());
     for (const listed of this.options.timeline.settledActiveLeases()) {
       if (this.stopped) return counts;
-      const leaseId = listed.state.status === 'Active' ? listed.state.lease.leaseId : '';
+      if (listed.state.status !== 'Active') continue;
+      const { leaseId, reservations } = listed.state.lease;
       // the lease as the timeline has it now, not when the round began: its end may have run meanwhile
-      const checked = await exclusive(leaseId, async () => {
+      const checked = await this.options.exclusive(leaseId, async () => {
         const record = this.options.timeline.get(leaseId);
         if (!isSettledActive(record)) return false;
         await this.reconcileLease(record, round, counts);
         return true;
       });
-      if (checked !== true) counts.skipped += listed.state.status === 'Active' ? listed.state.lease.reservations.length : 0;
+      if (checked !== true) counts.skipped += reservations.length;
     }
     return counts;
   }

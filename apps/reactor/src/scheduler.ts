@@ -72,14 +72,24 @@ export class Scheduler {
   async exclusive<T>(leaseId: string, work: () => Promise<T>): Promise<T | null> {
     const entry = this.options.queue.get(leaseId);
     const resources = entry === undefined ? [] : [...entry.resources, ...entry.releases];
-    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
+    const held = this.heldInFlight();
     if (this.inFlight.has(leaseId) || (entry !== undefined && entry.dueMs <= this.options.clock().getTime()) || resources.some((resource) => held.has(resource))) return null;
-    const done = work().finally(() => {
+    return this.track(leaseId, resources, work());
+  }
+
+  /** What the actions in flight hold. */
+  private heldInFlight(): Set<string> {
+    return new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
+  }
+
+  /** The lease is in flight, holding `resources`, until `work` settles; then the next pass may run what waited. */
+  private track<T>(leaseId: string, resources: readonly string[], work: Promise<T>): Promise<T> {
+    const settled = work.finally(() => {
       this.inFlight.delete(leaseId);
       this.wake();
     });
-    this.inFlight.set(leaseId, { resources, done: done.then(() => undefined, () => undefined) });
-    return done;
+    this.inFlight.set(leaseId, { resources, done: settled.then(() => undefined, () => undefined) });
+    return settled;
   }
 
   /** The queue changed: re-evaluate soon (coalesced, so a batch of events costs one pass). */
@@ -97,7 +107,7 @@ export class Scheduler {
     const now = this.options.clock().getTime();
     const steady = this.steadyNow();
     this.forgetStaleBackoff();
-    const held = new Set([...this.inFlight.values()].flatMap((flight) => flight.resources));
+    const held = this.heldInFlight();
     let nextRetryIn = Number.POSITIVE_INFINITY;
     for (const entry of this.options.queue.dueBy(now)) {
       // nothing more can start before an action ends, and its end wakes the next pass
@@ -161,20 +171,14 @@ export class Scheduler {
     const { leaseId, phase, step, dueAt } = action;
     this.options.log({ event: 'action', leaseId, phase, step, due: dueAt, latenessMs: now - Date.parse(dueAt), attempt });
     const started = this.options.clock().getTime();
-    const done = this.options
-      .run(action)
-      .then(
-        (result) => {
-          this.backoff.delete(leaseId);
-          this.options.log({ event: 'done', leaseId, phase, step, result, durationMs: this.options.clock().getTime() - started });
-        },
-        (error: unknown) => this.failed(action, error),
-      )
-      .finally(() => {
-        this.inFlight.delete(leaseId);
-        this.wake();
-      });
-    this.inFlight.set(leaseId, { resources: [...entry.resources, ...entry.releases], done });
+    const outcome = this.options.run(action).then(
+      (result) => {
+        this.backoff.delete(leaseId);
+        this.options.log({ event: 'done', leaseId, phase, step, result, durationMs: this.options.clock().getTime() - started });
+      },
+      (error: unknown) => this.failed(action, error),
+    );
+    void this.track(leaseId, [...entry.resources, ...entry.releases], outcome);
   }
 
   private failed(action: DueAction, error: unknown): void {
