@@ -2,7 +2,10 @@ import tseslint from 'typescript-eslint';
 
 const impure = {
   patterns: [
-    { group: ['node:*', '@nestjs/*', '@mikro-orm/*', '@kurrent/*', 'kafkajs', 'amqplib', 'better-sqlite3', 'luxon'], message: 'libs/domain and the plugin policies and admission modules are pure: no framework, I/O or clock' },
+    {
+      group: ['node:*', '@nestjs/*', '@mikro-orm/*', '@kurrent/*', 'kafkajs', 'amqplib', 'better-sqlite3', 'luxon'],
+      message: 'libs/domain and the plugin policies and admission modules are pure: no framework, I/O or clock',
+    },
   ],
 };
 const clockAndRandomness = [
@@ -24,6 +27,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       // adapters implement async ports with synchronous bodies on purpose: a failure must be a rejected promise, never a throw
       '@typescript-eslint/require-await': 'off',
+      // Prettier wraps code at 140 (.prettierrc.json); what it cannot wrap, comments, is held to the same limit
+      'max-len': ['error', { code: 140, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true }],
     },
   },
   {

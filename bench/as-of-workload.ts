@@ -50,10 +50,24 @@ const createLeases = async (call: Call, t0: number): Promise<{ id: string; end: 
   const together = HOSTS / HOSTS_PER_LEASE;
   for (let i = 0; i < LEASES; i++) {
     const start = t0 + Math.floor(i / together) * 48 * HOUR;
-    const reservations = i % 5 === 4
-      ? [{ resource_type: 'virtual:floatingip', network_id: NETWORK, amount: 2 }]
-      : [{ resource_type: 'physical:host', min: HOSTS_PER_LEASE, max: HOSTS_PER_LEASE, hypervisor_properties: '', resource_properties: '' }];
-    const reply = await must(call, 'POST', '/v1/leases', { name: `as-of-${i}`, start_date: blazarDate(start), end_date: blazarDate(start + 24 * HOUR), reservations });
+    const reservations =
+      i % 5 === 4
+        ? [{ resource_type: 'virtual:floatingip', network_id: NETWORK, amount: 2 }]
+        : [
+            {
+              resource_type: 'physical:host',
+              min: HOSTS_PER_LEASE,
+              max: HOSTS_PER_LEASE,
+              hypervisor_properties: '',
+              resource_properties: '',
+            },
+          ];
+    const reply = await must(call, 'POST', '/v1/leases', {
+      name: `as-of-${i}`,
+      start_date: blazarDate(start),
+      end_date: blazarDate(start + 24 * HOUR),
+      reservations,
+    });
     leases.push({ id: reply.body.lease.id, end: start + 24 * HOUR });
   }
   return leases;
@@ -77,14 +91,18 @@ const fill = async (call: Call, leases: readonly { id: string; end: number }[], 
 /** A lease asked for before its creation is a 404, as it should be: timed all the same. */
 const newLog = async (call: Call, head: () => number): Promise<{ id: string; end: number }[]> => {
   for (let i = 1; i <= HOSTS; i++) await must(call, 'POST', '/v1/os-hosts', { name: `as-of-${String(i).padStart(3, '0')}` });
-  for (let i = 1; i <= ADDRESSES; i++) await must(call, 'POST', '/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: `10.90.0.${i}` });
+  for (let i = 1; i <= ADDRESSES; i++)
+    await must(call, 'POST', '/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: `10.90.0.${i}` });
   const leases = await createLeases(call, Math.ceil(Date.now() / HOUR) * HOUR + 24 * HOUR);
   await fill(call, leases, head);
   return leases;
 };
 
 const existingLeases = async (call: Call): Promise<{ id: string; end: number }[]> =>
-  (await must(call, 'GET', '/v1/leases')).body.leases.map((lease: { id: string; end_date: string }) => ({ id: lease.id, end: Date.parse(`${lease.end_date}Z`) }));
+  (await must(call, 'GET', '/v1/leases')).body.leases.map((lease: { id: string; end_date: string }) => ({
+    id: lease.id,
+    end: Date.parse(`${lease.end_date}Z`),
+  }));
 
 const timed = async (call: Call, paths: () => string, samples: number): Promise<number[]> => {
   const times: number[] = [];

@@ -43,20 +43,40 @@ const hostInfo = (i: number) => ({
 });
 
 export const hostRequest = (min: number, gpu: boolean) =>
-  buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: gpu ? '["=", "$gpu", "true"]' : '', beforeEnd: 'default' });
+  buildHostRequest({
+    min,
+    max: min,
+    hypervisorProperties: '',
+    resourceProperties: gpu ? '["=", "$gpu", "true"]' : '',
+    beforeEnd: 'default',
+  });
 
 /** Writes the ledger; resolves with how many leases were admitted and how long the writing took. */
-export const writeAvailabilityLedger = async (dataDir: string, shape: LedgerShape, random: () => number, t0: number): Promise<{ readonly accepted: number; readonly seconds: number }> => {
+export const writeAvailabilityLedger = async (
+  dataDir: string,
+  shape: LedgerShape,
+  random: () => number,
+  t0: number,
+): Promise<{ readonly accepted: number; readonly seconds: number }> => {
   const started = performance.now();
   const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   let ids = 0;
-  const context: ApplicationContext = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: { cleaningTimeMinutes: 0, minutesBeforeEnd: 60, allocationRatios: { cpu: 1, ram: 1, disk: 1 } }, newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` };
+  const context: ApplicationContext = {
+    handler: new CommandHandler(store),
+    index: new WriteIndex(store),
+    settings: { cleaningTimeMinutes: 0, minutesBeforeEnd: 60, allocationRatios: { cpu: 1, ram: 1, disk: 1 } },
+    newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+  };
   const now = new Date(t0 - 24 * HOUR).toISOString();
   try {
     const hosts = new HostUseCases(context, new StandaloneHostInventory());
     for (let i = 0; i < shape.hosts; i++) {
       const capabilities = { gpu: i % 5 === 0 ? 'true' : 'false', rack: `rack-${String(i % 50).padStart(2, '0')}` };
-      await hosts.register({ type: 'RegisterHost', data: { host: { source: 'request', info: hostInfo(i), capabilities } }, metadata: metadata(now) });
+      await hosts.register({
+        type: 'RegisterHost',
+        data: { host: { source: 'request', info: hostInfo(i), capabilities } },
+        metadata: metadata(now),
+      });
     }
     const leases = new LeaseUseCases(context);
     let accepted = 0;
@@ -64,7 +84,13 @@ export const writeAvailabilityLedger = async (dataDir: string, shape: LedgerShap
       const start = t0 + Math.floor(random() * shape.days * 24) * HOUR;
       const hours = 1 + Math.floor(random() * 48);
       const wanted = random() < 0.05 ? 3 : 1;
-      const data = { name: `avail-lease-${i}`, startDate: new Date(start).toISOString(), endDate: new Date(start + hours * HOUR).toISOString(), beforeEndDate: null, reservations: [hostRequest(wanted, random() < 0.2)] };
+      const data = {
+        name: `avail-lease-${i}`,
+        startDate: new Date(start).toISOString(),
+        endDate: new Date(start + hours * HOUR).toISOString(),
+        beforeEndDate: null,
+        reservations: [hostRequest(wanted, random() < 0.2)],
+      };
       try {
         await leases.create({ type: 'CreateLease', data, metadata: metadata(now) });
         accepted++;

@@ -36,13 +36,31 @@ const hosts = (min: number, gpu: boolean) => ({
 
 /** The request kinds timed, each asked QUERIES_PER_KIND times from a random day of the 60. */
 const KINDS: Readonly<Record<string, (notBefore: string) => readonly [string, string, unknown?]>> = {
-  'one host, 1 day (GET)': (notBefore) => ['GET', `/v1/availability?resource_type=physical:host&min=1&max=1&duration=P1D&not_before=${encodeURIComponent(notBefore)}`],
-  '10 GPU hosts, 3 days': (notBefore) => ['POST', '/v1/availability', { reservations: [hosts(10, true)], duration: 'P3D', not_before: notBefore }],
-  '200 hosts, 1 week': (notBefore) => ['POST', '/v1/availability', { reservations: [hosts(200, false)], duration: 'P7D', not_before: notBefore }],
+  'one host, 1 day (GET)': (notBefore) => [
+    'GET',
+    `/v1/availability?resource_type=physical:host&min=1&max=1&duration=P1D&not_before=${encodeURIComponent(notBefore)}`,
+  ],
+  '10 GPU hosts, 3 days': (notBefore) => [
+    'POST',
+    '/v1/availability',
+    { reservations: [hosts(10, true)], duration: 'P3D', not_before: notBefore },
+  ],
+  '200 hosts, 1 week': (notBefore) => [
+    'POST',
+    '/v1/availability',
+    { reservations: [hosts(200, false)], duration: 'P7D', not_before: notBefore },
+  ],
   'mixed: 2 GPU hosts + 8 instances apart, 12 h': (notBefore) => [
     'POST',
     '/v1/availability',
-    { reservations: [hosts(2, true), { resource_type: 'virtual:instance', amount: 8, vcpus: 1, memory_mb: 512, disk_gb: 1, affinity: false }], duration: 720, not_before: notBefore },
+    {
+      reservations: [
+        hosts(2, true),
+        { resource_type: 'virtual:instance', amount: 8, vcpus: 1, memory_mb: 512, disk_gb: 1, affinity: false },
+      ],
+      duration: 720,
+      not_before: notBefore,
+    },
   ],
 };
 
@@ -59,7 +77,11 @@ export interface AvailabilityFigures {
   readonly lists: ListFigures;
 }
 
-const measure = async (call: Call, random: () => number, t0: number): Promise<Pick<AvailabilityFigures, 'queries' | 'all_p50_ms' | 'all_p95_ms'>> => {
+const measure = async (
+  call: Call,
+  random: () => number,
+  t0: number,
+): Promise<Pick<AvailabilityFigures, 'queries' | 'all_p50_ms' | 'all_p95_ms'>> => {
   const queries: Record<string, { p50_ms: number; p95_ms: number; windows: number }> = {};
   const all: number[] = [];
   for (const [kind, ask] of Object.entries(KINDS)) {
@@ -80,7 +102,9 @@ const measure = async (call: Call, random: () => number, t0: number): Promise<Pi
 
 /** The first answer folds the whole log into the API's calendars: asked once, untimed. */
 const warmUp = async (call: Call, t0: number): Promise<void> => {
-  const [method, path, body] = (KINDS['one host, 1 day (GET)'] as (notBefore: string) => readonly [string, string, unknown?])(blazarDate(t0));
+  const [method, path, body] = (KINDS['one host, 1 day (GET)'] as (notBefore: string) => readonly [string, string, unknown?])(
+    blazarDate(t0),
+  );
   const result = await call(method, path, body);
   if (result.status !== 200) throw new Error(`warm-up: ${result.status} ${JSON.stringify(result.body)}`);
 };
@@ -96,7 +120,14 @@ export const runAvailabilityBench = async (port: number): Promise<AvailabilityFi
       await warmUp(system.call, t0);
       const queries = await measure(system.call, random, t0);
       const capacity = await measureCapacity(system.call, t0);
-      return { hosts: LEDGER.hosts, leases_accepted: accepted, build_seconds: +seconds.toFixed(1), ...queries, capacity, lists: await measureLists(system.call, dataDir) };
+      return {
+        hosts: LEDGER.hosts,
+        leases_accepted: accepted,
+        build_seconds: +seconds.toFixed(1),
+        ...queries,
+        capacity,
+        lists: await measureLists(system.call, dataDir),
+      };
     } finally {
       await system.stop();
     }

@@ -55,7 +55,12 @@ export interface LaunchedSystem {
 }
 
 /** The built launcher (api, projector, reactor), or another entry such as the api alone, on `port` with its own data folder. */
-export const launch = async (port: number, dataDir: string, env: Readonly<Record<string, string>> = {}, entry = 'apps/launcher/main.js'): Promise<LaunchedSystem> => {
+export const launch = async (
+  port: number,
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+  entry = 'apps/launcher/main.js',
+): Promise<LaunchedSystem> => {
   const base = `http://127.0.0.1:${port}`;
   const system = spawn(process.execPath, [join(dist, entry)], {
     env: { ...process.env, LEASEHOLD_PORT: String(port), LEASEHOLD_DATA_DIR: dataDir, ...env },

@@ -47,10 +47,11 @@ const doubleBookings = (allocations: readonly { reservations: { start_date: stri
   let pairs = 0;
   for (const host of allocations) {
     const spans = host.reservations.map((r) => [Date.parse(`${r.start_date}Z`), Date.parse(`${r.end_date}Z`)] as const);
-    for (let i = 0; i < spans.length; i++) for (let j = i + 1; j < spans.length; j++) {
-      const [a, b] = [spans[i]!, spans[j]!];
-      if (a[0] < b[1] && b[0] < a[1]) pairs++;
-    }
+    for (let i = 0; i < spans.length; i++)
+      for (let j = i + 1; j < spans.length; j++) {
+        const [a, b] = [spans[i]!, spans[j]!];
+        if (a[0] < b[1] && b[0] < a[1]) pairs++;
+      }
   }
   return pairs;
 };
@@ -117,9 +118,13 @@ const printTable = (
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
   console.log(`| create p50 / p95 | ${figures.create_p50_ms} ms / ${figures.create_p95_ms} ms | 684 ms / 819 ms |`);
-  console.log(`| create p50 first 50 -> last 50 | ${figures.create_p50_first50_ms} ms -> ${figures.create_p50_last50_ms} ms | 329 ms -> 798 ms |`);
+  console.log(
+    `| create p50 first 50 -> last 50 | ${figures.create_p50_first50_ms} ms -> ${figures.create_p50_last50_ms} ms | 329 ms -> 798 ms |`,
+  );
   console.log(`| list with 500 leases p50 | ${figures.list_500_p50_ms} ms | 196 ms |`);
-  console.log(`| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`);
+  console.log(
+    `| 8 clients x 25 same hour, 100 hosts | ${figures.race_accepted} accepted, ${figures.double_booked_pairs} double-booked | 200 accepted on 25 hosts, each booked 8 times |`,
+  );
   for (const row of mixed === null ? [] : mixedRows(mixed)) console.log(row);
   for (const row of feedRows(feed)) console.log(row);
   for (const row of kafka === null ? [] : kafkaRows(kafka)) console.log(row);

@@ -65,7 +65,9 @@ const measure = async (port: number, clients: number): Promise<FeedFigures> => {
       await sse.waitForCount((message) => message.event === 'lease.started', STARTING_NOW, 60_000);
     }
     // the hosts' events were already in the log when the clients connected: catch-up, not live
-    const live = streams.flatMap((sse) => sse.messages.filter((message) => !message.event.startsWith('host_registry.') && message.event !== 'host.registered'));
+    const live = streams.flatMap((sse) =>
+      sse.messages.filter((message) => !message.event.startsWith('host_registry.') && message.event !== 'host.registered'),
+    );
     const api = latencies(live, false, origin);
     const reactor = latencies(live, true, origin);
     const catchUp = performance.now();

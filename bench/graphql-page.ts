@@ -39,21 +39,31 @@ const build = async (call: Call): Promise<void> => {
       { resource_type: 'virtual:instance', amount: 2, vcpus: 1, memory_mb: 1024, disk_gb: 10, affinity: null, resource_properties: '' },
       { resource_type: 'virtual:floatingip', network_id: NET, amount: 1 },
     ];
-    const created = await call('POST', '/v1/leases', { name: `page-${i}`, start_date: blazarDate(start), end_date: blazarDate(start + 3000_000), reservations });
+    const created = await call('POST', '/v1/leases', {
+      name: `page-${i}`,
+      start_date: blazarDate(start),
+      end_date: blazarDate(start + 3000_000),
+      reservations,
+    });
     if (created.status !== 201) throw new Error(`lease ${i}: ${created.status} ${JSON.stringify(created.body)}`);
   }
 };
 
 const viaGraphql = async (call: Call): Promise<number> => {
   const answer = await call('POST', '/graphql', { query: PAGE, variables: { first: LEASES } });
-  if (answer.status !== 200 || answer.body.errors !== undefined || answer.body.data.leases.edges.length !== LEASES) throw new Error(`graphql: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  if (answer.status !== 200 || answer.body.errors !== undefined || answer.body.data.leases.edges.length !== LEASES)
+    throw new Error(`graphql: ${JSON.stringify(answer.body).slice(0, 300)}`);
   return answer.ms;
 };
 
 /** What a REST client asks for the same page: the leases, and every allocation of hosts and of addresses. */
 const viaRest = async (call: Call): Promise<number> => {
   const started = performance.now();
-  const [leases, hosts, ips] = await Promise.all([call('GET', '/v1/leases'), call('GET', '/v1/os-hosts/allocations'), call('GET', '/v1/floatingips/allocations')]);
+  const [leases, hosts, ips] = await Promise.all([
+    call('GET', '/v1/leases'),
+    call('GET', '/v1/os-hosts/allocations'),
+    call('GET', '/v1/floatingips/allocations'),
+  ]);
   if (leases.body.leases.length !== LEASES || hosts.status !== 200 || ips.status !== 200) throw new Error('rest: unexpected answer');
   return performance.now() - started;
 };

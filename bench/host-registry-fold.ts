@@ -6,7 +6,10 @@ import { type HostRegistryEvent, foldEvents, hostRegistryDecider } from '#domain
  * registration: linear when the time per registration stays flat as the count doubles.
  */
 const registrations = (count: number): HostRegistryEvent[] =>
-  Array.from({ length: count }, (_, i) => ({ type: 'HostRegistry.HostAdded', data: { hostId: String(i + 1), hypervisorHostname: `compute-${String(i + 1).padStart(5, '0')}` } }));
+  Array.from({ length: count }, (_, i) => ({
+    type: 'HostRegistry.HostAdded',
+    data: { hostId: String(i + 1), hypervisorHostname: `compute-${String(i + 1).padStart(5, '0')}` },
+  }));
 
 const foldMs = (events: readonly HostRegistryEvent[]): number => {
   const started = performance.now();

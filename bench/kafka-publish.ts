@@ -24,7 +24,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const rename = (tag: string, n: number, leases: number): { streamId: string; event: EventData } => {
   const leaseId = `${tag}-${n % leases}`;
   const data = { leaseId, name: `${tag}-${n}`, renamedAt: new Date().toISOString() };
-  return { streamId: `lease-${leaseId}`, event: { id: randomUUID(), type: 'Lease.Renamed', data, metadata: { correlationId: tag, causationId: tag, actor: null, system: 'bench' } } };
+  return {
+    streamId: `lease-${leaseId}`,
+    event: {
+      id: randomUUID(),
+      type: 'Lease.Renamed',
+      data,
+      metadata: { correlationId: tag, causationId: tag, actor: null, system: 'bench' },
+    },
+  };
 };
 
 const waitFor = async (check: () => Promise<boolean>, what: string, timeoutMs = 300_000): Promise<void> => {
@@ -126,13 +134,24 @@ const endToEnd = async (brokers: string, count: number, gapMs: number): Promise<
 /** Lease creations one at a time on a fresh system, with `env` (the channel off, or its brokers down). */
 const admission = async (env: Readonly<Record<string, string>>, leases: number): Promise<{ p50_ms: number; p95_ms: number }> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-kafka-'));
-  const system = await launch(await freePort(), dataDir, { LEASEHOLD_PROJECTOR_HEALTH_PORT: '0', LEASEHOLD_REACTOR_HEALTH_PORT: '0', LEASEHOLD_PUBLISHER_HEALTH_PORT: '0', ...env });
+  const system = await launch(await freePort(), dataDir, {
+    LEASEHOLD_PROJECTOR_HEALTH_PORT: '0',
+    LEASEHOLD_REACTOR_HEALTH_PORT: '0',
+    LEASEHOLD_PUBLISHER_HEALTH_PORT: '0',
+    ...env,
+  });
   try {
     for (let i = 0; i < 20; i++) await system.call('POST', '/v1/os-hosts', { name: `kafka-bench-${i}` });
     const t0 = Math.ceil(Date.now() / 3600_000) * 3600_000 + 24 * 3600_000;
     const times: number[] = [];
     for (let i = 0; i < leases; i++) {
-      const body = { name: `kb-${i}`, start_date: blazarDate(t0 + i * 600_000), end_date: blazarDate(t0 + i * 600_000 + 3 * 3600_000), reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }], events: [] };
+      const body = {
+        name: `kb-${i}`,
+        start_date: blazarDate(t0 + i * 600_000),
+        end_date: blazarDate(t0 + i * 600_000 + 3 * 3600_000),
+        reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }],
+        events: [],
+      };
       const result = await system.call('POST', '/v1/leases', body);
       if (result.status !== 201) throw new Error(`bench: lease ${i}: ${result.status} ${JSON.stringify(result.body)}`);
       times.push(result.ms);
@@ -156,12 +175,25 @@ export const runKafkaBench = async (): Promise<KafkaFigures> => {
   const own = process.env.BENCH_KAFKA_BROKERS === undefined ? mkdtempSync(join(tmpdir(), 'leasehold-bench-kafka-mock-')) : null;
   const script = (name: string): string => join(root, 'scripts/services', name);
   try {
-    const brokers = process.env.BENCH_KAFKA_BROKERS ?? execFileSync('bash', [script('kafka-mock-up.sh'), '3', own ?? '']).toString().trim().split('\n').at(-1) ?? '';
+    const brokers =
+      process.env.BENCH_KAFKA_BROKERS ??
+      execFileSync('bash', [script('kafka-mock-up.sh'), '3', own ?? ''])
+        .toString()
+        .trim()
+        .split('\n')
+        .at(-1) ??
+      '';
     const publish = await throughput(brokers, 20_000);
     const end_to_end = await endToEnd(brokers, 500, 20);
     const admission_kafka_off = await admission({}, 300);
     const admission_kafka_down = await admission({ LEASEHOLD_KAFKA_BROKERS: `127.0.0.1:${await freePort()}` }, 300);
-    return { cluster: own === null ? brokers : 'librdkafka mock cluster (3 brokers)', publish, end_to_end, admission_kafka_off, admission_kafka_down };
+    return {
+      cluster: own === null ? brokers : 'librdkafka mock cluster (3 brokers)',
+      publish,
+      end_to_end,
+      admission_kafka_off,
+      admission_kafka_down,
+    };
   } finally {
     if (own !== null) {
       execFileSync('bash', [script('kafka-mock-down.sh'), own]);

@@ -153,7 +153,8 @@ const foldHost = (fold: LedgerFold, event: LedgerEvent): void => {
 const foldFloatingIp = (fold: LedgerFold, event: LedgerEvent): void => {
   const { data } = event;
   const ipId: string = data.floatingIpId;
-  if (event.streamId !== `floatingip-${ipId}`) fold.misfiled.push(`${event.type} of floating IP ${ipId} in ${event.streamId} at ${event.position}`);
+  if (event.streamId !== `floatingip-${ipId}`)
+    fold.misfiled.push(`${event.type} of floating IP ${ipId} in ${event.streamId} at ${event.position}`);
   const holds = holdsOf(fold.ipHolds, ipId);
   switch (event.type) {
     case 'FloatingIp.Registered':
@@ -184,7 +185,13 @@ const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
   const lease = fold.leases.get(data.leaseId);
   switch (event.type) {
     case 'Lease.Created':
-      fold.leases.set(data.leaseId, { leaseId: data.leaseId, startDate: data.startDate, endDate: data.endDate, reservations: data.reservations, deleted: false });
+      fold.leases.set(data.leaseId, {
+        leaseId: data.leaseId,
+        startDate: data.startDate,
+        endDate: data.endDate,
+        reservations: data.reservations,
+        deleted: false,
+      });
       return;
     case 'Lease.Rescheduled':
       if (lease !== undefined) fold.leases.set(data.leaseId, { ...lease, startDate: data.startDate, endDate: data.endDate });
@@ -206,7 +213,14 @@ const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
 
 /** Folds the whole log into hosts, floating IPs, their holds and the leases. */
 export const foldLedger = (events: readonly LedgerEvent[]): LedgerFold => {
-  const fold: LedgerFold = { hosts: new Map(), hostHolds: new Map(), floatingIps: new Map(), ipHolds: new Map(), leases: new Map(), misfiled: [] };
+  const fold: LedgerFold = {
+    hosts: new Map(),
+    hostHolds: new Map(),
+    floatingIps: new Map(),
+    ipHolds: new Map(),
+    leases: new Map(),
+    misfiled: [],
+  };
   for (const event of events) {
     if (event.type.startsWith('Host.')) foldHost(fold, event);
     else if (event.type.startsWith('FloatingIp.')) foldFloatingIp(fold, event);
@@ -216,7 +230,8 @@ export const foldLedger = (events: readonly LedgerEvent[]): LedgerFold => {
 };
 
 /** Every hold of a fold's calendars, flattened. */
-export const allHolds = (calendars: ReadonlyMap<string, ReadonlyMap<string, Hold>>): Hold[] => [...calendars.values()].flatMap((m) => [...m.values()]);
+export const allHolds = (calendars: ReadonlyMap<string, ReadonlyMap<string, Hold>>): Hold[] =>
+  [...calendars.values()].flatMap((m) => [...m.values()]);
 
 /** Placement's capacity: raw totals times the allocation ratios, rounded down. */
 export const capacityOf = (totals: HostTotals, ratios: Ratios): SlotSize => ({
@@ -269,7 +284,9 @@ const exclusiveClashes = (holds: readonly Hold[], marginMs: number, exclusive: (
       for (let j = i + 1; j < list.length; j++) {
         const [a, b] = [list[i]!, list[j]!];
         if ((exclusive(a) || exclusive(b)) && clash(a, b, marginMs)) {
-          found.push(`${resourceId}: ${a.reservationId} [${new Date(a.start).toISOString()}, ${new Date(a.end).toISOString()}) and ${b.reservationId} [${new Date(b.start).toISOString()}, ${new Date(b.end).toISOString()})`);
+          found.push(
+            `${resourceId}: ${a.reservationId} [${new Date(a.start).toISOString()}, ${new Date(a.end).toISOString()}) and ${b.reservationId} [${new Date(b.start).toISOString()}, ${new Date(b.end).toISOString()})`,
+          );
         }
       }
     }
@@ -278,10 +295,12 @@ const exclusiveClashes = (holds: readonly Hold[], marginMs: number, exclusive: (
 };
 
 /** A host reserved whole while another reservation (whole or slots) holds it within the cleaning time. */
-export const wholeHostClashes = (holds: readonly Hold[], cleaningMs: number): string[] => exclusiveClashes(holds, cleaningMs, (h) => h.slots === null);
+export const wholeHostClashes = (holds: readonly Hold[], cleaningMs: number): string[] =>
+  exclusiveClashes(holds, cleaningMs, (h) => h.slots === null);
 
 /** A floating IP held by two reservations within the cleaning time of each other. */
-export const doubleBookedAddresses = (holds: readonly Hold[], cleaningMs: number): string[] => exclusiveClashes(holds, cleaningMs, () => true);
+export const doubleBookedAddresses = (holds: readonly Hold[], cleaningMs: number): string[] =>
+  exclusiveClashes(holds, cleaningMs, () => true);
 
 /** A canonical, sortable text of holds, to compare two views of the same calendars. */
 export const holdKeys = (holds: readonly Hold[]): string[] =>

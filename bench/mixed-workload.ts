@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Call, blazarDate, launch, percentile } from './bench-http.js';
-import { type Hold, type Ratios, allHolds, doubleBookedAddresses, foldLedger, overCapacityInstants, readLedger, wholeHostClashes } from './ledger-audit.js';
+import {
+  type Hold,
+  type Ratios,
+  allHolds,
+  doubleBookedAddresses,
+  foldLedger,
+  overCapacityInstants,
+  readLedger,
+  wholeHostClashes,
+} from './ledger-audit.js';
 
 /**
  * The mixed workload on a fresh system: 60 hosts of three sizes, 200 floating IPs and two flavors;
@@ -37,22 +46,41 @@ const RATIOS: Ratios = {
 };
 const CLEANING_MINUTES = envNumber('LEASEHOLD_CLEANING_TIME_MINUTES', 0);
 
-const instances = (amount: number, size: typeof SMALL, affinity: boolean | null) => ({ resource_type: 'virtual:instance', amount, ...size, affinity, resource_properties: '' });
+const instances = (amount: number, size: typeof SMALL, affinity: boolean | null) => ({
+  resource_type: 'virtual:instance',
+  amount,
+  ...size,
+  affinity,
+  resource_properties: '',
+});
 const addresses = (amount: number) => ({ resource_type: 'virtual:floatingip', network_id: NETWORK, amount, required_floatingips: [] });
 const wholeHost = () => ({ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' });
 
 /** The i-th lease's reservations, amounts times `scale`. */
 const mixedReservations = (i: number, scale: number, flavors: readonly [string, string]): unknown[] => {
-  const flavor = (flavorId: string, amount: number, affinity: boolean | null) => ({ resource_type: 'flavor:instance', flavor_id: flavorId, amount, affinity });
+  const flavor = (flavorId: string, amount: number, affinity: boolean | null) => ({
+    resource_type: 'flavor:instance',
+    flavor_id: flavorId,
+    amount,
+    affinity,
+  });
   switch (i % 8) {
-    case 0: return [instances(4 * scale, MEDIUM, null)];
-    case 1: return [instances(2 * scale, LARGE, true)];
-    case 2: return [instances(3 * scale, SMALL, false)];
-    case 3: return [flavor(flavors[0], 2 * scale, null)];
-    case 4: return [addresses(2 * scale)];
-    case 5: return [instances(scale, MEDIUM, null), addresses(scale)];
-    case 6: return [flavor(flavors[1], scale, false)];
-    default: return [wholeHost()];
+    case 0:
+      return [instances(4 * scale, MEDIUM, null)];
+    case 1:
+      return [instances(2 * scale, LARGE, true)];
+    case 2:
+      return [instances(3 * scale, SMALL, false)];
+    case 3:
+      return [flavor(flavors[0], 2 * scale, null)];
+    case 4:
+      return [addresses(2 * scale)];
+    case 5:
+      return [instances(scale, MEDIUM, null), addresses(scale)];
+    case 6:
+      return [flavor(flavors[1], scale, false)];
+    default:
+      return [wholeHost()];
   }
 };
 
@@ -66,15 +94,24 @@ const lease = (name: string, startMs: number, hours: number, reservations: unkno
 
 const setUp = async (call: Call): Promise<[string, string]> => {
   for (let i = 1; i <= HOSTS; i++) {
-    const created = await call('POST', '/v1/os-hosts', { name: `mixed-${String(i).padStart(3, '0')}`, ...HOST_SIZES[i % HOST_SIZES.length] });
+    const created = await call('POST', '/v1/os-hosts', {
+      name: `mixed-${String(i).padStart(3, '0')}`,
+      ...HOST_SIZES[i % HOST_SIZES.length],
+    });
     if (created.status !== 201) throw new Error(`host ${i}: ${created.status} ${JSON.stringify(created.body)}`);
   }
   for (let i = 0; i < ADDRESSES; i++) {
-    const created = await call('POST', '/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: `198.18.${Math.floor(i / 250)}.${(i % 250) + 1}` });
+    const created = await call('POST', '/v1/floatingips', {
+      floating_network_id: NETWORK,
+      floating_ip_address: `198.18.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+    });
     if (created.status !== 201) throw new Error(`floating IP ${i}: ${created.status} ${JSON.stringify(created.body)}`);
   }
   const flavorIds: string[] = [];
-  for (const flavor of [{ name: 'bench.small', vcpus: 2, ram: 4096, disk: 20 }, { name: 'bench.large', vcpus: 8, ram: 16384, disk: 80 }]) {
+  for (const flavor of [
+    { name: 'bench.small', vcpus: 2, ram: 4096, disk: 20 },
+    { name: 'bench.large', vcpus: 8, ram: 16384, disk: 80 },
+  ]) {
     const created = await call('POST', '/v1/flavors', { flavor });
     if (created.status !== 201) throw new Error(`flavor ${flavor.name}: ${created.status} ${JSON.stringify(created.body)}`);
     flavorIds.push(created.body.flavor.id);
@@ -146,14 +183,30 @@ const burst = async (call: Call, hour: number, flavors: [string, string]) => {
   return { times, accepted, seconds: (performance.now() - wall) / 1000 };
 };
 
-const addressHoldsFromApi = (allocations: readonly { resource_id: string; reservations: { id: string; lease_id: string; start_date: string; end_date: string }[] }[]): Hold[] =>
+const addressHoldsFromApi = (
+  allocations: readonly { resource_id: string; reservations: { id: string; lease_id: string; start_date: string; end_date: string }[] }[],
+): Hold[] =>
   allocations.flatMap((a) =>
-    a.reservations.map((r) => ({ resourceId: a.resource_id, reservationId: r.id, leaseId: r.lease_id, start: Date.parse(`${r.start_date}Z`), end: Date.parse(`${r.end_date}Z`), slots: null })),
+    a.reservations.map((r) => ({
+      resourceId: a.resource_id,
+      reservationId: r.id,
+      leaseId: r.lease_id,
+      start: Date.parse(`${r.start_date}Z`),
+      end: Date.parse(`${r.end_date}Z`),
+      slots: null,
+    })),
   );
 
 type Audit = Pick<
   MixedFigures,
-  'slot_holds' | 'whole_host_holds' | 'address_holds' | 'over_capacity_instants' | 'whole_host_clashes' | 'double_booked_addresses' | 'double_booked_addresses_api' | 'misfiled_events'
+  | 'slot_holds'
+  | 'whole_host_holds'
+  | 'address_holds'
+  | 'over_capacity_instants'
+  | 'whole_host_clashes'
+  | 'double_booked_addresses'
+  | 'double_booked_addresses_api'
+  | 'misfiled_events'
 >;
 
 /** The invariants, from the raw log folded independently (and, for addresses, from the API too). */

@@ -28,15 +28,39 @@ const created = (leaseId: string): EventData => ({
   id: randomUUID(),
   type: 'Lease.Created',
   data: {
-    leaseId, name: leaseId, projectId: 'project-1', userId: 'user-1', trustId: null, startDate: AT, endDate: '2030-01-01T18:00:00.000Z', beforeEndDate: null,
-    reservations: [{ id: `res-${leaseId}`, resourceId: `rid-${leaseId}`, resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: ['7'] }],
+    leaseId,
+    name: leaseId,
+    projectId: 'project-1',
+    userId: 'user-1',
+    trustId: null,
+    startDate: AT,
+    endDate: '2030-01-01T18:00:00.000Z',
+    beforeEndDate: null,
+    reservations: [
+      {
+        id: `res-${leaseId}`,
+        resourceId: `rid-${leaseId}`,
+        resourceType: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisorProperties: '',
+        resourceProperties: '',
+        beforeEnd: 'default',
+        hostIds: ['7'],
+      },
+    ],
     eventIds: { start: randomUUID(), end: randomUUID(), beforeEnd: randomUUID() },
     createdAt: new Date().toISOString(),
   },
   metadata: metadata(leaseId),
 });
 
-const started = (leaseId: string): EventData => ({ id: randomUUID(), type: 'Lease.Started', data: { leaseId, at: AT }, metadata: metadata(leaseId) });
+const started = (leaseId: string): EventData => ({
+  id: randomUUID(),
+  type: 'Lease.Started',
+  data: { leaseId, at: AT },
+  metadata: metadata(leaseId),
+});
 
 const waitFor = async (check: () => Promise<boolean>, what: string, timeoutMs = 300_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -81,7 +105,9 @@ const throughput = async (url: string, leases: number): Promise<{ events: number
   try {
     for (let done = 0; done < leases; done += 100) {
       const ids = Array.from({ length: 100 }, (_, n) => `tp-${done + n}`);
-      await store.appendMultiple(ids.map((id) => ({ streamId: `lease-${id}`, expectedRevision: 'no_stream' as const, events: [created(id)] })));
+      await store.appendMultiple(
+        ids.map((id) => ({ streamId: `lease-${id}`, expectedRevision: 'no_stream' as const, events: [created(id)] })),
+      );
       await store.appendMultiple(ids.map((id) => ({ streamId: `lease-${id}`, expectedRevision: 0, events: [started(id)] })));
     }
     const head = await store.headPosition();
@@ -112,13 +138,19 @@ const endToEnd = async (url: string, count: number, gapMs: number): Promise<{ ev
     await channel.assertExchange('openstack', 'topic', { durable: false });
     const { queue } = await channel.assertQueue('', { exclusive: true });
     await channel.bindQueue(queue, 'openstack', `${topic}.info`);
-    await channel.consume(queue, (message) => {
-      if (message === null) return;
-      const received = performance.now();
-      const inner = JSON.parse((JSON.parse(message.content.toString()) as { 'oslo.message': string })['oslo.message']) as { payload: { lease_id: string } };
-      const sent = appendedAt.get(inner.payload.lease_id);
-      if (sent !== undefined) latencies.push(received - sent);
-    }, { noAck: true });
+    await channel.consume(
+      queue,
+      (message) => {
+        if (message === null) return;
+        const received = performance.now();
+        const inner = JSON.parse((JSON.parse(message.content.toString()) as { 'oslo.message': string })['oslo.message']) as {
+          payload: { lease_id: string };
+        };
+        const sent = appendedAt.get(inner.payload.lease_id);
+        if (sent !== undefined) latencies.push(received - sent);
+      },
+      { noAck: true },
+    );
     runner.start();
     for (let n = 0; n < count; n++) {
       const leaseId = `e2e-${n}-${randomUUID().slice(0, 8)}`;
@@ -148,7 +180,14 @@ export const runOsloBench = async (): Promise<OsloFigures> => {
   const script = (name: string): string => join(root, 'scripts/services', name);
   const env = { ...process.env, RMQ_ROOT: own ?? '', AMQP_PORT: '62678' };
   try {
-    const url = process.env.BENCH_AMQP_URL ?? execFileSync('bash', [script('rabbitmq-up.sh')], { env }).toString().trim().split('\n').at(-1) ?? '';
+    const url =
+      process.env.BENCH_AMQP_URL ??
+      execFileSync('bash', [script('rabbitmq-up.sh')], { env })
+        .toString()
+        .trim()
+        .split('\n')
+        .at(-1) ??
+      '';
     const publish = await throughput(url, 10_000);
     const end_to_end = await endToEnd(url, 500, 20);
     return { broker: own === null ? url : 'RabbitMQ 3.10 on loopback', publish, end_to_end };

@@ -47,16 +47,36 @@ const MINUTE = 60_000;
 const NETWORK = '50ac0000-0000-4000-8000-00000000500a';
 const SLOTS_PER_HOST = 32;
 
-const metadata = (correlationId: string): EventMetadata => ({ correlationId, causationId: correlationId, actor: { userId: 'bench', projectId: 'bench' } });
+const metadata = (correlationId: string): EventMetadata => ({
+  correlationId,
+  causationId: correlationId,
+  actor: { userId: 'bench', projectId: 'bench' },
+});
 
 const registerHost = async (handler: CommandHandler, name: string): Promise<string> => {
   const { result } = await handler.handle(async () => {
     const registry = await handler.load(hostRegistryDecider, HOST_REGISTRY_STREAM);
     const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry.state);
     const { hostId } = (added[0] as Extract<HostRegistryEvent, { type: 'HostRegistry.HostAdded' }>).data;
-    const info = { hypervisorHostname: name, serviceName: name, vcpus: 64, memoryMb: 262144, localGb: 2000, cpuInfo: '{}', hypervisorType: 'QEMU', hypervisorVersion: 8002000, availabilityZone: 'nova' };
-    const registered = hostDecider.decide({ type: 'RegisterHost', data: { hostId, info, capabilities: {}, now: new Date().toISOString() } }, hostDecider.initialState());
-    const appends = [appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata(name), randomUUID), appendTo(hostStream(hostId), 'no_stream', registered, metadata(name), randomUUID)];
+    const info = {
+      hypervisorHostname: name,
+      serviceName: name,
+      vcpus: 64,
+      memoryMb: 262144,
+      localGb: 2000,
+      cpuInfo: '{}',
+      hypervisorType: 'QEMU',
+      hypervisorVersion: 8002000,
+      availabilityZone: 'nova',
+    };
+    const registered = hostDecider.decide(
+      { type: 'RegisterHost', data: { hostId, info, capabilities: {}, now: new Date().toISOString() } },
+      hostDecider.initialState(),
+    );
+    const appends = [
+      appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata(name), randomUUID),
+      appendTo(hostStream(hostId), 'no_stream', registered, metadata(name), randomUUID),
+    ];
     return { appends, result: hostId };
   });
   return result;
@@ -74,11 +94,29 @@ const generation = (hostIds: readonly string[], random: () => number): ((id: str
     const roll = random();
     if (roll >= 0.8 && addresses.length > 0) {
       const address = addresses.pop() as string;
-      return (id) => ({ id, resourceId: randomUUID(), resourceType: 'virtual:floatingip', networkId: NETWORK, amount: 1, requiredFloatingIps: [], allocations: [{ floatingIpId: `fip-${address}`, address }] });
+      return (id) => ({
+        id,
+        resourceId: randomUUID(),
+        resourceType: 'virtual:floatingip',
+        networkId: NETWORK,
+        amount: 1,
+        requiredFloatingIps: [],
+        allocations: [{ floatingIpId: `fip-${address}`, address }],
+      });
     }
     if (roll >= 0.6 && wholeHosts.length > 0) {
       const hostId = wholeHosts.pop() as string;
-      return (id) => ({ id, resourceId: randomUUID(), resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: [hostId] });
+      return (id) => ({
+        id,
+        resourceId: randomUUID(),
+        resourceType: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisorProperties: '',
+        resourceProperties: '',
+        beforeEnd: 'default',
+        hostIds: [hostId],
+      });
     }
     const count = 1 + Math.floor(random() * 4);
     const candidates = [...freeSlots].filter(([, free]) => free >= count);
@@ -86,11 +124,28 @@ const generation = (hostIds: readonly string[], random: () => number): ((id: str
     if (hostId === undefined) throw new Error('more slots asked for than the hosts have: fewer --leases or more --hosts');
     freeSlots.set(hostId, (freeSlots.get(hostId) ?? 0) - count);
     const allocations = [{ hostId, count }];
-    return (id) => ({ id, resourceId: randomUUID(), resourceType: 'virtual:instance', amount: count, vcpus: 2, memoryMb: 4096, diskGb: 20, affinity: null, resourceProperties: '', allocations });
+    return (id) => ({
+      id,
+      resourceId: randomUUID(),
+      resourceType: 'virtual:instance',
+      amount: count,
+      vcpus: 2,
+      memoryMb: 4096,
+      diskGb: 20,
+      affinity: null,
+      resourceProperties: '',
+      allocations,
+    });
   });
 };
 
-const createLease = async (handler: CommandHandler, startMs: number, endMs: number, reservation: (id: string) => Reservation, now: string): Promise<void> => {
+const createLease = async (
+  handler: CommandHandler,
+  startMs: number,
+  endMs: number,
+  reservation: (id: string) => Reservation,
+  now: string,
+): Promise<void> => {
   const leaseId = randomUUID();
   await handler.handle(async () => {
     const lease = await handler.load(leaseDecider, leaseStream(leaseId));
@@ -121,7 +176,10 @@ const createLease = async (handler: CommandHandler, startMs: number, endMs: numb
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Seeded, so that runs compare. */
-const seeded = (seed: number): (() => number) => () => ((seed = (seed * 48271) % 2147483647) - 1) / 2147483646;
+const seeded =
+  (seed: number): (() => number) =>
+  () =>
+    ((seed = (seed * 48271) % 2147483647) - 1) / 2147483646;
 
 type Entry = ReactorLogEntry & { readonly atMs: number };
 
@@ -148,7 +206,9 @@ const printOutcomes = (entries: readonly Entry[], cpu: NodeJS.CpuUsage): void =>
     const key = `${String(entry.phase)} ${String(entry.result)}`;
     results.set(key, (results.get(key) ?? 0) + 1);
   }
-  console.log(`results: ${[...results].map(([result, count]) => `${result} ${count}`).join(', ')}; retries: ${entries.filter((entry) => entry.event === 'retry').length}`);
+  console.log(
+    `results: ${[...results].map(([result, count]) => `${result} ${count}`).join(', ')}; retries: ${entries.filter((entry) => entry.event === 'retry').length}`,
+  );
   const actions = entries.filter((entry) => entry.event === 'done').length;
   console.log(`cpu: ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${actions} actions`);
 };
@@ -159,9 +219,17 @@ const runBursts = async (file: string, cloud: StandaloneCloud, t1: number, t2: n
   const entries: Entry[] = [];
   const store = SqliteEventStore.open({ file });
   const clock = (): Date => new Date(Date.now() + offset);
-  const reactor = await Reactor.start({ store, effects: standaloneEffectsRegistry(cloud), clock, log: (entry) => entries.push({ ...entry, atMs: Date.now() }) });
+  const reactor = await Reactor.start({
+    store,
+    effects: standaloneEffectsRegistry(cloud),
+    clock,
+    log: (entry) => entries.push({ ...entry, atMs: Date.now() }),
+  });
   const cpu = process.cpuUsage();
-  for (const [instant, label] of [[t1, 'T1 (starts)'], [t2, 'T2 (ends, then starts on the same resources)']] as const) {
+  for (const [instant, label] of [
+    [t1, 'T1 (starts)'],
+    [t2, 'T2 (ends, then starts on the same resources)'],
+  ] as const) {
     offset = instant - 1_500 - Date.now();
     await measureBurst(entries, entries.length, instant - offset, label);
   }

@@ -68,7 +68,7 @@ const status = (line: string): void => {
 };
 
 const eachPage = async (store: EventStore, onPage: (events: readonly RecordedEvent[]) => void): Promise<void> => {
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const events = await store.readAll({ from, limit: PAGE });
     const last = events.at(-1);
     if (last === undefined) return;
@@ -99,7 +99,6 @@ const fold = async (store: EventStore): Promise<number> => {
   });
   return leases.size;
 };
-
 
 /** Progress on stderr every 5 s: a million events take minutes. */
 const ticker = (label: string, done: () => number, total: number): NodeJS.Timeout => {
@@ -132,7 +131,11 @@ const catchUp = async (store: EventStore, file: string, head: number): Promise<{
 };
 
 /** A copy of `ledger` in `file`, or a generated one of at least `target` events (and its lease count). */
-const prepareLedger = async (file: string, target: number, ledger: string | null): Promise<{ store: EventStore; leases: number; generate: number }> => {
+const prepareLedger = async (
+  file: string,
+  target: number,
+  ledger: string | null,
+): Promise<{ store: EventStore; leases: number; generate: number }> => {
   if (ledger !== null) {
     copyFileSync(ledger, file);
     return { store: SqliteEventStore.open({ file }), leases: 0, generate: 0 };
@@ -165,11 +168,21 @@ export const runReplayBench = async (target: number, ledger: string | null = nul
       const cpu = process.cpuUsage();
       try {
         const started = performance.now();
-        const onProgress = (replayed: number): void => status(`rebuild: ${replayed}/${head} events, ${perSecond(replayed, (performance.now() - started) / 1000)} events/s`);
+        const onProgress = (replayed: number): void =>
+          status(`rebuild: ${replayed}/${head} events, ${perSecond(replayed, (performance.now() - started) / 1000)} events/s`);
         const log = (entry: { event: string }): void => {
           if (entry.event === 'caught_up') caughtUp = performance.now() - started;
         };
-        rebuild = await seconds(() => rebuildReadModel({ store, orm, log, onProgress, progressEveryMs: 5_000, onSwapped: (times) => (swapLock = +times.lockedSeconds.toFixed(1)) }));
+        rebuild = await seconds(() =>
+          rebuildReadModel({
+            store,
+            orm,
+            log,
+            onProgress,
+            progressEveryMs: 5_000,
+            onSwapped: (times) => (swapLock = +times.lockedSeconds.toFixed(1)),
+          }),
+        );
       } finally {
         await orm.close();
       }

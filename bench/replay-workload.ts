@@ -44,14 +44,23 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 const user = (lease: number): EventMetadata => {
   const request = `req-${randomUUID()}`;
-  return { correlationId: request, causationId: request, actor: { userId: `user-${lease % 97}`, projectId: `project-${lease % 13}` }, requestId: request };
+  return {
+    correlationId: request,
+    causationId: request,
+    actor: { userId: `user-${lease % 97}`, projectId: `project-${lease % 13}` },
+    requestId: request,
+  };
 };
 const reactor = (): EventMetadata => {
   const id = randomUUID();
   return { correlationId: id, causationId: id, actor: null, system: 'reactor' };
 };
 
-const request = (streamId: string, events: readonly (LeaseEvent | HostEvent | HostRegistryEvent)[], metadata: EventMetadata): AppendRequest => ({
+const request = (
+  streamId: string,
+  events: readonly (LeaseEvent | HostEvent | HostRegistryEvent)[],
+  metadata: EventMetadata,
+): AppendRequest => ({
   streamId,
   expectedRevision: 'any',
   events: events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
@@ -65,7 +74,17 @@ const hostEvents = (hostId: string, base: number): [HostRegistryEvent, HostEvent
       type: 'Host.Registered',
       data: {
         hostId,
-        info: { hypervisorHostname, serviceName: 'nova-compute', vcpus: 32, memoryMb: 131072, localGb: 1000, cpuInfo: '{"arch": "x86_64"}', hypervisorType: 'QEMU', hypervisorVersion: 6002000, availabilityZone: 'nova' },
+        info: {
+          hypervisorHostname,
+          serviceName: 'nova-compute',
+          vcpus: 32,
+          memoryMb: 131072,
+          localGb: 1000,
+          cpuInfo: '{"arch": "x86_64"}',
+          hypervisorType: 'QEMU',
+          hypervisorVersion: 6002000,
+          availabilityZone: 'nova',
+        },
         capabilities: { rack: `r${Number(hostId) % 20}`, gpu: Number(hostId) % 5 === 0 ? 'true' : 'false' },
         registeredAt: iso(base - 30 * 24 * HOUR),
       },
@@ -109,7 +128,14 @@ const plan = (index: number, hosts: number, base: number): PlannedLease => {
 
 const booking = (lease: PlannedLease, start: number, end: number): HostEvent => ({
   type: 'Host.Booked',
-  data: { hostId: lease.hostId, reservationId: lease.reservation.id, leaseId: lease.leaseId, startDate: iso(start), endDate: iso(end), propertyNames: lease.index % 3 === 0 ? ['rack'] : [] },
+  data: {
+    hostId: lease.hostId,
+    reservationId: lease.reservation.id,
+    leaseId: lease.leaseId,
+    startDate: iso(start),
+    endDate: iso(end),
+    propertyNames: lease.index % 3 === 0 ? ['rack'] : [],
+  },
 });
 
 const created = (lease: PlannedLease): LeaseEvent => ({
@@ -135,27 +161,76 @@ const effects = (lease: PlannedLease, phase: 'start' | 'end'): LeaseEvent => ({
     leaseId: lease.leaseId,
     reservationId: lease.reservation.id,
     phase,
-    effects: [{ operation: phase === 'start' ? 'add_hosts_to_aggregate' : 'remove_hosts_from_aggregate', aggregate: `reservation-${lease.reservation.id}`, hostIds: [lease.hostId] }],
+    effects: [
+      {
+        operation: phase === 'start' ? 'add_hosts_to_aggregate' : 'remove_hosts_from_aggregate',
+        aggregate: `reservation-${lease.reservation.id}`,
+        hostIds: [lease.hostId],
+      },
+    ],
     at: iso(phase === 'start' ? lease.start : lease.end),
   },
 });
 
 /** The appends of one phase for a group of leases (each stream at most once per append). */
 const phases: readonly ((group: readonly PlannedLease[]) => AppendRequest[])[] = [
-  (group) => group.flatMap((l) => [request(leaseStream(l.leaseId), [created(l)], user(l.index)), request(hostStream(l.hostId), [booking(l, l.start, l.end)], user(l.index))]),
+  (group) =>
+    group.flatMap((l) => [
+      request(leaseStream(l.leaseId), [created(l)], user(l.index)),
+      request(hostStream(l.hostId), [booking(l, l.start, l.end)], user(l.index)),
+    ]),
   (group) =>
     group.flatMap((l) => {
-      const renamed: LeaseEvent = { type: 'Lease.Renamed', data: { leaseId: l.leaseId, name: `lease-${l.index}-renamed`, renamedAt: iso(l.start - 12 * HOUR) } };
+      const renamed: LeaseEvent = {
+        type: 'Lease.Renamed',
+        data: { leaseId: l.leaseId, name: `lease-${l.index}-renamed`, renamedAt: iso(l.start - 12 * HOUR) },
+      };
       if (l.index % 4 !== 0) return [request(leaseStream(l.leaseId), [renamed], user(l.index))];
-      const rescheduled: LeaseEvent = { type: 'Lease.Rescheduled', data: { leaseId: l.leaseId, startDate: iso(l.start), endDate: iso(l.end + HOUR), beforeEndDate: null, rescheduledAt: iso(l.start - 12 * HOUR) } };
-      const moved: HostEvent = { type: 'Host.BookingMoved', data: { hostId: l.hostId, reservationId: l.reservation.id, startDate: iso(l.start), endDate: iso(l.end + HOUR), propertyNames: [] } };
+      const rescheduled: LeaseEvent = {
+        type: 'Lease.Rescheduled',
+        data: {
+          leaseId: l.leaseId,
+          startDate: iso(l.start),
+          endDate: iso(l.end + HOUR),
+          beforeEndDate: null,
+          rescheduledAt: iso(l.start - 12 * HOUR),
+        },
+      };
+      const moved: HostEvent = {
+        type: 'Host.BookingMoved',
+        data: { hostId: l.hostId, reservationId: l.reservation.id, startDate: iso(l.start), endDate: iso(l.end + HOUR), propertyNames: [] },
+      };
       const metadata = user(l.index);
       return [request(leaseStream(l.leaseId), [renamed, rescheduled], metadata), request(hostStream(l.hostId), [moved], metadata)];
     }),
-  (group) => group.map((l) => request(leaseStream(l.leaseId), [{ type: 'Lease.StartRequested', data: { leaseId: l.leaseId, at: iso(l.start) } }], reactor())),
-  (group) => group.map((l) => request(leaseStream(l.leaseId), [effects(l, 'start'), { type: 'Lease.Started', data: { leaseId: l.leaseId, at: iso(l.start) } }], reactor())),
-  (group) => group.map((l) => request(leaseStream(l.leaseId), [{ type: 'Lease.EndRequested', data: { leaseId: l.leaseId, at: iso(l.end), reason: 'scheduled' } }], reactor())),
-  (group) => group.map((l) => request(leaseStream(l.leaseId), [effects(l, 'end'), { type: 'Lease.Ended', data: { leaseId: l.leaseId, at: iso(l.end) } }], reactor())),
+  (group) =>
+    group.map((l) =>
+      request(leaseStream(l.leaseId), [{ type: 'Lease.StartRequested', data: { leaseId: l.leaseId, at: iso(l.start) } }], reactor()),
+    ),
+  (group) =>
+    group.map((l) =>
+      request(
+        leaseStream(l.leaseId),
+        [effects(l, 'start'), { type: 'Lease.Started', data: { leaseId: l.leaseId, at: iso(l.start) } }],
+        reactor(),
+      ),
+    ),
+  (group) =>
+    group.map((l) =>
+      request(
+        leaseStream(l.leaseId),
+        [{ type: 'Lease.EndRequested', data: { leaseId: l.leaseId, at: iso(l.end), reason: 'scheduled' } }],
+        reactor(),
+      ),
+    ),
+  (group) =>
+    group.map((l) =>
+      request(
+        leaseStream(l.leaseId),
+        [effects(l, 'end'), { type: 'Lease.Ended', data: { leaseId: l.leaseId, at: iso(l.end) } }],
+        reactor(),
+      ),
+    ),
 ];
 
 const countEvents = (requests: readonly AppendRequest[]): number => requests.reduce((sum, r) => sum + r.events.length, 0);
@@ -172,14 +247,46 @@ const longLease = async (store: EventStore, hosts: number, total: number, base: 
     const end = iso(far.end + (change % 60) * 60_000);
     const metadata = user(0);
     await store.appendMultiple([
-      request(leaseStream(far.leaseId), [{ type: 'Lease.Renamed', data: { leaseId: far.leaseId, name: `long-lease-${change}`, renamedAt: at } }, { type: 'Lease.Rescheduled', data: { leaseId: far.leaseId, startDate: iso(far.start), endDate: end, beforeEndDate: null, rescheduledAt: at } }], metadata),
-      request(hostStream(far.hostId), [{ type: 'Host.BookingMoved', data: { hostId: far.hostId, reservationId: far.reservation.id, startDate: iso(far.start), endDate: end, propertyNames: [] } }], metadata),
+      request(
+        leaseStream(far.leaseId),
+        [
+          { type: 'Lease.Renamed', data: { leaseId: far.leaseId, name: `long-lease-${change}`, renamedAt: at } },
+          {
+            type: 'Lease.Rescheduled',
+            data: { leaseId: far.leaseId, startDate: iso(far.start), endDate: end, beforeEndDate: null, rescheduledAt: at },
+          },
+        ],
+        metadata,
+      ),
+      request(
+        hostStream(far.hostId),
+        [
+          {
+            type: 'Host.BookingMoved',
+            data: { hostId: far.hostId, reservationId: far.reservation.id, startDate: iso(far.start), endDate: end, propertyNames: [] },
+          },
+        ],
+        metadata,
+      ),
     ]);
     events += 3;
   }
   while (events < total) {
     const change = events;
-    await store.appendToStream(leaseStream(far.leaseId), 'any', request(leaseStream(far.leaseId), [{ type: 'Lease.Renamed', data: { leaseId: far.leaseId, name: `long-lease-${change}`, renamedAt: iso(far.start - HOUR + change) } }], user(0)).events);
+    await store.appendToStream(
+      leaseStream(far.leaseId),
+      'any',
+      request(
+        leaseStream(far.leaseId),
+        [
+          {
+            type: 'Lease.Renamed',
+            data: { leaseId: far.leaseId, name: `long-lease-${change}`, renamedAt: iso(far.start - HOUR + change) },
+          },
+        ],
+        user(0),
+      ).events,
+    );
     events += 1;
   }
   return { leaseId: far.leaseId, events };
@@ -194,7 +301,11 @@ export const generateLedger = async (store: EventStore, options: GenerateOptions
     const ids = Array.from({ length: Math.min(500, hosts - first + 1) }, (_, i) => String(first + i));
     const pairs = ids.map((id) => hostEvents(id, base));
     await store.appendMultiple([
-      request(HOST_REGISTRY_STREAM, pairs.map(([added]) => added), reactor()),
+      request(
+        HOST_REGISTRY_STREAM,
+        pairs.map(([added]) => added),
+        reactor(),
+      ),
       ...pairs.map(([, registered]) => request(hostStream(registered.data.hostId), [registered], reactor())),
     ]);
     written += pairs.length * 2;
@@ -219,10 +330,15 @@ export const generateLedger = async (store: EventStore, options: GenerateOptions
  * `count` leases created with their booking (one per host, round after round) from `start` on, and
  * nothing else: what is still to come in a ledger written with generateLedger.
  */
-export const appendLiveLeases = async (store: EventStore, options: { readonly count: number; readonly hosts: number; readonly start: number }): Promise<number> => {
+export const appendLiveLeases = async (
+  store: EventStore,
+  options: { readonly count: number; readonly hosts: number; readonly start: number },
+): Promise<number> => {
   let written = 0;
   for (let first = 0; first < options.count; first += options.hosts) {
-    const group = Array.from({ length: Math.min(options.hosts, options.count - first) }, (_, i) => plan(first + i, options.hosts, options.start));
+    const group = Array.from({ length: Math.min(options.hosts, options.count - first) }, (_, i) =>
+      plan(first + i, options.hosts, options.start),
+    );
     const requests = phases[0]!(group);
     await store.appendMultiple(requests);
     written += countEvents(requests);

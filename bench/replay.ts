@@ -47,7 +47,7 @@ const status = (line: string): void => {
 /** Every event of the log, page by page, as a replay reads it. */
 const eachPage = async (store: EventStore, onPage: (events: readonly RecordedEvent[]) => void): Promise<number> => {
   let count = 0;
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const events = await store.readAll({ from, limit: BATCH });
     const last = events.at(-1);
     if (last === undefined) return count;
@@ -94,7 +94,9 @@ const projectionReplay = async (store: EventStore, dir: string, head: number): P
       }),
     );
     const dump = await dumpReadModel(orm);
-    const faults = (dump['lh_checkpoints'] as { name: string; position: number; failedPosition: number | null }[]).filter((row) => row.failedPosition !== null || row.position !== head);
+    const faults = (dump['lh_checkpoints'] as { name: string; position: number; failedPosition: number | null }[]).filter(
+      (row) => row.failedPosition !== null || row.position !== head,
+    );
     if (faults.length > 0) throw new Error(`the replay did not reach the head cleanly: ${JSON.stringify(faults)}`);
     return { seconds: took, leases: dump['lh_leases']?.length ?? 0 };
   } finally {
@@ -102,7 +104,11 @@ const projectionReplay = async (store: EventStore, dir: string, head: number): P
   }
 };
 
-const historyFigures = async (store: EventStore, dataDir: string, leaseId: string): Promise<{ entries: number; queryP50Ms: number; cliP50Ms: number }> => {
+const historyFigures = async (
+  store: EventStore,
+  dataDir: string,
+  leaseId: string,
+): Promise<{ entries: number; queryP50Ms: number; cliP50Ms: number }> => {
   const queries = new HistoryQueries(store);
   const caller = systemCaller('bench');
   const times: number[] = [];
@@ -116,7 +122,10 @@ const historyFigures = async (store: EventStore, dataDir: string, leaseId: strin
   const cliTimes: number[] = [];
   for (let run = 0; run < 5; run++) {
     const started = performance.now();
-    execFileSync(process.execPath, [cli, '--data-dir', dataDir, 'history', leaseId], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+    execFileSync(process.execPath, [cli, '--data-dir', dataDir, 'history', leaseId], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
     cliTimes.push(performance.now() - started);
   }
   return { entries, queryP50Ms: +percentile(times, 50).toFixed(1), cliP50Ms: +percentile(cliTimes, 50).toFixed(0) };
@@ -133,7 +142,10 @@ const main = async (): Promise<void> => {
     status(`generating at least ${target} events in ${file}`);
     let ledger: Awaited<ReturnType<typeof generateLedger>> | undefined;
     const generation = await seconds(async () => {
-      ledger = await generateLedger(writer, { events: target, onProgress: (written) => written % 100_000 < 10_000 && status(`written ${written}`) });
+      ledger = await generateLedger(writer, {
+        events: target,
+        onProgress: (written) => written % 100_000 < 10_000 && status(`written ${written}`),
+      });
     });
     await writer.close();
     if (ledger === undefined) throw new Error('no ledger generated');
@@ -148,8 +160,11 @@ const main = async (): Promise<void> => {
       const fold = await seconds(async () => (folded = await rawFold(store)));
       const cpu = process.cpuUsage(cpuBefore);
       const foldCpu = (cpu.user + cpu.system) / 1e6;
-      const projected = process.argv.includes('--skip-projection') ? null : (status('projection replay'), await projectionReplay(store, dir, head));
-      if (projected !== null && projected.leases !== folded.leases) throw new Error(`the projections hold ${projected.leases} leases, the fold ${folded.leases}`);
+      const projected = process.argv.includes('--skip-projection')
+        ? null
+        : (status('projection replay'), await projectionReplay(store, dir, head));
+      if (projected !== null && projected.leases !== folded.leases)
+        throw new Error(`the projections hold ${projected.leases} leases, the fold ${folded.leases}`);
       status('history');
       const history = await historyFigures(store, dir, ledger.longLeaseId);
       const figures = {
@@ -170,11 +185,20 @@ const main = async (): Promise<void> => {
       };
       console.log(JSON.stringify(figures, null, 2));
       console.log(`\n| figure | value |\n|---|---|`);
-      console.log(`| log | ${head.toLocaleString('en-US')} events, ${ledger.leases.toLocaleString('en-US')} leases on ${ledger.hosts} hosts, ${figures.store_mb} MB |`);
+      console.log(
+        `| log | ${head.toLocaleString('en-US')} events, ${ledger.leases.toLocaleString('en-US')} leases on ${ledger.hosts} hosts, ${figures.store_mb} MB |`,
+      );
       console.log(`| read the whole log (rows + JSON) | ${figures.read_events_per_s.toLocaleString('en-US')} events/s |`);
-      console.log(`| raw fold (read + evolve in memory) | ${figures.raw_fold_events_per_s.toLocaleString('en-US')} events/s wall, ${figures.raw_fold_events_per_cpu_s.toLocaleString('en-US')} per CPU second |`);
-      if (projected !== null) console.log(`| projection replay (projectBatch, MikroORM, SQLite) | ${perSecond(head, projected.seconds).toLocaleString('en-US')} events/s (${figures.projection_replay_s} s) |`);
-      console.log(`| history of a lease with ${history.entries} events: query p50 / leasehold history p50 | ${history.queryP50Ms} ms / ${history.cliP50Ms} ms |`);
+      console.log(
+        `| raw fold (read + evolve in memory) | ${figures.raw_fold_events_per_s.toLocaleString('en-US')} events/s wall, ${figures.raw_fold_events_per_cpu_s.toLocaleString('en-US')} per CPU second |`,
+      );
+      if (projected !== null)
+        console.log(
+          `| projection replay (projectBatch, MikroORM, SQLite) | ${perSecond(head, projected.seconds).toLocaleString('en-US')} events/s (${figures.projection_replay_s} s) |`,
+        );
+      console.log(
+        `| history of a lease with ${history.entries} events: query p50 / leasehold history p50 | ${history.queryP50Ms} ms / ${history.cliP50Ms} ms |`,
+      );
     } finally {
       await store.close();
     }

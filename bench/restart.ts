@@ -59,7 +59,10 @@ const status = (line: string): void => {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const rssMiB = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '';
+  const line =
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:')) ?? '';
   return Math.round(Number(/\d+/.exec(line)?.[0] ?? 0) / 1024);
 };
 
@@ -124,7 +127,8 @@ const startAndStop = async (app: App, dataDir: string, snapshot: boolean): Promi
 const answered = async (child: ChildProcess, url: string, output: () => string): Promise<void> => {
   const deadline = performance.now() + 600_000;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited while starting (${child.exitCode ?? child.signalCode}):\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited while starting (${child.exitCode ?? child.signalCode}):\n${output()}`);
     try {
       if ((await fetch(url, { signal: AbortSignal.timeout(5_000) })).status === 200) return;
     } catch {
@@ -145,7 +149,12 @@ const ledger = async (dir: string, events: number, live: number): Promise<number
     // about 9.5 events a lease, 2,000 leases every 3 hours: the history ends well before now
     const rounds = Math.ceil(events / 9.5 / HOSTS);
     const base = Date.now() - (rounds * 3 * 3_600_000 + 7 * DAY);
-    await generateLedger(store, { events, hosts: HOSTS, base, onProgress: (written) => written % 100_000 < 20_000 && status(`written ${written}`) });
+    await generateLedger(store, {
+      events,
+      hosts: HOSTS,
+      base,
+      onProgress: (written) => written % 100_000 < 20_000 && status(`written ${written}`),
+    });
     await appendLiveLeases(store, { count: live, hosts: HOSTS, start: Date.now() + DAY });
     return await store.headPosition();
   } finally {
@@ -192,7 +201,9 @@ const WHOLE_LOG = argument('whole-log', 1) !== 0;
 const measure = async (events: number, live: number, kept: string | null, apiStarts: number): Promise<Measured> => {
   const dir = kept ?? mkdtempSync(join(tmpdir(), 'leasehold-restart-bench-'));
   mkdirSync(dir, { recursive: true });
-  status(`${existsSync(join(dir, 'events.sqlite')) ? 'using the ledger in' : `generating ${events} events and ${live} live leases in`} ${dir}`);
+  status(
+    `${existsSync(join(dir, 'events.sqlite')) ? 'using the ledger in' : `generating ${events} events and ${live} live leases in`} ${dir}`,
+  );
   const head = await ledger(dir, events, live);
   try {
     const runs: Run[] = [];
@@ -238,12 +249,16 @@ const main = async (): Promise<void> => {
   const smallEvents = argument('small', 100_000);
   const small = smallEvents > 0 ? await measure(smallEvents, live, null, 0) : null;
   console.log(JSON.stringify({ live, large, small }, null, 2));
-  console.log('\n| log | app | start | first answer (wall) | of which to listening | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| log | app | start | first answer (wall) | of which to listening | CPU used by then | RSS at answer / 10 s later |\n|---|---|---|---|---|---|---|',
+  );
   for (const { head, runs } of small === null ? [large] : [large, small]) {
     for (const run of runs) {
       const start = run.snapshot ? 'from snapshot' : 'whole log';
       const listen = run.listenS === null ? '-' : `${run.listenS} s`;
-      console.log(`| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${listen} | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`);
+      console.log(
+        `| ${head.toLocaleString('en-US')} events | ${run.app} | ${start} | ${run.answerS} s | ${listen} | ${run.cpuS} s | ${run.rssMiB} / ${run.rssLaterMiB} MiB |`,
+      );
     }
   }
 };

@@ -44,7 +44,12 @@ const FORGET_EVERY = 1_000;
 
 const bench = systemCaller('bench-scale');
 let commands = 0;
-const metadata = (now: number) => ({ actor: bench, correlationId: `scale-${++commands}`, causationId: 'bench-scale', now: new Date(now).toISOString() });
+const metadata = (now: number) => ({
+  actor: bench,
+  correlationId: `scale-${++commands}`,
+  causationId: 'bench-scale',
+  now: new Date(now).toISOString(),
+});
 
 const hostInfo = (i: number) => ({
   hypervisorHostname: `scale-${String(i).padStart(5, '0')}`,
@@ -92,7 +97,11 @@ export const writeScaleLedger = async (store: EventStore, shape: ScaleShape, onP
   const hosts = new HostUseCases(context, new StandaloneHostInventory());
   for (let i = 0; i < shape.hosts; i++) {
     const capabilities = { gpu: i % 5 === 0 ? 'true' : 'false', rack: `rack-${String(i % 200).padStart(3, '0')}` };
-    await hosts.register({ type: 'RegisterHost', data: { host: { source: 'request', info: hostInfo(i), capabilities } }, metadata: metadata(base - HOUR) });
+    await hosts.register({
+      type: 'RegisterHost',
+      data: { host: { source: 'request', info: hostInfo(i), capabilities } },
+      metadata: metadata(base - HOUR),
+    });
   }
   onProgress(`${shape.hosts} hosts registered`);
 
@@ -114,7 +123,11 @@ export const writeScaleLedger = async (store: EventStore, shape: ScaleShape, onP
     const begun = await reactions.beginPhase({ type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: metadata(at) });
     if (begun.status !== 'recorded') throw new Error(`${leaseId} ${phase}: ${JSON.stringify(begun)}`);
     const outcomes = reservationIds.map((reservationId) => ({ reservationId, ok: true as const, effects: [] }));
-    const completed = await reactions.completePhase({ type: 'CompleteLeasePhase', data: { leaseId, phase, beginId: begun.beginId, outcomes }, metadata: metadata(at + 1000) });
+    const completed = await reactions.completePhase({
+      type: 'CompleteLeasePhase',
+      data: { leaseId, phase, beginId: begun.beginId, outcomes },
+      metadata: metadata(at + 1000),
+    });
     if (completed.status !== 'recorded') throw new Error(`${leaseId} ${phase}: ${JSON.stringify(completed)}`);
   };
 
@@ -129,8 +142,20 @@ export const writeScaleLedger = async (store: EventStore, shape: ScaleShape, onP
     const start = now + Math.floor(random() * 12) * HOUR + HOUR;
     const end = start + (1 + Math.floor(random() * 24)) * HOUR;
     const wanted = random() < 0.05 ? 3 : 1;
-    const reservation = buildHostRequest({ min: wanted, max: wanted, hypervisorProperties: '', resourceProperties: random() < 0.2 ? '["=", "$gpu", "true"]' : '', beforeEnd: 'default' });
-    const data = { name: `scale-lease-${i}`, startDate: new Date(start).toISOString(), endDate: new Date(end).toISOString(), beforeEndDate: null, reservations: [reservation] };
+    const reservation = buildHostRequest({
+      min: wanted,
+      max: wanted,
+      hypervisorProperties: '',
+      resourceProperties: random() < 0.2 ? '["=", "$gpu", "true"]' : '',
+      beforeEnd: 'default',
+    });
+    const data = {
+      name: `scale-lease-${i}`,
+      startDate: new Date(start).toISOString(),
+      endDate: new Date(end).toISOString(),
+      beforeEndDate: null,
+      reservations: [reservation],
+    };
     try {
       const written = await leases.create({ type: 'CreateLease', data, metadata: metadata(now) });
       const lease = written.events.find((event): event is LeaseCreated => event.type === 'Lease.Created');
@@ -146,5 +171,12 @@ export const writeScaleLedger = async (store: EventStore, shape: ScaleShape, onP
     if (i % 10_000 === 0 && i > 0) onProgress(`${i}/${leasesWanted} leases, ${Math.round(performance.now() - started) / 1000} s`);
   }
   await runDue(realNow);
-  return { hosts: shape.hosts, leases: created, refused, events: await store.headPosition(), live, seconds: (performance.now() - started) / 1000 };
+  return {
+    hosts: shape.hosts,
+    leases: created,
+    refused,
+    events: await store.headPosition(),
+    live,
+    seconds: (performance.now() - started) / 1000,
+  };
 };

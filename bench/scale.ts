@@ -39,7 +39,10 @@ const status = (line: string): void => {
 const rssMiB = (pid: number | undefined): number => {
   if (pid === undefined) return 0;
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '';
+    const line =
+      readFileSync(`/proc/${pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmRSS:')) ?? '';
     return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
   } catch {
     return 0;
@@ -52,7 +55,7 @@ interface Started {
 }
 
 const untilTrue = async (check: () => Promise<boolean>, child: ChildProcess, what: string): Promise<void> => {
-  for (const deadline = performance.now() + 1_800_000; performance.now() < deadline; ) {
+  for (const deadline = performance.now() + 1_800_000; performance.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -61,7 +64,12 @@ const untilTrue = async (check: () => Promise<boolean>, child: ChildProcess, wha
 };
 
 /** Spawns an app and times it from the spawn to the first answer `ready` accepts; `onLine` reads its log (stdout). */
-const startApp = async (entry: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, onLine?: (line: string) => void): Promise<Started> => {
+const startApp = async (
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+  onLine?: (line: string) => void,
+): Promise<Started> => {
   const started = performance.now();
   const args = [...(env.LEASEHOLD_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''), join(dist, entry)];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', onLine === undefined ? 'ignore' : 'pipe', 'inherit'] });
@@ -82,7 +90,9 @@ const startApp = async (entry: string, env: NodeJS.ProcessEnv, ready: () => Prom
 const cpuSeconds = (pid: number | undefined): number => {
   if (pid === undefined) return 0;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -102,7 +112,11 @@ const json = async (url: string): Promise<Record<string, unknown>> => (await fet
  * Until the start's after-work is done: the API's usage index warmed (its log says so), the read models
  * and the reactor at the head of the log, and the three processes idle (snapshots written).
  */
-const settled = async (apps: { readonly projector: ChildProcess; readonly reactor: ChildProcess; readonly api: ChildProcess }, ports: { readonly reactor: number; readonly api: number }, warmed: () => boolean): Promise<void> => {
+const settled = async (
+  apps: { readonly projector: ChildProcess; readonly reactor: ChildProcess; readonly api: ChildProcess },
+  ports: { readonly reactor: number; readonly api: number },
+  warmed: () => boolean,
+): Promise<void> => {
   const quiet = async (): Promise<boolean> => {
     if (!warmed()) return false;
     const api = await json(`http://127.0.0.1:${ports.api}/readyz`);
@@ -125,7 +139,10 @@ const stop = async (child: ChildProcess): Promise<void> => {
 const readyAt = (port: number) => async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
 
 /** Runs the rebuild as an operator does; its wall time and the largest RSS seen while it ran. */
-const rebuild = async (env: NodeJS.ProcessEnv, events: number): Promise<{ readonly events_per_second: number; readonly seconds: number; readonly peak_rss_mib: number }> => {
+const rebuild = async (
+  env: NodeJS.ProcessEnv,
+  events: number,
+): Promise<{ readonly events_per_second: number; readonly seconds: number; readonly peak_rss_mib: number }> => {
   const started = performance.now();
   const child = spawn(process.execPath, [join(dist, 'apps/projector/src/rebuild.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let peak = 0;
@@ -160,7 +177,13 @@ export interface ScaleFigures extends Latencies {
 
 const leaseBody = (i: number, farMs: number) => {
   const start = farMs + (i % 50) * 3_600_000;
-  return { name: `scale-admission-${i}`, start_date: blazarDate(start), end_date: blazarDate(start + 2 * 3_600_000), reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }], events: [] };
+  return {
+    name: `scale-admission-${i}`,
+    start_date: blazarDate(start),
+    end_date: blazarDate(start + 2 * 3_600_000),
+    reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' }],
+    events: [],
+  };
 };
 
 interface Written {
@@ -196,16 +219,30 @@ const ledgerIn = async (label: string, env: NodeJS.ProcessEnv, hosts: number, ev
   return written;
 };
 
-const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, events: number, keptDir: string | null): Promise<ScaleFigures | Written> => {
+const measure = async (
+  label: string,
+  env: NodeJS.ProcessEnv,
+  hosts: number,
+  events: number,
+  keptDir: string | null,
+): Promise<ScaleFigures | Written> => {
   const { ledger, rebuild: rebuilt } = await ledgerIn(label, env, hosts, events, keptDir);
   status(`${label}: rebuild ${JSON.stringify(rebuilt)}; starting the apps`);
   if (process.argv.includes('--ledger-only')) return { ledger, rebuild: rebuilt };
   const [projectorPort, reactorPort, apiPort] = [PORT + 1, PORT + 2, PORT];
   const apps: ChildProcess[] = [];
   try {
-    const projector = await startApp('apps/projector/src/main.js', { ...env, LEASEHOLD_PROJECTOR_HEALTH_PORT: String(projectorPort) }, readyAt(projectorPort));
+    const projector = await startApp(
+      'apps/projector/src/main.js',
+      { ...env, LEASEHOLD_PROJECTOR_HEALTH_PORT: String(projectorPort) },
+      readyAt(projectorPort),
+    );
     apps.push(projector.child);
-    const reactor = await startApp('apps/reactor/src/main.js', { ...env, LEASEHOLD_REACTOR_HEALTH_PORT: String(reactorPort) }, readyAt(reactorPort));
+    const reactor = await startApp(
+      'apps/reactor/src/main.js',
+      { ...env, LEASEHOLD_REACTOR_HEALTH_PORT: String(reactorPort) },
+      readyAt(reactorPort),
+    );
     apps.push(reactor.child);
     const call = caller(`http://127.0.0.1:${apiPort}`);
     const far = Date.now() + 400 * 86_400_000;
@@ -216,9 +253,16 @@ const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, eve
       if (warmedAt === null && line.includes('"event":"usage-index"')) warmedAt = performance.now();
     };
     // the API answers once a lease is admitted: its write index holds every booking by then
-    const api = await startApp('apps/api/src/main.js', { ...env, LEASEHOLD_PORT: String(apiPort) }, async () => (await call('POST', '/v1/leases', leaseBody(admitted, far))).status === 201, onApiLine);
+    const api = await startApp(
+      'apps/api/src/main.js',
+      { ...env, LEASEHOLD_PORT: String(apiPort) },
+      async () => (await call('POST', '/v1/leases', leaseBody(admitted, far))).status === 201,
+      onApiLine,
+    );
     apps.push(api.child);
-    status(`${label}: started projector ${projector.seconds.toFixed(1)} s, reactor ${reactor.seconds.toFixed(1)} s, api ${api.seconds.toFixed(1)} s`);
+    status(
+      `${label}: started projector ${projector.seconds.toFixed(1)} s, reactor ${reactor.seconds.toFixed(1)} s, api ${api.seconds.toFixed(1)} s`,
+    );
     const children = { projector: projector.child, reactor: reactor.child, api: api.child };
     const latencies = async (): Promise<Latencies> => {
       const admissions: number[] = [];
@@ -242,7 +286,9 @@ const measure = async (label: string, env: NodeJS.ProcessEnv, hosts: number, eve
       };
     };
     const first = await latencies();
-    status(`${label}: right after the starts ${JSON.stringify(first)}; waiting for the usage index, the reactor and the read models to settle`);
+    status(
+      `${label}: right after the starts ${JSON.stringify(first)}; waiting for the usage index, the reactor and the read models to settle`,
+    );
     await settled(children, { reactor: reactorPort, api: apiPort }, () => warmedAt !== null);
     const settledAfter = (performance.now() - apiSpawned) / 1000;
     const settledLatencies = await latencies();
@@ -316,11 +362,20 @@ const main = async (): Promise<void> => {
   }
   if (stores === 'postgresql' || stores === 'both') {
     const server = process.env.LEASEHOLD_BENCH_PG_URL ?? '';
-    if (server === '') throw new Error('LEASEHOLD_BENCH_PG_URL must name a PostgreSQL server for --store postgresql (scripts/bench.sh --scale starts one)');
+    if (server === '')
+      throw new Error('LEASEHOLD_BENCH_PG_URL must name a PostgreSQL server for --store postgresql (scripts/bench.sh --scale starts one)');
     const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-scale-pg-'));
     const database = await freshDatabase(server);
     try {
-      figures.push(await measure('PostgreSQL', { ...base, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_EVENT_STORE_URL: database.url, LEASEHOLD_READ_MODEL_URL: database.url }, hosts, events, null));
+      figures.push(
+        await measure(
+          'PostgreSQL',
+          { ...base, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_EVENT_STORE_URL: database.url, LEASEHOLD_READ_MODEL_URL: database.url },
+          hosts,
+          events,
+          null,
+        ),
+      );
     } finally {
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -67,7 +67,14 @@ export class SoakWorkload {
 
   private reservation(): unknown {
     const roll = this.random();
-    if (roll < 0.6) return { resource_type: 'virtual:instance', amount: 1 + Math.floor(this.random() * 4), ...SLOT, affinity: null, resource_properties: '' };
+    if (roll < 0.6)
+      return {
+        resource_type: 'virtual:instance',
+        amount: 1 + Math.floor(this.random() * 4),
+        ...SLOT,
+        affinity: null,
+        resource_properties: '',
+      };
     if (roll < 0.8) return { resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' };
     return { resource_type: 'virtual:floatingip', network_id: SOAK_NETWORK, amount: 1 };
   }
@@ -96,7 +103,12 @@ export class SoakWorkload {
 
   private rename(lease: Lease): SoakRequest {
     this.names++;
-    return { method: 'PUT', path: `/v1/leases/${lease.id}`, body: { name: `soak-${this.names}` }, answered: (status) => this.forgetIfGone(lease, status) };
+    return {
+      method: 'PUT',
+      path: `/v1/leases/${lease.id}`,
+      body: { name: `soak-${this.names}` },
+      answered: (status) => this.forgetIfGone(lease, status),
+    };
   }
 
   /** Only for a lease that has started and has more than a minute left (else the API rightly refuses it). */

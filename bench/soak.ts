@@ -56,12 +56,14 @@ const send = async (base: string, request: SoakRequest, tally: Tally): Promise<v
     tally.statuses.set(response.status, (tally.statuses.get(response.status) ?? 0) + 1);
     if (response.status >= 500) {
       tally.errors++;
-      if (tally.errorSamples.length < 5) tally.errorSamples.push(`${request.method} ${request.path}: ${response.status} ${text.slice(0, 300)}`);
+      if (tally.errorSamples.length < 5)
+        tally.errorSamples.push(`${request.method} ${request.path}: ${response.status} ${text.slice(0, 300)}`);
     }
     request.answered(response.status, body);
   } catch (error) {
     tally.errors++;
-    if (tally.errorSamples.length < 5) tally.errorSamples.push(`${request.method} ${request.path}: ${error instanceof Error ? error.message : String(error)}`);
+    if (tally.errorSamples.length < 5)
+      tally.errorSamples.push(`${request.method} ${request.path}: ${error instanceof Error ? error.message : String(error)}`);
   }
 };
 
@@ -69,11 +71,16 @@ const newTally = (): Tally => ({ requests: 0, errors: 0, statuses: new Map(), er
 
 const setUp = async (base: string): Promise<void> => {
   const must = async (path: string, body: unknown): Promise<void> => {
-    const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
   };
   for (let i = 1; i <= SOAK_HOSTS; i++) await must('/v1/os-hosts', { name: `soak-${String(i).padStart(2, '0')}`, ...SOAK_HOST_SIZE });
-  for (let i = 1; i <= SOAK_ADDRESSES; i++) await must('/v1/floatingips', { floating_network_id: SOAK_NETWORK, floating_ip_address: `198.18.0.${i}` });
+  for (let i = 1; i <= SOAK_ADDRESSES; i++)
+    await must('/v1/floatingips', { floating_network_id: SOAK_NETWORK, floating_ip_address: `198.18.0.${i}` });
 };
 
 /** Requests per second of the workload driven back to back by 8 clients for `seconds`. */
@@ -114,7 +121,9 @@ const sampler = (system: SystemProcesses, log: Database.Database, samples: Sampl
     while (!stopped) {
       const started = performance.now();
       try {
-        const ready = (await (await fetch(`${system.healthUrl('projector')}/readyz`, { signal: AbortSignal.timeout(5 * SECOND) })).json()) as { projections: { position: number }[] };
+        const ready = (await (
+          await fetch(`${system.healthUrl('projector')}/readyz`, { signal: AbortSignal.timeout(5 * SECOND) })
+        ).json()) as { projections: { position: number }[] };
         const checkpoint = Math.min(...ready.projections.map((p) => p.position));
         const lagPositions = Math.max(0, (head.get() as number) - checkpoint);
         const oldest = lagPositions === 0 ? undefined : (recordedAt.get(checkpoint) as string | undefined);
@@ -174,8 +183,13 @@ const AFTER_BEFORE_END = new Set(['Lease.BeforeEndCompleted', 'Lease.BeforeEndFa
  * for the end also started and its before-end done). Ends of deleted leases are no timers.
  */
 const timerLateness = (log: Database.Database): { readonly lateness: number[]; readonly busiestSecond: number } => {
-  const rows = log.prepare("SELECT stream_id, type, data, recorded_at FROM events WHERE stream_id LIKE 'lease-%' ORDER BY position").all() as PhaseRow[];
-  const leases = new Map<string, { start: number; beforeEnd: number | null; end: number; scheduled: number; started: number; beforeEndDone: number }>();
+  const rows = log
+    .prepare("SELECT stream_id, type, data, recorded_at FROM events WHERE stream_id LIKE 'lease-%' ORDER BY position")
+    .all() as PhaseRow[];
+  const leases = new Map<
+    string,
+    { start: number; beforeEnd: number | null; end: number; scheduled: number; started: number; beforeEndDone: number }
+  >();
   const lateness: number[] = [];
   const dueSeconds = new Map<number, number>();
   const due = (at: number, dueMs: number): void => {
@@ -188,7 +202,11 @@ const timerLateness = (log: Database.Database): { readonly lateness: number[]; r
     const data = JSON.parse(row.data);
     const lease = leases.get(row.stream_id);
     if (SCHEDULE_EVENTS.has(row.type)) {
-      const dates = { start: Date.parse(data.startDate), end: Date.parse(data.endDate), beforeEnd: data.beforeEndDate === null ? null : Date.parse(data.beforeEndDate) };
+      const dates = {
+        start: Date.parse(data.startDate),
+        end: Date.parse(data.endDate),
+        beforeEnd: data.beforeEndDate === null ? null : Date.parse(data.beforeEndDate),
+      };
       leases.set(row.stream_id, { started: 0, beforeEndDone: 0, ...lease, ...dates, scheduled: at });
     } else if (lease === undefined) {
       continue;
@@ -222,7 +240,9 @@ const main = async (): Promise<number> => {
     const rate = args.rate === undefined ? (peak ?? 0) / 2 : Number(args.rate);
     const seconds = MINUTES * 60;
     const warmUp = Math.min(60, seconds / 6);
-    console.log(`soak: ${MINUTES} min at ${rate.toFixed(1)} requests/s (${peak === null ? 'as asked' : `half the measured peak of ${peak.toFixed(1)}/s`}), ${cpus().length} cores, Node ${process.version}, load average at start ${loadavg()[0]?.toFixed(2)}`);
+    console.log(
+      `soak: ${MINUTES} min at ${rate.toFixed(1)} requests/s (${peak === null ? 'as asked' : `half the measured peak of ${peak.toFixed(1)}/s`}), ${cpus().length} cores, Node ${process.version}, load average at start ${loadavg()[0]?.toFixed(2)}`,
+    );
     const tally = newTally();
     const stopSampling = sampler(system, log, samples);
     const drivenFrom = performance.now();
@@ -234,30 +254,50 @@ const main = async (): Promise<number> => {
     const window = Math.min(60, seconds / 10);
     const around = (fromS: number, toS: number, app: App): number =>
       median(samples.filter((s) => s.atMs >= drivenFrom + fromS * SECOND && s.atMs <= drivenFrom + toS * SECOND).map((s) => s.rss[app]));
-    const rss = APPS.map((app) => ({ app, cold: cold[app], start: around(warmUp, warmUp + window, app), end: around(seconds - window, seconds, app) }));
+    const rss = APPS.map((app) => ({
+      app,
+      cold: cold[app],
+      start: around(warmUp, warmUp + window, app),
+      end: around(seconds - window, seconds, app),
+    }));
     const { lateness, busiestSecond } = timerLateness(log);
     const lagPositions = Math.max(0, ...samples.map((s) => s.lagPositions));
     const lagSeconds = Math.max(0, ...samples.map((s) => s.lagSeconds));
-    const statuses = [...tally.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
+    const statuses = [...tally.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
 
     console.log(`requests: ${tally.requests} (${statuses}; ${notSent} not sent: ${MAX_IN_FLIGHT} in flight)`);
-    console.log(`errors: ${tally.errors + exits.length}${tally.errorSamples.length === 0 ? '' : ` (${tally.errorSamples.join('; ')})`}${exits.length === 0 ? '' : ` (processes exited: ${JSON.stringify(exits)})`}`);
+    console.log(
+      `errors: ${tally.errors + exits.length}${tally.errorSamples.length === 0 ? '' : ` (${tally.errorSamples.join('; ')})`}${exits.length === 0 ? '' : ` (processes exited: ${JSON.stringify(exits)})`}`,
+    );
     for (const { app, cold: atBoot, start, end } of rss) {
-      console.log(`rss ${app}: ${start.toFixed(1)} MB at start (median of ${window} s after ${warmUp} s of load; ${atBoot.toFixed(1)} MB idle) -> ${end.toFixed(1)} MB at end (median of the last ${window} s; ${percent(start, end)})`);
+      console.log(
+        `rss ${app}: ${start.toFixed(1)} MB at start (median of ${window} s after ${warmUp} s of load; ${atBoot.toFixed(1)} MB idle) -> ${end.toFixed(1)} MB at end (median of the last ${window} s; ${percent(start, end)})`,
+      );
     }
-    console.log(`timer lateness: p50 ${percentile(lateness, 50).toFixed(0)} ms, p99 ${percentile(lateness, 99).toFixed(0)} ms, max ${Math.max(0, ...lateness).toFixed(0)} ms (${lateness.length} timers, up to ${busiestSecond} due in one second)`);
+    console.log(
+      `timer lateness: p50 ${percentile(lateness, 50).toFixed(0)} ms, p99 ${percentile(lateness, 99).toFixed(0)} ms, max ${Math.max(0, ...lateness).toFixed(0)} ms (${lateness.length} timers, up to ${busiestSecond} due in one second)`,
+    );
     const step = Math.max(1, Math.round(MINUTES / 6));
     const trend = (app: App): string =>
-      Array.from({ length: Math.floor(MINUTES / step) }, (_, i) => around(Math.max(0, (i + 1) * step * 60 - window), (i + 1) * step * 60, app).toFixed(0)).join(' ');
+      Array.from({ length: Math.floor(MINUTES / step) }, (_, i) =>
+        around(Math.max(0, (i + 1) * step * 60 - window), (i + 1) * step * 60, app).toFixed(0),
+      ).join(' ');
     console.log(`rss trend (MB, every ${step} min): ${APPS.map((app) => `${app} ${trend(app)}`).join('; ')}`);
     console.log(`projector lag max: ${lagPositions} positions, ${lagSeconds.toFixed(2)} s`);
 
     const missed = [
       ...(tally.errors + exits.length > 0 ? ['errors'] : []),
-      ...(args.enforce === 'errors' ? [] : rss.filter((r) => !((r.end - r.start) / r.start < RSS_GROWTH_LIMIT)).map((r) => `rss growth of ${r.app}`)),
+      ...(args.enforce === 'errors'
+        ? []
+        : rss.filter((r) => !((r.end - r.start) / r.start < RSS_GROWTH_LIMIT)).map((r) => `rss growth of ${r.app}`)),
       ...(args.enforce === 'errors' || percentile(lateness, 99) < LATENESS_P99_LIMIT_MS ? [] : ['timer lateness p99']),
     ];
-    console.log(`targets (${args.enforce === 'errors' ? 'errors enforced' : 'all enforced'}): ${missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`}`);
+    console.log(
+      `targets (${args.enforce === 'errors' ? 'errors enforced' : 'all enforced'}): ${missed.length === 0 ? 'met' : `missed: ${missed.join(', ')}`}`,
+    );
     return missed.length === 0 ? 0 : 1;
   } finally {
     log.close();

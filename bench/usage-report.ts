@@ -31,15 +31,53 @@ let eventId = 0;
 const envelope = (type: string, data: unknown) => ({ id: `bench-${++eventId}`, type, data, metadata: META });
 
 const hostInfo = (i: number) => ({
-  hypervisorHostname: `bench-host-${i}`, serviceName: `bench-host-${i}`, vcpus: 48, memoryMb: 196_608, localGb: 900, cpuInfo: '', hypervisorType: 'QEMU', hypervisorVersion: 1, availabilityZone: 'nova',
+  hypervisorHostname: `bench-host-${i}`,
+  serviceName: `bench-host-${i}`,
+  vcpus: 48,
+  memoryMb: 196_608,
+  localGb: 900,
+  cpuInfo: '',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 1,
+  availabilityZone: 'nova',
 });
 
 const reservationOf = (kind: number, id: string, hostId: string) => {
-  if (kind < 0.8) return { id, resourceId: `r-${id}`, resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: [hostId] };
+  if (kind < 0.8)
+    return {
+      id,
+      resourceId: `r-${id}`,
+      resourceType: 'physical:host',
+      min: 1,
+      max: 1,
+      hypervisorProperties: '',
+      resourceProperties: '',
+      beforeEnd: 'default',
+      hostIds: [hostId],
+    };
   if (kind < 0.9) {
-    return { id, resourceId: `r-${id}`, resourceType: 'virtual:instance', amount: 3, vcpus: 2, memoryMb: 4096, diskGb: 20, affinity: null, resourceProperties: '', allocations: [{ hostId, count: 3 }] };
+    return {
+      id,
+      resourceId: `r-${id}`,
+      resourceType: 'virtual:instance',
+      amount: 3,
+      vcpus: 2,
+      memoryMb: 4096,
+      diskGb: 20,
+      affinity: null,
+      resourceProperties: '',
+      allocations: [{ hostId, count: 3 }],
+    };
   }
-  return { id, resourceId: `r-${id}`, resourceType: 'virtual:floatingip', networkId: 'net', amount: 1, requiredFloatingIps: [], allocations: [{ floatingIpId: `fip-${hostId}`, address: `10.0.${Math.floor(Number(hostId) / 250)}.${Number(hostId) % 250}` }] };
+  return {
+    id,
+    resourceId: `r-${id}`,
+    resourceType: 'virtual:floatingip',
+    networkId: 'net',
+    amount: 1,
+    requiredFloatingIps: [],
+    allocations: [{ floatingIpId: `fip-${hostId}`, address: `10.0.${Math.floor(Number(hostId) / 250)}.${Number(hostId) % 250}` }],
+  };
 };
 
 const leaseAppend = (i: number, random: () => number): AppendRequest => {
@@ -54,8 +92,17 @@ const leaseAppend = (i: number, random: () => number): AppendRequest => {
     expectedRevision: 'no_stream',
     events: [
       envelope('Lease.Created', {
-        leaseId, name: `bench-${i}`, projectId: `project-${i % PROJECTS}`, userId: 'bench', trustId: null, startDate: iso(start), endDate: iso(end), beforeEndDate: null,
-        reservations: [reservation], eventIds: { start: `s-${i}`, end: `e-${i}`, beforeEnd: `b-${i}` }, createdAt: iso(start - 86_400_000),
+        leaseId,
+        name: `bench-${i}`,
+        projectId: `project-${i % PROJECTS}`,
+        userId: 'bench',
+        trustId: null,
+        startDate: iso(start),
+        endDate: iso(end),
+        beforeEndDate: null,
+        reservations: [reservation],
+        eventIds: { start: `s-${i}`, end: `e-${i}`, beforeEnd: `b-${i}` },
+        createdAt: iso(start - 86_400_000),
       }),
       envelope('Lease.StartRequested', { leaseId, at: iso(start) }),
       envelope('Lease.Started', { leaseId, at: iso(startedAt) }),
@@ -72,7 +119,14 @@ export const writeLedger = async (dataDir: string): Promise<number> => {
     const hosts = Array.from({ length: HOSTS }, (_, i) => ({
       streamId: `host-${i + 1}`,
       expectedRevision: 'no_stream' as const,
-      events: [envelope('Host.Registered', { hostId: String(i + 1), info: hostInfo(i + 1), capabilities: { node_type: i % 10 === 0 ? 'gpu' : 'compute' }, registeredAt: iso(YEAR_START - 86_400_000) })],
+      events: [
+        envelope('Host.Registered', {
+          hostId: String(i + 1),
+          info: hostInfo(i + 1),
+          capabilities: { node_type: i % 10 === 0 ? 'gpu' : 'compute' },
+          registeredAt: iso(YEAR_START - 86_400_000),
+        }),
+      ],
     }));
     await store.appendMultiple(hosts);
     const random = sequence(42);
@@ -85,7 +139,11 @@ export const writeLedger = async (dataDir: string): Promise<number> => {
   return (performance.now() - started) / 1000;
 };
 
-const timed = async (call: Call, path: string, runs: number): Promise<{ p50: number; p95: number; first: number; bytes: number; lines: number }> => {
+const timed = async (
+  call: Call,
+  path: string,
+  runs: number,
+): Promise<{ p50: number; p95: number; first: number; bytes: number; lines: number }> => {
   const times: number[] = [];
   let bytes = 0;
   let lines = 0;
@@ -96,10 +154,21 @@ const timed = async (call: Call, path: string, runs: number): Promise<{ p50: num
     bytes = JSON.stringify(result.body).length;
     lines = result.body.usage.lines.length;
   }
-  return { first: +(times[0] ?? NaN).toFixed(1), p50: +percentile(times.slice(1), 50).toFixed(1), p95: +percentile(times.slice(1), 95).toFixed(1), bytes, lines };
+  return {
+    first: +(times[0] ?? NaN).toFixed(1),
+    p50: +percentile(times.slice(1), 50).toFixed(1),
+    p95: +percentile(times.slice(1), 95).toFixed(1),
+    bytes,
+    lines,
+  };
 };
 
-const RATE_CARD = { currency: 'EUR', effective_from: '2024-01-01 00:00', prices: { host_hours: '1.2', vcpu_hours: '0.01', floating_ip_hours: '0.005' }, capability_prices: [{ capability: 'node_type', value: 'gpu', prices: { host_hours: '3.5' } }] };
+const RATE_CARD = {
+  currency: 'EUR',
+  effective_from: '2024-01-01 00:00',
+  prices: { host_hours: '1.2', vcpu_hours: '0.01', floating_ip_hours: '0.005' },
+  capability_prices: [{ capability: 'node_type', value: 'gpu', prices: { host_hours: '3.5' } }],
+};
 
 export const runUsageBench = async (port: number) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-usage-'));
@@ -133,7 +202,8 @@ export const runUsageBench = async (port: number) => {
 export type UsageFigures = Awaited<ReturnType<typeof runUsageBench>>;
 
 export const usageRows = (figures: UsageFigures): string[] => {
-  const row = (what: string, f: UsageFigures['by_project']) => `| usage, ${figures.usage_leases} leases: ${what} (${f.lines} lines) p50 / p95 (first) | ${f.p50} ms / ${f.p95} ms (${f.first} ms) | no such route |`;
+  const row = (what: string, f: UsageFigures['by_project']) =>
+    `| usage, ${figures.usage_leases} leases: ${what} (${f.lines} lines) p50 / p95 (first) | ${f.p50} ms / ${f.p95} ms (${f.first} ms) | no such route |`;
   return [
     row('all projects by project', figures.by_project),
     row('same, rated', figures.by_project_rated),

@@ -36,7 +36,12 @@ const waitFor = async (check: () => boolean, what: string, timeoutMs = 300_000):
   }
 };
 
-const rename = (leaseId: string, n: number): EventData => ({ id: randomUUID(), type: 'Lease.Renamed', data: { leaseId, name: `b-${n}`, renamedAt: new Date().toISOString() }, metadata: meta });
+const rename = (leaseId: string, n: number): EventData => ({
+  id: randomUUID(),
+  type: 'Lease.Renamed',
+  data: { leaseId, name: `b-${n}`, renamedAt: new Date().toISOString() },
+  metadata: meta,
+});
 
 interface Rig {
   readonly store: SqliteEventStore;
@@ -68,8 +73,17 @@ const openRig = async (dataDir: string): Promise<Rig> => {
     for (let n = 0; n < count; n++) {
       const webhookId = randomUUID();
       secrets.put(webhookId, 'bench-secret-0123456789', new Date().toISOString());
-      const data = { webhookId, projectId: PROJECT, userId: 'u', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/w${n}`, eventTypes: ['*'], registeredAt: new Date().toISOString() };
-      await store.appendToStream(webhookStream(webhookId), 'no_stream', [{ id: randomUUID(), type: 'Webhook.Registered', data, metadata: meta }]);
+      const data = {
+        webhookId,
+        projectId: PROJECT,
+        userId: 'u',
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/w${n}`,
+        eventTypes: ['*'],
+        registeredAt: new Date().toISOString(),
+      };
+      await store.appendToStream(webhookStream(webhookId), 'no_stream', [
+        { id: randomUUID(), type: 'Webhook.Registered', data, metadata: meta },
+      ]);
     }
   };
   return {
@@ -95,12 +109,23 @@ const openRig = async (dataDir: string): Promise<Rig> => {
 
 const leasesOf = async (store: SqliteEventStore, count: number): Promise<string[]> => {
   const ids = Array.from({ length: count }, () => randomUUID());
-  for (const id of ids) await store.appendToStream(`lease-${id}`, 'no_stream', [{ id: randomUUID(), type: 'Lease.Created', data: { ...(sampleOf('Lease.Created', id).data as object), projectId: PROJECT }, metadata: meta }]);
+  for (const id of ids)
+    await store.appendToStream(`lease-${id}`, 'no_stream', [
+      {
+        id: randomUUID(),
+        type: 'Lease.Created',
+        data: { ...(sampleOf('Lease.Created', id).data as object), projectId: PROJECT },
+        metadata: meta,
+      },
+    ]);
   return ids;
 };
 
 /** Deliveries/s: `webhooks` webhooks of one project, `events` renames of 50 leases already in the log. */
-const throughput = async (webhooks: number, events: number): Promise<{ webhooks: number; deliveries: number; deliveries_per_s: number }> => {
+const throughput = async (
+  webhooks: number,
+  events: number,
+): Promise<{ webhooks: number; deliveries: number; deliveries_per_s: number }> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-webhooks-'));
   const rig = await openRig(dataDir);
   try {
@@ -112,7 +137,9 @@ const throughput = async (webhooks: number, events: number): Promise<{ webhooks:
         const leaseId = leases[n % leases.length] as string;
         byStream.set(`lease-${leaseId}`, [...(byStream.get(`lease-${leaseId}`) ?? []), rename(leaseId, n)]);
       }
-      await rig.store.appendMultiple([...byStream].map(([streamId, batch]) => ({ streamId, expectedRevision: 'any' as const, events: batch })));
+      await rig.store.appendMultiple(
+        [...byStream].map(([streamId, batch]) => ({ streamId, expectedRevision: 'any' as const, events: batch })),
+      );
     }
     const expected = webhooks * (events + leases.length);
     const started = performance.now();

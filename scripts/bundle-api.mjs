@@ -50,7 +50,8 @@ const ownModuleUrls = {
     bundle.onLoad({ filter: /[/\\]dist[/\\](apps|libs)[/\\].*\.js$/ }, async ({ path }) => {
       const text = await readFile(path, 'utf8');
       if (!text.includes('import.meta.')) return undefined;
-      if (/import\.meta\.(dirname|filename)/.test(text)) throw new Error(`${path}: use import.meta.url (the bundle gives each module its own back)`);
+      if (/import\.meta\.(dirname|filename)/.test(text))
+        throw new Error(`${path}: use import.meta.url (the bundle gives each module its own back)`);
       const url = `new URL(${JSON.stringify(relative(OUT_DIR, path).split(sep).join('/'))}, import.meta.url).href`;
       return { contents: text.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(path) };
     });

@@ -30,16 +30,18 @@ const failedOutsideTests = (report) =>
     .filter((file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'))
     .map((file) => {
       const notRun = (file.assertionResults ?? []).filter((test) => test.status !== 'passed').length;
-      const why = file.message || 'a beforeAll/afterAll hook failed (its error is in vitest\'s output above)';
+      const why = file.message || "a beforeAll/afterAll hook failed (its error is in vitest's output above)";
       return `FAILED outside its tests: ${relative(process.cwd(), file.name)}: ${why}${notRun > 0 ? ` (${notRun} of its tests did not run)` : ''}`;
     });
 
 const vitestFailures = (report, exitCode) => {
   const failures = failedOutsideTests(report);
   const counted = (report.numFailedTests ?? 0) + failures.length;
-  if (counted === 0 && report.success !== true) failures.push('FAILED: vitest\'s report says the run did not succeed');
+  if (counted === 0 && report.success !== true) failures.push("FAILED: vitest's report says the run did not succeed");
   else if (counted === 0 && exitCode !== null && exitCode !== 0) {
-    failures.push(`FAILED: vitest exited with code ${exitCode} with no failed test or file in its report: an error outside the tests (see "Unhandled Errors" above)`);
+    failures.push(
+      `FAILED: vitest exited with code ${exitCode} with no failed test or file in its report: an error outside the tests (see "Unhandled Errors" above)`,
+    );
   }
   return failures;
 };
@@ -51,10 +53,16 @@ const serverNotes = (env, anySkipped) => {
   for (const tier of SERVER_TIERS) {
     const unset = tier.variables.filter((variable) => (env[variable] ?? '') === '');
     if (unset.length === 0) continue;
-    if (required) failures.push(`FAILED: the ${tier.name} tests could not run: ${unset.join(', ')} unset (its server did not start) and LEASEHOLD_TEST_SERVERS=required`);
+    if (required)
+      failures.push(
+        `FAILED: the ${tier.name} tests could not run: ${unset.join(', ')} unset (its server did not start) and LEASEHOLD_TEST_SERVERS=required`,
+      );
     else skipped.push(`${tier.name} (${unset.join(', ')} unset; ${tier.start} starts one)`);
   }
-  return { failures, skipped: anySkipped && skipped.length > 0 ? [`no test server, so their tests were skipped: ${skipped.join('; ')}`] : [] };
+  return {
+    failures,
+    skipped: anySkipped && skipped.length > 0 ? [`no test server, so their tests were skipped: ${skipped.join('; ')}`] : [],
+  };
 };
 
 const main = () => {

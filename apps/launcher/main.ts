@@ -8,10 +8,14 @@ import { fileURLToPath } from 'node:url';
  * docs/kafka.md; LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL, docs/notifications.md; LEASEHOLD_WEBHOOKS=on, docs/webhooks.md),
  * prefixes their output, and stops all of them if one dies or on SIGINT/SIGTERM.
  */
-/** The publisher has work when Kafka, the oslo notifications or webhooks are on (it checks the values itself and exits 1 naming a bad one). */
+/**
+ * The publisher has work when Kafka, the oslo notifications or webhooks are on (it checks the values itself and exits 1 naming a bad one).
+ */
 function publisherWanted(): boolean {
   const webhooks = (process.env.LEASEHOLD_WEBHOOKS ?? '').trim().toLowerCase();
-  const switchedOn = ['LEASEHOLD_KAFKA_BROKERS', 'LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL'].some((name) => (process.env[name] ?? '').trim() !== '');
+  const switchedOn = ['LEASEHOLD_KAFKA_BROKERS', 'LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL'].some(
+    (name) => (process.env[name] ?? '').trim() !== '',
+  );
   return switchedOn || !['', 'off', 'false', '0', 'no'].includes(webhooks);
 }
 

@@ -12,7 +12,12 @@ import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js
  */
 const PG_URL = process.env.LEASEHOLD_TEST_PG_URL ?? '';
 
-const anEvent = (n = 0): EventData => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { correlationId: 'c', causationId: 'c', actor: null } });
+const anEvent = (n = 0): EventData => ({
+  id: randomUUID(),
+  type: 'Noted',
+  data: { n },
+  metadata: { correlationId: 'c', causationId: 'c', actor: null },
+});
 
 const withSchema = (url: string, schema: string): string => {
   const parsed = new URL(url);
@@ -36,7 +41,8 @@ describe.skipIf(PG_URL === '')('PostgresEventStore', () => {
     });
   });
 
-  const open = async (schema: string, pollIntervalMs = 50): Promise<PostgresEventStore> => PostgresEventStore.open({ url: withSchema(database.url, schema), pollIntervalMs });
+  const open = async (schema: string, pollIntervalMs = 50): Promise<PostgresEventStore> =>
+    PostgresEventStore.open({ url: withSchema(database.url, schema), pollIntervalMs });
 
   it('refuses a schema name it would have to quote', async () => {
     await expect(PostgresEventStore.open({ url: withSchema(database.url, 'x; drop table y') })).rejects.toThrow(/schema must match/);
@@ -71,7 +77,10 @@ describe.skipIf(PG_URL === '')('PostgresEventStore', () => {
     const store = await open('slow');
     await store.appendToStream('slow-0', 'no_stream', [anEvent()]);
     const seen: number[] = [];
-    const subscription = store.subscribeToAll({ from: 0, onEvents: async (events) => void seen.push(...events.map((event) => event.position)) });
+    const subscription = store.subscribeToAll({
+      from: 0,
+      onEvents: async (events) => void seen.push(...events.map((event) => event.position)),
+    });
     await subscription.caughtUp;
     // a writer in the middle of its append: it holds the store's lock and has written position 2, uncommitted
     const slow = new pg.Client({ connectionString: database.url });
@@ -87,7 +96,9 @@ describe.skipIf(PG_URL === '')('PostgresEventStore', () => {
       await slow.query(`INSERT INTO slow.streams (stream_id, revision) VALUES ('slow-1', 0)`);
       const fast = store.appendToStream('slow-2', 'no_stream', [anEvent()]);
       // the fast append cannot commit while the slow one is open: nothing new becomes visible
-      await expect(Promise.race([fast.then(() => 'committed'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))])).resolves.toBe('waiting');
+      await expect(
+        Promise.race([fast.then(() => 'committed'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]),
+      ).resolves.toBe('waiting');
       expect(seen).toEqual([1]);
       expect(await store.headPosition()).toBe(1);
       await slow.query('COMMIT');

@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventData, SqliteEventStore } from '#event-store/index.js';
 import { BUSY_TIMEOUT_MS } from '#event-store/sqlite/busy-retry.js';
 
-const anEvent = (): EventData => ({ id: crypto.randomUUID(), type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } });
+const anEvent = (): EventData => ({
+  id: crypto.randomUUID(),
+  type: 'Noted',
+  data: {},
+  metadata: { correlationId: 'c', causationId: 'c', actor: null },
+});
 
 /** Counts the turns of the event loop (every 10 ms while it is free) until stopped. */
 const ticker = (): { readonly count: () => number; readonly stop: () => void } => {

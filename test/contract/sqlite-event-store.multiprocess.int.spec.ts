@@ -83,41 +83,45 @@ describe('SqliteEventStore shared by several processes', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps revisions contiguous and positions gap-free under concurrent appends from 4 processes', async () => {
-    if (!compiled) throw new Error('adapter not compiled');
-    const file = join(dataDir, 'events.db');
-    const streams = Array.from({ length: STREAM_COUNT }, (_, n) => `mp-${n}-${crypto.randomUUID()}`);
-    const store = SqliteEventStore.open({ file, pollIntervalMs: 5 });
-    const live: RecordedEvent[] = [];
-    const subscription = store.subscribeToAll({ from: 0, onEvents: async (events) => void live.push(...events) });
-    await subscription.caughtUp;
-    const { adapter, port } = compiled;
+  it(
+    'keeps revisions contiguous and positions gap-free under concurrent appends from 4 processes',
+    async () => {
+      if (!compiled) throw new Error('adapter not compiled');
+      const file = join(dataDir, 'events.db');
+      const streams = Array.from({ length: STREAM_COUNT }, (_, n) => `mp-${n}-${crypto.randomUUID()}`);
+      const store = SqliteEventStore.open({ file, pollIntervalMs: 5 });
+      const live: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({ from: 0, onEvents: async (events) => void live.push(...events) });
+      await subscription.caughtUp;
+      const { adapter, port } = compiled;
 
-    const workers = Array.from({ length: WORKERS }, (_, workerId) =>
-      spawnWorker([adapter, port, file, String(workerId), String(APPENDS_PER_WORKER), streams.join(',')]),
-    );
-    await Promise.all(workers.map((worker) => worker.ready));
-    workers.forEach((worker) => worker.start());
-    const outputs = await Promise.all(workers.map((worker) => worker.finished));
+      const workers = Array.from({ length: WORKERS }, (_, workerId) =>
+        spawnWorker([adapter, port, file, String(workerId), String(APPENDS_PER_WORKER), streams.join(',')]),
+      );
+      await Promise.all(workers.map((worker) => worker.ready));
+      workers.forEach((worker) => worker.start());
+      const outputs = await Promise.all(workers.map((worker) => worker.finished));
 
-    const total = WORKERS * APPENDS_PER_WORKER;
-    expect(outputs.map((output) => (JSON.parse(output) as { workerId: number }).workerId).sort()).toEqual([0, 1, 2, 3]);
-    const all = await store.readAll({ from: 0 });
-    expect(all).toHaveLength(total);
-    const positions = all.map((e) => e.position);
-    positions.slice(1).forEach((position, index) => expect(position).toBe((positions[index] ?? 0) + 1));
-    expect((positions.at(-1) ?? 0) - (positions[0] ?? 0) + 1).toBe(total);
-    expect(new Set(all.map((e) => e.id)).size).toBe(total);
+      const total = WORKERS * APPENDS_PER_WORKER;
+      expect(outputs.map((output) => (JSON.parse(output) as { workerId: number }).workerId).sort()).toEqual([0, 1, 2, 3]);
+      const all = await store.readAll({ from: 0 });
+      expect(all).toHaveLength(total);
+      const positions = all.map((e) => e.position);
+      positions.slice(1).forEach((position, index) => expect(position).toBe((positions[index] ?? 0) + 1));
+      expect((positions.at(-1) ?? 0) - (positions[0] ?? 0) + 1).toBe(total);
+      expect(new Set(all.map((e) => e.id)).size).toBe(total);
 
-    const perStream = await Promise.all(streams.map((streamId) => store.readStream(streamId)));
-    perStream.forEach((events) => expect(events.map((e) => e.revision)).toEqual(events.map((_, n) => n)));
-    expect(perStream.reduce((sum, events) => sum + events.length, 0)).toBe(total);
-    await Promise.all(
-      streams.map(async (streamId, n) => expect(await store.streamRevision(streamId)).toBe((perStream[n]?.length ?? 0) - 1)),
-    );
+      const perStream = await Promise.all(streams.map((streamId) => store.readStream(streamId)));
+      perStream.forEach((events) => expect(events.map((e) => e.revision)).toEqual(events.map((_, n) => n)));
+      expect(perStream.reduce((sum, events) => sum + events.length, 0)).toBe(total);
+      await Promise.all(
+        streams.map(async (streamId, n) => expect(await store.streamRevision(streamId)).toBe((perStream[n]?.length ?? 0) - 1)),
+      );
 
-    await waitFor(() => live.length >= total);
-    expect(live.map((e) => e.id)).toEqual(all.map((e) => e.id));
-    await store.close();
-  }, RUN_TIMEOUT_MS);
+      await waitFor(() => live.length >= total);
+      expect(live.map((e) => e.id)).toEqual(all.map((e) => e.id));
+      await store.close();
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -27,7 +27,17 @@ const outputOfRun = async (env: Readonly<Record<string, string>>, exercise: (url
   const closed = new Promise((resolve) => child.once('close', resolve));
   const url = `http://127.0.0.1:${port}`;
   try {
-    await eventually(async () => (child.exitCode === null ? fetch(url).then((r) => (r.status === 300 ? true : undefined), () => undefined) : true), 30_000, 'the API');
+    await eventually(
+      async () =>
+        child.exitCode === null
+          ? fetch(url).then(
+              (r) => (r.status === 300 ? true : undefined),
+              () => undefined,
+            )
+          : true,
+      30_000,
+      'the API',
+    );
     expect(child.exitCode, output).toBeNull();
     await exercise(url);
   } finally {
@@ -80,7 +90,9 @@ describe('the access log', () => {
       requestId = response.headers.get('x-openstack-request-id');
     });
     expect(requestId).toMatch(/^req-/);
-    expect(jsonLines(output)).toContainEqual(expect.objectContaining({ app: 'api', listening: expect.any(String), time: expect.stringMatching(ISO_UTC) }));
+    expect(jsonLines(output)).toContainEqual(
+      expect.objectContaining({ app: 'api', listening: expect.any(String), time: expect.stringMatching(ISO_UTC) }),
+    );
     expect(output).not.toContain(requestId);
     expect(jsonLines(output).filter((line) => 'request_id' in line)).toEqual([]);
   });

@@ -34,7 +34,10 @@ const blazarError = (status: number, message: string | RegExp) => ({
 });
 
 /** Upstream fills updated_at while creating (#19); Leasehold's atomic create may leave it null. */
-const nullOrTimestamp = expect.toSatisfy((value: unknown) => value === null || (typeof value === 'string' && TIMESTAMP.test(value)), 'null or a timestamp');
+const nullOrTimestamp = expect.toSatisfy(
+  (value: unknown) => value === null || (typeof value === 'string' && TIMESTAMP.test(value)),
+  'null or a timestamp',
+);
 
 const timestampMs = (value: string): number => Date.parse(`${value.replace(' ', 'T')}Z`);
 
@@ -76,7 +79,10 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
 describe('API contract (default configuration)', () => {
   let system: RunningSystem;
   let client: Client;
-  const { describeBody, rejected, registerHost, createLease, showLease } = bind(() => system, () => client);
+  const { describeBody, rejected, registerHost, createLease, showLease } = bind(
+    () => system,
+    () => client,
+  );
 
   beforeAll(async () => {
     system = await startSystem();
@@ -162,7 +168,13 @@ describe('API contract (default configuration)', () => {
 
     it('registers a host: 201 in upstream field order (#5/#8), capacity from the body, extra capabilities as strings', async () => {
       const response = await client.post('/v1/os-hosts', {
-        name: 'ct-host-1', vcpus: '16', memory_mb: 65536, local_gb: '500', hypervisor_type: 'QEMU', gpu: 'true', rack: 'r1',
+        name: 'ct-host-1',
+        vcpus: '16',
+        memory_mb: 65536,
+        local_gb: '500',
+        hypervisor_type: 'QEMU',
+        gpu: 'true',
+        rack: 'r1',
       });
       expect(response.status, describeBody(response)).toBe(201);
       expect(Object.keys(response.body)).toEqual(['host']);
@@ -196,7 +208,11 @@ describe('API contract (default configuration)', () => {
     });
 
     it('refuses a second host with the same name: 409', async () => {
-      await rejected(() => client.post('/v1/os-hosts', { name: 'ct-host-1' }), 409, `Host ct-host-1 is already registered with id ${host.id}`);
+      await rejected(
+        () => client.post('/v1/os-hosts', { name: 'ct-host-1' }),
+        409,
+        `Host ct-host-1 is already registered with id ${host.id}`,
+      );
     });
 
     it('refuses a host without a name: 400 Missing parameter name', async () => {
@@ -204,7 +220,11 @@ describe('API contract (default configuration)', () => {
     });
 
     it('refuses an extra capability key longer than 64 characters: 400 (64 is fine)', async () => {
-      await rejected(() => client.post('/v1/os-hosts', { name: 'ct-long-key', ['k'.repeat(65)]: 'v' }), 400, 'Extra capability key too long');
+      await rejected(
+        () => client.post('/v1/os-hosts', { name: 'ct-long-key', ['k'.repeat(65)]: 'v' }),
+        400,
+        'Extra capability key too long',
+      );
       const listed = await client.get('/v1/os-hosts');
       expect(listed.body.hosts.map((h: { hypervisor_hostname: string }) => h.hypervisor_hostname)).not.toContain('ct-long-key');
       const accepted = await registerHost({ name: 'ct-long-key', ['k'.repeat(64)]: 'v' });
@@ -253,7 +273,12 @@ describe('API contract (default configuration)', () => {
       const off = await client.put(`/v1/os-hosts/${maint.id}`, { reservable: false });
       expect(off.status, describeBody(off)).toBe(200);
       expect(off.body.host).toMatchObject({ id: maint.id, reservable: false, ctmaint: 'yes' });
-      const lease = () => ({ name: 'ct-maint-lease', start_date: dayAt(100, '10:00'), end_date: dayAt(100, '11:00'), reservations: [hostsWith('ctmaint', 'yes')] });
+      const lease = () => ({
+        name: 'ct-maint-lease',
+        start_date: dayAt(100, '10:00'),
+        end_date: dayAt(100, '11:00'),
+        reservations: [hostsWith('ctmaint', 'yes')],
+      });
       await rejected(() => client.post('/v1/leases', lease()), 409, /^Not enough hosts available/);
       const on = await client.put(`/v1/os-hosts/${maint.id}`, { reservable: true });
       expect(on.status, describeBody(on)).toBe(200);
@@ -279,7 +304,12 @@ describe('API contract (default configuration)', () => {
 
     it('refuses to delete a reserved host: 409 (#41)', async () => {
       const busy = await registerHost({ name: 'ct-busy-1' });
-      await createLease({ name: 'ct-busy-lease', start_date: dayAt(101, '10:00'), end_date: dayAt(101, '11:00'), reservations: [pinnedHost('ct-busy-1')] });
+      await createLease({
+        name: 'ct-busy-lease',
+        start_date: dayAt(101, '10:00'),
+        end_date: dayAt(101, '11:00'),
+        reservations: [pinnedHost('ct-busy-1')],
+      });
       await rejected(() => client.delete(`/v1/os-hosts/${busy.id}`), 409, `Can't delete host ${busy.id}. The host is reserved.`);
       expect((await client.get(`/v1/os-hosts/${busy.id}`)).status).toBe(200);
     });
@@ -366,7 +396,13 @@ describe('API contract (default configuration)', () => {
     it('creates a lease: 201 with the lease, reservation and events of #19 (order and formats)', async () => {
       const start = dayAt(200, '02:14');
       const end = dayAt(200, '04:14');
-      const response = await client.post('/v1/leases', { name: 'lease-1', start_date: start, end_date: end, reservations: [hostReservation()], events: [] });
+      const response = await client.post('/v1/leases', {
+        name: 'lease-1',
+        start_date: start,
+        end_date: end,
+        reservations: [hostReservation()],
+        events: [],
+      });
       expect(response.status, describeBody(response)).toBe(201);
       expect(Object.keys(response.body)).toEqual(['lease']);
       const lease = response.body.lease;
@@ -425,7 +461,12 @@ describe('API contract (default configuration)', () => {
 
     it('clamps the default before_end_lease to the start for a lease shorter than 60 minutes (#42)', async () => {
       const start = dayAt(201, '10:00');
-      const lease = await createLease({ name: 'ct-short', start_date: start, end_date: addMinutes(start, 30), reservations: [hostReservation()] });
+      const lease = await createLease({
+        name: 'ct-short',
+        start_date: start,
+        end_date: addMinutes(start, 30),
+        reservations: [hostReservation()],
+      });
       expect(lease.events.find((e: { event_type: string }) => e.event_type === 'before_end_lease').time).toBe(tDate(start));
     });
 
@@ -445,12 +486,25 @@ describe('API contract (default configuration)', () => {
         hypervisor_properties: '[">=", "$memory_mb", "4096"]',
         resource_properties: '["=", "$ctrack", "ct-r1"]',
       };
-      const lease = await createLease({ name: 'lease-gpu', start_date: start, end_date: addMinutes(start, 120), reservations: [reservation], events: [] });
-      expect(lease.reservations[0]).toMatchObject({ hypervisor_properties: reservation.hypervisor_properties, resource_properties: reservation.resource_properties });
+      const lease = await createLease({
+        name: 'lease-gpu',
+        start_date: start,
+        end_date: addMinutes(start, 120),
+        reservations: [reservation],
+        events: [],
+      });
+      expect(lease.reservations[0]).toMatchObject({
+        hypervisor_properties: reservation.hypervisor_properties,
+        resource_properties: reservation.resource_properties,
+      });
       const allocations = await client.get(`/v1/os-hosts/allocations?lease_id=${lease.id}`);
       const hosts = await client.get('/v1/os-hosts');
       const lc5 = hosts.body.hosts.find((h: { hypervisor_hostname: string }) => h.hypervisor_hostname === 'ct-lc-5');
-      expect(allocations.body.allocations.filter((a: { reservations: unknown[] }) => a.reservations.length > 0).map((a: { resource_id: string }) => a.resource_id)).toEqual([lc5.id]);
+      expect(
+        allocations.body.allocations
+          .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
+          .map((a: { resource_id: string }) => a.resource_id),
+      ).toEqual([lc5.id]);
     });
 
     const window = () => ({ start_date: dayAt(210, '02:14'), end_date: dayAt(210, '04:14') });
@@ -459,25 +513,69 @@ describe('API contract (default configuration)', () => {
     const without = (body: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== key));
 
     it.each<[string, () => unknown, string | RegExp]>([
-      ['#20 a requirement with a number', () => withReservation({ hypervisor_properties: '[">=", "$memory_mb", 4096]' }), "Malformed requirements ['>=', '$memory_mb', 4096]"],
+      [
+        '#20 a requirement with a number',
+        () => withReservation({ hypervisor_properties: '[">=", "$memory_mb", 4096]' }),
+        "Malformed requirements ['>=', '$memory_mb', 4096]",
+      ],
       ['a requirement that is not JSON', () => withReservation({ resource_properties: 'gpu=true' }), 'Malformed requirements gpu=true'],
-      ['#24 a start in the past', () => ({ ...valid(), start_date: '2020-01-01 00:00', end_date: '2020-01-02 00:00' }), 'Start date must be later than current date'],
-      ['#25 an end before the start', () => ({ ...valid(), start_date: dayAt(210, '04:14'), end_date: dayAt(210, '02:14') }), 'End date must be later than start date.'],
+      [
+        '#24 a start in the past',
+        () => ({ ...valid(), start_date: '2020-01-01 00:00', end_date: '2020-01-02 00:00' }),
+        'Start date must be later than current date',
+      ],
+      [
+        '#25 an end before the start',
+        () => ({ ...valid(), start_date: dayAt(210, '04:14'), end_date: dayAt(210, '02:14') }),
+        'End date must be later than start date.',
+      ],
       ['an end equal to the start', () => ({ ...valid(), end_date: dayAt(210, '02:14') }), 'End date must be later than start date.'],
-      ['#26 min greater than max', () => withReservation({ min: 2, max: 1 }), 'Invalid values for min/max of hosts. Max must be equal to or larger than min.'],
-      ['#27 a date in another format', () => ({ ...valid(), start_date: 'tomorrow' }), 'tomorrow is an invalid date. Required format: %Y-%m-%d %H:%M'],
-      ['a date with seconds', () => ({ ...valid(), start_date: `${dayAt(210, '02:14')}:00` }), `${dayAt(210, '02:14')}:00 is an invalid date. Required format: %Y-%m-%d %H:%M`],
+      [
+        '#26 min greater than max',
+        () => withReservation({ min: 2, max: 1 }),
+        'Invalid values for min/max of hosts. Max must be equal to or larger than min.',
+      ],
+      [
+        '#27 a date in another format',
+        () => ({ ...valid(), start_date: 'tomorrow' }),
+        'tomorrow is an invalid date. Required format: %Y-%m-%d %H:%M',
+      ],
+      [
+        'a date with seconds',
+        () => ({ ...valid(), start_date: `${dayAt(210, '02:14')}:00` }),
+        `${dayAt(210, '02:14')}:00 is an invalid date. Required format: %Y-%m-%d %H:%M`,
+      ],
       ['#28 no name', () => without(valid(), 'name'), 'Missing parameter name'],
       ['no end_date', () => without(valid(), 'end_date'), 'Missing parameter end_date'],
-      ['a reservation without resource_type', () => ({ ...valid(), reservations: [{ min: 1, max: 1 }] }), 'Missing parameter resource_type'],
+      [
+        'a reservation without resource_type',
+        () => ({ ...valid(), reservations: [{ min: 1, max: 1 }] }),
+        'Missing parameter resource_type',
+      ],
       ['a reservation without max', () => ({ ...valid(), reservations: [without(hostReservation(), 'max')] }), 'Missing parameter max'],
       ['min "0"', () => withReservation({ min: '0', max: 1 }), 'Malformed parameter min and max (must be greater than or equal to 1)'],
-      ['min 0 and max 0', () => withReservation({ min: 0, max: 0 }), 'Malformed parameter min and max (must be greater than or equal to 1)'],
+      [
+        'min 0 and max 0',
+        () => withReservation({ min: 0, max: 0 }),
+        'Malformed parameter min and max (must be greater than or equal to 1)',
+      ],
       ['a min that is not an integer', () => withReservation({ min: 'one' }), 'Malformed parameter min'],
       ['an unknown before_end action', () => withReservation({ before_end: 'explode' }), 'Malformed parameter before_end'],
-      ['#29 an unknown resource type (upstream 500)', () => ({ ...valid(), reservations: [{ resource_type: 'nope:nope', min: 1, max: 1 }] }), 'The nope:nope resource type is not supported'],
-      ['before_end_date after the end (upstream 403)', () => ({ ...valid(), before_end_date: dayAt(210, '05:00') }), /^Datetime is out of lease limits/],
-      ['before_end_date before the start', () => ({ ...valid(), before_end_date: dayAt(210, '01:00') }), /^Datetime is out of lease limits/],
+      [
+        '#29 an unknown resource type (upstream 500)',
+        () => ({ ...valid(), reservations: [{ resource_type: 'nope:nope', min: 1, max: 1 }] }),
+        'The nope:nope resource type is not supported',
+      ],
+      [
+        'before_end_date after the end (upstream 403)',
+        () => ({ ...valid(), before_end_date: dayAt(210, '05:00') }),
+        /^Datetime is out of lease limits/,
+      ],
+      [
+        'before_end_date before the start',
+        () => ({ ...valid(), before_end_date: dayAt(210, '01:00') }),
+        /^Datetime is out of lease limits/,
+      ],
       ['before_end_date at the start', () => ({ ...valid(), before_end_date: dayAt(210, '02:14') }), /^Datetime is out of lease limits/],
       ['a JSON array instead of an object', () => [valid()], /^Malformed/],
     ])('refuses %s with 400 and writes nothing', async (_title, body, message) => {
@@ -492,7 +590,9 @@ describe('API contract (default configuration)', () => {
     it('accepts "min": "2" as a string and allocates two hosts', async () => {
       const start = dayAt(204, '10:00');
       const lease = await createLease({
-        name: 'ct-string-min', start_date: start, end_date: addMinutes(start, 60),
+        name: 'ct-string-min',
+        start_date: start,
+        end_date: addMinutes(start, 60),
         reservations: [{ ...hostsWith('ctpool', 'lc'), min: '2', max: '2' }],
       });
       expect(lease.reservations[0]).toMatchObject({ min: 2, max: 2 });
@@ -502,7 +602,12 @@ describe('API contract (default configuration)', () => {
 
     it('answers 409 with how many hosts match and how many are free when there are not enough (upstream 500)', async () => {
       const start = dayAt(205, '10:00');
-      const lease = (name: string, min: number) => ({ name, start_date: start, end_date: addMinutes(start, 60), reservations: [hostsWith('ctpool', 'ne', min, min)] });
+      const lease = (name: string, min: number) => ({
+        name,
+        start_date: start,
+        end_date: addMinutes(start, 60),
+        reservations: [hostsWith('ctpool', 'ne', min, min)],
+      });
       await createLease(lease('ct-ne-first', 1));
       await rejected(
         () => client.post('/v1/leases', lease('ct-ne-second', 2)),
@@ -519,7 +624,11 @@ describe('API contract (default configuration)', () => {
     it('ignores unknown top-level keys and events (201)', async () => {
       const start = dayAt(206, '10:00');
       const lease = await createLease({
-        name: 'lease-uf', bogus: 1, start_date: start, end_date: addMinutes(start, 60), reservations: [hostReservation()],
+        name: 'lease-uf',
+        bogus: 1,
+        start_date: start,
+        end_date: addMinutes(start, 60),
+        reservations: [hostReservation()],
         events: [{ event_type: 'start_lease', time: start }],
       });
       expect(Object.keys(lease)).toEqual(LEASE_KEYS);
@@ -536,10 +645,18 @@ describe('API contract (default configuration)', () => {
       const start = dayAt(240, '10:00');
       for (let round = 0; round < 20; round++) {
         const name = `ct-ryw-${round}`;
-        const created = await createLease({ name, start_date: start, end_date: addMinutes(start, 60), reservations: [pinnedHost('ct-ryw-1')] });
+        const created = await createLease({
+          name,
+          start_date: start,
+          end_date: addMinutes(start, 60),
+          reservations: [pinnedHost('ct-ryw-1')],
+        });
         expect(await showLease(created.id), `round ${round}: show after create`).toEqual(created);
         const listed = await client.get('/v1/leases');
-        expect(listed.body.leases.find((l: { id: string }) => l.id === created.id), `round ${round}: list after create`).toEqual(created);
+        expect(
+          listed.body.leases.find((l: { id: string }) => l.id === created.id),
+          `round ${round}: list after create`,
+        ).toEqual(created);
 
         const updated = await client.put(`/v1/leases/${created.id}`, { name: `${name}-renamed` });
         expect(updated.status, describeBody(updated)).toBe(200);
@@ -552,7 +669,10 @@ describe('API contract (default configuration)', () => {
         expect(gone.status, `round ${round}: show after delete`).toBe(404);
         expect(gone.body).toEqual(blazarError(404, `Object with {'lease_id': '${created.id}'} not found`));
         const after = await client.get('/v1/leases');
-        expect(after.body.leases.map((l: { id: string }) => l.id), `round ${round}: list after delete`).not.toContain(created.id);
+        expect(
+          after.body.leases.map((l: { id: string }) => l.id),
+          `round ${round}: list after delete`,
+        ).not.toContain(created.id);
       }
     });
   });
@@ -566,10 +686,16 @@ describe('API contract (default configuration)', () => {
       hostIds.push((await registerHost({ name: 'ct-upd-1', ctpool: 'upd' })).id);
       hostIds.push((await registerHost({ name: 'ct-upd-2', ctpool: 'upd' })).id);
       // 02:14 -> 04:14, before end at 03:14
-      lease = await createLease({ name: 'ct-upd', start_date: start(), end_date: addMinutes(start(), 120), reservations: [hostsWith('ctpool', 'upd')] });
+      lease = await createLease({
+        name: 'ct-upd',
+        start_date: start(),
+        end_date: addMinutes(start(), 120),
+        reservations: [hostsWith('ctpool', 'upd')],
+      });
     });
 
-    const times = (view: { events: { event_type: string; time: string }[] }) => Object.fromEntries(view.events.map((e) => [e.event_type, e.time]));
+    const times = (view: { events: { event_type: string; time: string }[] }) =>
+      Object.fromEntries(view.events.map((e) => [e.event_type, e.time]));
 
     it('PUT a later end_date: 200, the end moves and before_end_lease keeps its distance to the end (cli.txt)', async () => {
       const current = await showLease(lease.id);
@@ -589,12 +715,19 @@ describe('API contract (default configuration)', () => {
       expect(await showLease(lease.id)).toEqual(updated);
       const allocation = await client.get(`/v1/os-hosts/allocations?lease_id=${lease.id}`);
       const rows = allocation.body.allocations.flatMap((a: { reservations: unknown[] }) => a.reservations);
-      expect(rows).toEqual([{ id: lease.reservations[0]?.id, lease_id: lease.id, start_date: tDate(start()), end_date: tDate(addMinutes(start(), 240)) }]);
+      expect(rows).toEqual([
+        { id: lease.reservations[0]?.id, lease_id: lease.id, start_date: tDate(start()), end_date: tDate(addMinutes(start(), 240)) },
+      ]);
     });
 
     it('keeps the before-end offset exactly as in cli.txt: end 03:14 -> 05:14 moves before end 02:14 -> 04:14', async () => {
       const day = dayAt(221, '01:14');
-      const created = await createLease({ name: 'cli-lease', start_date: day, end_date: addMinutes(day, 120), reservations: [hostsWith('ctpool', 'upd')] });
+      const created = await createLease({
+        name: 'cli-lease',
+        start_date: day,
+        end_date: addMinutes(day, 120),
+        reservations: [hostsWith('ctpool', 'upd')],
+      });
       expect(times(created).before_end_lease).toBe(tDate(addMinutes(day, 60)));
       const response = await client.put(`/v1/leases/${created.id}`, { end_date: addMinutes(day, 240) });
       expect(response.status, describeBody(response)).toBe(200);
@@ -615,7 +748,13 @@ describe('API contract (default configuration)', () => {
 
     it('PUT {}, only unknown keys, only nulls: 400 No data to update (as upstream for hosts), nothing written', async () => {
       const current = await showLease(lease.id);
-      for (const body of [{}, { bogus: 1 }, { name: null, end_date: null }, { reservations: [] }, { reservations: [{ id: lease.reservations[0]?.id }] }]) {
+      for (const body of [
+        {},
+        { bogus: 1 },
+        { name: null, end_date: null },
+        { reservations: [] },
+        { reservations: [{ id: lease.reservations[0]?.id }] },
+      ]) {
         await rejected(() => client.put(`/v1/leases/${lease.id}`, body), 400, 'No data to update');
       }
       expect(await showLease(lease.id)).toEqual(current);
@@ -627,14 +766,20 @@ describe('API contract (default configuration)', () => {
       expect(response.status, describeBody(response)).toBe(200);
       expect(response.body.lease.reservations).toEqual([expect.objectContaining({ id: reservationId, min: 1, max: 2 })]);
       const allocation = await client.get(`/v1/os-hosts/allocations?reservation_id=${reservationId}`);
-      const held = allocation.body.allocations.filter((a: { reservations: unknown[] }) => a.reservations.length > 0).map((a: { resource_id: string }) => a.resource_id);
+      const held = allocation.body.allocations
+        .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
+        .map((a: { resource_id: string }) => a.resource_id);
       expect([...held].sort()).toEqual([...hostIds].sort());
     });
 
     it('PUT a reservation needing more hosts than exist: 409, lease unchanged', async () => {
       const current = await showLease(lease.id);
       const reservationId = lease.reservations[0]?.id as string;
-      await rejected(() => client.put(`/v1/leases/${lease.id}`, { reservations: [{ id: reservationId, min: 3, max: 3 }] }), 409, /^Not enough hosts available/);
+      await rejected(
+        () => client.put(`/v1/leases/${lease.id}`, { reservations: [{ id: reservationId, min: 3, max: 3 }] }),
+        409,
+        /^Not enough hosts available/,
+      );
       expect(await showLease(lease.id)).toEqual(current);
     });
 
@@ -644,7 +789,9 @@ describe('API contract (default configuration)', () => {
 
     it('PUT a reservation naming its own resource_type: 200 (allowed since upstream bug 1957761)', async () => {
       const reservationId = lease.reservations[0]?.id as string;
-      const response = await client.put(`/v1/leases/${lease.id}`, { reservations: [{ id: reservationId, resource_type: 'physical:host' }] });
+      const response = await client.put(`/v1/leases/${lease.id}`, {
+        reservations: [{ id: reservationId, resource_type: 'physical:host' }],
+      });
       expect(response.status, describeBody(response)).toBe(200);
     });
 
@@ -668,16 +815,28 @@ describe('API contract (default configuration)', () => {
     });
 
     it('PUT a start_date in the past: 400', async () => {
-      await rejected(() => client.put(`/v1/leases/${lease.id}`, { start_date: '2020-01-01 00:00' }), 400, 'Start date must be later than current date');
+      await rejected(
+        () => client.put(`/v1/leases/${lease.id}`, { start_date: '2020-01-01 00:00' }),
+        400,
+        'Start date must be later than current date',
+      );
     });
 
     it('PUT an end_date before the start: 400', async () => {
-      await rejected(() => client.put(`/v1/leases/${lease.id}`, { end_date: addMinutes(start(), -60) }), 400, 'End date must be later than current and start date');
+      await rejected(
+        () => client.put(`/v1/leases/${lease.id}`, { end_date: addMinutes(start(), -60) }),
+        400,
+        'End date must be later than current and start date',
+      );
     });
 
     it('PUT a before_end_date outside the lease: 400 and the lease is unchanged (upstream 403 + ERROR)', async () => {
       const current = await showLease(lease.id);
-      await rejected(() => client.put(`/v1/leases/${lease.id}`, { before_end_date: addMinutes(start(), -10) }), 400, /^Datetime is out of lease limits/);
+      await rejected(
+        () => client.put(`/v1/leases/${lease.id}`, { before_end_date: addMinutes(start(), -10) }),
+        400,
+        /^Datetime is out of lease limits/,
+      );
       expect(await showLease(lease.id)).toEqual(current);
     });
 
@@ -697,7 +856,12 @@ describe('API contract (default configuration)', () => {
 
     it('refuses to change a capability that a future reservation on the host asks for: 409', async () => {
       const capHost = await registerHost({ name: 'ct-cap-1', ctcap: 'v1' });
-      await createLease({ name: 'ct-cap-lease-1', start_date: start(), end_date: addMinutes(start(), 60), reservations: [hostsWith('ctcap', 'v1')] });
+      await createLease({
+        name: 'ct-cap-lease-1',
+        start_date: start(),
+        end_date: addMinutes(start(), 60),
+        reservations: [hostsWith('ctcap', 'v1')],
+      });
       await rejected(() => client.put(`/v1/os-hosts/${capHost.id}`, { ctcap: 'v2' }), 409, /ctcap/);
       // other capabilities of the host can still change
       const other = await client.put(`/v1/os-hosts/${capHost.id}`, { ctother: 'x' });
@@ -707,7 +871,10 @@ describe('API contract (default configuration)', () => {
     it('also when the reservation started asking for it through a lease update (upstream checks current resource_properties)', async () => {
       const capHost = await registerHost({ name: 'ct-cap-2', ctcap2: 'v1' });
       const lease = await createLease({
-        name: 'ct-cap-lease-2', start_date: addMinutes(start(), 120), end_date: addMinutes(start(), 180), reservations: [pinnedHost('ct-cap-2')],
+        name: 'ct-cap-lease-2',
+        start_date: addMinutes(start(), 120),
+        end_date: addMinutes(start(), 180),
+        reservations: [pinnedHost('ct-cap-2')],
       });
       const reservationId = lease.reservations[0].id;
       const updated = await client.put(`/v1/leases/${lease.id}`, {
@@ -730,8 +897,18 @@ describe('API contract (default configuration)', () => {
     beforeAll(async () => {
       ids.a = (await registerHost({ name: 'ct-alloc-a' })).id;
       ids.b = (await registerHost({ name: 'ct-alloc-b' })).id;
-      leases.a = await createLease({ name: 'ct-alloc-a', start_date: start(), end_date: addMinutes(start(), 60), reservations: [pinnedHost('ct-alloc-a')] });
-      leases.b = await createLease({ name: 'ct-alloc-b', start_date: start(), end_date: addMinutes(start(), 90), reservations: [pinnedHost('ct-alloc-b')] });
+      leases.a = await createLease({
+        name: 'ct-alloc-a',
+        start_date: start(),
+        end_date: addMinutes(start(), 60),
+        reservations: [pinnedHost('ct-alloc-a')],
+      });
+      leases.b = await createLease({
+        name: 'ct-alloc-b',
+        start_date: start(),
+        end_date: addMinutes(start(), 90),
+        reservations: [pinnedHost('ct-alloc-b')],
+      });
     });
 
     const row = (which: 'a' | 'b') => ({
@@ -764,7 +941,7 @@ describe('API contract (default configuration)', () => {
       expect(all.find((a) => a.resource_id === ids.b)?.reservations).toEqual([row('b')]);
     });
 
-    it('?lease_id= keeps only that lease\'s reservations, still listing every host (#39)', async () => {
+    it("?lease_id= keeps only that lease's reservations, still listing every host (#39)", async () => {
       const filtered = await allocations(`?lease_id=${leases.a?.id}`);
       expect(filtered.find((a) => a.resource_id === ids.a)?.reservations).toEqual([row('a')]);
       expect(filtered.filter((a) => a.resource_id !== ids.a).every((a) => a.reservations.length === 0)).toBe(true);
@@ -790,7 +967,12 @@ describe('API contract (default configuration)', () => {
   describe('cleaning time 0 (default)', () => {
     it('accepts back-to-back leases on one host', async () => {
       await registerHost({ name: 'ct-b2b-1' });
-      const lease = (name: string, from: string, to: string) => ({ name, start_date: dayAt(260, from), end_date: dayAt(260, to), reservations: [pinnedHost('ct-b2b-1')] });
+      const lease = (name: string, from: string, to: string) => ({
+        name,
+        start_date: dayAt(260, from),
+        end_date: dayAt(260, to),
+        reservations: [pinnedHost('ct-b2b-1')],
+      });
       await createLease(lease('ct-b2b-a', '10:00', '11:00'));
       await createLease(lease('ct-b2b-b', '11:00', '12:00'));
       await createLease(lease('ct-b2b-c', '09:00', '10:00'));
@@ -802,7 +984,10 @@ describe('API contract (default configuration)', () => {
 describe('API contract with LEASEHOLD_CLEANING_TIME_MINUTES=30', () => {
   let system: RunningSystem;
   let client: Client;
-  const { rejected, registerHost, createLease } = bind(() => system, () => client);
+  const { rejected, registerHost, createLease } = bind(
+    () => system,
+    () => client,
+  );
 
   beforeAll(async () => {
     system = await startSystem({ env: { LEASEHOLD_CLEANING_TIME_MINUTES: '30' } });
@@ -818,7 +1003,12 @@ describe('API contract with LEASEHOLD_CLEANING_TIME_MINUTES=30', () => {
     if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-6000)}`);
   });
 
-  const lease = (name: string, from: string, to: string) => ({ name, start_date: dayAt(30, from), end_date: dayAt(30, to), reservations: [hostReservation()] });
+  const lease = (name: string, from: string, to: string) => ({
+    name,
+    start_date: dayAt(30, from),
+    end_date: dayAt(30, to),
+    reservations: [hostReservation()],
+  });
 
   it('keeps 30 minutes free after a lease on its host', async () => {
     await createLease(lease('clean-a', '10:00', '11:00'));

@@ -52,7 +52,13 @@ describe('lease lifecycle through HTTP (api + projector + reactor)', () => {
   });
 
   const create = async (name: string, host: string, start: string, end: string): Promise<LeaseView> => {
-    const response = await client.post('/v1/leases', { name, start_date: start, end_date: end, reservations: [pinnedHost(host)], events: [] });
+    const response = await client.post('/v1/leases', {
+      name,
+      start_date: start,
+      end_date: end,
+      reservations: [pinnedHost(host)],
+      events: [],
+    });
     expect(response.status, describeBody(response)).toBe(201);
     return response.body.lease;
   };
@@ -65,10 +71,14 @@ describe('lease lifecycle through HTTP (api + projector + reactor)', () => {
 
   /** Polls the lease until `accept` holds, for at most `timeoutMs`. */
   const waitFor = (leaseId: string, what: string, accept: (lease: LeaseView) => boolean, timeoutMs = 15_000): Promise<LeaseView> =>
-    eventually(async () => {
-      const lease = await show(leaseId);
-      return accept(lease) ? lease : undefined;
-    }, timeoutMs, `${what} of lease ${leaseId}`);
+    eventually(
+      async () => {
+        const lease = await show(leaseId);
+        return accept(lease) ? lease : undefined;
+      },
+      timeoutMs,
+      `${what} of lease ${leaseId}`,
+    );
 
   /** The lease that tests 1, 2 and 4 share. */
   let first: LeaseView;
@@ -94,14 +104,23 @@ describe('lease lifecycle through HTTP (api + projector + reactor)', () => {
     expect(eventOf(active, 'end_lease')?.status).toBe('UNDONE');
     expect(active.reservations.map((r) => r.status)).toEqual(['active']);
 
-    const afterBeforeEnd = await waitFor(first.id, 'before_end_lease DONE', (lease) => eventOf(lease, 'before_end_lease')?.status === 'DONE', 10_000);
+    const afterBeforeEnd = await waitFor(
+      first.id,
+      'before_end_lease DONE',
+      (lease) => eventOf(lease, 'before_end_lease')?.status === 'DONE',
+      10_000,
+    );
     expect(afterBeforeEnd.status).toBe('ACTIVE');
   });
 
   it('refuses to move the start of an ACTIVE lease: 400 (#44)', async () => {
     const response = await client.put(`/v1/leases/${first.id}`, { start_date: blazarDate(60) });
     expect(response.status, describeBody(response)).toBe(400);
-    expect(response.body).toEqual({ error_code: 400, error_message: 'Cannot modify the start date of already started leases', error_name: 400 });
+    expect(response.body).toEqual({
+      error_code: 400,
+      error_message: 'Cannot modify the start date of already started leases',
+      error_name: 400,
+    });
     const lease = await show(first.id);
     expect(lease.status).toBe('ACTIVE');
     expect(lease.start_date).toBe(first.start_date);
@@ -128,7 +147,7 @@ describe('lease lifecycle through HTTP (api + projector + reactor)', () => {
     expect(next.id).toMatch(UUID);
   });
 
-  it('a PUT that changes nothing answers the position of the lease\'s latest event (what another API process must have read to show it)', async () => {
+  it("a PUT that changes nothing answers the position of the lease's latest event (what another API process must have read to show it)", async () => {
     const lease = await create('life-unchanged', 'life-2', blazarDate(600), blazarDate(660));
     const renamed = await client.put(`/v1/leases/${lease.id}`, { name: 'life-unchanged-2' });
     expect(renamed.status, describeBody(renamed)).toBe(200);

@@ -26,7 +26,8 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
   let system: RunningSystem;
   let client: Client;
 
-  const at = async (path: string, instant: string) => client.get(`${path}${path.includes('?') ? '&' : '?'}as_of=${encodeURIComponent(instant)}`);
+  const at = async (path: string, instant: string) =>
+    client.get(`${path}${path.includes('?') ? '&' : '?'}as_of=${encodeURIComponent(instant)}`);
 
   beforeAll(async () => {
     system = await startSystem();
@@ -41,7 +42,13 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
     const host = await client.post('/v1/os-hosts', { name: 'as-of-first' });
     expect(host.status, describeBody(host)).toBe(201);
     const before = '2000-01-01 00:00';
-    for (const [path, key] of [['/v1/leases', 'leases'], ['/v1/os-hosts', 'hosts'], ['/v1/floatingips', 'floatingips'], ['/v1/os-hosts/allocations', 'allocations'], ['/v1/floatingips/allocations', 'allocations']] as const) {
+    for (const [path, key] of [
+      ['/v1/leases', 'leases'],
+      ['/v1/os-hosts', 'hosts'],
+      ['/v1/floatingips', 'floatingips'],
+      ['/v1/os-hosts/allocations', 'allocations'],
+      ['/v1/floatingips/allocations', 'allocations'],
+    ] as const) {
       const reply = await at(path, before);
       expect(reply.status, describeBody(reply)).toBe(200);
       expect(reply.body).toEqual({ [key]: [] });
@@ -53,7 +60,12 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
 
   it("is a 404 before the lease's creation, and shows it as created once it was recorded", async () => {
     const beforeCreation = await instantAfterNow();
-    const created = await client.post('/v1/leases', { name: 'as-of-404', start_date: blazarDate(60 * 24 * 30), end_date: blazarDate(60 * 24 * 31), reservations: [] });
+    const created = await client.post('/v1/leases', {
+      name: 'as-of-404',
+      start_date: blazarDate(60 * 24 * 30),
+      end_date: blazarDate(60 * 24 * 31),
+      reservations: [],
+    });
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
     const early = await at(`/v1/leases/${leaseId}`, beforeCreation);
@@ -86,16 +98,28 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
     expect(updated.status, describeBody(updated)).toBe(200);
     const old = await at(`/v1/leases/${leaseId}`, instant);
     expect(old.body.lease).toMatchObject({ name: 'as-of-before', end_date: created.body.lease.end_date });
-    expect((await client.get(`/v1/leases/${leaseId}`)).body.lease).toMatchObject({ name: 'as-of-after', end_date: updated.body.lease.end_date });
+    expect((await client.get(`/v1/leases/${leaseId}`)).body.lease).toMatchObject({
+      name: 'as-of-after',
+      end_date: updated.body.lease.end_date,
+    });
     expect(updated.body.lease.end_date).not.toBe(created.body.lease.end_date);
     for (const [index, path] of paths.entries()) expect((await at(path, instant)).body, path).toEqual(beforeUpdate[index]);
   });
 
   it('shows the statuses the reactor had recorded by then, not what the clock would say', async () => {
-    const created = await client.post('/v1/leases', { name: 'as-of-status', start_date: 'now', end_date: blazarDate(120), reservations: [] });
+    const created = await client.post('/v1/leases', {
+      name: 'as-of-status',
+      start_date: 'now',
+      end_date: blazarDate(120),
+      reservations: [],
+    });
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
-    await eventually(async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the reactor to start the lease');
+    await eventually(
+      async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      'the reactor to start the lease',
+    );
     const started = ledgerEvents(system.dataDir, `lease-${leaseId}`).find((event) => event.type === 'Lease.Started');
     if (started === undefined) throw new Error('Lease.Started not in the ledger');
     const justBefore = await at(`/v1/leases/${leaseId}`, shifted(started.recordedAt, -1));
@@ -108,7 +132,7 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
     ['in the future', () => new Date(Date.now() + 3600_000).toISOString(), 'is in the future'],
     ['not a date', () => 'yesterday', 'must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone'],
     ['without a zone', () => '2026-01-01T00:00:00', 'must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone'],
-  ])('refuses an as_of %s with a 400 in Blazar\'s body, and writes nothing', async (_, value, fragment) => {
+  ])("refuses an as_of %s with a 400 in Blazar's body, and writes nothing", async (_, value, fragment) => {
     const before = ledgerCount(system.dataDir);
     for (const path of ['/v1/leases', '/v1/os-hosts/1', '/v1/floatingips/allocations']) {
       const reply = await at(path, value());

@@ -34,7 +34,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     hours: fc.integer({ min: 2, max: 72 }),
     booking: fc.constantFrom('none' as const, 'host' as const, 'floatingip' as const),
   }),
-  fc.record({ kind: fc.constantFrom('rename' as const, 'delete-lease' as const, 'delete-host' as const, 'delete-floatingip' as const), pick: fc.nat() }),
+  fc.record({
+    kind: fc.constantFrom('rename' as const, 'delete-lease' as const, 'delete-host' as const, 'delete-floatingip' as const),
+    pick: fc.nat(),
+  }),
   fc.record({ kind: fc.constant('reschedule' as const), pick: fc.nat(), hours: fc.integer({ min: 2, max: 96 }) }),
 );
 
@@ -78,123 +81,141 @@ const postgresReadModel = async (): Promise<{ readonly url: string; readonly dro
 describe.each([
   { readModel: 'SQLite', skip: false },
   { readModel: 'PostgreSQL', skip: pgUrl === '' },
-])('as_of answers what the same GET answered then (property, api + projector + reactor, read models on $readModel)', ({ readModel, skip }) => {
-  let system: RunningSystem;
-  let client: Client;
-  let dropDatabase: (() => Promise<void>) | null = null;
-  let counter = 0;
-  const t0 = Date.now();
+])(
+  'as_of answers what the same GET answered then (property, api + projector + reactor, read models on $readModel)',
+  ({ readModel, skip }) => {
+    let system: RunningSystem;
+    let client: Client;
+    let dropDatabase: (() => Promise<void>) | null = null;
+    let counter = 0;
+    const t0 = Date.now();
 
-  beforeAll(async () => {
-    if (skip) return;
-    const env: Record<string, string> = {};
-    if (readModel === 'PostgreSQL') {
-      const db = await postgresReadModel();
-      dropDatabase = db.drop;
-      env.LEASEHOLD_READ_MODEL_URL = db.url;
-    }
-    system = await startSystem({ env });
-    client = api(system.url);
-  });
+    beforeAll(async () => {
+      if (skip) return;
+      const env: Record<string, string> = {};
+      if (readModel === 'PostgreSQL') {
+        const db = await postgresReadModel();
+        dropDatabase = db.drop;
+        env.LEASEHOLD_READ_MODEL_URL = db.url;
+      }
+      system = await startSystem({ env });
+      client = api(system.url);
+    });
 
-  afterAll(async () => {
-    await system?.stop();
-    await dropDatabase?.();
-  });
+    afterAll(async () => {
+      await system?.stop();
+      await dropDatabase?.();
+    });
 
-  const apply = async (step: Op, known: Known): Promise<JsonResponse | null> => {
-    const n = ++counter;
-    switch (step.kind) {
-      case 'host': {
-        const reply = await client.post('/v1/os-hosts', { name: `as-of-prop-${n}` });
-        if (reply.status === 201) known.hosts.push(reply.body.host.id);
-        return reply;
-      }
-      case 'floatingip': {
-        const reply = await client.post('/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: `10.${Math.floor(n / 250) % 250}.${n % 250}.7` });
-        if (reply.status === 201) known.floatingIps.push(reply.body.floatingip.id);
-        return reply;
-      }
-      case 'lease': {
-        const start = step.startsIn === 'now' ? 0 : step.startsIn;
-        const reservations = step.booking === 'host' ? [hostReservation()] : step.booking === 'floatingip' ? [floatingIpReservation(NETWORK, 1)] : [];
-        const body = { name: `as-of-prop-${n}`, start_date: step.startsIn === 'now' ? 'now' : blazarDate(start, t0), end_date: blazarDate(start + step.hours * 60, t0), reservations };
-        const reply = await client.post('/v1/leases', body);
-        if (reply.status === 201) known.leases.push({ id: reply.body.lease.id, start });
-        return reply;
-      }
-      case 'rename': {
-        const lease = pick(known.leases, step.pick);
-        return lease === undefined ? null : client.put(`/v1/leases/${lease.id}`, { name: `renamed-${n}` });
-      }
-      case 'reschedule': {
-        const lease = pick(known.leases, step.pick);
-        return lease === undefined ? null : client.put(`/v1/leases/${lease.id}`, { end_date: blazarDate(lease.start + step.hours * 60, t0) });
-      }
-      case 'delete-lease': {
-        const lease = pick(known.leases, step.pick);
-        return lease === undefined ? null : client.delete(`/v1/leases/${lease.id}`);
-      }
-      case 'delete-host': {
-        const host = pick(known.hosts, step.pick);
-        return host === undefined ? null : client.delete(`/v1/os-hosts/${host}`);
-      }
-      case 'delete-floatingip': {
-        const ip = pick(known.floatingIps, step.pick);
-        return ip === undefined ? null : client.delete(`/v1/floatingips/${ip}`);
-      }
-    }
-  };
-
-  const paths = (known: Known): string[] => [
-    '/v1/leases',
-    '/v1/os-hosts',
-    '/v1/os-hosts/allocations',
-    '/v1/floatingips',
-    '/v1/floatingips/allocations',
-    ...known.leases.map((lease) => `/v1/leases/${lease.id}`),
-    ...known.hosts.map((host) => `/v1/os-hosts/${host}`),
-    ...known.floatingIps.map((ip) => `/v1/floatingips/${ip}`),
-  ];
-
-  /**
-   * GETs served at an instant T while the log stood still: every event up to the head read first was
-   * recorded at or before T, the reads waited until the read models had it, and the head had not
-   * moved once the clock had passed T (so what came after was recorded after T). Else again.
-   */
-  const readAt = async (known: Known): Promise<Reading> => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const head = ledgerHead(system.dataDir);
-      const instant = await instantAfterNow();
-      const replies = new Map<string, { status: number; body: unknown }>();
-      for (const path of paths(known)) {
-        const reply = await client.get(path, { 'X-Leasehold-Min-Position': String(head) });
-        replies.set(path, { status: reply.status, body: reply.body });
-      }
-      const stale = [...replies.values()].some((reply) => typeof reply.body === 'object' && reply.body !== null && 'stale' in reply.body);
-      if (!stale && ledgerHead(system.dataDir) === head) return { instant, replies };
-    }
-    throw new Error('the log never stood still for the time of a few GETs');
-  };
-
-  it.skipIf(skip)('for random workloads, a GET at T equals a later GET with as_of=T', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 12 }), async (steps) => {
-        const known: Known = { leases: [], hosts: [], floatingIps: [] };
-        const readings: Reading[] = [await readAt(known)];
-        for (const step of steps) {
-          const reply = await apply(step, known);
-          expect(reply?.status ?? 200, JSON.stringify(reply?.body)).toBeLessThan(500);
-          readings.push(await readAt(known));
+    const apply = async (step: Op, known: Known): Promise<JsonResponse | null> => {
+      const n = ++counter;
+      switch (step.kind) {
+        case 'host': {
+          const reply = await client.post('/v1/os-hosts', { name: `as-of-prop-${n}` });
+          if (reply.status === 201) known.hosts.push(reply.body.host.id);
+          return reply;
         }
-        for (const { instant, replies } of readings) {
-          for (const [path, then] of replies) {
-            const later = await client.get(`${path}${path.includes('?') ? '&' : '?'}as_of=${encodeURIComponent(instant)}`);
-            expect({ status: later.status, body: later.body }, `${path} as of ${instant}`).toEqual(then);
-          }
+        case 'floatingip': {
+          const reply = await client.post('/v1/floatingips', {
+            floating_network_id: NETWORK,
+            floating_ip_address: `10.${Math.floor(n / 250) % 250}.${n % 250}.7`,
+          });
+          if (reply.status === 201) known.floatingIps.push(reply.body.floatingip.id);
+          return reply;
         }
-      }),
-      { numRuns: 10, endOnFailure: true },
+        case 'lease': {
+          const start = step.startsIn === 'now' ? 0 : step.startsIn;
+          const reservations =
+            step.booking === 'host' ? [hostReservation()] : step.booking === 'floatingip' ? [floatingIpReservation(NETWORK, 1)] : [];
+          const body = {
+            name: `as-of-prop-${n}`,
+            start_date: step.startsIn === 'now' ? 'now' : blazarDate(start, t0),
+            end_date: blazarDate(start + step.hours * 60, t0),
+            reservations,
+          };
+          const reply = await client.post('/v1/leases', body);
+          if (reply.status === 201) known.leases.push({ id: reply.body.lease.id, start });
+          return reply;
+        }
+        case 'rename': {
+          const lease = pick(known.leases, step.pick);
+          return lease === undefined ? null : client.put(`/v1/leases/${lease.id}`, { name: `renamed-${n}` });
+        }
+        case 'reschedule': {
+          const lease = pick(known.leases, step.pick);
+          return lease === undefined
+            ? null
+            : client.put(`/v1/leases/${lease.id}`, { end_date: blazarDate(lease.start + step.hours * 60, t0) });
+        }
+        case 'delete-lease': {
+          const lease = pick(known.leases, step.pick);
+          return lease === undefined ? null : client.delete(`/v1/leases/${lease.id}`);
+        }
+        case 'delete-host': {
+          const host = pick(known.hosts, step.pick);
+          return host === undefined ? null : client.delete(`/v1/os-hosts/${host}`);
+        }
+        case 'delete-floatingip': {
+          const ip = pick(known.floatingIps, step.pick);
+          return ip === undefined ? null : client.delete(`/v1/floatingips/${ip}`);
+        }
+      }
+    };
+
+    const paths = (known: Known): string[] => [
+      '/v1/leases',
+      '/v1/os-hosts',
+      '/v1/os-hosts/allocations',
+      '/v1/floatingips',
+      '/v1/floatingips/allocations',
+      ...known.leases.map((lease) => `/v1/leases/${lease.id}`),
+      ...known.hosts.map((host) => `/v1/os-hosts/${host}`),
+      ...known.floatingIps.map((ip) => `/v1/floatingips/${ip}`),
+    ];
+
+    /**
+     * GETs served at an instant T while the log stood still: every event up to the head read first was
+     * recorded at or before T, the reads waited until the read models had it, and the head had not
+     * moved once the clock had passed T (so what came after was recorded after T). Else again.
+     */
+    const readAt = async (known: Known): Promise<Reading> => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const head = ledgerHead(system.dataDir);
+        const instant = await instantAfterNow();
+        const replies = new Map<string, { status: number; body: unknown }>();
+        for (const path of paths(known)) {
+          const reply = await client.get(path, { 'X-Leasehold-Min-Position': String(head) });
+          replies.set(path, { status: reply.status, body: reply.body });
+        }
+        const stale = [...replies.values()].some((reply) => typeof reply.body === 'object' && reply.body !== null && 'stale' in reply.body);
+        if (!stale && ledgerHead(system.dataDir) === head) return { instant, replies };
+      }
+      throw new Error('the log never stood still for the time of a few GETs');
+    };
+
+    it.skipIf(skip)(
+      'for random workloads, a GET at T equals a later GET with as_of=T',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 12 }), async (steps) => {
+            const known: Known = { leases: [], hosts: [], floatingIps: [] };
+            const readings: Reading[] = [await readAt(known)];
+            for (const step of steps) {
+              const reply = await apply(step, known);
+              expect(reply?.status ?? 200, JSON.stringify(reply?.body)).toBeLessThan(500);
+              readings.push(await readAt(known));
+            }
+            for (const { instant, replies } of readings) {
+              for (const [path, then] of replies) {
+                const later = await client.get(`${path}${path.includes('?') ? '&' : '?'}as_of=${encodeURIComponent(instant)}`);
+                expect({ status: later.status, body: later.body }, `${path} as of ${instant}`).toEqual(then);
+              }
+            }
+          }),
+          { numRuns: 10, endOnFailure: true },
+        );
+      },
+      300_000,
     );
-  }, 300_000);
-});
+  },
+);

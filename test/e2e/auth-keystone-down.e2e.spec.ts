@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSystem, freePort, startSystem } from '../helpers/system.js';
 
-const UNAVAILABLE = { error: { code: 503, title: 'Service Unavailable', message: 'The server is currently unavailable. Please try again at a later time.' } };
+const UNAVAILABLE = {
+  error: { code: 503, title: 'Service Unavailable', message: 'The server is currently unavailable. Please try again at a later time.' },
+};
 
 let system: RunningSystem;
 let keystoneUrl: string;

@@ -18,7 +18,8 @@ const TOKENS = {
   'static-admin-token': { user_id: 'u-admin', project_id: 'p-admin', roles: ['admin'] },
   'static-member-token': { user_id: 'u-member', project_id: 'p-member', roles: ['member'], user_name: 'member', project_name: 'members' },
 };
-const UNAUTHORIZED_TEXT = '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
+const UNAUTHORIZED_TEXT =
+  '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
 
 let system: RunningSystem;
 let dir: string;
@@ -70,7 +71,12 @@ describe('auth mode static', () => {
     const response = await fetch(`${system.url}/v1/leases`, {
       method: 'POST',
       headers: { 'X-Auth-Token': 'static-member-token', 'Content-Type': 'application/json', 'X-OpenStack-Request-Id': globalId },
-      body: JSON.stringify({ name: 'global-id', start_date: blazarDate(60 * 24 * 3), end_date: blazarDate(60 * 24 * 3 + 60), reservations: [] }),
+      body: JSON.stringify({
+        name: 'global-id',
+        start_date: blazarDate(60 * 24 * 3),
+        end_date: blazarDate(60 * 24 * 3 + 60),
+        reservations: [],
+      }),
     });
     expect(response.status).toBe(201);
     const requestId = response.headers.get('x-openstack-request-id');
@@ -87,11 +93,18 @@ describe('auth mode static', () => {
         .map((l) => JSON.parse(l))
         .find((l) => l.method === 'POST'),
     );
-    expect(line).toMatchObject({ path: '/v1/leases', status: 201, request_id: requestId, global_request_id: globalId, user_id: 'u-member', project_id: 'p-member' });
+    expect(line).toMatchObject({
+      path: '/v1/leases',
+      status: 201,
+      request_id: requestId,
+      global_request_id: globalId,
+      user_id: 'u-member',
+      project_id: 'p-member',
+    });
 
     const db = new Database(join(system.dataDir, 'events.sqlite'), { readonly: true });
     try {
-      const rows = db.prepare("select metadata from events where stream_id like ?").all(`%${leaseId}%`) as { metadata: string }[];
+      const rows = db.prepare('select metadata from events where stream_id like ?').all(`%${leaseId}%`) as { metadata: string }[];
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) {
         expect(JSON.parse(row.metadata)).toMatchObject({
@@ -107,7 +120,9 @@ describe('auth mode static', () => {
   });
 
   it('a malformed X-OpenStack-Request-Id is ignored (no global id)', async () => {
-    const response = await fetch(`${system.url}/v1/leases`, { headers: { 'X-Auth-Token': 'static-admin-token', 'X-OpenStack-Request-Id': 'req-not-a-uuid' } });
+    const response = await fetch(`${system.url}/v1/leases`, {
+      headers: { 'X-Auth-Token': 'static-admin-token', 'X-OpenStack-Request-Id': 'req-not-a-uuid' },
+    });
     expect(response.status).toBe(200);
     const requestId = response.headers.get('x-openstack-request-id') ?? '-';
     const line = await eventually(async () =>

@@ -14,7 +14,13 @@ import { type RunningSystem, startSystem } from '../helpers/system.js';
 type Client = ReturnType<typeof api>;
 
 const on = (day: number, time: string): string => `2034-05-${String(day).padStart(2, '0')} ${time}`;
-const hostsOf = (group: string, min: number) => ({ resource_type: 'physical:host', min, max: min, hypervisor_properties: '', resource_properties: `["=", "$group", "${group}"]` });
+const hostsOf = (group: string, min: number) => ({
+  resource_type: 'physical:host',
+  min,
+  max: min,
+  hypervisor_properties: '',
+  resource_properties: `["=", "$group", "${group}"]`,
+});
 
 describe('availability (api + projector + reactor)', () => {
   let system: RunningSystem;
@@ -27,7 +33,8 @@ describe('availability (api + projector + reactor)', () => {
     }
   };
 
-  const lease = (name: string, start: string, end: string, reservations: unknown[]) => client.post('/v1/leases', { name, start_date: start, end_date: end, reservations });
+  const lease = (name: string, start: string, end: string, reservations: unknown[]) =>
+    client.post('/v1/leases', { name, start_date: start, end_date: end, reservations });
 
   beforeAll(async () => {
     system = await startSystem();
@@ -50,10 +57,23 @@ describe('availability (api + projector + reactor)', () => {
     });
     expect(search.status, describeBody(search)).toBe(200);
     expect(search.body.windows).toEqual([
-      { start_date: on(1, '14:00'), end_date: on(1, '17:00'), reservations: [{ resource_type: 'physical:host', requested: 2, matching: 3, free: 3 }] },
-      { start_date: on(1, '17:00'), end_date: on(1, '20:00'), reservations: [{ resource_type: 'physical:host', requested: 2, matching: 3, free: 3 }] },
+      {
+        start_date: on(1, '14:00'),
+        end_date: on(1, '17:00'),
+        reservations: [{ resource_type: 'physical:host', requested: 2, matching: 3, free: 3 }],
+      },
+      {
+        start_date: on(1, '17:00'),
+        end_date: on(1, '20:00'),
+        reservations: [{ resource_type: 'physical:host', requested: 2, matching: 3, free: 3 }],
+      },
     ]);
-    const one = await client.post('/v1/availability', { reservations: [hostsOf('avail-a', 1)], duration: 60, not_before: on(1, '11:00'), limit: 1 });
+    const one = await client.post('/v1/availability', {
+      reservations: [hostsOf('avail-a', 1)],
+      duration: 60,
+      not_before: on(1, '11:00'),
+      limit: 1,
+    });
     expect(one.body.windows[0]).toEqual({
       start_date: on(1, '11:00'),
       end_date: on(1, '12:00'),
@@ -116,14 +136,15 @@ describe('availability (api + projector + reactor)', () => {
     expect(again.status, describeBody(again)).toBe(200);
   });
 
-  it('a request that never fits offers no alternative and keeps upstream\'s message as it was', async () => {
+  it("a request that never fits offers no alternative and keeps upstream's message as it was", async () => {
     await registerHosts('avail-n', 1);
     const refused = await lease('n-too-many', on(5, '10:00'), on(5, '11:00'), [hostsOf('avail-n', 2)]);
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
       error_code: 409,
       error_name: 409,
-      error_message: 'Not enough hosts available: 1 reservable host matches the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min)',
+      error_message:
+        'Not enough hosts available: 1 reservable host matches the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min)',
       alternatives: [],
     });
   });
@@ -134,28 +155,50 @@ describe('availability (api + projector + reactor)', () => {
     expect((await lease('x-next', on(6, '15:00'), on(6, '17:00'), [hostsOf('avail-x', 1)])).status).toBe(201);
     const reply = await client.get(`/v1/leases/${mine.body.lease.id}/extension`);
     expect(reply.status, describeBody(reply)).toBe(200);
-    expect(reply.body.extension).toEqual({ lease_id: mine.body.lease.id, end_date: on(6, '10:00'), max_end_date: on(6, '15:00'), conflict_end_date: on(6, '17:00') });
+    expect(reply.body.extension).toEqual({
+      lease_id: mine.body.lease.id,
+      end_date: on(6, '10:00'),
+      max_end_date: on(6, '15:00'),
+      conflict_end_date: on(6, '17:00'),
+    });
     const prolonged = await client.put(`/v1/leases/${mine.body.lease.id}`, { end_date: on(6, '15:00') });
     expect(prolonged.status, describeBody(prolonged)).toBe(200);
     const tooFar = await client.put(`/v1/leases/${mine.body.lease.id}`, { end_date: on(6, '15:01') });
     expect(tooFar.status).toBe(409);
   });
 
-  it('refuses bad input with Blazar\'s 400 body and answers no window past not_after', async () => {
+  it("refuses bad input with Blazar's 400 body and answers no window past not_after", async () => {
     const bad = async (body: unknown, message: string) => {
       const reply = await client.post('/v1/availability', body);
       expect(reply.status, describeBody(reply)).toBe(400);
       expect(reply.body).toEqual({ error_code: 400, error_name: 400, error_message: message });
     };
     await bad({ duration: 60 }, 'Missing parameter reservations');
-    await bad({ reservations: [hostsOf('x', 1)], duration: 0 }, 'Malformed parameter duration (whole minutes from 1 to 5270400, as an integer or an ISO 8601 duration)');
-    await bad({ reservations: [hostsOf('x', 1)], duration: 'PT30S' }, 'Malformed parameter duration (whole minutes from 1 to 5270400, as an integer or an ISO 8601 duration)');
+    await bad(
+      { reservations: [hostsOf('x', 1)], duration: 0 },
+      'Malformed parameter duration (whole minutes from 1 to 5270400, as an integer or an ISO 8601 duration)',
+    );
+    await bad(
+      { reservations: [hostsOf('x', 1)], duration: 'PT30S' },
+      'Malformed parameter duration (whole minutes from 1 to 5270400, as an integer or an ISO 8601 duration)',
+    );
     await bad({ reservations: [hostsOf('x', 1)], duration: 60, limit: 51 }, 'Malformed parameter limit (an integer from 1 to 50)');
-    await bad({ reservations: [{ resource_type: 'physical:host', min: 2, max: 1 }], duration: 60 }, 'Invalid values for min/max of hosts. Max must be equal to or larger than min.');
-    await bad({ reservations: [hostsOf('x', 1)], duration: 60, not_before: on(7, '12:00'), not_after: on(7, '11:00') }, 'not_after must be later than not_before (and than now)');
+    await bad(
+      { reservations: [{ resource_type: 'physical:host', min: 2, max: 1 }], duration: 60 },
+      'Invalid values for min/max of hosts. Max must be equal to or larger than min.',
+    );
+    await bad(
+      { reservations: [hostsOf('x', 1)], duration: 60, not_before: on(7, '12:00'), not_after: on(7, '11:00') },
+      'not_after must be later than not_before (and than now)',
+    );
     await registerHosts('avail-c', 1);
     expect((await lease('c-busy', on(7, '09:00'), on(7, '12:00'), [hostsOf('avail-c', 1)])).status).toBe(201);
-    const cut = await client.post('/v1/availability', { reservations: [hostsOf('avail-c', 1)], duration: 120, not_before: on(7, '09:00'), not_after: on(7, '13:59') });
+    const cut = await client.post('/v1/availability', {
+      reservations: [hostsOf('avail-c', 1)],
+      duration: 120,
+      not_before: on(7, '09:00'),
+      not_after: on(7, '13:59'),
+    });
     expect(cut.body.windows).toEqual([]);
   });
 });

@@ -44,26 +44,57 @@ describe('the legacy blazar CLI against Leasehold', { timeout: 120_000 }, () => 
   it('lease-create --physical-reservation books one host', async () => {
     const lease = parseLease(
       await cli(
-        'lease-create', '-f', 'json',
-        '--physical-reservation', 'min=1,max=1,hypervisor_properties=,resource_properties=',
-        '--start-date', '2032-06-01 08:00', '--end-date', '2032-06-01 10:00', 'bz-lease-1',
+        'lease-create',
+        '-f',
+        'json',
+        '--physical-reservation',
+        'min=1,max=1,hypervisor_properties=,resource_properties=',
+        '--start-date',
+        '2032-06-01 08:00',
+        '--end-date',
+        '2032-06-01 10:00',
+        'bz-lease-1',
       ),
     );
-    expect(lease).toMatchObject({ name: 'bz-lease-1', status: 'PENDING', start_date: tDate('2032-06-01 08:00'), end_date: tDate('2032-06-01 10:00') });
+    expect(lease).toMatchObject({
+      name: 'bz-lease-1',
+      status: 'PENDING',
+      start_date: tDate('2032-06-01 08:00'),
+      end_date: tDate('2032-06-01 10:00'),
+    });
     expect(lease.reservations).toEqual([
-      expect.objectContaining({ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '', status: 'pending' }),
+      expect.objectContaining({
+        resource_type: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisor_properties: '',
+        resource_properties: '',
+        status: 'pending',
+      }),
     ]);
   });
 
   it('lease-create --reservation resource_type=physical:host,... books the host asked for', async () => {
     const lease = parseLease(
       await cli(
-        'lease-create', '-f', 'json',
-        '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","bz-2"],resource_properties=',
-        '--start-date', '2032-06-01 12:00', '--end-date', '2032-06-01 14:00', 'bz-lease-2',
+        'lease-create',
+        '-f',
+        'json',
+        '--reservation',
+        'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","bz-2"],resource_properties=',
+        '--start-date',
+        '2032-06-01 12:00',
+        '--end-date',
+        '2032-06-01 14:00',
+        'bz-lease-2',
       ),
     );
-    expect(lease).toMatchObject({ name: 'bz-lease-2', status: 'PENDING', start_date: tDate('2032-06-01 12:00'), end_date: tDate('2032-06-01 14:00') });
+    expect(lease).toMatchObject({
+      name: 'bz-lease-2',
+      status: 'PENDING',
+      start_date: tDate('2032-06-01 12:00'),
+      end_date: tDate('2032-06-01 14:00'),
+    });
     const [reservation] = lease.reservations;
     expect(reservation).toMatchObject({ min: 1, max: 1, hypervisor_properties: '["==","$hypervisor_hostname","bz-2"]' });
 
@@ -83,7 +114,11 @@ describe('the legacy blazar CLI against Leasehold', { timeout: 120_000 }, () => 
 
   it('lease-list and lease-show (table and -f json)', async () => {
     const listed = await json('lease-list');
-    expect(listed.filter((l: { name: string }) => l.name.startsWith('bz-lease-')).sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))).toEqual([
+    expect(
+      listed
+        .filter((l: { name: string }) => l.name.startsWith('bz-lease-'))
+        .sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)),
+    ).toEqual([
       { id: expect.any(String), name: 'bz-lease-1', start_date: tDate('2032-06-01 08:00'), end_date: tDate('2032-06-01 11:00') },
       { id: expect.any(String), name: 'bz-lease-2', start_date: tDate('2032-06-01 12:00'), end_date: tDate('2032-06-01 14:00') },
     ]);
@@ -108,10 +143,16 @@ describe('the legacy blazar CLI against Leasehold', { timeout: 120_000 }, () => 
     expect(failed(await cli('lease-show', 'bz-lease-1'))).toEqual(["Unable to find resource with name 'bz-lease-1'"]);
   });
 
-  it('errors: not enough hosts prints the 409 message; dates get upstream\'s messages', async () => {
+  it("errors: not enough hosts prints the 409 message; dates get upstream's messages", async () => {
     const tooMany = await cli(
-      'lease-create', '--physical-reservation', 'min=2,max=2,hypervisor_properties=,resource_properties=',
-      '--start-date', '2032-06-01 13:00', '--end-date', '2032-06-01 15:00', 'bz-too-many',
+      'lease-create',
+      '--physical-reservation',
+      'min=2,max=2,hypervisor_properties=,resource_properties=',
+      '--start-date',
+      '2032-06-01 13:00',
+      '--end-date',
+      '2032-06-01 15:00',
+      'bz-too-many',
     );
     // bz-2 is booked by bz-lease-2 until 14:00 (the client also prints its argument parsing on stderr); the
     // refusal offers the earliest two hours both hosts are free, and the client prints it with the message
@@ -120,8 +161,14 @@ describe('the legacy blazar CLI against Leasehold', { timeout: 120_000 }, () => 
     );
 
     const past = await cli(
-      'lease-create', '--physical-reservation', 'min=1,max=1,hypervisor_properties=,resource_properties=',
-      '--start-date', '2001-01-01 10:00', '--end-date', '2032-06-01 12:00', 'bz-past',
+      'lease-create',
+      '--physical-reservation',
+      'min=1,max=1,hypervisor_properties=,resource_properties=',
+      '--start-date',
+      '2001-01-01 10:00',
+      '--end-date',
+      '2032-06-01 12:00',
+      'bz-past',
     );
     expect(failed(past)).toContain('ERROR: Start date must be later than current date');
 

@@ -26,12 +26,26 @@ const SCREENSHOT = process.env.LEASEHOLD_CALENDAR_SCREENSHOT;
 
 /** `YYYY-MM-DD HH:MM` (UTC), Blazar's request format. */
 const requestDate = (instant: number): string => new Date(instant).toISOString().slice(0, 16).replace('T', ' ');
-const rackHosts = (rack: string, count: number) => ({ resource_type: 'physical:host', min: count, max: count, hypervisor_properties: '', resource_properties: `["=", "$rack", "${rack}"]` });
+const rackHosts = (rack: string, count: number) => ({
+  resource_type: 'physical:host',
+  min: count,
+  max: count,
+  hypervisor_properties: '',
+  resource_properties: `["=", "$rack", "${rack}"]`,
+});
 
 const launch = (): Promise<Browser> =>
   chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 
 interface DrawnBar {
@@ -53,10 +67,14 @@ const barsOf = (page: Page, leaseId: string): Promise<DrawnBar[]> =>
     })),
   );
 
-const rowNames = (page: Page): Promise<string[]> => page.$$eval('#calendar .row', (rows) => rows.map((row) => row.getAttribute('data-name')));
+const rowNames = (page: Page): Promise<string[]> =>
+  page.$$eval('#calendar .row', (rows) => rows.map((row) => row.getAttribute('data-name')));
 
 const shownRange = async (page: Page): Promise<{ start: number; end: number }> => {
-  const { start, end } = await page.$eval('#calendar', (node) => ({ start: node.getAttribute('data-start'), end: node.getAttribute('data-end') }));
+  const { start, end } = await page.$eval('#calendar', (node) => ({
+    start: node.getAttribute('data-start'),
+    end: node.getAttribute('data-end'),
+  }));
   return { start: Date.parse(String(start)), end: Date.parse(String(end)) };
 };
 
@@ -82,7 +100,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
   const leases: Record<string, { id: string; project_id: string; reservations: { end_action: string; before_end: string }[] }> = {};
 
   const lease = async (key: string, start: string, end: number, reservations: unknown[]): Promise<void> => {
-    const created = await api(system.url).post('/v1/leases', { name: `cal-${key}`, start_date: start, end_date: requestDate(end), reservations });
+    const created = await api(system.url).post('/v1/leases', {
+      name: `cal-${key}`,
+      start_date: start,
+      end_date: requestDate(end),
+      reservations,
+    });
     expect(created.status, describeBody(created)).toBe(201);
     leases[key] = created.body.lease;
   };
@@ -90,7 +113,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
   beforeAll(async () => {
     system = await startSystem();
     const client = api(system.url);
-    for (const [name, rack] of [['r1-a', 'r1'], ['r1-b', 'r1'], ['r2-a', 'r2']]) {
+    for (const [name, rack] of [
+      ['r1-a', 'r1'],
+      ['r1-b', 'r1'],
+      ['r2-a', 'r2'],
+    ]) {
       const created = await client.post('/v1/os-hosts', { name, rack });
       expect(created.status, describeBody(created)).toBe(201);
     }
@@ -104,7 +131,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
     await lease('r1-both', requestDate(t0 + 4 * HOUR), t0 + 6 * HOUR, [rackHosts('r1', 2)]);
     await lease('r2', requestDate(t0), t0 + 5 * HOUR, [rackHosts('r2', 1)]);
     await lease('ip', requestDate(t0 + HOUR), t0 + 2 * HOUR, [{ resource_type: 'virtual:floatingip', network_id: NET, amount: 1 }]);
-    await eventually(async () => ((await client.get(`/v1/leases/${leases.active?.id}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the reactor to start cal-active');
+    await eventually(
+      async () => ((await client.get(`/v1/leases/${leases.active?.id}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      'the reactor to start cal-active',
+    );
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1400, height: 640 } });
     seen = watch(page, system.url);
@@ -135,7 +166,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
   });
 
   it('serves only its own files', async () => {
-    for (const path of ['/calendar/calendar.page.ts', '/calendar/package.json', '/calendar/..%2Fsrc%2Fmain.js', '/calendar/calendar-model.spec.js', '/calendar/main.js']) {
+    for (const path of [
+      '/calendar/calendar.page.ts',
+      '/calendar/package.json',
+      '/calendar/..%2Fsrc%2Fmain.js',
+      '/calendar/calendar-model.spec.js',
+      '/calendar/main.js',
+    ]) {
       const response = await fetch(`${system.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(await response.json()).toMatchObject({ error_code: 404, error_name: 404 });
@@ -150,17 +187,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
     expect(active[0]).toMatchObject({ status: 'ACTIVE', end: iso(t0 + HOUR) });
     expect(['r1-a', 'r1-b']).toContain(active[0]?.row);
     const r1 = await barsOf(page, leases.r1!.id);
-    expect(r1.map(({ status, start, end }) => ({ status, start, end }))).toEqual([{ status: 'PENDING', start: iso(t0 + HOUR), end: iso(t0 + 3 * HOUR) }]);
+    expect(r1.map(({ status, start, end }) => ({ status, start, end }))).toEqual([
+      { status: 'PENDING', start: iso(t0 + HOUR), end: iso(t0 + 3 * HOUR) },
+    ]);
     expect(['r1-a', 'r1-b']).toContain(r1[0]?.row);
     expect((await barsOf(page, leases['r1-both']!.id)).map((bar) => bar.row).sort()).toEqual(['r1-a', 'r1-b']);
     expect((await barsOf(page, leases.r2!.id)).map((bar) => bar.row)).toEqual(['r2-a']);
     expect((await barsOf(page, leases.ip!.id)).map((bar) => bar.row)).toEqual(['10.77.0.1']);
     // the same bars the API's allocations name, and the colour is the status's
-    const allocations = (await api(system.url).get('/v1/os-hosts/allocations')).body.allocations as { resource_id: string; reservations: { lease_id: string }[] }[];
+    const allocations = (await api(system.url).get('/v1/os-hosts/allocations')).body.allocations as {
+      resource_id: string;
+      reservations: { lease_id: string }[];
+    }[];
     const booked = allocations.flatMap((allocation) => allocation.reservations).filter((booking) => booking.lease_id !== leases.ending!.id);
     const drawn = await page.$$eval('#calendar .row.host .bar', (bars) => bars.map((bar) => bar.getAttribute('data-lease-id')));
     expect(drawn.filter((leaseId) => leaseId !== leases.ending!.id)).toHaveLength(booked.length);
-    const colours = await page.$$eval(`#calendar .bar[data-lease-id="${leases.active!.id}"], #calendar .bar[data-lease-id="${leases.r1!.id}"]`, (bars) => bars.map((bar) => bar.ownerDocument.defaultView.getComputedStyle(bar).backgroundColor));
+    const colours = await page.$$eval(
+      `#calendar .bar[data-lease-id="${leases.active!.id}"], #calendar .bar[data-lease-id="${leases.r1!.id}"]`,
+      (bars) => bars.map((bar) => bar.ownerDocument.defaultView.getComputedStyle(bar).backgroundColor),
+    );
     expect(new Set(colours).size).toBe(2);
     expect(await page.$eval('#calendar .today', (line) => line.style.left)).toMatch(/%$/);
   });
@@ -247,9 +292,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
       limit: 50,
     });
     expect(answer.status, describeBody(answer)).toBe(200);
-    const expected = (answer.body.windows as { start_date: string; end_date: string }[]).map((window) => ({ start: window.start_date, end: window.end_date }));
-    const drawn = await page.$$eval('#calendar .free-window', (nodes) => nodes.map((node) => ({ start: node.getAttribute('data-start'), end: node.getAttribute('data-end') })));
-    expect(drawn.map((window) => ({ start: requestDate(Date.parse(window.start)), end: requestDate(Date.parse(window.end)) }))).toEqual(expected);
+    const expected = (answer.body.windows as { start_date: string; end_date: string }[]).map((window) => ({
+      start: window.start_date,
+      end: window.end_date,
+    }));
+    const drawn = await page.$$eval('#calendar .free-window', (nodes) =>
+      nodes.map((node) => ({ start: node.getAttribute('data-start'), end: node.getAttribute('data-end') })),
+    );
+    expect(drawn.map((window) => ({ start: requestDate(Date.parse(window.start)), end: requestDate(Date.parse(window.end)) }))).toEqual(
+      expected,
+    );
     // known from the calendar: both r1 hosts are first free together at t0 + 3 h, for an hour, then from t0 + 6 h
     expect(expected.slice(0, 3)).toEqual([
       { start: requestDate(t0 + 3 * HOUR), end: requestDate(t0 + 4 * HOUR) },
@@ -266,8 +318,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
   it('draws the bookings of a lease that has ended, which the unfiltered allocation lists leave out, fetched by lease', async () => {
     const client = api(system.url);
     const id = leases.ending!.id;
-    await eventually(async () => ((await client.get(`/v1/leases/${id}`)).body.lease.status === 'TERMINATED' ? true : undefined), 150_000, 'cal-ending to end');
-    const listed = (await client.get('/v1/os-hosts/allocations')).body.allocations.flatMap((allocation: { reservations: { lease_id: string }[] }) => allocation.reservations);
+    await eventually(
+      async () => ((await client.get(`/v1/leases/${id}`)).body.lease.status === 'TERMINATED' ? true : undefined),
+      150_000,
+      'cal-ending to end',
+    );
+    const listed = (await client.get('/v1/os-hosts/allocations')).body.allocations.flatMap(
+      (allocation: { reservations: { lease_id: string }[] }) => allocation.reservations,
+    );
     expect(listed.map((booking: { lease_id: string }) => booking.lease_id)).not.toContain(id);
     await page.fill('#filter', '');
     await page.click('#filter-form button[type=submit]');
@@ -287,7 +345,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-calendar-auth-'));
     writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'calendar-token': { user_id: 'u', project_id: 'p', roles: ['admin'] } }));
-    system = await startSystem({ apps: ['api', 'projector'], env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') } });
+    system = await startSystem({
+      apps: ['api', 'projector'],
+      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') },
+    });
     const created = await api(system.url).post('/v1/os-hosts', { name: 'auth-host', rack: 'r1' }, { 'X-Auth-Token': 'calendar-token' });
     expect(created.status, describeBody(created)).toBe(201);
     browser = await launch();

@@ -43,7 +43,17 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
       const end = blazarDate(60);
       const before = Date.now();
       const created = parseLease(
-        await osc('lease', 'create', '-f', 'json', '--reservation', `resource_type=physical:host,min=1,max=1,${pinned('osc-now')}`, '--end-date', end, 'osc-now-lease'),
+        await osc(
+          'lease',
+          'create',
+          '-f',
+          'json',
+          '--reservation',
+          `resource_type=physical:host,min=1,max=1,${pinned('osc-now')}`,
+          '--end-date',
+          end,
+          'osc-now-lease',
+        ),
       );
       const after = Date.now();
       // the client sends "now"; the server takes the current minute
@@ -63,7 +73,14 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
     describe('hosts', () => {
       it('host create --extra prints the new host; host list lists it', async () => {
         const created = await json('host', 'create', '--extra', 'gpu=true', '--extra', 'rack=r1', 'osc-1');
-        expect(created).toMatchObject({ hypervisor_hostname: 'osc-1', service_name: 'osc-1', gpu: 'true', rack: 'r1', reservable: true, status: '' });
+        expect(created).toMatchObject({
+          hypervisor_hostname: 'osc-1',
+          service_name: 'osc-1',
+          gpu: 'true',
+          rack: 'r1',
+          reservable: true,
+          status: '',
+        });
         expect(created.id).toMatch(/^\d+$/);
         hostIds['osc-1'] = created.id;
         hostIds['osc-2'] = (await json('host', 'create', '--extra', 'gpu=false', '--extra', 'rack=r1', 'osc-2')).id;
@@ -72,7 +89,13 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
         const listed = await json('host', 'list');
         // the client's columns, sorted by hypervisor_hostname
         expect(listed).toEqual(
-          ['osc-1', 'osc-2', 'osc-3', 'osc-now'].map((name) => ({ id: hostIds[name], hypervisor_hostname: name, vcpus: 0, memory_mb: 0, local_gb: 0 })),
+          ['osc-1', 'osc-2', 'osc-3', 'osc-now'].map((name) => ({
+            id: hostIds[name],
+            hypervisor_hostname: name,
+            vcpus: 0,
+            memory_mb: 0,
+            local_gb: 0,
+          })),
         );
       });
 
@@ -114,7 +137,11 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
         expect(succeeded(await osc('host', 'property', 'set', '--private', 'rack'))).toBe('Updated host property: rack');
         expect(await json('host', 'property', 'list')).toEqual([{ property: 'gpu' }]);
         expect(await json('host', 'property', 'list', '--all')).toEqual([{ property: 'gpu' }, { property: 'rack' }]);
-        expect(await json('host', 'property', 'list', '--all', '--detail')).toContainEqual({ property: 'rack', private: true, property_values: ['r1', 'r2'] });
+        expect(await json('host', 'property', 'list', '--all', '--detail')).toContainEqual({
+          property: 'rack',
+          private: true,
+          property_values: ['r1', 'r2'],
+        });
         // `show` reads the list without --all, as upstream's client does
         expect(failed(await osc('host', 'property', 'show', 'rack'))).toEqual(['The resource property does not exist.']);
 
@@ -132,22 +159,47 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
 
       const dates = (lease: any) => {
         const eventTime = (type: string) => lease.events.find((e: { event_type: string }) => e.event_type === type).time;
-        return { start_date: lease.start_date, end_date: lease.end_date, start_lease: eventTime('start_lease'), end_lease: eventTime('end_lease') };
+        return {
+          start_date: lease.start_date,
+          end_date: lease.end_date,
+          start_lease: eventTime('start_lease'),
+          end_lease: eventTime('end_lease'),
+        };
       };
 
       it('lease create -f json prints the lease with its reservation and events', async () => {
         const created = parseLease(
           await osc(
-            'lease', 'create', '-f', 'json',
-            '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=["==","$gpu","false"]',
-            '--start-date', START, '--end-date', END, 'osc-lease',
+            'lease',
+            'create',
+            '-f',
+            'json',
+            '--reservation',
+            'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=["==","$gpu","false"]',
+            '--start-date',
+            START,
+            '--end-date',
+            END,
+            'osc-lease',
           ),
         );
-        expect(created).toMatchObject({ name: 'osc-lease', status: 'PENDING', degraded: false, start_date: tDate(START), end_date: tDate(END) });
+        expect(created).toMatchObject({
+          name: 'osc-lease',
+          status: 'PENDING',
+          degraded: false,
+          start_date: tDate(START),
+          end_date: tDate(END),
+        });
         expect(created.reservations).toEqual([
           expect.objectContaining({
-            lease_id: created.id, resource_type: 'physical:host', status: 'pending', min: 1, max: 1,
-            hypervisor_properties: '', resource_properties: '["==","$gpu","false"]', before_end: 'default',
+            lease_id: created.id,
+            resource_type: 'physical:host',
+            status: 'pending',
+            min: 1,
+            max: 1,
+            hypervisor_properties: '',
+            resource_properties: '["==","$gpu","false"]',
+            before_end: 'default',
           }),
         ]);
         expect(created.events.map((e: { event_type: string; time: string; status: string }) => [e.event_type, e.time, e.status])).toEqual([
@@ -171,23 +223,35 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
       it('lease set --prolong-for / --reduce-by move the end, --defer-by / --advance-by the start, to the minute', async () => {
         expect(succeeded(await osc('lease', 'set', '--prolong-for', '1h', 'osc-lease'))).toBe('Updated lease: osc-lease');
         expect(dates(await apiLease(leaseId))).toEqual({
-          start_date: tDate(START), end_date: tDate('2031-03-10 13:00'), start_lease: tDate(START), end_lease: tDate('2031-03-10 13:00'),
+          start_date: tDate(START),
+          end_date: tDate('2031-03-10 13:00'),
+          start_lease: tDate(START),
+          end_lease: tDate('2031-03-10 13:00'),
         });
 
         expect(succeeded(await osc('lease', 'set', '--reduce-by', '30m', 'osc-lease'))).toBe('Updated lease: osc-lease');
         expect(dates(await apiLease(leaseId))).toEqual({
-          start_date: tDate(START), end_date: tDate('2031-03-10 12:30'), start_lease: tDate(START), end_lease: tDate('2031-03-10 12:30'),
+          start_date: tDate(START),
+          end_date: tDate('2031-03-10 12:30'),
+          start_lease: tDate(START),
+          end_lease: tDate('2031-03-10 12:30'),
         });
 
         expect(succeeded(await osc('lease', 'set', '--defer-by', '45m', 'osc-lease'))).toBe('Updated lease: osc-lease');
         expect(dates(await apiLease(leaseId))).toEqual({
-          start_date: tDate('2031-03-10 10:45'), end_date: tDate('2031-03-10 12:30'), start_lease: tDate('2031-03-10 10:45'), end_lease: tDate('2031-03-10 12:30'),
+          start_date: tDate('2031-03-10 10:45'),
+          end_date: tDate('2031-03-10 12:30'),
+          start_lease: tDate('2031-03-10 10:45'),
+          end_lease: tDate('2031-03-10 12:30'),
         });
 
         expect(succeeded(await osc('lease', 'set', '--advance-by', '1d', 'osc-lease'))).toBe('Updated lease: osc-lease');
         // and `lease show` prints the result
         expect(dates(await showLease('osc-lease'))).toEqual({
-          start_date: tDate('2031-03-09 10:45'), end_date: tDate('2031-03-10 12:30'), start_lease: tDate('2031-03-09 10:45'), end_lease: tDate('2031-03-10 12:30'),
+          start_date: tDate('2031-03-09 10:45'),
+          end_date: tDate('2031-03-10 12:30'),
+          start_lease: tDate('2031-03-09 10:45'),
+          end_lease: tDate('2031-03-10 12:30'),
         });
       });
 
@@ -204,7 +268,9 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
         expect(before).toHaveLength(1);
         expect([hostIds['osc-2'], hostIds['osc-3']]).toContain(before[0]);
 
-        expect(succeeded(await osc('lease', 'set', '--reservation', `id=${reservationId},max=2`, 'osc-lease'))).toBe('Updated lease: osc-lease');
+        expect(succeeded(await osc('lease', 'set', '--reservation', `id=${reservationId},max=2`, 'osc-lease'))).toBe(
+          'Updated lease: osc-lease',
+        );
         const lease = await showLease('osc-lease');
         expect(lease.reservations).toEqual([expect.objectContaining({ id: reservationId, min: 1, max: 2, status: 'pending' })]);
         expect(await allocatedHosts()).toEqual([hostIds['osc-2'], hostIds['osc-3']].sort());
@@ -215,7 +281,12 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
           'Updated lease: osc-lease',
         );
         const lease = await showLease('osc-lease-renamed');
-        expect(lease).toMatchObject({ id: leaseId, name: 'osc-lease-renamed', start_date: tDate('2031-03-09 10:45'), end_date: tDate('2031-03-10 18:00') });
+        expect(lease).toMatchObject({
+          id: leaseId,
+          name: 'osc-lease-renamed',
+          start_date: tDate('2031-03-09 10:45'),
+          end_date: tDate('2031-03-10 18:00'),
+        });
         expect(failed(await osc('lease', 'show', 'osc-lease'))).toEqual(["Unable to find resource with name 'osc-lease'"]);
       });
 
@@ -231,16 +302,24 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
         expect(await apiLeaseNames()).not.toContain('osc-lease-renamed');
         expect(failed(await osc('lease', 'show', leaseId))).toEqual([`ERROR: Object with {'lease_id': '${leaseId}'} not found`]);
         const allocations = (await client.get('/v1/os-hosts/allocations')).body.allocations;
-        expect(allocations.flatMap((a: { reservations: { id: string }[] }) => a.reservations.map((r) => r.id))).not.toContain(reservationId);
+        expect(allocations.flatMap((a: { reservations: { id: string }[] }) => a.reservations.map((r) => r.id))).not.toContain(
+          reservationId,
+        );
       });
     });
 
     describe('errors the user sees', () => {
       it('not enough hosts: the 409 message with the counts', async () => {
         const result = await osc(
-          'lease', 'create',
-          '--reservation', 'resource_type=physical:host,min=2,max=2,hypervisor_properties=,resource_properties=["==","$gpu","true"]',
-          '--start-date', '2031-04-01 10:00', '--end-date', '2031-04-01 11:00', 'osc-too-big',
+          'lease',
+          'create',
+          '--reservation',
+          'resource_type=physical:host,min=2,max=2,hypervisor_properties=,resource_properties=["==","$gpu","true"]',
+          '--start-date',
+          '2031-04-01 10:00',
+          '--end-date',
+          '2031-04-01 11:00',
+          'osc-too-big',
         );
         expect(failed(result)).toEqual([
           'ERROR: Not enough hosts available: 1 reservable host matches the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min)',
@@ -248,9 +327,19 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
         expect(await apiLeaseNames()).not.toContain('osc-too-big');
       });
 
-      it('dates: a start in the past and an end before the start get upstream\'s messages; a malformed date is refused by the client', async () => {
+      it("dates: a start in the past and an end before the start get upstream's messages; a malformed date is refused by the client", async () => {
         const create = (start: string, end: string) =>
-          osc('lease', 'create', '--reservation', `resource_type=physical:host,min=1,max=1,${pinned('osc-1')}`, '--start-date', start, '--end-date', end, 'osc-bad-date');
+          osc(
+            'lease',
+            'create',
+            '--reservation',
+            `resource_type=physical:host,min=1,max=1,${pinned('osc-1')}`,
+            '--start-date',
+            start,
+            '--end-date',
+            end,
+            'osc-bad-date',
+          );
         expect(failed(await create('2001-01-01 10:00', '2031-05-01 10:00'))).toEqual(['ERROR: Start date must be later than current date']);
         expect(failed(await create('2031-05-01 10:00:00', '2031-05-01 11:00'))).toEqual(['The lease parameters are incorrect.']);
         expect(failed(await osc('lease', 'set', '--end-date', '2001-01-01 10:00', 'osc-now-lease'))).toEqual([
@@ -262,7 +351,11 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
     it('PUT {"end_date": "now"} ends the ACTIVE lease at once; lease show says TERMINATED', async () => {
       // "now" is the current minute and Leasehold wants the end after the start (upstream also accepts end == start),
       // so the lease's first minute must be over; the tests above usually took longer than that
-      await eventually(async () => (minuteOf(Date.now()) > minuteOf(nowLease.startMs) ? true : undefined), 65_000, 'the minute after the start');
+      await eventually(
+        async () => (minuteOf(Date.now()) > minuteOf(nowLease.startMs) ? true : undefined),
+        65_000,
+        'the minute after the start',
+      );
       expect(failed(await osc('lease', 'set', '--end-date', 'now', 'osc-now-lease'))).toEqual([
         "time data 'now' does not match format '%Y-%m-%d %H:%M'",
       ]);
@@ -278,7 +371,10 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
       expect(terminated.end_date).toBe(endDate);
       expect(terminated.reservations.map((r: { status: string }) => r.status)).toEqual(['deleted']);
       expect(terminated.events.map((e: { event_type: string; status: string }) => [e.event_type, e.status])).toEqual(
-        expect.arrayContaining([['start_lease', 'DONE'], ['end_lease', 'DONE']]),
+        expect.arrayContaining([
+          ['start_lease', 'DONE'],
+          ['end_lease', 'DONE'],
+        ]),
       );
       // the host is free again for the rest of the original window
       const allocation = await client.get(`/v1/os-hosts/${hostIds['osc-now']}/allocation`);

@@ -19,7 +19,19 @@ describe('the real openstack CLI against the running system (auth none)', () => 
 
   it('registers hosts and shows them', async () => {
     const created = parseJson(
-      await openstack(system.url, 'reservation', 'host', 'create', '--extra', 'vcpus=16', '--extra', 'gpu=true', '-f', 'json', 'cli-host-1'),
+      await openstack(
+        system.url,
+        'reservation',
+        'host',
+        'create',
+        '--extra',
+        'vcpus=16',
+        '--extra',
+        'gpu=true',
+        '-f',
+        'json',
+        'cli-host-1',
+      ),
     );
     expect(created).toMatchObject({ hypervisor_hostname: 'cli-host-1', vcpus: 16, gpu: 'true', reservable: true });
     expect(created.id).toMatch(/^\d+$/);
@@ -36,9 +48,19 @@ describe('the real openstack CLI against the running system (auth none)', () => 
     const end = blazarDate(2);
     const created = parseJson(
       await openstack(
-        system.url, 'reservation', 'lease', 'create', '-f', 'json',
-        '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","cli-host-1"],resource_properties=',
-        '--start-date', start, '--end-date', end, 'cli-lease-1',
+        system.url,
+        'reservation',
+        'lease',
+        'create',
+        '-f',
+        'json',
+        '--reservation',
+        'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","cli-host-1"],resource_properties=',
+        '--start-date',
+        start,
+        '--end-date',
+        end,
+        'cli-lease-1',
       ),
     );
     expect(created).toMatchObject({ name: 'cli-lease-1', status: 'PENDING' });
@@ -46,10 +68,14 @@ describe('the real openstack CLI against the running system (auth none)', () => 
     expect(reservation).toMatchObject({ resource_type: 'physical:host', min: 1, max: 1, status: 'pending' });
 
     const show = async () => parseJson(await openstack(system.url, 'reservation', 'lease', 'show', '-f', 'json', 'cli-lease-1'));
-    const active = await eventually(async () => {
-      const lease = await show();
-      return lease.status === 'ACTIVE' ? lease : undefined;
-    }, 90_000, 'ACTIVE');
+    const active = await eventually(
+      async () => {
+        const lease = await show();
+        return lease.status === 'ACTIVE' ? lease : undefined;
+      },
+      90_000,
+      'ACTIVE',
+    );
     const startEvent = parseConcatenated(active.events).find((e) => e.event_type === 'start_lease');
     expect(startEvent.status).toBe('DONE');
     // the reactor fires at the start time, not on a 10 s poll: the ledger records the start within 1 s of its time
@@ -62,13 +88,20 @@ describe('the real openstack CLI against the running system (auth none)', () => 
       await store.close();
     }
 
-    const terminated = await eventually(async () => {
-      const lease = await show();
-      return lease.status === 'TERMINATED' ? lease : undefined;
-    }, 90_000, 'TERMINATED');
+    const terminated = await eventually(
+      async () => {
+        const lease = await show();
+        return lease.status === 'TERMINATED' ? lease : undefined;
+      },
+      90_000,
+      'TERMINATED',
+    );
     const events = parseConcatenated(terminated.events);
     expect(events.map((e) => [e.event_type, e.status])).toEqual(
-      expect.arrayContaining([['start_lease', 'DONE'], ['end_lease', 'DONE']]),
+      expect.arrayContaining([
+        ['start_lease', 'DONE'],
+        ['end_lease', 'DONE'],
+      ]),
     );
     expect(parseConcatenated(terminated.reservations)[0].status).toBe('deleted');
   }, 200_000);
@@ -76,9 +109,19 @@ describe('the real openstack CLI against the running system (auth none)', () => 
   it('lists, updates and deletes leases by name', async () => {
     parseJson(
       await openstack(
-        system.url, 'reservation', 'lease', 'create', '-f', 'json',
-        '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=',
-        '--start-date', blazarDate(600), '--end-date', blazarDate(660), 'cli-lease-2',
+        system.url,
+        'reservation',
+        'lease',
+        'create',
+        '-f',
+        'json',
+        '--reservation',
+        'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=',
+        '--start-date',
+        blazarDate(600),
+        '--end-date',
+        blazarDate(660),
+        'cli-lease-2',
       ),
     );
     const listed = parseJson(await openstack(system.url, 'reservation', 'lease', 'list', '-f', 'json'));

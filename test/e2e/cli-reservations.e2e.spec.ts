@@ -61,7 +61,9 @@ describe('instance and floating-IP reservations through the real clients', { tim
       expect(response.status, describeBody(response)).toBe(201);
       hostNames[response.body.host.id] = name;
     }
-    const flavor = await client.post('/v1/flavors', { flavor: { id: '3', name: 'm1.medium', vcpus: 2, ram: 4096, disk: 40, extra_specs: { 'hw_rng:allowed': 'True' } } });
+    const flavor = await client.post('/v1/flavors', {
+      flavor: { id: '3', name: 'm1.medium', vcpus: 2, ram: 4096, disk: 40, extra_specs: { 'hw_rng:allowed': 'True' } },
+    });
     expect(flavor.status, describeBody(flavor)).toBe(201);
   });
 
@@ -81,8 +83,16 @@ describe('instance and floating-IP reservations through the real clients', { tim
       addresses[created.id] = address;
     }
     const listed = parseJson(await osc('floatingip', 'list', '-f', 'json'));
-    expect(listed.sort((a: { floating_ip_address: string }, b: { floating_ip_address: string }) => a.floating_ip_address.localeCompare(b.floating_ip_address))).toEqual(
-      ['172.24.4.2', '172.24.4.3', '172.24.4.4'].map((address) => ({ id: fipIds[address], floating_ip_address: address, floating_network_id: NET })),
+    expect(
+      listed.sort((a: { floating_ip_address: string }, b: { floating_ip_address: string }) =>
+        a.floating_ip_address.localeCompare(b.floating_ip_address),
+      ),
+    ).toEqual(
+      ['172.24.4.2', '172.24.4.3', '172.24.4.4'].map((address) => ({
+        id: fipIds[address],
+        floating_ip_address: address,
+        floating_network_id: NET,
+      })),
     );
   });
 
@@ -93,17 +103,40 @@ describe('instance and floating-IP reservations through the real clients', { tim
     it('lease create --reservation resource_type=virtual:instance,...: the client\'s defaults (affinity "None", resource_properties "") are taken', async () => {
       const created = parseLease(
         await osc(
-          'lease', 'create', '-f', 'json',
-          '--reservation', 'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=2',
-          '--start-date', on(1, '10:00'), '--end-date', on(1, '12:00'), 'cli-inst',
+          'lease',
+          'create',
+          '-f',
+          'json',
+          '--reservation',
+          'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=2',
+          '--start-date',
+          on(1, '10:00'),
+          '--end-date',
+          on(1, '12:00'),
+          'cli-inst',
         ),
       );
-      expect(created).toMatchObject({ name: 'cli-inst', status: 'PENDING', start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')) });
+      expect(created).toMatchObject({
+        name: 'cli-inst',
+        status: 'PENDING',
+        start_date: tDate(on(1, '10:00')),
+        end_date: tDate(on(1, '12:00')),
+      });
       const [reservation] = created.reservations;
       expect(Object.keys(reservation)).toEqual(INSTANCE_RESERVATION_KEYS);
       expect(reservation).toMatchObject({
-        lease_id: created.id, resource_type: 'virtual:instance', status: 'pending', vcpus: 1, memory_mb: 1024, disk_gb: 10, amount: 2,
-        affinity: null, resource_properties: '', flavor_id: reservation.id, aggregate_id: null, server_group_id: null,
+        lease_id: created.id,
+        resource_type: 'virtual:instance',
+        status: 'pending',
+        vcpus: 1,
+        memory_mb: 1024,
+        disk_gb: 10,
+        amount: 2,
+        affinity: null,
+        resource_properties: '',
+        flavor_id: reservation.id,
+        aggregate_id: null,
+        server_group_id: null,
       });
       leaseId = created.id;
       rid = reservation.id;
@@ -115,9 +148,13 @@ describe('instance and floating-IP reservations through the real clients', { tim
       expect((await apiLease(leaseId)).reservations[0]).toMatchObject({ id: rid, amount: 3, affinity: null });
       expect(await hostsOf(rid)).toEqual(['cli-1']);
 
-      expect(succeeded(await osc('lease', 'set', '--reservation', `id=${rid},amount=2,affinity=False`, 'cli-inst'))).toBe('Updated lease: cli-inst');
+      expect(succeeded(await osc('lease', 'set', '--reservation', `id=${rid},amount=2,affinity=False`, 'cli-inst'))).toBe(
+        'Updated lease: cli-inst',
+      );
       const shown = parseLease(await osc('lease', 'show', '-f', 'json', 'cli-inst'));
-      expect(shown.reservations).toEqual([expect.objectContaining({ id: rid, amount: 2, affinity: false, vcpus: 1, memory_mb: 1024, disk_gb: 10 })]);
+      expect(shown.reservations).toEqual([
+        expect.objectContaining({ id: rid, amount: 2, affinity: false, vcpus: 1, memory_mb: 1024, disk_gb: 10 }),
+      ]);
       expect(await hostsOf(rid)).toEqual(['cli-1', 'cli-2']);
     });
 
@@ -140,10 +177,19 @@ describe('instance and floating-IP reservations through the real clients', { tim
 
   it('lease create of more instances than fit: the 409 message', async () => {
     const result = await osc(
-      'lease', 'create', '--reservation', 'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=9',
-      '--start-date', on(2, '10:00'), '--end-date', on(2, '12:00'), 'cli-too-many',
+      'lease',
+      'create',
+      '--reservation',
+      'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=9',
+      '--start-date',
+      on(2, '10:00'),
+      '--end-date',
+      on(2, '12:00'),
+      'cli-too-many',
     );
-    expect(failed(result)).toEqual(['ERROR: Not enough hosts available: 8 such instance(s) fit on the 2 matching host(s) for the whole lease, 9 requested']);
+    expect(failed(result)).toEqual([
+      'ERROR: Not enough hosts available: 8 such instance(s) fit on the 2 matching host(s) for the whole lease, 9 requested',
+    ]);
     expect(await apiLeaseNames()).not.toContain('cli-too-many');
   });
 
@@ -151,8 +197,15 @@ describe('instance and floating-IP reservations through the real clients', { tim
     it('the installed client (3.5.0) cannot send resource_type=flavor:instance: it fails before any request', async () => {
       // its --reservation parser has no defaults for flavor:instance and raises KeyError('resource_type')
       const result = await osc(
-        'lease', 'create', '--reservation', 'resource_type=flavor:instance,flavor_id=3,amount=1',
-        '--start-date', on(3, '10:00'), '--end-date', on(3, '12:00'), 'cli-flavor',
+        'lease',
+        'create',
+        '--reservation',
+        'resource_type=flavor:instance,flavor_id=3,amount=1',
+        '--start-date',
+        on(3, '10:00'),
+        '--end-date',
+        on(3, '12:00'),
+        'cli-flavor',
       );
       expect(failed(result)).toEqual(["'resource_type'"]);
       expect(await apiLeaseNames()).not.toContain('cli-flavor');
@@ -160,8 +213,12 @@ describe('instance and floating-IP reservations through the real clients', { tim
 
     it('a flavor:instance lease as the client would send it (flavor_id=3 as an integer): lease show and lease set work', async () => {
       const response = await client.post('/v1/leases', {
-        name: 'cli-flavor', start_date: on(3, '10:00'), end_date: on(3, '12:00'),
-        reservations: [{ resource_type: 'flavor:instance', flavor_id: 3, amount: 1, affinity: 'None' }], events: [], before_end_date: null,
+        name: 'cli-flavor',
+        start_date: on(3, '10:00'),
+        end_date: on(3, '12:00'),
+        reservations: [{ resource_type: 'flavor:instance', flavor_id: 3, amount: 1, affinity: 'None' }],
+        events: [],
+        before_end_date: null,
       });
       expect(response.status, describeBody(response)).toBe(201);
       const rid = response.body.lease.reservations[0].id;
@@ -169,7 +226,14 @@ describe('instance and floating-IP reservations through the real clients', { tim
       const shown = parseLease(await osc('lease', 'show', '-f', 'json', 'cli-flavor'));
       expect(shown.reservations).toEqual([
         expect.objectContaining({
-          id: rid, resource_type: 'flavor:instance', vcpus: 2, memory_mb: 4096, disk_gb: 40, amount: 1, affinity: null, flavor_id: rid,
+          id: rid,
+          resource_type: 'flavor:instance',
+          vcpus: 2,
+          memory_mb: 4096,
+          disk_gb: 40,
+          amount: 1,
+          affinity: null,
+          flavor_id: rid,
           resource_properties:
             '{"id": "3", "name": "m1.medium", "ram": 4096, "disk": 40, "swap": "", "OS-FLV-EXT-DATA:ephemeral": 0, "OS-FLV-DISABLED:disabled": false, "vcpus": 2, "os-flavor-access:is_public": true, "rxtx_factor": 1.0, "extra_specs": {"hw_rng:allowed": "True"}}',
         }),
@@ -189,33 +253,54 @@ describe('instance and floating-IP reservations through the real clients', { tim
     it('lease create --reservation \'resource_type=virtual:floatingip,network_id=...,amount=2,required_floatingips=["172.24.4.2"]\'', async () => {
       const created = parseLease(
         await osc(
-          'lease', 'create', '-f', 'json',
-          '--reservation', `resource_type=virtual:floatingip,network_id=${NET},amount=2,required_floatingips=["172.24.4.2"]`,
-          '--start-date', on(4, '10:00'), '--end-date', on(4, '12:00'), 'cli-fip',
+          'lease',
+          'create',
+          '-f',
+          'json',
+          '--reservation',
+          `resource_type=virtual:floatingip,network_id=${NET},amount=2,required_floatingips=["172.24.4.2"]`,
+          '--start-date',
+          on(4, '10:00'),
+          '--end-date',
+          on(4, '12:00'),
+          'cli-fip',
         ),
       );
       const [reservation] = created.reservations;
       expect(Object.keys(reservation)).toEqual(FLOATINGIP_RESERVATION_KEYS);
-      expect(reservation).toMatchObject({ lease_id: created.id, resource_type: 'virtual:floatingip', status: 'pending', network_id: NET, amount: 2, required_floatingips: ['172.24.4.2'] });
+      expect(reservation).toMatchObject({
+        lease_id: created.id,
+        resource_type: 'virtual:floatingip',
+        status: 'pending',
+        network_id: NET,
+        amount: 2,
+        required_floatingips: ['172.24.4.2'],
+      });
       leaseId = created.id;
       rid = reservation.id;
       expect(await addressesOf(rid)).toEqual(['172.24.4.2', '172.24.4.3']);
     });
 
-    it('lease set: amount=3 takes the last address; network_id and required_floatingips are refused with the server\'s message', async () => {
+    it("lease set: amount=3 takes the last address; network_id and required_floatingips are refused with the server's message", async () => {
       expect(succeeded(await osc('lease', 'set', '--reservation', `id=${rid},amount=3`, 'cli-fip'))).toBe('Updated lease: cli-fip');
       expect(await addressesOf(rid)).toEqual(['172.24.4.2', '172.24.4.3', '172.24.4.4']);
-      expect(failed(await osc('lease', 'set', '--reservation', `id=${rid},network_id=${OTHER_NET}`, 'cli-fip'))).toEqual(['ERROR: network_id cannot be updated']);
+      expect(failed(await osc('lease', 'set', '--reservation', `id=${rid},network_id=${OTHER_NET}`, 'cli-fip'))).toEqual([
+        'ERROR: network_id cannot be updated',
+      ]);
       expect(failed(await osc('lease', 'set', '--reservation', `id=${rid},required_floatingips=["172.24.4.4"]`, 'cli-fip'))).toEqual([
         'ERROR: required_floatingips can only be cleared (set to [])',
       ]);
-      expect(succeeded(await osc('lease', 'set', '--reservation', `id=${rid},required_floatingips=[]`, 'cli-fip'))).toBe('Updated lease: cli-fip');
+      expect(succeeded(await osc('lease', 'set', '--reservation', `id=${rid},required_floatingips=[]`, 'cli-fip'))).toBe(
+        'Updated lease: cli-fip',
+      );
       expect((await apiLease(leaseId)).reservations[0]).toMatchObject({ amount: 3, network_id: NET, required_floatingips: [] });
     });
 
     it('floatingip delete of a reserved address fails; after lease delete it succeeds', async () => {
       const id = fipIds['172.24.4.4'] as string;
-      expect(failed(await osc('floatingip', 'delete', id))).toEqual([`ERROR: Can't delete floating IP ${id}. The floating IP is reserved.`]);
+      expect(failed(await osc('floatingip', 'delete', id))).toEqual([
+        `ERROR: Can't delete floating IP ${id}. The floating IP is reserved.`,
+      ]);
       expect(succeeded(await osc('lease', 'delete', 'cli-fip'))).toBe('Deleted lease: cli-fip');
       expect(await addressesOf(rid)).toEqual([]);
       expect(succeeded(await osc('floatingip', 'delete', id))).toBe(`Deleted floatingip: ${id}`);
@@ -226,14 +311,28 @@ describe('instance and floating-IP reservations through the real clients', { tim
   it('one lease mixing physical:host, virtual:instance and virtual:floatingip (all the client can send)', async () => {
     const created = parseLease(
       await osc(
-        'lease', 'create', '-f', 'json',
-        '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","cli-2"],resource_properties=',
-        '--reservation', 'resource_type=virtual:instance,vcpus=1,memory_mb=2048,disk_gb=20,amount=2,affinity=True',
-        '--reservation', `resource_type=virtual:floatingip,network_id=${NET},amount=1,required_floatingips=["172.24.4.3"]`,
-        '--start-date', on(5, '10:00'), '--end-date', on(5, '12:00'), 'cli-mixed',
+        'lease',
+        'create',
+        '-f',
+        'json',
+        '--reservation',
+        'resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","cli-2"],resource_properties=',
+        '--reservation',
+        'resource_type=virtual:instance,vcpus=1,memory_mb=2048,disk_gb=20,amount=2,affinity=True',
+        '--reservation',
+        `resource_type=virtual:floatingip,network_id=${NET},amount=1,required_floatingips=["172.24.4.3"]`,
+        '--start-date',
+        on(5, '10:00'),
+        '--end-date',
+        on(5, '12:00'),
+        'cli-mixed',
       ),
     );
-    expect(created.reservations.map((r: { resource_type: string }) => r.resource_type)).toEqual(['physical:host', 'virtual:instance', 'virtual:floatingip']);
+    expect(created.reservations.map((r: { resource_type: string }) => r.resource_type)).toEqual([
+      'physical:host',
+      'virtual:instance',
+      'virtual:floatingip',
+    ]);
     const [host, instances, fip] = created.reservations;
     expect(instances).toMatchObject({ vcpus: 1, amount: 2, affinity: true });
     expect(await hostsOf(host.id)).toEqual(['cli-2']);
@@ -242,17 +341,28 @@ describe('instance and floating-IP reservations through the real clients', { tim
 
     // instances fit (cli-1 has two vcpus left) but the floating IP is taken: nothing at all is booked
     const again = await osc(
-      'lease', 'create',
-      '--reservation', 'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=1',
-      '--reservation', `resource_type=virtual:floatingip,network_id=${NET},amount=1,required_floatingips=["172.24.4.3"]`,
-      '--start-date', on(5, '11:00'), '--end-date', on(5, '13:00'), 'cli-mixed-2',
+      'lease',
+      'create',
+      '--reservation',
+      'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=1',
+      '--reservation',
+      `resource_type=virtual:floatingip,network_id=${NET},amount=1,required_floatingips=["172.24.4.3"]`,
+      '--start-date',
+      on(5, '11:00'),
+      '--end-date',
+      on(5, '13:00'),
+      'cli-mixed-2',
     );
     // the refusal offers the earliest window of the same length in which the same lease fits, and the client prints it
-    expect(failed(again)).toEqual([`ERROR: Not enough floating IPs available: 172.24.4.3 already reserved for this period. Earliest alternative: ${on(5, '12:00')} to ${on(5, '14:00')}.`]);
+    expect(failed(again)).toEqual([
+      `ERROR: Not enough floating IPs available: 172.24.4.3 already reserved for this period. Earliest alternative: ${on(5, '12:00')} to ${on(5, '14:00')}.`,
+    ]);
     expect(await apiLeaseNames()).not.toContain('cli-mixed-2');
     for (const path of ['/v1/os-hosts/allocations', '/v1/floatingips/allocations']) {
       const allocations = (await client.get(path)).body.allocations;
-      const onDay = allocations.flatMap((a: { reservations: { lease_id: string; start_date: string }[] }) => a.reservations).filter((r: { start_date: string }) => r.start_date.startsWith('2033-04-05'));
+      const onDay = allocations
+        .flatMap((a: { reservations: { lease_id: string; start_date: string }[] }) => a.reservations)
+        .filter((r: { start_date: string }) => r.start_date.startsWith('2033-04-05'));
       expect(new Set(onDay.map((r: { lease_id: string }) => r.lease_id))).toEqual(new Set([created.id]));
     }
   });
@@ -263,14 +373,30 @@ describe('instance and floating-IP reservations through the real clients', { tim
     it('lease-create --reservation resource_type=virtual:instance,...; lease-show -f json', async () => {
       const created = parseLease(
         await legacy(
-          'lease-create', '-f', 'json',
-          '--reservation', 'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=1',
-          '--reservation', `resource_type=virtual:floatingip,network_id=${NET},amount=1`,
-          '--start-date', on(6, '10:00'), '--end-date', on(6, '12:00'), 'bz-inst',
+          'lease-create',
+          '-f',
+          'json',
+          '--reservation',
+          'resource_type=virtual:instance,vcpus=1,memory_mb=1024,disk_gb=10,amount=1',
+          '--reservation',
+          `resource_type=virtual:floatingip,network_id=${NET},amount=1`,
+          '--start-date',
+          on(6, '10:00'),
+          '--end-date',
+          on(6, '12:00'),
+          'bz-inst',
         ),
       );
       expect(created.reservations).toEqual([
-        expect.objectContaining({ resource_type: 'virtual:instance', vcpus: 1, memory_mb: 1024, disk_gb: 10, amount: 1, affinity: null, resource_properties: '' }),
+        expect.objectContaining({
+          resource_type: 'virtual:instance',
+          vcpus: 1,
+          memory_mb: 1024,
+          disk_gb: 10,
+          amount: 1,
+          affinity: null,
+          resource_properties: '',
+        }),
         expect.objectContaining({ resource_type: 'virtual:floatingip', network_id: NET, amount: 1, required_floatingips: [] }),
       ]);
       rid = created.reservations[0].id;

@@ -15,7 +15,10 @@ const ENV = { LEASEHOLD_CLEANING_TIME_MINUTES: String(CLEANING_MINUTES) };
 const RACE_NET = 'a1c3e5f7-0000-4000-8000-00000000ace1';
 const SIDE_NET = 'a1c3e5f7-0000-4000-8000-0000000051de';
 const POOL = [
-  ...['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5', '203.0.113.6'].map((address) => ({ network: RACE_NET, address })),
+  ...['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5', '203.0.113.6'].map((address) => ({
+    network: RACE_NET,
+    address,
+  })),
   ...['198.51.100.1', '198.51.100.2'].map((address) => ({ network: SIDE_NET, address })),
 ];
 
@@ -71,7 +74,13 @@ describe('16 parallel clients racing for a pool of 8 floating IPs, through two A
       const kind = KINDS[(client + 3 * round) % KINDS.length]!;
       // 3 h windows starting on twelve consecutive hours: each overlaps the two before and after it
       const start = 24 * 60 + ((client * 5 + round * 3) % 12) * 60;
-      await race.play(http, kind, actionFor(kind, mine) ?? createLease(createBody(kind, `fip-${client}-${round}`, start)), mine, `client ${client} round ${round}`);
+      await race.play(
+        http,
+        kind,
+        actionFor(kind, mine) ?? createLease(createBody(kind, `fip-${client}-${round}`, start)),
+        mine,
+        `client ${client} round ${round}`,
+      );
     }
   };
 
@@ -108,10 +117,18 @@ describe('16 parallel clients racing for a pool of 8 floating IPs, through two A
     for (const lease of leases) {
       const accepted = latest.get(lease.id);
       expect([lease.start_date, lease.end_date]).toEqual([accepted.start_date, accepted.end_date]);
-      const shape = (r: any) => ({ id: r.id, type: r.resource_type, network: r.network_id, amount: r.amount, required: r.required_floatingips });
+      const shape = (r: any) => ({
+        id: r.id,
+        type: r.resource_type,
+        network: r.network_id,
+        amount: r.amount,
+        required: r.required_floatingips,
+      });
       expect(lease.reservations.map(shape)).toEqual(accepted.reservations.map(shape));
       for (const reservation of lease.reservations) {
-        const held = allocations.flatMap((a) => a.reservations.filter((r: any) => r.id === reservation.id).map((r: any) => ({ ip: ips.get(a.resource_id), ...r })));
+        const held = allocations.flatMap((a) =>
+          a.reservations.filter((r: any) => r.id === reservation.id).map((r: any) => ({ ip: ips.get(a.resource_id), ...r })),
+        );
         expect(held, `addresses of ${reservation.id}`).toHaveLength(reservation.amount);
         for (const h of held) {
           expect([h.start_date, h.end_date]).toEqual([lease.start_date, lease.end_date]);
@@ -133,7 +150,12 @@ describe('16 parallel clients racing for a pool of 8 floating IPs, through two A
     expect(fold.misfiled).toEqual([]);
     const live = [...fold.leases.values()].filter((l) => !l.deleted);
     expect(live.map((l) => l.leaseId).sort()).toEqual([...latest.keys()].sort());
-    expect([...fold.leases.values()].filter((l) => l.deleted).map((l) => l.leaseId).sort()).toEqual([...race.deleted].sort());
+    expect(
+      [...fold.leases.values()]
+        .filter((l) => l.deleted)
+        .map((l) => l.leaseId)
+        .sort(),
+    ).toEqual([...race.deleted].sort());
     const holds = allHolds(fold.ipHolds);
     expect(doubleBookedAddresses(holds, CLEANING_MS)).toEqual([]);
     for (const lease of fold.leases.values()) {
@@ -156,14 +178,22 @@ describe('16 parallel clients racing for a pool of 8 floating IPs, through two A
     const fromApi = apiAddressHolds((await read('/v1/floatingips/allocations')).allocations);
     expect(holdKeys(fromApi)).toEqual(holdKeys(allHolds(fold.ipHolds)));
     expect(await read('/v1/floatingips/allocations', second)).toEqual(await read('/v1/floatingips/allocations'));
-    const ips = (await read('/v1/floatingips')).floatingips.map((ip: any) => [ip.id, { networkId: ip.floating_network_id, address: ip.floating_ip_address }]);
+    const ips = (await read('/v1/floatingips')).floatingips.map((ip: any) => [
+      ip.id,
+      { networkId: ip.floating_network_id, address: ip.floating_ip_address },
+    ]);
     expect(new Map(ips)).toEqual(fold.floatingIps);
   });
 
   it('has an auditor that does flag an address held twice, or within the cleaning time', () => {
     const at = (hour: number): number => Date.UTC(2030, 0, 1, hour);
     const hold = (reservationId: string, resourceId: string, from: number, to: number) => ({
-      resourceId, reservationId, leaseId: reservationId, start: at(from), end: at(to), slots: null,
+      resourceId,
+      reservationId,
+      leaseId: reservationId,
+      start: at(from),
+      end: at(to),
+      slots: null,
     });
     const holds = [hold('a', 'ip-1', 0, 2), hold('b', 'ip-1', 2, 3), hold('c', 'ip-2', 1, 3)];
     expect(doubleBookedAddresses(holds, 0)).toEqual([]);

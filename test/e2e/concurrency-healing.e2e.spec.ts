@@ -25,7 +25,13 @@ const SMALL = { vcpus: 1, memory_mb: 1024, disk_gb: 10 };
 const KINDS = ['whole-host', 'packed', 'affine', 'anti-affine', 'grow', 'delete'] as const;
 type Kind = (typeof KINDS)[number];
 
-const instances = (amount: number, affinity: boolean | null) => ({ resource_type: 'virtual:instance', amount, ...SMALL, affinity, resource_properties: '' });
+const instances = (amount: number, affinity: boolean | null) => ({
+  resource_type: 'virtual:instance',
+  amount,
+  ...SMALL,
+  affinity,
+  resource_properties: '',
+});
 
 describe('12 clients racing with host failures and two healers, through two API processes and two reactors', () => {
   let first: RunningSystem;
@@ -53,7 +59,13 @@ describe('12 clients racing with host failures and two healers, through two API 
     if (kind !== 'grow') return null;
     for (const leaseId of [...mine].reverse()) {
       const reservation = race.latest.get(leaseId)?.reservations.find((r: any) => r.resource_type === 'virtual:instance');
-      if (reservation !== undefined) return { method: 'PUT', path: `/v1/leases/${leaseId}`, body: { reservations: [{ id: reservation.id, amount: reservation.amount + 1 }] }, expected: 200 };
+      if (reservation !== undefined)
+        return {
+          method: 'PUT',
+          path: `/v1/leases/${leaseId}`,
+          body: { reservations: [{ id: reservation.id, amount: reservation.amount + 1 }] },
+          expected: 200,
+        };
     }
     return null;
   };
@@ -65,7 +77,13 @@ describe('12 clients racing with host failures and two healers, through two API 
       const kind = KINDS[(client + round) % KINDS.length]!;
       // 2 h windows from 1 h to 6 h ahead: all pending, all within the healing window
       const start = 60 + ((client * 7 + round * 5) % 6) * 60;
-      await race.play(http, kind, actionFor(kind, mine) ?? createLease(body(kind, `race-heal-${client}-${round}`, start, client)), mine, `client ${client} round ${round}`);
+      await race.play(
+        http,
+        kind,
+        actionFor(kind, mine) ?? createLease(body(kind, `race-heal-${client}-${round}`, start, client)),
+        mine,
+        `client ${client} round ${round}`,
+      );
     }
   };
 
@@ -77,7 +95,12 @@ describe('12 clients racing with host failures and two healers, through two API 
   };
 
   const events = (): LedgerEvent[] => readLedger(ledgerFile(first.dataDir));
-  const down = (): Set<string> => new Set(events().filter((e) => e.type === 'Host.WentDown').map((e) => e.data.hostId as string));
+  const down = (): Set<string> =>
+    new Set(
+      events()
+        .filter((e) => e.type === 'Host.WentDown')
+        .map((e) => e.data.hostId as string),
+    );
 
   /** Reservations of live leases still holding a down host, and whether their latest healing flagged it missing. */
   const onDownHosts = (): { reservationId: string; flagged: boolean }[] => {
@@ -89,7 +112,10 @@ describe('12 clients racing with host failures and two healers, through two API 
       .filter((lease) => !lease.deleted)
       .flatMap((lease) => lease.reservations)
       .filter((r) => reservedHostIds(r).some((hostId) => failed.has(hostId)))
-      .map((r) => ({ reservationId: r.id, flagged: healed.some((e) => e.data.reservation.id === r.id && e.data.missingResources === true) }));
+      .map((r) => ({
+        reservationId: r.id,
+        flagged: healed.some((e) => e.data.reservation.id === r.id && e.data.missingResources === true),
+      }));
   };
 
   beforeAll(async () => {
@@ -146,7 +172,9 @@ describe('12 clients racing with host failures and two healers, through two API 
         }
         expect(holders.map((h) => h.resourceId).sort(), `hosts of ${reservation.id}`).toEqual([...reservedHostIds(reservation)].sort());
         if (reservation.resourceType !== 'physical:host') {
-          const counts = new Map<string, number>(reservation.allocations.map((a: { hostId: string; count: number }) => [a.hostId, a.count]));
+          const counts = new Map<string, number>(
+            reservation.allocations.map((a: { hostId: string; count: number }) => [a.hostId, a.count]),
+          );
           for (const h of holders) expect(h.slots?.count, `slots of ${reservation.id} on ${h.resourceId}`).toBe(counts.get(h.resourceId));
           expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(reservation.amount);
         }

@@ -51,7 +51,8 @@ const instances = (amount: number, size: typeof SMALL, affinity: boolean | null)
   resource_properties: '',
 });
 
-const isInstance = (r: { resource_type: string }): boolean => r.resource_type === 'virtual:instance' || r.resource_type === 'flavor:instance';
+const isInstance = (r: { resource_type: string }): boolean =>
+  r.resource_type === 'virtual:instance' || r.resource_type === 'flavor:instance';
 
 describe('16 parallel clients racing for instance slots on 4 small hosts, through two API processes', () => {
   let first: RunningSystem;
@@ -87,7 +88,8 @@ describe('16 parallel clients racing for instance slots on 4 small hosts, throug
       const path = `/v1/leases/${leaseId}`;
       if (kind === 'extend') return { method: 'PUT', path, body: { end_date: addMinutes(requestDate(lease.end_date), 60) }, expected: 200 };
       const reservation = lease.reservations.find(isInstance);
-      if (reservation !== undefined) return { method: 'PUT', path, body: { reservations: [{ id: reservation.id, amount: reservation.amount + 1 }] }, expected: 200 };
+      if (reservation !== undefined)
+        return { method: 'PUT', path, body: { reservations: [{ id: reservation.id, amount: reservation.amount + 1 }] }, expected: 200 };
     }
     return null;
   };
@@ -99,7 +101,13 @@ describe('16 parallel clients racing for instance slots on 4 small hosts, throug
       const kind = KINDS[(client + 4 * round) % KINDS.length]!;
       // 3 h windows starting on twelve consecutive hours: each overlaps the two before and after it
       const start = 24 * 60 + ((client * 5 + round * 3) % 12) * 60;
-      await race.play(http, kind, actionFor(kind, mine) ?? createLease(createBody(kind, `slots-${client}-${round}`, start, client)), mine, `client ${client} round ${round}`);
+      await race.play(
+        http,
+        kind,
+        actionFor(kind, mine) ?? createLease(createBody(kind, `slots-${client}-${round}`, start, client)),
+        mine,
+        `client ${client} round ${round}`,
+      );
     }
   };
 
@@ -138,17 +146,28 @@ describe('16 parallel clients racing for instance slots on 4 small hosts, throug
     for (const lease of leases) {
       const accepted = latest.get(lease.id);
       expect([lease.start_date, lease.end_date]).toEqual([accepted.start_date, accepted.end_date]);
-      const shape = (r: any) => ({ id: r.id, type: r.resource_type, amount: r.amount ?? null, min: r.min ?? null, affinity: r.affinity ?? null });
+      const shape = (r: any) => ({
+        id: r.id,
+        type: r.resource_type,
+        amount: r.amount ?? null,
+        min: r.min ?? null,
+        affinity: r.affinity ?? null,
+      });
       expect(lease.reservations.map(shape)).toEqual(accepted.reservations.map(shape));
       for (const reservation of lease.reservations) {
-        const held = allocations.flatMap((a) => a.reservations.filter((r: any) => r.id === reservation.id).map((r: any) => ({ hostId: a.resource_id, ...r })));
+        const held = allocations.flatMap((a) =>
+          a.reservations.filter((r: any) => r.id === reservation.id).map((r: any) => ({ hostId: a.resource_id, ...r })),
+        );
         for (const h of held) expect([h.start_date, h.end_date]).toEqual([lease.start_date, lease.end_date]);
         if (reservation.resource_type === 'physical:host') {
           expect(held).toHaveLength(1);
           continue;
         }
         const counts = held.map((h) => slotCounts.get(h.hostId)?.get(reservation.id) ?? 0);
-        expect(counts.reduce((a, b) => a + b, 0), `slots of ${reservation.id}`).toBe(reservation.amount);
+        expect(
+          counts.reduce((a, b) => a + b, 0),
+          `slots of ${reservation.id}`,
+        ).toBe(reservation.amount);
         if (reservation.affinity === true) expect(held).toHaveLength(1);
         if (reservation.affinity === false) expect(counts).toEqual(counts.map(() => 1));
       }
@@ -171,7 +190,12 @@ describe('16 parallel clients racing for instance slots on 4 small hosts, throug
     expect(fold.misfiled).toEqual([]);
     const live = [...fold.leases.values()].filter((l) => !l.deleted);
     expect(live.map((l) => l.leaseId).sort()).toEqual([...latest.keys()].sort());
-    expect([...fold.leases.values()].filter((l) => l.deleted).map((l) => l.leaseId).sort()).toEqual([...race.deleted].sort());
+    expect(
+      [...fold.leases.values()]
+        .filter((l) => l.deleted)
+        .map((l) => l.leaseId)
+        .sort(),
+    ).toEqual([...race.deleted].sort());
     const holds = allHolds(fold.hostHolds);
     expect(overCapacityInstants(fold.hosts, holds, RATIOS)).toEqual([]);
     expect(wholeHostClashes(holds, CLEANING_MINUTES * 60_000)).toEqual([]);
@@ -199,7 +223,12 @@ describe('16 parallel clients racing for instance slots on 4 small hosts, throug
     const hosts = new Map([['1', { vcpus: 2, memoryMb: 1024, localGb: 10 }]]);
     const at = (hour: number): number => Date.UTC(2030, 0, 1, hour);
     const slots = (reservationId: string, from: number, to: number) => ({
-      resourceId: '1', reservationId, leaseId: reservationId, start: at(from), end: at(to), slots: { count: 2, vcpus: 1, memoryMb: 512, diskGb: 1 },
+      resourceId: '1',
+      reservationId,
+      leaseId: reservationId,
+      start: at(from),
+      end: at(to),
+      slots: { count: 2, vcpus: 1, memoryMb: 512, diskGb: 1 },
     });
     // with cpu ratio 2 the host takes 4 vcpus: a and b fit side by side, c makes 6 from 02:00 to 03:00
     const holds = [slots('a', 0, 3), slots('b', 1, 3), slots('c', 2, 4)];

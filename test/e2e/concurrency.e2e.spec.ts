@@ -90,14 +90,25 @@ describe('16 parallel clients on a pool of 4 hosts, through two API processes', 
       const leaseHosts = new Map<string, string[]>();
       for (const event of events) {
         if (event.streamId.startsWith('host-')) {
-          hosts.set(event.streamId, hostDecider.evolve(hosts.get(event.streamId) ?? hostDecider.initialState(), event as unknown as HostEvent));
+          hosts.set(
+            event.streamId,
+            hostDecider.evolve(hosts.get(event.streamId) ?? hostDecider.initialState(), event as unknown as HostEvent),
+          );
         }
         const lease = event as unknown as LeaseEvent;
-        if (lease.type === 'Lease.Created') leaseHosts.set(lease.data.leaseId, lease.data.reservations.flatMap((r) => reservedHostIds(r)));
+        if (lease.type === 'Lease.Created')
+          leaseHosts.set(
+            lease.data.leaseId,
+            lease.data.reservations.flatMap((r) => reservedHostIds(r)),
+          );
       }
       const spans = new Map<string, Span[]>();
       for (const [stream, state] of hosts) {
-        if (state.status === 'Registered') spans.set(stream, state.bookings.map((b) => ({ reservationId: b.reservationId, start: b.start, end: b.end })));
+        if (state.status === 'Registered')
+          spans.set(
+            stream,
+            state.bookings.map((b) => ({ reservationId: b.reservationId, start: b.start, end: b.end })),
+          );
       }
       expect(overlappingPairs(spans)).toEqual([]);
       expect([...leaseHosts.keys()].sort()).toEqual([...accepted].sort());
@@ -110,7 +121,11 @@ describe('16 parallel clients on a pool of 4 hosts, through two API processes', 
 
   it('lets a client read its write through another API process with X-Leasehold-Min-Position', async () => {
     for (let i = 0; i < 10; i++) {
-      const created = await api(second.url).post('/v1/leases', { name: `ryw-${i}`, start_date: blazarDate(9000 + i * 60), end_date: blazarDate(9030 + i * 60) });
+      const created = await api(second.url).post('/v1/leases', {
+        name: `ryw-${i}`,
+        start_date: blazarDate(9000 + i * 60),
+        end_date: blazarDate(9030 + i * 60),
+      });
       expect(created.status).toBe(201);
       const position = created.headers.get('x-leasehold-position') ?? '';
       expect(Number(position)).toBeGreaterThan(0);

@@ -91,14 +91,23 @@ const windowOf = (fromNow: number, minutes: number): [string, string] => {
   return [blazarDate(fromNow, base), blazarDate(fromNow + minutes, base)];
 };
 
-const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({ name, start_date: start, end_date: end, reservations, events: [] });
+const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({
+  name,
+  start_date: start,
+  end_date: end,
+  reservations,
+  events: [],
+});
 
 describe('usage enforcement, failing closed (max_lease_duration of 2 h, then external_service)', () => {
   const service = new UsageService();
   let system: RunningSystem;
   let client: Client;
   let hostId: string;
-  const leases = leaseClient(() => system, () => client);
+  const leases = leaseClient(
+    () => system,
+    () => client,
+  );
 
   const auditEntry = async (requestId: string | null): Promise<any> => {
     const response = await client.get('/v1/audit');
@@ -135,7 +144,7 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
     await service.close();
   });
 
-  it('admits a lease the service allows (204), after sending check-create upstream\'s body with the chosen allocations and the token', async () => {
+  it("admits a lease the service allows (204), after sending check-create upstream's body with the chosen allocations and the token", async () => {
     service.behaviour = {};
     const [start, end] = windowOf(60, 60);
     const lease = await leases.createLease('enf-allowed', start, end, [pinnedHost('enf-host'), floatingIpReservation(NETWORK, 1)]);
@@ -180,15 +189,30 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
   it('refuses a lease longer than the maximum before the service is asked, saying the limit and the requested duration', async () => {
     service.behaviour = {};
     const asked = service.of('/v1/check-create').length;
-    await refusedCreate('enf-too-long', windowOf(60, 180), 'Lease duration of 10800 seconds must be less than or equal to the maximum of 7200 seconds.', 'ENFORCEMENT_MAX_LEASE_DURATION');
+    await refusedCreate(
+      'enf-too-long',
+      windowOf(60, 180),
+      'Lease duration of 10800 seconds must be less than or equal to the maximum of 7200 seconds.',
+      'ENFORCEMENT_MAX_LEASE_DURATION',
+    );
     expect(service.of('/v1/check-create')).toHaveLength(asked);
   });
 
   it('denies when the service does not answer within the timeout, or answers 500', async () => {
     service.behaviour = { '/v1/check-create': 'hang' };
-    await refusedCreate('enf-slow', windowOf(60, 60), `${DENIED} The usage service could not be consulted (check-create did not answer within 1000 ms).`, 'ENFORCEMENT_EXTERNAL_SERVICE');
+    await refusedCreate(
+      'enf-slow',
+      windowOf(60, 60),
+      `${DENIED} The usage service could not be consulted (check-create did not answer within 1000 ms).`,
+      'ENFORCEMENT_EXTERNAL_SERVICE',
+    );
     service.behaviour = { '/v1/check-create': 'fail' };
-    await refusedCreate('enf-failing', windowOf(60, 60), `${DENIED} The usage service could not be consulted (check-create answered HTTP 500).`, 'ENFORCEMENT_EXTERNAL_SERVICE');
+    await refusedCreate(
+      'enf-failing',
+      windowOf(60, 60),
+      `${DENIED} The usage service could not be consulted (check-create answered HTTP 500).`,
+      'ENFORCEMENT_EXTERNAL_SERVICE',
+    );
   });
 
   it('sends check-update the current lease and the lease as it would be; a refused update changes nothing', async () => {
@@ -198,7 +222,12 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
     const newEnd = windowOf(60, 90)[1];
     await leases.updateLease(lease.id, { end_date: newEnd });
     const [check] = service.of('/v1/check-update').slice(-1);
-    const reservation = { resource_type: 'physical:host', min: 1, max: 1, allocations: [{ id: hostId, hypervisor_hostname: 'enf-host', extra: { gpu: 'true' } }] };
+    const reservation = {
+      resource_type: 'physical:host',
+      min: 1,
+      max: 1,
+      allocations: [{ id: hostId, hypervisor_hostname: 'enf-host', extra: { gpu: 'true' } }],
+    };
     expect(check?.body).toMatchObject({
       context: CONTEXT,
       current_lease: { start_date: start, end_date: end, reservations: [reservation] },
@@ -216,17 +245,30 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
     const created = await client.post('/v1/leases', leaseBody('enf-ending', 'now', end, [pinnedHost('enf-host')]));
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
-    await eventually(async () => ((await client.get(`/v1/leases/${leaseId}`)).body?.lease?.status === 'ACTIVE' ? true : undefined), 20_000, 'the lease to start');
+    await eventually(
+      async () => ((await client.get(`/v1/leases/${leaseId}`)).body?.lease?.status === 'ACTIVE' ? true : undefined),
+      20_000,
+      'the lease to start',
+    );
     const deleted = await client.delete(`/v1/leases/${leaseId}`);
     expect(deleted.status, describeBody(deleted)).toBe(204);
-    const onEnd = await eventually(async () => service.of('/v1/on-end').find((request) => request.body.lease.end_date === end), 20_000, 'on-end');
+    const onEnd = await eventually(
+      async () => service.of('/v1/on-end').find((request) => request.body.lease.end_date === end),
+      20_000,
+      'on-end',
+    );
     expect(onEnd.token).toBe(TOKEN);
     expect(onEnd.body).toEqual({
       context: CONTEXT,
       lease: {
         start_date: expect.stringMatching(BLAZAR_DATE),
         end_date: end,
-        reservations: [expect.objectContaining({ resource_type: 'physical:host', allocations: [{ id: hostId, hypervisor_hostname: 'enf-host', extra: { gpu: 'true' } }] })],
+        reservations: [
+          expect.objectContaining({
+            resource_type: 'physical:host',
+            allocations: [{ id: hostId, hypervisor_hostname: 'enf-host', extra: { gpu: 'true' } }],
+          }),
+        ],
       },
     });
     // its Lease.Deleted came first in the log and was passed over: one call for one end
@@ -239,18 +281,33 @@ describe('usage enforcement, failing closed (max_lease_duration of 2 h, then ext
     const [start, end] = windowOf(300, 30);
     const lease = await leases.createLease('enf-never-started', start, end, [pinnedHost('enf-host')]);
     expect((await client.delete(`/v1/leases/${lease.id as string}`)).status).toBe(204);
-    const onEnd = await eventually(async () => service.of('/v1/on-end').find((request) => request.body.lease.end_date === end), 20_000, 'on-end');
-    expect(onEnd.body.lease).toMatchObject({ start_date: start, end_date: end, reservations: [{ allocations: [{ id: hostId, hypervisor_hostname: 'enf-host' }] }] });
+    const onEnd = await eventually(
+      async () => service.of('/v1/on-end').find((request) => request.body.lease.end_date === end),
+      20_000,
+      'on-end',
+    );
+    expect(onEnd.body.lease).toMatchObject({
+      start_date: start,
+      end_date: end,
+      reservations: [{ allocations: [{ id: hostId, hypervisor_hostname: 'enf-host' }] }],
+    });
   });
 
-  it('the openstack CLI shows the refusal\'s message', async () => {
+  it("the openstack CLI shows the refusal's message", async () => {
     service.behaviour = { '/v1/check-create': 'refuse' };
     const [start, end] = windowOf(60, 60);
     const result = await openstack(
       system.url,
-      'reservation', 'lease', 'create',
-      '--reservation', 'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=',
-      '--start-date', start, '--end-date', end, 'enf-cli',
+      'reservation',
+      'lease',
+      'create',
+      '--reservation',
+      'resource_type=physical:host,min=1,max=1,hypervisor_properties=,resource_properties=',
+      '--start-date',
+      start,
+      '--end-date',
+      end,
+      'enf-cli',
     );
     expect(failed(result)).toEqual([`ERROR: ${REFUSAL}`]);
   });
@@ -260,7 +317,10 @@ describe('usage enforcement, failing open (LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERR
   const service = new UsageService();
   let system: RunningSystem;
   let client: Client;
-  const leases = leaseClient(() => system, () => client);
+  const leases = leaseClient(
+    () => system,
+    () => client,
+  );
 
   beforeAll(async () => {
     const url = await service.start();
@@ -287,7 +347,11 @@ describe('usage enforcement, failing open (LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERR
 
 describe('usage enforcement configuration', () => {
   it('an unknown filter name stops the API at start, naming it and the known ones', async () => {
-    const { code, output } = await runApiUntilExit({ LEASEHOLD_PORT: '0', LEASEHOLD_DATA_DIR: join(tmpdir(), 'leasehold-enforcement-never-opened'), LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota' });
+    const { code, output } = await runApiUntilExit({
+      LEASEHOLD_PORT: '0',
+      LEASEHOLD_DATA_DIR: join(tmpdir(), 'leasehold-enforcement-never-opened'),
+      LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota',
+    });
     expect(code).not.toBe(0);
     expect(output).toContain("LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)");
   });

@@ -86,23 +86,33 @@ const stream = async (who: Who, query = '', headers: Record<string, string> = {}
 
 /** A stream that was let in, waiting (bounded) for a slot while the server frees one. */
 const openedStream = (): Promise<SseClient> =>
-  eventually(async () => {
-    const sse = await stream('admin');
-    if (sse.response.status === 200) return sse;
-    expect(sse.response.status).toBe(503);
-    sse.close();
-    return undefined;
-  }, 10_000, 'a stream slot');
+  eventually(
+    async () => {
+      const sse = await stream('admin');
+      if (sse.response.status === 200) return sse;
+      expect(sse.response.status).toBe(503);
+      sse.close();
+      return undefined;
+    },
+    10_000,
+    'a stream slot',
+  );
 
 const entryOf = (message: SseMessage): Entry => JSON.parse(message.data) as Entry;
-const leaseCreated = (leaseId: string) => (message: SseMessage) => message.event === 'lease.created' && entryOf(message).data['lease_id'] === leaseId;
+const leaseCreated = (leaseId: string) => (message: SseMessage) =>
+  message.event === 'lease.created' && entryOf(message).data['lease_id'] === leaseId;
 
 beforeAll(async () => {
   tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-feed-tokens-'));
   const file = join(tokensDir, 'tokens.json');
   writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
   system = await startSystem({
-    env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file, LEASEHOLD_FEED_MAX_STREAMS: String(MAX_STREAMS), LEASEHOLD_FEED_HEARTBEAT_MS: '200' },
+    env: {
+      LEASEHOLD_AUTH: 'static',
+      LEASEHOLD_TOKENS_FILE: file,
+      LEASEHOLD_FEED_MAX_STREAMS: String(MAX_STREAMS),
+      LEASEHOLD_FEED_HEARTBEAT_MS: '200',
+    },
   });
   for (const name of ['feed-host-a', 'feed-host-b']) {
     const host = await client().post('/v1/os-hosts', { name }, auth('admin'));
@@ -130,7 +140,12 @@ describe('GET /v1/events (JSON pages)', () => {
     expect(paged.pages).toBeGreaterThan(whole.events.length / 2);
     const positions = paged.entries.map((entry) => entry.position);
     expect(positions).toEqual([...new Set(positions)].sort((a, b) => a - b));
-    expect(paged.entries.slice(0, 4).map((entry) => entry.type)).toEqual(['host_registry.host_added', 'host.registered', 'host_registry.host_added', 'host.registered']);
+    expect(paged.entries.slice(0, 4).map((entry) => entry.type)).toEqual([
+      'host_registry.host_added',
+      'host.registered',
+      'host_registry.host_added',
+      'host.registered',
+    ]);
     expect(paged.entries.filter((entry) => entry.type === 'lease.created')).toHaveLength(3);
     expect(whole.next_after).toBe(positions.at(-1));
   });
@@ -138,7 +153,9 @@ describe('GET /v1/events (JSON pages)', () => {
   it('filters by public type; next_after is the last position scanned, so the filtered-out tail is not scanned again', async () => {
     const whole = await page('admin', 'after=0&limit=1000');
     const created = await page('admin', 'types=lease.created,host.booked&limit=1000');
-    expect(created.events.map((entry) => entry.type)).toEqual(whole.events.filter((entry) => ['lease.created', 'host.booked'].includes(entry.type)).map((entry) => entry.type));
+    expect(created.events.map((entry) => entry.type)).toEqual(
+      whole.events.filter((entry) => ['lease.created', 'host.booked'].includes(entry.type)).map((entry) => entry.type),
+    );
     expect(created.next_after).toBe(whole.next_after);
     const none = await page('admin', 'types=flavor.added');
     expect(none).toEqual({ events: [], next_after: whole.next_after });
@@ -146,9 +163,16 @@ describe('GET /v1/events (JSON pages)', () => {
 
   it("shows each member its own project's lease events only, an admin everything", async () => {
     const admin = (await page('admin', 'limit=1000')).events;
-    for (const [who, project] of [['memberA', 'project-a'], ['memberB', 'project-b']] as const) {
+    for (const [who, project] of [
+      ['memberA', 'project-a'],
+      ['memberB', 'project-b'],
+    ] as const) {
       const own = (await readAll(who, 'limit=1')).entries;
-      const ownLeases = new Set(admin.filter((entry) => entry.type === 'lease.created' && entry.data['project_id'] === project).map((entry) => entry.data['lease_id']));
+      const ownLeases = new Set(
+        admin
+          .filter((entry) => entry.type === 'lease.created' && entry.data['project_id'] === project)
+          .map((entry) => entry.data['lease_id']),
+      );
       expect(own.length).toBeGreaterThan(0);
       expect(own).toEqual(admin.filter((entry) => ownLeases.has(entry.data['lease_id'])));
       expect(own.every((entry) => entry.actor.project_id === project)).toBe(true);
@@ -180,7 +204,9 @@ describe('GET /v1/events (Server-Sent Events)', () => {
     expect(sse.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const last = before.events.at(-1)!;
     await sse.waitFor((message) => message.id === String(last.position));
-    expect(sse.messages.map((message) => [Number(message.id), message.event])).toEqual(before.events.map((entry) => [entry.position, entry.type]));
+    expect(sse.messages.map((message) => [Number(message.id), message.event])).toEqual(
+      before.events.map((entry) => [entry.position, entry.type]),
+    );
     expect(sse.messages.map(entryOf)).toEqual(before.events);
 
     const lease = await leaseOf('memberA', 'feed-host-a');
@@ -241,9 +267,13 @@ describe('GET /v1/events (Server-Sent Events)', () => {
   });
 
   it('a bad Last-Event-ID or type is a 400 before any stream opens', async () => {
-    const badId = await fetch(`${system.url}/v1/events`, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': 'abc', ...auth('admin') } });
+    const badId = await fetch(`${system.url}/v1/events`, {
+      headers: { Accept: 'text/event-stream', 'Last-Event-ID': 'abc', ...auth('admin') },
+    });
     expect(badId.status).toBe(400);
-    expect(await badId.json()).toEqual(blazarError(400, 'Malformed header Last-Event-ID (must be a log position: 0 or a positive integer)'));
+    expect(await badId.json()).toEqual(
+      blazarError(400, 'Malformed header Last-Event-ID (must be a log position: 0 or a positive integer)'),
+    );
     const badType = await fetch(`${system.url}/v1/events?types=nope.nope`, { headers: { Accept: 'text/event-stream', ...auth('admin') } });
     expect(badType.status).toBe(400);
   });
@@ -251,7 +281,10 @@ describe('GET /v1/events (Server-Sent Events)', () => {
 
 describe('stopping the API', () => {
   it('ends its open streams, so the process exits instead of waiting for their clients', async () => {
-    const api = await startSystem({ apps: ['api'], env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') } });
+    const api = await startSystem({
+      apps: ['api'],
+      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') },
+    });
     const sse = await SseClient.open(`${api.url}/v1/events`, auth('memberA'));
     expect(sse.response.status).toBe(200);
     // SIGTERM straight to the API (no launcher to force an exit): stop() resolves only once it has exited

@@ -12,7 +12,9 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
 /** Debian's libfaketime (scripts/services/faketime.sh installs it); the thread-safe build, as Node runs threads. */
-const LIBFAKETIME = ['x86_64', 'aarch64'].map((arch) => `/usr/lib/${arch}-linux-gnu/faketime/libfaketimeMT.so.1`).find((file) => existsSync(file));
+const LIBFAKETIME = ['x86_64', 'aarch64']
+  .map((arch) => `/usr/lib/${arch}-linux-gnu/faketime/libfaketimeMT.so.1`)
+  .find((file) => existsSync(file));
 
 const requestDate = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
@@ -75,7 +77,11 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
   });
 
   const post = async (path: string, body: unknown): Promise<any> => {
-    const response = await fetch(`${system.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${system.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const answer = await response.json();
     expect(response.status, JSON.stringify(answer)).toBe(201);
     return answer;
@@ -85,9 +91,13 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
 
   /** A lease on an address of its own (the workload takes the others). */
   const leaseOn = async (name: string, startMs: number, endMs: number): Promise<string> => {
-    await post('/v1/floatingips', { floating_network_id: 'c10c0000-0000-4000-8000-00000000c10c', floating_ip_address: `198.51.100.${++addresses}` });
+    await post('/v1/floatingips', {
+      floating_network_id: 'c10c0000-0000-4000-8000-00000000c10c',
+      floating_ip_address: `198.51.100.${++addresses}`,
+    });
     const reservations = [{ resource_type: 'virtual:floatingip', network_id: 'c10c0000-0000-4000-8000-00000000c10c', amount: 1 }];
-    return (await post('/v1/leases', { name, start_date: requestDate(startMs), end_date: requestDate(endMs), reservations, events: [] })).lease.id;
+    return (await post('/v1/leases', { name, start_date: requestDate(startMs), end_date: requestDate(endMs), reservations, events: [] }))
+      .lease.id;
   };
 
   const phases = (leaseId: string): string[] =>
@@ -103,8 +113,11 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
     await sleep(1_500);
 
     clock.step(2 * HOUR);
-    await until('the phases the step forward made due', async () =>
-      phases(within).length === 3 && phases(across).length === 1 ? true : undefined, 15_000, () => JSON.stringify([phases(within), phases(across)]),
+    await until(
+      'the phases the step forward made due',
+      async () => (phases(within).length === 3 && phases(across).length === 1 ? true : undefined),
+      15_000,
+      () => JSON.stringify([phases(within), phases(across)]),
     );
     expect(phases(within)).toEqual(['Lease.Started', 'Lease.BeforeEndCompleted', 'Lease.Ended']);
     expect(phases(across)).toEqual(['Lease.Started']);
@@ -117,7 +130,9 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
     clock.step(-30 * MINUTE);
     await sleep(3_000);
     await workload.pause();
-    console.info(await checkAfterFault(system, workload, 'clock stepped 2.5 h back', { clock: () => clock.now(), failedPhasesAllowed: true }));
+    console.info(
+      await checkAfterFault(system, workload, 'clock stepped 2.5 h back', { clock: () => clock.now(), failedPhasesAllowed: true }),
+    );
     expect(phases(within)).toEqual(['Lease.Started', 'Lease.BeforeEndCompleted', 'Lease.Ended']);
     expect(phases(across)).toEqual(['Lease.Started']);
 
@@ -126,7 +141,12 @@ describe.skipIf(LIBFAKETIME === undefined)(`clock steps with libfaketime (seed $
     clock.step(0);
     await sleep(3_000);
     await workload.pause();
-    console.info(await checkAfterFault(system, workload, 'clock stepped 30 min forward to the real time', { clock: () => clock.now(), failedPhasesAllowed: true }));
+    console.info(
+      await checkAfterFault(system, workload, 'clock stepped 30 min forward to the real time', {
+        clock: () => clock.now(),
+        failedPhasesAllowed: true,
+      }),
+    );
     expect(phases(across)).toEqual(['Lease.Started']);
   }, 300_000);
 });

@@ -25,7 +25,10 @@ const leaseNow = (name: string) => ({
 
 /** Kills the reactor and creates a lease due at once: the restarted reactor finds its start due. */
 const dueWhileReactorDown = async (system: SystemProcesses, name: string): Promise<string> => {
-  const address = await answer(`${system.url}/v1/floatingips`, { method: 'POST', body: JSON.stringify({ floating_network_id: DUE_NETWORK, floating_ip_address: '198.51.100.1' }) });
+  const address = await answer(`${system.url}/v1/floatingips`, {
+    method: 'POST',
+    body: JSON.stringify({ floating_network_id: DUE_NETWORK, floating_ip_address: '198.51.100.1' }),
+  });
   expect(address.status, JSON.stringify(address.body)).toBe(201);
   await system.kill('reactor');
   const due = await answer(`${system.url}/v1/leases`, { method: 'POST', body: JSON.stringify(leaseNow(name)) });
@@ -33,7 +36,11 @@ const dueWhileReactorDown = async (system: SystemProcesses, name: string): Promi
   return due.body.lease.id as string;
 };
 
-const answer = async (url: string, init: RequestInit = {}, timeoutMs = 30_000): Promise<{ status: number; headers: Headers; body: any }> => {
+const answer = async (
+  url: string,
+  init: RequestInit = {},
+  timeoutMs = 30_000,
+): Promise<{ status: number; headers: Headers; body: any }> => {
   const response = await fetch(url, { ...init, headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
@@ -66,7 +73,8 @@ const probesAnswer = async (system: SystemProcesses): Promise<void> => {
   expect((await answer(`${system.url}/v1/os-hosts`, {}, 10_000)).status).toBe(200);
 };
 
-const loggedNames = (dataDir: string): Set<string> => new Set(logOf(dataDir).flatMap((e) => (e.type === 'Lease.Created' || e.type === 'Lease.Renamed' ? [e.data.name as string] : [])));
+const loggedNames = (dataDir: string): Set<string> =>
+  new Set(logOf(dataDir).flatMap((e) => (e.type === 'Lease.Created' || e.type === 'Lease.Renamed' ? [e.data.name as string] : [])));
 
 /**
  * Fault injection, part 2: storage made unavailable under a running system and a mixed workload,
@@ -114,7 +122,10 @@ describe(`storage unavailable (seed ${SEED})`, () => {
       console.info(await checkAfterFault(system, workload, 'disk full'));
       const logged = loggedNames(system.dataDir);
       expect(logged.has(refused), 'the refused rename was written').toBe(false);
-      expect(workload.refusedNames.filter((name) => logged.has(name)), 'refused writes that were written').toEqual([]);
+      expect(
+        workload.refusedNames.filter((name) => logged.has(name)),
+        'refused writes that were written',
+      ).toEqual([]);
       expect(logOf(system.dataDir).some((e) => e.type === 'Lease.Started' && e.streamId === `lease-${due}`)).toBe(true);
       expect(workload.storageUnavailableAnswers).toBeGreaterThan(0);
     }, 300_000);
@@ -152,7 +163,10 @@ describe(`storage unavailable (seed ${SEED})`, () => {
       await workload.pause();
       console.info(await checkAfterFault(system, workload, 'write lock'));
       expect(workload.storageUnavailableAnswers).toBeGreaterThan(0);
-      expect(workload.refusedNames.filter((name) => loggedNames(system.dataDir).has(name)), 'refused writes that were written').toEqual([]);
+      expect(
+        workload.refusedNames.filter((name) => loggedNames(system.dataDir).has(name)),
+        'refused writes that were written',
+      ).toEqual([]);
       expect(logOf(system.dataDir).some((e) => e.type === 'Lease.Started' && e.streamId === `lease-${due}`)).toBe(true);
     }, 300_000);
   });

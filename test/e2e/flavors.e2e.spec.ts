@@ -17,8 +17,17 @@ import { ROOT, type RunningSystem, startSystem } from '../helpers/system.js';
 
 /** Nova's order (nova/api/openstack/compute/views/flavors.py), links left out, extra_specs last (2.61+). */
 const FLAVOR_KEYS = [
-  'id', 'name', 'ram', 'disk', 'swap', 'OS-FLV-EXT-DATA:ephemeral', 'OS-FLV-DISABLED:disabled', 'vcpus', 'os-flavor-access:is_public',
-  'rxtx_factor', 'extra_specs',
+  'id',
+  'name',
+  'ram',
+  'disk',
+  'swap',
+  'OS-FLV-EXT-DATA:ephemeral',
+  'OS-FLV-DISABLED:disabled',
+  'vcpus',
+  'os-flavor-access:is_public',
+  'rxtx_factor',
+  'extra_specs',
 ];
 
 const blazarError = (status: number, message: string | RegExp) => ({
@@ -29,7 +38,13 @@ const blazarError = (status: number, message: string | RegExp) => ({
 
 let counter = 0;
 /** A valid flavor body with a name of its own. */
-const flavorBody = (extra: Record<string, unknown> = {}) => ({ name: `flavor-${++counter}-${randomUUID().slice(0, 8)}`, vcpus: 2, ram: 4096, disk: 20, ...extra });
+const flavorBody = (extra: Record<string, unknown> = {}) => ({
+  name: `flavor-${++counter}-${randomUUID().slice(0, 8)}`,
+  vcpus: 2,
+  ram: 4096,
+  disk: 20,
+  ...extra,
+});
 
 describe('flavors (/v1/flavors)', () => {
   let system: RunningSystem;
@@ -65,7 +80,7 @@ describe('flavors (/v1/flavors)', () => {
   };
 
   describe('create, list, show, delete', () => {
-    it('POST with only the required fields: Nova\'s defaults, a new UUID id, Nova\'s key order', async () => {
+    it("POST with only the required fields: Nova's defaults, a new UUID id, Nova's key order", async () => {
       const body = flavorBody();
       const response = await client.post('/v1/flavors', { flavor: body });
       expect(response.status, describeBody(response)).toBe(201);
@@ -96,7 +111,7 @@ describe('flavors (/v1/flavors)', () => {
       expect(listed.body.flavors).toContainEqual(flavor);
     });
 
-    it('POST with every field; int-like strings and Nova\'s boolean words are accepted; extra specs keep their order', async () => {
+    it("POST with every field; int-like strings and Nova's boolean words are accepted; extra specs keep their order", async () => {
       const body = flavorBody({
         id: 'gpu.large_1',
         vcpus: '8',
@@ -160,7 +175,7 @@ describe('flavors (/v1/flavors)', () => {
       await create(body);
     });
 
-    it('unknown flavors: GET and DELETE answer 404 in Nova\'s words', async () => {
+    it("unknown flavors: GET and DELETE answer 404 in Nova's words", async () => {
       const response = await client.get('/v1/flavors/no-such-flavor');
       expect(response.status).toBe(404);
       expect(response.body).toEqual(blazarError(404, 'Flavor no-such-flavor could not be found.'));
@@ -169,14 +184,22 @@ describe('flavors (/v1/flavors)', () => {
 
     it('a duplicate id or name is refused (409), whatever else differs', async () => {
       const existing = await create(flavorBody({ id: `dup-${randomUUID()}` }));
-      await rejected(() => client.post('/v1/flavors', { flavor: flavorBody({ id: existing.id }) }), 409, `Flavor with ID ${existing.id} already exists.`);
+      await rejected(
+        () => client.post('/v1/flavors', { flavor: flavorBody({ id: existing.id }) }),
+        409,
+        `Flavor with ID ${existing.id} already exists.`,
+      );
       await rejected(
         () => client.post('/v1/flavors', { flavor: { ...flavorBody(), name: existing.name, vcpus: 1 } }),
         409,
         `Flavor with name ${existing.name} already exists.`,
       );
       const numeric = await create(flavorBody({ id: 4242 }));
-      await rejected(() => client.post('/v1/flavors', { flavor: flavorBody({ id: '4242' }) }), 409, `Flavor with ID ${numeric.id} already exists.`);
+      await rejected(
+        () => client.post('/v1/flavors', { flavor: flavorBody({ id: '4242' }) }),
+        409,
+        `Flavor with ID ${numeric.id} already exists.`,
+      );
     });
   });
 
@@ -201,20 +224,44 @@ describe('flavors (/v1/flavors)', () => {
       ['vcpus 0', { flavor: flavorBody({ vcpus: 0 }) }, malformed('vcpus', ' (must be an integer >= 1)')],
       ['vcpus 1.5', { flavor: flavorBody({ vcpus: 1.5 }) }, malformed('vcpus', ' (must be an integer >= 1)')],
       ['vcpus "two"', { flavor: flavorBody({ vcpus: 'two' }) }, malformed('vcpus', ' (must be an integer >= 1)')],
-      ['vcpus beyond a safe integer', { flavor: flavorBody({ vcpus: '99999999999999999999' }) }, malformed('vcpus', ' (must be an integer >= 1)')],
-      ['vcpus beyond Nova\'s 32-bit column', { flavor: flavorBody({ vcpus: 2 ** 31 }) }, malformed('vcpus', ' (must be an integer <= 2147483647)')],
+      [
+        'vcpus beyond a safe integer',
+        { flavor: flavorBody({ vcpus: '99999999999999999999' }) },
+        malformed('vcpus', ' (must be an integer >= 1)'),
+      ],
+      [
+        "vcpus beyond Nova's 32-bit column",
+        { flavor: flavorBody({ vcpus: 2 ** 31 }) },
+        malformed('vcpus', ' (must be an integer <= 2147483647)'),
+      ],
       ['ram 0', { flavor: flavorBody({ ram: 0 }) }, malformed('ram', ' (must be an integer >= 1)')],
       ['ram 1e308', { flavor: flavorBody({ ram: 1e308 }) }, malformed('ram', ' (must be an integer >= 1)')],
       ['ram true', { flavor: flavorBody({ ram: true }) }, malformed('ram', ' (must be an integer >= 1)')],
       ['disk -1', { flavor: flavorBody({ disk: -1 }) }, malformed('disk', ' (must be an integer >= 0)')],
-      ['ephemeral -1', { flavor: flavorBody({ 'OS-FLV-EXT-DATA:ephemeral': -1 }) }, malformed('OS-FLV-EXT-DATA:ephemeral', ' (must be an integer >= 0)')],
+      [
+        'ephemeral -1',
+        { flavor: flavorBody({ 'OS-FLV-EXT-DATA:ephemeral': -1 }) },
+        malformed('OS-FLV-EXT-DATA:ephemeral', ' (must be an integer >= 0)'),
+      ],
       ['swap -1', { flavor: flavorBody({ swap: -1 }) }, malformed('swap', ' (must be an integer >= 0)')],
       ['swap "big"', { flavor: flavorBody({ swap: 'big' }) }, malformed('swap', ' (must be an integer >= 0)')],
       ['rxtx_factor 0', { flavor: flavorBody({ rxtx_factor: 0 }) }, malformed('rxtx_factor', ' (must be > 0)')],
       ['rxtx_factor "fast"', { flavor: flavorBody({ rxtx_factor: 'fast' }) }, malformed('rxtx_factor', ' (must be a number > 0)')],
-      ['rxtx_factor beyond a 32-bit float', { flavor: flavorBody({ rxtx_factor: '9'.repeat(400) }) }, malformed('rxtx_factor', ' (must be a number <= 3.40282e+38)')],
-      ['is_public "maybe"', { flavor: flavorBody({ 'os-flavor-access:is_public': 'maybe' }) }, malformed('os-flavor-access:is_public', ' (must be true or false)')],
-      ['is_public 1', { flavor: flavorBody({ 'os-flavor-access:is_public': 1 }) }, malformed('os-flavor-access:is_public', ' (must be true or false)')],
+      [
+        'rxtx_factor beyond a 32-bit float',
+        { flavor: flavorBody({ rxtx_factor: '9'.repeat(400) }) },
+        malformed('rxtx_factor', ' (must be a number <= 3.40282e+38)'),
+      ],
+      [
+        'is_public "maybe"',
+        { flavor: flavorBody({ 'os-flavor-access:is_public': 'maybe' }) },
+        malformed('os-flavor-access:is_public', ' (must be true or false)'),
+      ],
+      [
+        'is_public 1',
+        { flavor: flavorBody({ 'os-flavor-access:is_public': 1 }) },
+        malformed('os-flavor-access:is_public', ' (must be true or false)'),
+      ],
       ['id with a slash', { flavor: flavorBody({ id: 'a/b' }) }, malformed('id', ID_RULE)],
       ['id with a leading space', { flavor: flavorBody({ id: ' a' }) }, malformed('id', ID_RULE)],
       ['empty id', { flavor: flavorBody({ id: '' }) }, malformed('id', ID_RULE)],

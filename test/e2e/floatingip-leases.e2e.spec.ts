@@ -13,9 +13,6 @@ import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
-
-
-
 /** `2033-03-DD HH:MM`: tests sharing a network book their own day. */
 const on = (day: number, time: string): string => `2033-03-${String(day).padStart(2, '0')} ${time}`;
 
@@ -32,7 +29,8 @@ const MAX_AMOUNT_MESSAGE = 'Malformed parameter amount (must be between 1 and 21
 const shortage = (registered: number, free: number, requested: number): string =>
   `Not enough floating IPs available: ${registered} registered on the network, ${free} free for the whole lease, ${requested} requested`;
 const busy = (address: string): string => `Not enough floating IPs available: ${address} already reserved for this period`;
-const notRegistered = (address: string, networkId: string): string => `Floating IP ${address} is not a reservable floating IP of network ${networkId}`;
+const notRegistered = (address: string, networkId: string): string =>
+  `Floating IP ${address} is not a reservable floating IP of network ${networkId}`;
 
 /** Helpers bound to one running system. */
 const bind = (system: () => RunningSystem, client: () => Client) => {
@@ -51,7 +49,6 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
     return fip;
   };
 
-
   /** Addresses held by the reservation, sorted, from GET /v1/floatingips/allocations. */
   const addressesOf = async (reservationId: string): Promise<string[]> => {
     const response = await client().get(`/v1/floatingips/allocations?reservation_id=${reservationId}`);
@@ -68,7 +65,10 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
 describe('floating IP reservations (api + projector + reactor, default configuration)', () => {
   let system: RunningSystem;
   let client: Client;
-  const { fipIds, rejected, register, createLease, refusedLease, showLease, updateLease, refusedUpdate, addressesOf } = bind(() => system, () => client);
+  const { fipIds, rejected, register, createLease, refusedLease, showLease, updateLease, refusedUpdate, addressesOf } = bind(
+    () => system,
+    () => client,
+  );
 
   beforeAll(async () => {
     system = await startSystem();
@@ -104,14 +104,17 @@ describe('floating IP reservations (api + projector + reactor, default configura
     await register(NET_E, '203.0.113.50');
     // the same address spelt otherwise is the same address
     const id = fipIds['2001:db8::a'] as string;
-    await rejected(() => client.post('/v1/floatingips', { floating_network_id: NET_V6, floating_ip_address: '2001:db8::A' }), 409,
-      `Floating IP 2001:db8::a on network ${NET_V6} is already registered with id ${id}`);
+    await rejected(
+      () => client.post('/v1/floatingips', { floating_network_id: NET_V6, floating_ip_address: '2001:db8::A' }),
+      409,
+      `Floating IP 2001:db8::a on network ${NET_V6} is already registered with id ${id}`,
+    );
   });
 
   describe('create, show, list', () => {
     let lease: any;
 
-    it('POST: 201, the reservation with exactly upstream\'s floating-IP fields in their order; required addresses first', async () => {
+    it("POST: 201, the reservation with exactly upstream's floating-IP fields in their order; required addresses first", async () => {
       const start = on(1, '10:00');
       const end = on(1, '12:00');
       lease = await createLease('fip-1', start, end, [floatingIpReservation(NET_A, 2, ['172.24.4.12'])]);
@@ -136,7 +139,10 @@ describe('floating IP reservations (api + projector + reactor, default configura
       const one = await client.get(`/v1/floatingips/${fipIds['172.24.4.12']}/allocation`);
       expect(one.status, describeBody(one)).toBe(200);
       expect(one.body).toEqual({
-        allocation: { resource_id: fipIds['172.24.4.12'], reservations: [{ id: reservation.id, lease_id: lease.id, start_date: tDate(start), end_date: tDate(end) }] },
+        allocation: {
+          resource_id: fipIds['172.24.4.12'],
+          reservations: [{ id: reservation.id, lease_id: lease.id, start_date: tDate(start), end_date: tDate(end) }],
+        },
       });
     });
 
@@ -159,7 +165,9 @@ describe('floating IP reservations (api + projector + reactor, default configura
       expect(response.status).toBe(200);
       expect(response.body.allocations.map((a: { resource_id: string }) => a.resource_id).sort()).toEqual(Object.values(fipIds).sort());
       const entry = response.body.allocations.find((a: { resource_id: string }) => a.resource_id === fipIds['172.24.4.10']);
-      expect(entry.reservations).toEqual([{ id: lease.reservations[0].id, lease_id: lease.id, start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')) }]);
+      expect(entry.reservations).toEqual([
+        { id: lease.reservations[0].id, lease_id: lease.id, start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')) },
+      ]);
     });
   });
 
@@ -168,7 +176,14 @@ describe('floating IP reservations (api + projector + reactor, default configura
       const lease = await createLease('fip-v6', on(3, '10:00'), on(3, '12:00'), [floatingIpReservation(NET_V6, 1, ['2001:0db8::000a'])]);
       expect(lease.reservations[0].required_floatingips).toEqual(['2001:db8::a']);
       expect(await addressesOf(lease.reservations[0].id)).toEqual(['2001:db8::a']);
-      await refusedLease('fip-v6-again', on(3, '11:00'), on(3, '13:00'), [floatingIpReservation(NET_V6, 1, ['2001:db8:0:0::A'])], 409, busy('2001:db8::a'));
+      await refusedLease(
+        'fip-v6-again',
+        on(3, '11:00'),
+        on(3, '13:00'),
+        [floatingIpReservation(NET_V6, 1, ['2001:db8:0:0::A'])],
+        409,
+        busy('2001:db8::a'),
+      );
       // the other address is still free then
       const other = await createLease('fip-v6-other', on(3, '11:00'), on(3, '13:00'), [floatingIpReservation(NET_V6, 1)]);
       expect(await addressesOf(other.reservations[0].id)).toEqual(['2001:db8::b']);
@@ -177,8 +192,14 @@ describe('floating IP reservations (api + projector + reactor, default configura
     });
 
     it('the same address twice, in two spellings: 400', async () => {
-      await refusedLease('fip-v6-twice', on(4, '10:00'), on(4, '12:00'), [floatingIpReservation(NET_V6, 2, ['2001:db8::a', '2001:DB8:0::0:A'])], 400,
-        'Malformed parameter required_floatingips: an address is repeated');
+      await refusedLease(
+        'fip-v6-twice',
+        on(4, '10:00'),
+        on(4, '12:00'),
+        [floatingIpReservation(NET_V6, 2, ['2001:db8::a', '2001:DB8:0::0:A'])],
+        400,
+        'Malformed parameter required_floatingips: an address is repeated',
+      );
     });
   });
 
@@ -187,7 +208,14 @@ describe('floating IP reservations (api + projector + reactor, default configura
       const full = await createLease('fip-c-full', on(5, '10:00'), on(5, '12:00'), [floatingIpReservation(NET_C, 2)]);
       expect(await addressesOf(full.reservations[0].id)).toEqual(['198.51.100.1', '198.51.100.2']);
       await refusedLease('fip-c-overlap', on(5, '11:00'), on(5, '13:00'), [floatingIpReservation(NET_C, 1)], 409, shortage(2, 0, 1));
-      await refusedLease('fip-c-inside', on(5, '10:30'), on(5, '10:45'), [floatingIpReservation(NET_C, 1, ['198.51.100.2'])], 409, busy('198.51.100.2'));
+      await refusedLease(
+        'fip-c-inside',
+        on(5, '10:30'),
+        on(5, '10:45'),
+        [floatingIpReservation(NET_C, 1, ['198.51.100.2'])],
+        409,
+        busy('198.51.100.2'),
+      );
       const after = await createLease('fip-c-after', on(5, '12:00'), on(5, '14:00'), [floatingIpReservation(NET_C, 2)]);
       const before = await createLease('fip-c-before', on(5, '09:00'), on(5, '10:00'), [floatingIpReservation(NET_C, 1, ['198.51.100.1'])]);
       expect(await addressesOf(after.reservations[0].id)).toEqual(['198.51.100.1', '198.51.100.2']);
@@ -195,19 +223,36 @@ describe('floating IP reservations (api + projector + reactor, default configura
     });
 
     it('two reservations of one lease never take the same address', async () => {
-      const lease = await createLease('fip-c-two', on(6, '10:00'), on(6, '12:00'), [floatingIpReservation(NET_C, 1), floatingIpReservation(NET_C, 1)]);
+      const lease = await createLease('fip-c-two', on(6, '10:00'), on(6, '12:00'), [
+        floatingIpReservation(NET_C, 1),
+        floatingIpReservation(NET_C, 1),
+      ]);
       const [a, b] = lease.reservations.map((r: { id: string }) => r.id);
       expect([...(await addressesOf(a)), ...(await addressesOf(b))].sort()).toEqual(['198.51.100.1', '198.51.100.2']);
-      await refusedLease('fip-c-three', on(7, '10:00'), on(7, '12:00'), [1, 1, 1].map((amount) => floatingIpReservation(NET_C, amount)), 409, shortage(2, 0, 1));
+      await refusedLease(
+        'fip-c-three',
+        on(7, '10:00'),
+        on(7, '12:00'),
+        [1, 1, 1].map((amount) => floatingIpReservation(NET_C, amount)),
+        409,
+        shortage(2, 0, 1),
+      );
       // the first reservation takes the lowest address
-      await refusedLease('fip-c-taken', on(7, '10:00'), on(7, '12:00'), [floatingIpReservation(NET_C, 1), floatingIpReservation(NET_C, 1, ['198.51.100.1'])],
-        409, busy('198.51.100.1'));
+      await refusedLease(
+        'fip-c-taken',
+        on(7, '10:00'),
+        on(7, '12:00'),
+        [floatingIpReservation(NET_C, 1), floatingIpReservation(NET_C, 1, ['198.51.100.1'])],
+        409,
+        busy('198.51.100.1'),
+      );
     });
   });
 
   describe('refused requests, nothing written', () => {
     const when = [on(8, '10:00'), on(8, '12:00')] as const;
-    const refuse = (reservation: Record<string, unknown>, status: number, message: string) => refusedLease('fip-bad', ...when, [reservation], status, message);
+    const refuse = (reservation: Record<string, unknown>, status: number, message: string) =>
+      refusedLease('fip-bad', ...when, [reservation], status, message);
 
     it('missing or malformed parameters: 400', async () => {
       await refuse({ resource_type: 'virtual:floatingip', amount: 1 }, 400, 'Missing parameter network_id');
@@ -216,14 +261,38 @@ describe('floating IP reservations (api + projector + reactor, default configura
       await refuse({ ...floatingIpReservation(NET_A, 1), amount: 'two' }, 400, 'Malformed parameter amount');
       await refuse({ ...floatingIpReservation(NET_A, 1), network_id: 7 }, 400, 'Malformed parameter network_id');
       await refuse({ ...floatingIpReservation(NET_A, 1), network_id: ' ' }, 400, 'Malformed parameter network_id (must be a network UUID)');
-      await refuse({ ...floatingIpReservation(NET_A, 1), network_id: 'net-a' }, 400, 'Malformed parameter network_id (must be a network UUID)');
-      await refuse({ ...floatingIpReservation(NET_A, 1), required_floatingips: '172.24.4.10' }, 400, 'Malformed parameter required_floatingips');
+      await refuse(
+        { ...floatingIpReservation(NET_A, 1), network_id: 'net-a' },
+        400,
+        'Malformed parameter network_id (must be a network UUID)',
+      );
+      await refuse(
+        { ...floatingIpReservation(NET_A, 1), required_floatingips: '172.24.4.10' },
+        400,
+        'Malformed parameter required_floatingips',
+      );
       await refuse({ ...floatingIpReservation(NET_A, 1), required_floatingips: [1] }, 400, 'Malformed parameter required_floatingips');
-      await refuse(floatingIpReservation(NET_A, 1, ['not-an-ip']), 400, 'Malformed parameter required_floatingips: not-an-ip is not an IP address');
+      await refuse(
+        floatingIpReservation(NET_A, 1, ['not-an-ip']),
+        400,
+        'Malformed parameter required_floatingips: not-an-ip is not an IP address',
+      );
       // an IPv6 address with a zone id is no floating IP
-      await refuse(floatingIpReservation(NET_V6, 1, ['fe80::1%eth0']), 400, 'Malformed parameter required_floatingips: fe80::1%eth0 is not an IP address');
-      await refuse(floatingIpReservation(NET_A, 1, ['172.24.4.10', '172.24.4.11']), 400, 'Invalid input for required_floatingips: 2 addresses required but amount is 1');
-      await refuse(floatingIpReservation(NET_A, 2, ['172.24.4.10', '172.24.4.10']), 400, 'Malformed parameter required_floatingips: an address is repeated');
+      await refuse(
+        floatingIpReservation(NET_V6, 1, ['fe80::1%eth0']),
+        400,
+        'Malformed parameter required_floatingips: fe80::1%eth0 is not an IP address',
+      );
+      await refuse(
+        floatingIpReservation(NET_A, 1, ['172.24.4.10', '172.24.4.11']),
+        400,
+        'Invalid input for required_floatingips: 2 addresses required but amount is 1',
+      );
+      await refuse(
+        floatingIpReservation(NET_A, 2, ['172.24.4.10', '172.24.4.10']),
+        400,
+        'Malformed parameter required_floatingips: an address is repeated',
+      );
     });
 
     it('a required address not registered on that network: 400', async () => {
@@ -266,7 +335,9 @@ describe('floating IP reservations (api + projector + reactor, default configura
     it('new lease dates move the booking', async () => {
       await updateLease(lease.id, { end_date: on(9, '13:00') });
       const one = await client.get(`/v1/floatingips/${fipIds['172.24.4.12']}/allocation?reservation_id=${rid}`);
-      expect(one.body.allocation.reservations).toEqual([{ id: rid, lease_id: lease.id, start_date: tDate(on(9, '10:00')), end_date: tDate(on(9, '13:00')) }]);
+      expect(one.body.allocation.reservations).toEqual([
+        { id: rid, lease_id: lease.id, start_date: tDate(on(9, '10:00')), end_date: tDate(on(9, '13:00')) },
+      ]);
     });
 
     it('new dates that overlap another reservation of its address: a pending reservation moves to a free one', async () => {
@@ -282,21 +353,49 @@ describe('floating IP reservations (api + projector + reactor, default configura
       await refusedUpdate(pinned.id, { end_date: on(12, '13:00') }, 409, busy('172.24.4.10'));
     });
 
-    it('network_id is immutable and required_floatingips can only be cleared: 400; other types\' fields 400; a shortage 409', async () => {
+    it("network_id is immutable and required_floatingips can only be cleared: 400; other types' fields 400; a shortage 409", async () => {
       const before = await showLease(lease.id);
       await refusedUpdate(lease.id, { reservations: [{ id: rid, network_id: NET_B }] }, 400, 'network_id cannot be updated');
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, required_floatingips: ['172.24.4.12'] }] }, 400, 'required_floatingips can only be cleared (set to [])');
-      for (const [field, value] of [['vcpus', 1], ['affinity', null], ['flavor_id', 'x'], ['resource_properties', ''], ['min', 1], ['before_end', 'default']] as const) {
-        await refusedUpdate(lease.id, { reservations: [{ id: rid, [field]: value }] }, 400, `Parameter ${field} cannot be set on a virtual:floatingip reservation`);
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, required_floatingips: ['172.24.4.12'] }] },
+        400,
+        'required_floatingips can only be cleared (set to [])',
+      );
+      for (const [field, value] of [
+        ['vcpus', 1],
+        ['affinity', null],
+        ['flavor_id', 'x'],
+        ['resource_properties', ''],
+        ['min', 1],
+        ['before_end', 'default'],
+      ] as const) {
+        await refusedUpdate(
+          lease.id,
+          { reservations: [{ id: rid, [field]: value }] },
+          400,
+          `Parameter ${field} cannot be set on a virtual:floatingip reservation`,
+        );
       }
       await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 0 }] }, 400, MAX_AMOUNT_MESSAGE);
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, resource_type: 'virtual:instance' }] }, 409, 'resource_type cannot be updated');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, resource_type: 'virtual:instance' }] },
+        409,
+        'resource_type cannot be updated',
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 4 }] }, 409, shortage(3, 3, 4));
       expect(await showLease(lease.id)).toEqual(before);
 
-      const two = await createLease('fip-upd-2', on(13, '10:00'), on(13, '12:00'), [floatingIpReservation(NET_A, 2, ['172.24.4.10', '172.24.4.11'])]);
-      await refusedUpdate(two.id, { reservations: [{ id: two.reservations[0].id, amount: 1 }] }, 400,
-        'Invalid input for required_floatingips: 2 addresses required but amount is 1');
+      const two = await createLease('fip-upd-2', on(13, '10:00'), on(13, '12:00'), [
+        floatingIpReservation(NET_A, 2, ['172.24.4.10', '172.24.4.11']),
+      ]);
+      await refusedUpdate(
+        two.id,
+        { reservations: [{ id: two.reservations[0].id, amount: 1 }] },
+        400,
+        'Invalid input for required_floatingips: 2 addresses required but amount is 1',
+      );
     });
   });
 
@@ -326,16 +425,22 @@ describe('floating IP reservations (api + projector + reactor, default configura
     const created = (effects: { operation: string; address: string; already?: boolean }[]) =>
       effects.filter((e) => e.operation === 'floatingip.create' && e.already !== true).map((e) => e.address);
 
-    it('the start creates the reserved address in the lease\'s project', async () => {
+    it("the start creates the reserved address in the lease's project", async () => {
       lease = await createLease('fip-act', 'now', blazarDate(90), [floatingIpReservation(NET_D, 1)]);
       rid = lease.reservations[0].id;
       expect(await addressesOf(rid)).toEqual(['203.0.113.1']);
-      const active = await eventually(async () => {
-        const view = await showLease(lease.id);
-        return view.status === 'ACTIVE' ? view : undefined;
-      }, 20_000, 'ACTIVE');
+      const active = await eventually(
+        async () => {
+          const view = await showLease(lease.id);
+          return view.status === 'ACTIVE' ? view : undefined;
+        },
+        20_000,
+        'ACTIVE',
+      );
       expect(active.reservations[0]).toMatchObject({ status: 'active', amount: 1 });
-      const started = events().find((e) => e.type === 'Reservation.EffectsApplied' && e.data.reservationId === rid && e.data.phase === 'start');
+      const started = events().find(
+        (e) => e.type === 'Reservation.EffectsApplied' && e.data.reservationId === rid && e.data.phase === 'start',
+      );
       expect(created(started?.data.effects ?? [])).toEqual(['203.0.113.1']);
     });
 
@@ -353,9 +458,19 @@ describe('floating IP reservations (api + projector + reactor, default configura
     });
 
     it('once ACTIVE: amount cannot go below what it holds, network_id and required_floatingips as before: 400; a shortage 409', async () => {
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 1 }] }, 400, 'The amount of a started floating IP reservation cannot go below the 2 addresses it holds');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, amount: 1 }] },
+        400,
+        'The amount of a started floating IP reservation cannot go below the 2 addresses it holds',
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: rid, network_id: NET_A }] }, 400, 'network_id cannot be updated');
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, required_floatingips: ['203.0.113.3'] }] }, 400, 'required_floatingips can only be cleared (set to [])');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, required_floatingips: ['203.0.113.3'] }] },
+        400,
+        'required_floatingips can only be cleared (set to [])',
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 4 }] }, 409, shortage(3, 3, 4));
       const id = fipIds['203.0.113.1'] as string;
       await rejected(() => client.delete(`/v1/floatingips/${id}`), 409, `Can't delete floating IP ${id}. The floating IP is reserved.`);
@@ -376,7 +491,9 @@ describe('floating IP reservations (api + projector + reactor, default configura
         20_000,
         'end effects',
       );
-      const released = ended.data.effects.filter((e: { operation: string }) => e.operation === 'floatingip.delete').map((e: { address: string }) => e.address);
+      const released = ended.data.effects
+        .filter((e: { operation: string }) => e.operation === 'floatingip.delete')
+        .map((e: { address: string }) => e.address);
       expect(released.sort()).toEqual(['203.0.113.1', '203.0.113.2']);
       const id = fipIds['203.0.113.1'] as string;
       expect((await client.delete(`/v1/floatingips/${id}`)).status).toBe(204);
@@ -389,7 +506,10 @@ describe('floating IP reservations (api + projector + reactor, default configura
 describe('floating IP reservations with a 30-minute cleaning time', () => {
   let system: RunningSystem;
   let client: Client;
-  const { register, createLease, refusedLease, addressesOf } = bind(() => system, () => client);
+  const { register, createLease, refusedLease, addressesOf } = bind(
+    () => system,
+    () => client,
+  );
   const NET_K = '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a1c';
 
   beforeAll(async () => {
@@ -406,7 +526,14 @@ describe('floating IP reservations with a 30-minute cleaning time', () => {
     await createLease('k-full', on(1, '10:00'), on(1, '12:00'), [floatingIpReservation(NET_K, 2)]);
     await refusedLease('k-after', on(1, '12:20'), on(1, '13:00'), [floatingIpReservation(NET_K, 1)], 409, shortage(2, 0, 1));
     await refusedLease('k-before', on(1, '08:00'), on(1, '09:40'), [floatingIpReservation(NET_K, 1)], 409, shortage(2, 0, 1));
-    await refusedLease('k-required', on(1, '12:10'), on(1, '13:00'), [floatingIpReservation(NET_K, 1, ['192.0.2.11'])], 409, busy('192.0.2.11'));
+    await refusedLease(
+      'k-required',
+      on(1, '12:10'),
+      on(1, '13:00'),
+      [floatingIpReservation(NET_K, 1, ['192.0.2.11'])],
+      409,
+      busy('192.0.2.11'),
+    );
     const after = await createLease('k-after-ok', on(1, '12:30'), on(1, '13:00'), [floatingIpReservation(NET_K, 2)]);
     const before = await createLease('k-before-ok', on(1, '08:00'), on(1, '09:30'), [floatingIpReservation(NET_K, 1, ['192.0.2.11'])]);
     expect(await addressesOf(after.reservations[0].id)).toEqual(['192.0.2.10', '192.0.2.11']);

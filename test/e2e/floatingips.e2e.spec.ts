@@ -79,7 +79,7 @@ describe('floating IPs (/v1/floatingips)', () => {
   };
 
   describe('register, list, show, delete', () => {
-    it('POST answers 201 with the floating IP in Blazar\'s shape; list and show return the same document', async () => {
+    it("POST answers 201 with the floating IP in Blazar's shape; list and show return the same document", async () => {
       const network = newNetwork();
       const response = await client.post('/v1/floatingips', { floating_network_id: network, floating_ip_address: '172.24.4.101' });
       expect(response.status, describeBody(response)).toBe(201);
@@ -114,7 +114,9 @@ describe('floating IPs (/v1/floatingips)', () => {
       const network = newNetwork();
       const ids = [];
       for (const address of ['10.1.0.3', '10.1.0.1', '10.1.0.2']) ids.push((await register(network, address)).id);
-      const listed = (await client.get('/v1/floatingips')).body.floatingips.filter((ip: { floating_network_id: string }) => ip.floating_network_id === network);
+      const listed = (await client.get('/v1/floatingips')).body.floatingips.filter(
+        (ip: { floating_network_id: string }) => ip.floating_network_id === network,
+      );
       expect(listed.map((ip: { id: string }) => ip.id)).toEqual(ids);
     });
 
@@ -172,7 +174,7 @@ describe('floating IPs (/v1/floatingips)', () => {
     });
   });
 
-  describe('request validation: a 400 in Blazar\'s words, nothing written', () => {
+  describe("request validation: a 400 in Blazar's words, nothing written", () => {
     const network = '6c1f0a52-8e3b-4d2a-9f1e-0b7d3c5a9e10';
     const cases: readonly (readonly [string, unknown, string | RegExp])[] = [
       ['empty body', {}, 'Missing parameter floating_network_id'],
@@ -181,11 +183,27 @@ describe('floating IPs (/v1/floatingips)', () => {
       ['null network', { floating_network_id: null, floating_ip_address: '10.3.0.1' }, 'Missing parameter floating_network_id'],
       ['null address', { floating_network_id: network, floating_ip_address: null }, 'Missing parameter floating_ip_address'],
       ['numeric network', { floating_network_id: 7, floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id'],
-      ['empty network', { floating_network_id: '', floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
-      ['network not a UUID', { floating_network_id: 'not-a-uuid', floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
-      ['network UUID without dashes', { floating_network_id: network.replaceAll('-', ''), floating_ip_address: '10.3.0.1' }, 'Malformed parameter floating_network_id (must be a network UUID)'],
+      [
+        'empty network',
+        { floating_network_id: '', floating_ip_address: '10.3.0.1' },
+        'Malformed parameter floating_network_id (must be a network UUID)',
+      ],
+      [
+        'network not a UUID',
+        { floating_network_id: 'not-a-uuid', floating_ip_address: '10.3.0.1' },
+        'Malformed parameter floating_network_id (must be a network UUID)',
+      ],
+      [
+        'network UUID without dashes',
+        { floating_network_id: network.replaceAll('-', ''), floating_ip_address: '10.3.0.1' },
+        'Malformed parameter floating_network_id (must be a network UUID)',
+      ],
       ['numeric address', { floating_network_id: network, floating_ip_address: 167772161 }, 'Malformed parameter floating_ip_address'],
-      ['address object', { floating_network_id: network, floating_ip_address: { ip: '10.3.0.1' } }, 'Malformed parameter floating_ip_address'],
+      [
+        'address object',
+        { floating_network_id: network, floating_ip_address: { ip: '10.3.0.1' } },
+        'Malformed parameter floating_ip_address',
+      ],
       ...['', '10.3.0', '10.3.0.256', '010.3.0.1', ' 10.3.0.1', '10.3.0.0/24', 'fe80::1%eth0', '2001:db8::1::1', 'example.org'].map(
         (address) =>
           [
@@ -207,7 +225,7 @@ describe('floating IPs (/v1/floatingips)', () => {
   });
 
   describe('allocations (Leasehold extension, admin only)', () => {
-    it('GET /v1/floatingips/allocations lists every floating IP with the reservations holding it, in Blazar\'s date format', async () => {
+    it("GET /v1/floatingips/allocations lists every floating IP with the reservations holding it, in Blazar's date format", async () => {
       const network = newNetwork();
       const held = await register(network, '10.4.0.1');
       const start = dayAt(40, '10:00');
@@ -222,7 +240,12 @@ describe('floating IPs (/v1/floatingips)', () => {
       const expected = { id: lease.reservationId, lease_id: lease.leaseId, start_date: tDate(start), end_date: tDate(end) };
       expect(byId.get(held.id)).toEqual({ resource_id: held.id, reservations: [expected] });
       expect(Object.keys(byId.get(held.id) as object)).toEqual(['resource_id', 'reservations']);
-      expect(Object.keys((byId.get(held.id) as { reservations: object[] }).reservations[0] as object)).toEqual(['id', 'lease_id', 'start_date', 'end_date']);
+      expect(Object.keys((byId.get(held.id) as { reservations: object[] }).reservations[0] as object)).toEqual([
+        'id',
+        'lease_id',
+        'start_date',
+        'end_date',
+      ]);
       expect(byId.get(free.id)).toEqual({ resource_id: free.id, reservations: [] });
       // one entry per registered floating IP, in registration order
       const listed = (await client.get('/v1/floatingips')).body.floatingips.map((ip: { id: string }) => ip.id);
@@ -256,7 +279,11 @@ describe('floating IPs (/v1/floatingips)', () => {
       const network = newNetwork();
       const ip = await register(network, '10.6.0.1');
       const lease = await leaseOn(network, dayAt(60, '10:00'), dayAt(60, '11:00'));
-      await rejected(() => client.delete(`/v1/floatingips/${ip.id}`), 409, `Can't delete floating IP ${ip.id}. The floating IP is reserved.`);
+      await rejected(
+        () => client.delete(`/v1/floatingips/${ip.id}`),
+        409,
+        `Can't delete floating IP ${ip.id}. The floating IP is reserved.`,
+      );
       expect((await client.get(`/v1/floatingips/${ip.id}`)).status).toBe(200);
 
       expect((await client.delete(`/v1/leases/${lease.leaseId}`)).status).toBe(204);
@@ -296,7 +323,7 @@ describe('floating IPs (/v1/floatingips)', () => {
       expect(failed(await osc('show', created.id))).toContain(`ERROR: Floating IP ${created.id} not found.`);
     });
 
-    it('prints Blazar\'s error message for a refused create or delete, and writes nothing', async () => {
+    it("prints Blazar's error message for a refused create or delete, and writes nothing", async () => {
       const network = newNetwork();
       const ip = await register(network, '172.24.4.160');
       const before = ledgerCount(system.dataDir);

@@ -44,10 +44,14 @@ const statementsOf = async (run: () => Promise<unknown>): Promise<string[]> => {
   expect((await client.get('/v1/flavors')).status).toBe(200);
   await run();
   expect((await client.get('/v1/flavors')).status).toBe(200);
-  const lines = await eventually(async () => {
-    const logged = queryLines(apiSystem.output());
-    return markers(logged).length >= seen + 2 ? logged : undefined;
-  }, 10_000, 'the closing marker in the query log');
+  const lines = await eventually(
+    async () => {
+      const logged = queryLines(apiSystem.output());
+      return markers(logged).length >= seen + 2 ? logged : undefined;
+    },
+    10_000,
+    'the closing marker in the query log',
+  );
   const [start, end] = markers(lines).slice(seen, seen + 2) as [number, number];
   return lines.slice(start + 1, end).filter((line) => !line.includes('lh_checkpoints'));
 };
@@ -57,13 +61,18 @@ beforeAll(async () => {
   apiSystem = await startSystem({ dataDir, apps: ['api'], env: { LEASEHOLD_READ_MODEL_QUERY_LOG: '1' } });
   workers = await startSystem({ dataDir, apps: ['projector', 'reactor'] });
   const client = api(apiSystem.url);
-  for (const name of ['batch-1', 'batch-2']) expect((await client.post('/v1/os-hosts', { name, vcpus: 8, memory_mb: 16384, local_gb: 100 })).status).toBe(201);
+  for (const name of ['batch-1', 'batch-2'])
+    expect((await client.post('/v1/os-hosts', { name, vcpus: 8, memory_mb: 16384, local_gb: 100 })).status).toBe(201);
   expect((await client.post('/v1/floatingips', { floating_network_id: NET, floating_ip_address: '10.61.0.1' })).status).toBe(201);
   // one lease an hour, far ahead: a whole host, instance slots on the other, an address every tenth
   const lease = async (i: number): Promise<void> => {
     const start = blazarDate(60 * 24 * 400 + 60 * i);
     const end = blazarDate(60 * 24 * 400 + 60 * i + 50);
-    const reservations = [pinnedHost('batch-1'), instanceReservation(2, { vcpus: 1, memory_mb: 512, disk_gb: 5 }), ...(i % 10 === 0 ? [floatingIpReservation(NET, 1)] : [])];
+    const reservations = [
+      pinnedHost('batch-1'),
+      instanceReservation(2, { vcpus: 1, memory_mb: 512, disk_gb: 5 }),
+      ...(i % 10 === 0 ? [floatingIpReservation(NET, 1)] : []),
+    ];
     const created = await client.post('/v1/leases', { name: `batch-${i}`, start_date: start, end_date: end, reservations });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   };
@@ -92,7 +101,11 @@ describe('a page of leases with reservations and allocations', () => {
     const reservations = edges.flatMap((edge: any) => edge.node.reservations);
     expect(reservations).toHaveLength(LEASES * 2 + LEASES / 10);
     for (const reservation of reservations) expect(reservation.allocations.length, reservation.resource_type).toBeGreaterThan(0);
-    expect(reservations.filter((r: any) => r.resource_type === 'virtual:instance').every((r: any) => r.allocations.every((a: any) => a.slots?.count >= 1))).toBe(true);
+    expect(
+      reservations
+        .filter((r: any) => r.resource_type === 'virtual:instance')
+        .every((r: any) => r.allocations.every((a: any) => a.slots?.count >= 1)),
+    ).toBe(true);
     // the page of leases (their reservations are in the lease's row), the host bookings, the address bookings
     expect(many.length, many.join('\n')).toBe(few.length);
     expect(many.length, many.join('\n')).toBe(3);

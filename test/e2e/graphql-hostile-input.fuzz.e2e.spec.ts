@@ -33,16 +33,43 @@ const OPERATIONS = [
   'query($start: String!, $end: String!, $project_id: String, $group_by: String) { usage(start: $start, end: $end, project_id: $project_id, group_by: $group_by) { lines } }',
 ];
 
-const loneSurrogate = fc.tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff })).map(([before, unit]) => `${before}${String.fromCharCode(unit)}`);
+const loneSurrogate = fc
+  .tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff }))
+  .map(([before, unit]) => `${before}${String.fromCharCode(unit)}`);
 
 const hostileString = fc.oneof(
-  fc.constantFrom('\u0000', 'x\u0000y', '\u001b[2J', '\t', '\n', '\u007f', '\u0085', '\u202e', '', ' ', 'now', '2030-02-30 10:00', '__proto__', '-1', '1e308', '9'.repeat(30), 'a'.repeat(5000), '["==", "$gpu", "\\u0000"]', 'physical:host', 'virtual:floatingip'),
+  fc.constantFrom(
+    '\u0000',
+    'x\u0000y',
+    '\u001b[2J',
+    '\t',
+    '\n',
+    '\u007f',
+    '\u0085',
+    '\u202e',
+    '',
+    ' ',
+    'now',
+    '2030-02-30 10:00',
+    '__proto__',
+    '-1',
+    '1e308',
+    '9'.repeat(30),
+    'a'.repeat(5000),
+    '["==", "$gpu", "\\u0000"]',
+    'physical:host',
+    'virtual:floatingip',
+  ),
   loneSurrogate,
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ maxLength: 30 }),
 );
 
-const hostileNumber = fc.oneof(fc.constantFrom(-1, 0, 1.5, 1e308, 2 ** 31, 2 ** 53 + 2, 100_000), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const hostileNumber = fc.oneof(
+  fc.constantFrom(-1, 0, 1.5, 1e308, 2 ** 31, 2 ** 53 + 2, 100_000),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 
 const nested = (depth: number): unknown => (depth === 0 ? 'bottom' : { a: nested(depth - 1) });
 
@@ -61,7 +88,9 @@ const reservation = (extra: Record<string, unknown>) => ({ resource_type: 'physi
 const variablesFor = (operation: string): fc.Arbitrary<Record<string, unknown>> => {
   const window = { start_date: blazarDate(60 * 24 * 900), end_date: blazarDate(60 * 24 * 900 + 60) };
   const base: Record<string, unknown> = {
-    input: operation.includes('Host') ? { name: 'fuzz-host', capabilities: [{ key: 'k', value: 'v' }] } : { name: 'fuzz', ...window, reservations: [reservation({})] },
+    input: operation.includes('Host')
+      ? { name: 'fuzz-host', capabilities: [{ key: 'k', value: 'v' }] }
+      : { name: 'fuzz', ...window, reservations: [reservation({})] },
     id: operation.includes('Host') || operation.includes('host(') ? '1' : '00000000-0000-4000-8000-000000000000',
     filter: {},
     request: { duration: '60', reservations: [reservation({})] },
@@ -69,13 +98,29 @@ const variablesFor = (operation: string): fc.Arbitrary<Record<string, unknown>> 
     end: '2030-02-01 00:00',
   };
   const keys = [...operation.matchAll(/\$(\w+):/g)].map((match) => match[1] as string);
-  const fields = ['name', 'start_date', 'end_date', 'reservations', 'capabilities', 'vcpus', 'status', 'project_id', 'starts_after', 'duration', 'min', 'resource_type', 'key'];
-  return fc.tuple(fc.constantFrom(...keys), fc.option(fc.constantFrom(...fields), { nil: null }), hostileValue).map(([key, field, value]) => {
-    const variables = Object.fromEntries(keys.map((name) => [name, base[name]]));
-    const current = variables[key];
-    if (field === null || current === null || typeof current !== 'object') return { ...variables, [key]: value };
-    return { ...variables, [key]: { ...(current), [field]: value } };
-  });
+  const fields = [
+    'name',
+    'start_date',
+    'end_date',
+    'reservations',
+    'capabilities',
+    'vcpus',
+    'status',
+    'project_id',
+    'starts_after',
+    'duration',
+    'min',
+    'resource_type',
+    'key',
+  ];
+  return fc
+    .tuple(fc.constantFrom(...keys), fc.option(fc.constantFrom(...fields), { nil: null }), hostileValue)
+    .map(([key, field, value]) => {
+      const variables = Object.fromEntries(keys.map((name) => [name, base[name]]));
+      const current = variables[key];
+      if (field === null || current === null || typeof current !== 'object') return { ...variables, [key]: value };
+      return { ...variables, [key]: { ...current, [field]: value } };
+    });
 };
 
 const hostileDocument = fc.oneof(
@@ -92,7 +137,15 @@ const hostileDocument = fc.oneof(
   ),
 );
 
-const rawBody = fc.constantFrom<string | Buffer>('{', 'null', '[]', '{"query": 5}', '{"query": "{ leases { edges { cursor } } }", "variables": "x"}', Buffer.from('{"query":"\xc3\x28"}', 'latin1'), Buffer.from([0xff, 0xfe, 0x7b, 0x00]));
+const rawBody = fc.constantFrom<string | Buffer>(
+  '{',
+  'null',
+  '[]',
+  '{"query": 5}',
+  '{"query": "{ leases { edges { cursor } } }", "variables": "x"}',
+  Buffer.from('{"query":"\xc3\x28"}', 'latin1'),
+  Buffer.from([0xff, 0xfe, 0x7b, 0x00]),
+);
 
 interface Hostile {
   readonly body: string | Buffer;
@@ -100,10 +153,22 @@ interface Hostile {
 }
 
 const hostileRequest: fc.Arbitrary<Hostile> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...OPERATIONS).chain((query) => variablesFor(query).map((variables) => ({ body: JSON.stringify({ query, variables }), contentType: 'application/json' }))) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .constantFrom(...OPERATIONS)
+      .chain((query) =>
+        variablesFor(query).map((variables) => ({ body: JSON.stringify({ query, variables }), contentType: 'application/json' })),
+      ),
+  },
   { weight: 2, arbitrary: hostileDocument.map((query) => ({ body: JSON.stringify({ query }), contentType: 'application/json' })) },
   { weight: 1, arbitrary: rawBody.map((body) => ({ body, contentType: 'application/json' })) },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/graphql').map((contentType) => ({ body: '{ leases { edges { cursor } } }', contentType })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/graphql')
+      .map((contentType) => ({ body: '{ leases { edges { cursor } } }', contentType })),
+  },
 );
 
 const forbiddenIn = (value: unknown, at = '$'): string | null => {
@@ -121,7 +186,11 @@ let system: RunningSystem;
 
 beforeAll(async () => {
   system = await startSystem();
-  const created = await fetch(`${system.url}/v1/os-hosts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'fuzz-existing', vcpus: 4 }) });
+  const created = await fetch(`${system.url}/v1/os-hosts`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'fuzz-existing', vcpus: 4 }),
+  });
   expect(created.status).toBe(201);
 });
 
@@ -137,14 +206,25 @@ describe(`hostile input against /graphql (seed ${SEED}, ${RUNS} requests)`, () =
         const headOf = (): number => (db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events').get() as { head: number }).head;
         try {
           const before = headOf();
-          const response = await fetch(`${system.url}/graphql`, { method: 'POST', headers: { 'Content-Type': request.contentType }, body: request.body });
+          const response = await fetch(`${system.url}/graphql`, {
+            method: 'POST',
+            headers: { 'Content-Type': request.contentType },
+            body: request.body,
+          });
           const text = await response.text();
           const what = `${response.status} ${text.slice(0, 300)} <- ${String(request.body).slice(0, 300)}`;
           expect(response.status, what).toBeLessThan(500);
-          const answer = JSON.parse(text) as { errors?: { extensions?: { code?: string } }[]; data?: Record<string, unknown> | null; error_code?: number };
+          const answer = JSON.parse(text) as {
+            errors?: { extensions?: { code?: string } }[];
+            data?: Record<string, unknown> | null;
+            error_code?: number;
+          };
           for (const error of answer.errors ?? []) expect(error.extensions?.code, what).not.toBe('INTERNAL_SERVER_ERROR');
           const accepted = answer.data != null && Object.values(answer.data).some((value) => value !== null);
-          const appended = db.prepare('SELECT type, data FROM events WHERE position > ? ORDER BY position').all(before) as { type: string; data: string }[];
+          const appended = db.prepare('SELECT type, data FROM events WHERE position > ? ORDER BY position').all(before) as {
+            type: string;
+            data: string;
+          }[];
           if (!accepted) expect(appended, what).toEqual([]);
           for (const event of appended) expect(forbiddenIn(JSON.parse(event.data)), `${what}: ${event.type}`).toBeNull();
         } finally {

@@ -72,18 +72,32 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('GraphQL with Keyston
     expect(own.data.leases.edges.every((edge: any) => edge.node.project_id === projectA)).toBe(true);
 
     const bob = graphqlClient(system.url, tokens.bob ?? null);
-    expect(firstError(await bob(`query($id: ID!) { lease(id: $id) { id } }`, { id: leaseId }))).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:get to be performed" });
+    expect(firstError(await bob(`query($id: ID!) { lease(id: $id) { id } }`, { id: leaseId }))).toEqual({
+      code: 'FORBIDDEN',
+      error_message: "Policy doesn't allow blazar:leases:get to be performed",
+    });
     const rita = graphqlClient(system.url, tokens.rita ?? null);
     expect((await rita(`query($id: ID!) { lease(id: $id) { id } }`, { id: leaseId })).data.lease.id).toBe(leaseId);
-    expect(firstError(await rita(CREATE, { input: { name: 'ks-reader', ...window(301) } }))).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:post to be performed" });
+    expect(firstError(await rita(CREATE, { input: { name: 'ks-reader', ...window(301) } }))).toEqual({
+      code: 'FORBIDDEN',
+      error_message: "Policy doesn't allow blazar:leases:post to be performed",
+    });
     expect((await graphqlClient(system.url, 'not-a-keystone-token')(`{ leases { edges { cursor } } }`)).status).toBe(401);
   });
 
   it("a Keystone token in the WebSocket's init payload subscribes to the member's own lease", async () => {
     const alice = graphqlClient(system.url, tokens.alice ?? null);
     const leaseId = (await alice(CREATE, { input: { name: 'ks-sub', ...window(302), reservations: [] } })).data.createLease.id as string;
-    client = createClient({ url: `${system.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-Auth-Token': tokens.alice }, retryAttempts: 0 });
-    const iterator = client.iterate({ query: `subscription($id: ID!) { leaseEvents(leaseId: $id) { type actor { project_id } } }`, variables: { id: leaseId } });
+    client = createClient({
+      url: `${system.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'X-Auth-Token': tokens.alice },
+      retryAttempts: 0,
+    });
+    const iterator = client.iterate({
+      query: `subscription($id: ID!) { leaseEvents(leaseId: $id) { type actor { project_id } } }`,
+      variables: { id: leaseId },
+    });
     const first = await iterator.next();
     await iterator.return?.();
     expect(first.value.data.leaseEvents.type).toBe('lease.created');

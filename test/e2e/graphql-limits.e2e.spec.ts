@@ -39,15 +39,21 @@ describe('limits', () => {
     const wide = await graphql('{ leases(first: 500) { edges { node { id } } } }');
     expect(wide.status).toBe(400);
     expect(wide.errors?.[0]?.message).toBe('Query too costly: up to 1001 objects, at most 1000 (ask for smaller pages)');
-    const aliased = await graphql(`{ ${Array.from({ length: 30 }, (_, i) => `a${i}: leases(first: 20) { edges { node { id } } }`).join(' ')} }`);
+    const aliased = await graphql(
+      `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: leases(first: 20) { edges { node { id } } }`).join(' ')} }`,
+    );
     expect(aliased.errors?.[0]?.message).toMatch(/^Query too costly: up to \d+ objects, at most 1000/);
-    const fragments = await graphql('query($n: Int) { leases(first: $n) { ...Page } } fragment Page on LeaseConnection { edges { node { id reservations { id } } } }');
+    const fragments = await graphql(
+      'query($n: Int) { leases(first: $n) { ...Page } } fragment Page on LeaseConnection { edges { node { id reservations { id } } } }',
+    );
     expect(fragments.errors?.[0]?.message).toMatch(/^Query too costly/);
     expect((await graphql('{ leases(first: 10) { edges { node { id reservations { id } } } } }')).errors).toBeUndefined();
   });
 
   it('a fragment that spreads itself is refused as GraphQL refuses it, not walked forever', async () => {
-    const reply = await graphqlClient(system.url)('{ leases { ...Loop } } fragment Loop on LeaseConnection { pageInfo { hasNextPage } ...Loop }');
+    const reply = await graphqlClient(system.url)(
+      '{ leases { ...Loop } } fragment Loop on LeaseConnection { pageInfo { hasNextPage } ...Loop }',
+    );
     expect(reply.status).toBe(400);
     expect(reply.errors?.map((e) => e.message)).toContain('Cannot spread fragment "Loop" within itself.');
   });
@@ -68,7 +74,12 @@ describe('the explorer page', () => {
     expect(html).toContain('<title>Leasehold GraphQL</title>');
     expect(html).not.toMatch(/https?:\/\//);
     const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
-    expect(files).toEqual(['/graphql-explorer/graphiql.css', ...['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'explorer.js'].map((name) => `/graphql-explorer/${name}`)]);
+    expect(files).toEqual([
+      '/graphql-explorer/graphiql.css',
+      ...['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'explorer.js'].map(
+        (name) => `/graphql-explorer/${name}`,
+      ),
+    ]);
     for (const file of files) {
       const served = await fetch(`${system.url}${file}`);
       expect(served.status, file).toBe(200);
@@ -77,27 +88,44 @@ describe('the explorer page', () => {
     expect((await fetch(`${system.url}/graphql-explorer/package.json`)).status).toBe(404);
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('renders in headless Chromium, loading nothing from elsewhere, and runs its example query against /graphql', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = await browser.newPage();
-      const elsewhere: string[] = [];
-      const errors: string[] = [];
-      page.on('request', (request) => void (new URL(request.url()).origin === system.url ? undefined : elsewhere.push(request.url())));
-      page.on('pageerror', (error) => void errors.push(error.message));
-      await page.goto(`${system.url}/graphql`);
-      await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-      const answered = page.waitForResponse((response) => response.url() === `${system.url}/graphql` && response.request().method() === 'POST' && (response.request().postData() ?? '').includes('query Leases'));
-      await page.click('.graphiql-execute-button');
-      expect((await answered).status()).toBe(200);
-      await expect.poll(() => page.locator('.graphiql-response').innerText(), { timeout: 30_000 }).toContain('"hasNextPage"');
-      expect(elsewhere).toEqual([]);
-      expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 90_000);
+  it.skipIf(!existsSync(CHROMIUM))(
+    'renders in headless Chromium, loading nothing from elsewhere, and runs its example query against /graphql',
+    async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const elsewhere: string[] = [];
+        const errors: string[] = [];
+        page.on('request', (request) => void (new URL(request.url()).origin === system.url ? undefined : elsewhere.push(request.url())));
+        page.on('pageerror', (error) => void errors.push(error.message));
+        await page.goto(`${system.url}/graphql`);
+        await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+        const answered = page.waitForResponse(
+          (response) =>
+            response.url() === `${system.url}/graphql` &&
+            response.request().method() === 'POST' &&
+            (response.request().postData() ?? '').includes('query Leases'),
+        );
+        await page.click('.graphiql-execute-button');
+        expect((await answered).status()).toBe(200);
+        await expect.poll(() => page.locator('.graphiql-response').innerText(), { timeout: 30_000 }).toContain('"hasNextPage"');
+        expect(elsewhere).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    90_000,
+  );
 });

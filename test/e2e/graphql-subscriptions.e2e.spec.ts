@@ -47,13 +47,22 @@ const socket = (token: string | null): Client => {
 let day = 0;
 const leaseOf = async (who: Who): Promise<string> => {
   day++;
-  const created = await rest(who, 'POST', '/v1/leases', { name: `sub-${who}-${day}`, start_date: blazarDate(60 * 24 * (200 + day)), end_date: blazarDate(60 * 24 * (200 + day) + 60), reservations: [] });
+  const created = await rest(who, 'POST', '/v1/leases', {
+    name: `sub-${who}-${day}`,
+    start_date: blazarDate(60 * 24 * (200 + day)),
+    end_date: blazarDate(60 * 24 * (200 + day) + 60),
+    reservations: [],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.lease.id;
 };
 
 /** Collects a subscription's events until `count` have come (or it ends), with a deadline. */
-const collect = async (iterator: AsyncIterableIterator<any>, count: number, onFirst: () => Promise<unknown> = async () => undefined): Promise<any[]> => {
+const collect = async (
+  iterator: AsyncIterableIterator<any>,
+  count: number,
+  onFirst: () => Promise<unknown> = async () => undefined,
+): Promise<any[]> => {
   const seen: any[] = [];
   const deadline = setTimeout(() => void iterator.return?.(), 15_000);
   try {
@@ -104,7 +113,10 @@ describe('leaseEvents', () => {
     // from a position on, and of some types only
     const after = entries[0].position;
     const later = await collect(
-      socket(IDENTITIES.member.token).iterate({ query: `subscription($id: ID!, $after: Float) { leaseEvents(leaseId: $id, after: $after, types: ["lease.deleted"]) { position type } }`, variables: { id: leaseId, after } }),
+      socket(IDENTITIES.member.token).iterate({
+        query: `subscription($id: ID!, $after: Float) { leaseEvents(leaseId: $id, after: $after, types: ["lease.deleted"]) { position type } }`,
+        variables: { id: leaseId, after },
+      }),
       1,
     );
     expect(later.map((message) => message.data.leaseEvents.type)).toEqual(['lease.deleted']);
@@ -115,7 +127,10 @@ describe('leaseEvents', () => {
     const client = socket(IDENTITIES.member.token);
     const query = `subscription($id: ID!) { leaseEvents(leaseId: $id) { position } }`;
     const forbidden = await collect(client.iterate({ query, variables: { id: other } }), 1);
-    expect(forbidden[0].errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:get to be performed" });
+    expect(forbidden[0].errors[0].extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      error_message: "Policy doesn't allow blazar:leases:get to be performed",
+    });
     const missing = await collect(client.iterate({ query, variables: { id: '00000000-0000-4000-8000-000000000000' } }), 1);
     expect(missing[0].errors[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect((await rest('member', 'GET', `/v1/leases/${other}/history`)).status).toBe(403);

@@ -57,7 +57,9 @@ beforeAll(async () => {
   const file = join(tokensDir, 'tokens.json');
   writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
   system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
-  expect((await rest('admin', 'POST', '/v1/os-hosts', { name: 'gql-gpu', vcpus: 8, memory_mb: 16384, local_gb: 100, gpu: 'true' })).status).toBe(201);
+  expect(
+    (await rest('admin', 'POST', '/v1/os-hosts', { name: 'gql-gpu', vcpus: 8, memory_mb: 16384, local_gb: 100, gpu: 'true' })).status,
+  ).toBe(201);
   expect((await rest('admin', 'POST', '/v1/os-hosts', { name: 'gql-plain', vcpus: 8, memory_mb: 16384, local_gb: 100 })).status).toBe(201);
   expect((await rest('admin', 'POST', '/v1/floatingips', { floating_network_id: NET, floating_ip_address: '10.62.0.1' })).status).toBe(201);
   const own = await rest('member', 'POST', '/v1/leases', {
@@ -82,21 +84,32 @@ describe('queries answer what REST answers', () => {
     const data = ok(await gql('member')(`query($id: ID!) { lease(id: $id) { ${LEASE_FIELDS} } }`, { id: ownLease }));
     const expected = await rest('member', 'GET', `/v1/leases/${ownLease}`);
     expect(data.lease).toEqual(expected.body.lease);
-    expect(data.lease.reservations.map((r: any) => r.end_action).sort()).toEqual(['delete_servers_on_hosts', 'delete_servers_using_flavor', 'release_addresses']);
+    expect(data.lease.reservations.map((r: any) => r.end_action).sort()).toEqual([
+      'delete_servers_on_hosts',
+      'delete_servers_using_flavor',
+      'release_addresses',
+    ]);
   });
 
   it("each reservation's allocations are the hosts and addresses REST's allocation views give it (admins)", async () => {
     const data = ok(
-      await gql('admin')(`query($id: ID!) { lease(id: $id) { reservations { id resource_type allocations { resource_kind resource_id reservation_id lease_id slots { count vcpus memory_mb disk_gb } } } } }`, {
-        id: ownLease,
-      }),
+      await gql('admin')(
+        `query($id: ID!) { lease(id: $id) { reservations { id resource_type allocations { resource_kind resource_id reservation_id lease_id slots { count vcpus memory_mb disk_gb } } } } }`,
+        {
+          id: ownLease,
+        },
+      ),
     );
     const hosts = (await rest('admin', 'GET', `/v1/os-hosts/allocations?lease_id=${ownLease}`)).body.allocations;
     const ips = (await rest('admin', 'GET', `/v1/floatingips/allocations?lease_id=${ownLease}`)).body.allocations;
     const pairs = (allocations: any[]) =>
       allocations.flatMap((a: any) => a.reservations.map((r: any) => `${a.resource_id}/${r.id}`)).sort();
     const fromGraphql = (kind: string) =>
-      data.lease.reservations.flatMap((r: any) => r.allocations.filter((a: any) => a.resource_kind === kind).map((a: any) => `${a.resource_id}/${a.reservation_id}`)).sort();
+      data.lease.reservations
+        .flatMap((r: any) =>
+          r.allocations.filter((a: any) => a.resource_kind === kind).map((a: any) => `${a.resource_id}/${a.reservation_id}`),
+        )
+        .sort();
     expect(fromGraphql('host')).toEqual(pairs(hosts));
     expect(fromGraphql('floatingip')).toEqual(pairs(ips));
     const slots = data.lease.reservations.find((r: any) => r.resource_type === 'virtual:instance').allocations;
@@ -106,9 +119,12 @@ describe('queries answer what REST answers', () => {
 
   it("a lease's history is GET /v1/leases/{id}/history", async () => {
     const data = ok(
-      await gql('member')(`query($id: ID!) { lease(id: $id) { history { position recorded_at type actor { user_id project_id system } request_id correlation_id causation_id summary data } } }`, {
-        id: ownLease,
-      }),
+      await gql('member')(
+        `query($id: ID!) { lease(id: $id) { history { position recorded_at type actor { user_id project_id system } request_id correlation_id causation_id summary data } } }`,
+        {
+          id: ownLease,
+        },
+      ),
     );
     expect(data.lease.history).toEqual((await rest('member', 'GET', `/v1/leases/${ownLease}/history`)).body.history);
     expect(data.lease.history.length).toBeGreaterThan(1);
@@ -143,7 +159,11 @@ describe('queries answer what REST answers', () => {
       ),
     );
     expect(data.availability).toEqual((await rest('member', 'POST', '/v1/availability', search)).body);
-    const usage = ok(await gql('member')(`{ usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00") { start end project_id group_by as_of_position as_of rate_card lines totals } }`));
+    const usage = ok(
+      await gql('member')(
+        `{ usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00") { start end project_id group_by as_of_position as_of rate_card lines totals } }`,
+      ),
+    );
     const expected = (await rest('member', 'GET', '/v1/usage?start=2020-01-01%2000:00&end=2040-01-01%2000:00')).body.usage;
     expect(usage.usage).toEqual({ ...expected, as_of_position: usage.usage.as_of_position, as_of: usage.usage.as_of });
     expect(usage.usage.lines).toEqual(expected.lines);
@@ -152,11 +172,16 @@ describe('queries answer what REST answers', () => {
   it('capacity(...) is GET /v1/capacity for admins; members are refused before any argument is read', async () => {
     const query = `{ capacity(start: "2030-01-01 00:00", end: "2030-01-02 00:00", step: "PT6H", failure_domain: "rack") { start end step_minutes failure_domain pools leases } }`;
     const data = ok(await gql('admin')(query));
-    const expected = (await rest('admin', 'GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-01-02%2000:00&step=PT6H&failure_domain=rack')).body.capacity;
+    const expected = (
+      await rest('admin', 'GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-01-02%2000:00&step=PT6H&failure_domain=rack')
+    ).body.capacity;
     expect(data.capacity).toEqual(expected);
     expect(data.capacity.pools.length).toBeGreaterThan(0);
     const refused = await gql('member')(`{ capacity(start: "not a date", end: "2030-01-02 00:00") { start } }`);
-    expect(firstError(refused)).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow leasehold:capacity:get to be performed" });
+    expect(firstError(refused)).toEqual({
+      code: 'FORBIDDEN',
+      error_message: "Policy doesn't allow leasehold:capacity:get to be performed",
+    });
   });
 });
 
@@ -177,19 +202,23 @@ describe('leases: a page at a time, filtered', () => {
   };
 
   it('pages through exactly the leases GET /v1/leases lists, in its order, for admins and for members', async () => {
-    for (let i = 0; i < 3; i++) expect((await rest('member', 'POST', '/v1/leases', { name: `gql-page-${i}`, ...window(), reservations: [] })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await rest('member', 'POST', '/v1/leases', { name: `gql-page-${i}`, ...window(), reservations: [] })).status).toBe(201);
     for (const who of ['admin', 'member', 'reader'] as const) {
       const listed = (await rest(who, 'GET', '/v1/leases')).body.leases.map((lease: any) => lease.id);
-      expect((await allPages(who)).map((lease) => lease.id), who).toEqual(listed);
+      expect(
+        (await allPages(who)).map((lease) => lease.id),
+        who,
+      ).toEqual(listed);
     }
     expect((await allPages('member')).every((lease) => lease.project_id === 'project-a')).toBe(true);
   });
 
   it('filters by project, name, status and dates; a member naming another project gets none of its leases', async () => {
     expect((await allPages('admin', { project_id: 'project-b' })).map((lease) => lease.id)).toEqual([otherLease]);
-    expect((await allPages('member', { project_id: 'project-b' }))).toEqual([]);
+    expect(await allPages('member', { project_id: 'project-b' })).toEqual([]);
     expect((await allPages('member', { name: 'gql-own' })).map((lease) => lease.id)).toEqual([ownLease]);
-    expect((await allPages('admin', { status: 'ACTIVE' }))).toEqual([]);
+    expect(await allPages('admin', { status: 'ACTIVE' })).toEqual([]);
     expect((await allPages('admin', { status: 'PENDING' })).length).toBe((await rest('admin', 'GET', '/v1/leases')).body.leases.length);
     const own = (await rest('member', 'GET', `/v1/leases/${ownLease}`)).body.lease;
     const date = (t: string) => `${t.slice(0, 16)}Z`;
@@ -198,7 +227,10 @@ describe('leases: a page at a time, filtered', () => {
   });
 
   it('refuses a malformed filter, page size or cursor as REST refuses a malformed parameter', async () => {
-    expect(firstError(await gql('admin')(PAGE, { first: 501 }))).toEqual({ code: 'BAD_REQUEST', error_message: 'Malformed parameter first (an integer from 1 to 500)' });
+    expect(firstError(await gql('admin')(PAGE, { first: 501 }))).toEqual({
+      code: 'BAD_REQUEST',
+      error_message: 'Malformed parameter first (an integer from 1 to 500)',
+    });
     expect(firstError(await gql('admin')(PAGE, { after: 'not-a-cursor' }))?.code).toBe('BAD_REQUEST');
     expect(firstError(await gql('admin')(PAGE, { filter: { starts_after: 'tomorrow' } }))?.error_message).toBe(
       'Malformed parameter starts_after (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)',
@@ -229,18 +261,28 @@ describe('the policy, mirrored from REST (policy-matrix.e2e.spec.ts)', () => {
     else expect(firstError(reply)).toEqual(denied('blazar:leases:get'));
   });
 
-  it.each(['member', 'reader', 'norole'] as const)('hosts, host(id) and allocations are for admins: %s is refused as by REST', async (who) => {
-    expect(firstError(await gql(who)('{ hosts { id } }'))).toEqual(denied('blazar:oshosts:get'));
-    expect(firstError(await gql(who)('{ host(id: "1") { id } }'))).toEqual(denied('blazar:oshosts:get'));
-    expect((await rest(who, 'GET', '/v1/os-hosts')).status).toBe(403);
-    if (who === 'norole') return;
-    // the lease is theirs: it is answered, its allocations (an admin view in REST) are null, each with the refusal
-    const reply = await gql(who)(`query($id: ID!) { lease(id: $id) { id reservations { resource_type allocations { resource_id } } } }`, { id: ownLease });
-    expect(reply.data.lease.id).toBe(ownLease);
-    expect(reply.data.lease.reservations.map((r: any) => r.allocations)).toEqual([null, null, null]);
-    const messages = new Set(reply.errors?.map((e) => e.extensions.error_message));
-    expect(messages).toEqual(new Set(["Policy doesn't allow blazar:oshosts:get_allocations to be performed", "Policy doesn't allow blazar:floatingips:get_allocations to be performed"]));
-  });
+  it.each(['member', 'reader', 'norole'] as const)(
+    'hosts, host(id) and allocations are for admins: %s is refused as by REST',
+    async (who) => {
+      expect(firstError(await gql(who)('{ hosts { id } }'))).toEqual(denied('blazar:oshosts:get'));
+      expect(firstError(await gql(who)('{ host(id: "1") { id } }'))).toEqual(denied('blazar:oshosts:get'));
+      expect((await rest(who, 'GET', '/v1/os-hosts')).status).toBe(403);
+      if (who === 'norole') return;
+      // the lease is theirs: it is answered, its allocations (an admin view in REST) are null, each with the refusal
+      const reply = await gql(who)(`query($id: ID!) { lease(id: $id) { id reservations { resource_type allocations { resource_id } } } }`, {
+        id: ownLease,
+      });
+      expect(reply.data.lease.id).toBe(ownLease);
+      expect(reply.data.lease.reservations.map((r: any) => r.allocations)).toEqual([null, null, null]);
+      const messages = new Set(reply.errors?.map((e) => e.extensions.error_message));
+      expect(messages).toEqual(
+        new Set([
+          "Policy doesn't allow blazar:oshosts:get_allocations to be performed",
+          "Policy doesn't allow blazar:floatingips:get_allocations to be performed",
+        ]),
+      );
+    },
+  );
 
   it('no token, or one nobody issued: 401 before anything runs, as keystonemiddleware answers REST', async () => {
     const unauthorized = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
@@ -256,7 +298,9 @@ describe('the policy, mirrored from REST (policy-matrix.e2e.spec.ts)', () => {
       expect(ledgerCount(system.dataDir)).toBe(before);
     }
     // a query in a GET (no token: the middleware lets GETs outside /v1 through) is refused by GraphQL itself
-    const get = await fetch(`${system.url}/graphql?query=${encodeURIComponent('{ leases { edges { cursor } } }')}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const get = await fetch(`${system.url}/graphql?query=${encodeURIComponent('{ leases { edges { cursor } } }')}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     const answer = (await get.json()) as { errors: { extensions: unknown }[] };
     expect(answer.errors[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
@@ -269,14 +313,33 @@ const DELETE = `mutation($id: ID!) { deleteLease(id: $id) }`;
 describe('mutations run the REST use cases', () => {
   it('createLease, updateLease, deleteLease: the lease REST shows, read back at once (read-your-writes), gone after', async () => {
     const graphql = gql('member');
-    const created = await graphql(CREATE, { input: { name: 'gql-made', ...window(), reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] } });
+    const created = await graphql(CREATE, {
+      input: { name: 'gql-made', ...window(), reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] },
+    });
     const lease = ok(created).createLease;
     expect(lease).toMatchObject({ name: 'gql-made', project_id: 'project-a', user_id: 'u-member', status: 'PENDING' });
     expect(Number(created.headers.get('x-leasehold-position'))).toBeGreaterThan(0);
     // the next read, at once, in another request: the projector's rows are waited for as REST waits
-    const listed = ok(await graphql(`{ leases(filter: { name: "gql-made" }) { edges { node { id reservations { id } } } } }`));
+    const listed = ok(
+      await graphql(`
+        {
+          leases(filter: { name: "gql-made" }) {
+            edges {
+              node {
+                id
+                reservations {
+                  id
+                }
+              }
+            }
+          }
+        }
+      `),
+    );
     expect(listed.leases.edges.map((e: any) => e.node.id)).toEqual([lease.id]);
-    expect((await rest('member', 'GET', `/v1/leases/${lease.id}`)).body.lease.reservations.map((r: any) => r.id)).toEqual(lease.reservations.map((r: any) => r.id));
+    expect((await rest('member', 'GET', `/v1/leases/${lease.id}`)).body.lease.reservations.map((r: any) => r.id)).toEqual(
+      lease.reservations.map((r: any) => r.id),
+    );
     const renamed = ok(await graphql(UPDATE, { id: lease.id, input: { name: 'gql-renamed' } }));
     expect(renamed.updateLease.name).toBe('gql-renamed');
     expect((await rest('member', 'GET', `/v1/leases/${lease.id}`)).body.lease.name).toBe('gql-renamed');
@@ -285,15 +348,24 @@ describe('mutations run the REST use cases', () => {
   });
 
   it("every event a mutation writes names its caller and request, as REST's do (read from the lease's history)", async () => {
-    const created = await gql('member')(CREATE, { input: { name: 'gql-audit', ...window(), reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] } });
+    const created = await gql('member')(CREATE, {
+      input: { name: 'gql-audit', ...window(), reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] },
+    });
     const leaseId = ok(created).createLease.id;
     const requestId = created.headers.get('x-openstack-request-id');
     const updated = await gql('member')(UPDATE, { id: leaseId, input: { name: 'gql-audit-2' } });
     ok(updated);
-    const history = ok(await gql('member')(`query($id: ID!) { lease(id: $id) { history { type actor { user_id project_id system } request_id } } }`, { id: leaseId })).lease.history;
+    const history = ok(
+      await gql('member')(`query($id: ID!) { lease(id: $id) { history { type actor { user_id project_id system } request_id } } }`, {
+        id: leaseId,
+      }),
+    ).lease.history;
     expect(history.length).toBeGreaterThanOrEqual(3);
     for (const entry of history) expect(entry.actor).toEqual({ user_id: 'u-member', project_id: 'project-a', system: null });
-    expect(history.filter((entry: any) => entry.request_id === requestId).map((entry: any) => entry.type)).toEqual(['lease.created', 'host.booked']);
+    expect(history.filter((entry: any) => entry.request_id === requestId).map((entry: any) => entry.type)).toEqual([
+      'lease.created',
+      'host.booked',
+    ]);
     expect(history.at(-1).request_id).toBe(updated.headers.get('x-openstack-request-id'));
   });
 
@@ -303,31 +375,51 @@ describe('mutations run the REST use cases', () => {
     ['member', 'other', false],
     ['reader', 'own', false],
     ['norole', 'own', false],
-  ] as const)('updateLease as %s on %s project: allowed=%s, as PUT /v1/leases/{id}; a refusal writes nothing', async (who, whose, allowed) => {
-    const id = whose === 'own' ? ownLease : otherLease;
-    const before = ledgerCount(system.dataDir);
-    const reply = await gql(who)(UPDATE, { id, input: { name: whose === 'own' ? 'gql-own' : 'gql-other' } });
-    if (allowed) expect(ok(reply).updateLease.id).toBe(id);
-    else {
-      expect(firstError(reply)).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:put to be performed" });
-      expect(ledgerCount(system.dataDir)).toBe(before);
-      expect((await rest(who, 'PUT', `/v1/leases/${id}`, { name: 'x' })).status).toBe(403);
-      // in the audit log of refused writes, as REST's refusals are
-      const audit = (await rest('admin', 'GET', `/v1/audit?outcome=refused&project_id=${IDENTITIES[who].project_id}`)).body.audit;
-      const entry = audit.find((candidate: { request_id: string }) => candidate.request_id === reply.headers.get('x-openstack-request-id'));
-      expect(entry).toMatchObject({ actor: { user_id: IDENTITIES[who].user_id }, data: { operation: 'graphql:updateLease', method: 'POST', path: '/graphql', status: 403 } });
-    }
-  });
+  ] as const)(
+    'updateLease as %s on %s project: allowed=%s, as PUT /v1/leases/{id}; a refusal writes nothing',
+    async (who, whose, allowed) => {
+      const id = whose === 'own' ? ownLease : otherLease;
+      const before = ledgerCount(system.dataDir);
+      const reply = await gql(who)(UPDATE, { id, input: { name: whose === 'own' ? 'gql-own' : 'gql-other' } });
+      if (allowed) expect(ok(reply).updateLease.id).toBe(id);
+      else {
+        expect(firstError(reply)).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:leases:put to be performed" });
+        expect(ledgerCount(system.dataDir)).toBe(before);
+        expect((await rest(who, 'PUT', `/v1/leases/${id}`, { name: 'x' })).status).toBe(403);
+        // in the audit log of refused writes, as REST's refusals are
+        const audit = (await rest('admin', 'GET', `/v1/audit?outcome=refused&project_id=${IDENTITIES[who].project_id}`)).body.audit;
+        const entry = audit.find(
+          (candidate: { request_id: string }) => candidate.request_id === reply.headers.get('x-openstack-request-id'),
+        );
+        expect(entry).toMatchObject({
+          actor: { user_id: IDENTITIES[who].user_id },
+          data: { operation: 'graphql:updateLease', method: 'POST', path: '/graphql', status: 403 },
+        });
+      }
+    },
+  );
 
   it('createHost, updateHost, deleteHost: admins only, with the host REST shows', async () => {
-    const made = ok(await gql('admin')(`mutation { createHost(input: { name: "gql-made-host", vcpus: 4, capabilities: [{ key: "rack", value: "r1" }] }) { id hypervisor_hostname vcpus capabilities { key value } } }`)).createHost;
+    const made = ok(
+      await gql('admin')(
+        `mutation { createHost(input: { name: "gql-made-host", vcpus: 4, capabilities: [{ key: "rack", value: "r1" }] }) { id hypervisor_hostname vcpus capabilities { key value } } }`,
+      ),
+    ).createHost;
     const shown = (await rest('admin', 'GET', `/v1/os-hosts/${made.id}`)).body.host;
     expect(made).toEqual({ id: shown.id, hypervisor_hostname: 'gql-made-host', vcpus: 4, capabilities: [{ key: 'rack', value: 'r1' }] });
     expect(shown.rack).toBe('r1');
-    const updated = ok(await gql('admin')(`mutation($id: ID!) { updateHost(id: $id, input: { reservable: false, capabilities: [{ key: "rack", value: "r2" }] }) { reservable capabilities { key value } } }`, { id: made.id }));
+    const updated = ok(
+      await gql('admin')(
+        `mutation($id: ID!) { updateHost(id: $id, input: { reservable: false, capabilities: [{ key: "rack", value: "r2" }] }) { reservable capabilities { key value } } }`,
+        { id: made.id },
+      ),
+    );
     expect(updated.updateHost).toEqual({ reservable: false, capabilities: [{ key: 'rack', value: 'r2' }] });
     for (const who of ['member', 'reader'] as const) {
-      expect(firstError(await gql(who)(`mutation { createHost(input: { name: "nope" }) { id } }`))).toEqual({ code: 'FORBIDDEN', error_message: "Policy doesn't allow blazar:oshosts:post to be performed" });
+      expect(firstError(await gql(who)(`mutation { createHost(input: { name: "nope" }) { id } }`))).toEqual({
+        code: 'FORBIDDEN',
+        error_message: "Policy doesn't allow blazar:oshosts:post to be performed",
+      });
       expect(firstError(await gql(who)(`mutation($id: ID!) { deleteHost(id: $id) }`, { id: made.id }))?.code).toBe('FORBIDDEN');
     }
     expect(ok(await gql('admin')(`mutation($id: ID!) { deleteHost(id: $id) }`, { id: made.id })).deleteHost).toBe(made.id);
@@ -362,7 +454,12 @@ describe('the same bad input, the same error_message through REST and GraphQL', 
     ],
     [
       'more hosts than there are',
-      () => rest('member', 'POST', '/v1/leases', { name: 'p', ...far, reservations: [{ resource_type: 'physical:host', min: 50, max: 50, hypervisor_properties: '', resource_properties: '' }] }),
+      () =>
+        rest('member', 'POST', '/v1/leases', {
+          name: 'p',
+          ...far,
+          reservations: [{ resource_type: 'physical:host', min: 50, max: 50, hypervisor_properties: '', resource_properties: '' }],
+        }),
       () => gql('member')(CREATE, { input: { name: 'p', ...far, reservations: [{ resource_type: 'physical:host', min: 50, max: 50 }] } }),
     ],
     [
@@ -385,8 +482,16 @@ describe('the same bad input, the same error_message through REST and GraphQL', 
       () => rest('admin', 'POST', '/v1/os-hosts', { name: 'p-host', vcpus: -1 }),
       () => gql('admin')(CREATE_HOST, { input: { name: 'p-host', vcpus: -1 } }),
     ],
-    ['a host update that changes nothing', () => rest('admin', 'PUT', '/v1/os-hosts/1', {}), () => gql('admin')(UPDATE_HOST, { id: '1', input: {} })],
-    ['a host id that cannot be one', () => rest('admin', 'DELETE', '/v1/os-hosts/abc'), () => gql('admin')(`mutation { deleteHost(id: "abc") }`)],
+    [
+      'a host update that changes nothing',
+      () => rest('admin', 'PUT', '/v1/os-hosts/1', {}),
+      () => gql('admin')(UPDATE_HOST, { id: '1', input: {} }),
+    ],
+    [
+      'a host id that cannot be one',
+      () => rest('admin', 'DELETE', '/v1/os-hosts/abc'),
+      () => gql('admin')(`mutation { deleteHost(id: "abc") }`),
+    ],
   ];
 
   it.each(cases)('%s', async (_what, viaRest, viaGraphql) => {
@@ -415,7 +520,10 @@ describe('docs/graphql.md', () => {
     for (const example of examples) {
       const reply = await gql('admin')(example, example.includes('$id') ? { id: ownLease } : {});
       expect(reply.errors, example).toBeUndefined();
-      expect(Object.values(reply.data).every((value) => value !== null), example).toBe(true);
+      expect(
+        Object.values(reply.data).every((value) => value !== null),
+        example,
+      ).toBe(true);
     }
   });
 });

@@ -64,7 +64,11 @@ beforeAll(async () => {
   });
   await system.healthy();
   for (const name of HOSTS) {
-    const host = await client().post('/v1/os-hosts', { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: 'nova' }, auth('admin'));
+    const host = await client().post(
+      '/v1/os-hosts',
+      { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: 'nova' },
+      auth('admin'),
+    );
     expect(host.status, describeBody(host)).toBe(201);
   }
 }, 60_000);
@@ -81,7 +85,11 @@ afterAll(async () => {
 describe('general-pool floor', () => {
   it('refuses a fifth host of zone nova (6 compute hosts, floor 2) with 409 naming the floor, the zone and the counts; nothing is written', async () => {
     const before = ledgerCount(system.dataDir);
-    const refused = await client().post('/v1/os-hosts', { name: 'g-5', vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: 'nova' }, auth('admin'));
+    const refused = await client().post(
+      '/v1/os-hosts',
+      { name: 'g-5', vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: 'nova' },
+      auth('admin'),
+    );
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual(
       blazarError(
@@ -117,10 +125,14 @@ describe('freepool headroom', () => {
     const created = await client().post('/v1/leases', { name: 'operator', ...window, reservations: [hostReservation(4)] }, auth('admin'));
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
-    const history = await eventually(async () => {
-      const response = await client().get(`/v1/leases/${leaseId}/history`, auth('admin'));
-      return response.status === 200 ? (response.body.history as Entry[]) : undefined;
-    }, 10_000, 'the history');
+    const history = await eventually(
+      async () => {
+        const response = await client().get(`/v1/leases/${leaseId}/history`, auth('admin'));
+        return response.status === 200 ? (response.body.history as Entry[]) : undefined;
+      },
+      10_000,
+      'the history',
+    );
     expect(history.find((e) => e.type === 'lease.guardrail_overridden')?.data).toEqual({
       lease_id: leaseId,
       rule: 'freepool_headroom',
@@ -138,7 +150,12 @@ describe('the tenant-facing end of a lease', () => {
   it('refuses an unknown before_end with 400', async () => {
     const refused = await client().post(
       '/v1/leases',
-      { name: 'bad', start_date: blazarDate(60 * 24 * 6), end_date: blazarDate(60 * 24 * 6 + 60), reservations: [pinnedHost('g-2', 1, 1, { before_end: 'remind' })] },
+      {
+        name: 'bad',
+        start_date: blazarDate(60 * 24 * 6),
+        end_date: blazarDate(60 * 24 * 6 + 60),
+        reservations: [pinnedHost('g-2', 1, 1, { before_end: 'remind' })],
+      },
       auth('member'),
     );
     expect(refused.status).toBe(400);
@@ -146,9 +163,19 @@ describe('the tenant-facing end of a lease', () => {
   });
 
   it('sends the notify reminder to the feed when the before-end phase runs; the lease shows when; leftovers after its end are an event and a metric', async () => {
-    const created = await client().post('/v1/leases', { name: 'remind-me', start_date: 'now', end_date: blazarDate(5), reservations: [pinnedHost('g-1', 1, 1, { before_end: 'notify' })] }, auth('member'));
+    const created = await client().post(
+      '/v1/leases',
+      { name: 'remind-me', start_date: 'now', end_date: blazarDate(5), reservations: [pinnedHost('g-1', 1, 1, { before_end: 'notify' })] },
+      auth('member'),
+    );
     expect(created.status, describeBody(created)).toBe(201);
-    const lease = created.body.lease as { id: string; start_date: string; end_date: string; reservations: { id: string; before_end: string }[]; events: { event_type: string; time: string }[] };
+    const lease = created.body.lease as {
+      id: string;
+      start_date: string;
+      end_date: string;
+      reservations: { id: string; before_end: string }[];
+      events: { event_type: string; time: string }[];
+    };
     expect(lease.reservations[0]?.before_end).toBe('notify');
     // shorter than minutes_before_end_lease: the reminder goes out at the start, and the lease says so
     expect(lease.events.find((e) => e.event_type === 'before_end_lease')?.time).toBe(lease.start_date);
@@ -158,7 +185,11 @@ describe('the tenant-facing end of a lease', () => {
     expect(`${String(reminder.data['end_date']).slice(0, 16).replace('T', ' ')}`).toBe(lease.end_date.slice(0, 16).replace('T', ' '));
 
     // ended by its deletion: the end effects take the aggregate away
-    await eventually(async () => ((await client().get(`/v1/leases/${lease.id}`, auth('member'))).body.lease?.status === 'ACTIVE' ? true : undefined), 15_000, 'ACTIVE');
+    await eventually(
+      async () => ((await client().get(`/v1/leases/${lease.id}`, auth('member'))).body.lease?.status === 'ACTIVE' ? true : undefined),
+      15_000,
+      'ACTIVE',
+    );
     expect((await client().delete(`/v1/leases/${lease.id}`, auth('member'))).status).toBe(204);
     await waitForEntry('admin', 'lease.ended', lease.id);
 
@@ -170,12 +201,20 @@ describe('the tenant-facing end of a lease', () => {
       cloud.nova.ensureAggregate(reservationId, { availabilityZone: null, metadata: {} });
       const found = await waitForEntry('admin', 'lease.leftovers_found', lease.id);
       expect(found.data['leftovers']).toEqual([{ reservation_id: reservationId, kind: 'aggregate', id: reservationId }]);
-      await eventually(async () => ((await reactorMetric('leasehold_reclamation_leftovers', 'aggregate')) === 1 ? true : undefined), 15_000, 'the leftover gauge at 1');
+      await eventually(
+        async () => ((await reactorMetric('leasehold_reclamation_leftovers', 'aggregate')) === 1 ? true : undefined),
+        15_000,
+        'the leftover gauge at 1',
+      );
       expect(await reactorMetric('leasehold_reclamation_leftover_findings_total', 'aggregate')).toBeGreaterThanOrEqual(1);
 
       cloud.nova.deleteAggregate(reservationId);
       await waitForEntry('admin', 'lease.leftovers_cleared', lease.id);
-      await eventually(async () => ((await reactorMetric('leasehold_reclamation_leftovers', 'aggregate')) === 0 ? true : undefined), 15_000, 'the leftover gauge at 0');
+      await eventually(
+        async () => ((await reactorMetric('leasehold_reclamation_leftovers', 'aggregate')) === 0 ? true : undefined),
+        15_000,
+        'the leftover gauge at 0',
+      );
       // one finding, not one per pass
       expect(await feedEntries('admin', 'lease.leftovers_found', lease.id)).toHaveLength(1);
     } finally {

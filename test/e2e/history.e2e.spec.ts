@@ -65,10 +65,14 @@ describe('history (api + projector + reactor, default configuration)', () => {
     const requestId = created.headers.get('x-openstack-request-id');
     expect(requestId).toMatch(REQUEST_ID);
 
-    const history = await eventually(async () => {
-      const entries = await historyOf(`/v1/leases/${leaseId}/history`);
-      return entries.some((entry) => entry.type === 'lease.started') ? entries : undefined;
-    }, 30_000, 'the reactor to start the lease');
+    const history = await eventually(
+      async () => {
+        const entries = await historyOf(`/v1/leases/${leaseId}/history`);
+        return entries.some((entry) => entry.type === 'lease.started') ? entries : undefined;
+      },
+      30_000,
+      'the reactor to start the lease',
+    );
 
     const creation = history.slice(0, 3);
     expect(creation.map((entry) => entry.type)).toEqual(['lease.created', 'host.booked', 'floating_ip.booked']);
@@ -93,7 +97,12 @@ describe('history (api + projector + reactor, default configuration)', () => {
   it("lists a host's and a floating IP's events with every lease's bookings", async () => {
     const start = blazarDate(60 * 24 * 3);
     const end = blazarDate(60 * 24 * 3 + 60);
-    const other = await client.post('/v1/leases', { name: 'history-other', start_date: start, end_date: end, reservations: [pinnedHost('history-host'), floatingIpReservation(NETWORK, 1)] });
+    const other = await client.post('/v1/leases', {
+      name: 'history-other',
+      start_date: start,
+      end_date: end,
+      reservations: [pinnedHost('history-host'), floatingIpReservation(NETWORK, 1)],
+    });
     expect(other.status, describeBody(other)).toBe(201);
     const otherId = other.body.lease.id as string;
 
@@ -112,10 +121,16 @@ describe('history (api + projector + reactor, default configuration)', () => {
 
   it.each([
     ['/v1/leases/not-a-uuid/history', blazarError(404, "Object with {'lease_id': 'not-a-uuid'} not found")],
-    ['/v1/leases/00000000-0000-4000-8000-000000000000/history', blazarError(404, "Object with {'lease_id': '00000000-0000-4000-8000-000000000000'} not found")],
+    [
+      '/v1/leases/00000000-0000-4000-8000-000000000000/history',
+      blazarError(404, "Object with {'lease_id': '00000000-0000-4000-8000-000000000000'} not found"),
+    ],
     ['/v1/os-hosts/0/history', blazarError(404, "Object with {'host_id': '0'} not found")],
     ['/v1/os-hosts/424242/history', blazarError(404, "Object with {'host_id': '424242'} not found")],
-    ['/v1/floatingips/00000000-0000-4000-8000-000000000000/history', blazarError(404, 'Floating IP 00000000-0000-4000-8000-000000000000 not found.')],
+    [
+      '/v1/floatingips/00000000-0000-4000-8000-000000000000/history',
+      blazarError(404, 'Floating IP 00000000-0000-4000-8000-000000000000 not found.'),
+    ],
   ])('%s: Blazar 404', async (path, body) => {
     const response = await client.get(path);
     expect(response.status, describeBody(response)).toBe(404);
@@ -151,7 +166,14 @@ describe('history (api + projector + reactor, default configuration)', () => {
         type: 'audit.write_refused',
         actor: USER,
         causation_id: requestId,
-        data: { operation: 'createHost', method: 'POST', path: '/v1/os-hosts', status: 409, code: 'HOST_ALREADY_REGISTERED', reason: refused.body.error_message },
+        data: {
+          operation: 'createHost',
+          method: 'POST',
+          path: '/v1/os-hosts',
+          status: 409,
+          code: 'HOST_ALREADY_REGISTERED',
+          reason: refused.body.error_message,
+        },
       });
       expect(entry?.recorded_at).toMatch(RECORDED_AT);
       expect(entry?.summary).toBe(`POST /v1/os-hosts refused (409 HOST_ALREADY_REGISTERED): ${refused.body.error_message as string}`);

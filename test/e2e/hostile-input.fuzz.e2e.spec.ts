@@ -56,14 +56,24 @@ const ledgerHead = (dataDir: string): { readonly count: number; readonly head: n
 const eventsAfter = (dataDir: string, position: number): { readonly type: string; readonly data: string }[] => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT type, data FROM events WHERE position > ? ORDER BY position').all(position) as { type: string; data: string }[];
+    return db.prepare('SELECT type, data FROM events WHERE position > ? ORDER BY position').all(position) as {
+      type: string;
+      data: string;
+    }[];
   } finally {
     db.close();
   }
 };
 
 /** Event fields holding JSON text, where JSON's whitespace may stay (their wire names and the events' own). */
-const JSON_TEXT_KEYS = new Set(['hypervisor_properties', 'resource_properties', 'cpu_info', 'hypervisorProperties', 'resourceProperties', 'cpuInfo']);
+const JSON_TEXT_KEYS = new Set([
+  'hypervisor_properties',
+  'resource_properties',
+  'cpu_info',
+  'hypervisorProperties',
+  'resourceProperties',
+  'cpuInfo',
+]);
 
 /** The first key or string in an event's data that the input rules would refuse, with where it is. */
 const forbiddenIn = (value: unknown, at = '$'): string | null => {
@@ -87,10 +97,50 @@ const loneSurrogate = fc
 
 const hostileString = fc.oneof(
   fc.constantFrom(
-    '\u0000', 'x\u0000y', '\u0001', '\u001b[2J', '\t', '\n', '\r\n', '\u007f', '\u0085', '\u009f', '\u2028', '\u202e', '\ufeff', '\ufffe',
-    '', ' ', '\u00a0', 'NaN', 'Infinity', '-1', '0', '1e308', '9'.repeat(30), '2030-01-01 24:00', '2030-02-30 10:00', '2030-1-1 1:1', 'now',
-    'None', 'null', 'true', '__proto__', 'constructor', '../../etc/passwd', '%00', '\\u0000', "'; DROP TABLE events; --", '${7*7}', '😀', 'a'.repeat(5000),
-    '["==", "$gpu", "\\u0000"]', '["==", "$\\ud800", "1"]', '[">=", "$vcpus", "1e400"]', NET, NET.toUpperCase(),
+    '\u0000',
+    'x\u0000y',
+    '\u0001',
+    '\u001b[2J',
+    '\t',
+    '\n',
+    '\r\n',
+    '\u007f',
+    '\u0085',
+    '\u009f',
+    '\u2028',
+    '\u202e',
+    '\ufeff',
+    '\ufffe',
+    '',
+    ' ',
+    '\u00a0',
+    'NaN',
+    'Infinity',
+    '-1',
+    '0',
+    '1e308',
+    '9'.repeat(30),
+    '2030-01-01 24:00',
+    '2030-02-30 10:00',
+    '2030-1-1 1:1',
+    'now',
+    'None',
+    'null',
+    'true',
+    '__proto__',
+    'constructor',
+    '../../etc/passwd',
+    '%00',
+    '\\u0000',
+    "'; DROP TABLE events; --",
+    '${7*7}',
+    '😀',
+    'a'.repeat(5000),
+    '["==", "$gpu", "\\u0000"]',
+    '["==", "$\\ud800", "1"]',
+    '[">=", "$vcpus", "1e400"]',
+    NET,
+    NET.toUpperCase(),
   ),
   loneSurrogate,
   fc.string({ unit: 'binary', maxLength: 30 }),
@@ -99,7 +149,23 @@ const hostileString = fc.oneof(
 );
 
 const hostileNumber = fc.oneof(
-  fc.constantFrom(-4, 0, -0, 1, 1.5, -1.5, 1e308, -1e308, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, 5e-324, 100_000),
+  fc.constantFrom(
+    -4,
+    0,
+    -0,
+    1,
+    1.5,
+    -1.5,
+    1e308,
+    -1e308,
+    2 ** 31,
+    2 ** 31 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    Number.MAX_SAFE_INTEGER,
+    5e-324,
+    100_000,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
@@ -160,18 +226,65 @@ const setAt = (value: unknown, path: readonly (string | number)[], replacement: 
 
 /** Raw request bodies a JSON library would never write. */
 const RAW_BODIES: readonly (string | Buffer)[] = [
-  '{', '{"name":', 'null', '"x"', '5', '[]', '[1,2', '{"a":1}garbage', '{"name": "ok",}', "{'name': 'x'}",
-  '{"name": "\\ud800"}', '{"name": "\\udc00x"}', '{"name": "a\\u0000b"}', '{"vcpus": 1e400}', '{"amount": -1e400}',
-  '{"name": "ok", "name": "x\\u0000"}', '{"__proto__": {"isAdmin": true}, "name": "x"}', '{"constructor": {"prototype": {"x": 1}}}',
-  `${'['.repeat(20_000)}${']'.repeat(20_000)}`, `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
-  `{"name": "${'a'.repeat(200_000)}"}`, '\ufeff{"name": "bom"}', '{"name": "raw\u0000nul"}', '{"name": "raw\u0085"}',
-  Buffer.from('{"name":"\xc3\x28"}', 'latin1'), Buffer.from('{"name":"\xc0\x80"}', 'latin1'), Buffer.from('{"name":"\xed\xa0\x80"}', 'latin1'),
+  '{',
+  '{"name":',
+  'null',
+  '"x"',
+  '5',
+  '[]',
+  '[1,2',
+  '{"a":1}garbage',
+  '{"name": "ok",}',
+  "{'name': 'x'}",
+  '{"name": "\\ud800"}',
+  '{"name": "\\udc00x"}',
+  '{"name": "a\\u0000b"}',
+  '{"vcpus": 1e400}',
+  '{"amount": -1e400}',
+  '{"name": "ok", "name": "x\\u0000"}',
+  '{"__proto__": {"isAdmin": true}, "name": "x"}',
+  '{"constructor": {"prototype": {"x": 1}}}',
+  `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+  `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
+  `{"name": "${'a'.repeat(200_000)}"}`,
+  '\ufeff{"name": "bom"}',
+  '{"name": "raw\u0000nul"}',
+  '{"name": "raw\u0085"}',
+  Buffer.from('{"name":"\xc3\x28"}', 'latin1'),
+  Buffer.from('{"name":"\xc0\x80"}', 'latin1'),
+  Buffer.from('{"name":"\xed\xa0\x80"}', 'latin1'),
   Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]),
 ];
 
 const HOSTILE_SEGMENTS = [
-  '%00', 'x%00', '%01', '%7F', '%C2%85', '%ff', '%ED%A0%80', '%C0%80', '%E2%80%AE', '%F0%9F%98%80', '..', '.', '%2e%2e', '%2F', '%2Fetc',
-  '-1', '0', '00', '1.5', '1e308', '9'.repeat(40), 'NaN', '%20', '+', 'null', 'x'.repeat(3000), NET, NET.toUpperCase(),
+  '%00',
+  'x%00',
+  '%01',
+  '%7F',
+  '%C2%85',
+  '%ff',
+  '%ED%A0%80',
+  '%C0%80',
+  '%E2%80%AE',
+  '%F0%9F%98%80',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2F',
+  '%2Fetc',
+  '-1',
+  '0',
+  '00',
+  '1.5',
+  '1e308',
+  '9'.repeat(40),
+  'NaN',
+  '%20',
+  '+',
+  'null',
+  'x'.repeat(3000),
+  NET,
+  NET.toUpperCase(),
 ];
 
 const hostileSegment = fc.oneof(
@@ -181,7 +294,13 @@ const hostileSegment = fc.oneof(
   fc.uuid().map(String),
 );
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded'];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+];
 
 describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS} requests)`, () => {
   let system: RunningSystem;
@@ -191,7 +310,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
 
   const resolve = (schema: Schema): Schema => {
     if (typeof schema.$ref !== 'string') return schema;
-    return resolve(schema.$ref.replace(/^#\//, '').split('/').reduce<any>((node, key) => node[key], doc));
+    return resolve(
+      schema.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<any>((node, key) => node[key], doc),
+    );
   };
 
   let counter = 0;
@@ -208,7 +332,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
         end_date: from.replace('10:00', '12:00'),
         reservations: [
           pinnedHost('fuzz-host-1'),
-          instanceReservation(1, { vcpus: 1, memory_mb: 256, disk_gb: 1 }, { resource_properties: JSON.stringify(['==', '$pool', 'slots']) }),
+          instanceReservation(
+            1,
+            { vcpus: 1, memory_mb: 256, disk_gb: 1 },
+            { resource_properties: JSON.stringify(['==', '$pool', 'slots']) },
+          ),
           floatingIpReservation(NET, 1),
         ],
         events: [],
@@ -220,7 +348,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     PropertyPrivacyDto: () => ({ private: true }),
     RegisterFloatingIpDto: () => ({ floating_network_id: NET, floating_ip_address: `10.77.${unique() % 250}.${(unique() % 250) + 1}` }),
     FlavorCreate: () => ({ flavor: { name: `fuzz-flavor-${unique()}`, vcpus: 1, ram: 512, disk: 1 } }),
-    WebhookCreate: () => ({ url: `http://127.0.0.1:61999/fuzz/${unique()}`, event_types: ['lease.created', 'lease.before_end_requested'], secret: 'fuzz-secret-0123456789' }),
+    WebhookCreate: () => ({
+      url: `http://127.0.0.1:61999/fuzz/${unique()}`,
+      event_types: ['lease.created', 'lease.before_end_requested'],
+      secret: 'fuzz-secret-0123456789',
+    }),
     RateCardPublish: () => ({
       currency: 'EUR',
       effective_from: '2030-01-01 00:00',
@@ -244,9 +376,17 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       path.length === 1 && typeof path[0] === 'string' ? properties[path[0]] : undefined;
     return fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom(...places).chain((path) => hostileValue.map((value) => setAt(base, path, value))) },
-      { weight: 3, arbitrary: fc.constantFrom(...places).chain((path) => wrongTypeFor(topLevelSchema(path)).map((value) => setAt(base, path, value))) },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(...places).chain((path) => wrongTypeFor(topLevelSchema(path)).map((value) => setAt(base, path, value))),
+      },
       { weight: 1, arbitrary: fc.constantFrom(...places).map((path) => setAt(base, path, undefined, true)) },
-      { weight: 2, arbitrary: fc.tuple(fc.constantFrom([] as (string | number)[], ...places), hostileString, hostileValue).map(([path, key, value]) => setAt(base, [...path, key], value)) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.constantFrom([] as (string | number)[], ...places), hostileString, hostileValue)
+          .map(([path, key, value]) => setAt(base, [...path, key], value)),
+      },
       { weight: 1, arbitrary: fc.constant(base) },
     );
   };
@@ -256,13 +396,25 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const raw = fc.constantFrom(...RAW_BODIES);
     const json = (value: fc.Arbitrary<unknown>) => value.map((body) => JSON.stringify(body) ?? 'null');
     if (operation.body === null) return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, json(hostileValue), raw);
-    return fc.oneof({ weight: 6, arbitrary: json(mutatedBody(operation.body)) }, { weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 4 })) }, { weight: 2, arbitrary: raw });
+    return fc.oneof(
+      { weight: 6, arbitrary: json(mutatedBody(operation.body)) },
+      { weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 4 })) },
+      { weight: 2, arbitrary: raw },
+    );
   };
 
   const pathFor = (operation: Operation): fc.Arbitrary<string> =>
     fc
-      .tuple(...operation.pathParameters.map((name) => (known[name] === undefined ? hostileSegment : fc.oneof({ weight: 3, arbitrary: hostileSegment }, { weight: 2, arbitrary: fc.constantFrom(...known[name]) }))))
-      .map((values) => operation.pathParameters.reduce((path, name, index) => path.replace(`{${name}}`, values[index] as string), operation.path));
+      .tuple(
+        ...operation.pathParameters.map((name) =>
+          known[name] === undefined
+            ? hostileSegment
+            : fc.oneof({ weight: 3, arbitrary: hostileSegment }, { weight: 2, arbitrary: fc.constantFrom(...known[name]) }),
+        ),
+      )
+      .map((values) =>
+        operation.pathParameters.reduce((path, name, index) => path.replace(`{${name}}`, values[index] as string), operation.path),
+      );
 
   const queryValue = fc.oneof(hostileSegment, fc.uuid().map(String), fc.constantFrom('true', 'false', ''));
 
@@ -283,7 +435,10 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
         body: bodyFor(operation),
         contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, fc.constantFrom(...CONTENT_TYPES)),
         // mostly none: a refused microversion stops a request before the input rules
-        version: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, fc.constantFrom('reservation 1.0', 'reservation latest', 'reservation 1.a', 'reservation 2.0', 'compute 2.1')),
+        version: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(null) },
+          fc.constantFrom('reservation 1.0', 'reservation latest', 'reservation 1.a', 'reservation 2.0', 'compute 2.1'),
+        ),
       })
       .map(({ path, query, body, contentType, version }): HostileRequest => ({
         method: operation.method.toUpperCase(),
@@ -301,7 +456,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
   }
 
   const send = async (request: HostileRequest): Promise<Answer> => {
-    const response = await fetch(request.url, { method: request.method, headers: { 'Content-Type': request.contentType, ...request.headers }, body: request.body });
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: { 'Content-Type': request.contentType, ...request.headers },
+      body: request.body,
+    });
     return { status: response.status, text: await response.text(), stale: response.headers.get('x-leasehold-stale') === 'true' };
   };
 
@@ -311,7 +470,10 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
   /** What an accepted write appended is as clean as what the input rules let in. */
   const checkAppended = (request: HostileRequest, answer: Answer, after: number): void => {
     for (const event of eventsAfter(system.dataDir, after)) {
-      expect(forbiddenIn(JSON.parse(event.data)), `${describeRequest(request, answer)}: ${event.type} holds what the input rules refuse`).toBeNull();
+      expect(
+        forbiddenIn(JSON.parse(event.data)),
+        `${describeRequest(request, answer)}: ${event.type} holds what the input rules refuse`,
+      ).toBeNull();
     }
   };
 
@@ -334,7 +496,10 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
 
   beforeAll(async () => {
     // webhooks on, to loopback only, so that valid registrations are accepted (no publisher: nothing is sent)
-    system = await startSystem({ apps: ['api', 'projector'], env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' } });
+    system = await startSystem({
+      apps: ['api', 'projector'],
+      env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' },
+    });
     const client = api(system.url);
     doc = (await client.get('/openapi.json')).body;
     const host = await client.post('/v1/os-hosts', { name: 'fuzz-host-1', vcpus: 8, memory_mb: 16_384, local_gb: 200, gpu: 'true' });
@@ -365,7 +530,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
             path,
             pathParameters: parameters.filter((p) => p.in === 'path').map((p) => p.name as string),
             queryParameters: parameters.filter((p) => p.in === 'query').map((p) => p.name as string),
-            body: body === undefined ? null : (body.$ref as string).split('/').pop() as string,
+            body: body === undefined ? null : ((body.$ref as string).split('/').pop() as string),
           };
         }),
     );
@@ -382,7 +547,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     for (const name of bodies) expect(Object.hasOwn(VALID_BODIES, name), `no valid ${name} body in this test`).toBe(true);
   });
 
-  it('no 5xx; every 4xx in Blazar\'s body and without effect on the log; nothing accepted carries what the rules refuse', async () => {
+  it("no 5xx; every 4xx in Blazar's body and without effect on the log; nothing accepted carries what the rules refuse", async () => {
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...operations).chain(requestFor), async (request) => {

@@ -57,9 +57,21 @@ describe('input validation at the API boundary (api + projector)', () => {
 
   describe('a NUL in a name is refused, so it can no longer stop the read side', () => {
     it('lease and host names with NUL: 400 naming the field, nothing written', async () => {
-      await refused(() => client.post('/v1/leases', { name: 'x\u0000', start_date: start, end_date: end }), 400, 'Malformed parameter name (contains the control character U+0000)');
-      await refused(() => client.post('/v1/os-hosts', { name: 'x\u0000' }), 400, 'Malformed parameter name (contains the control character U+0000)');
-      await refused(() => client.put(`/v1/leases/${leaseId}`, { name: 'x\u0000' }), 400, 'Malformed parameter name (contains the control character U+0000)');
+      await refused(
+        () => client.post('/v1/leases', { name: 'x\u0000', start_date: start, end_date: end }),
+        400,
+        'Malformed parameter name (contains the control character U+0000)',
+      );
+      await refused(
+        () => client.post('/v1/os-hosts', { name: 'x\u0000' }),
+        400,
+        'Malformed parameter name (contains the control character U+0000)',
+      );
+      await refused(
+        () => client.put(`/v1/leases/${leaseId}`, { name: 'x\u0000' }),
+        400,
+        'Malformed parameter name (contains the control character U+0000)',
+      );
     });
 
     it('the read side stays current: a lease written next is read back at once, not stale', async () => {
@@ -73,27 +85,57 @@ describe('input validation at the API boundary (api + projector)', () => {
     });
 
     it('C1, DEL, lone surrogates (as JSON escapes) and keys are refused the same way, wherever they are', async () => {
-      await refused(() => client.post('/v1/os-hosts', { name: 'h\u0085' }), 400, 'Malformed parameter name (contains the control character U+0085)');
-      await refused(() => raw('POST', '/v1/os-hosts', '{"name": "h\\ud800"}'), 400, 'Malformed parameter name (contains a lone UTF-16 surrogate U+D800)');
       await refused(
-        () => client.post('/v1/leases', { name: 'ok', start_date: start, end_date: end, reservations: [{ resource_type: 'physical:host', min: 1, max: 1, resource_properties: '\u007f' }] }),
+        () => client.post('/v1/os-hosts', { name: 'h\u0085' }),
+        400,
+        'Malformed parameter name (contains the control character U+0085)',
+      );
+      await refused(
+        () => raw('POST', '/v1/os-hosts', '{"name": "h\\ud800"}'),
+        400,
+        'Malformed parameter name (contains a lone UTF-16 surrogate U+D800)',
+      );
+      await refused(
+        () =>
+          client.post('/v1/leases', {
+            name: 'ok',
+            start_date: start,
+            end_date: end,
+            reservations: [{ resource_type: 'physical:host', min: 1, max: 1, resource_properties: '\u007f' }],
+          }),
         400,
         'Malformed parameter reservations[0].resource_properties (contains the control character U+007F)',
       );
-      await refused(() => client.put(`/v1/os-hosts/${hostId}`, { 'gpu\u0000': 'yes' }), 400, 'Malformed parameter ["gpu\\u0000"] (the name contains the control character U+0000)');
+      await refused(
+        () => client.put(`/v1/os-hosts/${hostId}`, { 'gpu\u0000': 'yes' }),
+        400,
+        'Malformed parameter ["gpu\\u0000"] (the name contains the control character U+0000)',
+      );
     });
 
     it('bytes that are not UTF-8 and numbers JSON cannot hold are refused, not decoded into something else', async () => {
-      await refused(() => raw('POST', '/v1/os-hosts', Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])), 400, 'Malformed request body (not valid UTF-8)');
-      await refused(() => raw('POST', '/v1/os-hosts', '{"name": "h", "vcpus": 1e400}'), 400, 'Malformed parameter vcpus (not a finite number)');
+      await refused(
+        () => raw('POST', '/v1/os-hosts', Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])),
+        400,
+        'Malformed request body (not valid UTF-8)',
+      );
+      await refused(
+        () => raw('POST', '/v1/os-hosts', '{"name": "h", "vcpus": 1e400}'),
+        400,
+        'Malformed parameter vcpus (not a finite number)',
+      );
     });
 
     it('a form-encoded body is not read at all (the API speaks JSON)', async () => {
-      await refused(() => raw('POST', '/v1/os-hosts', 'name=form-host&vcpus=2', 'application/x-www-form-urlencoded'), 400, 'Malformed request body: a JSON object is required');
+      await refused(
+        () => raw('POST', '/v1/os-hosts', 'name=form-host&vcpus=2', 'application/x-www-form-urlencoded'),
+        400,
+        'Malformed request body: a JSON object is required',
+      );
     });
   });
 
-  describe('path parameters that cannot be ids: 404 in the resource\'s words (or 400 for bad encoding), never a database error', () => {
+  describe("path parameters that cannot be ids: 404 in the resource's words (or 400 for bad encoding), never a database error", () => {
     it.each([
       ['GET', '/v1/leases/%00', "Object with {'lease_id': '\\x00'} not found"],
       ['PUT', '/v1/leases/%00', "Object with {'lease_id': '\\x00'} not found"],
@@ -121,9 +163,21 @@ describe('input validation at the API boundary (api + projector)', () => {
     });
 
     it('query filters that cannot be ids, or are given twice, are 400', async () => {
-      await refused(() => client.get('/v1/os-hosts/allocations?lease_id=%00'), 400, 'Malformed parameter lease_id (contains the control character U+0000)');
-      await refused(() => client.get('/v1/os-hosts/allocations?lease_id=nope'), 400, 'Malformed parameter lease_id (must be a lease id, a UUID)');
-      await refused(() => client.get(`/v1/floatingips/allocations?reservation_id=${NET}&reservation_id=${NET}`), 400, 'Malformed parameter reservation_id (must be given once)');
+      await refused(
+        () => client.get('/v1/os-hosts/allocations?lease_id=%00'),
+        400,
+        'Malformed parameter lease_id (contains the control character U+0000)',
+      );
+      await refused(
+        () => client.get('/v1/os-hosts/allocations?lease_id=nope'),
+        400,
+        'Malformed parameter lease_id (must be a lease id, a UUID)',
+      );
+      await refused(
+        () => client.get(`/v1/floatingips/allocations?reservation_id=${NET}&reservation_id=${NET}`),
+        400,
+        'Malformed parameter reservation_id (must be given once)',
+      );
       await refused(() => client.get('/v1/os-hosts/properties?detail=1&detail=0'), 400, 'Malformed parameter detail (must be given once)');
     });
   });
@@ -152,7 +206,13 @@ describe('input validation at the API boundary (api + projector)', () => {
 
     it('a 100,000-instance lease is refused: no host can claim the capacity for it', async () => {
       await refused(
-        () => client.post('/v1/leases', { name: 'iv-100k', start_date: start, end_date: end, reservations: [instanceReservation(100_000, { vcpus: 1, memory_mb: 1, disk_gb: 0 })] }),
+        () =>
+          client.post('/v1/leases', {
+            name: 'iv-100k',
+            start_date: start,
+            end_date: end,
+            reservations: [instanceReservation(100_000, { vcpus: 1, memory_mb: 1, disk_gb: 0 })],
+          }),
         409,
         'Not enough hosts available: 4 such instance(s) fit on the 1 matching host(s) for the whole lease, 100000 requested',
       );
@@ -168,19 +228,30 @@ describe('input validation at the API boundary (api + projector)', () => {
         );
       }
       expect((await client.get(`/v1/os-hosts/${hostId}`)).body.host).toEqual(before);
-      const properties = (await client.get('/v1/os-hosts/properties')).body.resource_properties.map((p: { property: string }) => p.property);
+      const properties = (await client.get('/v1/os-hosts/properties')).body.resource_properties.map(
+        (p: { property: string }) => p.property,
+      );
       expect(properties).toContain('rack');
       expect(properties).not.toContain('vcpus');
     });
   });
 
-  describe('leases: a name, upstream\'s dates, something to update', () => {
+  describe("leases: a name, upstream's dates, something to update", () => {
     it.each([
       [{ name: '', start_date: start, end_date: end }, 'Malformed parameter name (must not be empty or blank)'],
       [{ name: ' \u3000 ', start_date: start, end_date: end }, 'Malformed parameter name (must not be empty or blank)'],
-      [{ name: 'h24', start_date: dayAt(40, '24:00'), end_date: end }, `${dayAt(40, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
-      [{ name: 'h25', start_date: dayAt(40, '25:00'), end_date: end }, `${dayAt(40, '25:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
-      [{ name: 'e24', start_date: start, end_date: dayAt(41, '24:00') }, `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`],
+      [
+        { name: 'h24', start_date: dayAt(40, '24:00'), end_date: end },
+        `${dayAt(40, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`,
+      ],
+      [
+        { name: 'h25', start_date: dayAt(40, '25:00'), end_date: end },
+        `${dayAt(40, '25:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`,
+      ],
+      [
+        { name: 'e24', start_date: start, end_date: dayAt(41, '24:00') },
+        `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`,
+      ],
     ])('POST %j: 400', async (body, message) => {
       await refused(() => client.post('/v1/leases', body), 400, message);
     });
@@ -194,7 +265,11 @@ describe('input validation at the API boundary (api + projector)', () => {
     });
 
     it('PUT of a date at hour 24: 400, the lease unchanged', async () => {
-      await refused(() => client.put(`/v1/leases/${leaseId}`, { end_date: dayAt(41, '24:00') }), 400, `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`);
+      await refused(
+        () => client.put(`/v1/leases/${leaseId}`, { end_date: dayAt(41, '24:00') }),
+        400,
+        `${dayAt(41, '24:00')} is an invalid date. Required format: %Y-%m-%d %H:%M`,
+      );
     });
   });
 

@@ -14,9 +14,6 @@ import { type InstanceSize, api, blazarDate, floatingIpReservation, instanceRese
 import { type Client, blazarError, describeBody, leaseClient } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
-
-
-
 /** `2033-02-DD HH:MM`: each test books its own day. */
 const on = (day: number, time: string): string => `2033-02-${String(day).padStart(2, '0')} ${time}`;
 
@@ -42,13 +39,16 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
 
   const { rejected, createLease, refusedLease, showLease, updateLease, refusedUpdate } = leaseClient(system, client);
 
-  const registerHost = async (name: string, capacity: { vcpus: number; memory_mb: number; local_gb: number }, poolName: string): Promise<void> => {
+  const registerHost = async (
+    name: string,
+    capacity: { vcpus: number; memory_mb: number; local_gb: number },
+    poolName: string,
+  ): Promise<void> => {
     const response = await client().post('/v1/os-hosts', { name, ...capacity, pool: poolName });
     expect(response.status, describeBody(response)).toBe(201);
     hostIds[name] = response.body.host.id;
     hostNames[response.body.host.id] = name;
   };
-
 
   /** Names of the hosts holding the reservation, in host id order, from GET /v1/os-hosts/allocations. */
   const hostsOf = async (reservationId: string): Promise<string[]> => {
@@ -64,7 +64,9 @@ const bind = (system: () => RunningSystem, client: () => Client) => {
     const response = await client().get(path);
     expect(response.status, describeBody(response)).toBe(200);
     const day = requestDate.slice(0, 10);
-    return response.body.allocations.flatMap((a: { reservations: { start_date: string }[] }) => a.reservations.filter((r) => r.start_date.startsWith(day)));
+    return response.body.allocations.flatMap((a: { reservations: { start_date: string }[] }) =>
+      a.reservations.filter((r) => r.start_date.startsWith(day)),
+    );
   };
 
   return { hostIds, rejected, registerHost, createLease, refusedLease, showLease, updateLease, refusedUpdate, hostsOf, allocationsOnDay };
@@ -75,10 +77,11 @@ const BIG = { vcpus: 4, memory_mb: 8192, local_gb: 100 };
 describe('instance reservations (api + projector + reactor, default configuration)', () => {
   let system: RunningSystem;
   let client: Client;
-  const { hostIds, rejected, registerHost, createLease, refusedLease, showLease, updateLease, refusedUpdate, hostsOf, allocationsOnDay } = bind(
-    () => system,
-    () => client,
-  );
+  const { hostIds, rejected, registerHost, createLease, refusedLease, showLease, updateLease, refusedUpdate, hostsOf, allocationsOnDay } =
+    bind(
+      () => system,
+      () => client,
+    );
 
   beforeAll(async () => {
     system = await startSystem();
@@ -106,7 +109,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
   describe('virtual:instance: create, show, list, delete', () => {
     let lease: any;
 
-    it('POST: 201, the reservation with exactly upstream\'s instance fields in their order; slots packed on one host', async () => {
+    it("POST: 201, the reservation with exactly upstream's instance fields in their order; slots packed on one host", async () => {
       const start = on(1, '10:00');
       const end = on(1, '12:00');
       lease = await createLease('inst-crud', start, end, [instanceReservation(2, MEDIUM, { resource_properties: pool('crud') })]);
@@ -141,7 +144,18 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(allocation.body.allocation).toEqual({
         resource_id: hostIds['crud-1'],
         // upstream's four keys, then what the slots take on this host
-        reservations: [{ id: reservation.id, lease_id: lease.id, start_date: tDate(start), end_date: tDate(end), slots: 2, vcpus: 4, memory_mb: 4096, disk_gb: 40 }],
+        reservations: [
+          {
+            id: reservation.id,
+            lease_id: lease.id,
+            start_date: tDate(start),
+            end_date: tDate(end),
+            slots: 2,
+            vcpus: 4,
+            memory_mb: 4096,
+            disk_gb: 40,
+          },
+        ],
       });
     });
 
@@ -154,10 +168,19 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(listed.body.leases.find((l: { id: string }) => l.id === lease.id)).toEqual(lease);
     });
 
-    it('the allocations of leases not yet ended include the instance slots\' host', async () => {
+    it("the allocations of leases not yet ended include the instance slots' host", async () => {
       const response = await client.get('/v1/os-hosts/allocations');
       const entry = response.body.allocations.find((a: { resource_id: string }) => a.resource_id === hostIds['crud-1']);
-      expect(entry.reservations).toContainEqual({ id: lease.reservations[0].id, lease_id: lease.id, start_date: tDate(on(1, '10:00')), end_date: tDate(on(1, '12:00')), slots: 2, vcpus: 4, memory_mb: 4096, disk_gb: 40 });
+      expect(entry.reservations).toContainEqual({
+        id: lease.reservations[0].id,
+        lease_id: lease.id,
+        start_date: tDate(on(1, '10:00')),
+        end_date: tDate(on(1, '12:00')),
+        slots: 2,
+        vcpus: 4,
+        memory_mb: 4096,
+        disk_gb: 40,
+      });
     });
 
     it('DELETE: 204, then 404; the slots are free: the host can be reserved whole for that window', async () => {
@@ -209,7 +232,15 @@ describe('instance reservations (api + projector + reactor, default configuratio
 
     it('POST /v1/flavors (admin): the catalog flavors the reservations name', async () => {
       const medium = await client.post('/v1/flavors', {
-        flavor: { id: 'lh-medium', name: 'lh.medium', vcpus: 2, ram: 4096, disk: 30, 'OS-FLV-EXT-DATA:ephemeral': 10, extra_specs: { 'hw_rng:allowed': 'True' } },
+        flavor: {
+          id: 'lh-medium',
+          name: 'lh.medium',
+          vcpus: 2,
+          ram: 4096,
+          disk: 30,
+          'OS-FLV-EXT-DATA:ephemeral': 10,
+          extra_specs: { 'hw_rng:allowed': 'True' },
+        },
       });
       expect(medium.status, describeBody(medium)).toBe(201);
       const small = await client.post('/v1/flavors', { flavor: { id: '3', name: 'm1.small', vcpus: 1, ram: 2048, disk: 20 } });
@@ -259,15 +290,24 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(await showLease(lease.id)).toEqual(lease);
     });
 
-    it('resource_properties is exactly Python\'s json.dumps: non-ASCII escaped, floats with a decimal point, swap as a number, a private flavor', async () => {
+    it("resource_properties is exactly Python's json.dumps: non-ASCII escaped, floats with a decimal point, swap as a number, a private flavor", async () => {
       const odd = await client.post('/v1/flavors', {
         flavor: {
-          id: 'lh-odd', name: 'größer', vcpus: 1, ram: 512, disk: 1, swap: 512, rxtx_factor: 2.5,
-          'os-flavor-access:is_public': false, extra_specs: { 'quota:cpu_shares': '1024' },
+          id: 'lh-odd',
+          name: 'größer',
+          vcpus: 1,
+          ram: 512,
+          disk: 1,
+          swap: 512,
+          rxtx_factor: 2.5,
+          'os-flavor-access:is_public': false,
+          extra_specs: { 'quota:cpu_shares': '1024' },
         },
       });
       expect(odd.status, describeBody(odd)).toBe(201);
-      const lease = await createLease('flv-odd', on(23, '10:00'), on(23, '12:00'), [{ resource_type: 'flavor:instance', flavor_id: 'lh-odd', amount: 1 }]);
+      const lease = await createLease('flv-odd', on(23, '10:00'), on(23, '12:00'), [
+        { resource_type: 'flavor:instance', flavor_id: 'lh-odd', amount: 1 },
+      ]);
       expect(lease.reservations[0]).toMatchObject({
         vcpus: 1,
         memory_mb: 512,
@@ -278,7 +318,8 @@ describe('instance reservations (api + projector + reactor, default configuratio
     });
 
     it('an unknown flavor: 400 Flavor <id> could not be found.; missing flavor_id or amount: 400', async () => {
-      const refuse = (reservation: Record<string, unknown>, message: string) => refusedLease('flv-bad', on(3, '13:00'), on(3, '14:00'), [reservation], 400, message);
+      const refuse = (reservation: Record<string, unknown>, message: string) =>
+        refusedLease('flv-bad', on(3, '13:00'), on(3, '14:00'), [reservation], 400, message);
       await refuse({ resource_type: 'flavor:instance', flavor_id: 'nope', amount: 1 }, 'Flavor nope could not be found.');
       await refuse({ resource_type: 'flavor:instance', flavor_id: 42, amount: 1 }, 'Flavor 42 could not be found.');
       await refuse({ resource_type: 'flavor:instance', amount: 1 }, 'Missing parameter flavor_id');
@@ -289,7 +330,14 @@ describe('instance reservations (api + projector + reactor, default configuratio
 
     it('more instances than fit: 409 with the counts', async () => {
       // lh.medium (2 vcpus, 4096 MB, 40 GB): 2 on each 8 GB host, 1 on cap-1; 11 hosts, none used that day
-      await refusedLease('flv-big', on(4, '10:00'), on(4, '12:00'), [{ resource_type: 'flavor:instance', flavor_id: 'lh-medium', amount: 22 }], 409, slotShortage(21, 11, 22));
+      await refusedLease(
+        'flv-big',
+        on(4, '10:00'),
+        on(4, '12:00'),
+        [{ resource_type: 'flavor:instance', flavor_id: 'lh-medium', amount: 22 }],
+        409,
+        slotShortage(21, 11, 22),
+      );
     });
 
     it('update before the start: amount changes; the same flavor_id is accepted; another flavor_id 409; instance sizes 400', async () => {
@@ -298,9 +346,26 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(updated.reservations[0]).toMatchObject({ id: medium.id, amount: 1, vcpus: 2, memory_mb: 4096, disk_gb: 40 });
       expect(await hostsOf(medium.id)).toEqual(['crud-1']);
 
-      await refusedUpdate(lease.id, { reservations: [{ id: medium.id, flavor_id: '3' }] }, 409, 'flavor_id cannot be updated; make a new reservation for another flavor');
-      for (const [field, value] of [['vcpus', 1], ['memory_mb', 1024], ['disk_gb', 5], ['resource_properties', ''], ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'], ['min', 1]] as const) {
-        await refusedUpdate(lease.id, { reservations: [{ id: medium.id, [field]: value }] }, 400, `Parameter ${field} cannot be set on a flavor:instance reservation`);
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: medium.id, flavor_id: '3' }] },
+        409,
+        'flavor_id cannot be updated; make a new reservation for another flavor',
+      );
+      for (const [field, value] of [
+        ['vcpus', 1],
+        ['memory_mb', 1024],
+        ['disk_gb', 5],
+        ['resource_properties', ''],
+        ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'],
+        ['min', 1],
+      ] as const) {
+        await refusedUpdate(
+          lease.id,
+          { reservations: [{ id: medium.id, [field]: value }] },
+          400,
+          `Parameter ${field} cannot be set on a flavor:instance reservation`,
+        );
       }
       await refusedUpdate(lease.id, { reservations: [{ id: medium.id, amount: 0 }] }, 400, MAX_AMOUNT_MESSAGE);
       expect((await showLease(lease.id)).reservations[0]).toEqual(updated.reservations[0]);
@@ -340,10 +405,20 @@ describe('instance reservations (api + projector + reactor, default configuratio
 
     it('shortages: 409 with what could fit under the affinity', async () => {
       const when = [on(9, '10:00'), on(9, '12:00')] as const;
-      await refusedLease('aff-false-4', ...when, [aff(4, false)], 409,
-        'Not enough hosts available: 3 host(s) have room for one such instance (anti-affinity requires one host each) for the whole lease, 4 requested');
-      await refusedLease('aff-true-5', ...when, [aff(5, true)], 409,
-        'Not enough hosts available: at most 4 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 5 requested');
+      await refusedLease(
+        'aff-false-4',
+        ...when,
+        [aff(4, false)],
+        409,
+        'Not enough hosts available: 3 host(s) have room for one such instance (anti-affinity requires one host each) for the whole lease, 4 requested',
+      );
+      await refusedLease(
+        'aff-true-5',
+        ...when,
+        [aff(5, true)],
+        409,
+        'Not enough hosts available: at most 4 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 5 requested',
+      );
       await refusedLease('aff-null-13', ...when, [aff(13, null)], 409, slotShortage(12, 3, 13));
     });
 
@@ -353,17 +428,24 @@ describe('instance reservations (api + projector + reactor, default configuratio
       const b = await createLease('aff-frag-b', ...when, [aff(3, true)]);
       const c = await createLease('aff-frag-c', ...when, [aff(3, true)]);
       expect([await hostsOf(a.reservations[0].id), await hostsOf(b.reservations[0].id), await hostsOf(c.reservations[0].id)]).toEqual([
-        ['aff-1'], ['aff-2'], ['aff-3'],
+        ['aff-1'],
+        ['aff-2'],
+        ['aff-3'],
       ]);
       // free now: 2 on aff-1, 1 on aff-2, 1 on aff-3
-      await refusedLease('aff-frag-d', ...when, [aff(3, true)], 409,
-        'Not enough hosts available: at most 2 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 3 requested');
+      await refusedLease(
+        'aff-frag-d',
+        ...when,
+        [aff(3, true)],
+        409,
+        'Not enough hosts available: at most 2 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 3 requested',
+      );
       const d = await createLease('aff-frag-e', ...when, [aff(3, false)]);
       expect(await hostsOf(d.reservations[0].id)).toEqual(['aff-1', 'aff-2', 'aff-3']);
     });
   });
 
-  describe('capacity: a host\'s vcpus, memory and disk are never exceeded at any instant', () => {
+  describe("capacity: a host's vcpus, memory and disk are never exceeded at any instant", () => {
     const cap = (amount: number, size: InstanceSize) => instanceReservation(amount, size, { resource_properties: pool('cap') });
 
     it('vcpus: exactly the 4 of the host are accepted, one more is refused; deleting frees them', async () => {
@@ -431,8 +513,11 @@ describe('instance reservations (api + projector + reactor, default configuratio
     it('a host carrying slots cannot be deleted, nor change a capability their resource_properties use: 409', async () => {
       const id = hostIds['aff-1'] as string;
       await rejected(() => client.delete(`/v1/os-hosts/${id}`), 409, `Can't delete host ${id}. The host is reserved.`);
-      await rejected(() => client.put(`/v1/os-hosts/${id}`, { pool: 'elsewhere' }), 409,
-        `Can't update extra capability pool of host ${id}: it is used by a current or future reservation`);
+      await rejected(
+        () => client.put(`/v1/os-hosts/${id}`, { pool: 'elsewhere' }),
+        409,
+        `Can't update extra capability pool of host ${id}: it is used by a current or future reservation`,
+      );
       const other = await client.put(`/v1/os-hosts/${id}`, { rack: 'r7' });
       expect(other.status, describeBody(other)).toBe(200);
     });
@@ -447,7 +532,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(await hostsOf(lease.reservations[0].id)).toEqual(['nr-1']);
     });
 
-    it('within one lease too: a host reserved whole cannot also take the lease\'s slots, in either order', async () => {
+    it("within one lease too: a host reserved whole cannot also take the lease's slots, in either order", async () => {
       const when = [on(18, '10:00'), on(18, '12:00')] as const;
       await refusedLease('excl-both', ...when, [pinnedHost('excl-1'), slot()], 409, slotShortage(0, 1, 1));
       await refusedLease('excl-both-rev', ...when, [slot(), pinnedHost('excl-1')], 409, hostShortage(1, 0, 1));
@@ -459,7 +544,9 @@ describe('instance reservations (api + projector + reactor, default configuratio
     let rid: string;
 
     it('affinity, amount, sizes and resource_properties may all change; the slots follow', async () => {
-      lease = await createLease('upd', on(19, '10:00'), on(19, '12:00'), [instanceReservation(2, MEDIUM, { resource_properties: pool('crud') })]);
+      lease = await createLease('upd', on(19, '10:00'), on(19, '12:00'), [
+        instanceReservation(2, MEDIUM, { resource_properties: pool('crud') }),
+      ]);
       rid = lease.reservations[0].id;
       expect(await hostsOf(rid)).toEqual(['crud-1']);
 
@@ -467,41 +554,83 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(apart.reservations[0]).toMatchObject({ id: rid, affinity: false, amount: 2, status: 'pending' });
       expect(await hostsOf(rid)).toEqual(['crud-1', 'crud-2']);
 
-      const resized = await updateLease(lease.id, { reservations: [{ id: rid, amount: 1, vcpus: 4, memory_mb: 4096, disk_gb: 50, affinity: 'None' }] });
+      const resized = await updateLease(lease.id, {
+        reservations: [{ id: rid, amount: 1, vcpus: 4, memory_mb: 4096, disk_gb: 50, affinity: 'None' }],
+      });
       expect(resized.reservations[0]).toMatchObject({ id: rid, amount: 1, vcpus: 4, memory_mb: 4096, disk_gb: 50, affinity: null });
       expect(await hostsOf(rid)).toEqual(['crud-1']);
 
-      const moved = await updateLease(lease.id, { reservations: [{ id: rid, resource_properties: pool('aff'), vcpus: 1, memory_mb: 1024, disk_gb: 10, amount: 3, affinity: 'True' }] });
-      expect(moved.reservations[0]).toMatchObject({ id: rid, resource_properties: '["==","$pool","aff"]', vcpus: 1, memory_mb: 1024, disk_gb: 10, amount: 3, affinity: true });
+      const moved = await updateLease(lease.id, {
+        reservations: [{ id: rid, resource_properties: pool('aff'), vcpus: 1, memory_mb: 1024, disk_gb: 10, amount: 3, affinity: 'True' }],
+      });
+      expect(moved.reservations[0]).toMatchObject({
+        id: rid,
+        resource_properties: '["==","$pool","aff"]',
+        vcpus: 1,
+        memory_mb: 1024,
+        disk_gb: 10,
+        amount: 3,
+        affinity: true,
+      });
       expect(Object.keys(moved.reservations[0])).toEqual(INSTANCE_RESERVATION_KEYS);
       expect(await hostsOf(rid)).toEqual(['aff-1']);
       expect(await showLease(lease.id)).toEqual(moved);
     });
 
-    it('new lease dates move the slots\' window', async () => {
+    it("new lease dates move the slots' window", async () => {
       await updateLease(lease.id, { end_date: on(19, '13:00') });
       const allocation = await client.get(`/v1/os-hosts/${hostIds['aff-1']}/allocation?reservation_id=${rid}`);
-      expect(allocation.body.allocation.reservations).toEqual([{ id: rid, lease_id: lease.id, start_date: tDate(on(19, '10:00')), end_date: tDate(on(19, '13:00')), slots: 3, vcpus: 3, memory_mb: 3072, disk_gb: 30 }]);
+      expect(allocation.body.allocation.reservations).toEqual([
+        {
+          id: rid,
+          lease_id: lease.id,
+          start_date: tDate(on(19, '10:00')),
+          end_date: tDate(on(19, '13:00')),
+          slots: 3,
+          vcpus: 3,
+          memory_mb: 3072,
+          disk_gb: 30,
+        },
+      ]);
     });
 
     it('a shortage: 409, the reservation keeps its slots', async () => {
       const before = await showLease(lease.id);
       await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 13, affinity: null }] }, 409, slotShortage(12, 3, 13));
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 5 }] }, 409,
-        'Not enough hosts available: at most 4 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 5 requested');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, amount: 5 }] },
+        409,
+        'Not enough hosts available: at most 4 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 5 requested',
+      );
       expect(await showLease(lease.id)).toEqual(before);
       expect(await hostsOf(rid)).toEqual(['aff-1']);
     });
 
     it('fields of other reservation types: 400; resource_type cannot change: 409; malformed values: 400', async () => {
       const fields: [string, unknown][] = [
-        ['min', 1], ['max', 2], ['hypervisor_properties', ''], ['before_end', 'default'],
-        ['flavor_id', 'lh-medium'], ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'], ['required_floatingips', []],
+        ['min', 1],
+        ['max', 2],
+        ['hypervisor_properties', ''],
+        ['before_end', 'default'],
+        ['flavor_id', 'lh-medium'],
+        ['network_id', '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01'],
+        ['required_floatingips', []],
       ];
       for (const [field, value] of fields) {
-        await refusedUpdate(lease.id, { reservations: [{ id: rid, [field]: value }] }, 400, `Parameter ${field} cannot be set on a virtual:instance reservation`);
+        await refusedUpdate(
+          lease.id,
+          { reservations: [{ id: rid, [field]: value }] },
+          400,
+          `Parameter ${field} cannot be set on a virtual:instance reservation`,
+        );
       }
-      await refusedUpdate(lease.id, { reservations: [{ id: rid, resource_type: 'physical:host' }] }, 409, 'resource_type cannot be updated');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: rid, resource_type: 'physical:host' }] },
+        409,
+        'resource_type cannot be updated',
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: rid, affinity: 'sometimes' }] }, 400, AFFINITY_MESSAGE);
       await refusedUpdate(lease.id, { reservations: [{ id: rid, amount: 0 }] }, 400, MAX_AMOUNT_MESSAGE);
       await refusedUpdate(lease.id, { reservations: [{ id: rid, vcpus: 0 }] }, 400, 'Malformed parameter vcpus (must be an integer >= 1)');
@@ -513,7 +642,7 @@ describe('instance reservations (api + projector + reactor, default configuratio
     const NET = '9a0e7c3e-5d1c-4a55-b1d6-6b8f3c2a1e01';
     const slots = (amount: number) => instanceReservation(amount, MEDIUM, { resource_properties: pool('mix') });
 
-    it('host + instance + flavor + floating IP in one lease: each booked, none on another\'s resources', async () => {
+    it("host + instance + flavor + floating IP in one lease: each booked, none on another's resources", async () => {
       for (const address of ['192.0.2.1', '192.0.2.2']) {
         const registered = await client.post('/v1/floatingips', { floating_network_id: NET, floating_ip_address: address });
         expect(registered.status, describeBody(registered)).toBe(201);
@@ -524,7 +653,12 @@ describe('instance reservations (api + projector + reactor, default configuratio
         { resource_type: 'flavor:instance', flavor_id: '3', amount: 1 },
         floatingIpReservation(NET, 1),
       ]);
-      expect(lease.reservations.map((r: { resource_type: string }) => r.resource_type)).toEqual(['physical:host', 'virtual:instance', 'flavor:instance', 'virtual:floatingip']);
+      expect(lease.reservations.map((r: { resource_type: string }) => r.resource_type)).toEqual([
+        'physical:host',
+        'virtual:instance',
+        'flavor:instance',
+        'virtual:floatingip',
+      ]);
       const [host, instances, flavor, fip] = lease.reservations;
       expect(await hostsOf(host.id)).toEqual(['mix-1']);
       // mix-1 is reserved whole by the same lease
@@ -532,27 +666,65 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(await hostsOf(flavor.id)).toEqual(['crud-1']);
       expect(fip).toMatchObject({ network_id: NET, amount: 1, required_floatingips: [] });
       const fipAllocations = await allocationsOnDay('/v1/floatingips/allocations', on(20, '10:00'));
-      expect(fipAllocations).toEqual([{ id: fip.id, lease_id: lease.id, start_date: tDate(on(20, '10:00')), end_date: tDate(on(20, '12:00')) }]);
+      expect(fipAllocations).toEqual([
+        { id: fip.id, lease_id: lease.id, start_date: tDate(on(20, '10:00')), end_date: tDate(on(20, '12:00')) },
+      ]);
     });
 
-    it('an update of several reservations is applied whole or not at all; each type refuses the others\' fields', async () => {
+    it("an update of several reservations is applied whole or not at all; each type refuses the others' fields", async () => {
       const lease = (await client.get('/v1/leases')).body.leases.find((l: { name: string }) => l.name === 'mix-ok');
       const [host, instances, , fip] = lease.reservations;
-      await refusedUpdate(lease.id, { reservations: [{ id: instances.id, amount: 1 }, { id: fip.id, amount: 3 }] }, 409,
-        'Not enough floating IPs available: 2 registered on the network, 2 free for the whole lease, 3 requested');
+      await refusedUpdate(
+        lease.id,
+        {
+          reservations: [
+            { id: instances.id, amount: 1 },
+            { id: fip.id, amount: 3 },
+          ],
+        },
+        409,
+        'Not enough floating IPs available: 2 registered on the network, 2 free for the whole lease, 3 requested',
+      );
       expect(await showLease(lease.id)).toEqual(lease);
       expect(await hostsOf(instances.id)).toEqual(['mix-2']);
-      for (const [field, value] of [['amount', 2], ['vcpus', 1], ['affinity', true], ['network_id', NET], ['flavor_id', '3']] as const) {
-        await refusedUpdate(lease.id, { reservations: [{ id: host.id, [field]: value }] }, 400, `Parameter ${field} cannot be set on a physical:host reservation`);
+      for (const [field, value] of [
+        ['amount', 2],
+        ['vcpus', 1],
+        ['affinity', true],
+        ['network_id', NET],
+        ['flavor_id', '3'],
+      ] as const) {
+        await refusedUpdate(
+          lease.id,
+          { reservations: [{ id: host.id, [field]: value }] },
+          400,
+          `Parameter ${field} cannot be set on a physical:host reservation`,
+        );
       }
-      const both = await updateLease(lease.id, { reservations: [{ id: instances.id, amount: 1 }, { id: fip.id, amount: 2 }] });
+      const both = await updateLease(lease.id, {
+        reservations: [
+          { id: instances.id, amount: 1 },
+          { id: fip.id, amount: 2 },
+        ],
+      });
       expect(both.reservations.map((r: { amount?: number }) => r.amount)).toEqual([undefined, 1, 1, 2]);
     });
 
     it('the last reservation fails: 409, and nothing of the others was booked (the same lease then fits)', async () => {
       const when = [on(21, '10:00'), on(21, '12:00')] as const;
-      const reservations = (fips: number) => [pinnedHost('mix-1'), slots(2), { resource_type: 'flavor:instance', flavor_id: '3', amount: 1 }, floatingIpReservation(NET, fips)];
-      await refusedLease('mix-fail', ...when, reservations(3), 409, 'Not enough floating IPs available: 2 registered on the network, 2 free for the whole lease, 3 requested');
+      const reservations = (fips: number) => [
+        pinnedHost('mix-1'),
+        slots(2),
+        { resource_type: 'flavor:instance', flavor_id: '3', amount: 1 },
+        floatingIpReservation(NET, fips),
+      ];
+      await refusedLease(
+        'mix-fail',
+        ...when,
+        reservations(3),
+        409,
+        'Not enough floating IPs available: 2 registered on the network, 2 free for the whole lease, 3 requested',
+      );
       expect(await allocationsOnDay('/v1/os-hosts/allocations', when[0])).toEqual([]);
       expect(await allocationsOnDay('/v1/floatingips/allocations', when[0])).toEqual([]);
       expect((await client.get('/v1/leases')).body.leases.map((l: { name: string }) => l.name)).not.toContain('mix-fail');
@@ -582,10 +754,14 @@ describe('instance reservations (api + projector + reactor, default configuratio
     const reservation = (view: any, id: string): any => view.reservations.find((r: { id: string }) => r.id === id);
 
     const waitFor = (what: string, accept: (view: any) => boolean): Promise<any> =>
-      eventually(async () => {
-        const view = await showLease(lease.id);
-        return accept(view) ? view : undefined;
-      }, 20_000, `${what} of lease ${lease.id}`);
+      eventually(
+        async () => {
+          const view = await showLease(lease.id);
+          return accept(view) ? view : undefined;
+        },
+        20_000,
+        `${what} of lease ${lease.id}`,
+      );
 
     it('at creation aggregate_id and server_group_id are null; once ACTIVE the start effects have set them', async () => {
       endDate = blazarDate(90);
@@ -622,7 +798,15 @@ describe('instance reservations (api + projector + reactor, default configuratio
       );
       expect(started?.data.effects).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ operation: 'flavor.create', flavor_id: ids.flavor, vcpus: 2, ram: 4096, disk: 30, ephemeral: 10, is_public: false }),
+          expect.objectContaining({
+            operation: 'flavor.create',
+            flavor_id: ids.flavor,
+            vcpus: 2,
+            ram: 4096,
+            disk: 30,
+            ephemeral: 10,
+            is_public: false,
+          }),
           expect.objectContaining({
             operation: 'flavor.set_extra_specs',
             flavor_id: ids.flavor,
@@ -636,16 +820,31 @@ describe('instance reservations (api + projector + reactor, default configuratio
       );
     });
 
-    it('once ACTIVE only amount may change, and only upward: 409; flavor_id 409; other types\' fields 400', async () => {
+    it("once ACTIVE only amount may change, and only upward: 409; flavor_id 409; other types' fields 400", async () => {
       const changeOf = (fields: string) => `Only amount can be changed once the reservation has started (not ${fields})`;
       await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, vcpus: 1 }] }, 409, changeOf('vcpus'));
-      await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, memory_mb: 1024, disk_gb: 10 }] }, 409, changeOf('memory_mb, disk_gb'));
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: ids.apart, memory_mb: 1024, disk_gb: 10 }] },
+        409,
+        changeOf('memory_mb, disk_gb'),
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, resource_properties: '' }] }, 409, changeOf('resource_properties'));
       await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, affinity: true }] }, 409, changeOf('affinity'));
       await refusedUpdate(lease.id, { reservations: [{ id: ids.packed, affinity: 'False', amount: 2 }] }, 409, changeOf('affinity'));
       await refusedUpdate(lease.id, { reservations: [{ id: ids.flavor, affinity: false }] }, 409, changeOf('affinity'));
-      await refusedUpdate(lease.id, { reservations: [{ id: ids.flavor, flavor_id: '3' }] }, 409, 'flavor_id cannot be updated; make a new reservation for another flavor');
-      await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, min: 1 }] }, 400, 'Parameter min cannot be set on a virtual:instance reservation');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: ids.flavor, flavor_id: '3' }] },
+        409,
+        'flavor_id cannot be updated; make a new reservation for another flavor',
+      );
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: ids.apart, min: 1 }] },
+        400,
+        'Parameter min cannot be set on a virtual:instance reservation',
+      );
       await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, amount: 0 }] }, 400, MAX_AMOUNT_MESSAGE);
     });
 
@@ -655,7 +854,10 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(await hostsOf(ids.apart)).toEqual(['act-1', 'act-2']);
 
       const applied = await eventually(
-        async () => ledgerEvents(system.dataDir, `lease-${lease.id}`).find((e) => e.type === 'Reservation.UpdateApplied' && e.data.reservationId === ids.apart),
+        async () =>
+          ledgerEvents(system.dataDir, `lease-${lease.id}`).find(
+            (e) => e.type === 'Reservation.UpdateApplied' && e.data.reservationId === ids.apart,
+          ),
         20_000,
         'Reservation.UpdateApplied',
       );
@@ -672,7 +874,12 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(reservation(shown, ids.apart)).toMatchObject({ amount: 2, status: 'active', aggregate_id: aggregateId });
       expect(shown.status).toBe('ACTIVE');
 
-      await refusedUpdate(lease.id, { reservations: [{ id: ids.apart, amount: 1 }] }, 409, 'The amount of a started reservation can only grow (from 2)');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: ids.apart, amount: 1 }] },
+        409,
+        'The amount of a started reservation can only grow (from 2)',
+      );
     });
 
     it('flavor:instance amount up once ACTIVE: one more slot, acted out by the reactor', async () => {
@@ -680,19 +887,30 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(reservation(updated, ids.flavor)).toMatchObject({ amount: 2, status: 'active', vcpus: 2, memory_mb: 4096, disk_gb: 40 });
       expect(await hostsOf(ids.flavor)).toEqual(['crud-1']);
       const applied = await eventually(
-        async () => ledgerEvents(system.dataDir, `lease-${lease.id}`).find((e) => e.type === 'Reservation.UpdateApplied' && e.data.reservationId === ids.flavor),
+        async () =>
+          ledgerEvents(system.dataDir, `lease-${lease.id}`).find(
+            (e) => e.type === 'Reservation.UpdateApplied' && e.data.reservationId === ids.flavor,
+          ),
         20_000,
         'Reservation.UpdateApplied of the flavor reservation',
       );
-      expect(applied.data.effects).toContainEqual(expect.objectContaining({ operation: 'inventory.set', resource_provider: 'blazar_crud-1', total: 2 }));
+      expect(applied.data.effects).toContainEqual(
+        expect.objectContaining({ operation: 'inventory.set', resource_provider: 'blazar_crud-1', total: 2 }),
+      );
     });
 
     it('affinity true once ACTIVE: more instances only on its own host, however much room other hosts have', async () => {
-      const filler = await createLease('aff-fill', blazarDate(5), blazarDate(60), [instanceReservation(3, SMALL, { affinity: true, resource_properties: pool('aff') })]);
+      const filler = await createLease('aff-fill', blazarDate(5), blazarDate(60), [
+        instanceReservation(3, SMALL, { affinity: true, resource_properties: pool('aff') }),
+      ]);
       expect(await hostsOf(filler.reservations[0].id)).toEqual(['aff-1']);
       // aff-1 has room for 1 more over the lease; aff-2 and aff-3 are empty but the instance already runs on aff-1
-      await refusedUpdate(lease.id, { reservations: [{ id: ids.together, amount: 2 }] }, 409,
-        'Not enough hosts available: at most 1 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 2 requested');
+      await refusedUpdate(
+        lease.id,
+        { reservations: [{ id: ids.together, amount: 2 }] },
+        409,
+        'Not enough hosts available: at most 1 such instance(s) fit on any single host (affinity requires one host) for the whole lease, 2 requested',
+      );
     });
 
     it('the end may move earlier, the slots follow; it cannot move past where the hosts are booked next: 409', async () => {
@@ -701,12 +919,27 @@ describe('instance reservations (api + projector + reactor, default configuratio
       expect(shortened).toMatchObject({ status: 'ACTIVE', end_date: tDate(earlier) });
       expect(shortened.reservations.map((r: { status: string }) => r.status)).toEqual(['active', 'active', 'active', 'active']);
       const allocation = await client.get(`/v1/os-hosts/${hostIds['act-2']}/allocation?reservation_id=${ids.apart}`);
-      expect(allocation.body.allocation.reservations).toEqual([{ id: ids.apart, lease_id: lease.id, start_date: lease.start_date, end_date: tDate(earlier), slots: 1, vcpus: 2, memory_mb: 2048, disk_gb: 20 }]);
+      expect(allocation.body.allocation.reservations).toEqual([
+        {
+          id: ids.apart,
+          lease_id: lease.id,
+          start_date: lease.start_date,
+          end_date: tDate(earlier),
+          slots: 1,
+          vcpus: 2,
+          memory_mb: 2048,
+          disk_gb: 20,
+        },
+      ]);
 
       const next = await createLease('act-next', endDate, addMinutes(endDate, 60), [act(4, null)]);
       expect(await hostsOf(next.reservations[0].id)).toEqual(['act-1', 'act-2']);
-      await refusedUpdate(lease.id, { end_date: addMinutes(endDate, 30) }, 409,
-        'Not enough hosts available: the hosts of this started reservation cannot keep its instances over the new dates');
+      await refusedUpdate(
+        lease.id,
+        { end_date: addMinutes(endDate, 30) },
+        409,
+        'Not enough hosts available: the hosts of this started reservation cannot keep its instances over the new dates',
+      );
       expect((await showLease(lease.id)).end_date).toBe(tDate(earlier));
     });
 
@@ -732,7 +965,10 @@ describe('instance reservations (api + projector + reactor, default configuratio
 describe('instance reservations with allocation ratios (cpu 2, ram 1.5, disk 0.5) and a 30-minute cleaning time', () => {
   let system: RunningSystem;
   let client: Client;
-  const { registerHost, createLease, refusedLease, hostsOf } = bind(() => system, () => client);
+  const { registerHost, createLease, refusedLease, hostsOf } = bind(
+    () => system,
+    () => client,
+  );
 
   beforeAll(async () => {
     system = await startSystem({

@@ -69,7 +69,10 @@ const checkpointOf = (dataDir: string): number => {
   if (!existsSync(join(dataDir, 'publisher.sqlite'))) return 0;
   const db = new Database(join(dataDir, 'publisher.sqlite'), { readonly: true });
   try {
-    return (db.prepare("SELECT position FROM channel_checkpoints WHERE channel = 'kafka'").get() as { position: number } | undefined)?.position ?? 0;
+    return (
+      (db.prepare("SELECT position FROM channel_checkpoints WHERE channel = 'kafka'").get() as { position: number } | undefined)
+        ?.position ?? 0
+    );
   } finally {
     db.close();
   }
@@ -125,7 +128,15 @@ const appendRenames = async (dataDir: string, tag: string, leases: number, count
   const rename = (n: number) => {
     const leaseId = `${tag}-lease-${n % leases}`;
     const data = { leaseId, name: `${tag}-${n}`, renamedAt: new Date().toISOString() };
-    return { streamId: `lease-${leaseId}`, event: { id: randomUUID(), type: 'Lease.Renamed', data, metadata: { correlationId: tag, causationId: tag, actor: null, system: 'test' } } };
+    return {
+      streamId: `lease-${leaseId}`,
+      event: {
+        id: randomUUID(),
+        type: 'Lease.Renamed',
+        data,
+        metadata: { correlationId: tag, causationId: tag, actor: null, system: 'test' },
+      },
+    };
   };
   try {
     for (let done = 0; done < count; done += chunk) {
@@ -197,7 +208,9 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       for (const type of PUBLISHED_TYPES) {
         for (const subject of subjects) {
           const { streamId, data } = sampleOf(type, subject);
-          await store.appendToStream(streamId, 'any', [{ id: randomUUID(), type, data, metadata: { correlationId: prefix, causationId: prefix, actor: null, system: 'test' } }]);
+          await store.appendToStream(streamId, 'any', [
+            { id: randomUUID(), type, data, metadata: { correlationId: prefix, causationId: prefix, actor: null, system: 'test' } },
+          ]);
         }
       }
     } finally {
@@ -205,28 +218,53 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     }
     const rows = ledger(dataDir);
     const topics = SUBJECT_PATH_NAMES.map((t) => `${prefix}.${t}`);
-    const members = [await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics), await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics)];
+    const members = [
+      await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics),
+      await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics),
+    ];
     // both members hold partitions before anything is published, so the group shares the work
-    await eventually(async () => (members.every((member) => member.assignedPartitions() > 0) ? true : undefined), 60_000, 'both members to get partitions');
+    await eventually(
+      async () => (members.every((member) => member.assignedPartitions() > 0) ? true : undefined),
+      60_000,
+      'both members to get partitions',
+    );
     const joined = members.map((member) => member.joins());
-    const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: '16' });
+    const publisher = await startPublisher(dataDir, {
+      LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+      LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix,
+      LEASEHOLD_PUBLISHER_BATCH_SIZE: '16',
+    });
     const all = (): Received[] => members.flatMap((member) => member.messages);
     try {
-      await eventually(async () => (new Set(all().map((m) => m.event.id)).size >= rows.length ? true : undefined), 90_000, `${rows.length} events at the group`);
+      await eventually(
+        async () => (new Set(all().map((m) => m.event.id)).size >= rows.length ? true : undefined),
+        90_000,
+        `${rows.length} events at the group`,
+      );
       let held = 0;
       for (const topic of topics) held += await topicMessageCount(TEST_KAFKA_BROKERS, topic);
       expect(held).toBe(rows.length);
       // the group shared the work, unless the cluster rebalanced it meanwhile (a member that missed its heartbeats
       // under load leaves, and the other takes every partition): that is the broker's choice, not the publisher's
-      if (members.every((member, i) => member.joins() === joined[i])) expect(members.map((member) => member.messages.length > 0)).toEqual([true, true]);
+      if (members.every((member, i) => member.joins() === joined[i]))
+        expect(members.map((member) => member.messages.length > 0)).toEqual([true, true]);
 
       const arrived = firstArrivals(all());
       expect(arrived.map((m) => m.event.id).sort()).toEqual(rows.map((row) => row.event_id).sort());
       const published = new Set(PUBLISHED_TYPES.map((type) => EVENT_CATALOGUE[type].publicType));
       expect(new Set(arrived.map((m) => m.event.type))).toEqual(published);
-      for (const type of published) expect(arrived.filter((m) => m.event.type === type).map((m) => m.key).sort(), type).toEqual([...subjects].sort());
+      for (const type of published)
+        expect(
+          arrived
+            .filter((m) => m.event.type === type)
+            .map((m) => m.key)
+            .sort(),
+          type,
+        ).toEqual([...subjects].sort());
       // each member saw its keys' events in log order
-      for (const member of members) for (const [key, positions] of positionsByKey(firstArrivals(member.messages))) expect(ascending(positions), `order of ${key}`).toBe(true);
+      for (const member of members)
+        for (const [key, positions] of positionsByKey(firstArrivals(member.messages)))
+          expect(ascending(positions), `order of ${key}`).toBe(true);
       expect(new Set(members.flatMap((member) => [...positionsByKey(member.messages).keys()])).size).toBe(subjects.length * topics.length);
     } finally {
       for (const member of members) await member.stop();
@@ -237,19 +275,31 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
   it('every event a workload makes through the API arrives once, in log order per key, as a CloudEvent with trace headers', async () => {
     const prefix = uniquePrefix();
     const system = await startSystem({
-      env: { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()) },
+      env: {
+        LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+        LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix,
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()),
+      },
     });
     const topics = SUBJECT_PATH_NAMES.map((t) => `${prefix}.${t}`);
     const consumer = await consume(TEST_KAFKA_BROKERS, `${prefix}-group`, topics);
     try {
       const client = api(system.url);
       for (const name of ['k-host-1', 'k-host-2', 'k-host-3']) expect((await client.post('/v1/os-hosts', { name })).status).toBe(201);
-      expect((await client.post('/v1/floatingips', { floating_network_id: randomUUID(), floating_ip_address: '10.9.0.1' })).status).toBe(201);
+      expect((await client.post('/v1/floatingips', { floating_network_id: randomUUID(), floating_ip_address: '10.9.0.1' })).status).toBe(
+        201,
+      );
       const leases: string[] = [];
       for (let i = 0; i < 3; i++) {
         // two start now; the third, deleted below, is still pending then
         const start = i < 2 ? 'now' : blazarDate(120);
-        const created = await client.post('/v1/leases', { name: `k-lease-${i}`, start_date: start, end_date: blazarDate(180 + i), reservations: [hostReservation(1)], events: [] });
+        const created = await client.post('/v1/leases', {
+          name: `k-lease-${i}`,
+          start_date: start,
+          end_date: blazarDate(180 + i),
+          reservations: [hostReservation(1)],
+          events: [],
+        });
         expect(created.status).toBe(201);
         leases.push(created.body.lease.id as string);
       }
@@ -257,28 +307,46 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       expect((await client.delete(`/v1/leases/${leases[2]}`)).status).toBe(204);
       // the reactor starts the first two leases: their lease.started must be published too
       const catalogued = () => ledger(system.dataDir).filter((row) => !row.stream_id.startsWith('audit-'));
-      await eventually(async () => (catalogued().filter((r) => r.type === 'Lease.Started').length >= 2 ? true : undefined), 30_000, 'two leases started');
+      await eventually(
+        async () => (catalogued().filter((r) => r.type === 'Lease.Started').length >= 2 ? true : undefined),
+        30_000,
+        'two leases started',
+      );
       const publisherHealth = system.output().match(/"service":"publisher".*?"url":"([^"]+)"/)?.[1] ?? '';
       // the reactor goes on recording outcomes: compare up to a moment the publisher was level with the log
-      const ready = await eventually(async () => {
-        const r = await readyz(publisherHealth);
-        return r?.channel.lag.positions === 0 && r.channel.position >= (catalogued().at(-1)?.position ?? 0) ? r : undefined;
-      }, 30_000, 'publisher caught up');
+      const ready = await eventually(
+        async () => {
+          const r = await readyz(publisherHealth);
+          return r?.channel.lag.positions === 0 && r.channel.position >= (catalogued().at(-1)?.position ?? 0) ? r : undefined;
+        },
+        30_000,
+        'publisher caught up',
+      );
       expect(ready.status).toBe(200);
       expect(ready.channel).toMatchObject({ failing: null, lag: { positions: 0, seconds: 0 } });
       const expected = catalogued().filter((row) => row.position <= ready.channel.position);
       const expectedIds = new Set(expected.map((row) => row.event_id));
-      await consumer.until((messages) => messages.filter((m) => expectedIds.has(m.event.id)).length >= expected.length, 60_000, `${expected.length} events`);
+      await consumer.until(
+        (messages) => messages.filter((m) => expectedIds.has(m.event.id)).length >= expected.length,
+        60_000,
+        `${expected.length} events`,
+      );
       let held = 0;
       for (const topic of topics) held += await topicMessageCount(TEST_KAFKA_BROKERS, topic).catch(() => 0);
       await consumer.until((messages) => messages.length >= held, 60_000, `the ${held} messages the topics hold`);
 
       const arrived = firstArrivals(consumer.messages);
-      expect(arrived.filter((m) => m.event.position <= ready.channel.position).map((m) => m.event.id).sort()).toEqual([...expectedIds].sort());
+      expect(
+        arrived
+          .filter((m) => m.event.position <= ready.channel.position)
+          .map((m) => m.event.id)
+          .sort(),
+      ).toEqual([...expectedIds].sort());
       expect(new Set(expected.map((row) => row.type)).size).toBeGreaterThanOrEqual(10);
       // once: the topics hold one message per event (a consumer group alone may see one twice in a rebalance)
       expect(arrived).toHaveLength(held);
-      for (const [key, positions] of positionsByKey(arrived)) expect(ascending(positions), `order of ${key}: ${positions.join(',')}`).toBe(true);
+      for (const [key, positions] of positionsByKey(arrived))
+        expect(ascending(positions), `order of ${key}: ${positions.join(',')}`).toBe(true);
 
       const started = arrived.find((m) => m.event.type === 'lease.started' && m.key === leases[0]);
       expect(started?.topic).toBe(`${prefix}.leases`);
@@ -297,7 +365,6 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       expect(createdMessage?.headers.actor_project_id).toEqual(expect.any(String));
       expect(arrived.filter((m) => m.topic === `${prefix}.hosts`).map((m) => m.event.type)).toContain('host.registered');
       expect(arrived.find((m) => m.event.type === 'floating_ip.registered')?.topic).toBe(`${prefix}.floatingips`);
-
     } finally {
       await consumer.stop();
       await system.stop();
@@ -308,7 +375,11 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     const prefix = uniquePrefix();
     const dataDir = tempDir();
     const batchSize = 40;
-    const env = { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_BATCH_SIZE: String(batchSize) };
+    const env = {
+      LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+      LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix,
+      LEASEHOLD_PUBLISHER_BATCH_SIZE: String(batchSize),
+    };
     await appendRenames(dataDir, prefix, 1, 1);
     // about 6 s of appends, through the kills
     const burst = appendRenames(dataDir, prefix, 25, 3000, 10, 20);
@@ -336,9 +407,14 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
       // a repeat is an event past the checkpoint of some kill, within the batch that was in flight
       const positionOf = new Map(rows.map((row) => [row.event_id, row.position]));
       const repeated = [...byId].filter(([, n]) => n > 1).map(([id]) => positionOf.get(id) ?? -1);
-      for (const position of repeated) expect(checkpointsAtKill.some((c) => position > c && position <= c + batchSize), `repeat at ${position}, kills at ${checkpointsAtKill.join(',')}`).toBe(true);
+      for (const position of repeated)
+        expect(
+          checkpointsAtKill.some((c) => position > c && position <= c + batchSize),
+          `repeat at ${position}, kills at ${checkpointsAtKill.join(',')}`,
+        ).toBe(true);
       expect(held - byId.size).toBeLessThanOrEqual(checkpointsAtKill.length * batchSize);
-      for (const [key, positions] of positionsByKey(firstArrivals(consumer.messages))) expect(ascending(positions), `order of ${key}`).toBe(true);
+      for (const [key, positions] of positionsByKey(firstArrivals(consumer.messages)))
+        expect(ascending(positions), `order of ${key}`).toBe(true);
       expect(new Set(checkpointsAtKill).size).toBeGreaterThan(1);
     } finally {
       await consumer.stop();
@@ -346,76 +422,118 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     }
   }, 150_000);
 
-  it.skipIf(AGAINST_REAL_KAFKA)('a cluster stopped for a minute and restarted empty gets what the publisher re-sends from its checkpoint', async () => {
-    const prefix = uniquePrefix();
-    const dataDir = tempDir();
-    const mockDir = tempDir();
-    const address = await StableAddress.open();
-    address.pointAt(await startMockCluster(mockDir));
-    const publisher = await startPublisher(dataDir, { LEASEHOLD_KAFKA_BROKERS: address.brokers, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '2' });
-    try {
-      await appendRenames(dataDir, `${prefix}-before`, 5, 200);
-      const before = ledger(dataDir);
-      await eventually(async () => ((await readyz(publisher.healthUrl))?.channel.position === before.at(-1)?.position ? true : undefined), 30_000, 'published before the outage');
-
-      await stopMockCluster(mockDir);
-      await appendRenames(dataDir, `${prefix}-during`, 5, 300);
-      const down = await eventually(async () => {
-        const r = await readyz(publisher.healthUrl);
-        return r?.channel.failing !== null && r?.channel.failing !== undefined ? r : undefined;
-      }, 30_000, 'the publisher to see the cluster down');
-      expect(down.status).toBe(503);
-      expect(down.channel.position).toBe(before.at(-1)?.position);
-      expect(down.channel.lag.positions).toBe(300);
-      expect(down.channel.lag.seconds).toBeGreaterThan(0);
-      // the outage itself: nothing to wait for but the time it lasts
-      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
-
+  it.skipIf(AGAINST_REAL_KAFKA)(
+    'a cluster stopped for a minute and restarted empty gets what the publisher re-sends from its checkpoint',
+    async () => {
+      const prefix = uniquePrefix();
+      const dataDir = tempDir();
+      const mockDir = tempDir();
+      const address = await StableAddress.open();
       address.pointAt(await startMockCluster(mockDir));
-      const all = ledger(dataDir);
-      const caughtUp = await eventually(async () => {
-        const r = await readyz(publisher.healthUrl);
-        return r?.channel.position === all.at(-1)?.position ? r : undefined;
-      }, 60_000, 'the publisher to catch up after the restart');
-      expect(caughtUp.status).toBe(200);
-      expect(caughtUp.channel.lastFailure).not.toBeNull();
-
-      const consumer = await consume(address.brokers, `${prefix}-group`, [`${prefix}.leases`]);
+      const publisher = await startPublisher(dataDir, {
+        LEASEHOLD_KAFKA_BROKERS: address.brokers,
+        LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix,
+        LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '2',
+      });
       try {
-        const during = all.filter((row) => row.position > (before.at(-1)?.position ?? 0));
-        await consumer.until((messages) => messages.length >= during.length, 60_000, `${during.length} re-sent events`);
-        expect(firstArrivals(consumer.messages).map((m) => m.event.id).sort()).toEqual(during.map((row) => row.event_id).sort());
-        expect(consumer.messages).toHaveLength(during.length);
+        await appendRenames(dataDir, `${prefix}-before`, 5, 200);
+        const before = ledger(dataDir);
+        await eventually(
+          async () => ((await readyz(publisher.healthUrl))?.channel.position === before.at(-1)?.position ? true : undefined),
+          30_000,
+          'published before the outage',
+        );
+
+        await stopMockCluster(mockDir);
+        await appendRenames(dataDir, `${prefix}-during`, 5, 300);
+        const down = await eventually(
+          async () => {
+            const r = await readyz(publisher.healthUrl);
+            return r?.channel.failing !== null && r?.channel.failing !== undefined ? r : undefined;
+          },
+          30_000,
+          'the publisher to see the cluster down',
+        );
+        expect(down.status).toBe(503);
+        expect(down.channel.position).toBe(before.at(-1)?.position);
+        expect(down.channel.lag.positions).toBe(300);
+        expect(down.channel.lag.seconds).toBeGreaterThan(0);
+        // the outage itself: nothing to wait for but the time it lasts
+        await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+
+        address.pointAt(await startMockCluster(mockDir));
+        const all = ledger(dataDir);
+        const caughtUp = await eventually(
+          async () => {
+            const r = await readyz(publisher.healthUrl);
+            return r?.channel.position === all.at(-1)?.position ? r : undefined;
+          },
+          60_000,
+          'the publisher to catch up after the restart',
+        );
+        expect(caughtUp.status).toBe(200);
+        expect(caughtUp.channel.lastFailure).not.toBeNull();
+
+        const consumer = await consume(address.brokers, `${prefix}-group`, [`${prefix}.leases`]);
+        try {
+          const during = all.filter((row) => row.position > (before.at(-1)?.position ?? 0));
+          await consumer.until((messages) => messages.length >= during.length, 60_000, `${during.length} re-sent events`);
+          expect(
+            firstArrivals(consumer.messages)
+              .map((m) => m.event.id)
+              .sort(),
+          ).toEqual(during.map((row) => row.event_id).sort());
+          expect(consumer.messages).toHaveLength(during.length);
+        } finally {
+          await consumer.stop();
+        }
       } finally {
-        await consumer.stop();
+        await stopProcess(publisher.child, 'SIGTERM');
+        await stopMockCluster(mockDir);
+        await address.close();
       }
-    } finally {
-      await stopProcess(publisher.child, 'SIGTERM');
-      await stopMockCluster(mockDir);
-      await address.close();
-    }
-  }, 240_000);
+    },
+    240_000,
+  );
 
   it('admissions succeed and leases start while Kafka is down; the publisher reports its lag and failure', async () => {
     const deadPort = await freePort();
     const system = await startSystem({
-      env: { LEASEHOLD_KAFKA_BROKERS: `127.0.0.1:${deadPort}`, LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()), LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '1' },
+      env: {
+        LEASEHOLD_KAFKA_BROKERS: `127.0.0.1:${deadPort}`,
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()),
+        LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '1',
+      },
     });
     try {
       const client = api(system.url);
       expect((await client.post('/v1/os-hosts', { name: 'down-host-1' })).status).toBe(201);
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const created = await client.post('/v1/leases', { name: `down-${i}`, start_date: 'now', end_date: blazarDate(60 + i), reservations: [hostReservation(1)], events: [] });
+        const created = await client.post('/v1/leases', {
+          name: `down-${i}`,
+          start_date: 'now',
+          end_date: blazarDate(60 + i),
+          reservations: [hostReservation(1)],
+          events: [],
+        });
         if (i === 0) expect(created.status, JSON.stringify(created.body)).toBe(201);
         if (created.status === 201) ids.push(created.body.lease.id as string);
       }
-      await eventually(async () => ((await client.get(`/v1/leases/${ids[0]}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the lease to start');
+      await eventually(
+        async () => ((await client.get(`/v1/leases/${ids[0]}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+        30_000,
+        'the lease to start',
+      );
       const publisherHealth = system.output().match(/"service":"publisher".*?"url":"([^"]+)"/)?.[1] ?? '';
-      const down = await eventually(async () => {
-        const r = await readyz(publisherHealth);
-        return r !== undefined && r.channel.failing !== null && r.channel.lag.positions > 0 ? r : undefined;
-      }, 30_000, 'the publisher to report the channel failing');
+      const down = await eventually(
+        async () => {
+          const r = await readyz(publisherHealth);
+          return r !== undefined && r.channel.failing !== null && r.channel.lag.positions > 0 ? r : undefined;
+        },
+        30_000,
+        'the publisher to report the channel failing',
+      );
       expect(down.status).toBe(503);
       expect(down.channel.position).toBe(0);
       expect(down.channel.failing?.error).toEqual(expect.any(String));
@@ -433,19 +551,36 @@ describe.skipIf(TEST_KAFKA_BROKERS === '')('Kafka channel (publisher)', () => {
     const script = join(ROOT, 'dist', `${prefix}-subscriber-example.mjs`);
     writeFileSync(script, example ?? '');
     const system = await startSystem({
-      env: { LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS, LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix, LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()) },
+      env: {
+        LEASEHOLD_KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+        LEASEHOLD_KAFKA_TOPIC_PREFIX: prefix,
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()),
+      },
     });
     let output = '';
-    const subscriber = spawn(process.execPath, [script], { env: { ...process.env, KAFKA_BROKERS: TEST_KAFKA_BROKERS, TOPIC: `${prefix}.leases`, GROUP: `${prefix}-example` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const subscriber = spawn(process.execPath, [script], {
+      env: { ...process.env, KAFKA_BROKERS: TEST_KAFKA_BROKERS, TOPIC: `${prefix}.leases`, GROUP: `${prefix}-example` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     subscriber.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     subscriber.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const client = api(system.url);
       expect((await client.post('/v1/os-hosts', { name: 'example-host' })).status).toBe(201);
-      const created = await client.post('/v1/leases', { name: 'example', start_date: 'now', end_date: blazarDate(60), reservations: [hostReservation(1)], events: [] });
+      const created = await client.post('/v1/leases', {
+        name: 'example',
+        start_date: 'now',
+        end_date: blazarDate(60),
+        reservations: [hostReservation(1)],
+        events: [],
+      });
       expect(created.status).toBe(201);
       const leaseId = created.body.lease.id as string;
-      await eventually(async () => (output.includes(`lease ${leaseId} started`) ? true : undefined), 60_000, `the example to print the start of ${leaseId}: ${output}`);
+      await eventually(
+        async () => (output.includes(`lease ${leaseId} started`) ? true : undefined),
+        60_000,
+        `the example to print the start of ${leaseId}: ${output}`,
+      );
     } finally {
       await stopProcess(subscriber, 'SIGTERM');
       await system.stop();

@@ -14,7 +14,8 @@ import { type RunningSystem, startSystem } from '../helpers/system.js';
 const KEYSTONE = process.env.LEASEHOLD_TEST_KEYSTONE_URL;
 /** The port keystone-up.sh registers in the catalog (LEASEHOLD_ENDPOINT=http://127.0.0.1:62234/v1). */
 const LEASEHOLD_PORT = 62234;
-const UNAUTHORIZED_TEXT = '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
+const UNAUTHORIZED_TEXT =
+  '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
 
 /** Users seeded by keystone-up.sh: name, password, project. */
 const USERS = {
@@ -35,12 +36,29 @@ interface CliResult {
 const osc = (user: User, ...args: string[]): Promise<CliResult> => {
   const [name, password, project] = USERS[user];
   const auth = [
-    '--os-auth-url', KEYSTONE ?? '', '--os-username', name, '--os-password', password, '--os-project-name', project,
-    '--os-user-domain-name', 'Default', '--os-project-domain-name', 'Default', '--os-identity-api-version', '3', '--os-region-name', 'RegionOne',
+    '--os-auth-url',
+    KEYSTONE ?? '',
+    '--os-username',
+    name,
+    '--os-password',
+    password,
+    '--os-project-name',
+    project,
+    '--os-user-domain-name',
+    'Default',
+    '--os-project-domain-name',
+    'Default',
+    '--os-identity-api-version',
+    '3',
+    '--os-region-name',
+    'RegionOne',
   ];
   return new Promise((resolve) => {
-    execFile('/usr/bin/openstack', [...auth, 'reservation', ...args], { timeout: 90_000, env: { ...process.env, OS_CLOUD: '' } }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    execFile(
+      '/usr/bin/openstack',
+      [...auth, 'reservation', ...args],
+      { timeout: 90_000, env: { ...process.env, OS_CLOUD: '' } },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
   });
 };
@@ -72,7 +90,10 @@ const keystoneToken = async (user: User): Promise<{ token: string; userId: strin
 const eventsOfLease = (dataDir: string, leaseId: string): { type: string; metadata: any }[] => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
   try {
-    const rows = db.prepare('select type, metadata from events where stream_id like ? order by position').all(`%${leaseId}%`) as { type: string; metadata: string }[];
+    const rows = db.prepare('select type, metadata from events where stream_id like ? order by position').all(`%${leaseId}%`) as {
+      type: string;
+      metadata: string;
+    }[];
     return rows.map((row) => ({ type: row.type, metadata: JSON.parse(row.metadata) }));
   } finally {
     db.close();
@@ -83,9 +104,18 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
   let system: RunningSystem;
   const lease = (user: User, name: string, startMinutes: number, host: string) =>
     osc(
-      user, 'lease', 'create', '-f', 'json',
-      '--reservation', `resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","${host}"],resource_properties=`,
-      '--start-date', blazarDate(startMinutes), '--end-date', blazarDate(startMinutes + 60), name,
+      user,
+      'lease',
+      'create',
+      '-f',
+      'json',
+      '--reservation',
+      `resource_type=physical:host,min=1,max=1,hypervisor_properties=["==","$hypervisor_hostname","${host}"],resource_properties=`,
+      '--start-date',
+      blazarDate(startMinutes),
+      '--end-date',
+      blazarDate(startMinutes + 60),
+      name,
     );
 
   beforeAll(async () => {
@@ -121,7 +151,12 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
     const response = await fetch(`${system.url}/v1/leases`, {
       method: 'POST',
       headers: { 'X-Auth-Token': alice.token, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'ks-http-lease', start_date: blazarDate(60 * 24 * 20), end_date: blazarDate(60 * 24 * 20 + 60), reservations: [] }),
+      body: JSON.stringify({
+        name: 'ks-http-lease',
+        start_date: blazarDate(60 * 24 * 20),
+        end_date: blazarDate(60 * 24 * 20 + 60),
+        reservations: [],
+      }),
     });
     expect(response.status).toBe(201);
     const created = ((await response.json()) as any).lease;
@@ -131,7 +166,7 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
     expect(again.status).toBe(200);
   });
 
-  it('CLI with passwords: project-b cannot see project-a\'s lease, rita reads but cannot create, the admin sees both; the ledger names the Keystone users', async () => {
+  it("CLI with passwords: project-b cannot see project-a's lease, rita reads but cannot create, the admin sees both; the ledger names the Keystone users", async () => {
     const host = `ks-host-${Date.now()}`;
     const registered = await osc('admin', 'host', 'create', '-f', 'json', host);
     expect(registered.code, registered.stderr).toBe(0);
@@ -143,7 +178,8 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
     expect(leaseA).toMatchObject({ user_id: alice.userId, project_id: alice.projectId });
     expect(leaseB).toMatchObject({ user_id: bob.userId, project_id: bob.projectId });
 
-    const names = async (user: User): Promise<string[]> => json(await osc(user, 'lease', 'list', '-f', 'json')).map((l: { name: string }) => l.name);
+    const names = async (user: User): Promise<string[]> =>
+      json(await osc(user, 'lease', 'list', '-f', 'json')).map((l: { name: string }) => l.name);
     const bobSees = await names('bob');
     expect(bobSees).toContain('ks-lease-b');
     expect(bobSees).not.toContain('ks-lease-a');
@@ -172,54 +208,63 @@ describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone (
     expect(eventsA.map((e) => e.type)).toEqual(expect.arrayContaining(['Lease.Created', 'Lease.Renamed']));
     expect(eventsA.length).toBeGreaterThanOrEqual(2);
     for (const event of eventsA) expect(event.metadata.actor).toEqual({ userId: alice.userId, projectId: alice.projectId });
-    for (const event of eventsOfLease(system.dataDir, leaseB.id)) expect(event.metadata.actor).toEqual({ userId: bob.userId, projectId: bob.projectId });
+    for (const event of eventsOfLease(system.dataDir, leaseB.id))
+      expect(event.metadata.actor).toEqual({ userId: bob.userId, projectId: bob.projectId });
   });
 });
 
-describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')('auth mode keystone: a revoked token stops working within LEASEHOLD_KEYSTONE_CACHE_SECONDS', () => {
-  const CACHE_SECONDS = 2;
-  /** Room for the requests themselves on a loaded machine; the bound under test is CACHE_SECONDS. */
-  const SLACK_MS = 5_000;
-  let system: RunningSystem;
+describe.skipIf(KEYSTONE === undefined || KEYSTONE === '')(
+  'auth mode keystone: a revoked token stops working within LEASEHOLD_KEYSTONE_CACHE_SECONDS',
+  () => {
+    const CACHE_SECONDS = 2;
+    /** Room for the requests themselves on a loaded machine; the bound under test is CACHE_SECONDS. */
+    const SLACK_MS = 5_000;
+    let system: RunningSystem;
 
-  beforeAll(async () => {
-    system = await startSystem({
-      apps: ['api'],
-      env: {
-        LEASEHOLD_AUTH: 'keystone',
-        LEASEHOLD_KEYSTONE_URL: KEYSTONE ?? '',
-        LEASEHOLD_KEYSTONE_USERNAME: 'leasehold',
-        LEASEHOLD_KEYSTONE_PASSWORD: 'leasehold-secret',
-        LEASEHOLD_KEYSTONE_CACHE_SECONDS: String(CACHE_SECONDS),
-      },
+    beforeAll(async () => {
+      system = await startSystem({
+        apps: ['api'],
+        env: {
+          LEASEHOLD_AUTH: 'keystone',
+          LEASEHOLD_KEYSTONE_URL: KEYSTONE ?? '',
+          LEASEHOLD_KEYSTONE_USERNAME: 'leasehold',
+          LEASEHOLD_KEYSTONE_PASSWORD: 'leasehold-secret',
+          LEASEHOLD_KEYSTONE_CACHE_SECONDS: String(CACHE_SECONDS),
+        },
+      });
     });
-  });
 
-  afterAll(async () => {
-    await system?.stop();
-  });
+    afterAll(async () => {
+      await system?.stop();
+    });
 
-  const status = async (token: string): Promise<number> =>
-    (await fetch(`${system.url}/v1/leases`, { headers: { 'X-Auth-Token': token } })).status;
+    const status = async (token: string): Promise<number> =>
+      (await fetch(`${system.url}/v1/leases`, { headers: { 'X-Auth-Token': token } })).status;
 
-  it('a token that worked gets 401 once Keystone revoked it (DELETE /v3/auth/tokens), before the cache time has passed', async () => {
-    const { token } = await keystoneToken('alice');
-    expect(await status(token)).toBe(200);
-    expect(await status(token)).toBe(200);
+    it('a token that worked gets 401 once Keystone revoked it (DELETE /v3/auth/tokens), before the cache time has passed', async () => {
+      const { token } = await keystoneToken('alice');
+      expect(await status(token)).toBe(200);
+      expect(await status(token)).toBe(200);
 
-    const revoked = await fetch(`${KEYSTONE}/auth/tokens`, { method: 'DELETE', headers: { 'X-Auth-Token': token, 'X-Subject-Token': token } });
-    expect(revoked.status).toBe(204);
-    const revokedAt = Date.now();
-    const admin = (await keystoneToken('admin')).token;
-    const keystoneSays = await fetch(`${KEYSTONE}/auth/tokens?nocatalog`, { headers: { 'X-Auth-Token': admin, 'X-Subject-Token': token } });
-    expect(keystoneSays.status).toBe(404);
+      const revoked = await fetch(`${KEYSTONE}/auth/tokens`, {
+        method: 'DELETE',
+        headers: { 'X-Auth-Token': token, 'X-Subject-Token': token },
+      });
+      expect(revoked.status).toBe(204);
+      const revokedAt = Date.now();
+      const admin = (await keystoneToken('admin')).token;
+      const keystoneSays = await fetch(`${KEYSTONE}/auth/tokens?nocatalog`, {
+        headers: { 'X-Auth-Token': admin, 'X-Subject-Token': token },
+      });
+      expect(keystoneSays.status).toBe(404);
 
-    const deadline = revokedAt + CACHE_SECONDS * 1000 + SLACK_MS;
-    let last = await status(token);
-    while (last !== 401 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      last = await status(token);
-    }
-    expect(last).toBe(401);
-  });
-});
+      const deadline = revokedAt + CACHE_SECONDS * 1000 + SLACK_MS;
+      let last = await status(token);
+      while (last !== 401 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        last = await status(token);
+      }
+      expect(last).toBe(401);
+    });
+  },
+);

@@ -73,18 +73,32 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
     system = await startSystem({ dataDir });
     client = api(system.url);
     expect((await client.post('/v1/os-hosts', { name: 'cli-host' })).status).toBe(201);
-    const created = await client.post('/v1/leases', { name: 'cli-lease', start_date: 'now', end_date: blazarDate(120), reservations: [pinnedHost('cli-host')] });
+    const created = await client.post('/v1/leases', {
+      name: 'cli-lease',
+      start_date: 'now',
+      end_date: blazarDate(120),
+      reservations: [pinnedHost('cli-host')],
+    });
     expect(created.status, describeBody(created)).toBe(201);
     leaseId = created.body.lease.id as string;
     for (const day of [3, 4]) {
-      const twin = await client.post('/v1/leases', { name: 'twin', start_date: blazarDate(60 * 24 * day), end_date: blazarDate(60 * 24 * day + 60), reservations: [pinnedHost('cli-host')] });
+      const twin = await client.post('/v1/leases', {
+        name: 'twin',
+        start_date: blazarDate(60 * 24 * day),
+        end_date: blazarDate(60 * 24 * day + 60),
+        reservations: [pinnedHost('cli-host')],
+      });
       expect(twin.status, describeBody(twin)).toBe(201);
       twins.push(twin.body.lease.id as string);
     }
-    await eventually(async () => {
-      const history = (await httpHistory(leaseId)) as { history: Entry[] };
-      return history.history.some((entry) => entry.type === 'lease.started') ? true : undefined;
-    }, 30_000, 'the reactor to start the lease');
+    await eventually(
+      async () => {
+        const history = (await httpHistory(leaseId)) as { history: Entry[] };
+        return history.history.some((entry) => entry.type === 'lease.started') ? true : undefined;
+      },
+      30_000,
+      'the reactor to start the lease',
+    );
   });
 
   afterAll(async () => {
@@ -122,7 +136,11 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
       expect(result.code, result.stderr).toBe(0);
       const rows = lines(result.stdout);
       expect(rows).toHaveLength(history.length + 1);
-      history.forEach((entry, index) => expect(rows[index + 1]).toMatch(new RegExp(`^${entry.position}\t.*\t${entry.type}\t.*\t${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)));
+      history.forEach((entry, index) =>
+        expect(rows[index + 1]).toMatch(
+          new RegExp(`^${entry.position}\t.*\t${entry.type}\t.*\t${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+        ),
+      );
     });
 
     it('export writes every event of the log as one public event per line, in log order; --from-position N the ones after N', async () => {
@@ -143,7 +161,9 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
     it('verify passes on the live read model while the service writes, with no progress bar on a pipe', async () => {
       const result = await leasehold(dataDir, 'verify');
       expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/^ok: the live read model matches the log replayed at position \d+ \(the log's head: \d+\), \d+ rows\n$/);
+      expect(result.stdout).toMatch(
+        /^ok: the live read model matches the log replayed at position \d+ \(the log's head: \d+\), \d+ rows\n$/,
+      );
       expect(result.stderr).toBe('');
     });
   });
@@ -173,7 +193,9 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
       withReadModel(dataDir, (db) => {
         db.prepare("update lh_leases set name = 'tampered' where id = ?").run(leaseId);
         db.prepare('delete from lh_hosts where id = ?').run(hostId);
-        db.prepare("insert into lh_reservations (id, lease_id, project_id, resource_type, status) values ('planted', ?, 'p', 'physical:host', 'active')").run(leaseId);
+        db.prepare(
+          "insert into lh_reservations (id, lease_id, project_id, resource_type, status) values ('planted', ?, 'p', 'physical:host', 'active')",
+        ).run(leaseId);
       });
       const result = await leasehold(dataDir, 'verify');
       expect(result.code, result.stderr).toBe(1);
@@ -195,10 +217,19 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
 
     it.each([
       [['nonsense'], "leasehold: unknown command 'nonsense'\n"],
-      [['export', '--from-position', '-3'], "leasehold: option '--from-position <n>' argument '-3' is invalid. expected a whole number, 0 or more.\n"],
+      [
+        ['export', '--from-position', '-3'],
+        "leasehold: option '--from-position <n>' argument '-3' is invalid. expected a whole number, 0 or more.\n",
+      ],
       [['history'], "leasehold: missing required argument 'lease'\n"],
-      [['history', 'x', '--format', 'xml'], "leasehold: option '--format <format>' argument 'xml' is invalid. Allowed choices are json, table.\n"],
-      [['--data-dir', '/nonexistent', 'export'], 'leasehold: no event store at /nonexistent/events.sqlite (set --data-dir or LEASEHOLD_DATA_DIR)\n'],
+      [
+        ['history', 'x', '--format', 'xml'],
+        "leasehold: option '--format <format>' argument 'xml' is invalid. Allowed choices are json, table.\n",
+      ],
+      [
+        ['--data-dir', '/nonexistent', 'export'],
+        'leasehold: no event store at /nonexistent/events.sqlite (set --data-dir or LEASEHOLD_DATA_DIR)\n',
+      ],
     ])('%j: one line on stderr, exit 2', async (args, message) => {
       const result = await leasehold(dataDir, ...args);
       expect(result.code).toBe(2);
@@ -210,36 +241,49 @@ describe('leasehold CLI (history, export, verify) on a data folder of the runnin
 
 const pgServer = process.env.LEASEHOLD_TEST_PG_E2E_URL;
 
-describe.skipIf(pgServer === undefined || pgServer === '')('leasehold verify with the read model on PostgreSQL (LEASEHOLD_READ_MODEL_URL)', () => {
-  let system: RunningSystem;
-  let database: TestDatabase;
-  let leaseId: string;
-  const settings = (): Record<string, string> => ({ LEASEHOLD_DATA_DIR: system.dataDir, LEASEHOLD_READ_MODEL_URL: database.url });
+describe.skipIf(pgServer === undefined || pgServer === '')(
+  'leasehold verify with the read model on PostgreSQL (LEASEHOLD_READ_MODEL_URL)',
+  () => {
+    let system: RunningSystem;
+    let database: TestDatabase;
+    let leaseId: string;
+    const settings = (): Record<string, string> => ({ LEASEHOLD_DATA_DIR: system.dataDir, LEASEHOLD_READ_MODEL_URL: database.url });
 
-  beforeAll(async () => {
-    database = await createTestDatabase(pgServer ?? '', 'leasehold_cli');
-    system = await startSystem({ env: { LEASEHOLD_READ_MODEL_URL: database.url } });
-    const client = api(system.url);
-    expect((await client.post('/v1/os-hosts', { name: 'cli-pg-host' })).status).toBe(201);
-    const created = await client.post('/v1/leases', { name: 'cli-pg-lease', start_date: blazarDate(600), end_date: blazarDate(660), reservations: [pinnedHost('cli-pg-host')] });
-    expect(created.status, describeBody(created)).toBe(201);
-    leaseId = created.body.lease.id as string;
-  });
+    beforeAll(async () => {
+      database = await createTestDatabase(pgServer ?? '', 'leasehold_cli');
+      system = await startSystem({ env: { LEASEHOLD_READ_MODEL_URL: database.url } });
+      const client = api(system.url);
+      expect((await client.post('/v1/os-hosts', { name: 'cli-pg-host' })).status).toBe(201);
+      const created = await client.post('/v1/leases', {
+        name: 'cli-pg-lease',
+        start_date: blazarDate(600),
+        end_date: blazarDate(660),
+        reservations: [pinnedHost('cli-pg-host')],
+      });
+      expect(created.status, describeBody(created)).toBe(201);
+      leaseId = created.body.lease.id as string;
+    });
 
-  afterAll(async () => {
-    await system?.stop();
-    await database?.drop();
-  });
+    afterAll(async () => {
+      await system?.stop();
+      await database?.drop();
+    });
 
-  it('passes on the live read model, then names a tampered row and exits 1', async () => {
-    await eventually(async () => ((await queryPostgres(database.url, 'select id from lh_leases where id = $1', [leaseId])).length === 1 ? true : undefined), 10_000, 'the projector to project the lease');
-    const clean = await leaseholdWith(settings(), 'verify');
-    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
-    expect(clean.stdout).toMatch(/^ok: the live read model matches the log/);
+    it('passes on the live read model, then names a tampered row and exits 1', async () => {
+      await eventually(
+        async () =>
+          (await queryPostgres(database.url, 'select id from lh_leases where id = $1', [leaseId])).length === 1 ? true : undefined,
+        10_000,
+        'the projector to project the lease',
+      );
+      const clean = await leaseholdWith(settings(), 'verify');
+      expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+      expect(clean.stdout).toMatch(/^ok: the live read model matches the log/);
 
-    await queryPostgres(database.url, "update lh_leases set name = 'tampered' where id = $1", [leaseId]);
-    const tampered = await leaseholdWith(settings(), 'verify');
-    expect(tampered.code, tampered.stderr).toBe(1);
-    expect(lines(tampered.stdout)[0]).toBe(`lh_leases ${leaseId} name: live "tampered", log "cli-pg-lease"`);
-  });
-});
+      await queryPostgres(database.url, "update lh_leases set name = 'tampered' where id = $1", [leaseId]);
+      const tampered = await leaseholdWith(settings(), 'verify');
+      expect(tampered.code, tampered.stderr).toBe(1);
+      expect(lines(tampered.stdout)[0]).toBe(`lh_leases ${leaseId} name: live "tampered", log "cli-pg-lease"`);
+    });
+  },
+);

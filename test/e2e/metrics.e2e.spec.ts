@@ -28,7 +28,10 @@ const parseSamples = (text: string): Sample[] =>
       return { name: match[1] ?? '', labels, value: Number(match[3]) };
     });
 
-const scrape = async (base: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; text: string }> => {
+const scrape = async (
+  base: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string | null; text: string }> => {
   const response = await fetch(`${base}/metrics`, { headers });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 };
@@ -38,10 +41,14 @@ const value = (samples: readonly Sample[], name: string, labels: Record<string, 
 
 /** Polls a scrape until the sample has the wanted value (the projector and the reactor work asynchronously). */
 const until = async (base: string, name: string, labels: Record<string, string>, wanted: (v: number) => boolean): Promise<number> =>
-  eventually(async () => {
-    const found = value(parseSamples((await scrape(base)).text), name, labels);
-    return found !== undefined && wanted(found) ? found : undefined;
-  }, 20_000, `${name}${JSON.stringify(labels)}`);
+  eventually(
+    async () => {
+      const found = value(parseSamples((await scrape(base)).text), name, labels);
+      return found !== undefined && wanted(found) ? found : undefined;
+    },
+    20_000,
+    `${name}${JSON.stringify(labels)}`,
+  );
 
 describe('metrics of every process', () => {
   let system: RunningSystem;
@@ -52,10 +59,18 @@ describe('metrics of every process', () => {
     const publisherPort = await freePort();
     publisherUrl = `http://127.0.0.1:${publisherPort}`;
     system = await startSystem({
-      env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_PUBLISHER_HEALTH_PORT: String(publisherPort) },
+      env: {
+        LEASEHOLD_WEBHOOKS: 'on',
+        LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(publisherPort),
+      },
     });
     await system.healthy();
-    await eventually(async () => ((await fetch(`${publisherUrl}/readyz`).catch(() => null))?.status === 200 ? true : undefined), 20_000, 'publisher ready');
+    await eventually(
+      async () => ((await fetch(`${publisherUrl}/readyz`).catch(() => null))?.status === 200 ? true : undefined),
+      20_000,
+      'publisher ready',
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -72,7 +87,13 @@ describe('metrics of every process', () => {
     }
     await until(system.projectorHealthUrl, 'leasehold_freepool_hosts_free', { zone }, (v) => v === 2);
 
-    const lease = await client.post('/v1/leases', { name: 'metrics', start_date: 'now', end_date: blazarDate(120), reservations: [pinnedHost('m-1')], events: [] });
+    const lease = await client.post('/v1/leases', {
+      name: 'metrics',
+      start_date: 'now',
+      end_date: blazarDate(120),
+      reservations: [pinnedHost('m-1')],
+      events: [],
+    });
     expect(lease.status).toBe(201);
     await until(system.projectorHealthUrl, 'leasehold_leases', { status: 'ACTIVE' }, (v) => v === 1);
     const projector = parseSamples((await scrape(system.projectorHealthUrl)).text);
@@ -98,15 +119,25 @@ describe('metrics of every process', () => {
 
   it("shows a host that went down on the host and in the freepool counts, beside the operator's reservable", async () => {
     const client = api(system.url);
-    const created = await client.post('/v1/os-hosts', { name: 'm-down', vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: zone });
+    const created = await client.post('/v1/os-hosts', {
+      name: 'm-down',
+      vcpus: 4,
+      memory_mb: 8192,
+      local_gb: 100,
+      availability_zone: zone,
+    });
     const hostId = created.body.host.id as string;
     expect(created.body.host).toMatchObject({ reservable: true, health_status: 'up', health_reasons: [], health_monitor: null });
 
     await reportHostDown(system.dataDir, hostId);
-    const shown = await eventually(async () => {
-      const answer = await client.get(`/v1/os-hosts/${hostId}`);
-      return answer.body.host.health_status === 'down' ? answer.body.host : undefined;
-    }, 20_000, 'the host shown down');
+    const shown = await eventually(
+      async () => {
+        const answer = await client.get(`/v1/os-hosts/${hostId}`);
+        return answer.body.host.health_status === 'down' ? answer.body.host : undefined;
+      },
+      20_000,
+      'the host shown down',
+    );
     expect(shown).toMatchObject({ reservable: true, health_reasons: ['forced_down'], health_monitor: 'polling' });
     expect(shown.health_since).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/);
     const listed = (await client.get('/v1/os-hosts')).body.hosts.find((h: { id: string }) => h.id === hostId);
@@ -129,9 +160,15 @@ describe('metrics of every process', () => {
     expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(text).not.toContain(marker);
     const samples = parseSamples(text).filter((s) => s.name === 'leasehold_http_request_duration_seconds_count');
-    expect(value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'GET', route: '/v1/leases/:leaseId', status: '404' })).toBeGreaterThanOrEqual(1);
-    expect(value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'GET', route: 'unrouted', status: '404' })).toBeGreaterThanOrEqual(2);
-    expect(value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'POST', route: '/v1/os-hosts', status: '201' })).toBeGreaterThanOrEqual(3);
+    expect(
+      value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'GET', route: '/v1/leases/:leaseId', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'GET', route: 'unrouted', status: '404' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      value(samples, 'leasehold_http_request_duration_seconds_count', { method: 'POST', route: '/v1/os-hosts', status: '201' }),
+    ).toBeGreaterThanOrEqual(3);
     for (const sample of samples) expect(sample.labels.route).toMatch(/^(unrouted|\/[\w/:.-]*)$/);
   });
 });
@@ -149,15 +186,25 @@ describe('the freepool watch', () => {
     await system?.stop();
   });
 
-  const recorded = async (type: string) => (await api(system.url).get(`/v1/events?types=${type}`)).body.events.filter((e: { data: { zone: string } }) => e.data.zone === zone);
+  const recorded = async (type: string) =>
+    (await api(system.url).get(`/v1/events?types=${type}`)).body.events.filter((e: { data: { zone: string } }) => e.data.zone === zone);
 
   it('records the exhaustion of a zone and its recovery once each, with a metric that follows', async () => {
     const client = api(system.url);
-    for (const name of ['w-1', 'w-2']) expect((await client.post('/v1/os-hosts', { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: zone })).status).toBe(201);
+    for (const name of ['w-1', 'w-2'])
+      expect((await client.post('/v1/os-hosts', { name, vcpus: 4, memory_mb: 8192, local_gb: 100, availability_zone: zone })).status).toBe(
+        201,
+      );
     await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 0);
 
     // a lease from in an hour holds both hosts inside the 24-hour window: no host stays free for all of it
-    const lease = await client.post('/v1/leases', { name: 'watch', start_date: blazarDate(60), end_date: blazarDate(120), reservations: [pinnedHost('w-1'), pinnedHost('w-2')], events: [] });
+    const lease = await client.post('/v1/leases', {
+      name: 'watch',
+      start_date: blazarDate(60),
+      end_date: blazarDate(120),
+      reservations: [pinnedHost('w-1'), pinnedHost('w-2')],
+      events: [],
+    });
     expect(lease.status).toBe(201);
     await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 1);
     const [exhausted, ...again] = await recorded('freepool.exhausted');
@@ -167,10 +214,14 @@ describe('the freepool watch', () => {
 
     expect((await client.delete(`/v1/leases/${lease.body.lease.id}`)).status).toBe(204);
     await until(system.reactorHealthUrl, 'leasehold_freepool_exhausted', { zone }, (v) => v === 0);
-    const recoveries = await eventually(async () => {
-      const found = await recorded('freepool.recovered');
-      return found.length > 0 ? found : undefined;
-    }, 20_000, 'freepool.recovered');
+    const recoveries = await eventually(
+      async () => {
+        const found = await recorded('freepool.recovered');
+        return found.length > 0 ? found : undefined;
+      },
+      20_000,
+      'freepool.recovered',
+    );
     expect(recoveries).toEqual([expect.objectContaining({ data: expect.objectContaining({ zone, free_hosts: 2, reservable_hosts: 2 }) })]);
     expect(await recorded('freepool.exhausted')).toHaveLength(1);
   }, 60_000);

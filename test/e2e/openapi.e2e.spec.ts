@@ -35,7 +35,16 @@ import { checkedByParser } from '#api/openapi/dto-properties.js';
 import { OpenApiModule } from '#api/openapi/openapi.module.js';
 import { HOST_ID_PATTERN, PATH_PARAMETERS } from '#api/http/route-parameters.js';
 import { UUID_PATTERN } from '#api/http/text.validators.js';
-import { EVENT_KEYS, FLOATINGIP_RESERVATION_KEYS, INSTANCE_RESERVATION_KEYS, HOST_KEYS, LEASE_KEYS, RESERVATION_KEYS, dayAt, pinnedHost } from '../helpers/api-fixtures.js';
+import {
+  EVENT_KEYS,
+  FLOATINGIP_RESERVATION_KEYS,
+  INSTANCE_RESERVATION_KEYS,
+  HOST_KEYS,
+  LEASE_KEYS,
+  RESERVATION_KEYS,
+  dayAt,
+  pinnedHost,
+} from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, eventually, freePort, startSystem } from '../helpers/system.js';
 
@@ -83,7 +92,9 @@ const DTOS = [
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** The routes Nest registers for the application's controllers, read straight from their decorators (the document's own module left out). */
+/**
+ * The routes Nest registers for the application's controllers, read straight from their decorators (the document's own module left out).
+ */
 const nestRoutes = (): string[] => {
   const controllers: Type[] = [];
   const visited = new Set<unknown>();
@@ -93,7 +104,8 @@ const nestRoutes = (): string[] => {
     if (typeof metatype !== 'function' || metatype === OpenApiModule || visited.has(module)) return;
     visited.add(module);
     controllers.push(...(dynamic ? (module.controllers ?? []) : []), ...(Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, metatype) ?? []));
-    for (const imported of [...(dynamic ? (module.imports ?? []) : []), ...(Reflect.getMetadata(MODULE_METADATA.IMPORTS, metatype) ?? [])]) visit(imported);
+    for (const imported of [...(dynamic ? (module.imports ?? []) : []), ...(Reflect.getMetadata(MODULE_METADATA.IMPORTS, metatype) ?? [])])
+      visit(imported);
   };
   visit(AppModule.forRoot(loadApiConfig({})));
   const routes: string[] = [];
@@ -119,7 +131,7 @@ const operationsOf = (doc: Doc): string[] =>
 
 const resolve = (doc: Doc, schema: Schema): Schema => {
   if (typeof schema.$ref !== 'string') return schema;
-  const target = (schema.$ref)
+  const target = schema.$ref
     .replace(/^#\//, '')
     .split('/')
     .reduce<any>((node, key) => node?.[key], doc);
@@ -160,7 +172,8 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
         break;
       }
       case 'enum':
-        if (!(expected as unknown[]).some((option) => JSON.stringify(option) === JSON.stringify(value))) fail(`not one of ${JSON.stringify(expected)}`);
+        if (!(expected as unknown[]).some((option) => JSON.stringify(option) === JSON.stringify(value)))
+          fail(`not one of ${JSON.stringify(expected)}`);
         break;
       case 'const':
         if (JSON.stringify(expected) !== JSON.stringify(value)) fail(`not ${JSON.stringify(expected)}`);
@@ -186,7 +199,8 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
         break;
       }
       case 'minProperties':
-        if (typeOf(value) === 'object' && Object.keys(value as object).length < (expected as number)) fail(`fewer than ${expected} properties`);
+        if (typeOf(value) === 'object' && Object.keys(value as object).length < (expected as number))
+          fail(`fewer than ${expected} properties`);
         break;
       case 'required':
         if (typeOf(value) === 'object') for (const key of expected as string[]) if (!(key in (value as object))) fail(`missing ${key}`);
@@ -220,7 +234,9 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
         if (check(doc, expected as Schema, value, at).length === 0) fail(`matches what is excluded (${JSON.stringify(expected)})`);
         break;
       case 'propertyNames':
-        if (typeOf(value) === 'object') for (const key of Object.keys(value as object)) errors.push(...check(doc, expected as Schema, key, `${at}[${JSON.stringify(key)}]`));
+        if (typeOf(value) === 'object')
+          for (const key of Object.keys(value as object))
+            errors.push(...check(doc, expected as Schema, key, `${at}[${JSON.stringify(key)}]`));
         break;
       case 'format':
       case 'description':
@@ -237,7 +253,11 @@ const check = (doc: Doc, raw: Schema, value: unknown, at = '$'): string[] => {
 const accepts = (doc: Doc, schema: Schema, value: unknown): boolean => check(doc, schema, value).length === 0;
 
 const validatedProperties = (dto: Type): string[] => [
-  ...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((meta) => meta.propertyName)),
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(dto, '', false, false)
+      .map((meta) => meta.propertyName),
+  ),
 ];
 
 const passesDto = (dto: new () => object, body: unknown): boolean => {
@@ -251,10 +271,52 @@ const passesDto = (dto: new () => object, body: unknown): boolean => {
 
 const ABSENT = Symbol('absent');
 const SAMPLES: unknown[] = [
-  ABSENT, null, 'x', '', 'a'.repeat(80), 'a'.repeat(81), 'a'.repeat(256), 5, 0, -3, 2.5, '5', ' 7 ', '+1', '-2', '2.5', '1e3', 'two',
-  true, false, 'true', [], ['x'], {}, 'default', 'snapshot', 'physical:host', 'None', ' False ', 'maybe', [1], ['10.0.0.1'], -0, 2 ** 53,
-  ' ', '\u00a0', '9'.repeat(15), '9'.repeat(16), 'Infinity', '1e308', 1e308, -(2 ** 53), Number.MAX_SAFE_INTEGER,
-  '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', '3F0B6A52-1C1E-4D7E-9A43-0D1F6E2B7A01', '3f0b6a521c1e4d7e9a430d1f6e2b7a01',
+  ABSENT,
+  null,
+  'x',
+  '',
+  'a'.repeat(80),
+  'a'.repeat(81),
+  'a'.repeat(256),
+  5,
+  0,
+  -3,
+  2.5,
+  '5',
+  ' 7 ',
+  '+1',
+  '-2',
+  '2.5',
+  '1e3',
+  'two',
+  true,
+  false,
+  'true',
+  [],
+  ['x'],
+  {},
+  'default',
+  'snapshot',
+  'physical:host',
+  'None',
+  ' False ',
+  'maybe',
+  [1],
+  ['10.0.0.1'],
+  -0,
+  2 ** 53,
+  ' ',
+  '\u00a0',
+  '9'.repeat(15),
+  '9'.repeat(16),
+  'Infinity',
+  '1e308',
+  1e308,
+  -(2 ** 53),
+  Number.MAX_SAFE_INTEGER,
+  '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01',
+  '3F0B6A52-1C1E-4D7E-9A43-0D1F6E2B7A01',
+  '3f0b6a521c1e4d7e9a430d1f6e2b7a01',
 ];
 
 /** A body each DTO accepts, from which one property at a time is varied. */
@@ -281,7 +343,9 @@ describe('OpenAPI document and /docs', () => {
 
   beforeAll(async () => {
     // webhooks on (to loopback only) so that their routes answer as in production
-    system = await startSystem({ env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_PUBLISHER_HEALTH_PORT: '0' } });
+    system = await startSystem({
+      env: { LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_PUBLISHER_HEALTH_PORT: '0' },
+    });
     client = api(system.url);
     documentResponse = await fetch(`${system.url}/openapi.json`);
     doc = (await documentResponse.clone().json()) as Doc;
@@ -345,7 +409,8 @@ describe('OpenAPI document and /docs', () => {
           const pathParameters = (operation.parameters ?? []).map((p: Schema) => resolve(doc, p)).filter((p: Schema) => p.in === 'path');
           expect(pathParameters.map((p: Schema) => p.name).sort(), name).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
           expect(Object.keys(operation.responses).length, name).toBeGreaterThan(0);
-          for (const response of Object.values(operation.responses)) expect(resolve(doc, response as Schema).description, name).toEqual(expect.any(String));
+          for (const response of Object.values(operation.responses))
+            expect(resolve(doc, response as Schema).description, name).toEqual(expect.any(String));
         }
       }
       expect(doc.paths['/'].get.responses['300']).toBeDefined();
@@ -353,7 +418,15 @@ describe('OpenAPI document and /docs', () => {
       expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204']).toBeDefined();
       expect(doc.paths['/v1/leases'].post.responses['201'].headers['X-Leasehold-Position']).toBeDefined();
       expect(doc.paths['/v1/leases'].get.parameters).toContainEqual({ $ref: '#/components/parameters/MinPosition' });
-      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual(['lease_id', 'reservation_id', 'as_of', 'limit', 'marker', 'sort_key', 'sort_dir']);
+      expect(doc.paths['/v1/os-hosts/allocations'].get.parameters.map((p: Schema) => p.name).filter(Boolean)).toEqual([
+        'lease_id',
+        'reservation_id',
+        'as_of',
+        'limit',
+        'marker',
+        'sort_key',
+        'sort_dir',
+      ]);
     });
 
     it('documents as_of on exactly the reads that answer it', () => {
@@ -444,7 +517,29 @@ describe('OpenAPI document and /docs', () => {
           { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
           { type: 'string', pattern: expect.any(String) },
         ]);
-        for (const value of [1, 0, -4, 2.5, '2', ' 3 ', '+1', '-1', '2.5', '1e3', 'x', '', ' ', true, null, [], {}, 1e308, 2 ** 53, '9'.repeat(16), '9'.repeat(15)]) {
+        for (const value of [
+          1,
+          0,
+          -4,
+          2.5,
+          '2',
+          ' 3 ',
+          '+1',
+          '-1',
+          '2.5',
+          '1e3',
+          'x',
+          '',
+          ' ',
+          true,
+          null,
+          [],
+          {},
+          1e308,
+          2 ** 53,
+          '9'.repeat(16),
+          '9'.repeat(15),
+        ]) {
           expect(accepts(doc, property, value), `${key} = ${JSON.stringify(value)}`).toBe(toIntLike(value) !== null);
         }
       }
@@ -454,11 +549,14 @@ describe('OpenAPI document and /docs', () => {
       expect(update.properties.min.anyOf).toEqual(schema.properties.min.anyOf);
     });
 
-    it.each(DTOS.map((dto) => [dto.name, dto] as const))('%s: the schema has exactly the properties class-validator validates', (name, dto) => {
-      const schema = doc.components.schemas[name];
-      expect(schema['x-leasehold-dto']).toBe(name);
-      expect(Object.keys(schema.properties)).toEqual(validatedProperties(dto));
-    });
+    it.each(DTOS.map((dto) => [dto.name, dto] as const))(
+      '%s: the schema has exactly the properties class-validator validates',
+      (name, dto) => {
+        const schema = doc.components.schemas[name];
+        expect(schema['x-leasehold-dto']).toBe(name);
+        expect(Object.keys(schema.properties)).toEqual(validatedProperties(dto));
+      },
+    );
 
     it.each(DTOS.map((dto) => [dto.name, dto] as const))('%s: the schema accepts a value exactly when validateBody does', (name, dto) => {
       const schema = doc.components.schemas[name] as Schema;
@@ -504,19 +602,38 @@ describe('OpenAPI document and /docs', () => {
 
     it('webhooks: registration, list, show, deliveries with an attempt, errors, deletion', async () => {
       // nothing listens there: the first attempt fails with an error and no status, as the schema allows
-      const created = await client.post('/v1/webhooks', { url: `http://127.0.0.1:${await freePort()}/hook`, event_types: ['*'], secret: 'openapi-secret-0123456789' });
+      const created = await client.post('/v1/webhooks', {
+        url: `http://127.0.0.1:${await freePort()}/hook`,
+        event_types: ['*'],
+        secret: 'openapi-secret-0123456789',
+      });
       conforms('post', '/v1/webhooks', created, 201);
       const webhookId = created.body.webhook.id as string;
       conforms('get', '/v1/webhooks', await client.get('/v1/webhooks'), 200);
       conforms('get', '/v1/webhooks/{webhookId}', await client.get(`/v1/webhooks/${webhookId}`), 200);
       conforms('get', '/v1/webhooks/{webhookId}', await client.get('/v1/webhooks/00000000-0000-4000-8000-000000000000'), 404);
-      conforms('post', '/v1/webhooks', await client.post('/v1/webhooks', { url: 'ftp://x', event_types: ['*'], secret: 'openapi-secret-0123456789' }), 400);
-      const lease = await client.post('/v1/leases', { name: 'openapi-hooked', start_date: dayAt(40, '10:00'), end_date: dayAt(41, '10:00'), reservations: [], events: [] });
+      conforms(
+        'post',
+        '/v1/webhooks',
+        await client.post('/v1/webhooks', { url: 'ftp://x', event_types: ['*'], secret: 'openapi-secret-0123456789' }),
+        400,
+      );
+      const lease = await client.post('/v1/leases', {
+        name: 'openapi-hooked',
+        start_date: dayAt(40, '10:00'),
+        end_date: dayAt(41, '10:00'),
+        reservations: [],
+        events: [],
+      });
       expect(lease.status).toBe(201);
-      const deliveries = await eventually(async () => {
-        const reply = await client.get(`/v1/webhooks/${webhookId}/deliveries`);
-        return reply.body.deliveries.some((d: Schema) => d.attempts.length > 0) ? reply : undefined;
-      }, 20_000, 'a delivery attempted');
+      const deliveries = await eventually(
+        async () => {
+          const reply = await client.get(`/v1/webhooks/${webhookId}/deliveries`);
+          return reply.body.deliveries.some((d: Schema) => d.attempts.length > 0) ? reply : undefined;
+        },
+        20_000,
+        'a delivery attempted',
+      );
       conforms('get', '/v1/webhooks/{webhookId}/deliveries', deliveries, 200);
       expect(deliveries.body.deliveries[0].attempts[0]).toMatchObject({ status_code: null, error: expect.any(String) });
       const deleted = await fetch(`${system.url}/v1/webhooks/${webhookId}`, { method: 'DELETE' });
@@ -552,7 +669,12 @@ describe('OpenAPI document and /docs', () => {
       const allocations = await client.get('/v1/os-hosts/allocations', position);
       conforms('get', '/v1/os-hosts/allocations', allocations, 200);
       expect(allocations.body.allocations.flatMap((a: Schema) => a.reservations)).not.toEqual([]);
-      conforms('get', '/v1/os-hosts/{hostId}/allocation', await client.get(`/v1/os-hosts/${hostId}/allocation?lease_id=${leaseId}`, position), 200);
+      conforms(
+        'get',
+        '/v1/os-hosts/{hostId}/allocation',
+        await client.get(`/v1/os-hosts/${hostId}/allocation?lease_id=${leaseId}`, position),
+        200,
+      );
       conforms('get', '/v1/os-hosts/properties', await client.get('/v1/os-hosts/properties', position), 200);
       const detailed = await client.get('/v1/os-hosts/properties?detail=true', position);
       conforms('get', '/v1/os-hosts/properties', detailed, 200);
@@ -611,7 +733,10 @@ describe('OpenAPI document and /docs', () => {
       const html = await response.text();
       const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
       expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/openapi.json']));
-      expect(assets.filter((asset) => /^(https?:)?\/\//.test(asset)), 'no CDN').toEqual([]);
+      expect(
+        assets.filter((asset) => /^(https?:)?\/\//.test(asset)),
+        'no CDN',
+      ).toEqual([]);
       const scripts: string[] = [];
       for (const asset of assets) {
         const loaded = await fetch(`${system.url}${asset}`);
@@ -653,7 +778,16 @@ describe('OpenAPI document and /docs with token authentication (LEASEHOLD_AUTH=s
   });
 
   it('are served without a token, like version discovery, and say that /v1 needs one', async () => {
-    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css', '/graphql-explorer/graphiql.min.js']) {
+    for (const path of [
+      '/openapi.json',
+      '/docs',
+      '/docs/swagger-ui-bundle.js',
+      '/docs/swagger-ui.css',
+      '/calendar',
+      '/calendar/calendar.page.js',
+      '/calendar/calendar.css',
+      '/graphql-explorer/graphiql.min.js',
+    ]) {
       expect((await fetch(`${system.url}${path}`)).status, path).toBe(200);
     }
     expect((await fetch(`${system.url}/v1/leases`)).status).toBe(401);

@@ -17,12 +17,28 @@ import { ROOT, eventually, freePort, startSystem } from '../helpers/system.js';
 
 const run = promisify(execFile);
 
-type Lease = Readonly<Record<string, unknown>> & { readonly id: string; readonly status: string; readonly events: readonly { event_type: string; status: string }[] };
+type Lease = Readonly<Record<string, unknown>> & {
+  readonly id: string;
+  readonly status: string;
+  readonly events: readonly { event_type: string; status: string }[];
+};
 
 /** What upstream's payload must hold for `lease` as the API showed it: its fields, `id` as `lease_id`. */
 const upstreamPayloadOf = (lease: Lease): Record<string, unknown> => {
   const { id, reservations, ...rest } = lease as Lease & { reservations: readonly Record<string, unknown>[] };
-  const fields = ['user_id', 'project_id', 'trust_id', 'start_date', 'end_date', 'status', 'events', 'name', 'created_at', 'updated_at', 'degraded'] as const;
+  const fields = [
+    'user_id',
+    'project_id',
+    'trust_id',
+    'start_date',
+    'end_date',
+    'status',
+    'events',
+    'name',
+    'created_at',
+    'updated_at',
+    'degraded',
+  ] as const;
   return {
     lease_id: id,
     ...Object.fromEntries(fields.map((field) => [field, rest[field]])),
@@ -38,7 +54,12 @@ const checkpointOf = (dataDir: string): number => {
   if (!existsSync(join(dataDir, 'publisher.sqlite'))) return 0;
   const db = new Database(join(dataDir, 'publisher.sqlite'), { readonly: true });
   try {
-    return (db.prepare("SELECT position FROM channel_checkpoints WHERE channel = 'oslo-notifications'").get() as { position: number } | undefined)?.position ?? 0;
+    return (
+      (
+        db.prepare("SELECT position FROM channel_checkpoints WHERE channel = 'oslo-notifications'").get() as
+          { position: number } | undefined
+      )?.position ?? 0
+    );
   } finally {
     db.close();
   }
@@ -72,14 +93,21 @@ const readyz = async (url: string): Promise<{ status: number; channel: ChannelDe
   }
 };
 
-const forLease = (heard: readonly HeardNotification[], leaseId: string): HeardNotification[] => heard.filter((n) => n.payload.lease_id === leaseId);
+const forLease = (heard: readonly HeardNotification[], leaseId: string): HeardNotification[] =>
+  heard.filter((n) => n.payload.lease_id === leaseId);
 
 describe('publisher start with the notifications channel misconfigured', () => {
   it('exits 1 naming the variable, the password masked', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-oslo-config-'));
     try {
       const child = spawn(process.execPath, [join(ROOT, 'dist/apps/publisher/src/main.js')], {
-        env: { ...process.env, LEASEHOLD_KAFKA_BROKERS: '', LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PUBLISHER_HEALTH_PORT: 'off', LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://admin:s3cret@broker:9092/' },
+        env: {
+          ...process.env,
+          LEASEHOLD_KAFKA_BROKERS: '',
+          LEASEHOLD_DATA_DIR: dataDir,
+          LEASEHOLD_PUBLISHER_HEALTH_PORT: 'off',
+          LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://admin:s3cret@broker:9092/',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -100,15 +128,23 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
     const topic = `notifications${Date.now()}`;
     const listener = await startOsloListener(TEST_AMQP_URL, 'openstack', topic);
     const system = await startSystem({
-      env: { LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: TEST_AMQP_URL.replace(/^amqp:/, 'rabbit:'), LEASEHOLD_NOTIFICATIONS_TOPIC: topic, LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()) },
+      env: {
+        LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: TEST_AMQP_URL.replace(/^amqp:/, 'rabbit:'),
+        LEASEHOLD_NOTIFICATIONS_TOPIC: topic,
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(await freePort()),
+      },
     });
     const client = api(system.url);
     const show = async (id: string): Promise<Lease> => (await client.get(`/v1/leases/${id}`)).body.lease as Lease;
     const waitFor = (id: string, what: string, accept: (lease: Lease) => boolean): Promise<Lease> =>
-      eventually(async () => {
-        const lease = await show(id);
-        return accept(lease) ? lease : undefined;
-      }, 30_000, what);
+      eventually(
+        async () => {
+          const lease = await show(id);
+          return accept(lease) ? lease : undefined;
+        },
+        30_000,
+        what,
+      );
     const heardOnce = async (id: string, eventType: string): Promise<HeardNotification> => {
       await listener.until((heard) => forLease(heard, id).some((n) => n.event_type === eventType), 30_000, eventType);
       const matching = forLease(listener.heard, id).filter((n) => n.event_type === eventType);
@@ -117,14 +153,25 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
     try {
       expect((await client.post('/v1/os-hosts', { name: 'oslo-host-1' })).status).toBe(201);
       // starts at once; shorter than an hour, so its before-end is clamped to the start and runs right after it
-      const created = await client.post('/v1/leases', { name: 'oslo-lease', start_date: 'now', end_date: blazarDate(5), reservations: [hostReservation(1)], events: [] });
+      const created = await client.post('/v1/leases', {
+        name: 'oslo-lease',
+        start_date: 'now',
+        end_date: blazarDate(5),
+        reservations: [hostReservation(1)],
+        events: [],
+      });
       expect(created.status).toBe(201);
       const lease = created.body.lease as Lease;
       expect((await heardOnce(lease.id, 'lease.create')).payload).toEqual(upstreamPayloadOf(lease));
 
       const active = await waitFor(lease.id, 'ACTIVE', (l) => l.status === 'ACTIVE');
       const started = await heardOnce(lease.id, 'lease.event.start_lease');
-      expect(started.payload).toMatchObject({ lease_id: lease.id, status: 'ACTIVE', start_date: active.start_date, end_date: active.end_date });
+      expect(started.payload).toMatchObject({
+        lease_id: lease.id,
+        status: 'ACTIVE',
+        start_date: active.start_date,
+        end_date: active.end_date,
+      });
       expect(eventStatus(started.payload as unknown as Lease, 'start_lease')).toBe('DONE');
       expect((started.payload.reservations as { status: string }[]).map((r) => r.status)).toEqual(['active']);
 
@@ -139,7 +186,11 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
       expect(update.payload).toEqual(upstreamPayloadOf(extended.body.lease as Lease));
       const stop = await heardOnce(lease.id, 'lease.event.before_end_lease.stop');
       expect(stop.payload).toEqual(update.payload);
-      expect(forLease(listener.heard, lease.id).map((n) => n.event_type).slice(-2)).toEqual(['lease.update', 'lease.event.before_end_lease.stop']);
+      expect(
+        forLease(listener.heard, lease.id)
+          .map((n) => n.event_type)
+          .slice(-2),
+      ).toEqual(['lease.update', 'lease.event.before_end_lease.stop']);
 
       // a rename alone: upstream's update_lease returns before it notifies
       expect((await client.put(`/v1/leases/${lease.id}`, { name: 'oslo-lease-renamed' })).status).toBe(200);
@@ -188,34 +239,55 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
 
   it('a broker outage holds the checkpoint and shows in /readyz (failing, lag growing); the held notifications arrive after it', async () => {
     const brokerEnv = { ...process.env, RMQ_ROOT: '/tmp/leasehold-services/rabbitmq-outage', AMQP_PORT: '62676' };
-    const brokerUp = async (): Promise<string> => (await run('bash', [join(ROOT, 'scripts/services/rabbitmq-up.sh')], { env: brokerEnv })).stdout.trim().split('\n').at(-1) ?? '';
+    const brokerUp = async (): Promise<string> =>
+      (await run('bash', [join(ROOT, 'scripts/services/rabbitmq-up.sh')], { env: brokerEnv })).stdout.trim().split('\n').at(-1) ?? '';
     const brokerDown = () => run('bash', [join(ROOT, 'scripts/services/rabbitmq-down.sh')], { env: brokerEnv });
     const url = await brokerUp();
     const healthPort = await freePort();
-    const system = await startSystem({ env: { LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: url, LEASEHOLD_PUBLISHER_HEALTH_PORT: String(healthPort), LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '1' } });
+    const system = await startSystem({
+      env: {
+        LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: url,
+        LEASEHOLD_PUBLISHER_HEALTH_PORT: String(healthPort),
+        LEASEHOLD_PUBLISHER_MAX_RETRY_SECONDS: '1',
+      },
+    });
     const health = `http://127.0.0.1:${healthPort}`;
     const client = api(system.url);
     const createLease = async (name: string): Promise<string> => {
-      const response = await client.post('/v1/leases', { name, start_date: blazarDate(60), end_date: blazarDate(120), reservations: [], events: [] });
+      const response = await client.post('/v1/leases', {
+        name,
+        start_date: blazarDate(60),
+        end_date: blazarDate(120),
+        reservations: [],
+        events: [],
+      });
       expect(response.status).toBe(201);
       return response.body.lease.id as string;
     };
     let listener: Awaited<ReturnType<typeof startOsloListener>> | null = null;
     try {
       const first = await createLease('before-outage');
-      const level = await eventually(async () => {
-        const r = await readyz(health);
-        return r?.status === 200 && r.channel.lag.positions === 0 && r.channel.position >= headOf(system.dataDir) ? r : undefined;
-      }, 30_000, 'the channel level with the log');
+      const level = await eventually(
+        async () => {
+          const r = await readyz(health);
+          return r?.status === 200 && r.channel.lag.positions === 0 && r.channel.position >= headOf(system.dataDir) ? r : undefined;
+        },
+        30_000,
+        'the channel level with the log',
+      );
       expect(level.channel.failing).toBeNull();
 
       await brokerDown();
       const during = [await createLease('during-outage-1'), await createLease('during-outage-2')];
       const headDuring = headOf(system.dataDir);
-      const failing = await eventually(async () => {
-        const r = await readyz(health);
-        return r?.status === 503 && r.channel.failing !== null && r.channel.failing.attempts >= 2 ? r : undefined;
-      }, 30_000, 'the channel failing in /readyz');
+      const failing = await eventually(
+        async () => {
+          const r = await readyz(health);
+          return r?.status === 503 && r.channel.failing !== null && r.channel.failing.attempts >= 2 ? r : undefined;
+        },
+        30_000,
+        'the channel failing in /readyz',
+      );
       expect(failing.channel.lag.positions).toBeGreaterThan(0);
       expect(failing.channel.lag.seconds).toBeGreaterThan(0);
       expect(checkpointOf(system.dataDir)).toBeLessThan(headDuring);
@@ -223,16 +295,24 @@ describe.skipIf(TEST_AMQP_URL === '')('oslo.messaging notifications channel (pub
 
       expect(await brokerUp()).toBe(url);
       listener = await startOsloListener(url, 'openstack', 'notifications');
-      const recovered = await eventually(async () => {
-        const r = await readyz(health);
-        return r?.status === 200 && r.channel.position >= headDuring ? r : undefined;
-      }, 60_000, 'the channel recovered');
+      const recovered = await eventually(
+        async () => {
+          const r = await readyz(health);
+          return r?.status === 200 && r.channel.position >= headDuring ? r : undefined;
+        },
+        60_000,
+        'the channel recovered',
+      );
       expect(recovered.channel.failing).toBeNull();
       expect(recovered.channel.lastFailure?.error).toEqual(expect.any(String));
       expect(checkpointOf(system.dataDir)).toBeGreaterThanOrEqual(headDuring);
       // the broker lost its queue with its data: what was confirmed before the outage is gone with it,
       // what the outage held back arrives
-      await listener.until((heard) => during.every((id) => forLease(heard, id).some((n) => n.event_type === 'lease.create')), 30_000, 'the held lease.create notifications');
+      await listener.until(
+        (heard) => during.every((id) => forLease(heard, id).some((n) => n.event_type === 'lease.create')),
+        30_000,
+        'the held lease.create notifications',
+      );
       expect(forLease(listener.heard, first)).toEqual([]);
     } finally {
       await listener?.stop();

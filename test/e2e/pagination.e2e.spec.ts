@@ -31,8 +31,19 @@ describe('list paging (api + projector + reactor)', () => {
   beforeAll(async () => {
     system = await startSystem();
     client = api(system.url);
-    for (let i = 1; i <= 11; i++) expect((await client.post('/v1/os-hosts', { name: `page-host-${String(i).padStart(2, '0')}`, tier: i % 2 === 0 ? 'even' : 'odd' })).status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await client.post('/v1/floatingips', { floating_network_id: '5e8b0f4a-2a8e-4ab5-9b38-1d4f0b1c2d3e', floating_ip_address: `10.20.0.${i + 1}` })).status).toBe(201);
+    for (let i = 1; i <= 11; i++)
+      expect(
+        (await client.post('/v1/os-hosts', { name: `page-host-${String(i).padStart(2, '0')}`, tier: i % 2 === 0 ? 'even' : 'odd' })).status,
+      ).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await client.post('/v1/floatingips', {
+            floating_network_id: '5e8b0f4a-2a8e-4ab5-9b38-1d4f0b1c2d3e',
+            floating_ip_address: `10.20.0.${i + 1}`,
+          })
+        ).status,
+      ).toBe(201);
     for (let i = 0; i < 9; i++) {
       // names out of creation order; two leases start now (ACTIVE), the rest later (PENDING)
       const created = await client.post('/v1/leases', {
@@ -70,7 +81,9 @@ describe('list paging (api + projector + reactor)', () => {
     const { items, pages } = await walk('leases', `/v1/leases?limit=${limit}&sort_key=${sortKey}&sort_dir=${sortDir}`);
     expect(pages).toBe(Math.ceil(all.length / limit));
     const direction = sortDir === 'asc' ? 1 : -1;
-    const expected = [...all].sort((a, b) => direction * (a[sortKey] < b[sortKey] ? -1 : a[sortKey] > b[sortKey] ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const expected = [...all].sort(
+      (a, b) => direction * (a[sortKey] < b[sortKey] ? -1 : a[sortKey] > b[sortKey] ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
     expect(items.map((lease) => lease.id)).toEqual(expected.map((lease) => lease.id));
   });
 
@@ -90,12 +103,19 @@ describe('list paging (api + projector + reactor)', () => {
     expect(items.map((host) => Number(host.id))).toEqual([...items.map((host) => Number(host.id))].sort((a, b) => a - b));
     expect(items).toHaveLength(11);
     const byName = await walk('hosts', '/v1/os-hosts?limit=5&sort_key=hypervisor_hostname&sort_dir=desc');
-    expect(byName.items.map((host) => host.hypervisor_hostname)).toEqual(items.map((host) => host.hypervisor_hostname).sort().reverse());
+    expect(byName.items.map((host) => host.hypervisor_hostname)).toEqual(
+      items
+        .map((host) => host.hypervisor_hostname)
+        .sort()
+        .reverse(),
+    );
   });
 
   it('pages host allocations and floating IPs the same way', async () => {
     const allocations = await walk('allocations', '/v1/os-hosts/allocations?limit=3');
-    expect(allocations.items.map((entry) => entry.resource_id)).toEqual((await client.get('/v1/os-hosts/allocations')).body.allocations.map((entry: any) => entry.resource_id));
+    expect(allocations.items.map((entry) => entry.resource_id)).toEqual(
+      (await client.get('/v1/os-hosts/allocations')).body.allocations.map((entry: any) => entry.resource_id),
+    );
     const ips = await walk('floatingips', '/v1/floatingips?limit=2&sort_key=floating_ip_address&sort_dir=desc');
     expect(ips.items.map((ip) => ip.floating_ip_address)).toEqual(['10.20.0.3', '10.20.0.2', '10.20.0.1']);
   });
@@ -116,8 +136,11 @@ describe('list paging (api + projector + reactor)', () => {
     ['/v1/leases?marker=1b4e28ba-2fa1-11d2-883f-0016d3cca427&limit=2', 'marker 1b4e28ba-2fa1-11d2-883f-0016d3cca427 could not be found'],
     ['/v1/leases?marker=%00', 'Malformed parameter marker (contains the control character U+0000)'],
     ['/v1/leases?marker=not-an-id', 'Malformed parameter marker (must be the id of an item of the list)'],
-    ['/v1/os-hosts?sort_key=name', 'sort_key must be one of id, hypervisor_hostname, created_at, updated_at, vcpus, memory_mb, local_gb, availability_zone'],
-  ])('%s: 400 in Blazar\'s error body, nothing written', async (path, message) => {
+    [
+      '/v1/os-hosts?sort_key=name',
+      'sort_key must be one of id, hypervisor_hostname, created_at, updated_at, vcpus, memory_mb, local_gb, availability_zone',
+    ],
+  ])("%s: 400 in Blazar's error body, nothing written", async (path, message) => {
     const before = ledgerCount(system.dataDir);
     const response = await client.get(path);
     expect(response.status).toBe(400);

@@ -41,7 +41,12 @@ const call = async (method: string, path: string, token: string, body?: unknown)
 };
 
 const newLease = (token: string, name: string) =>
-  call('POST', '/v1/leases', token, { name, start_date: blazarDate(60 * 24 * 5), end_date: blazarDate(60 * 24 * 5 + 60), reservations: [] });
+  call('POST', '/v1/leases', token, {
+    name,
+    start_date: blazarDate(60 * 24 * 5),
+    end_date: blazarDate(60 * 24 * 5 + 60),
+    reservations: [],
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'leasehold-policy-'));
@@ -68,12 +73,15 @@ describe('policy file overrides', () => {
     expect(created.status).toBe(201);
     const before = ledgerCount(system.dataDir);
     const refused = await call('DELETE', `/v1/leases/${created.body.lease.id}`, 'pf-member');
-    expect(refused).toEqual({ status: 403, body: { error_code: 403, error_message: "Policy doesn't allow blazar:leases:delete to be performed", error_name: 403 } });
+    expect(refused).toEqual({
+      status: 403,
+      body: { error_code: 403, error_message: "Policy doesn't allow blazar:leases:delete to be performed", error_name: 403 },
+    });
     expect(ledgerCount(system.dataDir)).toBe(before);
     expect((await call('DELETE', `/v1/leases/${created.body.lease.id}`, 'pf-admin')).status).toBe(204);
   });
 
-  it('a custom role named through rule: sees every project\'s leases (the list follows the `admin` rule) but may not create', async () => {
+  it("a custom role named through rule: sees every project's leases (the list follows the `admin` rule) but may not create", async () => {
     const created = await newLease('pf-member', 'pf-visible');
     expect(created.status).toBe(201);
     const list = await call('GET', '/v1/leases', 'pf-operator');
@@ -89,7 +97,11 @@ describe('policy file overrides', () => {
 
 describe('an unusable policy file', () => {
   it.each([
-    ['syntax error', '"blazar:leases:get": "role:reader or"\n', 'rule "blazar:leases:get": invalid policy rule "role:reader or": unexpected end'],
+    [
+      'syntax error',
+      '"blazar:leases:get": "role:reader or"\n',
+      'rule "blazar:leases:get": invalid policy rule "role:reader or": unexpected end',
+    ],
     ['cycle', '{"a": "rule:b", "b": "rule:a"}', 'rules refer to each other in a cycle: a -> b -> a'],
     ['missing file', null, 'cannot be read'],
   ])('%s: the API refuses to start and says why', async (_name, content, message) => {

@@ -41,7 +41,11 @@ const call = async (base: string, method: string, path: string, token: string | 
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null, requestId: response.headers.get('x-openstack-request-id') };
+  return {
+    status: response.status,
+    body: text.length > 0 ? JSON.parse(text) : null,
+    requestId: response.headers.get('x-openstack-request-id'),
+  };
 };
 
 const denied = (action: string) => ({ error_code: 403, error_message: `Policy doesn't allow ${action} to be performed`, error_name: 403 });
@@ -70,7 +74,12 @@ const leaseOf = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
   day++;
   const start = blazarDate(60 * 24 * 10 + day * 180);
   const end = blazarDate(60 * 24 * 10 + day * 180 + 60);
-  const created = await request('POST', '/v1/leases', as(owner), { name: `matrix-${owner}-${day}`, start_date: start, end_date: end, reservations: [] });
+  const created = await request('POST', '/v1/leases', as(owner), {
+    name: `matrix-${owner}-${day}`,
+    start_date: start,
+    end_date: end,
+    reservations: [],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.lease.id;
 };
@@ -146,10 +155,10 @@ const read = async (send: () => Promise<Reply>, allowedStatus: number, action: s
 
 /** Expected outcome per route and role (true: allowed), from upstream's default policy. */
 const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
-  'list': { admin: true, member: true, reader: true, norole: false },
+  list: { admin: true, member: true, reader: true, norole: false },
   'get own': { admin: true, member: true, reader: true, norole: false },
   'get other': { admin: true, member: false, reader: false, norole: false },
-  'create': { admin: true, member: true, reader: false, norole: false },
+  create: { admin: true, member: true, reader: false, norole: false },
   'update own': { admin: true, member: true, reader: false, norole: false },
   'update other': { admin: true, member: false, reader: false, norole: false },
   'delete own': { admin: true, member: true, reader: false, norole: false },
@@ -162,7 +171,7 @@ const LEASE_POLICY: Record<string, Record<Role, boolean>> = {
   'get own as_of': { admin: true, member: true, reader: true, norole: false },
   'get other as_of': { admin: true, member: false, reader: false, norole: false },
   // Leasehold's availability: who may lease may ask when; whoever may read a lease may ask how far it can grow
-  'availability': { admin: true, member: true, reader: false, norole: false },
+  availability: { admin: true, member: true, reader: false, norole: false },
   'availability one': { admin: true, member: true, reader: false, norole: false },
   'extension own': { admin: true, member: true, reader: true, norole: false },
   'extension other': { admin: true, member: false, reader: false, norole: false },
@@ -205,7 +214,10 @@ describe('leases: route x role x own/other project (static tokens, default polic
       case 'history other': {
         const id = route === 'history own' ? own : other;
         const reply = await read(() => request('GET', `/v1/leases/${id}/history`, token), 200, 'blazar:leases:get', allowed);
-        if (allowed) expect(reply.body.history.map((entry: { type: string; data: { lease_id: string } }) => [entry.type, entry.data.lease_id])).toEqual([['lease.created', id]]);
+        if (allowed)
+          expect(
+            reply.body.history.map((entry: { type: string; data: { lease_id: string } }) => [entry.type, entry.data.lease_id]),
+          ).toEqual([['lease.created', id]]);
         break;
       }
       case 'availability': {
@@ -215,7 +227,12 @@ describe('leases: route x role x own/other project (static tokens, default polic
         break;
       }
       case 'availability one': {
-        const reply = await read(() => request('GET', '/v1/availability?resource_type=physical:host&min=1&max=1&duration=PT1H', token), 200, 'leasehold:availability:get', allowed);
+        const reply = await read(
+          () => request('GET', '/v1/availability?resource_type=physical:host&min=1&max=1&duration=PT1H', token),
+          200,
+          'leasehold:availability:get',
+          allowed,
+        );
         if (allowed) expect(Array.isArray(reply.body.windows)).toBe(true);
         break;
       }
@@ -228,7 +245,12 @@ describe('leases: route x role x own/other project (static tokens, default polic
         break;
       }
       case 'create': {
-        const body = { name: `matrix-create-${role}`, start_date: blazarDate(60 * 24 * 40), end_date: blazarDate(60 * 24 * 40 + 60), reservations: [] };
+        const body = {
+          name: `matrix-create-${role}`,
+          start_date: blazarDate(60 * 24 * 40),
+          end_date: blazarDate(60 * 24 * 40 + 60),
+          reservations: [],
+        };
         const reply = await write(role, () => request('POST', '/v1/leases', token, body), 201, 'blazar:leases:post', allowed);
         if (allowed) {
           // the lease belongs to the caller's project and user, whatever the body says
@@ -239,7 +261,13 @@ describe('leases: route x role x own/other project (static tokens, default polic
       case 'update own':
       case 'update other': {
         const id = route === 'update own' ? own : other;
-        const reply = await write(role, () => request('PUT', `/v1/leases/${id}`, token, { name: `renamed-by-${role}` }), 200, 'blazar:leases:put', allowed);
+        const reply = await write(
+          role,
+          () => request('PUT', `/v1/leases/${id}`, token, { name: `renamed-by-${role}` }),
+          200,
+          'blazar:leases:put',
+          allowed,
+        );
         const after = await request('GET', `/v1/leases/${id}`, as('admin'));
         expect(after.body.lease.name === `renamed-by-${role}`).toBe(allowed);
         if (allowed) expect(reply.body.lease.name).toBe(`renamed-by-${role}`);
@@ -258,7 +286,11 @@ describe('leases: route x role x own/other project (static tokens, default polic
   it.each(ROLES)('an unknown lease is 404 for %s, before any policy check (as upstream)', async (role) => {
     const missing = '00000000-0000-4000-8000-000000000000';
     const notFound = { error_code: 404, error_message: `Object with {'lease_id': '${missing}'} not found`, error_name: 404 };
-    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const reply = await request(method, `/v1/leases/${missing}`, as(role), body);
       expect(reply.status, `${method} ${JSON.stringify(reply.body)}`).toBe(404);
       expect(reply.body).toEqual(notFound);
@@ -306,7 +338,13 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
         break;
       }
       case 'register host':
-        await write(role, () => request('POST', '/v1/os-hosts', token, { name: `matrix-register-${role}` }), 201, 'blazar:oshosts:post', allowed);
+        await write(
+          role,
+          () => request('POST', '/v1/os-hosts', token, { name: `matrix-register-${role}` }),
+          201,
+          'blazar:oshosts:post',
+          allowed,
+        );
         break;
       case 'show host':
         await read(() => request('GET', `/v1/os-hosts/${host}`, token), 200, 'blazar:oshosts:get', allowed);
@@ -326,7 +364,12 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
         await read(() => request('GET', '/v1/os-hosts/allocations', token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
       case 'list allocations as_of': {
-        const reply = await read(() => request('GET', `/v1/os-hosts/allocations?${asOfNow()}`, token), 200, 'blazar:oshosts:get_allocations', allowed);
+        const reply = await read(
+          () => request('GET', `/v1/os-hosts/allocations?${asOfNow()}`, token),
+          200,
+          'blazar:oshosts:get_allocations',
+          allowed,
+        );
         if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(host);
         break;
       }
@@ -334,7 +377,12 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
         await read(() => request('GET', `/v1/os-hosts/${host}/allocation`, token), 200, 'blazar:oshosts:get_allocations', allowed);
         break;
       case 'list properties':
-        await read(() => request('GET', '/v1/os-hosts/properties?detail=True', token), 200, 'blazar:oshosts:get_resource_properties', allowed);
+        await read(
+          () => request('GET', '/v1/os-hosts/properties?detail=True', token),
+          200,
+          'blazar:oshosts:get_resource_properties',
+          allowed,
+        );
         break;
       case 'update property':
         await write(
@@ -347,7 +395,8 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
         break;
       case 'host history': {
         const reply = await read(() => request('GET', `/v1/os-hosts/${host}/history`, token), 200, 'leasehold:oshosts:history', allowed);
-        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['host_registry.host_added', 'host.registered']);
+        if (allowed)
+          expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['host_registry.host_added', 'host.registered']);
         break;
       }
     }
@@ -365,7 +414,10 @@ let floatingIpCounter = 0;
 const newFloatingIp = async (): Promise<string> => {
   const n = floatingIpCounter++;
   const address = `10.77.${Math.floor(n / 250)}.${(n % 250) + 1}`;
-  const created = await request('POST', '/v1/floatingips', as('admin'), { floating_network_id: '0c2e8f4a-6b1d-4e3f-8a9c-5d7e1f3b2a60', floating_ip_address: address });
+  const created = await request('POST', '/v1/floatingips', as('admin'), {
+    floating_network_id: '0c2e8f4a-6b1d-4e3f-8a9c-5d7e1f3b2a60',
+    floating_ip_address: address,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.floatingip.id;
 };
@@ -418,7 +470,12 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
         await read(() => request('GET', '/v1/floatingips/allocations', token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
       case 'list floating ip allocations as_of': {
-        const reply = await read(() => request('GET', `/v1/floatingips/allocations?${asOfNow()}`, token), 200, 'blazar:floatingips:get_allocations', allowed);
+        const reply = await read(
+          () => request('GET', `/v1/floatingips/allocations?${asOfNow()}`, token),
+          200,
+          'blazar:floatingips:get_allocations',
+          allowed,
+        );
         if (allowed) expect(reply.body.allocations.map((a: { resource_id: string }) => a.resource_id)).toContain(ip);
         break;
       }
@@ -426,8 +483,17 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
         await read(() => request('GET', `/v1/floatingips/${ip}/allocation`, token), 200, 'blazar:floatingips:get_allocations', allowed);
         break;
       case 'floating ip history': {
-        const reply = await read(() => request('GET', `/v1/floatingips/${ip}/history`, token), 200, 'leasehold:floatingips:history', allowed);
-        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['floating_ip_registry.added', 'floating_ip.registered']);
+        const reply = await read(
+          () => request('GET', `/v1/floatingips/${ip}/history`, token),
+          200,
+          'leasehold:floatingips:history',
+          allowed,
+        );
+        if (allowed)
+          expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual([
+            'floating_ip_registry.added',
+            'floating_ip.registered',
+          ]);
         break;
       }
     }
@@ -528,9 +594,13 @@ describe('the event feed: everyone authenticated, each sees what the lease polic
     const { body: head } = await request('GET', '/v1/events?types=flavor.added', as('admin'));
     const after = head.next_after as number;
     const subject =
-      route === 'host events' ? { type: 'host.registered', id: await newHost(), field: 'host_id' } : { type: 'lease.created', id: await leaseOf(route === 'own project lease events' ? 'ownerA' : 'ownerB'), field: 'lease_id' };
+      route === 'host events'
+        ? { type: 'host.registered', id: await newHost(), field: 'host_id' }
+        : { type: 'lease.created', id: await leaseOf(route === 'own project lease events' ? 'ownerA' : 'ownerB'), field: 'lease_id' };
     const reply = await read(() => request('GET', `/v1/events?after=${after}&limit=1000`, as(role)), 200, 'leasehold:events:get', true);
-    const seen = reply.body.events.some((entry: { type: string; data: Record<string, unknown> }) => entry.type === subject.type && entry.data[subject.field] === subject.id);
+    const seen = reply.body.events.some(
+      (entry: { type: string; data: Record<string, unknown> }) => entry.type === subject.type && entry.data[subject.field] === subject.id,
+    );
     expect(seen).toBe(visible);
     expect(reply.body.next_after).toBeGreaterThan(after);
   });
@@ -566,7 +636,12 @@ describe('usage and rate cards (static tokens, default policy)', () => {
         break;
       }
       case 'usage other project': {
-        const reply = await read(() => request('GET', `/v1/usage?${USAGE_WINDOW}&project_id=project-b`, token), 200, 'leasehold:usage:get', allowed);
+        const reply = await read(
+          () => request('GET', `/v1/usage?${USAGE_WINDOW}&project_id=project-b`, token),
+          200,
+          'leasehold:usage:get',
+          allowed,
+        );
         if (allowed) expect(reply.body.usage.project_id).toBe('project-b');
         break;
       }
@@ -581,12 +656,23 @@ describe('usage and rate cards (static tokens, default policy)', () => {
         break;
       }
       case 'publish rate card': {
-        const reply = await write(role, () => request('PUT', `/v1/rate-cards/matrix-${role}`, token, RATE_CARD), 200, 'leasehold:rate_cards:put', allowed);
+        const reply = await write(
+          role,
+          () => request('PUT', `/v1/rate-cards/matrix-${role}`, token, RATE_CARD),
+          200,
+          'leasehold:rate_cards:put',
+          allowed,
+        );
         if (allowed) expect(reply.body.rate_card).toMatchObject({ name: `matrix-${role}`, version: 1 });
         break;
       }
       case 'capacity report': {
-        const reply = await read(() => request('GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-02-01%2000:00&step=P1D', token), 200, 'leasehold:capacity:get', allowed);
+        const reply = await read(
+          () => request('GET', '/v1/capacity?start=2030-01-01%2000:00&end=2030-02-01%2000:00&step=P1D', token),
+          200,
+          'leasehold:capacity:get',
+          allowed,
+        );
         if (allowed) expect(Array.isArray(reply.body.capacity.pools)).toBe(true);
         break;
       }
@@ -626,7 +712,13 @@ describe('quotas (static tokens, default policy)', () => {
       }
       case 'set quota': {
         // a limit no lease of the matrix comes near: the other cases keep being admitted
-        const reply = await write(role, () => request('PUT', `/v1/quotas/matrix-${role}`, token, { hosts: 1000 }), 200, 'leasehold:quota:update', allowed);
+        const reply = await write(
+          role,
+          () => request('PUT', `/v1/quotas/matrix-${role}`, token, { hosts: 1000 }),
+          200,
+          'leasehold:quota:update',
+          allowed,
+        );
         if (allowed) expect(reply.body.quota.limits.hosts).toBe(1000);
         break;
       }
@@ -719,7 +811,11 @@ describe('the calendar page (static tokens)', () => {
 
 let webhookCounter = 0;
 const newWebhook = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
-  const body = { url: `http://127.0.0.1:61999/matrix/${++webhookCounter}`, event_types: ['lease.created'], secret: 'matrix-secret-0123456789' };
+  const body = {
+    url: `http://127.0.0.1:61999/matrix/${++webhookCounter}`,
+    event_types: ['lease.created'],
+    secret: 'matrix-secret-0123456789',
+  };
   const created = await request('POST', '/v1/webhooks', as(owner), body);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.webhook.id;

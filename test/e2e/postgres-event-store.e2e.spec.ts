@@ -36,7 +36,10 @@ describe.skipIf(url === '')('the system on a PostgreSQL event store (LEASEHOLD_E
     const http = api(system.url);
     expect((await http.post('/v1/os-hosts', { name: 'pg-es-probe' })).status).toBe(201);
     expect(existsSync(join(system.dataDir, 'events.sqlite'))).toBe(false);
-    const rows = await queryPostgres<{ type: string }>(db, "select type from leasehold.events where type like 'HostRegistry.%' order by position");
+    const rows = await queryPostgres<{ type: string }>(
+      db,
+      "select type from leasehold.events where type like 'HostRegistry.%' order by position",
+    );
     expect(rows.map((row) => row.type)).toContain('HostRegistry.HostAdded');
   });
 
@@ -55,7 +58,13 @@ describe.skipIf(url === '')('the system on a PostgreSQL event store (LEASEHOLD_E
         for (let n = 0; n < 4; n++) {
           // overlapping windows: each hour is wanted by about four clients at once
           const start = 600 + ((client + n) % 4) * 60;
-          const response = await api(system.url).post('/v1/leases', { name: `race-${client}-${n}`, start_date: blazarDate(start), end_date: blazarDate(start + 90), reservations: [hostReservation(1, 1, onRace)], events: [] });
+          const response = await api(system.url).post('/v1/leases', {
+            name: `race-${client}-${n}`,
+            start_date: blazarDate(start),
+            end_date: blazarDate(start + 90),
+            reservations: [hostReservation(1, 1, onRace)],
+            events: [],
+          });
           statuses.push(response.status);
         }
         return statuses;
@@ -67,14 +76,31 @@ describe.skipIf(url === '')('the system on a PostgreSQL event store (LEASEHOLD_E
     expect(statuses.filter((status) => status === 409).length).toBeGreaterThan(0);
 
     const allocations = await http.get('/v1/os-hosts/allocations');
-    for (const entry of allocations.body.allocations as { resource_id: string; reservations: { start_date: string; end_date: string }[] }[]) {
+    for (const entry of allocations.body.allocations as {
+      resource_id: string;
+      reservations: { start_date: string; end_date: string }[];
+    }[]) {
       if (!hosts.includes(entry.resource_id)) continue;
-      const windows = entry.reservations.map((r) => [Date.parse(`${r.start_date}Z`), Date.parse(`${r.end_date}Z`)] as const).sort((a, b) => a[0] - b[0]);
-      windows.slice(1).forEach((window, i) => expect(window[0], `host ${entry.resource_id}`).toBeGreaterThanOrEqual((windows[i] as readonly [number, number])[1]));
+      const windows = entry.reservations
+        .map((r) => [Date.parse(`${r.start_date}Z`), Date.parse(`${r.end_date}Z`)] as const)
+        .sort((a, b) => a[0] - b[0]);
+      windows
+        .slice(1)
+        .forEach((window, i) =>
+          expect(window[0], `host ${entry.resource_id}`).toBeGreaterThanOrEqual((windows[i] as readonly [number, number])[1]),
+        );
     }
 
-    const rows = await queryPostgres<{ position: string; stream_id: string; type: string; data: string }>(db, 'select position, stream_id, type, data from leasehold.events order by position');
-    const events: LedgerEvent[] = rows.map((row) => ({ position: Number(row.position), streamId: row.stream_id, type: row.type, data: JSON.parse(row.data) }));
+    const rows = await queryPostgres<{ position: string; stream_id: string; type: string; data: string }>(
+      db,
+      'select position, stream_id, type, data from leasehold.events order by position',
+    );
+    const events: LedgerEvent[] = rows.map((row) => ({
+      position: Number(row.position),
+      streamId: row.stream_id,
+      type: row.type,
+      data: JSON.parse(row.data),
+    }));
     expect(events.map((event) => event.position)).toEqual(events.map((_, i) => i + 1));
     const fold = foldLedger(events);
     expect(fold.misfiled).toEqual([]);
@@ -86,8 +112,18 @@ describe.skipIf(url === '')('the system on a PostgreSQL event store (LEASEHOLD_E
   it('the reactor, reading the same log, starts a lease', async () => {
     const http = api(system.url);
     expect((await http.post('/v1/os-hosts', { name: 'pg-es-start', pool: 'start' })).status).toBe(201);
-    const created = await http.post('/v1/leases', { name: 'pg-es-now', start_date: 'now', end_date: blazarDate(120), reservations: [hostReservation(1, 1, { resource_properties: '["==", "$pool", "start"]' })], events: [] });
+    const created = await http.post('/v1/leases', {
+      name: 'pg-es-now',
+      start_date: 'now',
+      end_date: blazarDate(120),
+      reservations: [hostReservation(1, 1, { resource_properties: '["==", "$pool", "start"]' })],
+      events: [],
+    });
     expect(created.status).toBe(201);
-    await eventually(async () => ((await http.get(`/v1/leases/${created.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the lease to start');
+    await eventually(
+      async () => ((await http.get(`/v1/leases/${created.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      'the lease to start',
+    );
   });
 });

@@ -46,7 +46,14 @@ describe.skipIf(url === '')('three APIs, a projector and two reactors on one Pos
     projector = await startSystem({ apps: ['projector'], env });
     for (let i = 0; i < 2; i++) apis.push(await startSystem({ apps: ['api'], env }));
     for (let i = 0; i < 2; i++) reactors.push(await startSystem({ apps: ['reactor'], env }));
-    await eventually(async () => (reactors.some((r) => r.output().includes('"event":"leader"')) && reactors.some((r) => r.output().includes('"event":"standby"')) ? true : undefined), 30_000, 'one reactor leading, one standing by');
+    await eventually(
+      async () =>
+        reactors.some((r) => r.output().includes('"event":"leader"')) && reactors.some((r) => r.output().includes('"event":"standby"'))
+          ? true
+          : undefined,
+      30_000,
+      'one reactor leading, one standing by',
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -69,7 +76,17 @@ describe.skipIf(url === '')('three APIs, a projector and two reactors on one Pos
           const got: number[] = [];
           for (let n = 0; n < 4; n++) {
             const start = 600 + ((client + n) % 4) * 60;
-            got.push((await http.post('/v1/leases', { name: `multi-${client}-${n}`, start_date: blazarDate(start), end_date: blazarDate(start + 90), reservations: [hostReservation(1, 1, onPool)], events: [] })).status);
+            got.push(
+              (
+                await http.post('/v1/leases', {
+                  name: `multi-${client}-${n}`,
+                  start_date: blazarDate(start),
+                  end_date: blazarDate(start + 90),
+                  reservations: [hostReservation(1, 1, onPool)],
+                  events: [],
+                })
+              ).status,
+            );
           }
           return got;
         }),
@@ -82,11 +99,19 @@ describe.skipIf(url === '')('three APIs, a projector and two reactors on one Pos
 
     for (const system of apis) {
       const allocations = await api(system.url).get('/v1/os-hosts/allocations');
-      const mine = (allocations.body.allocations as { resource_id: string; reservations: { start_date: string; end_date: string }[] }[]).filter((entry) => hosts.includes(entry.resource_id));
+      const mine = (
+        allocations.body.allocations as { resource_id: string; reservations: { start_date: string; end_date: string }[] }[]
+      ).filter((entry) => hosts.includes(entry.resource_id));
       expect(mine.reduce((sum, entry) => sum + entry.reservations.length, 0)).toBe(admitted);
       for (const entry of mine) {
-        const windows = entry.reservations.map((r) => [Date.parse(`${r.start_date}Z`), Date.parse(`${r.end_date}Z`)] as const).sort((a, b) => a[0] - b[0]);
-        windows.slice(1).forEach((window, i) => expect(window[0], `host ${entry.resource_id}`).toBeGreaterThanOrEqual((windows[i] as readonly [number, number])[1]));
+        const windows = entry.reservations
+          .map((r) => [Date.parse(`${r.start_date}Z`), Date.parse(`${r.end_date}Z`)] as const)
+          .sort((a, b) => a[0] - b[0]);
+        windows
+          .slice(1)
+          .forEach((window, i) =>
+            expect(window[0], `host ${entry.resource_id}`).toBeGreaterThanOrEqual((windows[i] as readonly [number, number])[1]),
+          );
       }
     }
     const events = await ledger();
@@ -102,9 +127,19 @@ describe.skipIf(url === '')('three APIs, a projector and two reactors on one Pos
     const http = api((apis[1] as RunningSystem).url);
     expect((await http.post('/v1/os-hosts', { name: 'multi-start', pool: 'start' })).status).toBe(201);
     const onStart = { resource_properties: '["==", "$pool", "start"]' };
-    const first = await http.post('/v1/leases', { name: 'before-kill', start_date: 'now', end_date: blazarDate(30), reservations: [hostReservation(1, 1, onStart)], events: [] });
+    const first = await http.post('/v1/leases', {
+      name: 'before-kill',
+      start_date: 'now',
+      end_date: blazarDate(30),
+      reservations: [hostReservation(1, 1, onStart)],
+      events: [],
+    });
     expect(first.status).toBe(201);
-    await eventually(async () => ((await http.get(`/v1/leases/${first.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the first lease to start');
+    await eventually(
+      async () => ((await http.get(`/v1/leases/${first.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      'the first lease to start',
+    );
 
     const leader = reactors.find((r) => r.output().includes('"event":"leader"')) as RunningSystem;
     const standby = reactors.find((r) => r !== leader) as RunningSystem;
@@ -113,15 +148,31 @@ describe.skipIf(url === '')('three APIs, a projector and two reactors on one Pos
     await eventually(async () => (standby.output().includes('"event":"leader"') ? true : undefined), 15_000, 'the standby to lead');
     expect(Date.now() - killedAt).toBeLessThan(10_000);
 
-    const second = await http.post('/v1/leases', { name: 'after-kill', start_date: 'now', end_date: blazarDate(60), reservations: [hostReservation(1, 1, { resource_properties: '["==", "$pool", "multi"]' })], events: [] });
+    const second = await http.post('/v1/leases', {
+      name: 'after-kill',
+      start_date: 'now',
+      end_date: blazarDate(60),
+      reservations: [hostReservation(1, 1, { resource_properties: '["==", "$pool", "multi"]' })],
+      events: [],
+    });
     expect(second.status).toBe(201);
-    await eventually(async () => ((await http.get(`/v1/leases/${second.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, 'the second lease to start');
+    await eventually(
+      async () => ((await http.get(`/v1/leases/${second.body.lease.id}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      'the second lease to start',
+    );
 
     const events = await ledger();
     for (const leaseId of [first.body.lease.id as string, second.body.lease.id as string]) {
       const mine = events.filter((event) => event.streamId === `lease-${leaseId}`).map((event) => event.type);
-      expect(mine.filter((type) => type === 'Lease.StartRequested'), leaseId).toHaveLength(1);
-      expect(mine.filter((type) => type === 'Lease.Started'), leaseId).toHaveLength(1);
+      expect(
+        mine.filter((type) => type === 'Lease.StartRequested'),
+        leaseId,
+      ).toHaveLength(1);
+      expect(
+        mine.filter((type) => type === 'Lease.Started'),
+        leaseId,
+      ).toHaveLength(1);
     }
   }, 120_000);
 });

@@ -36,7 +36,9 @@ describe.skipIf(url === undefined || url === '')('read models on PostgreSQL (LEA
       name: 'pg-lease',
       start_date: blazarDate(600),
       end_date: blazarDate(660),
-      reservations: [hostReservation(1, 1, { hypervisor_properties: `["==", "$hypervisor_hostname", "${host.body.host.hypervisor_hostname}"]` })],
+      reservations: [
+        hostReservation(1, 1, { hypervisor_properties: `["==", "$hypervisor_hostname", "${host.body.host.hypervisor_hostname}"]` }),
+      ],
     });
     expect(created.status).toBe(201);
     const shown = await http.get(`/v1/leases/${created.body.lease.id}`);
@@ -47,7 +49,9 @@ describe.skipIf(url === undefined || url === '')('read models on PostgreSQL (LEA
     const hostShown = await http.get(`/v1/os-hosts/${host.body.host.id}`);
     expect(Object.keys(hostShown.body.host)).toEqual(Object.keys(host.body.host));
     const allocations = await http.get(`/v1/os-hosts/allocations?lease_id=${created.body.lease.id}`);
-    expect(allocations.body.allocations.find((a: { resource_id: string }) => a.resource_id === host.body.host.id).reservations).toHaveLength(1);
+    expect(
+      allocations.body.allocations.find((a: { resource_id: string }) => a.resource_id === host.body.host.id).reservations,
+    ).toHaveLength(1);
   });
 
   it('writes the lease, its reservation and allocation, and the host as rows in PostgreSQL', async () => {
@@ -65,11 +69,21 @@ describe.skipIf(url === undefined || url === '')('read models on PostgreSQL (LEA
     const lease = created.body.lease;
     expect((await http.get(`/v1/leases/${lease.id}`)).status).toBe(200); // read after the projection caught up
 
-    const hosts = await queryPostgres<{ id: string; hypervisor_hostname: string }>(db, 'select id, hypervisor_hostname from lh_hosts where id = $1', [host.body.host.id]);
+    const hosts = await queryPostgres<{ id: string; hypervisor_hostname: string }>(
+      db,
+      'select id, hypervisor_hostname from lh_hosts where id = $1',
+      [host.body.host.id],
+    );
     expect(hosts).toEqual([{ id: host.body.host.id, hypervisor_hostname: hostname }]);
-    const leases = await queryPostgres<{ name: string; project_id: string }>(db, 'select name, project_id from lh_leases where id = $1', [lease.id]);
+    const leases = await queryPostgres<{ name: string; project_id: string }>(db, 'select name, project_id from lh_leases where id = $1', [
+      lease.id,
+    ]);
     expect(leases).toEqual([{ name: 'pg-rows-lease', project_id: lease.project_id }]);
-    const reservations = await queryPostgres<{ id: string; resource_type: string }>(db, 'select id, resource_type from lh_reservations where lease_id = $1', [lease.id]);
+    const reservations = await queryPostgres<{ id: string; resource_type: string }>(
+      db,
+      'select id, resource_type from lh_reservations where lease_id = $1',
+      [lease.id],
+    );
     expect(reservations).toEqual([{ id: lease.reservations[0].id, resource_type: 'physical:host' }]);
     const allocations = await queryPostgres<{ host_id: string }>(db, 'select host_id from lh_allocations where lease_id = $1', [lease.id]);
     expect(allocations).toEqual([{ host_id: host.body.host.id }]);

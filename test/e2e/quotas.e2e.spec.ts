@@ -90,7 +90,9 @@ const race = async (urls: readonly string[]): Promise<Race> => {
 };
 
 /** The race's verdicts, whatever the store: every refusal a quota 403, and no instant past the limit, through the API and in the log. */
-const raceVerdicts = (setting: () => { readonly urls: readonly string[]; readonly result: Race; readonly log: () => Promise<LoggedEvent[]> }) => {
+const raceVerdicts = (
+  setting: () => { readonly urls: readonly string[]; readonly result: Race; readonly log: () => Promise<LoggedEvent[]> },
+) => {
   it('admits some and refuses the others with a 403 naming the quota, its limit and what the lease would have made it', () => {
     const { result } = setting();
     expect(result.accepted.size + result.refusals.length).toBe(CLIENTS * LEASES_PER_CLIENT);
@@ -113,13 +115,17 @@ const raceVerdicts = (setting: () => { readonly urls: readonly string[]; readonl
       expect(quota.body.quota.limits.hosts).toBe(LIMIT);
       expect(quota.body.quota.peak_usage.hosts).toBeLessThanOrEqual(LIMIT);
     }
-    const spans = await eventually(async () => {
-      const { body } = await api(urls[0] as string).get('/v1/os-hosts/allocations');
-      const all: Span[] = body.allocations.flatMap((a: { reservations: { start_date: string; end_date: string }[] }) =>
-        a.reservations.map((r) => ({ start: Date.parse(`${r.start_date}Z`), end: Date.parse(`${r.end_date}Z`), hosts: 1 })),
-      );
-      return all.length === booked ? all : undefined;
-    }, 20_000, 'every admitted host allocation projected');
+    const spans = await eventually(
+      async () => {
+        const { body } = await api(urls[0] as string).get('/v1/os-hosts/allocations');
+        const all: Span[] = body.allocations.flatMap((a: { reservations: { start_date: string; end_date: string }[] }) =>
+          a.reservations.map((r) => ({ start: Date.parse(`${r.start_date}Z`), end: Date.parse(`${r.end_date}Z`), hosts: 1 })),
+        );
+        return all.length === booked ? all : undefined;
+      },
+      20_000,
+      'every admitted host allocation projected',
+    );
     expect(peakOf(spans)).toBeLessThanOrEqual(LIMIT);
     expect((await api(urls[0] as string).get(`/v1/quotas/${PROJECT}`)).body.quota.peak_usage.hosts).toBe(peakOf(spans));
   });
@@ -136,7 +142,8 @@ const raceVerdicts = (setting: () => { readonly urls: readonly string[]; readonl
 };
 
 const registerHosts = async (url: string, sides: number): Promise<void> => {
-  for (let i = 1; i <= HOSTS; i++) expect((await api(url).post('/v1/os-hosts', { name: `quota-${i}`, side: String(i % sides) })).status).toBe(201);
+  for (let i = 1; i <= HOSTS; i++)
+    expect((await api(url).post('/v1/os-hosts', { name: `quota-${i}`, side: String(i % sides) })).status).toBe(201);
 };
 
 const setHostLimit = async (url: string): Promise<void> => {
@@ -152,7 +159,11 @@ describe('16 parallel clients of one project under a quota of 5 hosts, through t
   const sqliteLog = async (): Promise<LoggedEvent[]> => {
     const db = new Database(join(first.dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
     try {
-      const rows = db.prepare('select stream_id, type, data from events order by position').all() as { stream_id: string; type: string; data: string }[];
+      const rows = db.prepare('select stream_id, type, data from events order by position').all() as {
+        stream_id: string;
+        type: string;
+        data: string;
+      }[];
       return rows.map((row) => ({ streamId: row.stream_id, type: row.type, data: JSON.parse(row.data) }));
     } finally {
       db.close();
@@ -177,38 +188,60 @@ describe('16 parallel clients of one project under a quota of 5 hosts, through t
   it('audits a quota refusal as the other refused writes', async () => {
     const { body } = await api(first.url).get('/v1/audit');
     const entry = (body.audit as any[]).find((e) => e.data.code === 'QUOTA_EXCEEDED');
-    expect(entry).toMatchObject({ type: 'audit.write_refused', data: { operation: 'createLease', method: 'POST', path: '/v1/leases', status: 403 } });
+    expect(entry).toMatchObject({
+      type: 'audit.write_refused',
+      data: { operation: 'createLease', method: 'POST', path: '/v1/leases', status: 403 },
+    });
     expect(entry.data.reason).toMatch(REFUSAL);
   });
 
   it('checks an update too: a lease grown past the limit is refused and stays as it was', async () => {
     const client = api(first.url);
-    const created = await client.post('/v1/leases', { name: 'quota-grow', start_date: blazarDate(60 * 24 * 20), end_date: blazarDate(60 * 24 * 20 + 60), reservations: [hostReservation(1, 1)] });
+    const created = await client.post('/v1/leases', {
+      name: 'quota-grow',
+      start_date: blazarDate(60 * 24 * 20),
+      end_date: blazarDate(60 * 24 * 20 + 60),
+      reservations: [hostReservation(1, 1)],
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const reservationId = created.body.lease.reservations[0].id;
     const before = ledgerCount(first.dataDir);
-    const grown = await client.put(`/v1/leases/${created.body.lease.id}`, { reservations: [{ id: reservationId, min: LIMIT + 1, max: LIMIT + 1 }] });
+    const grown = await client.put(`/v1/leases/${created.body.lease.id}`, {
+      reservations: [{ id: reservationId, min: LIMIT + 1, max: LIMIT + 1 }],
+    });
     expect(grown.status).toBe(403);
-    expect(grown.body).toEqual({ error_code: 403, error_message: `Quota exceeded for project ${PROJECT}: hosts held at once limit ${LIMIT}, this lease would make it ${LIMIT + 1}`, error_name: 403 });
+    expect(grown.body).toEqual({
+      error_code: 403,
+      error_message: `Quota exceeded for project ${PROJECT}: hosts held at once limit ${LIMIT}, this lease would make it ${LIMIT + 1}`,
+      error_name: 403,
+    });
     expect(ledgerCount(first.dataDir)).toBe(before);
-    const within = await client.put(`/v1/leases/${created.body.lease.id}`, { reservations: [{ id: reservationId, min: LIMIT, max: LIMIT }] });
+    const within = await client.put(`/v1/leases/${created.body.lease.id}`, {
+      reservations: [{ id: reservationId, min: LIMIT, max: LIMIT }],
+    });
     expect(within.status, JSON.stringify(within.body)).toBe(200);
   });
 
-  it.each([[{ hosts: -1 }], [{ hosts: 1.5 }], [{ hosts: '3' }], [{ cores: 3 }], [{}], [[1]], [{ hosts: 1e12 }]])('refuses %j with 400 and writes nothing', async (body) => {
-    const before = ledgerCount(first.dataDir);
-    const reply = await api(first.url).put(`/v1/quotas/${PROJECT}`, body);
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ error_code: 400, error_name: 400 });
-    expect(ledgerCount(first.dataDir)).toBe(before);
-  });
+  it.each([[{ hosts: -1 }], [{ hosts: 1.5 }], [{ hosts: '3' }], [{ cores: 3 }], [{}], [[1]], [{ hosts: 1e12 }]])(
+    'refuses %j with 400 and writes nothing',
+    async (body) => {
+      const before = ledgerCount(first.dataDir);
+      const reply = await api(first.url).put(`/v1/quotas/${PROJECT}`, body);
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ error_code: 400, error_name: 400 });
+      expect(ledgerCount(first.dataDir)).toBe(before);
+    },
+  );
 
   it('clears a limit back to the configured default with null', async () => {
     const client = api(first.url);
     const own = await client.put(`/v1/quotas/${PROJECT}`, { floating_ips: 7 });
     expect(own.body.quota).toMatchObject({ limits: { floating_ips: 7, hosts: LIMIT }, project_limits: { floating_ips: 7, hosts: LIMIT } });
     const cleared = await client.put(`/v1/quotas/${PROJECT}`, { floating_ips: null });
-    expect(cleared.body.quota).toMatchObject({ limits: { floating_ips: 3, hosts: LIMIT, vcpus: null }, project_limits: { floating_ips: null, hosts: LIMIT } });
+    expect(cleared.body.quota).toMatchObject({
+      limits: { floating_ips: 3, hosts: LIMIT, vcpus: null },
+      project_limits: { floating_ips: null, hosts: LIMIT },
+    });
     expect((await client.get('/v1/quotas/another-project')).body.quota.limits).toEqual({
       hosts: null,
       vcpus: null,
@@ -229,38 +262,46 @@ describe('16 parallel clients of one project under a quota of 5 hosts, through t
 
 const pgUrl = process.env.LEASEHOLD_TEST_PG_E2E_URL ?? '';
 
-describe.skipIf(pgUrl === '')('16 parallel clients of one project under a quota of 5 hosts, through two API processes on PostgreSQL', () => {
-  const database = `leasehold_quota_${randomBytes(6).toString('hex')}`;
-  let db: string;
-  const apis: RunningSystem[] = [];
-  let projector: RunningSystem | undefined;
-  let result: Race;
+describe.skipIf(pgUrl === '')(
+  '16 parallel clients of one project under a quota of 5 hosts, through two API processes on PostgreSQL',
+  () => {
+    const database = `leasehold_quota_${randomBytes(6).toString('hex')}`;
+    let db: string;
+    const apis: RunningSystem[] = [];
+    let projector: RunningSystem | undefined;
+    let result: Race;
 
-  const pgLog = async (): Promise<LoggedEvent[]> =>
-    (await queryPostgres<{ stream_id: string; type: string; data: string }>(db, 'select stream_id, type, data from leasehold.events order by position')).map((row) => ({
-      streamId: row.stream_id,
-      type: row.type,
-      data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
-    }));
+    const pgLog = async (): Promise<LoggedEvent[]> =>
+      (
+        await queryPostgres<{ stream_id: string; type: string; data: string }>(
+          db,
+          'select stream_id, type, data from leasehold.events order by position',
+        )
+      ).map((row) => ({
+        streamId: row.stream_id,
+        type: row.type,
+        data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
+      }));
 
-  beforeAll(async () => {
-    await queryPostgres(pgUrl, `create database ${database}`);
-    const dbUrl = new URL(pgUrl);
-    dbUrl.pathname = `/${database}`;
-    db = dbUrl.toString();
-    const env = { ...DEFAULTS, LEASEHOLD_EVENT_STORE_URL: db, LEASEHOLD_READ_MODEL_URL: db };
-    apis.push(await startSystem({ apps: ['api'], env }));
-    projector = await startSystem({ apps: ['projector'], env });
-    apis.push(await startSystem({ apps: ['api'], env }));
-    await registerHosts((apis[0] as RunningSystem).url, 2);
-    await setHostLimit((apis[1] as RunningSystem).url);
-    result = await race(apis.map((system) => system.url));
-  }, 180_000);
+    beforeAll(async () => {
+      await queryPostgres(pgUrl, `create database ${database}`);
+      const dbUrl = new URL(pgUrl);
+      dbUrl.pathname = `/${database}`;
+      db = dbUrl.toString();
+      const env = { ...DEFAULTS, LEASEHOLD_EVENT_STORE_URL: db, LEASEHOLD_READ_MODEL_URL: db };
+      apis.push(await startSystem({ apps: ['api'], env }));
+      projector = await startSystem({ apps: ['projector'], env });
+      apis.push(await startSystem({ apps: ['api'], env }));
+      await registerHosts((apis[0] as RunningSystem).url, 2);
+      await setHostLimit((apis[1] as RunningSystem).url);
+      result = await race(apis.map((system) => system.url));
+    }, 180_000);
 
-  afterAll(async () => {
-    for (const system of [...apis, projector]) await system?.stop();
-    await queryPostgres(pgUrl, `drop database if exists ${database} with (force)`);
-  });
+    afterAll(async () => {
+      for (const system of [...apis, projector]) await system?.stop();
+      await queryPostgres(pgUrl, `drop database if exists ${database} with (force)`);
+    });
 
-  raceVerdicts(() => ({ urls: apis.map((system) => system.url), result, log: pgLog }));
-});
+    raceVerdicts(() => ({ urls: apis.map((system) => system.url), result, log: pgLog }));
+  },
+);

@@ -71,23 +71,33 @@ describe('a read model that cannot project an event (docs/operations.md, "A read
     const position = leaseCreated?.position ?? 0;
 
     // the projector stops the leases read model right before the event, says why, and is not ready
-    const projector: any = await eventually(async () => {
-      const answer = await probe(`${system.projectorHealthUrl}/readyz`);
-      return answer.status === 503 ? answer.body : undefined;
-    }, 20_000, 'the projector to report the failure');
+    const projector: any = await eventually(
+      async () => {
+        const answer = await probe(`${system.projectorHealthUrl}/readyz`);
+        return answer.status === 503 ? answer.body : undefined;
+      },
+      20_000,
+      'the projector to report the failure',
+    );
     const leases = projector.projections.find((p: { name: string }) => p.name === 'leases');
     expect(leases).toMatchObject({ position: position - 1, failure: { position, eventType: 'Lease.Created' } });
     expect(leases.failure.error).toContain('the read model refuses this name');
     expect((await probe(`${system.projectorHealthUrl}/healthz`)).status).toBe(200);
     // the reactor does not read the read models: it stays ready
-    expect(await probe(`${system.reactorHealthUrl}/readyz`)).toEqual({ status: 200, body: expect.objectContaining({ service: 'reactor', ready: true, error: null }) });
+    expect(await probe(`${system.reactorHealthUrl}/readyz`)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ service: 'reactor', ready: true, error: null }),
+    });
     expect((await probe(`${system.reactorHealthUrl}/healthz`)).status).toBe(200);
 
     // reads of leases answer at once, marked stale, with the lag and the failure; a 404 too
     const shown = await get(system.url, `/v1/leases/${leaseId}`);
     expect(shown.status).toBe(404);
     expect(shown.headers.get('x-leasehold-stale')).toBe('true');
-    expect(shown.body).toMatchObject({ error_code: 404, stale: { read_models: ['leases'], failures: [{ read_model: 'leases', position }] } });
+    expect(shown.body).toMatchObject({
+      error_code: 404,
+      stale: { read_models: ['leases'], failures: [{ read_model: 'leases', position }] },
+    });
     const list = await get(system.url, '/v1/leases');
     expect(list.status).toBe(200);
     expect(list.body.leases).toEqual([]);
@@ -96,7 +106,10 @@ describe('a read model that cannot project an event (docs/operations.md, "A read
     expect(list.body.stale.lag_positions).toBe(Number(list.headers.get('x-leasehold-lag-positions')));
     const api = await probe(`${system.url}/readyz`);
     expect(api.status).toBe(503);
-    expect(api.body.read_models.find((m: { name: string }) => m.name === 'leases').failure).toMatchObject({ position, event_type: 'Lease.Created' });
+    expect(api.body.read_models.find((m: { name: string }) => m.name === 'leases').failure).toMatchObject({
+      position,
+      event_type: 'Lease.Created',
+    });
     expect((await probe(`${system.url}/healthz`)).status).toBe(200);
 
     // the other read models go on: a new host is shown fresh
@@ -109,13 +122,21 @@ describe('a read model that cannot project an event (docs/operations.md, "A read
     // the write side is not held back either; the correction is an ordinary rename
     const renamed = await http.put(`/v1/leases/${leaseId}`, { name: 'renamed-1' });
     expect(renamed.status).toBe(200);
-    const fresh = await eventually(async () => {
-      const answer = await get(system.url, `/v1/leases/${leaseId}`);
-      return answer.status === 200 && answer.headers.get('x-leasehold-stale') === null ? answer : undefined;
-    }, 30_000, 'the leases read model to resume');
+    const fresh = await eventually(
+      async () => {
+        const answer = await get(system.url, `/v1/leases/${leaseId}`);
+        return answer.status === 200 && answer.headers.get('x-leasehold-stale') === null ? answer : undefined;
+      },
+      30_000,
+      'the leases read model to resume',
+    );
     expect(fresh.body.lease.name).toBe('renamed-1');
     expect(fresh.body.stale).toBeUndefined();
-    await eventually(async () => ((await probe(`${system.projectorHealthUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'projector ready');
+    await eventually(
+      async () => ((await probe(`${system.projectorHealthUrl}/readyz`)).status === 200 ? true : undefined),
+      10_000,
+      'projector ready',
+    );
     await eventually(async () => ((await probe(`${system.url}/readyz`)).status === 200 ? true : undefined), 10_000, 'api ready');
 
     // nothing was skipped: the live read model equals a rebuild from the log
@@ -159,10 +180,14 @@ describe('a projector that is not running', () => {
       expect((await probe(`${apiOnly.url}/readyz`)).status).toBe(503);
 
       projector = await startSystem({ dataDir: dir, apps: ['projector'] });
-      const fresh = await eventually(async () => {
-        const answer = await get(apiOnly.url, `/v1/os-hosts/${host.body.host.id}`);
-        return answer.status === 200 && answer.headers.get('x-leasehold-stale') === null ? answer : undefined;
-      }, 30_000, 'the hosts read model to catch up');
+      const fresh = await eventually(
+        async () => {
+          const answer = await get(apiOnly.url, `/v1/os-hosts/${host.body.host.id}`);
+          return answer.status === 200 && answer.headers.get('x-leasehold-stale') === null ? answer : undefined;
+        },
+        30_000,
+        'the hosts read model to catch up',
+      );
       expect(fresh.body.host.hypervisor_hostname).toBe('no-projector-1');
       expect((await probe(`${apiOnly.url}/readyz`)).status).toBe(200);
     } finally {
@@ -197,14 +222,21 @@ describe('rebuild-read-models', () => {
     // an event an older release might have written: a lease without its reservations
     const store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
     const poison = await store.appendToStream('lease-poison', 'no_stream', [
-      { id: crypto.randomUUID(), type: 'Lease.Created', data: { leaseId: 'poison' }, metadata: { correlationId: 'test', causationId: 'test', actor: null } },
+      {
+        id: crypto.randomUUID(),
+        type: 'Lease.Created',
+        data: { leaseId: 'poison' },
+        metadata: { correlationId: 'test', causationId: 'test', actor: null },
+      },
     ]);
     await store.close();
     const live = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
     const before = await dumpReadModel(live);
     await live.close();
 
-    const failed = await run(process.execPath, [join(ROOT, 'dist/apps/projector/src/rebuild.js')], { env: { ...process.env, LEASEHOLD_DATA_DIR: dir } }).then(
+    const failed = await run(process.execPath, [join(ROOT, 'dist/apps/projector/src/rebuild.js')], {
+      env: { ...process.env, LEASEHOLD_DATA_DIR: dir },
+    }).then(
       () => null,
       (error: { code: number; stderr: string }) => error,
     );

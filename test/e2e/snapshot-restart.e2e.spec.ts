@@ -11,7 +11,11 @@ const MINUTE = 60_000;
 const requestDate = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 const send = async (url: string, method: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> => {
-  const response = await fetch(url, { method, headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text.length > 0 ? (JSON.parse(text) as Record<string, any>) : {} };
 };
@@ -56,7 +60,9 @@ describe('api and reactor restarted from their snapshots', () => {
   });
 
   it('refuses a lease overlapping one made before the restart, and runs that lease when due', async () => {
-    expect((await send(`${system.url}/v1/os-hosts`, 'POST', { name: 'snap-1', vcpus: 8, memory_mb: 16384, local_gb: 200 })).status).toBe(201);
+    expect((await send(`${system.url}/v1/os-hosts`, 'POST', { name: 'snap-1', vcpus: 8, memory_mb: 16384, local_gb: 200 })).status).toBe(
+      201,
+    );
     const startMs = Math.ceil((Date.now() + 20_000) / MINUTE) * MINUTE;
     const created = await send(`${system.url}/v1/leases`, 'POST', hostLease('before-restart', startMs, startMs + MINUTE));
     expect(created.status).toBe(201);

@@ -19,7 +19,8 @@ const SLOT = { vcpus: 2, memory_mb: 2048, disk_gb: 10 };
 const MS_PER_HOUR = 3_600_000n;
 
 /** Hours of `units` held for `ms`, rounded to millionths, as the report must render them. */
-const hours = (units: number, ms: number): number => Number(((BigInt(units * ms) * 1_000_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR).toString()) / 1_000_000;
+const hours = (units: number, ms: number): number =>
+  Number(((BigInt(units * ms) * 1_000_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR).toString()) / 1_000_000;
 
 interface Ran {
   readonly leaseId: string;
@@ -40,7 +41,11 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     const created = await client.post('/v1/leases', { name, start_date: 'now', end_date: blazarDate(120), reservations });
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
-    await eventually(async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 30_000, `${name} to start`);
+    await eventually(
+      async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+      30_000,
+      `${name} to start`,
+    );
     const deleted = await client.delete(`/v1/leases/${leaseId}`);
     expect(deleted.status, describeBody(deleted)).toBe(204);
     const history = (await client.get(`/v1/leases/${leaseId}/history`)).body.history as { type: string; data: { at: string } }[];
@@ -67,9 +72,16 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect((await client.post('/v1/os-hosts', { name: 'usage-slots', ...HOST })).status).toBe(201);
     expect((await client.post('/v1/floatingips', { floating_network_id: NETWORK, floating_ip_address: '198.51.100.70' })).status).toBe(201);
     ran.host = await runAndDelete('usage-host-lease', [pinnedHost('usage-host')]);
-    ran.instances = await runAndDelete('usage-instance-lease', [instanceReservation(3, SLOT, { resource_properties: JSON.stringify(['==', '$hypervisor_hostname', 'usage-slots']) })]);
+    ran.instances = await runAndDelete('usage-instance-lease', [
+      instanceReservation(3, SLOT, { resource_properties: JSON.stringify(['==', '$hypervisor_hostname', 'usage-slots']) }),
+    ]);
     ran.address = await runAndDelete('usage-address-lease', [floatingIpReservation(NETWORK, 1)]);
-    const future = await client.post('/v1/leases', { name: 'usage-never', start_date: blazarDate(60 * 5), end_date: blazarDate(60 * 6), reservations: [pinnedHost('usage-host')] });
+    const future = await client.post('/v1/leases', {
+      name: 'usage-never',
+      start_date: blazarDate(60 * 5),
+      end_date: blazarDate(60 * 6),
+      reservations: [pinnedHost('usage-host')],
+    });
     expect(future.status, describeBody(future)).toBe(201);
     neverStarted = future.body.lease.id;
     expect((await client.delete(`/v1/leases/${neverStarted}`)).status).toBe(204);
@@ -86,8 +98,28 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     const address = ran.address as Ran;
     const zero = { host_hours: 0, instance_hours: 0, vcpu_hours: 0, memory_mb_hours: 0, disk_gb_hours: 0, floating_ip_hours: 0 };
     return [
-      [host.leaseId, 'physical:host', { ...zero, host_hours: hours(1, host.ms), vcpu_hours: hours(HOST.vcpus, host.ms), memory_mb_hours: hours(HOST.memory_mb, host.ms), disk_gb_hours: hours(HOST.local_gb, host.ms) }],
-      [instances.leaseId, 'virtual:instance', { ...zero, instance_hours: hours(3, instances.ms), vcpu_hours: hours(3 * SLOT.vcpus, instances.ms), memory_mb_hours: hours(3 * SLOT.memory_mb, instances.ms), disk_gb_hours: hours(3 * SLOT.disk_gb, instances.ms) }],
+      [
+        host.leaseId,
+        'physical:host',
+        {
+          ...zero,
+          host_hours: hours(1, host.ms),
+          vcpu_hours: hours(HOST.vcpus, host.ms),
+          memory_mb_hours: hours(HOST.memory_mb, host.ms),
+          disk_gb_hours: hours(HOST.local_gb, host.ms),
+        },
+      ],
+      [
+        instances.leaseId,
+        'virtual:instance',
+        {
+          ...zero,
+          instance_hours: hours(3, instances.ms),
+          vcpu_hours: hours(3 * SLOT.vcpus, instances.ms),
+          memory_mb_hours: hours(3 * SLOT.memory_mb, instances.ms),
+          disk_gb_hours: hours(3 * SLOT.disk_gb, instances.ms),
+        },
+      ],
       [address.leaseId, 'virtual:floatingip', { ...zero, floating_ip_hours: hours(1, address.ms) }],
     ];
   };
@@ -95,7 +127,12 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   it('counts what the reactor recorded for each lease, by lease and resource type; a lease deleted before its start counts nothing', async () => {
     const { body } = await usage('&group_by=lease');
     for (const [leaseId, resourceType, metrics] of expectedByLease()) {
-      expect(body.usage.lines.find((line: { lease_id: string }) => line.lease_id === leaseId)).toEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...metrics });
+      expect(body.usage.lines.find((line: { lease_id: string }) => line.lease_id === leaseId)).toEqual({
+        project_id: expect.any(String),
+        lease_id: leaseId,
+        resource_type: resourceType,
+        ...metrics,
+      });
     }
     expect(body.usage.lines).toHaveLength(3);
     expect(body.usage.lines.some((line: { lease_id: string }) => line.lease_id === neverStarted)).toBe(false);
@@ -105,20 +142,44 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   it('leasehold usage, reading the data folder while the service runs, gives the same figures as json, csv and a table', async () => {
     const { body } = await usage('&group_by=lease');
     const position = String(body.usage.as_of_position);
-    const cli = (...extra: string[]) => leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', '--as-of-position', position, ...extra);
+    const cli = (...extra: string[]) =>
+      leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', '--as-of-position', position, ...extra);
 
     const json = await cli('--format', 'json');
     expect(JSON.parse(succeeded(json))).toEqual(body);
     for (const [leaseId, resourceType, metrics] of expectedByLease()) {
-      expect(body.usage.lines).toContainEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...metrics });
+      expect(body.usage.lines).toContainEqual({
+        project_id: expect.any(String),
+        lease_id: leaseId,
+        resource_type: resourceType,
+        ...metrics,
+      });
     }
 
-    const rows = succeeded(await cli('--format', 'csv')).split('\n').map((row) => row.split(','));
+    const rows = succeeded(await cli('--format', 'csv'))
+      .split('\n')
+      .map((row) => row.split(','));
     const header = rows[0] as string[];
-    expect(header).toEqual(['project_id', 'lease_id', 'resource_type', 'host_hours', 'instance_hours', 'vcpu_hours', 'memory_mb_hours', 'disk_gb_hours', 'floating_ip_hours']);
-    const csvLine = (leaseId: string) => Object.fromEntries(header.map((column, i) => [column, (rows.find((row) => row[1] === leaseId) as string[])[i]]));
+    expect(header).toEqual([
+      'project_id',
+      'lease_id',
+      'resource_type',
+      'host_hours',
+      'instance_hours',
+      'vcpu_hours',
+      'memory_mb_hours',
+      'disk_gb_hours',
+      'floating_ip_hours',
+    ]);
+    const csvLine = (leaseId: string) =>
+      Object.fromEntries(header.map((column, i) => [column, (rows.find((row) => row[1] === leaseId) as string[])[i]]));
     for (const [leaseId, resourceType, metrics] of expectedByLease()) {
-      expect(csvLine(leaseId)).toEqual({ project_id: expect.any(String), lease_id: leaseId, resource_type: resourceType, ...Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])) });
+      expect(csvLine(leaseId)).toEqual({
+        project_id: expect.any(String),
+        lease_id: leaseId,
+        resource_type: resourceType,
+        ...Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])),
+      });
     }
     expect(rows.at(-1)?.[0]).toBe('total');
     expect(Number(rows.at(-1)?.[header.indexOf('vcpu_hours')])).toBe(body.usage.totals.vcpu_hours);
@@ -130,10 +191,17 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
 
     // a window nothing ran in still has its header and a labelled totals row
     const before = ['--from', '2001-01-01 00:00', '--to', '2001-01-02 00:00', '--group-by', 'lease'];
-    const empty = succeeded(await leasehold(system.dataDir, 'usage', ...before)).trimEnd().split('\n');
+    const empty = succeeded(await leasehold(system.dataDir, 'usage', ...before))
+      .trimEnd()
+      .split('\n');
     expect(empty[0]).toMatch(/^project_id\s+lease_id\s/);
     expect(empty.at(-1)).toMatch(/^total\s/);
-    expect(succeeded(await leasehold(system.dataDir, 'usage', ...before, '--format', 'csv')).trimEnd().split('\n').at(-1)).toMatch(/^total,/);
+    expect(
+      succeeded(await leasehold(system.dataDir, 'usage', ...before, '--format', 'csv'))
+        .trimEnd()
+        .split('\n')
+        .at(-1),
+    ).toMatch(/^total,/);
 
     const wrong = await leasehold(system.dataDir, 'usage', '--from', to, '--to', from);
     expect(wrong.code).toBe(2);
@@ -142,9 +210,18 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
 
   it('prices the report with a rate card, capability prices included, and re-rates only when a version is named', async () => {
     const host = ran.host as Ran;
-    const v1 = await client.put('/v1/rate-cards/e2e', { currency: 'USD', effective_from: blazarDate(-60), prices: { host_hours: '2.5', floating_ip_hours: 0.25 } });
+    const v1 = await client.put('/v1/rate-cards/e2e', {
+      currency: 'USD',
+      effective_from: blazarDate(-60),
+      prices: { host_hours: '2.5', floating_ip_hours: 0.25 },
+    });
     expect(v1.status, describeBody(v1)).toBe(200);
-    expect(v1.body.rate_card).toMatchObject({ name: 'e2e', version: 1, currency: 'USD', prices: { host_hours: '2.5', floating_ip_hours: '0.25', vcpu_hours: '0' } });
+    expect(v1.body.rate_card).toMatchObject({
+      name: 'e2e',
+      version: 1,
+      currency: 'USD',
+      prices: { host_hours: '2.5', floating_ip_hours: '0.25', vcpu_hours: '0' },
+    });
     const rated = await usage('&group_by=resource&rate_card=e2e');
     const hostLine = rated.body.usage.lines.find((line: { resource_type: string }) => line.resource_type === 'physical:host');
     const expectedCost = (BigInt(host.ms) * 2_500_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR;
@@ -182,7 +259,7 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     ['an unknown group_by', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&group_by=user', 400],
     ['an unknown rate card', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&rate_card=none', 404],
     ['a position beyond the log', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&as_of_position=99999999', 400],
-  ])('%s (%s): %i in Blazar\'s error body, nothing written', async (_what, query, status) => {
+  ])("%s (%s): %i in Blazar's error body, nothing written", async (_what, query, status) => {
     const before = ledgerCount(system.dataDir);
     const response = await client.get(`/v1/usage?${query}`);
     expect(response.status, describeBody(response)).toBe(status);

@@ -26,7 +26,13 @@ interface Received {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
-  readonly event: { readonly id: string; readonly type: string; readonly subject: string; readonly position: number; readonly data: Record<string, unknown> };
+  readonly event: {
+    readonly id: string;
+    readonly type: string;
+    readonly subject: string;
+    readonly position: number;
+    readonly data: Record<string, unknown>;
+  };
 }
 
 /** A receiver answering each path as its rule says (by how many requests that path got before), recording every request. */
@@ -151,73 +157,113 @@ describe('webhooks through the launcher', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("delivers a project's lease events in log order, signed, the before-end reminder at before_end_date; another project's webhook gets none", { timeout: 150_000 }, async () => {
-    const all = await register(system.url, 'tok-a', receiver.url('/all'), ['*']);
-    await register(system.url, 'tok-a', receiver.url('/reminders'), ['lease.before_end_requested']);
-    await register(system.url, 'tok-b', receiver.url('/other-project'), ['*']);
-    const beforeEnd = blazarDate(1);
-    const leaseId = await createLease(system.url, 'tok-a', { name: 'hooked', start_date: 'now', end_date: blazarDate(3), before_end_date: beforeEnd });
+  it(
+    "delivers a project's lease events in log order, signed, the before-end reminder at before_end_date; another project's webhook gets none",
+    { timeout: 150_000 },
+    async () => {
+      const all = await register(system.url, 'tok-a', receiver.url('/all'), ['*']);
+      await register(system.url, 'tok-a', receiver.url('/reminders'), ['lease.before_end_requested']);
+      await register(system.url, 'tok-b', receiver.url('/other-project'), ['*']);
+      const beforeEnd = blazarDate(1);
+      const leaseId = await createLease(system.url, 'tok-a', {
+        name: 'hooked',
+        start_date: 'now',
+        end_date: blazarDate(3),
+        before_end_date: beforeEnd,
+      });
 
-    const reminder = await eventually(async () => receiver.at('/reminders')[0], 120_000, 'the before-end reminder');
-    expect(reminder.event).toMatchObject({ type: 'lease.before_end_requested', subject: `leases/${leaseId}`, data: { lease_id: leaseId } });
-    // `at` is when the reactor acted: at the lease's before_end_date, not before, and within its lateness
-    const lateness = Date.parse(String(reminder.event.data.at)) - Date.parse(`${beforeEnd.replace(' ', 'T')}:00Z`);
-    expect(lateness).toBeGreaterThanOrEqual(0);
-    expect(lateness).toBeLessThan(30_000);
+      const reminder = await eventually(async () => receiver.at('/reminders')[0], 120_000, 'the before-end reminder');
+      expect(reminder.event).toMatchObject({
+        type: 'lease.before_end_requested',
+        subject: `leases/${leaseId}`,
+        data: { lease_id: leaseId },
+      });
+      // `at` is when the reactor acted: at the lease's before_end_date, not before, and within its lateness
+      const lateness = Date.parse(String(reminder.event.data.at)) - Date.parse(`${beforeEnd.replace(' ', 'T')}:00Z`);
+      expect(lateness).toBeGreaterThanOrEqual(0);
+      expect(lateness).toBeLessThan(30_000);
 
-    const mine = await eventually(async () => {
-      const got = receiver.at('/all');
-      return got.some((r) => r.event.type === 'lease.before_end_requested') ? got : undefined;
-    }, 30_000, 'the lease events up to the reminder');
-    const types = mine.map((r) => r.event.type);
-    expect(types[0]).toBe('lease.created');
-    expect(types).toContain('lease.started');
-    expect(ascending(mine.map((r) => r.event.position))).toBe(true);
-    const now = Math.floor(Date.now() / 1000);
-    for (const r of mine) {
-      expect(verifySignature(SECRET, String(r.headers['x-leasehold-signature']), r.body, now, 600)).toBe(true);
-      expect(verifySignature('not-the-secret-0000000', String(r.headers['x-leasehold-signature']), r.body, now, 600)).toBe(false);
-      expect(r.headers['x-leasehold-event-id']).toBe(r.event.id);
-      expect(r.headers['x-leasehold-webhook-id']).toBe(all);
-    }
-    expect(receiver.at('/reminders').every((r) => r.event.type === 'lease.before_end_requested')).toBe(true);
-    expect(receiver.at('/other-project').filter((r) => r.event.subject === `leases/${leaseId}`)).toEqual([]);
+      const mine = await eventually(
+        async () => {
+          const got = receiver.at('/all');
+          return got.some((r) => r.event.type === 'lease.before_end_requested') ? got : undefined;
+        },
+        30_000,
+        'the lease events up to the reminder',
+      );
+      const types = mine.map((r) => r.event.type);
+      expect(types[0]).toBe('lease.created');
+      expect(types).toContain('lease.started');
+      expect(ascending(mine.map((r) => r.event.position))).toBe(true);
+      const now = Math.floor(Date.now() / 1000);
+      for (const r of mine) {
+        expect(verifySignature(SECRET, String(r.headers['x-leasehold-signature']), r.body, now, 600)).toBe(true);
+        expect(verifySignature('not-the-secret-0000000', String(r.headers['x-leasehold-signature']), r.body, now, 600)).toBe(false);
+        expect(r.headers['x-leasehold-event-id']).toBe(r.event.id);
+        expect(r.headers['x-leasehold-webhook-id']).toBe(all);
+      }
+      expect(receiver.at('/reminders').every((r) => r.event.type === 'lease.before_end_requested')).toBe(true);
+      expect(receiver.at('/other-project').filter((r) => r.event.subject === `leases/${leaseId}`)).toEqual([]);
 
-    // events after the reminder (its completion...) may still be on their way: every delivery of the lease ends delivered, with a 200
-    await eventually(async () => {
-      const deliveries = (await deliveriesOf(system.url, 'tok-a', all)).filter((d) => d.lease_id === leaseId);
-      return deliveries.length >= mine.length && deliveries.every((d) => d.state === 'delivered' && d.attempts.at(-1).status_code === 200) ? true : undefined;
-    }, 30_000, "every delivery of the lease's events");
-  });
+      // events after the reminder (its completion...) may still be on their way: every delivery of the lease ends delivered, with a 200
+      await eventually(
+        async () => {
+          const deliveries = (await deliveriesOf(system.url, 'tok-a', all)).filter((d) => d.lease_id === leaseId);
+          return deliveries.length >= mine.length &&
+            deliveries.every((d) => d.state === 'delivered' && d.attempts.at(-1).status_code === 200)
+            ? true
+            : undefined;
+        },
+        30_000,
+        "every delivery of the lease's events",
+      );
+    },
+  );
 
   it('retries a receiver answering 500 until it answers 200; every attempt is visible', { timeout: 60_000 }, async () => {
     const flaky = await register(system.url, 'tok-a', receiver.url('/flaky'), ['lease.created']);
     const leaseId = await createLease(system.url, 'tok-a', { name: 'flaky', start_date: blazarDate(600), end_date: blazarDate(660) });
-    const delivery = await eventually(async () => (await deliveriesOf(system.url, 'tok-a', flaky)).find((d) => d.lease_id === leaseId && d.state === 'delivered'), 30_000, 'the delivery');
+    const delivery = await eventually(
+      async () => (await deliveriesOf(system.url, 'tok-a', flaky)).find((d) => d.lease_id === leaseId && d.state === 'delivered'),
+      30_000,
+      'the delivery',
+    );
     expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
     expect(receiver.at('/flaky').map((r) => r.event.id)).toEqual([delivery.event_id, delivery.event_id, delivery.event_id]);
   });
 
-  it('gives up on a receiver that always answers 500 after the bounded time, visibly, and holds back no other webhook', { timeout: 60_000 }, async () => {
-    const down = await register(system.url, 'tok-a', receiver.url('/down'), ['lease.created']);
-    const healthy = await register(system.url, 'tok-a', receiver.url('/healthy'), ['lease.created']);
-    const leaseId = await createLease(system.url, 'tok-a', { name: 'down', start_date: blazarDate(700), end_date: blazarDate(760) });
-    await eventually(async () => receiver.at('/healthy').find((r) => r.event.subject === `leases/${leaseId}`), 10_000, 'the healthy webhook');
-    const delivery = await eventually(async () => (await deliveriesOf(system.url, 'tok-a', down)).find((d) => d.lease_id === leaseId && d.state === 'gave_up'), 30_000, 'the give-up');
-    expect(delivery.attempts.length).toBeGreaterThanOrEqual(2);
-    expect(delivery.attempts.every((a: { status_code: number }) => a.status_code === 500)).toBe(true);
-    const span = Date.parse(delivery.attempts.at(-1).at) - Date.parse(delivery.queued_at);
-    expect(span).toBeLessThanOrEqual(3_000);
-    expect((await deliveriesOf(system.url, 'tok-a', healthy)).find((d) => d.lease_id === leaseId)?.state).toBe('delivered');
+  it(
+    'gives up on a receiver that always answers 500 after the bounded time, visibly, and holds back no other webhook',
+    { timeout: 60_000 },
+    async () => {
+      const down = await register(system.url, 'tok-a', receiver.url('/down'), ['lease.created']);
+      const healthy = await register(system.url, 'tok-a', receiver.url('/healthy'), ['lease.created']);
+      const leaseId = await createLease(system.url, 'tok-a', { name: 'down', start_date: blazarDate(700), end_date: blazarDate(760) });
+      await eventually(
+        async () => receiver.at('/healthy').find((r) => r.event.subject === `leases/${leaseId}`),
+        10_000,
+        'the healthy webhook',
+      );
+      const delivery = await eventually(
+        async () => (await deliveriesOf(system.url, 'tok-a', down)).find((d) => d.lease_id === leaseId && d.state === 'gave_up'),
+        30_000,
+        'the give-up',
+      );
+      expect(delivery.attempts.length).toBeGreaterThanOrEqual(2);
+      expect(delivery.attempts.every((a: { status_code: number }) => a.status_code === 500)).toBe(true);
+      const span = Date.parse(delivery.attempts.at(-1).at) - Date.parse(delivery.queued_at);
+      expect(span).toBeLessThanOrEqual(3_000);
+      expect((await deliveriesOf(system.url, 'tok-a', healthy)).find((d) => d.lease_id === leaseId)?.state).toBe('delivered');
 
-    // the publisher's /readyz shows the failing receiver and the give-up, and stays ready: the outage is the tenant's
-    const readyz = await fetch(`http://127.0.0.1:${env.LEASEHOLD_PUBLISHER_HEALTH_PORT}/readyz`);
-    expect(readyz.status).toBe(200);
-    const channel = ((await readyz.json()) as { channels: any[] }).channels.find((c) => c.channel === 'webhooks');
-    expect(channel).toMatchObject({ running: true, failing: null, lag: { positions: expect.any(Number), seconds: expect.any(Number) } });
-    expect(channel.gave_up).toBeGreaterThanOrEqual(1);
-    expect(channel.failing_webhooks).toContainEqual(expect.objectContaining({ webhook_id: down, error: 'HTTP 500' }));
-  });
+      // the publisher's /readyz shows the failing receiver and the give-up, and stays ready: the outage is the tenant's
+      const readyz = await fetch(`http://127.0.0.1:${env.LEASEHOLD_PUBLISHER_HEALTH_PORT}/readyz`);
+      expect(readyz.status).toBe(200);
+      const channel = ((await readyz.json()) as { channels: any[] }).channels.find((c) => c.channel === 'webhooks');
+      expect(channel).toMatchObject({ running: true, failing: null, lag: { positions: expect.any(Number), seconds: expect.any(Number) } });
+      expect(channel.gave_up).toBeGreaterThanOrEqual(1);
+      expect(channel.failing_webhooks).toContainEqual(expect.objectContaining({ webhook_id: down, error: 'HTTP 500' }));
+    },
+  );
 
   it('refuses bad registrations with a 400 naming the field, and targets outside the allow-list', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -256,7 +302,10 @@ interface Publisher {
 
 const startPublisher = (dataDir: string, env: Readonly<Record<string, string>>): Publisher => {
   let log = '';
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/publisher/src/main.js')], { env: { ...process.env, ...env, LEASEHOLD_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/publisher/src/main.js')], {
+    env: { ...process.env, ...env, LEASEHOLD_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   return { child, output: () => log };
@@ -274,10 +323,18 @@ const appendRenames = async (dataDir: string, leaseIds: readonly string[], count
   const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   try {
     for (let done = 0; done < count; done += chunk) {
-      const byStream = new Map<string, { id: string; type: string; data: unknown; metadata: { correlationId: string; causationId: string; actor: null; system: string } }[]>();
+      const byStream = new Map<
+        string,
+        { id: string; type: string; data: unknown; metadata: { correlationId: string; causationId: string; actor: null; system: string } }[]
+      >();
       for (let n = done; n < Math.min(done + chunk, count); n++) {
         const leaseId = leaseIds[n % leaseIds.length] as string;
-        const event = { id: randomUUID(), type: 'Lease.Renamed', data: { leaseId, name: `burst-${n}`, renamedAt: new Date().toISOString() }, metadata: { correlationId: 'burst', causationId: 'burst', actor: null, system: 'test' } };
+        const event = {
+          id: randomUUID(),
+          type: 'Lease.Renamed',
+          data: { leaseId, name: `burst-${n}`, renamedAt: new Date().toISOString() },
+          metadata: { correlationId: 'burst', causationId: 'burst', actor: null, system: 'test' },
+        };
         byStream.set(`lease-${leaseId}`, [...(byStream.get(`lease-${leaseId}`) ?? []), event]);
       }
       await store.appendMultiple([...byStream].map(([streamId, events]) => ({ streamId, expectedRevision: 'any' as const, events })));
@@ -288,44 +345,63 @@ const appendRenames = async (dataDir: string, leaseIds: readonly string[], count
 };
 
 describe('webhooks across a SIGKILL of the publisher', () => {
-  it('delivers every event after a restart (duplicates allowed, deduped by event id), each lease in log order', { timeout: 120_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'leasehold-webhooks-kill-'));
-    const receiver = await Receiver.start(() => 200, 5);
-    const env = await webhookEnv(dir);
-    const system = await startSystem({ apps: ['api', 'projector', 'reactor'], env });
-    let publisher = startPublisher(system.dataDir, env);
-    try {
-      const webhookId = await register(system.url, 'tok-a', receiver.url('/burst'), ['*']);
-      const leaseIds: string[] = [];
-      for (let n = 0; n < 5; n++) leaseIds.push(await createLease(system.url, 'tok-a', { name: `burst-${n}`, start_date: blazarDate(900 + n * 120), end_date: blazarDate(960 + n * 120) }));
-      const renames = 400;
-      await appendRenames(system.dataDir, leaseIds, renames);
-      const expected = leaseIds.length + renames;
+  it(
+    'delivers every event after a restart (duplicates allowed, deduped by event id), each lease in log order',
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'leasehold-webhooks-kill-'));
+      const receiver = await Receiver.start(() => 200, 5);
+      const env = await webhookEnv(dir);
+      const system = await startSystem({ apps: ['api', 'projector', 'reactor'], env });
+      let publisher = startPublisher(system.dataDir, env);
+      try {
+        const webhookId = await register(system.url, 'tok-a', receiver.url('/burst'), ['*']);
+        const leaseIds: string[] = [];
+        for (let n = 0; n < 5; n++)
+          leaseIds.push(
+            await createLease(system.url, 'tok-a', {
+              name: `burst-${n}`,
+              start_date: blazarDate(900 + n * 120),
+              end_date: blazarDate(960 + n * 120),
+            }),
+          );
+        const renames = 400;
+        await appendRenames(system.dataDir, leaseIds, renames);
+        const expected = leaseIds.length + renames;
 
-      await eventually(async () => (receiver.received.length >= 60 ? true : undefined), 30_000, 'part of the burst delivered');
-      await killed(publisher.child);
-      const beforeRestart = new Set(receiver.received.map((r) => r.event.id)).size;
-      expect(beforeRestart, 'the kill came mid-burst').toBeLessThan(expected);
-      publisher = startPublisher(system.dataDir, env);
+        await eventually(async () => (receiver.received.length >= 60 ? true : undefined), 30_000, 'part of the burst delivered');
+        await killed(publisher.child);
+        const beforeRestart = new Set(receiver.received.map((r) => r.event.id)).size;
+        expect(beforeRestart, 'the kill came mid-burst').toBeLessThan(expected);
+        publisher = startPublisher(system.dataDir, env);
 
-      await eventually(async () => (new Set(receiver.received.map((r) => r.event.id)).size >= expected ? true : undefined), 60_000, `all ${expected} events delivered`);
-      const first = firstArrivals(receiver.received);
-      expect(first.length).toBe(expected);
-      for (const leaseId of leaseIds) {
-        const positions = first.filter((r) => r.event.subject === `leases/${leaseId}`).map((r) => r.event.position);
-        expect(positions.length).toBe(1 + renames / leaseIds.length);
-        expect(ascending(positions), `lease ${leaseId} in log order`).toBe(true);
+        await eventually(
+          async () => (new Set(receiver.received.map((r) => r.event.id)).size >= expected ? true : undefined),
+          60_000,
+          `all ${expected} events delivered`,
+        );
+        const first = firstArrivals(receiver.received);
+        expect(first.length).toBe(expected);
+        for (const leaseId of leaseIds) {
+          const positions = first.filter((r) => r.event.subject === `leases/${leaseId}`).map((r) => r.event.position);
+          expect(positions.length).toBe(1 + renames / leaseIds.length);
+          expect(ascending(positions), `lease ${leaseId} in log order`).toBe(true);
+        }
+        const deliveries = await eventually(
+          async () => {
+            const all = await deliveriesOf(system.url, 'tok-a', webhookId);
+            return all.length === expected && all.every((d) => d.state === 'delivered') ? all : undefined;
+          },
+          30_000,
+          'every delivery recorded as delivered',
+        );
+        expect(deliveries.length).toBe(expected);
+      } finally {
+        await killed(publisher.child);
+        await system.stop();
+        await receiver.close();
+        rmSync(dir, { recursive: true, force: true });
       }
-      const deliveries = await eventually(async () => {
-        const all = await deliveriesOf(system.url, 'tok-a', webhookId);
-        return all.length === expected && all.every((d) => d.state === 'delivered') ? all : undefined;
-      }, 30_000, 'every delivery recorded as delivered');
-      expect(deliveries.length).toBe(expected);
-    } finally {
-      await killed(publisher.child);
-      await system.stop();
-      await receiver.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -89,7 +89,11 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
   /** Runs vitest on one planted file as scripts/test.sh does, then the summary with vitest's exit code. */
   const vitestThenSummary = async (spec: string, env: Record<string, string> = {}) => {
     const report = `${spec}.json`;
-    const vitest = await run([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', spec, '--reporter=json', `--outputFile=${report}`], dir, cleanEnv());
+    const vitest = await run(
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', spec, '--reporter=json', `--outputFile=${report}`],
+      dir,
+      cleanEnv(),
+    );
     const summary = await summarize(report, String(vitest.code), env);
     return { vitestCode: vitest.code, ...summary };
   };
@@ -111,7 +115,9 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
     const result = await vitestThenSummary('before-all.spec.mjs');
     expect(result.vitestCode).toBe(1);
     expect(result.last).toBe('0 passed, 1 failed, 2 skipped');
-    expect(result.lines).toContainEqual(expect.stringMatching(/^FAILED outside its tests: before-all\.spec\.mjs: .*\(2 of its tests did not run\)$/));
+    expect(result.lines).toContainEqual(
+      expect.stringMatching(/^FAILED outside its tests: before-all\.spec\.mjs: .*\(2 of its tests did not run\)$/),
+    );
     expect(result.code).toBe(1);
   });
 

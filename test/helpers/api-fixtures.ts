@@ -15,17 +15,57 @@ export const T_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
  * host health follows, before the extra capabilities.
  */
 export const HOST_KEYS = [
-  'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
-  'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
-  'health_status', 'health_reasons', 'health_since', 'health_monitor',
+  'created_at',
+  'updated_at',
+  'id',
+  'vcpus',
+  'cpu_info',
+  'hypervisor_type',
+  'hypervisor_version',
+  'hypervisor_hostname',
+  'service_name',
+  'memory_mb',
+  'local_gb',
+  'status',
+  'availability_zone',
+  'trust_id',
+  'reservable',
+  'health_status',
+  'health_reasons',
+  'health_since',
+  'health_monitor',
 ];
 export const LEASE_KEYS = [
-  'created_at', 'updated_at', 'id', 'name', 'user_id', 'project_id', 'start_date', 'end_date', 'trust_id', 'status', 'degraded',
-  'reservations', 'events',
+  'created_at',
+  'updated_at',
+  'id',
+  'name',
+  'user_id',
+  'project_id',
+  'start_date',
+  'end_date',
+  'trust_id',
+  'status',
+  'degraded',
+  'reservations',
+  'events',
 ];
 export const RESERVATION_KEYS = [
-  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'hypervisor_properties', 'resource_properties', 'before_end', 'min', 'max', 'end_action',
+  'created_at',
+  'updated_at',
+  'id',
+  'lease_id',
+  'resource_id',
+  'resource_type',
+  'status',
+  'missing_resources',
+  'resources_changed',
+  'hypervisor_properties',
+  'resource_properties',
+  'before_end',
+  'min',
+  'max',
+  'end_action',
 ];
 export const EVENT_KEYS = ['created_at', 'updated_at', 'id', 'lease_id', 'event_type', 'time', 'status'];
 
@@ -84,13 +124,41 @@ export const ledgerHead = (dataDir: string): number => {
 
 /** The common reservation fields, then the instance plugin's columns (upstream's instance_reservations order). */
 export const INSTANCE_RESERVATION_KEYS = [
-  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'vcpus', 'memory_mb', 'disk_gb', 'amount', 'affinity', 'resource_properties', 'flavor_id', 'aggregate_id', 'server_group_id', 'end_action',
+  'created_at',
+  'updated_at',
+  'id',
+  'lease_id',
+  'resource_id',
+  'resource_type',
+  'status',
+  'missing_resources',
+  'resources_changed',
+  'vcpus',
+  'memory_mb',
+  'disk_gb',
+  'amount',
+  'affinity',
+  'resource_properties',
+  'flavor_id',
+  'aggregate_id',
+  'server_group_id',
+  'end_action',
 ];
 /** The common reservation fields, then the floating-IP plugin's. */
 export const FLOATINGIP_RESERVATION_KEYS = [
-  'created_at', 'updated_at', 'id', 'lease_id', 'resource_id', 'resource_type', 'status', 'missing_resources', 'resources_changed',
-  'network_id', 'amount', 'required_floatingips', 'end_action',
+  'created_at',
+  'updated_at',
+  'id',
+  'lease_id',
+  'resource_id',
+  'resource_type',
+  'status',
+  'missing_resources',
+  'resources_changed',
+  'network_id',
+  'amount',
+  'required_floatingips',
+  'end_action',
 ];
 /** A registered floating IP: the row's timestamps first, then its columns. */
 export const FLOATINGIP_KEYS = ['created_at', 'updated_at', 'id', 'floating_network_id', 'subnet_id', 'floating_ip_address', 'reservable'];
@@ -108,14 +176,22 @@ export interface LedgerEvent {
 export const ledgerEvents = (dataDir: string, streamId: string): LedgerEvent[] => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('select position, recorded_at, type, data, metadata from events where stream_id = ? order by position').all(streamId) as {
+    const rows = db
+      .prepare('select position, recorded_at, type, data, metadata from events where stream_id = ? order by position')
+      .all(streamId) as {
       position: number;
       recorded_at: string;
       type: string;
       data: string;
       metadata: string;
     }[];
-    return rows.map((row) => ({ position: row.position, recordedAt: row.recorded_at, type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) }));
+    return rows.map((row) => ({
+      position: row.position,
+      recordedAt: row.recorded_at,
+      type: row.type,
+      data: JSON.parse(row.data),
+      metadata: JSON.parse(row.metadata),
+    }));
   } finally {
     db.close();
   }

@@ -30,8 +30,7 @@ export const parseJson = (result: CliResult): any => {
 };
 
 /** `lease show -f json` renders reservations/events as JSON objects concatenated in one string. */
-export const parseConcatenated = (text: string): any[] =>
-  text.trim() === '' ? [] : JSON.parse(`[${text.replace(/}\s*\n\s*{/g, '},{')}]`);
+export const parseConcatenated = (text: string): any[] => (text.trim() === '' ? [] : JSON.parse(`[${text.replace(/}\s*\n\s*{/g, '},{')}]`));
 
 /** The command's stdout; fails with its stderr when it exited non-zero. */
 export const succeeded = (result: CliResult): string => {
@@ -42,7 +41,10 @@ export const succeeded = (result: CliResult): string => {
 /** The non-empty lines the command printed on stderr; fails when it exited 0. */
 export const failed = (result: CliResult): string[] => {
   if (result.code === 0) throw new Error(`CLI unexpectedly succeeded: ${result.stdout}`);
-  return result.stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return result.stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 };
 
 /** `lease show/create -f json` with `reservations` and `events` turned back into arrays. */
@@ -56,7 +58,12 @@ export const parseTable = (text: string): string[][] =>
   text
     .split('\n')
     .filter((line) => line.startsWith('|'))
-    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
 
 /** Leasehold's own CLI, built (`dist/`), with these settings; stdout and stderr are pipes, never a terminal. */
 export const leaseholdWith = (settings: Readonly<Record<string, string>>, ...args: string[]): Promise<CliResult> =>
@@ -70,4 +77,5 @@ export const leaseholdWith = (settings: Readonly<Record<string, string>>, ...arg
   });
 
 /** `leasehold` on a data folder with its SQLite read model. */
-export const leasehold = (dataDir: string, ...args: string[]): Promise<CliResult> => leaseholdWith({ LEASEHOLD_DATA_DIR: dataDir }, ...args);
+export const leasehold = (dataDir: string, ...args: string[]): Promise<CliResult> =>
+  leaseholdWith({ LEASEHOLD_DATA_DIR: dataDir }, ...args);

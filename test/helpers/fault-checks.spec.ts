@@ -21,7 +21,10 @@ const beforeEndRunning = (): (readonly [string, Record<string, unknown>?])[] => 
 describe('auditTimers', () => {
   it('owes a begun before-end action its outcome', () => {
     const audit = auditTimers(logOf(...beforeEndRunning()), LATER);
-    expect(audit.missing).toEqual([`lease ${LEASE}: before_end due by 2026-11-27T16:21:00.000Z not recorded`, `lease ${LEASE}: end due by 2026-11-27T16:21:00.000Z not recorded`]);
+    expect(audit.missing).toEqual([
+      `lease ${LEASE}: before_end due by 2026-11-27T16:21:00.000Z not recorded`,
+      `lease ${LEASE}: end due by 2026-11-27T16:21:00.000Z not recorded`,
+    ]);
   });
 
   it('owes nothing more of a before-end action whose lease was deleted while it ran: the end supersedes it', () => {
@@ -31,7 +34,7 @@ describe('auditTimers', () => {
 
   it('finds a scheduled end begun while the before-end action ran', () => {
     const log = logOf(...beforeEndRunning(), ['Lease.EndRequested', { reason: 'scheduled' }], ['Lease.Ended']);
-    expect(auditTimers(log, LATER).duplicates).toEqual([expect.stringContaining('end fired at 5 while the lease\'s before_end ran')]);
+    expect(auditTimers(log, LATER).duplicates).toEqual([expect.stringContaining("end fired at 5 while the lease's before_end ran")]);
   });
 
   it('finds a before-end outcome recorded after the end superseded the action', () => {

@@ -126,7 +126,19 @@ const foldTimers = (events: readonly LedgerEvent[], problem: (text: string) => v
   let t: LeaseTimers | null = null;
   for (const { type, data, position } of events) {
     if (type === 'Lease.Created') {
-      t = { startMs: instant(data.startDate), endMs: instant(data.endDate), beforeEndMs: data.beforeEndDate === null ? null : instant(data.beforeEndDate), beforeEnd: 'undone', startRequested: 0, startDone: 0, started: false, endRequested: 0, endDone: 0, deleted: false, deletedBeforeStart: false };
+      t = {
+        startMs: instant(data.startDate),
+        endMs: instant(data.endDate),
+        beforeEndMs: data.beforeEndDate === null ? null : instant(data.beforeEndDate),
+        beforeEnd: 'undone',
+        startRequested: 0,
+        startDone: 0,
+        started: false,
+        endRequested: 0,
+        endDone: 0,
+        deleted: false,
+        deletedBeforeStart: false,
+      };
       continue;
     }
     if (t === null) continue;
@@ -152,7 +164,8 @@ const foldTimers = (events: readonly LedgerEvent[], problem: (text: string) => v
     } else if (type === 'Lease.EndRequested') {
       t.endRequested++;
       if (t.endRequested > 1) problem(`end fired twice (again at ${position})`);
-      if (data.reason === 'scheduled' && t.started && t.beforeEnd === 'undone' && t.beforeEndMs !== null) problem(`end fired at ${position} before the lease's before_end`);
+      if (data.reason === 'scheduled' && t.started && t.beforeEnd === 'undone' && t.beforeEndMs !== null)
+        problem(`end fired at ${position} before the lease's before_end`);
       if (data.reason === 'scheduled' && t.beforeEnd === 'requested') problem(`end fired at ${position} while the lease's before_end ran`);
       // a lease deleted while its before-end action runs: the end supersedes that action, whose outcome is owed no more
       if (t.beforeEnd === 'requested') t.beforeEnd = 'superseded';
@@ -173,7 +186,8 @@ const owedTimers = (t: LeaseTimers, nowMs: number): string[] => {
   if (!t.deletedBeforeStart && t.startMs <= nowMs && (t.startRequested === 0 || t.startDone === 0)) owed.push('start');
   // an active lease runs its before-end action at its date (and before its end)
   const active = t.started && !t.deleted && t.endRequested === 0;
-  if (t.beforeEnd === 'requested' || (active && t.beforeEnd === 'undone' && t.beforeEndMs !== null && t.beforeEndMs <= nowMs)) owed.push('before_end');
+  if (t.beforeEnd === 'requested' || (active && t.beforeEnd === 'undone' && t.beforeEndMs !== null && t.beforeEndMs <= nowMs))
+    owed.push('before_end');
   // started (or failed to): ended at its end date, or at once when deleted
   if (t.startDone > 0 && (t.deleted || t.endMs <= nowMs) && (t.endRequested === 0 || t.endDone === 0)) owed.push('end');
   return owed;
@@ -193,7 +207,8 @@ export const auditTimers = (events: readonly LedgerEvent[], nowMs: number): Time
     const timers = foldTimers(stream, (text) => duplicates.push(`lease ${leaseId}: ${text} (${history()})`));
     if (timers === null) continue;
     fired += timers.startRequested + timers.endRequested + stream.filter((e) => e.type === 'Lease.BeforeEndRequested').length;
-    for (const phase of owedTimers(timers, nowMs)) missing.push(`lease ${leaseId}: ${phase} due by ${new Date(nowMs).toISOString()} not recorded`);
+    for (const phase of owedTimers(timers, nowMs))
+      missing.push(`lease ${leaseId}: ${phase} due by ${new Date(nowMs).toISOString()} not recorded`);
   }
   return { duplicates, missing, fired };
 };
@@ -206,7 +221,9 @@ export const differencesFromRebuild = async (dataDir: string): Promise<string[]>
   const scratch = mkdtempSync(join(tmpdir(), 'leasehold-fault-rebuild-'));
   const target = join(scratch, 'rebuilt.sqlite');
   try {
-    await run(process.execPath, [join(ROOT, 'dist/apps/projector/src/rebuild.js'), '--target', target], { env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir } });
+    await run(process.execPath, [join(ROOT, 'dist/apps/projector/src/rebuild.js'), '--target', target], {
+      env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir },
+    });
     const live = await openReadModel({ kind: 'sqlite', file: join(dataDir, 'read-model.sqlite') });
     const copy = await openReadModel({ kind: 'sqlite', file: target });
     try {
@@ -215,7 +232,9 @@ export const differencesFromRebuild = async (dataDir: string): Promise<string[]>
         const [a, b] = [liveDump[table] ?? [], copyDump[table] ?? []];
         if (JSON.stringify(a) === JSON.stringify(b)) return [];
         const at = a.findIndex((row, i) => JSON.stringify(row) !== JSON.stringify(b[i]));
-        return [`${table}: ${a.length} live rows, ${b.length} rebuilt; first difference at ${at}: live ${JSON.stringify(a[at])}, rebuilt ${JSON.stringify(b[at])}`];
+        return [
+          `${table}: ${a.length} live rows, ${b.length} rebuilt; first difference at ${at}: live ${JSON.stringify(a[at])}, rebuilt ${JSON.stringify(b[at])}`,
+        ];
       });
     } finally {
       await live.close();

@@ -16,7 +16,12 @@ const json = async (url: string): Promise<{ status: number; body: any } | null> 
 };
 
 /** Polls `check` until it returns a value (not undefined); fails naming `what` (and the last state) after `timeoutMs`. */
-export const until = async <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, last: () => string = () => ''): Promise<T> => {
+export const until = async <T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  last: () => string = () => '',
+): Promise<T> => {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -36,7 +41,9 @@ export const projectorAtHead = async (system: SystemProcesses): Promise<void> =>
       const ready = await json(`${system.healthUrl('projector')}/readyz`);
       seen = `head ${head}, projector ${JSON.stringify(ready?.body ?? null)}`;
       const projections: { position: number; failure: unknown }[] = ready?.body?.projections ?? [];
-      return ready?.status === 200 && projections.length > 0 && projections.every((p) => p.position === head && p.failure === null) ? true : undefined;
+      return ready?.status === 200 && projections.length > 0 && projections.every((p) => p.position === head && p.failure === null)
+        ? true
+        : undefined;
     },
     60_000,
     () => seen,
@@ -45,7 +52,9 @@ export const projectorAtHead = async (system: SystemProcesses): Promise<void> =>
 
 /** Every timer due by the processes' clock has fired (none twice: that fails at once). */
 export const timersSettled = async (system: SystemProcesses, clock: () => number): Promise<number> => {
-  await until('the reactor to be ready', async () => ((await json(`${system.healthUrl('reactor')}/readyz`))?.status === 200 ? true : undefined));
+  await until('the reactor to be ready', async () =>
+    (await json(`${system.healthUrl('reactor')}/readyz`))?.status === 200 ? true : undefined,
+  );
   let missing: string[] = [];
   return until(
     'every due timer to fire',
@@ -63,7 +72,10 @@ export const timersSettled = async (system: SystemProcesses, clock: () => number
 /** For a failure message: the reactor's last log lines naming the leases of these missing timers. */
 const reactorLinesAbout = (system: SystemProcesses, missing: readonly string[]): string => {
   const leaseIds = new Set(missing.flatMap((line) => /lease ([0-9a-f-]{36})/.exec(line)?.[1] ?? []));
-  const lines = system.output('reactor').split('\n').filter((line) => [...leaseIds].some((id) => line.includes(id)));
+  const lines = system
+    .output('reactor')
+    .split('\n')
+    .filter((line) => [...leaseIds].some((id) => line.includes(id)));
   return `the reactor's last ${Math.min(lines.length, 40)} log lines about them:\n${lines.slice(-40).join('\n')}`;
 };
 
@@ -79,7 +91,9 @@ export interface CheckOptions {
 }
 
 const failedPhases = (log: readonly LedgerEvent[]): string[] =>
-  log.filter((e) => /^(Lease\.\w+Failed|Reservation\.EffectsFailed)$/.test(e.type)).map((e) => `${e.streamId} ${e.type}: ${e.data.reason ?? e.data.error}`);
+  log
+    .filter((e) => /^(Lease\.\w+Failed|Reservation\.EffectsFailed)$/.test(e.type))
+    .map((e) => `${e.streamId} ${e.type}: ${e.data.reason ?? e.data.error}`);
 
 /**
  * The checks after each fault, with the workload paused: every due timer fired once; then, with the
@@ -87,7 +101,12 @@ const failedPhases = (log: readonly LedgerEvent[]): string[] =>
  * rebuild; every acknowledged write in the log as it was answered; no invariant broken; no phase
  * failed; no answer a client must not get; no process crashed on its own. The reactor is started again after.
  */
-export const checkAfterFault = async (system: SystemProcesses, workload: FaultWorkload, label: string, options: CheckOptions = {}): Promise<string> => {
+export const checkAfterFault = async (
+  system: SystemProcesses,
+  workload: FaultWorkload,
+  label: string,
+  options: CheckOptions = {},
+): Promise<string> => {
   const clock = options.clock ?? (() => Date.now());
   const fired = await timersSettled(system, clock);
   await system.stopApp('reactor');

@@ -23,7 +23,11 @@ const HOSTS = 8;
 const ADDRESSES = 6;
 const HOST_SIZE = { vcpus: 8, memory_mb: 16384, local_gb: 200 };
 const SLOT = { vcpus: 2, memory_mb: 2048, disk_gb: 10 };
-export const STORAGE_UNAVAILABLE_BODY = { error_code: 503, error_message: 'Storage unavailable, nothing was changed; try again', error_name: 503 };
+export const STORAGE_UNAVAILABLE_BODY = {
+  error_code: 503,
+  error_message: 'Storage unavailable, nothing was changed; try again',
+  error_name: 503,
+};
 
 export type WriteKind = 'create' | 'rename' | 'reschedule' | 'delete';
 
@@ -95,7 +99,8 @@ export class FaultWorkload {
   /** Hosts (whole, and with room for instance slots) and floating IPs for the leases to take. */
   async setUp(): Promise<void> {
     for (let i = 1; i <= HOSTS; i++) await this.mustCreate('/v1/os-hosts', { name: `fault-${i}`, ...HOST_SIZE });
-    for (let i = 1; i <= ADDRESSES; i++) await this.mustCreate('/v1/floatingips', { floating_network_id: FAULT_NETWORK, floating_ip_address: `203.0.113.${i}` });
+    for (let i = 1; i <= ADDRESSES; i++)
+      await this.mustCreate('/v1/floatingips', { floating_network_id: FAULT_NETWORK, floating_ip_address: `203.0.113.${i}` });
   }
 
   /** Starts the clients (resumes after pause()). */
@@ -146,7 +151,8 @@ export class FaultWorkload {
     }
     this.statuses.set(answer.status, (this.statuses.get(answer.status) ?? 0) + 1);
     this.judge(method, path, answer, started);
-    if (answer.status === 503 && typeof (body as { name?: unknown } | undefined)?.name === 'string') this.refusedNames.push((body as { name: string }).name);
+    if (answer.status === 503 && typeof (body as { name?: unknown } | undefined)?.name === 'string')
+      this.refusedNames.push((body as { name: string }).name);
     return answer;
   }
 
@@ -158,13 +164,15 @@ export class FaultWorkload {
       // a stale read's marker may come along
       const { error_code, error_message, error_name } = body ?? {};
       const documented =
-        JSON.stringify({ error_code, error_message, error_name }) === JSON.stringify(STORAGE_UNAVAILABLE_BODY) && answer.headers.get('retry-after') === '1';
+        JSON.stringify({ error_code, error_message, error_name }) === JSON.stringify(STORAGE_UNAVAILABLE_BODY) &&
+        answer.headers.get('retry-after') === '1';
       if (overlapped && documented) this.storageUnavailableAnswers++;
       else this.forbidden.push(`${what}${overlapped ? '' : ' (storage was available)'}`);
       return;
     }
     if (status >= 500) this.forbidden.push(what);
-    else if (status >= 400 && (body?.error_code !== status || typeof body?.error_message !== 'string')) this.forbidden.push(`${what} (not Blazar's error body)`);
+    else if (status >= 400 && (body?.error_code !== status || typeof body?.error_message !== 'string'))
+      this.forbidden.push(`${what} (not Blazar's error body)`);
   }
 
   private async mustCreate(path: string, body: unknown): Promise<void> {
@@ -203,7 +211,14 @@ export class FaultWorkload {
   private reservation(): unknown {
     const roll = this.random();
     if (roll < 0.4) return { resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' };
-    if (roll < 0.75) return { resource_type: 'virtual:instance', amount: 1 + Math.floor(this.random() * 3), ...SLOT, affinity: null, resource_properties: '' };
+    if (roll < 0.75)
+      return {
+        resource_type: 'virtual:instance',
+        amount: 1 + Math.floor(this.random() * 3),
+        ...SLOT,
+        affinity: null,
+        resource_properties: '',
+      };
     return { resource_type: 'virtual:floatingip', network_id: FAULT_NETWORK, amount: 1 };
   }
 
@@ -264,12 +279,20 @@ export class FaultWorkload {
     const position = Number(answer.headers.get('x-leasehold-position'));
     if (!Number.isSafeInteger(position) || position <= 0) this.forbidden.push(`${kind} of ${leaseId}: no X-Leasehold-Position`);
     const shown = answer.body?.lease;
-    this.acknowledged.push({ kind, leaseId, position, lease: shown === undefined ? null : { name: shown.name, start_date: shown.start_date, end_date: shown.end_date } });
+    this.acknowledged.push({
+      kind,
+      leaseId,
+      position,
+      lease: shown === undefined ? null : { name: shown.name, start_date: shown.start_date, end_date: shown.end_date },
+    });
   }
 
   /** Requests, answers by status, refused connections: the figures a round prints. */
   summary(): string {
-    const statuses = [...this.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
+    const statuses = [...this.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
     return `${this.requests} requests (${statuses}; ${this.connectionErrors} without an answer), ${this.acknowledged.length} writes acknowledged`;
   }
 }

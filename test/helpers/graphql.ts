@@ -7,7 +7,9 @@ export interface GraphqlReply {
   readonly status: number;
   readonly headers: Headers;
   readonly data: any;
-  readonly errors: readonly { readonly message: string; readonly path?: readonly (string | number)[]; readonly extensions: Record<string, any> }[] | undefined;
+  readonly errors:
+    | readonly { readonly message: string; readonly path?: readonly (string | number)[]; readonly extensions: Record<string, any> }[]
+    | undefined;
 }
 
 export const graphqlClient =
@@ -15,7 +17,12 @@ export const graphqlClient =
   async (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<GraphqlReply> => {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token === null ? {} : { 'X-Auth-Token': token }), ...headers },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        ...(token === null ? {} : { 'X-Auth-Token': token }),
+        ...headers,
+      },
       body: JSON.stringify({ query, variables }),
     });
     const text = await response.text();

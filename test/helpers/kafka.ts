@@ -20,7 +20,13 @@ export interface Received {
   readonly partition: number;
   readonly key: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly event: { readonly id: string; readonly type: string; readonly subject: string; readonly position: number; readonly [field: string]: unknown };
+  readonly event: {
+    readonly id: string;
+    readonly type: string;
+    readonly subject: string;
+    readonly position: number;
+    readonly [field: string]: unknown;
+  };
 }
 
 const received = ({ topic, partition, message }: EachMessagePayload): Received => ({
@@ -58,7 +64,13 @@ export const consume = async (brokers: string, groupId: string, topics: readonly
   let stopping = false;
   let current: Consumer | undefined;
   const join = async (): Promise<void> => {
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 500, allowAutoTopicCreation: true });
+    const consumer = kafka.consumer({
+      groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: true,
+    });
     current = consumer;
     await consumer.connect();
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });

@@ -41,7 +41,13 @@ export const leaseClient = (system: () => RunningSystem, client: () => Client) =
     expect(ledgerCount(system().dataDir), 'a refused write must not append to the ledger').toBe(before);
   };
 
-  const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({ name, start_date: start, end_date: end, reservations, events: [] });
+  const leaseBody = (name: string, start: string, end: string, reservations: unknown[]) => ({
+    name,
+    start_date: start,
+    end_date: end,
+    reservations,
+    events: [],
+  });
 
   const createLease = async (name: string, start: string, end: string, reservations: unknown[]): Promise<any> => {
     const response = await client().post('/v1/leases', leaseBody(name, start, end, reservations));
@@ -49,8 +55,14 @@ export const leaseClient = (system: () => RunningSystem, client: () => Client) =
     return response.body.lease;
   };
 
-  const refusedLease = (name: string, start: string, end: string, reservations: unknown[], status: number, message: string): Promise<void> =>
-    rejected(() => client().post('/v1/leases', leaseBody(name, start, end, reservations)), status, message);
+  const refusedLease = (
+    name: string,
+    start: string,
+    end: string,
+    reservations: unknown[],
+    status: number,
+    message: string,
+  ): Promise<void> => rejected(() => client().post('/v1/leases', leaseBody(name, start, end, reservations)), status, message);
 
   const showLease = async (leaseId: string): Promise<any> => {
     const response = await client().get(`/v1/leases/${leaseId}`);

@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { type Hold, type HostTotals, type LedgerEvent, type LedgerFold, foldLedger, ledgerHead, readLedger } from '../../bench/ledger-audit.js';
+import {
+  type Hold,
+  type HostTotals,
+  type LedgerEvent,
+  type LedgerFold,
+  foldLedger,
+  ledgerHead,
+  readLedger,
+} from '../../bench/ledger-audit.js';
 import type { JsonResponse } from './http.js';
 
 /**
@@ -16,7 +24,9 @@ export const replayLedger = (dataDir: string): { events: LedgerEvent[]; fold: Le
 };
 
 /** Header that makes a read wait until the read models include every event written so far. */
-export const upToDate = (dataDir: string): Record<string, string> => ({ 'X-Leasehold-Min-Position': String(ledgerHead(ledgerFile(dataDir))) });
+export const upToDate = (dataDir: string): Record<string, string> => ({
+  'X-Leasehold-Min-Position': String(ledgerHead(ledgerFile(dataDir))),
+});
 
 /** A GET that must be served from read models that include `headers`' position. */
 export const freshBody = (response: JsonResponse): any => {
@@ -34,8 +44,9 @@ export interface AllocationEntry {
 export const blazarMs = (value: string): number => Date.parse(`${value}Z`);
 
 /** Host sizes as `GET /v1/os-hosts` shows them. */
-export const hostTotalsOf = (hosts: readonly { id: string; vcpus: number; memory_mb: number; local_gb: number }[]): Map<string, HostTotals> =>
-  new Map(hosts.map((h) => [h.id, { vcpus: h.vcpus, memoryMb: h.memory_mb, localGb: h.local_gb }]));
+export const hostTotalsOf = (
+  hosts: readonly { id: string; vcpus: number; memory_mb: number; local_gb: number }[],
+): Map<string, HostTotals> => new Map(hosts.map((h) => [h.id, { vcpus: h.vcpus, memoryMb: h.memory_mb, localGb: h.local_gb }]));
 
 /** Every reservation of the listed leases by id (`GET /v1/leases` details). */
 export const reservationsById = (leases: readonly { reservations: readonly any[] }[]): Map<string, any> =>
@@ -56,7 +67,13 @@ export const apiHostHolds = (
   for (const { resource_id: hostId, reservations: held } of allocations) {
     for (const allocation of held) {
       const reservation = reservations.get(allocation.id);
-      const common = { resourceId: hostId, reservationId: allocation.id, leaseId: allocation.lease_id, start: blazarMs(allocation.start_date), end: blazarMs(allocation.end_date) };
+      const common = {
+        resourceId: hostId,
+        reservationId: allocation.id,
+        leaseId: allocation.lease_id,
+        start: blazarMs(allocation.start_date),
+        end: blazarMs(allocation.end_date),
+      };
       if (reservation === undefined) {
         problems.push(`allocation of host ${hostId} names reservation ${allocation.id}, which no lease shows`);
       } else if (reservation.resource_type === 'physical:host') {
@@ -64,7 +81,10 @@ export const apiHostHolds = (
       } else {
         const count = slotCounts.get(hostId)?.get(allocation.id);
         if (count === undefined) problems.push(`the log has no slots of reservation ${allocation.id} on host ${hostId}`);
-        holds.push({ ...common, slots: { count: count ?? 0, vcpus: reservation.vcpus, memoryMb: reservation.memory_mb, diskGb: reservation.disk_gb } });
+        holds.push({
+          ...common,
+          slots: { count: count ?? 0, vcpus: reservation.vcpus, memoryMb: reservation.memory_mb, diskGb: reservation.disk_gb },
+        });
       }
     }
   }
@@ -74,7 +94,14 @@ export const apiHostHolds = (
 /** Floating IPs' holds as `GET /v1/floatingips/allocations` shows them. */
 export const apiAddressHolds = (allocations: readonly AllocationEntry[]): Hold[] =>
   allocations.flatMap(({ resource_id, reservations }) =>
-    reservations.map((r) => ({ resourceId: resource_id, reservationId: r.id, leaseId: r.lease_id, start: blazarMs(r.start_date), end: blazarMs(r.end_date), slots: null })),
+    reservations.map((r) => ({
+      resourceId: resource_id,
+      reservationId: r.id,
+      leaseId: r.lease_id,
+      start: blazarMs(r.start_date),
+      end: blazarMs(r.end_date),
+      slots: null,
+    })),
   );
 
 /** host id -> reservation id -> slot count, from the replayed log. */

@@ -28,9 +28,13 @@ export interface OsloListener {
  * explicitly: the python3 on PATH may be another one, without oslo.
  */
 export const startOsloListener = async (url: string, exchange: string, topic: string): Promise<OsloListener> => {
-  const child: ChildProcess = spawn('/usr/bin/python3', [join(ROOT, 'test/helpers/oslo-notification-listener.py'), url.replace(/^amqp:/, 'rabbit:'), exchange, topic], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    '/usr/bin/python3',
+    [join(ROOT, 'test/helpers/oslo-notification-listener.py'), url.replace(/^amqp:/, 'rabbit:'), exchange, topic],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const heard: HeardNotification[] = [];
   let ready = false;
   let pending = '';
@@ -50,7 +54,8 @@ export const startOsloListener = async (url: string, exchange: string, topic: st
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       if (child.exitCode !== null) throw new Error(`the oslo listener exited (${child.exitCode}) before ${what}:\n${errors}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; heard ${JSON.stringify(heard.map((h) => h.event_type))}\n${errors}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; heard ${JSON.stringify(heard.map((h) => h.event_type))}\n${errors}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };

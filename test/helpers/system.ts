@@ -130,7 +130,10 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
 /** Runs the built API alone until it exits (or 20 s pass): for start-up checks that must refuse to run. */
 export const runApiUntilExit = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -10,7 +10,14 @@ import { CheckpointEntity, HISTORY_FROM_CHECKPOINT, historyFrom, openReadModel }
 import { markHistoryStart } from '#projector/projection-batch.js';
 import { PointInTime } from '#api/read-side/point-in-time.js';
 
-const checkpoint = (name: string, position: number) => ({ name, position, failedPosition: null, failedEventType: null, error: null, failedAt: null });
+const checkpoint = (name: string, position: number) => ({
+  name,
+  position,
+  failedPosition: null,
+  failedEventType: null,
+  error: null,
+  failedAt: null,
+});
 
 describe('where the versions start', () => {
   const opened: MikroORM[] = [];
@@ -35,7 +42,10 @@ describe('where the versions start', () => {
     expect(await historyFrom(orm)).toBe(0);
     const store = SqliteEventStore.open({ file: ':memory:', clock: () => new Date('2030-01-01T00:00:00.000Z') });
     try {
-      await expect(new PointInTime(orm, store, () => new Date('2030-06-01T00:00:00.000Z')).resolve('2000-01-01 00:00')).resolves.toEqual({ instant: '2000-01-01T00:00:00.000Z', position: 0 });
+      await expect(new PointInTime(orm, store, () => new Date('2030-06-01T00:00:00.000Z')).resolve('2000-01-01 00:00')).resolves.toEqual({
+        instant: '2000-01-01T00:00:00.000Z',
+        position: 0,
+      });
     } finally {
       await store.close();
     }
@@ -58,7 +68,12 @@ describe('where the versions start', () => {
     const orm = await readModel();
     const store = SqliteEventStore.open({ file: ':memory:', clock: () => new Date('2030-01-01T00:00:00.000Z') });
     try {
-      const event = (n: number) => ({ id: `e-${n}`, type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } });
+      const event = (n: number) => ({
+        id: `e-${n}`,
+        type: 'Noted',
+        data: {},
+        metadata: { correlationId: 'c', causationId: 'c', actor: null },
+      });
       await store.appendToStream('lease-1', 'no_stream', [event(1), event(2)]);
       await orm.em.fork().insertMany(CheckpointEntity, [checkpoint(HISTORY_FROM_CHECKPOINT, 3)]);
       const pointInTime = new PointInTime(orm, store, () => new Date('2030-06-01T00:00:00.000Z'));

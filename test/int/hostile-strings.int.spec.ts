@@ -67,9 +67,21 @@ const scenario = (value: string, index: number, key = value) => {
   const addedCapability = `${key}${tag}added`;
   const property = `${key}${tag}property`;
   const projectId = `${key}${tag}project`;
-  const info = smallHostInfo({ hypervisorHostname: `${key}${tag}host`, serviceName: value, cpuInfo: value, hypervisorType: value, availabilityZone: value });
-  const hostRegistered: HostRegistered = { type: 'Host.Registered', data: { hostId, info, capabilities: { [capability]: value }, registeredAt: AT } };
-  const capabilitiesUpdated: HostCapabilitiesUpdated = { type: 'Host.CapabilitiesUpdated', data: { hostId, capabilities: { [addedCapability]: value }, updatedAt: AT } };
+  const info = smallHostInfo({
+    hypervisorHostname: `${key}${tag}host`,
+    serviceName: value,
+    cpuInfo: value,
+    hypervisorType: value,
+    availabilityZone: value,
+  });
+  const hostRegistered: HostRegistered = {
+    type: 'Host.Registered',
+    data: { hostId, info, capabilities: { [capability]: value }, registeredAt: AT },
+  };
+  const capabilitiesUpdated: HostCapabilitiesUpdated = {
+    type: 'Host.CapabilitiesUpdated',
+    data: { hostId, capabilities: { [addedCapability]: value }, updatedAt: AT },
+  };
   const leaseCreated = created({
     leaseId,
     name: `first${tag}`,
@@ -78,23 +90,49 @@ const scenario = (value: string, index: number, key = value) => {
     startDate: START,
     endDate: END,
     beforeEndDate: null,
-    reservations: [reservation(reservationId, { resourceId: value, hypervisorProperties: value, resourceProperties: value, hostIds: [hostId] })],
+    reservations: [
+      reservation(reservationId, { resourceId: value, hypervisorProperties: value, resourceProperties: value, hostIds: [hostId] }),
+    ],
     eventIds: { start: `${key}${tag}start`, end: `${key}${tag}end`, beforeEnd: `${key}${tag}before` },
   });
   const renamed: LeaseRenamed = { type: 'Lease.Renamed', data: { leaseId, name: value, renamedAt: AT } };
-  const booked: HostBooked = { type: 'Host.Booked', data: { hostId, reservationId, leaseId, startDate: START, endDate: END, propertyNames: [capability] } };
+  const booked: HostBooked = {
+    type: 'Host.Booked',
+    data: { hostId, reservationId, leaseId, startDate: START, endDate: END, propertyNames: [capability] },
+  };
   const floatingIp: FloatingIpRegistered = {
     type: 'FloatingIp.Registered',
     data: { floatingIpId, networkId: `${key}${tag}network`, subnetId: value, address: value, registeredAt: AT },
   };
   const flavor: Flavor = {
-    id: `${key}${tag}flavor`, name: value, vcpus: 1, ram: 512, disk: 1, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true,
+    id: `${key}${tag}flavor`,
+    name: value,
+    vcpus: 1,
+    ram: 512,
+    disk: 1,
+    ephemeral: 0,
+    swap: 0,
+    rxtxFactor: 1,
+    isPublic: true,
     extraSpecs: { [value]: value },
   };
   const flavorAdded: FlavorCatalogEvent = { type: 'FlavorCatalog.FlavorAdded', data: { flavor, addedAt: AT } };
-  const privacy: ResourcePropertyEvent = { type: 'ResourceProperty.PrivacyChanged', data: { propertyName: property, private: true, changedAt: AT } };
+  const privacy: ResourcePropertyEvent = {
+    type: 'ResourceProperty.PrivacyChanged',
+    data: { propertyName: property, private: true, changedAt: AT },
+  };
   return {
-    value, tag, hostId, leaseId, reservationId, floatingIpId, capability, addedCapability, property, projectId, flavor,
+    value,
+    tag,
+    hostId,
+    leaseId,
+    reservationId,
+    floatingIpId,
+    capability,
+    addedCapability,
+    property,
+    projectId,
+    flavor,
     streams: [
       [hostStream(hostId), [hostRegistered, capabilitiesUpdated, booked]],
       [leaseStream(leaseId), [leaseCreated, renamed]],
@@ -133,7 +171,11 @@ const writeAll = async (store: EventStore): Promise<void> => {
   const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: null };
   for (const s of SCENARIOS) {
     for (const [streamId, events] of s.streams) {
-      await store.appendToStream(streamId, 'any', events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })));
+      await store.appendToStream(
+        streamId,
+        'any',
+        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
+      );
     }
   }
 };
@@ -242,14 +284,24 @@ const hostileSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; read
         if (!page.more) break;
         marker = page.lastId;
       }
-      expect(walked.map((doc) => (JSON.parse(doc) as { id: string }).id)).toEqual(whole.documents.map((doc) => (JSON.parse(doc) as { id: string }).id));
+      expect(walked.map((doc) => (JSON.parse(doc) as { id: string }).id)).toEqual(
+        whole.documents.map((doc) => (JSON.parse(doc) as { id: string }).id),
+      );
       expect(new Set(walked.map((doc) => (JSON.parse(doc) as { id: string }).id))).toEqual(new Set(SCENARIOS.map((s) => s.leaseId)));
     },
   );
 
   it('sorts lease names the API accepts by code point on either database, whatever its collation', async () => {
-    const whole = await queries.leaseDocumentPage({ projectId: null, status: null, sort: { key: 'name', dir: 'asc' }, marker: null, limit: null });
-    const accepted = whole.documents.map((doc) => (JSON.parse(doc) as { name: string }).name).filter((name) => encodeStoredText(name) === name);
+    const whole = await queries.leaseDocumentPage({
+      projectId: null,
+      status: null,
+      sort: { key: 'name', dir: 'asc' },
+      marker: null,
+      limit: null,
+    });
+    const accepted = whole.documents
+      .map((doc) => (JSON.parse(doc) as { name: string }).name)
+      .filter((name) => encodeStoredText(name) === name);
     const byCodePoints = (a: string, b: string): number => {
       const [x, y] = [Array.from(a, (c) => c.codePointAt(0) ?? 0), Array.from(b, (c) => c.codePointAt(0) ?? 0)];
       for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0);
@@ -260,13 +312,27 @@ const hostileSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; read
   });
 
   it('answers a marker that names no lease of the list as not found', async () => {
-    const page = await queries.leaseDocumentPage({ projectId: SCENARIOS[0]?.projectId ?? '', status: null, sort: { key: 'name', dir: 'asc' }, marker: SCENARIOS[1]?.leaseId ?? '', limit: 3 });
+    const page = await queries.leaseDocumentPage({
+      projectId: SCENARIOS[0]?.projectId ?? '',
+      status: null,
+      sort: { key: 'name', dir: 'asc' },
+      marker: SCENARIOS[1]?.leaseId ?? '',
+      limit: 3,
+    });
     expect(page).toMatchObject({ markerFound: false, documents: [] });
   });
 
   it('fills the sort columns of lease rows an older release wrote, hostile documents included', async () => {
     const sorted = async (): Promise<string[]> =>
-      (await queries.leaseDocumentPage({ projectId: null, status: null, sort: { key: 'created_at', dir: 'desc' }, marker: null, limit: null })).documents;
+      (
+        await queries.leaseDocumentPage({
+          projectId: null,
+          status: null,
+          sort: { key: 'created_at', dir: 'desc' },
+          marker: null,
+          limit: null,
+        })
+      ).documents;
     const before = await sorted();
     await orm.em.getConnection().execute('update lh_leases set created_at = null, updated_at = null');
     expect(await fillLeaseSortColumns(orm)).toBe(SCENARIOS.length);
@@ -284,13 +350,17 @@ const hostileSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; read
     expect(await fillLeaseSortColumns(orm)).toBe(SCENARIOS.length - 1);
     const rows = await orm.em.fork().find(LeaseEntity, {});
     expect(rows.filter((found) => found.createdAt === null).map((found) => found.id)).toEqual([row.id]);
-    await orm.em.fork().nativeUpdate(LeaseEntity, { id: row.id }, { doc: row.doc, createdAt: row.doc.created_at, updatedAt: row.doc.updated_at });
+    await orm.em
+      .fork()
+      .nativeUpdate(LeaseEntity, { id: row.id }, { doc: row.doc, createdAt: row.doc.created_at, updatedAt: row.doc.updated_at });
   });
 
   it('never writes one of the values into SQL text: they all travel as bindings', () => {
     expect(executed.length).toBeGreaterThan(SCENARIOS.length);
     expect(executed.filter((statement) => statement.sql.includes('~h')).map((statement) => statement.sql.slice(0, 200))).toEqual([]);
-    const bound = new Set(executed.flatMap((statement) => statement.bindings.filter((b): b is string => typeof b === 'string' && b.includes('~h'))));
+    const bound = new Set(
+      executed.flatMap((statement) => statement.bindings.filter((b): b is string => typeof b === 'string' && b.includes('~h'))),
+    );
     expect(SCENARIOS.every((s) => [...bound].some((b) => b.includes(`${s.tag}lease`)))).toBe(true);
   });
 };
@@ -298,18 +368,24 @@ const hostileSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; read
 describe('hostile strings through the event store, the projector and the queries, on SQLite', () => {
   hostileSuite(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-hostile-rm-'));
-    return { db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   });
 });
 
 const PG_URL = process.env.LEASEHOLD_TEST_PG_URL;
 
-describe.skipIf(PG_URL === undefined || PG_URL === '')('hostile strings through the event store, the projector and the queries, on PostgreSQL', () => {
-  hostileSuite(async () => {
-    const database = await createTestDatabase(PG_URL as string, 'leasehold_hostile');
-    return { db: { kind: 'postgresql', url: database.url }, cleanup: () => database.drop() };
-  });
-});
+describe.skipIf(PG_URL === undefined || PG_URL === '')(
+  'hostile strings through the event store, the projector and the queries, on PostgreSQL',
+  () => {
+    hostileSuite(async () => {
+      const database = await createTestDatabase(PG_URL as string, 'leasehold_hostile');
+      return { db: { kind: 'postgresql', url: database.url }, cleanup: () => database.drop() };
+    });
+  },
+);
 
 describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL read model made before text columns', () => {
   it('is upgraded in place at open: varchar(255) becomes text, rows stay, a long value fits', async () => {

@@ -34,7 +34,10 @@ interface Lease {
   readonly status: string;
 }
 
-/** Few distinct start dates and created_at values, so ties (broken by id) are common; some created_at missing, as an older release wrote them. */
+/**
+ * Few distinct start dates and created_at values, so ties (broken by id) are common; some created_at missing, as an older release wrote
+ * them.
+ */
 const leaseAt = (n: number): Lease => {
   const hour = String(n % 37).padStart(2, '0');
   return {
@@ -57,7 +60,12 @@ const row = (lease: Lease) => ({
   createdAt: lease.createdAt,
   updatedAt: null,
   // a document always has a created_at (the read model fills a missing column from it at open)
-  doc: { id: lease.id, project_id: lease.projectId, created_at: lease.createdAt ?? '2029-11-30T00:00:00.000Z', updated_at: null } as unknown as LeaseView,
+  doc: {
+    id: lease.id,
+    project_id: lease.projectId,
+    created_at: lease.createdAt ?? '2029-11-30T00:00:00.000Z',
+    updated_at: null,
+  } as unknown as LeaseView,
 });
 
 const SORTS = [
@@ -79,9 +87,17 @@ interface Statement {
 
 type PlanCheck = (connection: AbstractSqlConnection, statement: Statement) => Promise<string[]>;
 
-/** PostgreSQL: the node types of the plan (a Sort or Incremental Sort is what must not be there); the driver received $n placeholders, knex.raw takes ?. */
+/**
+ * PostgreSQL: the node types of the plan (a Sort or Incremental Sort is what must not be there); the driver received $n placeholders,
+ * knex.raw takes ?.
+ */
 const postgresNodes: PlanCheck = async (connection, statement) => {
-  const result = await connection.getKnex().raw<{ rows: { 'QUERY PLAN': unknown }[] }>(`explain (format json) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as never[]);
+  const result = await connection
+    .getKnex()
+    .raw<{ rows: { 'QUERY PLAN': unknown }[] }>(
+      `explain (format json) ${statement.sql.replace(/\$\d+/g, '?')}`,
+      statement.bindings as never[],
+    );
   const nodes: string[] = [];
   const walk = (node: { 'Node Type': string; 'Index Name'?: string; Plans?: unknown[] }): void => {
     nodes.push(node['Index Name'] === undefined ? node['Node Type'] : `${node['Node Type']} ${node['Index Name']}`);
@@ -146,10 +162,13 @@ const orderSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; readon
           const first = await pageStatement({ ...base, marker: null });
           const marker = want[Math.floor(want.length / 3)] ?? null;
           const later = await pageStatement({ ...base, marker });
-          expect({ first: sorts(await planOf(orm.em.getConnection() as AbstractSqlConnection, first)), later: sorts(await planOf(orm.em.getConnection() as AbstractSqlConnection, later)) }).toEqual({ first: [], later: [] });
+          expect({
+            first: sorts(await planOf(orm.em.getConnection() as AbstractSqlConnection, first)),
+            later: sorts(await planOf(orm.em.getConnection() as AbstractSqlConnection, later)),
+          }).toEqual({ first: [], later: [] });
 
           const got: string[] = [];
-          for (let after: string | null = null; ; ) {
+          for (let after: string | null = null; ;) {
             const page = await queries.leaseDocumentPage({ ...base, marker: after });
             got.push(...page.documents.map((doc) => (JSON.parse(doc) as { id: string }).id));
             if (!page.more) break;
@@ -170,7 +189,7 @@ const orderSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; readon
 
   // No index for the status filter (see leaseOrderIndexes): an admin's page checks it along the walk of
   // the order index; a project's filtered page may sort that project's leases of the status.
-  it('a status filter is a condition on the admin\'s walk (no sort), and filtered pages come right for an admin and a project', async () => {
+  it("a status filter is a condition on the admin's walk (no sort), and filtered pages come right for an admin and a project", async () => {
     const base = { status: 'ERROR', sort: { key: 'created_at', dir: 'desc' }, limit: PAGE } as const;
     const statement = await pageStatement({ ...base, projectId: null, marker: null });
     expect(sorts(await planOf(orm.em.getConnection() as AbstractSqlConnection, statement))).toEqual([]);
@@ -187,7 +206,10 @@ const orderSuite = (open: () => Promise<{ readonly db: ReadModelDatabase; readon
 describe('lease list pages walk an order index, on SQLite', () => {
   orderSuite(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-order-'));
-    return { db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }, sqliteNodes);
 });
 
@@ -202,7 +224,13 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('lease list pages walk an
 
 /** The names of lh_leases's order indexes. */
 const leaseIndexes = async (orm: MikroORM): Promise<string[]> => {
-  const rows: { name: string }[] = await orm.em.getConnection().execute("select indexname as name from pg_indexes where tablename = 'lh_leases' and indexname like '%order%' order by indexname", [], 'all');
+  const rows: { name: string }[] = await orm.em
+    .getConnection()
+    .execute(
+      "select indexname as name from pg_indexes where tablename = 'lh_leases' and indexname like '%order%' order by indexname",
+      [],
+      'all',
+    );
   return rows.map((indexRow) => indexRow.name);
 };
 
@@ -212,20 +240,36 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('a PostgreSQL read model 
     let orm: MikroORM | undefined;
     try {
       orm = await openReadModel({ kind: 'postgresql', url: database.url });
-      await orm.em.fork().insertMany(LeaseEntity, Array.from({ length: 50 }, (_, n) => row(leaseAt(n))));
+      await orm.em.fork().insertMany(
+        LeaseEntity,
+        Array.from({ length: 50 }, (_, n) => row(leaseAt(n))),
+      );
       // the indexes as the previous release created them (its entities' definitions, verbatim)
       const connection = orm.em.getConnection();
       for (const index of await leaseIndexes(orm)) await connection.execute(`drop index ${index}`);
-      await connection.execute("create index lh_leases_start_order on lh_leases (start_date, id)");
+      await connection.execute('create index lh_leases_start_order on lh_leases (start_date, id)');
       await connection.execute("create index lh_leases_created_order on lh_leases (coalesce(created_at, ''), id)");
       await orm.close();
 
       orm = await openReadModel({ kind: 'postgresql', url: database.url });
-      expect(await leaseIndexes(orm)).toEqual(['lh_leases_created_order_c', 'lh_leases_project_created_order_c', 'lh_leases_project_start_order_c', 'lh_leases_start_order_c']);
-      const definitions: { def: string }[] = await orm.em.getConnection().execute("select indexdef as def from pg_indexes where indexname = 'lh_leases_created_order_c'", [], 'all');
+      expect(await leaseIndexes(orm)).toEqual([
+        'lh_leases_created_order_c',
+        'lh_leases_project_created_order_c',
+        'lh_leases_project_start_order_c',
+        'lh_leases_start_order_c',
+      ]);
+      const definitions: { def: string }[] = await orm.em
+        .getConnection()
+        .execute("select indexdef as def from pg_indexes where indexname = 'lh_leases_created_order_c'", [], 'all');
       expect(definitions[0]?.def).toContain('COALESCE(created_at, \'\'::text) COLLATE "C", id COLLATE "C"');
       expect(await orm.schema.getUpdateSchemaSQL()).toBe('');
-      const page = await new ReadModelQueries(orm).leaseDocumentPage({ projectId: null, status: null, sort: null, marker: null, limit: null });
+      const page = await new ReadModelQueries(orm).leaseDocumentPage({
+        projectId: null,
+        status: null,
+        sort: null,
+        marker: null,
+        limit: null,
+      });
       expect(page.documents).toHaveLength(50);
     } finally {
       await orm?.close();

@@ -7,7 +7,17 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaseEvent } from '#domain/index.js';
-import { LEASE_ID, at, created, deleted, endRequested, ended, reservation, startRequested, started } from '#domain/lease/testing/lease.fixtures.js';
+import {
+  LEASE_ID,
+  at,
+  created,
+  deleted,
+  endRequested,
+  ended,
+  reservation,
+  startRequested,
+  started,
+} from '#domain/lease/testing/lease.fixtures.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { projectBatch } from '#projector/projection-batch.js';
 import { READ_MODEL_PROJECTIONS } from '#projector/projections/index.js';
@@ -112,7 +122,8 @@ describe.each([
   /** A fresh read model: its own PostgreSQL schema, or a SQLite file in memory. */
   let models = 0;
   const readModel = async (): Promise<MikroORM> => {
-    const db: ReadModelDatabase = pg === null ? { kind: 'sqlite', file: ':memory:' } : { kind: 'postgresql', url: pg.url, schema: `versions_${++models}` };
+    const db: ReadModelDatabase =
+      pg === null ? { kind: 'sqlite', file: ':memory:' } : { kind: 'postgresql', url: pg.url, schema: `versions_${++models}` };
     if (db.kind === 'postgresql') {
       const admin = await openReadModel({ kind: 'postgresql', url: db.url });
       await admin.em.getConnection().execute(`create schema if not exists "${db.schema ?? ''}"`);
@@ -121,43 +132,59 @@ describe.each([
     return openReadModel(db);
   };
 
-  it.skipIf(skip)('as of every position, in batches of any size, with runs of patches bounded by whole versions', async () => {
-    const events = history();
-    for (const sizes of [[1], [events.length], [3, 7, 2]]) {
+  it.skipIf(skip)(
+    'as of every position, in batches of any size, with runs of patches bounded by whole versions',
+    async () => {
+      const events = history();
+      for (const sizes of [[1], [events.length], [3, 7, 2]]) {
+        const orm = await readModel();
+        try {
+          await project(orm, recorded(events), sizes);
+          await expectEveryPosition(orm, events);
+          const versions = await orm.em.fork().find(LeaseVersionEntity, { id: LEASE_ID }, { orderBy: { validFrom: 'asc' } });
+          const kinds = versions.map((version) => (version.patch === true ? 'p' : 'W')).join('');
+          expect(kinds).toBe(`${'p'.repeat(LEASE_PATCH_RUN)}W`.repeat(3) + 'p'.repeat(versions.length - 3 * (LEASE_PATCH_RUN + 1)));
+          // the deleted lease's last version is whole: nothing comes after it to patch
+          const other = await orm.em.fork().find(LeaseVersionEntity, { id: OTHER_ID }, { orderBy: { validFrom: 'asc' } });
+          expect(other.at(-1)?.patch ?? null).toBeNull();
+        } finally {
+          await orm.close();
+        }
+      }
+    },
+    240_000,
+  );
+
+  it.skipIf(skip)(
+    'after an upgrade from a release that kept whole versions, as of every position before and after it',
+    async () => {
+      const events = history();
+      const all = recorded(events);
       const orm = await readModel();
       try {
-        await project(orm, recorded(events), sizes);
+        const upgradeAt = 12;
+        await project(orm, all.slice(0, upgradeAt), [5]);
+        // what the earlier release left: every version whole, no run of patches counted
+        const em = orm.em.fork();
+        const wholes = await Promise.all(
+          (await em.find(LeaseVersionEntity, {})).map(async (version) => ({
+            version,
+            doc: await new ReadModelAsOf(orm, version.validFrom).lease(version.id),
+          })),
+        );
+        for (const { version, doc } of wholes)
+          await em.nativeUpdate(
+            LeaseVersionEntity,
+            { id: version.id, validFrom: version.validFrom },
+            { doc: doc ?? undefined, patch: null },
+          );
+        await em.nativeUpdate(LeaseEntity, {}, { patchRun: 0 });
+        await project(orm, all.slice(upgradeAt), [4]);
         await expectEveryPosition(orm, events);
-        const versions = await orm.em.fork().find(LeaseVersionEntity, { id: LEASE_ID }, { orderBy: { validFrom: 'asc' } });
-        const kinds = versions.map((version) => (version.patch === true ? 'p' : 'W')).join('');
-        expect(kinds).toBe(`${'p'.repeat(LEASE_PATCH_RUN)}W`.repeat(3) + 'p'.repeat(versions.length - 3 * (LEASE_PATCH_RUN + 1)));
-        // the deleted lease's last version is whole: nothing comes after it to patch
-        const other = await orm.em.fork().find(LeaseVersionEntity, { id: OTHER_ID }, { orderBy: { validFrom: 'asc' } });
-        expect(other.at(-1)?.patch ?? null).toBeNull();
       } finally {
         await orm.close();
       }
-    }
-  }, 240_000);
-
-  it.skipIf(skip)("after an upgrade from a release that kept whole versions, as of every position before and after it", async () => {
-    const events = history();
-    const all = recorded(events);
-    const orm = await readModel();
-    try {
-      const upgradeAt = 12;
-      await project(orm, all.slice(0, upgradeAt), [5]);
-      // what the earlier release left: every version whole, no run of patches counted
-      const em = orm.em.fork();
-      const wholes = await Promise.all(
-        (await em.find(LeaseVersionEntity, {})).map(async (version) => ({ version, doc: await new ReadModelAsOf(orm, version.validFrom).lease(version.id) })),
-      );
-      for (const { version, doc } of wholes) await em.nativeUpdate(LeaseVersionEntity, { id: version.id, validFrom: version.validFrom }, { doc: doc ?? undefined, patch: null });
-      await em.nativeUpdate(LeaseEntity, {}, { patchRun: 0 });
-      await project(orm, all.slice(upgradeAt), [4]);
-      await expectEveryPosition(orm, events);
-    } finally {
-      await orm.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

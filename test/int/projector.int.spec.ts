@@ -225,7 +225,12 @@ class TestWriter {
     );
   }
 
-  reschedule(lease: { leaseId: string; reservationId: string; hostId: string }, startDate: string, endDate: string, now: string): Promise<number> {
+  reschedule(
+    lease: { leaseId: string; reservationId: string; hostId: string },
+    startDate: string,
+    endDate: string,
+    now: string,
+  ): Promise<number> {
     return this.exec(
       step(leaseStream(lease.leaseId), leaseDecider, {
         type: 'UpdateLease',
@@ -247,7 +252,12 @@ class TestWriter {
 
   completePhase(lease: { leaseId: string; reservationId: string }, phase: LeasePhase, now: string): Promise<number> {
     const outcomes = [{ reservationId: lease.reservationId, ok: true as const, effects: [{ operation: `${phase}:noop` }] }];
-    return this.exec(step(leaseStream(lease.leaseId), leaseDecider, { type: 'CompleteLeasePhase', data: { leaseId: lease.leaseId, phase, outcomes, now } }));
+    return this.exec(
+      step(leaseStream(lease.leaseId), leaseDecider, {
+        type: 'CompleteLeasePhase',
+        data: { leaseId: lease.leaseId, phase, outcomes, now },
+      }),
+    );
   }
 
   // --- instance slots, floating IPs, flavors ---
@@ -285,13 +295,21 @@ class TestWriter {
   }
 
   /** An active instance reservation grows by one slot, and the reactor records the cloud's answer. */
-  async growInstances(lease: { leaseId: string; hostId: string; reservation: VirtualInstanceReservation }, startDate: string, endDate: string, now: string) {
+  async growInstances(
+    lease: { leaseId: string; hostId: string; reservation: VirtualInstanceReservation },
+    startDate: string,
+    endDate: string,
+    now: string,
+  ) {
     const { reservation } = lease;
     const count = reservation.amount + 1;
     const grown: VirtualInstanceReservation = { ...reservation, amount: count, allocations: [{ hostId: lease.hostId, count }] };
     const changes = { name: null, startDate: null, endDate: null, beforeEndDate: null, reservationIds: [reservation.id] };
     await this.exec(
-      step(leaseStream(lease.leaseId), leaseDecider, { type: 'UpdateLease', data: { leaseId: lease.leaseId, ...changes, reservations: [grown], now } }),
+      step(leaseStream(lease.leaseId), leaseDecider, {
+        type: 'UpdateLease',
+        data: { leaseId: lease.leaseId, ...changes, reservations: [grown], now },
+      }),
       step(hostStream(lease.hostId), hostDecider, {
         type: 'MoveHostSlots',
         data: {
@@ -307,7 +325,10 @@ class TestWriter {
     );
     const outcome = { reservationId: reservation.id, ok: true as const, effects: [{ operation: 'inventory.set', total: count }] };
     await this.exec(
-      step(leaseStream(lease.leaseId), leaseDecider, { type: 'CompleteReservationUpdates', data: { leaseId: lease.leaseId, updates: [{ sequence: 1, outcome }], now } }),
+      step(leaseStream(lease.leaseId), leaseDecider, {
+        type: 'CompleteReservationUpdates',
+        data: { leaseId: lease.leaseId, updates: [{ sequence: 1, outcome }], now },
+      }),
     );
   }
 
@@ -315,8 +336,14 @@ class TestWriter {
     const floatingIpId = randomUUID();
     const networkId = 'net-public';
     await this.exec(
-      step(FLOATING_IP_REGISTRY_STREAM, floatingIpRegistryDecider, { type: 'AddFloatingIpToRegistry', data: { floatingIpId, networkId, address } }),
-      step(floatingIpStream(floatingIpId), floatingIpDecider, { type: 'RegisterFloatingIp', data: { floatingIpId, networkId, subnetId: null, address, now } }),
+      step(FLOATING_IP_REGISTRY_STREAM, floatingIpRegistryDecider, {
+        type: 'AddFloatingIpToRegistry',
+        data: { floatingIpId, networkId, address },
+      }),
+      step(floatingIpStream(floatingIpId), floatingIpDecider, {
+        type: 'RegisterFloatingIp',
+        data: { floatingIpId, networkId, subnetId: null, address, now },
+      }),
     );
     return floatingIpId;
   }
@@ -343,11 +370,29 @@ class TestWriter {
   }
 
   addFlavor(id: string, name: string, now: string): Promise<number> {
-    const flavor = { id, name, vcpus: 2, ram: 2048, disk: 20, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true, extraSpecs: { 'hw:cpu_policy': 'shared' } };
+    const flavor = {
+      id,
+      name,
+      vcpus: 2,
+      ram: 2048,
+      disk: 20,
+      ephemeral: 0,
+      swap: 0,
+      rxtxFactor: 1,
+      isPublic: true,
+      extraSpecs: { 'hw:cpu_policy': 'shared' },
+    };
     return this.exec(step(FLAVOR_CATALOG_STREAM, flavorCatalogDecider, { type: 'AddFlavor', data: { flavor, now } }));
   }
 
-  private createStep(leaseId: string, name: string, reservations: readonly (VirtualInstanceReservation | FloatingIpReservation)[], startDate: string, endDate: string, now: string): Step {
+  private createStep(
+    leaseId: string,
+    name: string,
+    reservations: readonly (VirtualInstanceReservation | FloatingIpReservation)[],
+    startDate: string,
+    endDate: string,
+    now: string,
+  ): Step {
     return step(leaseStream(leaseId), leaseDecider, {
       type: 'CreateLease',
       data: {
@@ -427,7 +472,14 @@ const writeHistory = async (w: TestWriter): Promise<Scenario> => {
     step(hostStream(hostA), hostDecider, { type: 'ReleaseHostBooking', data: { reservationId: leaseC.reservationId } }),
     step(hostStream(hostA), hostDecider, {
       type: 'BookHost',
-      data: { reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY), propertyNames: [], cleaningTimeMinutes: 0 },
+      data: {
+        reservationId: leaseC.reservationId,
+        leaseId: leaseC.leaseId,
+        startDate: at(10 * DAY),
+        endDate: at(12 * DAY),
+        propertyNames: [],
+        cleaningTimeMinutes: 0,
+      },
     }),
   );
 
@@ -571,8 +623,26 @@ describe('projector on SQLite', () => {
     const WHOLE_HOST = { slotCount: null, slotVcpus: null, slotMemoryMb: null, slotDiskGb: null };
     const allocations = await em.find(AllocationEntity, { hostId: { $in: [hostA, hostB] } }, { orderBy: { startDate: 'asc' } });
     expect(allocations.map((x) => ({ ...x }))).toEqual([
-      { id: `${leaseA.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseA.reservationId, leaseId: leaseA.leaseId, startDate: at(2 * DAY), endDate: at(6 * DAY), ...WHOLE_HOST, since: expect.any(Number) },
-      { id: `${leaseC.reservationId}:${hostA}`, hostId: hostA, reservationId: leaseC.reservationId, leaseId: leaseC.leaseId, startDate: at(10 * DAY), endDate: at(12 * DAY), ...WHOLE_HOST, since: expect.any(Number) },
+      {
+        id: `${leaseA.reservationId}:${hostA}`,
+        hostId: hostA,
+        reservationId: leaseA.reservationId,
+        leaseId: leaseA.leaseId,
+        startDate: at(2 * DAY),
+        endDate: at(6 * DAY),
+        ...WHOLE_HOST,
+        since: expect.any(Number),
+      },
+      {
+        id: `${leaseC.reservationId}:${hostA}`,
+        hostId: hostA,
+        reservationId: leaseC.reservationId,
+        leaseId: leaseC.leaseId,
+        startDate: at(10 * DAY),
+        endDate: at(12 * DAY),
+        ...WHOLE_HOST,
+        since: expect.any(Number),
+      },
     ]);
     // the moved booking keeps what it was before the move, valid up to the move
     const [moved] = allocations;
@@ -626,10 +696,19 @@ describe('projector on SQLite', () => {
     rebuiltDump = await dumpReadModel(target);
     expect(rebuiltDump).toEqual(liveDump);
     expect(JSON.stringify(rebuiltDump)).toBe(JSON.stringify(liveDump));
-    const checkpoint = (name: string) => ({ name, position: head, failedPosition: null, failedEventType: null, error: null, failedAt: null });
+    const checkpoint = (name: string) => ({
+      name,
+      position: head,
+      failedPosition: null,
+      failedEventType: null,
+      error: null,
+      failedAt: null,
+    });
     // and the versions are complete from the start of the log
     const historyFrom = { ...checkpoint(HISTORY_FROM_CHECKPOINT), position: 0 };
-    expect(rebuiltDump.lh_checkpoints).toEqual([...[...READ_MODELS].map(checkpoint), historyFrom].sort((x, y) => (x.name < y.name ? -1 : 1)));
+    expect(rebuiltDump.lh_checkpoints).toEqual(
+      [...[...READ_MODELS].map(checkpoint), historyFrom].sort((x, y) => (x.name < y.name ? -1 : 1)),
+    );
 
     // a second rebuild of the same target drops what was there and lands on the same rows
     await expect(rebuildReadModel({ store, orm: target, batchSize: 37 })).resolves.toEqual(result);
@@ -645,7 +724,9 @@ describe('projector on SQLite', () => {
     const all = await store.readAll({ from: 0 });
     // fail mid-batch, on a lease event with earlier events of the same batch before it
     // a few batches in, so that the writer thread has written some before it
-    const victim = all.find((e) => e.type === 'Lease.Started' && e.position > 3 * batchSize && e.position % batchSize >= 10 && e.position % batchSize <= 45);
+    const victim = all.find(
+      (e) => e.type === 'Lease.Started' && e.position > 3 * batchSize && e.position % batchSize >= 10 && e.position % batchSize <= 45,
+    );
     expect(victim).toBeDefined();
     const failAt = (victim as RecordedEvent).position;
 
@@ -665,25 +746,45 @@ describe('projector on SQLite', () => {
     const crashed = await open(sqlite(join(dir, file)));
     const projections = READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? faulty : p));
     const logs: unknown[] = [];
-    const runner = new ProjectionRunner({ store, orm: crashed, projections, batchSize, ...(catchUpBatchSize === undefined ? {} : { catchUpBatchSize }), log: (entry) => logs.push(entry) });
+    const runner = new ProjectionRunner({
+      store,
+      orm: crashed,
+      projections,
+      batchSize,
+      ...(catchUpBatchSize === undefined ? {} : { catchUpBatchSize }),
+      log: (entry) => logs.push(entry),
+    });
     await runner.start();
     await expect(runner.caughtUp).rejects.toThrow('injected projection fault');
     const head = await store.headPosition();
     // the other projections are not held back by the leases projection
-    await vi.waitFor(async () => {
-      const checkpoints = await readCheckpoints(crashed.em, READ_MODELS);
-      expect([...checkpoints].filter(([name]) => name !== 'leases').map(([, position]) => position)).toEqual(new Array(READ_MODELS.length - 1).fill(head));
-    }, { timeout: 60_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const checkpoints = await readCheckpoints(crashed.em, READ_MODELS);
+        expect([...checkpoints].filter(([name]) => name !== 'leases').map(([, position]) => position)).toEqual(
+          new Array(READ_MODELS.length - 1).fill(head),
+        );
+      },
+      { timeout: 60_000, interval: 20 },
+    );
     await runner.stop();
     // the batch (folded for the writer thread, then in a transaction of its own), then the event alone, to name it exactly
     expect(thrown).toBe(throwsExpected);
     expect(runner.batchesByWriterThread() > 0).toBe(catchUpBatchSize !== undefined);
     expect((runner.failure() as Error).message).toBe('injected projection fault');
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'error', projection: 'leases', failedPosition: failAt, error: 'injected projection fault' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'error', projection: 'leases', failedPosition: failAt, error: 'injected projection fault' }),
+    );
     expect(runner.status().find((status) => status.name === 'leases')).toEqual({
       name: 'leases',
       position: failAt - 1,
-      failure: expect.objectContaining({ position: failAt, eventType: 'Lease.Started', error: 'injected projection fault', attempts: 1, retryAt: null }),
+      failure: expect.objectContaining({
+        position: failAt,
+        eventType: 'Lease.Started',
+        error: 'injected projection fault',
+        attempts: 1,
+        retryAt: null,
+      }),
     });
 
     // the failure is recorded beside the checkpoint, which stops right before the faulty event
@@ -699,7 +800,11 @@ describe('projector on SQLite', () => {
 
     // the leases read model is exactly the log's prefix up to the event before the faulty one: nothing of it leaked
     const prefix = await open(sqlite(join(dir, `prefix-${file}`)));
-    await projectBatch(prefix, [leasesProjection], all.filter((e) => e.position < failAt));
+    await projectBatch(
+      prefix,
+      [leasesProjection],
+      all.filter((e) => e.position < failAt),
+    );
     const crashedDump = await dumpReadModel(crashed);
     const prefixDump = await dumpReadModel(prefix);
     expect([crashedDump.lh_leases, crashedDump.lh_reservations]).toEqual([prefixDump.lh_leases, prefixDump.lh_reservations]);
@@ -726,7 +831,10 @@ describe('projector on SQLite', () => {
   }, 120_000);
 
   /** A batch the writer thread cannot write, at the event `victimOf` picks among the leases projection's (the log, in batches of 50). */
-  const refusedBatch = async (file: string, victimOf: (leaseEvents: readonly RecordedEvent[]) => RecordedEvent | undefined): Promise<void> => {
+  const refusedBatch = async (
+    file: string,
+    victimOf: (leaseEvents: readonly RecordedEvent[]) => RecordedEvent | undefined,
+  ): Promise<void> => {
     const batchSize = 50;
     const all = await store.readAll({ from: 0 });
     const victim = victimOf(all.filter((e) => leasesProjection.canHandle.includes(e.type)));
@@ -745,35 +853,64 @@ describe('projector on SQLite', () => {
     const orm = await open(sqlite(join(dir, file)));
     const projections = READ_MODEL_PROJECTIONS.map((p) => (p === leasesProjection ? clashing : p));
     const logs: RunnerLogEntry[] = [];
-    const runner = new ProjectionRunner({ store, orm, projections, batchSize, catchUpBatchSize: batchSize, log: (entry) => logs.push(entry) });
+    const runner = new ProjectionRunner({
+      store,
+      orm,
+      projections,
+      batchSize,
+      catchUpBatchSize: batchSize,
+      log: (entry) => logs.push(entry),
+    });
     await runner.start();
     await expect(runner.caughtUp).rejects.toThrow(/UNIQUE constraint failed/);
     const head = await store.headPosition();
-    await vi.waitFor(async () => {
-      const checkpoints = await readCheckpoints(orm.em, READ_MODELS);
-      expect([...checkpoints].filter(([name]) => name !== 'leases').map(([, position]) => position)).toEqual(new Array(READ_MODELS.length - 1).fill(head));
-    }, { timeout: 60_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const checkpoints = await readCheckpoints(orm.em, READ_MODELS);
+        expect([...checkpoints].filter(([name]) => name !== 'leases').map(([, position]) => position)).toEqual(
+          new Array(READ_MODELS.length - 1).fill(head),
+        );
+      },
+      { timeout: 60_000, interval: 20 },
+    );
     await runner.stop();
     expect(runner.batchesByWriterThread()).toBeGreaterThan(0);
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'error', phase: 'catch-up', error: expect.stringMatching(/UNIQUE constraint failed/) }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'error', phase: 'catch-up', error: expect.stringMatching(/UNIQUE constraint failed/) }),
+    );
     expect(runner.status().find((status) => status.name === 'leases')).toEqual({
       name: 'leases',
       position: failAt - 1,
-      failure: expect.objectContaining({ position: failAt, eventType: victim?.type, error: expect.stringMatching(/UNIQUE constraint failed/), retryAt: null }),
+      failure: expect.objectContaining({
+        position: failAt,
+        eventType: victim?.type,
+        error: expect.stringMatching(/UNIQUE constraint failed/),
+        retryAt: null,
+      }),
     });
     // nothing of the refused batch, nor of any after it, was kept: the leases are exactly the log's prefix, the rest as a clean rebuild
     const prefix = await open(sqlite(join(dir, `prefix-${file}`)));
-    await projectBatch(prefix, [leasesProjection], all.filter((e) => e.position < failAt));
+    await projectBatch(
+      prefix,
+      [leasesProjection],
+      all.filter((e) => e.position < failAt),
+    );
     const [dump, prefixDump] = [await dumpReadModel(orm), await dumpReadModel(prefix)];
-    expect([dump.lh_leases, dump.lh_reservations, dump.lh_lease_versions]).toEqual([prefixDump.lh_leases, prefixDump.lh_reservations, prefixDump.lh_lease_versions]);
+    expect([dump.lh_leases, dump.lh_reservations, dump.lh_lease_versions]).toEqual([
+      prefixDump.lh_leases,
+      prefixDump.lh_reservations,
+      prefixDump.lh_lease_versions,
+    ]);
     expect([dump.lh_hosts, dump.lh_allocations]).toEqual([rebuiltDump.lh_hosts, rebuiltDump.lh_allocations]);
   };
 
   it('(c1b) a batch the writer thread cannot write (a unique index refuses a row) writes nothing; the catch-up finds the event in a transaction of its own', async () => {
-    await refusedBatch('refused.sqlite', (events) => events.find((e) => e.type === 'Lease.Started' && e.position > 150 && e.position % 50 >= 10));
+    await refusedBatch('refused.sqlite', (events) =>
+      events.find((e) => e.type === 'Lease.Started' && e.position > 150 && e.position % 50 >= 10),
+    );
   }, 120_000);
 
-  it('(c1b2) the same when the refused batch is the catch-up\'s last one', async () => {
+  it("(c1b2) the same when the refused batch is the catch-up's last one", async () => {
     const head = await store.headPosition();
     // the last batch of 50 from position 0 starts after the last multiple of 50 below the head
     await refusedBatch('refused-last.sqlite', (events) => events.findLast((e) => e.position > Math.floor((head - 1) / 50) * 50));
@@ -870,7 +1007,7 @@ describe('projector on SQLite', () => {
     expect(await dumpReadModel(orm)).toEqual(rebuiltDump);
   });
 
-  it('(c2c) a batch takes the read model\'s write lock first: another connection writing meanwhile waits, and the batch does not fail', async () => {
+  it("(c2c) a batch takes the read model's write lock first: another connection writing meanwhile waits, and the batch does not fail", async () => {
     const all = await store.readAll({ from: 0, limit: 200 });
     const file = join(dir, 'intruded.sqlite');
     const orm = await open(sqlite(file));
@@ -881,14 +1018,15 @@ describe('projector on SQLite', () => {
       canHandle: [...new Set([...leasesProjection.canHandle, ...all.map((e) => e.type)])],
       async apply(em, event) {
         // another connection (an operator, a rebuild's swap) writes in the middle of the batch
-        if (intruder === null) intruder = (() => {
-          try {
-            other.exec('create table if not exists operator_notes (note text)');
-            return 'written';
-          } catch (error) {
-            return (error as { code?: string }).code ?? String(error);
-          }
-        })();
+        if (intruder === null)
+          intruder = (() => {
+            try {
+              other.exec('create table if not exists operator_notes (note text)');
+              return 'written';
+            } catch (error) {
+              return (error as { code?: string }).code ?? String(error);
+            }
+          })();
         if (leasesProjection.canHandle.includes(event.type)) await leasesProjection.apply(em, event);
       },
     };
@@ -906,7 +1044,7 @@ describe('projector on SQLite', () => {
     try {
       await runner.start();
       expect(runner.status().map((status) => status.failure?.error)).toEqual(
-        READ_MODEL_PROJECTIONS.map(() => expect.stringContaining('is beyond the log\'s head 0: it was built from another log')),
+        READ_MODEL_PROJECTIONS.map(() => expect.stringContaining("is beyond the log's head 0: it was built from another log")),
       );
       expect(await dumpReadModel(orm)).toEqual(before);
     } finally {
@@ -1011,8 +1149,7 @@ const writeRandomWorkload = async (w: TestWriter, seed: number, operations: numb
       if (roll < 0.1 || host === undefined) {
         const name = named(`random-${n}`, n);
         hosts.push({ id: await w.registerHost(name, capabilities(), now), name });
-      }
-      else if (roll < 0.15) await w.updateCapabilities(host.id, capabilities(), now);
+      } else if (roll < 0.15) await w.updateCapabilities(host.id, capabilities(), now);
       else if (roll < 0.18) await w.setReservable(host.id, random() < 0.5, now);
       else if (roll < 0.2) await w.setPrivacy(pick(caps) ?? 'rack', random() < 0.5, now);
       else if (roll < 0.22) await w.unregisterHost(host.id, host.name, now);
@@ -1025,7 +1162,11 @@ const writeRandomWorkload = async (w: TestWriter, seed: number, operations: numb
       else if (roll < 0.78) await w.runPhase(lease, 'start', at(lease.start));
       else if (roll < 0.84) await w.runPhase(lease, 'end', at(lease.end));
       else if (roll < 0.89) await w.deleteLease(lease, now);
-      else if (roll < 0.93) fips.push({ id: await w.registerFloatingIp(`10.9.${Math.floor(n / 250)}.${n % 250}`, now), address: `10.9.${Math.floor(n / 250)}.${n % 250}` });
+      else if (roll < 0.93)
+        fips.push({
+          id: await w.registerFloatingIp(`10.9.${Math.floor(n / 250)}.${n % 250}`, now),
+          address: `10.9.${Math.floor(n / 250)}.${n % 250}`,
+        });
       else if (roll < 0.98) {
         const fip = pick(fips);
         const start = 30 * DAY + Math.floor(random() * 200) * DAY;
@@ -1064,10 +1205,12 @@ const checkpointInFile = (file: string, table = 'lh_checkpoints'): number | null
 
 /** Every table's row count and the checkpoints, read in one transaction of `db`: two read models differ in it. */
 const tableDigestOn = (db: Database.Database, tables: readonly string[]): string =>
-  db.transaction(() => JSON.stringify([
-    ...tables.map((table) => db.prepare(`select count(*) from "${table}"`).pluck().get()),
-    db.prepare(`select group_concat(name || '=' || position) from (select * from lh_checkpoints order by name)`).pluck().get(),
-  ]))();
+  db.transaction(() =>
+    JSON.stringify([
+      ...tables.map((table) => db.prepare(`select count(*) from "${table}"`).pluck().get()),
+      db.prepare(`select group_concat(name || '=' || position) from (select * from lh_checkpoints order by name)`).pluck().get(),
+    ]),
+  )();
 
 const tableDigest = (file: string, tables: readonly string[]): string => {
   const db = new Database(file, { readonly: true });
@@ -1096,7 +1239,10 @@ for (;;) {
 }
 `;
 
-/** Every table and index of the read-model file as declared, by name (a renamed table's name is written back in double quotes, MikroORM's in backticks). */
+/**
+ * Every table and index of the read-model file as declared, by name (a renamed table's name is written back in double quotes, MikroORM's in
+ * backticks).
+ */
 const schemaOf = (file: string): unknown[] => {
   const db = new Database(file, { readonly: true });
   try {
@@ -1111,7 +1257,10 @@ const schemaOf = (file: string): unknown[] => {
 const copyTablesIn = (file: string): string[] => {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare(`select name from sqlite_master where type = 'table' and name like 'rebuild\\_%' escape '\\'`).pluck().all() as string[];
+    return db
+      .prepare(`select name from sqlite_master where type = 'table' and name like 'rebuild\\_%' escape '\\'`)
+      .pluck()
+      .all() as string[];
   } finally {
     db.close();
   }
@@ -1119,13 +1268,19 @@ const copyTablesIn = (file: string): string[] => {
 
 /** `npm run rebuild-read-models` on a data folder, as a process: its exit and what it printed. */
 const spawnRebuild = (dataDir: string, args: readonly string[]) => {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'rebuild.js'), ...args], {
-    env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'rebuild.js'), ...args],
+    {
+      env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   return { process: child, exit, stdout: () => stdout };
 };
 
@@ -1165,7 +1320,19 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       await rebuildReadModel({ store, orm: odd, batchSize: 2 + (SEED % 97) });
       const one = await dumpReadModel(stepwise, { includeCheckpoint: false });
       // the workload reaches every table, versions included, or the comparison would prove little
-      for (const table of ['lh_leases', 'lh_reservations', 'lh_hosts', 'lh_allocations', 'lh_properties', 'lh_floatingips', 'lh_floatingip_allocations', 'lh_flavors', 'lh_lease_versions', 'lh_host_versions', 'lh_allocation_versions']) {
+      for (const table of [
+        'lh_leases',
+        'lh_reservations',
+        'lh_hosts',
+        'lh_allocations',
+        'lh_properties',
+        'lh_floatingips',
+        'lh_floatingip_allocations',
+        'lh_flavors',
+        'lh_lease_versions',
+        'lh_host_versions',
+        'lh_allocation_versions',
+      ]) {
         expect(one[table]?.length ?? 0, table).toBeGreaterThan(0);
       }
       const withoutCheckpoints = ({ lh_checkpoints: _, ...tables }: Record<string, unknown[]>) => tables;
@@ -1198,7 +1365,13 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const head = await store.headPosition();
       const file = join(dataDir, 'read-model.sqlite');
       const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'apps', 'projector', 'src', 'main.js')], {
-        env: { ...process.env, LEASEHOLD_DATA_DIR: dataDir, LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off', LEASEHOLD_PROJECTOR_BATCH_SIZE: '20', LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE: '20' },
+        env: {
+          ...process.env,
+          LEASEHOLD_DATA_DIR: dataDir,
+          LEASEHOLD_PROJECTOR_HEALTH_PORT: 'off',
+          LEASEHOLD_PROJECTOR_BATCH_SIZE: '20',
+          LEASEHOLD_PROJECTOR_CATCH_UP_BATCH_SIZE: '20',
+        },
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -1233,7 +1406,11 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       // the serving read model holds the first half of the log, the rebuild is to bring the rest
       const serving = await openReadModel(sqlite(file));
       try {
-        await projectBatch(serving, READ_MODEL_PROJECTIONS, (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2));
+        await projectBatch(
+          serving,
+          READ_MODEL_PROJECTIONS,
+          (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2),
+        );
       } finally {
         await serving.close();
       }
@@ -1241,7 +1418,10 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
 
       const child = spawnRebuild(dataDir, ['--batch-size', '1']);
       // the copy's tables (in the same file) hold committed batches: the replay is under way
-      await vi.waitFor(() => expect(checkpointInFile(file, 'rebuild_lh_checkpoints') ?? 0).toBeGreaterThan(0), { timeout: 60_000, interval: 2 });
+      await vi.waitFor(() => expect(checkpointInFile(file, 'rebuild_lh_checkpoints') ?? 0).toBeGreaterThan(0), {
+        timeout: 60_000,
+        interval: 2,
+      });
       child.process.kill('SIGKILL');
       expect(await child.exit, 'killed before the rebuild ended').toEqual({ code: null, signal: 'SIGKILL' });
       expect(await readModelOf(file)).toEqual(before);
@@ -1263,7 +1443,11 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const head = await store.headPosition();
       const serving = await openReadModel(sqlite(file));
       try {
-        await projectBatch(serving, READ_MODEL_PROJECTIONS, (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2));
+        await projectBatch(
+          serving,
+          READ_MODEL_PROJECTIONS,
+          (await store.readAll({ from: 0 })).filter((event) => event.position <= head / 2),
+        );
       } finally {
         await serving.close();
       }
@@ -1271,10 +1455,19 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
       const before = tableDigest(file, tables);
       const schema = schemaOf(file);
       // another process reads every table in one transaction, over and over, and prints each state it saw
-      const reader = spawn(process.execPath, ['--input-type=module', '-e', READER_LOOP, file, JSON.stringify(tables)], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+      const reader = spawn(process.execPath, ['--input-type=module', '-e', READER_LOOP, file, JSON.stringify(tables)], {
+        cwd: join(import.meta.dirname, '..', '..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const seen = new Set<string>();
       let errors = '';
-      reader.stdout.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter((line) => line !== '').forEach((line) => seen.add(line)));
+      reader.stdout.on('data', (chunk: Buffer) =>
+        chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line !== '')
+          .forEach((line) => seen.add(line)),
+      );
       reader.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
       const exited = new Promise((resolve) => reader.once('close', resolve));
       try {
@@ -1290,7 +1483,9 @@ describe(`batched projection on a random workload (seed ${SEED})`, () => {
           } finally {
             await orm.close();
           }
-          expect(swaps).toEqual([{ sortSeconds: expect.any(Number), lockedSeconds: expect.any(Number), checkpointSeconds: expect.any(Number) }]);
+          expect(swaps).toEqual([
+            { sortSeconds: expect.any(Number), lockedSeconds: expect.any(Number), checkpointSeconds: expect.any(Number) },
+          ]);
           // the transaction begun before the swap still reads the old tables, whole
           expect(tableDigestOn(snapshot, tables)).toEqual(pinned);
           snapshot.exec('commit');

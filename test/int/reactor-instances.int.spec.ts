@@ -36,7 +36,9 @@ let world: World;
 /** Inventory totals of the reservation's class on the fake Placement, by provider name. */
 const totals = (reservationId: string): Record<string, number> =>
   Object.fromEntries(
-    world.cloud.placement.providersWithInventory(reservationResourceClass(reservationId)).map(({ provider, inventory }) => [provider.name, inventory.total]),
+    world.cloud.placement
+      .providersWithInventory(reservationResourceClass(reservationId))
+      .map(({ provider, inventory }) => [provider.name, inventory.total]),
   );
 
 const addresses = (reservationId: string): string[] =>
@@ -56,7 +58,10 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     await world.startReactor();
     const start = atSecond(Date.now() + 2000);
     const end = atSecond(ms(start) + 2000);
-    const reservation = instanceReservation([{ hostId: '1', count: 2 }, { hostId: '2', count: 1 }]);
+    const reservation = instanceReservation([
+      { hostId: '1', count: 2 },
+      { hostId: '2', count: 1 },
+    ]);
     const lease = await createLease(world.store, { startDate: start, endDate: end, reservation });
     const id = lease.reservationId;
     expect(world.cloud.nova.getFlavor(id)).toBeNull();
@@ -69,7 +74,9 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     const group = world.cloud.nova.findServerGroup('project-1', `reservation:${id}`);
     expect(group?.policy).toBe('anti-affinity');
     const startEffects = effectsOf(appliedAt(started, 'start'));
-    expect(startEffects).toContainEqual(expect.objectContaining({ operation: 'aggregate.create', aggregate: id, aggregate_id: world.cloud.nova.getAggregate(id)?.id }));
+    expect(startEffects).toContainEqual(
+      expect.objectContaining({ operation: 'aggregate.create', aggregate: id, aggregate_id: world.cloud.nova.getAggregate(id)?.id }),
+    );
     expect(startEffects).toContainEqual(expect.objectContaining({ operation: 'server_group.create', server_group_id: group?.id }));
 
     const ended = await waitForEvent(world.store, lease.leaseId, 'Lease.Ended');
@@ -85,12 +92,20 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     expect(world.cloud.placement.resourceClassExists(reservationResourceClass(id))).toBe(false);
   });
 
-  it('gives a floating-IP lease its addresses in the lease\'s project exactly while it lasts, and hands one over back to back', async () => {
+  it("gives a floating-IP lease its addresses in the lease's project exactly while it lasts, and hands one over back to back", async () => {
     await world.startReactor();
     const start = atSecond(Date.now() + 2000);
     const end = atSecond(ms(start) + 2000);
-    const lease = await createLease(world.store, { startDate: start, endDate: end, reservation: floatingIpReservation(NET, ['172.24.4.10', '172.24.4.11']) });
-    const next = await createLease(world.store, { startDate: end, endDate: atSecond(ms(end) + HOUR), reservation: floatingIpReservation(NET, ['172.24.4.11']) });
+    const lease = await createLease(world.store, {
+      startDate: start,
+      endDate: end,
+      reservation: floatingIpReservation(NET, ['172.24.4.10', '172.24.4.11']),
+    });
+    const next = await createLease(world.store, {
+      startDate: end,
+      endDate: atSecond(ms(end) + HOUR),
+      reservation: floatingIpReservation(NET, ['172.24.4.11']),
+    });
     expect(addresses(lease.reservationId)).toEqual([]);
 
     const started = await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
@@ -110,15 +125,27 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     expect(addresses(next.reservationId)).toEqual(['project-1 172.24.4.11']);
   });
 
-  it('acts out an active instance reservation\'s amount increase and records it as applied', async () => {
+  it("acts out an active instance reservation's amount increase and records it as applied", async () => {
     await world.startReactor();
     const initial = instanceReservation([{ hostId: '1', count: 1 }]);
-    const lease = await createLease(world.store, { startDate: atSecond(Date.now() - 1000), endDate: atSecond(Date.now() + HOUR), reservation: initial, now: aMinuteAgo() });
+    const lease = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 1000),
+      endDate: atSecond(Date.now() + HOUR),
+      reservation: initial,
+      now: aMinuteAgo(),
+    });
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
     const id = lease.reservationId;
     expect(totals(id)).toEqual({ blazar_host1: 1 });
 
-    await changeReservation(world.store, lease.leaseId, instanceReservation([{ hostId: '1', count: 3 }, { hostId: '2', count: 2 }])(id));
+    await changeReservation(
+      world.store,
+      lease.leaseId,
+      instanceReservation([
+        { hostId: '1', count: 3 },
+        { hostId: '2', count: 2 },
+      ])(id),
+    );
     const events = await waitForEvent(world.store, lease.leaseId, 'Reservation.UpdateApplied');
     expect(typesOf(events).slice(4)).toEqual(['Reservation.Changed', 'Reservation.UpdateApplied']);
     const applied = find(events, 'Reservation.UpdateApplied');
@@ -131,7 +158,11 @@ describe('reactor with instance and floating-IP reservations (standalone effects
       { operation: 'resource_provider.create', resource_provider: 'blazar_host2', host: 'host2' },
       { operation: 'inventory.set', resource_provider: 'blazar_host2', resource_class: rc, total: 2 },
     ]);
-    expect(applied.metadata).toMatchObject({ causationId: find(events, 'Reservation.Changed').id, actor: null, reaction: 'complete-reservation-updates' });
+    expect(applied.metadata).toMatchObject({
+      causationId: find(events, 'Reservation.Changed').id,
+      actor: null,
+      reaction: 'complete-reservation-updates',
+    });
     expect(totals(id)).toEqual({ blazar_host1: 3, blazar_host2: 2 });
     expect(world.cloud.nova.membersOf(id)).toEqual(['host1', 'host2']);
   });
@@ -147,10 +178,11 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
     await changeReservation(world.store, lease.leaseId, floatingIpReservation(NET, ['172.24.4.10', '172.24.4.12'])(lease.reservationId));
     const events = await waitForEvent(world.store, lease.leaseId, 'Reservation.UpdateApplied');
-    expect(effectsOf(find(events, 'Reservation.UpdateApplied')).map((r) => `${r.operation} ${String(r.address)}${r.already === true ? ' (already)' : ''}`)).toEqual([
-      'floatingip.create 172.24.4.10 (already)',
-      'floatingip.create 172.24.4.12',
-    ]);
+    expect(
+      effectsOf(find(events, 'Reservation.UpdateApplied')).map(
+        (r) => `${r.operation} ${String(r.address)}${r.already === true ? ' (already)' : ''}`,
+      ),
+    ).toEqual(['floatingip.create 172.24.4.10 (already)', 'floatingip.create 172.24.4.12']);
     expect(addresses(lease.reservationId)).toEqual(['project-1 172.24.4.10', 'project-1 172.24.4.12']);
   });
 
@@ -166,7 +198,13 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     await world.stopReactors();
     const grown = instanceReservation([{ hostId: '1', count: 2 }])(lease.reservationId);
     await changeReservation(world.store, lease.leaseId, grown);
-    const context = { idempotencyKey: 'crashed', leaseId: lease.leaseId, projectId: 'project-1', phase: 'update', resourceNames: { '1': 'host1' } } as const;
+    const context = {
+      idempotencyKey: 'crashed',
+      leaseId: lease.leaseId,
+      projectId: 'project-1',
+      phase: 'update',
+      resourceNames: { '1': 'host1' },
+    } as const;
     await new StandaloneInstanceEffects(world.cloud).onUpdate(context, grown);
 
     await world.startReactor();
@@ -186,8 +224,19 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     await waitForEvent(world.store, fips.leaseId, 'Lease.Started');
 
     for (let count = 2; count <= 4; count++) {
-      await changeReservation(world.store, instances.leaseId, instanceReservation([{ hostId: '1', count }, { hostId: '2', count: count - 1 }])(instances.reservationId));
-      await changeReservation(world.store, fips.leaseId, floatingIpReservation(NET, ['172.24.4.10', `172.24.4.${10 + count}`])(fips.reservationId));
+      await changeReservation(
+        world.store,
+        instances.leaseId,
+        instanceReservation([
+          { hostId: '1', count },
+          { hostId: '2', count: count - 1 },
+        ])(instances.reservationId),
+      );
+      await changeReservation(
+        world.store,
+        fips.leaseId,
+        floatingIpReservation(NET, ['172.24.4.10', `172.24.4.${10 + count}`])(fips.reservationId),
+      );
       const recorded = (events: readonly RecordedEvent[]): boolean => updatesOf(events).includes(count - 1);
       await waitFor(() => leaseEvents(world.store, instances.leaseId), recorded);
       await waitFor(() => leaseEvents(world.store, fips.leaseId), recorded);
@@ -222,7 +271,10 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     for (let count = 2; count <= 6; count++) {
       await changeReservation(world.store, lease.leaseId, instanceReservation([{ hostId: '2', count }])(lease.reservationId));
     }
-    await waitFor(() => leaseEvents(world.store, lease.leaseId), (events) => updatesOf(events).includes(5));
+    await waitFor(
+      () => leaseEvents(world.store, lease.leaseId),
+      (events) => updatesOf(events).includes(5),
+    );
     await world.stopReactors();
 
     const outcomes = (await leaseEvents(world.store, lease.leaseId)).filter((e) => e.type.startsWith('Reservation.Update'));
@@ -245,22 +297,41 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     let lateApplied = false;
     const isChange1 = (reservation: VirtualInstanceReservation): boolean => reservation.allocations[0]?.count === 2;
     /** Reactor A takes change 1 but applies it only once reactor B has recorded change 2; B waits for A to have taken it. */
-    const withUpdate = (onUpdate: (inner: EffectsRegistry['virtual:instance'], c: EffectContext, r: VirtualInstanceReservation) => Promise<readonly EffectRecord[]>) =>
+    const withUpdate =
+      (
+        onUpdate: (
+          inner: EffectsRegistry['virtual:instance'],
+          c: EffectContext,
+          r: VirtualInstanceReservation,
+        ) => Promise<readonly EffectRecord[]>,
+      ) =>
       (effects: EffectsRegistry): EffectsRegistry => {
         const inner = effects['virtual:instance'];
-        const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), leftovers: inner.leftovers.bind(inner) };
+        const adapter = {
+          onStart: inner.onStart.bind(inner),
+          beforeEnd: inner.beforeEnd.bind(inner),
+          onEnd: inner.onEnd.bind(inner),
+          leftovers: inner.leftovers.bind(inner),
+        };
         return { ...effects, 'virtual:instance': { ...adapter, onUpdate: (c, r) => onUpdate(inner, c, r) } };
       };
     const late = withUpdate(async (inner, context, reservation) => {
       if (lateApplied || !isChange1(reservation)) return inner.onUpdate(context, reservation);
       lateEntered = true;
-      await waitFor(() => leaseEvents(world.store, lease.leaseId), (events) => updatesOf(events).includes(2));
+      await waitFor(
+        () => leaseEvents(world.store, lease.leaseId),
+        (events) => updatesOf(events).includes(2),
+      );
       const records = await inner.onUpdate(context, reservation);
       lateApplied = true;
       return records;
     });
     const prompt = withUpdate(async (inner, context, reservation) => {
-      if (isChange1(reservation)) await waitFor(async () => lateEntered, (entered) => entered);
+      if (isChange1(reservation))
+        await waitFor(
+          async () => lateEntered,
+          (entered) => entered,
+        );
       return inner.onUpdate(context, reservation);
     });
     await world.startReactor({ wrap: late });
@@ -268,13 +339,21 @@ describe('reactor with instance and floating-IP reservations (standalone effects
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
 
     await changeReservation(world.store, lease.leaseId, instanceReservation([{ hostId: '1', count: 2 }])(id));
-    await waitFor(() => leaseEvents(world.store, lease.leaseId), (events) => updatesOf(events).includes(1));
+    await waitFor(
+      () => leaseEvents(world.store, lease.leaseId),
+      (events) => updatesOf(events).includes(1),
+    );
     await changeReservation(world.store, lease.leaseId, instanceReservation([{ hostId: '1', count: 3 }])(id));
-    await waitFor(async () => lateApplied && totals(id).blazar_host1 === 3, (converged) => converged);
+    await waitFor(
+      async () => lateApplied && totals(id).blazar_host1 === 3,
+      (converged) => converged,
+    );
     await world.stopReactors();
 
     expect(updatesOf(await leaseEvents(world.store, lease.leaseId))).toEqual([1, 2]);
     expect(totals(id)).toEqual({ blazar_host1: 3 });
-    expect(world.logs).toContainEqual(expect.objectContaining({ event: 'done', phase: 'update', result: `superseded; reapplied the latest change of ${id}` }));
+    expect(world.logs).toContainEqual(
+      expect.objectContaining({ event: 'done', phase: 'update', result: `superseded; reapplied the latest change of ${id}` }),
+    );
   });
 });

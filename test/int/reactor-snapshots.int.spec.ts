@@ -35,14 +35,27 @@ describe('reactor started from its timeline snapshot', () => {
   it('starts from the snapshot its stop wrote and still runs every timer due, those of leases made while it was down included', async () => {
     const now = Date.now();
     await world.startReactor({ snapshots: { store: snapshots, config: CONFIG } });
-    const ended = await createLease(world.store, { startDate: atSecond(now - 30 * SECOND), endDate: atSecond(now - 20 * SECOND), now: new Date(now - 60 * SECOND).toISOString(), hostIds: [hosts[0] as string] });
-    const pending = await createLease(world.store, { startDate: atSecond(now + 8 * SECOND), endDate: atSecond(now + 10 * SECOND), hostIds: [hosts[1] as string] });
+    const ended = await createLease(world.store, {
+      startDate: atSecond(now - 30 * SECOND),
+      endDate: atSecond(now - 20 * SECOND),
+      now: new Date(now - 60 * SECOND).toISOString(),
+      hostIds: [hosts[0] as string],
+    });
+    const pending = await createLease(world.store, {
+      startDate: atSecond(now + 8 * SECOND),
+      endDate: atSecond(now + 10 * SECOND),
+      hostIds: [hosts[1] as string],
+    });
     await waitForEvent(world.store, ended.leaseId, 'Lease.Ended');
     await world.stopReactors();
     const written = await snapshots.load(TIMELINE_SNAPSHOT_KIND, TIMELINE_SCHEMA_VERSION);
     expect(written?.position).toBe(await world.store.headPosition());
 
-    const whileDown = await createLease(world.store, { startDate: atSecond(Date.now() + 1 * SECOND), endDate: atSecond(Date.now() + 3 * SECOND), hostIds: [hosts[2] as string] });
+    const whileDown = await createLease(world.store, {
+      startDate: atSecond(Date.now() + 1 * SECOND),
+      endDate: atSecond(Date.now() + 3 * SECOND),
+      hostIds: [hosts[2] as string],
+    });
     await world.startReactor({ snapshots: { store: snapshots, config: CONFIG } });
     expect(startEntries().at(-1)).toMatchObject({ snapshot: written?.position });
 
@@ -60,11 +73,30 @@ describe('reactor started from its timeline snapshot', () => {
     const leases = [];
     for (const [i, hostId] of hosts.entries()) {
       // ended, running, and to come, on each host
-      leases.push(await createLease(world.store, { startDate: atSecond(now - 40 * SECOND), endDate: atSecond(now - 30 * SECOND), now: new Date(now - 60 * SECOND).toISOString(), hostIds: [hostId] }));
-      leases.push(await createLease(world.store, { startDate: atSecond(now - 20 * SECOND), endDate: atSecond(now + 600 * SECOND + i), now: new Date(now - 60 * SECOND).toISOString(), hostIds: [hostId] }));
-      await createLease(world.store, { startDate: atSecond(now + 900 * SECOND), endDate: atSecond(now + 1000 * SECOND), hostIds: [hostId] });
+      leases.push(
+        await createLease(world.store, {
+          startDate: atSecond(now - 40 * SECOND),
+          endDate: atSecond(now - 30 * SECOND),
+          now: new Date(now - 60 * SECOND).toISOString(),
+          hostIds: [hostId],
+        }),
+      );
+      leases.push(
+        await createLease(world.store, {
+          startDate: atSecond(now - 20 * SECOND),
+          endDate: atSecond(now + 600 * SECOND + i),
+          now: new Date(now - 60 * SECOND).toISOString(),
+          hostIds: [hostId],
+        }),
+      );
+      await createLease(world.store, {
+        startDate: atSecond(now + 900 * SECOND),
+        endDate: atSecond(now + 1000 * SECOND),
+        hostIds: [hostId],
+      });
     }
-    for (const [i, lease] of leases.entries()) await waitForEvent(world.store, lease.leaseId, i % 2 === 0 ? 'Lease.Ended' : 'Lease.Started');
+    for (const [i, lease] of leases.entries())
+      await waitForEvent(world.store, lease.leaseId, i % 2 === 0 ? 'Lease.Ended' : 'Lease.Started');
     await world.stopReactors();
 
     const events = await world.store.readAll({ from: 0, filter: { categories: [LEASE_CATEGORY, HOST_CATEGORY] } });
@@ -85,8 +117,17 @@ describe('reactor started from its timeline snapshot', () => {
   });
 
   it('folds the whole log, and says why, when the stored snapshot is of an older schema', async () => {
-    await snapshots.save({ kind: TIMELINE_SNAPSHOT_KIND, schemaVersion: TIMELINE_SCHEMA_VERSION - 1, position: await world.store.headPosition(), payload: '{"an": "older shape"}' });
-    const due = await createLease(world.store, { startDate: atSecond(Date.now() + 1 * SECOND), endDate: atSecond(Date.now() + 2 * SECOND), hostIds: [hosts[0] as string] });
+    await snapshots.save({
+      kind: TIMELINE_SNAPSHOT_KIND,
+      schemaVersion: TIMELINE_SCHEMA_VERSION - 1,
+      position: await world.store.headPosition(),
+      payload: '{"an": "older shape"}',
+    });
+    const due = await createLease(world.store, {
+      startDate: atSecond(Date.now() + 1 * SECOND),
+      endDate: atSecond(Date.now() + 2 * SECOND),
+      hostIds: [hosts[0] as string],
+    });
     await world.startReactor({ snapshots: { store: snapshots, config: CONFIG } });
     expect(startEntries().at(-1)).toMatchObject({ snapshot: null, rebuilt: `no snapshot of schema version ${TIMELINE_SCHEMA_VERSION}` });
     await waitForEvent(world.store, due.leaseId, 'Lease.Ended');

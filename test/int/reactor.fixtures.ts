@@ -80,7 +80,11 @@ const hostInfo = (hypervisorHostname: string) => ({
 });
 
 /** What a user's request records about itself (the API's writers record the same). */
-const byUser = (correlationId: string): EventMetadata => ({ correlationId, causationId: correlationId, actor: { userId: 'user-1', projectId: 'project-1' } });
+const byUser = (correlationId: string): EventMetadata => ({
+  correlationId,
+  causationId: correlationId,
+  actor: { userId: 'user-1', projectId: 'project-1' },
+});
 
 /** Registers hosts the way the API does: the registry hands out ids, the host stream records the facts. */
 export const registerHosts = async (store: EventStore, names: readonly string[]): Promise<string[]> => {
@@ -96,7 +100,10 @@ export const registerHosts = async (store: EventStore, names: readonly string[])
         hostDecider.initialState(),
       );
       const metadata = byUser(`register-${name}`);
-      const appends = [appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata, randomUUID), appendTo(hostStream(hostId), 'no_stream', registered, metadata, randomUUID)];
+      const appends = [
+        appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata, randomUUID),
+        appendTo(hostStream(hostId), 'no_stream', registered, metadata, randomUUID),
+      ];
       return { appends, result: hostId };
     });
     ids.push(hostId);
@@ -241,4 +248,8 @@ export const waitFor = async <T>(observe: () => Promise<T>, done: (value: T) => 
 
 /** Waits until the lease's stream holds an event of `type`, and returns the whole stream. */
 export const waitForEvent = (store: EventStore, leaseId: string, type: string, timeoutMs?: number): Promise<RecordedEvent[]> =>
-  waitFor(() => leaseEvents(store, leaseId), (events) => events.some((event) => event.type === type), timeoutMs);
+  waitFor(
+    () => leaseEvents(store, leaseId),
+    (events) => events.some((event) => event.type === type),
+    timeoutMs,
+  );

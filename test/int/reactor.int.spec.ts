@@ -2,7 +2,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostReservation } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
-import { World, atSecond, createLease, decideAndAppend, find, leaseEvents, registerHosts, typesOf, waitFor, waitForEvent } from './reactor.fixtures.js';
+import {
+  World,
+  atSecond,
+  createLease,
+  decideAndAppend,
+  find,
+  leaseEvents,
+  registerHosts,
+  typesOf,
+  waitFor,
+  waitForEvent,
+} from './reactor.fixtures.js';
 
 const HOUR = 3_600_000;
 const ms = (iso: string): number => Date.parse(iso);
@@ -61,8 +72,17 @@ describe('reactor (standalone effects, real SQLite store)', () => {
       beforeEnd: 'snapshot',
       now: aMinuteAgo(),
     });
-    const following = await createLease(world.store, { startDate: atSecond(now - 20_000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
-    const started = await createLease(world.store, { startDate: atSecond(now - 10_000), endDate: atSecond(now + HOUR), hostIds: ['2'], now: aMinuteAgo() });
+    const following = await createLease(world.store, {
+      startDate: atSecond(now - 20_000),
+      endDate: atSecond(now + HOUR),
+      now: aMinuteAgo(),
+    });
+    const started = await createLease(world.store, {
+      startDate: atSecond(now - 10_000),
+      endDate: atSecond(now + HOUR),
+      hostIds: ['2'],
+      now: aMinuteAgo(),
+    });
 
     await world.startReactor();
     const pastEvents = await waitForEvent(world.store, past.leaseId, 'Lease.Ended');
@@ -75,7 +95,9 @@ describe('reactor (standalone effects, real SQLite store)', () => {
       ...['Lease.BeforeEndRequested', 'Reservation.EffectsApplied', 'Lease.BeforeEndCompleted'],
       ...['Lease.EndRequested', 'Reservation.EffectsApplied', 'Lease.Ended'],
     ]);
-    const snapshot = pastEvents.find((e) => e.type === 'Reservation.EffectsApplied' && (e.data as { phase: string }).phase === 'before_end');
+    const snapshot = pastEvents.find(
+      (e) => e.type === 'Reservation.EffectsApplied' && (e.data as { phase: string }).phase === 'before_end',
+    );
     expect((snapshot?.data as { effects: unknown }).effects).toEqual([{ operation: 'servers.snapshot', host: 'host1', servers: 0 }]);
     expect(position(pastEvents, 'Lease.Ended')).toBeLessThan(position(followingEvents, 'Lease.StartRequested'));
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual([following.reservationId]);
@@ -85,8 +107,14 @@ describe('reactor (standalone effects, real SQLite store)', () => {
   it('completes a start begun before a crash exactly once, finishing the effects left half done', async () => {
     const now = Date.now();
     const lease = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
-    await decideAndAppend(world.store, lease.leaseId, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() } });
-    world.cloud.nova.ensureAggregate(lease.reservationId, { availabilityZone: `blazar_${lease.reservationId}`, metadata: { 'blazar:owner': 'project-1' } });
+    await decideAndAppend(world.store, lease.leaseId, {
+      type: 'BeginLeasePhase',
+      data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() },
+    });
+    world.cloud.nova.ensureAggregate(lease.reservationId, {
+      availabilityZone: `blazar_${lease.reservationId}`,
+      metadata: { 'blazar:owner': 'project-1' },
+    });
     world.cloud.nova.addHost(lease.reservationId, 'host1');
 
     await world.startReactor();
@@ -97,14 +125,27 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect(typesOf(events)).toEqual(['Lease.Created', 'Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started']);
     const applied = find(events, 'Reservation.EffectsApplied');
     const begin = find(events, 'Lease.StartRequested');
-    expect(applied.metadata).toMatchObject({ correlationId: `test-${lease.leaseId}`, causationId: begin.id, actor: null, reaction: 'complete-lease-phase' });
-    expect((applied.data as { effects: unknown[] }).effects).toContainEqual({ operation: 'aggregate.add_host', aggregate: lease.reservationId, host: 'host1', already: true });
+    expect(applied.metadata).toMatchObject({
+      correlationId: `test-${lease.leaseId}`,
+      causationId: begin.id,
+      actor: null,
+      reaction: 'complete-lease-phase',
+    });
+    expect((applied.data as { effects: unknown[] }).effects).toContainEqual({
+      operation: 'aggregate.add_host',
+      aggregate: lease.reservationId,
+      host: 'host1',
+      already: true,
+    });
   });
 
   it('completes a start begun before the wall clock stepped back, without waiting for the clock to reach the start again', async () => {
     const now = Date.now();
     const lease = await createLease(world.store, { startDate: atSecond(now - 5000), endDate: atSecond(now + HOUR), now: aMinuteAgo() });
-    await decideAndAppend(world.store, lease.leaseId, { type: 'BeginLeasePhase', data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() } });
+    await decideAndAppend(world.store, lease.leaseId, {
+      type: 'BeginLeasePhase',
+      data: { leaseId: lease.leaseId, phase: 'start', now: new Date().toISOString() },
+    });
 
     await world.startReactor({ clock: () => new Date(Date.now() - 2 * HOUR) });
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
@@ -119,10 +160,27 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     const now = Date.now();
     const at = atSecond(now + 2000);
     // ids that put the other lease first when two starts of one instant are ordered by id alone
-    const instant = await createLease(world.store, { leaseId: 'ffffffff-0000-4000-8000-000000000000', startDate: at, endDate: atSecond(now + HOUR) });
-    const endNow = { leaseId: instant.leaseId, name: null, startDate: null, endDate: at, beforeEndDate: null, reservationIds: [], reservations: [], now: new Date().toISOString() };
+    const instant = await createLease(world.store, {
+      leaseId: 'ffffffff-0000-4000-8000-000000000000',
+      startDate: at,
+      endDate: atSecond(now + HOUR),
+    });
+    const endNow = {
+      leaseId: instant.leaseId,
+      name: null,
+      startDate: null,
+      endDate: at,
+      beforeEndDate: null,
+      reservationIds: [],
+      reservations: [],
+      now: new Date().toISOString(),
+    };
     await decideAndAppend(world.store, instant.leaseId, { type: 'UpdateLease', data: endNow });
-    const next = await createLease(world.store, { leaseId: '00000000-0000-4000-8000-000000000000', startDate: at, endDate: atSecond(now + HOUR) });
+    const next = await createLease(world.store, {
+      leaseId: '00000000-0000-4000-8000-000000000000',
+      startDate: at,
+      endDate: atSecond(now + HOUR),
+    });
 
     await world.startReactor();
     const nextEvents = await waitForEvent(world.store, next.leaseId, 'Lease.Started');
@@ -139,18 +197,32 @@ describe('reactor (standalone effects, real SQLite store)', () => {
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual([next.reservationId]);
   });
 
-  it('starts a lease on a host healing took from an active lease only once that lease\'s owed update gave it back, though the start is due first and the update is retried', async () => {
-    const healed = await createLease(world.store, { startDate: atSecond(Date.now() - 30_000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
+  it("starts a lease on a host healing took from an active lease only once that lease's owed update gave it back, though the start is due first and the update is retried", async () => {
+    const healed = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 30_000),
+      endDate: atSecond(Date.now() + HOUR),
+      now: aMinuteAgo(),
+    });
     await world.startReactor();
     const [created] = await waitForEvent(world.store, healed.leaseId, 'Lease.Started');
     await world.stopReactors();
     // while the reactor is down, host1 fails and healing moves the reservation to host2 (the ledger frees host1 at once) ...
     const [held] = (created?.data as { reservations: HostReservation[] }).reservations;
     const reservation = { ...(held as HostReservation), hostIds: ['2'] };
-    const heal = { leaseId: healed.leaseId, reservation, replacements: [{ hostId: '1', by: ['2'] }], unhealedHostIds: [], now: new Date().toISOString() };
+    const heal = {
+      leaseId: healed.leaseId,
+      reservation,
+      replacements: [{ hostId: '1', by: ['2'] }],
+      unhealedHostIds: [],
+      now: new Date().toISOString(),
+    };
     await decideAndAppend(world.store, healed.leaseId, { type: 'HealReservation', data: heal });
     // ... host1 comes back, and a lease takes it from the minute's start (what "now" is), before the healing's date
-    const taker = await createLease(world.store, { startDate: atSecond(Date.now() - 20_000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
+    const taker = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 20_000),
+      endDate: atSecond(Date.now() + HOUR),
+      now: aMinuteAgo(),
+    });
     let failures = 0;
     const wrap = (effects: EffectsRegistry): EffectsRegistry => {
       const inner = effects['physical:host'];
@@ -158,7 +230,13 @@ describe('reactor (standalone effects, real SQLite store)', () => {
         if (context.leaseId === healed.leaseId && failures++ === 0) throw new Error('compute API unavailable');
         return inner.onUpdate(context, updated);
       };
-      const host = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate, leftovers: inner.leftovers.bind(inner) };
+      const host = {
+        onStart: inner.onStart.bind(inner),
+        beforeEnd: inner.beforeEnd.bind(inner),
+        onEnd: inner.onEnd.bind(inner),
+        onUpdate,
+        leftovers: inner.leftovers.bind(inner),
+      };
       return { ...effects, 'physical:host': host };
     };
     await world.startReactor({ wrap, retryBaseMs: 200 });
@@ -168,7 +246,9 @@ describe('reactor (standalone effects, real SQLite store)', () => {
       (events) => events.some((event) => event.type === 'Lease.Started' || event.type === 'Lease.StartFailed'),
     );
     expect(typesOf(takerEvents)).toEqual(['Lease.Created', 'Lease.StartRequested', 'Reservation.EffectsApplied', 'Lease.Started']);
-    expect(position(await leaseEvents(world.store, healed.leaseId), 'Reservation.UpdateApplied')).toBeLessThan(position(takerEvents, 'Lease.StartRequested'));
+    expect(position(await leaseEvents(world.store, healed.leaseId), 'Reservation.UpdateApplied')).toBeLessThan(
+      position(takerEvents, 'Lease.StartRequested'),
+    );
     expect(failures).toBe(2);
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual([taker.reservationId]);
     expect(world.cloud.nova.aggregatesOf('host2')).toEqual([healed.reservationId]);
@@ -218,11 +298,18 @@ describe('reactor (standalone effects, real SQLite store)', () => {
 
   it('ends a lease deleted while active and returns its host to the freepool', async () => {
     await world.startReactor();
-    const lease = await createLease(world.store, { startDate: atSecond(Date.now() - 1000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
+    const lease = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 1000),
+      endDate: atSecond(Date.now() + HOUR),
+      now: aMinuteAgo(),
+    });
     await waitForEvent(world.store, lease.leaseId, 'Lease.Started');
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual([lease.reservationId]);
 
-    await decideAndAppend(world.store, lease.leaseId, { type: 'DeleteLease', data: { leaseId: lease.leaseId, now: new Date().toISOString() } });
+    await decideAndAppend(world.store, lease.leaseId, {
+      type: 'DeleteLease',
+      data: { leaseId: lease.leaseId, now: new Date().toISOString() },
+    });
     const events = await waitForEvent(world.store, lease.leaseId, 'Lease.Ended');
     expect(typesOf(events).slice(4)).toEqual(['Lease.EndRequested', 'Lease.Deleted', 'Reservation.EffectsApplied', 'Lease.Ended']);
     expect(world.cloud.nova.aggregatesOf('host1')).toEqual(['freepool']);
@@ -230,8 +317,17 @@ describe('reactor (standalone effects, real SQLite store)', () => {
   });
 
   it('retries a transient effects failure with backoff, without holding up other leases, and records one outcome', async () => {
-    const failing = await createLease(world.store, { startDate: atSecond(Date.now() - 2000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() });
-    const other = await createLease(world.store, { startDate: atSecond(Date.now() - 1000), endDate: atSecond(Date.now() + HOUR), hostIds: ['2'], now: aMinuteAgo() });
+    const failing = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 2000),
+      endDate: atSecond(Date.now() + HOUR),
+      now: aMinuteAgo(),
+    });
+    const other = await createLease(world.store, {
+      startDate: atSecond(Date.now() - 1000),
+      endDate: atSecond(Date.now() + HOUR),
+      hostIds: ['2'],
+      now: aMinuteAgo(),
+    });
     let failures = 0;
     const wrap = (effects: EffectsRegistry): EffectsRegistry => {
       const inner = effects['physical:host'];
@@ -242,7 +338,13 @@ describe('reactor (standalone effects, real SQLite store)', () => {
         }
         return inner.onStart(context, reservation);
       };
-      const host = { onStart, beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), onUpdate: inner.onUpdate.bind(inner), leftovers: inner.leftovers.bind(inner) };
+      const host = {
+        onStart,
+        beforeEnd: inner.beforeEnd.bind(inner),
+        onEnd: inner.onEnd.bind(inner),
+        onUpdate: inner.onUpdate.bind(inner),
+        leftovers: inner.leftovers.bind(inner),
+      };
       return { ...effects, 'physical:host': host };
     };
     await world.startReactor({ wrap });

@@ -34,19 +34,41 @@ const rowsOf = (result: unknown): unknown[] => (Array.isArray(result) ? result :
 
 const PROBE_TABLE = {
   sqlite: 'create table lh_probe (k text primary key, t text, i integer, r real, b integer, j json, bl blob, d integer)',
-  postgresql: 'create table lh_probe (k text primary key, t text, i bigint, r double precision, b boolean, j json, bl bytea, d timestamptz)',
+  postgresql:
+    'create table lh_probe (k text primary key, t text, i bigint, r double precision, b boolean, j json, bl bytea, d timestamptz)',
 };
 const INSERT_PROBE = 'insert into ?? (k, t, i, r, b, j, bl, d) values (?, ?, ?, ?, ?, ?, ?, ?)';
 
 const PROBE_ROWS: readonly (readonly [string, ...unknown[]])[] = [
-  ['text', 'it\'s a "?" \\ -- ü 🙂 \\?', 42, 2.5, true, { a: "x'y", n: [1, null] }, Buffer.from([0, 1, 255]), new Date('2030-01-02T03:04:05.678Z')],
+  [
+    'text',
+    'it\'s a "?" \\ -- ü 🙂 \\?',
+    42,
+    2.5,
+    true,
+    { a: "x'y", n: [1, null] },
+    Buffer.from([0, 1, 255]),
+    new Date('2030-01-02T03:04:05.678Z'),
+  ],
   ['nulls', null, null, null, null, null, null, null],
   ['undefined', undefined, undefined, undefined, undefined, undefined, undefined, undefined],
   ['extremes', '', -9007199254740991, -0.000001, false, {}, Buffer.alloc(0), new Date(0)],
-  ['bigint', '\u00e9', 9007199254740993n, 1e300, true, { nested: { deep: ['?', '\\'] } }, Buffer.from('abc'), new Date('1999-12-31T23:59:59.999Z')],
+  [
+    'bigint',
+    '\u00e9',
+    9007199254740993n,
+    1e300,
+    true,
+    { nested: { deep: ['?', '\\'] } },
+    Buffer.from('abc'),
+    new Date('1999-12-31T23:59:59.999Z'),
+  ],
 ];
 
-const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ readonly db: ReadModelDatabase; readonly cleanup: () => Promise<void> }>) => {
+const bindingSuite = (
+  kind: ReadModelDatabase['kind'],
+  open: () => Promise<{ readonly db: ReadModelDatabase; readonly cleanup: () => Promise<void> }>,
+) => {
   let orm: MikroORM;
   let cleanup: () => Promise<void> = async () => undefined;
 
@@ -67,11 +89,32 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
     const marker = `m${randomUUID().slice(0, 8)}`;
     const value = (label: string): string => `${marker}:${label}:x'); --?\\`;
     const doc = { note: value('doc') } as unknown as LeaseView;
-    const lease = (id: string) => ({ id: value(id), projectId: value('project'), userId: value('user'), name: value(`name-${id}`), startDate: '2030-01-01T00:00:00.000Z', endDate: '2030-01-02T00:00:00.000Z', status: 'PENDING', doc });
+    const lease = (id: string) => ({
+      id: value(id),
+      projectId: value('project'),
+      userId: value('user'),
+      name: value(`name-${id}`),
+      startDate: '2030-01-01T00:00:00.000Z',
+      endDate: '2030-01-02T00:00:00.000Z',
+      status: 'PENDING',
+      doc,
+    });
     const em = orm.em.fork();
     const [first, second] = [em.create(LeaseEntity, lease('a')), em.create(LeaseEntity, lease('b'))];
-    em.create(PropertyEntity, { name: value('property'), id: value('property-id'), private: true, createdAt: value('at'), updatedAt: null });
-    em.create(HostEntity, { id: value('host'), hypervisorHostname: value('hostname'), sortKey: 1, doc: doc as never, capabilities: { [value('key')]: value('capability') } });
+    em.create(PropertyEntity, {
+      name: value('property'),
+      id: value('property-id'),
+      private: true,
+      createdAt: value('at'),
+      updatedAt: null,
+    });
+    em.create(HostEntity, {
+      id: value('host'),
+      hypervisorHostname: value('hostname'),
+      sortKey: 1,
+      doc: doc as never,
+      capabilities: { [value('key')]: value('capability') },
+    });
     await em.flush();
     first.name = value('renamed-a');
     second.name = value('renamed-b');
@@ -81,7 +124,11 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
     await em.flush();
 
     const reader = orm.em.fork();
-    const found = await reader.find(LeaseEntity, { projectId: { $in: [value('project'), value('none')] }, startDate: { $gte: '2029' } }, { orderBy: { startDate: 'asc' } });
+    const found = await reader.find(
+      LeaseEntity,
+      { projectId: { $in: [value('project'), value('none')] }, startDate: { $gte: '2029' } },
+      { orderBy: { startDate: 'asc' } },
+    );
     expect(found.map((row) => [row.id, row.name, row.status, row.doc])).toEqual([[value('a'), value('renamed-a'), value('status'), doc]]);
     expect((await reader.findOne(PropertyEntity, { name: value('property') }))?.id).toBe(value('property-id'));
     expect((await reader.findOne(HostEntity, { id: value('host') }))?.capabilities).toEqual({ [value('key')]: value('capability') });
@@ -90,7 +137,8 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
 
     expect(executed.filter((statement) => statement.sql.includes(marker))).toEqual([]);
     const carrying = executed.filter((statement) => statement.bindings.some((binding) => String(binding).includes(marker)));
-    for (const verb of ['insert', 'update', 'delete', 'select']) expect(carrying.some((statement) => statement.sql.trimStart().startsWith(verb))).toBe(true);
+    for (const verb of ['insert', 'update', 'delete', 'select'])
+      expect(carrying.some((statement) => statement.sql.trimStart().startsWith(verb))).toBe(true);
   });
 
   it('stores each kind of value as the inlined SQL of MikroORM 6 did', async () => {
@@ -100,8 +148,12 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
     for (const [label, ...values] of PROBE_ROWS) {
       await connection.execute(INSERT_PROBE, ['lh_probe', `bound:${label}`, ...values], 'run');
       await inlined(INSERT_PROBE, ['lh_probe', `inlined:${label}`, ...values]);
-      const [bound] = await connection.execute<Record<string, unknown>[]>('select t, i, r, b, j, bl, d from lh_probe where k = ?', [`bound:${label}`]);
-      const [reference] = await connection.execute<Record<string, unknown>[]>('select t, i, r, b, j, bl, d from lh_probe where k = ?', [`inlined:${label}`]);
+      const [bound] = await connection.execute<Record<string, unknown>[]>('select t, i, r, b, j, bl, d from lh_probe where k = ?', [
+        `bound:${label}`,
+      ]);
+      const [reference] = await connection.execute<Record<string, unknown>[]>('select t, i, r, b, j, bl, d from lh_probe where k = ?', [
+        `inlined:${label}`,
+      ]);
       expect(reference).toBeDefined();
       expect(bound).toEqual(reference);
     }
@@ -125,7 +177,9 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
       expect(bound).toEqual(rowsOf(await reference));
     }
     expect(await connection.execute('select k from lh_probe where k = ?', ['bound:text'], 'get')).toEqual({ k: 'bound:text' });
-    expect(await connection.execute('update lh_probe set r = ? where k like ?', [1.5, 'bound:%'], 'run')).toMatchObject({ affectedRows: PROBE_ROWS.length });
+    expect(await connection.execute('update lh_probe set r = ? where k like ?', [1.5, 'bound:%'], 'run')).toMatchObject({
+      affectedRows: PROBE_ROWS.length,
+    });
   });
 
   it('keeps MikroORM transactions: a rollback, of the whole or of a savepoint, writes nothing', async () => {
@@ -157,7 +211,10 @@ const bindingSuite = (kind: ReadModelDatabase['kind'], open: () => Promise<{ rea
 describe('read-model connection on SQLite', () => {
   bindingSuite('sqlite', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-binding-'));
-    return { db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      db: { kind: 'sqlite', file: join(dir, 'read-model.sqlite') },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   });
 });
 

@@ -5,7 +5,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverKind } from '#domain/index.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
-import { World, atSecond, createLease, floatingIpReservation, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
+import {
+  World,
+  atSecond,
+  createLease,
+  floatingIpReservation,
+  leaseEvents,
+  registerHosts,
+  typesOf,
+  waitForEvent,
+} from './reactor.fixtures.js';
 
 const MINUTE = 60_000;
 const NET = 'net-public';
@@ -22,7 +31,11 @@ afterEach(async () => {
 });
 
 /** A lease created three minutes ago for [2 minutes ago, 1 minute ago): the reactor starts and ends it at once. */
-const pastWindow = () => ({ startDate: atSecond(Date.now() - 2 * MINUTE), endDate: atSecond(Date.now() - MINUTE), now: new Date(Date.now() - 3 * MINUTE).toISOString() });
+const pastWindow = () => ({
+  startDate: atSecond(Date.now() - 2 * MINUTE),
+  endDate: atSecond(Date.now() - MINUTE),
+  now: new Date(Date.now() - 3 * MINUTE).toISOString(),
+});
 
 describe('what an ended lease left in the cloud', () => {
   it('records a leftover aggregate once, nothing on the next look, and its clearing when it is gone; the gauge follows', async () => {
@@ -65,7 +78,9 @@ describe('what an ended lease left in the cloud', () => {
       tags: ['blazar', `reservation:${lease.reservationId}`],
     });
     expect(await reactor.reclaimOnce()).toMatchObject({ leftovers: 1, recorded: 1 });
-    expect((await leaseEvents(world.store, lease.leaseId)).at(-1)?.data).toMatchObject({ leftovers: [{ kind: 'floating_ip', id: floatingIp.id }] });
+    expect((await leaseEvents(world.store, lease.leaseId)).at(-1)?.data).toMatchObject({
+      leftovers: [{ kind: 'floating_ip', id: floatingIp.id }],
+    });
   });
 
   it('a reactor started after the end watches the lease too (the timeline hands over what finished while catching up)', async () => {

@@ -3,7 +3,17 @@ import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
-import { World, atSecond, createLease, floatingIpReservation, instanceReservation, leaseEvents, registerHosts, typesOf, waitForEvent } from './reactor.fixtures.js';
+import {
+  World,
+  atSecond,
+  createLease,
+  floatingIpReservation,
+  instanceReservation,
+  leaseEvents,
+  registerHosts,
+  typesOf,
+  waitForEvent,
+} from './reactor.fixtures.js';
 
 const HOUR = 3_600_000;
 const NET = 'net-public';
@@ -24,7 +34,13 @@ afterEach(async () => {
 /** An instance lease (2 slots on host1, 1 on host2) and a floating-IP lease, both started a moment ago. */
 const activeLeases = async () => {
   const window = { startDate: atSecond(Date.now() - 1000), endDate: atSecond(Date.now() + HOUR), now: aMinuteAgo() };
-  const instances = await createLease(world.store, { ...window, reservation: instanceReservation([{ hostId: '1', count: 2 }, { hostId: '2', count: 1 }]) });
+  const instances = await createLease(world.store, {
+    ...window,
+    reservation: instanceReservation([
+      { hostId: '1', count: 2 },
+      { hostId: '2', count: 1 },
+    ]),
+  });
   const addresses = await createLease(world.store, { ...window, reservation: floatingIpReservation(NET, ['172.24.4.10', '172.24.4.11']) });
   await waitForEvent(world.store, instances.leaseId, 'Lease.Started');
   await waitForEvent(world.store, addresses.leaseId, 'Lease.Started');
@@ -37,7 +53,10 @@ describe('reconciliation of active reservations with the (standalone) cloud', ()
     const { instances, addresses } = await activeLeases();
     const before = [(await leaseEvents(world.store, instances.leaseId)).length, (await leaseEvents(world.store, addresses.leaseId)).length];
     expect(await reactor.reconcileOnce()).toEqual({ checked: 2, drifted: 0, failed: 0, skipped: 0 });
-    expect([(await leaseEvents(world.store, instances.leaseId)).length, (await leaseEvents(world.store, addresses.leaseId)).length]).toEqual(before);
+    expect([
+      (await leaseEvents(world.store, instances.leaseId)).length,
+      (await leaseEvents(world.store, addresses.leaseId)).length,
+    ]).toEqual(before);
   });
 
   it('finds drift, repairs it, records exactly the repairing steps, and is clean the next round', async () => {
@@ -101,7 +120,12 @@ describe('reconciliation of active reservations with the (standalone) cloud', ()
     /** The check of the first lease waits at the gate; everything else runs as it is. */
     const slowFirstCheck = (effects: EffectsRegistry): EffectsRegistry => {
       const inner = effects['virtual:floatingip'];
-      const adapter = { onStart: inner.onStart.bind(inner), beforeEnd: inner.beforeEnd.bind(inner), onEnd: inner.onEnd.bind(inner), leftovers: inner.leftovers.bind(inner) };
+      const adapter = {
+        onStart: inner.onStart.bind(inner),
+        beforeEnd: inner.beforeEnd.bind(inner),
+        onEnd: inner.onEnd.bind(inner),
+        leftovers: inner.leftovers.bind(inner),
+      };
       const onUpdate = async (context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> => {
         if (held === '' || held === reservation.id) {
           held = reservation.id;
@@ -113,8 +137,18 @@ describe('reconciliation of active reservations with the (standalone) cloud', ()
     };
     const reactor = await world.startReactor({ wrap: slowFirstCheck });
     const started = atSecond(Date.now() - 1000);
-    const first = await createLease(world.store, { startDate: started, endDate: atSecond(Date.now() + HOUR), reservation: floatingIpReservation(NET, ['172.24.4.10']), now: aMinuteAgo() });
-    const ending = await createLease(world.store, { startDate: started, endDate: atSecond(Date.now() + 3_000), reservation: floatingIpReservation(NET, ['172.24.4.11']), now: aMinuteAgo() });
+    const first = await createLease(world.store, {
+      startDate: started,
+      endDate: atSecond(Date.now() + HOUR),
+      reservation: floatingIpReservation(NET, ['172.24.4.10']),
+      now: aMinuteAgo(),
+    });
+    const ending = await createLease(world.store, {
+      startDate: started,
+      endDate: atSecond(Date.now() + 3_000),
+      reservation: floatingIpReservation(NET, ['172.24.4.11']),
+      now: aMinuteAgo(),
+    });
     await waitForEvent(world.store, first.leaseId, 'Lease.Started');
     await waitForEvent(world.store, ending.leaseId, 'Lease.Started');
 
@@ -126,7 +160,7 @@ describe('reconciliation of active reservations with the (standalone) cloud', ()
     release();
 
     const report = await round;
-    expect(world.cloud.neutron.findFloatingIp(NET, '172.24.4.11'), 'the ended lease\'s address, put back').toBeNull();
+    expect(world.cloud.neutron.findFloatingIp(NET, '172.24.4.11'), "the ended lease's address, put back").toBeNull();
     expect(report).toEqual({ checked: 1, drifted: 0, failed: 0, skipped: 1 });
     expect(typesOf(await leaseEvents(world.store, ending.leaseId)).at(-1)).toBe('Lease.Ended');
   });

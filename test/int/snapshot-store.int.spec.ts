@@ -39,7 +39,12 @@ const snapshotStoreContract = (backend: () => Promise<Backend>): void => {
 
   it('hands back what was saved, to another process opening the same store', async () => {
     await (await open()).save({ kind: 'write-index', schemaVersion: 1, position: 42, payload: '{"a":[1,2]}' });
-    expect(await (await open()).load('write-index', 1)).toEqual({ kind: 'write-index', schemaVersion: 1, position: 42, payload: '{"a":[1,2]}' });
+    expect(await (await open()).load('write-index', 1)).toEqual({
+      kind: 'write-index',
+      schemaVersion: 1,
+      position: 42,
+      payload: '{"a":[1,2]}',
+    });
   });
 
   it('keeps the later position when an earlier one is saved after it (a slower process)', async () => {
@@ -69,7 +74,10 @@ describe('snapshot store on SQLite (the event store file)', () => {
     const file = join(dir, 'events.sqlite');
     // the log is there first, as in a deployment: the table is added to its file
     await SqliteEventStore.open({ file }).close();
-    return { open: () => Promise.resolve(SqliteSnapshotStore.open(file)), cleanup: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+    return {
+      open: () => Promise.resolve(SqliteSnapshotStore.open(file)),
+      cleanup: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
   });
 });
 
@@ -83,20 +91,27 @@ describe.skipIf(PG_URL === undefined || PG_URL === '')('snapshot store on Postgr
   });
 });
 
-describe.skipIf(PG_URL === undefined || PG_URL === '')('the snapshot store and the event store opening a fresh PostgreSQL schema at once', () => {
-  it('both make their tables, however their processes interleave (CREATE SCHEMA under one lock)', async () => {
-    const database = await createTestDatabase(PG_URL as string, 'leasehold_snapshots_race');
-    try {
-      for (let round = 0; round < 8; round++) {
-        const url = `${database.url}?schema=race_${round}`;
-        const [events, snapshots, again] = await Promise.all([PostgresEventStore.open({ url }), PostgresSnapshotStore.open(url), PostgresSnapshotStore.open(url)]);
-        await snapshots.save({ kind: 'write-index', schemaVersion: 1, position: 1, payload: '{}' });
-        expect((await again.load('write-index', 1))?.position).toBe(1);
-        expect(await events.headPosition()).toBe(0);
-        await Promise.all([events.close(), snapshots.close(), again.close()]);
+describe.skipIf(PG_URL === undefined || PG_URL === '')(
+  'the snapshot store and the event store opening a fresh PostgreSQL schema at once',
+  () => {
+    it('both make their tables, however their processes interleave (CREATE SCHEMA under one lock)', async () => {
+      const database = await createTestDatabase(PG_URL as string, 'leasehold_snapshots_race');
+      try {
+        for (let round = 0; round < 8; round++) {
+          const url = `${database.url}?schema=race_${round}`;
+          const [events, snapshots, again] = await Promise.all([
+            PostgresEventStore.open({ url }),
+            PostgresSnapshotStore.open(url),
+            PostgresSnapshotStore.open(url),
+          ]);
+          await snapshots.save({ kind: 'write-index', schemaVersion: 1, position: 1, payload: '{}' });
+          expect((await again.load('write-index', 1))?.position).toBe(1);
+          expect(await events.headPosition()).toBe(0);
+          await Promise.all([events.close(), snapshots.close(), again.close()]);
+        }
+      } finally {
+        await database.drop();
       }
-    } finally {
-      await database.drop();
-    }
-  }, 60_000);
-});
+    }, 60_000);
+  },
+);

@@ -69,7 +69,13 @@ describe('verifyReadModel', () => {
 
   it('names a projection stopped on an event by its checkpoint columns', async () => {
     const live = await projected();
-    await live.em.fork().nativeUpdate(CheckpointEntity, { name: 'hosts' }, { failedPosition: 7, failedEventType: 'Host.Registered', error: 'boom', failedAt: '2031-01-01T00:00:00.000Z' });
+    await live.em
+      .fork()
+      .nativeUpdate(
+        CheckpointEntity,
+        { name: 'hosts' },
+        { failedPosition: 7, failedEventType: 'Host.Registered', error: 'boom', failedAt: '2031-01-01T00:00:00.000Z' },
+      );
     const outcome = await verify(live);
     expect(outcome.differences.map((d) => [d.table, d.key, d.column, d.live, d.replayed])).toEqual([
       ['lh_checkpoints', 'hosts', 'failedPosition', 7, null],
@@ -84,9 +90,15 @@ describe('verifyReadModel', () => {
     const versions = await live.em.fork().find(LeaseVersionEntity, {}, { orderBy: { id: 'asc', validFrom: 'asc' } });
     const many = versions.filter((version, i) => version.id === versions[i + 1]?.id);
     // the first of a lease's versions, then one of another event (the key by id alone, or by position alone, named neither)
-    const [first, other] = [many[0], versions.find((version) => version.validFrom === many[0]?.validFrom && version.id !== many[0]?.id) ?? many.at(-1)];
+    const [first, other] = [
+      many[0],
+      versions.find((version) => version.validFrom === many[0]?.validFrom && version.id !== many[0]?.id) ?? many.at(-1),
+    ];
     if (first === undefined || other === undefined) throw new Error('the ledger has no lease with two past versions');
-    for (const version of [first, other]) await live.em.fork().nativeUpdate(LeaseVersionEntity, { id: version.id, validFrom: version.validFrom }, { startDate: '1999-01-01T00:00:00.000Z' });
+    for (const version of [first, other])
+      await live.em
+        .fork()
+        .nativeUpdate(LeaseVersionEntity, { id: version.id, validFrom: version.validFrom }, { startDate: '1999-01-01T00:00:00.000Z' });
     const outcome = await verify(live);
     expect(outcome.differences.map((d) => [d.table, d.key, d.column, d.live])).toEqual(
       [first, other]

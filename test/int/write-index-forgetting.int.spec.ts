@@ -74,7 +74,13 @@ const contextOf = (store: EventStore, index: WriteIndex, prefix: string): Applic
   return { handler: new CommandHandler(store), index, settings: DEFAULT_SETTINGS, newId: () => `${prefix}-${(ids += 1)}` };
 };
 
-const create = async (context: ApplicationContext, now: number, start: number, minutes: number, reservations: readonly ReservationRequest[]): Promise<string> => {
+const create = async (
+  context: ApplicationContext,
+  now: number,
+  start: number,
+  minutes: number,
+  reservations: readonly ReservationRequest[],
+): Promise<string> => {
   const data = { name: 'lease', startDate: iso(start), endDate: iso(start + minutes * MINUTE_MS), beforeEndDate: null, reservations };
   return (await new LeaseUseCases(context).create({ type: 'CreateLease', data, metadata: commandMetadata(member, iso(now)) })).leaseId;
 };
@@ -92,7 +98,9 @@ const everything = async (store: EventStore): Promise<RecordedEvent[]> => {
 };
 
 const releases = (events: readonly RecordedEvent[]) =>
-  events.filter((e) => e.type === 'Host.BookingReleased' || e.type === 'FloatingIp.BookingReleased').map((e) => `${e.streamId} ${(e.data as { reservationId: string }).reservationId}`);
+  events
+    .filter((e) => e.type === 'Host.BookingReleased' || e.type === 'FloatingIp.BookingReleased')
+    .map((e) => `${e.streamId} ${(e.data as { reservationId: string }).reservationId}`);
 
 /** An index that never forgets, folded from the whole log. */
 const wholeLog = async (store: EventStore): Promise<WriteIndex> => {
@@ -191,9 +199,13 @@ const forgettingSuite = (backend: () => Promise<Backend>): void => {
     const opened = await openWriteIndex(store, snapshots, CONFIG, noError, forgetAt(LATER));
     const later = contextOf(store, opened.index, 'later');
     const settle = (work: Promise<unknown>): Promise<unknown> => work.catch((error: unknown) => error);
-    const creates = Array.from({ length: 16 }, (_, i) => settle(create(later, LATER, LATER + HOUR_MS + (i % 5) * 40 * MINUTE_MS, 60, [oneHost])));
+    const creates = Array.from({ length: 16 }, (_, i) =>
+      settle(create(later, LATER, LATER + HOUR_MS + (i % 5) * 40 * MINUTE_MS, 60, [oneHost])),
+    );
     const churn = Array.from({ length: 4 }, (_, i) =>
-      settle(create(later, LATER, LATER + 10 * HOUR_MS + i * 20 * MINUTE_MS, 45, [oneHost]).then((leaseId) => remove(later, leaseId, LATER))),
+      settle(
+        create(later, LATER, LATER + 10 * HOUR_MS + i * 20 * MINUTE_MS, 45, [oneHost]).then((leaseId) => remove(later, leaseId, LATER)),
+      ),
     );
     const deletes = [...past, ...past].map((leaseId) => settle(remove(later, leaseId, LATER)));
     await Promise.all([...creates, ...churn, ...deletes]);
@@ -206,14 +218,18 @@ const forgettingSuite = (backend: () => Promise<Backend>): void => {
       const key = `${event.streamId} ${data.reservationId}`;
       if (event.type === 'Host.Booked') {
         const window = { start: Date.parse(data.startDate), end: Date.parse(data.endDate) };
-        const overlapping = [...live].filter(([other, b]) => other.startsWith(`${event.streamId} `) && b.start < window.end && window.start < b.end);
+        const overlapping = [...live].filter(
+          ([other, b]) => other.startsWith(`${event.streamId} `) && b.start < window.end && window.start < b.end,
+        );
         expect(overlapping).toEqual([]);
         live.set(key, window);
       } else if (event.type === 'Host.BookingReleased') live.delete(key);
     }
     const released = releases(events);
     expect(new Set(released).size).toBe(released.length);
-    expect(events.filter((e) => e.type === 'Lease.Deleted').length).toBe(new Set(events.filter((e) => e.type === 'Lease.Deleted').map((e) => e.streamId)).size);
+    expect(events.filter((e) => e.type === 'Lease.Deleted').length).toBe(
+      new Set(events.filter((e) => e.type === 'Lease.Deleted').map((e) => e.streamId)).size,
+    );
     const replayed = await wholeLog(store);
     for (const leaseId of past) expect(reservationsOn(replayed, '1').filter((b) => b.startsWith(`${leaseId} `))).toEqual([]);
     await opened.index.catchUp();
@@ -225,4 +241,6 @@ const forgettingSuite = (backend: () => Promise<Backend>): void => {
 
 describe('the API write index forgetting ended bookings, on SQLite', () => forgettingSuite(sqlite));
 
-describe.skipIf(PG_URL === undefined || PG_URL === '')('the API write index forgetting ended bookings, on PostgreSQL', () => forgettingSuite(postgresql));
+describe.skipIf(PG_URL === undefined || PG_URL === '')('the API write index forgetting ended bookings, on PostgreSQL', () =>
+  forgettingSuite(postgresql),
+);

@@ -15,7 +15,8 @@ const sources = (dir: string): string[] =>
 const variablesRead = (): string[] => {
   const names = new Set<string>();
   for (const file of [...sources(join(ROOT, 'apps')), ...sources(join(ROOT, 'libs'))]) {
-    for (const [, name = ''] of readFileSync(file, 'utf8').matchAll(/(?:env\.|['"`])(LEASEHOLD_[A-Z0-9_]*[A-Z0-9])(?![A-Z0-9_*])/g)) if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
+    for (const [, name = ''] of readFileSync(file, 'utf8').matchAll(/(?:env\.|['"`])(LEASEHOLD_[A-Z0-9_]*[A-Z0-9])(?![A-Z0-9_*])/g))
+      if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
   }
   return [...names].sort();
 };

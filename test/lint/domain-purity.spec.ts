@@ -37,14 +37,21 @@ const tsFilesUnder = (dir: string, recursive: boolean): string[] =>
 
 const pureFiles = (): string[] => {
   const roles = tsFilesUnder(PLUGINS, true).filter((file) => PURE_ROLE.test(file.slice(join(ROOT, PLUGINS).length + 1)));
-  const files = [...PURE_TREES.flatMap((dir) => tsFilesUnder(dir, true)), ...PURE_FOLDERS.flatMap((dir) => tsFilesUnder(dir, false)), ...roles];
+  const files = [
+    ...PURE_TREES.flatMap((dir) => tsFilesUnder(dir, true)),
+    ...PURE_FOLDERS.flatMap((dir) => tsFilesUnder(dir, false)),
+    ...roles,
+  ];
   return [...new Set(files)].sort();
 };
 
 describe('architecture rules', () => {
   it('libs/domain and the plugin policies and admission modules import no framework, I/O, clock or randomness', async () => {
     // the purity rules read imports and syntax, no types: without a TypeScript program the check takes seconds, not a minute under load
-    const eslint = new ESLint({ cwd: ROOT, overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }] });
+    const eslint = new ESLint({
+      cwd: ROOT,
+      overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }],
+    });
     const files = pureFiles();
     const results = await eslint.lintFiles(files);
     const problems = results.flatMap((result) => result.messages.map((m) => `${result.filePath}:${m.line} ${m.message}`));
@@ -53,7 +60,14 @@ describe('architecture rules', () => {
     // every policy and admission module of every type is among them, and the purity rules apply to each that is not a test
     const roles = files.filter((file) => /\.(policy|admission)\.ts$/.test(file)).map((file) => file.slice(join(ROOT, PLUGINS).length + 1));
     expect(roles).toEqual(
-      expect.arrayContaining(['physical-host/host-allocation.policy.ts', 'physical-host/host.admission.ts', 'instance/instance-allocation.policy.ts', 'instance/instance.admission.ts', 'floating-ip/floating-ip-allocation.policy.ts', 'floating-ip/floating-ip.admission.ts']),
+      expect.arrayContaining([
+        'physical-host/host-allocation.policy.ts',
+        'physical-host/host.admission.ts',
+        'instance/instance-allocation.policy.ts',
+        'instance/instance.admission.ts',
+        'floating-ip/floating-ip-allocation.policy.ts',
+        'floating-ip/floating-ip.admission.ts',
+      ]),
     );
     const pure = files.filter((name) => !name.endsWith('.spec.ts'));
     expect(pure.length).toBeGreaterThan(30);
@@ -63,25 +77,35 @@ describe('architecture rules', () => {
     }
   }, 60_000);
 
-  it.each(PLANTS)('the same rules refuse an impure file planted as %s', async (path) => {
-    // a planted file is in no TypeScript project: lint it with the purity rules only, without type information
-    const eslint = new ESLint({ cwd: ROOT, overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }] });
-    const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, path) });
-    const found = (result?.messages ?? []).map((m) => [m.line, m.ruleId]);
-    expect(found).toEqual([
-      [1, 'no-restricted-imports'],
-      [2, 'no-restricted-imports'],
-      [3, 'no-restricted-imports'],
-      [4, 'no-restricted-imports'],
-      [5, 'no-restricted-syntax'],
-      [6, 'no-restricted-syntax'],
-      [7, 'no-restricted-syntax'],
-      [8, 'no-restricted-syntax'],
-    ]);
-  }, 60_000);
+  it.each(PLANTS)(
+    'the same rules refuse an impure file planted as %s',
+    async (path) => {
+      // a planted file is in no TypeScript project: lint it with the purity rules only, without type information
+      const eslint = new ESLint({
+        cwd: ROOT,
+        overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }],
+      });
+      const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, path) });
+      const found = (result?.messages ?? []).map((m) => [m.line, m.ruleId]);
+      expect(found).toEqual([
+        [1, 'no-restricted-imports'],
+        [2, 'no-restricted-imports'],
+        [3, 'no-restricted-imports'],
+        [4, 'no-restricted-imports'],
+        [5, 'no-restricted-syntax'],
+        [6, 'no-restricted-syntax'],
+        [7, 'no-restricted-syntax'],
+        [8, 'no-restricted-syntax'],
+      ]);
+    },
+    60_000,
+  );
 
   it('libs/application reads no clock and makes no ids or randomness of its own (they come in as command data)', async () => {
-    const eslint = new ESLint({ cwd: ROOT, overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }] });
+    const eslint = new ESLint({
+      cwd: ROOT,
+      overrideConfig: [{ ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false } } }],
+    });
     const [result] = await eslint.lintText(PLANTED_IMPURE, { filePath: join(ROOT, 'libs/application/src/leases/planted-clock.ts') });
     // imports of I/O are allowed there (ports, the policy file); the clock, randomness and ids are not
     expect((result?.messages ?? []).map((m) => [m.line, m.ruleId])).toEqual([

@@ -41,7 +41,9 @@ interface Rule {
 }
 
 describe('docs/prometheus/leasehold-alerts.yml', () => {
-  const document = yaml.load(readFileSync(join(ROOT, 'docs/prometheus/leasehold-alerts.yml'), 'utf8')) as { groups: { name: string; rules: Rule[] }[] };
+  const document = yaml.load(readFileSync(join(ROOT, 'docs/prometheus/leasehold-alerts.yml'), 'utf8')) as {
+    groups: { name: string; rules: Rule[] }[];
+  };
   const rules = document.groups.flatMap((group) => group.rules);
 
   it('is a rules file: groups of alerts with an expression, a severity and a summary', () => {

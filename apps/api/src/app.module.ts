@@ -35,7 +35,21 @@ import { ReadYourWrites } from './read-side/read-your-writes.js';
 import { PointInTime } from './read-side/point-in-time.js';
 import { ReadYourWritesInterceptor } from './read-side/read-your-writes.interceptor.js';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APPLICATION_CONTEXT, AUDIT_STORE, USAGE_ENFORCEMENT, CLOCK, CLOUD_CONFIG, EVENT_STORE, FLOATING_IP_NETWORKS, HOST_INVENTORY, OPENSTACK_SESSION, READ_MODEL_ORM, OPENED_WRITE_INDEX, OPENED_QUOTA_INDEX, SNAPSHOT_STORE } from './tokens.js';
+import {
+  APPLICATION_CONTEXT,
+  AUDIT_STORE,
+  USAGE_ENFORCEMENT,
+  CLOCK,
+  CLOUD_CONFIG,
+  EVENT_STORE,
+  FLOATING_IP_NETWORKS,
+  HOST_INVENTORY,
+  OPENSTACK_SESSION,
+  READ_MODEL_ORM,
+  OPENED_WRITE_INDEX,
+  OPENED_QUOTA_INDEX,
+  SNAPSHOT_STORE,
+} from './tokens.js';
 import { VersionsController } from './versions/versions.controller.js';
 import { AvailabilityController } from './availability/availability.controller.js';
 import { AvailabilityQueries } from '#application/availability/availability.queries.js';
@@ -151,11 +165,21 @@ export class AppModule {
           useFactory: (store: EventStore, snapshots: SnapshotStore, clock: () => Date) => {
             const logger = new Logger('snapshots');
             const forget = { pastMs: config.pastKeptMs, now: () => clock().getTime() };
-            return openWriteIndex(store, snapshots, config.snapshots, (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`), forget);
+            return openWriteIndex(
+              store,
+              snapshots,
+              config.snapshots,
+              (error) => logger.warn(`write index snapshot not written: ${describeError(error)}`),
+              forget,
+            );
           },
         },
         { provide: WriteIndex, inject: [OPENED_WRITE_INDEX], useFactory: (opened: OpenedWriteIndex) => opened.index },
-        { provide: LEASE_TRUSTS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session) },
+        {
+          provide: LEASE_TRUSTS,
+          inject: [OPENSTACK_SESSION],
+          useFactory: (session: OpenStackSession | null) => leaseTrustsFor(config.auth, session),
+        },
         {
           provide: USAGE_ENFORCEMENT,
           inject: [WriteIndex],
@@ -163,7 +187,12 @@ export class AppModule {
             const { enforcement } = config;
             const service = enforcement.external === null ? null : new HttpExternalEnforcement(enforcement.external);
             const logger = new Logger('enforcement');
-            return usageEnforcement({ config: enforcement, service, resources: indexResources(index), warn: (message) => logger.warn(message) });
+            return usageEnforcement({
+              config: enforcement,
+              service,
+              resources: indexResources(index),
+              warn: (message) => logger.warn(message),
+            });
           },
         },
         {
@@ -172,11 +201,25 @@ export class AppModule {
           useFactory: (store: EventStore, snapshots: SnapshotStore, clock: () => Date) => {
             const logger = new Logger('snapshots');
             const forget = { pastMs: config.pastKeptMs, now: () => clock().getTime() };
-            return openQuotaIndex(store, snapshots, config.snapshots, (error) => logger.warn(`quota index snapshot not written: ${describeError(error)}`), forget);
+            return openQuotaIndex(
+              store,
+              snapshots,
+              config.snapshots,
+              (error) => logger.warn(`quota index snapshot not written: ${describeError(error)}`),
+              forget,
+            );
           },
         },
-        { provide: Quotas, inject: [OPENED_QUOTA_INDEX], useFactory: (opened: OpenedQuotaIndex) => new Quotas(opened.index, config.quotas) },
-        { provide: QuotaUseCases, inject: [APPLICATION_CONTEXT, Quotas], useFactory: (context: ApplicationContext, quotas: Quotas) => new QuotaUseCases(context, quotas) },
+        {
+          provide: Quotas,
+          inject: [OPENED_QUOTA_INDEX],
+          useFactory: (opened: OpenedQuotaIndex) => new Quotas(opened.index, config.quotas),
+        },
+        {
+          provide: QuotaUseCases,
+          inject: [APPLICATION_CONTEXT, Quotas],
+          useFactory: (context: ApplicationContext, quotas: Quotas) => new QuotaUseCases(context, quotas),
+        },
         {
           provide: LeaseUseCases,
           inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT, Quotas],
@@ -186,8 +229,16 @@ export class AppModule {
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },
         { provide: OPENSTACK_SESSION, inject: [CLOUD_CONFIG], useFactory: (cloud: CloudConfig) => openStackSessionFor(cloud) },
-        { provide: HOST_INVENTORY, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => hostInventoryFor(session, config.guardrails.standaloneZoneHosts) },
-        { provide: FLOATING_IP_NETWORKS, inject: [OPENSTACK_SESSION], useFactory: (session: OpenStackSession | null) => floatingIpNetworksFor(session) },
+        {
+          provide: HOST_INVENTORY,
+          inject: [OPENSTACK_SESSION],
+          useFactory: (session: OpenStackSession | null) => hostInventoryFor(session, config.guardrails.standaloneZoneHosts),
+        },
+        {
+          provide: FLOATING_IP_NETWORKS,
+          inject: [OPENSTACK_SESSION],
+          useFactory: (session: OpenStackSession | null) => floatingIpNetworksFor(session),
+        },
         { provide: CommandHandler, inject: [EVENT_STORE], useFactory: (store: EventStore) => new CommandHandler(store) },
         {
           provide: APPLICATION_CONTEXT,
@@ -204,9 +255,21 @@ export class AppModule {
             },
           }),
         },
-        { provide: AvailabilityQueries, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new AvailabilityQueries(context) },
-        { provide: CapacityQueries, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new CapacityQueries(context) },
-        { provide: FlavorUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new FlavorUseCases(context) },
+        {
+          provide: AvailabilityQueries,
+          inject: [APPLICATION_CONTEXT],
+          useFactory: (context: ApplicationContext) => new AvailabilityQueries(context),
+        },
+        {
+          provide: CapacityQueries,
+          inject: [APPLICATION_CONTEXT],
+          useFactory: (context: ApplicationContext) => new CapacityQueries(context),
+        },
+        {
+          provide: FlavorUseCases,
+          inject: [APPLICATION_CONTEXT],
+          useFactory: (context: ApplicationContext) => new FlavorUseCases(context),
+        },
         {
           provide: HostUseCases,
           inject: [APPLICATION_CONTEXT, HOST_INVENTORY],
@@ -245,7 +308,8 @@ export class AppModule {
         {
           provide: FeedStreams,
           inject: [EventFeed, LogHead],
-          useFactory: (feed: EventFeed, head: LogHead) => new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+          useFactory: (feed: EventFeed, head: LogHead) =>
+            new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
         },
         {
           provide: UsageIndex,
@@ -253,12 +317,21 @@ export class AppModule {
           // folded once the API listens (server.ts), not before: a report waits for it
           useFactory: (store: EventStore) => new UsageIndex(store),
         },
-        { provide: UsageQueries, inject: [EVENT_STORE, UsageIndex], useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index) },
-        { provide: RateCardUseCases, inject: [APPLICATION_CONTEXT], useFactory: (context: ApplicationContext) => new RateCardUseCases(context) },
+        {
+          provide: UsageQueries,
+          inject: [EVENT_STORE, UsageIndex],
+          useFactory: (store: EventStore, index: UsageIndex) => new UsageQueries(store, index),
+        },
+        {
+          provide: RateCardUseCases,
+          inject: [APPLICATION_CONTEXT],
+          useFactory: (context: ApplicationContext) => new RateCardUseCases(context),
+        },
         {
           provide: ReadYourWrites,
           inject: [READ_MODEL_ORM, EVENT_STORE, CLOCK],
-          useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) => new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
+          useFactory: (orm: MikroORM, store: EventStore, clock: () => Date) =>
+            new ReadYourWrites(orm, store, config.readYourWritesTimeoutMs, clock),
         },
         {
           provide: PointInTime,

@@ -35,7 +35,9 @@ describe('API configuration: authentication', () => {
       timeoutMs: 5000,
     });
     expect(config.wwwAuthenticateUri).toBe('http://127.0.0.1:62357/v3');
-    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_WWW_AUTHENTICATE_URI: 'https://id.example/v3' }).wwwAuthenticateUri).toBe('https://id.example/v3');
+    expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_WWW_AUTHENTICATE_URI: 'https://id.example/v3' }).wwwAuthenticateUri).toBe(
+      'https://id.example/v3',
+    );
   });
 
   it('a validated Keystone token is trusted for at most 60 s by default; LEASEHOLD_KEYSTONE_CACHE_SECONDS sets it, 0 turns the cache off', () => {
@@ -43,7 +45,9 @@ describe('API configuration: authentication', () => {
     expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '' }).keystone?.cacheSeconds).toBe(60);
     expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '5' }).keystone?.cacheSeconds).toBe(5);
     expect(loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '0' }).keystone?.cacheSeconds).toBe(0);
-    expect(() => loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '-1' })).toThrow(/LEASEHOLD_KEYSTONE_CACHE_SECONDS must be a non-negative integer/);
+    expect(() => loadApiConfig({ ...KEYSTONE, LEASEHOLD_KEYSTONE_CACHE_SECONDS: '-1' })).toThrow(
+      /LEASEHOLD_KEYSTONE_CACHE_SECONDS must be a non-negative integer/,
+    );
   });
 
   it('the Keystone URL gets /v3 when it lacks it', () => {
@@ -57,19 +61,28 @@ describe('API configuration: authentication', () => {
     expect(() => loadApiConfig({ LEASEHOLD_AUTH: 'ldap' })).toThrow('LEASEHOLD_AUTH must be none, static or keystone, got ldap');
     expect(() => assertSafeBinding(loadApiConfig({ LEASEHOLD_HOST: '0.0.0.0' }))).toThrow(/Refusing to listen on 0.0.0.0/);
     expect(() => assertSafeBinding(loadApiConfig({ ...KEYSTONE, LEASEHOLD_HOST: '0.0.0.0' }))).not.toThrow();
-    expect(() => assertSafeBinding(loadApiConfig({ LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: 't', LEASEHOLD_HOST: '::' }))).not.toThrow();
+    expect(() =>
+      assertSafeBinding(loadApiConfig({ LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: 't', LEASEHOLD_HOST: '::' })),
+    ).not.toThrow();
   });
 });
 
 describe('API configuration: the event feed', () => {
   it('streams to 100 clients at most with a heartbeat every 15 s by default; both settable, neither 0', () => {
     expect(loadApiConfig({})).toMatchObject({ feedMaxStreams: 100, feedHeartbeatMs: 15_000 });
-    expect(loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '3', LEASEHOLD_FEED_HEARTBEAT_MS: '200' })).toMatchObject({ feedMaxStreams: 3, feedHeartbeatMs: 200 });
+    expect(loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '3', LEASEHOLD_FEED_HEARTBEAT_MS: '200' })).toMatchObject({
+      feedMaxStreams: 3,
+      feedHeartbeatMs: 200,
+    });
     expect(loadApiConfig({}).keepAliveTimeoutMs).toBe(65_000);
     expect(loadApiConfig({ LEASEHOLD_HTTP_KEEPALIVE_MS: '7000' }).keepAliveTimeoutMs).toBe(7_000);
     expect(() => loadApiConfig({ LEASEHOLD_HTTP_KEEPALIVE_MS: '0' })).toThrow(/LEASEHOLD_HTTP_KEEPALIVE_MS/);
-    expect(() => loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '0' })).toThrow('LEASEHOLD_FEED_MAX_STREAMS must be a positive integer, got 0');
-    expect(() => loadApiConfig({ LEASEHOLD_FEED_HEARTBEAT_MS: '-5' })).toThrow('LEASEHOLD_FEED_HEARTBEAT_MS must be a non-negative integer, got -5');
+    expect(() => loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '0' })).toThrow(
+      'LEASEHOLD_FEED_MAX_STREAMS must be a positive integer, got 0',
+    );
+    expect(() => loadApiConfig({ LEASEHOLD_FEED_HEARTBEAT_MS: '-5' })).toThrow(
+      'LEASEHOLD_FEED_HEARTBEAT_MS must be a non-negative integer, got -5',
+    );
   });
 });
 

@@ -148,7 +148,10 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     auth,
     defaultUserId: env.LEASEHOLD_DEFAULT_USER_ID ?? 'leasehold-admin',
     defaultProjectId: env.LEASEHOLD_DEFAULT_PROJECT_ID ?? 'leasehold-admin-project',
-    tokensFile: auth === 'static' ? required(env, 'LEASEHOLD_TOKENS_FILE', 'when LEASEHOLD_AUTH=static (a JSON file mapping tokens to {user_id, project_id, roles})') : null,
+    tokensFile:
+      auth === 'static'
+        ? required(env, 'LEASEHOLD_TOKENS_FILE', 'when LEASEHOLD_AUTH=static (a JSON file mapping tokens to {user_id, project_id, roles})')
+        : null,
     keystone,
     wwwAuthenticateUri: optional(env.LEASEHOLD_WWW_AUTHENTICATE_URI) ?? keystone?.url ?? null,
     policyFile: optional(env.LEASEHOLD_POLICY_FILE),

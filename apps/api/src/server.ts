@@ -54,7 +54,10 @@ const bootstrap = async (): Promise<void> => {
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
   const { restored } = app.get<OpenedWriteIndex>(OPENED_WRITE_INDEX);
-  log.info({ event: 'write-index', ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }) });
+  log.info({
+    event: 'write-index',
+    ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }),
+  });
   warmUsageIndex(app.get(UsageIndex));
 };
 

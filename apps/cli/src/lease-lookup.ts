@@ -13,7 +13,7 @@ const NAMING = ['Lease.Created', 'Lease.Renamed', 'Lease.Deleted'];
 /** Every lease's current name, read from the log (any deployment has one; a read model may lag or be elsewhere). */
 const knownLeases = async (store: EventStore): Promise<Map<string, KnownLease>> => {
   const leases = new Map<string, KnownLease>();
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const events = await store.readAll({ from, limit: PAGE, filter: { types: NAMING } });
     for (const event of events) {
       const data = event.data as { readonly leaseId: string; readonly name?: string };

@@ -22,7 +22,10 @@ describe('progressBar', () => {
     bar.update(200_000, 200_000);
     bar.finish();
     bar.finish();
-    const frames = terminal.written().split('\r\x1b[K').filter((frame) => frame.length > 0);
+    const frames = terminal
+      .written()
+      .split('\r\x1b[K')
+      .filter((frame) => frame.length > 0);
     expect(frames).toEqual([
       `replay [${'#'.repeat(8)}${'-'.repeat(22)}]  25% 50,000/200,000 events, 50,000 events/s`,
       `replay [${'#'.repeat(30)}] 100% 200,000/200,000 events, 100,000 events/s`,

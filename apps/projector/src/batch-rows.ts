@@ -54,7 +54,8 @@ export class TableRows<Row extends object> {
     let missing = [...new Set(keys)].filter((key) => !this.rows.has(key));
     if (this.pipelined !== null) missing = this.fromPipeline(this.pipelined, missing);
     if (missing.length === 0) return;
-    const sqlite = this.pipelined?.reader<Row>(this.entity.meta.className) ?? (await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className));
+    const sqlite =
+      this.pipelined?.reader<Row>(this.entity.meta.className) ?? (await SqliteRowWriter.of<Row>(this.em, this.entity.meta.className));
     for (const part of chunks(missing)) {
       for (const key of part) {
         this.rows.set(key, null);
@@ -104,7 +105,10 @@ export class TableRows<Row extends object> {
    */
   loaded(key: string): Row | null {
     const row = this.rows.get(key);
-    if (row === undefined) throw new Error(`${this.entity.meta.className} ${key} was not loaded before the fold read it (a projection's preload must load every row its apply reads)`);
+    if (row === undefined)
+      throw new Error(
+        `${this.entity.meta.className} ${key} was not loaded before the fold read it (a projection's preload must load every row its apply reads)`,
+      );
     return row;
   }
 
@@ -140,7 +144,11 @@ export class TableRows<Row extends object> {
     } else {
       const stale = keys.filter((key) => !this.absent.has(key));
       for (const part of chunks(stale)) await this.em.nativeDelete(this.entity, { [this.key]: { $in: part } } as FilterQuery<Row>);
-      for (const part of chunks(rows)) await this.em.insertMany(this.entity, part.map((row) => this.plain(row)));
+      for (const part of chunks(rows))
+        await this.em.insertMany(
+          this.entity,
+          part.map((row) => this.plain(row)),
+        );
     }
     for (const key of keys) if (this.rows.get(key) != null) this.absent.delete(key);
   }

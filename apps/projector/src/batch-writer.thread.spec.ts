@@ -46,7 +46,9 @@ describe('the projector writer thread', () => {
     file = join(dir, 'rm.sqlite');
     const db = new Database(file);
     db.pragma('journal_mode = wal');
-    db.exec('create table checkpoints (name text primary key, position integer not null); create table items (id text primary key, label text not null)');
+    db.exec(
+      'create table checkpoints (name text primary key, position integer not null); create table items (id text primary key, label text not null)',
+    );
     db.close();
     worker = startWriterThread({ file, pragmas: ['busy_timeout = 1000', 'synchronous = normal'] });
     replies = [];
@@ -61,8 +63,15 @@ describe('the projector writer thread', () => {
   it('writes each batch with its checkpoint in one transaction, in the order given', async () => {
     worker.postMessage(batch(1, 0, 10, ['a', 'b']));
     worker.postMessage(batch(2, 10, 20, ['c']));
-    expect(await reply(2)).toEqual([{ kind: 'written', id: 1 }, { kind: 'written', id: 2 }]);
-    expect(read('select id, label from items order by id')).toEqual([['a', 'label of a'], ['b', 'label of b'], ['c', 'label of c']]);
+    expect(await reply(2)).toEqual([
+      { kind: 'written', id: 1 },
+      { kind: 'written', id: 2 },
+    ]);
+    expect(read('select id, label from items order by id')).toEqual([
+      ['a', 'label of a'],
+      ['b', 'label of b'],
+      ['c', 'label of c'],
+    ]);
     expect(read('select name, position from checkpoints')).toEqual([['p', 20]]);
   });
 
@@ -85,7 +94,12 @@ describe('the projector writer thread', () => {
     // the second item clashes with the first's primary key after the first row of the batch was written
     worker.postMessage(batch(2, 10, 20, ['b', 'a']));
     const [, failed] = await reply(2);
-    expect(failed).toMatchObject({ kind: 'failed', id: 2, moved: false, error: expect.stringMatching(/UNIQUE constraint failed: items.id/) });
+    expect(failed).toMatchObject({
+      kind: 'failed',
+      id: 2,
+      moved: false,
+      error: expect.stringMatching(/UNIQUE constraint failed: items.id/),
+    });
     expect(read('select id from items order by id')).toEqual([['a']]);
     expect(read('select position from checkpoints')).toEqual([[10]]);
   });

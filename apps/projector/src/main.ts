@@ -28,11 +28,16 @@ import { eventLog } from '#observability/logger.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_CATCH_UP_BATCH_SIZE, PROJECTOR_CACHE_MIB, ProjectionRunner, writerThreadFromEnv } from './projection-runner.js';
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_CATCH_UP_BATCH_SIZE,
+  PROJECTOR_CACHE_MIB,
+  ProjectionRunner,
+  writerThreadFromEnv,
+} from './projection-runner.js';
 import { describeError } from '#domain/index.js';
 
 const log = eventLog('projector');
-
 
 /** `/metrics` beside the probes, unless LEASEHOLD_METRICS=off; a wrong setting exits 1 naming it. */
 const projectorMetrics = (host: string, store: EventStore, orm: MikroORM, runner: ProjectionRunner) => {

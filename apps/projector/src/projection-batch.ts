@@ -1,7 +1,13 @@
 import { BetterSqlitePlatform } from '@mikro-orm/better-sqlite';
 import { type Connection, type EntityManager, LockMode, type MikroORM } from '@mikro-orm/core';
 import type { FoldableEvent } from '#event-store/event-store.port.js';
-import { CheckpointEntity, type CheckpointRow, HISTORY_FROM_CHECKPOINT, LEGACY_READ_MODEL_CHECKPOINT, READ_MODELS } from '#read-model/index.js';
+import {
+  CheckpointEntity,
+  type CheckpointRow,
+  HISTORY_FROM_CHECKPOINT,
+  LEGACY_READ_MODEL_CHECKPOINT,
+  READ_MODELS,
+} from '#read-model/index.js';
 import { BatchRows } from './batch-rows.js';
 import type { Projection } from './projection.js';
 import { describeError } from '#domain/index.js';
@@ -18,7 +24,6 @@ export interface ProjectionOutcome {
   readonly position: number;
   readonly fault: ProjectionFault | null;
 }
-
 
 /** The stored checkpoint rows of these projections (a projection without one is at 0). */
 const checkpointRows = async (em: EntityManager, names: readonly string[], lock = false): Promise<Map<string, CheckpointRow>> => {
@@ -47,7 +52,14 @@ export const migrateLegacyCheckpoint = async (orm: MikroORM, names: readonly str
     const rows = await checkpointRows(tx, names);
     for (const name of names) {
       if (!rows.has(name)) {
-        await tx.insert(CheckpointEntity, { name, position: Number(legacy.position), failedPosition: null, failedEventType: null, error: null, failedAt: null });
+        await tx.insert(CheckpointEntity, {
+          name,
+          position: Number(legacy.position),
+          failedPosition: null,
+          failedEventType: null,
+          error: null,
+          failedAt: null,
+        });
       }
     }
     await tx.nativeDelete(CheckpointEntity, { name: LEGACY_READ_MODEL_CHECKPOINT });
@@ -110,7 +122,12 @@ const applyInSavepoint = async (tx: EntityManager, projection: Projection, event
  * applied one at a time, so that everything before the faulty event is kept and the fault names the
  * exact event; the projection never skips it.
  */
-const advance = async (tx: EntityManager, projection: Projection, from: number, events: readonly FoldableEvent[]): Promise<ProjectionOutcome> => {
+const advance = async (
+  tx: EntityManager,
+  projection: Projection,
+  from: number,
+  events: readonly FoldableEvent[],
+): Promise<ProjectionOutcome> => {
   // the checkpoint is behind the batch (a rebuild swapped in an older copy): the caller catches up first
   if ((events[0]?.position ?? 0) > from + 1) return { position: from, fault: null };
   const pending = events.filter((event) => event.position > from);
@@ -156,7 +173,9 @@ const checkpointRow = (name: string, outcome: ProjectionOutcome, previous: Check
  */
 const takeWriteLock = async (tx: EntityManager): Promise<void> => {
   if (!(tx.getPlatform() instanceof BetterSqlitePlatform)) return;
-  await tx.getConnection().execute(`update ${CheckpointEntity.meta.tableName} set position = position where 0`, [], 'run', tx.getTransactionContext());
+  await tx
+    .getConnection()
+    .execute(`update ${CheckpointEntity.meta.tableName} set position = position where 0`, [], 'run', tx.getTransactionContext());
 };
 
 /**

@@ -2,7 +2,14 @@ import type { MikroORM } from '@mikro-orm/core';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EventStore, FoldableEvent, Subscription } from '#event-store/event-store.port.js';
 import type { Projection } from './projection.js';
-import { type ProjectionFault, type ProjectionOutcome, markHistoryStart, migrateLegacyCheckpoint, projectBatch, readCheckpoints } from './projection-batch.js';
+import {
+  type ProjectionFault,
+  type ProjectionOutcome,
+  markHistoryStart,
+  migrateLegacyCheckpoint,
+  projectBatch,
+  readCheckpoints,
+} from './projection-batch.js';
 import { describeError } from '#domain/index.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
 import { type FoldedBatch, PIPELINE_DEPTH, SqlitePipeline } from './sqlite-pipeline.js';
@@ -22,7 +29,10 @@ export const DEFAULT_CATCH_UP_BATCH_SIZE = 50_000;
 export const PROJECTOR_CACHE_MIB = 64;
 const RETRY_WINDOW = 5_000;
 
-export type RunnerLogEntry = Readonly<{ event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered'; [detail: string]: unknown }>;
+export type RunnerLogEntry = Readonly<{
+  event: 'start' | 'caught_up' | 'stop' | 'error' | 'retry' | 'recovered';
+  [detail: string]: unknown;
+}>;
 
 export interface ProjectionRunnerOptions {
   readonly store: EventStore;
@@ -87,13 +97,16 @@ interface Waiter {
 const noop = (): void => undefined;
 
 /** LEASEHOLD_PROJECTOR_WRITER_THREAD: on unless `off` (or `0`, `false`, `no`). */
-export const writerThreadFromEnv = (value: string | undefined): boolean => !['off', '0', 'false', 'no'].includes((value ?? '').trim().toLowerCase());
+export const writerThreadFromEnv = (value: string | undefined): boolean =>
+  !['off', '0', 'false', 'no'].includes((value ?? '').trim().toLowerCase());
 
 /** A read model that has seen more than the log holds was built from another log: it cannot be trusted, only rebuilt. */
 const beyondTheLog = (position: number, head: number): ProjectionFault => ({
   position,
   eventType: 'none',
-  error: new Error(`the read model's checkpoint ${position} is beyond the log's head ${head}: it was built from another log; rebuild it (npm run rebuild-read-models)`),
+  error: new Error(
+    `the read model's checkpoint ${position} is beyond the log's head ${head}: it was built from another log; rebuild it (npm run rebuild-read-models)`,
+  ),
 });
 
 /**
@@ -137,7 +150,10 @@ export class ProjectionRunner {
     this.caughtUpPromise.catch(noop);
   }
 
-  /** Resolves once everything in the store when `start()` ran is projected; rejects if the runner stops or a projection fails for good first. */
+  /**
+   * Resolves once everything in the store when `start()` ran is projected; rejects if the runner stops or a projection fails for good
+   * first.
+   */
   get caughtUp(): Promise<void> {
     return this.caughtUpPromise;
   }
@@ -260,11 +276,18 @@ export class ProjectionRunner {
         const behind = this.delivered < head;
         if (behind && pipeline !== null && pipelining && this.pipelinable(inFlight.length > 0)) {
           const from = this.delivered;
-          const folded = await pipeline.fold(this.lanes.map((lane) => lane.projection), from, this.readChunk, this.catchUpBatchSize, this.options.foldChunkSize);
+          const folded = await pipeline.fold(
+            this.lanes.map((lane) => lane.projection),
+            from,
+            this.readChunk,
+            this.catchUpBatchSize,
+            this.options.foldChunkSize,
+          );
           if (folded !== null && folded.last > from) {
             inFlight.push(this.whenCommitted(folded));
             this.delivered = folded.last;
-            if (inFlight.length >= PIPELINE_DEPTH && !(await inFlight.shift())) pipelining = await this.afterPipelineFailure(pipeline, inFlight);
+            if (inFlight.length >= PIPELINE_DEPTH && !(await inFlight.shift()))
+              pipelining = await this.afterPipelineFailure(pipeline, inFlight);
             continue;
           }
         }
@@ -289,7 +312,9 @@ export class ProjectionRunner {
     return this.readChunk(this.delivered, this.catchUpBatchSize);
   }
 
-  /** A read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn before each read. */
+  /**
+   * A read and a batch on SQLite settle without the event loop: timers (progress) and signals (SIGTERM) get their turn before each read.
+   */
   private readonly readChunk = async (after: number, limit: number): Promise<readonly FoldableEvent[]> => {
     await yieldToEventLoop();
     return this.options.store.readAllFoldable({ from: after, limit });
@@ -310,7 +335,10 @@ export class ProjectionRunner {
     return this.lanes.every((lane) => lane.fault === null && (pending || lane.position === this.delivered));
   }
 
-  /** Once the writer has committed the batch, every lane is past it; false: nothing of it was written. Holds the batch's positions, not its events. */
+  /**
+   * Once the writer has committed the batch, every lane is past it; false: nothing of it was written. Holds the batch's positions, not its
+   * events.
+   */
   private async whenCommitted({ committed, first, last }: FoldedBatch): Promise<boolean> {
     try {
       await committed;
@@ -338,7 +366,10 @@ export class ProjectionRunner {
   private async afterPipelineFailure(pipeline: SqlitePipeline, inFlight: Promise<boolean>[]): Promise<boolean> {
     await this.settled(inFlight);
     pipeline.reset();
-    const checkpoints = await readCheckpoints(this.options.orm.em, this.lanes.map((lane) => lane.projection.name));
+    const checkpoints = await readCheckpoints(
+      this.options.orm.em,
+      this.lanes.map((lane) => lane.projection.name),
+    );
     for (const lane of this.lanes) lane.position = checkpoints.get(lane.projection.name) ?? lane.position;
     this.delivered = this.position();
     return false;
@@ -396,10 +427,17 @@ export class ProjectionRunner {
     if (lanes.length === 0) return;
     let outcomes: Map<string, ProjectionOutcome>;
     try {
-      outcomes = await projectBatch(this.options.orm, lanes.map((lane) => lane.projection), events, () => this.clock().toISOString());
+      outcomes = await projectBatch(
+        this.options.orm,
+        lanes.map((lane) => lane.projection),
+        events,
+        () => this.clock().toISOString(),
+      );
     } catch (error) {
       // the batch transaction itself failed (storage unavailable, say): nothing of it was kept
-      outcomes = new Map(lanes.map((lane) => [lane.projection.name, { position: lane.position, fault: this.faultAfter(lane, events, error) }]));
+      outcomes = new Map(
+        lanes.map((lane) => [lane.projection.name, { position: lane.position, fault: this.faultAfter(lane, events, error) }]),
+      );
     }
     for (const lane of lanes) {
       const outcome = outcomes.get(lane.projection.name);
@@ -416,7 +454,8 @@ export class ProjectionRunner {
     lane.position = outcome.position;
     const { fault } = outcome;
     if (fault === null) {
-      if (lane.fault !== null) this.log({ event: 'recovered', projection: lane.projection.name, position: lane.position, attempts: lane.attempts });
+      if (lane.fault !== null)
+        this.log({ event: 'recovered', projection: lane.projection.name, position: lane.position, attempts: lane.attempts });
       Object.assign(lane, { fault: null, since: null, attempts: 0, retryAt: null, retryDelay: this.options.retryDelayMs ?? null });
       return;
     }
@@ -425,7 +464,14 @@ export class ProjectionRunner {
     lane.attempts = samePlace ? lane.attempts + 1 : 1;
     lane.fault = fault;
     const name = lane.projection.name;
-    this.log({ event: 'error', projection: name, position: lane.position, failedPosition: fault.position, eventType: fault.eventType, error: describeError(fault.error) });
+    this.log({
+      event: 'error',
+      projection: name,
+      position: lane.position,
+      failedPosition: fault.position,
+      eventType: fault.eventType,
+      error: describeError(fault.error),
+    });
     const delay = lane.retryDelay;
     if (delay === null) {
       lane.retryAt = null;
@@ -457,10 +503,13 @@ export class ProjectionRunner {
     this.retryTimer = null;
     const next = Math.min(...this.lanes.map((lane) => (lane.fault !== null && lane.retryAt !== null ? lane.retryAt : Infinity)));
     if (!this.running || next === Infinity) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.serialised(() => this.retryDue());
-    }, Math.max(0, next - this.monotonic()));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        void this.serialised(() => this.retryDue());
+      },
+      Math.max(0, next - this.monotonic()),
+    );
   }
 
   private async retryDue(): Promise<void> {

@@ -29,9 +29,21 @@ interface LagRow {
 }
 
 const LAG_GAUGES: readonly { readonly name: string; readonly help: string; readonly value: (row: LagRow) => number }[] = [
-  { name: 'leasehold_projector_lag_positions', help: 'Events in the log that a projection has not projected yet', value: (row) => row.positions },
-  { name: 'leasehold_projector_lag_seconds', help: 'Age of the oldest event a projection has not projected yet (0 when caught up)', value: (row) => row.seconds },
-  { name: 'leasehold_projector_failing', help: '1 while a projection is stopped on an event it cannot project', value: (row) => row.failing },
+  {
+    name: 'leasehold_projector_lag_positions',
+    help: 'Events in the log that a projection has not projected yet',
+    value: (row) => row.positions,
+  },
+  {
+    name: 'leasehold_projector_lag_seconds',
+    help: 'Age of the oldest event a projection has not projected yet (0 when caught up)',
+    value: (row) => row.seconds,
+  },
+  {
+    name: 'leasehold_projector_failing',
+    help: '1 while a projection is stopped on an event it cannot project',
+    value: (row) => row.failing,
+  },
 ];
 
 const registerLag = (options: ProjectorMetricsOptions): void => {
@@ -40,7 +52,12 @@ const registerLag = (options: ProjectorMetricsOptions): void => {
     const head = await store.headPosition();
     const now = clock();
     return Promise.all(
-      status().map(async (p) => ({ labels: { projection: p.name }, positions: Math.max(0, head - p.position), seconds: await lagSeconds(store, p.position, now), failing: p.failure === null ? 0 : 1 })),
+      status().map(async (p) => ({
+        labels: { projection: p.name },
+        positions: Math.max(0, head - p.position),
+        seconds: await lagSeconds(store, p.position, now),
+        failing: p.failure === null ? 0 : 1,
+      })),
     );
   });
   for (const { name, help, value } of LAG_GAUGES) {
@@ -82,8 +99,16 @@ const registerLeases = (registry: Registry, census: ReadModelCensus): void => {
 type ZoneField = 'hosts' | 'freeNow' | 'freeWindow' | 'down';
 
 const FREEPOOL_GAUGES: readonly { readonly name: string; readonly help: string; readonly field: ZoneField }[] = [
-  { name: 'leasehold_freepool_hosts', help: 'Freepool hosts that take bookings (reservable and up), per availability zone', field: 'hosts' },
-  { name: 'leasehold_freepool_hosts_free', help: 'Freepool hosts (reservable, up) that no booking holds now, per availability zone', field: 'freeNow' },
+  {
+    name: 'leasehold_freepool_hosts',
+    help: 'Freepool hosts that take bookings (reservable and up), per availability zone',
+    field: 'hosts',
+  },
+  {
+    name: 'leasehold_freepool_hosts_free',
+    help: 'Freepool hosts (reservable, up) that no booking holds now, per availability zone',
+    field: 'freeNow',
+  },
   {
     name: 'leasehold_freepool_hosts_free_window',
     help: 'Freepool hosts that no booking holds at any instant of the watch window (LEASEHOLD_FREEPOOL_WATCH_HOURS, default 24), per zone',

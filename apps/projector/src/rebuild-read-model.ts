@@ -48,13 +48,15 @@ export class RebuildFailedError extends Error {
     readonly eventType: string,
     readonly reason: string,
   ) {
-    super(`rebuild failed: projection ${projection} could not project event ${position} (${eventType}): ${reason}; the read model was left unchanged`);
+    super(
+      `rebuild failed: projection ${projection} could not project event ${position} (${eventType}): ${reason}; the read model was left unchanged`,
+    );
     this.name = 'RebuildFailedError';
   }
 }
 
 /** PostgreSQL: where the copy is built, a schema beside the live tables'. */
-const scratchSchemaFor = (orm: MikroORM): ReadModelDatabase & { kind: 'postgresql' } | null => {
+const scratchSchemaFor = (orm: MikroORM): (ReadModelDatabase & { kind: 'postgresql' }) | null => {
   const clientUrl = orm.config.get('clientUrl');
   if (!(orm.em.getPlatform() instanceof PostgreSqlPlatform) || clientUrl === undefined) return null;
   return { kind: 'postgresql', url: clientUrl, schema: `${orm.config.get('schema') ?? 'public'}_rebuild` };
@@ -83,7 +85,8 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
   try {
     await runner.caughtUp.catch(() => undefined);
     const stuck = runner.status().find((status) => status.failure !== null);
-    if (stuck?.failure != null) throw new RebuildFailedError(stuck.name, stuck.failure.position, stuck.failure.eventType, stuck.failure.error);
+    if (stuck?.failure != null)
+      throw new RebuildFailedError(stuck.name, stuck.failure.position, stuck.failure.eventType, stuck.failure.error);
     if (runner.failure() !== undefined) throw new Error(describeError(runner.failure()));
     return runner.position();
   } finally {
@@ -94,7 +97,10 @@ const replay = async (options: RebuildOptions, scratch: MikroORM): Promise<numbe
 
 const columnsOf = (orm: MikroORM, className: string): { table: string; columns: string } => {
   const meta = orm.getMetadata().get(className);
-  const columns = meta.props.flatMap((prop) => prop.fieldNames ?? []).map((name) => `"${name}"`).join(', ');
+  const columns = meta.props
+    .flatMap((prop) => prop.fieldNames ?? [])
+    .map((name) => `"${name}"`)
+    .join(', ');
   return { table: meta.tableName, columns };
 };
 
@@ -104,12 +110,22 @@ const copyIn = async (live: MikroORM, scratch: ReadModelDatabase & { kind: 'post
     const tables = READ_MODEL_ENTITIES.map((entity) => columnsOf(live, entity.meta.className));
     for (const { table, columns } of tables) {
       await tx.getConnection().execute(`delete from "${table}"`, [], 'run', tx.getTransactionContext());
-      await tx.getConnection().execute(`insert into "${table}" (${columns}) select ${columns} from "${scratch.schema}"."${table}"`, [], 'run', tx.getTransactionContext());
+      await tx
+        .getConnection()
+        .execute(
+          `insert into "${table}" (${columns}) select ${columns} from "${scratch.schema}"."${table}"`,
+          [],
+          'run',
+          tx.getTransactionContext(),
+        );
     }
   });
 };
 
-const rebuildOnPostgreSql = async (options: RebuildOptions, scratch: ReadModelDatabase & { kind: 'postgresql' }): Promise<RebuildResult> => {
+const rebuildOnPostgreSql = async (
+  options: RebuildOptions,
+  scratch: ReadModelDatabase & { kind: 'postgresql' },
+): Promise<RebuildResult> => {
   await dropScratchSchema(scratch, options.orm);
   const scratchOrm = await openReadModel(scratch);
   try {
@@ -125,7 +141,8 @@ const rebuildOnPostgreSql = async (options: RebuildOptions, scratch: ReadModelDa
 /** SQLite: the copy is built in tables of the live file and renamed into place (see sqlite-copy-tables.ts). */
 const rebuildOnSqlite = async (options: RebuildOptions): Promise<RebuildResult> => {
   const file = options.orm.config.get('dbName');
-  if (file === undefined || file === ':memory:') throw new Error('rebuildReadModel: a SQLite read model in a file is needed (the copy is built beside it by another connection)');
+  if (file === undefined || file === ':memory:')
+    throw new Error('rebuildReadModel: a SQLite read model in a file is needed (the copy is built beside it by another connection)');
   // earlier releases built the copy in a file of its own
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}.rebuild${suffix}`, { force: true });
   const copy = await openCopyTables(file);

@@ -10,7 +10,8 @@
  * projector may keep running. stderr shows the progress (events done of the head, events/s, time
  * left): on a terminal one line rewritten every second, elsewhere (a log) a line every 5 seconds; a
  * summary line ends every run. --batch-size: events per transaction (default REBUILD_BATCH_SIZE).
- * LEASEHOLD_PROJECTOR_WRITER_THREAD=off: fold and write on one thread (as the projector's setting). Prints {"rebuilt": true, "position": N, "events": N}; on failure
+ * LEASEHOLD_PROJECTOR_WRITER_THREAD=off: fold and write on one thread (as the projector's setting). Prints {"rebuilt": true, "position": N,
+ * "events": N}; on failure
  * prints the projection, the position and type of the event it could not project and the error,
  * exits 1, and leaves the read model as it was.
  */
@@ -46,14 +47,16 @@ const parseArguments = (args: readonly string[]): RebuildArguments => {
 const rate = (events: number, ms: number): number => Math.round(events / Math.max(ms / 1000, 0.001));
 
 /** `replayed/head events (n%), r events/s, ETA s`: rewritten in place on a terminal, one line each time elsewhere. */
-const progressLine = (started: number, terminal: boolean) => (replayed: number, head: number): void => {
-  const elapsed = performance.now() - started;
-  const perSecond = rate(replayed, elapsed);
-  const eta = perSecond === 0 ? '?' : `${Math.ceil((head - replayed) / perSecond)} s`;
-  const percent = head === 0 ? 100 : Math.floor((replayed / head) * 100);
-  const line = `rebuild: ${replayed}/${head} events (${percent}%), ${perSecond} events/s, ETA ${eta}`;
-  process.stderr.write(terminal ? `\r${line}   ` : `${line}\n`);
-};
+const progressLine =
+  (started: number, terminal: boolean) =>
+  (replayed: number, head: number): void => {
+    const elapsed = performance.now() - started;
+    const perSecond = rate(replayed, elapsed);
+    const eta = perSecond === 0 ? '?' : `${Math.ceil((head - replayed) / perSecond)} s`;
+    const percent = head === 0 ? 100 : Math.floor((replayed / head) * 100);
+    const line = `rebuild: ${replayed}/${head} events (${percent}%), ${perSecond} events/s, ETA ${eta}`;
+    process.stderr.write(terminal ? `\r${line}   ` : `${line}\n`);
+  };
 
 const run = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
@@ -71,10 +74,20 @@ const run = async (): Promise<void> => {
       swap = ` (history sorted into its keys in ${sortSeconds.toFixed(1)} s; swap: write lock held ${lockedSeconds.toFixed(1)} s, checkpoint ${checkpointSeconds.toFixed(1)} s)`;
     };
     const writerThread = writerThreadFromEnv(process.env.LEASEHOLD_PROJECTOR_WRITER_THREAD);
-    const result = await rebuildReadModel({ store, orm, batchSize, writerThread, onProgress: progressLine(started, terminal), progressEveryMs: terminal ? 1_000 : 5_000, onSwapped });
+    const result = await rebuildReadModel({
+      store,
+      orm,
+      batchSize,
+      writerThread,
+      onProgress: progressLine(started, terminal),
+      progressEveryMs: terminal ? 1_000 : 5_000,
+      onSwapped,
+    });
     const took = performance.now() - started;
     if (process.stderr.isTTY) process.stderr.write('\n');
-    process.stderr.write(`rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}${swap}\n`);
+    process.stderr.write(
+      `rebuild: ${result.events} events in ${(took / 1000).toFixed(1)} s (${rate(result.events, took)} events/s), swapped in at position ${result.position}${swap}\n`,
+    );
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await orm?.close();

@@ -56,10 +56,19 @@ const tableSql = (db: Database.Database, table: string): string => {
 };
 
 const indexesOf = (db: Database.Database, table: string): SchemaEntry[] =>
-  db.prepare<[string], SchemaEntry>(`select name, sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null order by name`).all(table);
+  db
+    .prepare<[string], SchemaEntry>(
+      `select name, sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null order by name`,
+    )
+    .all(table);
 
 const copiesIn = (db: Database.Database): string[] =>
-  db.prepare<[], string>(`select name from sqlite_master where type = 'table' and substr(name, 1, ${COPY_PREFIX.length}) = '${COPY_PREFIX}'`).pluck().all();
+  db
+    .prepare<[], string>(
+      `select name from sqlite_master where type = 'table' and substr(name, 1, ${COPY_PREFIX.length}) = '${COPY_PREFIX}'`,
+    )
+    .pluck()
+    .all();
 
 /**
  * How long a rebuild waits for the live file's write lock: the live projector holds it for a whole
@@ -100,12 +109,14 @@ export const openCopyTables = async (file: string): Promise<MikroORM> => {
       for (const table of liveTables()) {
         const create = renamed(tableSql(db, table), table, table);
         if (HISTORY_TABLES.has(table)) {
-          if (!PRIMARY_KEY.test(create) || indexesOf(db, table).some((entry) => !LATE_INDEX.test(entry.sql))) throw new Error(`history table ${table} has a key sortHistoryCopies cannot restore`);
+          if (!PRIMARY_KEY.test(create) || indexesOf(db, table).some((entry) => !LATE_INDEX.test(entry.sql)))
+            throw new Error(`history table ${table} has a key sortHistoryCopies cannot restore`);
           db.exec(create.replace(PRIMARY_KEY, ''));
           continue;
         }
         db.exec(create);
-        for (const index of indexesOf(db, table).filter((entry) => !LATE_INDEX.test(entry.sql))) db.exec(renamed(index.sql, index.name, table));
+        for (const index of indexesOf(db, table).filter((entry) => !LATE_INDEX.test(entry.sql)))
+          db.exec(renamed(index.sql, index.name, table));
       }
     }).immediate();
   } finally {

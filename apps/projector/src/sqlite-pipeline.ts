@@ -180,7 +180,11 @@ export class SqlitePipeline {
 
   /** The entity's statements, and reads on the main thread's connection of its own (SqliteRowWriter keeps one per connection). */
   writerOf<Row extends object>(className: string): SqliteRowWriter<Row> {
-    return SqliteRowWriter.on<Row>(this.reads, this.orm.getMetadata().get<Row>(className), this.orm.em.getPlatform() as BetterSqlitePlatform);
+    return SqliteRowWriter.on<Row>(
+      this.reads,
+      this.orm.getMetadata().get<Row>(className),
+      this.orm.em.getPlatform() as BetterSqlitePlatform,
+    );
   }
 
   known<Row extends object>(className: string, key: string): Row | null | undefined {
@@ -195,13 +199,19 @@ export class SqlitePipeline {
    * these events in a transaction of its own (projectBatch), which finds the event and records the
    * fault. With nothing to read, hands nothing over and returns `last` = `from`.
    */
-  async fold(projections: readonly Projection[], from: number, read: ReadEvents, size: number, chunk = FOLD_CHUNK): Promise<FoldedBatch | null> {
+  async fold(
+    projections: readonly Projection[],
+    from: number,
+    read: ReadEvents,
+    size: number,
+    chunk = FOLD_CHUNK,
+  ): Promise<FoldedBatch | null> {
     const batch = new PipelinedBatch(this);
     const em = this.orm.em.fork();
     const rows = projections.map(() => new BatchRows(em, batch));
     let first = 0;
     let last = from;
-    for (let count = 0; count < size; ) {
+    for (let count = 0; count < size;) {
       const limit = Math.min(chunk, size - count);
       const events = await read(last, limit);
       const [start, end] = [events[0], events.at(-1)];
@@ -222,7 +232,16 @@ export class SqlitePipeline {
     } catch {
       return null;
     }
-    return { first, last, committed: this.send(batch, projections.map((projection) => projection.name), from, last) };
+    return {
+      first,
+      last,
+      committed: this.send(
+        batch,
+        projections.map((projection) => projection.name),
+        from,
+        last,
+      ),
+    };
   }
 
   private send(batch: PipelinedBatch, names: readonly string[], from: number, to: number): Promise<void> {
@@ -235,8 +254,16 @@ export class SqlitePipeline {
     const checkpoints = this.writerOf<CheckpointRow>(CheckpointEntity.meta.className);
     const guards: CheckpointGuard[] = names.map((name) => ({ sql: this.guardSql, params: [checkpoints.boundKey(name)], expected: from }));
     const values: Bindable[] = [];
-    checkpoints.boundInto(values, names.map((name) => ({ name, position: to, failedPosition: null, failedEventType: null, error: null, failedAt: null })));
-    const message: WriterMessage = { kind: 'batch', id, guards, steps: [...batch.steps, { sql: checkpoints.sql.upsert, width: checkpoints.width, values }] };
+    checkpoints.boundInto(
+      values,
+      names.map((name) => ({ name, position: to, failedPosition: null, failedEventType: null, error: null, failedAt: null })),
+    );
+    const message: WriterMessage = {
+      kind: 'batch',
+      id,
+      guards,
+      steps: [...batch.steps, { sql: checkpoints.sql.upsert, width: checkpoints.width, values }],
+    };
     if (this.gone !== null) return Promise.reject(new PipelineWriteError(this.gone.message));
     const committed = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     committed.catch(() => undefined);

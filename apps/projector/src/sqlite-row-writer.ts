@@ -26,7 +26,11 @@ export class SqliteRowWriter<Row extends object> {
   /** The statements' SQL, for the writer thread to prepare on its own connection. */
   readonly sql: { readonly insert: string; readonly upsert: string; readonly remove: string };
 
-  private constructor(private readonly db: Database.Database, meta: EntityMetadata<Row>, platform: BetterSqlitePlatform) {
+  private constructor(
+    private readonly db: Database.Database,
+    meta: EntityMetadata<Row>,
+    platform: BetterSqlitePlatform,
+  ) {
     const props = meta.props.filter((prop) => prop.persist !== false);
     const column = (prop: EntityProperty<Row>): string => `"${prop.fieldNames[0] ?? prop.name}"`;
     const columns = props.map(column);
@@ -40,13 +44,16 @@ export class SqliteRowWriter<Row extends object> {
       upsert: `insert into ${table} (${columns.join(', ')}) values ${values} on conflict (${keys.join(', ')}) do ${update}`,
       remove: `delete from ${table} where ${keys[0]} = ?`,
     };
-    const toColumn = (prop: EntityProperty<Row>) => (value: unknown): Bindable => {
-      if (value === null || value === undefined) return null;
-      // what MikroORM's JsonType stores on SQLite (Platform.convertJsonToDatabaseValue), without its calls around it
-      if (prop.customType instanceof JsonType) return JSON.stringify(value);
-      const stored: unknown = prop.customType === undefined ? value : prop.customType.convertToDatabaseValue(value, platform, { mode: 'query-data' });
-      return typeof stored === 'boolean' ? (stored ? 1 : 0) : (stored as Bindable);
-    };
+    const toColumn =
+      (prop: EntityProperty<Row>) =>
+      (value: unknown): Bindable => {
+        if (value === null || value === undefined) return null;
+        // what MikroORM's JsonType stores on SQLite (Platform.convertJsonToDatabaseValue), without its calls around it
+        if (prop.customType instanceof JsonType) return JSON.stringify(value);
+        const stored: unknown =
+          prop.customType === undefined ? value : prop.customType.convertToDatabaseValue(value, platform, { mode: 'query-data' });
+        return typeof stored === 'boolean' ? (stored ? 1 : 0) : (stored as Bindable);
+      };
     this.values = props.map(() => null);
     this.convert = props.map((prop) => {
       const name = prop.name as keyof Row;
@@ -114,7 +121,9 @@ export class SqliteRowWriter<Row extends object> {
     for (const row of rows) insert.run(this.bind(row));
   }
 
-  /** The row's column values in one array kept for the writer: a statement binds them before `run` returns, so none is allocated per row. */
+  /**
+   * The row's column values in one array kept for the writer: a statement binds them before `run` returns, so none is allocated per row.
+   */
   private bind(row: Row): Bindable[] {
     const values = this.values;
     for (let i = 0; i < values.length; i++) values[i] = (this.convert[i] as (row: Row) => Bindable)(row);

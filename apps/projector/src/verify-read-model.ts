@@ -86,8 +86,10 @@ export const replayToCheckpoints = async (
   const total = groups.reduce((sum, [target]) => sum + target, 0);
   let done = 0;
   for (const [target, projections] of groups) {
-    for (let from = 0; from < target; ) {
-      const events = (await store.readAll({ from, limit: options.batchSize ?? DEFAULT_REPLAY_BATCH })).filter((event) => event.position <= target);
+    for (let from = 0; from < target;) {
+      const events = (await store.readAll({ from, limit: options.batchSize ?? DEFAULT_REPLAY_BATCH })).filter(
+        (event) => event.position <= target,
+      );
       const last = events.at(-1);
       if (last === undefined) break;
       await projectBatch(orm, projections, events);
@@ -100,17 +102,24 @@ export const replayToCheckpoints = async (
 
 /** Each table's key columns: a table of past versions is keyed by two (id, position), which together name one row. */
 const primaryKeys = (orm: MikroORM): Map<string, readonly string[]> =>
-  new Map(READ_MODEL_ENTITIES.map((entity) => {
-    const meta = orm.getMetadata().get(entity.meta.className);
-    return [meta.tableName, meta.primaryKeys];
-  }));
+  new Map(
+    READ_MODEL_ENTITIES.map((entity) => {
+      const meta = orm.getMetadata().get(entity.meta.className);
+      return [meta.tableName, meta.primaryKeys];
+    }),
+  );
 
 const rowDifferences = (table: string, key: string, live: Row, replayed: Row): ReadModelDifference[] =>
   [...new Set([...Object.keys(replayed), ...Object.keys(live)])]
     .filter((column) => canonical(live[column]) !== canonical(replayed[column]))
     .map((column) => ({ table, key, column, live: live[column], replayed: replayed[column] }));
 
-const tableDifferences = (table: string, primaryKey: readonly string[], live: readonly unknown[], replayed: readonly unknown[]): ReadModelDifference[] => {
+const tableDifferences = (
+  table: string,
+  primaryKey: readonly string[],
+  live: readonly unknown[],
+  replayed: readonly unknown[],
+): ReadModelDifference[] => {
   const keyOf = (row: Row): string => primaryKey.map((column) => String(row[column])).join(' ');
   const byKey = (rows: readonly unknown[]) => new Map(rows.map((row) => [keyOf(row as Row), row as Row]));
   const [liveRows, replayedRows] = [byKey(live), byKey(replayed)];
@@ -137,7 +146,11 @@ export const verifyReadModel = async (options: VerifyOptions): Promise<VerifyOut
   const targets = new Map([...checkpoints].map(([name, position]) => [name, Math.min(position, head)]));
   const projections = options.projections ?? READ_MODEL_PROJECTIONS;
   // a projector started on an empty read model keeps every past version from position 0: so does the replay
-  if (checkpoints.has(HISTORY_FROM_CHECKPOINT)) await markHistoryStart(options.scratch, projections.map((projection) => projection.name));
+  if (checkpoints.has(HISTORY_FROM_CHECKPOINT))
+    await markHistoryStart(
+      options.scratch,
+      projections.map((projection) => projection.name),
+    );
   await replayToCheckpoints(options.store, options.scratch, targets, options);
   const replayed = await dumpReadModel(options.scratch);
   const differences = diffReadModels(options.scratch, options.live, replayed);

@@ -25,7 +25,9 @@ export class ChannelCheckpoints {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    db.exec('CREATE TABLE IF NOT EXISTS channel_checkpoints (channel TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS channel_checkpoints (channel TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL)',
+    );
     return new ChannelCheckpoints(db);
   }
 

@@ -47,15 +47,32 @@ describe('ChannelRunner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-channel-runner-'));
     const store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
     const checkpoints = ChannelCheckpoints.open(join(dir, 'publisher.sqlite'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close(), () => checkpoints.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => store.close(),
+      () => checkpoints.close(),
+    );
     const append = async (leaseId: string, type = 'Lease.Renamed'): Promise<number> =>
       (
         await store.appendToStream(`lease-${leaseId}`, 'any', [
-          { id: randomUUID(), type, data: { leaseId, name: 'n', renamedAt: '2030-01-01T00:00:00.000Z' }, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+          {
+            id: randomUUID(),
+            type,
+            data: { leaseId, name: 'n', renamedAt: '2030-01-01T00:00:00.000Z' },
+            metadata: { correlationId: 'c', causationId: 'c', actor: null },
+          },
         ])
       ).position;
     const run = (channel: OutboundChannel, log: ChannelLogEntry[] = [], retryDelayMs = 20) => {
-      const runner = new ChannelRunner({ store, channel, checkpoints, batchSize: 3, retryDelayMs, maxRetryDelayMs: retryDelayMs * 2, log: (entry) => log.push(entry) });
+      const runner = new ChannelRunner({
+        store,
+        channel,
+        checkpoints,
+        batchSize: 3,
+        retryDelayMs,
+        maxRetryDelayMs: retryDelayMs * 2,
+        log: (entry) => log.push(entry),
+      });
       cleanups.push(() => runner.stop());
       runner.start();
       return runner;
@@ -73,7 +90,13 @@ describe('ChannelRunner', () => {
     expect(channel.received.flat().map((event) => event.position)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(channel.received.every((batch) => batch.length <= 3)).toBe(true);
     expect(checkpoints.position('scripted')).toBe(last);
-    expect(await runner.status()).toMatchObject({ position: last, head: last, lag: { positions: 0, seconds: 0 }, published: 7, failing: null });
+    expect(await runner.status()).toMatchObject({
+      position: last,
+      head: last,
+      lag: { positions: 0, seconds: 0 },
+      published: 7,
+      failing: null,
+    });
   });
 
   it('a refusing channel keeps its checkpoint and the batch, reports the lag, and delivers it all once it takes again', async () => {
@@ -104,7 +127,14 @@ describe('ChannelRunner', () => {
     const { append, run, checkpoints, store } = setUp();
     await append('a');
     // a Lease.Created without its reservations: the catalogue cannot map it
-    await store.appendToStream('lease-broken', 'any', [{ id: randomUUID(), type: 'Lease.Created', data: { leaseId: 'broken' }, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+    await store.appendToStream('lease-broken', 'any', [
+      {
+        id: randomUUID(),
+        type: 'Lease.Created',
+        data: { leaseId: 'broken' },
+        metadata: { correlationId: 'c', causationId: 'c', actor: null },
+      },
+    ]);
     await append('b');
     const channel = new ScriptedChannel();
     const runner = run(channel);

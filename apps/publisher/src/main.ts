@@ -43,7 +43,12 @@ const open = async () => {
   try {
     const config = publisherConfigFromEnv(process.env);
     if (!anyChannelConfigured(process.env)) {
-      log({ event: 'exit', reason: 'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset, LEASEHOLD_WEBHOOKS off)', code: 0 });
+      log({
+        event: 'exit',
+        reason:
+          'no outbound channel configured (LEASEHOLD_KAFKA_BROKERS and LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL unset, LEASEHOLD_WEBHOOKS off)',
+        code: 0,
+      });
       process.exit(0);
     }
     const store = await openEventStore('events', config.dataDir);
@@ -60,7 +65,16 @@ const open = async () => {
 const main = async (): Promise<void> => {
   const { config, channels, store, checkpoints, healthPort, access } = await open();
   const runners = channels.map(
-    (channel) => new ChannelRunner({ store, channel, checkpoints, batchSize: config.batchSize, retryDelayMs: config.retryDelayMs, maxRetryDelayMs: config.maxRetryDelayMs, log }),
+    (channel) =>
+      new ChannelRunner({
+        store,
+        channel,
+        checkpoints,
+        batchSize: config.batchSize,
+        retryDelayMs: config.retryDelayMs,
+        maxRetryDelayMs: config.maxRetryDelayMs,
+        log,
+      }),
   );
   const registry = processRegistry();
   registerPublisherMetrics(registry, () => Promise.all(runners.map((runner) => runner.status())));
@@ -78,7 +92,10 @@ const main = async (): Promise<void> => {
             const statuses = await Promise.all(runners.map((runner) => runner.status()));
             // a tenant's receiver that is down is shown, never made the publisher's own unreadiness
             const details = await Promise.all(channels.map(async (channel) => ({ ...(await channel.status?.()) })));
-            return { ready: statuses.every((s) => s.running && s.failing === null), channels: statuses.map((status, i) => ({ ...status, ...details[i] })) };
+            return {
+              ready: statuses.every((s) => s.running && s.failing === null),
+              channels: statuses.map((status, i) => ({ ...status, ...details[i] })),
+            };
           },
         }).catch((error: unknown) => fail('health', error));
   if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });

@@ -53,7 +53,10 @@ export const channelsFromEnv = (env: Env, { store, dataDir, log }: ChannelResour
   const kafka = kafkaConfigFromEnv(env);
   const oslo = osloNotificationsConfigFromEnv(env);
   const webhooks = webhookConfigFromEnv(env);
-  const channels: OutboundChannel[] = [...(kafka === null ? [] : [new KafkaChannel(kafka)]), ...(oslo === null ? [] : [new OsloNotificationsChannel(oslo, store)])];
+  const channels: OutboundChannel[] = [
+    ...(kafka === null ? [] : [new KafkaChannel(kafka)]),
+    ...(oslo === null ? [] : [new OsloNotificationsChannel(oslo, store)]),
+  ];
   if (webhooks.enabled) {
     const deliveries = WebhookDeliveries.open(`${dataDir}/webhooks.sqlite`);
     const secrets = WebhookSecrets.open(`${dataDir}/webhook-secrets.sqlite`);

@@ -5,9 +5,21 @@ import type { ChannelStatus } from './channel-runner.js';
 type ChannelField = (status: ChannelStatus) => number;
 
 const CHANNEL_GAUGES: readonly { readonly name: string; readonly help: string; readonly value: ChannelField }[] = [
-  { name: 'leasehold_publisher_lag_positions', help: 'Events in the log that a channel has not had acknowledged yet', value: (s) => s.lag.positions },
-  { name: 'leasehold_publisher_lag_seconds', help: 'Age of the oldest event a channel has not had acknowledged yet (0 when caught up)', value: (s) => s.lag.seconds },
-  { name: 'leasehold_publisher_failing', help: "1 while a channel's publish keeps failing and is being retried", value: (s) => (s.failing === null ? 0 : 1) },
+  {
+    name: 'leasehold_publisher_lag_positions',
+    help: 'Events in the log that a channel has not had acknowledged yet',
+    value: (s) => s.lag.positions,
+  },
+  {
+    name: 'leasehold_publisher_lag_seconds',
+    help: 'Age of the oldest event a channel has not had acknowledged yet (0 when caught up)',
+    value: (s) => s.lag.seconds,
+  },
+  {
+    name: 'leasehold_publisher_failing',
+    help: "1 while a channel's publish keeps failing and is being retried",
+    value: (s) => (s.failing === null ? 0 : 1),
+  },
 ];
 
 /** Per outbound channel, from the runners' own status (the one /readyz shows). */

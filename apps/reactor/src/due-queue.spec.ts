@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { EffectPhase } from '#domain/index.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
-const entry = (leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[] = [], instant = false, releases: readonly string[] = []): DueEntry => ({
+const entry = (
+  leaseId: string,
+  phase: EffectPhase,
+  dueMs: number,
+  resources: readonly string[] = [],
+  instant = false,
+  releases: readonly string[] = [],
+): DueEntry => ({
   action: { leaseId, phase, step: phase === 'update' ? 'complete' : 'begin', dueAt: new Date(dueMs).toISOString() },
   dueMs,
   resources,

@@ -27,7 +27,10 @@ const RANK: Readonly<Record<EffectPhase, number>> = { before_end: 0, end: 1, upd
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const compare = (a: DueEntry, b: DueEntry): number =>
-  a.dueMs - b.dueMs || RANK[a.action.phase] - RANK[b.action.phase] || Number(b.instant) - Number(a.instant) || byId(a.action.leaseId, b.action.leaseId);
+  a.dueMs - b.dueMs ||
+  RANK[a.action.phase] - RANK[b.action.phase] ||
+  Number(b.instant) - Number(a.instant) ||
+  byId(a.action.leaseId, b.action.leaseId);
 
 const sameEntry = (a: DueEntry, b: DueEntry): boolean =>
   a.dueMs === b.dueMs &&
@@ -57,7 +60,11 @@ export class DueQueue {
       this.byLease.delete(leaseId);
     } else {
       this.byLease.set(leaseId, entry);
-      this.entries.splice(this.lowerBound((other) => compare(other, entry) < 0), 0, entry);
+      this.entries.splice(
+        this.lowerBound((other) => compare(other, entry) < 0),
+        0,
+        entry,
+      );
       this.indexReleases(leaseId, entry, 1);
     }
     return true;
@@ -79,7 +86,10 @@ export class DueQueue {
 
   /** Entries due at or before `nowMs`, in execution order. */
   dueBy(nowMs: number): readonly DueEntry[] {
-    return this.entries.slice(0, this.lowerBound((entry) => entry.dueMs <= nowMs));
+    return this.entries.slice(
+      0,
+      this.lowerBound((entry) => entry.dueMs <= nowMs),
+    );
   }
 
   /** The earliest due time after `nowMs`, or null. */

@@ -1,7 +1,11 @@
 import type { EffectPhase, EffectRecord, Leftover, Reservation } from '#domain/index.js';
 import type { EffectContext, EffectsRegistry, ReservationEffects } from '#plugins/effects.port.js';
 
-type EffectsCall = <R extends Reservation>(adapter: ReservationEffects<R>, context: EffectContext, reservation: R) => Promise<readonly EffectRecord[]>;
+type EffectsCall = <R extends Reservation>(
+  adapter: ReservationEffects<R>,
+  context: EffectContext,
+  reservation: R,
+) => Promise<readonly EffectRecord[]>;
 
 const CALL: Readonly<Record<EffectPhase, EffectsCall>> = {
   start: (adapter, context, reservation) => adapter.onStart(context, reservation),
@@ -11,7 +15,11 @@ const CALL: Readonly<Record<EffectPhase, EffectsCall>> = {
 };
 
 /** Runs the context's phase on the reservation's adapter; the switch keeps resource type and adapter in step. */
-export const applyEffects = (registry: EffectsRegistry, context: EffectContext, reservation: Reservation): Promise<readonly EffectRecord[]> => {
+export const applyEffects = (
+  registry: EffectsRegistry,
+  context: EffectContext,
+  reservation: Reservation,
+): Promise<readonly EffectRecord[]> => {
   const call = CALL[context.phase];
   switch (reservation.resourceType) {
     case 'physical:host':

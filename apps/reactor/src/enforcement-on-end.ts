@@ -59,13 +59,23 @@ export class EnforcementOnEnd {
     const context = this.options.enforcement.contextOf({ userId: lease.userId, projectId: lease.projectId });
     const outcomes = await this.options.enforcement.onEnd(context, lease);
     for (const { filter, error } of outcomes) {
-      this.options.log({ event: error === null ? 'enforcement.on-end' : 'error', phase: 'enforcement.on-end', filter, leaseId: lease.leaseId, ...(error === null ? {} : { error }) });
+      this.options.log({
+        event: error === null ? 'enforcement.on-end' : 'error',
+        phase: 'enforcement.on-end',
+        filter,
+        leaseId: lease.leaseId,
+        ...(error === null ? {} : { error }),
+      });
     }
   }
 }
 
 /** The configured filters told of each end; null without filters (no lease end to tell anyone of). */
-export const startEnforcementOnEnd = async (config: EnforcementConfig, store: EventStore, log: (entry: ReactorLogEntry) => void): Promise<EnforcementOnEnd | null> => {
+export const startEnforcementOnEnd = async (
+  config: EnforcementConfig,
+  store: EventStore,
+  log: (entry: ReactorLogEntry) => void,
+): Promise<EnforcementOnEnd | null> => {
   if (config.filters.length === 0) return null;
   const index = new WriteIndex(store);
   const service = config.external === null ? null : new HttpExternalEnforcement(config.external);

@@ -24,7 +24,6 @@ export interface HostEnrollmentOptions {
   readonly retryMaxMs?: number;
 }
 
-
 /** A registration or removal whose cloud side is still owed. */
 interface Owed {
   readonly hostId: string;
@@ -48,7 +47,6 @@ const OUTCOME_TYPES: Readonly<Record<string, EnrollmentDirection>> = {
   'Host.Unenrolled': 'unenroll',
   'Host.UnenrollmentFailed': 'unenroll',
 };
-
 
 /**
  * Puts registered hosts into the cloud's free pool and takes removed ones out, recording each outcome
@@ -96,7 +94,13 @@ export class HostEnrollment {
       filter: { categories: [HOST_CATEGORY] },
       onEvents: (events) => Promise.resolve(this.ingest(events)),
       onError: (error) => {
-        this.options.log({ event: 'error', phase: 'host-enrollment-subscription', position: this.position, error: describeError(error), retryInMs: retryDelayMs });
+        this.options.log({
+          event: 'error',
+          phase: 'host-enrollment-subscription',
+          position: this.position,
+          error: describeError(error),
+          retryInMs: retryDelayMs,
+        });
         if (this.stopped) return;
         this.resubscribeTimer = setTimeout(() => {
           this.resubscribeTimer = null;
@@ -112,7 +116,8 @@ export class HostEnrollment {
     const owed: Owed[] = [];
     for (const [hostId, host] of this.hosts) {
       const { target } = host;
-      if (host.registered !== null && host.unregistered === null && !host.enrolled) owed.push({ hostId, direction: 'enroll', target, source: host.registered });
+      if (host.registered !== null && host.unregistered === null && !host.enrolled)
+        owed.push({ hostId, direction: 'enroll', target, source: host.registered });
       if (host.unregistered !== null && !host.unenrolled) owed.push({ hostId, direction: 'unenroll', target, source: host.unregistered });
     }
     return owed.sort((a, b) => a.source.position - b.source.position);
@@ -216,7 +221,11 @@ export class HostEnrollment {
   private async record(owed: Owed, outcome: EnrollmentOutcome): Promise<string> {
     const { hostId, direction, source } = owed;
     const metadata = reactorMetadata({ correlationId: source.metadata.correlationId, causationId: source.id }, this.options.clock);
-    const recorded = await this.reactions.recordEnrollment({ type: 'RecordHostEnrollment', data: { hostId, direction, outcome }, metadata });
+    const recorded = await this.reactions.recordEnrollment({
+      type: 'RecordHostEnrollment',
+      data: { hostId, direction, outcome },
+      metadata,
+    });
     return this.settled(owed, this.described(recorded));
   }
 

@@ -86,7 +86,10 @@ export class LeaseReactions {
   private async begin({ leaseId, phase }: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const record = this.options.timeline.get(leaseId);
     if (record === undefined) return null;
-    const begun = await this.options.reactions.beginPhase({ type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) }, record);
+    const begun = await this.options.reactions.beginPhase(
+      { type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) },
+      record,
+    );
     switch (begun.status) {
       case 'recorded':
         await this.options.timeline.refresh(leaseId);
@@ -122,7 +125,14 @@ export class LeaseReactions {
     }
     const { trustId } = state.lease;
     if (phase !== 'end' || trustId === null) return outcomes;
-    const trustContext: EffectContext = { idempotencyKey: `${beginId}:trust`, leaseId, projectId: state.lease.projectId, phase, resourceNames: {}, trustId };
+    const trustContext: EffectContext = {
+      idempotencyKey: `${beginId}:trust`,
+      leaseId,
+      projectId: state.lease.projectId,
+      phase,
+      resourceNames: {},
+      trustId,
+    };
     return this.withTrustDeleted(outcomes, await this.deleteTrust(trustContext, trustId));
   }
 
@@ -169,7 +179,10 @@ export class LeaseReactions {
     // gone: another reactor recorded this phase's outcome
     if (record === undefined) return SUPERSEDED;
     const data = { leaseId, phase, beginId, outcomes };
-    const completed = await this.options.reactions.completePhase({ type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) }, record);
+    const completed = await this.options.reactions.completePhase(
+      { type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) },
+      record,
+    );
     return this.recorded(completed, { leaseId, phase, step: 'complete' });
   }
 
@@ -179,7 +192,8 @@ export class LeaseReactions {
     await this.options.timeline.refresh(leaseId);
     const record = this.options.timeline.get(leaseId);
     const owed = record === undefined ? [] : owedUpdates(record.state);
-    if (record?.state.status !== 'Active' || owed.length === 0) return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
+    if (record?.state.status !== 'Active' || owed.length === 0)
+      return (await this.staleView({ leaseId, phase: 'update', step: 'complete' })) ?? SUPERSEDED;
     const updates: UpdateOutcome[] = [];
     for (const { reservation, sequence } of owed) {
       const context = this.updateContext(leaseId, record.state.lease, reservation, sequence);
@@ -187,13 +201,23 @@ export class LeaseReactions {
     }
     const result = await this.completeUpdates(leaseId, record, updates);
     if (result !== SUPERSEDED) return result;
-    const repairs = await this.reconverge(leaseId, owed.map(({ reservation }) => [reservation.id, record.changedBy[reservation.id]] as const));
+    const repairs = await this.reconverge(
+      leaseId,
+      owed.map(({ reservation }) => [reservation.id, record.changedBy[reservation.id]] as const),
+    );
     return [result, ...repairs].join('; ');
   }
 
   private updateContext(leaseId: string, lease: LeaseOwner, reservation: Reservation, sequence: number): EffectContext {
     const idempotencyKey = updateKey(leaseId, sequence, reservation.id);
-    return { idempotencyKey, leaseId, projectId: lease.projectId, phase: 'update', resourceNames: this.resourceNames(reservation), trustId: lease.trustId };
+    return {
+      idempotencyKey,
+      leaseId,
+      projectId: lease.projectId,
+      phase: 'update',
+      resourceNames: this.resourceNames(reservation),
+      trustId: lease.trustId,
+    };
   }
 
   /**
@@ -209,16 +233,24 @@ export class LeaseReactions {
     const repairs: string[] = [];
     for (const [reservationId, changedBy] of applied) {
       const reservation = reservations.find((r) => r.id === reservationId);
-      if (reservation === undefined || record.changedBy[reservationId] === changedBy || pendingUpdates[reservationId] !== undefined) continue;
+      if (reservation === undefined || record.changedBy[reservationId] === changedBy || pendingUpdates[reservationId] !== undefined)
+        continue;
       const outcome = await this.outcomeOf(this.updateContext(leaseId, record.state.lease, reservation, changeSequence), reservation);
-      repairs.push(outcome.ok ? `reapplied the latest change of ${reservationId}` : `reapplying the latest change of ${reservationId} failed: ${outcome.error}`);
+      repairs.push(
+        outcome.ok
+          ? `reapplied the latest change of ${reservationId}`
+          : `reapplying the latest change of ${reservationId} failed: ${outcome.error}`,
+      );
     }
     return repairs;
   }
 
   private async completeUpdates(leaseId: string, record: LeaseRecord, updates: readonly UpdateOutcome[]): Promise<string> {
     const metadata = this.metadata(record, record.lastEventId);
-    const completed = await this.options.reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata }, record);
+    const completed = await this.options.reactions.completeUpdates(
+      { type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata },
+      record,
+    );
     return this.recorded(completed, { leaseId, phase: 'update', step: 'complete' });
   }
 

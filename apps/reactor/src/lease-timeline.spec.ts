@@ -20,7 +20,12 @@ const record = async (leaseId: string, events: readonly LeaseEvent[]): Promise<v
   await store.appendToStream(
     leaseStream(leaseId),
     revision,
-    asLease(leaseId, events).map((event, index) => ({ id: `${leaseId}-${revision + 1 + index}`, type: event.type, data: event.data, metadata: META })),
+    asLease(leaseId, events).map((event, index) => ({
+      id: `${leaseId}-${revision + 1 + index}`,
+      type: event.type,
+      data: event.data,
+      metadata: META,
+    })),
   );
 };
 
@@ -73,7 +78,7 @@ describe('LeaseTimeline', () => {
   });
 });
 
-describe('LeaseTimeline and Scheduler: an active lease\'s owed update and what it gives up', () => {
+describe("LeaseTimeline and Scheduler: an active lease's owed update and what it gives up", () => {
   /** Lease `healed` held host 7 from 10:00; at 12:00 healing moved it to host 8, an update the reactor owes the cloud. */
   const healedOffHost7: LeaseEvent[] = [
     created({ reservations: [reservation('res-1', { hostIds: ['7'] })] }),
@@ -101,7 +106,13 @@ describe('LeaseTimeline and Scheduler: an active lease\'s owed update and what i
     const position = await deliver(0);
     const runs: { readonly action: DueAction; readonly finish: () => void }[] = [];
     const run = (action: DueAction): Promise<string> => new Promise((resolve) => runs.push({ action, finish: () => resolve('done') }));
-    const scheduler = new Scheduler({ queue: timeline.queue, clock: () => new Date(at(13)), monotonic: () => 0, run, log: () => undefined });
+    const scheduler = new Scheduler({
+      queue: timeline.queue,
+      clock: () => new Date(at(13)),
+      monotonic: () => 0,
+      run,
+      log: () => undefined,
+    });
     const ran = (): string[] => runs.map(({ action }) => `${action.leaseId}:${action.phase}`);
 
     scheduler.start();

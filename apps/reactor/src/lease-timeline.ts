@@ -46,7 +46,10 @@ const dueEntry = ({ state, releasing }: LeaseRecord): DueEntry | null => {
     ...reservedHostIds(reservation).map(hostKey),
     ...reservedFloatingIpIds(reservation).map(floatingIpKey),
   ]);
-  const releases = Object.values(releasing).flatMap(({ hostIds, floatingIpIds }) => [...hostIds.map(hostKey), ...floatingIpIds.map(floatingIpKey)]);
+  const releases = Object.values(releasing).flatMap(({ hostIds, floatingIpIds }) => [
+    ...hostIds.map(hostKey),
+    ...floatingIpIds.map(floatingIpKey),
+  ]);
   const instant = Date.parse(state.lease.endDate) <= Date.parse(state.lease.startDate);
   return { action, dueMs: begun(action) ? IN_PROGRESS_DUE_MS : Date.parse(action.dueAt), resources, releases, instant };
 };
@@ -60,7 +63,10 @@ export const FINISHED_REMEMBERED = 2_000;
 
 /** An active lease the reconciler may check: its before-end action not running, no change owed to the cloud. */
 export const isSettledActive = (record: LeaseRecord | undefined): record is LeaseRecord =>
-  record !== undefined && record.state.status === 'Active' && record.state.lease.beforeEnd !== 'in_progress' && Object.keys(record.state.lease.pendingUpdates).length === 0;
+  record !== undefined &&
+  record.state.status === 'Active' &&
+  record.state.lease.beforeEnd !== 'in_progress' &&
+  Object.keys(record.state.lease.pendingUpdates).length === 0;
 
 /**
  * The reactor's read model: every live lease folded with the lease decider, hypervisor hostnames from

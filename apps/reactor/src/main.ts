@@ -89,7 +89,6 @@ const log: typeof logLine =
         logLine(entry);
       };
 
-
 const fail = async (phase: string, error: unknown, store: EventStore | null, effects: OpenedEffects | null): Promise<never> => {
   log({ event: 'error', phase, error: describeError(error, { stack: true }) });
   effects?.close();
@@ -168,7 +167,11 @@ const snapshotConfig = (): SnapshotConfig => {
 const restoredIndex = async (store: EventStore, snapshots: WriteIndexSnapshots & { readonly kind: string }): Promise<OpenedWriteIndex> => {
   const opened = await restoreWriteIndex(store, snapshots);
   const { restored } = opened;
-  log({ event: 'snapshot', kind: snapshots.kind, ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }) });
+  log({
+    event: 'snapshot',
+    kind: snapshots.kind,
+    ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }),
+  });
   return opened;
 };
 
@@ -201,11 +204,16 @@ const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
 };
 
 /**
- * Several reactors on one shared log (PostgreSQL: an advisory lock; KurrentDB: a lease stream): one acts, the others wait to take over (docs/operations.md).
+ * Several reactors on one shared log (PostgreSQL: an advisory lock; KurrentDB: a lease stream): one acts, the others wait to take over
+ * (docs/operations.md).
  * A leader that loses its lock exits at once, before another can act beside it; its supervisor restarts it as a standby.
  */
 const leadReactors = async (): Promise<void> => {
-  const leadership = await takeLeadership({ role: 'reactor', eventStoreUrl: process.env.LEASEHOLD_EVENT_STORE_URL ?? '', onStandby: () => log({ event: 'standby', reason: 'another reactor leads' }) });
+  const leadership = await takeLeadership({
+    role: 'reactor',
+    eventStoreUrl: process.env.LEASEHOLD_EVENT_STORE_URL ?? '',
+    onStandby: () => log({ event: 'standby', reason: 'another reactor leads' }),
+  });
   leadership.onLost((reason) => {
     log({ event: 'error', phase: 'leadership', error: reason });
     process.exit(1);
@@ -232,7 +240,8 @@ const main = async (): Promise<void> => {
     const handler = new CommandHandler(store);
     // followed before the reactor starts, so that what it records while catching up is counted
     const outcomes = await metrics?.reactor.followOutcomes(store);
-    const leftoversObserved = metrics === null ? undefined : (counts: Parameters<ReactorMetrics['leftovers']>[0]) => metrics.reactor.leftovers(counts);
+    const leftoversObserved =
+      metrics === null ? undefined : (counts: Parameters<ReactorMetrics['leftovers']>[0]) => metrics.reactor.leftovers(counts);
     const reclamationWindowMs = reclamationWindowHours() * 3_600_000;
     const snapshots = await openSnapshotStore(dataDir);
     const reactor = await Reactor.start({
@@ -250,19 +259,42 @@ const main = async (): Promise<void> => {
     if (config.kind === 'openstack') {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
       const openstack = config.openstack;
-      reactor.stopsWith(startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }));
+      reactor.stopsWith(
+        startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }),
+      );
     }
     // healing and the freepool watch forget past bookings each their own way: a snapshot kind each
     const ledger = store;
     const calendars = async (kind: string, wanted: boolean): Promise<OpenedWriteIndex | null> =>
-      wanted ? await restoredIndex(ledger, { store: snapshots, config: snapshotting, kind, onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }) }) : null;
+      wanted
+        ? await restoredIndex(ledger, {
+            store: snapshots,
+            config: snapshotting,
+            kind,
+            onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }),
+          })
+        : null;
     const healingIndex = await calendars('reactor-healing-index', healing.checkMs > 0);
-    const healer = await startHealing({ store, handler, config: healing, log, ...(healingIndex === null ? {} : { index: healingIndex.index }) });
+    const healer = await startHealing({
+      store,
+      handler,
+      config: healing,
+      log,
+      ...(healingIndex === null ? {} : { index: healingIndex.index }),
+    });
     if (healer !== null) reactor.stopsWith(healer);
     if (healingIndex !== null) reactor.stopsWith(healingIndex.writer);
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
     const freepoolIndex = await calendars('reactor-freepool-index', freepool.checkMs > 0);
-    const watch = FreepoolWatchRunner.start({ store, handler, config: freepool, clock: () => new Date(), log, observed, ...(freepoolIndex === null ? {} : { index: freepoolIndex.index }) });
+    const watch = FreepoolWatchRunner.start({
+      store,
+      handler,
+      config: freepool,
+      clock: () => new Date(),
+      log,
+      observed,
+      ...(freepoolIndex === null ? {} : { index: freepoolIndex.index }),
+    });
     if (watch !== null) reactor.stopsWith(watch);
     if (freepoolIndex !== null) reactor.stopsWith(freepoolIndex.writer);
     const onEnd = await startEnforcementOnEnd(enforcement, store, log);

@@ -11,4 +11,8 @@ export interface Cause {
 }
 
 /** A reactor command's metadata: decided at the reactor's clock's now. */
-export const reactorMetadata = (cause: Cause, clock: () => Date): CommandMetadata => ({ actor: REACTOR, ...cause, now: clock().toISOString() });
+export const reactorMetadata = (cause: Cause, clock: () => Date): CommandMetadata => ({
+  actor: REACTOR,
+  ...cause,
+  now: clock().toISOString(),
+});

@@ -6,11 +6,15 @@ import { registerReactorMetrics } from './reactor.metrics.js';
 
 let appended = 0;
 const append = (store: EventStore, streamId: string, type: string) =>
-  store.appendToStream(streamId, 'any', [{ id: `event-${++appended}`, type, data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+  store.appendToStream(streamId, 'any', [
+    { id: `event-${++appended}`, type, data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+  ]);
 
 const valueOf = async (registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> => {
   // a histogram's series are named by their own metricName (`_count`, `_sum`, `_bucket`)
-  const values = (await registry.getMetricsAsJSON()).flatMap((m) => m.values.map((v) => ({ ...v, name: (v as { metricName?: string }).metricName ?? m.name })));
+  const values = (await registry.getMetricsAsJSON()).flatMap((m) =>
+    m.values.map((v) => ({ ...v, name: (v as { metricName?: string }).metricName ?? m.name })),
+  );
   return values.find((v) => v.name === name && Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
 };
 
@@ -35,7 +39,8 @@ describe('the reactor metrics', () => {
       await append(store, 'host-4', 'Host.EnrollmentFailed');
       // the subscription delivers asynchronously: wait for the last append's count, with a deadline
       const deadline = Date.now() + 10_000;
-      while ((await valueOf(registry, 'leasehold_effect_failures_total', { type: 'Host.EnrollmentFailed' })) !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((await valueOf(registry, 'leasehold_effect_failures_total', { type: 'Host.EnrollmentFailed' })) !== 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await valueOf(registry, 'leasehold_effect_failures_total', { type: 'Lease.StartFailed' })).toBe(1);
       expect(await valueOf(registry, 'leasehold_effect_failures_total', { type: 'Host.EnrollmentFailed' })).toBe(1);
       expect(await valueOf(registry, 'leasehold_drift_repairs_total')).toBe(1);

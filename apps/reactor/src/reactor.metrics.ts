@@ -41,9 +41,23 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
     buckets: LATENESS_BUCKETS,
     registers: [registry],
   });
-  const retries = new Counter({ name: 'leasehold_reactor_action_retries_total', help: 'Due actions retried after a transient failure', labelNames: ['phase'], registers: [registry] });
-  const failures = new Counter({ name: 'leasehold_effect_failures_total', help: 'Outcome events recording a side effect that failed, by event type', labelNames: ['type'], registers: [registry] });
-  const repairs = new Counter({ name: 'leasehold_drift_repairs_total', help: 'Reservations the reconciler found drifted from the ledger and put back', registers: [registry] });
+  const retries = new Counter({
+    name: 'leasehold_reactor_action_retries_total',
+    help: 'Due actions retried after a transient failure',
+    labelNames: ['phase'],
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'leasehold_effect_failures_total',
+    help: 'Outcome events recording a side effect that failed, by event type',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const repairs = new Counter({
+    name: 'leasehold_drift_repairs_total',
+    help: 'Reservations the reconciler found drifted from the ledger and put back',
+    registers: [registry],
+  });
   const exhausted = new Gauge({
     name: 'leasehold_freepool_exhausted',
     help: "1 while a zone has fewer free hosts over the watch window than LEASEHOLD_FREEPOOL_MIN_FREE_HOSTS, as the reactor's freepool watch last saw it",
@@ -96,7 +110,8 @@ export const registerReactorMetrics = (registry: Registry): ReactorMetrics => {
         onEvents: async (events) => {
           for (const event of events) {
             if (failureTypes.has(event.type)) failures.inc({ type: event.type });
-            else if (event.type === 'Lease.LeftoversFound') for (const { kind } of (event.data as { leftovers: readonly Leftover[] }).leftovers) findings.inc({ kind });
+            else if (event.type === 'Lease.LeftoversFound')
+              for (const { kind } of (event.data as { leftovers: readonly Leftover[] }).leftovers) findings.inc({ kind });
             else repairs.inc();
           }
         },

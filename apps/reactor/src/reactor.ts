@@ -39,7 +39,6 @@ export interface ReactorOptions {
   readonly snapshots?: TimelineSnapshots;
 }
 
-
 /**
  * Turns lease schedules into side effects: folds the lease and host streams into a timeline, and
  * runs each lease's due action when its time comes, recording every outcome as an event. Keeps no
@@ -71,10 +70,23 @@ export class Reactor {
     const windowMs = options.reclamationWindowMs ?? DAY_MS;
     const reclamation =
       windowMs > 0
-        ? new ReclamationWatch({ reactions: leaseReactions, effects: options.effects, clock, windowMs, hostname: (id) => this.timeline.hostname(id), log: this.log, observed: options.leftoversObserved })
+        ? new ReclamationWatch({
+            reactions: leaseReactions,
+            effects: options.effects,
+            clock,
+            windowMs,
+            hostname: (id) => this.timeline.hostname(id),
+            log: this.log,
+            observed: options.leftoversObserved,
+          })
         : undefined;
     this.reclamation = reclamation;
-    this.timeline = new LeaseTimeline(options.store, () => this.scheduler.wake(), FINISHED_REMEMBERED, (record) => reclamation?.finished(record));
+    this.timeline = new LeaseTimeline(
+      options.store,
+      () => this.scheduler.wake(),
+      FINISHED_REMEMBERED,
+      (record) => reclamation?.finished(record),
+    );
     this.reconciler = new Reconciler({
       reclamation,
       reactions: leaseReactions,
@@ -120,7 +132,15 @@ export class Reactor {
       const { store, retryBaseMs, retryMaxMs } = options;
       const clock = options.clock ?? (() => new Date());
       const { handler, log } = reactor;
-      reactor.enrollment = await HostEnrollment.start({ store, handler, effects: options.hostEnrollment, clock, log, retryBaseMs, retryMaxMs });
+      reactor.enrollment = await HostEnrollment.start({
+        store,
+        handler,
+        effects: options.hostEnrollment,
+        clock,
+        log,
+        retryBaseMs,
+        retryMaxMs,
+      });
     }
     return reactor;
   }
@@ -176,9 +196,20 @@ export class Reactor {
   private writeSnapshots(restoredAt: number): void {
     const { snapshots } = this.options;
     if (snapshots === undefined) return;
-    const subject = { kind: TIMELINE_SNAPSHOT_KIND, schemaVersion: TIMELINE_SCHEMA_VERSION, capture: () => ({ position: this.position, payload: { ...this.timeline.capture(), reclaiming: this.reclamation?.entries() ?? [] } }) };
-    const onError = (error: unknown): void => this.log({ event: 'error', phase: 'snapshot', position: this.position, error: describeError(error) });
-    this.snapshotWriter = new SnapshotWriter({ store: snapshots.store, subject, everyMs: snapshots.config.everyMs, everyEvents: snapshots.config.everyEvents, onError }).start(restoredAt);
+    const subject = {
+      kind: TIMELINE_SNAPSHOT_KIND,
+      schemaVersion: TIMELINE_SCHEMA_VERSION,
+      capture: () => ({ position: this.position, payload: { ...this.timeline.capture(), reclaiming: this.reclamation?.entries() ?? [] } }),
+    };
+    const onError = (error: unknown): void =>
+      this.log({ event: 'error', phase: 'snapshot', position: this.position, error: describeError(error) });
+    this.snapshotWriter = new SnapshotWriter({
+      store: snapshots.store,
+      subject,
+      everyMs: snapshots.config.everyMs,
+      everyEvents: snapshots.config.everyEvents,
+      onError,
+    }).start(restoredAt);
     if (snapshots.config.everyMs > 0) void this.snapshotWriter.write(1);
   }
 

@@ -76,7 +76,8 @@ export class ReclamationWatch {
   restore(entries: readonly ReclaimingEntry[]): void {
     for (const { record, leftovers } of entries) {
       const at = endedAtMs(record);
-      if (at !== null && record.state.status !== 'Initial') this.watched.set(record.state.lease.leaseId, { record, endedAtMs: at, leftovers });
+      if (at !== null && record.state.status !== 'Initial')
+        this.watched.set(record.state.lease.leaseId, { record, endedAtMs: at, leftovers });
     }
   }
 
@@ -112,7 +113,14 @@ export class ReclamationWatch {
     try {
       const found = await Promise.all(
         reservations.map((reservation) => {
-          const context: EffectContext = { idempotencyKey: `${leaseId}:leftovers:${reservation.id}`, leaseId, projectId, phase: 'end', resourceNames: this.names(reservation), trustId };
+          const context: EffectContext = {
+            idempotencyKey: `${leaseId}:leftovers:${reservation.id}`,
+            leaseId,
+            projectId,
+            phase: 'end',
+            resourceNames: this.names(reservation),
+            trustId,
+          };
           return leftoversOf(this.options.effects, context, reservation);
         }),
       );
@@ -128,15 +136,18 @@ export class ReclamationWatch {
     const { leaseId } = record.state.lease;
     const metadata = reactorMetadata({ correlationId: record.correlationId, causationId: record.lastEventId }, this.options.clock);
     const outcome = await this.options.reactions.recordLeftovers({ type: 'RecordLeftovers', data: { leaseId, leftovers }, metadata });
-    if (outcome.status === 'recorded') this.options.log({ event: 'reclamation-leftovers', leaseId, type: outcome.type, leftovers: leftovers.length });
+    if (outcome.status === 'recorded')
+      this.options.log({ event: 'reclamation-leftovers', leaseId, type: outcome.type, leftovers: leftovers.length });
     if (outcome.status === 'refused') this.options.log({ event: 'reclamation-skipped', leaseId, error: outcome.reason });
     return outcome.status === 'recorded';
   }
 
   private names(reservation: Reservation): Record<string, string> {
-    return Object.fromEntries(reservedHostIds(reservation).flatMap((hostId) => {
-      const name = this.options.hostname(hostId);
-      return name === undefined ? [] : [[hostId, name] as const];
-    }));
+    return Object.fromEntries(
+      reservedHostIds(reservation).flatMap((hostId) => {
+        const name = this.options.hostname(hostId);
+        return name === undefined ? [] : [[hostId, name] as const];
+      }),
+    );
   }
 }

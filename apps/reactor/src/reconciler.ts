@@ -18,7 +18,9 @@ export interface ReconcilerOptions {
   readonly log: (entry: ReactorLogEntry) => void;
   /** Ended leases' leftovers, looked at in the same round (absent: none). */
   readonly reclamation?: ReclamationWatch;
-  /** Runs a lease's check as one of its due actions would run (Scheduler.exclusive): not beside them, null while one is in flight or due. */
+  /**
+   * Runs a lease's check as one of its due actions would run (Scheduler.exclusive): not beside them, null while one is in flight or due.
+   */
   readonly exclusive: <T>(leaseId: string, work: () => Promise<T>) => Promise<T | null>;
 }
 
@@ -27,7 +29,10 @@ export interface ReconcileReport {
   readonly checked: number;
   readonly drifted: number;
   readonly failed: number;
-  /** Checks that could not run (the cloud unreachable, an action of the lease due or running) or could not be recorded (the lease moved on, or kept losing races): next round. */
+  /**
+   * Checks that could not run (the cloud unreachable, an action of the lease due or running) or could not be recorded (the lease moved on,
+   * or kept losing races): next round.
+   */
   readonly skipped: number;
 }
 
@@ -128,7 +133,8 @@ export class Reconciler {
     try {
       return { reservationId: reservation.id, ok: true, effects: await applyEffects(this.options.effects, context, reservation) };
     } catch (error) {
-      if (error instanceof EffectFailedError) return { reservationId: reservation.id, ok: false, error: error.message, effects: error.effects };
+      if (error instanceof EffectFailedError)
+        return { reservationId: reservation.id, ok: false, error: error.message, effects: error.effects };
       this.options.log({ event: 'reconcile-skipped', leaseId, reservationId: reservation.id, error: describeError(error) });
       return null;
     }
@@ -139,7 +145,11 @@ export class Reconciler {
     const leaseId = record.state.status === 'Initial' ? '' : record.state.lease.leaseId;
     const metadata = reactorMetadata({ correlationId: record.correlationId, causationId: record.lastEventId }, this.options.clock);
     try {
-      const found = await this.options.reactions.recordReconciliation({ type: 'RecordReconciliation', data: { leaseId, outcome, round }, metadata });
+      const found = await this.options.reactions.recordReconciliation({
+        type: 'RecordReconciliation',
+        data: { leaseId, outcome, round },
+        metadata,
+      });
       switch (found.status) {
         case 'recorded':
           await this.options.timeline.refresh(leaseId);

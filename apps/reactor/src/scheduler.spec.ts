@@ -5,9 +5,22 @@ import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 
-const put = (queue: DueQueue, leaseId: string, phase: EffectPhase, dueMs: number, resources: readonly string[], releases: readonly string[] = []): void => {
+const put = (
+  queue: DueQueue,
+  leaseId: string,
+  phase: EffectPhase,
+  dueMs: number,
+  resources: readonly string[],
+  releases: readonly string[] = [],
+): void => {
   const step = phase === 'update' ? 'complete' : 'begin';
-  queue.set(leaseId, { action: { leaseId, phase, step, dueAt: new Date(dueMs).toISOString() }, dueMs, resources, releases, instant: false });
+  queue.set(leaseId, {
+    action: { leaseId, phase, step, dueAt: new Date(dueMs).toISOString() },
+    dueMs,
+    resources,
+    releases,
+    instant: false,
+  });
 };
 
 /** Deferred runs the test resolves by hand, to observe what runs while another action is in flight. */
@@ -23,7 +36,14 @@ const harness = (options: { readonly fail?: (action: DueAction) => boolean; read
       started.push({ action, at: Date.now(), finish });
     });
   const clock = (): Date => new Date(Date.now() + wall.stepMs);
-  const scheduler = new Scheduler({ queue, clock, monotonic: () => Date.now(), run, log: (entry) => logs.push(entry), concurrency: options.concurrency });
+  const scheduler = new Scheduler({
+    queue,
+    clock,
+    monotonic: () => Date.now(),
+    run,
+    log: (entry) => logs.push(entry),
+    concurrency: options.concurrency,
+  });
   /** Stops the scheduler, letting whatever is still in flight finish. */
   const stop = async (): Promise<void> => {
     const stopping = scheduler.stop();
@@ -124,7 +144,7 @@ describe('Scheduler', () => {
     await stop();
   });
 
-  it('retries a transient failure after 1 s, 2 s, 4 s... capped at 30 s, holding the lease\'s hosts meanwhile', async () => {
+  it("retries a transient failure after 1 s, 2 s, 4 s... capped at 30 s, holding the lease's hosts meanwhile", async () => {
     const { queue, started, logs, scheduler, stop } = harness({ fail: (action) => action.leaseId === 'flaky' });
     put(queue, 'flaky', 'end', T0, ['h1']);
     put(queue, 'next', 'start', T0 + 1, ['h1']);
@@ -140,7 +160,7 @@ describe('Scheduler', () => {
     await stop();
   });
 
-  it('forgets the backoff of a phase that is no longer due: the lease\'s next phase is a first attempt, at once', async () => {
+  it("forgets the backoff of a phase that is no longer due: the lease's next phase is a first attempt, at once", async () => {
     const { queue, started, logs, scheduler, stop } = harness({ fail: (action) => action.phase === 'start' });
     put(queue, 'flaky', 'start', T0, ['h1']);
     scheduler.start();
@@ -176,7 +196,7 @@ describe('Scheduler', () => {
     await stop();
   });
 
-  it('measures a retry\'s backoff on the steady clock: a step of the wall clock back does not hold it back', async () => {
+  it("measures a retry's backoff on the steady clock: a step of the wall clock back does not hold it back", async () => {
     let failures = 1;
     const { queue, started, logs, scheduler, stop, wall } = harness({ fail: () => failures-- > 0 });
     put(queue, 'overdue', 'end', T0 - 3 * 3_600_000, ['h1']);
@@ -191,14 +211,14 @@ describe('Scheduler', () => {
     await stop();
   });
 
-  describe('exclusive work on a lease (a reconciliation\'s check)', () => {
+  describe("exclusive work on a lease (a reconciliation's check)", () => {
     const deferred = (): { promise: Promise<string>; resolve: (value: string) => void } => {
       let resolve: (value: string) => void = () => undefined;
       const promise = new Promise<string>((settle) => (resolve = settle));
       return { promise, resolve };
     };
 
-    it('holds the lease\'s action that falls due meanwhile, and the other leases\' actions on its resources, until it is done', async () => {
+    it("holds the lease's action that falls due meanwhile, and the other leases' actions on its resources, until it is done", async () => {
       const { queue, started, scheduler, stop } = harness();
       put(queue, 'checked', 'end', T0 + 1_000, ['f1']);
       put(queue, 'next', 'start', T0 + 1_000, ['f1']);
@@ -219,7 +239,7 @@ describe('Scheduler', () => {
       await stop();
     });
 
-    it('does not run while the lease has an action in flight or due, or another lease\'s action holds its resources', async () => {
+    it("does not run while the lease has an action in flight or due, or another lease's action holds its resources", async () => {
       const { queue, started, scheduler, stop } = harness();
       put(queue, 'busy', 'end', T0, ['f1']);
       put(queue, 'due-later', 'end', T0 + 60_000, ['f2']);

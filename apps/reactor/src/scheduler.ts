@@ -32,7 +32,6 @@ interface Backoff {
  */
 const MAX_SLEEP_MS = 1_000;
 
-
 /**
  * Sleeps until the earliest due action and runs it; any change of the queue wakes it. Actions of one
  * lease run one at a time; actions touching one resource (a host, a floating IP) run in due order (an
@@ -73,7 +72,12 @@ export class Scheduler {
     const entry = this.options.queue.get(leaseId);
     const resources = entry === undefined ? [] : [...entry.resources, ...entry.releases];
     const held = this.heldInFlight();
-    if (this.inFlight.has(leaseId) || (entry !== undefined && entry.dueMs <= this.options.clock().getTime()) || resources.some((resource) => held.has(resource))) return null;
+    if (
+      this.inFlight.has(leaseId) ||
+      (entry !== undefined && entry.dueMs <= this.options.clock().getTime()) ||
+      resources.some((resource) => held.has(resource))
+    )
+      return null;
     return this.track(leaseId, resources, work());
   }
 
@@ -88,7 +92,13 @@ export class Scheduler {
       this.inFlight.delete(leaseId);
       this.wake();
     });
-    this.inFlight.set(leaseId, { resources, done: settled.then(() => undefined, () => undefined) });
+    this.inFlight.set(leaseId, {
+      resources,
+      done: settled.then(
+        () => undefined,
+        () => undefined,
+      ),
+    });
     return settled;
   }
 
@@ -123,7 +133,8 @@ export class Scheduler {
 
   /** A lease whose failed phase is no longer due (done by another reactor, deleted, rescheduled) starts its next one afresh. */
   private forgetStaleBackoff(): void {
-    for (const [leaseId, { phase }] of this.backoff) if (this.options.queue.get(leaseId)?.action.phase !== phase) this.backoff.delete(leaseId);
+    for (const [leaseId, { phase }] of this.backoff)
+      if (this.options.queue.get(leaseId)?.action.phase !== phase) this.backoff.delete(leaseId);
   }
 
   private steadyNow(): number {

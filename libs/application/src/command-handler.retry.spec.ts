@@ -38,7 +38,10 @@ describe('CommandHandler', () => {
   };
 
   const interfering = async (): Promise<void> => {
-    await other.handle(async () => ({ appends: [{ streamId: STREAM, expectedRevision: await store.streamRevision(STREAM), events: [event('Interfered')] }], result: null }));
+    await other.handle(async () => ({
+      appends: [{ streamId: STREAM, expectedRevision: await store.streamRevision(STREAM), events: [event('Interfered')] }],
+      result: null,
+    }));
   };
 
   it('decides again on fresh state when another writer moved the stream on between the read and the append', async () => {
@@ -74,7 +77,10 @@ describe('CommandHandler', () => {
   });
 
   it('writes nothing for a decision without events and answers position 0', async () => {
-    const handled = await handler.handle(() => ({ appends: [{ streamId: STREAM, expectedRevision: -1, events: [] }], result: 'unchanged' }));
+    const handled = await handler.handle(() => ({
+      appends: [{ streamId: STREAM, expectedRevision: -1, events: [] }],
+      result: 'unchanged',
+    }));
 
     expect(handled).toEqual({ result: 'unchanged', position: 0, replayed: false });
     expect(await store.headPosition()).toBe(0);

@@ -40,7 +40,9 @@ describe('CommandHandler.handleOnStream', () => {
   it('writes the decisions on different streams asked while the lock is held in one append', async () => {
     const { store: counted, appends } = counting(store);
     const handler = new CommandHandler(counted);
-    const handled = await Promise.all(['s-1', 's-2', 's-3'].map((streamId) => handler.handleOnStream(streamId, () => appendOne(streamId, -1, `${streamId}-e`))));
+    const handled = await Promise.all(
+      ['s-1', 's-2', 's-3'].map((streamId) => handler.handleOnStream(streamId, () => appendOne(streamId, -1, `${streamId}-e`))),
+    );
     expect(handled.map((h) => h.result)).toEqual(['s-1-e', 's-2-e', 's-3-e']);
     expect(handled.every((h) => h.position > 0 && !h.replayed)).toBe(true);
     expect(appends()).toBe(1);
@@ -54,7 +56,10 @@ describe('CommandHandler.handleOnStream', () => {
     const handled = await Promise.all([handler.handleOnStream('s-1', decide('first')), handler.handleOnStream('s-1', decide('second'))]);
     expect(handled.map((h) => h.result)).toEqual(['first', 'second']);
     expect(appends()).toBe(2);
-    expect((await store.readStream('s-1')).map((event) => [event.id, event.revision])).toEqual([['first', 0], ['second', 1]]);
+    expect((await store.readStream('s-1')).map((event) => [event.id, event.revision])).toEqual([
+      ['first', 0],
+      ['second', 1],
+    ]);
   });
 
   it('takes each decision of a batch again on its own when one of them was decided on a stale revision', async () => {
@@ -71,7 +76,10 @@ describe('CommandHandler.handleOnStream', () => {
     expect(handled.map((h) => h.result)).toEqual(['s-1-e', 's-2-e']);
     // s-1's decision is written as first taken, s-2's taken again on the stream as it is
     expect(decided).toEqual(['s-1', 's-2', 's-2']);
-    expect((await store.readStream('s-2')).map((event) => [event.id, event.revision])).toEqual([['someone-else', 0], ['s-2-e', 1]]);
+    expect((await store.readStream('s-2')).map((event) => [event.id, event.revision])).toEqual([
+      ['someone-else', 0],
+      ['s-2-e', 1],
+    ]);
     expect((await store.readStream('s-1')).map((event) => event.id)).toEqual(['s-1-e']);
   });
 
@@ -89,7 +97,9 @@ describe('CommandHandler.handleOnStream', () => {
   it('tells each decision of a batch whose events were all recorded already that it was a replay', async () => {
     const handler = new CommandHandler(store);
     await Promise.all(['s-1', 's-2'].map((streamId) => handler.handleOnStream(streamId, () => appendOne(streamId, -1, `${streamId}-e`))));
-    const again = await Promise.all(['s-1', 's-2'].map((streamId) => handler.handleOnStream(streamId, () => appendOne(streamId, -1, `${streamId}-e`))));
+    const again = await Promise.all(
+      ['s-1', 's-2'].map((streamId) => handler.handleOnStream(streamId, () => appendOne(streamId, -1, `${streamId}-e`))),
+    );
     expect(again.map((h) => h.replayed)).toEqual([true, true]);
     expect(await store.readAll({ from: 0 })).toHaveLength(2);
   });
@@ -97,7 +107,10 @@ describe('CommandHandler.handleOnStream', () => {
   it('answers a decision that writes nothing without an append', async () => {
     const { store: counted, appends } = counting(store);
     const handler = new CommandHandler(counted);
-    const handled = await Promise.all([handler.handleOnStream('s-1', () => ({ appends: [], result: 'nothing' })), handler.handleOnStream('s-2', () => ({ appends: [], result: 'nothing' }))]);
+    const handled = await Promise.all([
+      handler.handleOnStream('s-1', () => ({ appends: [], result: 'nothing' })),
+      handler.handleOnStream('s-2', () => ({ appends: [], result: 'nothing' })),
+    ]);
     expect(handled).toEqual([
       { result: 'nothing', position: 0, replayed: false },
       { result: 'nothing', position: 0, replayed: false },

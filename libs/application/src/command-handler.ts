@@ -47,7 +47,8 @@ export const MAX_ATTEMPTS = 20;
 /** Most decisions written in one append by handleOnStream. */
 export const MAX_BATCH = 64;
 
-const isConcurrencyConflict = (error: unknown): boolean => error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError;
+const isConcurrencyConflict = (error: unknown): boolean =>
+  error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError;
 
 const nonEmpty = (decision: Decision<unknown>): AppendRequest[] => decision.appends.filter((append) => append.events.length > 0);
 
@@ -65,7 +66,10 @@ export class CommandHandler {
 
   constructor(readonly store: EventStore) {}
 
-  async load<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<LoadedStream<S, E>> {
+  async load<S, E extends DomainEvent>(
+    decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>,
+    streamId: string,
+  ): Promise<LoadedStream<S, E>> {
     const recorded = await this.store.readStream(streamId);
     const events = recorded.map((event) => ({ type: event.type, data: event.data }) as E);
     return { state: foldEvents(decider, events), revision: recorded.length - 1, events, position: recorded.at(-1)?.position ?? 0 };
@@ -164,7 +168,8 @@ export class CommandHandler {
         return { result: decision.result, position: written.position, replayed: written.idempotentReplay };
       } catch (error) {
         if (!isConcurrencyConflict(error)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw conflict('CONCURRENT_UPDATE', 'Too many concurrent changes to the same resources; retry the request');
+        if (attempt >= MAX_ATTEMPTS)
+          throw conflict('CONCURRENT_UPDATE', 'Too many concurrent changes to the same resources; retry the request');
       }
     }
   }

@@ -44,4 +44,3 @@ export interface RequestedEvent {
 
 export const requestedEvents = (requests: readonly AppendRequest[]): RequestedEvent[] =>
   requests.flatMap((request) => request.events.map((event) => ({ id: event.id, streamId: request.streamId })));
-

@@ -152,7 +152,10 @@ export class WrongExpectedRevisionError extends Error {
 
 /** An append re-used event ids in a way that is not a plain replay of an earlier append. */
 export class IdempotencyConflictError extends Error {
-  constructor(readonly eventId: string, detail: string) {
+  constructor(
+    readonly eventId: string,
+    detail: string,
+  ) {
     super(`Event id ${eventId} conflicts with a stored event: ${detail}`);
     this.name = 'IdempotencyConflictError';
   }

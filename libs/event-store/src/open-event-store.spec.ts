@@ -13,7 +13,9 @@ describe('the event store a process opens', () => {
     const store = await openEventStore('audit', dir, {});
     try {
       expect(store).toBeInstanceOf(SqliteEventStore);
-      await store.appendToStream('audit-1', 'no_stream', [{ id: 'e1', type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+      await store.appendToStream('audit-1', 'no_stream', [
+        { id: 'e1', type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+      ]);
       const reopened = SqliteEventStore.openReadOnly({ file: join(dir, 'audit.sqlite') });
       expect(await reopened.headPosition()).toBe(1);
       await reopened.close();
@@ -23,7 +25,10 @@ describe('the event store a process opens', () => {
   });
 
   it.each([
-    ['mysql://root:secret@db/leasehold', "LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got 'mysql:...'"],
+    [
+      'mysql://root:secret@db/leasehold',
+      "LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got 'mysql:...'",
+    ],
   ])('refuses %s at start, naming what it supports and never echoing a password', async (url, message) => {
     const opening = openEventStore('events', dir, { LEASEHOLD_EVENT_STORE_URL: url });
     await expect(opening).rejects.toBeInstanceOf(EventStoreUrlError);

@@ -35,5 +35,7 @@ export const openEventStore = async (log: EventLog, dataDir: string, env: NodeJS
     const { KurrentDbEventStore } = await import('./kurrentdb/kurrentdb-event-store.js');
     return KurrentDbEventStore.open({ url, log });
   }
-  throw new EventStoreUrlError(`LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got '${url.split(':')[0] ?? ''}:...'`);
+  throw new EventStoreUrlError(
+    `LEASEHOLD_EVENT_STORE_URL must start with postgres://, postgresql://, kurrentdb:// or esdb:// (or be unset for the embedded store), got '${url.split(':')[0] ?? ''}:...'`,
+  );
 };

@@ -21,7 +21,7 @@ const ALPHABET = ['\u0000', '\u0001', '0', '1', 'u', 'd', '8', 'a', '\ud800', '\
 
 describe('stored text encoding', () => {
   it('keeps text without NUL, U+0001 or surrogate halves as it is', () => {
-    for (const text of ['', 'lease-1', "it's \\ \"x\" ?", '\u007f\u0085\u009f', 'ü 🙂 \ud83d\ude42', '\ufffd\uffff']) {
+    for (const text of ['', 'lease-1', 'it\'s \\ "x" ?', '\u007f\u0085\u009f', 'ü 🙂 \ud83d\ude42', '\ufffd\uffff']) {
       expect(encodeStoredText(text)).toBe(text);
       expect(decodeStoredText(text)).toBe(text);
     }

@@ -33,7 +33,14 @@ describe('leadership as a lease in a stream', () => {
 
   const contend = (store: SqliteEventStore, signal?: AbortSignal) => {
     const seen = { standby: false, leading: null as StreamLeadership | null, lost: [] as string[] };
-    const taking = streamLeadership({ store, role: 'reactor', leaseMs: LEASE_MS, retryMs: 10, onStandby: () => (seen.standby = true), ...(signal ? { signal } : {}) }).then((leadership) => {
+    const taking = streamLeadership({
+      store,
+      role: 'reactor',
+      leaseMs: LEASE_MS,
+      retryMs: 10,
+      onStandby: () => (seen.standby = true),
+      ...(signal ? { signal } : {}),
+    }).then((leadership) => {
       leadership.onLost((reason) => seen.lost.push(reason));
       seen.leading = leadership;
       return leadership;
@@ -63,7 +70,11 @@ describe('leadership as a lease in a stream', () => {
   it('of four contenders claiming at once, exactly one leads', async () => {
     const stop = new AbortController();
     const contenders = [0, 1, 2, 3].map(() => contend(openStore('race'), stop.signal));
-    await until(() => contenders.filter((contender) => contender.seen.leading !== null).length === 1 && contenders.filter((contender) => contender.seen.standby).length === 3);
+    await until(
+      () =>
+        contenders.filter((contender) => contender.seen.leading !== null).length === 1 &&
+        contenders.filter((contender) => contender.seen.standby).length === 3,
+    );
     const store = openStore('race');
     await until(async () => (await store.streamRevision(STREAM)) >= 4);
     expect(contenders.filter((contender) => contender.seen.leading !== null)).toHaveLength(1);
@@ -77,7 +88,14 @@ describe('leadership as a lease in a stream', () => {
     await first.taking;
     // a claim on the revision the holder last wrote, as a contender whose clock ran ahead would make
     const revision = await other.streamRevision(STREAM);
-    await other.appendToStream(STREAM, revision, [{ id: 'usurper', type: 'Leadership.Claimed', data: { holder: 'other', until: new Date(Date.now() + 60_000).toISOString() }, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+    await other.appendToStream(STREAM, revision, [
+      {
+        id: 'usurper',
+        type: 'Leadership.Claimed',
+        data: { holder: 'other', until: new Date(Date.now() + 60_000).toISOString() },
+        metadata: { correlationId: 'c', causationId: 'c', actor: null },
+      },
+    ]);
     await until(() => first.seen.lost.length > 0);
     expect(first.seen.lost).toEqual(['another process took the leadership']);
   });

@@ -65,7 +65,14 @@ const claim = async (options: StreamLeadershipOptions, holder: string, leaseMs: 
  * a timer of its own, set for that moment at each renewal: checked on the renewal ticks alone, it
  * fell a tick late whenever the tick came a moment early, at the very end of the lease.
  */
-const hold = (options: StreamLeadershipOptions, holder: string, claimed: number, leaseMs: number, now: () => number, claimedUntil: number): StreamLeadership => {
+const hold = (
+  options: StreamLeadershipOptions,
+  holder: string,
+  claimed: number,
+  leaseMs: number,
+  now: () => number,
+  claimedUntil: number,
+): StreamLeadership => {
   const streamId = leaderStream(options.role);
   let revision = claimed;
   let until = claimedUntil;

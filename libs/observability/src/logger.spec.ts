@@ -3,7 +3,11 @@ import { eventLog, jsonLogger } from './logger.js';
 
 const capture = () => {
   const lines: string[] = [];
-  return { lines, destination: { write: (line: string) => void lines.push(line) }, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    lines,
+    destination: { write: (line: string) => void lines.push(line) },
+    parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 };
 
 describe('jsonLogger', () => {

@@ -5,8 +5,10 @@ import { type DestinationStream, type Level, type Logger, pino } from 'pino';
  * then the entry's own. Written synchronously to stdout, as console.log writes to a pipe, so lines
  * keep their order and one logged right before process.exit is not lost.
  */
-export const jsonLogger = (fields: Readonly<Record<string, string>>, destination: DestinationStream = pino.destination({ dest: 1, sync: true })): Logger =>
-  pino({ base: fields, level: 'debug', timestamp: pino.stdTimeFunctions.isoTime }, destination);
+export const jsonLogger = (
+  fields: Readonly<Record<string, string>>,
+  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
+): Logger => pino({ base: fields, level: 'debug', timestamp: pino.stdTimeFunctions.isoTime }, destination);
 
 export type LogEntry = Readonly<{ event: string; [detail: string]: unknown }>;
 

@@ -13,7 +13,9 @@ describe('who may read /metrics', () => {
     expect(metricsConfigFromEnv({ LEASEHOLD_METRICS_TOKEN: ' s3 ' }, '127.0.0.1').access).toEqual({ kind: 'token', token: 's3' });
     expect(metricsConfigFromEnv({ LEASEHOLD_METRICS: 'off', LEASEHOLD_METRICS_TOKEN: 's3' }, '0.0.0.0').access).toEqual({ kind: 'off' });
     expect(metricsConfigFromEnv({ LEASEHOLD_METRICS: 'public' }, '0.0.0.0').access).toEqual({ kind: 'open' });
-    expect(() => metricsConfigFromEnv({ LEASEHOLD_METRICS: 'yes' }, '127.0.0.1')).toThrow("LEASEHOLD_METRICS must be on, off or public, got 'yes'");
+    expect(() => metricsConfigFromEnv({ LEASEHOLD_METRICS: 'yes' }, '127.0.0.1')).toThrow(
+      "LEASEHOLD_METRICS must be on, off or public, got 'yes'",
+    );
   });
 
   it('lets a request through only with the token', () => {

@@ -6,7 +6,8 @@ import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
  * on loopback only, so only the host's own scraper does); `token`: `Authorization: Bearer <token>`
  * (the default off loopback, as the metrics name projects, zones and hosts); `off`: no `/metrics`.
  */
-export type MetricsAccess = { readonly kind: 'off' } | { readonly kind: 'open' } | { readonly kind: 'token'; readonly token: string | null };
+export type MetricsAccess =
+  { readonly kind: 'off' } | { readonly kind: 'open' } | { readonly kind: 'token'; readonly token: string | null };
 
 export interface MetricsConfig {
   readonly access: MetricsAccess;
@@ -33,7 +34,8 @@ export const metricsConfigFromEnv = (env: NodeJS.ProcessEnv, listenHost: string)
 export const watchWindowMsFromEnv = (env: NodeJS.ProcessEnv): number => {
   const text = (env.LEASEHOLD_FREEPOOL_WATCH_HOURS ?? '').trim() || '24';
   const hours = Number(text);
-  if (!(Number.isFinite(hours) && hours > 0 && hours <= 24 * 366)) throw new Error(`LEASEHOLD_FREEPOOL_WATCH_HOURS must be a number of hours above 0 (at most a year), got '${text}'`);
+  if (!(Number.isFinite(hours) && hours > 0 && hours <= 24 * 366))
+    throw new Error(`LEASEHOLD_FREEPOOL_WATCH_HOURS must be a number of hours above 0 (at most a year), got '${text}'`);
   return hours * 3_600_000;
 };
 
@@ -52,9 +54,12 @@ export const refuseMetrics = (access: MetricsAccess, authorization: string | und
     case 'open':
       return null;
     case 'token': {
-      if (access.token === null) return { status: 403, message: 'metrics off loopback need LEASEHOLD_METRICS_TOKEN (or LEASEHOLD_METRICS=public)' };
+      if (access.token === null)
+        return { status: 403, message: 'metrics off loopback need LEASEHOLD_METRICS_TOKEN (or LEASEHOLD_METRICS=public)' };
       const given = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
-      return given !== undefined && sameText(given, access.token) ? null : { status: 401, message: 'metrics need Authorization: Bearer <LEASEHOLD_METRICS_TOKEN>' };
+      return given !== undefined && sameText(given, access.token)
+        ? null
+        : { status: 401, message: 'metrics need Authorization: Bearer <LEASEHOLD_METRICS_TOKEN>' };
     }
     default: {
       const _never: never = access;
@@ -101,7 +106,7 @@ export const registerQuotaMetrics = (registry: Registry, read: () => Promise<rea
   const reading = sharedReading(read);
   new Gauge({
     name: 'leasehold_quota_use',
-    help: "What a project holds now of a quota held at once, or has spent this UTC month of a monthly one (hours); the LEASEHOLD_QUOTA_METRIC_TOP_N projects nearest their limits",
+    help: 'What a project holds now of a quota held at once, or has spent this UTC month of a monthly one (hours); the LEASEHOLD_QUOTA_METRIC_TOP_N projects nearest their limits',
     labelNames: ['project_id', 'quota'],
     registers: [registry],
     async collect() {
@@ -116,7 +121,8 @@ export const registerQuotaMetrics = (registry: Registry, read: () => Promise<rea
     registers: [registry],
     async collect() {
       this.reset();
-      for (const sample of await reading()) if (sample.limit !== null) this.set({ project_id: sample.projectId, quota: sample.quota }, sample.limit);
+      for (const sample of await reading())
+        if (sample.limit !== null) this.set({ project_id: sample.projectId, quota: sample.quota }, sample.limit);
     },
   });
 };

@@ -24,7 +24,10 @@ describe('parseCloudConfig', () => {
   });
 
   it('reads LEASEHOLD_FREEPOOL_NAME and LEASEHOLD_FREEPOOL_PER_ZONE', () => {
-    expect(settings({ ...openstack, LEASEHOLD_FREEPOOL_NAME: 'spare', LEASEHOLD_FREEPOOL_PER_ZONE: 'true' })).toMatchObject({ freepoolName: 'spare', freepoolPerZone: true });
+    expect(settings({ ...openstack, LEASEHOLD_FREEPOOL_NAME: 'spare', LEASEHOLD_FREEPOOL_PER_ZONE: 'true' })).toMatchObject({
+      freepoolName: 'spare',
+      freepoolPerZone: true,
+    });
     expect(settings({ ...openstack, LEASEHOLD_FREEPOOL_PER_ZONE: 'FALSE' }).freepoolPerZone).toBe(false);
     expect(settings({ ...openstack, LEASEHOLD_FREEPOOL_PER_ZONE: ' ' }).freepoolPerZone).toBe(false);
   });
@@ -39,14 +42,18 @@ describe('parseCloudConfig', () => {
     expect(settings(openstack).preemptible).toBeNull();
     expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '5' }).preemptible).toBeNull();
     expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true' }).preemptible).toEqual({ graceSeconds: 60 });
-    expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true', LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '0' }).preemptible).toEqual({ graceSeconds: 0 });
+    expect(settings({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true', LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '0' }).preemptible).toEqual({
+      graceSeconds: 0,
+    });
   });
 
   it('refuses a LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS that is not a non-negative integer', () => {
     expect(() => parseCloudConfig({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'true', LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS: '-1' })).toThrow(
       new CloudConfigError("LEASEHOLD_PREEMPTIBLE_GRACE_SECONDS must be a non-negative integer, got '-1'"),
     );
-    expect(() => parseCloudConfig({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'on' })).toThrow(new CloudConfigError("LEASEHOLD_PREEMPTIBLE must be true or false, got 'on'"));
+    expect(() => parseCloudConfig({ ...openstack, LEASEHOLD_PREEMPTIBLE: 'on' })).toThrow(
+      new CloudConfigError("LEASEHOLD_PREEMPTIBLE must be true or false, got 'on'"),
+    );
   });
 
   it('ignores the OpenStack variables in standalone mode', () => {

@@ -18,7 +18,10 @@ export interface EffectContext {
 
 /** An expected cloud failure: recorded as an outcome event, not retried. */
 export class EffectFailedError extends Error {
-  constructor(message: string, readonly effects: readonly EffectRecord[]) {
+  constructor(
+    message: string,
+    readonly effects: readonly EffectRecord[],
+  ) {
     super(message);
     this.name = 'EffectFailedError';
   }
@@ -47,7 +50,9 @@ export interface LeaseTrustEffects {
   deleteTrust(context: EffectContext, trustId: string): Promise<readonly EffectRecord[]>;
 }
 
-export type EffectsRegistry = { readonly [T in Reservation['resourceType']]: ReservationEffects<Extract<Reservation, { resourceType: T }>> } & {
+export type EffectsRegistry = {
+  readonly [T in Reservation['resourceType']]: ReservationEffects<Extract<Reservation, { resourceType: T }>>;
+} & {
   /** Absent where leases have no trusts (standalone). */
   readonly trusts?: LeaseTrustEffects;
 };

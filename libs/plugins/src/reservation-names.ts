@@ -7,7 +7,8 @@
 export const FREEPOOL_TRAIT = 'CUSTOM_BLAZAR_FREEPOOL';
 
 /** Upstream's per-reservation name: a trait for host reservations, a resource class for instance reservations. */
-export const reservationCustomName = (reservationId: string): string => `CUSTOM_RESERVATION_${reservationId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+export const reservationCustomName = (reservationId: string): string =>
+  `CUSTOM_RESERVATION_${reservationId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 /** The child provider of a compute node that carries the freepool trait and the instance reservations' inventories. */
 export const childProviderName = (hypervisorHostname: string): string => `blazar_${hypervisorHostname}`;

@@ -29,9 +29,26 @@ describe('Blazar date formats', () => {
 
   it('take every text of the canonical shape, real or not (leap days, hour 24, 31 April, month 13), as luxon does', () => {
     const shaped = fc
-      .tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }))
-      .map(([y, mo, d, h, mi, s]) => `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}.250Z`);
-    const fixed = ['2032-02-29T00:00:00.000Z', '2031-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z', '2031-04-31T00:00:00.000Z', '2031-05-01T24:00:00.000Z'];
+      .tuple(
+        fc.integer({ min: 1, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 60 }),
+      )
+      .map(
+        ([y, mo, d, h, mi, s]) =>
+          `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}.250Z`,
+      );
+    const fixed = [
+      '2032-02-29T00:00:00.000Z',
+      '2031-02-29T00:00:00.000Z',
+      '2100-02-29T00:00:00.000Z',
+      '2000-02-29T00:00:00.000Z',
+      '2031-04-31T00:00:00.000Z',
+      '2031-05-01T24:00:00.000Z',
+    ];
     fc.assert(
       fc.property(fc.oneof(shaped, fc.constantFrom(...fixed)), (iso) => {
         expect([toBlazarDate(iso), toBlazarTimestamp(iso)]).toEqual([byLuxon.date(iso), byLuxon.timestamp(iso)]);
@@ -41,7 +58,9 @@ describe('Blazar date formats', () => {
   });
 
   it('take the fast path only for the canonical shape: one character of it changed (a digit, its punctuation, a non-ASCII digit) goes to luxon', () => {
-    const canonicalText = fc.date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    const canonicalText = fc
+      .date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
     const replacement = fc.constantFrom('0', '9', '-', ':', '.', 'T', 'Z', ' ', '+', '\u0663', 'a', '');
     fc.assert(
       fc.property(canonicalText, fc.nat(24), replacement, (iso, at, c) => {
@@ -53,7 +72,13 @@ describe('Blazar date formats', () => {
   });
 
   it('leave other ISO-8601 text (offsets, no fraction, impossible days) to luxon', () => {
-    for (const iso of ['2031-05-01T10:00:00+02:00', '2031-05-01T10:00:00Z', '2031-05-01T10:00:00.5Z', '2031-02-30T10:00:00.000Z', '2031-05-01T10:00:00.123456Z']) {
+    for (const iso of [
+      '2031-05-01T10:00:00+02:00',
+      '2031-05-01T10:00:00Z',
+      '2031-05-01T10:00:00.5Z',
+      '2031-02-30T10:00:00.000Z',
+      '2031-05-01T10:00:00.123456Z',
+    ]) {
       expect([toBlazarDate(iso), toBlazarTimestamp(iso)]).toEqual([byLuxon.date(iso), byLuxon.timestamp(iso)]);
     }
   });

@@ -44,13 +44,30 @@ describe('QueryBinder', () => {
 
   it('inlines a raw fragment SQL and binds its own parameters, recursively', () => {
     const fragment = raw('lower(?) || ?', ['ABC', raw('upper(?)', ['def'])]);
-    expect(bindSqlite('select ? as v, ? as w', [fragment, 'x'])).toEqual({ sql: 'select lower(?) || upper(?) as v, ? as w', bindings: ['ABC', 'def', 'x'] });
+    expect(bindSqlite('select ? as v, ? as w', [fragment, 'x'])).toEqual({
+      sql: 'select lower(?) || upper(?) as v, ? as w',
+      bindings: ['ABC', 'def', 'x'],
+    });
   });
 
   it('expands an array into a list, nested arrays as sqlstring or PostgreSQL escape write them', () => {
     expect(bindSqlite('where id in (?)', [['a', 'b', 3]])).toEqual({ sql: 'where id in (?, ?, ?)', bindings: ['a', 'b', 3] });
-    expect(bindSqlite('values ?', [[[1, 2], [3, 4]]]).sql).toBe('values (?, ?), (?, ?)');
-    expect(QueryBinder.bind(postgres, POSTGRES, 'values ?', [[[1, 2], [3, 4]]]).sql).toBe('values ?, ?, ?, ?');
+    expect(
+      bindSqlite('values ?', [
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ]).sql,
+    ).toBe('values (?, ?), (?, ?)');
+    expect(
+      QueryBinder.bind(postgres, POSTGRES, 'values ?', [
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ]).sql,
+    ).toBe('values ?, ?, ?, ?');
   });
 
   it('binds a plain object, or a value marked as JSON, as its JSON text', () => {
@@ -62,13 +79,28 @@ describe('QueryBinder', () => {
     const date = new Date('2030-01-02T03:04:05.678Z');
     const bytes = new Uint8Array([0, 1, 255]);
     const params = [true, false, date, 12345678901234567890n, Buffer.from([7]), bytes, null, undefined];
-    expect(bindSqlite('?,?,?,?,?,?,?,?', params).bindings).toEqual([1, 0, date.getTime(), '12345678901234567890', Buffer.from([7]), Buffer.from([0, 1, 255]), null, null]);
+    expect(bindSqlite('?,?,?,?,?,?,?,?', params).bindings).toEqual([
+      1,
+      0,
+      date.getTime(),
+      '12345678901234567890',
+      Buffer.from([7]),
+      Buffer.from([0, 1, 255]),
+      null,
+      null,
+    ]);
     expect(QueryBinder.bind(postgres, POSTGRES, '?,?,?', [true, date, null]).bindings).toEqual([true, '2030-01-02T03:04:05.678Z', null]);
   });
 
   it('writes an integer row count after limit or offset into the text, as knex skipBinding does, and binds anything else there', () => {
-    expect(bindSqlite('select * from t where id = ? limit ? offset ?', ['x', 1, 20])).toEqual({ sql: 'select * from t where id = ? limit 1 offset 20', bindings: ['x'] });
-    expect(bindSqlite('select * from t limit ? offset ?', [1.5, '3'])).toEqual({ sql: 'select * from t limit ? offset ?', bindings: [1.5, '3'] });
+    expect(bindSqlite('select * from t where id = ? limit ? offset ?', ['x', 1, 20])).toEqual({
+      sql: 'select * from t where id = ? limit 1 offset 20',
+      bindings: ['x'],
+    });
+    expect(bindSqlite('select * from t limit ? offset ?', [1.5, '3'])).toEqual({
+      sql: 'select * from t limit ? offset ?',
+      bindings: [1.5, '3'],
+    });
     expect(bindSqlite('select ? as limit_value', [1])).toEqual({ sql: 'select ? as limit_value', bindings: [1] });
   });
 

@@ -46,7 +46,10 @@ export class ReadModelCensus {
   /** Per zone; the calendar is the one reservations are admitted against (lh_availability), without the cleaning time. */
   async freepool(nowMs: number, windowMs: number): Promise<ZoneCapacity[]> {
     const em = this.orm.em.fork();
-    const hosts = (await em.find(HostEntity, {}, { fields: ['id', 'doc'] })).map((row) => ({ id: row.id, view: withHealthDefaults(row.doc) }));
+    const hosts = (await em.find(HostEntity, {}, { fields: ['id', 'doc'] })).map((row) => ({
+      id: row.id,
+      view: withHealthDefaults(row.doc),
+    }));
     const bookings = await em.find(
       AvailabilityIntervalEntity,
       { resourceKind: 'host', startMs: { $lt: nowMs + windowMs }, endMs: { $gt: nowMs } },

@@ -15,7 +15,10 @@ export interface LeaseRow {
   startDate: string;
   endDate: string;
   status: string;
-  /** The document's created_at and updated_at, as columns to sort the list by (null in rows an older release wrote until they are filled in at open). */
+  /**
+   * The document's created_at and updated_at, as columns to sort the list by (null in rows an older release wrote until they are filled in
+   * at open).
+   */
   createdAt: string | null;
   updatedAt: string | null;
   doc: LeaseView;
@@ -168,177 +171,189 @@ export const leaseOrderIndexes = (kind: ReadModelKind): { name: string; expressi
     { name: 'start', sortValue: 'start_date' },
     { name: 'created', sortValue: "coalesce(created_at, '')" },
   ];
-  return orders.flatMap((order) => {
-    const columns = `${order.sortValue}${collate}, id${collate}`;
-    return [
-      { name: `lh_leases_${order.name}_order${suffix}`, columns },
-      { name: `lh_leases_project_${order.name}_order${suffix}`, columns: `${project}, ${columns}` },
-    ];
-  }).map(({ name, columns }) => ({ name, expression: (table: unknown) => `create index ${name} on ${String(table)} (${columns})` }));
+  return orders
+    .flatMap((order) => {
+      const columns = `${order.sortValue}${collate}, id${collate}`;
+      return [
+        { name: `lh_leases_${order.name}_order${suffix}`, columns },
+        { name: `lh_leases_project_${order.name}_order${suffix}`, columns: `${project}, ${columns}` },
+      ];
+    })
+    .map(({ name, columns }) => ({ name, expression: (table: unknown) => `create index ${name} on ${String(table)} (${columns})` }));
 };
 
-const leaseSchema = (kind: ReadModelKind = 'sqlite'): EntitySchema<LeaseRow> => new EntitySchema<LeaseRow>({
-  name: 'LeaseRow',
-  tableName: 'lh_leases',
-  indexes: leaseOrderIndexes(kind),
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    // on SQLite the project's order indexes (led by project_id) find a project's leases: one index fewer to write per lease
-    projectId: { type: SafeTextType, index: kind === 'postgresql' },
-    userId: { type: SafeTextType },
-    name: { type: SafeTextType },
-    startDate: { type: SafeTextType },
-    endDate: { type: SafeTextType },
-    status: { type: SafeTextType },
-    createdAt: { type: SafeTextType, nullable: true, index: true },
-    updatedAt: { type: SafeTextType, nullable: true },
-    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
-    doc: { type: 'json', columnType: 'json' },
-    since: { type: new BigIntType('number'), default: 0 },
-    patchRun: { type: 'integer', default: 0 },
-  },
-});
+const leaseSchema = (kind: ReadModelKind = 'sqlite'): EntitySchema<LeaseRow> =>
+  new EntitySchema<LeaseRow>({
+    name: 'LeaseRow',
+    tableName: 'lh_leases',
+    indexes: leaseOrderIndexes(kind),
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      // on SQLite the project's order indexes (led by project_id) find a project's leases: one index fewer to write per lease
+      projectId: { type: SafeTextType, index: kind === 'postgresql' },
+      userId: { type: SafeTextType },
+      name: { type: SafeTextType },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType },
+      status: { type: SafeTextType },
+      createdAt: { type: SafeTextType, nullable: true, index: true },
+      updatedAt: { type: SafeTextType, nullable: true },
+      // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+      doc: { type: 'json', columnType: 'json' },
+      since: { type: new BigIntType('number'), default: 0 },
+      patchRun: { type: 'integer', default: 0 },
+    },
+  });
 export const LeaseEntity = leaseSchema();
 
-const reservationSchema = (): EntitySchema<ReservationRow> => new EntitySchema<ReservationRow>({
-  name: 'ReservationRow',
-  tableName: 'lh_reservations',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    leaseId: { type: SafeTextType, index: true },
-    projectId: { type: SafeTextType },
-    resourceType: { type: SafeTextType },
-    status: { type: SafeTextType },
-  },
-});
+const reservationSchema = (): EntitySchema<ReservationRow> =>
+  new EntitySchema<ReservationRow>({
+    name: 'ReservationRow',
+    tableName: 'lh_reservations',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      leaseId: { type: SafeTextType, index: true },
+      projectId: { type: SafeTextType },
+      resourceType: { type: SafeTextType },
+      status: { type: SafeTextType },
+    },
+  });
 export const ReservationEntity = reservationSchema();
 
-const allocationSchema = (): EntitySchema<AllocationRow> => new EntitySchema<AllocationRow>({
-  name: 'AllocationRow',
-  tableName: 'lh_allocations',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    hostId: { type: SafeTextType, index: true },
-    reservationId: { type: SafeTextType, index: true },
-    leaseId: { type: SafeTextType, index: true },
-    startDate: { type: SafeTextType },
-    endDate: { type: SafeTextType, index: true },
-    slotCount: { type: 'integer', nullable: true },
-    slotVcpus: { type: 'integer', nullable: true },
-    slotMemoryMb: { type: 'integer', nullable: true },
-    slotDiskGb: { type: 'integer', nullable: true },
-    since: { type: new BigIntType('number'), default: 0 },
-  },
-});
+const allocationSchema = (): EntitySchema<AllocationRow> =>
+  new EntitySchema<AllocationRow>({
+    name: 'AllocationRow',
+    tableName: 'lh_allocations',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      hostId: { type: SafeTextType, index: true },
+      reservationId: { type: SafeTextType, index: true },
+      leaseId: { type: SafeTextType, index: true },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType, index: true },
+      slotCount: { type: 'integer', nullable: true },
+      slotVcpus: { type: 'integer', nullable: true },
+      slotMemoryMb: { type: 'integer', nullable: true },
+      slotDiskGb: { type: 'integer', nullable: true },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
 export const AllocationEntity = allocationSchema();
 
-const hostSchema = (): EntitySchema<HostRow> => new EntitySchema<HostRow>({
-  name: 'HostRow',
-  tableName: 'lh_hosts',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    hypervisorHostname: { type: SafeTextType, unique: true },
-    sortKey: { type: 'integer' },
-    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
-    doc: { type: 'json', columnType: 'json' },
-    capabilities: { type: 'json', columnType: 'json' },
-    since: { type: new BigIntType('number'), default: 0 },
-  },
-});
+const hostSchema = (): EntitySchema<HostRow> =>
+  new EntitySchema<HostRow>({
+    name: 'HostRow',
+    tableName: 'lh_hosts',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      hypervisorHostname: { type: SafeTextType, unique: true },
+      sortKey: { type: 'integer' },
+      // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+      doc: { type: 'json', columnType: 'json' },
+      capabilities: { type: 'json', columnType: 'json' },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
 export const HostEntity = hostSchema();
 
-const propertySchema = (): EntitySchema<PropertyRow> => new EntitySchema<PropertyRow>({
-  name: 'PropertyRow',
-  tableName: 'lh_properties',
-  properties: {
-    name: { type: SafeTextType, primary: true },
-    id: { type: SafeTextType },
-    private: { type: 'boolean' },
-    createdAt: { type: SafeTextType },
-    updatedAt: { type: SafeTextType, nullable: true },
-  },
-});
+const propertySchema = (): EntitySchema<PropertyRow> =>
+  new EntitySchema<PropertyRow>({
+    name: 'PropertyRow',
+    tableName: 'lh_properties',
+    properties: {
+      name: { type: SafeTextType, primary: true },
+      id: { type: SafeTextType },
+      private: { type: 'boolean' },
+      createdAt: { type: SafeTextType },
+      updatedAt: { type: SafeTextType, nullable: true },
+    },
+  });
 export const PropertyEntity = propertySchema();
 
-const floatingIpSchema = (): EntitySchema<FloatingIpRow> => new EntitySchema<FloatingIpRow>({
-  name: 'FloatingIpRow',
-  tableName: 'lh_floatingips',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    networkId: { type: SafeTextType, index: true },
-    address: { type: SafeTextType },
-    sortKey: { type: new BigIntType('number'), index: true },
-    // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
-    doc: { type: 'json', columnType: 'json' },
-    since: { type: new BigIntType('number'), default: 0 },
-  },
-});
+const floatingIpSchema = (): EntitySchema<FloatingIpRow> =>
+  new EntitySchema<FloatingIpRow>({
+    name: 'FloatingIpRow',
+    tableName: 'lh_floatingips',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      networkId: { type: SafeTextType, index: true },
+      address: { type: SafeTextType },
+      sortKey: { type: new BigIntType('number'), index: true },
+      // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+      doc: { type: 'json', columnType: 'json' },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
 export const FloatingIpEntity = floatingIpSchema();
 
-const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> => new EntitySchema<FloatingIpAllocationRow>({
-  name: 'FloatingIpAllocationRow',
-  tableName: 'lh_floatingip_allocations',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    floatingIpId: { type: SafeTextType, index: true },
-    reservationId: { type: SafeTextType, index: true },
-    leaseId: { type: SafeTextType, index: true },
-    startDate: { type: SafeTextType },
-    endDate: { type: SafeTextType, index: true },
-    since: { type: new BigIntType('number'), default: 0 },
-  },
-});
+const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> =>
+  new EntitySchema<FloatingIpAllocationRow>({
+    name: 'FloatingIpAllocationRow',
+    tableName: 'lh_floatingip_allocations',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      floatingIpId: { type: SafeTextType, index: true },
+      reservationId: { type: SafeTextType, index: true },
+      leaseId: { type: SafeTextType, index: true },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType, index: true },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
 export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
 
-const availabilitySchema = (): EntitySchema<AvailabilityIntervalRow> => new EntitySchema<AvailabilityIntervalRow>({
-  name: 'AvailabilityIntervalRow',
-  tableName: 'lh_availability',
-  // a resource's calendar in start order and in end order: "what overlaps [s, e) on these resources"
-  indexes: [
-    { name: 'lh_availability_resource_start', properties: ['resourceKind', 'resourceId', 'startMs'] },
-    { name: 'lh_availability_resource_end', properties: ['resourceKind', 'resourceId', 'endMs'] },
-  ],
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    resourceKind: { type: SafeTextType },
-    resourceId: { type: SafeTextType },
-    reservationId: { type: SafeTextType, index: true },
-    leaseId: { type: SafeTextType },
-    startMs: { type: new BigIntType('number') },
-    endMs: { type: new BigIntType('number') },
-    slotCount: { type: 'integer', nullable: true },
-    slotVcpus: { type: 'integer', nullable: true },
-    slotMemoryMb: { type: 'integer', nullable: true },
-    slotDiskGb: { type: 'integer', nullable: true },
-  },
-});
+const availabilitySchema = (): EntitySchema<AvailabilityIntervalRow> =>
+  new EntitySchema<AvailabilityIntervalRow>({
+    name: 'AvailabilityIntervalRow',
+    tableName: 'lh_availability',
+    // a resource's calendar in start order and in end order: "what overlaps [s, e) on these resources"
+    indexes: [
+      { name: 'lh_availability_resource_start', properties: ['resourceKind', 'resourceId', 'startMs'] },
+      { name: 'lh_availability_resource_end', properties: ['resourceKind', 'resourceId', 'endMs'] },
+    ],
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      resourceKind: { type: SafeTextType },
+      resourceId: { type: SafeTextType },
+      reservationId: { type: SafeTextType, index: true },
+      leaseId: { type: SafeTextType },
+      startMs: { type: new BigIntType('number') },
+      endMs: { type: new BigIntType('number') },
+      slotCount: { type: 'integer', nullable: true },
+      slotVcpus: { type: 'integer', nullable: true },
+      slotMemoryMb: { type: 'integer', nullable: true },
+      slotDiskGb: { type: 'integer', nullable: true },
+    },
+  });
 export const AvailabilityIntervalEntity = availabilitySchema();
 
-const flavorSchema = (): EntitySchema<FlavorRow> => new EntitySchema<FlavorRow>({
-  name: 'FlavorRow',
-  tableName: 'lh_flavors',
-  properties: {
-    id: { type: SafeTextType, primary: true },
-    name: { type: SafeTextType },
-    isPublic: { type: 'boolean' },
-    // plain json, not PostgreSQL's jsonb, which would reorder Nova's fields
-    doc: { type: 'json', columnType: 'json' },
-  },
-});
+const flavorSchema = (): EntitySchema<FlavorRow> =>
+  new EntitySchema<FlavorRow>({
+    name: 'FlavorRow',
+    tableName: 'lh_flavors',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      name: { type: SafeTextType },
+      isPublic: { type: 'boolean' },
+      // plain json, not PostgreSQL's jsonb, which would reorder Nova's fields
+      doc: { type: 'json', columnType: 'json' },
+    },
+  });
 export const FlavorEntity = flavorSchema();
 
-const checkpointSchema = (): EntitySchema<CheckpointRow> => new EntitySchema<CheckpointRow>({
-  name: 'CheckpointRow',
-  tableName: 'lh_checkpoints',
-  properties: {
-    name: { type: SafeTextType, primary: true },
-    position: { type: new BigIntType('number') },
-    failedPosition: { type: new BigIntType('number'), nullable: true },
-    failedEventType: { type: SafeTextType, nullable: true },
-    error: { type: SafeTextType, nullable: true },
-    failedAt: { type: SafeTextType, nullable: true },
-  },
-});
+const checkpointSchema = (): EntitySchema<CheckpointRow> =>
+  new EntitySchema<CheckpointRow>({
+    name: 'CheckpointRow',
+    tableName: 'lh_checkpoints',
+    properties: {
+      name: { type: SafeTextType, primary: true },
+      position: { type: new BigIntType('number') },
+      failedPosition: { type: new BigIntType('number'), nullable: true },
+      failedEventType: { type: SafeTextType, nullable: true },
+      error: { type: SafeTextType, nullable: true },
+      failedAt: { type: SafeTextType, nullable: true },
+    },
+  });
 export const CheckpointEntity = checkpointSchema();
 
 /** The read model's tables, as entity names for queries. */
@@ -362,7 +377,19 @@ export const READ_MODEL_ENTITIES = [
  * one) must not share them.
  */
 export const readModelEntities = (kind: ReadModelKind = 'sqlite'): EntitySchema<object>[] =>
-  [leaseSchema(kind), reservationSchema(), allocationSchema(), hostSchema(), propertySchema(), floatingIpSchema(), floatingIpAllocationSchema(), flavorSchema(), availabilitySchema(), checkpointSchema(), ...historyEntities()] as EntitySchema<object>[];
+  [
+    leaseSchema(kind),
+    reservationSchema(),
+    allocationSchema(),
+    hostSchema(),
+    propertySchema(),
+    floatingIpSchema(),
+    floatingIpAllocationSchema(),
+    flavorSchema(),
+    availabilitySchema(),
+    checkpointSchema(),
+    ...historyEntities(),
+  ] as EntitySchema<object>[];
 
 /** The checkpoint of releases that projected every table in one transaction; seeds the per-projection ones once. */
 export const LEGACY_READ_MODEL_CHECKPOINT = 'read-models';

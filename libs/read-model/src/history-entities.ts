@@ -21,7 +21,10 @@ export interface LeaseVersionRow extends Version {
   startDate: string;
   /** The lease document, or, when `patch` is true, the reverse patch that makes it from the next version's (see version-patch.ts). */
   doc: LeaseView | VersionPatch;
-  /** true: `doc` is a patch against the version valid from `validTo` (or the live row when none is); null: `doc` is whole (every version of earlier releases). */
+  /**
+   * true: `doc` is a patch against the version valid from `validTo` (or the live row when none is); null: `doc` is whole (every version of
+   * earlier releases).
+   */
   patch: boolean | null;
 }
 
@@ -80,83 +83,100 @@ const validityIndex = <V extends Version>(table: string): { name: string; proper
   { name: `${table}_validity`, properties: ['validTo', 'validFrom'] },
 ];
 
-const leaseVersionSchema = (): EntitySchema<LeaseVersionRow> => new EntitySchema<LeaseVersionRow>({
-  name: 'LeaseVersionRow',
-  tableName: 'lh_lease_versions',
-  indexes: validityIndex('lh_lease_versions'),
-  properties: {
-    ...versionProperties,
-    projectId: { type: SafeTextType },
-    startDate: { type: SafeTextType },
-    doc: { type: 'json', columnType: 'json' },
-    patch: { type: 'boolean', nullable: true },
-  },
-});
+const leaseVersionSchema = (): EntitySchema<LeaseVersionRow> =>
+  new EntitySchema<LeaseVersionRow>({
+    name: 'LeaseVersionRow',
+    tableName: 'lh_lease_versions',
+    indexes: validityIndex('lh_lease_versions'),
+    properties: {
+      ...versionProperties,
+      projectId: { type: SafeTextType },
+      startDate: { type: SafeTextType },
+      doc: { type: 'json', columnType: 'json' },
+      patch: { type: 'boolean', nullable: true },
+    },
+  });
 export const LeaseVersionEntity = leaseVersionSchema();
 
-const hostVersionSchema = (): EntitySchema<HostVersionRow> => new EntitySchema<HostVersionRow>({
-  name: 'HostVersionRow',
-  tableName: 'lh_host_versions',
-  indexes: validityIndex('lh_host_versions'),
-  properties: {
-    ...versionProperties,
-    sortKey: { type: 'integer' },
-    doc: { type: 'json', columnType: 'json' },
-  },
-});
+const hostVersionSchema = (): EntitySchema<HostVersionRow> =>
+  new EntitySchema<HostVersionRow>({
+    name: 'HostVersionRow',
+    tableName: 'lh_host_versions',
+    indexes: validityIndex('lh_host_versions'),
+    properties: {
+      ...versionProperties,
+      sortKey: { type: 'integer' },
+      doc: { type: 'json', columnType: 'json' },
+    },
+  });
 export const HostVersionEntity = hostVersionSchema();
 
-const allocationVersionSchema = (): EntitySchema<AllocationVersionRow> => new EntitySchema<AllocationVersionRow>({
-  name: 'AllocationVersionRow',
-  tableName: 'lh_allocation_versions',
-  indexes: validityIndex('lh_allocation_versions'),
-  properties: {
-    ...versionProperties,
-    hostId: { type: SafeTextType },
-    reservationId: { type: SafeTextType },
-    leaseId: { type: SafeTextType },
-    startDate: { type: SafeTextType },
-    endDate: { type: SafeTextType },
-    slotCount: { type: 'integer', nullable: true },
-    slotVcpus: { type: 'integer', nullable: true },
-    slotMemoryMb: { type: 'integer', nullable: true },
-    slotDiskGb: { type: 'integer', nullable: true },
-  },
-});
+const allocationVersionSchema = (): EntitySchema<AllocationVersionRow> =>
+  new EntitySchema<AllocationVersionRow>({
+    name: 'AllocationVersionRow',
+    tableName: 'lh_allocation_versions',
+    indexes: validityIndex('lh_allocation_versions'),
+    properties: {
+      ...versionProperties,
+      hostId: { type: SafeTextType },
+      reservationId: { type: SafeTextType },
+      leaseId: { type: SafeTextType },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType },
+      slotCount: { type: 'integer', nullable: true },
+      slotVcpus: { type: 'integer', nullable: true },
+      slotMemoryMb: { type: 'integer', nullable: true },
+      slotDiskGb: { type: 'integer', nullable: true },
+    },
+  });
 export const AllocationVersionEntity = allocationVersionSchema();
 
-const floatingIpVersionSchema = (): EntitySchema<FloatingIpVersionRow> => new EntitySchema<FloatingIpVersionRow>({
-  name: 'FloatingIpVersionRow',
-  tableName: 'lh_floatingip_versions',
-  indexes: validityIndex('lh_floatingip_versions'),
-  properties: {
-    ...versionProperties,
-    sortKey: { type: new BigIntType('number') },
-    doc: { type: 'json', columnType: 'json' },
-  },
-});
+const floatingIpVersionSchema = (): EntitySchema<FloatingIpVersionRow> =>
+  new EntitySchema<FloatingIpVersionRow>({
+    name: 'FloatingIpVersionRow',
+    tableName: 'lh_floatingip_versions',
+    indexes: validityIndex('lh_floatingip_versions'),
+    properties: {
+      ...versionProperties,
+      sortKey: { type: new BigIntType('number') },
+      doc: { type: 'json', columnType: 'json' },
+    },
+  });
 export const FloatingIpVersionEntity = floatingIpVersionSchema();
 
-const floatingIpAllocationVersionSchema = (): EntitySchema<FloatingIpAllocationVersionRow> => new EntitySchema<FloatingIpAllocationVersionRow>({
-  name: 'FloatingIpAllocationVersionRow',
-  tableName: 'lh_floatingip_allocation_versions',
-  indexes: validityIndex('lh_floatingip_allocation_versions'),
-  properties: {
-    ...versionProperties,
-    floatingIpId: { type: SafeTextType },
-    reservationId: { type: SafeTextType },
-    leaseId: { type: SafeTextType },
-    startDate: { type: SafeTextType },
-    endDate: { type: SafeTextType },
-  },
-});
+const floatingIpAllocationVersionSchema = (): EntitySchema<FloatingIpAllocationVersionRow> =>
+  new EntitySchema<FloatingIpAllocationVersionRow>({
+    name: 'FloatingIpAllocationVersionRow',
+    tableName: 'lh_floatingip_allocation_versions',
+    indexes: validityIndex('lh_floatingip_allocation_versions'),
+    properties: {
+      ...versionProperties,
+      floatingIpId: { type: SafeTextType },
+      reservationId: { type: SafeTextType },
+      leaseId: { type: SafeTextType },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType },
+    },
+  });
 export const FloatingIpAllocationVersionEntity = floatingIpAllocationVersionSchema();
 
-export const HISTORY_ENTITIES = [LeaseVersionEntity, HostVersionEntity, AllocationVersionEntity, FloatingIpVersionEntity, FloatingIpAllocationVersionEntity];
+export const HISTORY_ENTITIES = [
+  LeaseVersionEntity,
+  HostVersionEntity,
+  AllocationVersionEntity,
+  FloatingIpVersionEntity,
+  FloatingIpAllocationVersionEntity,
+];
 
 /** Fresh definitions for one MikroORM instance (see readModelEntities). */
 export const historyEntities = (): EntitySchema<object>[] =>
-  [leaseVersionSchema(), hostVersionSchema(), allocationVersionSchema(), floatingIpVersionSchema(), floatingIpAllocationVersionSchema()] as EntitySchema<object>[];
+  [
+    leaseVersionSchema(),
+    hostVersionSchema(),
+    allocationVersionSchema(),
+    floatingIpVersionSchema(),
+    floatingIpAllocationVersionSchema(),
+  ] as EntitySchema<object>[];
 
 /**
  * The checkpoint row holding the position from which the versions are complete: 0 for a read model

@@ -35,9 +35,25 @@ export interface HostRecord {
 
 /** The host's own fields, in Blazar's order. */
 export const HOST_VIEW_KEYS: readonly string[] = [
-  'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
-  'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
-  'health_status', 'health_reasons', 'health_since', 'health_monitor',
+  'created_at',
+  'updated_at',
+  'id',
+  'vcpus',
+  'cpu_info',
+  'hypervisor_type',
+  'hypervisor_version',
+  'hypervisor_hostname',
+  'service_name',
+  'memory_mb',
+  'local_gb',
+  'status',
+  'availability_zone',
+  'trust_id',
+  'reservable',
+  'health_status',
+  'health_reasons',
+  'health_since',
+  'health_monitor',
 ];
 
 const BASE_KEYS = new Set(HOST_VIEW_KEYS);
@@ -111,12 +127,28 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
     case 'Host.Unregistered':
       return null;
     case 'Host.WentDown':
-      return record === null ? null : withHealth(record, { health_status: 'down', health_reasons: event.data.reasons, health_since: toBlazarTimestamp(event.data.observedAt), health_monitor: event.data.source });
+      return record === null
+        ? null
+        : withHealth(record, {
+            health_status: 'down',
+            health_reasons: event.data.reasons,
+            health_since: toBlazarTimestamp(event.data.observedAt),
+            health_monitor: event.data.source,
+          });
     case 'Host.DownReasonsChanged':
       // still down since it went down: only the reasons and who saw them change
-      return record === null ? null : withHealth(record, { ...healthOf(record.view), health_reasons: event.data.reasons, health_monitor: event.data.source });
+      return record === null
+        ? null
+        : withHealth(record, { ...healthOf(record.view), health_reasons: event.data.reasons, health_monitor: event.data.source });
     case 'Host.CameUp':
-      return record === null ? null : withHealth(record, { health_status: 'up', health_reasons: [], health_since: toBlazarTimestamp(event.data.observedAt), health_monitor: event.data.source });
+      return record === null
+        ? null
+        : withHealth(record, {
+            health_status: 'up',
+            health_reasons: [],
+            health_since: toBlazarTimestamp(event.data.observedAt),
+            health_monitor: event.data.source,
+          });
     case 'Host.Booked':
     case 'Host.SlotsBooked':
     case 'Host.BookingMoved':

@@ -32,7 +32,11 @@ export const fillLeaseSortColumns = async (orm: MikroORM): Promise<number> => {
       for (const row of rows) {
         const doc = JSON.parse(row.doc) as Partial<LeaseView>;
         if (typeof doc.created_at !== 'string') continue;
-        await tx.nativeUpdate(LeaseEntity, { id: decodeStoredText(row.id) }, { createdAt: doc.created_at, updatedAt: doc.updated_at ?? null });
+        await tx.nativeUpdate(
+          LeaseEntity,
+          { id: decodeStoredText(row.id) },
+          { createdAt: doc.created_at, updatedAt: doc.updated_at ?? null },
+        );
         filled += 1;
       }
     });

@@ -54,11 +54,17 @@ describe('the cheaper fold and reverse patch give the very bytes the previous on
   });
 
   it('the reverse patch of any two values (other shapes, undefined, nested arrays)', () => {
-    const value = fc.object({ maxDepth: 4, withNullPrototype: false, values: [fc.constantFrom(undefined, null, 1, 'a', true), fc.string()] });
+    const value = fc.object({
+      maxDepth: 4,
+      withNullPrototype: false,
+      values: [fc.constantFrom(undefined, null, 1, 'a', true), fc.string()],
+    });
     const pair = fc.oneof(
       fc.tuple(value, value),
       // mostly alike: a value against itself read back, with one top field replaced
-      fc.tuple(value, fc.string(), fc.jsonValue()).map(([a, key, b]) => [a, { ...(JSON.parse(JSON.stringify(a)) as object), [key]: b }] as const),
+      fc
+        .tuple(value, fc.string(), fc.jsonValue())
+        .map(([a, key, b]) => [a, { ...(JSON.parse(JSON.stringify(a)) as object), [key]: b }] as const),
     );
     fc.assert(
       fc.property(pair, ([a, b]) => {

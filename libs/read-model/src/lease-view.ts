@@ -30,7 +30,7 @@ export interface HostReservationView {
   readonly before_end: string;
   readonly min: number;
   readonly max: number;
-  readonly end_action: typeof END_ACTIONS['physical:host'];
+  readonly end_action: (typeof END_ACTIONS)['physical:host'];
 }
 
 /**
@@ -69,7 +69,7 @@ export interface InstanceReservationView extends ReservationCommonView {
   /** Nova's id of the reservation's aggregate; null until the start created it (upstream: at creation). */
   readonly aggregate_id: number | null;
   readonly server_group_id: string | null;
-  readonly end_action: typeof END_ACTIONS['virtual:instance'];
+  readonly end_action: (typeof END_ACTIONS)['virtual:instance'];
 }
 
 export interface FloatingIpReservationView extends ReservationCommonView {
@@ -77,7 +77,7 @@ export interface FloatingIpReservationView extends ReservationCommonView {
   readonly network_id: string;
   readonly amount: number;
   readonly required_floatingips: readonly string[];
-  readonly end_action: typeof END_ACTIONS['virtual:floatingip'];
+  readonly end_action: (typeof END_ACTIONS)['virtual:floatingip'];
 }
 
 export type ReservationView = HostReservationView | InstanceReservationView | FloatingIpReservationView;
@@ -264,8 +264,12 @@ export const deriveLeaseStatus = (events: readonly LeaseEventView[]): BlazarLeas
 };
 
 /** The lease's events with the one of `type` set to `status` at `at` (a Blazar timestamp). */
-const eventsWith = (view: LeaseView, type: LeaseEventView['event_type'], status: BlazarEventStatus, at: string): readonly LeaseEventView[] =>
-  view.events.map((e) => (e.event_type === type ? { ...e, status, updated_at: at } : e));
+const eventsWith = (
+  view: LeaseView,
+  type: LeaseEventView['event_type'],
+  status: BlazarEventStatus,
+  at: string,
+): readonly LeaseEventView[] => view.events.map((e) => (e.event_type === type ? { ...e, status, updated_at: at } : e));
 
 /** The lease's reservations (or only the one of id `only`) set to `status` at `at` (a Blazar timestamp). */
 const reservationsWith = (view: LeaseView, status: BlazarReservationStatus, at: string, only?: string): readonly ReservationView[] =>
@@ -287,7 +291,13 @@ const setEventAndReservations = (
 ): LeaseView => {
   const at = toBlazarTimestamp(when);
   const events = eventsWith(view, type, status, at);
-  return { ...view, events, status: deriveLeaseStatus(events), updated_at: at, reservations: reservationsWith(view, reservationStatus, at) };
+  return {
+    ...view,
+    events,
+    status: deriveLeaseStatus(events),
+    updated_at: at,
+    reservations: reservationsWith(view, reservationStatus, at),
+  };
 };
 
 const setReservations = (view: LeaseView, status: BlazarReservationStatus, when: string, only?: string): LeaseView => ({
@@ -298,7 +308,10 @@ const setReservations = (view: LeaseView, status: BlazarReservationStatus, when:
 const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseView => {
   const d = event.data;
   const at = toBlazarTimestamp(d.createdAt);
-  const events = [eventView(d.leaseId, d.eventIds.start, 'start_lease', d.startDate, at), eventView(d.leaseId, d.eventIds.end, 'end_lease', d.endDate, at)];
+  const events = [
+    eventView(d.leaseId, d.eventIds.start, 'start_lease', d.startDate, at),
+    eventView(d.leaseId, d.eventIds.end, 'end_lease', d.endDate, at),
+  ];
   if (d.beforeEndDate !== null) events.push(eventView(d.leaseId, d.eventIds.beforeEnd, 'before_end_lease', d.beforeEndDate, at));
   return {
     created_at: at,
@@ -377,7 +390,12 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
       return view;
     case 'Reservation.EffectsFailed':
     case 'Reservation.UpdateFailed':
-      return setReservations(recordCloudIds(view, event.data.reservationId, event.data.effects), 'error', event.data.at, event.data.reservationId);
+      return setReservations(
+        recordCloudIds(view, event.data.reservationId, event.data.effects),
+        'error',
+        event.data.at,
+        event.data.reservationId,
+      );
     case 'Lease.StartRequested':
       return setEvent(view, 'start_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Started':

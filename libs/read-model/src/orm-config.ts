@@ -21,7 +21,10 @@ export const readModelDatabaseFromEnv = (dataDir: string, env: NodeJS.ProcessEnv
 export interface ReadModelSettings {
   /** Print every SQL statement to stdout (`[query] ...`): for operators looking at what a request reads. */
   readonly logQueries?: boolean;
-  /** Maps every entity to `<prefix><table>`: a rebuild's copy of the tables beside the live ones (see apps/projector's sqlite-copy-tables.ts). */
+  /**
+   * Maps every entity to `<prefix><table>`: a rebuild's copy of the tables beside the live ones (see apps/projector's sqlite-copy-
+   * tables.ts).
+   */
   readonly tablePrefix?: string;
   /** SQLite: pages the connection keeps in memory (default SQLite's 2 MiB): the projector writes all over big tables and their indexes. */
   readonly cacheMiB?: number;
@@ -41,8 +44,15 @@ const entitiesWithPrefix = (prefix: string, kind: ReadModelDatabase['kind']): Re
 
 const options = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Options => {
   const debug: Options['debug'] = settings.logQueries === true ? ['query'] : false;
-  const common = { entities: entitiesWithPrefix(settings.tablePrefix ?? '', db.kind), allowGlobalContext: false, debug, colors: false, discovery: { warnWhenNoEntities: true } };
-  if (db.kind === 'postgresql') return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
+  const common = {
+    entities: entitiesWithPrefix(settings.tablePrefix ?? '', db.kind),
+    allowGlobalContext: false,
+    debug,
+    colors: false,
+    discovery: { warnWhenNoEntities: true },
+  };
+  if (db.kind === 'postgresql')
+    return { ...common, driver: BindingPostgreSqlDriver, clientUrl: db.url, ...(db.schema === undefined ? {} : { schema: db.schema }) };
   if (db.file !== ':memory:') mkdirSync(dirname(db.file), { recursive: true });
   return { ...common, driver: BindingBetterSqliteDriver, dbName: db.file };
 };
@@ -66,7 +76,8 @@ export const openReadModel = async (db: ReadModelDatabase, attempts = 5, setting
  * Connects to an existing read model as it is, creating and altering nothing (for tools that only read
  * it: a reader that updated the schema of an older release's read model would change it).
  */
-export const connectReadModel = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Promise<MikroORM> => MikroORM.init(options(db, settings));
+export const connectReadModel = (db: ReadModelDatabase, settings: ReadModelSettings = {}): Promise<MikroORM> =>
+  MikroORM.init(options(db, settings));
 
 /**
  * Tells PostgreSQL's planner that md5(project_id) and project_id go together: a project's page filters
@@ -76,7 +87,11 @@ export const connectReadModel = (db: ReadModelDatabase, settings: ReadModelSetti
  */
 const createLeaseStatistics = async (orm: MikroORM, schema: string | undefined): Promise<void> => {
   const prefix = schema === undefined ? '' : `"${schema.replaceAll('"', '""')}".`;
-  await orm.em.getConnection().execute(`create statistics if not exists ${prefix}lh_leases_project_md5 (dependencies) on project_id, md5(project_id) from ${prefix}lh_leases`);
+  await orm.em
+    .getConnection()
+    .execute(
+      `create statistics if not exists ${prefix}lh_leases_project_md5 (dependencies) on project_id, md5(project_id) from ${prefix}lh_leases`,
+    );
 };
 
 const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Promise<MikroORM> => {
@@ -92,7 +107,10 @@ const openOnce = async (db: ReadModelDatabase, settings: ReadModelSettings): Pro
   }
   try {
     // never drops a table: another read model (a rebuild's copy) may live in the same database
-    await orm.schema.updateSchema({ dropTables: false, ...(db.kind === 'postgresql' && db.schema !== undefined ? { schema: db.schema } : {}) });
+    await orm.schema.updateSchema({
+      dropTables: false,
+      ...(db.kind === 'postgresql' && db.schema !== undefined ? { schema: db.schema } : {}),
+    });
     if (db.kind === 'postgresql') await createLeaseStatistics(orm, db.schema);
     await fillLeaseSortColumns(orm);
   } catch (error) {

@@ -38,8 +38,10 @@ import {
 type Live = { since: number };
 
 /** The order of the live queries' `orderBy`, for rows merged from the live table and the versions. */
-const byStartThen = <Row extends { startDate: string }>(tie: (row: Row) => string) => (a: Row, b: Row): number =>
-  byCodePoint(a.startDate, b.startDate) || byCodePoint(tie(a), tie(b));
+const byStartThen =
+  <Row extends { startDate: string }>(tie: (row: Row) => string) =>
+  (a: Row, b: Row): number =>
+    byCodePoint(a.startDate, b.startDate) || byCodePoint(tie(a), tie(b));
 const bySortKey = (a: { sortKey: number }, b: { sortKey: number }): number => a.sortKey - b.sortKey;
 
 /**
@@ -66,7 +68,11 @@ export class ReadModelAsOf implements ResourceReads {
     where: Record<string, unknown>,
   ): Promise<Omit<Row, 'since'>[]> {
     const current = await em.find(live, { ...where, since: { $lte: this.position } } as FilterQuery<Row>);
-    const past = await em.find(versions, { ...where, validFrom: { $lte: this.position }, validTo: { $gt: this.position } } as FilterQuery<V>);
+    const past = await em.find(versions, {
+      ...where,
+      validFrom: { $lte: this.position },
+      validTo: { $gt: this.position },
+    } as FilterQuery<V>);
     return [...current, ...(past as unknown as Omit<Row, 'since'>[])];
   }
 
@@ -155,7 +161,10 @@ const wholeLeaseDocuments = async (em: EntityManager, patched: readonly LeaseVer
   const docs = new Map<string, LeaseView>();
   const walks = new Map<string, Walk>(patched.map((row) => [row.id, { patches: [row.doc as VersionPatch], next: row.validTo }]));
   const finish = (id: string, walk: Walk, whole: LeaseView): void => {
-    docs.set(id, walk.patches.reduceRight<LeaseView>((doc, patch) => applyPatch(doc, patch), whole));
+    docs.set(
+      id,
+      walk.patches.reduceRight<LeaseView>((doc, patch) => applyPatch(doc, patch), whole),
+    );
     walks.delete(id);
   };
   while (walks.size > 0) {
@@ -182,7 +191,10 @@ const wholeLeaseDocuments = async (em: EntityManager, patched: readonly LeaseVer
     }
     // a patch whose next version is nowhere: the read model is damaged, not merely behind
     const lost = atLive.find((id) => walks.has(id));
-    if (lost !== undefined) throw new Error(`lease ${lost}: a past version kept as a patch has no version after it (position ${walks.get(lost)?.next}); rebuild the read model`);
+    if (lost !== undefined)
+      throw new Error(
+        `lease ${lost}: a past version kept as a patch has no version after it (position ${walks.get(lost)?.next}); rebuild the read model`,
+      );
   }
   return docs;
 };

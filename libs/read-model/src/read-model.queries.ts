@@ -30,7 +30,14 @@ import {
   slotDetail,
 } from './resource-reads.js';
 
-export type { AllocatedReservation, AllocationFilter, FloatingIpAllocationView, HostAllocationView, ResourceReads, SlotsHeld } from './resource-reads.js';
+export type {
+  AllocatedReservation,
+  AllocationFilter,
+  FloatingIpAllocationView,
+  HostAllocationView,
+  ResourceReads,
+  SlotsHeld,
+} from './resource-reads.js';
 
 /** One page of leases in (start date, id) order: the filters are ANDed, null means any. */
 export interface LeasePageQuery {
@@ -46,7 +53,10 @@ export interface LeasePageQuery {
   readonly limit: number;
 }
 
-/** The sort keys of the lease list and their columns (a document's missing updated_at sorts first, as pagination's compareValues puts nulls). */
+/**
+ * The sort keys of the lease list and their columns (a document's missing updated_at sorts first, as pagination's compareValues puts
+ * nulls).
+ */
 const LEASE_SORT_COLUMNS = {
   created_at: "coalesce(created_at, '')",
   id: 'id',
@@ -95,14 +105,18 @@ const leasePageWhere = (query: LeasePageQuery): Record<string, unknown> => {
     ...(query.name === null ? [] : [{ name: query.name }]),
     ...(query.startsAfter === null ? [] : [{ startDate }]),
     ...(query.endsBefore === null ? [] : [{ endDate: { $lte: query.endsBefore } }]),
-    ...(query.after === null ? [] : [{ $or: [{ startDate: { $gt: query.after.startDate } }, { startDate: query.after.startDate, id: { $gt: query.after.id } }] }]),
+    ...(query.after === null
+      ? []
+      : [{ $or: [{ startDate: { $gt: query.after.startDate } }, { startDate: query.after.startDate, id: { $gt: query.after.id } }] }]),
   ];
   return where.length === 0 ? {} : { $and: where };
 };
 
 /** One project's leases: on PostgreSQL also by md5, which leads the project's order indexes there (see leaseOrderIndexes). */
 const projectFilter = (projectId: string, postgres: boolean): { sql: string; params: string[] } =>
-  postgres ? { sql: 'md5(project_id) = md5(?) and project_id = ?', params: [projectId, projectId] } : { sql: 'project_id = ?', params: [projectId] };
+  postgres
+    ? { sql: 'md5(project_id) = md5(?) and project_id = ?', params: [projectId, projectId] }
+    : { sql: 'project_id = ?', params: [projectId] };
 
 /** Queries against the projector's read models; each call uses its own EntityManager fork. */
 export class ReadModelQueries implements ResourceReads {
@@ -154,7 +168,10 @@ export class ReadModelQueries implements ResourceReads {
       const value = marker[0]?.value;
       if (value === undefined) return { documents: [], lastId: null, more: false, markerFound: false };
       const after = direction === 'asc' ? '>' : '<';
-      filters.push({ sql: `(${sortValue} ${after} ? or (${sortValue} = ? and ${id} ${after} ?))`, params: [value, value, encodeStoredText(query.marker)] });
+      filters.push({
+        sql: `(${sortValue} ${after} ? or (${sortValue} = ? and ${id} ${after} ?))`,
+        params: [value, value, encodeStoredText(query.marker)],
+      });
     }
     const where = filters.length === 0 ? '' : ` where ${filters.map((filter) => filter.sql).join(' and ')}`;
     const limit = query.limit === null ? '' : ` limit ${query.limit + 1}`;
@@ -166,7 +183,12 @@ export class ReadModelQueries implements ResourceReads {
     const more = query.limit !== null && rows.length > query.limit;
     const kept = more ? rows.slice(0, query.limit ?? rows.length) : rows;
     const last = kept.at(-1);
-    return { documents: kept.map((row) => row.doc), lastId: last === undefined ? null : decodeStoredText(last.id), more, markerFound: true };
+    return {
+      documents: kept.map((row) => row.doc),
+      lastId: last === undefined ? null : decodeStoredText(last.id),
+      more,
+      markerFound: true,
+    };
   }
 
   /** A page of leases, one query however many leases match: the filters and the cursor are conditions of the query. */
@@ -241,7 +263,11 @@ export class ReadModelQueries implements ResourceReads {
   }
 
   /** The bookings on these resources that end at or after `fromMs`, in one query. */
-  async bookingsOnResources(resourceKind: 'host' | 'floatingip', resourceIds: readonly string[], fromMs: number): Promise<AvailabilityIntervalRow[]> {
+  async bookingsOnResources(
+    resourceKind: 'host' | 'floatingip',
+    resourceIds: readonly string[],
+    fromMs: number,
+  ): Promise<AvailabilityIntervalRow[]> {
     const where = { resourceKind, resourceId: { $in: [...resourceIds] }, endMs: { $gte: fromMs } };
     return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { startMs: 'asc', reservationId: 'asc', id: 'asc' } });
   }
@@ -250,7 +276,13 @@ export class ReadModelQueries implements ResourceReads {
    * Bookings on the given resources (all of the kind when null) within `cleaningMs` of [startMs, endMs):
    * two range conditions on the (resource, start) and (resource, end) indexes, no lease read.
    */
-  async bookedIntervals(resourceKind: 'host' | 'floatingip', resourceIds: readonly string[] | null, startMs: number, endMs: number, cleaningMs: number): Promise<AvailabilityIntervalRow[]> {
+  async bookedIntervals(
+    resourceKind: 'host' | 'floatingip',
+    resourceIds: readonly string[] | null,
+    startMs: number,
+    endMs: number,
+    cleaningMs: number,
+  ): Promise<AvailabilityIntervalRow[]> {
     const where = {
       resourceKind,
       ...(resourceIds === null ? {} : { resourceId: { $in: [...resourceIds] } }),

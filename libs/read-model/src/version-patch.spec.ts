@@ -27,13 +27,21 @@ const lifeOf = (events: readonly LeaseEvent[]): LeaseView[] => {
   return docs;
 };
 
-const reservations = [reservation('res-1'), virtualInstanceReservation('res-2'), flavorInstanceReservation('res-3'), floatingIpReservation('res-4')];
+const reservations = [
+  reservation('res-1'),
+  virtualInstanceReservation('res-2'),
+  flavorInstanceReservation('res-3'),
+  floatingIpReservation('res-4'),
+];
 const life: LeaseEvent[] = [
   created({ reservations }),
   { type: 'Lease.Renamed', data: { leaseId: LEASE_ID, name: 'renamed', renamedAt: at(9) } },
   startRequested(),
   started(),
-  { type: 'Lease.Rescheduled', data: { leaseId: LEASE_ID, startDate: at(10), endDate: at(20), beforeEndDate: at(19), rescheduledAt: at(11) } },
+  {
+    type: 'Lease.Rescheduled',
+    data: { leaseId: LEASE_ID, startDate: at(10), endDate: at(20), beforeEndDate: at(19), rescheduledAt: at(11) },
+  },
   endRequested(),
   ended(),
 ];
@@ -83,6 +91,9 @@ describe('past versions kept as reverse patches', () => {
   it('equal documents need no patch; equal values under other references cost only their own fields', () => {
     const doc = { a: 1, list: [{ s: 'x', t: 1 }] };
     expect(reversePatch(doc, doc)).toEqual([]);
-    expect(reversePatch(doc, { a: 2, list: [{ s: 'y', t: 1 }] })).toEqual([['a', 1], ['list', 0, 's', 'x']]);
+    expect(reversePatch(doc, { a: 2, list: [{ s: 'y', t: 1 }] })).toEqual([
+      ['a', 1],
+      ['list', 0, 's', 'x'],
+    ]);
   });
 });

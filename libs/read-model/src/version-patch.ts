@@ -16,8 +16,7 @@ const MAX_DEPTH = 3;
 
 type Plain = Record<string, unknown>;
 
-const isPlainObject = (value: unknown): value is Plain =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The keys of `a` when `b` has the very same keys in the same order; null otherwise. */
 const sameKeys = (a: Plain, b: Plain): string[] | null => {
@@ -60,7 +59,14 @@ const diffArrays = (ops: unknown[][], path: (string | number)[], previous: unkno
  * `keys`: those of both objects, in their (common) order, which is also Object.values' order: the
  * values are read in two sweeps instead of a lookup by name per key (slow on documents of many shapes).
  */
-const diffObjects = (ops: unknown[][], path: (string | number)[], keys: readonly string[], previous: Plain, next: Plain, depth: number): boolean => {
+const diffObjects = (
+  ops: unknown[][],
+  path: (string | number)[],
+  keys: readonly string[],
+  previous: Plain,
+  next: Plain,
+  depth: number,
+): boolean => {
   const before = Object.values(previous);
   const after = Object.values(next);
   for (let i = 0; i < keys.length; i++) {
@@ -85,7 +91,8 @@ export const reversePatch = <Doc extends object>(previous: Doc, next: Doc): Vers
   return diffObjects(ops, [], keys, previous, next, 0) ? (ops as unknown as VersionPatch) : null;
 };
 
-const copyOf = (value: unknown): unknown => (Array.isArray(value) ? [...(value as unknown[])] : isPlainObject(value) ? { ...value } : value);
+const copyOf = (value: unknown): unknown =>
+  Array.isArray(value) ? [...(value as unknown[])] : isPlainObject(value) ? { ...value } : value;
 
 /** `next` with the patch applied: a new document (what `next` shares is copied along each path, never changed). */
 export const applyPatch = <Doc extends object>(next: Doc, patch: VersionPatch): Doc => {

@@ -57,42 +57,70 @@ describe.skipIf(!on)('OpenStackFloatingIpEffects (real Neutron)', () => {
     }
   });
 
-  it('creates the addresses in the project, finishes a crashed start, and exists exactly during the lease', { timeout: 60_000 }, async () => {
-    const [first = '', second = ''] = await freeAddresses(2);
-    const held = reservation([first, second]);
-    // a crash right after Neutron created the second address, before it was tagged
-    const orphan = await neutron.createFloatingIp({ floating_network_id: env.publicNetworkId, floating_ip_address: second, project_id: env.demoProjectId, description: tag });
+  it(
+    'creates the addresses in the project, finishes a crashed start, and exists exactly during the lease',
+    { timeout: 60_000 },
+    async () => {
+      const [first = '', second = ''] = await freeAddresses(2);
+      const held = reservation([first, second]);
+      // a crash right after Neutron created the second address, before it was tagged
+      const orphan = await neutron.createFloatingIp({
+        floating_network_id: env.publicNetworkId,
+        floating_ip_address: second,
+        project_id: env.demoProjectId,
+        description: tag,
+      });
 
-    const records = await effects.onStart(context('start'), held);
-    expect(records).toEqual([
-      { operation: 'floatingip.create', floating_ip_id: expect.any(String) as string, address: first, network_id: env.publicNetworkId, project_id: env.demoProjectId, tags: ['blazar', tag] },
-      { operation: 'floatingip.create', floating_ip_id: orphan.id, address: second, network_id: env.publicNetworkId, project_id: env.demoProjectId, tags: ['blazar', tag], already: true },
-    ]);
-    for (const address of [first, second]) {
-      const found = await at(address);
-      expect(found).toHaveLength(1);
-      expect(found[0]).toMatchObject({ project_id: env.demoProjectId, floating_ip_address: address });
-      expect([...(found[0]?.tags ?? [])].sort()).toEqual(['blazar', tag].sort());
-    }
-    const again = await effects.onStart(context('start'), held);
-    expect(again.every((record) => record.already === true)).toBe(true);
-    expect((await neutron.listFloatingIps({ tags: [tag] })).map((f) => f.floating_ip_address).sort()).toEqual([first, second].sort());
+      const records = await effects.onStart(context('start'), held);
+      expect(records).toEqual([
+        {
+          operation: 'floatingip.create',
+          floating_ip_id: expect.any(String) as string,
+          address: first,
+          network_id: env.publicNetworkId,
+          project_id: env.demoProjectId,
+          tags: ['blazar', tag],
+        },
+        {
+          operation: 'floatingip.create',
+          floating_ip_id: orphan.id,
+          address: second,
+          network_id: env.publicNetworkId,
+          project_id: env.demoProjectId,
+          tags: ['blazar', tag],
+          already: true,
+        },
+      ]);
+      for (const address of [first, second]) {
+        const found = await at(address);
+        expect(found).toHaveLength(1);
+        expect(found[0]).toMatchObject({ project_id: env.demoProjectId, floating_ip_address: address });
+        expect([...(found[0]?.tags ?? [])].sort()).toEqual(['blazar', tag].sort());
+      }
+      const again = await effects.onStart(context('start'), held);
+      expect(again.every((record) => record.already === true)).toBe(true);
+      expect((await neutron.listFloatingIps({ tags: [tag] })).map((f) => f.floating_ip_address).sort()).toEqual([first, second].sort());
 
-    const ended = await effects.onEnd(context('end'), held);
-    expect(ended.filter((r) => r.operation === 'floatingip.delete')).toHaveLength(2);
-    expect(ended.filter((r) => r.operation === 'floatingip.delete' && r.already === true)).toEqual([]);
-    expect(await at(first)).toEqual([]);
-    expect(await at(second)).toEqual([]);
-    const endedAgain = await effects.onEnd(context('end'), held);
-    expect(endedAgain).toEqual([
-      { operation: 'floatingip.delete', floating_ip_id: null, address: first, network_id: env.publicNetworkId, already: true },
-      { operation: 'floatingip.delete', floating_ip_id: null, address: second, network_id: env.publicNetworkId, already: true },
-    ]);
-  });
+      const ended = await effects.onEnd(context('end'), held);
+      expect(ended.filter((r) => r.operation === 'floatingip.delete')).toHaveLength(2);
+      expect(ended.filter((r) => r.operation === 'floatingip.delete' && r.already === true)).toEqual([]);
+      expect(await at(first)).toEqual([]);
+      expect(await at(second)).toEqual([]);
+      const endedAgain = await effects.onEnd(context('end'), held);
+      expect(endedAgain).toEqual([
+        { operation: 'floatingip.delete', floating_ip_id: null, address: first, network_id: env.publicNetworkId, already: true },
+        { operation: 'floatingip.delete', floating_ip_id: null, address: second, network_id: env.publicNetworkId, already: true },
+      ]);
+    },
+  );
 
   it("fails the start on an address someone else holds, and leaves that holder's address alone at end", { timeout: 60_000 }, async () => {
     const [address = ''] = await freeAddresses(1);
-    const foreign = await neutron.createFloatingIp({ floating_network_id: env.publicNetworkId, floating_ip_address: address, project_id: env.otherProjectId });
+    const foreign = await neutron.createFloatingIp({
+      floating_network_id: env.publicNetworkId,
+      floating_ip_address: address,
+      project_id: env.otherProjectId,
+    });
     try {
       const failure = await effects.onStart(context('start'), reservation([address])).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(EffectFailedError);

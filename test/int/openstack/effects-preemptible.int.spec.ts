@@ -18,11 +18,20 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('reaping preemptible servers: a rerun recor
   let server: Server;
 
   beforeAll(async () => {
-    const { id } = await nova.createServer({ name: uniqueName('lh-reap'), imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none' });
-    server = await eventually('the server ACTIVE', async () => {
-      const found = await nova.getServer(id);
-      return found.status === 'ACTIVE' ? found : undefined;
-    }, 60_000);
+    const { id } = await nova.createServer({
+      name: uniqueName('lh-reap'),
+      imageRef: env.imageId,
+      flavorRef: env.flavorId,
+      networks: 'none',
+    });
+    server = await eventually(
+      'the server ACTIVE',
+      async () => {
+        const found = await nova.getServer(id);
+        return found.status === 'ACTIVE' ? found : undefined;
+      },
+      60_000,
+    );
     // what the interrupted attempt did: marked, stopped, marked stopped, deleted; then it crashed before recording
     await nova.setServerDescription(id, reapMarker(key));
     await nova.stopServer(id);

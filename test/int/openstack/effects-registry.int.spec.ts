@@ -46,7 +46,9 @@ describe.skipIf(!on)('LEASEHOLD_CLOUD=openstack (real control plane)', () => {
 
       const neutron = new NeutronClient(sessionFor(env.admin));
       const prefix = env.publicSubnetCidr.split('.').slice(0, 3).join('.');
-      const taken = new Set((await neutron.listFloatingIps({ floating_network_id: env.publicNetworkId })).map((f) => f.floating_ip_address));
+      const taken = new Set(
+        (await neutron.listFloatingIps({ floating_network_id: env.publicNetworkId })).map((f) => f.floating_ip_address),
+      );
       const address = Array.from({ length: 53 }, (_, n) => `${prefix}.${n + 201}`).find((a) => !taken.has(a)) ?? '';
       const id = randomUUID();
       const reservation: FloatingIpReservation = {
@@ -58,7 +60,13 @@ describe.skipIf(!on)('LEASEHOLD_CLOUD=openstack (real control plane)', () => {
         requiredFloatingIps: [address],
         allocations: [{ floatingIpId: 'fip-1', address }],
       };
-      const context = (phase: 'start' | 'end') => ({ idempotencyKey: `${id}:${phase}`, leaseId: `lease-${id}`, projectId: env.demoProjectId, phase, resourceNames: {} });
+      const context = (phase: 'start' | 'end') => ({
+        idempotencyKey: `${id}:${phase}`,
+        leaseId: `lease-${id}`,
+        projectId: env.demoProjectId,
+        phase,
+        resourceNames: {},
+      });
       await effects.registry['virtual:floatingip'].onStart(context('start'), reservation);
       try {
         expect(await neutron.listFloatingIps({ floating_ip_address: address })).toMatchObject([{ project_id: env.demoProjectId }]);
@@ -85,7 +93,13 @@ describe.skipIf(!on)('LEASEHOLD_CLOUD=openstack (real control plane)', () => {
       requiredFloatingIps: [],
       allocations: [{ floatingIpId: 'fip-1', address: '172.24.4.250' }],
     };
-    const context = { idempotencyKey: `${id}:start`, leaseId: `lease-${id}`, projectId: env.demoProjectId, phase: 'start' as const, resourceNames: {} };
+    const context = {
+      idempotencyKey: `${id}:start`,
+      leaseId: `lease-${id}`,
+      projectId: env.demoProjectId,
+      phase: 'start' as const,
+      resourceNames: {},
+    };
     const failure = await registry['virtual:floatingip'].onStart(context, reservation).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenStackUnreachableError);
     expect(failure).not.toBeInstanceOf(EffectFailedError);

@@ -13,7 +13,12 @@ import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDe
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EffectContext } from '#plugins/effects.port.js';
-import { OpenStackHostEffects, openStackClients, reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
+import {
+  OpenStackHostEffects,
+  openStackClients,
+  reservationAggregateName,
+  reservationCustomName,
+} from '#plugins/openstack/effects/index.js';
 import { FREEPOOL_ZONE_KEY } from '#plugins/openstack/enrollment/freepool.js';
 import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '#plugins/openstack/index.js';
@@ -21,7 +26,15 @@ import { HostEnrollment } from '#reactor/host-enrollment.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import {
+  OPENSTACK_ENV_FILE,
+  cloudSystemEnv,
+  emptyChildProvider,
+  eventually,
+  openStackEnv,
+  sessionFor,
+  uniqueName,
+} from './openstack.fixtures.js';
 import { reservation as hostReservation } from '#domain/lease/testing/lease.fixtures.js';
 
 /**
@@ -32,7 +45,6 @@ const HOST = 'fake-host-3';
 const CHILD = `blazar_${HOST}`;
 const TRAIT = 'CUSTOM_BLAZAR_FREEPOOL';
 const FREEPOOL = 'freepool';
-
 
 describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova and Placement)', () => {
   const env = OPENSTACK_ENV_FILE ? openStackEnv() : (undefined as never);
@@ -71,9 +83,11 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
   const hostEvents = async (hostId: string): Promise<RecordedEvent[]> => store.readStream(`host-${hostId}`);
 
   const eventOf = (hostId: string, type: string): Promise<RecordedEvent> =>
-    eventually(`${type} on host-${hostId}`, async () => (await hostEvents(hostId)).find((e) => e.type === type), 30_000, 200).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${logs()}`);
-    });
+    eventually(`${type} on host-${hostId}`, async () => (await hostEvents(hostId)).find((e) => e.type === type), 30_000, 200).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}\n${logs()}`);
+      },
+    );
 
   const register = async (): Promise<string> => {
     const created = await client.post('/v1/os-hosts', { name: HOST });
@@ -124,7 +138,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     const freepool = await nova.findAggregate(FREEPOOL);
     if (wasMember && freepool !== null) await nova.addAggregateHost(freepool.id, HOST).catch(() => undefined);
     // created by this test's enrollment: leave the cloud as found (an aggregate with hosts is not ours to delete)
-    if (!freepoolExisted && freepool !== null && freepool.hosts.length === 0) await ignoreNotFound(nova.deleteAggregate(freepool.id)).catch(() => undefined);
+    if (!freepoolExisted && freepool !== null && freepool.hosts.length === 0)
+      await ignoreNotFound(nova.deleteAggregate(freepool.id)).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -136,12 +151,21 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     const operations = (enrolled.data as { effects: { operation: string }[] }).effects.map((e) => e.operation);
     expect(operations).toEqual(expect.arrayContaining(['ensure_trait', 'add_host', 'create_provider', 'set_provider_trait']));
     const registered = (await hostEvents(hostId))[0];
-    expect(enrolled.metadata).toMatchObject({ causationId: registered?.id, correlationId: registered?.metadata.correlationId, actor: null });
+    expect(enrolled.metadata).toMatchObject({
+      causationId: registered?.id,
+      correlationId: registered?.metadata.correlationId,
+      actor: null,
+    });
 
     expect((await client.delete(`/v1/os-hosts/${hostId}`)).status).toBe(204);
     await eventOf(hostId, 'Host.Unenrolled');
     await expectUnenrolled();
-    expect((await hostEvents(hostId)).map((e) => e.type)).toEqual(['Host.Registered', 'Host.Enrolled', 'Host.Unregistered', 'Host.Unenrolled']);
+    expect((await hostEvents(hostId)).map((e) => e.type)).toEqual([
+      'Host.Registered',
+      'Host.Enrolled',
+      'Host.Unregistered',
+      'Host.Unenrolled',
+    ]);
   }, 60_000);
 
   it('catches up after downtime: work owed while the reactor was down is done at start, and recorded once', async () => {
@@ -155,7 +179,12 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     // a restart owes nothing: no second outcome
     await stopReactor();
     await startReactor();
-    await eventually('the restarted reactor to be up', async () => (logs().includes('host-enrollment-start') ? true : undefined), 10_000, 100);
+    await eventually(
+      'the restarted reactor to be up',
+      async () => (logs().includes('host-enrollment-start') ? true : undefined),
+      10_000,
+      100,
+    );
     expect((await hostEvents(hostId)).filter((e) => e.type === 'Host.Enrolled')).toHaveLength(1);
 
     await stopReactor();
@@ -164,7 +193,12 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
     await startReactor();
     await eventOf(hostId, 'Host.Unenrolled');
     await expectUnenrolled();
-    expect((await hostEvents(hostId)).map((e) => e.type)).toEqual(['Host.Registered', 'Host.Enrolled', 'Host.Unregistered', 'Host.Unenrolled']);
+    expect((await hostEvents(hostId)).map((e) => e.type)).toEqual([
+      'Host.Registered',
+      'Host.Enrolled',
+      'Host.Unregistered',
+      'Host.Unenrolled',
+    ]);
   }, 90_000);
 
   describe('in process, on a store of its own', () => {
@@ -183,19 +217,34 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
 
     const append = async (own: SqliteEventStore, hostId: string, command: Parameters<typeof hostDecider.decide>[0]): Promise<void> => {
       const history = await own.readStream(hostStream(hostId));
-      const state = foldEvents(hostDecider, history.map((e) => ({ type: e.type, data: e.data }) as HostEvent));
-      const events = hostDecider.decide(command, state).map((e, i) => ({ id: `${hostId}-${history.length + i}-${command.type}`, type: e.type, data: e.data, metadata }));
+      const state = foldEvents(
+        hostDecider,
+        history.map((e) => ({ type: e.type, data: e.data }) as HostEvent),
+      );
+      const events = hostDecider
+        .decide(command, state)
+        .map((e, i) => ({ id: `${hostId}-${history.length + i}-${command.type}`, type: e.type, data: e.data, metadata }));
       await own.appendToStream(hostStream(hostId), history.length - 1, events);
     };
 
     type Body = (own: SqliteEventStore, log: ReactorLogEntry[]) => Promise<void>;
 
     /** `history` is what the log held before the reactor started. */
-    const run = async (effects: HostEnrollmentEffects, body: Body, history: (own: SqliteEventStore) => Promise<void> = () => Promise.resolve()): Promise<void> => {
+    const run = async (
+      effects: HostEnrollmentEffects,
+      body: Body,
+      history: (own: SqliteEventStore) => Promise<void> = () => Promise.resolve(),
+    ): Promise<void> => {
       const own = SqliteEventStore.open({ file: ':memory:' });
       const log: ReactorLogEntry[] = [];
       await history(own);
-      const enrollment = await HostEnrollment.start({ store: own, effects, clock: () => new Date(), log: (e) => log.push(e), retryBaseMs: 50 });
+      const enrollment = await HostEnrollment.start({
+        store: own,
+        effects,
+        clock: () => new Date(),
+        log: (e) => log.push(e),
+        retryBaseMs: 50,
+      });
       try {
         await body(own, log);
       } finally {
@@ -208,7 +257,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
       eventually(type, async () => (await own.readStream(hostStream(hostId))).find((e) => e.type === type), 30_000, 100);
 
     const real = OPENSTACK_ENV_FILE
-      ? new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), { name: FREEPOOL, perZone: false })
+      ? new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), {
+          name: FREEPOOL,
+          perZone: false,
+        })
       : (undefined as never);
     const now = new Date().toISOString();
 
@@ -223,7 +275,15 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         await outcome(own, '1', 'Host.Enrolled');
         await expectEnrolled();
         expect(calls).toBe(2);
-        expect(log).toContainEqual(expect.objectContaining({ event: 'retry', phase: 'host-enroll', hostId: '1', attempt: 1, error: 'connection reset by the cloud' }));
+        expect(log).toContainEqual(
+          expect.objectContaining({
+            event: 'retry',
+            phase: 'host-enroll',
+            hostId: '1',
+            attempt: 1,
+            error: 'connection reset by the cloud',
+          }),
+        );
         await append(own, '1', { type: 'UnregisterHost', data: { now } });
         await outcome(own, '1', 'Host.Unenrolled').catch((error: unknown) => {
           throw new Error(`${String(error)}\n${JSON.stringify(log)}`);
@@ -251,24 +311,39 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         await append(own, '3', { type: 'UnregisterHost', data: { now } });
         await append(own, '4', { type: 'RegisterHost', data: { hostId: '4', info: info(HOST), capabilities: {}, now } });
       };
-      await run(real, async (own) => {
-        const enrolled = await outcome(own, '4', 'Host.Enrolled');
-        const unenrolled = await outcome(own, '3', 'Host.Unenrolled');
-        expect(unenrolled.position).toBeLessThan(enrolled.position);
-        expect((await own.readStream(hostStream('3'))).map((e) => e.type)).toEqual(['Host.Registered', 'Host.Unregistered', 'Host.Unenrolled']);
-        await expectEnrolled();
-        await append(own, '4', { type: 'UnregisterHost', data: { now } });
-        await outcome(own, '4', 'Host.Unenrolled');
-        await expectUnenrolled();
-      }, history);
+      await run(
+        real,
+        async (own) => {
+          const enrolled = await outcome(own, '4', 'Host.Enrolled');
+          const unenrolled = await outcome(own, '3', 'Host.Unenrolled');
+          expect(unenrolled.position).toBeLessThan(enrolled.position);
+          expect((await own.readStream(hostStream('3'))).map((e) => e.type)).toEqual([
+            'Host.Registered',
+            'Host.Unregistered',
+            'Host.Unenrolled',
+          ]);
+          await expectEnrolled();
+          await append(own, '4', { type: 'UnregisterHost', data: { now } });
+          await outcome(own, '4', 'Host.Unenrolled');
+          await expectUnenrolled();
+        },
+        history,
+      );
     }, 60_000);
 
     it('with one freepool per zone, enrolls a host of zone Z into <freepool>-Z (no availability_zone of its own), and a host lease returns it there', async () => {
       const zone = uniqueName('lh-zone');
       const pool = `${FREEPOOL}-${zone}`;
       const layout = { name: FREEPOOL, perZone: true };
-      const perZone = new OpenStackHostEnrollment(new NovaClient(sessionFor(env.service)), new PlacementClient(sessionFor(env.service)), layout);
-      const hostEffects = new OpenStackHostEffects(openStackClients(sessionFor(env.service)), { freepoolName: FREEPOOL, freepoolPerZone: true });
+      const perZone = new OpenStackHostEnrollment(
+        new NovaClient(sessionFor(env.service)),
+        new PlacementClient(sessionFor(env.service)),
+        layout,
+      );
+      const hostEffects = new OpenStackHostEffects(openStackClients(sessionFor(env.service)), {
+        freepoolName: FREEPOOL,
+        freepoolPerZone: true,
+      });
       const reservationId = randomUUID();
       const reservation: HostReservation = hostReservation(reservationId, { resourceId: randomUUID(), hostIds: ['5'] });
       const context = (phase: EffectContext['phase']): EffectContext => ({
@@ -286,11 +361,20 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         await nova.addAggregateHost(operatorZone.id, HOST);
         expect(await zoneOfHost()).toBe(zone);
         await run(perZone, async (own) => {
-          await append(own, '5', { type: 'RegisterHost', data: { hostId: '5', info: { ...info(HOST), availabilityZone: zone }, capabilities: {}, now } });
+          await append(own, '5', {
+            type: 'RegisterHost',
+            data: { hostId: '5', info: { ...info(HOST), availabilityZone: zone }, capabilities: {}, now },
+          });
           const enrolled = await outcome(own, '5', 'Host.Enrolled');
-          expect((enrolled.data as { effects: unknown[] }).effects).toContainEqual(expect.objectContaining({ operation: 'add_host', aggregate: pool, host: HOST }));
+          expect((enrolled.data as { effects: unknown[] }).effects).toContainEqual(
+            expect.objectContaining({ operation: 'add_host', aggregate: pool, host: HOST }),
+          );
           const freepool = await nova.findAggregate(pool);
-          expect(freepool).toMatchObject({ hosts: [HOST], availability_zone: null, metadata: { [`trait:${TRAIT}`]: 'required', [FREEPOOL_ZONE_KEY]: zone } });
+          expect(freepool).toMatchObject({
+            hosts: [HOST],
+            availability_zone: null,
+            metadata: { [`trait:${TRAIT}`]: 'required', [FREEPOOL_ZONE_KEY]: zone },
+          });
           expect(await inFreepool()).toBe(false);
           expect(await zoneOfHost()).toBe(zone);
 
@@ -308,7 +392,11 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
 
           await append(own, '5', { type: 'UnregisterHost', data: { now } });
           const unenrolled = await outcome(own, '5', 'Host.Unenrolled');
-          expect((unenrolled.data as { effects: unknown[] }).effects).toContainEqual({ operation: 'remove_host', aggregate: pool, host: HOST });
+          expect((unenrolled.data as { effects: unknown[] }).effects).toContainEqual({
+            operation: 'remove_host',
+            aggregate: pool,
+            host: HOST,
+          });
           expect(await members(pool)).toEqual([]);
           await expectChildKeptWithoutTrait();
         });
@@ -320,7 +408,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         }
         const root = await placement.findResourceProvider(HOST);
         const trait = reservationCustomName(reservationId);
-        if (root !== null) await placement.updateProviderTraits(root.uuid, (traits) => traits.filter((t) => t !== trait)).catch(() => undefined);
+        if (root !== null)
+          await placement.updateProviderTraits(root.uuid, (traits) => traits.filter((t) => t !== trait)).catch(() => undefined);
         await ignoreNotFound(placement.deleteTrait(trait)).catch(() => undefined);
         await removeFromCloud();
         for (const aggregate of [await nova.findAggregate(pool), operatorZone]) {

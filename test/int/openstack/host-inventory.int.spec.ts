@@ -12,7 +12,6 @@ import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import { OPENSTACK_ENV_FILE, cloudSystemEnv, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
-
 describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against the real Nova and Neutron', () => {
   const env = OPENSTACK_ENV_FILE ? openStackEnv() : (undefined as never);
   let system: RunningSystem;
@@ -58,22 +57,40 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
     let store: SqliteEventStore;
 
     const boot = async (): Promise<string> => {
-      const { id } = await nova.createServer({ name: uniqueName('lh-having-servers'), imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none', availabilityZone: `nova:${HOST}` });
+      const { id } = await nova.createServer({
+        name: uniqueName('lh-having-servers'),
+        imageRef: env.imageId,
+        flavorRef: env.flavorId,
+        networks: 'none',
+        availabilityZone: `nova:${HOST}`,
+      });
       servers.push(id);
-      const server = await eventually('the server to leave BUILD', async () => {
-        const s = await nova.getServer(id);
-        return s.status === 'BUILD' ? undefined : s;
-      }, 90_000);
+      const server = await eventually(
+        'the server to leave BUILD',
+        async () => {
+          const s = await nova.getServer(id);
+          return s.status === 'BUILD' ? undefined : s;
+        },
+        90_000,
+      );
       expect(server).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': HOST });
       return id;
     };
 
     const remove = async (id: string): Promise<void> => {
       await nova.deleteServer(id);
-      await eventually('the server to be gone', () => nova.getServer(id).then(() => undefined, (error: unknown) => {
-        if (isNotFound(error)) return true;
-        throw error;
-      }), 60_000);
+      await eventually(
+        'the server to be gone',
+        () =>
+          nova.getServer(id).then(
+            () => undefined,
+            (error: unknown) => {
+              if (isNotFound(error)) return true;
+              throw error;
+            },
+          ),
+        60_000,
+      );
     };
 
     const refusal = (id: string) => ({ error_code: 409, error_message: `Servers [${id}] found for host ${HOST}`, error_name: 409 });
@@ -84,7 +101,16 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
 
     afterAll(async () => {
       for (const id of servers) await ignoreNotFound(nova.deleteServer(id)).catch(() => undefined);
-      for (const id of servers) await eventually('a test server to be gone', () => nova.getServer(id).then(() => undefined, () => true), 60_000).catch(() => undefined);
+      for (const id of servers)
+        await eventually(
+          'a test server to be gone',
+          () =>
+            nova.getServer(id).then(
+              () => undefined,
+              () => true,
+            ),
+          60_000,
+        ).catch(() => undefined);
       for (const id of hostIds) await client.delete(`/v1/os-hosts/${id}`).catch(() => undefined);
       await store?.close();
     }, 150_000);
@@ -96,7 +122,9 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
       expect(refused.status).toBe(409);
       expect(refused.body).toEqual(refusal(serverId));
       expect(await store.headPosition()).toBe(head);
-      expect((await client.get('/v1/os-hosts')).body.hosts.map((h: { hypervisor_hostname: string }) => h.hypervisor_hostname)).not.toContain(HOST);
+      expect(
+        (await client.get('/v1/os-hosts')).body.hosts.map((h: { hypervisor_hostname: string }) => h.hypervisor_hostname),
+      ).not.toContain(HOST);
 
       await remove(serverId);
       const created = await client.post('/v1/os-hosts', { name: HOST });
@@ -140,7 +168,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
   });
 
   it('answers 503 with a clear message when the cloud cannot be reached, and records nothing', async () => {
-    const unreachable = await startSystem({ apps: ['api'], env: cloudSystemEnv(env, { LEASEHOLD_OPENSTACK_AUTH_URL: 'http://127.0.0.1:9/v3' }) });
+    const unreachable = await startSystem({
+      apps: ['api'],
+      env: cloudSystemEnv(env, { LEASEHOLD_OPENSTACK_AUTH_URL: 'http://127.0.0.1:9/v3' }),
+    });
     try {
       const client503 = api(unreachable.url);
       const refused = await client503.post('/v1/os-hosts', { name: 'fake-host-1' });
@@ -173,7 +204,9 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host and floating-IP registration against 
     it('refuses an address inside the allocation pool (NeutronUsesFloatingIP)', async () => {
       const refused = await register('172.24.4.150');
       expect(refused.status).toBe(400);
-      expect(refused.body.error_message).toBe(`The floating IP 172.24.4.150 is used in allocation_pools or gateway_ip in subnet ${env.publicSubnetId} .`);
+      expect(refused.body.error_message).toBe(
+        `The floating IP 172.24.4.150 is used in allocation_pools or gateway_ip in subnet ${env.publicSubnetId} .`,
+      );
     });
 
     it('refuses the gateway (NeutronUsesFloatingIP)', async () => {

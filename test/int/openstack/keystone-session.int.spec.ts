@@ -52,7 +52,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('OpenStack session (Keystone v3, real contr
     await expect(session.endpoint('compute')).rejects.toBeInstanceOf(OpenStackNoEndpointError);
   });
 
-  it('turns a wrong password into a 401 with Keystone\'s message', async () => {
+  it("turns a wrong password into a 401 with Keystone's message", async () => {
     const session = sessionFor({ ...env.admin, password: 'wrong' });
     const error = await session.token().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenStackHttpError);

@@ -37,8 +37,18 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NeutronClient (real Neutron)', () => {
     const name = uniqueName('lh-net');
     const network = await neutron.createNetwork({ name, 'provider:network_type': 'vlan', 'provider:physical_network': 'physnet1' });
     cleanups.push(() => ignoreNotFound(neutron.deleteNetwork(network.id)));
-    const subnet = await neutron.createSubnet({ network_id: network.id, name, cidr: '10.99.0.0/24', allocation_pools: [{ start: '10.99.0.10', end: '10.99.0.20' }] });
-    expect(subnet).toMatchObject({ network_id: network.id, cidr: '10.99.0.0/24', gateway_ip: '10.99.0.1', allocation_pools: [{ start: '10.99.0.10', end: '10.99.0.20' }] });
+    const subnet = await neutron.createSubnet({
+      network_id: network.id,
+      name,
+      cidr: '10.99.0.0/24',
+      allocation_pools: [{ start: '10.99.0.10', end: '10.99.0.20' }],
+    });
+    expect(subnet).toMatchObject({
+      network_id: network.id,
+      cidr: '10.99.0.0/24',
+      gateway_ip: '10.99.0.1',
+      allocation_pools: [{ start: '10.99.0.10', end: '10.99.0.20' }],
+    });
     expect(await neutron.setTags('networks', network.id, ['leasehold', `test:${name}`])).toEqual(['leasehold', `test:${name}`]);
     expect([...(await neutron.getNetwork(network.id)).tags].sort()).toEqual(['leasehold', `test:${name}`]);
     await neutron.deleteSubnet(subnet.id);
@@ -50,14 +60,27 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NeutronClient (real Neutron)', () => {
   it('creates a floating IP outside the pool in a project, tags, finds, disassociates and releases it', { timeout: 60_000 }, async () => {
     const address = outsidePool();
     const reservation = uniqueName('reservation');
-    const fip = await neutron.createFloatingIp({ floating_network_id: env.publicNetworkId, subnet_id: env.publicSubnetId, floating_ip_address: address, project_id: env.demoProjectId });
+    const fip = await neutron.createFloatingIp({
+      floating_network_id: env.publicNetworkId,
+      subnet_id: env.publicSubnetId,
+      floating_ip_address: address,
+      project_id: env.demoProjectId,
+    });
     cleanups.push(() => ignoreNotFound(neutron.deleteFloatingIp(fip.id)));
-    expect(fip).toMatchObject({ floating_ip_address: address, floating_network_id: env.publicNetworkId, project_id: env.demoProjectId, port_id: null });
+    expect(fip).toMatchObject({
+      floating_ip_address: address,
+      floating_network_id: env.publicNetworkId,
+      project_id: env.demoProjectId,
+      port_id: null,
+    });
     await expect(
       neutron.createFloatingIp({ floating_network_id: env.publicNetworkId, floating_ip_address: address, project_id: env.demoProjectId }),
     ).rejects.toBeInstanceOf(OpenStackConflictError);
 
-    expect(await neutron.setTags('floatingips', fip.id, ['blazar', `reservation:${reservation}`])).toEqual(['blazar', `reservation:${reservation}`]);
+    expect(await neutron.setTags('floatingips', fip.id, ['blazar', `reservation:${reservation}`])).toEqual([
+      'blazar',
+      `reservation:${reservation}`,
+    ]);
     const [byAddress] = await neutron.listFloatingIps({ floating_ip_address: address, floating_network_id: env.publicNetworkId });
     expect(byAddress?.id).toBe(fip.id);
     expect([...(byAddress?.tags ?? [])].sort()).toEqual(['blazar', `reservation:${reservation}`]);
@@ -77,30 +100,45 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NeutronClient (real Neutron)', () => {
     expect(await neutron.listFloatingIps({ floating_ip_address: address })).toEqual([]);
   });
 
-  it('refuses an address outside every subnet of the network with Neutron\'s message', async () => {
-    const error = await neutron.createFloatingIp({ floating_network_id: env.publicNetworkId, floating_ip_address: '192.0.2.10' }).catch((e: unknown) => e);
+  it("refuses an address outside every subnet of the network with Neutron's message", async () => {
+    const error = await neutron
+      .createFloatingIp({ floating_network_id: env.publicNetworkId, floating_ip_address: '192.0.2.10' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenStackHttpError);
     expect(error).toMatchObject({ status: 400, code: 'OPENSTACK_BAD_REQUEST', service: 'network' });
     expect((error as OpenStackHttpError).cloudCode).not.toBeNull();
   });
 
-  /** A port on a private network routed to the external one, associated with the floating IP (raw Neutron calls: no client needs them yet). */
+  /**
+   * A port on a private network routed to the external one, associated with the floating IP (raw Neutron calls: no client needs them yet).
+   */
   const associatedPort = async (fipId: string): Promise<string> => {
     const name = uniqueName('lh-fip');
-    const network = await neutron.createNetwork({ name, 'provider:network_type': 'vlan', 'provider:physical_network': 'physnet1', project_id: env.demoProjectId });
+    const network = await neutron.createNetwork({
+      name,
+      'provider:network_type': 'vlan',
+      'provider:physical_network': 'physnet1',
+      project_id: env.demoProjectId,
+    });
     cleanups.push(() => ignoreNotFound(neutron.deleteNetwork(network.id)));
     const subnet = await neutron.createSubnet({ network_id: network.id, cidr: '10.98.0.0/24', project_id: env.demoProjectId });
-    const router = (await session.request<{ router: { id: string } }>('network', 'POST', '/v2.0/routers', {
-      body: { router: { name, project_id: env.demoProjectId, external_gateway_info: { network_id: env.publicNetworkId } } },
-    })).body.router.id;
+    const router = (
+      await session.request<{ router: { id: string } }>('network', 'POST', '/v2.0/routers', {
+        body: { router: { name, project_id: env.demoProjectId, external_gateway_info: { network_id: env.publicNetworkId } } },
+      })
+    ).body.router.id;
     cleanups.push(async () => {
-      await ignoreNotFound(session.request('network', 'PUT', `/v2.0/routers/${router}/remove_router_interface`, { body: { subnet_id: subnet.id } }));
+      await ignoreNotFound(
+        session.request('network', 'PUT', `/v2.0/routers/${router}/remove_router_interface`, { body: { subnet_id: subnet.id } }),
+      );
       await ignoreNotFound(session.request('network', 'DELETE', `/v2.0/routers/${router}`));
     });
     await session.request('network', 'PUT', `/v2.0/routers/${router}/add_router_interface`, { body: { subnet_id: subnet.id } });
-    const port = (await session.request<{ port: { id: string } }>('network', 'POST', '/v2.0/ports', {
-      body: { port: { network_id: network.id, project_id: env.demoProjectId, name } },
-    })).body.port.id;
+    const port = (
+      await session.request<{ port: { id: string } }>('network', 'POST', '/v2.0/ports', {
+        body: { port: { network_id: network.id, project_id: env.demoProjectId, name } },
+      })
+    ).body.port.id;
     cleanups.push(() => ignoreNotFound(session.request('network', 'DELETE', `/v2.0/ports/${port}`)));
     const associated = await neutron.updateFloatingIp(fipId, { port_id: port });
     expect(associated.fixed_ip_address).toMatch(/^10\.98\.0\./);

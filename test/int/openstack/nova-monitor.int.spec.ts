@@ -28,7 +28,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
   const env = OPENSTACK_ENV_FILE ? openStackEnv() : (undefined as never);
   const nova = OPENSTACK_ENV_FILE ? new NovaClient(sessionFor(env.admin)) : (undefined as never);
   const computeCtl = OPENSTACK_ENV_FILE
-    ? (/^LEASEHOLD_OS_COMPUTE_CTL=(.+)$/m.exec(readFileSync(OPENSTACK_ENV_FILE, 'utf8'))?.[1] ?? join(ROOT, 'scripts', 'services', 'openstack', 'compute.sh'))
+    ? (/^LEASEHOLD_OS_COMPUTE_CTL=(.+)$/m.exec(readFileSync(OPENSTACK_ENV_FILE, 'utf8'))?.[1] ??
+      join(ROOT, 'scripts', 'services', 'openstack', 'compute.sh'))
     : '';
   const hostName = 'fake-host-2';
   const queue = uniqueName('leasehold-nova-notifications-test');
@@ -75,7 +76,8 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  const healthEvents = async (): Promise<RecordedEvent[]> => (await store.readStream(hostStream(hostId))).filter((e) => e.type !== 'Host.Registered');
+  const healthEvents = async (): Promise<RecordedEvent[]> =>
+    (await store.readStream(hostStream(hostId))).filter((e) => e.type !== 'Host.Registered');
   const nextHealth = async (what: string, after: number, timeoutMs: number): Promise<RecordedEvent> =>
     eventually(what, async () => (await healthEvents()).find((e) => e.revision > after), timeoutMs, 100);
   const lastRevision = async (): Promise<number> => store.streamRevision(hostStream(hostId));
@@ -88,40 +90,73 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     const elapsedMs = Date.now() - started;
     console.info(`forced down -> Host.WentDown in ${elapsedMs} ms`);
     expect(elapsedMs).toBeLessThan(10_000);
-    expect(event).toMatchObject({ type: 'Host.WentDown', data: { hostId, reasons: ['forced_down'], source: 'notification' }, metadata: { actor: null, reaction: 'nova-notification' } });
+    expect(event).toMatchObject({
+      type: 'Host.WentDown',
+      data: { hostId, reasons: ['forced_down'], source: 'notification' },
+      metadata: { actor: null, reaction: 'nova-notification' },
+    });
   });
 
   it('disabling it changes the reasons; re-enabling and unforcing brings it up', async () => {
     let revision = await lastRevision();
     await nova.updateService(serviceId, { status: 'disabled', disabled_reason: 'leasehold monitor test' });
     const changed = await nextHealth('Host.DownReasonsChanged', revision, 10_000);
-    expect(changed).toMatchObject({ type: 'Host.DownReasonsChanged', data: { reasons: ['disabled', 'forced_down'], source: 'notification' } });
+    expect(changed).toMatchObject({
+      type: 'Host.DownReasonsChanged',
+      data: { reasons: ['disabled', 'forced_down'], source: 'notification' },
+    });
     revision = changed.revision;
     await nova.updateService(serviceId, { forced_down: false });
     const unforced = await nextHealth('reasons without forced_down', revision, 10_000);
     expect(unforced).toMatchObject({ type: 'Host.DownReasonsChanged', data: { reasons: ['disabled'] } });
     revision = unforced.revision;
     await nova.updateService(serviceId, { status: 'enabled' });
-    expect(await nextHealth('Host.CameUp', revision, 10_000)).toMatchObject({ type: 'Host.CameUp', data: { hostId, source: 'notification' } });
+    expect(await nextHealth('Host.CameUp', revision, 10_000)).toMatchObject({
+      type: 'Host.CameUp',
+      data: { hostId, source: 'notification' },
+    });
   });
 
   it('a server created on the host is recorded as its activity (instance.create.end)', { timeout: 150_000 }, async () => {
     const name = uniqueName('lh-monitor-server');
-    const { id } = await nova.createServer({ name, imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none', availabilityZone: `nova:${hostName}` });
+    const { id } = await nova.createServer({
+      name,
+      imageRef: env.imageId,
+      flavorRef: env.flavorId,
+      networks: 'none',
+      availabilityZone: `nova:${hostName}`,
+    });
     cleanups.push(() => ignoreNotFound(nova.deleteServer(id)));
     // other tests share the cloud (a freepool holding the host refuses a plain flavor): say so plainly
-    const server = await eventually('the server to be ACTIVE or ERROR', async () => {
-      const current = await nova.getServer(id);
-      return current.status === 'ACTIVE' || current.status === 'ERROR' ? current : undefined;
-    }, 120_000, 500);
+    const server = await eventually(
+      'the server to be ACTIVE or ERROR',
+      async () => {
+        const current = await nova.getServer(id);
+        return current.status === 'ACTIVE' || current.status === 'ERROR' ? current : undefined;
+      },
+      120_000,
+      500,
+    );
     expect(server.fault?.message ?? null, `server ${id} could not be booted on ${hostName}`).toBeNull();
     const created = await eventually(
       'HostActivity.InstanceNotified instance.create.end',
-      async () => (await store.readStream(hostActivityStream(hostId))).find((e) => e.type === 'HostActivity.InstanceNotified' && (e.data as { instanceId: string; eventType: string }).instanceId === id && (e.data as { eventType: string }).eventType === 'instance.create.end'),
+      async () =>
+        (await store.readStream(hostActivityStream(hostId))).find(
+          (e) =>
+            e.type === 'HostActivity.InstanceNotified' &&
+            (e.data as { instanceId: string; eventType: string }).instanceId === id &&
+            (e.data as { eventType: string }).eventType === 'instance.create.end',
+        ),
       15_000,
       250,
     );
-    expect(created.data).toMatchObject({ hostId, instanceId: id, projectId: expect.any(String) as string, flavorId: expect.any(String) as string, state: 'active' });
+    expect(created.data).toMatchObject({
+      hostId,
+      instanceId: id,
+      projectId: expect.any(String) as string,
+      flavorId: expect.any(String) as string,
+      state: 'active',
+    });
     await nova.deleteServer(id);
   });
 
@@ -132,7 +167,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
       ...aggregateAddHostEnd,
       message_id: messageId,
       timestamp: '2026-11-22 07:00:00.000000',
-      payload: { ...aggregateAddHostEnd.payload, 'nova_object.data': { ...aggregateAddHostEnd.payload['nova_object.data'], name: messageId, hosts: [hostName] } },
+      payload: {
+        ...aggregateAddHostEnd.payload,
+        'nova_object.data': { ...aggregateAddHostEnd.payload['nova_object.data'], name: messageId, hosts: [hostName] },
+      },
     });
     const messageId = uniqueName('synthetic');
     const sentinel = uniqueName('sentinel');
@@ -140,13 +178,16 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     publish('{"oslo.version": "2.0", "oslo.message": "{not json');
     publish('\u0000garbage');
     publish(enveloped({ ...synthetic(messageId), event_type: 'compute.exploded' }));
-    publish(enveloped({ ...synthetic(messageId), payload: { ...synthetic(messageId).payload, 'nova_object.data': { hosts: [hostName] } } }));
+    publish(
+      enveloped({ ...synthetic(messageId), payload: { ...synthetic(messageId).payload, 'nova_object.data': { hosts: [hostName] } } }),
+    );
     publish(enveloped(synthetic(messageId)));
     publish(enveloped(synthetic(messageId)));
     publish(enveloped(synthetic(sentinel)));
     await channel.waitForConfirms();
     await connection.close();
-    const recorded = async (id: string) => (await store.readStream(hostActivityStream(hostId))).filter((e) => (e.data as { messageId: string }).messageId === id);
+    const recorded = async (id: string) =>
+      (await store.readStream(hostActivityStream(hostId))).filter((e) => (e.data as { messageId: string }).messageId === id);
     // messages are handled in order: once the last one is recorded, all before it were handled
     await eventually('the sentinel notification', async () => ((await recorded(sentinel)).length > 0 ? true : undefined), 10_000, 100);
     expect(await recorded(messageId)).toHaveLength(1);
@@ -176,18 +217,39 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     const [ownHostId = ''] = await registerHosts(ownStore, [hostName]);
     const ownQueue = uniqueName('leasehold-nova-reconnect-test');
     const ownLogs: ReactorLogEntry[] = [];
-    const monitoring = startNovaMonitoring({ store: ownStore, settings: { notificationsUrl: proxied.toString(), pollingIntervalSeconds: 0 }, listComputeServices, log: (e) => ownLogs.push(e), queue: ownQueue });
+    const monitoring = startNovaMonitoring({
+      store: ownStore,
+      settings: { notificationsUrl: proxied.toString(), pollingIntervalSeconds: 0 },
+      listComputeServices,
+      log: (e) => ownLogs.push(e),
+      queue: ownQueue,
+    });
     try {
       await monitoring.consumer?.ready();
       for (const socket of sockets) socket.destroy();
       const messageId = uniqueName('while-away');
       const connection = await connect(env.amqpUrl);
       const channel = await connection.createConfirmChannel();
-      const body = { ...aggregateAddHostEnd, message_id: messageId, payload: { ...aggregateAddHostEnd.payload, 'nova_object.data': { ...aggregateAddHostEnd.payload['nova_object.data'], hosts: [hostName] } } };
+      const body = {
+        ...aggregateAddHostEnd,
+        message_id: messageId,
+        payload: {
+          ...aggregateAddHostEnd.payload,
+          'nova_object.data': { ...aggregateAddHostEnd.payload['nova_object.data'], hosts: [hostName] },
+        },
+      };
       channel.publish('nova', 'versioned_notifications.info', Buffer.from(enveloped(body)));
       await channel.waitForConfirms();
       await connection.close();
-      await eventually('the notification published while away', async () => ((await ownStore.readStream(hostActivityStream(ownHostId))).some((e) => (e.data as { messageId: string }).messageId === messageId) ? true : undefined), 15_000, 100);
+      await eventually(
+        'the notification published while away',
+        async () =>
+          (await ownStore.readStream(hostActivityStream(ownHostId))).some((e) => (e.data as { messageId: string }).messageId === messageId)
+            ? true
+            : undefined,
+        15_000,
+        100,
+      );
       expect(ownLogs.some((l) => l.event === 'notifications-reconnect')).toBe(true);
     } finally {
       await monitoring.stop();
@@ -199,22 +261,31 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     }
   });
 
-  it('a stopped nova-compute is seen by the polling monitor once Nova reports it down, and up again after its start', { timeout: 180_000 }, async () => {
-    withPolling = startNovaMonitoring({ store, settings: { notificationsUrl: null, pollingIntervalSeconds: 5 }, listComputeServices, log: (entry) => logs.push(entry) });
-    // nothing to change while the host is up and enabled
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    let revision = await lastRevision();
-    await ctl('stop');
-    const stoppedAt = Date.now();
-    const down = await nextHealth('Host.WentDown by polling', revision, 75_000);
-    console.info(`compute stopped -> Host.WentDown (polling) in ${Date.now() - stoppedAt} ms`);
-    expect(down).toMatchObject({ type: 'Host.WentDown', data: { reasons: ['service_down'], source: 'polling' } });
-    revision = down.revision;
-    await ctl('start');
-    const up = await nextHealth('Host.CameUp by polling', revision, 30_000);
-    expect(up).toMatchObject({ type: 'Host.CameUp', data: { source: 'polling' } });
-    // both monitors agree: no flapping afterwards
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    expect(await lastRevision()).toBe(up.revision);
-  });
+  it(
+    'a stopped nova-compute is seen by the polling monitor once Nova reports it down, and up again after its start',
+    { timeout: 180_000 },
+    async () => {
+      withPolling = startNovaMonitoring({
+        store,
+        settings: { notificationsUrl: null, pollingIntervalSeconds: 5 },
+        listComputeServices,
+        log: (entry) => logs.push(entry),
+      });
+      // nothing to change while the host is up and enabled
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      let revision = await lastRevision();
+      await ctl('stop');
+      const stoppedAt = Date.now();
+      const down = await nextHealth('Host.WentDown by polling', revision, 75_000);
+      console.info(`compute stopped -> Host.WentDown (polling) in ${Date.now() - stoppedAt} ms`);
+      expect(down).toMatchObject({ type: 'Host.WentDown', data: { reasons: ['service_down'], source: 'polling' } });
+      revision = down.revision;
+      await ctl('start');
+      const up = await nextHealth('Host.CameUp by polling', revision, 30_000);
+      expect(up).toMatchObject({ type: 'Host.CameUp', data: { source: 'polling' } });
+      // both monitors agree: no flapping afterwards
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await lastRevision()).toBe(up.revision);
+    },
+  );
 });

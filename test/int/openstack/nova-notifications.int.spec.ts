@@ -72,14 +72,22 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova versioned notifications (real RabbitM
     const created = await arrival('aggregate.create.end', ofThis('aggregate.create.end'));
     expect(created).toMatchObject({ routing_key: 'versioned_notifications.info', payload: { 'nova_object.name': 'AggregatePayload' } });
     expect(data(await arrival('aggregate.add_host.end', ofThis('aggregate.add_host.end')))['hosts']).toEqual([host]);
-    expect(data(await arrival('aggregate.update_metadata.end', ofThis('aggregate.update_metadata.end')))['metadata']).toEqual({ 'blazar:owner': env.demoProjectId });
+    expect(data(await arrival('aggregate.update_metadata.end', ofThis('aggregate.update_metadata.end')))['metadata']).toEqual({
+      'blazar:owner': env.demoProjectId,
+    });
     await arrival('aggregate.remove_host.end', ofThis('aggregate.remove_host.end'));
     await arrival('aggregate.delete.end', ofThis('aggregate.delete.end'));
   });
 
-  it('announces a server\'s creation and deletion on its host', { timeout: 120_000 }, async () => {
+  it("announces a server's creation and deletion on its host", { timeout: 120_000 }, async () => {
     const name = uniqueName('lh-notif-server');
-    const { id } = await nova.createServer({ name, imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none', availabilityZone: `nova:${host}` });
+    const { id } = await nova.createServer({
+      name,
+      imageRef: env.imageId,
+      flavorRef: env.flavorId,
+      networks: 'none',
+      availabilityZone: `nova:${host}`,
+    });
     cleanups.push(() => ignoreNotFound(nova.deleteServer(id)));
     const ofThis = (type: string) => (n: Notification) => n.event_type === type && data(n)['uuid'] === id;
     const created = await arrival('instance.create.end', ofThis('instance.create.end'), 90_000);
@@ -88,7 +96,12 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova versioned notifications (real RabbitM
     await nova.deleteServer(id);
     const deleted = await arrival('instance.delete.end', ofThis('instance.delete.end'), 60_000);
     expect(data(deleted)).toMatchObject({ host, state: 'deleted' });
-    await eventually('the server to be gone', async () => nova.getServer(id).then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)));
+    await eventually('the server to be gone', async () =>
+      nova.getServer(id).then(
+        () => undefined,
+        (e: unknown) => (isNotFound(e) ? true : undefined),
+      ),
+    );
   });
 
   it('announces a compute service being disabled, forced down and restored (service.update)', async () => {
@@ -98,7 +111,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova versioned notifications (real RabbitM
     // each step's notification must come after the previous step's
     let cursor = received.length;
     const update = async (what: string, match: (d: Readonly<Record<string, unknown>>) => boolean): Promise<Notification> => {
-      const found = await arrival(what, (n) => received.indexOf(n) >= cursor && n.event_type === 'service.update' && data(n)['host'] === host && match(data(n)));
+      const found = await arrival(
+        what,
+        (n) => received.indexOf(n) >= cursor && n.event_type === 'service.update' && data(n)['host'] === host && match(data(n)),
+      );
       cursor = received.indexOf(found) + 1;
       return found;
     };

@@ -21,12 +21,24 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient servers (real Nova, fake driver
   it('boots a server on a given host and finds it by host and by flavor', { timeout: 120_000 }, async () => {
     await nova.createFlavor({ id: flavorId, name: flavorId, vcpus: 1, ram: 256, disk: 1, isPublic: true });
     const name = uniqueName('lh-server');
-    serverId = (await nova.createServer({ name, imageRef: env.imageId, flavorRef: flavorId, networks: 'none', availabilityZone: `nova:${host}` })).id;
-    const server = await eventually('the server to leave BUILD', async () => {
-      const s = await nova.getServer(serverId);
-      return s.status === 'BUILD' ? undefined : s;
-    }, 90_000);
-    expect(server).toMatchObject({ id: serverId, name, status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': host, flavor: { original_name: flavorId, vcpus: 1, ram: 256 } });
+    serverId = (
+      await nova.createServer({ name, imageRef: env.imageId, flavorRef: flavorId, networks: 'none', availabilityZone: `nova:${host}` })
+    ).id;
+    const server = await eventually(
+      'the server to leave BUILD',
+      async () => {
+        const s = await nova.getServer(serverId);
+        return s.status === 'BUILD' ? undefined : s;
+      },
+      90_000,
+    );
+    expect(server).toMatchObject({
+      id: serverId,
+      name,
+      status: 'ACTIVE',
+      'OS-EXT-SRV-ATTR:host': host,
+      flavor: { original_name: flavorId, vcpus: 1, ram: 256 },
+    });
 
     expect((await nova.listServers({ host })).map((s) => s.id)).toContain(serverId);
     expect((await nova.listServers({ flavor: flavorId })).map((s) => s.id)).toEqual([serverId]);
@@ -40,7 +52,9 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient servers (real Nova, fake driver
     imageId = await nova.createServerImage(serverId, `reserved_${serverId}`, { leasehold_test: 'true' });
     expect(imageId).toMatch(/^[0-9a-f-]{36}$/);
     // the fake driver never uploads the data: the image stays queued, but it exists with our name and metadata
-    const image = (await session.request<{ name: string; status: string; leasehold_test?: string }>('image', 'GET', `/v2/images/${imageId}`)).body;
+    const image = (
+      await session.request<{ name: string; status: string; leasehold_test?: string }>('image', 'GET', `/v2/images/${imageId}`)
+    ).body;
     expect(image).toMatchObject({ name: `reserved_${serverId}`, leasehold_test: 'true' });
     await session.request('image', 'DELETE', `/v2/images/${imageId}`);
     const gone = await session.request('image', 'GET', `/v2/images/${imageId}`).catch((e: unknown) => e);
@@ -50,15 +64,19 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient servers (real Nova, fake driver
 
   it('deletes the server; deleting it again is a not-found', { timeout: 90_000 }, async () => {
     await nova.deleteServer(serverId);
-    await eventually('the server to be gone', async () => {
-      try {
-        await nova.getServer(serverId);
-        return undefined;
-      } catch (error) {
-        if (isNotFound(error)) return true;
-        throw error;
-      }
-    }, 60_000);
+    await eventually(
+      'the server to be gone',
+      async () => {
+        try {
+          await nova.getServer(serverId);
+          return undefined;
+        } catch (error) {
+          if (isNotFound(error)) return true;
+          throw error;
+        }
+      },
+      60_000,
+    );
     expect(await nova.listServers({ flavor: flavorId })).toEqual([]);
     await expect(nova.deleteServer(serverId)).rejects.toBeInstanceOf(OpenStackNotFoundError);
     await nova.deleteFlavor(flavorId);

@@ -1,4 +1,6 @@
-/** Nova's hypervisors, zones, aggregates, flavors, server groups and compute services through NovaClient, against the real control plane. */
+/**
+ * Nova's hypervisors, zones, aggregates, flavors, server groups and compute services through NovaClient, against the real control plane.
+ */
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   NovaClient,
@@ -109,12 +111,30 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient (real Nova)', () => {
   describe('flavors', () => {
     it('creates a private flavor with extra specs and gives one project access', async () => {
       const id = uniqueName('lh-flavor');
-      const flavor = await nova.createFlavor({ id, name: `reservation:${id}`, vcpus: 1, ram: 512, disk: 1, isPublic: false, description: 'test' });
+      const flavor = await nova.createFlavor({
+        id,
+        name: `reservation:${id}`,
+        vcpus: 1,
+        ram: 512,
+        disk: 1,
+        isPublic: false,
+        description: 'test',
+      });
       cleanups.push(() => ignoreNotFound(nova.deleteFlavor(id)));
-      expect(flavor).toMatchObject({ id, name: `reservation:${id}`, vcpus: 1, ram: 512, disk: 1, 'os-flavor-access:is_public': false, extra_specs: {} });
+      expect(flavor).toMatchObject({
+        id,
+        name: `reservation:${id}`,
+        vcpus: 1,
+        ram: 512,
+        disk: 1,
+        'os-flavor-access:is_public': false,
+        extra_specs: {},
+      });
       expect((await nova.listFlavors()).map((f) => f.id)).toContain(id);
       expect((await nova.listFlavors({ isPublic: true })).map((f) => f.id)).not.toContain(id);
-      await expect(nova.createFlavor({ id, name: `${id}-again`, vcpus: 1, ram: 512, disk: 1, isPublic: false })).rejects.toBeInstanceOf(OpenStackConflictError);
+      await expect(nova.createFlavor({ id, name: `${id}-again`, vcpus: 1, ram: 512, disk: 1, isPublic: false })).rejects.toBeInstanceOf(
+        OpenStackConflictError,
+      );
 
       const rc = `CUSTOM_RESERVATION_${id.toUpperCase().replace(/-/g, '_')}`;
       const specs = { [`resources:${rc}`]: '1', 'aggregate_instance_extra_specs:reservation': id, 'hw:cpu_policy': 'shared' };
@@ -140,7 +160,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient (real Nova)', () => {
   });
 
   describe('server groups', () => {
-    it('creates a group in the member\'s project, lists and deletes it', async () => {
+    it("creates a group in the member's project, lists and deletes it", async () => {
       const demoNova = new NovaClient(sessionFor(env.demo));
       const name = `reservation:${uniqueName('lh-group')}`;
       const group = await demoNova.createServerGroup(name, 'anti-affinity');
@@ -192,7 +212,9 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('NovaClient (real Nova)', () => {
     });
 
     it('refuses to update an unknown service', async () => {
-      await expect(nova.updateService('00000000-0000-4000-8000-000000000000', { status: 'enabled' })).rejects.toBeInstanceOf(OpenStackNotFoundError);
+      await expect(nova.updateService('00000000-0000-4000-8000-000000000000', { status: 'enabled' })).rejects.toBeInstanceOf(
+        OpenStackNotFoundError,
+      );
     });
   });
 });

@@ -128,7 +128,12 @@ export const sessionFor = (credentials: KeystoneCredentials, options: SessionOpt
 export const uniqueName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 /** Polls `probe` until it returns a value other than undefined; fails after `timeoutMs` with the last error. */
-export const eventually = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> => {
+export const eventually = async <T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  intervalMs = 500,
+): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
   for (;;) {
@@ -138,16 +143,22 @@ export const eventually = async <T>(what: string, probe: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === null ? '' : `: ${describeError(last)}`}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === null ? '' : `: ${describeError(last)}`}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 };
 
 /** The hosts of the aggregate of that name, or null when Nova has no such aggregate. */
-export const aggregateMembers = async (nova: NovaClient, name: string): Promise<readonly string[] | null> => (await nova.findAggregate(name))?.hosts ?? null;
+export const aggregateMembers = async (nova: NovaClient, name: string): Promise<readonly string[] | null> =>
+  (await nova.findAggregate(name))?.hosts ?? null;
 
 /** Nova no longer knows the server. */
-export const serverGone = (nova: NovaClient, id: string): Promise<boolean> => nova.getServer(id).then(() => false, (error: unknown) => isNotFound(error));
+export const serverGone = (nova: NovaClient, id: string): Promise<boolean> =>
+  nova.getServer(id).then(
+    () => false,
+    (error: unknown) => isNotFound(error),
+  );
 
 /** The id of the host's nova-compute service. */
 export const computeServiceId = async (nova: NovaClient, host: string): Promise<string> => {
@@ -167,10 +178,18 @@ export const setComputeStatus = async (nova: NovaClient, host: string, status: '
  * caller's cleanup) as soon as it exists.
  */
 export const traitImage = async (session: OpenStackSession, trait: string, namePrefix: string, created: string[]): Promise<string> => {
-  const body = { name: uniqueName(namePrefix), disk_format: 'raw', container_format: 'bare', visibility: 'private', [`trait:${trait}`]: 'required' };
+  const body = {
+    name: uniqueName(namePrefix),
+    disk_format: 'raw',
+    container_format: 'bare',
+    visibility: 'private',
+    [`trait:${trait}`]: 'required',
+  };
   const { id } = (await session.request<{ id: string }>('image', 'POST', '/v2/images', { body })).body;
   created.push(id);
-  await session.request('image', 'PUT', `/v2/images/${id}/file`, { raw: { contentType: 'application/octet-stream', data: new Uint8Array(1024 * 1024) } });
+  await session.request('image', 'PUT', `/v2/images/${id}/file`, {
+    raw: { contentType: 'application/octet-stream', data: new Uint8Array(1024 * 1024) },
+  });
   await eventually('the image to be active', async () => {
     const { status } = (await session.request<{ status: string }>('image', 'GET', `/v2/images/${id}`)).body;
     return status === 'active' ? true : undefined;

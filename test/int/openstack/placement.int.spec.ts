@@ -1,12 +1,6 @@
 /** Placement through PlacementClient against the real control plane: providers, classes, traits, inventories and generation conflicts. */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  OpenStackConflictError,
-  OpenStackNotFoundError,
-  PlacementClient,
-  ignoreNotFound,
-  inventoryOf,
-} from '#plugins/openstack/index.js';
+import { OpenStackConflictError, OpenStackNotFoundError, PlacementClient, ignoreNotFound, inventoryOf } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const customName = (prefix: string): string => `CUSTOM_${uniqueName(prefix).toUpperCase().replace(/-/g, '_')}`;
@@ -34,7 +28,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('PlacementClient (real Placement)', () => {
     return { root, child };
   };
 
-  it('finds the compute nodes\' providers by name', async () => {
+  it("finds the compute nodes' providers by name", async () => {
     for (const name of env.computeHosts) {
       const provider = await placement.findResourceProvider(name);
       expect(provider).toMatchObject({ name, parent_provider_uuid: null });
@@ -46,10 +40,12 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('PlacementClient (real Placement)', () => {
     expect(await placement.findResourceProvider('no-such-provider')).toBeNull();
   });
 
-  it('creates a child provider in a root provider\'s tree and deletes it', async () => {
+  it("creates a child provider in a root provider's tree and deletes it", async () => {
     const { root, child } = await childProvider();
     expect(child).toMatchObject({ parent_provider_uuid: root.uuid, root_provider_uuid: root.uuid, generation: 0 });
-    expect((await placement.listResourceProviders({ inTree: root.uuid })).map((p) => p.uuid)).toEqual(expect.arrayContaining([root.uuid, child.uuid]));
+    expect((await placement.listResourceProviders({ inTree: root.uuid })).map((p) => p.uuid)).toEqual(
+      expect.arrayContaining([root.uuid, child.uuid]),
+    );
     expect((await placement.getResourceProvider(child.uuid)).name).toBe(child.name);
     await expect(placement.createResourceProvider(child.name, root.uuid)).rejects.toBeInstanceOf(OpenStackConflictError);
     await placement.deleteResourceProvider(child.uuid);
@@ -73,7 +69,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('PlacementClient (real Placement)', () => {
     const other = customName('lh-other');
     await placement.ensureResourceClass(rc);
     await placement.ensureResourceClass(other);
-    cleanups.push(() => ignoreNotFound(placement.deleteResourceClass(rc)), () => ignoreNotFound(placement.deleteResourceClass(other)));
+    cleanups.push(
+      () => ignoreNotFound(placement.deleteResourceClass(rc)),
+      () => ignoreNotFound(placement.deleteResourceClass(other)),
+    );
 
     const first = await placement.setInventory(child.uuid, rc, inventoryOf(2, { max_unit: 1 }));
     expect(first.inventories[rc]).toEqual({ total: 2, reserved: 0, min_unit: 1, max_unit: 1, step_size: 1, allocation_ratio: 1 });
@@ -100,7 +99,12 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('PlacementClient (real Placement)', () => {
     await placement.putInventories(child.uuid, generation, { [rc]: inventoryOf(1) });
     const error = await placement.putInventories(child.uuid, generation, { [rc]: inventoryOf(5) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenStackConflictError);
-    expect(error).toMatchObject({ status: 409, cloudCode: 'placement.concurrent_update', isGenerationConflict: true, service: 'placement' });
+    expect(error).toMatchObject({
+      status: 409,
+      cloudCode: 'placement.concurrent_update',
+      isGenerationConflict: true,
+      service: 'placement',
+    });
     expect((await placement.getInventories(child.uuid)).inventories[rc]?.total).toBe(1);
   });
 
@@ -110,7 +114,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('PlacementClient (real Placement)', () => {
     const trait = customName('lh-trait');
     await placement.ensureResourceClass(rc);
     await placement.ensureTrait(trait);
-    cleanups.push(() => ignoreNotFound(placement.deleteResourceClass(rc)), () => ignoreNotFound(placement.deleteTrait(trait)));
+    cleanups.push(
+      () => ignoreNotFound(placement.deleteResourceClass(rc)),
+      () => ignoreNotFound(placement.deleteTrait(trait)),
+    );
     const seen: number[] = [];
     const result = await placement.updateInventories(child.uuid, async (current) => {
       seen.push(Object.keys(current).length);

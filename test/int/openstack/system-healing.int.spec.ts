@@ -83,7 +83,11 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('healing a host lease when Nova reports its
     for (const serviceId of forced) await nova.updateService(serviceId, { forced_down: false }).catch(() => undefined);
     await system?.stop();
     for (const id of servers) await ignoreNotFound(nova.deleteServer(id)).catch(() => undefined);
-    await eventually('the servers gone', async () => ((await Promise.all(servers.map(gone))).every(Boolean) ? true : undefined), 60_000).catch(() => undefined);
+    await eventually(
+      'the servers gone',
+      async () => ((await Promise.all(servers.map(gone))).every(Boolean) ? true : undefined),
+      60_000,
+    ).catch(() => undefined);
     // whatever a failure left behind: the reservation's aggregate, this test's freepool, the child providers
     for (const name of [`reservation-${reservationId}`, freepool]) {
       const found = await nova.findAggregate(name).catch(() => null);
@@ -104,113 +108,178 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('healing a host lease when Nova reports its
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       hostIds[host] = created.body.host.id;
     }
-    await eventually('both hosts in the freepool', async () => {
-      const current = (await members(freepool)) ?? [];
-      return HOSTS.every((h) => current.includes(h)) ? true : undefined;
-    }, 60_000);
+    await eventually(
+      'both hosts in the freepool',
+      async () => {
+        const current = (await members(freepool)) ?? [];
+        return HOSTS.every((h) => current.includes(h)) ? true : undefined;
+      },
+      60_000,
+    );
   });
 
-  it('moves the lease to the other compute when its compute is forced down, and the failed one back to the freepool', { timeout: 150_000 }, async () => {
-    const end = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
-    const created = await client.post('/v1/leases', {
-      name: uniqueName('lh-heal-lease'),
-      start_date: 'now',
-      end_date: end,
-      reservations: [{ resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: JSON.stringify(['==', '$pool', pool]) }],
-      events: [],
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const leaseId: string = created.body.lease.id;
-    reservationId = created.body.lease.reservations[0].id;
-    const aggregate = `reservation-${reservationId}`;
-    await eventually('the lease ACTIVE', async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 90_000);
-    const [held] = (await members(aggregate)) ?? [];
-    const other = HOSTS.find((h) => h !== held);
-    expect(held !== undefined && other !== undefined).toBe(true);
+  it(
+    'moves the lease to the other compute when its compute is forced down, and the failed one back to the freepool',
+    { timeout: 150_000 },
+    async () => {
+      const end = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
+      const created = await client.post('/v1/leases', {
+        name: uniqueName('lh-heal-lease'),
+        start_date: 'now',
+        end_date: end,
+        reservations: [
+          {
+            resource_type: 'physical:host',
+            min: 1,
+            max: 1,
+            hypervisor_properties: '',
+            resource_properties: JSON.stringify(['==', '$pool', pool]),
+          },
+        ],
+        events: [],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const leaseId: string = created.body.lease.id;
+      reservationId = created.body.lease.reservations[0].id;
+      const aggregate = `reservation-${reservationId}`;
+      await eventually(
+        'the lease ACTIVE',
+        async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+        90_000,
+      );
+      const [held] = (await members(aggregate)) ?? [];
+      const other = HOSTS.find((h) => h !== held);
+      expect(held !== undefined && other !== undefined).toBe(true);
 
-    const serviceId = await forceDown(held ?? '');
+      const serviceId = await forceDown(held ?? '');
 
-    await eventually('the replacement in the aggregate, the failed host in the freepool', async () => {
-      const [inAggregate, inFreepool] = [await members(aggregate), await members(freepool)];
-      return inAggregate?.length === 1 && inAggregate[0] === other && inFreepool?.includes(held ?? '') === true ? true : undefined;
-    }, 60_000);
-    const lease = (await client.get(`/v1/leases/${leaseId}`)).body.lease;
-    expect(lease).toMatchObject({ status: 'ACTIVE', degraded: true });
-    expect(lease.reservations[0]).toMatchObject({ status: 'active', resources_changed: true, missing_resources: false });
-    // the log's account: the host went down (from Nova's notification), the reservation was healed, the cloud caught up
-    const downEvents = ledgerEvents(system.dataDir, `host-${hostIds[held ?? '']}`).filter((e) => e.type === 'Host.WentDown');
-    expect(downEvents[0]?.data).toMatchObject({ reasons: ['forced_down'], source: 'notification' });
-    // the reactor records the outcome once its cloud calls are done, a moment after the membership is seen
-    const types = await eventually('Reservation.UpdateApplied in the ledger', async () => {
-      const all = ledgerEvents(system.dataDir, `lease-${leaseId}`).map((e) => e.type);
-      return all.includes('Reservation.UpdateApplied') ? all : undefined;
-    }, 30_000);
-    expect(types.slice(types.indexOf('Reservation.Healed'))).toEqual(['Reservation.Healed', 'Reservation.UpdateApplied']);
+      await eventually(
+        'the replacement in the aggregate, the failed host in the freepool',
+        async () => {
+          const [inAggregate, inFreepool] = [await members(aggregate), await members(freepool)];
+          return inAggregate?.length === 1 && inAggregate[0] === other && inFreepool?.includes(held ?? '') === true ? true : undefined;
+        },
+        60_000,
+      );
+      const lease = (await client.get(`/v1/leases/${leaseId}`)).body.lease;
+      expect(lease).toMatchObject({ status: 'ACTIVE', degraded: true });
+      expect(lease.reservations[0]).toMatchObject({ status: 'active', resources_changed: true, missing_resources: false });
+      // the log's account: the host went down (from Nova's notification), the reservation was healed, the cloud caught up
+      const downEvents = ledgerEvents(system.dataDir, `host-${hostIds[held ?? '']}`).filter((e) => e.type === 'Host.WentDown');
+      expect(downEvents[0]?.data).toMatchObject({ reasons: ['forced_down'], source: 'notification' });
+      // the reactor records the outcome once its cloud calls are done, a moment after the membership is seen
+      const types = await eventually(
+        'Reservation.UpdateApplied in the ledger',
+        async () => {
+          const all = ledgerEvents(system.dataDir, `lease-${leaseId}`).map((e) => e.type);
+          return all.includes('Reservation.UpdateApplied') ? all : undefined;
+        },
+        30_000,
+      );
+      expect(types.slice(types.indexOf('Reservation.Healed'))).toEqual(['Reservation.Healed', 'Reservation.UpdateApplied']);
 
-    await nova.updateService(serviceId, { forced_down: false });
-    const ended = await client.put(`/v1/leases/${leaseId}`, { end_date: 'now' });
-    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
-    await eventually('the lease TERMINATED', async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined), 90_000);
-    expect([...((await members(freepool)) ?? [])].sort()).toEqual([...HOSTS].sort());
-    expect(await members(aggregate)).toBeNull();
-  });
+      await nova.updateService(serviceId, { forced_down: false });
+      const ended = await client.put(`/v1/leases/${leaseId}`, { end_date: 'now' });
+      expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+      await eventually(
+        'the lease TERMINATED',
+        async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined),
+        90_000,
+      );
+      expect([...((await members(freepool)) ?? [])].sort()).toEqual([...HOSTS].sort());
+      expect(await members(aggregate)).toBeNull();
+    },
+  );
 
-  it("moves an instance lease's slot off a compute forced down: its server there is deleted, the inventory follows", { timeout: 180_000 }, async () => {
-    const end = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
-    const size = { vcpus: 1, memory_mb: 256, disk_gb: 1 };
-    const created = await client.post('/v1/leases', {
-      name: uniqueName('lh-heal-instances'),
-      start_date: 'now',
-      end_date: end,
-      reservations: [instanceReservation(1, size, { resource_properties: JSON.stringify(['==', '$pool', pool]) })],
-      events: [],
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const leaseId: string = created.body.lease.id;
-    const instanceReservationId: string = created.body.lease.reservations[0].id;
-    instanceReservations.push(instanceReservationId);
-    const resourceClass = reservationCustomName(instanceReservationId);
-    await eventually('the lease ACTIVE', async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined), 90_000);
-    const before = await inventories(resourceClass);
-    const [held] = Object.keys(before);
-    const other = HOSTS.find((h) => h !== held);
-    expect(before).toEqual({ [held ?? '']: 1 });
+  it(
+    "moves an instance lease's slot off a compute forced down: its server there is deleted, the inventory follows",
+    { timeout: 180_000 },
+    async () => {
+      const end = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
+      const size = { vcpus: 1, memory_mb: 256, disk_gb: 1 };
+      const created = await client.post('/v1/leases', {
+        name: uniqueName('lh-heal-instances'),
+        start_date: 'now',
+        end_date: end,
+        reservations: [instanceReservation(1, size, { resource_properties: JSON.stringify(['==', '$pool', pool]) })],
+        events: [],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const leaseId: string = created.body.lease.id;
+      const instanceReservationId: string = created.body.lease.reservations[0].id;
+      instanceReservations.push(instanceReservationId);
+      const resourceClass = reservationCustomName(instanceReservationId);
+      await eventually(
+        'the lease ACTIVE',
+        async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'ACTIVE' ? true : undefined),
+        90_000,
+      );
+      const before = await inventories(resourceClass);
+      const [held] = Object.keys(before);
+      const other = HOSTS.find((h) => h !== held);
+      expect(before).toEqual({ [held ?? '']: 1 });
 
-    // demo boots into its slot with the reservation's flavor, as docs/openstack.md says
-    const { id } = await demoNova.createServer({ name: uniqueName('lh-heal-vm'), imageRef: env.imageId, flavorRef: instanceReservationId, networks: 'none' });
-    servers.push(id);
-    const booted = await eventually('the server ACTIVE', async () => {
-      const server = await nova.getServer(id);
-      return server.status === 'BUILD' ? undefined : server;
-    }, 60_000);
-    expect(booted).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': held });
+      // demo boots into its slot with the reservation's flavor, as docs/openstack.md says
+      const { id } = await demoNova.createServer({
+        name: uniqueName('lh-heal-vm'),
+        imageRef: env.imageId,
+        flavorRef: instanceReservationId,
+        networks: 'none',
+      });
+      servers.push(id);
+      const booted = await eventually(
+        'the server ACTIVE',
+        async () => {
+          const server = await nova.getServer(id);
+          return server.status === 'BUILD' ? undefined : server;
+        },
+        60_000,
+      );
+      expect(booted).toMatchObject({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:host': held });
 
-    const serviceId = await forceDown(held ?? '');
-    await eventually('the slot on the other compute, none left on the failed one', async () => {
-      const now = await inventories(resourceClass);
-      return now[other ?? ''] === 1 && now[held ?? ''] === undefined ? true : undefined;
-    }, 90_000);
-    expect(await gone(id)).toBe(true);
-    const lease = (await client.get(`/v1/leases/${leaseId}`)).body.lease;
-    expect(lease.reservations[0]).toMatchObject({ status: 'active', resources_changed: true, missing_resources: false });
-    const applied = await eventually('Reservation.UpdateApplied in the ledger', async () => {
-      const all = ledgerEvents(system.dataDir, `lease-${leaseId}`).filter((e) => e.type === 'Reservation.UpdateApplied');
-      return all.length > 0 ? all : undefined;
-    }, 30_000);
-    expect(JSON.stringify(applied.map((e) => e.data))).toContain('"reason":"host no longer in the reservation"');
+      const serviceId = await forceDown(held ?? '');
+      await eventually(
+        'the slot on the other compute, none left on the failed one',
+        async () => {
+          const now = await inventories(resourceClass);
+          return now[other ?? ''] === 1 && now[held ?? ''] === undefined ? true : undefined;
+        },
+        90_000,
+      );
+      expect(await gone(id)).toBe(true);
+      const lease = (await client.get(`/v1/leases/${leaseId}`)).body.lease;
+      expect(lease.reservations[0]).toMatchObject({ status: 'active', resources_changed: true, missing_resources: false });
+      const applied = await eventually(
+        'Reservation.UpdateApplied in the ledger',
+        async () => {
+          const all = ledgerEvents(system.dataDir, `lease-${leaseId}`).filter((e) => e.type === 'Reservation.UpdateApplied');
+          return all.length > 0 ? all : undefined;
+        },
+        30_000,
+      );
+      expect(JSON.stringify(applied.map((e) => e.data))).toContain('"reason":"host no longer in the reservation"');
 
-    await nova.updateService(serviceId, { forced_down: false });
-    const ended = await client.put(`/v1/leases/${leaseId}`, { end_date: 'now' });
-    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
-    await eventually('the lease TERMINATED', async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined), 90_000);
-    expect(await inventories(resourceClass)).toEqual({});
-  });
+      await nova.updateService(serviceId, { forced_down: false });
+      const ended = await client.put(`/v1/leases/${leaseId}`, { end_date: 'now' });
+      expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+      await eventually(
+        'the lease TERMINATED',
+        async () => ((await client.get(`/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined),
+        90_000,
+      );
+      expect(await inventories(resourceClass)).toEqual({});
+    },
+  );
 
   it('unregisters both computes', { timeout: 90_000 }, async () => {
     for (const host of HOSTS) {
       const deleted = await client.delete(`/v1/os-hosts/${hostIds[host]}`);
       expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
     }
-    await eventually('the hosts out of the freepool', async () => (((await members(freepool)) ?? []).length === 0 ? true : undefined), 60_000);
+    await eventually(
+      'the hosts out of the freepool',
+      async () => (((await members(freepool)) ?? []).length === 0 ? true : undefined),
+      60_000,
+    );
   });
 });

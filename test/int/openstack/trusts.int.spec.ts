@@ -11,11 +11,26 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VirtualInstanceReservation } from '#domain/index.js';
 import type { EffectContext } from '#plugins/effects.port.js';
-import { OpenStackInstanceEffects, OpenStackTrustEffects, openStackClients, reservationCustomName, reservationObjectName } from '#plugins/openstack/effects/index.js';
+import {
+  OpenStackInstanceEffects,
+  OpenStackTrustEffects,
+  openStackClients,
+  reservationCustomName,
+  reservationObjectName,
+} from '#plugins/openstack/effects/index.js';
 import { KeystoneTrustsClient, NovaClient, PlacementClient, type Server, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
 import { type JsonResponse, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
-import { OPENSTACK_ENV_FILE, aggregateMembers, cloudSystemEnv, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
+import {
+  OPENSTACK_ENV_FILE,
+  aggregateMembers,
+  cloudSystemEnv,
+  emptyChildProvider,
+  eventually,
+  openStackEnv,
+  sessionFor,
+  uniqueName,
+} from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);
 
@@ -27,9 +42,16 @@ describe.skipIf(!on)('Keystone trusts for leases (real Keystone and Nova)', () =
   const demoNova = on ? new NovaClient(demo) : (undefined as never);
   const adminNova = on ? new NovaClient(sessionFor(env.admin)) : (undefined as never);
   const placement = on ? new PlacementClient(sessionFor(env.admin)) : (undefined as never);
-  const effects = on ? new OpenStackInstanceEffects(openStackClients(service), { serverDeletion: { timeoutMs: 90_000, pollMs: 500 } }) : (undefined as never);
+  const effects = on
+    ? new OpenStackInstanceEffects(openStackClients(service), { serverDeletion: { timeoutMs: 90_000, pollMs: 500 } })
+    : (undefined as never);
   const trustEffects = on ? new OpenStackTrustEffects(trusts) : (undefined as never);
-  const leftovers = { trusts: [] as string[], servers: [] as string[], groups: [] as string[], reservations: [] as VirtualInstanceReservation[] };
+  const leftovers = {
+    trusts: [] as string[],
+    servers: [] as string[],
+    groups: [] as string[],
+    reservations: [] as VirtualInstanceReservation[],
+  };
 
   /** A trust from demo to the service user on project demo, as the API makes it at lease create. */
   const demoTrust = async (): Promise<string> => {
@@ -65,10 +87,11 @@ describe.skipIf(!on)('Keystone trusts for leases (real Keystone and Nova)', () =
     trustId,
   });
 
-  const groupOrNull = (id: string) => adminNova.getServerGroup(id).catch((error: unknown) => {
-    if (isNotFound(error)) return null;
-    throw error;
-  });
+  const groupOrNull = (id: string) =>
+    adminNova.getServerGroup(id).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
 
   afterAll(async () => {
     for (const id of leftovers.servers) await ignoreNotFound(adminNova.deleteServer(id)).catch(() => undefined);
@@ -125,65 +148,121 @@ describe.skipIf(!on)('Keystone trusts for leases (real Keystone and Nova)', () =
       schedulerHints: { group: group.id },
     });
     leftovers.servers.push(id);
-    const server = await eventually<Server>('the server to leave BUILD', async () => {
-      const s = await adminNova.getServer(id);
-      return s.status === 'BUILD' ? undefined : s;
-    }, 90_000);
+    const server = await eventually<Server>(
+      'the server to leave BUILD',
+      async () => {
+        const s = await adminNova.getServer(id);
+        return s.status === 'BUILD' ? undefined : s;
+      },
+      90_000,
+    );
     expect(server.status).toBe('ACTIVE');
     expect((await adminNova.getServerGroup(group.id)).members).toContain(id);
 
     await demoNova.deleteServer(id);
-    await eventually('the server to go', async () => ((await adminNova.getServer(id).then(() => false, (e: unknown) => isNotFound(e))) ? true : undefined), 90_000);
+    await eventually(
+      'the server to go',
+      async () =>
+        (await adminNova.getServer(id).then(
+          () => false,
+          (e: unknown) => isNotFound(e),
+        ))
+          ? true
+          : undefined,
+      90_000,
+    );
     await trustNova.deleteServerGroup(group.id);
     expect(await groupOrNull(group.id)).toBeNull();
   });
 
-  it("with a trust the adapter puts the lease's group in the lease's project and removes it through the trust at end", { timeout: 120_000 }, async () => {
-    const trustId = await demoTrust();
-    const r = reservation();
-    const name = reservationObjectName(r.id);
-    const started = await effects.onStart(context(r, 'start', trustId), r);
-    const created = started.find((e) => e.operation === 'server_group.create');
-    expect(created).toEqual({ operation: 'server_group.create', server_group: name, server_group_id: expect.any(String) as string, policy: 'affinity', project_id: env.demoProjectId, trust_id: trustId });
-    const groupId = String(created?.server_group_id);
-    expect((await demoNova.listServerGroups()).find((g) => g.name === name)?.id).toBe(groupId);
+  it(
+    "with a trust the adapter puts the lease's group in the lease's project and removes it through the trust at end",
+    { timeout: 120_000 },
+    async () => {
+      const trustId = await demoTrust();
+      const r = reservation();
+      const name = reservationObjectName(r.id);
+      const started = await effects.onStart(context(r, 'start', trustId), r);
+      const created = started.find((e) => e.operation === 'server_group.create');
+      expect(created).toEqual({
+        operation: 'server_group.create',
+        server_group: name,
+        server_group_id: expect.any(String) as string,
+        policy: 'affinity',
+        project_id: env.demoProjectId,
+        trust_id: trustId,
+      });
+      const groupId = String(created?.server_group_id);
+      expect((await demoNova.listServerGroups()).find((g) => g.name === name)?.id).toBe(groupId);
 
-    const again = await effects.onStart(context(r, 'start', trustId), r);
-    expect(again.find((e) => e.operation === 'server_group.create')).toMatchObject({ server_group_id: groupId, already: true });
+      const again = await effects.onStart(context(r, 'start', trustId), r);
+      expect(again.find((e) => e.operation === 'server_group.create')).toMatchObject({ server_group_id: groupId, already: true });
 
-    const ended = await effects.onEnd(context(r, 'end', trustId), r);
-    expect(ended.find((e) => e.operation === 'server_group.delete')).toEqual({ operation: 'server_group.delete', server_group: name, server_group_id: groupId, via: 'trust' });
-    expect(await groupOrNull(groupId)).toBeNull();
+      const ended = await effects.onEnd(context(r, 'end', trustId), r);
+      expect(ended.find((e) => e.operation === 'server_group.delete')).toEqual({
+        operation: 'server_group.delete',
+        server_group: name,
+        server_group_id: groupId,
+        via: 'trust',
+      });
+      expect(await groupOrNull(groupId)).toBeNull();
 
-    expect(await trustEffects.deleteTrust(context(r, 'end', trustId), trustId)).toEqual([{ operation: 'trust.delete', trust_id: trustId }]);
-    expect(await trustEffects.deleteTrust(context(r, 'end', trustId), trustId)).toEqual([{ operation: 'trust.delete', trust_id: trustId, already: true }]);
-    expect(await trusts.getTrust(trustId)).toBeNull();
-  });
+      expect(await trustEffects.deleteTrust(context(r, 'end', trustId), trustId)).toEqual([
+        { operation: 'trust.delete', trust_id: trustId },
+      ]);
+      expect(await trustEffects.deleteTrust(context(r, 'end', trustId), trustId)).toEqual([
+        { operation: 'trust.delete', trust_id: trustId, already: true },
+      ]);
+      expect(await trusts.getTrust(trustId)).toBeNull();
+    },
+  );
 
-  it('once the trust is gone a start fails naming it, and an end rerun still removes the group, as Leasehold', { timeout: 120_000 }, async () => {
-    const trustId = await demoTrust();
-    const r = reservation();
-    const started = await effects.onStart(context(r, 'start', trustId), r);
-    const groupId = String(started.find((e) => e.operation === 'server_group.create')?.server_group_id);
-    await trusts.deleteTrust(trustId);
-    await expect(effects.onStart(context(r, 'start', trustId), r)).rejects.toThrow(`Keystone refused a token for the lease's trust ${trustId} (HTTP 401)`);
+  it(
+    'once the trust is gone a start fails naming it, and an end rerun still removes the group, as Leasehold',
+    { timeout: 120_000 },
+    async () => {
+      const trustId = await demoTrust();
+      const r = reservation();
+      const started = await effects.onStart(context(r, 'start', trustId), r);
+      const groupId = String(started.find((e) => e.operation === 'server_group.create')?.server_group_id);
+      await trusts.deleteTrust(trustId);
+      await expect(effects.onStart(context(r, 'start', trustId), r)).rejects.toThrow(
+        `Keystone refused a token for the lease's trust ${trustId} (HTTP 401)`,
+      );
 
-    const ended = await effects.onEnd(context(r, 'end', trustId), r);
-    expect(ended.find((e) => e.operation === 'server_group.delete')).toMatchObject({ server_group_id: groupId, via: 'service, the trust refused' });
-    expect(await groupOrNull(groupId)).toBeNull();
-  });
+      const ended = await effects.onEnd(context(r, 'end', trustId), r);
+      expect(ended.find((e) => e.operation === 'server_group.delete')).toMatchObject({
+        server_group_id: groupId,
+        via: 'service, the trust refused',
+      });
+      expect(await groupOrNull(groupId)).toBeNull();
+    },
+  );
 
   it("without a trust the group is in Leasehold's own project, and the record says so", { timeout: 120_000 }, async () => {
     const r = reservation();
     const started = await effects.onStart(context(r, 'start', null), r);
     const created = started.find((e) => e.operation === 'server_group.create');
-    expect(created).toMatchObject({ project_id: await service.projectId(), trust_id: null, note: expect.stringMatching(/^no trust/) as string });
+    expect(created).toMatchObject({
+      project_id: await service.projectId(),
+      trust_id: null,
+      note: expect.stringMatching(/^no trust/) as string,
+    });
     expect((await demoNova.listServerGroups()).map((g) => g.id)).not.toContain(created?.server_group_id);
     // the problem trusts solve: Nova does not let demo use another project's group as a hint
-    const boot = demoNova.createServer({ name: uniqueName('lh-trust-vm'), imageRef: env.imageId, flavorRef: env.flavorId, networks: 'none', schedulerHints: { group: String(created?.server_group_id) } });
+    const boot = demoNova.createServer({
+      name: uniqueName('lh-trust-vm'),
+      imageRef: env.imageId,
+      flavorRef: env.flavorId,
+      networks: 'none',
+      schedulerHints: { group: String(created?.server_group_id) },
+    });
     await expect(boot).rejects.toMatchObject({ status: 400, cloudMessage: expect.stringMatching(/could not be found/) as string });
     const ended = await effects.onEnd(context(r, 'end', null), r);
-    expect(ended.find((e) => e.operation === 'server_group.delete')).toMatchObject({ server_group_id: created?.server_group_id, via: 'service' });
+    expect(ended.find((e) => e.operation === 'server_group.delete')).toMatchObject({
+      server_group_id: created?.server_group_id,
+      via: 'service',
+    });
   });
 });
 
@@ -215,14 +294,20 @@ describe.skipIf(!on)('lease trusts through the API in auth mode keystone (api + 
   };
   const demoTrustIds = async (): Promise<string[]> => {
     const query = { trustor_user_id: await demo.userId() };
-    return (await demo.request<{ trusts: { id: string }[] }>('identity', 'GET', '/OS-TRUST/trusts', { query })).body.trusts.map((t) => t.id);
+    return (await demo.request<{ trusts: { id: string }[] }>('identity', 'GET', '/OS-TRUST/trusts', { query })).body.trusts.map(
+      (t) => t.id,
+    );
   };
   const members = (name: string): Promise<readonly string[] | null> => aggregateMembers(nova, name);
   /** The lease stream's events as stored (data and metadata JSON text). */
   const storedEvents = (leaseId: string): { type: string; data: string; metadata: string }[] => {
     const db = new Database(join(system.dataDir, 'events.sqlite'), { readonly: true });
     try {
-      return db.prepare('select type, data, metadata from events where stream_id = ? order by position').all(`lease-${leaseId}`) as { type: string; data: string; metadata: string }[];
+      return db.prepare('select type, data, metadata from events where stream_id = ? order by position').all(`lease-${leaseId}`) as {
+        type: string;
+        data: string;
+        metadata: string;
+      }[];
     } finally {
       db.close();
     }
@@ -261,47 +346,69 @@ describe.skipIf(!on)('lease trusts through the API in auth mode keystone (api + 
     const created = await call(admin, 'POST', '/v1/os-hosts', { name: HOST });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     hostId = created.body.host.id;
-    await eventually('the host in the freepool', async () => ((await members(freepool))?.includes(HOST) === true ? true : undefined), 60_000);
+    await eventually(
+      'the host in the freepool',
+      async () => ((await members(freepool))?.includes(HOST) === true ? true : undefined),
+      60_000,
+    );
   });
 
-  it("demo's affinity lease has a trust; its group is in demo's project; the end removes group and trust", { timeout: 180_000 }, async () => {
-    const size = { vcpus: 1, memory_mb: 128, disk_gb: 1 };
-    const created = await call(demo, 'POST', '/v1/leases', {
-      name: uniqueName('lh-trust-lease'),
-      start_date: 'now',
-      end_date: inAnHour(),
-      reservations: [instanceReservation(1, size, { affinity: true })],
-      events: [],
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const leaseId: string = created.body.lease.id;
-    leases.push(leaseId);
-    const trustId: string = created.body.lease.trust_id;
-    expect(trustId).toMatch(/^[0-9a-f]{32}$/);
-    expect(await trusts.getTrust(trustId)).toMatchObject({ trustor_user_id: await demo.userId(), project_id: env.demoProjectId, impersonation: true });
+  it(
+    "demo's affinity lease has a trust; its group is in demo's project; the end removes group and trust",
+    { timeout: 180_000 },
+    async () => {
+      const size = { vcpus: 1, memory_mb: 128, disk_gb: 1 };
+      const created = await call(demo, 'POST', '/v1/leases', {
+        name: uniqueName('lh-trust-lease'),
+        start_date: 'now',
+        end_date: inAnHour(),
+        reservations: [instanceReservation(1, size, { affinity: true })],
+        events: [],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const leaseId: string = created.body.lease.id;
+      leases.push(leaseId);
+      const trustId: string = created.body.lease.trust_id;
+      expect(trustId).toMatch(/^[0-9a-f]{32}$/);
+      expect(await trusts.getTrust(trustId)).toMatchObject({
+        trustor_user_id: await demo.userId(),
+        project_id: env.demoProjectId,
+        impersonation: true,
+      });
 
-    const active = await eventually('the lease ACTIVE', async () => {
-      const lease = (await call(demo, 'GET', `/v1/leases/${leaseId}`)).body.lease;
-      return lease.status === 'ACTIVE' ? lease : undefined;
-    }, 120_000);
-    expect(active.trust_id).toBe(trustId);
-    const groupId: string = active.reservations[0].server_group_id;
-    expect((await demoNova.getServerGroup(groupId)).project_id).toBe(env.demoProjectId);
+      const active = await eventually(
+        'the lease ACTIVE',
+        async () => {
+          const lease = (await call(demo, 'GET', `/v1/leases/${leaseId}`)).body.lease;
+          return lease.status === 'ACTIVE' ? lease : undefined;
+        },
+        120_000,
+      );
+      expect(active.trust_id).toBe(trustId);
+      const groupId: string = active.reservations[0].server_group_id;
+      expect((await demoNova.getServerGroup(groupId)).project_id).toBe(env.demoProjectId);
 
-    const ended = await call(demo, 'PUT', `/v1/leases/${leaseId}`, { end_date: 'now' });
-    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
-    await eventually('the lease TERMINATED', async () => ((await call(demo, 'GET', `/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined), 120_000);
-    await expect(nova.getServerGroup(groupId)).rejects.toMatchObject({ status: 404 });
-    expect(await trusts.getTrust(trustId)).toBeNull();
+      const ended = await call(demo, 'PUT', `/v1/leases/${leaseId}`, { end_date: 'now' });
+      expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+      await eventually(
+        'the lease TERMINATED',
+        async () => ((await call(demo, 'GET', `/v1/leases/${leaseId}`)).body.lease.status === 'TERMINATED' ? true : undefined),
+        120_000,
+      );
+      await expect(nova.getServerGroup(groupId)).rejects.toMatchObject({ status: 404 });
+      expect(await trusts.getTrust(trustId)).toBeNull();
 
-    const events = storedEvents(leaseId);
-    const records = events.filter((e) => e.type === 'Reservation.EffectsApplied').flatMap((e) => (JSON.parse(e.data) as { effects: unknown[] }).effects);
-    expect(records).toContainEqual({ operation: 'trust.delete', trust_id: trustId });
-    expect(records).toContainEqual(expect.objectContaining({ operation: 'server_group.delete', server_group_id: groupId, via: 'trust' }));
-    const token = await demo.token();
-    expect(events.some((e) => e.data.includes(token) || e.metadata.includes(token))).toBe(false);
-    expect(system.output()).not.toContain(token);
-  });
+      const events = storedEvents(leaseId);
+      const records = events
+        .filter((e) => e.type === 'Reservation.EffectsApplied')
+        .flatMap((e) => (JSON.parse(e.data) as { effects: unknown[] }).effects);
+      expect(records).toContainEqual({ operation: 'trust.delete', trust_id: trustId });
+      expect(records).toContainEqual(expect.objectContaining({ operation: 'server_group.delete', server_group_id: groupId, via: 'trust' }));
+      const token = await demo.token();
+      expect(events.some((e) => e.data.includes(token) || e.metadata.includes(token))).toBe(false);
+      expect(system.output()).not.toContain(token);
+    },
+  );
 
   it('a lease the API refuses takes its trust back', { timeout: 60_000 }, async () => {
     const before = await demoTrustIds();

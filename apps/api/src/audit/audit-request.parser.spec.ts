@@ -21,7 +21,12 @@ describe('GET /v1/audit query', () => {
     });
   });
 
-  it.each(['2030-06-01', '2030-06-01T10:00:00', '2030-02-30T00:00:00Z', 'yesterday', '2030-06-01 24:00', ''])('refuses %j with a 400', (value) => {
-    expect(() => parseAuditQuery({ start: value }, NOW)).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringContaining('Malformed parameter start') }));
-  });
+  it.each(['2030-06-01', '2030-06-01T10:00:00', '2030-02-30T00:00:00Z', 'yesterday', '2030-06-01 24:00', ''])(
+    'refuses %j with a 400',
+    (value) => {
+      expect(() => parseAuditQuery({ start: value }, NOW)).toThrow(
+        expect.objectContaining({ kind: 'invalid', message: expect.stringContaining('Malformed parameter start') }),
+      );
+    },
+  );
 });

@@ -15,7 +15,10 @@ export class AuditController {
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
-  /** The policy first (an admin resource, as upstream's hosts); `outcome` is checked by its parameter rule: refusals are all the audit log records. */
+  /**
+   * The policy first (an admin resource, as upstream's hosts); `outcome` is checked by its parameter rule: refusals are all the audit log
+   * records.
+   */
   @Get()
   async list(
     @Req() request: Request,

@@ -22,7 +22,12 @@ interface RefusedCall {
 /** A REST write, by its route's operation id. */
 const restCall = (request: Request): RefusedCall => {
   const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
-  return { request, operation: OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route, method: request.method, path: request.path };
+  return {
+    request,
+    operation: OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route,
+    method: request.method,
+    path: request.path,
+  };
 };
 
 /** A write refused after it was read: the policy's 403 (at the route or in the use case) and the rules' 409. */
@@ -55,7 +60,12 @@ export class RefusalAuditInterceptor implements NestInterceptor {
       const graphql = GqlExecutionContext.create(context);
       const info = graphql.getInfo<GraphQLResolveInfo>();
       if (info.parentType.name !== 'Mutation') return null;
-      return { request: graphql.getContext<GraphqlContext>().req, operation: `graphql:${info.fieldName}`, method: 'POST', path: '/graphql' };
+      return {
+        request: graphql.getContext<GraphqlContext>().req,
+        operation: `graphql:${info.fieldName}`,
+        method: 'POST',
+        path: '/graphql',
+      };
     }
     const request = context.switchToHttp().getRequest<Request>();
     return READS.has(request.method) ? null : restCall(request);

@@ -43,7 +43,14 @@ export const createAuthSetup = (config: ApiConfig): AuthSetup => {
     const keystone = config.keystone;
     const authenticator = new KeystoneAuthenticator(keystone);
     authenticator.warmUp().then(
-      () => log({ auth: 'keystone', keystone: keystone.url, service_user: keystone.username, service_token: 'obtained', policy: config.policyFile ?? 'defaults' }),
+      () =>
+        log({
+          auth: 'keystone',
+          keystone: keystone.url,
+          service_user: keystone.username,
+          service_token: 'obtained',
+          policy: config.policyFile ?? 'defaults',
+        }),
       (error: unknown) =>
         console.error(JSON.stringify({ app: 'api', auth: 'keystone', keystone: keystone.url, warning: describeError(error) })),
     );

@@ -36,8 +36,15 @@ const fakeKeystone = (clock: { now: number }) => {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
   const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-    const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
-    const call = { method: init?.method ?? 'GET', url: input instanceof Request ? input.url : input.toString(), headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined };
+    const headers = Object.fromEntries(
+      Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
+    const call = {
+      method: init?.method ?? 'GET',
+      url: input instanceof Request ? input.url : input.toString(),
+      headers,
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
     calls.push(call);
     if (state.down) throw new TypeError('fetch failed');
     if (call.method === 'POST') {
@@ -50,12 +57,15 @@ const fakeKeystone = (clock: { now: number }) => {
     if (!state.serviceTokens.has(headers['x-auth-token'] ?? '')) return json(401, { error: { code: 401 } });
     if (state.validateStatus !== null) return json(state.validateStatus, {});
     const subject = state.users.get(headers['x-subject-token'] ?? '');
-    if (subject === undefined || subject.expires <= clock.now) return json(404, { error: { code: 404, message: 'Could not recognize Fernet token' } });
+    if (subject === undefined || subject.expires <= clock.now)
+      return json(404, { error: { code: 404, message: 'Could not recognize Fernet token' } });
     return json(200, {
       token: {
         expires_at: new Date(subject.expires).toISOString().replace('Z', '000Z'),
         user: { id: subject.user, name: `${subject.user}-name`, domain: { id: 'default' } },
-        ...(subject.project === null ? {} : { project: { id: subject.project, name: `${subject.project}-name`, domain: { id: 'default' } } }),
+        ...(subject.project === null
+          ? {}
+          : { project: { id: subject.project, name: `${subject.project}-name`, domain: { id: 'default' } } }),
         roles: subject.roles.map((name) => ({ id: `${name}-id`, name })),
       },
     });
@@ -68,7 +78,10 @@ const setup = (settings: Partial<KeystoneSettings> = {}) => {
   const clock = { now: T0 };
   const keystone = fakeKeystone(clock);
   const logs: Record<string, unknown>[] = [];
-  const auth = new KeystoneAuthenticator({ ...SETTINGS, ...settings }, { fetch: keystone.fetch, now: () => clock.now, log: (l) => logs.push(l) });
+  const auth = new KeystoneAuthenticator(
+    { ...SETTINGS, ...settings },
+    { fetch: keystone.fetch, now: () => clock.now, log: (l) => logs.push(l) },
+  );
   keystone.state.users.set('tok-alice', { user: 'alice-id', project: 'project-a-id', roles: ['member', 'reader'], expires: T0 + HOUR });
   return { clock, keystone, auth, logs };
 };
@@ -100,7 +113,7 @@ describe('Keystone token validation', () => {
     expect(validate?.headers['x-subject-token']).toBe('tok-alice');
   });
 
-  it("caches a valid token until its expires_at, then asks again", async () => {
+  it('caches a valid token until its expires_at, then asks again', async () => {
     const { clock, keystone, auth } = setup();
     await auth.authenticate('tok-alice');
     clock.now = T0 + HOUR - 1000;

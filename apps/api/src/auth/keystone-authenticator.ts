@@ -146,12 +146,17 @@ export class KeystoneAuthenticator implements Authenticator {
   private async requestServiceToken(): Promise<string> {
     const { username, password, projectName, userDomainName, projectDomainName } = this.settings;
     this.calls.serviceTokens++;
-    const response = await this.request('POST', '/auth/tokens?nocatalog', {}, {
-      auth: {
-        identity: { methods: ['password'], password: { user: { name: username, domain: { name: userDomainName }, password } } },
-        scope: { project: { name: projectName, domain: { name: projectDomainName } } },
+    const response = await this.request(
+      'POST',
+      '/auth/tokens?nocatalog',
+      {},
+      {
+        auth: {
+          identity: { methods: ['password'], password: { user: { name: username, domain: { name: userDomainName }, password } } },
+          scope: { project: { name: projectName, domain: { name: projectDomainName } } },
+        },
       },
-    });
+    );
     const token = response.headers.get('x-subject-token');
     if (response.status !== 201 || token === null) {
       await response.body?.cancel();

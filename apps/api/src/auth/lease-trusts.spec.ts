@@ -6,15 +6,27 @@ import { CallerToken } from '#application/caller-token.js';
 import { STATUS_BY_KIND } from '../http/blazar-error.js';
 import { wireMessage } from '../http/wire-names.js';
 
-const site = { service: 'identity', method: 'POST', path: '/OS-TRUST/trusts', globalRequestId: 'req-00000000-0000-4000-8000-000000000000' } as const;
-const refused = (status: number, cloudMessage = 'nope') => createHttpError(site, { status, cloudMessage, cloudCode: null, requestId: null });
+const site = {
+  service: 'identity',
+  method: 'POST',
+  path: '/OS-TRUST/trusts',
+  globalRequestId: 'req-00000000-0000-4000-8000-000000000000',
+} as const;
+const refused = (status: number, cloudMessage = 'nope') =>
+  createHttpError(site, { status, cloudMessage, cloudCode: null, requestId: null });
 /** What the API answers for the refusal. */
 const answer = (error: DomainError) => ({ status: STATUS_BY_KIND[error.kind], message: wireMessage(error) });
 
 describe('a lease trust request', () => {
   it("delegates the caller's roles on its project to the service user, impersonating, as upstream's body", () => {
     expect(trustBody({ trustorUserId: 'u-1', projectId: 'p-1', roles: ['member', 'reader', 'member'] }, 'svc-1')).toEqual({
-      trust: { trustor_user_id: 'u-1', trustee_user_id: 'svc-1', project_id: 'p-1', impersonation: true, roles: [{ name: 'member' }, { name: 'reader' }] },
+      trust: {
+        trustor_user_id: 'u-1',
+        trustee_user_id: 'svc-1',
+        project_id: 'p-1',
+        impersonation: true,
+        roles: [{ name: 'member' }, { name: 'reader' }],
+      },
     });
   });
 
@@ -47,7 +59,9 @@ describe('the caller token', () => {
   it('shows only a placeholder in JSON, strings and logs', () => {
     const token = new CallerToken('gAAAAA-secret');
     // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- what a template literal shows of it is the point
-    const shown = [JSON.stringify({ token }), String(token), `${token}`, inspect({ token }), inspect(token, { showHidden: true })].join(' ');
+    const shown = [JSON.stringify({ token }), String(token), `${token}`, inspect({ token }), inspect(token, { showHidden: true })].join(
+      ' ',
+    );
     expect(shown).not.toContain('secret');
     expect(token.reveal()).toBe('gAAAAA-secret');
   });

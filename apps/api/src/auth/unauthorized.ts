@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 
 /** keystonemiddleware's bodies, byte for byte (Python's json.dumps spacing), as clients have seen them. */
-export const UNAUTHORIZED_BODY = '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
+export const UNAUTHORIZED_BODY =
+  '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
 export const UNAVAILABLE_BODY =
   '{"error": {"code": 503, "title": "Service Unavailable", "message": "The server is currently unavailable. Please try again at a later time."}}';
 

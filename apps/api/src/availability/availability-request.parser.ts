@@ -29,7 +29,8 @@ const parseLimit = (value: unknown): number => {
   return limit;
 };
 
-const optionalDate = (value: unknown, now: DateTime): string | null => (value === undefined || value === null ? null : parseBlazarDate(value, now));
+const optionalDate = (value: unknown, now: DateTime): string | null =>
+  value === undefined || value === null ? null : parseBlazarDate(value, now);
 
 /** POST /v1/availability body -> request; each reservation judged exactly as in POST /v1/leases. */
 export const parseAvailabilityQuery = (body: unknown, now: DateTime): AvailabilityRequest => {

@@ -1,7 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
-import { type Availability, type AvailabilityWindow, AvailabilityQueries, type LeaseExtension } from '#application/availability/availability.queries.js';
+import {
+  type Availability,
+  type AvailabilityWindow,
+  AvailabilityQueries,
+  type LeaseExtension,
+} from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
@@ -10,7 +15,12 @@ import { parseAvailabilityParameters, parseAvailabilityQuery } from './availabil
 const windowBody = (window: AvailabilityWindow) => ({
   start_date: requestDate(window.startDate),
   end_date: requestDate(window.endDate),
-  reservations: window.reservations.map((r) => ({ resource_type: r.resourceType, requested: r.requested, matching: r.matching, free: r.free })),
+  reservations: window.reservations.map((r) => ({
+    resource_type: r.resourceType,
+    requested: r.requested,
+    matching: r.matching,
+    free: r.free,
+  })),
 });
 
 const availabilityBody = ({ windows, searchedUntil }: Availability) => ({
@@ -86,7 +96,9 @@ export class AvailabilityController {
       limit,
     };
     const now = this.now();
-    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string));
+    return availabilityBody(
+      await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string),
+    );
   }
 
   @Get('leases/:leaseId/extension')

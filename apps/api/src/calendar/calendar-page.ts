@@ -28,7 +28,9 @@ const emittedModules = (): ReadonlySet<string> => {
   return modules;
 };
 
-export type CalendarAsset = { readonly kind: 'text'; readonly text: string; readonly type: string } | { readonly kind: 'file'; readonly file: string; readonly type: string };
+export type CalendarAsset =
+  | { readonly kind: 'text'; readonly text: string; readonly type: string }
+  | { readonly kind: 'file'; readonly file: string; readonly type: string };
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 

@@ -19,10 +19,18 @@ const hostStepBody = (step: HostStep, requestMinutes: number) => ({
   reserved_by_slots: step.reservedBySlots,
   free: step.free,
   peak_utilisation: step.peakUtilisation,
-  largest_request: { hosts: step.largestRequest, duration_minutes: requestMinutes, summary: requestSummary(step.largestRequest, requestMinutes) },
+  largest_request: {
+    hosts: step.largestRequest,
+    duration_minutes: requestMinutes,
+    summary: requestSummary(step.largestRequest, requestMinutes),
+  },
 });
 
-const resources = (r: { readonly vcpus: number; readonly memoryMb: number; readonly diskGb: number }) => ({ vcpus: r.vcpus, memory_mb: r.memoryMb, disk_gb: r.diskGb });
+const resources = (r: { readonly vcpus: number; readonly memoryMb: number; readonly diskGb: number }) => ({
+  vcpus: r.vcpus,
+  memory_mb: r.memoryMb,
+  disk_gb: r.diskGb,
+});
 
 const slotStepBody = (step: SlotStep) => ({
   start: date(step.start),
@@ -33,7 +41,11 @@ const slotStepBody = (step: SlotStep) => ({
 });
 
 const zoneBodies = (zone: ZoneCapacity, requestMinutes: number) => [
-  { availability_zone: zone.availabilityZone, resource_type: 'physical:host', steps: zone.hosts.map((step) => hostStepBody(step, requestMinutes)) },
+  {
+    availability_zone: zone.availabilityZone,
+    resource_type: 'physical:host',
+    steps: zone.hosts.map((step) => hostStepBody(step, requestMinutes)),
+  },
   { availability_zone: zone.availabilityZone, resource_type: 'virtual:instance', steps: zone.slots.map(slotStepBody) },
 ];
 
@@ -55,4 +67,3 @@ export const reportBody = ({ request, zones, leases }: CapacityReport) => ({
     ...(leases === null ? {} : { leases: leases.map(leaseBody) }),
   },
 });
-

@@ -25,7 +25,8 @@ const lastEventPosition = (header: string | string[] | undefined): number | unde
  */
 export const parseFeedRequest = ({ after, types, limit, lastEventId }: FeedRequest): FeedQuery => {
   const size = limit === undefined ? FEED_LIMIT_DEFAULT : Number(limit);
-  if (!Number.isInteger(size) || size < 1 || size > FEED_LIMIT_MAX) throw invalid('MALFORMED_PARAMETER', `Malformed parameter limit (must be 1 to ${FEED_LIMIT_MAX})`);
+  if (!Number.isInteger(size) || size < 1 || size > FEED_LIMIT_MAX)
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter limit (must be 1 to ${FEED_LIMIT_MAX})`);
   return {
     after: lastEventPosition(lastEventId) ?? (after === undefined ? 0 : Number(after)),
     types: types === undefined ? null : parseFeedTypes(types),

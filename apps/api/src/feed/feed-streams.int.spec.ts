@@ -30,7 +30,12 @@ describe('FeedStreams', () => {
 
   const append = (leaseId: string) =>
     store.appendToStream(`lease-${leaseId}`, 'any', [
-      { id: `e-${++ids}`, type: 'Lease.Deleted', data: { leaseId, at: '2030-01-01T00:00:00.000Z' }, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+      {
+        id: `e-${++ids}`,
+        type: 'Lease.Deleted',
+        data: { leaseId, at: '2030-01-01T00:00:00.000Z' },
+        metadata: { correlationId: 'c', causationId: 'c', actor: null },
+      },
     ]);
 
   /** Every live Timeout of the process by async id, with its delay (Node keeps it in `_idleTimeout`). */

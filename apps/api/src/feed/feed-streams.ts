@@ -43,7 +43,10 @@ export class FeedStreams {
    */
   async serve(response: ServerResponse, caller: Caller, query: FeedQuery): Promise<void> {
     if (this.open.size >= this.settings.maxStreams) {
-      throw unavailable('FEED_STREAMS_EXHAUSTED', `This server streams events to ${this.settings.maxStreams} clients at most; try again later`);
+      throw unavailable(
+        'FEED_STREAMS_EXHAUSTED',
+        `This server streams events to ${this.settings.maxStreams} clients at most; try again later`,
+      );
     }
     const stop = new AbortController();
     const done = this.stream(response, caller, { ...query, limit: FEED_LIMIT_MAX }, stop);
@@ -75,7 +78,13 @@ export class FeedStreams {
     }
   }
 
-  private async streamFrom(response: ServerResponse, caller: Caller, query: FeedQuery, first: ScannedPage, signal: AbortSignal): Promise<void> {
+  private async streamFrom(
+    response: ServerResponse,
+    caller: Caller,
+    query: FeedQuery,
+    first: ScannedPage,
+    signal: AbortSignal,
+  ): Promise<void> {
     response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
     response.flushHeaders();
     const heartbeat = setInterval(() => response.write(HEARTBEAT), this.settings.heartbeatMs);

@@ -20,7 +20,8 @@ const int = (name: string, value: number | string | null | undefined, absent: nu
 
 const rxtxFactor = (value: number | string | null | undefined): number => {
   const factor = given(value) ? (toNumberLike(value) ?? Number.NaN) : 1;
-  if (factor > MAX_RXTX_FACTOR) throw invalid('MALFORMED_PARAMETER', `Malformed parameter rxtx_factor (must be a number <= ${MAX_RXTX_FACTOR})`);
+  if (factor > MAX_RXTX_FACTOR)
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter rxtx_factor (must be a number <= ${MAX_RXTX_FACTOR})`);
   return factor;
 };
 

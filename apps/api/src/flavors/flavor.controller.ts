@@ -32,9 +32,17 @@ export class FlavorController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ flavor: FlavorView }> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ flavor: FlavorView }> {
     authorizedRequest(request, FLAVOR_POLICY.add);
-    const result = await this.flavors.add({ type: 'AddFlavor', data: { flavor: parseCreateFlavor(body) }, metadata: commandMetadata(request, this.clock()) });
+    const result = await this.flavors.add({
+      type: 'AddFlavor',
+      data: { flavor: parseCreateFlavor(body) },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(result.position, response);
     return { flavor: toFlavorView(result.flavor) };
   }
@@ -47,8 +55,16 @@ export class FlavorController {
 
   @Delete(':flavorId')
   @HttpCode(204)
-  async remove(@Param('flavorId') flavorId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    const { position } = await this.flavors.remove({ type: 'RemoveFlavor', data: { flavorId }, metadata: commandMetadata(request, this.clock()) });
+  async remove(
+    @Param('flavorId') flavorId: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const { position } = await this.flavors.remove({
+      type: 'RemoveFlavor',
+      data: { flavorId },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(position, response);
   }
 }

@@ -1,7 +1,17 @@
 import { IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsIntLike, MAX_INT32 } from '../http/int-like.js';
 import { IsNotBlank } from '../http/text.validators.js';
-import { Documented, DocumentedOptional, EXTRA_SPECS, FLAVOR_ID, INT_LIKE, NOVA_BOOLEAN, NUMBER_LIKE, RequestSchema, notBlank } from '../openapi/dto-properties.js';
+import {
+  Documented,
+  DocumentedOptional,
+  EXTRA_SPECS,
+  FLAVOR_ID,
+  INT_LIKE,
+  NOVA_BOOLEAN,
+  NUMBER_LIKE,
+  RequestSchema,
+  notBlank,
+} from '../openapi/dto-properties.js';
 import { BOOLEAN_VALUES, IsExtraSpecs, IsFlavorId, IsNumberLike } from './flavor.validators.js';
 
 const malformed = (name: string, why = '') => ({ message: `Malformed parameter ${name}${why}` });
@@ -58,7 +68,9 @@ export class CreateFlavorDto {
   'os-flavor-access:is_public'?: boolean | string | null;
 
   @IsOptional()
-  @IsExtraSpecs(malformed('extra_specs', ': an object of strings (keys of 1 to 255 letters, digits, "-_:. "; values of at most 255 characters)'))
+  @IsExtraSpecs(
+    malformed('extra_specs', ': an object of strings (keys of 1 to 255 letters, digits, "-_:. "; values of at most 255 characters)'),
+  )
   @DocumentedOptional(EXTRA_SPECS)
   extra_specs?: Record<string, string> | null;
 }

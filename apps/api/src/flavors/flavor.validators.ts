@@ -10,11 +10,32 @@ export const NUMBER_LIKE_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 
 /** Nova's boolean parameter values. */
 export const BOOLEAN_VALUES: readonly (boolean | string)[] = [
-  true, 'True', 'TRUE', 'true', '1', 'ON', 'On', 'on', 'YES', 'Yes', 'yes',
-  false, 'False', 'FALSE', 'false', '0', 'OFF', 'Off', 'off', 'NO', 'No', 'no',
+  true,
+  'True',
+  'TRUE',
+  'true',
+  '1',
+  'ON',
+  'On',
+  'on',
+  'YES',
+  'Yes',
+  'yes',
+  false,
+  'False',
+  'FALSE',
+  'false',
+  '0',
+  'OFF',
+  'Off',
+  'off',
+  'NO',
+  'No',
+  'no',
 ];
 
-export const toBoolean = (value: boolean | string): boolean => value === true || ['true', '1', 'on', 'yes'].includes(String(value).toLowerCase());
+export const toBoolean = (value: boolean | string): boolean =>
+  value === true || ['true', '1', 'on', 'yes'].includes(String(value).toLowerCase());
 
 export const toNumberLike = (value: unknown): number | null => {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
@@ -32,7 +53,9 @@ export const toFlavorId = (value: unknown): string | null => {
 const isExtraSpecs = (value: unknown): boolean => {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const key = new RegExp(EXTRA_SPEC_KEY_PATTERN);
-  return Object.entries(value).every(([name, spec]) => key.test(name) && typeof spec === 'string' && spec.length <= EXTRA_SPEC_VALUE_MAX_LENGTH);
+  return Object.entries(value).every(
+    ([name, spec]) => key.test(name) && typeof spec === 'string' && spec.length <= EXTRA_SPEC_VALUE_MAX_LENGTH,
+  );
 };
 
 export const IsNumberLike = (options?: ValidationOptions): PropertyDecorator =>

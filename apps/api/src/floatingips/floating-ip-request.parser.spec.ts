@@ -11,7 +11,10 @@ const NOT_A_NETWORK = 'Malformed parameter floating_network_id (must be a networ
 describe('POST /v1/floatingips (RegisterFloatingIpDto): a table per field', () => {
   it('registers the address of a network named by its UUID, kept in lower case', () => {
     expect(register(VALID)).toEqual({ networkId: NET, address: '172.24.4.10' });
-    expect(register({ ...VALID, floating_network_id: NET.toUpperCase(), floating_ip_address: '2001:DB8::A' })).toEqual({ networkId: NET, address: '2001:db8::a' });
+    expect(register({ ...VALID, floating_network_id: NET.toUpperCase(), floating_ip_address: '2001:DB8::A' })).toEqual({
+      networkId: NET,
+      address: '2001:db8::a',
+    });
   });
 
   it.each([

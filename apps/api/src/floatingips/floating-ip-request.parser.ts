@@ -8,7 +8,10 @@ export const parseRegisterFloatingIp = (raw: unknown): NewFloatingIp => {
   const dto = validateBody(RegisterFloatingIpDto, raw);
   const address = canonicalIpAddress(dto.floating_ip_address);
   if (address === null) {
-    throw invalid('INVALID_IP_FORMAT', `Malformed parameter floating_ip_address: ${dto.floating_ip_address} is not an IPv4 or IPv6 address`);
+    throw invalid(
+      'INVALID_IP_FORMAT',
+      `Malformed parameter floating_ip_address: ${dto.floating_ip_address} is not an IPv4 or IPv6 address`,
+    );
   }
   // a UUID (the DTO checked it), in lower case so that one network is one id
   return { networkId: dto.floating_network_id.toLowerCase(), address };

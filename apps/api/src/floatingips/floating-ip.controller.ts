@@ -46,10 +46,18 @@ export class FloatingIpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ floatingip: FloatingIpView }> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ floatingip: FloatingIpView }> {
     authorizedRequest(request, FLOATING_IP_POLICY.register);
     const floatingIp = parseRegisterFloatingIp(body);
-    const result = await this.floatingIps.register({ type: 'RegisterFloatingIp', data: { floatingIp }, metadata: commandMetadata(request, this.clock()) });
+    const result = await this.floatingIps.register({
+      type: 'RegisterFloatingIp',
+      data: { floatingIp },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(result.position, response);
     return { floatingip: floatingIpView(result.floatingIpId, result.events) };
   }
@@ -72,13 +80,21 @@ export class FloatingIpController {
   @Get(':floatingIpId')
   @ReadsFrom('floatingips')
   @AnswersAsOf()
-  async show(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Query('as_of') asOf?: string): Promise<{ floatingip: FloatingIpView }> {
+  async show(
+    @Param('floatingIpId') floatingIpId: string,
+    @Req() request: Request,
+    @Query('as_of') asOf?: string,
+  ): Promise<{ floatingip: FloatingIpView }> {
     return { floatingip: await queriesAt(this.queries, request, asOf).floatingIp(callerOf(request), floatingIpId) };
   }
 
   @Delete(':floatingIpId')
   @HttpCode(204)
-  async remove(@Param('floatingIpId') floatingIpId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+  async remove(
+    @Param('floatingIpId') floatingIpId: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
     const metadata = commandMetadata(request, this.clock());
     const { position } = await this.floatingIps.unregister({ type: 'UnregisterFloatingIp', data: { floatingIpId }, metadata });
     this.consistency.answerWrite(position, response);

@@ -20,7 +20,12 @@ const availabilityBody = ({ windows, searchedUntil }: Availability): Availabilit
   windows: windows.map((window) => ({
     start_date: requestDate(window.startDate),
     end_date: requestDate(window.endDate),
-    reservations: window.reservations.map((r) => ({ resource_type: r.resourceType, requested: r.requested, matching: r.matching, free: r.free })),
+    reservations: window.reservations.map((r) => ({
+      resource_type: r.resourceType,
+      requested: r.requested,
+      matching: r.matching,
+      free: r.free,
+    })),
   })),
   searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
 });
@@ -35,7 +40,7 @@ export class AvailabilityResolver {
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
-  @Query(() => CapacityReportType, { description: 'The operators\' capacity table (GET /v1/capacity; admins)' })
+  @Query(() => CapacityReportType, { description: "The operators' capacity table (GET /v1/capacity; admins)" })
   async capacity(
     @Context() context: GraphqlContext,
     @Args('start', { type: () => String }) start: string,
@@ -47,19 +52,30 @@ export class AvailabilityResolver {
     const caller = callerIn(context);
     // the policy first, as REST: a member learns nothing, not even which argument was wrong
     authorize(caller, ACTIONS.capacityGet);
-    const parsed = parseCapacityQuery({ start, end, step: step ?? undefined, duration: duration ?? undefined, failure_domain: failureDomain ?? undefined });
+    const parsed = parseCapacityQuery({
+      start,
+      end,
+      step: step ?? undefined,
+      duration: duration ?? undefined,
+      failure_domain: failureDomain ?? undefined,
+    });
     const { capacity } = reportBody(await this.capacityQueries.report(caller, parsed));
     return { ...capacity, leases: capacity.leases ?? null };
   }
 
   @Query(() => AvailabilityType, { description: 'The earliest windows in which a lease request would be admitted' })
-  async availability(@Context() context: GraphqlContext, @Args('request', { type: () => AvailabilityInput }) request: AvailabilityInput): Promise<AvailabilityType> {
+  async availability(
+    @Context() context: GraphqlContext,
+    @Args('request', { type: () => AvailabilityInput }) request: AvailabilityInput,
+  ): Promise<AvailabilityType> {
     const caller = callerIn(context);
     const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
-    return availabilityBody(await this.availabilityQueries.windows(caller, parseAvailabilityQuery(restBody(request), now), now.toISO() as string));
+    return availabilityBody(
+      await this.availabilityQueries.windows(caller, parseAvailabilityQuery(restBody(request), now), now.toISO() as string),
+    );
   }
 
-  @Query(() => UsageReportType, { description: 'A usage report: a project\'s own (members), any or every project\'s (admins)' })
+  @Query(() => UsageReportType, { description: "A usage report: a project's own (members), any or every project's (admins)" })
   async usage(
     @Context() context: GraphqlContext,
     @Args('start', { type: () => String }) start: string,

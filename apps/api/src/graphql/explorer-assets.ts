@@ -34,7 +34,9 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(
 );
 `;
 
-export type ExplorerAsset = { readonly kind: 'file'; readonly file: string; readonly type: string } | { readonly kind: 'text'; readonly text: string; readonly type: string };
+export type ExplorerAsset =
+  | { readonly kind: 'file'; readonly file: string; readonly type: string }
+  | { readonly kind: 'text'; readonly text: string; readonly type: string };
 
 const ASSETS: Readonly<Record<string, () => ExplorerAsset>> = {
   'react.production.min.js': () => ({ kind: 'file', file: resolve('react/umd/react.production.min.js'), type: JAVASCRIPT }),
@@ -46,4 +48,5 @@ const ASSETS: Readonly<Record<string, () => ExplorerAsset>> = {
 
 export const EXPLORER_ASSET_NAMES = Object.keys(ASSETS);
 
-export const explorerAsset = (name: string): ExplorerAsset | null => (Object.hasOwn(ASSETS, name) ? (ASSETS[name] as () => ExplorerAsset)() : null);
+export const explorerAsset = (name: string): ExplorerAsset | null =>
+  Object.hasOwn(ASSETS, name) ? (ASSETS[name] as () => ExplorerAsset)() : null;

@@ -18,7 +18,15 @@ import { type SocketExtra, socketAuthentication, subscriptionsOnly } from './soc
 import { SubscriptionResolver } from './subscription.resolver.js';
 
 /** The resolvers and what they share, registered beside the REST controllers (the same providers serve both). */
-export const GRAPHQL_PROVIDERS = [RequestReads, LeaseResolver, ReservationResolver, HostResolver, AvailabilityResolver, MutationResolver, SubscriptionResolver];
+export const GRAPHQL_PROVIDERS = [
+  RequestReads,
+  LeaseResolver,
+  ReservationResolver,
+  HostResolver,
+  AvailabilityResolver,
+  MutationResolver,
+  SubscriptionResolver,
+];
 
 /**
  * /graphql (Apollo Server through @nestjs/apollo on Express 5): the schema is generated from the

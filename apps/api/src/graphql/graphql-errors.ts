@@ -32,7 +32,8 @@ export const graphqlError = (exception: unknown): GraphQLError => {
     return withBody(CODE_BY_KIND[exception.kind], STATUS_BY_KIND[exception.kind], wireMessage(exception), { alternatives });
   }
   if (isDomainError(exception)) return withBody(CODE_BY_KIND[exception.kind], STATUS_BY_KIND[exception.kind], wireMessage(exception));
-  if (exception instanceof HttpException && exception.getStatus() < 500) return withBody('BAD_REQUEST', exception.getStatus(), exception.message);
+  if (exception instanceof HttpException && exception.getStatus() < 500)
+    return withBody('BAD_REQUEST', exception.getStatus(), exception.message);
   if (isStorageUnavailable(exception)) {
     logger.warn(`storage unavailable: ${describeError(exception)}`);
     return withBody('SERVICE_UNAVAILABLE', 503, STORAGE_UNAVAILABLE_MESSAGE);

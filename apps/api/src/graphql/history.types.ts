@@ -5,7 +5,8 @@ import { JsonScalar } from './json.scalar.js';
 export class ActorType {
   @Field(() => String, { nullable: true }) user_id!: string | null;
   @Field(() => String, { nullable: true }) project_id!: string | null;
-  @Field(() => String, { nullable: true, description: 'Leasehold itself (reactor, healing) when no user caused it' }) system!: string | null;
+  @Field(() => String, { nullable: true, description: 'Leasehold itself (reactor, healing) when no user caused it' }) system!:
+    string | null;
 }
 
 /** One event of the log as GET .../history and GET /v1/events show it (docs/events.md). */

@@ -17,7 +17,9 @@ const capabilitiesOf = (host: HostView): CapabilityType[] =>
 const matches = (host: HostView, filter: HostFilterInput | null): boolean => {
   if (filter === null) return true;
   if (filter.reservable !== undefined && filter.reservable !== null && host.reservable !== filter.reservable) return false;
-  return (filter.capabilities ?? []).every(({ key, value }) => !OWN_KEYS.has(key) && host[key] !== undefined && String(host[key]) === value);
+  return (filter.capabilities ?? []).every(
+    ({ key, value }) => !OWN_KEYS.has(key) && host[key] !== undefined && String(host[key]) === value,
+  );
 };
 
 /** Hosts as GET /v1/os-hosts gives them (admins, by the same policy), and floating IPs as GET /v1/floatingips. */

@@ -8,7 +8,9 @@ export const subscriptionsOverWebSocketOnly = (): ApolloServerPlugin => ({
   requestDidStart: async () => ({
     didResolveOperation: async ({ operation }) => {
       if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) return;
-      throw new GraphQLError(OVER_WEBSOCKET, { extensions: { code: 'BAD_REQUEST', error_code: 400, error_message: OVER_WEBSOCKET, http: { status: 400 } } });
+      throw new GraphQLError(OVER_WEBSOCKET, {
+        extensions: { code: 'BAD_REQUEST', error_code: 400, error_message: OVER_WEBSOCKET, http: { status: 400 } },
+      });
     },
   }),
 });

@@ -8,7 +8,8 @@ export const DEFAULT_PAGE = 50;
 const malformedCursor = () => invalid('MALFORMED_PARAMETER', 'Malformed parameter after (not a cursor this API gave)');
 
 /** Opaque to clients: the (start date, id) the next page starts after. */
-export const cursorOf = (entry: LeasePageEntry): string => Buffer.from(JSON.stringify([entry.startDate, entry.lease.id])).toString('base64url');
+export const cursorOf = (entry: LeasePageEntry): string =>
+  Buffer.from(JSON.stringify([entry.startDate, entry.lease.id])).toString('base64url');
 
 export const parseCursor = (cursor: string): { readonly startDate: string; readonly id: string } => {
   let decoded: unknown;
@@ -24,6 +25,7 @@ export const parseCursor = (cursor: string): { readonly startDate: string; reado
 
 export const pageSize = (first: number | null | undefined): number => {
   const size = first ?? DEFAULT_PAGE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE) throw invalid('MALFORMED_PARAMETER', `Malformed parameter first (an integer from 1 to ${MAX_PAGE})`);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE)
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter first (an integer from 1 to ${MAX_PAGE})`);
   return size;
 };

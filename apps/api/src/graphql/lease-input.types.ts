@@ -77,7 +77,8 @@ export const restBody = (input: object): Record<string, unknown> =>
   Object.fromEntries(
     Object.entries(input).flatMap(([key, value]: [string, unknown]) => {
       if (value === undefined) return [];
-      if (Array.isArray(value)) return [[key, value.map((item: unknown) => (item !== null && typeof item === 'object' ? restBody(item) : item))]];
+      if (Array.isArray(value))
+        return [[key, value.map((item: unknown) => (item !== null && typeof item === 'object' ? restBody(item) : item))]];
       return [[key, value]];
     }),
   );

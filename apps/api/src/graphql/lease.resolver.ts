@@ -30,7 +30,9 @@ export class LeaseResolver {
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
-  @Query(() => LeaseConnectionType, { description: 'The leases the caller may read (its project\'s; every project\'s for admins), by start date' })
+  @Query(() => LeaseConnectionType, {
+    description: "The leases the caller may read (its project's; every project's for admins), by start date",
+  })
   async leases(
     @Context() context: GraphqlContext,
     @Args('filter', { type: () => LeaseFilterInput, nullable: true }) filter: LeaseFilterInput | null,
@@ -40,7 +42,8 @@ export class LeaseResolver {
     const reads = this.reads.of(context);
     const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
     const size = pageSize(first);
-    const dated = (name: string, value: string | null | undefined) => (value === undefined || value === null ? null : parseInstant(name, value, now));
+    const dated = (name: string, value: string | null | undefined) =>
+      value === undefined || value === null ? null : parseInstant(name, value, now);
     const query = {
       projectId: filter?.project_id ?? null,
       status: statusFilter(filter?.status),
@@ -60,7 +63,7 @@ export class LeaseResolver {
     };
   }
 
-  @Query(() => LeaseType, { description: 'One lease; NOT_FOUND when there is none, FORBIDDEN for another project\'s' })
+  @Query(() => LeaseType, { description: "One lease; NOT_FOUND when there is none, FORBIDDEN for another project's" })
   async lease(@Context() context: GraphqlContext, @Args('id', { type: () => ID }) id: string): Promise<LeaseView> {
     const reads = this.reads.of(context);
     checkPathParameter('leaseId', id);

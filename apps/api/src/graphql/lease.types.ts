@@ -31,7 +31,8 @@ export class AllocationType {
   @Field(() => String) lease_id!: string;
   @Field(() => String, { description: 'ISO 8601 UTC' }) start_date!: string;
   @Field(() => String, { description: 'ISO 8601 UTC' }) end_date!: string;
-  @Field(() => SlotsType, { nullable: true, description: 'Instance slots on the host; null for a whole host or an address' }) slots!: SlotsType | null;
+  @Field(() => SlotsType, { nullable: true, description: 'Instance slots on the host; null for a whole host or an address' })
+  slots!: SlotsType | null;
 }
 
 const RESERVATION_TYPES: Readonly<Record<ReservationView['resource_type'], string>> = {
@@ -56,7 +57,8 @@ export abstract class ReservationType {
   @Field(() => String, { description: "What happens to the tenant's things at the lease's end" }) end_action!: string;
   @Field(() => [AllocationType], {
     nullable: true,
-    description: 'What the reservation holds (admins, as /v1/os-hosts/allocations and /v1/floatingips/allocations; null with an error for others)',
+    description:
+      'What the reservation holds (admins, as /v1/os-hosts/allocations and /v1/floatingips/allocations; null with an error for others)',
   })
   allocations!: AllocationType[] | null;
 }
@@ -130,10 +132,15 @@ export class LeaseConnectionType {
 
 @InputType('LeaseFilter')
 export class LeaseFilterInput {
-  @Field(() => String, { nullable: true, description: 'PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED or ERROR' }) status?: string | null;
-  @Field(() => String, { nullable: true, description: "A project's leases (admins; a member sees only its own project's)" }) project_id?: string | null;
+  @Field(() => String, { nullable: true, description: 'PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED or ERROR' }) status?:
+    string | null;
+  @Field(() => String, { nullable: true, description: "A project's leases (admins; a member sees only its own project's)" }) project_id?:
+    string | null;
   @Field(() => String, { nullable: true, description: 'The exact name' }) name?: string | null;
-  @Field(() => String, { nullable: true, description: 'Leases starting at or after this date (`YYYY-MM-DD HH:MM` UTC or ISO 8601 with a zone)' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Leases starting at or after this date (`YYYY-MM-DD HH:MM` UTC or ISO 8601 with a zone)',
+  })
   starts_after?: string | null;
   @Field(() => String, { nullable: true, description: 'Leases ending at or before this date' }) ends_before?: string | null;
 }

@@ -43,7 +43,10 @@ export class MutationResolver {
   ) {}
 
   @Mutation(() => LeaseType, { description: 'POST /v1/leases' })
-  async createLease(@Context() context: GraphqlContext, @Args('input', { type: () => CreateLeaseInput }) input: CreateLeaseInput): Promise<LeaseView> {
+  async createLease(
+    @Context() context: GraphqlContext,
+    @Args('input', { type: () => CreateLeaseInput }) input: CreateLeaseInput,
+  ): Promise<LeaseView> {
     const metadata = this.metadata(context);
     authorizedRequest(context.req, LEASE_POLICY.create);
     const data = parseCreateLease(restBody(input), instantOf(metadata));
@@ -66,7 +69,7 @@ export class MutationResolver {
     return this.leaseOf(result.leaseId, result.events);
   }
 
-  @Mutation(() => ID, { description: 'DELETE /v1/leases/{id}: the deleted lease\'s id' })
+  @Mutation(() => ID, { description: "DELETE /v1/leases/{id}: the deleted lease's id" })
   async deleteLease(@Context() context: GraphqlContext, @Args('id', { type: () => ID }) id: string): Promise<string> {
     const metadata = this.metadata(context);
     checkPathParameter('leaseId', id);
@@ -76,7 +79,10 @@ export class MutationResolver {
   }
 
   @Mutation(() => HostType, { description: 'POST /v1/os-hosts' })
-  async createHost(@Context() context: GraphqlContext, @Args('input', { type: () => CreateHostInput }) input: CreateHostInput): Promise<HostView> {
+  async createHost(
+    @Context() context: GraphqlContext,
+    @Args('input', { type: () => CreateHostInput }) input: CreateHostInput,
+  ): Promise<HostView> {
     const metadata = this.metadata(context);
     authorizedRequest(context.req, HOST_POLICY.register);
     const { capabilities, ...fields } = input;
@@ -102,7 +108,7 @@ export class MutationResolver {
     return this.hostOf(id, result.events);
   }
 
-  @Mutation(() => ID, { description: 'DELETE /v1/os-hosts/{id}: the unregistered host\'s id' })
+  @Mutation(() => ID, { description: "DELETE /v1/os-hosts/{id}: the unregistered host's id" })
   async deleteHost(@Context() context: GraphqlContext, @Args('id', { type: () => ID }) id: string): Promise<string> {
     const metadata = this.metadata(context);
     checkPathParameter('hostId', id);

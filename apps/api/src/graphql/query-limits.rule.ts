@@ -99,6 +99,7 @@ export const queryLimitsRule =
       if (root === null || root === undefined) return;
       const { depth, cost } = measure({ context, schema, expanding: new Set() }, root, operation.selectionSet, null);
       if (depth > limits.maxDepth) context.reportError(refused(`Query too deep: ${depth} levels of fields, at most ${limits.maxDepth}`));
-      if (cost > limits.maxCost) context.reportError(refused(`Query too costly: up to ${cost} objects, at most ${limits.maxCost} (ask for smaller pages)`));
+      if (cost > limits.maxCost)
+        context.reportError(refused(`Query too costly: up to ${cost} objects, at most ${limits.maxCost} (ask for smaller pages)`));
     },
   });

@@ -12,7 +12,11 @@ import { type GraphqlContext, callerIn } from './graphql-context.js';
 
 type Kind = 'host' | 'floatingip';
 
-const groupBy = <K>(keys: readonly K[], rows: readonly AvailabilityIntervalRow[], keyOf: (row: AvailabilityIntervalRow) => K): AvailabilityIntervalRow[][] => {
+const groupBy = <K>(
+  keys: readonly K[],
+  rows: readonly AvailabilityIntervalRow[],
+  keyOf: (row: AvailabilityIntervalRow) => K,
+): AvailabilityIntervalRow[][] => {
   const grouped = new Map<K, AvailabilityIntervalRow[]>();
   for (const row of rows) grouped.set(keyOf(row), [...(grouped.get(keyOf(row)) ?? []), row]);
   return keys.map((key) => grouped.get(key) ?? []);
@@ -50,7 +54,9 @@ export class OperationReads {
     this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip') };
     this.resourceBookings = { host: byResource('host'), floatingip: byResource('floatingip') };
     // a lease's history is its own streams in the log, read per lease (no read model): the cost limit bounds how many
-    this.histories = new DataLoader(async (ids) => Promise.all(ids.map((id) => history.lease(caller, id).catch((error: unknown) => error as Error))));
+    this.histories = new DataLoader(async (ids) =>
+      Promise.all(ids.map((id) => history.lease(caller, id).catch((error: unknown) => error as Error))),
+    );
   }
 
   get read(): ReadQueries {

@@ -32,7 +32,13 @@ export const socketAuthentication = (config: ApiConfig, given: AuthSetup | undef
     const identity = setup.authenticator === null ? setup.localIdentity : await setup.authenticator.authenticate(token);
     if (identity === null) return false;
     const callerToken = setup.authenticator === null || token === undefined ? null : new CallerToken(token);
-    ((context.extra as SocketExtra).request as unknown as ContextRequest).leasehold = contextOf(`req-${randomUUID()}`, null, identity, setup.policy, callerToken);
+    ((context.extra as SocketExtra).request as unknown as ContextRequest).leasehold = contextOf(
+      `req-${randomUUID()}`,
+      null,
+      identity,
+      setup.policy,
+      callerToken,
+    );
     return true;
   };
 };

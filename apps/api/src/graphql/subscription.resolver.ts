@@ -17,7 +17,8 @@ import { liveEntries } from './live-entries.js';
 /** A position to start after: 0 (the whole log) or a positive integer. */
 const positionOf = (after: number | null | undefined): number => {
   const position = after ?? 0;
-  if (!Number.isSafeInteger(position) || position < 0) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter after (must be a log position: 0 or a positive integer)');
+  if (!Number.isSafeInteger(position) || position < 0)
+    throw invalid('MALFORMED_PARAMETER', 'Malformed parameter after (must be a log position: 0 or a positive integer)');
   return position;
 };
 
@@ -38,12 +39,20 @@ export class SubscriptionResolver {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  @Subscription(() => HistoryEntryType, { description: "One lease's events (its history), those after `after`, then live; as reading the lease is allowed" })
+  @Subscription(() => HistoryEntryType, {
+    description: "One lease's events (its history), those after `after`, then live; as reading the lease is allowed",
+  })
   async leaseEvents(
     @Context() context: GraphqlContext,
     @Args('leaseId', { type: () => ID }) leaseId: string,
-    @Args('types', { type: () => [String], nullable: true, description: 'Public event types (docs/events.md); every type when absent' }) types: string[] | null,
-    @Args('after', { type: () => Float, nullable: true, description: 'A log position: only events after it (default 0: the whole history)' }) after: number | null,
+    @Args('types', { type: () => [String], nullable: true, description: 'Public event types (docs/events.md); every type when absent' })
+    types: string[] | null,
+    @Args('after', {
+      type: () => Float,
+      nullable: true,
+      description: 'A log position: only events after it (default 0: the whole history)',
+    })
+    after: number | null,
   ): Promise<AsyncIterableIterator<{ leaseEvents: HistoryEntryType }>> {
     const caller = callerIn(context);
     checkPathParameter('leaseId', leaseId);
@@ -57,7 +66,9 @@ export class SubscriptionResolver {
       async (position) => {
         // the head first: whatever the history read holds, the log had reached it
         const head = await this.store.headPosition();
-        const entries = (await this.history.lease(caller, leaseId)).filter((entry) => entry.position > position && (wanted === null || wanted.has(entry.type)));
+        const entries = (await this.history.lease(caller, leaseId)).filter(
+          (entry) => entry.position > position && (wanted === null || wanted.has(entry.type)),
+        );
         return { entries, next: Math.max(position, head, ...entries.map((entry) => entry.position)), atHead: true };
       },
       (entry) => ({ leaseEvents: entry }),

@@ -4,9 +4,7 @@ import type { Response } from 'express';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { describeError } from '#domain/index.js';
 
-type Readiness =
-  | Awaited<ReturnType<ReadYourWrites['readiness']>>
-  | { readonly ready: false; readonly error: string };
+type Readiness = Awaited<ReturnType<ReadYourWrites['readiness']>> | { readonly ready: false; readonly error: string };
 
 /** A failed check is terminus' 503 carrying the same result: read back, so the body says why in full. */
 const resultOf = (error: unknown): HealthCheckResult => {
@@ -39,7 +37,9 @@ export class HealthController {
   @Get('readyz')
   async ready(@Res({ passthrough: true }) response: Response): Promise<Record<string, unknown>> {
     const readiness = await this.readiness();
-    const { status, info, details } = await this.health.check([() => this.eventLog(readiness), () => this.readModels(readiness)]).catch(resultOf);
+    const { status, info, details } = await this.health
+      .check([() => this.eventLog(readiness), () => this.readModels(readiness)])
+      .catch(resultOf);
     if (!readiness.ready) response.status(503);
     return { service: 'api', ...readiness, status, info, details };
   }

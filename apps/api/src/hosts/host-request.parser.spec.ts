@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
-import { HOSTILE_TEXT, type Row, cases, hostileText as hostileAt, refusal, throughBoundary, withValue } from '../http/testing/request-tables.js';
+import {
+  HOSTILE_TEXT,
+  type Row,
+  cases,
+  hostileText as hostileAt,
+  refusal,
+  throughBoundary,
+  withValue,
+} from '../http/testing/request-tables.js';
 import { validateBody } from '../http/validate-body.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseNamedHost, parseRegisterHost, parseUpdateHost } from './host-request.parser.js';
@@ -27,7 +35,8 @@ const hostileText = (field: string, jsonText = false): Row[] => hostileAt([field
 
 const bounds = (field: string, min: number, max: number) => `Malformed parameter ${field} (must be an integer between ${min} and ${max})`;
 const notAtRegistration = (key: string) => `${key} cannot be set at registration: it is a host field, not an extra capability`;
-const notUpdatable = (key: string) => `${key} cannot be updated: a host's fields come from its registration; only extra capabilities and reservable can change`;
+const notUpdatable = (key: string) =>
+  `${key} cannot be updated: a host's fields come from its registration; only extra capabilities and reservable can change`;
 
 describe('POST /v1/os-hosts, standalone (RegisterHostDto): a table per field', () => {
   it('registers the valid host; absent capacity is 0 ("not reported"), for whole-host leases', () => {
@@ -122,16 +131,24 @@ describe('POST /v1/os-hosts with a cloud (Nova reports the fields)', () => {
 
 describe('PUT /v1/os-hosts/{id}: a table per field', () => {
   it('extra capabilities and reservable change; nothing else is an update', () => {
-    expect(update({ gpu: 'false', rack: 4, fast: true, reservable: 'False' })).toEqual({ capabilities: { gpu: 'false', rack: '4', fast: 'True' }, reservable: false });
+    expect(update({ gpu: 'false', rack: 4, fast: true, reservable: 'False' })).toEqual({
+      capabilities: { gpu: 'false', rack: '4', fast: 'True' },
+      reservable: false,
+    });
     expect(refusal(() => update({}))).toEqual({ status: 400, message: 'No data to update' });
     expect(refusal(() => update(undefined))).toEqual({ status: 400, message: 'No data to update' });
   });
 
   it.each(
     cases([
-      ...['vcpus', 'memory_mb', 'local_gb', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname', 'service_name']
-        .map((key): Row => [[key], 8, notUpdatable(key)]),
-      ...['availability_zone', 'name', 'id', 'status', 'trust_id', 'created_at', 'updated_at'].map((key): Row => [[key], 'x', notUpdatable(key)]),
+      ...['vcpus', 'memory_mb', 'local_gb', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname', 'service_name'].map(
+        (key): Row => [[key], 8, notUpdatable(key)],
+      ),
+      ...['availability_zone', 'name', 'id', 'status', 'trust_id', 'created_at', 'updated_at'].map((key): Row => [
+        [key],
+        'x',
+        notUpdatable(key),
+      ]),
       ...hostileText('gpu'),
       [['gpu'], ['a'], 'Malformed parameter gpu: extra capability values must be strings, numbers or booleans'],
       [['gpu'], 1e400, 'Malformed parameter gpu (not a finite number)'],

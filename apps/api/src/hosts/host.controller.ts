@@ -54,7 +54,11 @@ export class HostController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ host: HostView }> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ host: HostView }> {
     authorizedRequest(request, HOST_POLICY.register);
     const host = parseHostRegistration(this.cloud.kind, body);
     const result = await this.hosts.register({ type: 'RegisterHost', data: { host }, metadata: commandMetadata(request, this.clock()) });
@@ -79,7 +83,11 @@ export class HostController {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     // upstream's "not yet ended" is judged at the instant asked for
     const now = asOfOf(request)?.instant ?? this.clock().toISOString();
-    return pageBody(request, 'allocations', await queriesAt(this.queries, request, asOf).hostAllocationPage(callerOf(request), filter, now, page));
+    return pageBody(
+      request,
+      'allocations',
+      await queriesAt(this.queries, request, asOf).hostAllocationPage(callerOf(request), filter, now, page),
+    );
   }
 
   @Get('properties')
@@ -89,11 +97,20 @@ export class HostController {
   }
 
   @Patch('properties/:name')
-  async setProperty(@Param('name') name: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+  async setProperty(
+    @Param('name') name: string,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
     authorizedRequest(request, HOST_POLICY.setPropertyPrivacy);
     const dto = validateBody(PropertyPrivacyDto, body);
     const metadata = commandMetadata(request, this.clock());
-    const { position } = await this.hosts.setPropertyPrivacy({ type: 'SetPropertyPrivacy', data: { propertyName: name, private: dto.private }, metadata });
+    const { position } = await this.hosts.setPropertyPrivacy({
+      type: 'SetPropertyPrivacy',
+      data: { propertyName: name, private: dto.private },
+      metadata,
+    });
     this.consistency.answerWrite(position, response);
     const stale = await this.consistency.waitFor(['properties']);
     const row = await this.queries.property(name);
@@ -118,10 +135,19 @@ export class HostController {
   }
 
   @Put(':hostId')
-  async update(@Param('hostId') hostId: string, @Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+  async update(
+    @Param('hostId') hostId: string,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
     authorizedRequest(request, HOST_POLICY.update);
     const changes = parseUpdateHost(body);
-    const result = await this.hosts.update({ type: 'UpdateHost', data: { hostId, changes }, metadata: commandMetadata(request, this.clock()) });
+    const result = await this.hosts.update({
+      type: 'UpdateHost',
+      data: { hostId, changes },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(result.position, response);
     return { host: hostView(hostId, result.events) };
   }
@@ -129,7 +155,11 @@ export class HostController {
   @Delete(':hostId')
   @HttpCode(204)
   async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    const { position } = await this.hosts.unregister({ type: 'UnregisterHost', data: { hostId }, metadata: commandMetadata(request, this.clock()) });
+    const { position } = await this.hosts.unregister({
+      type: 'UnregisterHost',
+      data: { hostId },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(position, response);
   }
 

@@ -33,7 +33,16 @@ export const outOfBounds = (key: keyof typeof HOST_CAPACITY_BOUNDS) => ({
 
 /** The keys registration reads as the host's fields rather than as extra capabilities. */
 export const HOST_FIELD_KEYS: readonly string[] = [
-  'name', 'id', 'vcpus', 'memory_mb', 'local_gb', 'hypervisor_version', 'hypervisor_type', 'cpu_info', 'service_name', 'availability_zone',
+  'name',
+  'id',
+  'vcpus',
+  'memory_mb',
+  'local_gb',
+  'hypervisor_version',
+  'hypervisor_type',
+  'cpu_info',
+  'service_name',
+  'availability_zone',
 ];
 
 /** The capability values parseRegisterHost/parseUpdateHost accept (stored as Python's str() prints them). */
@@ -75,14 +84,29 @@ export class RegisterHostDto {
   @DocumentedOptional(capacity('hypervisor_version', "Nova's encoding (e.g. 8000000)"))
   hypervisor_version?: number | string;
 
-  @IsOptional() @MaxLength(255, malformed('hypervisor_type')) @IsString(malformed('hypervisor_type')) @DocumentedOptional(TEXT_255) hypervisor_type?: string;
+  @IsOptional()
+  @MaxLength(255, malformed('hypervisor_type'))
+  @IsString(malformed('hypervisor_type'))
+  @DocumentedOptional(TEXT_255)
+  hypervisor_type?: string;
   @IsOptional()
   @IsString(malformed('cpu_info'))
-  @DocumentedOptional({ type: 'string', description: 'JSON text, as Nova reports it (default `{}`); may be pretty-printed (tab, LF, CR allowed).' })
+  @DocumentedOptional({
+    type: 'string',
+    description: 'JSON text, as Nova reports it (default `{}`); may be pretty-printed (tab, LF, CR allowed).',
+  })
   cpu_info?: string;
 
-  @IsOptional() @MaxLength(255, malformed('service_name')) @IsString(malformed('service_name')) @DocumentedOptional(TEXT_255) service_name?: string;
-  @IsOptional() @MaxLength(255, malformed('availability_zone')) @IsString(malformed('availability_zone')) @DocumentedOptional(TEXT_255) availability_zone?: string;
+  @IsOptional()
+  @MaxLength(255, malformed('service_name'))
+  @IsString(malformed('service_name'))
+  @DocumentedOptional(TEXT_255)
+  service_name?: string;
+  @IsOptional()
+  @MaxLength(255, malformed('availability_zone'))
+  @IsString(malformed('availability_zone'))
+  @DocumentedOptional(TEXT_255)
+  availability_zone?: string;
 }
 
 @RequestSchema()

@@ -46,11 +46,16 @@ describe("parseBlazarDate: exactly what upstream's strptime('%Y-%m-%d %H:%M') ac
     ['Now', 'Now'],
     ['empty', ''],
   ])('refuses %s', (_name, text) => {
-    expect(refusal(() => parseBlazarDate(text, NOW))).toEqual({ status: 400, message: `${text} is an invalid date. Required format: %Y-%m-%d %H:%M` });
+    expect(refusal(() => parseBlazarDate(text, NOW))).toEqual({
+      status: 400,
+      message: `${text} is an invalid date. Required format: %Y-%m-%d %H:%M`,
+    });
   });
 
   it('refuses what is not a string', () => {
-    expect(refusal(() => parseBlazarDate(202_001_011_200, NOW)).message).toBe('202001011200 is an invalid date. Required format: %Y-%m-%d %H:%M');
+    expect(refusal(() => parseBlazarDate(202_001_011_200, NOW)).message).toBe(
+      '202001011200 is an invalid date. Required format: %Y-%m-%d %H:%M',
+    );
     expect(refusal(() => parseBlazarDate(['2030-01-01 12:00'], NOW)).status).toBe(400);
   });
 });

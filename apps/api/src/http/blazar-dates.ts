@@ -16,7 +16,13 @@ const BLAZAR_DATE = new RegExp(BLAZAR_DATE_PATTERN);
 const dateOf = (text: string): DateTime | null => {
   const match = BLAZAR_DATE.exec(text);
   if (match === null) return null;
-  const [year, month, day, hour, minute] = match.slice(1).map((part) => Number.parseInt(part.trim(), 10)) as [number, number, number, number, number];
+  const [year, month, day, hour, minute] = match.slice(1).map((part) => Number.parseInt(part.trim(), 10)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const parsed = DateTime.utc(year, month, day, hour, minute);
   return parsed.isValid && year >= 1 ? parsed : null;
 };

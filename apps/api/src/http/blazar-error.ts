@@ -17,7 +17,10 @@ export const STATUS_BY_KIND: Readonly<Record<DomainErrorKind, number>> = {
   unavailable: 503,
 };
 
-/** A message that quotes input (a value, a path, a library's words) never carries a character the input rules refuse; upstream names only its internal errors, every other status (a 503 included) is its own name. */
+/**
+ * A message that quotes input (a value, a path, a library's words) never carries a character the input rules refuse; upstream names only
+ * its internal errors, every other status (a 503 included) is its own name.
+ */
 export const blazarError = (status: number, message: string): BlazarErrorBody => ({
   error_code: status,
   error_message: printable(message),

@@ -27,7 +27,9 @@ export class BlazarExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const stale = staleMarkerOf(response);
     const send = (status: number, message: string, extra: Record<string, unknown> = {}): void => {
-      response.status(status).json(stale === null ? { ...blazarError(status, message), ...extra } : { ...blazarError(status, message), ...extra, stale });
+      response
+        .status(status)
+        .json(stale === null ? { ...blazarError(status, message), ...extra } : { ...blazarError(status, message), ...extra, stale });
     };
     if (exception instanceof CapacityRefused) {
       const alternatives = exception.alternatives.map((w) => ({ start_date: requestDate(w.startDate), end_date: requestDate(w.endDate) }));

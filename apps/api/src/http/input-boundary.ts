@@ -35,7 +35,8 @@ export const inputBoundary =
     }
   };
 
-const isParseFailure = (error: unknown): error is Error => error instanceof Error && (error as { type?: unknown }).type === 'entity.parse.failed';
+const isParseFailure = (error: unknown): error is Error =>
+  error instanceof Error && (error as { type?: unknown }).type === 'entity.parse.failed';
 
 const POSITION = /at position (\d+)/;
 

@@ -43,8 +43,14 @@ describe('checkInputTree: every key and value of a body, at any depth', () => {
   const refused = (body: unknown) => refusal(() => checkInputTree(body));
 
   it('names the field of a string value, however deep', () => {
-    const body = { name: 'ok', reservations: [{ resource_type: 'physical:host' }, { resource_properties: '["==", "$x", "1"]', extra: ['a', 'b\u0000'] }] };
-    expect(refused(body)).toEqual({ status: 400, message: 'Malformed parameter reservations[1].extra[1] (contains the control character U+0000)' });
+    const body = {
+      name: 'ok',
+      reservations: [{ resource_type: 'physical:host' }, { resource_properties: '["==", "$x", "1"]', extra: ['a', 'b\u0000'] }],
+    };
+    expect(refused(body)).toEqual({
+      status: 400,
+      message: 'Malformed parameter reservations[1].extra[1] (contains the control character U+0000)',
+    });
   });
 
   it('checks keys too, and refuses __proto__ as a key', () => {
@@ -52,15 +58,27 @@ describe('checkInputTree: every key and value of a body, at any depth', () => {
       status: 400,
       message: 'Malformed parameter flavor.extra_specs["hw:\\u0007"] (the name contains the control character U+0007)',
     });
-    expect(refused(JSON.parse('{"gpu": "true", "__proto__": {"polluted": "yes"}}'))).toEqual({ status: 400, message: 'Malformed parameter __proto__ (a reserved name)' });
-    expect(refused({ before_end_date: { constructor: { x: '5' } } }).message).toBe('Malformed parameter before_end_date.constructor (a reserved name)');
+    expect(refused(JSON.parse('{"gpu": "true", "__proto__": {"polluted": "yes"}}'))).toEqual({
+      status: 400,
+      message: 'Malformed parameter __proto__ (a reserved name)',
+    });
+    expect(refused({ before_end_date: { constructor: { x: '5' } } }).message).toBe(
+      'Malformed parameter before_end_date.constructor (a reserved name)',
+    );
     expect(refused({ prototype: 1 }).message).toBe('Malformed parameter prototype (a reserved name)');
   });
 
   it('lets JSON whitespace through in JSON text fields only', () => {
-    expect(() => checkInputTree({ reservations: [{ hypervisor_properties: '[\n  ">=", "$vcpus", "4"\n]', resource_properties: '\t' }], cpu_info: '{\n}' })).not.toThrow();
+    expect(() =>
+      checkInputTree({
+        reservations: [{ hypervisor_properties: '[\n  ">=", "$vcpus", "4"\n]', resource_properties: '\t' }],
+        cpu_info: '{\n}',
+      }),
+    ).not.toThrow();
     expect(refused({ name: 'a\nb' }).message).toBe('Malformed parameter name (contains the control character U+000A)');
-    expect(refused({ gpu: { resource_properties: 'a\u0000' } }).message).toBe('Malformed parameter gpu.resource_properties (contains the control character U+0000)');
+    expect(refused({ gpu: { resource_properties: 'a\u0000' } }).message).toBe(
+      'Malformed parameter gpu.resource_properties (contains the control character U+0000)',
+    );
   });
 
   it('refuses numbers that are not finite (JSON.parse makes 1e400 Infinity)', () => {
@@ -77,7 +95,9 @@ describe('checkInputTree: every key and value of a body, at any depth', () => {
   });
 
   it('reports the first offending field in document order', () => {
-    expect(refused({ a: 'ok', b: ['\u0001', '\u0002'], c: '\u0003' }).message).toBe('Malformed parameter b[0] (contains the control character U+0001)');
+    expect(refused({ a: 'ok', b: ['\u0001', '\u0002'], c: '\u0003' }).message).toBe(
+      'Malformed parameter b[0] (contains the control character U+0001)',
+    );
   });
 
   it('checks a query the same way (a repeated parameter is an array)', () => {

@@ -26,14 +26,19 @@ const requestedVersion = (header: string | undefined): string | null => {
   return null;
 };
 
-type VersionCheck = { readonly ok: true; readonly version: string } | { readonly ok: false; readonly status: number; readonly message: string };
+type VersionCheck =
+  { readonly ok: true; readonly version: string } | { readonly ok: false; readonly status: number; readonly message: string };
 
 export const checkVersion = (header: string | undefined): VersionCheck => {
   const requested = requestedVersion(header);
   if (requested === null || requested.toLowerCase() === 'latest') return { ok: true, version: '1.0' };
   const match = VERSION.exec(requested);
   if (match === null) {
-    return { ok: false, status: 400, message: `API Version String ${requested} is of invalid format. Must be of format MajorNum.MinorNum.` };
+    return {
+      ok: false,
+      status: 400,
+      message: `API Version String ${requested} is of invalid format. Must be of format MajorNum.MinorNum.`,
+    };
   }
   if (requested !== '1.0') {
     return { ok: false, status: 406, message: `Version ${requested} is not supported by the API. Minimum is 1.0 and maximum is 1.0.` };
@@ -42,7 +47,14 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
 };
 
 /** The access log: one line per request once answered, with both request ids and the caller. */
-const logWhenDone = (log: Logger, request: Request, response: Response, requestId: string, globalRequestId: string | null, who: () => Identity | null): void => {
+const logWhenDone = (
+  log: Logger,
+  request: Request,
+  response: Response,
+  requestId: string,
+  globalRequestId: string | null,
+  who: () => Identity | null,
+): void => {
   const started = process.hrtime.bigint();
   response.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -1,6 +1,13 @@
 import type { Request } from 'express';
 import { JsonText } from './json-text.js';
-import { type Page, type PageQuery, type PageRequest, type Sorting, pageQueryString, parsePageRequest } from '#application/queries/pagination.js';
+import {
+  type Page,
+  type PageQuery,
+  type PageRequest,
+  type Sorting,
+  pageQueryString,
+  parsePageRequest,
+} from '#application/queries/pagination.js';
 
 /** OpenStack's `<collection>_links`: a `next` link while more follows (absent on the last page and on unpaged lists). */
 export interface PageLink {
@@ -20,7 +27,11 @@ const nextHref = (request: Request, next: PageRequest): string => {
 };
 
 /** `{ [collection]: items }`, plus `[collection]_links` when a next page exists. */
-export const pageBody = <Key extends string, Item>(request: Request, collection: Key, page: Page<Item>): Record<Key, readonly Item[]> & Partial<Record<`${Key}_links`, PageLink[]>> => {
+export const pageBody = <Key extends string, Item>(
+  request: Request,
+  collection: Key,
+  page: Page<Item>,
+): Record<Key, readonly Item[]> & Partial<Record<`${Key}_links`, PageLink[]>> => {
   const body: Record<string, unknown> = { [collection]: page.items };
   if (page.next !== null) body[`${collection}_links`] = [{ rel: 'next', href: nextHref(request, page.next) }];
   return body as Record<Key, readonly Item[]> & Partial<Record<`${Key}_links`, PageLink[]>>;

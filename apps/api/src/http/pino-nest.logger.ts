@@ -37,7 +37,8 @@ export class PinoNestLogger implements LoggerService {
     const strings = rest.filter((part): part is string => typeof part === 'string');
     const context = strings.at(-1);
     const stack = strings.length > 1 ? strings.at(-2) : undefined;
-    const text = message instanceof Error ? (message.stack ?? message.message) : typeof message === 'string' ? message : JSON.stringify(message);
+    const text =
+      message instanceof Error ? (message.stack ?? message.message) : typeof message === 'string' ? message : JSON.stringify(message);
     this.logger[level]({ ...(context === undefined ? {} : { context }), ...(stack === undefined ? {} : { stack }) }, text);
   }
 }

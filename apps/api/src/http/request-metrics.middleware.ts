@@ -42,21 +42,23 @@ export const requestMetrics = (registry: Registry) => {
 };
 
 /** GET /metrics beside the API's routes (no token of the API's own: see MetricsAccess). */
-export const metricsEndpoint = (registry: Registry, access: MetricsAccess) => (request: Request, response: Response, next: NextFunction): void => {
-  if (request.path !== METRICS_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
-    next();
-    return;
-  }
-  const refused = refuseMetrics(access, request.header('authorization'));
-  if (refused !== null) {
-    response.status(refused.status).json(blazarError(refused.status, refused.message));
-    return;
-  }
-  registry.metrics().then(
-    (text) => {
-      response.setHeader('Cache-Control', 'no-store');
-      response.type(METRICS_CONTENT_TYPE).send(text);
-    },
-    (error: unknown) => next(error),
-  );
-};
+export const metricsEndpoint =
+  (registry: Registry, access: MetricsAccess) =>
+  (request: Request, response: Response, next: NextFunction): void => {
+    if (request.path !== METRICS_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      next();
+      return;
+    }
+    const refused = refuseMetrics(access, request.header('authorization'));
+    if (refused !== null) {
+      response.status(refused.status).json(blazarError(refused.status, refused.message));
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        response.setHeader('Cache-Control', 'no-store');
+        response.type(METRICS_CONTENT_TYPE).send(text);
+      },
+      (error: unknown) => next(error),
+    );
+  };

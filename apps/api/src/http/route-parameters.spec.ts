@@ -12,7 +12,7 @@ const LEASE = '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01';
 /** Values no path parameter may be: the pipe answers each with the resource's own 404. */
 const NEVER_AN_ID = ['\u0000', 'x\u0000', '\u007f', '\u0085', '\ud800', '', ' ', 'a'.repeat(300)];
 
-describe('path parameters: a value that cannot be an id is the resource\'s 404, before any lookup', () => {
+describe("path parameters: a value that cannot be an id is the resource's 404, before any lookup", () => {
   const notFound = (name: string, value: unknown) => refusal(() => checkPathParameter(name, value));
 
   it.each([
@@ -27,7 +27,7 @@ describe('path parameters: a value that cannot be an id is the resource\'s 404, 
     for (const value of [...NEVER_AN_ID, ...invalid]) expect(notFound(name, value).status, `${name} = ${JSON.stringify(value)}`).toBe(404);
   });
 
-  it('answers in each resource\'s words, with what was refused escaped as Python prints it', () => {
+  it("answers in each resource's words, with what was refused escaped as Python prints it", () => {
     expect(notFound('leaseId', 'x\u0000')).toEqual({ status: 404, message: "Object with {'lease_id': 'x\\x00'} not found" });
     expect(notFound('hostId', 'h\u0085')).toEqual({ status: 404, message: "Object with {'host_id': 'h\\x85'} not found" });
     expect(notFound('floatingIpId', 'fip')).toEqual({ status: 404, message: 'Floating IP fip not found.' });
@@ -47,9 +47,17 @@ describe('query parameters', () => {
     expect(checkQueryParameter('lease_id', undefined)).toBeUndefined();
     expect(checkQueryParameter('reservation_id', LEASE)).toBe(LEASE);
     expect(checkQueryParameter('detail', 'True')).toBe('True');
-    expect(refusal(() => checkQueryParameter('lease_id', 'lease-1'))).toEqual({ status: 400, message: 'Malformed parameter lease_id (must be a lease id, a UUID)' });
-    expect(refusal(() => checkQueryParameter('reservation_id', 'x\u0000')).message).toBe('Malformed parameter reservation_id (must be a reservation id, a UUID)');
-    expect(refusal(() => checkQueryParameter('detail', ['1', '2']))).toEqual({ status: 400, message: 'Malformed parameter detail (must be given once)' });
+    expect(refusal(() => checkQueryParameter('lease_id', 'lease-1'))).toEqual({
+      status: 400,
+      message: 'Malformed parameter lease_id (must be a lease id, a UUID)',
+    });
+    expect(refusal(() => checkQueryParameter('reservation_id', 'x\u0000')).message).toBe(
+      'Malformed parameter reservation_id (must be a reservation id, a UUID)',
+    );
+    expect(refusal(() => checkQueryParameter('detail', ['1', '2']))).toEqual({
+      status: 400,
+      message: 'Malformed parameter detail (must be given once)',
+    });
     expect(refusal(() => checkQueryParameter('all', '\u0000')).message).toBe('Malformed parameter all');
   });
 });

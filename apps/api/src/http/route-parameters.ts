@@ -91,8 +91,14 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   reservation_id: uuidFilter('reservation_id', 'a reservation id'),
   detail: flag('detail'),
   all: flag('all'),
-  start: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter start') },
-  end: { description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone', refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter end') },
+  start: {
+    description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter start'),
+  },
+  end: {
+    description: 'a date: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter end'),
+  },
   as_of: {
     description: 'an instant (a Leasehold extension): `YYYY-MM-DD HH:MM` (UTC), `now` or ISO 8601 with a zone, not in the future',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter as_of'),

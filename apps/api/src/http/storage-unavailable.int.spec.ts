@@ -68,12 +68,19 @@ describe('isStorageUnavailable', () => {
     expect(isStorageUnavailable(missing)).toBe(true);
   });
 
-  it('is true for the read model\'s full disk as MikroORM wraps it', async () => {
+  it("is true for the read model's full disk as MikroORM wraps it", async () => {
     const orm = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
     try {
       await orm.em.getConnection().execute('pragma max_page_count = 1');
       const error = await thrown(() =>
-        orm.em.fork().insert(CheckpointEntity, { name: 'x'.repeat(100_000), position: 1, failedPosition: null, failedEventType: null, error: null, failedAt: null }),
+        orm.em.fork().insert(CheckpointEntity, {
+          name: 'x'.repeat(100_000),
+          position: 1,
+          failedPosition: null,
+          failedEventType: null,
+          error: null,
+          failedAt: null,
+        }),
       );
       expect(error).toMatchObject({ name: 'DriverException', code: 'SQLITE_FULL' });
       expect(isStorageUnavailable(error)).toBe(true);

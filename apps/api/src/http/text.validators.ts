@@ -12,7 +12,8 @@ const UUID = new RegExp(UUID_PATTERN);
 export const isNotBlank = (value: unknown): boolean => typeof value === 'string' && NOT_BLANK.test(value);
 
 /** The lower-case form, so that one network is one id; null when the value is no UUID. */
-export const canonicalUuid = (value: unknown): string | null => (typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : null);
+export const canonicalUuid = (value: unknown): string | null =>
+  typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : null;
 
 export const IsNotBlank = (options?: ValidationOptions): PropertyDecorator =>
   ValidateBy({ name: 'isNotBlank', validator: { validate: isNotBlank } }, options);

@@ -14,13 +14,21 @@ describe('validateBody: the DTO sees the body as it is', () => {
   });
 
   it('a nested key named constructor, or a key __proto__, neither crashes nor reaches a prototype', () => {
-    expect(validateBody(CreateLeaseDto, { ...lease, before_end_date: { constructor: { x: '5' } } }).before_end_date).toEqual({ constructor: { x: '5' } });
-    const polluted = validateBody(CreateLeaseDto, JSON.parse('{"name": "l", "start_date": "now", "end_date": "now", "__proto__": {"isAdmin": true}}'));
+    expect(validateBody(CreateLeaseDto, { ...lease, before_end_date: { constructor: { x: '5' } } }).before_end_date).toEqual({
+      constructor: { x: '5' },
+    });
+    const polluted = validateBody(
+      CreateLeaseDto,
+      JSON.parse('{"name": "l", "start_date": "now", "end_date": "now", "__proto__": {"isAdmin": true}}'),
+    );
     expect(Object.getPrototypeOf(polluted)).toBe(CreateLeaseDto.prototype);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
   });
 
   it('refuses what is not an object', () => {
-    expect(refusal(() => validateBody(CreateLeaseDto, [lease]))).toEqual({ status: 400, message: 'Malformed request body: a JSON object is required' });
+    expect(refusal(() => validateBody(CreateLeaseDto, [lease]))).toEqual({
+      status: 400,
+      message: 'Malformed request body: a JSON object is required',
+    });
   });
 });

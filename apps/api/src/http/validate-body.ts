@@ -9,7 +9,8 @@ const firstMessage = (error: ValidationError): string => {
 };
 
 export const requireObject = (body: unknown, what = 'request body'): Record<string, unknown> => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('MALFORMED_BODY', `Malformed ${what}: a JSON object is required`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('MALFORMED_BODY', `Malformed ${what}: a JSON object is required`);
   return body as Record<string, unknown>;
 };
 
@@ -20,7 +21,8 @@ export const requireObject = (body: unknown, what = 'request body'): Record<stri
  */
 const asInstance = <T extends object>(dto: new () => T, body: Record<string, unknown>): T => {
   const instance = Object.create(dto.prototype as object) as T;
-  for (const [key, value] of Object.entries(body)) Object.defineProperty(instance, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of Object.entries(body))
+    Object.defineProperty(instance, key, { value, enumerable: true, writable: true, configurable: true });
   return instance;
 };
 

@@ -8,5 +8,10 @@ export const buildFloatingIpRequest = (networkId: string, amount: number, requir
   const network = canonicalUuid(networkId);
   if (network === null) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter network_id (must be a network UUID)');
   checkAmount(amount);
-  return { resourceType: 'virtual:floatingip', networkId: network, amount, requiredFloatingIps: parseRequiredFloatingIps(required, amount) };
+  return {
+    resourceType: 'virtual:floatingip',
+    networkId: network,
+    amount,
+    requiredFloatingIps: parseRequiredFloatingIps(required, amount),
+  };
 };

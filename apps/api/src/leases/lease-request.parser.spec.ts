@@ -14,7 +14,15 @@ const update = throughBoundary((body) => parseUpdateLease(body, NOW));
 
 /** One reservation of each type, as the clients send them. */
 const HOSTS = { resource_type: 'physical:host', min: 1, max: 2, hypervisor_properties: '', resource_properties: '', before_end: 'default' };
-const INSTANCES = { resource_type: 'virtual:instance', vcpus: 2, memory_mb: 2048, disk_gb: 20, amount: 3, affinity: 'None', resource_properties: '' };
+const INSTANCES = {
+  resource_type: 'virtual:instance',
+  vcpus: 2,
+  memory_mb: 2048,
+  disk_gb: 20,
+  amount: 3,
+  affinity: 'None',
+  resource_properties: '',
+};
 const FLAVOR = { resource_type: 'flavor:instance', flavor_id: 'm1.small', amount: 1, affinity: null };
 const FLOATING_IPS = { resource_type: 'virtual:floatingip', network_id: NET, amount: 2, required_floatingips: ['172.24.4.2'] };
 
@@ -41,7 +49,12 @@ describe('POST /v1/leases: a table per field (boundary + DTO + parser, no HTTP)'
     const pretty = { ...HOSTS, hypervisor_properties: '[\n\t">=", "$vcpus", "4"\r\n]' };
     const parsed = create(withValue(LEASE, ['reservations', 0], pretty));
     expect(parsed.name).toBe('lease-1');
-    expect(parsed.reservations.map((r) => r.resourceType)).toEqual(['physical:host', 'virtual:instance', 'flavor:instance', 'virtual:floatingip']);
+    expect(parsed.reservations.map((r) => r.resourceType)).toEqual([
+      'physical:host',
+      'virtual:instance',
+      'flavor:instance',
+      'virtual:floatingip',
+    ]);
   });
 
   it('keeps a network id in lower case, so one network is one id', () => {
@@ -111,7 +124,11 @@ describe('POST /v1/leases: a table per field (boundary + DTO + parser, no HTTP)'
         [at(0, 'max'), true, 'Malformed parameter max'],
         ...hostileText(at(0, 'hypervisor_properties'), true),
         [at(0, 'hypervisor_properties'), escapedNul, 'Malformed parameter hypervisor_properties (contains the control character U+0000)'],
-        [at(0, 'hypervisor_properties'), '["==", "$\\ud800", "1"]', 'Malformed parameter hypervisor_properties (contains a lone UTF-16 surrogate U+D800)'],
+        [
+          at(0, 'hypervisor_properties'),
+          '["==", "$\\ud800", "1"]',
+          'Malformed parameter hypervisor_properties (contains a lone UTF-16 surrogate U+D800)',
+        ],
         [at(0, 'hypervisor_properties'), 7, 'Malformed parameter hypervisor_properties'],
         ...hostileText(at(0, 'resource_properties'), true),
         [at(0, 'resource_properties'), escapedNul, 'Malformed parameter resource_properties (contains the control character U+0000)'],
@@ -183,7 +200,11 @@ describe('POST /v1/leases: a table per field (boundary + DTO + parser, no HTTP)'
         [at(3, 'amount'), 2 ** 31, amountRange],
         ...hostileText(at(3, 'required_floatingips')),
         ...hostileText([...at(3, 'required_floatingips'), 0]),
-        [[...at(3, 'required_floatingips'), 0], '172.24.4.256', 'Malformed parameter required_floatingips: 172.24.4.256 is not an IP address'],
+        [
+          [...at(3, 'required_floatingips'), 0],
+          '172.24.4.256',
+          'Malformed parameter required_floatingips: 172.24.4.256 is not an IP address',
+        ],
         [at(3, 'required_floatingips'), [1], 'Malformed parameter required_floatingips'],
       ]),
     )('$field = $shown', ({ path, value, message }) => {
@@ -197,8 +218,19 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
   const CHANGES = { name: 'renamed', end_date: '2030-07-03 10:00', reservations: [{ id: RESERVATION, amount: 2 }] };
 
   it('a body that changes nothing is 400 No data to update, as upstream answers for hosts', () => {
-    for (const body of [undefined, {}, { bogus: 1 }, { name: null }, { reservations: [] }, { reservations: [{ id: RESERVATION }] }, { reservations: [{ id: RESERVATION, bogus: 1 }] }]) {
-      expect(refusal(() => update(body)), JSON.stringify(body)).toEqual({ status: 400, message: 'No data to update' });
+    for (const body of [
+      undefined,
+      {},
+      { bogus: 1 },
+      { name: null },
+      { reservations: [] },
+      { reservations: [{ id: RESERVATION }] },
+      { reservations: [{ id: RESERVATION, bogus: 1 }] },
+    ]) {
+      expect(
+        refusal(() => update(body)),
+        JSON.stringify(body),
+      ).toEqual({ status: 400, message: 'No data to update' });
     }
   });
 
@@ -244,7 +276,11 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
         [patch('flavor_id'), 'a/b', 'Malformed parameter flavor_id'],
         ...hostileText(patch('network_id')),
         [patch('network_id'), 'net-a', notNetwork],
-        [[...patch('required_floatingips'), 0], 'x\u0000', 'Malformed parameter reservations[0].required_floatingips[0] (contains the control character U+0000)'],
+        [
+          [...patch('required_floatingips'), 0],
+          'x\u0000',
+          'Malformed parameter reservations[0].required_floatingips[0] (contains the control character U+0000)',
+        ],
       ]),
     )('$field = $shown', ({ path, value, message }) => {
       expect(refusal(() => update(withValue(CHANGES, path, value)))).toEqual({ status: 400, message });

@@ -42,7 +42,12 @@ describe('LeaseController and a start of `now`', () => {
     store = SqliteEventStore.open({ file: ':memory:' });
     await appendGiven(store, [hostRegistered('1')]);
     let ids = 0;
-    const leases = new LeaseUseCases({ handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `id-${++ids}` });
+    const leases = new LeaseUseCases({
+      handler: new CommandHandler(store),
+      index: new WriteIndex(store),
+      settings: DEFAULT_SETTINGS,
+      newId: () => `id-${++ids}`,
+    });
     return new LeaseController(leases, undefined as unknown as ReadQueries, new ReadYourWrites(undefined as never, store, 0), clock);
   };
 

@@ -50,7 +50,8 @@ export class LeaseController {
     const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, LEASE_SORTING);
     const filter = { status: status ?? null, projectId: projectId ?? null };
     // the live list: the stored documents, filtered and paged by the database, not parsed and serialised again
-    if (asOf === undefined) return documentPageBody(request, 'leases', await this.queries.leaseDocumentPage(callerOf(request), filter, page));
+    if (asOf === undefined)
+      return documentPageBody(request, 'leases', await this.queries.leaseDocumentPage(callerOf(request), filter, page));
     return pageBody(request, 'leases', await queriesAt(this.queries, request, asOf).leaseListPage(callerOf(request), filter, page));
   }
 
@@ -65,7 +66,11 @@ export class LeaseController {
   /** The lease belongs to the caller's project and user; the policy is asked before the body (upstream answers 403 before 400). */
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ lease: LeaseView }> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ lease: LeaseView }> {
     authorizedRequest(request, LEASE_POLICY.create);
     const metadata = commandMetadata(request, this.clock());
     const data = parseCreateLease(body, instantOf(metadata));

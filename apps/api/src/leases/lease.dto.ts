@@ -47,7 +47,10 @@ export class CreateLeaseDto {
   end_date!: unknown;
 
   @IsOptional()
-  @DocumentedOptional({ ...REQUEST_DATE, description: 'When the before-end action runs; by default `minutes_before_end_lease` before the end.' })
+  @DocumentedOptional({
+    ...REQUEST_DATE,
+    description: 'When the before-end action runs; by default `minutes_before_end_lease` before the end.',
+  })
   @CheckedByParser()
   before_end_date?: unknown;
 
@@ -117,15 +120,26 @@ const HOST_RESERVATION_FIELDS = {
     applyDecorators(
       IsOptional(),
       IsString(malformed('hypervisor_properties')),
-      DocumentedOptional({ type: 'string', description: 'A Blazar query on host fields, e.g. `["==", "$vcpus", "8"]` (JSON text); empty for none.' }),
+      DocumentedOptional({
+        type: 'string',
+        description: 'A Blazar query on host fields, e.g. `["==", "$vcpus", "8"]` (JSON text); empty for none.',
+      }),
     ),
   resource_properties: () =>
     applyDecorators(
       IsOptional(),
       IsString(malformed('resource_properties')),
-      DocumentedOptional({ type: 'string', description: 'A Blazar query on extra capabilities, e.g. `["==", "$gpu", "true"]` (JSON text); empty for none.' }),
+      DocumentedOptional({
+        type: 'string',
+        description: 'A Blazar query on extra capabilities, e.g. `["==", "$gpu", "true"]` (JSON text); empty for none.',
+      }),
     ),
-  before_end: () => applyDecorators(IsOptional(), IsIn(BEFORE_END_ACTIONS as string[], malformed('before_end')), DocumentedOptional({ enum: [...BEFORE_END_ACTIONS] })),
+  before_end: () =>
+    applyDecorators(
+      IsOptional(),
+      IsIn(BEFORE_END_ACTIONS as string[], malformed('before_end')),
+      DocumentedOptional({ enum: [...BEFORE_END_ACTIONS] }),
+    ),
 };
 
 @RequestSchema()
@@ -231,7 +245,9 @@ const REQUIRED_FLOATINGIPS: JsonSchema = {
 };
 
 /** virtual:floatingip: `amount` addresses of an external network, some of them named. */
-@RequestSchema({ description: '`virtual:floatingip`: `amount` registered addresses of the network, including every `required_floatingips` address.' })
+@RequestSchema({
+  description: '`virtual:floatingip`: `amount` registered addresses of the network, including every `required_floatingips` address.',
+})
 export class FloatingIpReservationDto {
   @IsDefined(missing('network_id'))
   @IsUuid(NETWORK_UUID)
@@ -252,7 +268,8 @@ export class FloatingIpReservationDto {
 }
 
 @RequestSchema({
-  description: 'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409); fields of another reservation type are refused (400).',
+  description:
+    'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409); fields of another reservation type are refused (400).',
 })
 export class ReservationUpdateDto {
   @IsDefined({ message: 'Missing parameter reservation ID' })

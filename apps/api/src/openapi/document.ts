@@ -13,7 +13,8 @@ import { routesOf } from './routes.js';
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
   400: {
     name: 'BadRequest',
-    description: 'Malformed request (an input rule, a DTO rule or a request check failed; the message names the field), or a malformed `OpenStack-API-Version`.',
+    description:
+      'Malformed request (an input rule, a DTO rule or a request check failed; the message names the field), or a malformed `OpenStack-API-Version`.',
   },
   401: { name: 'Unauthorized', description: 'Missing or invalid `X-Auth-Token`.' },
   403: { name: 'Forbidden', description: 'Refused by policy.' },
@@ -23,7 +24,8 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   500: { name: 'ServerError', description: 'Unexpected error.' },
   503: {
     name: 'ServiceUnavailable',
-    description: 'The storage cannot be used right now (disk full, locked beyond the busy timeout, failing): nothing was changed; try again after `Retry-After` seconds. `/readyz`: not ready.',
+    description:
+      'The storage cannot be used right now (disk full, locked beyond the busy timeout, failing): nothing was changed; try again after `Retry-After` seconds. `/readyz`: not ready.',
   },
 };
 
@@ -32,10 +34,10 @@ const header = (description: string, schema: JsonSchema = { type: 'string' }) =>
 const HEADERS = {
   RequestId: header("This request's id (`req-<uuid>`), also in the access log.", { type: 'string', pattern: '^req-[0-9a-f-]{36}$' }),
   ApiVersion: header('The microversion that served the request, e.g. `reservation 1.0`.'),
-  Position: header(
-    'Ledger position of this write; pass it as `X-Leasehold-Min-Position` to read your write through another API process.',
-    { type: 'string', pattern: '^\\d+$' },
-  ),
+  Position: header('Ledger position of this write; pass it as `X-Leasehold-Min-Position` to read your write through another API process.', {
+    type: 'string',
+    pattern: '^\\d+$',
+  }),
   Stale: header('`true` when the read models had not caught up with the requested position in time.', { const: 'true' }),
 };
 
@@ -143,7 +145,9 @@ const addSharedParts = (document: OpenAPIObject, auth: AuthMode): void => {
   }
 };
 
-/** The controllers Nest registered (read from its module graph: the application may be a preview), but those swagger is told to leave out. */
+/**
+ * The controllers Nest registered (read from its module graph: the application may be a preview), but those swagger is told to leave out.
+ */
 const documentedControllers = (app: INestApplication): Type[] =>
   [...app.get(ModulesContainer).values()]
     .flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype))

@@ -1,6 +1,12 @@
 import type { Type } from '@nestjs/common';
 import { ApiExtension, ApiProperty, type ApiPropertyOptions, ApiSchema } from '@nestjs/swagger';
-import { BOOLEAN_VALUES, EXTRA_SPEC_KEY_PATTERN, EXTRA_SPEC_VALUE_MAX_LENGTH, FLAVOR_ID_PATTERN, NUMBER_LIKE_PATTERN } from '../flavors/flavor.validators.js';
+import {
+  BOOLEAN_VALUES,
+  EXTRA_SPEC_KEY_PATTERN,
+  EXTRA_SPEC_VALUE_MAX_LENGTH,
+  FLAVOR_ID_PATTERN,
+  NUMBER_LIKE_PATTERN,
+} from '../flavors/flavor.validators.js';
 import { BLAZAR_DATE_PATTERN } from '../http/blazar-dates.js';
 import { INT_LIKE_PATTERN } from '../http/int-like.js';
 import { NOT_BLANK_PATTERN, UUID_PATTERN } from '../http/text.validators.js';
@@ -29,8 +35,12 @@ export const NUMBER_LIKE: JsonSchema = {
 
 /** IsFlavorId (flavors/flavor.validators.ts). */
 export const FLAVOR_ID: JsonSchema = {
-  anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: FLAVOR_ID_PATTERN }],
-  description: 'A non-negative integer (stored as its decimal string), or 1 to 255 letters, digits, `. _-`, not starting or ending with a space.',
+  anyOf: [
+    { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    { type: 'string', pattern: FLAVOR_ID_PATTERN },
+  ],
+  description:
+    'A non-negative integer (stored as its decimal string), or 1 to 255 letters, digits, `. _-`, not starting or ending with a space.',
 };
 
 /** IsExtraSpecs (flavors/flavor.validators.ts). */
@@ -54,7 +64,12 @@ export const UUID: JsonSchema = {
 };
 
 /** IsString + IsNotBlank (+ MaxLength). */
-export const notBlank = (maxLength: number): JsonSchema => ({ type: 'string', maxLength, pattern: NOT_BLANK_PATTERN, description: 'Not empty, not only white space.' });
+export const notBlank = (maxLength: number): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  pattern: NOT_BLANK_PATTERN,
+  description: 'Not empty, not only white space.',
+});
 
 /** What parseBlazarDate (http/blazar-dates.ts) reads after the DTO: `YYYY-MM-DD HH:MM` in UTC as upstream's strptime does, or `now`. */
 export const REQUEST_DATE: JsonSchema = {
@@ -81,9 +96,11 @@ export const DocumentedWhenGiven = (schema: JsonSchema): PropertyDecorator => ap
 const CHECKED_BY_PARSER = Symbol('leasehold:checked-by-parser');
 
 /** The documented format is the request parser's to check, after the DTO (dates, reservation items). */
-export const CheckedByParser = (): PropertyDecorator => (target, property) => Reflect.defineMetadata(CHECKED_BY_PARSER, true, target, property);
+export const CheckedByParser = (): PropertyDecorator => (target, property) =>
+  Reflect.defineMetadata(CHECKED_BY_PARSER, true, target, property);
 
-export const checkedByParser = (dto: Type, property: string): boolean => Reflect.getMetadata(CHECKED_BY_PARSER, dto.prototype as object, property) === true;
+export const checkedByParser = (dto: Type, property: string): boolean =>
+  Reflect.getMetadata(CHECKED_BY_PARSER, dto.prototype as object, property) === true;
 
 /** The keywords a DTO's object schema may add (ApiSchema spreads them into the schema; its type names only `description`). */
 type ObjectKeywords = Pick<JsonSchema, 'description' | 'additionalProperties' | 'propertyNames'>;

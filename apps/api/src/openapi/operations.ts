@@ -25,7 +25,10 @@ export interface OperationDoc {
 export const TAGS = [
   { name: 'versions', description: 'API version discovery (no token needed).' },
   { name: 'health', description: 'Liveness and readiness probes (no token needed).' },
-  { name: 'pages', description: 'Pages for people (HTML, no token needed to load them; their data comes from /v1 with the token typed in).' },
+  {
+    name: 'pages',
+    description: 'Pages for people (HTML, no token needed to load them; their data comes from /v1 with the token typed in).',
+  },
   { name: 'leases', description: 'Leases and their reservations.' },
   { name: 'hosts', description: 'Reservable physical hosts, their allocations and resource properties.' },
   { name: 'plugins', description: 'Supported resource types.' },
@@ -47,7 +50,8 @@ const ALLOCATION_FILTERS = {
 
 /** OpenStack's list paging; each list names its sort keys. Without any of them the list is complete, as upstream's. */
 const paging = (keys: readonly string[]) => ({
-  limit: 'A Leasehold extension in OpenStack style: at most this many items (1 to 1000); a `<collection>_links` entry with `rel: next` points at the next page while more follows.',
+  limit:
+    'A Leasehold extension in OpenStack style: at most this many items (1 to 1000); a `<collection>_links` entry with `rel: next` points at the next page while more follows.',
   marker: 'The id of the last item of the previous page (400 when no item of the list has it).',
   sort_key: `Sort by this field: ${keys.map((key) => `\`${key}\``).join(', ')} (the first by default); ties by id.`,
   sort_dir: '`asc` (default) or `desc`.',
@@ -77,14 +81,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'live',
     tag: 'health',
     summary: 'Liveness: the process answers',
-    response: { description: 'Always `{"status": "ok", "service": "api", "info": {}, "details": {}}` while the process serves (@nestjs/terminus\' format).' },
+    response: {
+      description:
+        'Always `{"status": "ok", "service": "api", "info": {}, "details": {}}` while the process serves (@nestjs/terminus\' format).',
+    },
   },
   'GET /readyz': {
     operationId: 'ready',
     tag: 'health',
     summary: 'Readiness: reads are right',
     description:
-      'Each read model with its checkpoint, lag behind the log and failure, and @nestjs/terminus\' `status`, `info` and `details` (checks `event_log` and `read_models`). 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.',
+      "Each read model with its checkpoint, lag behind the log and failure, and @nestjs/terminus' `status`, `info` and `details` (checks `event_log` and `read_models`). 503 while the log or the read models do not answer, or a read model is stopped on an event or lagging.",
     response: { description: 'Ready: every read model is current or catching up in time.' },
   },
   'GET /calendar': {
@@ -98,7 +105,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /calendar/:asset': {
     operationId: 'calendarAsset',
     tag: 'pages',
-    summary: "A file of the calendar page (its stylesheet and browser modules)",
+    summary: 'A file of the calendar page (its stylesheet and browser modules)',
     parameters: { asset: 'The file name, e.g. `calendar.page.js`.' },
     response: { description: 'The file (text/css or text/javascript).' },
     errors: [404],
@@ -186,7 +193,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listResourceProperties',
     tag: 'hosts',
     summary: 'List resource properties',
-    parameters: { detail: `Include \`private\` and the values hosts have. ${FLAG}`, all: `Include private properties (admins only). ${FLAG}` },
+    parameters: {
+      detail: `Include \`private\` and the values hosts have. ${FLAG}`,
+      all: `Include private properties (admins only). ${FLAG}`,
+    },
     response: { description: 'The properties, by name.', schema: listOf('resource_properties', 'ResourceProperty') },
   },
   'PATCH /v1/os-hosts/properties/:name': {
@@ -252,7 +262,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listFloatingIpAllocations',
     tag: 'floatingips',
     summary: 'List floating-IP allocations',
-    description: 'A Leasehold extension, as `/v1/os-hosts/allocations`: one entry per floating IP; without a filter, only reservations of leases not yet ended.',
+    description:
+      'A Leasehold extension, as `/v1/os-hosts/allocations`: one entry per floating IP; without a filter, only reservations of leases not yet ended.',
     parameters: { ...ALLOCATION_FILTERS, ...AS_OF },
     response: { description: 'The allocations of every floating IP.', schema: listOf('allocations', 'FloatingIpAllocation') },
   },
@@ -334,7 +345,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showHostHistory',
     tag: 'hosts',
     summary: "A host's history",
-    description: "Every event of the host, its Nova activity and its registry entries, every lease's bookings included, in log order (`leasehold:oshosts:history`, default admin).",
+    description:
+      "Every event of the host, its Nova activity and its registry entries, every lease's bookings included, in log order (`leasehold:oshosts:history`, default admin).",
     parameters: { hostId: 'The host id.' },
     response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
     errors: [404],
@@ -343,7 +355,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showFloatingIpHistory',
     tag: 'floatingips',
     summary: "A floating IP's history",
-    description: "Every event of the floating IP and its registry entries, every lease's bookings included, in log order (`leasehold:floatingips:history`, default admin).",
+    description:
+      "Every event of the floating IP and its registry entries, every lease's bookings included, in log order (`leasehold:floatingips:history`, default admin).",
     parameters: { floatingIpId: 'The floating IP id.' },
     response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
     errors: [404],
@@ -353,7 +366,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'audit',
     summary: 'List refused writes',
     description:
-      "Writes refused after they were read (403 of the policy, 409 of the rules), oldest first, from the audit log: who, what and why (`leasehold:audit:get`, default admin; docs/events.md). A range spans a year at most.",
+      'Writes refused after they were read (403 of the policy, 409 of the rules), oldest first, from the audit log: who, what and why (`leasehold:audit:get`, default admin; docs/events.md). A range spans a year at most.',
     parameters: {
       start: 'From this instant (inclusive); default: a day before `end`.',
       end: 'Until this instant (exclusive); default: now.',
@@ -399,7 +412,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listWebhookDeliveries',
     tag: 'webhooks',
     summary: "A webhook's deliveries",
-    description: 'The newest 500 deliveries, each with every attempt (time, HTTP status or error, duration), as the publisher recorded them.',
+    description:
+      'The newest 500 deliveries, each with every attempt (time, HTTP status or error, duration), as the publisher recorded them.',
     parameters: { webhookId: 'The webhook id.' },
     response: { description: 'The deliveries, newest first.', schema: listOf('deliveries', 'WebhookDelivery') },
     errors: [404],
@@ -409,7 +423,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'events',
     summary: 'Read the event log from a position',
     description:
-      'Every public event (docs/events.md) in log order, after `after`, as the history routes show them (`leasehold:events:get`, default anyone authenticated). Admins see every event; anyone else only the events of their own project\'s leases that `blazar:leases:get` lets them read (the leases\' own events and their bookings); hosts, floating IPs, flavors and properties are admins\' only. Ask again from `next_after`, the last position scanned: a page filtered down to few events never scans the same rows twice. With `Accept: text/event-stream` the same events come as Server-Sent Events, first those already in the log, then each as it is appended: `id:` is the position (a reconnecting EventSource sends it back in `Last-Event-ID`, which wins over `after`), `event:` the public type, `data:` the entry as JSON; a comment line every 15 s when idle. 503 when this server already streams to as many clients as it may (LEASEHOLD_FEED_MAX_STREAMS).',
+      "Every public event (docs/events.md) in log order, after `after`, as the history routes show them (`leasehold:events:get`, default anyone authenticated). Admins see every event; anyone else only the events of their own project's leases that `blazar:leases:get` lets them read (the leases' own events and their bookings); hosts, floating IPs, flavors and properties are admins' only. Ask again from `next_after`, the last position scanned: a page filtered down to few events never scans the same rows twice. With `Accept: text/event-stream` the same events come as Server-Sent Events, first those already in the log, then each as it is appended: `id:` is the position (a reconnecting EventSource sends it back in `Last-Event-ID`, which wins over `after`), `event:` the public type, `data:` the entry as JSON; a comment line every 15 s when idle. 503 when this server already streams to as many clients as it may (LEASEHOLD_FEED_MAX_STREAMS).",
     parameters: {
       after: 'Only events after this log position (default 0: from the start).',
       types: 'Only these public types, comma-separated (docs/events.md); an unknown type is a 400.',
@@ -429,7 +443,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       end: 'Window end (exclusive), after `start`; same forms.',
       project_id: "Only this project's usage (members: their own, the default).",
       group_by: '`project` (default), `lease`, `reservation` or `resource` (the host or floating IP).',
-      rate_card: 'Price with this rate card: `NAME` (the version in effect at `start`, as known at the position) or `NAME:VERSION` (an explicit re-rating).',
+      rate_card:
+        'Price with this rate card: `NAME` (the version in effect at `start`, as known at the position) or `NAME:VERSION` (an explicit re-rating).',
       as_of_position: 'Compute at this log position (default: the head), to reproduce an earlier report.',
     },
     response: { description: 'The report.' },
@@ -508,8 +523,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'searchAvailabilityForOne',
     tag: 'availability',
     summary: 'Earliest windows for one reservation',
-    description: 'As `POST /v1/availability` for one reservation written as query parameters (`resource_type`, `min`, `max`, `hypervisor_properties`, `resource_properties`, `amount`, ...).',
-    parameters: Object.fromEntries(Object.entries(AVAILABILITY_PARAMETERS).map(([name, rule]) => [name, `${rule.description[0]?.toUpperCase() ?? ''}${rule.description.slice(1)}.`])),
+    description:
+      'As `POST /v1/availability` for one reservation written as query parameters (`resource_type`, `min`, `max`, `hypervisor_properties`, `resource_properties`, `amount`, ...).',
+    parameters: Object.fromEntries(
+      Object.entries(AVAILABILITY_PARAMETERS).map(([name, rule]) => [
+        name,
+        `${rule.description[0]?.toUpperCase() ?? ''}${rule.description.slice(1)}.`,
+      ]),
+    ),
     response: { description: 'The windows, earliest first.' },
   },
   'GET /v1/leases/:leaseId/extension': {

@@ -34,7 +34,10 @@ export const REQUEST_DTOS: readonly Type[] = [
   AvailabilityQueryDto,
 ];
 
-const reservationOfType = (type: string, dto: Type): JsonSchema => ({ properties: { resource_type: { const: type } }, allOf: [ref(dto.name)] });
+const reservationOfType = (type: string, dto: Type): JsonSchema => ({
+  properties: { resource_type: { const: type } },
+  allOf: [ref(dto.name)],
+});
 
 /**
  * Request bodies that no single DTO validates: a reservation is checked by the DTO of its
@@ -50,10 +53,20 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   },
   WebhookCreate: {
     type: 'object',
-    description: 'A webhook for the caller\'s project (docs/webhooks.md). Checked by its request parser: each field is named in a 400.',
+    description: "A webhook for the caller's project (docs/webhooks.md). Checked by its request parser: each field is named in a 400.",
     properties: {
-      url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https, no user name or password, no fragment; its host must be an allowed target (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS).' },
-      event_types: { type: 'array', items: { type: 'string' }, description: '1 to 64 public lease event types (`lease.*`, `reservation.*` of docs/events.md), or `*`.' },
+      url: {
+        type: 'string',
+        format: 'uri',
+        maxLength: 2048,
+        description:
+          'http or https, no user name or password, no fragment; its host must be an allowed target (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS).',
+      },
+      event_types: {
+        type: 'array',
+        items: { type: 'string' },
+        description: '1 to 64 public lease event types (`lease.*`, `reservation.*` of docs/events.md), or `*`.',
+      },
       secret: { type: 'string', minLength: 16, maxLength: 256, description: 'Signs every delivery (HMAC-SHA256); never shown again.' },
     },
     required: ['url', 'event_types', 'secret'],
@@ -92,7 +105,11 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         description: 'At most 100; the first entry whose capability value the host has wins.',
         items: {
           type: 'object',
-          properties: { capability: { type: 'string', minLength: 1, maxLength: 64 }, value: { type: 'string', maxLength: 255 }, prices: ref('RateCardPrices') },
+          properties: {
+            capability: { type: 'string', minLength: 1, maxLength: 64 },
+            value: { type: 'string', maxLength: 255 },
+            prices: ref('RateCardPrices'),
+          },
           required: ['capability', 'value', 'prices'],
           additionalProperties: false,
         },
@@ -103,7 +120,17 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   },
   RateCardPrices: {
     type: 'object',
-    properties: Object.fromEntries(USAGE_METRICS.map((metric) => [metric, { anyOf: [{ type: 'string', pattern: PRICE.source }, { type: 'number', minimum: 0 }] }])),
+    properties: Object.fromEntries(
+      USAGE_METRICS.map((metric) => [
+        metric,
+        {
+          anyOf: [
+            { type: 'string', pattern: PRICE.source },
+            { type: 'number', minimum: 0 },
+          ],
+        },
+      ]),
+    ),
     additionalProperties: false,
   },
   HostUpdate: {

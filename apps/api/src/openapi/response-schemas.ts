@@ -32,7 +32,9 @@ type PropertiesOf<T> = { readonly [K in keyof T as string extends K ? never : nu
 /** Every member of a string union, checked at compile time. */
 const every =
   <T extends string>() =>
-  <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> })): T[] => [...values];
+  <const A extends readonly T[]>(
+    values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> }),
+  ): T[] => [...values];
 
 const object = <T>(properties: PropertiesOf<T>, extra: JsonSchema = {}): JsonSchema => ({
   type: 'object',
@@ -44,10 +46,18 @@ const object = <T>(properties: PropertiesOf<T>, extra: JsonSchema = {}): JsonSch
 const string: JsonSchema = { type: 'string' };
 const uuid: JsonSchema = { type: 'string', format: 'uuid' };
 /** created_at/updated_at: Python's `isoformat(' ')`, microseconds only when non-zero. */
-const timestamp: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{6})?$', examples: ['2030-01-01 12:00:00'] };
+const timestamp: JsonSchema = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{6})?$',
+  examples: ['2030-01-01 12:00:00'],
+};
 const timestampOrNull: JsonSchema = { ...timestamp, type: ['string', 'null'] };
 /** Lease, event and allocation dates: `%Y-%m-%dT%H:%M:%S.%f`. */
-const blazarDate: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', examples: ['2030-01-01T12:00:00.000000'] };
+const blazarDate: JsonSchema = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$',
+  examples: ['2030-01-01T12:00:00.000000'],
+};
 
 const LeaseEvent = object<LeaseEventView>({
   created_at: timestamp,
@@ -59,7 +69,10 @@ const LeaseEvent = object<LeaseEventView>({
   status: { enum: every<BlazarEventStatus>()(['UNDONE', 'IN_PROGRESS', 'DONE', 'ERROR']) },
 });
 
-type HostReservationOwn = Pick<HostReservationView, 'hypervisor_properties' | 'resource_properties' | 'before_end' | 'min' | 'max' | 'end_action'>;
+type HostReservationOwn = Pick<
+  HostReservationView,
+  'hypervisor_properties' | 'resource_properties' | 'before_end' | 'min' | 'max' | 'end_action'
+>;
 
 /** The fields every reservation shows first, in Blazar's order (the resource type among them). */
 const reservationCommon = (resourceType: JsonSchema): PropertiesOf<Omit<HostReservationView, keyof HostReservationOwn>> => ({
@@ -146,15 +159,25 @@ const Host = object<HostView>(
     availability_zone: string,
     trust_id: { type: 'null' },
     reservable: { type: 'boolean' },
-    health_status: { enum: ['up', 'down'], description: "Leasehold's addition: the host's health as its monitor last saw it (Nova's service state); a down host gets no new bookings, whatever `reservable` says." },
+    health_status: {
+      enum: ['up', 'down'],
+      description:
+        "Leasehold's addition: the host's health as its monitor last saw it (Nova's service state); a down host gets no new bookings, whatever `reservable` says.",
+    },
     health_reasons: { type: 'array', items: { enum: [...HOST_DOWN_REASONS] }, description: 'Why Nova calls it down; empty while up.' },
     health_since: { ...timestamp, description: 'Since when the status holds (the registration, until a monitor reported).' },
-    health_monitor: { enum: ['notification', 'polling', null], description: "Which monitor last reported: Nova's notifications or the os-services poller; null until one has." },
+    health_monitor: {
+      enum: ['notification', 'polling', null],
+      description: "Which monitor last reported: Nova's notifications or the os-services poller; null until one has.",
+    },
   },
   { description: 'Extra capabilities appear as further top-level keys with string values.', additionalProperties: string },
 );
 
-const slotTotal = (what: string): JsonSchema => ({ type: 'integer', description: `${what} the reservation's instance slots take on this host in all (a Leasehold addition; instance reservations only).` });
+const slotTotal = (what: string): JsonSchema => ({
+  type: 'integer',
+  description: `${what} the reservation's instance slots take on this host in all (a Leasehold addition; instance reservations only).`,
+});
 
 /** Upstream's four keys; an instance reservation adds what it holds on the host. */
 const HostAllocatedReservation: JsonSchema = {
@@ -163,7 +186,10 @@ const HostAllocatedReservation: JsonSchema = {
     lease_id: uuid,
     start_date: blazarDate,
     end_date: blazarDate,
-    slots: { type: 'integer', description: 'Instance slots the reservation holds on this host (a Leasehold addition; instance reservations only).' },
+    slots: {
+      type: 'integer',
+      description: 'Instance slots the reservation holds on this host (a Leasehold addition; instance reservations only).',
+    },
     vcpus: slotTotal('vCPUs'),
     memory_mb: slotTotal('Memory (MB)'),
     disk_gb: slotTotal('Disk (GB)'),
@@ -220,7 +246,11 @@ interface ResourcePropertySummary {
 const ResourceProperty: JsonSchema = {
   type: 'object',
   description: '`private` and `values` (the distinct values hosts have) only with `detail=true`.',
-  properties: { property: string, private: { type: 'boolean' }, values: { type: 'array', items: string } } satisfies PropertiesOf<ResourcePropertySummary>,
+  properties: {
+    property: string,
+    private: { type: 'boolean' },
+    values: { type: 'array', items: string },
+  } satisfies PropertiesOf<ResourcePropertySummary>,
   required: ['property'],
 };
 
@@ -257,9 +287,17 @@ const stringOrNull: JsonSchema = { type: ['string', 'null'] };
 const HistoryEntrySchema = object<HistoryEntry>(
   {
     position: { type: 'integer', minimum: 1, description: 'Position in the event log: the order of the list.' },
-    recorded_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$', examples: ['2030-01-01T12:00:00.123000Z'] },
+    recorded_at: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$',
+      examples: ['2030-01-01T12:00:00.123000Z'],
+    },
     type: { ...string, pattern: '^[a-z_]+\\.[a-z_]+$', description: 'A public event type of docs/events.md.' },
-    actor: object<PublicActor>({ user_id: stringOrNull, project_id: stringOrNull, system: { ...stringOrNull, description: '`reactor` or `healing` when Leasehold acted on its own.' } }),
+    actor: object<PublicActor>({
+      user_id: stringOrNull,
+      project_id: stringOrNull,
+      system: { ...stringOrNull, description: '`reactor` or `healing` when Leasehold acted on its own.' },
+    }),
     request_id: stringOrNull,
     correlation_id: string,
     causation_id: string,
@@ -272,7 +310,7 @@ const HistoryEntrySchema = object<HistoryEntry>(
 const BlazarError = object<BlazarErrorBody>(
   {
     error_code: { type: 'integer', description: 'The HTTP status.' },
-    error_message: { ...string, description: 'What went wrong, in Blazar\'s words (python-blazarclient prints it).' },
+    error_message: { ...string, description: "What went wrong, in Blazar's words (python-blazarclient prints it)." },
     error_name: { type: ['integer', 'string'], description: 'The HTTP status again, or `INTERNAL_SERVER_ERROR`.' },
   },
   { description: "Blazar's error body." },
@@ -362,7 +400,11 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 };
 
 /** `{ key: <schema> }`, the envelope every Blazar response has. */
-export const envelope = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', properties: { [key]: schema }, required: [key] });
+export const envelope = (key: string, schema: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: { [key]: schema },
+  required: [key],
+});
 export const listOf = (key: string, name: string): JsonSchema => envelope(key, { type: 'array', items: ref(name) });
 
 /** A page of the event feed: `{"events": [...], "next_after": N}`. */

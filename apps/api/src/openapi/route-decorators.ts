@@ -41,8 +41,12 @@ const mismatches = (route: RouteInfo, doc: OperationDoc): string[] => {
   const described = Object.keys(doc.parameters ?? {});
   return [
     ...taken.filter((name) => !described.includes(name)).map((name) => `${key}: parameter ${name} is not described`),
-    ...described.filter((name) => !taken.includes(name)).map((name) => `${key}: describes parameter ${name}, which the route does not take`),
-    ...(route.hasBody === (doc.body !== undefined) ? [] : [`${key}: ${route.hasBody ? 'takes a body that is not documented' : 'documents a body the route does not take'}`]),
+    ...described
+      .filter((name) => !taken.includes(name))
+      .map((name) => `${key}: describes parameter ${name}, which the route does not take`),
+    ...(route.hasBody === (doc.body !== undefined)
+      ? []
+      : [`${key}: ${route.hasBody ? 'takes a body that is not documented' : 'documents a body the route does not take'}`]),
   ];
 };
 
@@ -51,10 +55,18 @@ const decoratorsFor = (route: RouteInfo, doc: OperationDoc, problems: string[]):
   const schema = (rules: Readonly<Record<string, ParameterRule>>, name: string, where: string) =>
     parameterSchema(rules, name, `${key} ${where} parameter`, problems) as Record<string, unknown>;
   return [
-    ApiOperation({ operationId: doc.operationId, summary: doc.summary, ...(doc.description === undefined ? {} : { description: doc.description }) }),
+    ApiOperation({
+      operationId: doc.operationId,
+      summary: doc.summary,
+      ...(doc.description === undefined ? {} : { description: doc.description }),
+    }),
     ApiTags(doc.tag),
-    ...route.pathParameters.map((name) => ApiParam({ name, required: true, description: doc.parameters?.[name], schema: schema(PATH_PARAMETERS, name, 'path') })),
-    ...route.queryParameters.map((name) => ApiQuery({ name, required: false, description: doc.parameters?.[name], schema: schema(QUERY_PARAMETERS, name, 'query') })),
+    ...route.pathParameters.map((name) =>
+      ApiParam({ name, required: true, description: doc.parameters?.[name], schema: schema(PATH_PARAMETERS, name, 'path') }),
+    ),
+    ...route.queryParameters.map((name) =>
+      ApiQuery({ name, required: false, description: doc.parameters?.[name], schema: schema(QUERY_PARAMETERS, name, 'query') }),
+    ),
     ...(doc.body === undefined ? [] : [ApiBody({ required: doc.body.required, schema: doc.body.schema as Record<string, unknown> })]),
     ApiResponse({
       status: route.status,

@@ -49,7 +49,10 @@ export const routesOf = (controllers: readonly Type[]): RouteInfo[] => {
       const declared = Reflect.getMetadata(HTTP_CODE_METADATA, fn) as number | undefined;
       const args = Object.entries((Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {}) as Record<string, RouteArgument>);
       const ofType = (type: RouteParamtypes) =>
-        args.filter(([key]) => key.split(':')[0] === String(type)).map(([, arg]) => arg).sort((a, b) => a.index - b.index);
+        args
+          .filter(([key]) => key.split(':')[0] === String(type))
+          .map(([, arg]) => arg)
+          .sort((a, b) => a.index - b.index);
       const queryParameters = ofType(RouteParamtypes.QUERY).flatMap((arg) => (typeof arg.data === 'string' ? [arg.data] : []));
       for (const base of asArray(Reflect.getMetadata(PATH_METADATA, controller))) {
         for (const sub of asArray(Reflect.getMetadata(PATH_METADATA, fn))) {

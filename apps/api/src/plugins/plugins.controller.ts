@@ -19,7 +19,7 @@ const PLUGINS: { readonly [type in ResourceType]: Omit<PluginView, 'resource_typ
   'virtual:instance': {
     name: 'virtual.instance.plugin',
     title: 'Virtual Instance Plugin',
-    description: 'Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host\'s capacity.',
+    description: "Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host's capacity.",
   },
   'flavor:instance': {
     name: 'flavor.instance.plugin',
@@ -38,6 +38,13 @@ const PLUGINS: { readonly [type in ResourceType]: Omit<PluginView, 'resource_typ
 export class PluginsController {
   @Get()
   list(): { plugins: PluginView[] } {
-    return { plugins: RESOURCE_TYPES.map((type) => ({ name: PLUGINS[type].name, resource_type: type, title: PLUGINS[type].title, description: PLUGINS[type].description })) };
+    return {
+      plugins: RESOURCE_TYPES.map((type) => ({
+        name: PLUGINS[type].name,
+        resource_type: type,
+        title: PLUGINS[type].title,
+        description: PLUGINS[type].description,
+      })),
+    };
   }
 }

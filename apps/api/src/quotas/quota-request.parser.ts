@@ -4,7 +4,10 @@ import { requireObject } from '../http/validate-body.js';
 const limit = (value: unknown, field: string): number | null => {
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_QUOTA_LIMIT) {
-    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${field} (must be an integer from 0 to ${MAX_QUOTA_LIMIT}, or null for the default)`);
+    throw invalid(
+      'MALFORMED_PARAMETER',
+      `Malformed parameter ${field} (must be an integer from 0 to ${MAX_QUOTA_LIMIT}, or null for the default)`,
+    );
   }
   return value;
 };
@@ -14,8 +17,10 @@ export const parseQuotaChanges = (raw: unknown): QuotaChanges => {
   const body = requireObject(raw);
   const byField = new Map(QUOTA_NAMES.map((name) => [QUOTA_FIELDS[name], name]));
   const unknown = Object.keys(body).find((key) => !byField.has(key));
-  if (unknown !== undefined) throw invalid('MALFORMED_PARAMETER', `Unknown parameter ${unknown} (quotas: ${[...byField.keys()].join(', ')})`);
-  if (Object.keys(body).length === 0) throw invalid('MISSING_PARAMETER', `Missing parameter: name at least one of ${[...byField.keys()].join(', ')}`);
+  if (unknown !== undefined)
+    throw invalid('MALFORMED_PARAMETER', `Unknown parameter ${unknown} (quotas: ${[...byField.keys()].join(', ')})`);
+  if (Object.keys(body).length === 0)
+    throw invalid('MISSING_PARAMETER', `Missing parameter: name at least one of ${[...byField.keys()].join(', ')}`);
   const changes: Partial<Record<QuotaName, number | null>> = {};
   for (const [field, name] of byField) if (Object.hasOwn(body, field)) changes[name] = limit(body[field], field);
   return changes;

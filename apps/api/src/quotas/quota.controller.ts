@@ -33,7 +33,11 @@ export class QuotaController {
   ): Promise<{ quota: object }> {
     authorizedRequest(request, ACTIONS.quotaUpdate);
     const changes = parseQuotaChanges(body);
-    const { quota, position } = await this.quotas.set({ type: 'SetQuota', data: { projectId, changes }, metadata: commandMetadata(request, this.clock()) });
+    const { quota, position } = await this.quotas.set({
+      type: 'SetQuota',
+      data: { projectId, changes },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(position, response);
     return { quota: quotaView(quota) };
   }

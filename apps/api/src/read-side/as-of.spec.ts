@@ -4,7 +4,8 @@ import { parseAsOf } from './as-of.js';
 
 const NOW = DateTime.fromISO('2030-06-15T12:34:56.789Z', { zone: 'utc' });
 
-const refused = (fragment: string) => expect.objectContaining({ kind: 'invalid', code: 'MALFORMED_PARAMETER', message: expect.stringContaining(fragment) });
+const refused = (fragment: string) =>
+  expect.objectContaining({ kind: 'invalid', code: 'MALFORMED_PARAMETER', message: expect.stringContaining(fragment) });
 
 describe('as_of query parameter', () => {
   it("takes Blazar's UTC minute, `now` (the current minute) and ISO 8601 with a zone, as an instant in UTC", () => {
@@ -24,9 +25,14 @@ describe('as_of query parameter', () => {
     expect(() => parseAsOf('2030-06-15 12:35', NOW)).toThrow(refused('is in the future'));
   });
 
-  it.each(['2030-06-01', '2030-06-01T10:00:00', '2030-02-30T00:00:00Z', 'yesterday', '2030-06-01 24:00', '', '1717171717'])('refuses %j', (value) => {
-    expect(() => parseAsOf(value, NOW)).toThrow(refused('Malformed parameter as_of (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)'));
-  });
+  it.each(['2030-06-01', '2030-06-01T10:00:00', '2030-02-30T00:00:00Z', 'yesterday', '2030-06-01 24:00', '', '1717171717'])(
+    'refuses %j',
+    (value) => {
+      expect(() => parseAsOf(value, NOW)).toThrow(
+        refused('Malformed parameter as_of (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)'),
+      );
+    },
+  );
 
   it('refuses a parameter given twice', () => {
     expect(() => parseAsOf(['2030-06-01 08:00', '2030-06-01 09:00'], NOW)).toThrow(refused('must be given once'));

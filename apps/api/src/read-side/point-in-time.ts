@@ -26,7 +26,10 @@ export class PointInTime {
     // a read model projected by a release without versions has none before it was upgraded
     if (from === null || position < from) {
       const since = from === null ? 'now' : `position ${from}`;
-      throw invalid('AS_OF_NOT_RECORDED', `as_of=${String(value)}: this read model keeps past versions only from ${since}; rebuild it (npm run rebuild-read-models) to answer earlier instants`);
+      throw invalid(
+        'AS_OF_NOT_RECORDED',
+        `as_of=${String(value)}: this read model keeps past versions only from ${since}; rebuild it (npm run rebuild-read-models) to answer earlier instants`,
+      );
     }
     return { instant, position };
   }

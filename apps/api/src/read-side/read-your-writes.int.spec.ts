@@ -16,7 +16,9 @@ describe('ReadYourWrites', () => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-ryw-'));
     store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
     orm = await openReadModel({ kind: 'sqlite', file: join(dir, 'read-model.sqlite') });
-    await store.appendToStream('lease-1', 'no_stream', [{ id: crypto.randomUUID(), type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } }]);
+    await store.appendToStream('lease-1', 'no_stream', [
+      { id: crypto.randomUUID(), type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+    ]);
   });
 
   afterEach(async () => {
@@ -35,10 +37,23 @@ describe('ReadYourWrites', () => {
   }, 10_000);
 
   it('marks a live read stale while a read model is stopped on an event, but not a read as of a position it has passed', async () => {
-    await orm.em.fork().insert(CheckpointEntity, { name: 'leases', position: 1, failedPosition: 2, failedEventType: 'Lease.Renamed', error: 'boom', failedAt: '2030-01-01T00:00:00.000Z' });
+    await orm.em.fork().insert(CheckpointEntity, {
+      name: 'leases',
+      position: 1,
+      failedPosition: 2,
+      failedEventType: 'Lease.Renamed',
+      error: 'boom',
+      failedAt: '2030-01-01T00:00:00.000Z',
+    });
     const consistency = new ReadYourWrites(orm, store, 200);
-    expect(await consistency.waitFor(['leases'], 1)).toMatchObject({ read_models: ['leases'], failures: [{ read_model: 'leases', position: 2 }] });
+    expect(await consistency.waitFor(['leases'], 1)).toMatchObject({
+      read_models: ['leases'],
+      failures: [{ read_model: 'leases', position: 2 }],
+    });
     expect(await consistency.waitFor(['leases'], 1, true)).toBeNull();
-    expect(await consistency.waitFor(['leases'], 2, true)).toMatchObject({ read_models: ['leases'], failures: [{ read_model: 'leases', position: 2 }] });
+    expect(await consistency.waitFor(['leases'], 2, true)).toMatchObject({
+      read_models: ['leases'],
+      failures: [{ read_model: 'leases', position: 2 }],
+    });
   }, 10_000);
 });

@@ -32,7 +32,8 @@ export const queriesAt = (queries: ReadQueries, request: Request, asOf: string |
 };
 
 /** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */
-export const staleMarkerOf = (response: Response): StaleMarker | null => (response.locals.leaseholdStale as StaleMarker | undefined) ?? null;
+export const staleMarkerOf = (response: Response): StaleMarker | null =>
+  (response.locals.leaseholdStale as StaleMarker | undefined) ?? null;
 
 /** `X-Leasehold-Stale` and the lag in headers; the same in the body's `stale` field. */
 export const markStale = (response: Response, body: unknown, stale: StaleMarker): unknown => {

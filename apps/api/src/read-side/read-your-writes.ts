@@ -12,7 +12,13 @@ export interface StaleMarker {
   /** How long ago the oldest of them was recorded. */
   readonly lag_seconds: number;
   /** Read models stopped on an event they cannot project (the projector retries them). */
-  readonly failures: readonly { readonly read_model: string; readonly position: number; readonly event_type: string | null; readonly error: string | null; readonly since: string | null }[];
+  readonly failures: readonly {
+    readonly read_model: string;
+    readonly position: number;
+    readonly event_type: string | null;
+    readonly error: string | null;
+    readonly since: string | null;
+  }[];
 }
 
 /**
@@ -85,7 +91,10 @@ export class ReadYourWrites {
     const readModels = READ_MODELS.map((name) => {
       const row = rows.get(name) ?? null;
       const position = Number(row?.position ?? 0);
-      const failure = row?.failedPosition == null ? null : { position: Number(row.failedPosition), event_type: row.failedEventType, error: row.error, since: row.failedAt };
+      const failure =
+        row?.failedPosition == null
+          ? null
+          : { position: Number(row.failedPosition), event_type: row.failedEventType, error: row.error, since: row.failedAt };
       return { name, position, lag_positions: head - position, lagging: this.lagging.has(name), failure };
     });
     return { ready: readModels.every((model) => model.failure === null && !model.lagging), head, read_models: readModels };
@@ -103,7 +112,15 @@ export class ReadYourWrites {
       failures: names.flatMap((name) => {
         const row = rows.get(name);
         if (row?.failedPosition == null) return [];
-        return [{ read_model: name, position: Number(row.failedPosition), event_type: row.failedEventType, error: row.error, since: row.failedAt }];
+        return [
+          {
+            read_model: name,
+            position: Number(row.failedPosition),
+            event_type: row.failedEventType,
+            error: row.error,
+            since: row.failedAt,
+          },
+        ];
       }),
     };
   }

@@ -25,10 +25,13 @@ const price = (value: unknown, name: string): string => {
 
 /** Every metric, '0' where the body names none: a metric a card does not price is free. */
 const prices = (raw: unknown, where: string): MetricPrices => {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
   const object = raw as Readonly<Record<string, unknown>>;
   refuseUnknown(object, USAGE_METRICS, `${where}.`);
-  return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, object[metric] === undefined ? '0' : price(object[metric], `${where}.${metric}`)])) as MetricPrices;
+  return Object.fromEntries(
+    USAGE_METRICS.map((metric) => [metric, object[metric] === undefined ? '0' : price(object[metric], `${where}.${metric}`)]),
+  ) as MetricPrices;
 };
 
 const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
@@ -36,10 +39,15 @@ const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
   if (!Array.isArray(raw)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter capability_prices (must be a list)');
   return raw.map((entry: unknown, index) => {
     const where = `capability_prices[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
     const object = entry as Readonly<Record<string, unknown>>;
     refuseUnknown(object, ENTRY_FIELDS, `${where}.`);
-    return { capability: text(object.capability, `${where}.capability`), value: text(object.value, `${where}.value`), prices: prices(object.prices, `${where}.prices`) };
+    return {
+      capability: text(object.capability, `${where}.capability`),
+      value: text(object.value, `${where}.value`),
+      prices: prices(object.prices, `${where}.prices`),
+    };
   });
 };
 

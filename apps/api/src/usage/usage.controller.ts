@@ -64,7 +64,11 @@ export class UsageController {
     authorizedRequest(request, ACTIONS.rateCardPut);
     const now = this.clock();
     const terms = parseRateCard(body, DateTime.fromJSDate(now, { zone: 'utc' }));
-    const { rateCard, position } = await this.rateCards.publish({ type: 'PublishRateCard', data: { ...terms, name }, metadata: commandMetadata(request, now) });
+    const { rateCard, position } = await this.rateCards.publish({
+      type: 'PublishRateCard',
+      data: { ...terms, name },
+      metadata: commandMetadata(request, now),
+    });
     this.consistency.answerWrite(position, response);
     return { rate_card: rateCardView(rateCard) };
   }

@@ -16,14 +16,24 @@ const malformed = (name: string, why: string): never => {
 
 const eventTypesOf = (value: unknown): string[] => {
   if (value === undefined || value === null) return missing('event_types');
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_EVENT_TYPES) return malformed('event_types', `a list of 1 to ${MAX_EVENT_TYPES} event types`);
-  const types = value.map((type) => (typeof type === 'string' && (type === '*' || WEBHOOK_EVENT_TYPES.includes(type)) ? type : malformed('event_types', `each must be * or a lease event type of docs/events.md, e.g. lease.created`)));
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_EVENT_TYPES)
+    return malformed('event_types', `a list of 1 to ${MAX_EVENT_TYPES} event types`);
+  const types = value.map((type) =>
+    typeof type === 'string' && (type === '*' || WEBHOOK_EVENT_TYPES.includes(type))
+      ? type
+      : malformed('event_types', `each must be * or a lease event type of docs/events.md, e.g. lease.created`),
+  );
   return [...new Set(types)];
 };
 
 const secretOf = (value: unknown): string => {
   if (value === undefined || value === null) return missing('secret');
-  if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH || value.length > MAX_SECRET_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) {
+  if (
+    typeof value !== 'string' ||
+    value.length < MIN_SECRET_LENGTH ||
+    value.length > MAX_SECRET_LENGTH ||
+    /[\u0000-\u001f\u007f]/.test(value)
+  ) {
     return malformed('secret', `a string of ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} printable characters`);
   }
   return value;

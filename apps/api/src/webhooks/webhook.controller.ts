@@ -28,9 +28,17 @@ export class WebhookController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<{ webhook: WebhookView }> {
+  async create(
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ webhook: WebhookView }> {
     authorizedRequest(request, ACTIONS.webhookPost);
-    const result = await this.webhooks.register({ type: 'RegisterWebhook', data: { webhook: parseCreateWebhook(body) }, metadata: commandMetadata(request, this.clock()) });
+    const result = await this.webhooks.register({
+      type: 'RegisterWebhook',
+      data: { webhook: parseCreateWebhook(body) },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(result.position, response);
     return { webhook: result.webhook };
   }
@@ -42,8 +50,16 @@ export class WebhookController {
 
   @Delete(':webhookId')
   @HttpCode(204)
-  async remove(@Param('webhookId') webhookId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    const { position } = await this.webhooks.remove({ type: 'DeleteWebhook', data: { webhookId }, metadata: commandMetadata(request, this.clock()) });
+  async remove(
+    @Param('webhookId') webhookId: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const { position } = await this.webhooks.remove({
+      type: 'DeleteWebhook',
+      data: { webhookId },
+      metadata: commandMetadata(request, this.clock()),
+    });
     this.consistency.answerWrite(position, response);
   }
 

@@ -4,7 +4,12 @@ import type { AllocationWire, CalendarData, FloatingIpWire, HostWire, LeaseAlloc
 export interface AvailabilityWindow {
   readonly start_date: string;
   readonly end_date: string;
-  readonly reservations: readonly { readonly resource_type: string; readonly requested: number; readonly matching: number; readonly free: number }[];
+  readonly reservations: readonly {
+    readonly resource_type: string;
+    readonly requested: number;
+    readonly matching: number;
+    readonly free: number;
+  }[];
 }
 
 export interface AvailabilityRequest {

@@ -29,8 +29,16 @@ const DATA: CalendarData = {
   ],
   floatingIps: [{ id: 'ip-1', floating_ip_address: '10.0.0.1', floating_network_id: 'net' }],
   hostAllocations: [
-    { resource_id: '1', reservations: [{ id: 'res-a', lease_id: 'lease-a', start_date: '2034-05-01T10:00:00.000000', end_date: '2034-05-01T12:00:00.000000' }] },
-    { resource_id: '2', reservations: [{ id: 'res-x', lease_id: 'hidden', start_date: '2034-05-01T11:00:00.000000', end_date: '2034-05-01T13:00:00.000000' }] },
+    {
+      resource_id: '1',
+      reservations: [
+        { id: 'res-a', lease_id: 'lease-a', start_date: '2034-05-01T10:00:00.000000', end_date: '2034-05-01T12:00:00.000000' },
+      ],
+    },
+    {
+      resource_id: '2',
+      reservations: [{ id: 'res-x', lease_id: 'hidden', start_date: '2034-05-01T11:00:00.000000', end_date: '2034-05-01T13:00:00.000000' }],
+    },
   ],
   floatingIpAllocations: [{ resource_id: 'ip-1', reservations: [] }],
   leases: [lease('lease-a', 'res-a')],
@@ -39,8 +47,20 @@ const DATA: CalendarData = {
 describe('the calendar model', () => {
   it('makes a row per host by name, then per floating IP, with a bar per booking and its lease when visible', () => {
     const rows = buildRows(DATA);
-    expect(rows.map((row) => [row.kind, row.label])).toEqual([['host', 'a-host'], ['host', 'b-host'], ['floatingip', '10.0.0.1']]);
-    expect(rows[0]?.bars).toEqual([{ leaseId: 'lease-a', reservationId: 'res-a', start: Date.parse('2034-05-01T10:00:00Z'), end: Date.parse('2034-05-01T12:00:00Z'), lease: DATA.leases[0] }]);
+    expect(rows.map((row) => [row.kind, row.label])).toEqual([
+      ['host', 'a-host'],
+      ['host', 'b-host'],
+      ['floatingip', '10.0.0.1'],
+    ]);
+    expect(rows[0]?.bars).toEqual([
+      {
+        leaseId: 'lease-a',
+        reservationId: 'res-a',
+        start: Date.parse('2034-05-01T10:00:00Z'),
+        end: Date.parse('2034-05-01T12:00:00Z'),
+        lease: DATA.leases[0],
+      },
+    ]);
     expect(rows[1]?.bars[0]?.lease).toBeNull();
     expect(rows[1]?.fields).toMatchObject({ rack: 'r2', vcpus: '8' });
     expect(endActionOf(rows[0]!.bars[0]!)).toBe('delete_servers_on_hosts (before end: default)');
@@ -66,7 +86,14 @@ describe('the calendar model', () => {
   it("writes the filter as Blazar's resource_properties query", () => {
     expect(resourcePropertiesOf([])).toBe('');
     expect(JSON.parse(resourcePropertiesOf([{ key: 'rack', value: 'r1' }]))).toEqual(['=', '$rack', 'r1']);
-    expect(JSON.parse(resourcePropertiesOf([{ key: 'rack', value: 'r1' }, { key: 'gpu', value: 'true' }]))).toEqual(['and', ['=', '$rack', 'r1'], ['=', '$gpu', 'true']]);
+    expect(
+      JSON.parse(
+        resourcePropertiesOf([
+          { key: 'rack', value: 'r1' },
+          { key: 'gpu', value: 'true' },
+        ]),
+      ),
+    ).toEqual(['and', ['=', '$rack', 'r1'], ['=', '$gpu', 'true']]);
   });
 
   it("reads Blazar's dates and the availability windows' dates as UTC", () => {
@@ -75,7 +102,11 @@ describe('the calendar model', () => {
   });
 
   it('picks the ended leases that overlap the view, latest end first', () => {
-    const ended = (id: string, start: string, end: string) => ({ ...lease(id, `res-${id}`), start_date: `${start}:00.000000`, end_date: `${end}:00.000000` });
+    const ended = (id: string, start: string, end: string) => ({
+      ...lease(id, `res-${id}`),
+      start_date: `${start}:00.000000`,
+      end_date: `${end}:00.000000`,
+    });
     const leases = [
       ended('early', '2034-05-01T01:00', '2034-05-01T03:00'),
       ended('late', '2034-05-01T04:00', '2034-05-01T07:00'),
@@ -91,11 +122,18 @@ describe('the calendar model', () => {
     const booking = { id: 'res-old', lease_id: 'old', start_date: '2034-04-30T10:00:00.000000', end_date: '2034-04-30T12:00:00.000000' };
     const listed = DATA.hostAllocations[0]!.reservations[0]!;
     const more = withBookings(DATA, {
-      hostAllocations: [{ resource_id: '1', reservations: [booking, listed] }, { resource_id: '2', reservations: [] }],
+      hostAllocations: [
+        { resource_id: '1', reservations: [booking, listed] },
+        { resource_id: '2', reservations: [] },
+      ],
       floatingIpAllocations: [{ resource_id: 'ip-1', reservations: [{ ...booking, id: 'res-ip' }] }],
     });
     expect(more.hostAllocations.find((allocation) => allocation.resource_id === '1')?.reservations).toEqual([listed, booking]);
     expect(more.hostAllocations.find((allocation) => allocation.resource_id === '2')?.reservations).toHaveLength(1);
-    expect(buildRows(more).find((row) => row.kind === 'floatingip')?.bars.map((bar) => bar.reservationId)).toEqual(['res-ip']);
+    expect(
+      buildRows(more)
+        .find((row) => row.kind === 'floatingip')
+        ?.bars.map((bar) => bar.reservationId),
+    ).toEqual(['res-ip']);
   });
 });

@@ -105,10 +105,22 @@ export const buildRows = (data: CalendarData): CalendarRow[] => {
   const ipAllocations = byResource(data.floatingIpAllocations);
   const hosts = [...data.hosts]
     .sort((a, b) => a.hypervisor_hostname.localeCompare(b.hypervisor_hostname))
-    .map((host): CalendarRow => ({ kind: 'host', id: host.id, label: host.hypervisor_hostname, fields: textFields(host), bars: barsOf(hostAllocations, host.id, leases) }));
+    .map((host): CalendarRow => ({
+      kind: 'host',
+      id: host.id,
+      label: host.hypervisor_hostname,
+      fields: textFields(host),
+      bars: barsOf(hostAllocations, host.id, leases),
+    }));
   const floatingIps = [...data.floatingIps]
     .sort((a, b) => a.floating_ip_address.localeCompare(b.floating_ip_address))
-    .map((ip): CalendarRow => ({ kind: 'floatingip', id: ip.id, label: ip.floating_ip_address, fields: {}, bars: barsOf(ipAllocations, ip.id, leases) }));
+    .map((ip): CalendarRow => ({
+      kind: 'floatingip',
+      id: ip.id,
+      label: ip.floating_ip_address,
+      fields: {},
+      bars: barsOf(ipAllocations, ip.id, leases),
+    }));
   return [...hosts, ...floatingIps];
 };
 
@@ -148,7 +160,10 @@ export type ParsedFilter = { readonly ok: true; readonly terms: readonly FilterT
 /** `rack=r1, gpu=true`: every term must hold. Empty: no filter. */
 export const parseFilter = (text: string): ParsedFilter => {
   const terms: FilterTerm[] = [];
-  for (const part of text.split(',').map((piece) => piece.trim()).filter((piece) => piece !== '')) {
+  for (const part of text
+    .split(',')
+    .map((piece) => piece.trim())
+    .filter((piece) => piece !== '')) {
     const at = part.indexOf('=');
     const key = part.slice(0, at).trim();
     if (at <= 0 || key === '') return { ok: false, problem: `"${part}" is not key=value` };

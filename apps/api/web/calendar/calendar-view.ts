@@ -5,8 +5,21 @@ import { type TimeRange, type ZoomLevel, clip, formatUtc, fractionOf, ticksOf } 
 
 /** Fields every host has; the rest are the operator's extra capabilities, shown under the host's name. */
 const STANDARD_HOST_FIELDS = new Set([
-  'created_at', 'updated_at', 'id', 'vcpus', 'cpu_info', 'hypervisor_type', 'hypervisor_version', 'hypervisor_hostname',
-  'service_name', 'memory_mb', 'local_gb', 'status', 'availability_zone', 'trust_id', 'reservable',
+  'created_at',
+  'updated_at',
+  'id',
+  'vcpus',
+  'cpu_info',
+  'hypervisor_type',
+  'hypervisor_version',
+  'hypervisor_hostname',
+  'service_name',
+  'memory_mb',
+  'local_gb',
+  'status',
+  'availability_zone',
+  'trust_id',
+  'reservable',
 ]);
 
 export interface CalendarScene {
@@ -111,8 +124,18 @@ export const renderCalendar = (container: HTMLElement, scene: CalendarScene, onS
   Object.assign(container.dataset, { start: iso(scene.range.start), end: iso(scene.range.end), zoom: scene.zoom.id });
   const body = element('div', 'rows');
   body.append(
-    ...groupOf('Hosts', scene.rows.filter((row) => row.kind === 'host'), scene.range, onSelect),
-    ...groupOf('Floating IPs', scene.rows.filter((row) => row.kind === 'floatingip'), scene.range, onSelect),
+    ...groupOf(
+      'Hosts',
+      scene.rows.filter((row) => row.kind === 'host'),
+      scene.range,
+      onSelect,
+    ),
+    ...groupOf(
+      'Floating IPs',
+      scene.rows.filter((row) => row.kind === 'floatingip'),
+      scene.range,
+      onSelect,
+    ),
     overlayOf(scene),
   );
   if (scene.rows.length === 0) body.append(element('p', 'empty', 'No host or floating IP matches.'));

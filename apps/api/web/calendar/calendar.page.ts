@@ -13,7 +13,17 @@ import {
   withBookings,
 } from './calendar-model.js';
 import { renderCalendar, renderDetails, renderWindowList } from './calendar-view.js';
-import { DEFAULT_ZOOM, type TimeRange, ZOOM_LEVELS, type ZoomLevel, formatUtc, rangeAround, shifted, zoomLevel, zoomedTo } from './time-scale.js';
+import {
+  DEFAULT_ZOOM,
+  type TimeRange,
+  ZOOM_LEVELS,
+  type ZoomLevel,
+  formatUtc,
+  rangeAround,
+  shifted,
+  zoomLevel,
+  zoomedTo,
+} from './time-scale.js';
 
 const TOKEN_KEY = 'leasehold-calendar-token';
 const MINUTE = 60_000;
@@ -109,7 +119,9 @@ const loadedSummary = (skipped: number): string => {
 /** Draws the bookings of leases that ended within the view, fetched lease by lease (the latest first, a few per view). */
 const fillEnded = async (): Promise<void> => {
   if (state.data === null) return;
-  const due = endedLeasesIn(state.data.leases, state.range.start, state.range.end, state.loadedAt).filter((lease) => !state.ended.has(lease.id));
+  const due = endedLeasesIn(state.data.leases, state.range.start, state.range.end, state.loadedAt).filter(
+    (lease) => !state.ended.has(lease.id),
+  );
   const batch = due.slice(0, ENDED_PER_VIEW);
   for (const lease of batch) state.ended.add(lease.id);
   say(page.status, loadedSummary(due.length - batch.length));
@@ -154,7 +166,15 @@ const moveTo = (range: TimeRange): void => {
 const availabilityRequest = (hosts: number, hours: number): AvailabilityRequest => {
   const start = Math.ceil(state.range.start / MINUTE) * MINUTE;
   return {
-    reservations: [{ resource_type: 'physical:host', min: hosts, max: hosts, hypervisor_properties: '', resource_properties: resourcePropertiesOf(state.filter) }],
+    reservations: [
+      {
+        resource_type: 'physical:host',
+        min: hosts,
+        max: hosts,
+        hypervisor_properties: '',
+        resource_properties: resourcePropertiesOf(state.filter),
+      },
+    ],
     duration: hours * 60,
     not_before: start > Date.now() ? formatUtc(start) : 'now',
     not_after: formatUtc(state.range.end),

@@ -18,7 +18,7 @@ describe('the time axis', () => {
     }
   });
 
-  it('moves by half a view and zooms from the same start, on the new level\'s tick', () => {
+  it("moves by half a view and zooms from the same start, on the new level's tick", () => {
     const range = { start: at('2034-05-01T06:00:00'), end: at('2034-05-02T06:00:00') };
     expect(shifted(range, 1)).toEqual({ start: at('2034-05-01T18:00:00'), end: at('2034-05-02T18:00:00') });
     expect(shifted(range, -1)).toEqual({ start: at('2034-04-30T18:00:00'), end: at('2034-05-01T18:00:00') });
@@ -40,7 +40,15 @@ describe('the time axis', () => {
     const range = { start: at('2034-05-01T21:00:00'), end: at('2034-05-02T06:00:00') };
     expect(ticksOf(range, zoomLevel('1d')).map((tick) => tick.label)).toEqual(['21:00', '05-02 00:00', '03:00']);
     const week = zoomedTo(range, zoomLevel('1w'));
-    expect(ticksOf(week, zoomLevel('1w')).map((tick) => tick.label)).toEqual(['05-01', '05-02', '05-03', '05-04', '05-05', '05-06', '05-07']);
+    expect(ticksOf(week, zoomLevel('1w')).map((tick) => tick.label)).toEqual([
+      '05-01',
+      '05-02',
+      '05-03',
+      '05-04',
+      '05-05',
+      '05-06',
+      '05-07',
+    ]);
     expect(ticksOf(range, zoomLevel('6h')).every((tick) => tick.at % HOUR === 0)).toBe(true);
     expect(formatUtc(at('2034-05-01T07:05:00'))).toBe('2034-05-01 07:05');
   });

@@ -80,6 +80,7 @@ const tickLabel = (instant: number, zoom: ZoomLevel): string => {
 
 export const ticksOf = (range: TimeRange, zoom: ZoomLevel): Tick[] => {
   const ticks: Tick[] = [];
-  for (let at = Math.ceil(range.start / zoom.tickMs) * zoom.tickMs; at < range.end; at += zoom.tickMs) ticks.push({ at, label: tickLabel(at, zoom) });
+  for (let at = Math.ceil(range.start / zoom.tickMs) * zoom.tickMs; at < range.end; at += zoom.tickMs)
+    ticks.push({ at, label: tickLabel(at, zoom) });
   return ticks;
 };

@@ -8,7 +8,9 @@ const PAGE = 2_000;
 
 /** One public event per line, as a history lists it (docs/events.md); events outside the catalogue are not public. */
 const ndjson = (events: readonly RecordedEvent[]): string =>
-  events.flatMap((event) => (isCatalogued(event.type) ? [`${JSON.stringify(historyEntry({ ...event, type: event.type }))}\n`] : [])).join('');
+  events
+    .flatMap((event) => (isCatalogued(event.type) ? [`${JSON.stringify(historyEntry({ ...event, type: event.type }))}\n`] : []))
+    .join('');
 
 /** `leasehold export`: the public events of the whole log (or after a position), in log order, up to the head when it started. */
 export const exportCommand: CliCommand = {
@@ -22,7 +24,7 @@ export const exportCommand: CliCommand = {
         const progress = progressBar(context, 'export');
         try {
           const head = await store.headPosition();
-          for (let from = options.fromPosition; from < head; ) {
+          for (let from = options.fromPosition; from < head;) {
             const events = (await store.readAll({ from, limit: PAGE })).filter((event) => event.position <= head);
             const last = events.at(-1);
             if (last === undefined) break;

@@ -7,11 +7,13 @@ import { UsageError, writeOut } from '../cli-context.js';
 import { resolveLease } from '../lease-lookup.js';
 import type { CliCommand } from './cli-command.js';
 
-const actorText = (entry: HistoryEntry): string =>
-  entry.actor.system ?? `${entry.actor.user_id ?? '-'}@${entry.actor.project_id ?? '-'}`;
+const actorText = (entry: HistoryEntry): string => entry.actor.system ?? `${entry.actor.user_id ?? '-'}@${entry.actor.project_id ?? '-'}`;
 
 const table = (entries: readonly HistoryEntry[]): string =>
-  ['position\trecorded_at\ttype\tactor\tsummary', ...entries.map((e) => [e.position, e.recorded_at, e.type, actorText(e), e.summary].join('\t'))]
+  [
+    'position\trecorded_at\ttype\tactor\tsummary',
+    ...entries.map((e) => [e.position, e.recorded_at, e.type, actorText(e), e.summary].join('\t')),
+  ]
     .map((row) => `${row}\n`)
     .join('');
 
@@ -22,7 +24,9 @@ export const historyCommand: CliCommand = {
       .command('history')
       .description('print the history of a lease: its events and its bookings in log order, as GET /v1/leases/{id}/history answers it')
       .argument('<lease>', 'lease id, or its current name (a name several leases share is refused with their ids)')
-      .addOption(new Option('--format <format>', 'json: the HTTP body; table: one line per event').choices(['json', 'table']).default('json'))
+      .addOption(
+        new Option('--format <format>', 'json: the HTTP body; table: one line per event').choices(['json', 'table']).default('json'),
+      )
       .action(async (lease: string, options: { readonly format: 'json' | 'table' }) => {
         const store = context.openStore();
         try {

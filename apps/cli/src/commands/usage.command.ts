@@ -44,7 +44,11 @@ const columnsOf = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string
 /** One row per line, then the totals under the group key's columns left empty. */
 const csv = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => {
   const columns = columnsOf(lines, totals, groupBy);
-  const rows = [columns, ...lines.map((line) => columns.map((column) => line[column])), columns.map((column) => (column in totals ? totals[column] : column === columns[0] ? 'total' : null))];
+  const rows = [
+    columns,
+    ...lines.map((line) => columns.map((column) => line[column])),
+    columns.map((column) => (column in totals ? totals[column] : column === columns[0] ? 'total' : null)),
+  ];
   return rows.map((row) => `${row.map(csvField).join(',')}\n`).join('');
 };
 
@@ -59,7 +63,10 @@ const table = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => 
     return values.length > 0 && values.every((value) => typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(cell(value)));
   });
   const render = (row: readonly string[]): string =>
-    `${row.map((text, i) => (numeric[i] === true ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number))).join('  ').trimEnd()}\n`;
+    `${row
+      .map((text, i) => (numeric[i] === true ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd()}\n`;
   const rule = `${widths.map((width) => '-'.repeat(width)).join('  ')}\n`;
   return [render(columns), rule, ...body.slice(0, -1).map(render), rule, render(totalRow)].join('');
 };
@@ -84,7 +91,11 @@ export const usageCommand: CliCommand = {
       .addOption(new Option('--group-by <group>', 'one line per group and resource type').choices([...GROUP_BY]).default('project'))
       .option('--rate-card <name[:version]>', 'price with this rate card (the version in effect at --from, or the one named)')
       .option('--as-of-position <n>', 'compute at this log position, to reproduce an earlier report (default: the head)', positionArgument)
-      .addOption(new Option('--format <format>', 'json: the HTTP body; csv: RFC 4180 with a totals row; table: aligned columns').choices(['table', 'csv', 'json']).default('table'))
+      .addOption(
+        new Option('--format <format>', 'json: the HTTP body; csv: RFC 4180 with a totals row; table: aligned columns')
+          .choices(['table', 'csv', 'json'])
+          .default('table'),
+      )
       .action(async (options: UsageOptions) => {
         const store = context.openStore();
         try {

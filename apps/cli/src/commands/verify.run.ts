@@ -24,7 +24,8 @@ const dumpOf = async (db: ReadModelDatabase): Promise<ReadModelDump> => {
 /** The live read model in one consistent snapshot; a SQLite file is first copied (backup API) from a read-only connection. */
 const liveDump = async (db: ReadModelDatabase, scratchDir: string): Promise<ReadModelDump> => {
   if (db.kind === 'postgresql') return dumpOf(db);
-  if (!existsSync(db.file)) throw new UsageError(`no read model at ${db.file} (set --data-dir, LEASEHOLD_DATA_DIR or LEASEHOLD_READ_MODEL_URL)`);
+  if (!existsSync(db.file))
+    throw new UsageError(`no read model at ${db.file} (set --data-dir, LEASEHOLD_DATA_DIR or LEASEHOLD_READ_MODEL_URL)`);
   const copy = join(scratchDir, 'live-read-model.sqlite');
   const source = new Database(db.file, { readonly: true, fileMustExist: true });
   try {
@@ -67,8 +68,8 @@ export const runVerify = async (context: CliContext, maxDifferences: number): Pr
   try {
     const live = await liveDump(readModelDatabaseFromEnv(context.dataDir(), context.env), scratchDir);
     const scratch = await scratchReadModel(scratchDir);
-    const outcome = await verifyReadModel({ store, live, scratch, onProgress: ({ done, total }) => progress.update(done, total) }).finally(() =>
-      scratch.close(),
+    const outcome = await verifyReadModel({ store, live, scratch, onProgress: ({ done, total }) => progress.update(done, total) }).finally(
+      () => scratch.close(),
     );
     progress.finish();
     await report(context, outcome.differences, maxDifferences);
@@ -76,7 +77,10 @@ export const runVerify = async (context: CliContext, maxDifferences: number): Pr
     if (outcome.differences.length === 0) {
       await writeOut(context.stdout, `ok: the live read model matches the log replayed ${where}, ${outcome.rows} rows\n`);
     } else {
-      await writeOut(context.stdout, `${outcome.differences.length} difference(s) between the live read model and the log replayed ${where}\n`);
+      await writeOut(
+        context.stdout,
+        `${outcome.differences.length} difference(s) between the live read model and the log replayed ${where}\n`,
+      );
       context.exitCode = 1;
     }
   } finally {

@@ -28,7 +28,10 @@ const slotsOf = (slots: { readonly count: number; readonly vcpus: number; readon
   slotDiskGb: slots.diskGb,
 });
 
-/** lh_allocations: one row per host held by a reservation (whole or instance slots, with their sizes), with the booked interval, and past versions. */
+/**
+ * lh_allocations: one row per host held by a reservation (whole or instance slots, with their sizes), with the booked interval, and past
+ * versions.
+ */
 export const allocationsProjection: Projection = {
   name: 'allocations',
   canHandle: ['Host.Booked', 'Host.SlotsBooked', 'Host.BookingMoved', 'Host.SlotsMoved', 'Host.BookingReleased'],
@@ -57,7 +60,8 @@ export const allocationsProjection: Projection = {
         if (row !== null) allocations.put({ ...row, startDate: event.data.startDate, endDate: event.data.endDate, since });
         return;
       case 'Host.SlotsMoved':
-        if (row !== null) allocations.put({ ...row, startDate: event.data.startDate, endDate: event.data.endDate, ...slotsOf(event.data.slots), since });
+        if (row !== null)
+          allocations.put({ ...row, startDate: event.data.startDate, endDate: event.data.endDate, ...slotsOf(event.data.slots), since });
         return;
       case 'Host.BookingReleased':
         if (row !== null) allocations.remove(id);

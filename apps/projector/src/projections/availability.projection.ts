@@ -59,7 +59,10 @@ const bookedRow = (
   };
 };
 
-const movedRow = (row: AvailabilityIntervalRow, data: { readonly startDate: string; readonly endDate: string }): AvailabilityIntervalRow => ({
+const movedRow = (
+  row: AvailabilityIntervalRow,
+  data: { readonly startDate: string; readonly endDate: string },
+): AvailabilityIntervalRow => ({
   ...row,
   startMs: Date.parse(data.startDate),
   endMs: Date.parse(data.endDate),
@@ -82,7 +85,9 @@ export const availabilityProjection: Projection = {
     'FloatingIp.BookingReleased',
   ],
   async preload(rows, events): Promise<void> {
-    await rows.table(AvailabilityIntervalEntity).load(events.map((recorded) => intervalIdOf({ type: recorded.type, data: recorded.data } as BookingEvent)));
+    await rows
+      .table(AvailabilityIntervalEntity)
+      .load(events.map((recorded) => intervalIdOf({ type: recorded.type, data: recorded.data } as BookingEvent)));
   },
   apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;

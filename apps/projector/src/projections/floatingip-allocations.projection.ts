@@ -16,7 +16,14 @@ const idOf = (event: FoldableEvent): string => {
 
 const keepAllocationVersion = (rows: BatchRows, row: FloatingIpAllocationRow, position: number): void => {
   const { id, floatingIpId, reservationId, leaseId, startDate, endDate } = row;
-  keepVersion(rows, FloatingIpAllocationVersionEntity, row.since, position, { id, floatingIpId, reservationId, leaseId, startDate, endDate });
+  keepVersion(rows, FloatingIpAllocationVersionEntity, row.since, position, {
+    id,
+    floatingIpId,
+    reservationId,
+    leaseId,
+    startDate,
+    endDate,
+  });
 };
 
 /** lh_floatingip_allocations: one row per floating IP held by a reservation, with the booked interval, and past versions. */

@@ -27,6 +27,13 @@ export const floatingIpsProjection: Projection = {
     }
     // the registration's log position orders the list, the same in a rebuild as live
     const sortKey = row?.sortKey ?? recorded.position;
-    floatingIps.put({ id, networkId: view.floating_network_id, address: view.floating_ip_address, sortKey, doc: view, since: recorded.position });
+    floatingIps.put({
+      id,
+      networkId: view.floating_network_id,
+      address: view.floating_ip_address,
+      sortKey,
+      doc: view,
+      since: recorded.position,
+    });
   },
 };

@@ -9,7 +9,15 @@ const hostIdOf = (event: FoldableEvent): string => (event.data as HostEvent['dat
 /** lh_hosts: the Blazar host document (capabilities merged) per registered host, and its past versions. */
 export const hostsProjection: Projection = {
   name: 'hosts',
-  canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'Host.ReservableChanged', 'Host.Unregistered', 'Host.WentDown', 'Host.DownReasonsChanged', 'Host.CameUp'],
+  canHandle: [
+    'Host.Registered',
+    'Host.CapabilitiesUpdated',
+    'Host.ReservableChanged',
+    'Host.Unregistered',
+    'Host.WentDown',
+    'Host.DownReasonsChanged',
+    'Host.CameUp',
+  ],
   async preload(rows, events): Promise<void> {
     await rows.table(HostEntity).load(events.map(hostIdOf));
   },
@@ -19,7 +27,8 @@ export const hostsProjection: Projection = {
     const hosts = rows.table(HostEntity);
     const row = hosts.loaded(hostId);
     const record = evolveHostView(row === null ? null : { view: row.doc, capabilities: row.capabilities }, event);
-    if (row !== null) keepVersion(rows, HostVersionEntity, row.since, recorded.position, { id: row.id, sortKey: row.sortKey, doc: row.doc });
+    if (row !== null)
+      keepVersion(rows, HostVersionEntity, row.since, recorded.position, { id: row.id, sortKey: row.sortKey, doc: row.doc });
     if (record === null) {
       if (row !== null) hosts.remove(hostId);
       return;

@@ -75,7 +75,12 @@ describe('the cheaper leases projection', () => {
     });
     await fc.assert(
       fc.asyncProperty(input, async ({ histories, picks, sizes }) => {
-        const events = recorded(interleave(histories.map(([first, rest]) => [first, ...rest]), picks));
+        const events = recorded(
+          interleave(
+            histories.map(([first, rest]) => [first, ...rest]),
+            picks,
+          ),
+        );
         const [now, before] = [await project(leasesProjection, events, sizes), await project(leasesProjectionBefore, events, sizes)];
         expect(JSON.stringify(now)).toBe(JSON.stringify(before));
       }),

@@ -44,7 +44,13 @@ const reservationRow = (doc: LeaseView, r: ReservationView): ReservationRow => (
 const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number, next: LeaseView | null): number => {
   if (row.since >= position) return row.patchRun;
   const patch = next !== null && row.patchRun < LEASE_PATCH_RUN ? reversePatch(row.doc, next) : null;
-  const columns = { id: row.id, projectId: row.projectId, startDate: row.startDate, doc: patch ?? row.doc, patch: patch === null ? null : true };
+  const columns = {
+    id: row.id,
+    projectId: row.projectId,
+    startDate: row.startDate,
+    doc: patch ?? row.doc,
+    patch: patch === null ? null : true,
+  };
   keepVersion(rows, LeaseVersionEntity, row.since, position, columns);
   return patch === null ? 0 : row.patchRun + 1;
 };

@@ -29,7 +29,9 @@ export const propertiesProjection: Projection = {
   name: 'properties',
   canHandle: ['Host.Registered', 'Host.CapabilitiesUpdated', 'ResourceProperty.PrivacyChanged'],
   async preload(rows, events): Promise<void> {
-    await rows.table(PropertyEntity).load(events.flatMap((recorded) => namesOf({ type: recorded.type, data: recorded.data } as PropertyEvent)));
+    await rows
+      .table(PropertyEntity)
+      .load(events.flatMap((recorded) => namesOf({ type: recorded.type, data: recorded.data } as PropertyEvent)));
   },
   apply(rows, recorded: FoldableEvent): void {
     const event = { type: recorded.type, data: recorded.data } as PropertyEvent;
@@ -43,7 +45,7 @@ export const propertiesProjection: Projection = {
     }
     const createdAt = event.type === 'Host.Registered' ? event.data.registeredAt : event.data.updatedAt;
     for (const name of namesOf(event)) {
-      if ((properties.loaded(name)) === null) properties.put({ name, id: propertyId(name), private: false, createdAt, updatedAt: null });
+      if (properties.loaded(name) === null) properties.put({ name, id: propertyId(name), private: false, createdAt, updatedAt: null });
     }
   },
 };

@@ -6,7 +6,16 @@ import { kafkaMessageOf, kafkaTopic } from './kafka.channel.js';
 
 const publicEvent = (type: Parameters<typeof sampleOf>[0], id: string, metadata: RecordedEvent['metadata']): PublicEvent => {
   const { streamId, data } = sampleOf(type, id);
-  const event = publicEventOf({ id: 'e-1', streamId, revision: 3, position: 42, type, data, metadata, recordedAt: '2030-01-01T10:00:00.123Z' });
+  const event = publicEventOf({
+    id: 'e-1',
+    streamId,
+    revision: 3,
+    position: 42,
+    type,
+    data,
+    metadata,
+    recordedAt: '2030-01-01T10:00:00.123Z',
+  });
   if (event === null) throw new Error(`no public form for ${type}`);
   return event;
 };
@@ -29,7 +38,12 @@ describe('Kafka messages', () => {
       position: 42,
       data: { lease_id: 'lease-9', at: '2030-01-01T10:00:00.000Z' },
     });
-    expect(message.headers).toEqual({ 'content-type': 'application/cloudevents+json; charset=UTF-8', correlation_id: 'c-1', causation_id: 'e-0', actor_system: 'reactor' });
+    expect(message.headers).toEqual({
+      'content-type': 'application/cloudevents+json; charset=UTF-8',
+      correlation_id: 'c-1',
+      causation_id: 'e-0',
+      actor_system: 'reactor',
+    });
   });
 
   it("a user's write carries the request id and the user and project, no system", () => {

@@ -14,7 +14,12 @@ const headersOf = (event: PublicEvent): IHeaders => {
     correlation_id: event.correlation_id,
     causation_id: event.causation_id,
   };
-  const optional = { request_id: event.request_id, actor_user_id: event.actor.user_id, actor_project_id: event.actor.project_id, actor_system: event.actor.system };
+  const optional = {
+    request_id: event.request_id,
+    actor_user_id: event.actor.user_id,
+    actor_project_id: event.actor.project_id,
+    actor_system: event.actor.system,
+  };
   for (const [name, value] of Object.entries(optional)) if (value !== null) headers[name] = value;
   return headers;
 };
@@ -41,7 +46,9 @@ export class KafkaChannel implements OutboundChannel {
     this.producer = kafka.producer({
       // murmur2 like the Java client's: other producers of the same keys pick the same partitions
       createPartitioner: Partitioners.DefaultPartitioner,
-      allowAutoTopicCreation: true, maxInFlightRequests: 1, idempotent: config.idempotent,
+      allowAutoTopicCreation: true,
+      maxInFlightRequests: 1,
+      idempotent: config.idempotent,
     });
   }
 
@@ -57,7 +64,10 @@ export class KafkaChannel implements OutboundChannel {
       messages.push(kafkaMessageOf(event, this.config.source));
       byTopic.set(topic, messages);
     }
-    await this.producer.sendBatch({ acks: this.config.acks, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    await this.producer.sendBatch({
+      acks: this.config.acks,
+      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+    });
   }
 
   async close(): Promise<void> {

@@ -17,7 +17,9 @@ const acksOf = (env: Env): -1 | 1 => {
   const value = text(env, 'LEASEHOLD_KAFKA_ACKS') ?? 'all';
   if (value === 'all' || value === '-1') return -1;
   if (value === '1') return 1;
-  throw new Error(`LEASEHOLD_KAFKA_ACKS must be all (-1) or 1, got '${value}': without an acknowledgement the checkpoint could pass events the cluster never took`);
+  throw new Error(
+    `LEASEHOLD_KAFKA_ACKS must be all (-1) or 1, got '${value}': without an acknowledgement the checkpoint could pass events the cluster never took`,
+  );
 };
 
 const sslOf = (env: Env): KafkaConfig['ssl'] => {
@@ -49,7 +51,10 @@ const saslOf = (env: Env): SASLOptions | undefined => {
 
 /** Reads the LEASEHOLD_KAFKA_* variables; throws a message naming the variable on a bad value. */
 export const kafkaConfigFromEnv = (env: Env): KafkaChannelConfig | null => {
-  const brokers = text(env, 'LEASEHOLD_KAFKA_BROKERS')?.split(',').map((broker) => broker.trim()).filter((broker) => broker !== '');
+  const brokers = text(env, 'LEASEHOLD_KAFKA_BROKERS')
+    ?.split(',')
+    .map((broker) => broker.trim())
+    .filter((broker) => broker !== '');
   if (brokers === undefined || brokers.length === 0) return null;
   return {
     client: {

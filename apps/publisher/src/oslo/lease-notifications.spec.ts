@@ -29,7 +29,12 @@ const notify = (stream: readonly RecordedEvent[], eventId: string) => notificati
 const typesAt = (stream: readonly RecordedEvent[], index: number): string[] => notify(stream, `ev-${index}`).map((n) => n.eventType);
 
 const viewAfter = (stream: readonly RecordedEvent[], count: number) =>
-  stream.slice(0, count).reduce((view, event) => evolveLeaseView(view, { type: event.type, data: event.data } as LeaseEvent), null as ReturnType<typeof evolveLeaseView>);
+  stream
+    .slice(0, count)
+    .reduce(
+      (view, event) => evolveLeaseView(view, { type: event.type, data: event.data } as LeaseEvent),
+      null as ReturnType<typeof evolveLeaseView>,
+    );
 
 const LIFECYCLE: readonly Step[] = [
   ['Lease.Created', { beforeEndDate: '2030-01-01T17:00:00.000Z' }],
@@ -60,16 +65,33 @@ describe('which lease events upstream notifies, with what lease', () => {
   it('each carries the lease as that event left it; the delete, the lease as it last stood', () => {
     const stream = streamOf(LIFECYCLE);
     const [created] = notify(stream, 'ev-0');
-    expect(created?.payload).toMatchObject({ lease_id: LEASE, status: 'PENDING', name: `lease ${LEASE}`, user_id: 'user-1', project_id: 'project-1', trust_id: null, degraded: false });
+    expect(created?.payload).toMatchObject({
+      lease_id: LEASE,
+      status: 'PENDING',
+      name: `lease ${LEASE}`,
+      user_id: 'user-1',
+      project_id: 'project-1',
+      trust_id: null,
+      degraded: false,
+    });
     expect(notify(stream, 'ev-2')[0]?.payload).toEqual(leasePayload(viewAfter(stream, 3) ?? expect.fail('no lease')));
     expect(notify(stream, 'ev-2')[0]?.payload.status).toBe('ACTIVE');
     expect(notify(stream, 'ev-6')[0]?.payload.status).toBe('TERMINATED');
     // upstream reads the lease after its decorator set DELETING
-    expect(notify(stream, 'ev-7')[0]?.payload).toEqual({ ...notify(stream, 'ev-6')[0]?.payload, status: 'DELETING', updated_at: '2030-01-01 10:00:00' });
+    expect(notify(stream, 'ev-7')[0]?.payload).toEqual({
+      ...notify(stream, 'ev-6')[0]?.payload,
+      status: 'DELETING',
+      updated_at: '2030-01-01 10:00:00',
+    });
   });
 
   it("deleting a running lease: the lease before the delete's own end request, DELETING", () => {
-    const stream = streamOf([['Lease.Created'], ['Lease.Started'], ['Lease.EndRequested', { reason: 'deleted' }, 'del'], ['Lease.Deleted', undefined, 'del']]);
+    const stream = streamOf([
+      ['Lease.Created'],
+      ['Lease.Started'],
+      ['Lease.EndRequested', { reason: 'deleted' }, 'del'],
+      ['Lease.Deleted', undefined, 'del'],
+    ]);
     const [deleted] = notify(stream, 'ev-3');
     expect(deleted?.payload.status).toBe('DELETING');
     expect(deleted?.payload.events.find((e) => e.event_type === 'end_lease')?.status).toBe('UNDONE');
@@ -79,7 +101,19 @@ describe('which lease events upstream notifies, with what lease', () => {
   it("upstream's payload keys, in its order, and reservations without Leasehold's end_action", () => {
     const [created] = notify(streamOf(LIFECYCLE), 'ev-0');
     expect(Object.keys(created?.payload ?? {})).toEqual([
-      'lease_id', 'user_id', 'project_id', 'trust_id', 'start_date', 'end_date', 'status', 'reservations', 'events', 'name', 'created_at', 'updated_at', 'degraded',
+      'lease_id',
+      'user_id',
+      'project_id',
+      'trust_id',
+      'start_date',
+      'end_date',
+      'status',
+      'reservations',
+      'events',
+      'name',
+      'created_at',
+      'updated_at',
+      'degraded',
     ]);
     expect(created?.payload.reservations[0]).not.toHaveProperty('end_action');
     expect(created?.payload.reservations[0]).toMatchObject({ resource_type: 'physical:host', min: 1, max: 1, status: 'pending' });
@@ -109,23 +143,42 @@ describe('which lease events upstream notifies, with what lease', () => {
 
   it('an update that re-arms a before-end that ran adds before_end_lease.stop after lease.update, same lease', () => {
     const ran: Step[] = [['Lease.Created', { beforeEndDate: '2030-01-01T17:00:00.000Z' }], ['Lease.Started'], ['Lease.BeforeEndCompleted']];
-    const stream = streamOf([...ran, ['Lease.Rescheduled', { endDate: '2030-01-01T20:00:00.000Z', beforeEndDate: '2030-01-01T19:00:00.000Z' }, 'put-1']]);
+    const stream = streamOf([
+      ...ran,
+      ['Lease.Rescheduled', { endDate: '2030-01-01T20:00:00.000Z', beforeEndDate: '2030-01-01T19:00:00.000Z' }, 'put-1'],
+    ]);
     const notifications = notify(stream, 'ev-3');
     expect(notifications.map((n) => n.eventType)).toEqual(['lease.update', 'lease.event.before_end_lease.stop']);
     expect(notifications[1]?.payload).toBe(notifications[0]?.payload);
     expect(notifications[0]?.payload.events.find((e) => e.event_type === 'before_end_lease')?.status).toBe('UNDONE');
     // one whose before-end had not run yet: no stop
-    const pending = streamOf([ran[0] as Step, ['Lease.Rescheduled', { endDate: '2030-01-01T20:00:00.000Z', beforeEndDate: '2030-01-01T19:00:00.000Z' }, 'put-1']]);
+    const pending = streamOf([
+      ran[0] as Step,
+      ['Lease.Rescheduled', { endDate: '2030-01-01T20:00:00.000Z', beforeEndDate: '2030-01-01T19:00:00.000Z' }, 'put-1'],
+    ]);
     expect(typesAt(pending, 1)).toEqual(['lease.update']);
   });
 
   it('a deleted lease ending afterwards (the reactor freeing its resources) sends no end_lease: the delete covered it', () => {
-    const stream = streamOf([['Lease.Created'], ['Lease.Started'], ['Lease.EndRequested', { reason: 'deleted' }, 'del'], ['Lease.Deleted', undefined, 'del'], ['Lease.Ended']]);
+    const stream = streamOf([
+      ['Lease.Created'],
+      ['Lease.Started'],
+      ['Lease.EndRequested', { reason: 'deleted' }, 'del'],
+      ['Lease.Deleted', undefined, 'del'],
+      ['Lease.Ended'],
+    ]);
     expect([2, 3, 4].map((index) => typesAt(stream, index))).toEqual([[], ['lease.delete'], []]);
   });
 
   it('failures, healing and effects have no upstream notification', () => {
-    const silent = PUBLISHED_TYPES.filter((type) => type.startsWith('Reservation.Effects') || type.startsWith('Reservation.Update') || type.endsWith('Failed') || type === 'Reservation.Healed' || type === 'Reservation.DriftRepaired');
+    const silent = PUBLISHED_TYPES.filter(
+      (type) =>
+        type.startsWith('Reservation.Effects') ||
+        type.startsWith('Reservation.Update') ||
+        type.endsWith('Failed') ||
+        type === 'Reservation.Healed' ||
+        type === 'Reservation.DriftRepaired',
+    );
     expect(silent.length).toBeGreaterThanOrEqual(9);
     for (const type of silent) {
       const stream = streamOf([['Lease.Created'], ['Lease.Started'], [type]]);
@@ -136,7 +189,9 @@ describe('which lease events upstream notifies, with what lease', () => {
   it('one fold serves every event of a batch: the same answers as a fold per event', () => {
     const stream = streamOf(LIFECYCLE);
     const shared = new LeaseStreamFold(stream);
-    expect([...stream].reverse().map((event) => notificationsOf(shared, event.id))).toEqual([...stream].reverse().map((event) => notify(stream, event.id)));
+    expect([...stream].reverse().map((event) => notificationsOf(shared, event.id))).toEqual(
+      [...stream].reverse().map((event) => notify(stream, event.id)),
+    );
   });
 
   it('the same stream always gives the same notifications (a replay after a crash sends what the first run sent)', () => {

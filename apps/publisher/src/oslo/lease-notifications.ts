@@ -80,7 +80,11 @@ const sameUpdate = (a: RecordedEvent | undefined, b: RecordedEvent): boolean =>
   a !== undefined && UPDATE_EVENTS.has(a.type) && a.metadata.causationId === b.metadata.causationId;
 
 /** Index of the first event the command that wrote `stream[index]` appended with it. */
-const commandStart = (stream: readonly RecordedEvent[], index: number, sameCommand: (a: RecordedEvent | undefined, b: RecordedEvent) => boolean): number => {
+const commandStart = (
+  stream: readonly RecordedEvent[],
+  index: number,
+  sameCommand: (a: RecordedEvent | undefined, b: RecordedEvent) => boolean,
+): number => {
   const event = stream[index] as RecordedEvent;
   let first = index;
   while (first > 0 && sameCommand(stream[first - 1], event)) first -= 1;
@@ -116,7 +120,12 @@ const updateNotifications = (fold: LeaseStreamFold, index: number, after: LeaseV
   if (group.every((member) => member.type === 'Lease.Renamed')) return [];
   const payload = leasePayload(after);
   const rearmed = beforeEndDone(fold.at(first)) && !beforeEndDone(after);
-  return rearmed ? [{ eventType: 'lease.update', payload }, { eventType: 'lease.event.before_end_lease.stop', payload }] : [{ eventType: 'lease.update', payload }];
+  return rearmed
+    ? [
+        { eventType: 'lease.update', payload },
+        { eventType: 'lease.event.before_end_lease.stop', payload },
+      ]
+    : [{ eventType: 'lease.update', payload }];
 };
 
 const PHASE_NOTIFICATIONS: Readonly<Record<string, BlazarNotificationType>> = {

@@ -8,7 +8,13 @@ import type { BlazarNotification } from './lease-notifications.js';
 const event = (recordedAt: string, metadata: Record<string, unknown> = {}): PublicEvent => {
   const { streamId, data } = sampleOf('Lease.Started', 'lease-9');
   const made = publicEventOf({
-    id: 'e-1', streamId, revision: 3, position: 42, type: 'Lease.Started', data, recordedAt,
+    id: 'e-1',
+    streamId,
+    revision: 3,
+    position: 42,
+    type: 'Lease.Started',
+    data,
+    recordedAt,
     metadata: { correlationId: 'req-1', causationId: 'req-1', actor: { userId: 'u-1', projectId: 'p-1' }, requestId: 'req-1', ...metadata },
   });
   if (made === null) throw new Error('no public form');
@@ -56,7 +62,11 @@ describe('oslo.messaging envelope 2.0', () => {
   });
 
   it('an event Leasehold itself recorded has no user or project in the context', () => {
-    const message = JSON.parse(osloEnvelopeOf(event('2030-01-01T10:00:00.000Z', { actor: null, system: 'reactor', requestId: undefined }), NOTIFICATION, 'x')['oslo.message']) as Record<string, unknown>;
+    const message = JSON.parse(
+      osloEnvelopeOf(event('2030-01-01T10:00:00.000Z', { actor: null, system: 'reactor', requestId: undefined }), NOTIFICATION, 'x')[
+        'oslo.message'
+      ],
+    ) as Record<string, unknown>;
     expect(message).toMatchObject({ _context_user_id: null, _context_project_id: null, _context_request_id: null, publisher_id: 'x' });
   });
 });

@@ -82,7 +82,8 @@ export class OsloNotificationsChannel implements OutboundChannel {
         fold = new LeaseStreamFold(await this.store.readStream(leaseStream(event.subject.id)));
         folds.set(event.subject.id, fold);
       }
-      for (const notification of leaseNotifications(fold, event.id)) envelopes.push(osloEnvelopeOf(event, notification, this.config.publisherId));
+      for (const notification of leaseNotifications(fold, event.id))
+        envelopes.push(osloEnvelopeOf(event, notification, this.config.publisherId));
     }
     return envelopes;
   }
@@ -93,10 +94,12 @@ export class OsloNotificationsChannel implements OutboundChannel {
     try {
       const channel = await connection.createConfirmChannel();
       const lost = new Promise<never>((_, reject) => {
-        const gone = (why: string) => (error?: unknown): void => {
-          if (this.open?.connection === connection) this.open = null;
-          reject(error instanceof Error ? error : new Error(why));
-        };
+        const gone =
+          (why: string) =>
+          (error?: unknown): void => {
+            if (this.open?.connection === connection) this.open = null;
+            reject(error instanceof Error ? error : new Error(why));
+          };
         connection.on('error', gone('AMQP connection failed'));
         connection.on('close', gone('AMQP connection closed'));
         channel.on('error', gone('AMQP channel failed'));

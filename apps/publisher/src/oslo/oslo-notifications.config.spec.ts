@@ -25,13 +25,27 @@ describe('oslo notifications configuration', () => {
       LEASEHOLD_NOTIFICATIONS_PUBLISHER_ID: 'blazar.lease.region2',
       LEASEHOLD_NOTIFICATIONS_DURABLE: 'true',
     });
-    expect(config).toEqual({ url: 'amqps://mq/', exchange: 'blazar', topic: 'billing', publisherId: 'blazar.lease.region2', durable: true });
+    expect(config).toEqual({
+      url: 'amqps://mq/',
+      exchange: 'blazar',
+      topic: 'billing',
+      publisherId: 'blazar.lease.region2',
+      durable: true,
+    });
   });
 
   it('refuses what it cannot honour, naming the variable and hiding the password', () => {
-    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://u:secret@k:9092/' })).toThrow(/LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL must be rabbit:\/\/.*\*\*\*@k/);
-    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://u:secret@k:9092/' })).not.toThrow(/secret/);
-    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'rabbit://a:5672,b:5672/' })).toThrow(/several hosts/);
-    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'rabbit://mq/', LEASEHOLD_NOTIFICATIONS_DURABLE: 'maybe' })).toThrow(/LEASEHOLD_NOTIFICATIONS_DURABLE must be true or false/);
+    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://u:secret@k:9092/' })).toThrow(
+      /LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL must be rabbit:\/\/.*\*\*\*@k/,
+    );
+    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'kafka://u:secret@k:9092/' })).not.toThrow(
+      /secret/,
+    );
+    expect(() => osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'rabbit://a:5672,b:5672/' })).toThrow(
+      /several hosts/,
+    );
+    expect(() =>
+      osloNotificationsConfigFromEnv({ LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL: 'rabbit://mq/', LEASEHOLD_NOTIFICATIONS_DURABLE: 'maybe' }),
+    ).toThrow(/LEASEHOLD_NOTIFICATIONS_DURABLE must be true or false/);
   });
 });

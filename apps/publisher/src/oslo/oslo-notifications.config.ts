@@ -16,8 +16,12 @@ export interface OsloNotificationsConfig {
 /** oslo's `rabbit://` transport URL as an AMQP URL (the path is the vhost in both); one host only. */
 export const amqpUrlOfTransport = (url: string): string => {
   const amqp = url.replace(/^rabbit:\/\//, 'amqp://');
-  if (!/^amqps?:\/\//.test(amqp)) throw new Error(`LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL must be rabbit://, amqp:// or amqps://, got '${url.replace(/\/\/[^@/]*@/, '//***@')}'`);
-  if (/^amqps?:\/\/[^/]*,/.test(amqp)) throw new Error('LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL names several hosts: give one (a cluster behind one address)');
+  if (!/^amqps?:\/\//.test(amqp))
+    throw new Error(
+      `LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL must be rabbit://, amqp:// or amqps://, got '${url.replace(/\/\/[^@/]*@/, '//***@')}'`,
+    );
+  if (/^amqps?:\/\/[^/]*,/.test(amqp))
+    throw new Error('LEASEHOLD_NOTIFICATIONS_TRANSPORT_URL names several hosts: give one (a cluster behind one address)');
   return amqp;
 };
 

@@ -7,7 +7,13 @@ import type { WebhookConfig } from '#application/webhooks/webhook.config.js';
 import { CLOUDEVENTS_CONTENT_TYPE } from '../cloud-event.js';
 import type { Send } from './webhook-sender.js';
 
-export type WorkerLogEntry = Readonly<{ event: 'webhook_failed' | 'webhook_gave_up'; webhook_id: string; event_id: string; attempts: number; error: string }>;
+export type WorkerLogEntry = Readonly<{
+  event: 'webhook_failed' | 'webhook_gave_up';
+  webhook_id: string;
+  event_id: string;
+  attempts: number;
+  error: string;
+}>;
 
 export interface WebhookWorkerOptions {
   readonly deliveries: WebhookDeliveries;
@@ -170,12 +176,22 @@ export class WebhookWorker {
     this.recordFailure(delivery, attempt, finished);
   }
 
-  private recordFailure(delivery: PendingDelivery, attempt: { readonly at: string; readonly status_code: number | null; readonly error: string | null; readonly duration_ms: number }, now: number): void {
+  private recordFailure(
+    delivery: PendingDelivery,
+    attempt: { readonly at: string; readonly status_code: number | null; readonly error: string | null; readonly duration_ms: number },
+    now: number,
+  ): void {
     const attempts = delivery.attempts + 1;
     const next = nextAttemptAt(this.options.config.schedule, delivery.queuedAtMs, now, attempts, this.random());
     const error = attempt.error ?? `HTTP ${attempt.status_code ?? '?'}`;
     this.options.deliveries.recordAttempt(delivery, attempt, next === null ? 'gave_up' : 'pending', next ?? now);
     this.failing.set(delivery.webhookId, { webhook_id: delivery.webhookId, attempts, error, at: attempt.at });
-    this.options.log?.({ event: next === null ? 'webhook_gave_up' : 'webhook_failed', webhook_id: delivery.webhookId, event_id: delivery.eventId, attempts, error });
+    this.options.log?.({
+      event: next === null ? 'webhook_gave_up' : 'webhook_failed',
+      webhook_id: delivery.webhookId,
+      event_id: delivery.eventId,
+      attempts,
+      error,
+    });
   }
 }

@@ -64,7 +64,12 @@ describe('WebhookChannel', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const config = webhookConfigFromEnv({ LEASEHOLD_WEBHOOKS: 'on', LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LEASEHOLD_WEBHOOK_TIMEOUT_SECONDS: '5', LEASEHOLD_WEBHOOK_RETRY_SECONDS: '60' });
+    const config = webhookConfigFromEnv({
+      LEASEHOLD_WEBHOOKS: 'on',
+      LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+      LEASEHOLD_WEBHOOK_TIMEOUT_SECONDS: '5',
+      LEASEHOLD_WEBHOOK_RETRY_SECONDS: '60',
+    });
     worker = new WebhookWorker({ deliveries, secrets, config, send: httpSender(config.targets) });
     channel = new WebhookChannel(store, deliveries, worker, '/test');
     channel.start();
@@ -101,7 +106,9 @@ describe('WebhookChannel', () => {
     const all = await registerWebhook('project-a', '/all', ['*']);
     const renamesOnly = await registerWebhook('project-a', '/renames', ['lease.renamed']);
     const otherProject = await registerWebhook('project-b', '/b', ['*']);
-    await store.appendToStream(`lease-${leaseA}`, 0, [event('Lease.Renamed', { leaseId: leaseA, name: 'x', renamedAt: '2026-01-01T00:00:00.000Z' })]);
+    await store.appendToStream(`lease-${leaseA}`, 0, [
+      event('Lease.Renamed', { leaseId: leaseA, name: 'x', renamedAt: '2026-01-01T00:00:00.000Z' }),
+    ]);
     await channel.publish(await publicAfter(0));
     // the creation came before every registration: only the rename is for them, and not for project-b's
     const queued = (id: string) => deliveries.list(id, 10).map((d) => d.event_type);
@@ -124,7 +131,9 @@ describe('WebhookChannel', () => {
 
   it('after a deletion nothing more is queued for the webhook', async () => {
     const webhookId = await registerWebhook('project-a', '/all', ['*']);
-    await store.appendToStream(webhookStream(webhookId), 0, [event('Webhook.Deleted', { webhookId, projectId: 'project-a', deletedAt: new Date().toISOString() })]);
+    await store.appendToStream(webhookStream(webhookId), 0, [
+      event('Webhook.Deleted', { webhookId, projectId: 'project-a', deletedAt: new Date().toISOString() }),
+    ]);
     secrets.remove(webhookId);
     const leaseId = randomUUID();
     await store.appendToStream(`lease-${leaseId}`, 'no_stream', [createLease(leaseId, 'project-a')]);
@@ -147,8 +156,17 @@ describe('httpSender: the address dialled is checked (DNS rebinding)', () => {
   it('refuses a name that resolves to a refused address now, and a literal refused address', async () => {
     const send = httpSender(parseTargetPolicy('public'), () => Promise.resolve(['127.0.0.1']));
     const options = { headers: {}, body: '{}', timeoutMs: 1_000 };
-    expect(await send({ ...options, url: 'http://rebound.example.com:61999/' })).toEqual({ statusCode: null, error: expect.stringMatching(/target refused/) });
-    expect(await send({ ...options, url: 'http://169.254.169.254/latest/meta-data' })).toEqual({ statusCode: null, error: expect.stringMatching(/target refused/) });
-    expect(await send({ ...options, url: 'http://[::ffff:127.0.0.1]:61999/' })).toEqual({ statusCode: null, error: expect.stringMatching(/target refused/) });
+    expect(await send({ ...options, url: 'http://rebound.example.com:61999/' })).toEqual({
+      statusCode: null,
+      error: expect.stringMatching(/target refused/),
+    });
+    expect(await send({ ...options, url: 'http://169.254.169.254/latest/meta-data' })).toEqual({
+      statusCode: null,
+      error: expect.stringMatching(/target refused/),
+    });
+    expect(await send({ ...options, url: 'http://[::ffff:127.0.0.1]:61999/' })).toEqual({
+      statusCode: null,
+      error: expect.stringMatching(/target refused/),
+    });
   });
 });

@@ -43,7 +43,11 @@ export class WebhookChannel implements OutboundChannel {
       if (projectId === null) continue;
       queued.push(...this.deliveriesOf(event, leaseId, projectId));
     }
-    this.deliveries.enqueue([...leases].map(([leaseId, projectId]) => ({ leaseId, projectId })), queued, this.clock());
+    this.deliveries.enqueue(
+      [...leases].map(([leaseId, projectId]) => ({ leaseId, projectId })),
+      queued,
+      this.clock(),
+    );
     if (queued.length > 0) this.worker.wake(new Set(queued.map((delivery) => delivery.webhookId)));
   }
 
@@ -56,20 +60,35 @@ export class WebhookChannel implements OutboundChannel {
   }
 
   private deliveriesOf(event: PublicEvent, leaseId: string, projectId: string): NewDelivery[] {
-    const wanting = [...this.registry.values()].filter((webhook) => webhook.projectId === projectId && webhookWants(webhook, event.position, event.type));
+    const wanting = [...this.registry.values()].filter(
+      (webhook) => webhook.projectId === projectId && webhookWants(webhook, event.position, event.type),
+    );
     if (wanting.length === 0) return [];
     const body = JSON.stringify(cloudEventOf(event, this.source));
-    return wanting.map((webhook) => ({ webhookId: webhook.id, url: webhook.url, eventId: event.id, eventType: event.type, leaseId, position: event.position, body }));
+    return wanting.map((webhook) => ({
+      webhookId: webhook.id,
+      url: webhook.url,
+      eventId: event.id,
+      eventType: event.type,
+      leaseId,
+      position: event.position,
+      body,
+    }));
   }
 
   /** Registrations up to the log's head: each is matched only with events after its own position. */
   private async refreshRegistry(): Promise<void> {
     for (;;) {
-      const events = await this.store.readAll({ from: this.registryPosition, limit: REGISTRY_PAGE, filter: { categories: [WEBHOOK_CATEGORY] } });
+      const events = await this.store.readAll({
+        from: this.registryPosition,
+        limit: REGISTRY_PAGE,
+        filter: { categories: [WEBHOOK_CATEGORY] },
+      });
       const last = events.at(-1);
       if (last === undefined) return;
       foldWebhooks(this.registry, events);
-      for (const event of events) if (event.type === 'Webhook.Deleted') this.deliveries.drop((event.data as { webhookId: string }).webhookId);
+      for (const event of events)
+        if (event.type === 'Webhook.Deleted') this.deliveries.drop((event.data as { webhookId: string }).webhookId);
       this.registryPosition = last.position;
     }
   }

@@ -1,4 +1,9 @@
-import { type FreepoolOutcome, FreepoolWatchUseCases, type ZoneSupply, freepoolSupply } from '#application/reactions/freepool-watch.use-cases.js';
+import {
+  type FreepoolOutcome,
+  FreepoolWatchUseCases,
+  type ZoneSupply,
+  freepoolSupply,
+} from '#application/reactions/freepool-watch.use-cases.js';
 import type { CommandHandler } from '#application/command-handler.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -70,7 +75,15 @@ export class FreepoolWatchRunner {
       });
       outcomes.set(zone.zone, outcome);
       this.options.observed?.(zone, zone.freeHosts < minFreeHosts);
-      if (outcome !== 'unchanged') this.options.log({ event: 'freepool', zone: zone.zone, outcome, freeHosts: zone.freeHosts, reservableHosts: zone.reservableHosts, threshold: minFreeHosts });
+      if (outcome !== 'unchanged')
+        this.options.log({
+          event: 'freepool',
+          zone: zone.zone,
+          outcome,
+          freeHosts: zone.freeHosts,
+          reservableHosts: zone.reservableHosts,
+          threshold: minFreeHosts,
+        });
     }
     return outcomes;
   }
@@ -82,7 +95,12 @@ export class FreepoolWatchRunner {
       this.running = this.checkOnce().then(
         () => this.schedule(this.options.config.checkMs),
         (error: unknown) => {
-          this.options.log({ event: 'error', phase: 'freepool-watch', error: describeError(error), retryInMs: this.options.config.checkMs });
+          this.options.log({
+            event: 'error',
+            phase: 'freepool-watch',
+            error: describeError(error),
+            retryInMs: this.options.config.checkMs,
+          });
           this.schedule(this.options.config.checkMs);
         },
       );

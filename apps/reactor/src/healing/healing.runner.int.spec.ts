@@ -25,7 +25,19 @@ const leaseCreated = {
     startDate: at(10),
     endDate: at(18),
     beforeEndDate: null,
-    reservations: [{ id: 'r-a', resourceId: 'res-a', resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: ['1'] }],
+    reservations: [
+      {
+        id: 'r-a',
+        resourceId: 'res-a',
+        resourceType: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisorProperties: '',
+        resourceProperties: '',
+        beforeEnd: 'default',
+        hostIds: ['1'],
+      },
+    ],
     eventIds: { start: 's', end: 'e', beforeEnd: 'b' },
     createdAt: at(8),
   },
@@ -54,7 +66,10 @@ describe('healing in the reactor', () => {
   it('heals as soon as a host goes down, without waiting for the periodic pass, and says why in the log', async () => {
     store = SqliteEventStore.open({ file: ':memory:' });
     await appendGiven(store, [hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r-a', { leaseId: 'a' }), leaseCreated]);
-    const healing = new HealingUseCase({ handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => crypto.randomUUID() }, { intervalMinutes: 0 });
+    const healing = new HealingUseCase(
+      { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => crypto.randomUUID() },
+      { intervalMinutes: 0 },
+    );
     runner = await HealingRunner.start({ store, healing, checkMs: HOUR_MS, clock: () => NOW, log: (entry) => logged.push(entry) });
     // the first periodic pass (at start) found nothing down; the next one is an hour away
     await runner.request('settled');
@@ -63,10 +78,20 @@ describe('healing in the reactor', () => {
     const wentDown = hostWentDown('1');
     const metadata = { correlationId: 'monitor', causationId: 'monitor', actor: null };
     await store.appendToStream(wentDown.streamId, 'any', [{ id: 'went-down-1', type: wentDown.type, data: wentDown.data, metadata }]);
-    const healed = await eventually(async () => (await store.readStream('lease-a')).find((e) => e.type === 'Reservation.Healed'), 'the reservation to be healed');
+    const healed = await eventually(
+      async () => (await store.readStream('lease-a')).find((e) => e.type === 'Reservation.Healed'),
+      'the reservation to be healed',
+    );
 
     expect(healed.data).toMatchObject({ reservation: { hostIds: ['2'] }, replacements: [{ hostId: '1', by: ['2'] }] });
-    expect(healed.metadata).toMatchObject({ causationId: 'went-down-1', correlationId: 'went-down-1', actor: null, system: 'healing', reason: 'host_down', downHostIds: ['1'] });
+    expect(healed.metadata).toMatchObject({
+      causationId: 'went-down-1',
+      correlationId: 'went-down-1',
+      actor: null,
+      system: 'healing',
+      reason: 'host_down',
+      downHostIds: ['1'],
+    });
     expect(logged).toContainEqual(expect.objectContaining({ event: 'healing', down_hosts: ['1'], examined: 1 }));
   });
 });

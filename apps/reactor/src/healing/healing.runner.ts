@@ -111,7 +111,13 @@ export class HealingRunner {
     try {
       const pass: HealingPass = await this.options.healing.pass(command);
       if (pass.healed.length > 0 || pass.deferred.length > 0) {
-        this.options.log({ event: 'healing', down_hosts: pass.downHostIds, examined: pass.examined, healed: pass.healed, deferred: pass.deferred });
+        this.options.log({
+          event: 'healing',
+          down_hosts: pass.downHostIds,
+          examined: pass.examined,
+          healed: pass.healed,
+          deferred: pass.deferred,
+        });
       }
     } catch (error) {
       this.options.log({ event: 'error', phase: 'healing', error: describeError(error) });

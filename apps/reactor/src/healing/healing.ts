@@ -19,8 +19,18 @@ export interface HealingStart {
 }
 
 /** Healing in this process, or null when LEASEHOLD_HEALING_CHECK_SECONDS is 0. */
-export const startHealing = async ({ store, config, log, clock = () => new Date(), handler = new CommandHandler(store), index = new WriteIndex(store) }: HealingStart): Promise<HealingRunner | null> => {
+export const startHealing = async ({
+  store,
+  config,
+  log,
+  clock = () => new Date(),
+  handler = new CommandHandler(store),
+  index = new WriteIndex(store),
+}: HealingStart): Promise<HealingRunner | null> => {
   if (config.checkMs <= 0) return null;
-  const healing = new HealingUseCase({ handler, index, settings: config.settings, newId: () => randomUUID() }, { intervalMinutes: config.intervalMinutes });
+  const healing = new HealingUseCase(
+    { handler, index, settings: config.settings, newId: () => randomUUID() },
+    { intervalMinutes: config.intervalMinutes },
+  );
   return HealingRunner.start({ store, healing, checkMs: config.checkMs, clock, log });
 };

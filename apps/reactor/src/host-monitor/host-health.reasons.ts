@@ -10,4 +10,3 @@ export const pollingReasons = (service: Pick<ComputeService, 'state' | 'status' 
   ...(service.status === 'disabled' ? (['disabled'] as const) : []),
   ...(service.forced_down ? (['forced_down'] as const) : []),
 ];
-

@@ -16,7 +16,6 @@ export interface HostPollingMonitorOptions {
   readonly log: (entry: ReactorLogEntry) => void;
 }
 
-
 /**
  * The fallback monitor, and the only one that sees a nova-compute that stopped (Nova emits nothing
  * then; it only answers `down` once the heartbeats are older than its service_down_time). Reports

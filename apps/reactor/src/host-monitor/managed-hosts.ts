@@ -50,7 +50,11 @@ export class ManagedHosts {
 
   private async readNew(): Promise<void> {
     const events = await this.store.readStream(HOST_REGISTRY_STREAM, { fromRevision: this.revision + 1 });
-    this.registry = foldEvents(hostRegistryDecider, events.map((event) => event as unknown as HostRegistryEvent), this.registry);
+    this.registry = foldEvents(
+      hostRegistryDecider,
+      events.map((event) => event as unknown as HostRegistryEvent),
+      this.registry,
+    );
     this.revision = events.at(-1)?.revision ?? this.revision;
     for (const hostId of this.registry.byName.values()) {
       if (!this.serviceHosts.has(hostId)) await this.learnServiceHost(hostId);

@@ -28,7 +28,9 @@ export interface NovaMonitoring {
   stop(): Promise<void>;
 }
 
-export const novaComputeServices = (settings: Pick<OpenStackSettings, 'credentials' | 'interface'>): (() => Promise<readonly ComputeService[]>) => {
+export const novaComputeServices = (
+  settings: Pick<OpenStackSettings, 'credentials' | 'interface'>,
+): (() => Promise<readonly ComputeService[]>) => {
   const nova = new NovaClient(OpenStackSession.create(settings.credentials, { interface: settings.interface }));
   return () => nova.listServices({ binary: 'nova-compute' });
 };
@@ -43,7 +45,12 @@ export const startNovaMonitoring = (options: NovaMonitoringOptions): NovaMonitor
   const consumer =
     settings.notificationsUrl === null
       ? null
-      : NovaNotificationsConsumer.start({ url: settings.notificationsUrl, queue: options.queue, handle: (body) => handler.handle(body), log });
+      : NovaNotificationsConsumer.start({
+          url: settings.notificationsUrl,
+          queue: options.queue,
+          handle: (body) => handler.handle(body),
+          log,
+        });
   const poller =
     settings.pollingIntervalSeconds === 0
       ? null

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOST_REGISTRY_STREAM, type HostRegistryEvent, foldEvents, hostActivityStream, hostDecider, hostRegistryDecider, hostStream } from '#domain/index.js';
+import {
+  HOST_REGISTRY_STREAM,
+  type HostRegistryEvent,
+  foldEvents,
+  hostActivityStream,
+  hostDecider,
+  hostRegistryDecider,
+  hostStream,
+} from '#domain/index.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -14,20 +22,44 @@ const meta = { correlationId: 'c', causationId: 'c', actor: null };
 
 /** Registers a host as the API does: registry entry and host stream in one append. */
 const register = async (store: EventStore, name: string): Promise<string> => {
-  const registry = foldEvents(hostRegistryDecider, (await store.readStream(HOST_REGISTRY_STREAM)).map((e) => e as unknown as HostRegistryEvent));
+  const registry = foldEvents(
+    hostRegistryDecider,
+    (await store.readStream(HOST_REGISTRY_STREAM)).map((e) => e as unknown as HostRegistryEvent),
+  );
   const [added] = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: name } }, registry);
   if (added?.type !== 'HostRegistry.HostAdded') throw new Error('not added');
-  const info = { hypervisorHostname: name, serviceName: name, vcpus: 1, memoryMb: 512, localGb: 1, cpuInfo: '{}', hypervisorType: 'fake', hypervisorVersion: 1, availabilityZone: 'nova' };
-  const registered = hostDecider.decide({ type: 'RegisterHost', data: { hostId: added.data.hostId, info, capabilities: {}, now: NOW } }, hostDecider.initialState());
+  const info = {
+    hypervisorHostname: name,
+    serviceName: name,
+    vcpus: 1,
+    memoryMb: 512,
+    localGb: 1,
+    cpuInfo: '{}',
+    hypervisorType: 'fake',
+    hypervisorVersion: 1,
+    availabilityZone: 'nova',
+  };
+  const registered = hostDecider.decide(
+    { type: 'RegisterHost', data: { hostId: added.data.hostId, info, capabilities: {}, now: NOW } },
+    hostDecider.initialState(),
+  );
   await store.appendMultiple([
     { streamId: HOST_REGISTRY_STREAM, expectedRevision: 'any', events: [{ id: `reg-${name}`, ...added, metadata: meta }] },
-    { streamId: hostStream(added.data.hostId), expectedRevision: 'no_stream', events: registered.map((e, i) => ({ id: `host-${name}-${i}`, ...e, metadata: meta })) },
+    {
+      streamId: hostStream(added.data.hostId),
+      expectedRevision: 'no_stream',
+      events: registered.map((e, i) => ({ id: `host-${name}-${i}`, ...e, metadata: meta })),
+    },
   ]);
   return added.data.hostId;
 };
 
 const onHost = <T extends { payload: { 'nova_object.data': object } }>(sample: T, host: string, messageId: string): string =>
-  enveloped({ ...sample, message_id: messageId, payload: { ...sample.payload, 'nova_object.data': { ...sample.payload['nova_object.data'], host } } });
+  enveloped({
+    ...sample,
+    message_id: messageId,
+    payload: { ...sample.payload, 'nova_object.data': { ...sample.payload['nova_object.data'], host } },
+  });
 
 describe('NovaNotificationHandler (SQLite ledger)', () => {
   let store: EventStore;
@@ -50,7 +82,10 @@ describe('NovaNotificationHandler (SQLite ledger)', () => {
     expect(await handler.handle(enveloped(serviceUpdate))).toBe('recorded');
     expect(await handler.handle(enveloped(serviceUpdate))).toBe('unchanged');
     const [, wentDown] = await store.readStream(hostStream(hostId));
-    expect(wentDown).toMatchObject({ type: 'Host.WentDown', data: { hostId, reasons: ['disabled'], source: 'notification', observedAt: '2026-11-22T03:01:05.399Z' } });
+    expect(wentDown).toMatchObject({
+      type: 'Host.WentDown',
+      data: { hostId, reasons: ['disabled'], source: 'notification', observedAt: '2026-11-22T03:01:05.399Z' },
+    });
     expect(wentDown?.metadata).toMatchObject({ causationId: serviceUpdate.message_id, actor: null, reaction: 'nova-notification' });
   });
 
@@ -60,7 +95,11 @@ describe('NovaNotificationHandler (SQLite ledger)', () => {
     expect(await handler.handle(body)).toBe('duplicate');
     const events = await store.readStream(hostActivityStream(hostId));
     expect(events.map((e) => e.type)).toEqual(['HostActivity.InstanceNotified']);
-    expect(events[0]?.data).toMatchObject({ eventType: 'instance.create.end', instanceId: instanceCreateEnd.payload['nova_object.data'].uuid, messageId: 'm-1' });
+    expect(events[0]?.data).toMatchObject({
+      eventType: 'instance.create.end',
+      instanceId: instanceCreateEnd.payload['nova_object.data'].uuid,
+      messageId: 'm-1',
+    });
   });
 
   it('hosts Leasehold does not manage are ignored (logged at debug)', async () => {
@@ -74,7 +113,14 @@ describe('NovaNotificationHandler (SQLite ledger)', () => {
     ['malformed JSON', '{"oslo.version": "2.0", "oslo.message": "{', 'malformed'],
     ['an envelope without a message id', enveloped({ ...serviceUpdate, message_id: undefined }), 'malformed'],
     ['an unknown event type', enveloped({ ...serviceUpdate, event_type: 'volume.exploded' }), 'ignored'],
-    ['a service.update without its flags', enveloped({ ...serviceUpdate, payload: { ...serviceUpdate.payload, 'nova_object.data': { binary: 'nova-compute', host: 'fake-host-3' } } }), 'invalid'],
+    [
+      'a service.update without its flags',
+      enveloped({
+        ...serviceUpdate,
+        payload: { ...serviceUpdate.payload, 'nova_object.data': { binary: 'nova-compute', host: 'fake-host-3' } },
+      }),
+      'invalid',
+    ],
   ])('%s is logged and acknowledged, never thrown', async (_what, body, handledAs) => {
     expect(await handler.handle(body)).toBe(handledAs);
     expect(await healthTypes()).toEqual([]);

@@ -69,7 +69,11 @@ export class NovaNotificationHandler {
     const { disabled, forcedDown } = meaning;
     const outcome = await this.options.reactions.reportHealth({
       type: 'ReportHostHealth',
-      data: { hostId: host.hostId, observedAt: n.occurredAt, observation: { source: 'notification', messageId: n.messageId, disabled, forcedDown } },
+      data: {
+        hostId: host.hostId,
+        observedAt: n.occurredAt,
+        observation: { source: 'notification', messageId: n.messageId, disabled, forcedDown },
+      },
       metadata: this.metadata(n),
     });
     if (outcome === 'not-registered') return this.unmanaged(n, [meaning.serviceHost]);
@@ -101,7 +105,14 @@ export class NovaNotificationHandler {
   }
 
   private unmanaged(n: NovaNotification, hosts: readonly string[]): HandledAs {
-    this.options.log({ event: 'notification', level: 'debug', handledAs: 'unmanaged', eventType: n.eventType, messageId: n.messageId, hosts });
+    this.options.log({
+      event: 'notification',
+      level: 'debug',
+      handledAs: 'unmanaged',
+      eventType: n.eventType,
+      messageId: n.messageId,
+      hosts,
+    });
     return 'unmanaged';
   }
 

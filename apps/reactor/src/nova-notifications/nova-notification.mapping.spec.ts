@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { meaningOf } from './nova-notification.mapping.js';
 import { type NovaNotification, parseNovaNotification } from './oslo-envelope.js';
-import { aggregateAddHostEnd, aggregateCreateStart, enveloped, flavorCreate, instanceCreateEnd, instanceDeleteEnd, serviceCreate, serviceUpdate } from './testing/nova-samples.js';
+import {
+  aggregateAddHostEnd,
+  aggregateCreateStart,
+  enveloped,
+  flavorCreate,
+  instanceCreateEnd,
+  instanceDeleteEnd,
+  serviceCreate,
+  serviceUpdate,
+} from './testing/nova-samples.js';
 
 const parsed = (message: unknown): NovaNotification => {
   const result = parseNovaNotification(enveloped(message));
@@ -32,7 +41,10 @@ describe('meaningOf', () => {
 
   it('refuses a service.update missing its host or flags', () => {
     expect(meaningOf(parsed(withData(serviceUpdate, { host: null })))).toMatchObject({ kind: 'invalid' });
-    expect(meaningOf(parsed(withData(serviceUpdate, { forced_down: 'yes' })))).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('forced_down') as string });
+    expect(meaningOf(parsed(withData(serviceUpdate, { forced_down: 'yes' })))).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('forced_down') as string,
+    });
   });
 
   it('instance.create.end: the server, its project, flavor and state, on its service host', () => {
@@ -53,14 +65,23 @@ describe('meaningOf', () => {
   it('an instance not on a host yet is ignored; one without a uuid is invalid; a missing flavor is null', () => {
     expect(meaningOf(parsed(withData(instanceCreateEnd, { host: null })))).toMatchObject({ kind: 'ignored' });
     expect(meaningOf(parsed(withData(instanceCreateEnd, { uuid: undefined })))).toMatchObject({ kind: 'invalid' });
-    expect(meaningOf(parsed(withData(instanceCreateEnd, { flavor: null })))).toMatchObject({ kind: 'instance', activity: { flavorId: null } });
+    expect(meaningOf(parsed(withData(instanceCreateEnd, { flavor: null })))).toMatchObject({
+      kind: 'instance',
+      activity: { flavorId: null },
+    });
   });
 
   it('aggregate.*: the aggregate and the hosts it lists (none before it has any)', () => {
     expect(meaningOf(parsed(aggregateAddHostEnd))).toEqual({
       kind: 'aggregate',
       hosts: ['fake-host-1'],
-      activity: { kind: 'aggregate', aggregateUuid: '352b1b90-6f70-4028-a718-3fc8d872dac5', aggregateId: 1, aggregateName: 'freepool', hosts: ['fake-host-1'] },
+      activity: {
+        kind: 'aggregate',
+        aggregateUuid: '352b1b90-6f70-4028-a718-3fc8d872dac5',
+        aggregateId: 1,
+        aggregateName: 'freepool',
+        hosts: ['fake-host-1'],
+      },
     });
     expect(meaningOf(parsed(aggregateCreateStart))).toMatchObject({ kind: 'aggregate', hosts: [], activity: { aggregateId: null } });
     expect(meaningOf(parsed(withData(aggregateAddHostEnd, { hosts: [1] })))).toMatchObject({ kind: 'invalid' });

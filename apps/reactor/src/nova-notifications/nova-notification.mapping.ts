@@ -21,7 +21,10 @@ const str = (data: Data, key: string): string | null => (typeof data[key] === 's
 const strOrNull = (data: Data, key: string): string | null | undefined => (data[key] === null ? null : (str(data, key) ?? undefined));
 const bool = (data: Data, key: string): boolean | null => (typeof data[key] === 'boolean' ? data[key] : null);
 
-const invalid = (n: NovaNotification, what: string): NotificationMeaning => ({ kind: 'invalid', reason: `${n.eventType} ${n.messageId}: ${what}` });
+const invalid = (n: NovaNotification, what: string): NotificationMeaning => ({
+  kind: 'invalid',
+  reason: `${n.eventType} ${n.messageId}: ${what}`,
+});
 
 const serviceUpdate = (n: NovaNotification): NotificationMeaning => {
   const binary = str(n.data, 'binary');
@@ -45,7 +48,8 @@ const instance = (n: NovaNotification): NotificationMeaning => {
   const instanceId = str(n.data, 'uuid');
   const projectId = str(n.data, 'tenant_id');
   const state = strOrNull(n.data, 'state');
-  if (serviceHost === undefined || instanceId === null || projectId === null || state === undefined) return invalid(n, 'host, uuid, tenant_id or state missing');
+  if (serviceHost === undefined || instanceId === null || projectId === null || state === undefined)
+    return invalid(n, 'host, uuid, tenant_id or state missing');
   if (serviceHost === null) return { kind: 'ignored', reason: `${n.eventType} of ${instanceId} on no host yet` };
   return { kind: 'instance', serviceHost, activity: { kind: 'instance', instanceId, projectId, flavorId: flavorIdOf(n.data), state } };
 };

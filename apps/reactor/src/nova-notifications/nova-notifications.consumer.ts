@@ -75,12 +75,16 @@ export class NovaNotificationsConsumer {
     try {
       const connection = await connect(amqpUrlOf(this.options.url));
       this.connection = connection;
-      connection.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-connection', error: describeError(error) }));
+      connection.on('error', (error: unknown) =>
+        this.options.log({ event: 'error', phase: 'notifications-connection', error: describeError(error) }),
+      );
       connection.on('close', () => {
         if (this.connection === connection) this.lost('connection closed');
       });
       const channel = await connection.createChannel();
-      channel.on('error', (error: unknown) => this.options.log({ event: 'error', phase: 'notifications-channel', error: describeError(error) }));
+      channel.on('error', (error: unknown) =>
+        this.options.log({ event: 'error', phase: 'notifications-channel', error: describeError(error) }),
+      );
       // oslo.messaging declares its exchanges non-durable (amqp_durable_queues = False)
       await channel.assertExchange(exchange, 'topic', { durable: false });
       await channel.assertQueue(queue, { durable: true });
@@ -143,7 +147,12 @@ export class NovaNotificationsConsumer {
       await this.options.handle(message.content);
     } catch (error) {
       handled = false;
-      this.options.log({ event: 'error', phase: 'notification-handle', error: describeError(error), requeueInMs: this.options.requeueDelayMs ?? 1_000 });
+      this.options.log({
+        event: 'error',
+        phase: 'notification-handle',
+        error: describeError(error),
+        requeueInMs: this.options.requeueDelayMs ?? 1_000,
+      });
       await sleep(this.options.requeueDelayMs ?? 1_000);
     }
     try {

@@ -25,12 +25,24 @@ describe('parseNovaNotification', () => {
   it.each([
     ['not JSON', '{"oslo.version": "2.0", "oslo.mess', 'the body is not JSON'],
     ['a JSON array', '[1, 2]', 'the body is not a JSON object'],
-    ['an envelope whose message is not a string', JSON.stringify({ 'oslo.version': '2.0', 'oslo.message': 42 }), 'oslo.message is not a string'],
-    ['an envelope whose message is not JSON', JSON.stringify({ 'oslo.version': '2.0', 'oslo.message': 'nope{' }), 'oslo.message is not a JSON object'],
+    [
+      'an envelope whose message is not a string',
+      JSON.stringify({ 'oslo.version': '2.0', 'oslo.message': 42 }),
+      'oslo.message is not a string',
+    ],
+    [
+      'an envelope whose message is not JSON',
+      JSON.stringify({ 'oslo.version': '2.0', 'oslo.message': 'nope{' }),
+      'oslo.message is not a JSON object',
+    ],
     ['a message without event_type', enveloped({ ...serviceUpdate, event_type: undefined }), 'event_type, message_id or timestamp missing'],
     ['a message without message_id', enveloped({ ...serviceUpdate, message_id: '' }), 'event_type, message_id or timestamp missing'],
     ['an unreadable timestamp', enveloped({ ...serviceUpdate, timestamp: 'yesterday' }), "unreadable timestamp 'yesterday'"],
-    ['an unversioned payload', enveloped({ ...serviceUpdate, payload: { host: 'fake-host-3' } }), 'service.update: the payload is not a versioned nova object'],
+    [
+      'an unversioned payload',
+      enveloped({ ...serviceUpdate, payload: { host: 'fake-host-3' } }),
+      'service.update: the payload is not a versioned nova object',
+    ],
   ])('refuses %s without throwing', (_what, body, reason) => {
     expect(parseNovaNotification(body)).toEqual({ ok: false, reason });
   });

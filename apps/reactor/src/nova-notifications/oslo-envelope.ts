@@ -13,7 +13,8 @@ export interface NovaNotification {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-export type ParsedNotification = { readonly ok: true; readonly notification: NovaNotification } | { readonly ok: false; readonly reason: string };
+export type ParsedNotification =
+  { readonly ok: true; readonly notification: NovaNotification } | { readonly ok: false; readonly reason: string };
 
 type Json = Readonly<Record<string, unknown>>;
 
@@ -62,12 +63,23 @@ export const parseNovaNotification = (body: Buffer | string): ParsedNotification
   const messageId = text(message, 'message_id');
   const timestamp = text(message, 'timestamp');
   const payload = message['payload'];
-  if (eventType === null || messageId === null || timestamp === null) return { ok: false, reason: 'event_type, message_id or timestamp missing' };
+  if (eventType === null || messageId === null || timestamp === null)
+    return { ok: false, reason: 'event_type, message_id or timestamp missing' };
   const occurredAt = novaTimestampToIso(timestamp);
   if (occurredAt === null) return { ok: false, reason: `unreadable timestamp '${timestamp}'` };
   if (!isObject(payload) || !isObject(payload['nova_object.data']) || typeof payload['nova_object.name'] !== 'string') {
     return { ok: false, reason: `${eventType}: the payload is not a versioned nova object` };
   }
   const publisherId = text(message, 'publisher_id') ?? '';
-  return { ok: true, notification: { eventType, publisherId, messageId, occurredAt, payloadName: payload['nova_object.name'], data: payload['nova_object.data'] } };
+  return {
+    ok: true,
+    notification: {
+      eventType,
+      publisherId,
+      messageId,
+      occurredAt,
+      payloadName: payload['nova_object.name'],
+      data: payload['nova_object.data'],
+    },
+  };
 };

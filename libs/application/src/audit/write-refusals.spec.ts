@@ -47,7 +47,14 @@ describe('the audit log of refused writes', () => {
     expect(listed[0]).toMatchObject({
       actor: { user_id: 'member-user', project_id: 'project-1', system: null },
       request_id: 'request-1',
-      data: { operation: 'updateLease', method: 'PUT', path: '/v1/leases/l-1', code: 'POLICY_NOT_AUTHORIZED', reason: "Policy doesn't allow blazar:leases:put to be performed", at: '2030-01-01T23:59:00.000Z' },
+      data: {
+        operation: 'updateLease',
+        method: 'PUT',
+        path: '/v1/leases/l-1',
+        code: 'POLICY_NOT_AUTHORIZED',
+        reason: "Policy doesn't allow blazar:leases:put to be performed",
+        at: '2030-01-01T23:59:00.000Z',
+      },
     });
     expect(listed[1]?.summary).toBe('PUT /v1/leases/l-1 refused (409 HOST_RESERVED): Host 7 is reserved');
   });
@@ -56,7 +63,11 @@ describe('the audit log of refused writes', () => {
     await refuse('project-1', '2030-01-01T10:00:00.000Z', 403);
     await refuse('project-2', '2030-01-01T11:00:00.000Z', 409);
     await refuse('project-1', '2030-01-01T12:00:00.000Z', 409);
-    const ofProject = await refusals.list(admin, { start: '2030-01-01T10:00:00.000Z', end: '2030-01-01T12:00:00.000Z', projectId: 'project-1' });
+    const ofProject = await refusals.list(admin, {
+      start: '2030-01-01T10:00:00.000Z',
+      end: '2030-01-01T12:00:00.000Z',
+      projectId: 'project-1',
+    });
     expect(ofProject.map((entry) => entry.data['at'])).toEqual(['2030-01-01T10:00:00.000Z']);
   });
 
@@ -64,6 +75,8 @@ describe('the audit log of refused writes', () => {
     const range = { start: '2030-01-01T00:00:00.000Z', end: '2030-01-02T00:00:00.000Z', projectId: null };
     await expect(refusals.list(member('project-1'), range)).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     await expect(refusals.list(admin, { ...range, end: range.start })).rejects.toMatchObject({ code: 'AUDIT_RANGE_EMPTY' });
-    await expect(refusals.list(admin, { ...range, end: '2031-01-03T00:00:00.000Z' })).rejects.toMatchObject({ code: 'AUDIT_RANGE_TOO_LONG' });
+    await expect(refusals.list(admin, { ...range, end: '2031-01-03T00:00:00.000Z' })).rejects.toMatchObject({
+      code: 'AUDIT_RANGE_TOO_LONG',
+    });
   });
 });

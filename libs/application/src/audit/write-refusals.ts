@@ -48,8 +48,13 @@ export class WriteRefusals {
   ) {}
 
   async record(metadata: CommandMetadata, { operation, method, path, status, error }: Refusal): Promise<void> {
-    const event: WriteRefused = { type: 'Audit.WriteRefused', data: { operation, method, path, status, code: error.code, reason: error.message, at: metadata.now } };
-    await this.audit.appendToStream(auditStream(dayOf(metadata.now)), 'any', [{ id: this.newId(), ...event, metadata: eventMetadata(metadata) }]);
+    const event: WriteRefused = {
+      type: 'Audit.WriteRefused',
+      data: { operation, method, path, status, code: error.code, reason: error.message, at: metadata.now },
+    };
+    await this.audit.appendToStream(auditStream(dayOf(metadata.now)), 'any', [
+      { id: this.newId(), ...event, metadata: eventMetadata(metadata) },
+    ]);
   }
 
   /** Admin only (`leasehold:audit:get`): refusals decided in [start, end), of one project when asked, oldest first. */

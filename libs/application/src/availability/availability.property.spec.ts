@@ -49,27 +49,51 @@ const calendars: fc.Arbitrary<Calendar> = fc
   .map(({ cleaning, hosts, ips }) => ({
     cleaning,
     // slot bookings may overlap each other (two of 4 vcpus fill a host of 8): at most two of them
-    hosts: hosts.map((h) => ({ ...h, spans: h.slots ? h.spans.slice(0, 2).map(([s, l]) => [s, s + l] as const) : disjoint(h.spans, cleaning) })),
+    hosts: hosts.map((h) => ({
+      ...h,
+      spans: h.slots ? h.spans.slice(0, 2).map(([s, l]) => [s, s + l] as const) : disjoint(h.spans, cleaning),
+    })),
     ips: ips.map((raw) => disjoint(raw, cleaning)),
   }));
 
 const reservation: fc.Arbitrary<ReservationRequest> = fc.oneof(
   fc.record({ min: fc.integer({ min: 1, max: 2 }), gpu: fc.boolean() }).map(({ min, gpu }) =>
-    buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: gpu ? '["=", "$gpu", "true"]' : '', beforeEnd: 'default' }),
+    buildHostRequest({
+      min,
+      max: min,
+      hypervisorProperties: '',
+      resourceProperties: gpu ? '["=", "$gpu", "true"]' : '',
+      beforeEnd: 'default',
+    }),
   ),
-  fc.record({ amount: fc.integer({ min: 1, max: 3 }), vcpus: fc.constantFrom(2, 4), affinity: fc.constantFrom(null, true, false) }).map(({ amount, vcpus, affinity }) =>
-    buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity, resourceProperties: '' }),
-  ),
-  fc.integer({ min: 1, max: 2 }).map((amount): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] })),
+  fc
+    .record({ amount: fc.integer({ min: 1, max: 3 }), vcpus: fc.constantFrom(2, 4), affinity: fc.constantFrom(null, true, false) })
+    .map(({ amount, vcpus, affinity }) =>
+      buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity, resourceProperties: '' }),
+    ),
+  fc
+    .integer({ min: 1, max: 2 })
+    .map((amount): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] })),
 );
 
 const given = (calendar: Calendar): StreamEvent[] => [
   ...calendar.hosts.flatMap((host, i) => [
     hostRegistered(String(i + 1), host.gpu ? { gpu: 'true' } : {}),
     ...host.spans.map(([start, end], j) => {
-      const where = { hostId: String(i + 1), reservationId: `h${i}-${j}`, leaseId: `l-h${i}-${j}`, startDate: iso(start), endDate: iso(end), propertyNames: [] };
+      const where = {
+        hostId: String(i + 1),
+        reservationId: `h${i}-${j}`,
+        leaseId: `l-h${i}-${j}`,
+        startDate: iso(start),
+        endDate: iso(end),
+        propertyNames: [],
+      };
       return host.slots
-        ? { streamId: hostStream(String(i + 1)), type: 'Host.SlotsBooked', data: { ...where, slots: { count: 1, vcpus: 4, memoryMb: 1024, diskGb: 10 } } }
+        ? {
+            streamId: hostStream(String(i + 1)),
+            type: 'Host.SlotsBooked',
+            data: { ...where, slots: { count: 1, vcpus: 4, memoryMb: 1024, diskGb: 10 } },
+          }
         : { streamId: hostStream(String(i + 1)), type: 'Host.Booked', data: where };
     }),
   ]),
@@ -89,14 +113,24 @@ const contextOver = async (events: readonly StreamEvent[], cleaningTimeMinutes: 
   let ids = 0;
   const index = new WriteIndex(store);
   await index.catchUp();
-  const context: ApplicationContext = { handler: new CommandHandler(store), index, settings: { ...DEFAULT_SETTINGS, cleaningTimeMinutes }, newId: () => `id-${++ids}` };
+  const context: ApplicationContext = {
+    handler: new CommandHandler(store),
+    index,
+    settings: { ...DEFAULT_SETTINGS, cleaningTimeMinutes },
+    newId: () => `id-${++ids}`,
+  };
   return { store, context };
 };
 
 /** The admission at [start, start + duration) minutes from now, asked directly (no search involved). */
 const admitsAt = (context: ApplicationContext, requests: readonly ReservationRequest[], start: number, duration: number): boolean => {
   const admissions = new Admissions(ADMISSION_REGISTRY);
-  const admission = admissionContext(context, bookingPlan(context), { leaseId: 'brute', startDate: iso(start), endDate: iso(start + duration) }, member);
+  const admission = admissionContext(
+    context,
+    bookingPlan(context),
+    { leaseId: 'brute', startDate: iso(start), endDate: iso(start + duration) },
+    member,
+  );
   try {
     for (const request of requests) admissions.admit(admission, request);
     return true;
@@ -107,7 +141,12 @@ const admitsAt = (context: ApplicationContext, requests: readonly ReservationReq
 };
 
 /** A lease at the window, created through the write path on a fresh copy of the calendars: its events, or the refusal's code. */
-const leaseCreatedAt = async (events: readonly StreamEvent[], cleaning: number, requests: readonly ReservationRequest[], window: { readonly startDate: string; readonly endDate: string }) => {
+const leaseCreatedAt = async (
+  events: readonly StreamEvent[],
+  cleaning: number,
+  requests: readonly ReservationRequest[],
+  window: { readonly startDate: string; readonly endDate: string },
+) => {
   const { store, context } = await contextOver(events, cleaning);
   try {
     const data = { name: 'offer', startDate: window.startDate, endDate: window.endDate, beforeEndDate: null, reservations: requests };
@@ -123,25 +162,33 @@ const leaseCreatedAt = async (events: readonly StreamEvent[], cleaning: number, 
 describe('the window search agrees with admission', () => {
   it('every window it offers is admitted as a lease, and no minute before it (or between two) would have been', async () => {
     await fc.assert(
-      fc.asyncProperty(calendars, fc.array(reservation, { minLength: 1, maxLength: 2 }), fc.integer({ min: 1, max: 240 }), async (calendar, requests, duration) => {
-        const events = given(calendar);
-        const { store, context } = await contextOver(events, calendar.cleaning);
-        const request = { reservations: requests, durationMinutes: duration, notBefore: null, notAfter: iso(RANGE_MINUTES), limit: 3 };
-        try {
-          const windows = (await new AvailabilityQueries(context).windows(member, request, NOW)).windows;
-          let from = 0;
-          for (const window of windows) {
-            const start = (Date.parse(window.startDate) - BASE) / MINUTE_MS;
-            for (let minute = from; minute < start; minute++) expect(admitsAt(context, requests, minute, duration), `minute ${minute}`).toBe(false);
-            expect(await leaseCreatedAt(events, calendar.cleaning, requests, window)).toEqual(['Lease.Created']);
-            from = start + duration;
+      fc.asyncProperty(
+        calendars,
+        fc.array(reservation, { minLength: 1, maxLength: 2 }),
+        fc.integer({ min: 1, max: 240 }),
+        async (calendar, requests, duration) => {
+          const events = given(calendar);
+          const { store, context } = await contextOver(events, calendar.cleaning);
+          const request = { reservations: requests, durationMinutes: duration, notBefore: null, notAfter: iso(RANGE_MINUTES), limit: 3 };
+          try {
+            const windows = (await new AvailabilityQueries(context).windows(member, request, NOW)).windows;
+            let from = 0;
+            for (const window of windows) {
+              const start = (Date.parse(window.startDate) - BASE) / MINUTE_MS;
+              for (let minute = from; minute < start; minute++)
+                expect(admitsAt(context, requests, minute, duration), `minute ${minute}`).toBe(false);
+              expect(await leaseCreatedAt(events, calendar.cleaning, requests, window)).toEqual(['Lease.Created']);
+              from = start + duration;
+            }
+            // fewer than asked: nothing else fits before not_after
+            if (windows.length < 3)
+              for (let minute = from; minute + duration <= RANGE_MINUTES; minute++)
+                expect(admitsAt(context, requests, minute, duration), `minute ${minute}`).toBe(false);
+          } finally {
+            await store.close();
           }
-          // fewer than asked: nothing else fits before not_after
-          if (windows.length < 3) for (let minute = from; minute + duration <= RANGE_MINUTES; minute++) expect(admitsAt(context, requests, minute, duration), `minute ${minute}`).toBe(false);
-        } finally {
-          await store.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });

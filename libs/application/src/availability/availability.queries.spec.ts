@@ -15,9 +15,18 @@ const hosts = (min: number, properties = ''): ReservationRequest =>
   buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: properties, beforeEnd: 'default' });
 const slots = (amount: number, affinity: boolean | null, vcpus = 4): ReservationRequest =>
   buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity, resourceProperties: '' });
-const addresses = (amount: number): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] });
+const addresses = (amount: number): ReservationRequest => ({
+  resourceType: 'virtual:floatingip',
+  networkId: 'net-1',
+  amount,
+  requiredFloatingIps: [],
+});
 
-const ask = (reservations: readonly ReservationRequest[], hours: number, fields: Partial<AvailabilityRequest> = {}): AvailabilityRequest => ({
+const ask = (
+  reservations: readonly ReservationRequest[],
+  hours: number,
+  fields: Partial<AvailabilityRequest> = {},
+): AvailabilityRequest => ({
   reservations,
   durationMinutes: hours * 60,
   notBefore: null,
@@ -30,7 +39,10 @@ const ask = (reservations: readonly ReservationRequest[], hours: number, fields:
 const found = async (app: AvailabilityQueries, ...args: Parameters<AvailabilityQueries['windows']>) => (await app.windows(...args)).windows;
 
 const spec = applicationSpecification((context) => new AvailabilityQueries(context));
-const withCleaning = applicationSpecification((context) => new AvailabilityQueries(context), { ...DEFAULT_SETTINGS, cleaningTimeMinutes: 30 });
+const withCleaning = applicationSpecification((context) => new AvailabilityQueries(context), {
+  ...DEFAULT_SETTINGS,
+  cleaningTimeMinutes: 30,
+});
 
 const starts = (windows: readonly { readonly startDate: string }[]) => windows.map((w) => w.startDate);
 
@@ -57,35 +69,66 @@ describe('the window search', () => {
   });
 
   it('finds a window in a gap that only partly overlaps the bookings of other hosts', async () => {
-    const given = [hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r0', { start: 9, end: 12 }), hostBooked('2', 'r1', { start: 11, end: 14 })];
-    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(2)], 1), NOW)).then([]);
+    const given = [
+      hostRegistered('1'),
+      hostRegistered('2'),
+      hostBooked('1', 'r0', { start: 9, end: 12 }),
+      hostBooked('2', 'r1', { start: 11, end: 14 }),
+    ];
+    const windows = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([hosts(2)], 1), NOW))
+      .then([]);
     expect(starts(windows)).toEqual([at(14), at(15), at(16)]);
   });
 
   it('offers nothing that would end after not_after', async () => {
     const given = [hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })];
-    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(1)], 2, { notAfter: at(15) }), NOW)).then([]);
+    const windows = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([hosts(1)], 2, { notAfter: at(15) }), NOW))
+      .then([]);
     expect(starts(windows)).toEqual([at(12)]);
   });
 
   it('packs instance slots: room for three more beside a booking of one, until it ends', async () => {
     const given = [hostRegistered('1'), slotsBooked('1', 'r0', { count: 1, vcpus: 4, memoryMb: 1024, diskGb: 10 }, { start: 9, end: 12 })];
-    const [first] = await spec.given(given).when((app) => found(app, member, ask([slots(1, null)], 1), NOW)).then([]);
+    const [first] = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([slots(1, null)], 1), NOW))
+      .then([]);
     expect(first?.reservations[0]).toEqual({ resourceType: 'virtual:instance', requested: 1, matching: 1, free: 1 });
-    const [two] = await spec.given(given).when((app) => found(app, member, ask([slots(2, true)], 1), NOW)).then([]);
+    const [two] = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([slots(2, true)], 1), NOW))
+      .then([]);
     expect(two?.startDate).toBe(at(12));
   });
 
   it('keeps anti-affine slots on distinct hosts: two need two hosts with room', async () => {
     const given = [hostRegistered('1'), hostRegistered('2'), hostBooked('2', 'r0', { start: 9, end: 13 })];
-    const windows = await spec.given(given).when((app) => found(app, member, ask([slots(2, false)], 1), NOW)).then([]);
+    const windows = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([slots(2, false)], 1), NOW))
+      .then([]);
     expect(starts(windows)).toEqual([at(13), at(14), at(15)]);
   });
 
   it('books floating IPs on their own calendars', async () => {
-    const given = [floatingIpRegistered('f1', '10.0.0.1'), floatingIpRegistered('f2', '10.0.0.2'), floatingIpBooked('f1', 'r0', { start: 9, end: 11 })];
-    const windows = await spec.given(given).when((app) => found(app, member, ask([addresses(2)], 1), NOW)).then([]);
-    expect(windows[0]).toEqual({ startDate: at(11), endDate: at(12), reservations: [{ resourceType: 'virtual:floatingip', requested: 2, matching: 2, free: 2 }] });
+    const given = [
+      floatingIpRegistered('f1', '10.0.0.1'),
+      floatingIpRegistered('f2', '10.0.0.2'),
+      floatingIpBooked('f1', 'r0', { start: 9, end: 11 }),
+    ];
+    const windows = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([addresses(2)], 1), NOW))
+      .then([]);
+    expect(windows[0]).toEqual({
+      startDate: at(11),
+      endDate: at(12),
+      reservations: [{ resourceType: 'virtual:floatingip', requested: 2, matching: 2, free: 2 }],
+    });
   });
 
   it('admits a mixed request only where every reservation fits at once', async () => {
@@ -95,12 +138,18 @@ describe('the window search', () => {
       hostBooked('1', 'r0', { start: 9, end: 11 }),
       floatingIpBooked('f1', 'r1', { start: 11, end: 13 }),
     ];
-    const windows = await spec.given(given).when((app) => found(app, member, ask([hosts(1), addresses(1)], 1, { limit: 1 }), NOW)).then([]);
+    const windows = await spec
+      .given(given)
+      .when((app) => found(app, member, ask([hosts(1), addresses(1)], 1, { limit: 1 }), NOW))
+      .then([]);
     expect(starts(windows)).toEqual([at(13)]);
   });
 
   it('ends at once, with nothing, for a request no calendar could ever hold (more hosts than match)', async () => {
-    const answer = await spec.given([hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })]).when((app) => app.windows(member, ask([hosts(2)], 1), NOW)).then([]);
+    const answer = await spec
+      .given([hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })])
+      .when((app) => app.windows(member, ask([hosts(2)], 1), NOW))
+      .then([]);
     expect(answer).toEqual({ windows: [], searchedUntil: null });
   });
 
@@ -109,9 +158,19 @@ describe('the window search', () => {
     // instance slots are found by trying the admission at each candidate start
     const busy = Array.from({ length: 300 }, (_, i) => ({
       ...hostBooked('1', `r${i}`),
-      data: { hostId: '1', reservationId: `r${i}`, leaseId: `l${i}`, startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(), endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(), propertyNames: [] },
+      data: {
+        hostId: '1',
+        reservationId: `r${i}`,
+        leaseId: `l${i}`,
+        startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(),
+        endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(),
+        propertyNames: [],
+      },
     }));
-    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([slots(1, null)], 2 / 60), NOW)).then([]);
+    const answer = await spec
+      .given([hostRegistered('1'), ...busy])
+      .when((app) => app.windows(member, ask([slots(1, null)], 2 / 60), NOW))
+      .then([]);
     expect(answer.windows).toEqual([]);
     // the 250th start tried is 250 minutes on from now (starts are tried at 09:00, then each booking's end)
     expect(answer.searchedUntil).toBe(new Date(Date.parse(NOW) + 2 * MAX_ATTEMPTS_PER_SEARCH * 60_000).toISOString());
@@ -120,15 +179,28 @@ describe('the window search', () => {
   it('answers a whole-host request over that calendar without running out: the sweep skips every gap too short', async () => {
     const busy = Array.from({ length: 300 }, (_, i) => ({
       ...hostBooked('1', `r${i}`),
-      data: { hostId: '1', reservationId: `r${i}`, leaseId: `l${i}`, startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(), endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(), propertyNames: [] },
+      data: {
+        hostId: '1',
+        reservationId: `r${i}`,
+        leaseId: `l${i}`,
+        startDate: new Date(Date.parse(NOW) + (2 * i + 1) * 60_000).toISOString(),
+        endDate: new Date(Date.parse(NOW) + (2 * i + 2) * 60_000).toISOString(),
+        propertyNames: [],
+      },
     }));
-    const answer = await spec.given([hostRegistered('1'), ...busy]).when((app) => app.windows(member, ask([hosts(1)], 2 / 60, { limit: 1 }), NOW)).then([]);
+    const answer = await spec
+      .given([hostRegistered('1'), ...busy])
+      .when((app) => app.windows(member, ask([hosts(1)], 2 / 60, { limit: 1 }), NOW))
+      .then([]);
     // the last booking ends 600 minutes from now
     expect(answer).toMatchObject({ windows: [{ startDate: new Date(Date.parse(NOW) + 600 * 60_000).toISOString() }], searchedUntil: null });
   });
 
   it('refuses a reader (who may not lease) and a range that ends before it starts', async () => {
-    await spec.given([hostRegistered('1')]).when((app) => found(app, reader, ask([hosts(1)], 1), NOW)).thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
+    await spec
+      .given([hostRegistered('1')])
+      .when((app) => found(app, reader, ask([hosts(1)], 1), NOW))
+      .thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
     await spec
       .given([hostRegistered('1')])
       .when((app) => found(app, member, ask([hosts(1)], 1, { notBefore: at(12), notAfter: at(11) }), NOW))

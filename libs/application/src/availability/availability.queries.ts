@@ -1,4 +1,15 @@
-import { type ExistingLease, MINUTE_MS, type Reservation, invalid, leaseDecider, leaseStream, requireExisting, scheduleForUpdate, toMs, truncateToMinute } from '#domain/index.js';
+import {
+  type ExistingLease,
+  MINUTE_MS,
+  type Reservation,
+  invalid,
+  leaseDecider,
+  leaseStream,
+  requireExisting,
+  scheduleForUpdate,
+  toMs,
+  truncateToMinute,
+} from '#domain/index.js';
 import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
 import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions, type ReservationRequest } from '#plugins/admission/admission.registry.js';
@@ -68,14 +79,21 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * its sweep already ends a search for more hosts than match. Booking one host instead of two hundred
  * makes that proof cheap.
  */
-const oneHost = (request: ReservationRequest): ReservationRequest => (request.resourceType === 'physical:host' ? { ...request, min: 1, max: 1 } : request);
+const oneHost = (request: ReservationRequest): ReservationRequest =>
+  request.resourceType === 'physical:host' ? { ...request, min: 1, max: 1 } : request;
 
 const requestedOf = (request: ReservationRequest): number => (request.resourceType === 'physical:host' ? request.min : request.amount);
 
 /** Bookings of other reservations on the hosts and floating IPs a lease holds, for the extension's search. */
 const heldCalendars = (reservations: readonly Reservation[]) => ({
-  hostIds: new Set(reservations.flatMap((r) => (r.resourceType === 'physical:host' ? r.hostIds : r.resourceType === 'virtual:floatingip' ? [] : r.allocations.map((a) => a.hostId)))),
-  floatingIpIds: new Set(reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : []))),
+  hostIds: new Set(
+    reservations.flatMap((r) =>
+      r.resourceType === 'physical:host' ? r.hostIds : r.resourceType === 'virtual:floatingip' ? [] : r.allocations.map((a) => a.hostId),
+    ),
+  ),
+  floatingIpIds: new Set(
+    reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : [])),
+  ),
   reservationIds: new Set(reservations.map((r) => r.id)),
 });
 
@@ -98,7 +116,10 @@ export class AvailabilityQueries {
 
   async windows(caller: Caller, request: AvailabilityRequest, now: string): Promise<Availability> {
     authorize(caller, ACTIONS.availabilityGet);
-    const notBefore = Math.max(truncateToMinute(now), request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS);
+    const notBefore = Math.max(
+      truncateToMinute(now),
+      request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS,
+    );
     const notAfter = request.notAfter === null ? notBefore + DEFAULT_HORIZON_DAYS * DAY_MS : toMs(request.notAfter);
     if (notAfter <= notBefore) throw invalid('INVALID_RANGE', 'not_after must be later than not_before (and than now)');
     await this.app.index.catchUp();
@@ -109,10 +130,23 @@ export class AvailabilityQueries {
    * The counter-offer for a refused new lease: the earliest windows of its duration from its requested
    * start, within the default horizon. Run after the refusal, outside the write lock.
    */
-  async alternativesForCreate(caller: Caller, reservations: readonly ReservationRequest[], startDate: string, endDate: string, limit: number): Promise<Window[]> {
+  async alternativesForCreate(
+    caller: Caller,
+    reservations: readonly ReservationRequest[],
+    startDate: string,
+    endDate: string,
+    limit: number,
+  ): Promise<Window[]> {
     await this.app.index.catchUp();
     const start = Math.ceil(toMs(startDate) / MINUTE_MS) * MINUTE_MS;
-    const { windows } = this.find(caller, reservations, toMs(endDate) - toMs(startDate), start, start + DEFAULT_HORIZON_DAYS * DAY_MS, limit);
+    const { windows } = this.find(
+      caller,
+      reservations,
+      toMs(endDate) - toMs(startDate),
+      start,
+      start + DEFAULT_HORIZON_DAYS * DAY_MS,
+      limit,
+    );
     return windows.map(({ startDate: s, endDate: e }) => ({ startDate: s, endDate: e }));
   }
 
@@ -121,7 +155,13 @@ export class AvailabilityQueries {
    * its new duration from its new start where the same change (readmission with the same patches)
    * would be admitted. A started lease cannot move: none.
    */
-  async alternativesForUpdate(caller: Caller, existing: ExistingLease, attemptAt: (admissions: Admissions) => Attempt, window: Window, limit: number): Promise<Window[]> {
+  async alternativesForUpdate(
+    caller: Caller,
+    existing: ExistingLease,
+    attemptAt: (admissions: Admissions) => Attempt,
+    window: Window,
+    limit: number,
+  ): Promise<Window[]> {
     if (existing.status !== 'Pending') return [];
     await this.app.index.catchUp();
     const start = Math.ceil(toMs(window.startDate) / MINUTE_MS) * MINUTE_MS;
@@ -132,7 +172,10 @@ export class AvailabilityQueries {
       alone: null,
       earliestPossible: null,
       possibleAdmits: false,
-      relevance: { hosts: 'all' as const, networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])) },
+      relevance: {
+        hosts: 'all' as const,
+        networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])),
+      },
       durationMs: duration,
       notBefore: start,
       notAfter: start + DEFAULT_HORIZON_DAYS * DAY_MS,
@@ -151,7 +194,11 @@ export class AvailabilityQueries {
     const { startDate, endDate, reservations } = existing.lease;
     const end = toMs(endDate);
     // the lease must still be changeable at all (not ended, not busy), as an update would judge it
-    scheduleForUpdate(existing, { name: null, startDate: null, endDate: iso(end + MINUTE_MS), beforeEndDate: null, reservationIds: [] }, now);
+    scheduleForUpdate(
+      existing,
+      { name: null, startDate: null, endDate: iso(end + MINUTE_MS), beforeEndDate: null, reservationIds: [] },
+      now,
+    );
     await this.app.index.catchUp();
     const attempt: Attempt = (context) => {
       for (const reservation of reservations) this.admissions.readmit(context, reservation, undefined, true);
@@ -163,7 +210,14 @@ export class AvailabilityQueries {
     return { leaseId, endDate, maxEndDate: null, conflictEndDate: null };
   }
 
-  private find(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): Availability {
+  private find(
+    caller: Caller,
+    reservations: readonly ReservationRequest[],
+    durationMs: number,
+    notBefore: number,
+    notAfter: number,
+    limit: number,
+  ): Availability {
     const { starts, searchedUntil } = this.search.windows(this.windowQuery(caller, reservations, durationMs, notBefore, notAfter, limit));
     const supplyAt = this.supplies(caller, reservations, durationMs, notAfter - durationMs);
     const windows = starts.map((start) => {
@@ -171,7 +225,11 @@ export class AvailabilityQueries {
       return {
         startDate: iso(start),
         endDate: iso(start + durationMs),
-        reservations: reservations.map((request, i) => ({ resourceType: request.resourceType, requested: requestedOf(request), ...(supply[i] as ReservationSupply) })),
+        reservations: reservations.map((request, i) => ({
+          resourceType: request.resourceType,
+          requested: requestedOf(request),
+          ...(supply[i] as ReservationSupply),
+        })),
       };
     });
     return { windows, searchedUntil: searchedUntil === null ? null : iso(searchedUntil) };
@@ -182,11 +240,21 @@ export class AvailabilityQueries {
    * over their calendars (the host policy's own count, without a pass over every host per window),
    * the others from their policies.
    */
-  private supplies(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, lastStart: number): (start: number) => ReservationSupply[] {
-    const sweepers = reservations.map((request) => (request.resourceType === 'physical:host' ? this.hostSweeper(request.query, request.min, durationMs, lastStart) : null));
+  private supplies(
+    caller: Caller,
+    reservations: readonly ReservationRequest[],
+    durationMs: number,
+    lastStart: number,
+  ): (start: number) => ReservationSupply[] {
+    const sweepers = reservations.map((request) =>
+      request.resourceType === 'physical:host' ? this.hostSweeper(request.query, request.min, durationMs, lastStart) : null,
+    );
     const others = reservations.filter((_, i) => sweepers[i] === null);
     return (start) => {
-      const supplied = others.length === 0 ? [] : this.search.supply(others, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
+      const supplied =
+        others.length === 0
+          ? []
+          : this.search.supply(others, caller, start, start + durationMs, (context, request) => this.admissions.supply(context, request));
       let next = 0;
       return reservations.map((_, i) => sweepers[i]?.supplyAt(start) ?? (supplied[next++] as ReservationSupply));
     };
@@ -198,13 +266,23 @@ export class AvailabilityQueries {
     return new HostSweeper(hosts, { matching: matchingHosts(hosts, query), min, durationMs, cleaningMs, lastStart });
   }
 
-  private windowQuery(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, notBefore: number, notAfter: number, limit: number): WindowQuery {
-    const admit = (requests: readonly ReservationRequest[]): Attempt => (context: AdmissionContext) => {
-      for (const request of requests) this.admissions.admit(context, request);
-    };
+  private windowQuery(
+    caller: Caller,
+    reservations: readonly ReservationRequest[],
+    durationMs: number,
+    notBefore: number,
+    notAfter: number,
+    limit: number,
+  ): WindowQuery {
+    const admit =
+      (requests: readonly ReservationRequest[]): Attempt =>
+      (context: AdmissionContext) => {
+        for (const request of requests) this.admissions.admit(context, request);
+      };
     // one host reservation alone: where its sweep finds enough hosts free, the host policy admits it
     // (unless the freepool headroom rule judges the caller's leases too: the sweep does not count it)
-    const possibleAdmits = reservations.length === 1 && reservations[0]?.resourceType === 'physical:host' && headroomRuleFor(this.app.settings, caller) === null;
+    const possibleAdmits =
+      reservations.length === 1 && reservations[0]?.resourceType === 'physical:host' && headroomRuleFor(this.app.settings, caller) === null;
     // the sweep already ends a search for host reservations that never fit: with others, the attempts
     // at each window would meet any other refusal of theirs
     const tried = possibleAdmits ? reservations.map(oneHost) : reservations.filter((request) => request.resourceType !== 'physical:host');
@@ -227,13 +305,17 @@ export class AvailabilityQueries {
    * For host reservations: alone, each needs `min` matching hosts free, which a sweep over the hosts'
    * calendars finds; the whole request fits no earlier than a start where each of them does.
    */
-  private hostsEarliestPossible(reservations: readonly ReservationRequest[], durationMs: number, lastStart: number): ((from: number) => number | null) | null {
+  private hostsEarliestPossible(
+    reservations: readonly ReservationRequest[],
+    durationMs: number,
+    lastStart: number,
+  ): ((from: number) => number | null) | null {
     const hostRequests = reservations.flatMap((r) => (r.resourceType === 'physical:host' ? [r] : []));
     if (hostRequests.length === 0) return null;
     const sweepers = hostRequests.map((request) => this.hostSweeper(request.query, request.min, durationMs, lastStart));
     return (from) => {
       let start = from;
-      for (let moved = true; moved; ) {
+      for (let moved = true; moved;) {
         moved = false;
         for (const sweeper of sweepers) {
           const earliest = sweeper.earliestFrom(start);

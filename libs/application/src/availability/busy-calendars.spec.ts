@@ -8,7 +8,11 @@ import { CalendarIndex, calendarIndexOf } from './calendar-index.js';
 /** The sorted lists as (host id, start hour, end hour), for comparison. */
 const listed = (calendars: CalendarIndex) => {
   const { members, byStart, byEnd } = calendars.hosts;
-  const row = (b: { readonly member: number; readonly start: number; readonly end: number }) => [members[b.member]?.hostId, new Date(b.start).getUTCHours(), new Date(b.end).getUTCHours()];
+  const row = (b: { readonly member: number; readonly start: number; readonly end: number }) => [
+    members[b.member]?.hostId,
+    new Date(b.start).getUTCHours(),
+    new Date(b.end).getUTCHours(),
+  ];
   return { byStart: byStart.map(row), byEnd: byEnd.map(row) };
 };
 
@@ -28,22 +32,45 @@ const scenario = async (given: readonly StreamEvent[]) => {
 
 describe('the sorted busy calendars', () => {
   it('list every booking by start and by end', async () => {
-    const { store, index } = await scenario([hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'a', { start: 10, end: 18 }), hostBooked('2', 'b', { start: 11, end: 12 })]);
+    const { store, index } = await scenario([
+      hostRegistered('1'),
+      hostRegistered('2'),
+      hostBooked('1', 'a', { start: 10, end: 18 }),
+      hostBooked('2', 'b', { start: 11, end: 12 }),
+    ]);
     try {
-      expect(listed(calendarIndexOf(index))).toEqual({ byStart: [['1', 10, 18], ['2', 11, 12]], byEnd: [['2', 11, 12], ['1', 10, 18]] });
+      expect(listed(calendarIndexOf(index))).toEqual({
+        byStart: [
+          ['1', 10, 18],
+          ['2', 11, 12],
+        ],
+        byEnd: [
+          ['2', 11, 12],
+          ['1', 10, 18],
+        ],
+      });
     } finally {
       await store.close();
     }
   });
 
   it('follow a write at once (read-your-writes): a booking added, moved or released is in the lists the next search reads', async () => {
-    const { store, index, after } = await scenario([hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'a', { start: 10, end: 18 })]);
+    const { store, index, after } = await scenario([
+      hostRegistered('1'),
+      hostRegistered('2'),
+      hostBooked('1', 'a', { start: 10, end: 18 }),
+    ]);
     try {
       calendarIndexOf(index);
       const added = await after([hostBooked('2', 'b', { start: 9, end: 20 })]);
       expect(added.patched).toEqual(added.fresh);
-      expect(added.patched.byStart).toEqual([['2', 9, 20], ['1', 10, 18]]);
-      const released = await after([{ streamId: 'host-1', type: 'Host.BookingReleased', data: { hostId: '1', reservationId: 'a', leaseId: 'lease-1' } }]);
+      expect(added.patched.byStart).toEqual([
+        ['2', 9, 20],
+        ['1', 10, 18],
+      ]);
+      const released = await after([
+        { streamId: 'host-1', type: 'Host.BookingReleased', data: { hostId: '1', reservationId: 'a', leaseId: 'lease-1' } },
+      ]);
       expect(released.patched).toEqual(released.fresh);
       expect(released.patched.byEnd).toEqual([['2', 9, 20]]);
     } finally {
@@ -57,7 +84,10 @@ describe('the sorted busy calendars', () => {
       calendarIndexOf(index);
       const joined = await after([hostRegistered('2'), hostBooked('2', 'b', { start: 12, end: 13 })]);
       expect(joined.patched).toEqual(joined.fresh);
-      expect(joined.patched.byEnd).toEqual([['2', 12, 13], ['1', 10, 18]]);
+      expect(joined.patched.byEnd).toEqual([
+        ['2', 12, 13],
+        ['1', 10, 18],
+      ]);
     } finally {
       await store.close();
     }

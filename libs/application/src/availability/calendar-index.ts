@@ -4,8 +4,14 @@ import { BusyCalendars } from './busy-calendars.js';
 
 /** The booked intervals of every host and floating IP, sorted for sweeps (see BusyCalendars). */
 export class CalendarIndex {
-  readonly hosts = new BusyCalendars<RegisteredHost, Booking>((host) => host.hostId, (host) => host.bookings);
-  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>((ip) => ip.floatingIpId, (ip) => ip.bookings);
+  readonly hosts = new BusyCalendars<RegisteredHost, Booking>(
+    (host) => host.hostId,
+    (host) => host.bookings,
+  );
+  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>(
+    (ip) => ip.floatingIpId,
+    (ip) => ip.bookings,
+  );
 
   /** In step with the write index as it stands (call after it caught up). */
   refresh(index: WriteIndex): this {

@@ -29,12 +29,22 @@ export class CandidateStarts {
 
   constructor(
     private readonly calendars: readonly RelevantCalendars[],
-    private readonly options: { readonly durationMs: number; readonly cleaningMs: number; readonly enteringMatters: boolean; readonly lastStart: number },
+    private readonly options: {
+      readonly durationMs: number;
+      readonly cleaningMs: number;
+      readonly enteringMatters: boolean;
+      readonly lastStart: number;
+    },
   ) {
     const { durationMs, cleaningMs, enteringMatters } = options;
     const shifts = cleaningMs === 0 ? [0] : [0, cleaningMs];
     this.streams = calendars.flatMap(({ calendars: { byStart, byEnd }, relevant }) => [
-      ...shifts.map((shift) => ({ list: byEnd, relevant, point: (b: BusyInterval) => minuteFrom(b.end + shift), firstAfter: (after: number) => firstAtLeast(byEnd, 'end', after - shift + 1) })),
+      ...shifts.map((shift) => ({
+        list: byEnd,
+        relevant,
+        point: (b: BusyInterval) => minuteFrom(b.end + shift),
+        firstAfter: (after: number) => firstAtLeast(byEnd, 'end', after - shift + 1),
+      })),
       ...(enteringMatters ? shifts : []).map((shift) => ({
         list: byStart,
         relevant,
@@ -61,7 +71,10 @@ export class CandidateStarts {
   /** The first minute from which no relevant booking is near any window (its end plus the cleaning time passed). */
   emptyFrom(notBefore: number): number {
     let from = notBefore;
-    for (const { calendars: { byEnd }, relevant } of this.calendars) {
+    for (const {
+      calendars: { byEnd },
+      relevant,
+    } of this.calendars) {
       for (let i = byEnd.length - 1; i >= 0; i--) {
         const interval = byEnd[i] as BusyInterval;
         if (relevant[interval.member] !== true) continue;

@@ -8,7 +8,11 @@ import { CapacityRefused } from './counter-offer.js';
 const member = commandMetadata(testCaller('member'), at(9));
 const twoHosts = buildHostRequest({ min: 2, max: 2, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default' });
 const create = (app: LeaseUseCases, start: number, end: number) =>
-  app.create({ type: 'CreateLease', data: { name: 'wanted', startDate: at(start), endDate: at(end), beforeEndDate: null, reservations: [twoHosts] }, metadata: member });
+  app.create({
+    type: 'CreateLease',
+    data: { name: 'wanted', startDate: at(start), endDate: at(end), beforeEndDate: null, reservations: [twoHosts] },
+    metadata: member,
+  });
 
 const spec = applicationSpecification((context) => new LeaseUseCases(context));
 
@@ -16,7 +20,12 @@ describe('counter-offers', () => {
   it('a create refused for lack of hosts keeps its code and message and offers the earliest windows of its length from its start', async () => {
     const refusal = await spec
       .given([hostRegistered('1'), hostRegistered('2'), hostBooked('2', 'r0', { start: 10, end: 12 })])
-      .when((app) => create(app, 11, 13).then(() => null, (error: unknown) => error))
+      .when((app) =>
+        create(app, 11, 13).then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      )
       .then([]);
     expect(refusal).toBeInstanceOf(CapacityRefused);
     expect(refusal).toMatchObject({
@@ -37,8 +46,15 @@ describe('counter-offers', () => {
       .given([hostRegistered('1'), hostRegistered('2')])
       .when((app) =>
         app
-          .create({ type: 'CreateLease', data: { name: 'x', startDate: at(11), endDate: at(13), beforeEndDate: null, reservations: [twoHosts] }, metadata: commandMetadata(testCaller('reader'), at(9)) })
-          .then(() => null, (error: unknown) => error),
+          .create({
+            type: 'CreateLease',
+            data: { name: 'x', startDate: at(11), endDate: at(13), beforeEndDate: null, reservations: [twoHosts] },
+            metadata: commandMetadata(testCaller('reader'), at(9)),
+          })
+          .then(
+            () => null,
+            (error: unknown) => error,
+          ),
       )
       .then([]);
     expect(refusal).toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });

@@ -20,7 +20,8 @@ export class CapacityRefused extends DomainError {
     const first = alternatives[0];
     // upstream's capacity messages end without a full stop: the offer starts a sentence of its own
     const stop = /[.!?]$/.test(refusal.message) ? '' : '.';
-    const offer = first === undefined ? '' : `${stop} Earliest alternative: ${requestDate(first.startDate)} to ${requestDate(first.endDate)}.`;
+    const offer =
+      first === undefined ? '' : `${stop} Earliest alternative: ${requestDate(first.startDate)} to ${requestDate(first.endDate)}.`;
     super(refusal.code, refusal.kind, `${refusal.message}${offer}`, `${refusal.template}${literal(offer)}`);
   }
 }

@@ -10,7 +10,13 @@ import { buildHostRequest } from '#plugins/physical-host/host-reservation.reques
 
 const HOUR = 60 * MINUTE_MS;
 const T = (hour: number): number => Date.parse(at(hour));
-const gpu = buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: '["=", "$gpu", "true"]', beforeEnd: 'default' }).query;
+const gpu = buildHostRequest({
+  min: 1,
+  max: 1,
+  hypervisorProperties: '',
+  resourceProperties: '["=", "$gpu", "true"]',
+  beforeEnd: 'default',
+}).query;
 
 const indexOver = async (given: readonly StreamEvent[]) => {
   const store = SqliteEventStore.open({ file: ':memory:' });
@@ -20,16 +26,28 @@ const indexOver = async (given: readonly StreamEvent[]) => {
   return { store, index };
 };
 
-/** Given these calendars, a sweeper for `min` hosts (all, or those matching `query`) for `hours`, cleaning `cleaning` minutes, up to 23:00. */
+/**
+ * Given these calendars, a sweeper for `min` hosts (all, or those matching `query`) for `hours`, cleaning `cleaning` minutes, up to 23:00.
+ */
 const sweeperOver = async (given: readonly StreamEvent[], min: number, hours: number, cleaning = 0, query = gpu as typeof gpu | null) => {
   const { store, index } = await indexOver(given);
   const { hosts } = calendarIndexOf(index);
-  const sweep = { matching: matchingHosts(hosts, query), min, durationMs: hours * HOUR, cleaningMs: cleaning * MINUTE_MS, lastStart: T(23) - hours * HOUR };
+  const sweep = {
+    matching: matchingHosts(hosts, query),
+    min,
+    durationMs: hours * HOUR,
+    cleaningMs: cleaning * MINUTE_MS,
+    lastStart: T(23) - hours * HOUR,
+  };
   return { store, index, hosts, sweep, sweeper: new HostSweeper(hosts, sweep) };
 };
 
 /** The same question answered minute by minute with the host policy's own test. */
-const bruteForce = (hosts: Awaited<ReturnType<typeof sweeperOver>>['hosts'], sweep: Awaited<ReturnType<typeof sweeperOver>>['sweep'], from: number): number | null => {
+const bruteForce = (
+  hosts: Awaited<ReturnType<typeof sweeperOver>>['hosts'],
+  sweep: Awaited<ReturnType<typeof sweeperOver>>['sweep'],
+  from: number,
+): number | null => {
   for (let start = from; start <= sweep.lastStart; start += MINUTE_MS) {
     const window = { start, end: start + sweep.durationMs };
     const free = hosts.members.filter((host, i) => sweep.matching[i] === true && wholeHostFree(host, window, sweep.cleaningMs)).length;
@@ -51,7 +69,12 @@ const CROWDED: readonly StreamEvent[] = [
 
 describe('the host sweep', () => {
   it('starts after a booking ends plus the cleaning time, and keeps the cleaning time before the next', async () => {
-    const { store, sweeper } = await sweeperOver([hostRegistered('1', { gpu: 'true' }), hostBooked('1', 'a', { start: 10, end: 12 }), hostBooked('1', 'b', { start: 15, end: 16 })], 1, 2, 30);
+    const { store, sweeper } = await sweeperOver(
+      [hostRegistered('1', { gpu: 'true' }), hostBooked('1', 'a', { start: 10, end: 12 }), hostBooked('1', 'b', { start: 15, end: 16 })],
+      1,
+      2,
+      30,
+    );
     try {
       expect(sweeper.earliestFrom(T(9))).toBe(T(12) + 30 * MINUTE_MS);
       // 14:30 to 16:30 would meet b; after b and its cleaning time
@@ -85,12 +108,20 @@ describe('the host sweep', () => {
   });
 
   it('agrees with the host policy minute by minute, asked afresh or moving forward, with and without cleaning time', async () => {
-    for (const [min, hours, cleaning, query] of [[1, 1, 0, gpu], [2, 1, 0, gpu], [1, 3, 20, null], [2, 2, 7, null], [3, 1, 0, null]] as const) {
+    for (const [min, hours, cleaning, query] of [
+      [1, 1, 0, gpu],
+      [2, 1, 0, gpu],
+      [1, 3, 20, null],
+      [2, 2, 7, null],
+      [3, 1, 0, null],
+    ] as const) {
       const { store, hosts, sweep, sweeper } = await sweeperOver(CROWDED, min, hours, cleaning, query);
       try {
         for (let from = T(8); from <= T(21); from += 17 * MINUTE_MS) {
           const expected = bruteForce(hosts, sweep, from);
-          expect(new HostSweeper(hosts, sweep).earliestFrom(from), `${min} x ${hours} h from ${new Date(from).toISOString()}`).toBe(expected);
+          expect(new HostSweeper(hosts, sweep).earliestFrom(from), `${min} x ${hours} h from ${new Date(from).toISOString()}`).toBe(
+            expected,
+          );
           expect(sweeper.earliestFrom(from), `moving forward, ${min} x ${hours} h from ${new Date(from).toISOString()}`).toBe(expected);
         }
       } finally {

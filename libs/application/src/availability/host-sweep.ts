@@ -84,7 +84,9 @@ export class HostSweeper {
   private start(from: number): void {
     const { matching, durationMs, cleaningMs } = this.sweep;
     const window = { start: from - cleaningMs, end: from + durationMs + cleaningMs };
-    this.covering = this.hosts.members.map((host, member) => (matching[member] === true ? countOverlapping(host.bookings, window, host.longestBookingMs) : 0));
+    this.covering = this.hosts.members.map((host, member) =>
+      matching[member] === true ? countOverlapping(host.bookings, window, host.longestBookingMs) : 0,
+    );
     this.busy = this.covering.reduce((n, c) => n + (c > 0 ? 1 : 0), 0);
     this.enter = firstAtLeast(this.hosts.byStart, 'start', from + cleaningMs + durationMs);
     this.leave = firstAtLeast(this.hosts.byEnd, 'end', from - cleaningMs + 1);

@@ -12,9 +12,16 @@ import { CandidateStarts } from './candidate-starts.js';
 import { headroomRuleFor, headroomShortfalls } from '../guardrails/freepool-headroom.js';
 
 /** What a refusal for lack of capacity is: the policies' shortages, or a calendar's own guard. */
-const CAPACITY_CODES = new Set(['NOT_ENOUGH_HOSTS', 'NOT_ENOUGH_FLOATING_IPS', 'HOST_ALREADY_BOOKED', 'FLOATING_IP_ALREADY_BOOKED', 'FREEPOOL_HEADROOM']);
+const CAPACITY_CODES = new Set([
+  'NOT_ENOUGH_HOSTS',
+  'NOT_ENOUGH_FLOATING_IPS',
+  'HOST_ALREADY_BOOKED',
+  'FLOATING_IP_ALREADY_BOOKED',
+  'FREEPOOL_HEADROOM',
+]);
 
-export const isCapacityRefusal = (error: unknown): boolean => isDomainError(error) && error.kind === 'conflict' && CAPACITY_CODES.has(error.code);
+export const isCapacityRefusal = (error: unknown): boolean =>
+  isDomainError(error) && error.kind === 'conflict' && CAPACITY_CODES.has(error.code);
 
 /**
  * One admission tried at one window: the very decisions a lease write takes (admit, or readmit on an
@@ -106,7 +113,13 @@ export class WindowSearch {
   private breaksHeadroom(plan: BookingPlan, caller: FlavorViewer, start: number, end: number): boolean {
     const rule = headroomRuleFor(this.app.settings, caller);
     if (rule === null) return false;
-    return headroomShortfalls(rule, { before: plan.registeredHosts(), after: plan.workingHosts() }, SEARCH_LEASE, { fromMs: start, toMs: end, nowMs: start }).length > 0;
+    return (
+      headroomShortfalls(rule, { before: plan.registeredHosts(), after: plan.workingHosts() }, SEARCH_LEASE, {
+        fromMs: start,
+        toMs: end,
+        nowMs: start,
+      }).length > 0
+    );
   }
 
   /** Non-overlapping windows, each the earliest start at or after the previous one's end, at most `limit`. */
@@ -130,7 +143,13 @@ export class WindowSearch {
   }
 
   /** What each request could be given at [start, end), on the calendars as they stand. */
-  supply(requests: readonly ReservationRequest[], caller: FlavorViewer, start: number, end: number, supplyOf: (context: AdmissionContext, request: ReservationRequest) => ReservationSupply): ReservationSupply[] {
+  supply(
+    requests: readonly ReservationRequest[],
+    caller: FlavorViewer,
+    start: number,
+    end: number,
+    supplyOf: (context: AdmissionContext, request: ReservationRequest) => ReservationSupply,
+  ): ReservationSupply[] {
     const context = this.context(bookingPlan(this.app), caller, start, end);
     return requests.map((request) => supplyOf(context, request));
   }
@@ -144,7 +163,9 @@ export class WindowSearch {
     return () => {
       if (answer === null) {
         const emptyFrom = candidates.emptyFrom(query.notBefore);
-        answer = (query.alone ?? []).every((attempt) => this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs));
+        answer = (query.alone ?? []).every((attempt) =>
+          this.admits({ attempt, caller: query.caller }, emptyFrom, emptyFrom + query.durationMs),
+        );
       }
       return answer;
     };
@@ -182,7 +203,12 @@ export class WindowSearch {
         { calendars: hosts, relevant: relevantHosts(hosts, query.relevance) },
         { calendars: floatingIps, relevant: floatingIps.members.map((ip) => networks.has(ip.networkId)) },
       ],
-      { durationMs, cleaningMs: this.app.settings.cleaningTimeMinutes * MINUTE_MS, enteringMatters, lastStart: query.notAfter - durationMs },
+      {
+        durationMs,
+        cleaningMs: this.app.settings.cleaningTimeMinutes * MINUTE_MS,
+        enteringMatters,
+        lastStart: query.notAfter - durationMs,
+      },
     );
   }
 

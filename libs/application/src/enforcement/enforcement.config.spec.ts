@@ -5,7 +5,11 @@ const EXTERNAL = { LEASEHOLD_ENFORCEMENT_FILTERS: 'external_service', LEASEHOLD_
 
 describe('enforcement configuration', () => {
   it('enables no filter when unset, as upstream, with upstream-default options', () => {
-    expect(enforcementConfigFromEnv({})).toMatchObject({ filters: [], external: null, maxLeaseDuration: { maxSeconds: 86_400, extensionWindowHours: 0 } });
+    expect(enforcementConfigFromEnv({})).toMatchObject({
+      filters: [],
+      external: null,
+      maxLeaseDuration: { maxSeconds: 86_400, extensionWindowHours: 0 },
+    });
   });
 
   it('keeps the configured order and reads the filters options', () => {
@@ -24,11 +28,23 @@ describe('enforcement configuration', () => {
   });
 
   it.each([
-    [{ LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota' }, "LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)"],
+    [
+      { LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota' },
+      "LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)",
+    ],
     [{ LEASEHOLD_ENFORCEMENT_FILTERS: 'external_service' }, 'LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be set'],
-    [{ ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_URL: 'ftp://x' }, 'LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be an http(s) URL, got ftp://x'],
-    [{ ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR: 'maybe' }, 'LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR must be deny or allow, got maybe'],
-    [{ ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_TIMEOUT_MS: '0' }, 'LEASEHOLD_ENFORCEMENT_EXTERNAL_TIMEOUT_MS must be a positive integer'],
+    [
+      { ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_URL: 'ftp://x' },
+      'LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be an http(s) URL, got ftp://x',
+    ],
+    [
+      { ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR: 'maybe' },
+      'LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR must be deny or allow, got maybe',
+    ],
+    [
+      { ...EXTERNAL, LEASEHOLD_ENFORCEMENT_EXTERNAL_TIMEOUT_MS: '0' },
+      'LEASEHOLD_ENFORCEMENT_EXTERNAL_TIMEOUT_MS must be a positive integer',
+    ],
     [{ LEASEHOLD_MAX_LEASE_DURATION_SECONDS: '-1' }, 'LEASEHOLD_MAX_LEASE_DURATION_SECONDS must be a non-negative integer'],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => enforcementConfigFromEnv(env)).toThrow(message);

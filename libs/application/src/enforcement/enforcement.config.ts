@@ -46,7 +46,10 @@ const filterNames = (env: Environment): FilterName[] => {
 
 const baseUrl = (env: Environment): string => {
   const value = env.LEASEHOLD_ENFORCEMENT_EXTERNAL_URL ?? '';
-  if (value === '') throw new Error('LEASEHOLD_ENFORCEMENT_FILTERS has external_service: LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be set (the usage service base URL)');
+  if (value === '')
+    throw new Error(
+      'LEASEHOLD_ENFORCEMENT_FILTERS has external_service: LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be set (the usage service base URL)',
+    );
   const url = URL.parse(value);
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
     throw new Error(`LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be an http(s) URL, got ${value}`);

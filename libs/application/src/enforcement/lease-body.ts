@@ -29,7 +29,8 @@ const hostAllocation = (resources: EnforcementResources, hostId: string) => {
   return { id: hostId, hypervisor_hostname: host?.hypervisorHostname ?? null, extra: host?.capabilities ?? {} };
 };
 
-const uniqueHosts = (resources: EnforcementResources, hostIds: readonly string[]) => [...new Set(hostIds)].map((id) => hostAllocation(resources, id));
+const uniqueHosts = (resources: EnforcementResources, hostIds: readonly string[]) =>
+  [...new Set(hostIds)].map((id) => hostAllocation(resources, id));
 
 /** A reservation's user-controllable fields (no ids or bookkeeping, as upstream) and its allocations. */
 const reservationBody = (resources: EnforcementResources, r: Reservation): Record<string, unknown> => {
@@ -46,9 +47,24 @@ const reservationBody = (resources: EnforcementResources, r: Reservation): Recor
       };
     case 'virtual:instance':
     case 'flavor:instance': {
-      const shape = r.resourceType === 'flavor:instance' ? { flavor_id: r.sourceFlavorId } : { vcpus: r.vcpus, memory_mb: r.memoryMb, disk_gb: r.diskGb };
-      const fields = { resource_type: r.resourceType, amount: r.amount, ...shape, affinity: r.affinity, resource_properties: r.resourceProperties };
-      return { ...fields, allocations: uniqueHosts(resources, r.allocations.map((a) => a.hostId)) };
+      const shape =
+        r.resourceType === 'flavor:instance'
+          ? { flavor_id: r.sourceFlavorId }
+          : { vcpus: r.vcpus, memory_mb: r.memoryMb, disk_gb: r.diskGb };
+      const fields = {
+        resource_type: r.resourceType,
+        amount: r.amount,
+        ...shape,
+        affinity: r.affinity,
+        resource_properties: r.resourceProperties,
+      };
+      return {
+        ...fields,
+        allocations: uniqueHosts(
+          resources,
+          r.allocations.map((a) => a.hostId),
+        ),
+      };
     }
     case 'virtual:floatingip':
       return {

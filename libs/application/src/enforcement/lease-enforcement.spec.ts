@@ -11,7 +11,13 @@ import { usageEnforcement } from './usage-enforcement.js';
 const member = commandMetadata(testCaller('member', 'project-1', 'member-user'), at(9));
 const exempt = commandMetadata(testCaller('member', 'project-x', 'exempt-user'), at(9));
 const oneHost = buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default' });
-const lease = (endHour: number) => ({ name: 'lease', startDate: at(10), endDate: at(endHour), beforeEndDate: null, reservations: [oneHost] });
+const lease = (endHour: number) => ({
+  name: 'lease',
+  startDate: at(10),
+  endDate: at(endHour),
+  beforeEndDate: null,
+  reservations: [oneHost],
+});
 
 /** What Keystone was asked: a refused lease must not have made a trust. */
 const trustCalls = () => {
@@ -27,8 +33,17 @@ const trustCalls = () => {
 /** max_lease_duration of 4 hours, project-x exempt. */
 const enforced = (trusts?: LeaseTrusts) =>
   applicationSpecification((context) => {
-    const env = { LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration', LEASEHOLD_MAX_LEASE_DURATION_SECONDS: '14400', LEASEHOLD_MAX_LEASE_DURATION_EXEMPT_PROJECTS: 'project-x' };
-    const enforcement = usageEnforcement({ config: enforcementConfigFromEnv(env), service: null, resources: indexResources(context.index), warn: () => undefined });
+    const env = {
+      LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration',
+      LEASEHOLD_MAX_LEASE_DURATION_SECONDS: '14400',
+      LEASEHOLD_MAX_LEASE_DURATION_EXEMPT_PROJECTS: 'project-x',
+    };
+    const enforcement = usageEnforcement({
+      config: enforcementConfigFromEnv(env),
+      service: null,
+      resources: indexResources(context.index),
+      warn: () => undefined,
+    });
     return new LeaseUseCases(context, trusts, enforcement);
   });
 

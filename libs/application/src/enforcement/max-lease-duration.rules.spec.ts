@@ -29,7 +29,9 @@ describe('max_lease_duration on create', () => {
 
 describe('max_lease_duration on update, without the extension window (upstream)', () => {
   it('Given a lease of a day, When it is moved a day later keeping its length, Then it is allowed', () => {
-    expect(refuseUpdate(policy(), 'p', CURRENT, lease('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.000Z'), '2030-01-01T00:00:00.000Z')).toBeNull();
+    expect(
+      refuseUpdate(policy(), 'p', CURRENT, lease('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.000Z'), '2030-01-01T00:00:00.000Z'),
+    ).toBeNull();
   });
 
   it('Given a lease of a day, When it is prolonged by an hour, Then it is refused with the new duration', () => {
@@ -43,7 +45,9 @@ describe('max_lease_duration on update, without the extension window (upstream)'
   });
 
   it('Given an exempt project, When its lease is prolonged by a week, Then it is allowed', () => {
-    expect(refuseUpdate(policy(), 'exempt', CURRENT, lease(CURRENT.startDate, '2030-01-09T00:00:00.000Z'), '2030-01-01T00:00:00.000Z')).toBeNull();
+    expect(
+      refuseUpdate(policy(), 'exempt', CURRENT, lease(CURRENT.startDate, '2030-01-09T00:00:00.000Z'), '2030-01-01T00:00:00.000Z'),
+    ).toBeNull();
   });
 });
 
@@ -57,7 +61,9 @@ describe('max_lease_duration on update, with a 6-hour extension window (Chameleo
   });
 
   it('Given the window is open, When the lease is prolonged by at most the maximum, Then it is allowed', () => {
-    expect(refuseUpdate(windowed, 'p', CURRENT, lease(CURRENT.startDate, '2030-01-03T00:00:00.000Z'), '2030-01-01T18:00:00.000Z')).toBeNull();
+    expect(
+      refuseUpdate(windowed, 'p', CURRENT, lease(CURRENT.startDate, '2030-01-03T00:00:00.000Z'), '2030-01-01T18:00:00.000Z'),
+    ).toBeNull();
   });
 
   it('Given the window is open, When the lease is prolonged by more than the maximum, Then it is refused naming the extension', () => {
@@ -73,6 +79,8 @@ describe('max_lease_duration on update, with a 6-hour extension window (Chameleo
   });
 
   it('Given the window is not open, When the change keeps the lease within the maximum, Then it is allowed', () => {
-    expect(refuseUpdate(windowed, 'p', CURRENT, lease('2030-01-01T06:00:00.000Z', '2030-01-02T06:00:00.000Z'), '2029-12-31T00:00:00.000Z')).toBeNull();
+    expect(
+      refuseUpdate(windowed, 'p', CURRENT, lease('2030-01-01T06:00:00.000Z', '2030-01-02T06:00:00.000Z'), '2029-12-31T00:00:00.000Z'),
+    ).toBeNull();
   });
 });

@@ -33,11 +33,18 @@ export const refuseCreate = (policy: MaxLeaseDurationPolicy, projectId: string, 
 
 /**
  * Why an update is refused, or null. A lease that stays within the maximum may always be changed
- * (as upstream), and so may one whose dates stay as they are. Without the window, a longer one is refused (as upstream). With it, a longer one is
+ * (as upstream), and so may one whose dates stay as they are. Without the window, a longer one is refused (as upstream). With it, a longer
+ * one is
  * allowed only as a prolongation asked within the last N hours before the current end, adding at most
  * the maximum beyond that end: a lease is renewed a period at a time, near its end.
  */
-export const refuseUpdate = (policy: MaxLeaseDurationPolicy, projectId: string, current: LeaseDates, requested: LeaseDates, now: string): string | null => {
+export const refuseUpdate = (
+  policy: MaxLeaseDurationPolicy,
+  projectId: string,
+  current: LeaseDates,
+  requested: LeaseDates,
+  now: string,
+): string | null => {
   if (policy.exemptProjectIds.has(projectId)) return null;
   // a rename, say, of a lease booked before the maximum was lowered
   if (sameDates(current, requested)) return null;

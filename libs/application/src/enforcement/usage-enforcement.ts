@@ -39,7 +39,9 @@ const externalServiceFilter = (
       case 'refused':
         return answer.message ?? EXTERNAL_DENIED;
       case 'failed':
-        warn(`enforcement service ${endpoint} failed (${answer.reason}): ${settings.onError === 'allow' ? 'allowed' : 'denied'} as LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR says`);
+        warn(
+          `enforcement service ${endpoint} failed (${answer.reason}): ${settings.onError === 'allow' ? 'allowed' : 'denied'} as LEASEHOLD_ENFORCEMENT_EXTERNAL_ON_ERROR says`,
+        );
         return settings.onError === 'allow' ? null : `${EXTERNAL_DENIED} The usage service could not be consulted (${answer.reason}).`;
       default: {
         const _never: never = answer;
@@ -63,7 +65,8 @@ const externalServiceFilter = (
   };
 };
 
-const refused = (filter: FilterName, message: string): DomainError => new DomainError(`ENFORCEMENT_${filter.toUpperCase()}`, 'forbidden', message);
+const refused = (filter: FilterName, message: string): DomainError =>
+  new DomainError(`ENFORCEMENT_${filter.toUpperCase()}`, 'forbidden', message);
 
 /** What one filter's on-end notification came to. */
 export interface OnEndOutcome {

@@ -8,9 +8,24 @@ import { testCaller } from '../testing/application.specification.js';
 import { EventFeed, type FeedQuery, parseFeedTypes } from './event-feed.queries.js';
 import { LogHead } from './log-head.js';
 
-const USER: EventMetadata = { correlationId: 'req-1', causationId: 'req-1', actor: { userId: 'user-1', projectId: 'project-1' }, requestId: 'req-1' };
+const USER: EventMetadata = {
+  correlationId: 'req-1',
+  causationId: 'req-1',
+  actor: { userId: 'user-1', projectId: 'project-1' },
+  requestId: 'req-1',
+};
 const hold = { startDate: '2030-01-01T10:00:00.000Z', endDate: '2030-01-01T18:00:00.000Z', propertyNames: [] };
-const hostInfo = { hypervisorHostname: 'h7', serviceName: 'h7', vcpus: 8, memoryMb: 1024, localGb: 10, cpuInfo: '', hypervisorType: 'QEMU', hypervisorVersion: 1, availabilityZone: 'nova' };
+const hostInfo = {
+  hypervisorHostname: 'h7',
+  serviceName: 'h7',
+  vcpus: 8,
+  memoryMb: 1024,
+  localGb: 10,
+  cpuInfo: '',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 1,
+  availabilityZone: 'nova',
+};
 
 let store: EventStore;
 let feed: EventFeed;
@@ -23,10 +38,18 @@ const append = async (streamId: string, type: string, data: unknown): Promise<nu
 const givenLedger = async (): Promise<void> => {
   await append('hostregistry-main', 'HostRegistry.HostAdded', { hostId: '7', hypervisorHostname: 'h7' });
   await append('host-7', 'Host.Registered', { hostId: '7', info: hostInfo, capabilities: {}, registeredAt: hold.startDate });
-  await append('lease-lease-1', 'Lease.Created', created({ leaseId: 'lease-1', projectId: 'project-1', reservations: [reservation('res-1')] }).data);
+  await append(
+    'lease-lease-1',
+    'Lease.Created',
+    created({ leaseId: 'lease-1', projectId: 'project-1', reservations: [reservation('res-1')] }).data,
+  );
   await append('host-7', 'Host.Booked', { hostId: '7', reservationId: 'res-1', leaseId: 'lease-1', ...hold });
   await append('test-noise', 'Noted', {});
-  await append('lease-lease-2', 'Lease.Created', created({ leaseId: 'lease-2', projectId: 'project-2', userId: 'user-2', reservations: [reservation('res-9')] }).data);
+  await append(
+    'lease-lease-2',
+    'Lease.Created',
+    created({ leaseId: 'lease-2', projectId: 'project-2', userId: 'user-2', reservations: [reservation('res-9')] }).data,
+  );
   await append('host-7', 'Host.Booked', { hostId: '7', reservationId: 'res-9', leaseId: 'lease-2', ...hold });
   await append('host-7', 'Host.BookingMoved', { hostId: '7', reservationId: 'res-1', ...hold, endDate: '2030-01-01T20:00:00.000Z' });
   await append('lease-lease-2', 'Lease.Deleted', { leaseId: 'lease-2', at: hold.startDate });
@@ -75,12 +98,20 @@ describe('the event feed', () => {
     expect(entries.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 6, 7, 8, 9]);
     expect(pages).toBe(5);
     expect(last).toBe(await store.headPosition());
-    expect(entries[2]).toMatchObject({ actor: { user_id: 'user-1', project_id: 'project-1', system: null }, request_id: 'req-1', data: { lease_id: 'lease-1' } });
+    expect(entries[2]).toMatchObject({
+      actor: { user_id: 'user-1', project_id: 'project-1', system: null },
+      request_id: 'req-1',
+      data: { lease_id: 'lease-1' },
+    });
   });
 
   it('filters by type in the store, and next_after moves to the head even when nothing matched, so the next page rescans nothing', async () => {
     const page = await feed.page(ADMIN, { after: 0, types: parseFeedTypes('host.booked,lease.deleted'), limit: 100 });
-    expect(page.events.map((entry) => [entry.position, entry.type])).toEqual([[4, 'host.booked'], [7, 'host.booked'], [9, 'lease.deleted']]);
+    expect(page.events.map((entry) => [entry.position, entry.type])).toEqual([
+      [4, 'host.booked'],
+      [7, 'host.booked'],
+      [9, 'lease.deleted'],
+    ]);
     const none = await feed.page(ADMIN, { after: 0, types: parseFeedTypes('flavor.added'), limit: 100 });
     expect(none).toEqual({ events: [], next_after: 9, atHead: true });
   });
@@ -92,10 +123,18 @@ describe('the event feed', () => {
 
   it("shows a member its own project's leases only: their events and bookings, a moved booking found by its reservation; no host, no other project", async () => {
     const projectOne = await readToHead(testCaller('member', 'project-1'), all(0, 1));
-    expect(projectOne.entries.map((entry) => [entry.position, entry.type])).toEqual([[3, 'lease.created'], [4, 'host.booked'], [8, 'host.booking_moved']]);
+    expect(projectOne.entries.map((entry) => [entry.position, entry.type])).toEqual([
+      [3, 'lease.created'],
+      [4, 'host.booked'],
+      [8, 'host.booking_moved'],
+    ]);
     expect(projectOne.last).toBe(9);
     const projectTwo = await readToHead(testCaller('reader', 'project-2'), all());
-    expect(projectTwo.entries.map((entry) => [entry.position, entry.type])).toEqual([[6, 'lease.created'], [7, 'host.booked'], [9, 'lease.deleted']]);
+    expect(projectTwo.entries.map((entry) => [entry.position, entry.type])).toEqual([
+      [6, 'lease.created'],
+      [7, 'host.booked'],
+      [9, 'lease.deleted'],
+    ]);
     expect(JSON.stringify(projectTwo.entries)).not.toContain('lease-1');
   });
 

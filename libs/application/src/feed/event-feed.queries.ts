@@ -39,7 +39,8 @@ const BY_PUBLIC_TYPE = new Map(INTERNAL_TYPES.map((type) => [EVENT_CATALOGUE[typ
 export const parseFeedTypes = (list: string): InternalEventType[] =>
   [...new Set(list.split(','))].map((name) => {
     const type = BY_PUBLIC_TYPE.get(name);
-    if (type === undefined) throw invalid('MALFORMED_PARAMETER', `Malformed parameter types (unknown event type ${name}; docs/events.md lists them)`);
+    if (type === undefined)
+      throw invalid('MALFORMED_PARAMETER', `Malformed parameter types (unknown event type ${name}; docs/events.md lists them)`);
     return type;
   });
 
@@ -62,7 +63,7 @@ export class EventFeed {
     const filter: EventFilter | undefined = query.types === null ? undefined : { types: query.types };
     const events: HistoryEntry[] = [];
     let cursor = query.after;
-    for (let scanned = 0; scanned < SCAN_BUDGET; ) {
+    for (let scanned = 0; scanned < SCAN_BUDGET;) {
       // read first: every row at or below it is in the batch's snapshot (positions commit in order)
       const head = await this.store.headPosition();
       const batch = await this.store.readAll({ from: cursor, limit: query.limit, filter });

@@ -8,7 +8,18 @@ const spec = applicationSpecification((context) => new FlavorUseCases(context));
 const admin = commandMetadata(testCaller('admin'), NOW);
 const member = commandMetadata(testCaller('member'), NOW);
 
-const small: NewFlavor = { id: null, name: 'm1.small', vcpus: 1, ram: 2048, disk: 20, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true, extraSpecs: {} };
+const small: NewFlavor = {
+  id: null,
+  name: 'm1.small',
+  vcpus: 1,
+  ram: 2048,
+  disk: 20,
+  ephemeral: 0,
+  swap: 0,
+  rxtxFactor: 1,
+  isPublic: true,
+  extraSpecs: {},
+};
 const added = (flavor: object) => ({ streamId: FLAVOR_CATALOG_STREAM, type: 'FlavorCatalog.FlavorAdded', data: { flavor, addedAt: NOW } });
 
 describe('flavor use cases', () => {
@@ -37,7 +48,9 @@ describe('flavor use cases', () => {
     await spec
       .given([added({ ...small, id: '1' })])
       .when((flavors) => flavors.remove({ type: 'RemoveFlavor', data: { flavorId: '1' }, metadata: admin }))
-      .then([{ streamId: FLAVOR_CATALOG_STREAM, type: 'FlavorCatalog.FlavorRemoved', data: { flavorId: '1', name: 'm1.small', removedAt: NOW } }]);
+      .then([
+        { streamId: FLAVOR_CATALOG_STREAM, type: 'FlavorCatalog.FlavorRemoved', data: { flavorId: '1', name: 'm1.small', removedAt: NOW } },
+      ]);
     await spec
       .given([])
       .when((flavors) => flavors.remove({ type: 'RemoveFlavor', data: { flavorId: '9' }, metadata: admin }))

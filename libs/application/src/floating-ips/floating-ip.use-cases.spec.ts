@@ -19,7 +19,9 @@ const member = commandMetadata(testCaller('member'), NOW);
  */
 class FakeNeutronUsingEveryAddress implements FloatingIpNetworks {
   locate(_networkId: string, address: string): Promise<FloatingIpLocation> {
-    return Promise.reject(invalid('NEUTRON_USES_FLOATING_IP', `The floating IP ${address} is used in allocation_pools or gateway_ip in subnet subnet-1 .`));
+    return Promise.reject(
+      invalid('NEUTRON_USES_FLOATING_IP', `The floating IP ${address} is used in allocation_pools or gateway_ip in subnet subnet-1 .`),
+    );
   }
 }
 
@@ -32,7 +34,11 @@ const cloudDown = applicationSpecification((context) => new FloatingIpUseCases(c
 
 const address = (last: number): NewFloatingIp => ({ networkId: NETWORK, address: `172.24.4.${last}` });
 const register = (floatingIp: NewFloatingIp, metadata = admin) => ({ type: 'RegisterFloatingIp' as const, data: { floatingIp }, metadata });
-const unregister = (floatingIpId: string, metadata = admin) => ({ type: 'UnregisterFloatingIp' as const, data: { floatingIpId }, metadata });
+const unregister = (floatingIpId: string, metadata = admin) => ({
+  type: 'UnregisterFloatingIp' as const,
+  data: { floatingIpId },
+  metadata,
+});
 
 const registered = (floatingIpId: string, ip: NewFloatingIp, registeredAt = '2029-12-31T00:00:00.000Z'): StreamEvent[] => [
   { streamId: FLOATING_IP_REGISTRY_STREAM, type: 'FloatingIpRegistry.Added', data: { floatingIpId, ...ip } },
@@ -45,7 +51,11 @@ describe('registering a floating IP', () => {
       .given([])
       .when((ips) => ips.register(register(address(10))))
       .then([
-        { streamId: FLOATING_IP_REGISTRY_STREAM, type: 'FloatingIpRegistry.Added', data: { floatingIpId: 'id-1', networkId: NETWORK, address: '172.24.4.10' } },
+        {
+          streamId: FLOATING_IP_REGISTRY_STREAM,
+          type: 'FloatingIpRegistry.Added',
+          data: { floatingIpId: 'id-1', networkId: NETWORK, address: '172.24.4.10' },
+        },
         {
           streamId: floatingIpStream('id-1'),
           type: 'FloatingIp.Registered',
@@ -81,7 +91,11 @@ describe('registering a floating IP', () => {
     await cloudDown
       .given([])
       .when((ips) => ips.register(register(address(10))))
-      .thenThrows({ code: 'CLOUD_UNAVAILABLE', kind: 'unavailable', message: expect.stringMatching(/^Neutron is unavailable, nothing was changed; try again later \(/) });
+      .thenThrows({
+        code: 'CLOUD_UNAVAILABLE',
+        kind: 'unavailable',
+        message: expect.stringMatching(/^Neutron is unavailable, nothing was changed; try again later \(/),
+      });
   });
 });
 
@@ -91,7 +105,11 @@ describe('unregistering a floating IP', () => {
       .given(registered('fip-1', address(10)))
       .when((ips) => ips.unregister(unregister('fip-1')))
       .then([
-        { streamId: floatingIpStream('fip-1'), type: 'FloatingIp.Unregistered', data: { floatingIpId: 'fip-1', ...address(10), unregisteredAt: NOW } },
+        {
+          streamId: floatingIpStream('fip-1'),
+          type: 'FloatingIp.Unregistered',
+          data: { floatingIpId: 'fip-1', ...address(10), unregisteredAt: NOW },
+        },
         { streamId: FLOATING_IP_REGISTRY_STREAM, type: 'FloatingIpRegistry.Removed', data: { floatingIpId: 'fip-1', ...address(10) } },
       ]);
   });
@@ -104,7 +122,13 @@ describe('unregistering a floating IP', () => {
   });
 
   it('refuses one a current reservation holds', async () => {
-    const booking = { floatingIpId: 'fip-1', reservationId: 'r-1', leaseId: 'lease-1', startDate: NOW, endDate: '2030-01-02T00:00:00.000Z' };
+    const booking = {
+      floatingIpId: 'fip-1',
+      reservationId: 'r-1',
+      leaseId: 'lease-1',
+      startDate: NOW,
+      endDate: '2030-01-02T00:00:00.000Z',
+    };
     await standalone
       .given([...registered('fip-1', address(10)), { streamId: floatingIpStream('fip-1'), type: 'FloatingIp.Booked', data: booking }])
       .when((ips) => ips.unregister(unregister('fip-1')))

@@ -71,10 +71,16 @@ export class FloatingIpUseCases {
       const events = floatingIpDecider.decide({ type: 'UnregisterFloatingIp', data: { now: command.metadata.now } }, ip.state);
       const registry = index.floatingIpRegistryState();
       const { networkId, address } = ip.state;
-      const removed = floatingIpRegistryDecider.decide({ type: 'RemoveFloatingIpFromRegistry', data: { floatingIpId, networkId, address } }, registry.state);
+      const removed = floatingIpRegistryDecider.decide(
+        { type: 'RemoveFloatingIpFromRegistry', data: { floatingIpId, networkId, address } },
+        registry.state,
+      );
       const metadata = eventMetadata(command.metadata);
       return {
-        appends: [appendTo(floatingIpStream(floatingIpId), ip.revision, events, metadata, newId), appendTo(FLOATING_IP_REGISTRY_STREAM, registry.revision, removed, metadata, newId)],
+        appends: [
+          appendTo(floatingIpStream(floatingIpId), ip.revision, events, metadata, newId),
+          appendTo(FLOATING_IP_REGISTRY_STREAM, registry.revision, removed, metadata, newId),
+        ],
         result: null,
       };
     });

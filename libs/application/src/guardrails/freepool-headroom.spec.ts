@@ -4,7 +4,13 @@ import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from '../leases/lease.commands.js';
 import { LeaseUseCases } from '../leases/lease.use-cases.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
-import { DEFAULT_SETTINGS, type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
+import {
+  DEFAULT_SETTINGS,
+  type StreamEvent,
+  applicationSpecification,
+  commandMetadata,
+  testCaller,
+} from '../testing/application.specification.js';
 import { parseZoneRule } from './zone-rule.js';
 import { AvailabilityQueries } from '../availability/availability.queries.js';
 import { CapacityRefused } from '../availability/counter-offer.js';
@@ -34,13 +40,26 @@ const request = (min: number, fields: Partial<CreateLeaseRequest> = {}): CreateL
   reservations: [buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default' })],
   ...fields,
 });
-const create = (metadata = member, data = request(1)) => (leases: LeaseUseCases) => leases.create({ type: 'CreateLease', data, metadata });
-const changes = (fields: Partial<UpdateLeaseRequest>): UpdateLeaseRequest => ({ name: null, startDate: null, endDate: null, beforeEndDate: null, reservations: [], ...fields });
+const create =
+  (metadata = member, data = request(1)) =>
+  (leases: LeaseUseCases) =>
+    leases.create({ type: 'CreateLease', data, metadata });
+const changes = (fields: Partial<UpdateLeaseRequest>): UpdateLeaseRequest => ({
+  name: null,
+  startDate: null,
+  endDate: null,
+  beforeEndDate: null,
+  reservations: [],
+  ...fields,
+});
 
 describe('freepool headroom rule (LEASEHOLD_FREEPOOL_HEADROOM)', () => {
   describe('Given zone nova with 3 free hosts and a rule keeping 2', () => {
     it('When a member leases 1 host, then it is admitted: 2 stay free', async () => {
-      await withHeadroom('2').given(hosts(3)).when(create()).then([expect.objectContaining({ type: 'Lease.Created' }), expect.objectContaining({ type: 'Host.Booked' })]);
+      await withHeadroom('2')
+        .given(hosts(3))
+        .when(create())
+        .then([expect.objectContaining({ type: 'Lease.Created' }), expect.objectContaining({ type: 'Host.Booked' })]);
     });
 
     it('When a member leases 2 hosts, then 409 names the rule, the zone, the instant and the counts, and nothing is written', async () => {
@@ -76,24 +95,49 @@ describe('freepool headroom rule (LEASEHOLD_FREEPOOL_HEADROOM)', () => {
     await withHeadroom('3')
       .given([...hosts(4), hostBooked('4', 'other', { leaseId: 'lease-0', start: 14, end: 20 })])
       .when(create(member, request(1)))
-      .thenThrows({ code: 'FREEPOOL_HEADROOM', message: expect.stringContaining('leave 2 free hosts in zone nova (at 2030-01-01T14:00:00.000Z)') as unknown });
+      .thenThrows({
+        code: 'FREEPOOL_HEADROOM',
+        message: expect.stringContaining('leave 2 free hosts in zone nova (at 2030-01-01T14:00:00.000Z)') as unknown,
+      });
   });
 
   it('Given a down host, when a member leases, then the down host is not counted as free', async () => {
-    await withHeadroom('2').given([...hosts(3), hostWentDown('3')]).when(create()).thenThrows({ code: 'FREEPOOL_HEADROOM' });
+    await withHeadroom('2')
+      .given([...hosts(3), hostWentDown('3')])
+      .when(create())
+      .thenThrows({ code: 'FREEPOOL_HEADROOM' });
   });
 
   it('Given a rule for zone az2 only, when a member takes all of nova, then nova is not judged', async () => {
     await withHeadroom('az2:1')
       .given(hosts(2))
       .when(create(member, request(2)))
-      .then([expect.objectContaining({ type: 'Lease.Created' }), expect.objectContaining({ type: 'Host.Booked' }), expect.objectContaining({ type: 'Host.Booked' })]);
+      .then([
+        expect.objectContaining({ type: 'Lease.Created' }),
+        expect.objectContaining({ type: 'Host.Booked' }),
+        expect.objectContaining({ type: 'Host.Booked' }),
+      ]);
   });
 
   it('Given a per-zone rule, when a member leases in az2, then az2 keeps its own count', async () => {
     await withHeadroom('1,az2:3')
       .given([...hosts(3, 'az2'), ...hosts(2, 'nova', 10)])
-      .when(create(member, request(1, { reservations: [buildHostRequest({ min: 1, max: 1, hypervisorProperties: '["==", "$availability_zone", "az2"]', resourceProperties: '', beforeEnd: 'default' })] })))
+      .when(
+        create(
+          member,
+          request(1, {
+            reservations: [
+              buildHostRequest({
+                min: 1,
+                max: 1,
+                hypervisorProperties: '["==", "$availability_zone", "az2"]',
+                resourceProperties: '',
+                beforeEnd: 'default',
+              }),
+            ],
+          }),
+        ),
+      )
       .thenThrows({ code: 'FREEPOOL_HEADROOM', message: expect.stringContaining('leave 2 free hosts in zone az2') as unknown });
   });
 
@@ -114,7 +158,19 @@ describe('freepool headroom rule (LEASEHOLD_FREEPOOL_HEADROOM)', () => {
           startDate: at(10),
           endDate: at(18),
           beforeEndDate: at(17),
-          reservations: [{ id: 'r1', resourceId: 'x', resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: ['1'] }],
+          reservations: [
+            {
+              id: 'r1',
+              resourceId: 'x',
+              resourceType: 'physical:host',
+              min: 1,
+              max: 1,
+              hypervisorProperties: '',
+              resourceProperties: '',
+              beforeEnd: 'default',
+              hostIds: ['1'],
+            },
+          ],
           eventIds: { start: 'a', end: 'b', beforeEnd: 'c' },
           createdAt: at(8),
         },
@@ -124,17 +180,17 @@ describe('freepool headroom rule (LEASEHOLD_FREEPOOL_HEADROOM)', () => {
       leases.update({ type: 'UpdateLease', data: { leaseId: 'lease-1', changes: data }, metadata });
 
     it('When the member shortens it, then it is admitted: a change that frees capacity is never refused', async () => {
-      await withHeadroom('2').given(leased()).when(update(member, changes({ endDate: at(12) }))).then([
-        expect.objectContaining({ type: 'Lease.Rescheduled' }),
-        expect.objectContaining({ type: 'Host.BookingMoved' }),
-      ]);
+      await withHeadroom('2')
+        .given(leased())
+        .when(update(member, changes({ endDate: at(12) })))
+        .then([expect.objectContaining({ type: 'Lease.Rescheduled' }), expect.objectContaining({ type: 'Host.BookingMoved' })]);
     });
 
     it('When the member moves it to where the other lease has ended, then it is admitted; to 2 hosts, refused', async () => {
-      await withHeadroom('1').given(leased()).when(update(member, changes({ startDate: at(18), endDate: at(20) }))).then([
-        expect.objectContaining({ type: 'Lease.Rescheduled' }),
-        expect.objectContaining({ type: 'Host.BookingMoved' }),
-      ]);
+      await withHeadroom('1')
+        .given(leased())
+        .when(update(member, changes({ startDate: at(18), endDate: at(20) })))
+        .then([expect.objectContaining({ type: 'Lease.Rescheduled' }), expect.objectContaining({ type: 'Host.BookingMoved' })]);
       await withHeadroom('1')
         .given(leased())
         .when(update(member, changes({ reservations: [patchOf('r1', { min: 2, max: 2 })] })))
@@ -159,7 +215,10 @@ describe('the freepool headroom rule in the window search and counter-offers', (
   const calendar = [...hosts(3), hostBooked('3', 'other', { leaseId: 'lease-0', start: 10, end: 14 })];
 
   it("Given the rule, when a member asks for a window, then only windows the rule admits are offered (the earliest after the other lease's end)", async () => {
-    const answer = await searchWithHeadroom('2').given(calendar).when((app) => app.windows(testCaller('member'), ask, NOW)).then([]);
+    const answer = await searchWithHeadroom('2')
+      .given(calendar)
+      .when((app) => app.windows(testCaller('member'), ask, NOW))
+      .then([]);
     expect(answer.windows.map((w) => [w.startDate, w.endDate])).toEqual([
       [at(14), at(16)],
       [at(16), at(18)],
@@ -167,16 +226,31 @@ describe('the freepool headroom rule in the window search and counter-offers', (
   });
 
   it('Given the rule, when an admin asks, then the rule does not apply: the windows start at once', async () => {
-    const answer = await searchWithHeadroom('2').given(calendar).when((app) => app.windows(testCaller('admin', 'project-9'), ask, NOW)).then([]);
+    const answer = await searchWithHeadroom('2')
+      .given(calendar)
+      .when((app) => app.windows(testCaller('admin', 'project-9'), ask, NOW))
+      .then([]);
     expect(answer.windows.map((w) => w.startDate)).toEqual([at(10), at(12)]);
   });
 
   it("Given the rule, when a member's lease is refused by it, then the refusal offers the windows the rule admits", async () => {
     const refusal = await withHeadroom('2')
       .given(calendar)
-      .when((leases) => leases.create({ type: 'CreateLease', data: request(1, { startDate: at(10), endDate: at(12) }), metadata: member }).then(() => null, (error: unknown) => error))
+      .when((leases) =>
+        leases.create({ type: 'CreateLease', data: request(1, { startDate: at(10), endDate: at(12) }), metadata: member }).then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      )
       .then([]);
     expect(refusal).toBeInstanceOf(CapacityRefused);
-    expect(refusal).toMatchObject({ code: 'FREEPOOL_HEADROOM', alternatives: [{ startDate: at(14), endDate: at(16) }, { startDate: at(16), endDate: at(18) }, { startDate: at(18), endDate: at(20) }] });
+    expect(refusal).toMatchObject({
+      code: 'FREEPOOL_HEADROOM',
+      alternatives: [
+        { startDate: at(14), endDate: at(16) },
+        { startDate: at(16), endDate: at(18) },
+        { startDate: at(18), endDate: at(20) },
+      ],
+    });
   });
 });

@@ -29,11 +29,18 @@ const instantsOf = (hosts: readonly RegisteredHost[], fromMs: number, toMs: numb
 };
 
 /** The first instant short of `keep` that the write made worse: a lease that shrinks or leaves a short zone alone is not refused for it. */
-const zoneShortfall = (zone: string, calendars: HeadroomCalendars, keep: number, fromMs: number, toMs: number): HeadroomShortfall | null => {
+const zoneShortfall = (
+  zone: string,
+  calendars: HeadroomCalendars,
+  keep: number,
+  fromMs: number,
+  toMs: number,
+): HeadroomShortfall | null => {
   const inZone = calendars.after.filter((h) => h.info.availabilityZone === zone);
   for (const at of instantsOf(inZone, fromMs, toMs)) {
     const freeHosts = freeAt(inZone, zone, at);
-    if (freeHosts < keep && freeHosts < freeAt(calendars.before, zone, at)) return { zone, freeHosts, keep, at: new Date(at).toISOString() };
+    if (freeHosts < keep && freeHosts < freeAt(calendars.before, zone, at))
+      return { zone, freeHosts, keep, at: new Date(at).toISOString() };
   }
   return null;
 };

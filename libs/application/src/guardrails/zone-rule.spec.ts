@@ -36,6 +36,8 @@ describe('per-zone guardrail settings', () => {
   });
 
   it('the headroom counts hosts only: a percentage is refused', () => {
-    expect(() => parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', '10%', { percentAllowed: false })).toThrow("LEASEHOLD_FREEPOOL_HEADROOM: '10%' is not a number of hosts");
+    expect(() => parseZoneRule('LEASEHOLD_FREEPOOL_HEADROOM', '10%', { percentAllowed: false })).toThrow(
+      "LEASEHOLD_FREEPOOL_HEADROOM: '10%' is not a number of hosts",
+    );
   });
 });

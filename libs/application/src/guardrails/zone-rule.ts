@@ -25,7 +25,10 @@ export const parseZoneRule = (name: string, raw: string | undefined, options: { 
   const text = raw?.trim() ?? '';
   let everyZone: ZoneAmount | null = null;
   const zones = new Map<string, ZoneAmount>();
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const colon = entry.lastIndexOf(':');
     if (colon === -1) {
       if (everyZone !== null) throw new Error(`${name}: more than one amount for every zone in '${text}'`);

@@ -43,11 +43,25 @@ const lease = (leaseId: string, start: string, end: string, reservation: HostRes
 });
 const gpuHosts = [hostRegistered('1', { gpu: 'true' }), hostRegistered('2', { gpu: 'true' }), hostRegistered('3')];
 /** lease-a holds host 1 from 09:30, within the hour's healing window; host 1 went down. */
-const soon = [...gpuHosts, hostBooked('1', 'r-a', { leaseId: 'a', start: 9, end: 18 }), lease('a', '2030-01-01T09:30:00.000Z', at(18), held('a', ['1'])), hostWentDown('1')];
+const soon = [
+  ...gpuHosts,
+  hostBooked('1', 'r-a', { leaseId: 'a', start: 9, end: 18 }),
+  lease('a', '2030-01-01T09:30:00.000Z', at(18), held('a', ['1'])),
+  hostWentDown('1'),
+];
 const healed = (reservation: HostReservation, fields: Record<string, unknown>): StreamEvent => ({
   streamId: 'lease-a',
   type: 'Reservation.Healed',
-  data: { leaseId: 'a', reservation, replacements: [], unhealedHostIds: [], missingResources: false, resourcesChanged: false, at: NOW, ...fields },
+  data: {
+    leaseId: 'a',
+    reservation,
+    replacements: [],
+    unhealedHostIds: [],
+    missingResources: false,
+    resourcesChanged: false,
+    at: NOW,
+    ...fields,
+  },
 });
 
 describe('the healing pass', () => {
@@ -58,14 +72,33 @@ describe('the healing pass', () => {
       .then([
         healed(held('a', ['2']), { replacements: [{ hostId: '1', by: ['2'] }] }),
         { streamId: 'host-1', type: 'Host.BookingReleased', data: { hostId: '1', reservationId: 'r-a', leaseId: 'a' } },
-        { streamId: 'host-2', type: 'Host.Booked', data: { hostId: '2', reservationId: 'r-a', leaseId: 'a', startDate: '2030-01-01T09:30:00.000Z', endDate: at(18), propertyNames: ['gpu'] } },
+        {
+          streamId: 'host-2',
+          type: 'Host.Booked',
+          data: {
+            hostId: '2',
+            reservationId: 'r-a',
+            leaseId: 'a',
+            startDate: '2030-01-01T09:30:00.000Z',
+            endDate: at(18),
+            propertyNames: ['gpu'],
+          },
+        },
       ]);
-    expect(result).toEqual({ downHostIds: ['1'], examined: 1, healed: [{ leaseId: 'a', reservationId: 'r-a', replacements: [{ hostId: '1', by: ['2'] }], unhealedHostIds: [] }], deferred: [] });
+    expect(result).toEqual({
+      downHostIds: ['1'],
+      examined: 1,
+      healed: [{ leaseId: 'a', reservationId: 'r-a', replacements: [{ hostId: '1', by: ['2'] }], unhealedHostIds: [] }],
+      deferred: [],
+    });
   });
 
   it('flags what nothing can replace, once: a later pass records nothing more', async () => {
     const busy = [...soon, hostBooked('2', 'other', { leaseId: 'other', start: 9, end: 18 })];
-    await spec.given(busy).when(pass()).then([healed(held('a', ['1']), { unhealedHostIds: ['1'], missingResources: true })]);
+    await spec
+      .given(busy)
+      .when(pass())
+      .then([healed(held('a', ['1']), { unhealedHostIds: ['1'], missingResources: true })]);
     await spec
       .given([...busy, healed(held('a', ['1']), { unhealedHostIds: ['1'], missingResources: true })])
       .when(pass())
@@ -73,18 +106,33 @@ describe('the healing pass', () => {
   });
 
   it('leaves reservations beyond the healing window for a later pass', async () => {
-    const later = [...gpuHosts, hostBooked('1', 'r-a', { leaseId: 'a', start: 12, end: 18 }), lease('a', at(12), at(18), held('a', ['1'])), hostWentDown('1')];
+    const later = [
+      ...gpuHosts,
+      hostBooked('1', 'r-a', { leaseId: 'a', start: 12, end: 18 }),
+      lease('a', at(12), at(18), held('a', ['1'])),
+      hostWentDown('1'),
+    ];
     const result = await spec.given(later).when(pass()).then([]);
     expect(result).toMatchObject({ downHostIds: ['1'], examined: 0 });
   });
 
   it('defers a lease that is starting, and records nothing for it', async () => {
-    const starting: StreamEvent = { streamId: 'lease-a', type: 'Lease.StartRequested', data: { leaseId: 'a', at: '2030-01-01T09:30:00.000Z' } };
-    const result = await spec.given([...soon, starting]).when(pass(at(9))).then([]);
+    const starting: StreamEvent = {
+      streamId: 'lease-a',
+      type: 'Lease.StartRequested',
+      data: { leaseId: 'a', at: '2030-01-01T09:30:00.000Z' },
+    };
+    const result = await spec
+      .given([...soon, starting])
+      .when(pass(at(9)))
+      .then([]);
     expect(result.deferred).toEqual([{ leaseId: 'a', reason: 'lease a is starting; healed at a later pass' }]);
   });
 
-  it('is the service\'s own: a user may not run it (403)', async () => {
-    await spec.given(soon).when(pass(NOW, testCaller('admin'))).thenThrows({ code: 'HEALING_IS_INTERNAL', kind: 'forbidden' });
+  it("is the service's own: a user may not run it (403)", async () => {
+    await spec
+      .given(soon)
+      .when(pass(NOW, testCaller('admin')))
+      .thenThrows({ code: 'HEALING_IS_INTERNAL', kind: 'forbidden' });
   });
 });

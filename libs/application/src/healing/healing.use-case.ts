@@ -65,7 +65,8 @@ export class HealingUseCase {
 
   /** Never throws for one lease's trouble: that lease is deferred to the next pass. */
   async pass(command: HealReservations): Promise<HealingPass> {
-    if (command.metadata.actor.system === null) throw new DomainError('HEALING_IS_INTERNAL', 'forbidden', 'Only the service heals reservations');
+    if (command.metadata.actor.system === null)
+      throw new DomainError('HEALING_IS_INTERNAL', 'forbidden', 'Only the service heals reservations');
     const { index } = this.context;
     await index.catchUp();
     const now = toMs(command.metadata.now);
@@ -105,7 +106,8 @@ export class HealingUseCase {
       await index.catchUp();
       const loaded = await handler.load(leaseDecider, leaseStream(leaseId));
       const { state } = loaded;
-      if (state.status === 'Starting' || state.status === 'Ending') throw conflict('LEASE_BUSY', `lease ${leaseId} is ${state.status.toLowerCase()}; healed at a later pass`);
+      if (state.status === 'Starting' || state.status === 'Ending')
+        throw conflict('LEASE_BUSY', `lease ${leaseId} is ${state.status.toLowerCase()}; healed at a later pass`);
       if (state.status !== 'Pending' && state.status !== 'Active') return { appends: [], result: [] };
       const { lease } = state;
       // replacements are booked from now on: the past of a started lease is spent
@@ -123,11 +125,20 @@ export class HealingUseCase {
         const decided = leaseDecider.decide({ type: 'HealReservation', data: { leaseId, ...healing, now } }, current);
         current = decided.reduce(leaseDecider.evolve, current);
         events.push(...decided);
-        if (decided.length > 0) healed.push({ leaseId, reservationId: reservation.id, replacements: healing.replacements, unhealedHostIds: healing.unhealedHostIds });
+        if (decided.length > 0)
+          healed.push({
+            leaseId,
+            reservationId: reservation.id,
+            replacements: healing.replacements,
+            unhealedHostIds: healing.unhealedHostIds,
+          });
       }
       if (events.length === 0) return { appends: [], result: [] };
       const recorded = eventMetadata(command.metadata, { reason: 'host_down', downHostIds });
-      return { appends: [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, newId), ...plan.appends(recorded, newId)], result: healed };
+      return {
+        appends: [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, newId), ...plan.appends(recorded, newId)],
+        result: healed,
+      };
     });
     return result;
   }

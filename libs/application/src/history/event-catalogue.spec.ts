@@ -23,7 +23,8 @@ const emittedTypes = (): Set<string> => {
   const found = new Set<string>();
   for (const file of EMITTERS.flatMap(sources)) {
     const source = readFileSync(file, 'utf8');
-    for (const match of source.matchAll(/(?:type: |DomainEvent<\s*|PhaseEvent<|PhaseFailure<)'([A-Z]\w*\.[A-Z]\w*)'/g)) found.add(match[1] ?? '');
+    for (const match of source.matchAll(/(?:type: |DomainEvent<\s*|PhaseEvent<|PhaseFailure<)'([A-Z]\w*\.[A-Z]\w*)'/g))
+      found.add(match[1] ?? '');
   }
   return found;
 };
@@ -86,7 +87,14 @@ describe('the public event catalogue', () => {
 describe('a history entry', () => {
   it("copies the catalogue's fields in snake_case, never the stored object: no trust id, no scheduler ids", () => {
     const event = created();
-    const entry = historyEntry(recorded(event.type, event.data, { correlationId: 'req-1', causationId: 'req-1', actor: { userId: 'user-1', projectId: 'project-1' }, requestId: 'req-1' }) as RecordedEvent & { type: InternalEventType });
+    const entry = historyEntry(
+      recorded(event.type, event.data, {
+        correlationId: 'req-1',
+        causationId: 'req-1',
+        actor: { userId: 'user-1', projectId: 'project-1' },
+        requestId: 'req-1',
+      }) as RecordedEvent & { type: InternalEventType },
+    );
     expect(entry).toMatchObject({
       position: 42,
       recorded_at: '2030-01-01T09:08:07.654000Z',
@@ -107,10 +115,19 @@ describe('a history entry', () => {
 
   it('names the system actor and has no request id for what Leasehold did on its own', () => {
     const entry = historyEntry({
-      ...recorded('Lease.Started', { leaseId: 'lease-1', at: '2030-01-01T10:00:00.000Z' }, { correlationId: 'c', causationId: 'evt-9', actor: null, system: 'reactor' }),
+      ...recorded(
+        'Lease.Started',
+        { leaseId: 'lease-1', at: '2030-01-01T10:00:00.000Z' },
+        { correlationId: 'c', causationId: 'evt-9', actor: null, system: 'reactor' },
+      ),
       type: 'Lease.Started',
     });
-    expect(entry).toMatchObject({ type: 'lease.started', actor: { user_id: null, project_id: null, system: 'reactor' }, request_id: null, causation_id: 'evt-9' });
+    expect(entry).toMatchObject({
+      type: 'lease.started',
+      actor: { user_id: null, project_id: null, system: 'reactor' },
+      request_id: null,
+      causation_id: 'evt-9',
+    });
     expect(entry.data).toEqual({ lease_id: 'lease-1', at: '2030-01-01T10:00:00.000Z' });
   });
 

@@ -78,7 +78,8 @@ const effectsOf = (d: { effects: Parameters<typeof publicEffects>[0] }) => publi
 export const EVENT_CATALOGUE: Catalogue = {
   'Lease.Created': {
     publicType: 'lease.created',
-    summary: (d) => `Lease ${d.leaseId} (${d.name}) created for ${d.startDate} to ${d.endDate} with ${d.reservations.length} reservation(s)`,
+    summary: (d) =>
+      `Lease ${d.leaseId} (${d.name}) created for ${d.startDate} to ${d.endDate} with ${d.reservations.length} reservation(s)`,
     fields: {
       lease_id: 'leaseId',
       name: 'name',
@@ -91,11 +92,21 @@ export const EVENT_CATALOGUE: Catalogue = {
       created_at: 'createdAt',
     },
   },
-  'Lease.Renamed': { publicType: 'lease.renamed', summary: (d) => `Lease ${d.leaseId} renamed to ${d.name}`, fields: { lease_id: 'leaseId', name: 'name', renamed_at: 'renamedAt' } },
+  'Lease.Renamed': {
+    publicType: 'lease.renamed',
+    summary: (d) => `Lease ${d.leaseId} renamed to ${d.name}`,
+    fields: { lease_id: 'leaseId', name: 'name', renamed_at: 'renamedAt' },
+  },
   'Lease.Rescheduled': {
     publicType: 'lease.rescheduled',
     summary: (d) => `Lease ${d.leaseId} rescheduled to ${d.startDate} to ${d.endDate}`,
-    fields: { lease_id: 'leaseId', start_date: 'startDate', end_date: 'endDate', before_end_date: 'beforeEndDate', rescheduled_at: 'rescheduledAt' },
+    fields: {
+      lease_id: 'leaseId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      before_end_date: 'beforeEndDate',
+      rescheduled_at: 'rescheduledAt',
+    },
   },
   'Reservation.Changed': {
     publicType: 'reservation.changed',
@@ -105,7 +116,8 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Lease.PreemptibleServerReaped': {
     publicType: 'lease.preemptible_server_reaped',
     // the server and its project belong to another tenant: they stay in the stored event, for operators
-    summary: (d) => `A preemptible server (flavor ${d.flavor}) on host ${d.host} ${d.stopped ? 'stopped, then deleted' : 'deleted'} for reservation ${d.reservationId}`,
+    summary: (d) =>
+      `A preemptible server (flavor ${d.flavor}) on host ${d.host} ${d.stopped ? 'stopped, then deleted' : 'deleted'} for reservation ${d.reservationId}`,
     fields: {
       lease_id: 'leaseId',
       reservation_id: 'reservationId',
@@ -148,7 +160,8 @@ export const EVENT_CATALOGUE: Catalogue = {
   },
   'Reservation.Healed': {
     publicType: 'reservation.healed',
-    summary: (d) => `Reservation ${d.reservation.id} healed: ${d.replacements.length} host(s) replaced, ${d.unhealedHostIds.length} unreplaced`,
+    summary: (d) =>
+      `Reservation ${d.reservation.id} healed: ${d.replacements.length} host(s) replaced, ${d.unhealedHostIds.length} unreplaced`,
     fields: {
       lease_id: 'leaseId',
       reservation: (d) => publicReservation(d.reservation),
@@ -172,7 +185,8 @@ export const EVENT_CATALOGUE: Catalogue = {
   },
   'Lease.GuardrailOverridden': {
     publicType: 'lease.guardrail_overridden',
-    summary: (d) => `Lease ${d.leaseId} admitted by an admin against the ${d.rule} rule: ${d.freeHosts} free host(s) left in ${zoneName(d.zone)} at ${d.instant}, the rule keeps ${d.keep}`,
+    summary: (d) =>
+      `Lease ${d.leaseId} admitted by an admin against the ${d.rule} rule: ${d.freeHosts} free host(s) left in ${zoneName(d.zone)} at ${d.instant}, the rule keeps ${d.keep}`,
     fields: { lease_id: 'leaseId', rule: 'rule', zone: 'zone', free_hosts: 'freeHosts', keep: 'keep', instant: 'instant', at: 'at' },
   },
   'Lease.LeftoversFound': {
@@ -197,7 +211,12 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Host.Registered': {
     publicType: 'host.registered',
     summary: (d) => `Host ${d.hostId} (${d.info.hypervisorHostname}) registered`,
-    fields: { host_id: 'hostId', info: (d) => publicHostInfo(d.info), capabilities: (d) => publicCapabilities(d.capabilities), registered_at: 'registeredAt' },
+    fields: {
+      host_id: 'hostId',
+      info: (d) => publicHostInfo(d.info),
+      capabilities: (d) => publicCapabilities(d.capabilities),
+      registered_at: 'registeredAt',
+    },
   },
   'Host.CapabilitiesUpdated': {
     publicType: 'host.capabilities_updated',
@@ -217,11 +236,19 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Host.Booked': {
     publicType: 'host.booked',
     summary: (d) => `Host ${d.hostId} booked for reservation ${d.reservationId} from ${d.startDate} to ${d.endDate}`,
-    fields: { host_id: 'hostId', reservation_id: 'reservationId', lease_id: 'leaseId', start_date: 'startDate', end_date: 'endDate', property_names: 'propertyNames' },
+    fields: {
+      host_id: 'hostId',
+      reservation_id: 'reservationId',
+      lease_id: 'leaseId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      property_names: 'propertyNames',
+    },
   },
   'Host.SlotsBooked': {
     publicType: 'host.slots_booked',
-    summary: (d) => `${d.slots.count} slot(s) of host ${d.hostId} booked for reservation ${d.reservationId} from ${d.startDate} to ${d.endDate}`,
+    summary: (d) =>
+      `${d.slots.count} slot(s) of host ${d.hostId} booked for reservation ${d.reservationId} from ${d.startDate} to ${d.endDate}`,
     fields: {
       host_id: 'hostId',
       reservation_id: 'reservationId',
@@ -235,7 +262,13 @@ export const EVENT_CATALOGUE: Catalogue = {
   'Host.BookingMoved': {
     publicType: 'host.booking_moved',
     summary: (d) => `Booking of host ${d.hostId} for reservation ${d.reservationId} moved to ${d.startDate} to ${d.endDate}`,
-    fields: { host_id: 'hostId', reservation_id: 'reservationId', start_date: 'startDate', end_date: 'endDate', property_names: 'propertyNames' },
+    fields: {
+      host_id: 'hostId',
+      reservation_id: 'reservationId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      property_names: 'propertyNames',
+    },
   },
   'Host.SlotsMoved': {
     publicType: 'host.slots_moved',
@@ -254,7 +287,11 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Booking of host ${d.hostId} for reservation ${d.reservationId} released`,
     fields: { host_id: 'hostId', reservation_id: 'reservationId', lease_id: 'leaseId' },
   },
-  'Host.WentDown': { publicType: 'host.went_down', summary: (d) => `Host ${d.hostId} went down (${d.reasons.join(', ')})`, fields: hostHealth },
+  'Host.WentDown': {
+    publicType: 'host.went_down',
+    summary: (d) => `Host ${d.hostId} went down (${d.reasons.join(', ')})`,
+    fields: hostHealth,
+  },
   'Host.DownReasonsChanged': {
     publicType: 'host.down_reasons_changed',
     summary: (d) => `Host ${d.hostId} is still down (${d.reasons.join(', ')})`,
@@ -328,7 +365,13 @@ export const EVENT_CATALOGUE: Catalogue = {
   'FloatingIp.Registered': {
     publicType: 'floating_ip.registered',
     summary: (d) => `Floating IP ${d.floatingIpId} (${d.address}) registered`,
-    fields: { floating_ip_id: 'floatingIpId', network_id: 'networkId', subnet_id: 'subnetId', address: 'address', registered_at: 'registeredAt' },
+    fields: {
+      floating_ip_id: 'floatingIpId',
+      network_id: 'networkId',
+      subnet_id: 'subnetId',
+      address: 'address',
+      registered_at: 'registeredAt',
+    },
   },
   'FloatingIp.Unregistered': {
     publicType: 'floating_ip.unregistered',
@@ -338,7 +381,13 @@ export const EVENT_CATALOGUE: Catalogue = {
   'FloatingIp.Booked': {
     publicType: 'floating_ip.booked',
     summary: (d) => `Floating IP ${d.floatingIpId} booked for reservation ${d.reservationId} from ${d.startDate} to ${d.endDate}`,
-    fields: { floating_ip_id: 'floatingIpId', reservation_id: 'reservationId', lease_id: 'leaseId', start_date: 'startDate', end_date: 'endDate' },
+    fields: {
+      floating_ip_id: 'floatingIpId',
+      reservation_id: 'reservationId',
+      lease_id: 'leaseId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+    },
   },
   'FloatingIp.BookingMoved': {
     publicType: 'floating_ip.booking_moved',
@@ -386,12 +435,14 @@ export const EVENT_CATALOGUE: Catalogue = {
   },
   'Freepool.Exhausted': {
     publicType: 'freepool.exhausted',
-    summary: (d) => `Freepool of ${zoneName(d.zone)} exhausted: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
+    summary: (d) =>
+      `Freepool of ${zoneName(d.zone)} exhausted: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
     fields: freepool,
   },
   'Freepool.Recovered': {
     publicType: 'freepool.recovered',
-    summary: (d) => `Freepool of ${zoneName(d.zone)} recovered: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
+    summary: (d) =>
+      `Freepool of ${zoneName(d.zone)} recovered: ${d.freeHosts} of ${d.reservableHosts} hosts free until ${d.windowEnd} (threshold ${d.threshold})`,
     fields: freepool,
   },
   'RateCard.Published': {
@@ -403,7 +454,8 @@ export const EVENT_CATALOGUE: Catalogue = {
       currency: 'currency',
       effective_from: 'effectiveFrom',
       prices: (d) => ({ ...d.prices }),
-      capability_prices: (d) => d.capabilityPrices.map((entry) => ({ capability: entry.capability, value: entry.value, prices: { ...entry.prices } })),
+      capability_prices: (d) =>
+        d.capabilityPrices.map((entry) => ({ capability: entry.capability, value: entry.value, prices: { ...entry.prices } })),
       published_at: 'publishedAt',
     },
   },

@@ -39,7 +39,9 @@ const actorOf = (metadata: RecordedEvent['metadata']): PublicActor =>
     : { user_id: metadata.actor.userId, project_id: metadata.actor.projectId, system: null };
 
 const publicData = <D>(entry: CatalogueEntry<D>, data: D): Readonly<Record<string, unknown>> =>
-  Object.fromEntries(Object.entries(entry.fields).map(([name, source]) => [name, typeof source === 'function' ? source(data) : data[source]]));
+  Object.fromEntries(
+    Object.entries(entry.fields).map(([name, source]) => [name, typeof source === 'function' ? source(data) : data[source]]),
+  );
 
 /** Only catalogued events reach here (`isCatalogued`): their data has the shape their type says. */
 export const historyEntry = (event: RecordedEvent & { readonly type: InternalEventType }): HistoryEntry => {

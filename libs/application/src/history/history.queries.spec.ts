@@ -5,10 +5,25 @@ import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { testCaller } from '../testing/application.specification.js';
 import { HistoryQueries } from './history.queries.js';
 
-const USER: EventMetadata = { correlationId: 'req-1', causationId: 'req-1', actor: { userId: 'user-1', projectId: 'project-1' }, requestId: 'req-1' };
+const USER: EventMetadata = {
+  correlationId: 'req-1',
+  causationId: 'req-1',
+  actor: { userId: 'user-1', projectId: 'project-1' },
+  requestId: 'req-1',
+};
 const REACTOR: EventMetadata = { correlationId: 'req-1', causationId: 'evt-start', actor: null, system: 'reactor' };
 const hold = { startDate: '2030-01-01T10:00:00.000Z', endDate: '2030-01-01T18:00:00.000Z', propertyNames: [] };
-const hostInfo = { hypervisorHostname: 'h7', serviceName: 'h7', vcpus: 8, memoryMb: 1024, localGb: 10, cpuInfo: '', hypervisorType: 'QEMU', hypervisorVersion: 1, availabilityZone: 'nova' };
+const hostInfo = {
+  hypervisorHostname: 'h7',
+  serviceName: 'h7',
+  vcpus: 8,
+  memoryMb: 1024,
+  localGb: 10,
+  cpuInfo: '',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 1,
+  availabilityZone: 'nova',
+};
 const floatingIp = { floatingIpId: 'fip-1', networkId: 'net-1', subnetId: null, address: '203.0.113.5' };
 
 let store: EventStore;
@@ -26,20 +41,70 @@ const givenLedger = async (): Promise<void> => {
   await append('hostregistry-main', 'HostRegistry.HostAdded', { hostId: '7', hypervisorHostname: 'h7' });
   await append('host-7', 'Host.Registered', { hostId: '7', info: hostInfo, capabilities: {}, registeredAt: hold.startDate });
   await append('hostregistry-main', 'HostRegistry.HostAdded', { hostId: '8', hypervisorHostname: 'h8' });
-  await append('host-8', 'Host.Registered', { hostId: '8', info: { ...hostInfo, hypervisorHostname: 'h8' }, capabilities: {}, registeredAt: hold.startDate });
-  await append('floatingipregistry-main', 'FloatingIpRegistry.Added', { floatingIpId: 'fip-1', networkId: 'net-1', address: floatingIp.address });
+  await append('host-8', 'Host.Registered', {
+    hostId: '8',
+    info: { ...hostInfo, hypervisorHostname: 'h8' },
+    capabilities: {},
+    registeredAt: hold.startDate,
+  });
+  await append('floatingipregistry-main', 'FloatingIpRegistry.Added', {
+    floatingIpId: 'fip-1',
+    networkId: 'net-1',
+    address: floatingIp.address,
+  });
   await append('floatingip-fip-1', 'FloatingIp.Registered', { ...floatingIp, registeredAt: hold.startDate });
-  const fipReservation = { id: 'res-2', resourceId: 'r-2', resourceType: 'virtual:floatingip', networkId: 'net-1', amount: 1, requiredFloatingIps: [], allocations: [{ floatingIpId: 'fip-1', address: floatingIp.address }] };
-  await append('lease-lease-1', 'Lease.Created', created({ reservations: [reservation('res-1', { hostIds: ['7'] }), fipReservation as never] }).data);
+  const fipReservation = {
+    id: 'res-2',
+    resourceId: 'r-2',
+    resourceType: 'virtual:floatingip',
+    networkId: 'net-1',
+    amount: 1,
+    requiredFloatingIps: [],
+    allocations: [{ floatingIpId: 'fip-1', address: floatingIp.address }],
+  };
+  await append(
+    'lease-lease-1',
+    'Lease.Created',
+    created({ reservations: [reservation('res-1', { hostIds: ['7'] }), fipReservation as never] }).data,
+  );
   await append('host-7', 'Host.Booked', { hostId: '7', reservationId: 'res-1', leaseId: 'lease-1', ...hold });
-  await append('floatingip-fip-1', 'FloatingIp.Booked', { floatingIpId: 'fip-1', reservationId: 'res-2', leaseId: 'lease-1', startDate: hold.startDate, endDate: hold.endDate });
-  await append('host-7', 'Host.Booked', { hostId: '7', reservationId: 'res-other', leaseId: 'lease-other', ...hold, startDate: '2030-02-01T00:00:00.000Z', endDate: '2030-02-02T00:00:00.000Z' });
-  await append('lease-lease-1', 'Reservation.Changed', { leaseId: 'lease-1', reservation: reservation('res-1', { hostIds: ['8'] }), changedAt: hold.startDate });
+  await append('floatingip-fip-1', 'FloatingIp.Booked', {
+    floatingIpId: 'fip-1',
+    reservationId: 'res-2',
+    leaseId: 'lease-1',
+    startDate: hold.startDate,
+    endDate: hold.endDate,
+  });
+  await append('host-7', 'Host.Booked', {
+    hostId: '7',
+    reservationId: 'res-other',
+    leaseId: 'lease-other',
+    ...hold,
+    startDate: '2030-02-01T00:00:00.000Z',
+    endDate: '2030-02-02T00:00:00.000Z',
+  });
+  await append('lease-lease-1', 'Reservation.Changed', {
+    leaseId: 'lease-1',
+    reservation: reservation('res-1', { hostIds: ['8'] }),
+    changedAt: hold.startDate,
+  });
   await append('host-7', 'Host.BookingReleased', { hostId: '7', reservationId: 'res-1', leaseId: 'lease-1' });
   await append('host-8', 'Host.Booked', { hostId: '8', reservationId: 'res-1', leaseId: 'lease-1', ...hold });
-  await append('hostactivity-7', 'HostActivity.InstanceNotified', {
-    hostId: '7', eventType: 'instance.create.end', instanceId: 'srv-1', projectId: 'project-1', flavorId: null, state: 'active', occurredAt: hold.startDate, messageId: 'm-1',
-  }, REACTOR);
+  await append(
+    'hostactivity-7',
+    'HostActivity.InstanceNotified',
+    {
+      hostId: '7',
+      eventType: 'instance.create.end',
+      instanceId: 'srv-1',
+      projectId: 'project-1',
+      flavorId: null,
+      state: 'active',
+      occurredAt: hold.startDate,
+      messageId: 'm-1',
+    },
+    REACTOR,
+  );
   await append('lease-lease-1', 'Lease.StartRequested', { leaseId: 'lease-1', at: hold.startDate }, REACTOR);
 };
 
@@ -76,8 +141,16 @@ describe('history of a lease', () => {
 
   it('records who acted: the user of the request, or the reactor by name', async () => {
     const history = await queries.lease(testCaller('admin', 'admin-project'), 'lease-1');
-    expect(history[0]).toMatchObject({ actor: { user_id: 'user-1', project_id: 'project-1', system: null }, request_id: 'req-1', causation_id: 'req-1' });
-    expect(history.at(-1)).toMatchObject({ actor: { user_id: null, project_id: null, system: 'reactor' }, request_id: null, causation_id: 'evt-start' });
+    expect(history[0]).toMatchObject({
+      actor: { user_id: 'user-1', project_id: 'project-1', system: null },
+      request_id: 'req-1',
+      causation_id: 'req-1',
+    });
+    expect(history.at(-1)).toMatchObject({
+      actor: { user_id: null, project_id: null, system: 'reactor' },
+      request_id: null,
+      causation_id: 'evt-start',
+    });
   });
 
   it('is refused to another project (403) and unknown ids are 404, as reading the lease', async () => {

@@ -77,7 +77,10 @@ export class HistoryQueries {
   /** The booking events of these reservations on every host and address they held. */
   private async bookings(reservations: readonly Reservation[]): Promise<RecordedEvent[]> {
     const reservationIds = new Set(reservations.map((reservation) => reservation.id));
-    const streams = new Set([...reservations.flatMap(reservedHostIds).map(hostStream), ...reservations.flatMap(reservedFloatingIpIds).map(floatingIpStream)]);
+    const streams = new Set([
+      ...reservations.flatMap(reservedHostIds).map(hostStream),
+      ...reservations.flatMap(reservedFloatingIpIds).map(floatingIpStream),
+    ]);
     const events = await Promise.all([...streams].map((streamId) => this.store.readStream(streamId)));
     return events.flat().filter((event) => reservationIds.has(dataField(event, 'reservationId') as string));
   }

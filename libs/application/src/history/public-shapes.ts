@@ -48,4 +48,9 @@ export const publicHostInfo = (info: HostInfo): PublicObject => ({
 
 export const publicCapabilities = (capabilities: Capabilities): PublicObject => ({ ...capabilities });
 
-export const publicSlots = (slots: SlotDemand): PublicObject => ({ count: slots.count, vcpus: slots.vcpus, memory_mb: slots.memoryMb, disk_gb: slots.diskGb });
+export const publicSlots = (slots: SlotDemand): PublicObject => ({
+  count: slots.count,
+  vcpus: slots.vcpus,
+  memory_mb: slots.memoryMb,
+  disk_gb: slots.diskGb,
+});

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Capabilities, HOST_REGISTRY_STREAM, type HostInfo, MAX_CAPABILITY_KEY_LENGTH, hostStream, propertyStream } from '#domain/index.js';
+import {
+  type Capabilities,
+  HOST_REGISTRY_STREAM,
+  type HostInfo,
+  MAX_CAPABILITY_KEY_LENGTH,
+  hostStream,
+  propertyStream,
+} from '#domain/index.js';
 import { NovaHostInventory } from '#plugins/openstack/nova-host-inventory.js';
 import { NovaClient } from '#plugins/openstack/nova.client.js';
 import { unreachableSession } from '#plugins/testing/unreachable-cloud.js';
@@ -51,23 +58,48 @@ class FakeNovaWithServers implements HostInventory {
 const unreachableNova = (): HostInventory => new NovaHostInventory(new NovaClient(unreachableSession()));
 
 const standalone = applicationSpecification((context) => new HostUseCases(context, new StandaloneHostInventory()));
-const withServers = applicationSpecification((context) => new HostUseCases(context, new FakeNovaWithServers({ 'compute-1': ['server-a', 'server-b'] })));
+const withServers = applicationSpecification(
+  (context) => new HostUseCases(context, new FakeNovaWithServers({ 'compute-1': ['server-a', 'server-b'] })),
+);
 const cloudDown = applicationSpecification((context) => new HostUseCases(context, unreachableNova()));
 
-const fromRequest = (name: string, capabilities: Capabilities = {}): HostToRegister => ({ source: 'request', info: facts(name), capabilities });
+const fromRequest = (name: string, capabilities: Capabilities = {}): HostToRegister => ({
+  source: 'request',
+  info: facts(name),
+  capabilities,
+});
 
-const hostAdded = (hostId: string, name: string): StreamEvent => ({ streamId: HOST_REGISTRY_STREAM, type: 'HostRegistry.HostAdded', data: { hostId, hypervisorHostname: name } });
-const hostRegistered = (hostId: string, name: string, capabilities: Capabilities = {}, registeredAt = '2029-12-31T00:00:00.000Z'): StreamEvent => ({
+const hostAdded = (hostId: string, name: string): StreamEvent => ({
+  streamId: HOST_REGISTRY_STREAM,
+  type: 'HostRegistry.HostAdded',
+  data: { hostId, hypervisorHostname: name },
+});
+const hostRegistered = (
+  hostId: string,
+  name: string,
+  capabilities: Capabilities = {},
+  registeredAt = '2029-12-31T00:00:00.000Z',
+): StreamEvent => ({
   streamId: hostStream(hostId),
   type: 'Host.Registered',
   data: { hostId, info: facts(name), capabilities, registeredAt },
 });
-const registeredHost = (hostId: string, name: string, capabilities: Capabilities = {}): StreamEvent[] => [hostAdded(hostId, name), hostRegistered(hostId, name, capabilities)];
+const registeredHost = (hostId: string, name: string, capabilities: Capabilities = {}): StreamEvent[] => [
+  hostAdded(hostId, name),
+  hostRegistered(hostId, name, capabilities),
+];
 /** Reservation r-1 holds host 1 from now on, asking for the `gpu` capability. */
 const booked: StreamEvent = {
   streamId: hostStream('1'),
   type: 'Host.Booked',
-  data: { hostId: '1', reservationId: 'r-1', leaseId: 'lease-1', startDate: NOW, endDate: '2030-01-02T00:00:00.000Z', propertyNames: ['gpu'] },
+  data: {
+    hostId: '1',
+    reservationId: 'r-1',
+    leaseId: 'lease-1',
+    startDate: NOW,
+    endDate: '2030-01-02T00:00:00.000Z',
+    propertyNames: ['gpu'],
+  },
 };
 
 describe('registering a host', () => {
@@ -105,35 +137,57 @@ describe('registering a host', () => {
   it('in standalone mode, refuses a host named without its facts as invalid: no cloud reports them', async () => {
     await standalone
       .given([])
-      .when((hosts) => hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }))
+      .when((hosts) =>
+        hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }),
+      )
       .thenThrows({ code: 'HOST_FACTS_MISSING', kind: 'invalid' });
   });
 
   it('refuses a host the cloud runs servers on (upstream’s HostHavingServers)', async () => {
     await withServers
       .given([])
-      .when((hosts) => hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }))
+      .when((hosts) =>
+        hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }),
+      )
       .thenThrows({ code: 'HOST_HAVING_SERVERS', kind: 'conflict', message: 'Servers [server-a, server-b] found for host compute-1' });
   });
 
   it('answers `unavailable` when Nova cannot be reached, and records nothing', async () => {
     await cloudDown
       .given([])
-      .when((hosts) => hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }))
-      .thenThrows({ code: 'CLOUD_UNAVAILABLE', kind: 'unavailable', message: expect.stringMatching(/^Nova is unavailable, nothing was changed; try again later \(.*no answer/) });
+      .when((hosts) =>
+        hosts.register({ type: 'RegisterHost', data: { host: { source: 'cloud', name: 'compute-1', capabilities: {} } }, metadata: admin }),
+      )
+      .thenThrows({
+        code: 'CLOUD_UNAVAILABLE',
+        kind: 'unavailable',
+        message: expect.stringMatching(/^Nova is unavailable, nothing was changed; try again later \(.*no answer/),
+      });
   });
 });
 
 describe('updating a host', () => {
-  const update = (hostId: string, changes: HostChanges, metadata = admin) => ({ type: 'UpdateHost' as const, data: { hostId, changes }, metadata });
+  const update = (hostId: string, changes: HostChanges, metadata = admin) => ({
+    type: 'UpdateHost' as const,
+    data: { hostId, changes },
+    metadata,
+  });
 
   it('records the changed capabilities and reservability, answering with the host’s whole history', async () => {
     const result = await standalone
       .given(registeredHost('1', 'compute-1', { gpu: 'false' }))
       .when((hosts) => hosts.update(update('1', { capabilities: { gpu: 'true' }, reservable: false })))
       .then([
-        { streamId: hostStream('1'), type: 'Host.CapabilitiesUpdated', data: { hostId: '1', capabilities: { gpu: 'true' }, updatedAt: NOW } },
-        { streamId: hostStream('1'), type: 'Host.ReservableChanged', data: { hostId: '1', reservable: false, reason: 'operator request', changedAt: NOW } },
+        {
+          streamId: hostStream('1'),
+          type: 'Host.CapabilitiesUpdated',
+          data: { hostId: '1', capabilities: { gpu: 'true' }, updatedAt: NOW },
+        },
+        {
+          streamId: hostStream('1'),
+          type: 'Host.ReservableChanged',
+          data: { hostId: '1', reservable: false, reason: 'operator request', changedAt: NOW },
+        },
       ]);
     expect(result.events.map((event) => event.type)).toEqual(['Host.Registered', 'Host.CapabilitiesUpdated', 'Host.ReservableChanged']);
   });
@@ -176,7 +230,11 @@ describe('unregistering a host', () => {
       .given(registeredHost('1', 'compute-1'))
       .when((hosts) => hosts.unregister(unregister('1')))
       .then([
-        { streamId: hostStream('1'), type: 'Host.Unregistered', data: { hostId: '1', hypervisorHostname: 'compute-1', unregisteredAt: NOW } },
+        {
+          streamId: hostStream('1'),
+          type: 'Host.Unregistered',
+          data: { hostId: '1', hypervisorHostname: 'compute-1', unregisteredAt: NOW },
+        },
         { streamId: HOST_REGISTRY_STREAM, type: 'HostRegistry.HostRemoved', data: { hostId: '1', hypervisorHostname: 'compute-1' } },
       ]);
   });
@@ -228,7 +286,13 @@ describe('setting a resource property’s privacy', () => {
     await standalone
       .given(registeredHost('1', 'compute-1', { gpu: 'true' }))
       .when((hosts) => hosts.setPropertyPrivacy(setPrivacy('gpu', true)))
-      .then([{ streamId: propertyStream('gpu'), type: 'ResourceProperty.PrivacyChanged', data: { propertyName: 'gpu', private: true, changedAt: NOW } }]);
+      .then([
+        {
+          streamId: propertyStream('gpu'),
+          type: 'ResourceProperty.PrivacyChanged',
+          data: { propertyName: 'gpu', private: true, changedAt: NOW },
+        },
+      ]);
   });
 
   it('records nothing when the privacy is already so', async () => {

@@ -76,11 +76,17 @@ export class HostUseCases {
       const zone = info.availabilityZone;
       const inFreepool = index.registeredHosts().filter((host) => host.info.availabilityZone === zone).length;
       checkGeneralPoolFloor(floor, info.hypervisorHostname, { zone, computeHosts: reported ?? inFreepool + 1, inFreepool });
-      const added = hostRegistryDecider.decide({ type: 'AddHostToRegistry', data: { hypervisorHostname: info.hypervisorHostname } }, registry.state);
+      const added = hostRegistryDecider.decide(
+        { type: 'AddHostToRegistry', data: { hypervisorHostname: info.hypervisorHostname } },
+        registry.state,
+      );
       const hostId = added[0]?.data.hostId ?? '';
       const now = command.metadata.now;
       const events = hostDecider.decide({ type: 'RegisterHost', data: { hostId, info, capabilities, now } }, hostDecider.initialState());
-      const appends = [appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata, newId), appendTo(hostStream(hostId), 'no_stream', events, metadata, newId)];
+      const appends = [
+        appendTo(HOST_REGISTRY_STREAM, registry.revision, added, metadata, newId),
+        appendTo(hostStream(hostId), 'no_stream', events, metadata, newId),
+      ];
       return { appends, result: { hostId, events } };
     });
     return { ...result, position };
@@ -98,7 +104,10 @@ export class HostUseCases {
         ...hostDecider.decide({ type: 'UpdateHostCapabilities', data: { capabilities: changes.capabilities, now } }, host.state),
         ...(changes.reservable === null
           ? []
-          : hostDecider.decide({ type: 'SetHostReservable', data: { reservable: changes.reservable, reason: 'operator request', now } }, host.state)),
+          : hostDecider.decide(
+              { type: 'SetHostReservable', data: { reservable: changes.reservable, reason: 'operator request', now } },
+              host.state,
+            )),
       ];
       return { appends: [appendTo(hostStream(hostId), host.revision, events, eventMetadata(command.metadata), newId)], result: null };
     });
@@ -124,7 +133,10 @@ export class HostUseCases {
       const removed = hostRegistryDecider.decide({ type: 'RemoveHostFromRegistry', data: { hostId, hypervisorHostname } }, registry.state);
       const metadata = eventMetadata(command.metadata);
       return {
-        appends: [appendTo(hostStream(hostId), host.revision, events, metadata, newId), appendTo(HOST_REGISTRY_STREAM, registry.revision, removed, metadata, newId)],
+        appends: [
+          appendTo(hostStream(hostId), host.revision, events, metadata, newId),
+          appendTo(HOST_REGISTRY_STREAM, registry.revision, removed, metadata, newId),
+        ],
         result: null,
       };
     });

@@ -17,4 +17,8 @@ export interface LeaseTrusts {
 }
 
 /** Without Keystone auth on OpenStack there is no caller token to delegate from: leases keep trust_id null. */
-export const NO_LEASE_TRUSTS: LeaseTrusts = { create: () => Promise.resolve(null), discard: () => Promise.resolve(), release: () => Promise.resolve() };
+export const NO_LEASE_TRUSTS: LeaseTrusts = {
+  create: () => Promise.resolve(null),
+  discard: () => Promise.resolve(),
+  release: () => Promise.resolve(),
+};

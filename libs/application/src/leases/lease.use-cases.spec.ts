@@ -47,7 +47,14 @@ const newLease = (fields: Partial<CreateLeaseRequest> = {}): CreateLeaseRequest 
   reservations: [oneHost],
   ...fields,
 });
-const changes = (fields: Partial<UpdateLeaseRequest> = {}): UpdateLeaseRequest => ({ name: null, startDate: null, endDate: null, beforeEndDate: null, reservations: [], ...fields });
+const changes = (fields: Partial<UpdateLeaseRequest> = {}): UpdateLeaseRequest => ({
+  name: null,
+  startDate: null,
+  endDate: null,
+  beforeEndDate: null,
+  reservations: [],
+  ...fields,
+});
 
 const hostReservation: HostReservation = {
   id: 'r1',
@@ -103,9 +110,14 @@ const booked = (trustId: string | null = null): StreamEvent[] => [
   leaseCreated([hostReservation, instances], trustId),
 ];
 
-const update = (metadata: CommandMetadata, data: UpdateLeaseRequest, leaseId = 'lease-1') => (leases: LeaseUseCases) =>
-  leases.update({ type: 'UpdateLease', data: { leaseId, changes: data }, metadata });
-const remove = (metadata: CommandMetadata, leaseId = 'lease-1') => (leases: LeaseUseCases) => leases.delete({ type: 'DeleteLease', data: { leaseId }, metadata });
+const update =
+  (metadata: CommandMetadata, data: UpdateLeaseRequest, leaseId = 'lease-1') =>
+  (leases: LeaseUseCases) =>
+    leases.update({ type: 'UpdateLease', data: { leaseId, changes: data }, metadata });
+const remove =
+  (metadata: CommandMetadata, leaseId = 'lease-1') =>
+  (leases: LeaseUseCases) =>
+    leases.delete({ type: 'DeleteLease', data: { leaseId }, metadata });
 
 describe('create a lease', () => {
   it("a member's lease, booked on a free host: the lease and the host's calendar in one append, ids in order", async () => {
@@ -130,7 +142,11 @@ describe('create a lease', () => {
             createdAt: NOW,
           },
         },
-        { streamId: 'host-1', type: 'Host.Booked', data: { hostId: '1', reservationId: 'id-2', leaseId: 'id-1', startDate: at(10), endDate: at(18), propertyNames: [] } },
+        {
+          streamId: 'host-1',
+          type: 'Host.Booked',
+          data: { hostId: '1', reservationId: 'id-2', leaseId: 'id-1', startDate: at(10), endDate: at(18), propertyNames: [] },
+        },
       ]);
     expect(written).toMatchObject({ leaseId: 'id-1', events: [{ type: 'Lease.Created' }] });
     expect(written.position).toBeGreaterThan(0);
@@ -166,7 +182,10 @@ describe('create a lease', () => {
     const written = await applicationSpecification((context) => new LeaseUseCases(context, trusts))
       .given([hostRegistered('1')])
       .when((leases) => leases.create({ type: 'CreateLease', data: newLease(), metadata: member }))
-      .then([expect.objectContaining({ type: 'Lease.Created', data: expect.objectContaining({ trustId: 'trust-1' }) }), expect.objectContaining({ type: 'Host.Booked' })]);
+      .then([
+        expect.objectContaining({ type: 'Lease.Created', data: expect.objectContaining({ trustId: 'trust-1' }) }),
+        expect.objectContaining({ type: 'Host.Booked' }),
+      ]);
     expect(written.leaseId).toBe('id-1');
     expect(calls).toEqual(['create']);
   });
@@ -185,23 +204,47 @@ describe('update a lease', () => {
       .given(booked())
       .when(update(member, changes({ endDate: at(20) })))
       .then([
-        { streamId: 'lease-lease-1', type: 'Lease.Rescheduled', data: { leaseId: 'lease-1', startDate: at(10), endDate: at(20), beforeEndDate: at(19), rescheduledAt: NOW } },
-        { streamId: 'host-1', type: 'Host.BookingMoved', data: { hostId: '1', reservationId: 'r1', startDate: at(10), endDate: at(20), propertyNames: [] } },
-        { streamId: 'host-2', type: 'Host.SlotsMoved', data: { hostId: '2', reservationId: 'r2', startDate: at(10), endDate: at(20), propertyNames: [], slots: { count: 2, ...SLOT } } },
+        {
+          streamId: 'lease-lease-1',
+          type: 'Lease.Rescheduled',
+          data: { leaseId: 'lease-1', startDate: at(10), endDate: at(20), beforeEndDate: at(19), rescheduledAt: NOW },
+        },
+        {
+          streamId: 'host-1',
+          type: 'Host.BookingMoved',
+          data: { hostId: '1', reservationId: 'r1', startDate: at(10), endDate: at(20), propertyNames: [] },
+        },
+        {
+          streamId: 'host-2',
+          type: 'Host.SlotsMoved',
+          data: { hostId: '2', reservationId: 'r2', startDate: at(10), endDate: at(20), propertyNames: [], slots: { count: 2, ...SLOT } },
+        },
       ]);
   });
 
   it("another project's member may not (403); an admin may", async () => {
-    await spec.given(booked()).when(update(stranger, changes({ name: 'mine' }))).thenThrows({ code: 'POLICY_NOT_AUTHORIZED', kind: 'forbidden' });
-    await spec.given(booked()).when(update(admin, changes({ name: 'ours' }))).then([expect.objectContaining({ type: 'Lease.Renamed' })]);
+    await spec
+      .given(booked())
+      .when(update(stranger, changes({ name: 'mine' })))
+      .thenThrows({ code: 'POLICY_NOT_AUTHORIZED', kind: 'forbidden' });
+    await spec
+      .given(booked())
+      .when(update(admin, changes({ name: 'ours' })))
+      .then([expect.objectContaining({ type: 'Lease.Renamed' })]);
   });
 
   it('an unknown lease is not found (404), before the policy is asked', async () => {
-    await spec.given(booked()).when(update(stranger, changes({ name: 'x' }), 'lease-9')).thenThrows({ code: 'LEASE_NOT_FOUND', kind: 'not_found' });
+    await spec
+      .given(booked())
+      .when(update(stranger, changes({ name: 'x' }), 'lease-9'))
+      .thenThrows({ code: 'LEASE_NOT_FOUND', kind: 'not_found' });
   });
 
   it('a reservation the lease lacks is refused (400); one of another type (409)', async () => {
-    await spec.given(booked()).when(update(member, changes({ reservations: [patchOf('r9', { amount: 1 })] }))).thenThrows({ code: 'INVALID_RESERVATION_IDS', kind: 'invalid' });
+    await spec
+      .given(booked())
+      .when(update(member, changes({ reservations: [patchOf('r9', { amount: 1 })] })))
+      .thenThrows({ code: 'INVALID_RESERVATION_IDS', kind: 'invalid' });
     await spec
       .given(booked())
       .when(update(member, changes({ reservations: [patchOf('r1', { resourceType: 'virtual:instance', min: 2 })] })))
@@ -209,25 +252,42 @@ describe('update a lease', () => {
   });
 
   it('a field another type owns is refused (400)', async () => {
-    await spec.given(booked()).when(update(member, changes({ reservations: [patchOf('r1', { amount: 2 })] }))).thenThrows({ code: 'INVALID_PARAMETER', kind: 'invalid' });
+    await spec
+      .given(booked())
+      .when(update(member, changes({ reservations: [patchOf('r1', { amount: 2 })] })))
+      .thenThrows({ code: 'INVALID_PARAMETER', kind: 'invalid' });
   });
 
   it('a started instance reservation may grow but not shrink (409)', async () => {
     const running = [...booked(), ...startedAt(10)];
     const at12 = commandMetadata(testCaller('member', 'project-1', 'member-user'), at(12));
-    await spec.given(running).when(update(at12, changes({ reservations: [patchOf('r2', { amount: 1 })] }))).thenThrows({ code: 'CANT_UPDATE_PARAMETER', kind: 'conflict' });
+    await spec
+      .given(running)
+      .when(update(at12, changes({ reservations: [patchOf('r2', { amount: 1 })] })))
+      .thenThrows({ code: 'CANT_UPDATE_PARAMETER', kind: 'conflict' });
     await spec
       .given(running)
       .when(update(at12, changes({ reservations: [patchOf('r2', { amount: 3 })] })))
       .then([
-        { streamId: 'lease-lease-1', type: 'Reservation.Changed', data: { leaseId: 'lease-1', reservation: { ...instances, amount: 3, allocations: [{ hostId: '2', count: 3 }] }, changedAt: at(12) } },
+        {
+          streamId: 'lease-lease-1',
+          type: 'Reservation.Changed',
+          data: {
+            leaseId: 'lease-1',
+            reservation: { ...instances, amount: 3, allocations: [{ hostId: '2', count: 3 }] },
+            changedAt: at(12),
+          },
+        },
         expect.objectContaining({ streamId: 'host-2', type: 'Host.SlotsMoved' }),
       ]);
   });
 
   it('more instances than the hosts have room for are refused (409), nothing recorded', async () => {
     const tooMany = buildInstanceRequest({ amount: 9, ...SLOT, affinity: null, resourceProperties: '' });
-    await spec.given(booked()).when(update(member, changes({ reservations: [patchOf('r2', { amount: tooMany.amount })] }))).thenThrows({ code: 'NOT_ENOUGH_HOSTS', kind: 'conflict' });
+    await spec
+      .given(booked())
+      .when(update(member, changes({ reservations: [patchOf('r2', { amount: tooMany.amount })] })))
+      .thenThrows({ code: 'NOT_ENOUGH_HOSTS', kind: 'conflict' });
   });
 });
 

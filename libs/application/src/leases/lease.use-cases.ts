@@ -80,7 +80,13 @@ export class LeaseUseCases {
   /** Searched once the write lock is released: a refusal costs the search, an admission nothing. */
   private async counterOfferForCreate(error: unknown, { data, metadata }: CreateLeaseCommand): Promise<unknown> {
     if (!isCapacityRefusal(error)) return error;
-    const alternatives = await this.availability.alternativesForCreate(metadata.actor, data.reservations, data.startDate, data.endDate, COUNTER_OFFERS);
+    const alternatives = await this.availability.alternativesForCreate(
+      metadata.actor,
+      data.reservations,
+      data.startDate,
+      data.endDate,
+      COUNTER_OFFERS,
+    );
     return new CapacityRefused(error as DomainError, alternatives);
   }
 
@@ -89,10 +95,20 @@ export class LeaseUseCases {
     if (!isCapacityRefusal(error)) return error;
     const existing = requireExisting((await this.context.handler.load(leaseDecider, leaseStream(leaseId))).state, leaseId);
     const { name, startDate, endDate, beforeEndDate } = changes;
-    const schedule = scheduleForUpdate(existing, { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) }, metadata.now);
+    const schedule = scheduleForUpdate(
+      existing,
+      { name, startDate, endDate, beforeEndDate, reservationIds: changes.reservations.map((r) => r.id) },
+      metadata.now,
+    );
     if (schedule === null) return error;
     const attemptAt = (admissions: Admissions) => (context: AdmissionContext) => {
-      for (const r of existing.lease.reservations) admissions.readmit(context, r, changes.reservations.find((p) => p.id === r.id), false);
+      for (const r of existing.lease.reservations)
+        admissions.readmit(
+          context,
+          r,
+          changes.reservations.find((p) => p.id === r.id),
+          false,
+        );
     };
     const alternatives = await this.availability.alternativesForUpdate(metadata.actor, existing, attemptAt, schedule, COUNTER_OFFERS);
     return new CapacityRefused(error as DomainError, alternatives);
@@ -109,7 +125,12 @@ export class LeaseUseCases {
     const { startDate, endDate } = scheduleForCreate(request, this.context.settings.minutesBeforeEnd, metadata.now);
     let reservations: EnforcedLease['reservations'] = [];
     if (this.enforcement.needsAllocations) {
-      const { result: { events } } = await this.context.handler.handle(async () => ({ appends: [], result: (await this.decideCreate(request, metadata, null)).result }));
+      const {
+        result: { events },
+      } = await this.context.handler.handle(async () => ({
+        appends: [],
+        result: (await this.decideCreate(request, metadata, null)).result,
+      }));
       reservations = requireExisting(foldEvents(leaseDecider, events), 'new').lease.reservations;
     }
     await this.enforcement.checkCreate(this.enforcement.contextOf(metadata.actor), { startDate, endDate, reservations }, metadata.now);
@@ -120,7 +141,11 @@ export class LeaseUseCases {
     return { ...result, position };
   }
 
-  private async decideCreate(request: CreateLeaseCommand['data'], metadata: CreateLeaseCommand['metadata'], trustId: string | null): Promise<Decision<{ readonly leaseId: string; readonly events: readonly LeaseEvent[] }>> {
+  private async decideCreate(
+    request: CreateLeaseCommand['data'],
+    metadata: CreateLeaseCommand['metadata'],
+    trustId: string | null,
+  ): Promise<Decision<{ readonly leaseId: string; readonly events: readonly LeaseEvent[] }>> {
     const { index, newId, settings } = this.context;
     const leaseId = newId();
     const schedule = scheduleForCreate(request, settings.minutesBeforeEnd, metadata.now);
@@ -131,13 +156,30 @@ export class LeaseUseCases {
     const reservations = request.reservations.map((reservation) => this.admissions.admit(admission, reservation));
     const { name, startDate, endDate, beforeEndDate } = request;
     const eventIds = { start: newId(), end: newId(), beforeEnd: newId() };
-    const data = { leaseId, name, projectId: actor.projectId, userId: actor.userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds };
-    const created = leaseDecider.decide({ type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } }, leaseDecider.initialState());
+    const data = {
+      leaseId,
+      name,
+      projectId: actor.projectId,
+      userId: actor.userId,
+      trustId,
+      startDate,
+      endDate,
+      beforeEndDate,
+      reservations,
+      eventIds,
+    };
+    const created = leaseDecider.decide(
+      { type: 'CreateLease', data: { ...data, minutesBeforeEnd: settings.minutesBeforeEnd, now } },
+      leaseDecider.initialState(),
+    );
     const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
     const recorded = eventMetadata(metadata);
     const after = holdingOfState(foldEvents(leaseDecider, events));
     const fence = await this.quotaFence({ projectId: actor.projectId, leaseId, before: null, after, now }, recorded);
-    return { appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence], result: { leaseId, events } };
+    return {
+      appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence],
+      result: { leaseId, events },
+    };
   }
 
   /** The quota check of a decision (a 403 when it would pass a limit) and the fence its append carries. */
@@ -181,7 +223,11 @@ export class LeaseUseCases {
       const after = holdingOfState(foldEvents(leaseDecider, events, loaded.state));
       const projectId = requireExisting(loaded.state, leaseId).lease.projectId;
       const fence = await this.quotaFence({ projectId, leaseId, before, after, now: command.metadata.now }, recorded);
-      const appends = [appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId), ...plan.appends(recorded, this.context.newId), ...fence];
+      const appends = [
+        appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId),
+        ...plan.appends(recorded, this.context.newId),
+        ...fence,
+      ];
       return { appends, result: { events: [...loaded.events, ...events], position: 0 } };
     });
     return { leaseId, events: result.events, position: position || result.position };
@@ -205,14 +251,27 @@ export class LeaseUseCases {
     if (allocations) await index.catchUp();
     const plan = bookingPlan(this.context);
     const started = hasStarted(existing);
-    const admission = schedule === null || !allocations ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
+    const admission =
+      schedule === null || !allocations ? null : admissionContext(this.context, plan, { leaseId, ...schedule }, metadata.actor);
     const reservations =
       admission === null
         ? []
-        : existing.lease.reservations.map((r) => this.admissions.readmit(admission, r, changes.reservations.find((p) => p.id === r.id), started));
-    const decided = leaseDecider.decide({ type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } }, loaded.state);
+        : existing.lease.reservations.map((r) =>
+            this.admissions.readmit(
+              admission,
+              r,
+              changes.reservations.find((p) => p.id === r.id),
+              started,
+            ),
+          );
+    const decided = leaseDecider.decide(
+      { type: 'UpdateLease', data: { leaseId, ...leaseChanges, reservations, now: metadata.now } },
+      loaded.state,
+    );
     const judged = admission === null || schedule === null || decided.length === 0;
-    const events = judged ? decided : [...decided, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, metadata.actor, metadata.now)];
+    const events = judged
+      ? decided
+      : [...decided, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, metadata.actor, metadata.now)];
     return { loaded, existing, events, plan };
   }
 
@@ -227,7 +286,10 @@ export class LeaseUseCases {
     return written;
   }
 
-  private async recordDelete({ data: { leaseId }, metadata }: DeleteLeaseCommand): Promise<{ readonly written: LeaseWritten; readonly before: ExistingLease }> {
+  private async recordDelete({
+    data: { leaseId },
+    metadata,
+  }: DeleteLeaseCommand): Promise<{ readonly written: LeaseWritten; readonly before: ExistingLease }> {
     const { handler, index, newId } = this.context;
     const { result, position } = await handler.handle(async () => {
       const loaded = await handler.load(leaseDecider, leaseStream(leaseId));

@@ -48,7 +48,15 @@ describe('publicEventOf: a stored event as the outbound channels send it', () =>
 
   it('has no public form for a type outside the catalogue or an event of the audit log', () => {
     expect(publicEventOf(recorded('Lease.Teleported', 'lease-1', { leaseId: '1' }))).toBeNull();
-    const refusal = { operation: 'leases:create', method: 'POST', path: '/v1/leases', status: 403, code: 'FORBIDDEN', reason: 'policy', at: '2030-01-01T10:00:00.000Z' };
+    const refusal = {
+      operation: 'leases:create',
+      method: 'POST',
+      path: '/v1/leases',
+      status: 403,
+      code: 'FORBIDDEN',
+      reason: 'policy',
+      at: '2030-01-01T10:00:00.000Z',
+    };
     expect(publicEventOf(recorded('Audit.WriteRefused', 'audit-2030-01-01', refusal))).toBeNull();
   });
 });

@@ -41,7 +41,8 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:webhooks:get': 'rule:project_reader_or_admin',
   'leasehold:webhooks:post': 'rule:project_member_or_admin',
   'leasehold:webhooks:delete': 'rule:project_member_or_admin',
-  // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them read
+  // Leasehold extension: the event feed; anyone authenticated, who then sees only their project's leases that `blazar:leases:get` lets them
+  // read
   'leasehold:events:get': '@',
   // Leasehold extensions: usage reports (a project's own; every project's) and rate cards
   'leasehold:usage:get': 'rule:project_reader_or_admin',

@@ -17,7 +17,7 @@ describe('policy files', () => {
       "'blazar:leases:post': 'role:member and project_id:%(project_id)s'  # members only",
       'blazar:leases:put: rule:admin or role:lease-manager',
       'blazar:leases:delete: "!"',
-      '"quote\'s": \'it\'\'s "fine"\'',
+      "\"quote's\": 'it''s \"fine\"'",
       'empty: ""',
     ].join('\n');
     expect(parsePolicyDocument(text, 'p.yaml')).toEqual({

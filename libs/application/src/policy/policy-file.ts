@@ -20,10 +20,12 @@ const fromJson = (text: string, file: string): Record<string, string> => {
   } catch (error) {
     throw new PolicyFileError(file, `invalid JSON (${describeError(error)})`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PolicyFileError(file, 'expected an object of rule names to check strings');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new PolicyFileError(file, 'expected an object of rule names to check strings');
   const rules: Record<string, string> = {};
   for (const [name, value] of Object.entries(parsed)) {
-    if (typeof value !== 'string') throw new PolicyFileError(file, `rule "${name}" must be a string (oslo.policy's list form is not supported)`);
+    if (typeof value !== 'string')
+      throw new PolicyFileError(file, `rule "${name}" must be a string (oslo.policy's list form is not supported)`);
     rules[name] = value;
   }
   return rules;
@@ -98,7 +100,8 @@ const fromYaml = (text: string, file: string): Record<string, string> => {
       value = parsed.value;
     } else {
       value = stripComment(rest);
-      if (value === '') throw new PolicyFileError(file, `line ${line}: rule "${name}" has no value (write "" to allow everyone, "!" to deny)`);
+      if (value === '')
+        throw new PolicyFileError(file, `line ${line}: rule "${name}" has no value (write "" to allow everyone, "!" to deny)`);
       if (/^[[{|>&*!%@`]/.test(value) && value !== '!' && value !== '@') {
         throw new PolicyFileError(file, `line ${line}: quote the rule of "${name}"`);
       }

@@ -13,7 +13,8 @@ const named: Record<string, string> = {
   admin_or_owner: 'rule:admin or rule:owner',
 };
 const lookup = (name: string): Rule | undefined => (named[name] === undefined ? undefined : parseRule(named[name]));
-const check = (rule: string, credentials: Credentials, target: Target = own): boolean => evaluate(parseRule(rule), credentials, target, lookup);
+const check = (rule: string, credentials: Credentials, target: Target = own): boolean =>
+  evaluate(parseRule(rule), credentials, target, lookup);
 
 describe('policy rule language (oslo.policy)', () => {
   it.each([

@@ -63,7 +63,8 @@ const parseCheck = (token: string, source: string): Rule => {
   if (token === '@') return { kind: 'true' };
   if (token === '!') return { kind: 'false' };
   const colon = token.indexOf(':');
-  if (colon <= 0 || colon === token.length - 1) throw new PolicySyntaxError(source, `"${token}" is not a check (expected kind:match, @ or !)`);
+  if (colon <= 0 || colon === token.length - 1)
+    throw new PolicySyntaxError(source, `"${token}" is not a check (expected kind:match, @ or !)`);
   const kind = token.slice(0, colon);
   const match = token.slice(colon + 1);
   if (kind === 'rule') return { kind: 'rule', name: match };
@@ -118,7 +119,8 @@ export const parseRule = (source: string): Rule => {
 };
 
 /** Python's str() of a credential value, as oslo.policy compares them. */
-const pythonString = (value: string | boolean | number): string => (typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value));
+const pythonString = (value: string | boolean | number): string =>
+  typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value);
 
 /** `%(key)s` substitutions from the target; null when a key is missing (the check is then false). */
 const substitute = (match: string, target: Target): string | null => {
@@ -156,7 +158,11 @@ export const evaluate = (rule: Rule, credentials: Credentials, target: Target, l
     case 'role': {
       const wanted = substitute(rule.match, target);
       const roles = credentials.roles;
-      return wanted !== null && Array.isArray(roles) && (roles as readonly unknown[]).some((role) => typeof role === 'string' && role.toLowerCase() === wanted.toLowerCase());
+      return (
+        wanted !== null &&
+        Array.isArray(roles) &&
+        (roles as readonly unknown[]).some((role) => typeof role === 'string' && role.toLowerCase() === wanted.toLowerCase())
+      );
     }
     case 'generic': {
       const match = substitute(rule.match, target);

@@ -58,7 +58,7 @@ describe('policy overrides', () => {
     expect(policy.check(ACTIONS.leasePost, who(['member']), own)).toBe(true);
   });
 
-  it("redefining `admin` changes who is admin everywhere", () => {
+  it('redefining `admin` changes who is admin everywhere', () => {
     const policy = PolicyEnforcer.fromRules({ admin: 'role:cloud-admin' });
     expect(policy.check(ACTIONS.hostPost, who(['admin']), own)).toBe(false);
     expect(policy.check(ACTIONS.hostPost, who(['cloud-admin']), own)).toBe(true);

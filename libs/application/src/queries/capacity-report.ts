@@ -27,7 +27,10 @@ export interface HostStep {
   readonly free: number;
   /** Most hosts holding a booking at one instant of the step, over the hosts enrolled (0 when none are). */
   readonly peakUtilisation: number;
-  /** Reservable hosts that a request for `requestMs` starting at the step would be given (the host policy's own count, cleaning time included). */
+  /**
+   * Reservable hosts that a request for `requestMs` starting at the step would be given (the host policy's own count, cleaning time
+   * included).
+   */
   readonly largestRequest: number;
 }
 
@@ -51,10 +54,14 @@ export interface ZoneCapacity {
 
 const RESOURCES = ['vcpus', 'memoryMb', 'diskGb'] as const;
 
-export const stepCount = (frame: Pick<CapacityFrame, 'start' | 'end' | 'stepMs'>): number => Math.ceil((frame.end - frame.start) / frame.stepMs);
+export const stepCount = (frame: Pick<CapacityFrame, 'start' | 'end' | 'stepMs'>): number =>
+  Math.ceil((frame.end - frame.start) / frame.stepMs);
 
 const stepsOf = (frame: CapacityFrame): { readonly start: number; readonly end: number }[] =>
-  Array.from({ length: stepCount(frame) }, (_, k) => ({ start: frame.start + k * frame.stepMs, end: Math.min(frame.end, frame.start + (k + 1) * frame.stepMs) }));
+  Array.from({ length: stepCount(frame) }, (_, k) => ({
+    start: frame.start + k * frame.stepMs,
+    end: Math.min(frame.end, frame.start + (k + 1) * frame.stepMs),
+  }));
 
 /** The steps a booking reaches into: [first, last], or null when it misses the frame. */
 const stepRange = (frame: CapacityFrame, booking: Booking): readonly [number, number] | null => {
@@ -68,7 +75,10 @@ const stepRange = (frame: CapacityFrame, booking: Booking): readonly [number, nu
  * Per step, how many hosts hold a whole-host booking and how many only slots. Each host marks a step
  * once (`marked` holds the last host that counted it), so the cost is the steps the bookings reach.
  */
-const reservedPerStep = (frame: CapacityFrame, hosts: readonly RegisteredHost[]): { readonly whole: Int32Array; readonly slots: Int32Array } => {
+const reservedPerStep = (
+  frame: CapacityFrame,
+  hosts: readonly RegisteredHost[],
+): { readonly whole: Int32Array; readonly slots: Int32Array } => {
   const count = stepCount(frame);
   const whole = new Int32Array(count);
   const slots = new Int32Array(count);
@@ -108,8 +118,10 @@ const walk = (
   let leave = 0;
   const next = (): number => Math.min(byStart[enter]?.start ?? Infinity, byEnd[leave]?.end ?? Infinity);
   const applyAt = (time: number): void => {
-    for (let interval = byStart[enter]; interval?.start === time; interval = byStart[++enter]) if (inZone[interval.member] === true) change(interval, 1);
-    for (let interval = byEnd[leave]; interval?.end === time; interval = byEnd[++leave]) if (inZone[interval.member] === true) change(interval, -1);
+    for (let interval = byStart[enter]; interval?.start === time; interval = byStart[++enter])
+      if (inZone[interval.member] === true) change(interval, 1);
+    for (let interval = byEnd[leave]; interval?.end === time; interval = byEnd[++leave])
+      if (inZone[interval.member] === true) change(interval, -1);
   };
   stepsOf(frame).forEach((step, k) => {
     for (let time = next(); time <= step.start; time = next()) applyAt(time);
@@ -138,7 +150,10 @@ const peaksPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZone:
       covering[member] = before + sign;
       if (before === 0 && sign === 1) busy++;
       if (before === 1 && sign === -1) busy--;
-      if (booking.slots !== null) RESOURCES.forEach((resource, r) => (held[r] = (held[r] ?? 0) + sign * (booking.slots?.count ?? 0) * (booking.slots?.[resource] ?? 0)));
+      if (booking.slots !== null)
+        RESOURCES.forEach(
+          (resource, r) => (held[r] = (held[r] ?? 0) + sign * (booking.slots?.count ?? 0) * (booking.slots?.[resource] ?? 0)),
+        );
     },
     (k) => {
       hostPeak[k] = Math.max(hostPeak[k] ?? 0, busy);
@@ -151,7 +166,13 @@ const peaksPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZone:
 /** Free hosts for a request of `requestMs` at each step's start, by the host policy's rule (a sweep). */
 const largestPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZone: readonly boolean[], frame: CapacityFrame): number[] => {
   const matching = calendars.members.map((host, i) => inZone[i] === true && toHostSnapshot(host).columns.reservable);
-  const sweeper = new HostSweeper(calendars, { matching, min: 0, durationMs: frame.requestMs, cleaningMs: frame.cleaningMs, lastStart: Infinity });
+  const sweeper = new HostSweeper(calendars, {
+    matching,
+    min: 0,
+    durationMs: frame.requestMs,
+    cleaningMs: frame.cleaningMs,
+    lastStart: Infinity,
+  });
   return stepsOf(frame).map((step) => sweeper.supplyAt(Math.ceil(step.start / 60_000) * 60_000).free);
 };
 
@@ -164,20 +185,36 @@ export const zoneCapacity = (calendars: BusyCalendars<RegisteredHost, Booking>, 
   const { whole, slots } = reservedPerStep(frame, hosts);
   const { hostPeak, slotPeak } = peaksPerStep(calendars, inZone, frame);
   const largest = largestPerStep(calendars, inZone, frame);
-  const capacity = hosts.reduce<Resources>((sum, host) => {
-    const one = slotCapacity({ vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb }, frame.ratios);
-    return { vcpus: sum.vcpus + one.vcpus, memoryMb: sum.memoryMb + one.memoryMb, diskGb: sum.diskGb + one.diskGb };
-  }, { vcpus: 0, memoryMb: 0, diskGb: 0 });
+  const capacity = hosts.reduce<Resources>(
+    (sum, host) => {
+      const one = slotCapacity({ vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb }, frame.ratios);
+      return { vcpus: sum.vcpus + one.vcpus, memoryMb: sum.memoryMb + one.memoryMb, diskGb: sum.diskGb + one.diskGb };
+    },
+    { vcpus: 0, memoryMb: 0, diskGb: 0 },
+  );
   const steps = stepsOf(frame);
   return {
     availabilityZone: zone,
     hosts: steps.map((step, k) => {
       const [w, s] = [whole[k] ?? 0, slots[k] ?? 0];
-      return { ...step, enrolled: hosts.length, reservedWhole: w, reservedBySlots: s, free: hosts.length - w - s, peakUtilisation: ratio(hostPeak[k] ?? 0, hosts.length), largestRequest: largest[k] ?? 0 };
+      return {
+        ...step,
+        enrolled: hosts.length,
+        reservedWhole: w,
+        reservedBySlots: s,
+        free: hosts.length - w - s,
+        peakUtilisation: ratio(hostPeak[k] ?? 0, hosts.length),
+        largestRequest: largest[k] ?? 0,
+      };
     }),
     slots: steps.map((step, k) => {
       const peakReserved = { vcpus: slotPeak[0]?.[k] ?? 0, memoryMb: slotPeak[1]?.[k] ?? 0, diskGb: slotPeak[2]?.[k] ?? 0 };
-      return { ...step, capacity, peakReserved, peakUtilisation: Math.max(...RESOURCES.map((resource) => ratio(peakReserved[resource], capacity[resource]))) };
+      return {
+        ...step,
+        capacity,
+        peakReserved,
+        peakUtilisation: Math.max(...RESOURCES.map((resource) => ratio(peakReserved[resource], capacity[resource]))),
+      };
     }),
   };
 };

@@ -42,9 +42,14 @@ describe('the capacity report', () => {
       hostBooked('1', 'r1', { start: 10, end: 12 }),
       slotsBooked('2', 'r2', SLOT, { leaseId: 'lease-2', start: 11, end: 13 }),
     ];
-    const report = await spec.given(given).when((app) => app.report(admin, frame(9, 14))).then([]);
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(9, 14)))
+      .then([]);
     expect(report.zones.map((z) => z.availabilityZone)).toEqual(['nova']);
-    expect(report.zones[0]?.hosts.map((s) => [new Date(s.start).toISOString(), s.enrolled])).toEqual([9, 10, 11, 12, 13].map((h) => [at(h), 3]));
+    expect(report.zones[0]?.hosts.map((s) => [new Date(s.start).toISOString(), s.enrolled])).toEqual(
+      [9, 10, 11, 12, 13].map((h) => [at(h), 3]),
+    );
     expect(hostRows(report)).toEqual([
       [0, 0, 3, 0, 3],
       [1, 0, 2, 0.3333, 2],
@@ -56,14 +61,25 @@ describe('the capacity report', () => {
   });
 
   it('takes the peak at one instant: two hosts booked one after the other in a step are half the zone at most (and neither is free for the hour)', async () => {
-    const given = [hostRegistered('1'), hostRegistered('2'), bookedAt('1', 'a', 'l-a', at(10), minute(10, 30)), bookedAt('2', 'b', 'l-b', minute(10, 30), at(11))];
-    const report = await spec.given(given).when((app) => app.report(admin, frame(10, 11))).then([]);
+    const given = [
+      hostRegistered('1'),
+      hostRegistered('2'),
+      bookedAt('1', 'a', 'l-a', at(10), minute(10, 30)),
+      bookedAt('2', 'b', 'l-b', minute(10, 30), at(11)),
+    ];
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(10, 11)))
+      .then([]);
     expect(hostRows(report)).toEqual([[2, 0, 0, 0.5, 0]]);
   });
 
   it('gives the largest request by the host policy: the cleaning time keeps a host out after its booking', async () => {
     const given = [hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r1', { start: 10, end: 12 })];
-    const report = await withCleaning.given(given).when((app) => app.report(admin, frame(12, 14, { requestMinutes: 120 }))).then([]);
+    const report = await withCleaning
+      .given(given)
+      .when((app) => app.report(admin, frame(12, 14, { requestMinutes: 120 })))
+      .then([]);
     // at 12:00 host 1 needs 30 more minutes; at 13:00 both are free for two hours
     expect(report.zones[0]?.hosts.map((s) => s.largestRequest)).toEqual([1, 2]);
   });
@@ -75,7 +91,10 @@ describe('the capacity report', () => {
       slotsBooked('1', 'r1', SLOT, { start: 10, end: 12 }),
       slotsBooked('1', 'r2', { count: 1, vcpus: 4, memoryMb: 1024, diskGb: 10 }, { leaseId: 'lease-2', start: 11, end: 12 }),
     ];
-    const report = await spec.given(given).when((app) => app.report(admin, frame(10, 12))).then([]);
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(10, 12)))
+      .then([]);
     expect(report.zones[0]?.slots.map((s) => [s.capacity, s.peakReserved, s.peakUtilisation])).toEqual([
       [{ vcpus: 16, memoryMb: 32768, diskGb: 200 }, { vcpus: 4, memoryMb: 1024, diskGb: 10 }, 0.25],
       [{ vcpus: 16, memoryMb: 32768, diskGb: 200 }, { vcpus: 8, memoryMb: 2048, diskGb: 20 }, 0.5],
@@ -83,9 +102,19 @@ describe('the capacity report', () => {
   });
 
   it('reports each availability zone on its own', async () => {
-    const given = [hostRegistered('1', {}, { availabilityZone: 'zone-b' }), hostRegistered('2', {}, { availabilityZone: 'zone-a' }), hostRegistered('3', {}, { availabilityZone: 'zone-b' }), hostBooked('3', 'r', { start: 10, end: 11 })];
-    const report = await spec.given(given).when((app) => app.report(admin, frame(10, 11))).then([]);
-    expect(report.zones.map((z) => [z.availabilityZone, z.hosts[0]?.enrolled, z.hosts[0]?.reservedWhole, z.hosts[0]?.largestRequest])).toEqual([
+    const given = [
+      hostRegistered('1', {}, { availabilityZone: 'zone-b' }),
+      hostRegistered('2', {}, { availabilityZone: 'zone-a' }),
+      hostRegistered('3', {}, { availabilityZone: 'zone-b' }),
+      hostBooked('3', 'r', { start: 10, end: 11 }),
+    ];
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(10, 11)))
+      .then([]);
+    expect(
+      report.zones.map((z) => [z.availabilityZone, z.hosts[0]?.enrolled, z.hosts[0]?.reservedWhole, z.hosts[0]?.largestRequest]),
+    ).toEqual([
       ['zone-a', 1, 0, 1],
       ['zone-b', 2, 1, 1],
     ]);
@@ -104,22 +133,48 @@ describe('the capacity report', () => {
       hostBooked('1', 'later', { leaseId: 'lease-later', start: 22, end: 23 }),
       hostBooked('2', 'later-2', { leaseId: 'lease-later', start: 22, end: 23 }),
     ];
-    const report = await spec.given(given).when((app) => app.report(admin, frame(9, 21, { failureDomain: 'rack' }))).then([]);
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(9, 21, { failureDomain: 'rack' })))
+      .then([]);
     expect(report.leases).toEqual([
       { leaseId: 'lease-wide', hosts: 3, domains: 2, largestShare: { value: 'r-a', hosts: 2 }, unlabelled: 0 },
       { leaseId: 'lease-pair', hosts: 2, domains: 1, largestShare: { value: 'r-b', hosts: 1 }, unlabelled: 1 },
     ]);
-    expect((await spec.given(given).when((app) => app.report(admin, frame(9, 21))).then([])).leases).toBeNull();
+    expect(
+      (
+        await spec
+          .given(given)
+          .when((app) => app.report(admin, frame(9, 21)))
+          .then([])
+      ).leases,
+    ).toBeNull();
   });
 
   it('refuses a member, a range that does not go forward, and more steps than it answers', async () => {
-    await spec.given([hostRegistered('1')]).when((app) => app.report(testCaller('member'), frame(9, 10))).thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
-    await spec.given([hostRegistered('1')]).when((app) => app.report(admin, frame(10, 10))).thenThrows({ code: 'INVALID_RANGE' });
     await spec
       .given([hostRegistered('1')])
-      .when((app) => app.report(admin, frame(0, 23, { stepMinutes: 1, end: new Date(Date.parse(at(0)) + (MAX_CAPACITY_STEPS + 1) * 60_000).toISOString() })))
+      .when((app) => app.report(testCaller('member'), frame(9, 10)))
+      .thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
+    await spec
+      .given([hostRegistered('1')])
+      .when((app) => app.report(admin, frame(10, 10)))
+      .thenThrows({ code: 'INVALID_RANGE' });
+    await spec
+      .given([hostRegistered('1')])
+      .when((app) =>
+        app.report(
+          admin,
+          frame(0, 23, { stepMinutes: 1, end: new Date(Date.parse(at(0)) + (MAX_CAPACITY_STEPS + 1) * 60_000).toISOString() }),
+        ),
+      )
       .thenThrows({ code: 'TOO_MANY_STEPS' });
-    const exact = await spec.given([hostRegistered('1')]).when((app) => app.report(admin, frame(0, 23, { stepMinutes: 1, end: new Date(Date.parse(at(0)) + MAX_CAPACITY_STEPS * 60_000).toISOString() }))).then([]);
+    const exact = await spec
+      .given([hostRegistered('1')])
+      .when((app) =>
+        app.report(admin, frame(0, 23, { stepMinutes: 1, end: new Date(Date.parse(at(0)) + MAX_CAPACITY_STEPS * 60_000).toISOString() })),
+      )
+      .then([]);
     expect(exact.zones[0]?.hosts).toHaveLength(MAX_CAPACITY_STEPS);
   });
 });

@@ -41,7 +41,8 @@ export class CapacityQueries {
     return {
       request,
       zones: zones.map((zone) => zoneCapacity(hosts, zone, frame)),
-      leases: request.failureDomain === null ? null : failureDomainConcentration(hosts.members, request.failureDomain, frame.start, frame.end),
+      leases:
+        request.failureDomain === null ? null : failureDomainConcentration(hosts.members, request.failureDomain, frame.start, frame.end),
     };
   }
 
@@ -51,9 +52,19 @@ export class CapacityQueries {
     const stepMs = request.stepMinutes * MINUTE_MS;
     if (end <= start) throw invalid('INVALID_RANGE', 'end must be later than start');
     if (stepCount({ start, end, stepMs }) > MAX_CAPACITY_STEPS) {
-      throw invalid('TOO_MANY_STEPS', `Too many steps: at most ${MAX_CAPACITY_STEPS} steps of ${request.stepMinutes} minute(s) fit between start and end`);
+      throw invalid(
+        'TOO_MANY_STEPS',
+        `Too many steps: at most ${MAX_CAPACITY_STEPS} steps of ${request.stepMinutes} minute(s) fit between start and end`,
+      );
     }
     const { cleaningTimeMinutes, allocationRatios } = this.app.settings;
-    return { start, end, stepMs, requestMs: request.requestMinutes * MINUTE_MS, cleaningMs: cleaningTimeMinutes * MINUTE_MS, ratios: allocationRatios };
+    return {
+      start,
+      end,
+      stepMs,
+      requestMs: request.requestMinutes * MINUTE_MS,
+      cleaningMs: cleaningTimeMinutes * MINUTE_MS,
+      ratios: allocationRatios,
+    };
   }
 }

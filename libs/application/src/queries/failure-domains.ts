@@ -51,7 +51,14 @@ const concentrationOf = (leaseId: string, held: ReadonlySet<RegisteredHost>, cap
  * For every lease holding two hosts or more in [start, end), how many of them share one value of the
  * capability (a rack, a PDU): the leases most exposed to one failure first, then by lease id.
  */
-export const failureDomainConcentration = (hosts: readonly RegisteredHost[], capability: string, start: number, end: number): LeaseConcentration[] =>
+export const failureDomainConcentration = (
+  hosts: readonly RegisteredHost[],
+  capability: string,
+  start: number,
+  end: number,
+): LeaseConcentration[] =>
   [...hostsByLease(hosts, start, end)]
     .map(([leaseId, held]) => concentrationOf(leaseId, held, capability))
-    .sort((a, b) => (b.largestShare?.hosts ?? 0) - (a.largestShare?.hosts ?? 0) || (a.leaseId < b.leaseId ? -1 : a.leaseId > b.leaseId ? 1 : 0));
+    .sort(
+      (a, b) => (b.largestShare?.hosts ?? 0) - (a.largestShare?.hosts ?? 0) || (a.leaseId < b.leaseId ? -1 : a.leaseId > b.leaseId ? 1 : 0),
+    );

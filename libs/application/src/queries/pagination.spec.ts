@@ -13,7 +13,7 @@ const SORTING: Sorting<Item> = { keys: ['name', 'id', 'size'], id: (item) => ite
 /** Every page from the first, following each page's `next`. */
 const walk = (items: readonly Item[], first: PageRequest): Item[][] => {
   const pages: Item[][] = [];
-  for (let request: PageRequest | null = first; request !== null; ) {
+  for (let request: PageRequest | null = first; request !== null;) {
     const page: Page<Item> = pageOf(items, request, SORTING);
     pages.push([...page.items]);
     request = page.next;
@@ -24,16 +24,28 @@ const walk = (items: readonly Item[], first: PageRequest): Item[][] => {
 
 describe('list paging', () => {
   it('given any list, walking its pages visits every item once, in the order of the key (ties by id), for either direction', () => {
-    const item = fc.record({ id: fc.uuid(), name: fc.option(fc.constantFrom('a', 'b', 'B', 'é', ''), { nil: null }), size: fc.integer({ min: -3, max: 3 }) });
+    const item = fc.record({
+      id: fc.uuid(),
+      name: fc.option(fc.constantFrom('a', 'b', 'B', 'é', ''), { nil: null }),
+      size: fc.integer({ min: -3, max: 3 }),
+    });
     fc.assert(
-      fc.property(fc.uniqueArray(item, { selector: (i) => i.id, maxLength: 40 }), fc.integer({ min: 1, max: 7 }), fc.constantFrom('name', 'id', 'size'), fc.constantFrom('asc' as const, 'desc' as const), (items, limit, sortKey, sortDir) => {
-        const pages = walk(items, { limit, marker: null, sortKey, sortDir });
-        const direction = sortDir === 'asc' ? 1 : -1;
-        const expected = [...items].sort((a, b) => direction * (compareValues(SORTING.value(a, sortKey), SORTING.value(b, sortKey)) || compareValues(a.id, b.id)));
-        expect(pages.flat()).toEqual(expected);
-        expect(pages.slice(0, -1).every((page) => page.length === limit)).toBe(true);
-        expect(pages.at(-1)?.length ?? 0).toBeLessThanOrEqual(limit);
-      }),
+      fc.property(
+        fc.uniqueArray(item, { selector: (i) => i.id, maxLength: 40 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.constantFrom('name', 'id', 'size'),
+        fc.constantFrom('asc' as const, 'desc' as const),
+        (items, limit, sortKey, sortDir) => {
+          const pages = walk(items, { limit, marker: null, sortKey, sortDir });
+          const direction = sortDir === 'asc' ? 1 : -1;
+          const expected = [...items].sort(
+            (a, b) => direction * (compareValues(SORTING.value(a, sortKey), SORTING.value(b, sortKey)) || compareValues(a.id, b.id)),
+          );
+          expect(pages.flat()).toEqual(expected);
+          expect(pages.slice(0, -1).every((page) => page.length === limit)).toBe(true);
+          expect(pages.at(-1)?.length ?? 0).toBeLessThanOrEqual(limit);
+        },
+      ),
     );
   });
 
@@ -57,10 +69,14 @@ describe('list paging', () => {
   });
 
   it('refuses a marker no item has', () => {
-    expect(() => pageOf([{ id: 'x', name: 'a', size: 1 }], { limit: 1, marker: 'y', sortKey: 'name', sortDir: 'asc' }, SORTING)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'marker y could not be found' }));
+    expect(() => pageOf([{ id: 'x', name: 'a', size: 1 }], { limit: 1, marker: 'y', sortKey: 'name', sortDir: 'asc' }, SORTING)).toThrow(
+      expect.objectContaining({ kind: 'invalid', message: 'marker y could not be found' }),
+    );
   });
 
   it('writes the next page as a query string', () => {
-    expect(pageQueryString({ limit: 2, marker: 'a b', sortKey: 'name', sortDir: 'desc' })).toBe('limit=2&marker=a+b&sort_key=name&sort_dir=desc');
+    expect(pageQueryString({ limit: 2, marker: 'a b', sortKey: 'name', sortDir: 'desc' })).toBe(
+      'limit=2&marker=a+b&sort_key=name&sort_dir=desc',
+    );
   });
 });

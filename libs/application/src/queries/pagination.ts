@@ -44,7 +44,8 @@ export const markerNotFound = (marker: string): DomainError => badRequest(`marke
 export const parsePageRequest = <Item>(query: PageQuery, sorting: Sorting<Item>): PageRequest | null => {
   if (query.limit === undefined && query.marker === undefined && query.sort_key === undefined && query.sort_dir === undefined) return null;
   const limit = query.limit === undefined ? null : Number(query.limit);
-  if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)) throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE))
+    throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   const sortKey = query.sort_key ?? sorting.keys[0] ?? '';
   if (!sorting.keys.includes(sortKey)) throw badRequest(`sort_key must be one of ${sorting.keys.join(', ')}`);
   const sortDir = query.sort_dir ?? 'asc';
@@ -52,7 +53,8 @@ export const parsePageRequest = <Item>(query: PageQuery, sorting: Sorting<Item>)
   return { limit, marker: query.marker ?? null, sortKey, sortDir };
 };
 
-const rank = (value: unknown): number => (value === null || value === undefined ? 0 : typeof value === 'number' || typeof value === 'boolean' ? 1 : 2);
+const rank = (value: unknown): number =>
+  value === null || value === undefined ? 0 : typeof value === 'number' || typeof value === 'boolean' ? 1 : 2;
 
 /** Nulls first, then numbers, then text by code point (the same order on SQLite, PostgreSQL and here). */
 export const compareValues = (a: unknown, b: unknown): number => {
@@ -68,7 +70,8 @@ export const compareValues = (a: unknown, b: unknown): number => {
 export const pageOf = <Item>(items: readonly Item[], request: PageRequest, sorting: Sorting<Item>): Page<Item> => {
   const direction = request.sortDir === 'asc' ? 1 : -1;
   const compare = (a: Item, b: Item): number =>
-    direction * (compareValues(sorting.value(a, request.sortKey), sorting.value(b, request.sortKey)) || compareValues(sorting.id(a), sorting.id(b)));
+    direction *
+    (compareValues(sorting.value(a, request.sortKey), sorting.value(b, request.sortKey)) || compareValues(sorting.id(a), sorting.id(b)));
   const sorted = [...items].sort(compare);
   let from = 0;
   if (request.marker !== null) {

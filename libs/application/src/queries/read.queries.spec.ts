@@ -40,7 +40,7 @@ describe('read queries: who may read what (upstream policy)', () => {
     await orm.close();
   });
 
-  it('leases: an admin sees every project, a member its own; another project\'s lease is a 403, a missing one a 404', async () => {
+  it("leases: an admin sees every project, a member its own; another project's lease is a 403, a missing one a 404", async () => {
     expect((await queries.leases(admin)).map((l) => l.id)).toEqual(['lease-1', 'lease-2']);
     expect((await queries.leases(member)).map((l) => l.id)).toEqual(['lease-1']);
     await expect(queries.lease(member, 'lease-1')).resolves.toMatchObject({ id: 'lease-1' });
@@ -53,7 +53,9 @@ describe('read queries: who may read what (upstream policy)', () => {
     await expect(queries.hosts(member)).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     await expect(queries.host(member, '999')).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     await expect(queries.host(admin, '999')).rejects.toMatchObject({ code: 'HOST_NOT_FOUND' });
-    await expect(queries.hostAllocations(member, { leaseId: null, reservationId: null }, '2030-01-01T00:00:00.000Z')).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(queries.hostAllocations(member, { leaseId: null, reservationId: null }, '2030-01-01T00:00:00.000Z')).rejects.toMatchObject(
+      { kind: 'forbidden' },
+    );
   });
 
   it('flavors: a private one is not found by a member, listed for an admin', async () => {

@@ -25,12 +25,25 @@ import { LEASE_SORT_KEYS } from '#read-model/index.js';
 const field = (item: object, key: string): unknown => (item as Record<string, unknown>)[key];
 
 /** Host ids are integers handed out in order: they sort as numbers (2 before 10). */
-const hostField = (host: object, key: string): unknown => (key === 'id' || key === 'resource_id' ? Number(field(host, key)) : field(host, key));
+const hostField = (host: object, key: string): unknown =>
+  key === 'id' || key === 'resource_id' ? Number(field(host, key)) : field(host, key);
 
 export const LEASE_SORTING: Sorting<LeaseView> = { keys: LEASE_SORT_KEYS, id: (lease) => lease.id, value: field };
-export const HOST_SORTING: Sorting<HostView> = { keys: ['id', 'hypervisor_hostname', 'created_at', 'updated_at', 'vcpus', 'memory_mb', 'local_gb', 'availability_zone'], id: (host) => host.id, value: hostField };
-export const FLOATING_IP_SORTING: Sorting<FloatingIpView> = { keys: ['created_at', 'id', 'floating_ip_address', 'floating_network_id', 'updated_at'], id: (ip) => ip.id, value: field };
-export const HOST_ALLOCATION_SORTING: Sorting<HostAllocationView> = { keys: ['resource_id'], id: (allocation) => allocation.resource_id, value: hostField };
+export const HOST_SORTING: Sorting<HostView> = {
+  keys: ['id', 'hypervisor_hostname', 'created_at', 'updated_at', 'vcpus', 'memory_mb', 'local_gb', 'availability_zone'],
+  id: (host) => host.id,
+  value: hostField,
+};
+export const FLOATING_IP_SORTING: Sorting<FloatingIpView> = {
+  keys: ['created_at', 'id', 'floating_ip_address', 'floating_network_id', 'updated_at'],
+  id: (ip) => ip.id,
+  value: field,
+};
+export const HOST_ALLOCATION_SORTING: Sorting<HostAllocationView> = {
+  keys: ['resource_id'],
+  id: (allocation) => allocation.resource_id,
+  value: hostField,
+};
 
 /** Blazar's lease states, as `GET /v1/leases?status=` takes them. */
 export const LEASE_STATUSES = ['PENDING', 'STARTING', 'ACTIVE', 'TERMINATING', 'TERMINATED', 'ERROR'] as const;
@@ -43,7 +56,8 @@ export interface LeaseFilter {
 
 const everything = <Item>(items: readonly Item[]): Page<Item> => ({ items, next: null });
 
-const paged = <Item>(items: readonly Item[], page: PageRequest | null, sorting: Sorting<Item>): Page<Item> => (page === null ? everything(items) : pageOf(items, page, sorting));
+const paged = <Item>(items: readonly Item[], page: PageRequest | null, sorting: Sorting<Item>): Page<Item> =>
+  page === null ? everything(items) : pageOf(items, page, sorting);
 
 const checkStatusFilter = (filter: LeaseFilter): void => {
   if (filter.status !== null && !(LEASE_STATUSES as readonly string[]).includes(filter.status)) {
@@ -51,7 +65,8 @@ const checkStatusFilter = (filter: LeaseFilter): void => {
   }
 };
 
-export const leaseNotFound = (leaseId: string): DomainError => notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
+export const leaseNotFound = (leaseId: string): DomainError =>
+  notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
 /** Nova's words; a private flavor is not found by those who may not see it. */
 export const flavorNotFound = (flavorId: string): DomainError => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
@@ -60,8 +75,7 @@ export const propertyNotFound = (name: string): DomainError => notFound('PROPERT
 
 /** A resource property as `GET /v1/os-hosts/properties?detail=...` lists it. */
 export type PropertyListing =
-  | { readonly property: string }
-  | { readonly property: string; readonly private: boolean; readonly values: readonly string[] };
+  { readonly property: string } | { readonly property: string; readonly private: boolean; readonly values: readonly string[] };
 
 /**
  * What callers may read, whatever transport asks: each query authorizes its caller (upstream's
@@ -103,14 +117,18 @@ export class ReadQueries {
       limit: page?.limit ?? null,
     });
     if (!found.markerFound) throw markerNotFound(page?.marker ?? '');
-    return { items: found.documents, next: page !== null && found.more && found.lastId !== null ? { ...page, marker: found.lastId } : null };
+    return {
+      items: found.documents,
+      next: page !== null && found.more && found.lastId !== null ? { ...page, marker: found.lastId } : null,
+    };
   }
 
   /** A list of leases: filtered by status and project, then one page of it (all of it without a page request). */
   async leaseListPage(caller: Caller, filter: LeaseFilter, page: PageRequest | null): Promise<Page<LeaseView>> {
     checkStatusFilter(filter);
     const leases = (await this.leases(caller)).filter(
-      (lease) => (filter.status === null || lease.status === filter.status) && (filter.projectId === null || lease.project_id === filter.projectId),
+      (lease) =>
+        (filter.status === null || lease.status === filter.status) && (filter.projectId === null || lease.project_id === filter.projectId),
     );
     return paged(leases, page, LEASE_SORTING);
   }
@@ -119,7 +137,12 @@ export class ReadQueries {
     return paged(await this.hosts(caller), page, HOST_SORTING);
   }
 
-  async hostAllocationPage(caller: Caller, filter: AllocationFilter, now: string, page: PageRequest | null): Promise<Page<HostAllocationView>> {
+  async hostAllocationPage(
+    caller: Caller,
+    filter: AllocationFilter,
+    now: string,
+    page: PageRequest | null,
+  ): Promise<Page<HostAllocationView>> {
     return paged(await this.hostAllocations(caller, filter, now), page, HOST_ALLOCATION_SORTING);
   }
 
@@ -139,13 +162,22 @@ export class ReadQueries {
   }
 
   /** The bookings of these reservations, for who may see the allocations of hosts (whole or in slots) or of addresses. */
-  async reservationBookings(caller: Caller, kind: 'host' | 'floatingip', reservationIds: readonly string[]): Promise<AvailabilityIntervalRow[]> {
+  async reservationBookings(
+    caller: Caller,
+    kind: 'host' | 'floatingip',
+    reservationIds: readonly string[],
+  ): Promise<AvailabilityIntervalRow[]> {
     authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
     return this.read.bookingsOfReservations(kind, reservationIds);
   }
 
   /** The bookings on these hosts or addresses of leases not ended at `nowMs` (upstream's allocation view without a filter). */
-  async resourceBookings(caller: Caller, kind: 'host' | 'floatingip', resourceIds: readonly string[], nowMs: number): Promise<AvailabilityIntervalRow[]> {
+  async resourceBookings(
+    caller: Caller,
+    kind: 'host' | 'floatingip',
+    resourceIds: readonly string[],
+    nowMs: number,
+  ): Promise<AvailabilityIntervalRow[]> {
     authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
     return this.read.bookingsOnResources(kind, resourceIds, nowMs);
   }
@@ -221,7 +253,12 @@ export class ReadQueries {
     return this.resources.floatingIpAllocations(filter, now);
   }
 
-  async floatingIpAllocation(caller: Caller, floatingIpId: string, filter: AllocationFilter, now: string): Promise<FloatingIpAllocationView> {
+  async floatingIpAllocation(
+    caller: Caller,
+    floatingIpId: string,
+    filter: AllocationFilter,
+    now: string,
+  ): Promise<FloatingIpAllocationView> {
     authorize(caller, ACTIONS.floatingIpAllocations);
     const [allocation] = await this.resources.floatingIpAllocations(filter, now, floatingIpId);
     if (allocation === undefined) throw floatingIpNotFound(floatingIpId);

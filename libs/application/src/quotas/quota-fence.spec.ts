@@ -13,8 +13,15 @@ import { QuotaIndex } from './quota-index.js';
 import { Quotas } from './quotas.js';
 
 const member = commandMetadata(testCaller('member', 'project-1', 'member-user'), at(9));
-const onSide = (side: string) => buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: `["=", "$side", "${side}"]`, beforeEnd: 'default' });
-const leaseOn = (side: string) => ({ name: `lease-${side}`, startDate: at(10), endDate: at(18), beforeEndDate: null, reservations: [onSide(side)] });
+const onSide = (side: string) =>
+  buildHostRequest({ min: 1, max: 1, hypervisorProperties: '', resourceProperties: `["=", "$side", "${side}"]`, beforeEnd: 'default' });
+const leaseOn = (side: string) => ({
+  name: `lease-${side}`,
+  startDate: at(10),
+  endDate: at(18),
+  beforeEndDate: null,
+  reservations: [onSide(side)],
+});
 
 /**
  * The store as one process sees it, whose first append waits until released: `decided` resolves once
@@ -45,7 +52,12 @@ const heldBack = (store: EventStore) => {
 /** One API process: its own handler and indexes over the shared log. */
 const apiProcess = (store: EventStore, name: string, limits: QuotaLimits = { ...NO_LIMITS, hosts: 1 }) => {
   let ids = 0;
-  const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `${name}-${++ids}` };
+  const context = {
+    handler: new CommandHandler(store),
+    index: new WriteIndex(store),
+    settings: DEFAULT_SETTINGS,
+    newId: () => `${name}-${++ids}`,
+  };
   return new LeaseUseCases(context, undefined, undefined, new Quotas(new QuotaIndex(store), { defaults: limits, metricTopN: 10 }));
 };
 
@@ -60,9 +72,14 @@ describe('the quota fence between two processes', () => {
       await held.decided;
       const second = await apiProcess(store, 'b').create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
       held.release();
-      await expect(first).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED', message: 'Quota exceeded for project project-1: hosts held at once limit 1, this lease would make it 2' });
+      await expect(first).rejects.toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        message: 'Quota exceeded for project project-1: hosts held at once limit 1, this lease would make it 2',
+      });
       const events = await store.readAll({ from: 0 });
-      expect(events.filter((e) => e.type === 'Lease.Created').map((e) => (e.data as { leaseId: string }).leaseId)).toEqual([second.leaseId]);
+      expect(events.filter((e) => e.type === 'Lease.Created').map((e) => (e.data as { leaseId: string }).leaseId)).toEqual([
+        second.leaseId,
+      ]);
       expect(events.filter((e) => e.streamId === quotaStream('project-1')).map((e) => e.type)).toEqual(['Quota.LeaseAdmitted']);
     } finally {
       await store.close();

@@ -30,7 +30,10 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'leasehold-quota-snapshots-'));
   store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
   snapshots = SqliteSnapshotStore.open(join(dir, 'events.sqlite'));
-  await appendGiven(store, [1, 2, 3, 4, 5, 6].map((i) => hostRegistered(String(i))));
+  await appendGiven(
+    store,
+    [1, 2, 3, 4, 5, 6].map((i) => hostRegistered(String(i))),
+  );
 });
 
 afterEach(async () => {
@@ -42,10 +45,21 @@ afterEach(async () => {
 /** Leases of two projects, one hour each from `fromHour`, through the use cases with a quota in force. */
 const leases = async (index: QuotaIndex, fromHour: number, count: number): Promise<void> => {
   let ids = 0;
-  const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `q${fromHour}-${++ids}` };
+  const context = {
+    handler: new CommandHandler(store),
+    index: new WriteIndex(store),
+    settings: DEFAULT_SETTINGS,
+    newId: () => `q${fromHour}-${++ids}`,
+  };
   const use = new LeaseUseCases(context, undefined, undefined, new Quotas(index, { defaults: { ...NO_LIMITS, hosts: 5 }, metricTopN: 10 }));
   for (let i = 0; i < count; i++) {
-    const data = { name: `l${fromHour}-${i}`, startDate: at(fromHour + i), endDate: at(fromHour + i + 1), beforeEndDate: null, reservations: [oneHost] };
+    const data = {
+      name: `l${fromHour}-${i}`,
+      startDate: at(fromHour + i),
+      endDate: at(fromHour + i + 1),
+      beforeEndDate: null,
+      reservations: [oneHost],
+    };
     await use.create({ type: 'CreateLease', data, metadata: member(i % 2 === 0 ? 'project-a' : 'project-b') });
   }
 };
@@ -55,8 +69,16 @@ const view = (index: QuotaIndex) => ({
   holdings: index
     .projects()
     .sort()
-    .map((project) => index.holdings(project).map((h) => [h.leaseId, h.start, h.end, h.amounts]).sort()),
-  quotas: index.projects().sort().map((project) => index.quota(project)),
+    .map((project) =>
+      index
+        .holdings(project)
+        .map((h) => [h.leaseId, h.start, h.end, h.amounts])
+        .sort(),
+    ),
+  quotas: index
+    .projects()
+    .sort()
+    .map((project) => index.quota(project)),
 });
 
 describe('the quota index from its snapshot', () => {
@@ -66,7 +88,12 @@ describe('the quota index from its snapshot', () => {
     await live.catchUp();
     const written = live.capture();
     const atSnapshot = view(live);
-    await snapshots.save({ kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, position: written.position, payload: encodeState(written.payload) });
+    await snapshots.save({
+      kind: QUOTA_INDEX_SNAPSHOT_KIND,
+      schemaVersion: QUOTA_INDEX_SCHEMA_VERSION,
+      position: written.position,
+      payload: encodeState(written.payload),
+    });
     await leases(live, 20, 3);
 
     const partial = new QuotaIndex(store);
@@ -83,7 +110,12 @@ describe('the quota index from its snapshot', () => {
   });
 
   it('folds the whole log, and says why, when the snapshot is past the log head', async () => {
-    await snapshots.save({ kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, position: 1_000_000, payload: encodeState({ leases: [], spent: [], quotas: [] }) });
+    await snapshots.save({
+      kind: QUOTA_INDEX_SNAPSHOT_KIND,
+      schemaVersion: QUOTA_INDEX_SCHEMA_VERSION,
+      position: 1_000_000,
+      payload: encodeState({ leases: [], spent: [], quotas: [] }),
+    });
     const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined);
     expect(opened.restored).toMatchObject({ reason: expect.stringContaining('past the log') as unknown });
   });
@@ -93,11 +125,23 @@ describe('the quota index from its snapshot', () => {
     await leases(index, 10, 4);
     const long = { name: 'long', startDate: at(12), endDate: '2030-03-01T00:00:00.000Z', beforeEndDate: null, reservations: [oneHost] };
     let ids = 0;
-    const context = { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => `long-${++ids}` };
+    const context = {
+      handler: new CommandHandler(store),
+      index: new WriteIndex(store),
+      settings: DEFAULT_SETTINGS,
+      newId: () => `long-${++ids}`,
+    };
     await new LeaseUseCases(context).create({ type: 'CreateLease', data: long, metadata: member('project-b') });
     // as the reactor would have: every lease began to start
     const started = (await store.readAll({ from: 0, limit: 1000 })).filter((e) => e.type === 'Lease.Created');
-    await appendGiven(store, started.map((e) => ({ streamId: e.streamId, type: 'Lease.StartRequested', data: { leaseId: e.streamId.slice('lease-'.length), at: at(10) } })));
+    await appendGiven(
+      store,
+      started.map((e) => ({
+        streamId: e.streamId,
+        type: 'Lease.StartRequested',
+        data: { leaseId: e.streamId.slice('lease-'.length), at: at(10) },
+      })),
+    );
     const cutoff = Date.parse('2030-02-15T00:00:00.000Z');
 
     const opened = await openQuotaIndex(store, snapshots, CONFIG, () => undefined, { pastMs: 0, now: () => cutoff });
@@ -108,12 +152,19 @@ describe('the quota index from its snapshot', () => {
     const whole = new QuotaIndex(store);
     await whole.catchUp();
     expect(whole.trackedLeases()).toBe(5);
-    for (const project of ['project-a', 'project-b']) expect(quotaUse(opened.index.holdings(project), cutoff)).toEqual(quotaUse(whole.holdings(project), cutoff));
+    for (const project of ['project-a', 'project-b'])
+      expect(quotaUse(opened.index.holdings(project), cutoff)).toEqual(quotaUse(whole.holdings(project), cutoff));
     // the long lease growing to two hosts: refused on January's host hours in both
     const before = whole.holdings('project-b').find((h) => h.leaseId === 'long-1');
     if (before === undefined) throw new Error('the long lease is tracked');
     const grow = (limit: number, from: QuotaIndex) =>
-      quotaExcess({ limits: { ...NO_LIMITS, hostHoursPerMonth: limit }, others: from.holdings('project-b', 'long-1'), before, after: { ...before, amounts: { ...before.amounts, hosts: 2 } }, now: cutoff });
+      quotaExcess({
+        limits: { ...NO_LIMITS, hostHoursPerMonth: limit },
+        others: from.holdings('project-b', 'long-1'),
+        before,
+        after: { ...before, amounts: { ...before.amounts, hosts: 2 } },
+        now: cutoff,
+      });
     // January: 732 h on two hosts, and the 2 h of project-b's short leases
     for (const limit of [1000, 1465, 1466, 2000]) expect(grow(limit, opened.index)).toEqual(grow(limit, whole));
     expect([grow(1465, whole)?.month, grow(1466, whole)]).toEqual(['2030-01', null]);

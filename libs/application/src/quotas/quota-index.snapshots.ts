@@ -45,7 +45,9 @@ export const openQuotaIndex = async (
     return index.capture();
   };
   const subject = { kind: QUOTA_INDEX_SNAPSHOT_KIND, schemaVersion: QUOTA_INDEX_SCHEMA_VERSION, capture };
-  const writer = new SnapshotWriter({ store: snapshots, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError }).start(loaded.found ? loaded.position : -1);
+  const writer = new SnapshotWriter({ store: snapshots, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError }).start(
+    loaded.found ? loaded.position : -1,
+  );
   await index.catchUp();
   forgetEnded();
   if (config.everyMs > 0) void writer.write(1);

@@ -39,7 +39,10 @@ const addSpent = (spent: Spent, tracked: TrackedLease, fromMonth: number): void 
   for (const month of monthsOf(holding)) {
     if (month.start < fromMonth) continue;
     const before = spent.get(month.start) ?? NO_AMOUNTS;
-    spent.set(month.start, Object.fromEntries(HELD_QUOTAS.map((unit) => [unit, before[unit] + unitMsWithin(holding, unit, month)])) as QuotaAmounts);
+    spent.set(
+      month.start,
+      Object.fromEntries(HELD_QUOTAS.map((unit) => [unit, before[unit] + unitMsWithin(holding, unit, month)])) as QuotaAmounts,
+    );
   }
 };
 

@@ -35,7 +35,10 @@ export class QuotaUseCases {
     const { position } = await handler.handle(async () => {
       const loaded = await handler.load(quotaDecider, streamId);
       const events = quotaDecider.decide({ type: 'SetQuota', data: { projectId, changes, now: metadata.now } }, loaded.state);
-      return { appends: [appendTo(streamId, loaded.revision === -1 ? 'no_stream' : loaded.revision, events, eventMetadata(metadata), newId)], result: null };
+      return {
+        appends: [appendTo(streamId, loaded.revision === -1 ? 'no_stream' : loaded.revision, events, eventMetadata(metadata), newId)],
+        result: null,
+      };
     });
     return { quota: await this.quotas.project(projectId, metadata.now), position };
   }

@@ -60,7 +60,11 @@ export class Quotas {
   }
 
   /** Runs inside the decision (under the handler's lock): throws the 403 of the first quota exceeded, or answers the fence to append. */
-  async admit({ projectId, leaseId, before, after, now }: LeaseQuotaChange, metadata: EventMetadata, newId: () => string): Promise<AppendRequest[]> {
+  async admit(
+    { projectId, leaseId, before, after, now }: LeaseQuotaChange,
+    metadata: EventMetadata,
+    newId: () => string,
+  ): Promise<AppendRequest[]> {
     if (after === null || sameHolding(before, after)) return [];
     await this.index.catchUp();
     const limits = this.limitsOf(projectId);
@@ -76,7 +80,12 @@ export class Quotas {
   /** The project's limits and use at `now`, from the index as caught up. */
   async project(projectId: string, now: string): Promise<ProjectQuota> {
     await this.index.catchUp();
-    return { projectId, limits: this.limitsOf(projectId), own: this.index.quota(projectId).state.limits, use: quotaUse(this.index.holdings(projectId), toMs(now)) };
+    return {
+      projectId,
+      limits: this.limitsOf(projectId),
+      own: this.index.quota(projectId).state.limits,
+      use: quotaUse(this.index.holdings(projectId), toMs(now)),
+    };
   }
 
   /**
@@ -91,10 +100,14 @@ export class Quotas {
       const uses = useByQuota(quotaUse(this.index.holdings(projectId), at));
       return { projectId, limits, uses, share: Math.max(0, ...QUOTA_NAMES.map((name) => shareOf(uses[name], limits[name]))) };
     });
-    ranked.sort((a, b) => b.share - a.share || b.uses.hosts - a.uses.hosts || b.uses.vcpus - a.uses.vcpus || a.projectId.localeCompare(b.projectId));
+    ranked.sort(
+      (a, b) => b.share - a.share || b.uses.hosts - a.uses.hosts || b.uses.vcpus - a.uses.vcpus || a.projectId.localeCompare(b.projectId),
+    );
     return ranked
       .slice(0, this.config.metricTopN)
-      .flatMap(({ projectId, limits, uses }) => QUOTA_NAMES.map((name) => ({ projectId, quota: QUOTA_FIELDS[name], use: uses[name], limit: limits[name] })));
+      .flatMap(({ projectId, limits, uses }) =>
+        QUOTA_NAMES.map((name) => ({ projectId, quota: QUOTA_FIELDS[name], use: uses[name], limit: limits[name] })),
+      );
   }
 }
 

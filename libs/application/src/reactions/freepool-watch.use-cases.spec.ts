@@ -8,13 +8,19 @@ import { handlerOn, racing, reactionLedger, reactorAt } from './testing/reaction
 
 const host = (hostId: string, zone: string, ...later: HostEvent[]): RegisteredHost => {
   const registered = hostRegistered(smallHostInfo({ availabilityZone: zone, hypervisorHostname: `c-${hostId}` }));
-  const events = [{ ...registered, data: { ...registered.data, hostId } }, ...later.map((event) => ({ ...event, data: { ...event.data, hostId } }) as HostEvent)];
+  const events = [
+    { ...registered, data: { ...registered.data, hostId } },
+    ...later.map((event) => ({ ...event, data: { ...event.data, hostId } }) as HostEvent),
+  ];
   const state = foldEvents(hostDecider, events);
   if (state.status !== 'Registered') throw new Error('not registered');
   return state;
 };
 const down: HostEvent = { type: 'Host.WentDown', data: { hostId: '', reasons: ['service_down'], source: 'polling', observedAt: at(1) } };
-const notReservable: HostEvent = { type: 'Host.ReservableChanged', data: { hostId: '', reservable: false, reason: 'maintenance', changedAt: at(1) } };
+const notReservable: HostEvent = {
+  type: 'Host.ReservableChanged',
+  data: { hostId: '', reservable: false, reason: 'maintenance', changedAt: at(1) },
+};
 
 describe('the freepool supply per zone', () => {
   it('counts hosts taking bookings, and those no booking of any kind touches in the window', () => {
@@ -33,9 +39,9 @@ describe('the freepool supply per zone', () => {
       { zone: 'b', reservableHosts: 1, freeHosts: 1 },
     ]);
     // a booking that ended at the window's start leaves the host free
-    expect(freepoolSupply([host('2', 'a', hostBooked('r-1', { startDate: at(0), endDate: at(2) }))], Date.parse(at(2)), Date.parse(at(12)))).toEqual([
-      { zone: 'a', reservableHosts: 1, freeHosts: 1 },
-    ]);
+    expect(
+      freepoolSupply([host('2', 'a', hostBooked('r-1', { startDate: at(0), endDate: at(2) }))], Date.parse(at(2)), Date.parse(at(12))),
+    ).toEqual([{ zone: 'a', reservableHosts: 1, freeHosts: 1 }]);
   });
 });
 
@@ -50,23 +56,38 @@ const observation = (freeHosts: number, observedAt = at(10)) => ({
   windowEnd: '2030-01-02T10:00:00.000Z',
   observedAt,
 });
-const observe = (freeHosts: number, observedAt = at(10)) => ({ type: 'ObserveFreepool', data: observation(freeHosts, observedAt), metadata: reactorAt(observedAt) }) as const;
+const observe = (freeHosts: number, observedAt = at(10)) =>
+  ({ type: 'ObserveFreepool', data: observation(freeHosts, observedAt), metadata: reactorAt(observedAt) }) as const;
 
 describe('the freepool watch', () => {
   it('records exhaustion in the zone’s stream once free hosts drop below the threshold', async () => {
-    const outcome = await spec.given([]).when((watch) => watch.observe(observe(0))).then([{ streamId: STREAM, type: 'Freepool.Exhausted', data: observation(0) }]);
+    const outcome = await spec
+      .given([])
+      .when((watch) => watch.observe(observe(0)))
+      .then([{ streamId: STREAM, type: 'Freepool.Exhausted', data: observation(0) }]);
     expect(outcome).toBe('Freepool.Exhausted');
   });
 
   it('records nothing again while the zone stays exhausted, and the recovery once it has enough', async () => {
     const exhausted = { streamId: STREAM, type: 'Freepool.Exhausted', data: observation(0) };
-    expect(await spec.given([exhausted]).when((watch) => watch.observe(observe(0, at(11)))).then([])).toBe('unchanged');
-    const recovered = await spec.given([exhausted]).when((watch) => watch.observe(observe(1, at(12)))).then([{ streamId: STREAM, type: 'Freepool.Recovered', data: observation(1, at(12)) }]);
+    expect(
+      await spec
+        .given([exhausted])
+        .when((watch) => watch.observe(observe(0, at(11))))
+        .then([]),
+    ).toBe('unchanged');
+    const recovered = await spec
+      .given([exhausted])
+      .when((watch) => watch.observe(observe(1, at(12))))
+      .then([{ streamId: STREAM, type: 'Freepool.Recovered', data: observation(1, at(12)) }]);
     expect(recovered).toBe('Freepool.Recovered');
   });
 
   it('is the reactor’s to record, not a user’s', async () => {
-    await spec.given([]).when((watch) => watch.observe({ ...observe(0), metadata: commandMetadata(testCaller('admin'), at(10)) })).thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
+    await spec
+      .given([])
+      .when((watch) => watch.observe({ ...observe(0), metadata: commandMetadata(testCaller('admin'), at(10)) }))
+      .thenThrows({ code: 'POLICY_NOT_AUTHORIZED' });
   });
 
   it('records a crossing once when a second watcher saw it too, between its read and its append', async () => {

@@ -1,4 +1,10 @@
-import { type FreepoolObservation, type FreepoolWatchEvent, type RegisteredHost, freepoolWatchDecider, freepoolWatchStream } from '#domain/index.js';
+import {
+  type FreepoolObservation,
+  type FreepoolWatchEvent,
+  type RegisteredHost,
+  freepoolWatchDecider,
+  freepoolWatchStream,
+} from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo } from '../command.js';
 import { reactionMetadata, requireService } from './reaction.js';
@@ -16,7 +22,8 @@ export interface ZoneSupply {
   readonly freeHosts: number;
 }
 
-const overlaps = (host: RegisteredHost, fromMs: number, toMs: number): boolean => host.bookings.some((booking) => booking.start < toMs && booking.end > fromMs);
+const overlaps = (host: RegisteredHost, fromMs: number, toMs: number): boolean =>
+  host.bookings.some((booking) => booking.start < toMs && booking.end > fromMs);
 
 /**
  * Per availability zone, from the write side's calendars: a host counts if it is reservable and up,

@@ -12,7 +12,10 @@ export type HostObservation =
  * liveness is only judged by Nova's API from heartbeats. So a notification sets those two reasons
  * and keeps whatever `service_down` the polling monitor last recorded; both monitors then agree.
  */
-export const notificationReasons = (update: { readonly disabled: boolean; readonly forcedDown: boolean }, current: HostHealth): HostDownReason[] => [
+export const notificationReasons = (
+  update: { readonly disabled: boolean; readonly forcedDown: boolean },
+  current: HostHealth,
+): HostDownReason[] => [
   ...(current.status === 'down' && current.reasons.includes('service_down') && !update.forcedDown ? (['service_down'] as const) : []),
   ...(update.disabled ? (['disabled'] as const) : []),
   ...(update.forcedDown ? (['forced_down'] as const) : []),

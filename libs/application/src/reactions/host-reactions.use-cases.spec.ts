@@ -11,7 +11,10 @@ const STREAM = hostStream(HOST_ID);
 const spec = applicationSpecification((context) => new HostReactionUseCases(context));
 const onHost = (events: readonly HostEvent[]) => events.map((event) => ({ streamId: STREAM, ...event }));
 const registered = onHost([hostRegistered()]);
-const unregistered: HostEvent = { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: smallHostInfo().hypervisorHostname, unregisteredAt: at(9) } };
+const unregistered: HostEvent = {
+  type: 'Host.Unregistered',
+  data: { hostId: HOST_ID, hypervisorHostname: smallHostInfo().hypervisorHostname, unregisteredAt: at(9) },
+};
 
 const enroll = (causationId = 'registered-id') =>
   ({
@@ -22,15 +25,26 @@ const enroll = (causationId = 'registered-id') =>
 const report = (observation: HostObservation, observedAt = at(10)) =>
   ({ type: 'ReportHostHealth', data: { hostId: HOST_ID, observedAt, observation }, metadata: reactorAt(observedAt) }) as const;
 const polled = (...reasons: ('service_down' | 'disabled' | 'forced_down')[]): HostObservation => ({ source: 'polling', reasons });
-const notified = (messageId: string, disabled: boolean, forcedDown = false): HostObservation => ({ source: 'notification', messageId, disabled, forcedDown });
-const wentDown = (reasons: readonly string[], source: string, observedAt = at(10)) => ({ streamId: STREAM, type: 'Host.WentDown', data: { hostId: HOST_ID, reasons, source, observedAt } });
+const notified = (messageId: string, disabled: boolean, forcedDown = false): HostObservation => ({
+  source: 'notification',
+  messageId,
+  disabled,
+  forcedDown,
+});
+const wentDown = (reasons: readonly string[], source: string, observedAt = at(10)) => ({
+  streamId: STREAM,
+  type: 'Host.WentDown',
+  data: { hostId: HOST_ID, reasons, source, observedAt },
+});
 
 describe('host reactions: enrollment', () => {
-  it('records the cloud\'s side of a registration', async () => {
+  it("records the cloud's side of a registration", async () => {
     const recorded = await spec
       .given(registered)
       .when((reactions) => reactions.recordEnrollment(enroll()))
-      .then(onHost([{ type: 'Host.Enrolled', data: { hostId: HOST_ID, effects: [{ operation: 'aggregate.add_host' }], enrolledAt: at(8) } }]));
+      .then(
+        onHost([{ type: 'Host.Enrolled', data: { hostId: HOST_ID, effects: [{ operation: 'aggregate.add_host' }], enrolledAt: at(8) } }]),
+      );
     expect(recorded).toEqual({ status: 'recorded', type: 'Host.Enrolled' });
   });
 
@@ -43,7 +57,13 @@ describe('host reactions: enrollment', () => {
       const [, enrolled, ...more] = await store.readStream(STREAM);
       expect(more).toEqual([]);
       expect(enrolled?.id).toBe(deterministicId('registered-id:host-enroll'));
-      expect(enrolled?.metadata).toEqual({ correlationId: 'req-register', causationId: 'registered-id', actor: null, system: 'reactor', reaction: 'host-enroll' });
+      expect(enrolled?.metadata).toEqual({
+        correlationId: 'req-register',
+        causationId: 'registered-id',
+        actor: null,
+        system: 'reactor',
+        reaction: 'host-enroll',
+      });
     } finally {
       await store.close();
     }
@@ -66,22 +86,44 @@ describe('host reactions: enrollment', () => {
 });
 
 describe('host reactions: health', () => {
-  it('records a change of health only; an unknown or removed host is not Leasehold\'s', async () => {
-    expect(await spec.given(registered).when((reactions) => reactions.reportHealth(report(polled('forced_down')))).then([wentDown(['forced_down'], 'polling')])).toBe(
-      'Host.WentDown',
-    );
-    expect(await spec.given(registered).when((reactions) => reactions.reportHealth(report(polled()))).then([])).toBe('unchanged');
-    expect(await spec.given([]).when((reactions) => reactions.reportHealth(report(polled('disabled')))).then([])).toBe('not-registered');
-    expect(await spec.given([...registered, ...onHost([unregistered])]).when((reactions) => reactions.reportHealth(report(polled('disabled')))).then([])).toBe(
-      'not-registered',
-    );
+  it("records a change of health only; an unknown or removed host is not Leasehold's", async () => {
+    expect(
+      await spec
+        .given(registered)
+        .when((reactions) => reactions.reportHealth(report(polled('forced_down'))))
+        .then([wentDown(['forced_down'], 'polling')]),
+    ).toBe('Host.WentDown');
+    expect(
+      await spec
+        .given(registered)
+        .when((reactions) => reactions.reportHealth(report(polled())))
+        .then([]),
+    ).toBe('unchanged');
+    expect(
+      await spec
+        .given([])
+        .when((reactions) => reactions.reportHealth(report(polled('disabled'))))
+        .then([]),
+    ).toBe('not-registered');
+    expect(
+      await spec
+        .given([...registered, ...onHost([unregistered])])
+        .when((reactions) => reactions.reportHealth(report(polled('disabled'))))
+        .then([]),
+    ).toBe('not-registered');
   });
 
   it('a notification keeps the service_down only polling can see', async () => {
     const outcome = await spec
       .given([...registered, wentDown(['service_down'], 'polling', at(9))])
       .when((reactions) => reactions.reportHealth(report(notified('m-1', true))))
-      .then([{ streamId: STREAM, type: 'Host.DownReasonsChanged', data: { hostId: HOST_ID, reasons: ['service_down', 'disabled'], source: 'notification', observedAt: at(10) } }]);
+      .then([
+        {
+          streamId: STREAM,
+          type: 'Host.DownReasonsChanged',
+          data: { hostId: HOST_ID, reasons: ['service_down', 'disabled'], source: 'notification', observedAt: at(10) },
+        },
+      ]);
     expect(outcome).toBe('Host.DownReasonsChanged');
   });
 
@@ -92,9 +134,16 @@ describe('host reactions: health', () => {
       await reactions.reportHealth(report(notified('m-1', true)));
       await reactions.reportHealth(report(polled(), at(11)));
       const [, down, up] = await store.readStream(STREAM);
-      expect(down).toMatchObject({ id: deterministicId('nova-notification:m-1:health'), metadata: { correlationId: 'm-1', causationId: 'm-1', actor: null, reaction: 'nova-notification' } });
+      expect(down).toMatchObject({
+        id: deterministicId('nova-notification:m-1:health'),
+        metadata: { correlationId: 'm-1', causationId: 'm-1', actor: null, reaction: 'nova-notification' },
+      });
       const pollId = deterministicId(`host-poll:${HOST_ID}:1:health`);
-      expect(up).toMatchObject({ id: pollId, type: 'Host.CameUp', metadata: { correlationId: pollId, causationId: pollId, actor: null, reaction: 'host-polling' } });
+      expect(up).toMatchObject({
+        id: pollId,
+        type: 'Host.CameUp',
+        metadata: { correlationId: pollId, causationId: pollId, actor: null, reaction: 'host-polling' },
+      });
     } finally {
       await store.close();
     }
@@ -114,7 +163,11 @@ describe('host reactions: health', () => {
         ]);
       const reactions = new HostReactionUseCases(handlerOn(racing(store, change)));
       expect(await reactions.reportHealth(report(polled('disabled')))).toBe('Host.WentDown');
-      expect((await store.readStream(STREAM)).map((event) => event.type)).toEqual(['Host.Registered', 'Host.ReservableChanged', 'Host.WentDown']);
+      expect((await store.readStream(STREAM)).map((event) => event.type)).toEqual([
+        'Host.Registered',
+        'Host.ReservableChanged',
+        'Host.WentDown',
+      ]);
     } finally {
       await store.close();
     }
@@ -143,7 +196,16 @@ describe('host reactions: activity', () => {
         {
           streamId: hostActivityStream(HOST_ID),
           type: 'HostActivity.InstanceNotified',
-          data: { hostId: HOST_ID, eventType: 'instance.create.end', instanceId: 'vm-1', projectId: 'project-1', flavorId: null, state: 'active', occurredAt: at(10), messageId: 'm-1' },
+          data: {
+            hostId: HOST_ID,
+            eventType: 'instance.create.end',
+            instanceId: 'vm-1',
+            projectId: 'project-1',
+            flavorId: null,
+            state: 'active',
+            occurredAt: at(10),
+            messageId: 'm-1',
+          },
         },
       ]);
     expect(first).toBe('recorded');

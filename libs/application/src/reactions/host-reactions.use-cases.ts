@@ -23,7 +23,10 @@ export type RecordHostEnrollmentReaction = AppCommand<
   'RecordHostEnrollment',
   { readonly hostId: string; readonly direction: EnrollmentDirection; readonly outcome: EnrollmentOutcome }
 >;
-export type ReportHostHealthReaction = AppCommand<'ReportHostHealth', { readonly hostId: string; readonly observedAt: string; readonly observation: HostObservation }>;
+export type ReportHostHealthReaction = AppCommand<
+  'ReportHostHealth',
+  { readonly hostId: string; readonly observedAt: string; readonly observation: HostObservation }
+>;
 export type RecordHostActivityReaction = AppCommand<'RecordHostActivity', RecordHostActivity['data']>;
 
 /** Recorded (`type`: the event), already in the ledger, recorded first by another reactor, or no longer owed (the host moved on). */
@@ -38,7 +41,8 @@ export type HealthOutcome = HostEvent['type'] | 'unchanged' | 'not-registered';
 const nothing = <R>(result: R): Decision<R> => ({ appends: [], result });
 
 /** The outcome's event id: one per (source event, reaction), so reruns and a second reactor append it once. */
-const enrollmentEventId = (sourceEventId: string, direction: EnrollmentDirection): string => deterministicId(`${sourceEventId}:host-${direction}`);
+const enrollmentEventId = (sourceEventId: string, direction: EnrollmentDirection): string =>
+  deterministicId(`${sourceEventId}:host-${direction}`);
 
 /** What the reactor records on a host: the cloud's side of its (un)enrollment, its health, its activity. */
 export class HostReactionUseCases {
@@ -53,14 +57,20 @@ export class HostReactionUseCases {
     const { result, replayed } = await handler.handle(async (): Promise<Decision<EnrollmentRecorded>> => {
       const recorded = await handler.store.readStream(streamId);
       if (recorded.some((event) => event.id === id)) return nothing({ status: 'already-recorded' });
-      const state = foldEvents(hostDecider, recorded.map((event) => ({ type: event.type, data: event.data }) as HostEvent));
+      const state = foldEvents(
+        hostDecider,
+        recorded.map((event) => ({ type: event.type, data: event.data }) as HostEvent),
+      );
       const record = { type: 'RecordHostEnrollment', data: { hostId, direction, outcome, now: command.metadata.now } } as const;
       const events = decided(() => hostDecider.decide(record, state));
       // the host moved on (e.g. removed before its enrollment ran): the other direction's work covers it
       if (isDomainError(events)) return nothing({ status: 'superseded', reason: events.message });
       const ids = events.map((_, index) => (index === 0 ? id : deterministicId(`${id}:${index}`)));
       const metadata = reactionMetadata(command.metadata, `host-${direction}`);
-      return { appends: [appendTo(streamId, recorded.length - 1, events, metadata, idSequence(ids))], result: { status: 'recorded', type: events[0]?.type ?? 'nothing' } };
+      return {
+        appends: [appendTo(streamId, recorded.length - 1, events, metadata, idSequence(ids))],
+        result: { status: 'recorded', type: events[0]?.type ?? 'nothing' },
+      };
     });
     return replayed ? { status: 'replayed' } : result;
   }
@@ -78,10 +88,14 @@ export class HostReactionUseCases {
       const host = await handler.load(hostDecider, streamId);
       if (host.state.status !== 'Registered') return nothing('not-registered');
       const reasons = observedReasons(observation, host.state.health);
-      const events = hostDecider.decide({ type: 'ReportHostHealth', data: { reasons, source: observation.source, observedAt } }, host.state);
+      const events = hostDecider.decide(
+        { type: 'ReportHostHealth', data: { reasons, source: observation.source, observedAt } },
+        host.state,
+      );
       const [event] = events;
       if (event === undefined) return nothing('unchanged');
-      const key = observation.source === 'notification' ? `nova-notification:${observation.messageId}` : `host-poll:${hostId}:${host.revision}`;
+      const key =
+        observation.source === 'notification' ? `nova-notification:${observation.messageId}` : `host-poll:${hostId}:${host.revision}`;
       const id = deterministicId(`${key}:health`);
       const ids = events.map((_, index) => (index === 0 ? id : deterministicId(`${key}:health:${index}`)));
       const cause = observation.source === 'notification' ? observation.messageId : id;

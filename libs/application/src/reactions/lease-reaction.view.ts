@@ -45,7 +45,9 @@ const BEGIN_EVENTS: Readonly<Record<string, LeasePhase>> = {
 };
 
 const changedBy = (view: LeaseReactionView, event: LeaseEvent, eventId: string): LeaseReactionView['changedBy'] =>
-  event.type === 'Reservation.Changed' || event.type === 'Reservation.Healed' ? { ...view.changedBy, [event.data.reservation.id]: eventId } : view.changedBy;
+  event.type === 'Reservation.Changed' || event.type === 'Reservation.Healed'
+    ? { ...view.changedBy, [event.data.reservation.id]: eventId }
+    : view.changedBy;
 
 const without = (ids: Iterable<string>, kept: readonly string[]): string[] => [...new Set(ids)].filter((id) => !kept.includes(id));
 

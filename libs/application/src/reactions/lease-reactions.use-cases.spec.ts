@@ -25,9 +25,14 @@ const onLease = (events: readonly LeaseEvent[]) => events.map((event) => ({ stre
 /** The specification's given events are `given-1`, `given-2`...: the n-th event of the lease. */
 const givenId = (n: number): string => `given-${n}`;
 
-const begin = (phase: 'start' | 'before_end' | 'end', now: string) => ({ type: 'BeginLeasePhase', data: { leaseId: LEASE_ID, phase }, metadata: reactorAt(now) }) as const;
+const begin = (phase: 'start' | 'before_end' | 'end', now: string) =>
+  ({ type: 'BeginLeasePhase', data: { leaseId: LEASE_ID, phase }, metadata: reactorAt(now) }) as const;
 const complete = (beginId: string, outcomes: readonly ReservationOutcome[], now = START) =>
-  ({ type: 'CompleteLeasePhase', data: { leaseId: LEASE_ID, phase: 'start', beginId, outcomes }, metadata: reactorAt(now, beginId) }) as const;
+  ({
+    type: 'CompleteLeasePhase',
+    data: { leaseId: LEASE_ID, phase: 'start', beginId, outcomes },
+    metadata: reactorAt(now, beginId),
+  }) as const;
 const reconcile = (outcome: ReservationOutcome, now = at(12)) =>
   ({ type: 'RecordReconciliation', data: { leaseId: LEASE_ID, outcome, round: 7 }, metadata: reactorAt(now) }) as const;
 
@@ -42,7 +47,7 @@ describe('lease reactions: beginning a due phase', () => {
     expect(begun).toEqual({ status: 'recorded', beginId: deterministicId(`${LEASE_ID}:start:begin:0`) });
   });
 
-  it('a phase not due yet is refused and nothing is recorded (the reactor\'s view was behind)', async () => {
+  it("a phase not due yet is refused and nothing is recorded (the reactor's view was behind)", async () => {
     const begun = await spec
       .given(onLease(history.Pending()))
       .when((reactions) => reactions.beginPhase(begin('start', at(9))))
@@ -51,7 +56,10 @@ describe('lease reactions: beginning a due phase', () => {
   });
 
   it('a phase already begun is refused', async () => {
-    const begun = await spec.given(onLease(history.Starting())).when((reactions) => reactions.beginPhase(begin('start', START))).then([]);
+    const begun = await spec
+      .given(onLease(history.Starting()))
+      .when((reactions) => reactions.beginPhase(begin('start', START)))
+      .then([]);
     expect(begun).toMatchObject({ status: 'refused' });
   });
 
@@ -64,13 +72,16 @@ describe('lease reactions: beginning a due phase', () => {
 });
 
 describe('lease reactions: completing a phase', () => {
-  it('records every reservation\'s outcome and the phase\'s result', async () => {
+  it("records every reservation's outcome and the phase's result", async () => {
     const completed = await spec
       .given(onLease(history.Starting()))
       .when((reactions) => reactions.completePhase(complete(givenId(2), [okOutcome('res-1'), failedOutcome('res-2')])))
       .then(
         onLease([
-          { type: 'Reservation.EffectsApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', phase: 'start', effects: [{ operation: 'op' }], at: START } },
+          {
+            type: 'Reservation.EffectsApplied',
+            data: { leaseId: LEASE_ID, reservationId: 'res-1', phase: 'start', effects: [{ operation: 'op' }], at: START },
+          },
           {
             type: 'Reservation.EffectsFailed',
             data: { leaseId: LEASE_ID, reservationId: 'res-2', phase: 'start', error: 'boom', effects: [{ operation: 'op' }], at: START },
@@ -105,9 +116,20 @@ describe('lease reactions: changes of an active lease', () => {
     const completed = await spec
       .given(owed)
       .when((reactions) =>
-        reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId: LEASE_ID, updates: [{ sequence: 1, outcome: okOutcome('res-1') }] }, metadata: reactorAt(at(11)) }),
+        reactions.completeUpdates({
+          type: 'CompleteReservationUpdates',
+          data: { leaseId: LEASE_ID, updates: [{ sequence: 1, outcome: okOutcome('res-1') }] },
+          metadata: reactorAt(at(11)),
+        }),
       )
-      .then(onLease([{ type: 'Reservation.UpdateApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', sequence: 1, effects: [{ operation: 'op' }], at: at(11) } }]));
+      .then(
+        onLease([
+          {
+            type: 'Reservation.UpdateApplied',
+            data: { leaseId: LEASE_ID, reservationId: 'res-1', sequence: 1, effects: [{ operation: 'op' }], at: at(11) },
+          },
+        ]),
+      );
     expect(completed).toEqual({ status: 'recorded', type: 'Reservation.UpdateApplied' });
   });
 
@@ -115,7 +137,11 @@ describe('lease reactions: changes of an active lease', () => {
     const completed = await spec
       .given([...owed, ...onLease([reservationChanged(reservation('res-1', { hostIds: ['9'] }), at(11, 30))])])
       .when((reactions) =>
-        reactions.completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId: LEASE_ID, updates: [{ sequence: 1, outcome: okOutcome('res-1') }] }, metadata: reactorAt(at(12)) }),
+        reactions.completeUpdates({
+          type: 'CompleteReservationUpdates',
+          data: { leaseId: LEASE_ID, updates: [{ sequence: 1, outcome: okOutcome('res-1') }] },
+          metadata: reactorAt(at(12)),
+        }),
       )
       .then([]);
     expect(completed).toEqual({ status: 'superseded' });
@@ -123,23 +149,39 @@ describe('lease reactions: changes of an active lease', () => {
 });
 
 describe('lease reactions: reconciliation', () => {
-  const drift: ReservationOutcome = { reservationId: 'res-1', ok: true, effects: [{ operation: 'aggregate.add_host', already: true }, { operation: 'aggregate.add_host' }] };
+  const drift: ReservationOutcome = {
+    reservationId: 'res-1',
+    ok: true,
+    effects: [{ operation: 'aggregate.add_host', already: true }, { operation: 'aggregate.add_host' }],
+  };
 
   it('records drift (only the steps that changed the cloud); a clean check records nothing', async () => {
     const found = await spec
       .given(onLease(history.Active()))
       .when((reactions) => reactions.recordReconciliation(reconcile(drift)))
-      .then(onLease([{ type: 'Reservation.DriftRepaired', data: { leaseId: LEASE_ID, reservationId: 'res-1', effects: [{ operation: 'aggregate.add_host' }], at: at(12) } }]));
+      .then(
+        onLease([
+          {
+            type: 'Reservation.DriftRepaired',
+            data: { leaseId: LEASE_ID, reservationId: 'res-1', effects: [{ operation: 'aggregate.add_host' }], at: at(12) },
+          },
+        ]),
+      );
     expect(found).toEqual({ status: 'recorded', type: 'Reservation.DriftRepaired' });
     const clean = await spec
       .given(onLease(history.Active()))
-      .when((reactions) => reactions.recordReconciliation(reconcile({ reservationId: 'res-1', ok: true, effects: [{ operation: 'x', already: true }] })))
+      .when((reactions) =>
+        reactions.recordReconciliation(reconcile({ reservationId: 'res-1', ok: true, effects: [{ operation: 'x', already: true }] })),
+      )
       .then([]);
     expect(clean).toEqual({ status: 'clean' });
   });
 
   it('a lease no longer active is not reconciled', async () => {
-    const found = await spec.given(onLease(history.Ended())).when((reactions) => reactions.recordReconciliation(reconcile(drift, END))).then([]);
+    const found = await spec
+      .given(onLease(history.Ended()))
+      .when((reactions) => reactions.recordReconciliation(reconcile(drift, END)))
+      .then([]);
     expect(found).toMatchObject({ status: 'refused' });
   });
 });
@@ -155,12 +197,18 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
     }
   };
 
-  it('a begin joins the lease\'s correlation, is caused by its latest event, and names the reactor (no user)', async () => {
+  it("a begin joins the lease's correlation, is caused by its latest event, and names the reactor (no user)", async () => {
     await withStore(pending, async (store) => {
       await new LeaseReactionUseCases(handlerOn(store)).beginPhase(begin('start', START));
       const [, requested] = await store.readStream(STREAM);
       expect(requested?.id).toBe(deterministicId(`${LEASE_ID}:start:begin:0`));
-      expect(requested?.metadata).toEqual({ correlationId: 'req-create', causationId: 'created-id', actor: null, system: 'reactor', reaction: 'begin-lease-phase' });
+      expect(requested?.metadata).toEqual({
+        correlationId: 'req-create',
+        causationId: 'created-id',
+        actor: null,
+        system: 'reactor',
+        reaction: 'begin-lease-phase',
+      });
     });
   });
 
@@ -168,7 +216,10 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
     await withStore(pending, async (store) => {
       const other = new LeaseReactionUseCases(handlerOn(store));
       const reactions = new LeaseReactionUseCases(handlerOn(racing(store, () => other.beginPhase(begin('start', START)))));
-      expect(await reactions.beginPhase(begin('start', START))).toEqual({ status: 'replayed', beginId: deterministicId(`${LEASE_ID}:start:begin:0`) });
+      expect(await reactions.beginPhase(begin('start', START))).toEqual({
+        status: 'replayed',
+        beginId: deterministicId(`${LEASE_ID}:start:begin:0`),
+      });
       expect((await store.readStream(STREAM)).map((event) => event.type)).toEqual(['Lease.Created', 'Lease.StartRequested']);
     });
   });
@@ -176,12 +227,25 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
   it('a change recorded between the read and the append: the begin is decided again on the fresh lease, keyed and caused by it', async () => {
     await withStore(pending, async (store) => {
       const rename = () =>
-        store.appendToStream(STREAM, 0, [{ id: 'renamed-id', type: 'Lease.Renamed', data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(9) }, metadata: { correlationId: 'req-rename', causationId: 'req-rename', actor: null } }]);
+        store.appendToStream(STREAM, 0, [
+          {
+            id: 'renamed-id',
+            type: 'Lease.Renamed',
+            data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(9) },
+            metadata: { correlationId: 'req-rename', causationId: 'req-rename', actor: null },
+          },
+        ]);
       const reactions = new LeaseReactionUseCases(handlerOn(racing(store, rename)));
-      expect(await reactions.beginPhase(begin('start', START))).toEqual({ status: 'recorded', beginId: deterministicId(`${LEASE_ID}:start:begin:1`) });
+      expect(await reactions.beginPhase(begin('start', START))).toEqual({
+        status: 'recorded',
+        beginId: deterministicId(`${LEASE_ID}:start:begin:1`),
+      });
       const [, renamed, requested] = await store.readStream(STREAM);
       expect(renamed?.type).toBe('Lease.Renamed');
-      expect(requested).toMatchObject({ type: 'Lease.StartRequested', metadata: { correlationId: 'req-create', causationId: 'renamed-id' } });
+      expect(requested).toMatchObject({
+        type: 'Lease.StartRequested',
+        metadata: { correlationId: 'req-create', causationId: 'renamed-id' },
+      });
     });
   });
 
@@ -199,7 +263,7 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
     return { store: counted, reads: () => reads };
   };
 
-  it('decides on the caller\'s view of the lease when it is current, without reading the stream', async () => {
+  it("decides on the caller's view of the lease when it is current, without reading the stream", async () => {
     await withStore(pending, async (store) => {
       const known = await viewOf(store);
       const { store: counted, reads } = countingReads(store);
@@ -213,7 +277,14 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
   it('a view behind the ledger costs a conflict: the begin is decided again on the lease as recorded, keyed and caused by it', async () => {
     await withStore(pending, async (store) => {
       const known = await viewOf(store);
-      await store.appendToStream(STREAM, 0, [{ id: 'renamed-id', type: 'Lease.Renamed', data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(9) }, metadata: { correlationId: 'req-rename', causationId: 'req-rename', actor: null } }]);
+      await store.appendToStream(STREAM, 0, [
+        {
+          id: 'renamed-id',
+          type: 'Lease.Renamed',
+          data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(9) },
+          metadata: { correlationId: 'req-rename', causationId: 'req-rename', actor: null },
+        },
+      ]);
       const begun = await new LeaseReactionUseCases(handlerOn(store)).beginPhase(begin('start', START), known);
       expect(begun).toEqual({ status: 'recorded', beginId: deterministicId(`${LEASE_ID}:start:begin:1`) });
       const [, renamed, requested] = await store.readStream(STREAM);
@@ -223,7 +294,13 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
   });
 
   it('a view on which nothing would be recorded is not trusted (no revision fences it): the lease as recorded decides', async () => {
-    const requested: GivenEvent = { id: 'requested-id', streamId: STREAM, type: 'Lease.StartRequested', data: { leaseId: LEASE_ID, at: START }, correlationId: 'req-create' };
+    const requested: GivenEvent = {
+      id: 'requested-id',
+      streamId: STREAM,
+      type: 'Lease.StartRequested',
+      data: { leaseId: LEASE_ID, at: START },
+      correlationId: 'req-create',
+    };
     await withStore([...pending, requested], async (store) => {
       // a view that has not seen the begin yet: the outcome of that begin would be superseded on it
       const behind = foldEvents(leaseReactionView, (await store.readStream(STREAM)).slice(0, 1));
@@ -233,20 +310,40 @@ describe('lease reactions in the ledger: ids, metadata and races', () => {
     });
   });
 
-  it('an update\'s outcome is caused by the change it answers and keyed by it', async () => {
+  it("an update's outcome is caused by the change it answers and keyed by it", async () => {
     const active: GivenEvent[] = [
       ...pending,
-      { id: 'requested-id', streamId: STREAM, type: 'Lease.StartRequested', data: { leaseId: LEASE_ID, at: START }, correlationId: 'req-create' },
+      {
+        id: 'requested-id',
+        streamId: STREAM,
+        type: 'Lease.StartRequested',
+        data: { leaseId: LEASE_ID, at: START },
+        correlationId: 'req-create',
+      },
       { id: 'started-id', streamId: STREAM, type: 'Lease.Started', data: { leaseId: LEASE_ID, at: START }, correlationId: 'req-create' },
       { id: 'changed-id', streamId: STREAM, ...changedRes1, correlationId: 'req-update' },
-      { id: 'renamed-id', streamId: STREAM, type: 'Lease.Renamed', data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(11) }, correlationId: 'req-rename' },
+      {
+        id: 'renamed-id',
+        streamId: STREAM,
+        type: 'Lease.Renamed',
+        data: { leaseId: LEASE_ID, name: 'other', renamedAt: at(11) },
+        correlationId: 'req-rename',
+      },
     ];
     await withStore(active, async (store) => {
       const updates = [{ sequence: 1, outcome: okOutcome('res-1') }];
-      await new LeaseReactionUseCases(handlerOn(store)).completeUpdates({ type: 'CompleteReservationUpdates', data: { leaseId: LEASE_ID, updates }, metadata: reactorAt(at(11)) });
+      await new LeaseReactionUseCases(handlerOn(store)).completeUpdates({
+        type: 'CompleteReservationUpdates',
+        data: { leaseId: LEASE_ID, updates },
+        metadata: reactorAt(at(11)),
+      });
       const applied = (await store.readStream(STREAM)).at(-1);
       expect(applied?.id).toBe(deterministicId(`${LEASE_ID}:update:1:res-1`));
-      expect(applied?.metadata).toMatchObject({ correlationId: 'req-create', causationId: 'changed-id', reaction: 'complete-reservation-updates' });
+      expect(applied?.metadata).toMatchObject({
+        correlationId: 'req-create',
+        causationId: 'changed-id',
+        reaction: 'complete-reservation-updates',
+      });
     });
   });
 });

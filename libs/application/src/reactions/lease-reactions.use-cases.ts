@@ -23,7 +23,10 @@ export type CompleteLeasePhaseReaction = AppCommand<
   'CompleteLeasePhase',
   { readonly leaseId: string; readonly phase: LeasePhase; readonly beginId: string; readonly outcomes: readonly ReservationOutcome[] }
 >;
-export type CompleteReservationUpdatesReaction = AppCommand<'CompleteReservationUpdates', { readonly leaseId: string; readonly updates: readonly UpdateOutcome[] }>;
+export type CompleteReservationUpdatesReaction = AppCommand<
+  'CompleteReservationUpdates',
+  { readonly leaseId: string; readonly updates: readonly UpdateOutcome[] }
+>;
 /** `round` keys the finding's event id: two reactors in the same round record it once. */
 export type RecordReconciliationReaction = AppCommand<
   'RecordReconciliation',
@@ -79,7 +82,11 @@ const updateEventId = (leaseId: string, event: LeaseEvent, index: number): strin
 /** An update's outcome reacts to the reservation's latest change. */
 const updateCause = (view: LeaseReactionView, event: LeaseEvent): string => {
   const reservationId =
-    event.type === 'Reservation.UpdateApplied' || event.type === 'Reservation.UpdateFailed' || event.type === 'Lease.PreemptibleServerReaped' ? event.data.reservationId : '';
+    event.type === 'Reservation.UpdateApplied' ||
+    event.type === 'Reservation.UpdateFailed' ||
+    event.type === 'Lease.PreemptibleServerReaped'
+      ? event.data.reservationId
+      : '';
   return view.changedBy[reservationId] ?? view.lastEventId;
 };
 
@@ -98,52 +105,77 @@ export class LeaseReactionUseCases {
   async beginPhase(command: BeginLeasePhaseReaction, known?: LeaseReactionView): Promise<PhaseBegun> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase } = command.data;
-    return this.react(leaseId, (view): Decision<PhaseBegun> => {
-      const events = decided(() => leaseDecider.decide({ type: 'BeginLeasePhase', data: { leaseId, phase, now: command.metadata.now } }, view.state));
-      if (isDomainError(events)) return refused(events);
-      const beginId = deterministicId(`${leaseId}:${phase}:begin:${view.revision}`);
-      const ids = events.map((_, index) => (index === 0 ? beginId : deterministicId(`${beginId}:${index}`)));
-      const metadata = reactionMetadata(command.metadata, 'begin-lease-phase', { correlationId: view.correlationId || beginId, causationId: view.lastEventId });
-      return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { beginId });
-    }, known);
+    return this.react(
+      leaseId,
+      (view): Decision<PhaseBegun> => {
+        const events = decided(() =>
+          leaseDecider.decide({ type: 'BeginLeasePhase', data: { leaseId, phase, now: command.metadata.now } }, view.state),
+        );
+        if (isDomainError(events)) return refused(events);
+        const beginId = deterministicId(`${leaseId}:${phase}:begin:${view.revision}`);
+        const ids = events.map((_, index) => (index === 0 ? beginId : deterministicId(`${beginId}:${index}`)));
+        const metadata = reactionMetadata(command.metadata, 'begin-lease-phase', {
+          correlationId: view.correlationId || beginId,
+          causationId: view.lastEventId,
+        });
+        return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { beginId });
+      },
+      known,
+    );
   }
 
   /** The phase's outcome, unless the phase was begun again or its outcome recorded meanwhile. `known`: see react(). */
   async completePhase(command: CompleteLeasePhaseReaction, known?: LeaseReactionView): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, phase, beginId, outcomes } = command.data;
-    return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
-      if (view.begin?.eventId !== beginId) return SUPERSEDED;
-      const complete = { type: 'CompleteLeasePhase', data: { leaseId, phase, outcomes, now: command.metadata.now } } as const;
-      const events = decided(() => leaseDecider.decide(complete, view.state));
-      if (isDomainError(events)) return refused(events);
-      const ids = events.map((_, index) => deterministicId(`${beginId}:outcome:${index}`));
-      const metadata = reactionMetadata(command.metadata, 'complete-lease-phase', { correlationId: view.correlationId || beginId, causationId: beginId });
-      return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { type: lastType(events) });
-    }, known);
+    return this.react(
+      leaseId,
+      (view): Decision<OutcomeRecorded> => {
+        if (view.begin?.eventId !== beginId) return SUPERSEDED;
+        const complete = { type: 'CompleteLeasePhase', data: { leaseId, phase, outcomes, now: command.metadata.now } } as const;
+        const events = decided(() => leaseDecider.decide(complete, view.state));
+        if (isDomainError(events)) return refused(events);
+        const ids = events.map((_, index) => deterministicId(`${beginId}:outcome:${index}`));
+        const metadata = reactionMetadata(command.metadata, 'complete-lease-phase', {
+          correlationId: view.correlationId || beginId,
+          causationId: beginId,
+        });
+        return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence(ids)), { type: lastType(events) });
+      },
+      known,
+    );
   }
 
-  /** The outcomes of changes still owed; those of changes recorded meanwhile or superseded by newer ones are dropped. `known`: see react(). */
+  /**
+   * The outcomes of changes still owed; those of changes recorded meanwhile or superseded by newer ones are dropped. `known`: see react().
+   */
   async completeUpdates(command: CompleteReservationUpdatesReaction, known?: LeaseReactionView): Promise<OutcomeRecorded> {
     requireService(command.metadata.actor, command.type);
     const { leaseId, updates } = command.data;
-    return this.react(leaseId, (view): Decision<OutcomeRecorded> => {
-      const pending = view.state.status === 'Active' ? view.state.lease.pendingUpdates : {};
-      const current = updates.filter(({ sequence, outcome }) => pending[outcome.reservationId] === sequence);
-      if (current.length === 0) return SUPERSEDED;
-      const complete = { type: 'CompleteReservationUpdates', data: { leaseId, updates: current, now: command.metadata.now } } as const;
-      const events = decided(() => leaseDecider.decide(complete, view.state));
-      if (isDomainError(events)) return refused(events);
-      const causes = events.map((event) => updateCause(view, event));
-      const correlationId = view.correlationId || (causes[0] ?? view.lastEventId);
-      const data = events.map((event, index) => ({
-        id: updateEventId(leaseId, event, index),
-        type: event.type,
-        data: event.data,
-        metadata: reactionMetadata(command.metadata, 'complete-reservation-updates', { correlationId, causationId: causes[index] ?? view.lastEventId }),
-      }));
-      return recorded({ streamId: leaseStream(leaseId), expectedRevision: view.revision, events: data }, { type: lastType(events) });
-    }, known);
+    return this.react(
+      leaseId,
+      (view): Decision<OutcomeRecorded> => {
+        const pending = view.state.status === 'Active' ? view.state.lease.pendingUpdates : {};
+        const current = updates.filter(({ sequence, outcome }) => pending[outcome.reservationId] === sequence);
+        if (current.length === 0) return SUPERSEDED;
+        const complete = { type: 'CompleteReservationUpdates', data: { leaseId, updates: current, now: command.metadata.now } } as const;
+        const events = decided(() => leaseDecider.decide(complete, view.state));
+        if (isDomainError(events)) return refused(events);
+        const causes = events.map((event) => updateCause(view, event));
+        const correlationId = view.correlationId || (causes[0] ?? view.lastEventId);
+        const data = events.map((event, index) => ({
+          id: updateEventId(leaseId, event, index),
+          type: event.type,
+          data: event.data,
+          metadata: reactionMetadata(command.metadata, 'complete-reservation-updates', {
+            correlationId,
+            causationId: causes[index] ?? view.lastEventId,
+          }),
+        }));
+        return recorded({ streamId: leaseStream(leaseId), expectedRevision: view.revision, events: data }, { type: lastType(events) });
+      },
+      known,
+    );
   }
 
   /** What a reconciliation found: drift or a failure is recorded, a clean check nothing. */
@@ -151,11 +183,16 @@ export class LeaseReactionUseCases {
     requireService(command.metadata.actor, command.type);
     const { leaseId, outcome, round } = command.data;
     return this.react(leaseId, (view): Decision<ReconciliationRecorded> => {
-      const events = decided(() => leaseDecider.decide({ type: 'RecordReconciliation', data: { leaseId, outcome, now: command.metadata.now } }, view.state));
+      const events = decided(() =>
+        leaseDecider.decide({ type: 'RecordReconciliation', data: { leaseId, outcome, now: command.metadata.now } }, view.state),
+      );
       if (isDomainError(events)) return refused(events);
       if (events.length === 0) return { appends: [], result: { status: 'clean' } };
       const id = deterministicId(`${leaseId}:reconcile:${outcome.reservationId}:${round}`);
-      const metadata = reactionMetadata(command.metadata, 'reconcile', { correlationId: view.correlationId || id, causationId: view.lastEventId });
+      const metadata = reactionMetadata(command.metadata, 'reconcile', {
+        correlationId: view.correlationId || id,
+        causationId: view.lastEventId,
+      });
       return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence([id])), { type: lastType(events) });
     });
   }
@@ -169,11 +206,16 @@ export class LeaseReactionUseCases {
     requireService(command.metadata.actor, command.type);
     const { leaseId, leftovers } = command.data;
     return this.react(leaseId, (view): Decision<ReconciliationRecorded> => {
-      const events = decided(() => leaseDecider.decide({ type: 'RecordLeftovers', data: { leaseId, leftovers, now: command.metadata.now } }, view.state));
+      const events = decided(() =>
+        leaseDecider.decide({ type: 'RecordLeftovers', data: { leaseId, leftovers, now: command.metadata.now } }, view.state),
+      );
       if (isDomainError(events)) return refused(events);
       if (events.length === 0) return { appends: [], result: { status: 'clean' } };
       const id = deterministicId(`${leaseId}:leftovers:${view.revision}`);
-      const metadata = reactionMetadata(command.metadata, 'reclamation', { correlationId: view.correlationId || id, causationId: view.lastEventId });
+      const metadata = reactionMetadata(command.metadata, 'reclamation', {
+        correlationId: view.correlationId || id,
+        causationId: view.lastEventId,
+      });
       return recorded(appendTo(leaseStream(leaseId), view.revision, events, metadata, idSequence([id])), { type: lastType(events) });
     });
   }

@@ -10,10 +10,16 @@ export interface SnapshotSubject<P> {
   capture(): { readonly position: number; readonly payload: P };
 }
 
-export type Restore<P> = { readonly found: true; readonly position: number; readonly payload: P } | { readonly found: false; readonly reason: string };
+export type Restore<P> =
+  { readonly found: true; readonly position: number; readonly payload: P } | { readonly found: false; readonly reason: string };
 
 /** The newest snapshot of the subject's schema; otherwise why the state is to be folded from the log. */
-export const loadSnapshot = async <P>(store: SnapshotStore, kind: string, schemaVersion: number, check: (payload: unknown) => payload is P): Promise<Restore<P>> => {
+export const loadSnapshot = async <P>(
+  store: SnapshotStore,
+  kind: string,
+  schemaVersion: number,
+  check: (payload: unknown) => payload is P,
+): Promise<Restore<P>> => {
   let snapshot;
   try {
     snapshot = await store.load(kind, schemaVersion);
@@ -90,5 +96,7 @@ export class SnapshotWriter<P> {
 export const withinLog = async <P>(store: EventStore, loaded: Restore<P>): Promise<Restore<P>> => {
   if (!loaded.found) return loaded;
   const head = await store.headPosition();
-  return loaded.position <= head ? loaded : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
+  return loaded.position <= head
+    ? loaded
+    : { found: false, reason: `snapshot at position ${loaded.position} is past the log's head ${head}` };
 };

@@ -18,7 +18,11 @@ export const DEFAULT_SETTINGS: ApplicationSettings = {
 };
 
 /** Keystone's default implied roles: an admin is also a member, a member also a reader. */
-const IMPLIED: Readonly<Record<'admin' | 'member' | 'reader', readonly string[]>> = { admin: ['admin', 'member', 'reader'], member: ['member', 'reader'], reader: ['reader'] };
+const IMPLIED: Readonly<Record<'admin' | 'member' | 'reader', readonly string[]>> = {
+  admin: ['admin', 'member', 'reader'],
+  member: ['member', 'reader'],
+  reader: ['reader'],
+};
 
 /** A caller of upstream's default policy with Keystone's token roles: `admin`, or a `member`/`reader` of its project. */
 export const testCaller = (role: 'admin' | 'member' | 'reader', projectId = 'project-1', userId = `${role}-user`): Caller =>
@@ -31,7 +35,12 @@ export const testCaller = (role: 'admin' | 'member' | 'reader', projectId = 'pro
     token: null,
   });
 
-export const commandMetadata = (actor: Caller, now: string): CommandMetadata => ({ actor, correlationId: 'request-1', causationId: 'request-1', now });
+export const commandMetadata = (actor: Caller, now: string): CommandMetadata => ({
+  actor,
+  correlationId: 'request-1',
+  causationId: 'request-1',
+  now,
+});
 
 interface Scenario<App> {
   readonly store: EventStore;
@@ -44,7 +53,10 @@ interface Scenario<App> {
  * given events already in a real (in-memory SQLite) log, when a use case runs, then exactly these
  * events were appended, or it threw. Ids are `id-1`, `id-2`... in the order they are asked for.
  */
-export const applicationSpecification = <App>(build: (context: ApplicationContext) => App, settings: ApplicationSettings = DEFAULT_SETTINGS) => {
+export const applicationSpecification = <App>(
+  build: (context: ApplicationContext) => App,
+  settings: ApplicationSettings = DEFAULT_SETTINGS,
+) => {
   const arrange = async (given: readonly StreamEvent[]): Promise<Scenario<App>> => {
     const store = SqliteEventStore.open({ file: ':memory:' });
     const position = await appendGiven(store, given);

@@ -53,7 +53,12 @@ export interface Span {
 
 const span = ({ leaseId = 'lease-1', start = 10, end = 18 }: Span) => ({ leaseId, startDate: at(start), endDate: at(end) });
 
-export const hostBooked = (hostId: string, reservationId: string, where: Span = {}, propertyNames: readonly string[] = []): StreamEvent => ({
+export const hostBooked = (
+  hostId: string,
+  reservationId: string,
+  where: Span = {},
+  propertyNames: readonly string[] = [],
+): StreamEvent => ({
   streamId: hostStream(hostId),
   type: 'Host.Booked',
   data: { hostId, reservationId, ...span(where), propertyNames },
@@ -77,7 +82,11 @@ export const floatingIpRegistered = (floatingIpId: string, address: string, netw
   data: { floatingIpId, networkId, subnetId: null, address, registeredAt: REGISTERED_AT },
 });
 
-export const flavorAdded = (flavor: Flavor): StreamEvent => ({ streamId: 'flavorcatalog-main', type: 'FlavorCatalog.FlavorAdded', data: { flavor, addedAt: REGISTERED_AT } });
+export const flavorAdded = (flavor: Flavor): StreamEvent => ({
+  streamId: 'flavorcatalog-main',
+  type: 'FlavorCatalog.FlavorAdded',
+  data: { flavor, addedAt: REGISTERED_AT },
+});
 
 export interface GivenCalendars {
   readonly plan: BookingPlan;
@@ -91,7 +100,11 @@ export interface GivenCalendars {
 const OPTIONS: BookingPlanOptions = { cleaningTimeMinutes: 0, allocationRatios: { cpu: 1, ram: 1, disk: 1 } };
 
 /** Calendars as `given` leaves them; `run` gets them and they are closed afterwards. */
-export const withCalendars = async <R>(given: readonly StreamEvent[], run: (calendars: GivenCalendars) => R | Promise<R>, options = OPTIONS): Promise<R> => {
+export const withCalendars = async <R>(
+  given: readonly StreamEvent[],
+  run: (calendars: GivenCalendars) => R | Promise<R>,
+  options = OPTIONS,
+): Promise<R> => {
   const store = SqliteEventStore.open({ file: ':memory:' });
   try {
     await appendGiven(store, given);
@@ -104,8 +117,17 @@ export const withCalendars = async <R>(given: readonly StreamEvent[], run: (cale
     return await run({
       plan,
       index,
-      decided: () => plan.appends(metadata, () => 'event').flatMap((append) => append.events.map(({ type, data }) => ({ streamId: append.streamId, type, data }))),
-      admission: (schedule, isAdmin = false) => ({ calendars: plan, schedule, caller: { isAdmin }, flavors: index.flavorCatalog().state, newId }),
+      decided: () =>
+        plan
+          .appends(metadata, () => 'event')
+          .flatMap((append) => append.events.map(({ type, data }) => ({ streamId: append.streamId, type, data }))),
+      admission: (schedule, isAdmin = false) => ({
+        calendars: plan,
+        schedule,
+        caller: { isAdmin },
+        flavors: index.flavorCatalog().state,
+        newId,
+      }),
     });
   } finally {
     await store.close();

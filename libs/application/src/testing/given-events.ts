@@ -12,7 +12,9 @@ export const appendGiven = async (store: EventStore, events: readonly StreamEven
   let position = await store.headPosition();
   for (const event of events) {
     const metadata = { correlationId: 'given', causationId: 'given', actor: null };
-    position = (await store.appendToStream(event.streamId, 'any', [{ id: `given-${position + 1}`, type: event.type, data: event.data, metadata }])).position;
+    position = (
+      await store.appendToStream(event.streamId, 'any', [{ id: `given-${position + 1}`, type: event.type, data: event.data, metadata }])
+    ).position;
   }
   return position;
 };

@@ -46,7 +46,11 @@ const NO_SIZE: HostSize = { vcpus: 0, memoryMb: 0, diskGb: 0 };
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const timed = (piece: UsagePiece): TimedPiece => ({ ...piece, startMs: Date.parse(piece.start), endMs: piece.end === null ? null : Date.parse(piece.end) });
+const timed = (piece: UsagePiece): TimedPiece => ({
+  ...piece,
+  startMs: Date.parse(piece.start),
+  endMs: piece.end === null ? null : Date.parse(piece.end),
+});
 
 /** The newest value recorded at or before `position` (lists are in log order). */
 const latestAt = <T>(list: readonly Positioned<T>[] | undefined, position: number): T | null => {
@@ -79,7 +83,11 @@ export class UsageIndex {
   catchUp(): Promise<void> {
     return this.catchUpLock.run(async () => {
       for (;;) {
-        const events = await this.store.readAll({ from: this.position, limit: PAGE, filter: { categories: CATEGORIES, types: EVENT_TYPES } });
+        const events = await this.store.readAll({
+          from: this.position,
+          limit: PAGE,
+          filter: { categories: CATEGORIES, types: EVENT_TYPES },
+        });
         for (const event of events) this.apply(event);
         if (events.length < PAGE) return;
       }
@@ -95,7 +103,11 @@ export class UsageIndex {
   async warmUp(): Promise<void> {
     for (;;) {
       const full = await this.catchUpLock.run(async () => {
-        const events = await this.store.readAll({ from: this.position, limit: WARM_PAGE, filter: { categories: CATEGORIES, types: EVENT_TYPES } });
+        const events = await this.store.readAll({
+          from: this.position,
+          limit: WARM_PAGE,
+          filter: { categories: CATEGORIES, types: EVENT_TYPES },
+        });
         for (const event of events) this.apply(event);
         return events.length === WARM_PAGE;
       });
@@ -120,7 +132,10 @@ export class UsageIndex {
     const record = this.leases.get(leaseId);
     if (record === undefined || (record.events[0]?.position ?? Infinity) > position) return [];
     if ((record.events.at(-1)?.position ?? 0) <= position) {
-      record.pieces ??= usagePieces(record.events.map((e) => e.value), this.hostSize).map(timed);
+      record.pieces ??= usagePieces(
+        record.events.map((e) => e.value),
+        this.hostSize,
+      ).map(timed);
       return record.pieces;
     }
     const events = record.events.filter((e) => e.position <= position).map((e) => e.value);
@@ -137,7 +152,10 @@ export class UsageIndex {
   }
 
   rateCardNames(position: number): readonly string[] {
-    return [...this.rateCards.entries()].filter(([, versions]) => (versions[0]?.position ?? Infinity) <= position).map(([name]) => name).sort();
+    return [...this.rateCards.entries()]
+      .filter(([, versions]) => (versions[0]?.position ?? Infinity) <= position)
+      .map(([name]) => name)
+      .sort();
   }
 
   private apply(event: RecordedEvent): void {

@@ -134,7 +134,12 @@ const clippedMs = (piece: TimedPiece, window: ReportWindow): number => {
 };
 
 /** Sums pieces into lines keyed by group and resource type: integer unit-milliseconds, exact. */
-export const accumulate = (pieces: Iterable<TimedPiece>, window: ReportWindow, groupBy: GroupBy, pricing: Pricing | null): Map<string, Line> => {
+export const accumulate = (
+  pieces: Iterable<TimedPiece>,
+  window: ReportWindow,
+  groupBy: GroupBy,
+  pricing: Pricing | null,
+): Map<string, Line> => {
   const lines = new Map<string, Line>();
   const priceCache = new Map<string, MetricPrices>();
   for (const piece of pieces) {

@@ -9,11 +9,20 @@ import { type UsageRequest, UsageQueries } from './usage.queries.js';
 
 const META: EventMetadata = { correlationId: 'c', causationId: 'c', actor: null, system: 'test' };
 /** 2020-01-01 at hh:mm, UTC: in the past, so what the store records now comes after every fixture instant. */
-const t = (hours: number, minutes = 0): string => `2020-01-01T${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}:00.000Z`;
+const t = (hours: number, minutes = 0): string =>
+  `2020-01-01T${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}:00.000Z`;
 const HOUR = 3_600_000;
 const hoursBetween = (from: string, to: string): number => (Date.parse(to) - Date.parse(from)) / HOUR;
 const hostInfo = (vcpus: number, memoryMb: number, localGb: number) => ({
-  hypervisorHostname: `h${vcpus}`, serviceName: 'h', vcpus, memoryMb, localGb, cpuInfo: '', hypervisorType: 'QEMU', hypervisorVersion: 1, availabilityZone: 'nova',
+  hypervisorHostname: `h${vcpus}`,
+  serviceName: 'h',
+  vcpus,
+  memoryMb,
+  localGb,
+  cpuInfo: '',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 1,
+  availabilityZone: 'nova',
 });
 const ZERO = Object.fromEntries(USAGE_METRICS.map((metric) => [metric, 0]));
 const admin = testCaller('admin', 'project-admin');
@@ -31,7 +40,8 @@ const registerHost = (hostId: string, info: ReturnType<typeof hostInfo>, capabil
 const createLease = (leaseId: string, projectId: string, reservations: Reservation[]) =>
   append(`lease-${leaseId}`, 'Lease.Created', { ...created({ reservations }).data, leaseId, projectId });
 
-const phase = (leaseId: string, type: string, at: string, extra: object = {}) => append(`lease-${leaseId}`, type, { leaseId, at, ...extra });
+const phase = (leaseId: string, type: string, at: string, extra: object = {}) =>
+  append(`lease-${leaseId}`, type, { leaseId, at, ...extra });
 
 /** A lease of `reservations` that the reactor started at `from` and ended at `to`. */
 const ran = async (leaseId: string, projectId: string, reservations: Reservation[], from: string, to: string): Promise<number> => {
@@ -51,9 +61,16 @@ const publish = (card: Partial<RateCardPublished['data']> & { name: string; vers
   });
 
 const request = (overrides: Partial<UsageRequest> = {}): UsageRequest => ({
-  start: t(0), end: '2020-01-02T00:00:00.000Z', projectId: null, groupBy: null, rateCard: null, asOfPosition: null, ...overrides,
+  start: t(0),
+  end: '2020-01-02T00:00:00.000Z',
+  projectId: null,
+  groupBy: null,
+  rateCard: null,
+  asOfPosition: null,
+  ...overrides,
 });
-const report = async (overrides: Partial<UsageRequest> = {}, caller = admin): Promise<any> => (await queries.report(caller, request(overrides))).usage;
+const report = async (overrides: Partial<UsageRequest> = {}, caller = admin): Promise<any> =>
+  (await queries.report(caller, request(overrides))).usage;
 
 beforeEach(async () => {
   store = SqliteEventStore.open({ file: ':memory:' });
@@ -69,17 +86,39 @@ afterEach(async () => {
 
 describe('usage report: every resource type, from recorded facts', () => {
   it('hours of hosts (their registered size), instances (their slot size) and floating IPs, per reservation', async () => {
-    const instances = virtualInstanceReservation('res-v', { amount: 3, vcpus: 2, memoryMb: 4096, diskGb: 20, allocations: [{ hostId: '7', count: 3 }] });
-    await ran('lease-1', 'project-1', [reservation('res-h', { hostIds: ['8'] }), instances, floatingIpReservation('res-ip')], t(10), t(12, 30));
+    const instances = virtualInstanceReservation('res-v', {
+      amount: 3,
+      vcpus: 2,
+      memoryMb: 4096,
+      diskGb: 20,
+      allocations: [{ hostId: '7', count: 3 }],
+    });
+    await ran(
+      'lease-1',
+      'project-1',
+      [reservation('res-h', { hostIds: ['8'] }), instances, floatingIpReservation('res-ip')],
+      t(10),
+      t(12, 30),
+    );
     const usage = await report({ groupBy: 'reservation' });
     const h = hoursBetween(t(10), t(12, 30));
     const line = (reservationId: string, resourceType: string, metrics: object) => ({
-      project_id: 'project-1', lease_id: 'lease-1', reservation_id: reservationId, resource_type: resourceType, ...ZERO, ...metrics,
+      project_id: 'project-1',
+      lease_id: 'lease-1',
+      reservation_id: reservationId,
+      resource_type: resourceType,
+      ...ZERO,
+      ...metrics,
     });
     expect(usage.lines).toEqual([
       line('res-h', 'physical:host', { host_hours: h, vcpu_hours: 64 * h, memory_mb_hours: 262_144 * h, disk_gb_hours: 1800 * h }),
       line('res-ip', 'virtual:floatingip', { floating_ip_hours: h }),
-      line('res-v', 'virtual:instance', { instance_hours: 3 * h, vcpu_hours: 6 * h, memory_mb_hours: 3 * 4096 * h, disk_gb_hours: 3 * 20 * h }),
+      line('res-v', 'virtual:instance', {
+        instance_hours: 3 * h,
+        vcpu_hours: 6 * h,
+        memory_mb_hours: 3 * 4096 * h,
+        disk_gb_hours: 3 * 20 * h,
+      }),
     ]);
     expect(usage.totals.vcpu_hours).toBe(70 * h);
   });
@@ -87,14 +126,30 @@ describe('usage report: every resource type, from recorded facts', () => {
   it('a window cutting a lease on both sides counts only the part inside', async () => {
     await ran('lease-1', 'project-1', [reservation('res-1', { hostIds: ['7'] })], t(10), t(18));
     const usage = await report({ start: t(12, 15), end: t(15) });
-    expect(usage.lines).toEqual([{ project_id: 'project-1', resource_type: 'physical:host', ...ZERO, host_hours: 2.75, vcpu_hours: 48 * 2.75, memory_mb_hours: 196_608 * 2.75, disk_gb_hours: 900 * 2.75 }]);
+    expect(usage.lines).toEqual([
+      {
+        project_id: 'project-1',
+        resource_type: 'physical:host',
+        ...ZERO,
+        host_hours: 2.75,
+        vcpu_hours: 48 * 2.75,
+        memory_mb_hours: 196_608 * 2.75,
+        disk_gb_hours: 900 * 2.75,
+      },
+    ]);
   });
 
   it('a project with many leases: one line per project, one per lease when grouped so', async () => {
     const minutes = [7, 13, 29, 31, 45, 59, 60, 61, 90, 119];
     for (const [i, length] of minutes.entries()) {
       const from = t(i * 2);
-      await ran(`lease-${i}`, 'project-many', [reservation(`res-${i}`, { hostIds: ['7'] })], from, new Date(Date.parse(from) + length * 60_000).toISOString());
+      await ran(
+        `lease-${i}`,
+        'project-many',
+        [reservation(`res-${i}`, { hostIds: ['7'] })],
+        from,
+        new Date(Date.parse(from) + length * 60_000).toISOString(),
+      );
     }
     await ran('lease-other', 'project-other', [reservation('res-o', { hostIds: ['8'] })], t(1), t(2));
     const expected = minutes.reduce((sum, m) => sum + m, 0) / 60;
@@ -106,7 +161,10 @@ describe('usage report: every resource type, from recorded facts', () => {
       minutes.map((m, i) => [`lease-${i}`, Number((m / 60).toFixed(6))]),
     );
     const byHost = await report({ groupBy: 'resource' });
-    expect(byHost.lines.map((line: { resource_id: string; host_hours: number }) => [line.resource_id, line.host_hours])).toEqual([['7', Number(expected.toFixed(6))], ['8', 1]]);
+    expect(byHost.lines.map((line: { resource_id: string; host_hours: number }) => [line.resource_id, line.host_hours])).toEqual([
+      ['7', Number(expected.toFixed(6))],
+      ['8', 1],
+    ]);
   });
 });
 
@@ -161,7 +219,9 @@ describe('usage report: bad input', () => {
 
 describe('rating and re-rating', () => {
   const prices = (hostHours: string, floatingIpHours = '0'): MetricPrices =>
-    Object.fromEntries(USAGE_METRICS.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0'])) as MetricPrices;
+    Object.fromEntries(
+      USAGE_METRICS.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0']),
+    ) as MetricPrices;
 
   beforeEach(async () => {
     await ran('lease-1', 'project-1', [reservation('res-1', { hostIds: ['7'] }), floatingIpReservation('res-ip')], t(10), t(13));
@@ -169,11 +229,18 @@ describe('rating and re-rating', () => {
   });
 
   it('prices each line, with the capability price for hosts that match it, and totals the lines in the currency', async () => {
-    await publish({ name: 'std', version: 1, prices: prices('1.25', '0.010001'), capabilityPrices: [{ capability: 'node_type', value: 'gpu', prices: prices('4') }] });
+    await publish({
+      name: 'std',
+      version: 1,
+      prices: prices('1.25', '0.010001'),
+      capabilityPrices: [{ capability: 'node_type', value: 'gpu', prices: prices('4') }],
+    });
     const usage = await report({ rateCard: 'std', groupBy: 'lease' });
     expect(usage.rate_card).toEqual({ name: 'std', version: 1, currency: 'EUR', effective_from: t(0) });
     // lease-1: 3 h of a compute host at 1.25, 3 h of an address at 0.010001; lease-2: 2 h of a gpu host at 4
-    expect(usage.lines.map((line: { lease_id: string; resource_type: string; cost: string }) => [line.lease_id, line.resource_type, line.cost])).toEqual([
+    expect(
+      usage.lines.map((line: { lease_id: string; resource_type: string; cost: string }) => [line.lease_id, line.resource_type, line.cost]),
+    ).toEqual([
       ['lease-1', 'physical:host', '3.750000'],
       ['lease-1', 'virtual:floatingip', '0.030003'],
       ['lease-2', 'physical:host', '8.000000'],
@@ -197,6 +264,8 @@ describe('rating and re-rating', () => {
     await publish({ name: 'std', version: 1, prices: prices('1') });
     await publish({ name: 'std', version: 2, prices: prices('2'), effectiveFrom: '2020-06-01T00:00:00.000Z' });
     expect((await report({ rateCard: 'std' })).rate_card.version).toBe(1);
-    expect((await report({ rateCard: 'std', start: '2020-06-01T00:00:00.000Z', end: '2020-07-01T00:00:00.000Z' })).rate_card.version).toBe(2);
+    expect((await report({ rateCard: 'std', start: '2020-06-01T00:00:00.000Z', end: '2020-07-01T00:00:00.000Z' })).rate_card.version).toBe(
+      2,
+    );
   });
 });

@@ -67,13 +67,25 @@ export class UsageQueries {
     const { position, recordedAt } = await this.positionOf(request.asOfPosition);
     await this.index.catchUp();
     const card = request.rateCard === null ? null : this.rateCardFor(request.rateCard, position, start);
-    const pricing: Pricing | null = card === null ? null : { card, capabilitiesOf: (hostId) => this.index.capabilitiesAt(hostId, position) };
+    const pricing: Pricing | null =
+      card === null ? null : { card, capabilitiesOf: (hostId) => this.index.capabilitiesAt(hostId, position) };
     const window = { startMs: Date.parse(start), endMs: Date.parse(end), openUntilMs: Date.parse(recordedAt) };
     const pieces = this.index.leaseIds(projectId).flatMap((leaseId) => this.index.piecesAt(leaseId, position));
     const { lines, totals } = renderLines(accumulate(pieces, window, groupBy, pricing), pricing);
-    const rateCard = card === null ? null : { name: card.name, version: card.version, currency: card.currency, effective_from: card.effectiveFrom };
+    const rateCard =
+      card === null ? null : { name: card.name, version: card.version, currency: card.currency, effective_from: card.effectiveFrom };
     return {
-      usage: { start, end, project_id: projectId, group_by: groupBy, as_of_position: position, as_of: recordedAt, rate_card: rateCard, lines, totals },
+      usage: {
+        start,
+        end,
+        project_id: projectId,
+        group_by: groupBy,
+        as_of_position: position,
+        as_of: recordedAt,
+        rate_card: rateCard,
+        lines,
+        totals,
+      },
     };
   }
 
@@ -82,7 +94,11 @@ export class UsageQueries {
     authorize(caller, ACTIONS.rateCardGet);
     await this.index.catchUp();
     const head = Number.MAX_SAFE_INTEGER;
-    return { rate_cards: this.index.rateCardNames(head).map((name) => rateCardView(this.index.rateCardVersions(name, head).at(-1) as PublishedRateCard)) };
+    return {
+      rate_cards: this.index
+        .rateCardNames(head)
+        .map((name) => rateCardView(this.index.rateCardVersions(name, head).at(-1) as PublishedRateCard)),
+    };
   }
 
   /** One rate card: its latest version and every version, oldest first. */
@@ -108,7 +124,8 @@ export class UsageQueries {
 
   /** The position to compute at and the instant it was recorded (what an open interval runs to). */
   private async positionOf(asOfPosition: string | null): Promise<{ position: number; recordedAt: string }> {
-    if (asOfPosition !== null && !POSITION.test(asOfPosition)) throw invalid('INVALID_POSITION', 'as_of_position must be a positive integer');
+    if (asOfPosition !== null && !POSITION.test(asOfPosition))
+      throw invalid('INVALID_POSITION', 'as_of_position must be a positive integer');
     const head = await this.store.headPosition();
     const position = asOfPosition === null ? head : Number(asOfPosition);
     if (position === 0) throw invalid('INVALID_POSITION', 'The log is empty: there is nothing to report yet');

@@ -5,7 +5,9 @@ const schedule = { firstDelayMs: 1_000, maxDelayMs: 60_000, giveUpAfterMs: 3_600
 
 describe('webhook retry schedule: doubling with equal jitter, capped, given up at the bounded time', () => {
   it('doubles from the first delay and stays at the cap (no jitter drawn: the upper end)', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((failures) => retryDelayMs(schedule, failures, 1))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((failures) => retryDelayMs(schedule, failures, 1))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000,
+    ]);
   });
 
   it('jitter keeps each wait between half and all of its ceiling', () => {

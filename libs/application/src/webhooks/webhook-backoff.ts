@@ -18,7 +18,13 @@ export const retryDelayMs = (schedule: RetrySchedule, failures: number, random: 
 };
 
 /** The next attempt's time, or null when it would fall after the give-up time: give up now. */
-export const nextAttemptAt = (schedule: RetrySchedule, queuedAtMs: number, nowMs: number, failures: number, random: number): number | null => {
+export const nextAttemptAt = (
+  schedule: RetrySchedule,
+  queuedAtMs: number,
+  nowMs: number,
+  failures: number,
+  random: number,
+): number | null => {
   const next = nowMs + retryDelayMs(schedule, failures, random);
   return next - queuedAtMs > schedule.giveUpAfterMs ? null : next;
 };

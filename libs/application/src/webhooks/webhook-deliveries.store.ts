@@ -105,11 +105,18 @@ export class WebhookDeliveries {
   }
 
   projectOf(leaseId: string): string | null {
-    return (this.db.prepare('SELECT project_id FROM webhook_leases WHERE lease_id = ?').get(leaseId) as { project_id: string } | undefined)?.project_id ?? null;
+    return (
+      (this.db.prepare('SELECT project_id FROM webhook_leases WHERE lease_id = ?').get(leaseId) as { project_id: string } | undefined)
+        ?.project_id ?? null
+    );
   }
 
   /** One transaction: a batch's deliveries are all queued or none; a batch sent again queues nothing twice. */
-  enqueue(leases: readonly { readonly leaseId: string; readonly projectId: string }[], deliveries: readonly NewDelivery[], nowMs: number): void {
+  enqueue(
+    leases: readonly { readonly leaseId: string; readonly projectId: string }[],
+    deliveries: readonly NewDelivery[],
+    nowMs: number,
+  ): void {
     const insert = this.db.prepare(
       `INSERT OR IGNORE INTO webhook_deliveries (webhook_id, url, event_id, event_type, lease_id, position, body, state, queued_at_ms, next_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
@@ -129,15 +136,37 @@ export class WebhookDeliveries {
 
   /** The webhooks with deliveries pending (read once at start; the channel names the ones it queues for later). */
   pendingWebhooks(): string[] {
-    return (this.db.prepare("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE state = 'pending'").all() as { webhook_id: string }[]).map((r) => r.webhook_id);
+    return (
+      this.db.prepare("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE state = 'pending'").all() as { webhook_id: string }[]
+    ).map((r) => r.webhook_id);
   }
 
   /** A webhook's oldest pending delivery (an index seek): a webhook's deliveries go one at a time, in order. */
   head(webhookId: string): PendingDelivery | null {
     const r = this.headQuery.get(webhookId) as
-      | { seq: number; webhook_id: string; url: string; event_id: string; body: string; attempts: number; queued_at_ms: number; next_at_ms: number }
+      | {
+          seq: number;
+          webhook_id: string;
+          url: string;
+          event_id: string;
+          body: string;
+          attempts: number;
+          queued_at_ms: number;
+          next_at_ms: number;
+        }
       | undefined;
-    return r === undefined ? null : { seq: r.seq, webhookId: r.webhook_id, url: r.url, eventId: r.event_id, body: r.body, attempts: r.attempts, queuedAtMs: r.queued_at_ms, nextAtMs: r.next_at_ms };
+    return r === undefined
+      ? null
+      : {
+          seq: r.seq,
+          webhookId: r.webhook_id,
+          url: r.url,
+          eventId: r.event_id,
+          body: r.body,
+          attempts: r.attempts,
+          queuedAtMs: r.queued_at_ms,
+          nextAtMs: r.next_at_ms,
+        };
   }
 
   /** Records an attempt and the delivery's new state (and next attempt time while pending) together. */
@@ -145,9 +174,13 @@ export class WebhookDeliveries {
     const number = delivery.attempts + 1;
     this.db.transaction(() => {
       this.db
-        .prepare('INSERT OR REPLACE INTO webhook_attempts (seq, attempt, webhook_id, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT OR REPLACE INTO webhook_attempts (seq, attempt, webhook_id, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
         .run(delivery.seq, number, delivery.webhookId, attempt.at, attempt.status_code, attempt.error, attempt.duration_ms);
-      this.db.prepare('UPDATE webhook_deliveries SET attempts = ?, state = ?, next_at_ms = ? WHERE seq = ?').run(number, state, nextAtMs, delivery.seq);
+      this.db
+        .prepare('UPDATE webhook_deliveries SET attempts = ?, state = ?, next_at_ms = ? WHERE seq = ?')
+        .run(number, state, nextAtMs, delivery.seq);
     })();
   }
 
@@ -169,9 +202,21 @@ export class WebhookDeliveries {
   /** A webhook's deliveries, newest first, each with every attempt. */
   list(webhookId: string, limit: number): DeliveryView[] {
     const deliveries = this.db
-      .prepare('SELECT seq, event_id, event_type, lease_id, position, state, queued_at_ms FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?')
-      .all(webhookId, limit) as { seq: number; event_id: string; event_type: string; lease_id: string; position: number; state: DeliveryState; queued_at_ms: number }[];
-    const attempts = this.db.prepare('SELECT attempt, at, status_code, error, duration_ms FROM webhook_attempts WHERE seq = ? ORDER BY attempt');
+      .prepare(
+        'SELECT seq, event_id, event_type, lease_id, position, state, queued_at_ms FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?',
+      )
+      .all(webhookId, limit) as {
+      seq: number;
+      event_id: string;
+      event_type: string;
+      lease_id: string;
+      position: number;
+      state: DeliveryState;
+      queued_at_ms: number;
+    }[];
+    const attempts = this.db.prepare(
+      'SELECT attempt, at, status_code, error, duration_ms FROM webhook_attempts WHERE seq = ? ORDER BY attempt',
+    );
     return deliveries.map((d) => ({
       id: d.seq,
       event_id: d.event_id,

@@ -29,7 +29,10 @@ export class WebhookSecrets {
 
   /** null once the webhook was deleted (or never registered). */
   get(webhookId: string): string | null {
-    return (this.db.prepare('SELECT secret FROM webhook_secrets WHERE webhook_id = ?').get(webhookId) as { secret: string } | undefined)?.secret ?? null;
+    return (
+      (this.db.prepare('SELECT secret FROM webhook_secrets WHERE webhook_id = ?').get(webhookId) as { secret: string } | undefined)
+        ?.secret ?? null
+    );
   }
 
   remove(webhookId: string): void {

@@ -10,10 +10,17 @@ const hmac = (secret: string, timestamp: number, body: string): string =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, Stripe's scheme. */
-export const signatureHeader = (secret: string, timestamp: number, body: string): string => `t=${timestamp},v1=${hmac(secret, timestamp, body)}`;
+export const signatureHeader = (secret: string, timestamp: number, body: string): string =>
+  `t=${timestamp},v1=${hmac(secret, timestamp, body)}`;
 
 /** What a receiver does (docs/webhooks.md shows the same in a few lines): the HMAC matches and the timestamp is recent. */
-export const verifySignature = (secret: string, header: string, body: string, nowSeconds: number, toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS): boolean => {
+export const verifySignature = (
+  secret: string,
+  header: string,
+  body: string,
+  nowSeconds: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
+): boolean => {
   const parts = new Map(header.split(',').map((part) => part.split('=', 2) as [string, string]));
   const timestamp = Number(parts.get('t'));
   const given = parts.get('v1');

@@ -59,11 +59,19 @@ describe('webhook targets: the default refuses the operator network, the allow-l
   it('at registration, every address a name resolves to must be allowed; a listed name passes as it is', async () => {
     const resolve = (name: string) => Promise.resolve(name === 'rebind.example.com' ? ['93.184.216.34', '127.0.0.1'] : ['93.184.216.34']);
     await expect(checkWebhookTarget(byDefault, new URL('https://ok.example.com/'), resolve)).resolves.toBeUndefined();
-    await expect(checkWebhookTarget(byDefault, new URL('https://rebind.example.com/'), resolve)).rejects.toThrow(/not an allowed webhook target/);
+    await expect(checkWebhookTarget(byDefault, new URL('https://rebind.example.com/'), resolve)).rejects.toThrow(
+      /not an allowed webhook target/,
+    );
     await expect(checkWebhookTarget(byDefault, new URL('http://[::1]:8080/'), resolve)).rejects.toThrow(/not an allowed webhook target/);
-    await expect(checkWebhookTarget(byDefault, new URL('http://169.254.169.254/latest/meta-data'), resolve)).rejects.toThrow(/not an allowed/);
+    await expect(checkWebhookTarget(byDefault, new URL('http://169.254.169.254/latest/meta-data'), resolve)).rejects.toThrow(
+      /not an allowed/,
+    );
     const listed = parseTargetPolicy('*.internal.example');
-    await expect(checkWebhookTarget(listed, new URL('https://hooks.internal.example/'), () => Promise.resolve(['10.0.0.1']))).resolves.toBeUndefined();
-    await expect(checkWebhookTarget(byDefault, new URL('https://nowhere.invalid/'), () => Promise.reject(new Error('ENOTFOUND')))).rejects.toThrow(/does not resolve/);
+    await expect(
+      checkWebhookTarget(listed, new URL('https://hooks.internal.example/'), () => Promise.resolve(['10.0.0.1'])),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkWebhookTarget(byDefault, new URL('https://nowhere.invalid/'), () => Promise.reject(new Error('ENOTFOUND'))),
+    ).rejects.toThrow(/does not resolve/);
   });
 });

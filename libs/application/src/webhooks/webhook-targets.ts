@@ -17,11 +17,31 @@ export interface TargetPolicy {
 }
 
 const REFUSED_V4 = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const;
-const REFUSED_V6 = [['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const;
+const REFUSED_V6 = [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const;
 
 const refused = new BlockList();
 for (const [address, prefix] of REFUSED_V4) refused.addSubnet(address, prefix, 'ipv4');
@@ -52,7 +72,10 @@ export const parseTargetPolicy = (raw: string | undefined): TargetPolicy => {
   const networks = new BlockList();
   const hostNames: string[] = [];
   let publicAllowed = false;
-  for (const entry of text.split(',').map((part) => part.trim().toLowerCase()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '')) {
     if (entry === 'public') publicAllowed = true;
     else if (isIP(entry.split('/')[0] ?? '') !== 0) addNetwork(networks, entry);
     else if (HOST_NAME.test(entry)) hostNames.push(entry);
@@ -89,8 +112,10 @@ export const parseWebhookUrl = (raw: string): URL => {
   } catch {
     throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (not an absolute URL)');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (the scheme must be http or https)');
-  if (url.username !== '' || url.password !== '') throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (must not carry a user name or password)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (the scheme must be http or https)');
+  if (url.username !== '' || url.password !== '')
+    throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (must not carry a user name or password)');
   if (raw.includes('#')) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (must not have a fragment)');
   if (url.hostname === '') throw invalid('MALFORMED_PARAMETER', 'Malformed parameter url (no host)');
   return url;
@@ -98,7 +123,8 @@ export const parseWebhookUrl = (raw: string): URL => {
 
 export type Resolve = (hostName: string) => Promise<readonly string[]>;
 
-export const resolveAll: Resolve = async (hostName) => (await lookup(hostName, { all: true, verbatim: true })).map((entry) => entry.address);
+export const resolveAll: Resolve = async (hostName) =>
+  (await lookup(hostName, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /**
  * The target check at registration: a listed host name passes; otherwise every address the host is
@@ -118,6 +144,9 @@ export const checkWebhookTarget = async (policy: TargetPolicy, url: URL, resolve
     }
   }
   if (addresses.length === 0 || !addresses.every((address) => addressAllowed(policy, address))) {
-    throw invalid('WEBHOOK_TARGET_REFUSED', `Malformed parameter url (host ${host} is not an allowed webhook target; LEASEHOLD_WEBHOOK_ALLOWED_TARGETS)`);
+    throw invalid(
+      'WEBHOOK_TARGET_REFUSED',
+      `Malformed parameter url (host ${host} is not an allowed webhook target; LEASEHOLD_WEBHOOK_ALLOWED_TARGETS)`,
+    );
   }
 };

@@ -51,8 +51,14 @@ export const foldWebhooks = (
       case 'Webhook.Registered': {
         const d = event.data as WebhookRegistered['data'];
         webhooks.set(d.webhookId, {
-          id: d.webhookId, projectId: d.projectId, userId: d.userId, url: d.url, eventTypes: d.eventTypes,
-          registeredAt: d.registeredAt, registeredPosition: event.position, deletedPosition: null,
+          id: d.webhookId,
+          projectId: d.projectId,
+          userId: d.userId,
+          url: d.url,
+          eventTypes: d.eventTypes,
+          registeredAt: d.registeredAt,
+          registeredPosition: event.position,
+          deletedPosition: null,
         });
         break;
       }

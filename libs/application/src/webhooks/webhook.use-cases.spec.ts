@@ -23,10 +23,20 @@ describe('WebhookUseCases', () => {
     const checkTarget: CheckTarget = async () => {
       if (refuseTargets) throw invalid('WEBHOOK_TARGET_REFUSED', 'Malformed parameter url (not an allowed webhook target)');
     };
-    return new WebhookUseCases({ handler: new CommandHandler(store), store, secrets, deliveries: () => null, checkTarget, newId: () => `id-${++ids}`, enabled });
+    return new WebhookUseCases({
+      handler: new CommandHandler(store),
+      store,
+      secrets,
+      deliveries: () => null,
+      checkTarget,
+      newId: () => `id-${++ids}`,
+      enabled,
+    });
   };
-  const register = (app: WebhookUseCases, actor = memberA) => app.register({ type: 'RegisterWebhook', data: { webhook: hook }, metadata: commandMetadata(actor, NOW) });
-  const remove = (app: WebhookUseCases, webhookId: string, actor = memberA) => app.remove({ type: 'DeleteWebhook', data: { webhookId }, metadata: commandMetadata(actor, NOW) });
+  const register = (app: WebhookUseCases, actor = memberA) =>
+    app.register({ type: 'RegisterWebhook', data: { webhook: hook }, metadata: commandMetadata(actor, NOW) });
+  const remove = (app: WebhookUseCases, webhookId: string, actor = memberA) =>
+    app.remove({ type: 'DeleteWebhook', data: { webhookId }, metadata: commandMetadata(actor, NOW) });
   const log = async () => (await store.readAll({ from: 0 })).map(({ streamId, type, data }) => ({ streamId, type, data }));
 
   beforeEach(() => {
@@ -43,9 +53,27 @@ describe('WebhookUseCases', () => {
   it('registers in the log without the secret, which goes to the secret store', async () => {
     const app = build();
     const { webhook } = await register(app);
-    expect(webhook).toEqual({ id: 'id-1', project_id: 'project-a', user_id: memberA.userId, url: hook.url, event_types: ['lease.created'], created_at: NOW });
+    expect(webhook).toEqual({
+      id: 'id-1',
+      project_id: 'project-a',
+      user_id: memberA.userId,
+      url: hook.url,
+      event_types: ['lease.created'],
+      created_at: NOW,
+    });
     expect(await log()).toEqual([
-      { streamId: 'webhook-id-1', type: 'Webhook.Registered', data: { webhookId: 'id-1', projectId: 'project-a', userId: memberA.userId, url: hook.url, eventTypes: ['lease.created'], registeredAt: NOW } },
+      {
+        streamId: 'webhook-id-1',
+        type: 'Webhook.Registered',
+        data: {
+          webhookId: 'id-1',
+          projectId: 'project-a',
+          userId: memberA.userId,
+          url: hook.url,
+          eventTypes: ['lease.created'],
+          registeredAt: NOW,
+        },
+      },
     ]);
     expect(JSON.stringify(await store.readAll({ from: 0 }))).not.toContain(hook.secret);
     expect(secrets.get('id-1')).toBe(hook.secret);
@@ -83,7 +111,11 @@ describe('WebhookUseCases', () => {
     await expect(remove(app, webhook.id, memberB)).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     expect(secrets.get(webhook.id)).toBe(hook.secret);
     await remove(app, webhook.id);
-    expect((await log()).at(-1)).toEqual({ streamId: `webhook-${webhook.id}`, type: 'Webhook.Deleted', data: { webhookId: webhook.id, projectId: 'project-a', deletedAt: NOW } });
+    expect((await log()).at(-1)).toEqual({
+      streamId: `webhook-${webhook.id}`,
+      type: 'Webhook.Deleted',
+      data: { webhookId: webhook.id, projectId: 'project-a', deletedAt: NOW },
+    });
     expect(secrets.get(webhook.id)).toBeNull();
     await expect(app.show(memberA, webhook.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND', kind: 'not_found' });
     await expect(remove(app, webhook.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });

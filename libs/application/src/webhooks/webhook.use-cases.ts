@@ -7,11 +7,22 @@ import { EVENT_CATALOGUE } from '../history/event-catalogue.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { DeliveryView, WebhookDeliveries } from './webhook-deliveries.store.js';
 import type { WebhookSecrets } from './webhook-secrets.store.js';
-import { WEBHOOK_CATEGORY, type Webhook, type WebhookDeleted, type WebhookRegistered, foldWebhooks, webhookStream } from './webhook.events.js';
+import {
+  WEBHOOK_CATEGORY,
+  type Webhook,
+  type WebhookDeleted,
+  type WebhookRegistered,
+  foldWebhooks,
+  webhookStream,
+} from './webhook.events.js';
 
 /** The public types a webhook may ask for: those about a lease (`lease.*`, `reservation.*`), or `*` for all of them. */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = [
-  ...new Set(Object.values(EVENT_CATALOGUE).map((entry) => entry.publicType).filter((type) => type.startsWith('lease.') || type.startsWith('reservation.'))),
+  ...new Set(
+    Object.values(EVENT_CATALOGUE)
+      .map((entry) => entry.publicType)
+      .filter((type) => type.startsWith('lease.') || type.startsWith('reservation.')),
+  ),
 ].sort();
 
 export interface NewWebhook {
@@ -82,7 +93,13 @@ export class WebhookUseCases {
     // the secret first: a registration in the log always has one; a secret whose append failed is never read
     this.deps.secrets.put(webhookId, secret, now);
     const { position } = await this.deps.handler.handle(async () => ({
-      appends: [{ streamId: webhookStream(webhookId), expectedRevision: 'no_stream', events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }] }],
+      appends: [
+        {
+          streamId: webhookStream(webhookId),
+          expectedRevision: 'no_stream',
+          events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }],
+        },
+      ],
       result: null,
     }));
     return { webhook: toWebhookView({ ...event.data, id: webhookId, registeredPosition: position, deletedPosition: null }), position };
@@ -92,9 +109,18 @@ export class WebhookUseCases {
     const { webhookId } = command.data;
     const { webhook, revision } = await this.load(webhookId);
     authorize(command.metadata.actor, ACTIONS.webhookDelete, { project_id: webhook.projectId });
-    const event: WebhookDeleted = { type: 'Webhook.Deleted', data: { webhookId, projectId: webhook.projectId, deletedAt: command.metadata.now } };
+    const event: WebhookDeleted = {
+      type: 'Webhook.Deleted',
+      data: { webhookId, projectId: webhook.projectId, deletedAt: command.metadata.now },
+    };
     const handled = await this.deps.handler.handle(async () => ({
-      appends: [{ streamId: webhookStream(webhookId), expectedRevision: revision, events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }] }],
+      appends: [
+        {
+          streamId: webhookStream(webhookId),
+          expectedRevision: revision,
+          events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }],
+        },
+      ],
       result: null,
     }));
     this.deps.secrets.remove(webhookId);

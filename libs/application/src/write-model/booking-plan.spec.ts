@@ -3,7 +3,13 @@ import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
 import type { BookingWindow } from '#plugins/admission/calendars.port.js';
 import { at, floatingIpRegistered, hostRegistered, hostWentDown, withCalendars } from '../testing/calendars.fixture.js';
 
-const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({ leaseId: `lease-${reservationId}`, reservationId, startDate: at(start), endDate: at(end), propertyNames: [] });
+const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({
+  leaseId: `lease-${reservationId}`,
+  reservationId,
+  startDate: at(start),
+  endDate: at(end),
+  propertyNames: [],
+});
 const booked = (hostId: string, reservationId: string, start = 10, end = 18) => ({
   streamId: `host-${hostId}`,
   type: 'Host.Booked',
@@ -34,7 +40,10 @@ describe('the booking plan', () => {
 
   it('offers no host that is down, and answers 409 when too few are free', async () => {
     await withCalendars([hostRegistered('1'), hostWentDown('1'), hostRegistered('2'), booked('2', 'r0')], ({ plan, decided }) => {
-      expect(plan.snapshots().map((host) => [host.id, host.columns.reservable])).toEqual([['1', false], ['2', true]]);
+      expect(plan.snapshots().map((host) => [host.id, host.columns.reservable])).toEqual([
+        ['1', false],
+        ['2', true],
+      ]);
       expect(() => plan.allocate(ONE, window('r1'))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS', kind: 'conflict' }));
       expect(decided()).toEqual([]);
     });
@@ -59,10 +68,17 @@ describe('the booking plan', () => {
   });
 
   it('releases nothing on a host that is no longer registered', async () => {
-    await withCalendars([hostRegistered('1'), booked('1', 'r1'), { streamId: 'host-1', type: 'Host.Unregistered', data: { hostId: '1', hypervisorHostname: 'compute-1', unregisteredAt: at(1) } }], ({ plan, decided }) => {
-      plan.release('1', 'r1');
-      expect(decided()).toEqual([]);
-    });
+    await withCalendars(
+      [
+        hostRegistered('1'),
+        booked('1', 'r1'),
+        { streamId: 'host-1', type: 'Host.Unregistered', data: { hostId: '1', hypervisorHostname: 'compute-1', unregisteredAt: at(1) } },
+      ],
+      ({ plan, decided }) => {
+        plan.release('1', 'r1');
+        expect(decided()).toEqual([]);
+      },
+    );
   });
 
   it('books, moves and releases floating IPs on their own calendars, and shows its bookings in their snapshots', async () => {
@@ -71,7 +87,10 @@ describe('the booking plan', () => {
       plan.bookFloatingIp('f2', window('r1'));
       plan.moveFloatingIp('f1', window('r1', 10, 20));
       plan.releaseFloatingIp('f2', 'r1');
-      expect(plan.floatingIpSnapshots().map((ip) => [ip.id, ip.bookings.length])).toEqual([['f1', 1], ['f2', 0]]);
+      expect(plan.floatingIpSnapshots().map((ip) => [ip.id, ip.bookings.length])).toEqual([
+        ['f1', 1],
+        ['f2', 0],
+      ]);
       expect(decided().map((e) => [e.streamId, e.type])).toEqual([
         ['floatingip-f1', 'FloatingIp.Booked'],
         ['floatingip-f1', 'FloatingIp.BookingMoved'],
@@ -81,10 +100,12 @@ describe('the booking plan', () => {
     });
   });
 
-  it('books instance slots within a host\'s capacity times the allocation ratios', async () => {
+  it("books instance slots within a host's capacity times the allocation ratios", async () => {
     await withCalendars([hostRegistered('1')], ({ plan, decided }) => {
       plan.bookSlots('1', window('r1'), { count: 4, vcpus: 2, memoryMb: 4096, diskGb: 20 });
-      expect(() => plan.bookSlots('1', window('r2'), { count: 1, vcpus: 1, memoryMb: 1, diskGb: 1 })).toThrow(expect.objectContaining({ kind: 'conflict' }));
+      expect(() => plan.bookSlots('1', window('r2'), { count: 1, vcpus: 1, memoryMb: 1, diskGb: 1 })).toThrow(
+        expect.objectContaining({ kind: 'conflict' }),
+      );
       expect(decided().map((e) => e.type)).toEqual(['Host.SlotsBooked']);
     });
   });

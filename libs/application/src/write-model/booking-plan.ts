@@ -19,7 +19,13 @@ import type { AppendRequest, EventMetadata } from '#event-store/event-store.port
 import type { BookingWindow, ReservationCalendars } from '#plugins/admission/calendars.port.js';
 import type { FloatingIpSnapshot } from '#plugins/floating-ip/floating-ip-snapshot.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
-import { type HostAllocationRequest, type HostsInIdOrder, allocateHosts, allocateHostsInIdOrder, notEnoughHostsError } from '#plugins/physical-host/host-allocation.policy.js';
+import {
+  type HostAllocationRequest,
+  type HostsInIdOrder,
+  allocateHosts,
+  allocateHostsInIdOrder,
+  notEnoughHostsError,
+} from '#plugins/physical-host/host-allocation.policy.js';
 import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
 import { appendTo } from '../command.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
@@ -122,11 +128,17 @@ export class BookingPlan implements ReservationCalendars {
   floatingIpSnapshots(): FloatingIpSnapshot[] {
     return this.index.registeredFloatingIps().flatMap((registered) => {
       const ip = this.floatingIps.touched(registered.floatingIpId) ?? registered;
-      return ip.status === 'Registered' ? [{ id: ip.floatingIpId, networkId: ip.networkId, address: ip.address, bookings: ip.bookings }] : [];
+      return ip.status === 'Registered'
+        ? [{ id: ip.floatingIpId, networkId: ip.networkId, address: ip.address, bookings: ip.bookings }]
+        : [];
     });
   }
 
-  allocate(request: Omit<HostAllocationRequest, 'cleaningTimeMs' | 'window'>, window: BookingWindow, candidates?: readonly HostSnapshot[]): readonly string[] {
+  allocate(
+    request: Omit<HostAllocationRequest, 'cleaningTimeMs' | 'window'>,
+    window: BookingWindow,
+    candidates?: readonly HostSnapshot[],
+  ): readonly string[] {
     const full = { ...request, window: { start: toMs(window.startDate), end: toMs(window.endDate) }, cleaningTimeMs: this.cleaningTimeMs };
     // every host: in id order, so that the policy stops at the first free ones (see allocateHostsInIdOrder)
     const result = candidates === undefined ? allocateHostsInIdOrder(full, this.hostsInIdOrder()) : allocateHosts(full, candidates);
@@ -160,9 +172,13 @@ export class BookingPlan implements ReservationCalendars {
     const free = own.filter((host) => {
       const kept = this.keptStart(host.id, window, true);
       const span = { start: toMs(kept.startDate), end: toMs(kept.endDate) };
-      return allocateHosts({ min: 1, max: 1, query: EMPTY_QUERY, reservationId: window.reservationId, window: span, cleaningTimeMs: this.cleaningTimeMs }, [host]).ok;
+      return allocateHosts(
+        { min: 1, max: 1, query: EMPTY_QUERY, reservationId: window.reservationId, window: span, cleaningTimeMs: this.cleaningTimeMs },
+        [host],
+      ).ok;
     });
-    if (free.length < hostIds.length) throw notEnoughHostsError({ ok: false, matching: own.length, free: free.length, requested: hostIds.length });
+    if (free.length < hostIds.length)
+      throw notEnoughHostsError({ ok: false, matching: own.length, free: free.length, requested: hostIds.length });
   }
 
   book(hostId: string, window: BookingWindow): void {

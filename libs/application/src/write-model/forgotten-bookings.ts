@@ -1,4 +1,13 @@
-import { type Booking, type FloatingIpBooking, type LeaseData, type Reservation, isInstanceReservation, reservedFloatingIpIds, reservedHostIds, toMs } from '#domain/index.js';
+import {
+  type Booking,
+  type FloatingIpBooking,
+  type LeaseData,
+  type Reservation,
+  isInstanceReservation,
+  reservedFloatingIpIds,
+  reservedHostIds,
+  toMs,
+} from '#domain/index.js';
 
 /** The bookings an ended lease's reservations hold on calendars that forgot them, by host and by address. */
 export interface ForgottenBookings {
@@ -23,7 +32,9 @@ export const forgottenBookingsOf = (lease: LeaseData, keptFromMs: number): Forgo
   const window = { leaseId, startDate, endDate, start: toMs(startDate), end: toMs(endDate) };
   return {
     hosts: lease.reservations.flatMap((r) =>
-      reservedHostIds(r).map((hostId) => [hostId, { ...window, reservationId: r.id, propertyNames: [], slots: slotsOf(r, hostId) }] as const),
+      reservedHostIds(r).map(
+        (hostId) => [hostId, { ...window, reservationId: r.id, propertyNames: [], slots: slotsOf(r, hostId) }] as const,
+      ),
     ),
     floatingIps: lease.reservations.flatMap((r) => reservedFloatingIpIds(r).map((id) => [id, { ...window, reservationId: r.id }] as const)),
   };

@@ -11,7 +11,13 @@ import { BookingPlan } from './booking-plan.js';
 import { WriteIndex } from './write-index.js';
 
 const OPTIONS = { cleaningTimeMinutes: 0, allocationRatios: { cpu: 1, ram: 1, disk: 1 } };
-const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({ leaseId: `lease-${reservationId}`, reservationId, startDate: at(start), endDate: at(end), propertyNames: [] });
+const window = (reservationId: string, start = 10, end = 18): BookingWindow => ({
+  leaseId: `lease-${reservationId}`,
+  reservationId,
+  startDate: at(start),
+  endDate: at(end),
+  propertyNames: [],
+});
 const unregistered = (hostId: string): StreamEvent => ({
   streamId: hostStream(hostId),
   type: 'Host.Unregistered',
@@ -19,7 +25,10 @@ const unregistered = (hostId: string): StreamEvent => ({
 });
 
 /** A write index over an in-memory log, and `more` to append to it and catch up. */
-const withIndex = async (given: readonly StreamEvent[], run: (index: WriteIndex, more: (events: readonly StreamEvent[]) => Promise<void>) => Promise<void>): Promise<void> => {
+const withIndex = async (
+  given: readonly StreamEvent[],
+  run: (index: WriteIndex, more: (events: readonly StreamEvent[]) => Promise<void>) => Promise<void>,
+): Promise<void> => {
   const store = SqliteEventStore.open({ file: ':memory:' });
   try {
     await appendGiven(store, given);
@@ -35,20 +44,36 @@ const withIndex = async (given: readonly StreamEvent[], run: (index: WriteIndex,
 };
 
 /** What the plain policy chooses over every snapshot, to compare the plan's answer with. */
-const plainChoice = (plan: BookingPlan, request: { min: number; max: number; query: typeof EMPTY_QUERY; keepHostIds?: readonly string[] }, w: BookingWindow) =>
-  allocateHosts({ ...request, window: { start: Date.parse(w.startDate), end: Date.parse(w.endDate) }, cleaningTimeMs: 0 }, plan.snapshots());
+const plainChoice = (
+  plan: BookingPlan,
+  request: { min: number; max: number; query: typeof EMPTY_QUERY; keepHostIds?: readonly string[] },
+  w: BookingWindow,
+) =>
+  allocateHosts(
+    { ...request, window: { start: Date.parse(w.startDate), end: Date.parse(w.endDate) }, cleaningTimeMs: 0 },
+    plan.snapshots(),
+  );
 
 describe('the hosts in id order', () => {
   it('sorts the registered hosts as the policy orders ids (decimals by value first), once per set of hosts', async () => {
-    await withIndex([hostRegistered('10'), hostRegistered('b'), hostRegistered('9'), hostRegistered('a'), hostRegistered('010')], async (index, more) => {
-      const order = index.hostsInIdOrder();
-      expect(order.ids).toEqual(['9', '010', '10', 'a', 'b']);
-      expect([...order.placeOf]).toEqual([['9', 0], ['010', 1], ['10', 2], ['a', 3], ['b', 4]]);
-      expect(index.hostsInIdOrder()).toBe(order);
-      // a booking or a host going down leaves the set as it is
-      await more([hostBooked('9', 'r0'), hostWentDown('a')]);
-      expect(index.hostsInIdOrder()).toBe(order);
-    });
+    await withIndex(
+      [hostRegistered('10'), hostRegistered('b'), hostRegistered('9'), hostRegistered('a'), hostRegistered('010')],
+      async (index, more) => {
+        const order = index.hostsInIdOrder();
+        expect(order.ids).toEqual(['9', '010', '10', 'a', 'b']);
+        expect([...order.placeOf]).toEqual([
+          ['9', 0],
+          ['010', 1],
+          ['10', 2],
+          ['a', 3],
+          ['b', 4],
+        ]);
+        expect(index.hostsInIdOrder()).toBe(order);
+        // a booking or a host going down leaves the set as it is
+        await more([hostBooked('9', 'r0'), hostWentDown('a')]);
+        expect(index.hostsInIdOrder()).toBe(order);
+      },
+    );
   });
 
   it('sorts again when a host joins or leaves the index, under a new version', async () => {
@@ -97,13 +122,20 @@ describe('the booking plan allocating in id order', () => {
       }
       expect(chosen).toEqual([['9', '10'], ['11'], ['11', '2', '9']]);
       expect(plainChoice(plan, { min: 2, max: 2, query: gpu }, window('r4'))).toEqual({ ok: false, matching: 3, free: 0, requested: 2 });
-      expect(() => plan.allocate({ min: 2, max: 2, query: gpu }, window('r4'))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS', message: expect.stringContaining('3 reservable hosts match the requested properties and 0 of them are free') }));
+      expect(() => plan.allocate({ min: 2, max: 2, query: gpu }, window('r4'))).toThrow(
+        expect.objectContaining({
+          code: 'NOT_ENOUGH_HOSTS',
+          message: expect.stringContaining('3 reservable hosts match the requested properties and 0 of them are free'),
+        }),
+      );
     });
   });
 
   it('offers a host registered after an earlier admission on the same index, and no longer one unregistered since', async () => {
     await withIndex([hostRegistered('5'), hostBooked('5', 'r0')], async (index, more) => {
-      expect(() => new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
+      expect(() => new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toThrow(
+        expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }),
+      );
       await more([hostRegistered('7'), hostRegistered('6')]);
       expect(new BookingPlan(index, OPTIONS).allocate({ min: 1, max: 1, query: EMPTY_QUERY }, window('r1'))).toEqual(['6']);
       await more([unregistered('6')]);
@@ -116,7 +148,11 @@ describe('the booking plan over an index whose hosts come and go', () => {
   type Step = { readonly kind: 'register' | 'unregister' | 'down' | 'book' | 'admit'; readonly hostId: string; readonly hour: number };
   // decimals, a leading zero and names: the orders the policy knows
   const hostId = fc.constantFrom('1', '2', '9', '10', '010', '11', 'a', 'b');
-  const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom('register', 'register', 'unregister', 'down', 'book', 'admit'), hostId, hour: fc.integer({ min: 1, max: 20 }) });
+  const step: fc.Arbitrary<Step> = fc.record({
+    kind: fc.constantFrom('register', 'register', 'unregister', 'down', 'book', 'admit'),
+    hostId,
+    hour: fc.integer({ min: 1, max: 20 }),
+  });
 
   /** Given events only for what the log could hold: a host registered at most once while registered. */
   const eventsOf = (s: Step, registered: Set<string>, n: number): StreamEvent[] => {
@@ -144,8 +180,14 @@ describe('the booking plan over an index whose hosts come and go', () => {
             const plain = plainChoice(plan, request, w);
             if (plain.ok) expect(plan.allocate(request, w)).toEqual(plain.hostIds);
             else expect(() => plan.allocate(request, w)).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
-            expect(index.hostsInIdOrder().ids).toEqual(plan.snapshots().map((h) => h.id).sort(compareHostIds));
-            if (s.kind === 'admit' && plain.ok) await more(plain.hostIds.map((id) => hostBooked(id, `r${n}`, { start: s.hour, end: s.hour + 2 })));
+            expect(index.hostsInIdOrder().ids).toEqual(
+              plan
+                .snapshots()
+                .map((h) => h.id)
+                .sort(compareHostIds),
+            );
+            if (s.kind === 'admit' && plain.ok)
+              await more(plain.hostIds.map((id) => hostBooked(id, `r${n}`, { start: s.hour, end: s.hour + 2 })));
           }
         });
       }),

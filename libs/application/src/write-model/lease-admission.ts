@@ -8,7 +8,12 @@ export const bookingPlan = ({ index, settings }: ApplicationContext): BookingPla
   new BookingPlan(index, { cleaningTimeMinutes: settings.cleaningTimeMinutes, allocationRatios: settings.allocationRatios });
 
 /** What the admission modules decide one lease's reservations with. */
-export const admissionContext = (app: ApplicationContext, calendars: BookingPlan, schedule: AdmissionSchedule, caller: FlavorViewer): AdmissionContext => ({
+export const admissionContext = (
+  app: ApplicationContext,
+  calendars: BookingPlan,
+  schedule: AdmissionSchedule,
+  caller: FlavorViewer,
+): AdmissionContext => ({
   calendars,
   schedule,
   caller: { isAdmin: caller.isAdmin },

@@ -41,12 +41,22 @@ const given = [
 
 const reservation: fc.Arbitrary<ReservationRequest> = fc.oneof(
   fc.record({ min: fc.integer({ min: 1, max: 2 }), gpu: fc.boolean() }).map(({ min, gpu }) =>
-    buildHostRequest({ min, max: min, hypervisorProperties: '', resourceProperties: gpu ? '["=", "$gpu", "true"]' : '', beforeEnd: 'default' }),
+    buildHostRequest({
+      min,
+      max: min,
+      hypervisorProperties: '',
+      resourceProperties: gpu ? '["=", "$gpu", "true"]' : '',
+      beforeEnd: 'default',
+    }),
   ),
-  fc.record({ amount: fc.integer({ min: 1, max: 3 }), vcpus: fc.constantFrom(2, 4) }).map(({ amount, vcpus }) =>
-    buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity: null, resourceProperties: '' }),
-  ),
-  fc.integer({ min: 1, max: 2 }).map((amount): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] })),
+  fc
+    .record({ amount: fc.integer({ min: 1, max: 3 }), vcpus: fc.constantFrom(2, 4) })
+    .map(({ amount, vcpus }) =>
+      buildInstanceRequest({ amount, vcpus, memoryMb: 1024, diskGb: 10, affinity: null, resourceProperties: '' }),
+    ),
+  fc
+    .integer({ min: 1, max: 2 })
+    .map((amount): ReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps: [] })),
 );
 
 type Operation =
@@ -54,13 +64,26 @@ type Operation =
   | { readonly kind: 'delete'; readonly pick: number };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('create' as const), requests: fc.array(reservation, { minLength: 1, maxLength: 2 }), start: fc.integer({ min: 0, max: 600 }), duration: fc.integer({ min: 10, max: 240 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      requests: fc.array(reservation, { minLength: 1, maxLength: 2 }),
+      start: fc.integer({ min: 0, max: 600 }),
+      duration: fc.integer({ min: 10, max: 240 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
 );
 
 const contextOf = (store: EventStore, index: WriteIndex): ApplicationContext => {
   let ids = 0;
-  return { handler: new CommandHandler(store), index, settings: DEFAULT_SETTINGS, newId: () => `id-${(ids += 1)}-${Math.random().toString(36).slice(2)}` };
+  return {
+    handler: new CommandHandler(store),
+    index,
+    settings: DEFAULT_SETTINGS,
+    newId: () => `id-${(ids += 1)}-${Math.random().toString(36).slice(2)}`,
+  };
 };
 
 /** Runs the operations through the write path; a refusal (no room, say) is part of the history, not a failure. */
@@ -69,7 +92,13 @@ const run = async (context: ApplicationContext, operations: readonly Operation[]
   for (const op of operations) {
     try {
       if (op.kind === 'create') {
-        const data = { name: 'lease', startDate: iso(op.start), endDate: iso(op.start + op.duration), beforeEndDate: null, reservations: op.requests };
+        const data = {
+          name: 'lease',
+          startDate: iso(op.start),
+          endDate: iso(op.start + op.duration),
+          beforeEndDate: null,
+          reservations: op.requests,
+        };
         const written = await useCases.create({ type: 'CreateLease', data, metadata: commandMetadata(member, NOW) });
         leases.push(written.leaseId);
       } else if (leases.length > 0) {
@@ -83,7 +112,12 @@ const run = async (context: ApplicationContext, operations: readonly Operation[]
 };
 
 const admits = (context: ApplicationContext, requests: readonly ReservationRequest[], start: number, duration: number): boolean => {
-  const admission = admissionContext(context, bookingPlan(context), { leaseId: 'probe', startDate: iso(start), endDate: iso(start + duration) }, member);
+  const admission = admissionContext(
+    context,
+    bookingPlan(context),
+    { leaseId: 'probe', startDate: iso(start), endDate: iso(start + duration) },
+    member,
+  );
   try {
     for (const request of requests) new Admissions(ADMISSION_REGISTRY).admit(admission, request);
     return true;
@@ -119,7 +153,14 @@ describe('the write index started from its snapshot', () => {
       fc.asyncProperty(
         fc.array(operation, { minLength: 1, maxLength: 14 }),
         fc.array(operation, { maxLength: 8 }),
-        fc.array(fc.record({ requests: fc.array(reservation, { minLength: 1, maxLength: 2 }), start: fc.integer({ min: 0, max: 600 }), duration: fc.integer({ min: 10, max: 240 }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            requests: fc.array(reservation, { minLength: 1, maxLength: 2 }),
+            start: fc.integer({ min: 0, max: 600 }),
+            duration: fc.integer({ min: 10, max: 240 }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
         async (before, after, probes) => {
           const log = SqliteEventStore.open({ file: ':memory:' });
           const kept = SqliteSnapshotStore.open(':memory:');
@@ -137,7 +178,10 @@ describe('the write index started from its snapshot', () => {
             expect(restored.index.capture()).toEqual(whole.capture());
             const fromSnapshot = contextOf(log, restored.index);
             const fromLog = contextOf(log, whole);
-            for (const probe of probes) expect(admits(fromSnapshot, probe.requests, probe.start, probe.duration)).toBe(admits(fromLog, probe.requests, probe.start, probe.duration));
+            for (const probe of probes)
+              expect(admits(fromSnapshot, probe.requests, probe.start, probe.duration)).toBe(
+                admits(fromLog, probe.requests, probe.start, probe.duration),
+              );
             await restored.writer.stop();
           } finally {
             await kept.close();
@@ -169,7 +213,12 @@ describe('the write index started from its snapshot', () => {
     const head = await store.headPosition();
     const expected = (await folded(store)).capture();
     const cases = [
-      { schemaVersion: WRITE_INDEX_SCHEMA_VERSION - 1, position: head, payload: '{"hosts":"an older shape"}', reason: `no snapshot of schema version ${WRITE_INDEX_SCHEMA_VERSION}` },
+      {
+        schemaVersion: WRITE_INDEX_SCHEMA_VERSION - 1,
+        position: head,
+        payload: '{"hosts":"an older shape"}',
+        reason: `no snapshot of schema version ${WRITE_INDEX_SCHEMA_VERSION}`,
+      },
       { schemaVersion: WRITE_INDEX_SCHEMA_VERSION, position: head, payload: '{"hosts": [', reason: 'snapshot corrupt' },
       { schemaVersion: WRITE_INDEX_SCHEMA_VERSION, position: head, payload: '{"hosts": 3}', reason: 'snapshot corrupt' },
       { schemaVersion: WRITE_INDEX_SCHEMA_VERSION, position: head + 50, payload: '', reason: `past the log's head ${head}` },

@@ -36,7 +36,6 @@ export interface WriteIndexSnapshots {
   readonly forget?: Forgetting;
 }
 
-
 /**
  * A write index from its newest snapshot (empty when there is no usable one), with a writer that keeps
  * the snapshot going; its owner's next catch-up reads the events after it.

@@ -36,7 +36,11 @@ describe('the write index forgetting ended bookings', () => {
   });
 
   it('keeps an ended booking that overlaps a running one (a started reservation changing is judged from its own start)', async () => {
-    const overlapping = [hostRegistered('1'), hostBooked('1', 'ended', { leaseId: 'a', start: 7, end: 9 }), hostBooked('1', 'running', { leaseId: 'b', start: 8, end: 12 })];
+    const overlapping = [
+      hostRegistered('1'),
+      hostBooked('1', 'ended', { leaseId: 'a', start: 7, end: 9 }),
+      hostBooked('1', 'running', { leaseId: 'b', start: 8, end: 12 }),
+    ];
     await withCalendars(overlapping, ({ index }) => {
       index.forgetBookingsEndedBefore(toMs(at(10)));
       const host = index.host('1');

@@ -93,7 +93,10 @@ const snapshotOf = (host: RegisteredHost): HostSnapshot => ({
  * reservation that grows its slots is judged from there on): what overlapped it stays in view, so
  * its judgement is the one a calendar that never forgot would make. The same list when nothing goes.
  */
-const keptBookings = <B extends { readonly start: number; readonly end: number }>(bookings: readonly B[], cutoffMs: number): readonly B[] => {
+const keptBookings = <B extends { readonly start: number; readonly end: number }>(
+  bookings: readonly B[],
+  cutoffMs: number,
+): readonly B[] => {
   let from = cutoffMs;
   for (const b of bookings) if (b.end >= cutoffMs && b.start < from) from = b.start;
   const kept = (b: B): boolean => b.end >= cutoffMs || b.end > from;
@@ -246,13 +249,23 @@ export class WriteIndex {
     for (const [hostId, booking] of forgotten.hosts) {
       const versioned = this.hosts.get(hostId);
       const state = versioned?.state;
-      if (versioned === undefined || state?.status !== 'Registered' || state.bookings.some((b) => b.reservationId === booking.reservationId)) continue;
+      if (
+        versioned === undefined ||
+        state?.status !== 'Registered' ||
+        state.bookings.some((b) => b.reservationId === booking.reservationId)
+      )
+        continue;
       this.hosts.set(hostId, { ...versioned, state: { ...state, bookings: insertSorted(state.bookings, booking) } });
     }
     for (const [floatingIpId, booking] of forgotten.floatingIps) {
       const versioned = this.floatingIps.get(floatingIpId);
       const state = versioned?.state;
-      if (versioned === undefined || state?.status !== 'Registered' || state.bookings.some((b) => b.reservationId === booking.reservationId)) continue;
+      if (
+        versioned === undefined ||
+        state?.status !== 'Registered' ||
+        state.bookings.some((b) => b.reservationId === booking.reservationId)
+      )
+        continue;
       this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings: insertSorted(state.bookings, booking) } });
     }
   }
@@ -286,12 +299,18 @@ export class WriteIndex {
     if (event.position <= this.position) return;
     this.position = event.position;
     if (event.streamId.startsWith('hostregistry-')) {
-      this.registry = { state: hostRegistryDecider.evolve(this.registry.state, event as unknown as HostRegistryEvent), revision: event.revision };
+      this.registry = {
+        state: hostRegistryDecider.evolve(this.registry.state, event as unknown as HostRegistryEvent),
+        revision: event.revision,
+      };
     } else if (event.streamId === FLOATING_IP_REGISTRY_STREAM) {
       const state = floatingIpRegistryDecider.evolve(this.floatingIpRegistry.state, event as unknown as FloatingIpRegistryEvent);
       this.floatingIpRegistry = { state, revision: event.revision };
     } else if (event.streamId === FLAVOR_CATALOG_STREAM) {
-      this.flavors = { state: flavorCatalogDecider.evolve(this.flavors.state, event as unknown as FlavorCatalogEvent), revision: event.revision };
+      this.flavors = {
+        state: flavorCatalogDecider.evolve(this.flavors.state, event as unknown as FlavorCatalogEvent),
+        revision: event.revision,
+      };
     } else if (event.streamId.startsWith('floatingip-')) {
       const floatingIpId = event.streamId.slice('floatingip-'.length);
       const state = floatingIpDecider.evolve(this.floatingIp(floatingIpId).state, event as unknown as FloatingIpEvent);
@@ -301,7 +320,10 @@ export class WriteIndex {
     } else if (event.streamId.startsWith('property-')) {
       const name = event.streamId.slice('property-'.length);
       const current = this.property(name);
-      this.properties.set(name, { state: resourcePropertyDecider.evolve(current.state, event as unknown as ResourcePropertyEvent), revision: event.revision });
+      this.properties.set(name, {
+        state: resourcePropertyDecider.evolve(current.state, event as unknown as ResourcePropertyEvent),
+        revision: event.revision,
+      });
     }
   }
 

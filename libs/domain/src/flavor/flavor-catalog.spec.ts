@@ -36,7 +36,9 @@ const given = DeciderSpecification.for(flavorCatalogDecider);
 describe('AddFlavor', () => {
   describe('When the catalog is empty', () => {
     it('adds the flavor with its sizes and extra specs', () => {
-      given([]).when(add(flavor('small'))).then([added(flavor('small'))]);
+      given([])
+        .when(add(flavor('small')))
+        .then([added(flavor('small'))]);
     });
 
     it.each([
@@ -47,12 +49,16 @@ describe('AddFlavor', () => {
       { name: 'a private flavor without extra specs', overrides: { isPublic: false, extraSpecs: {} } },
       { name: 'one vcpu and 1 MB of ram', overrides: { vcpus: 1, ram: 1 } },
     ])('accepts $name', ({ overrides }: { overrides: Partial<Flavor> }) => {
-      given([]).when(add(flavor('small', overrides))).then([added(flavor('small', overrides))]);
+      given([])
+        .when(add(flavor('small', overrides)))
+        .then([added(flavor('small', overrides))]);
     });
 
     it('accepts an id of exactly 255 characters', () => {
       const id = 'i'.repeat(255);
-      given([]).when(add(flavor(id, { name: 'long-id' }))).then([added(flavor(id, { name: 'long-id' }))]);
+      given([])
+        .when(add(flavor(id, { name: 'long-id' })))
+        .then([added(flavor(id, { name: 'long-id' }))]);
     });
   });
 
@@ -79,15 +85,21 @@ describe('AddFlavor', () => {
       { name: 'a NaN rxtx factor', overrides: { rxtxFactor: Number.NaN }, message: 'Malformed parameter rxtx_factor' },
       { name: 'vcpus beyond safe integers', overrides: { vcpus: 2 ** 53 }, message: 'Malformed parameter vcpus' },
     ])('refuses $name', ({ overrides, message }: { overrides: Partial<Flavor>; message: string }) => {
-      given([]).when(add(flavor('small', overrides))).thenThrows('MALFORMED_PARAMETER', message);
+      given([])
+        .when(add(flavor('small', overrides)))
+        .thenThrows('MALFORMED_PARAMETER', message);
     });
 
     it('reports the name before the sizes', () => {
-      given([]).when(add(flavor('small', { name: '', vcpus: 0 }))).thenThrows('MALFORMED_PARAMETER', 'Malformed parameter name');
+      given([])
+        .when(add(flavor('small', { name: '', vcpus: 0 })))
+        .thenThrows('MALFORMED_PARAMETER', 'Malformed parameter name');
     });
 
     it('reports a malformed flavor before a duplicate', () => {
-      given([added(flavor('small'))]).when(add(flavor('small', { vcpus: 0 }))).thenThrows('MALFORMED_PARAMETER');
+      given([added(flavor('small'))])
+        .when(add(flavor('small', { vcpus: 0 })))
+        .thenThrows('MALFORMED_PARAMETER');
     });
   });
 
@@ -95,7 +107,9 @@ describe('AddFlavor', () => {
     const history = (): FlavorCatalogEvent[] => [added(flavor('small')), added(flavor('large', { vcpus: 8, ram: 16384 }))];
 
     it('adds another flavor', () => {
-      given(history()).when(add(flavor('medium'))).then([added(flavor('medium'))]);
+      given(history())
+        .when(add(flavor('medium')))
+        .then([added(flavor('medium'))]);
     });
 
     it('refuses an id already in the catalog', () => {
@@ -111,7 +125,9 @@ describe('AddFlavor', () => {
     });
 
     it('reports the id before the name when both are taken', () => {
-      given(history()).when(add(flavor('small', { name: 'm1.large' }))).thenThrows('FLAVOR_EXISTS', 'Flavor with ID small');
+      given(history())
+        .when(add(flavor('small', { name: 'm1.large' })))
+        .thenThrows('FLAVOR_EXISTS', 'Flavor with ID small');
     });
 
     it('accepts a name differing only in case', () => {
@@ -134,15 +150,21 @@ describe('RemoveFlavor', () => {
   });
 
   it('refuses a flavor already removed', () => {
-    given([added(flavor('small')), removed('small', 'm1.small')]).when(remove('small')).thenThrows('FLAVOR_NOT_FOUND');
+    given([added(flavor('small')), removed('small', 'm1.small')])
+      .when(remove('small'))
+      .thenThrows('FLAVOR_NOT_FOUND');
   });
 
   it('removes a flavor, naming it', () => {
-    given([added(flavor('small')), added(flavor('large'))]).when(remove('small')).then([removed('small', 'm1.small')]);
+    given([added(flavor('small')), added(flavor('large'))])
+      .when(remove('small'))
+      .then([removed('small', 'm1.small')]);
   });
 
   it('removes by id, not by name', () => {
-    given([added(flavor('small'))]).when(remove('m1.small')).thenThrows('FLAVOR_NOT_FOUND');
+    given([added(flavor('small'))])
+      .when(remove('m1.small'))
+      .thenThrows('FLAVOR_NOT_FOUND');
   });
 });
 

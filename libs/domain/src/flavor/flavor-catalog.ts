@@ -22,7 +22,8 @@ const checkFlavor = (flavor: Flavor): void => {
   if (!atLeast(flavor.vcpus, 1)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter vcpus (must be an integer >= 1)');
   if (!atLeast(flavor.ram, 1)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter ram (must be an integer >= 1)');
   if (!atLeast(flavor.disk, 0)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter disk (must be an integer >= 0)');
-  if (!atLeast(flavor.ephemeral, 0)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter OS-FLV-EXT-DATA:ephemeral (must be an integer >= 0)');
+  if (!atLeast(flavor.ephemeral, 0))
+    throw invalid('MALFORMED_PARAMETER', 'Malformed parameter OS-FLV-EXT-DATA:ephemeral (must be an integer >= 0)');
   if (!atLeast(flavor.swap, 0)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter swap (must be an integer >= 0)');
   if (!(flavor.rxtxFactor > 0)) throw invalid('MALFORMED_PARAMETER', 'Malformed parameter rxtx_factor (must be > 0)');
 };

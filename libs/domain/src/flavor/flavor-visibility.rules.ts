@@ -12,6 +12,7 @@ export interface FlavorViewer {
  */
 export const visibleFlavor = (catalog: FlavorCatalogState, flavorId: string, viewer: FlavorViewer): Flavor => {
   const flavor = catalog.flavors.get(flavorId);
-  if (flavor === undefined || (!flavor.isPublic && !viewer.isAdmin)) throw invalid('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
+  if (flavor === undefined || (!flavor.isPublic && !viewer.isAdmin))
+    throw invalid('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
   return flavor;
 };

@@ -29,7 +29,9 @@ const given = DeciderSpecification.for(floatingIpRegistryDecider);
 describe('AddFloatingIpToRegistry', () => {
   describe('When empty', () => {
     it('adds the address', () => {
-      given([]).when(add('fip-1', 'net-ext', '172.24.4.10')).then([added('fip-1', 'net-ext', '172.24.4.10')]);
+      given([])
+        .when(add('fip-1', 'net-ext', '172.24.4.10'))
+        .then([added('fip-1', 'net-ext', '172.24.4.10')]);
     });
   });
 
@@ -43,15 +45,21 @@ describe('AddFloatingIpToRegistry', () => {
     });
 
     it('refuses the same floating IP added twice', () => {
-      given(history()).when(add('fip-1', 'net-ext', '172.24.4.10')).thenThrows('FLOATING_IP_ALREADY_REGISTERED');
+      given(history())
+        .when(add('fip-1', 'net-ext', '172.24.4.10'))
+        .thenThrows('FLOATING_IP_ALREADY_REGISTERED');
     });
 
     it('accepts the same address on another network', () => {
-      given(history()).when(add('fip-2', 'net-other', '172.24.4.10')).then([added('fip-2', 'net-other', '172.24.4.10')]);
+      given(history())
+        .when(add('fip-2', 'net-other', '172.24.4.10'))
+        .then([added('fip-2', 'net-other', '172.24.4.10')]);
     });
 
     it('accepts another address on the same network', () => {
-      given(history()).when(add('fip-2', 'net-ext', '172.24.4.11')).then([added('fip-2', 'net-ext', '172.24.4.11')]);
+      given(history())
+        .when(add('fip-2', 'net-ext', '172.24.4.11'))
+        .then([added('fip-2', 'net-ext', '172.24.4.11')]);
     });
 
     it('accepts the address again once removed', () => {
@@ -66,19 +74,27 @@ describe('RemoveFloatingIpFromRegistry', () => {
   const history = (): FloatingIpRegistryEvent[] => [added('fip-1', 'net-ext', '172.24.4.10')];
 
   it('removes a registered address', () => {
-    given(history()).when(remove('fip-1', 'net-ext', '172.24.4.10')).then([removed('fip-1', 'net-ext', '172.24.4.10')]);
+    given(history())
+      .when(remove('fip-1', 'net-ext', '172.24.4.10'))
+      .then([removed('fip-1', 'net-ext', '172.24.4.10')]);
   });
 
   it('does nothing for an address that is not registered', () => {
-    given(history()).when(remove('fip-2', 'net-ext', '172.24.4.11')).thenNothing();
+    given(history())
+      .when(remove('fip-2', 'net-ext', '172.24.4.11'))
+      .thenNothing();
   });
 
   it('does nothing when the address belongs to another floating IP', () => {
-    given(history()).when(remove('fip-2', 'net-ext', '172.24.4.10')).thenNothing();
+    given(history())
+      .when(remove('fip-2', 'net-ext', '172.24.4.10'))
+      .thenNothing();
   });
 
   it('does nothing when removed already', () => {
-    given([...history(), removed('fip-1', 'net-ext', '172.24.4.10')]).when(remove('fip-1', 'net-ext', '172.24.4.10')).thenNothing();
+    given([...history(), removed('fip-1', 'net-ext', '172.24.4.10')])
+      .when(remove('fip-1', 'net-ext', '172.24.4.10'))
+      .thenNothing();
   });
 });
 

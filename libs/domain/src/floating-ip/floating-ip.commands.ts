@@ -19,4 +19,5 @@ export type MoveFloatingIpBooking = Command<
 >;
 export type ReleaseFloatingIpBooking = Command<'ReleaseFloatingIpBooking', { readonly reservationId: string }>;
 
-export type FloatingIpCommand = RegisterFloatingIp | UnregisterFloatingIp | BookFloatingIp | MoveFloatingIpBooking | ReleaseFloatingIpBooking;
+export type FloatingIpCommand =
+  RegisterFloatingIp | UnregisterFloatingIp | BookFloatingIp | MoveFloatingIpBooking | ReleaseFloatingIpBooking;

@@ -91,7 +91,8 @@ const given = DeciderSpecification.for(floatingIpDecider);
 
 const fold = (events: readonly FloatingIpEvent[]): FloatingIpState => foldEvents(floatingIpDecider, events);
 
-const bookingIdsOf = (state: FloatingIpState): string[] => (state.status === 'Registered' ? state.bookings.map((b) => b.reservationId) : []);
+const bookingIdsOf = (state: FloatingIpState): string[] =>
+  state.status === 'Registered' ? state.bookings.map((b) => b.reservationId) : [];
 
 // ---------------------------------------------------------------------------------------------
 // RegisterFloatingIp
@@ -152,19 +153,27 @@ describe('UnregisterFloatingIp', () => {
     });
 
     it('refuses while a current booking holds it', () => {
-      given([registered(), booked('res-1', at(8), at(10))]).when(unregister()).thenThrows('FLOATING_IP_RESERVED');
+      given([registered(), booked('res-1', at(8), at(10))])
+        .when(unregister())
+        .thenThrows('FLOATING_IP_RESERVED');
     });
 
     it('unregisters once every booking has ended', () => {
-      given([registered(), booked('res-1', at(6), at(8))]).when(unregister()).then([unregistered()]);
+      given([registered(), booked('res-1', at(6), at(8))])
+        .when(unregister())
+        .then([unregistered()]);
     });
 
     it('unregisters when the last booking ends exactly now', () => {
-      given([registered(), booked('res-1', at(7), NOW)]).when(unregister()).then([unregistered()]);
+      given([registered(), booked('res-1', at(7), NOW)])
+        .when(unregister())
+        .then([unregistered()]);
     });
 
     it('unregisters once the booking was released', () => {
-      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')]).when(unregister()).then([unregistered()]);
+      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')])
+        .when(unregister())
+        .then([unregistered()]);
     });
   });
 });
@@ -176,13 +185,17 @@ describe('UnregisterFloatingIp', () => {
 describe('BookFloatingIp', () => {
   describe('When unregistered', () => {
     it('refuses: the floating IP is not found', () => {
-      given([]).when(book('res-1', at(10), at(12))).thenThrows('FLOATING_IP_NOT_FOUND');
+      given([])
+        .when(book('res-1', at(10), at(12)))
+        .thenThrows('FLOATING_IP_NOT_FOUND');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the floating IP is not found', () => {
-      given([registered(), unregistered()]).when(book('res-1', at(10), at(12))).thenThrows('FLOATING_IP_NOT_FOUND');
+      given([registered(), unregistered()])
+        .when(book('res-1', at(10), at(12)))
+        .thenThrows('FLOATING_IP_NOT_FOUND');
     });
   });
 
@@ -216,7 +229,9 @@ describe('BookFloatingIp', () => {
     });
 
     it('refuses the same reservation before judging its period', () => {
-      given(history()).when(book('res-1', at(16), at(14))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-1', at(16), at(14)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('refuses an overlapping booking', () => {
@@ -226,11 +241,15 @@ describe('BookFloatingIp', () => {
     });
 
     it('refuses a booking inside it', () => {
-      given(history()).when(book('res-2', at(10, 30), at(11))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-2', at(10, 30), at(11)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('refuses a booking containing it', () => {
-      given(history()).when(book('res-2', at(9), at(13))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-2', at(9), at(13)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('accepts a back-to-back booking after it without cleaning time', () => {
@@ -246,15 +265,21 @@ describe('BookFloatingIp', () => {
     });
 
     it('refuses a back-to-back booking after it within the cleaning time', () => {
-      given(history()).when(book('res-2', at(12), at(14), 30)).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-2', at(12), at(14), 30))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('refuses a back-to-back booking before it within the cleaning time', () => {
-      given(history()).when(book('res-2', at(8), at(10), 30)).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-2', at(8), at(10), 30))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('refuses a gap one minute short of the cleaning time', () => {
-      given(history()).when(book('res-2', at(12, 29), at(14), 30)).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-2', at(12, 29), at(14), 30))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('accepts a gap of exactly the cleaning time after it', () => {
@@ -291,11 +316,15 @@ describe('BookFloatingIp', () => {
     });
 
     it('refuses a booking spanning a gap and the next booking', () => {
-      given(history()).when(book('res-4', at(11), at(13, 1))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-4', at(11), at(13, 1)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('refuses a booking overlapping the last booking only', () => {
-      given(history()).when(book('res-4', at(13, 59), at(15))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(book('res-4', at(13, 59), at(15)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
   });
 });
@@ -307,13 +336,17 @@ describe('BookFloatingIp', () => {
 describe('MoveFloatingIpBooking', () => {
   describe('When unregistered', () => {
     it('refuses: the floating IP is not found', () => {
-      given([]).when(move('res-1', at(10), at(12))).thenThrows('FLOATING_IP_NOT_FOUND');
+      given([])
+        .when(move('res-1', at(10), at(12)))
+        .thenThrows('FLOATING_IP_NOT_FOUND');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the floating IP is not found', () => {
-      given([registered(), booked('res-1', at(5), at(6)), unregistered()]).when(move('res-1', at(10), at(12))).thenThrows('FLOATING_IP_NOT_FOUND');
+      given([registered(), booked('res-1', at(5), at(6)), unregistered()])
+        .when(move('res-1', at(10), at(12)))
+        .thenThrows('FLOATING_IP_NOT_FOUND');
     });
   });
 
@@ -333,11 +366,15 @@ describe('MoveFloatingIpBooking', () => {
     });
 
     it('refuses a released reservation', () => {
-      given([...history(), bookingReleased('res-1')]).when(move('res-1', at(17), at(19))).thenThrows('BOOKING_NOT_FOUND');
+      given([...history(), bookingReleased('res-1')])
+        .when(move('res-1', at(17), at(19)))
+        .thenThrows('BOOKING_NOT_FOUND');
     });
 
     it('does nothing when the dates are unchanged', () => {
-      given(history()).when(move('res-1', at(10), at(12))).thenNothing();
+      given(history())
+        .when(move('res-1', at(10), at(12)))
+        .thenNothing();
     });
 
     it('does nothing when the dates are unchanged, even if the cleaning time would now conflict', () => {
@@ -347,11 +384,15 @@ describe('MoveFloatingIpBooking', () => {
     });
 
     it('refuses to move onto another booking', () => {
-      given(history()).when(move('res-1', at(13), at(15))).thenThrows('FLOATING_IP_ALREADY_BOOKED', 'is already reserved between');
+      given(history())
+        .when(move('res-1', at(13), at(15)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED', 'is already reserved between');
     });
 
     it('refuses to move over another booking entirely', () => {
-      given(history()).when(move('res-1', at(9), at(17))).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(move('res-1', at(9), at(17)))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('may overlap its own old window', () => {
@@ -361,7 +402,9 @@ describe('MoveFloatingIpBooking', () => {
     });
 
     it('refuses when the cleaning time around the new dates reaches another booking', () => {
-      given(history()).when(move('res-1', at(10), at(14), 30)).thenThrows('FLOATING_IP_ALREADY_BOOKED');
+      given(history())
+        .when(move('res-1', at(10), at(14), 30))
+        .thenThrows('FLOATING_IP_ALREADY_BOOKED');
     });
 
     it('accepts a gap of exactly the cleaning time', () => {
@@ -377,7 +420,9 @@ describe('MoveFloatingIpBooking', () => {
     });
 
     it('refuses an end before the start', () => {
-      given(history()).when(move('res-1', at(12), at(11))).thenThrows('INVALID_PERIOD');
+      given(history())
+        .when(move('res-1', at(12), at(11)))
+        .thenThrows('INVALID_PERIOD');
     });
   });
 });
@@ -407,11 +452,15 @@ describe('ReleaseFloatingIpBooking', () => {
     });
 
     it('does nothing for an unknown reservation', () => {
-      given([registered(), booked('res-1', at(10), at(12))]).when(release('res-9')).thenNothing();
+      given([registered(), booked('res-1', at(10), at(12))])
+        .when(release('res-9'))
+        .thenNothing();
     });
 
     it('does nothing for a booking already released', () => {
-      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')]).when(release('res-1')).thenNothing();
+      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')])
+        .when(release('res-1'))
+        .thenNothing();
     });
   });
 });
@@ -438,7 +487,12 @@ describe('evolve', () => {
   });
 
   it('Booked keeps the bookings sorted by start with their bounds in ms', () => {
-    const state = fold([registered(), booked('res-c', at(14), at(15)), booked('res-a', at(8), at(9)), booked('res-b', at(10), at(11), 'lease-2')]);
+    const state = fold([
+      registered(),
+      booked('res-c', at(14), at(15)),
+      booked('res-a', at(8), at(9)),
+      booked('res-b', at(10), at(11), 'lease-2'),
+    ]);
     expect(bookingIdsOf(state)).toEqual(['res-a', 'res-b', 'res-c']);
     expect(state.status === 'Registered' ? state.bookings[1] : undefined).toEqual({
       reservationId: 'res-b',
@@ -471,7 +525,9 @@ describe('evolve', () => {
   });
 
   it('BookingReleased removes the booking', () => {
-    expect(bookingIdsOf(fold([registered(), booked('res-a', at(8), at(9)), booked('res-b', at(10), at(11)), bookingReleased('res-a')]))).toEqual(['res-b']);
+    expect(
+      bookingIdsOf(fold([registered(), booked('res-a', at(8), at(9)), booked('res-b', at(10), at(11)), bookingReleased('res-a')])),
+    ).toEqual(['res-b']);
   });
 
   it('Unregistered -> Removed, keeping only the id', () => {
@@ -514,6 +570,9 @@ describe('Regressions', () => {
 
   it('orders bookings with the same start by end, so their ends stay sorted', () => {
     expect(bookingIdsOf(fold([...emptyAtStartOfAnother(), bookingMoved('res-2', at(12), at(12))]))).toEqual(['res-2', 'res-1']);
-    expect(bookingIdsOf(fold([registered(), booked('res-2', at(12), at(12)), booked('res-1', at(12), at(14))]))).toEqual(['res-2', 'res-1']);
+    expect(bookingIdsOf(fold([registered(), booked('res-2', at(12), at(12)), booked('res-1', at(12), at(14))]))).toEqual([
+      'res-2',
+      'res-1',
+    ]);
   });
 });

@@ -66,7 +66,12 @@ const decide = (command: FloatingIpCommand, state: FloatingIpState): readonly Fl
       const ip = requireRegistered(state);
       const booking = ip.bookings.find((b) => b.reservationId === command.data.reservationId);
       if (!booking) return [];
-      return [{ type: 'FloatingIp.BookingReleased', data: { floatingIpId: ip.floatingIpId, reservationId: booking.reservationId, leaseId: booking.leaseId } }];
+      return [
+        {
+          type: 'FloatingIp.BookingReleased',
+          data: { floatingIpId: ip.floatingIpId, reservationId: booking.reservationId, leaseId: booking.leaseId },
+        },
+      ];
     }
     default: {
       const _never: never = command;

@@ -25,7 +25,8 @@ export type FloatingIpBookingReleased = DomainEvent<
   { readonly floatingIpId: string; readonly reservationId: string; readonly leaseId: string }
 >;
 
-export type FloatingIpEvent = FloatingIpRegistered | FloatingIpUnregistered | FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookingReleased;
+export type FloatingIpEvent =
+  FloatingIpRegistered | FloatingIpUnregistered | FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookingReleased;
 
 export const FLOATING_IP_EVENT_TYPES: readonly FloatingIpEvent['type'][] = [
   'FloatingIp.Registered',

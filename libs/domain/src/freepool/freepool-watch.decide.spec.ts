@@ -39,7 +39,10 @@ describe('the freepool watch of a zone', () => {
   });
 
   it('keeps when the zone went short', () => {
-    expect(given(when([], observe(0, { observedAt: '2030-01-01T05:00:00.000Z' })))).toEqual({ status: 'Exhausted', since: '2030-01-01T05:00:00.000Z' });
+    expect(given(when([], observe(0, { observedAt: '2030-01-01T05:00:00.000Z' })))).toEqual({
+      status: 'Exhausted',
+      since: '2030-01-01T05:00:00.000Z',
+    });
   });
 
   it.each([

@@ -11,9 +11,7 @@ export const freepoolWatchStream = (zone: string): string => `${FREEPOOL_WATCH_C
 export type ObserveFreepool = Command<'ObserveFreepool', FreepoolObservation>;
 
 /** Whether the zone was last recorded exhausted; nothing recorded yet counts as enough. */
-export type FreepoolWatchState =
-  | { readonly status: 'Enough' }
-  | { readonly status: 'Exhausted'; readonly since: string };
+export type FreepoolWatchState = { readonly status: 'Enough' } | { readonly status: 'Exhausted'; readonly since: string };
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -22,11 +20,16 @@ const isCount = (n: number): boolean => Number.isInteger(n) && n >= 0;
 const check = ({ data }: ObserveFreepool): void => {
   const { reservableHosts, freeHosts, threshold, windowStart, windowEnd, observedAt } = data;
   if (!isCount(reservableHosts) || !isCount(freeHosts) || freeHosts > reservableHosts) {
-    throw invalid('INVALID_FREEPOOL_OBSERVATION', `free hosts (${freeHosts}) must be a count of at most the reservable hosts (${reservableHosts})`);
+    throw invalid(
+      'INVALID_FREEPOOL_OBSERVATION',
+      `free hosts (${freeHosts}) must be a count of at most the reservable hosts (${reservableHosts})`,
+    );
   }
-  if (!Number.isInteger(threshold) || threshold < 1) throw invalid('INVALID_FREEPOOL_OBSERVATION', `the threshold must be a positive integer, got ${threshold}`);
+  if (!Number.isInteger(threshold) || threshold < 1)
+    throw invalid('INVALID_FREEPOOL_OBSERVATION', `the threshold must be a positive integer, got ${threshold}`);
   for (const time of [windowStart, windowEnd, observedAt]) {
-    if (!ISO_UTC.test(time) || Number.isNaN(toMs(time))) throw invalid('INVALID_FREEPOOL_OBSERVATION', `times must be ISO-8601 UTC, got '${time}'`);
+    if (!ISO_UTC.test(time) || Number.isNaN(toMs(time)))
+      throw invalid('INVALID_FREEPOOL_OBSERVATION', `times must be ISO-8601 UTC, got '${time}'`);
   }
   if (toMs(windowEnd) <= toMs(windowStart)) throw invalid('INVALID_FREEPOOL_OBSERVATION', 'the window must end after it starts');
 };

@@ -10,10 +10,28 @@ const given = DeciderSpecification.for(hostActivityDecider);
 const AT = '2026-11-22T03:00:11.020Z';
 const SERVER = '19286185-f6e9-49b6-a085-c3bf8affcb4c';
 
-const server = (state: string | null = 'active'): InstanceActivity => ({ kind: 'instance', instanceId: SERVER, projectId: 'p-1', flavorId: 'f-1', state });
-const freepool: AggregateActivity = { kind: 'aggregate', aggregateUuid: 'agg-uuid', aggregateId: 1, aggregateName: 'freepool', hosts: ['fake-host-2'] };
+const server = (state: string | null = 'active'): InstanceActivity => ({
+  kind: 'instance',
+  instanceId: SERVER,
+  projectId: 'p-1',
+  flavorId: 'f-1',
+  state,
+});
+const freepool: AggregateActivity = {
+  kind: 'aggregate',
+  aggregateUuid: 'agg-uuid',
+  aggregateId: 1,
+  aggregateName: 'freepool',
+  hosts: ['fake-host-2'],
+};
 
-const record = (eventType: string, activity: InstanceActivity | AggregateActivity, messageId = 'm-1', hostId = '2', occurredAt = AT): RecordHostActivity => ({
+const record = (
+  eventType: string,
+  activity: InstanceActivity | AggregateActivity,
+  messageId = 'm-1',
+  hostId = '2',
+  occurredAt = AT,
+): RecordHostActivity => ({
   type: 'RecordHostActivity',
   data: { hostId, eventType, occurredAt, messageId, activity },
 });
@@ -25,7 +43,9 @@ const instanceNotified = (eventType: string, messageId: string, state: string | 
 
 describe('RecordHostActivity', () => {
   it('Given nothing, When an instance notification is recorded, Then InstanceNotified', () => {
-    given([]).when(record('instance.create.end', server())).then([instanceNotified('instance.create.end', 'm-1')]);
+    given([])
+      .when(record('instance.create.end', server()))
+      .then([instanceNotified('instance.create.end', 'm-1')]);
   });
 
   it('Given nothing, When an aggregate notification is recorded, Then AggregateNotified with the aggregate and its hosts', () => {
@@ -49,7 +69,9 @@ describe('RecordHostActivity', () => {
   });
 
   it('Given a recorded message, When the same message id comes again, Then nothing is recorded', () => {
-    given([instanceNotified('instance.create.end', 'm-1')]).when(record('instance.create.end', server())).thenNothing();
+    given([instanceNotified('instance.create.end', 'm-1')])
+      .when(record('instance.create.end', server()))
+      .thenNothing();
   });
 
   it('Given a recorded message, When another message comes, Then it is recorded', () => {
@@ -58,8 +80,10 @@ describe('RecordHostActivity', () => {
       .then([instanceNotified('instance.update', 'm-2')]);
   });
 
-  it('Given another host\'s activity, When recorded on this stream, Then HOST_ACTIVITY_HOST_MISMATCH', () => {
-    given([instanceNotified('instance.create.end', 'm-1')]).when(record('instance.update', server(), 'm-2', '3')).thenThrows('HOST_ACTIVITY_HOST_MISMATCH');
+  it("Given another host's activity, When recorded on this stream, Then HOST_ACTIVITY_HOST_MISMATCH", () => {
+    given([instanceNotified('instance.create.end', 'm-1')])
+      .when(record('instance.update', server(), 'm-2', '3'))
+      .thenThrows('HOST_ACTIVITY_HOST_MISMATCH');
   });
 
   it('When the event type does not match the activity, Then INVALID_HOST_ACTIVITY', () => {
@@ -68,15 +92,21 @@ describe('RecordHostActivity', () => {
   });
 
   it('When the message id is empty, Then INVALID_HOST_ACTIVITY', () => {
-    given([]).when(record('instance.create.end', server(), '')).thenThrows('INVALID_HOST_ACTIVITY', 'message id');
+    given([])
+      .when(record('instance.create.end', server(), ''))
+      .thenThrows('INVALID_HOST_ACTIVITY', 'message id');
   });
 
   it('When the host id is empty, Then INVALID_HOST_ACTIVITY', () => {
-    given([]).when(record('instance.create.end', server(), 'm-1', '')).thenThrows('INVALID_HOST_ACTIVITY', 'host id');
+    given([])
+      .when(record('instance.create.end', server(), 'm-1', ''))
+      .thenThrows('INVALID_HOST_ACTIVITY', 'host id');
   });
 
   it('When the time is not ISO-8601 UTC, Then INVALID_HOST_ACTIVITY', () => {
-    given([]).when(record('instance.create.end', server(), 'm-1', '2', '2026-11-22 03:00:11.020602')).thenThrows('INVALID_HOST_ACTIVITY', 'occurredAt');
+    given([])
+      .when(record('instance.create.end', server(), 'm-1', '2', '2026-11-22 03:00:11.020602'))
+      .thenThrows('INVALID_HOST_ACTIVITY', 'occurredAt');
   });
 });
 
@@ -84,7 +114,10 @@ describe('host activity state', () => {
   it('keeps the servers last notified on the host, and drops deleted ones', () => {
     const state = foldEvents(hostActivityDecider, [
       instanceNotified('instance.create.end', 'm-1'),
-      { type: 'HostActivity.InstanceNotified', data: { ...instanceNotified('instance.create.end', 'm-2').data, instanceId: 'other' } as never },
+      {
+        type: 'HostActivity.InstanceNotified',
+        data: { ...instanceNotified('instance.create.end', 'm-2').data, instanceId: 'other' } as never,
+      },
       instanceNotified('instance.delete.end', 'm-3', 'deleted'),
     ] as HostActivityEvent[]);
     expect(state.status === 'Recording' ? [...state.instances.keys()] : null).toEqual(['other']);

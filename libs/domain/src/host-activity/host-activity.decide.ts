@@ -24,13 +24,19 @@ const check = ({ data }: RecordHostActivity, state: HostActivityState): void => 
 const instanceEvent = (command: RecordHostActivity, activity: InstanceActivity): HostActivityEvent => {
   const { hostId, eventType, occurredAt, messageId } = command.data;
   const { instanceId, projectId, flavorId, state } = activity;
-  return { type: 'HostActivity.InstanceNotified', data: { hostId, eventType, instanceId, projectId, flavorId, state, occurredAt, messageId } };
+  return {
+    type: 'HostActivity.InstanceNotified',
+    data: { hostId, eventType, instanceId, projectId, flavorId, state, occurredAt, messageId },
+  };
 };
 
 const aggregateEvent = (command: RecordHostActivity, activity: AggregateActivity): HostActivityEvent => {
   const { hostId, eventType, occurredAt, messageId } = command.data;
   const { aggregateUuid, aggregateId, aggregateName, hosts } = activity;
-  return { type: 'HostActivity.AggregateNotified', data: { hostId, eventType, aggregateUuid, aggregateId, aggregateName, hosts, occurredAt, messageId } };
+  return {
+    type: 'HostActivity.AggregateNotified',
+    data: { hostId, eventType, aggregateUuid, aggregateId, aggregateName, hosts, occurredAt, messageId },
+  };
 };
 
 /** One event per notification; a message already recorded adds nothing. */
@@ -52,7 +58,10 @@ const decide = (command: HostActivityCommand, state: HostActivityState): readonl
 
 const isGone = (eventType: string, state: string | null): boolean => state === 'deleted' || eventType === 'instance.delete.end';
 
-const withInstance = (instances: ReadonlyMap<string, InstanceSeen>, event: Extract<HostActivityEvent, { type: 'HostActivity.InstanceNotified' }>) => {
+const withInstance = (
+  instances: ReadonlyMap<string, InstanceSeen>,
+  event: Extract<HostActivityEvent, { type: 'HostActivity.InstanceNotified' }>,
+) => {
   const next = new Map(instances);
   const { instanceId, projectId, flavorId, state, eventType, occurredAt } = event.data;
   if (isGone(eventType, state)) next.delete(instanceId);
@@ -61,7 +70,10 @@ const withInstance = (instances: ReadonlyMap<string, InstanceSeen>, event: Extra
 };
 
 const evolve = (state: HostActivityState, event: HostActivityEvent): HostActivityState => {
-  const current = state.status === 'Recording' ? state : { status: 'Recording' as const, hostId: event.data.hostId, instances: new Map<string, InstanceSeen>(), recentMessageIds: [] };
+  const current =
+    state.status === 'Recording'
+      ? state
+      : { status: 'Recording' as const, hostId: event.data.hostId, instances: new Map<string, InstanceSeen>(), recentMessageIds: [] };
   const recentMessageIds = [...current.recentMessageIds, event.data.messageId].slice(-RECENT_MESSAGE_IDS);
   switch (event.type) {
     case 'HostActivity.InstanceNotified':

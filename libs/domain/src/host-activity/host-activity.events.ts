@@ -32,4 +32,7 @@ export type HostActivityAggregateNotified = DomainEvent<
 
 export type HostActivityEvent = HostActivityInstanceNotified | HostActivityAggregateNotified;
 
-export const HOST_ACTIVITY_EVENT_TYPES: readonly HostActivityEvent['type'][] = ['HostActivity.InstanceNotified', 'HostActivity.AggregateNotified'];
+export const HOST_ACTIVITY_EVENT_TYPES: readonly HostActivityEvent['type'][] = [
+  'HostActivity.InstanceNotified',
+  'HostActivity.AggregateNotified',
+];

@@ -34,7 +34,9 @@ const run = (commands: readonly HostRegistryCommand[], history: readonly HostReg
 describe('AddHostToRegistry', () => {
   describe('When empty', () => {
     it('hands out id 1 first', () => {
-      given([]).when(add('compute-1')).then([added('1', 'compute-1')]);
+      given([])
+        .when(add('compute-1'))
+        .then([added('1', 'compute-1')]);
     });
 
     it('hands out ids 1, 2, 3 in order', () => {
@@ -48,7 +50,9 @@ describe('AddHostToRegistry', () => {
 
   describe('When hosts are registered', () => {
     it('hands out the next id', () => {
-      given([added('1', 'compute-1'), added('2', 'compute-2')]).when(add('compute-3')).then([added('3', 'compute-3')]);
+      given([added('1', 'compute-1'), added('2', 'compute-2')])
+        .when(add('compute-3'))
+        .then([added('3', 'compute-3')]);
     });
 
     it('refuses a hypervisor hostname that is already registered', () => {
@@ -66,7 +70,9 @@ describe('AddHostToRegistry', () => {
     });
 
     it('does not reuse ids even when every host was removed', () => {
-      given([added('1', 'compute-1'), removed('1', 'compute-1')]).when(add('compute-2')).then([added('2', 'compute-2')]);
+      given([added('1', 'compute-1'), removed('1', 'compute-1')])
+        .when(add('compute-2'))
+        .then([added('2', 'compute-2')]);
     });
 
     it('re-adds a removed hostname under a new id', () => {
@@ -94,7 +100,9 @@ describe('RemoveHostFromRegistry', () => {
     const history = (): HostRegistryEvent[] => [added('1', 'compute-1'), added('2', 'compute-2')];
 
     it('removes a registered host', () => {
-      given(history()).when(remove('2', 'compute-2')).then([removed('2', 'compute-2')]);
+      given(history())
+        .when(remove('2', 'compute-2'))
+        .then([removed('2', 'compute-2')]);
     });
 
     it('does nothing for an unknown hostname', () => {
@@ -106,11 +114,15 @@ describe('RemoveHostFromRegistry', () => {
     });
 
     it('does nothing for a host already removed', () => {
-      given([...history(), removed('2', 'compute-2')]).when(remove('2', 'compute-2')).thenNothing();
+      given([...history(), removed('2', 'compute-2')])
+        .when(remove('2', 'compute-2'))
+        .thenNothing();
     });
 
     it('does nothing for the old id of a re-added hostname', () => {
-      given([...history(), removed('1', 'compute-1'), added('3', 'compute-1')]).when(remove('1', 'compute-1')).thenNothing();
+      given([...history(), removed('1', 'compute-1'), added('3', 'compute-1')])
+        .when(remove('1', 'compute-1'))
+        .thenNothing();
     });
   });
 });

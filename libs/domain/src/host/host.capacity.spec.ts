@@ -3,11 +3,29 @@ import { foldEvents } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import { type Interval, MINUTE_MS } from '../shared/interval.js';
 import type { HostCommand } from './host.commands.js';
-import { type Calendar, type CalendarEntry, type Resources, freeSlotCount, peakSlotUsage, slotCapacity, wholeHostFree } from './host.capacity.js';
+import {
+  type Calendar,
+  type CalendarEntry,
+  type Resources,
+  freeSlotCount,
+  peakSlotUsage,
+  slotCapacity,
+  wholeHostFree,
+} from './host.capacity.js';
 import { hostDecider } from './host.decide.js';
 import type { HostEvent } from './host.events.js';
 import { type AllocationRatios, DEFAULT_ALLOCATION_RATIOS, type SlotDemand } from './host.types.js';
-import { bookHost, bookSlots, hostRegistered, moveHostBooking, moveSlots, randomInt, releaseHostBooking, seededRandom, slots } from './testing/host.fixtures.js';
+import {
+  bookHost,
+  bookSlots,
+  hostRegistered,
+  moveHostBooking,
+  moveSlots,
+  randomInt,
+  releaseHostBooking,
+  seededRandom,
+  slots,
+} from './testing/host.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: calendars in whole minutes keep the tables readable.
@@ -22,7 +40,11 @@ const slotEntry = (reservationId: string, start: number, end: number, demand: Sl
   slots: demand,
 });
 
-const wholeEntry = (reservationId: string, start: number, end: number): CalendarEntry => ({ reservationId, ...minutes(start, end), slots: null });
+const wholeEntry = (reservationId: string, start: number, end: number): CalendarEntry => ({
+  reservationId,
+  ...minutes(start, end),
+  slots: null,
+});
 
 const calendar = (...bookings: CalendarEntry[]): Calendar => ({
   bookings: [...bookings].sort((a, b) => a.start - b.start),
@@ -94,7 +116,10 @@ describe('peakSlotUsage', () => {
     },
     {
       name: 'each resource peaks at its own instant',
-      bookings: [slotEntry('cpu-heavy', 100, 120, slots(1, { vcpus: 6, memoryMb: 1, diskGb: 0 })), slotEntry('ram-heavy', 150, 170, slots(1, { vcpus: 1, memoryMb: 9000, diskGb: 70 }))],
+      bookings: [
+        slotEntry('cpu-heavy', 100, 120, slots(1, { vcpus: 6, memoryMb: 1, diskGb: 0 })),
+        slotEntry('ram-heavy', 150, 170, slots(1, { vcpus: 1, memoryMb: 9000, diskGb: 70 })),
+      ],
       expected: resources(6, 9000, 70),
     },
     {
@@ -107,7 +132,12 @@ describe('peakSlotUsage', () => {
   });
 
   it('is the same whatever order the bookings come in', () => {
-    const bookings = [slotEntry('a', 100, 140, slots(3)), slotEntry('b', 130, 170, slots(2)), slotEntry('c', 140, 200, slots(4)), slotEntry('d', 90, 110, slots(1))];
+    const bookings = [
+      slotEntry('a', 100, 140, slots(3)),
+      slotEntry('b', 130, 170, slots(2)),
+      slotEntry('c', 140, 200, slots(4)),
+      slotEntry('d', 90, 110, slots(1)),
+    ];
     const expected = resources(6, 6144, 60);
     expect(peakSlotUsage(bookings, window)).toEqual(expected);
     expect(peakSlotUsage([...bookings].reverse(), window)).toEqual(expected);
@@ -130,13 +160,38 @@ describe('freeSlotCount', () => {
     { name: 'an empty host: the tightest resource (vcpus)', cal: calendar(), q: question(), expected: 8 },
     { name: 'memory-heavy slots: memory is tightest', cal: calendar(), q: question({ demand: resources(1, 4096, 0) }), expected: 4 },
     { name: 'disk-heavy slots: disk is tightest', cal: calendar(), q: question({ demand: resources(1, 1024, 30) }), expected: 3 },
-    { name: 'slots without disk ignore the disk', cal: calendar(slotEntry('a', 100, 200, slots(1, { diskGb: 100 }))), q: question({ demand: resources(1, 1024, 0) }), expected: 7 },
-    { name: 'what the peak leaves', cal: calendar(slotEntry('a', 100, 150, slots(3)), slotEntry('b', 150, 200, slots(5))), q: question(), expected: 3 },
+    {
+      name: 'slots without disk ignore the disk',
+      cal: calendar(slotEntry('a', 100, 200, slots(1, { diskGb: 100 }))),
+      q: question({ demand: resources(1, 1024, 0) }),
+      expected: 7,
+    },
+    {
+      name: 'what the peak leaves',
+      cal: calendar(slotEntry('a', 100, 150, slots(3)), slotEntry('b', 150, 200, slots(5))),
+      q: question(),
+      expected: 3,
+    },
     { name: 'nothing when the host is full', cal: calendar(slotEntry('a', 100, 200, slots(8))), q: question(), expected: 0 },
-    { name: 'nothing, not less, when the host is over capacity', cal: calendar(slotEntry('a', 100, 200, slots(20, { memoryMb: 1, diskGb: 0 }))), q: question(), expected: 0 },
+    {
+      name: 'nothing, not less, when the host is over capacity',
+      cal: calendar(slotEntry('a', 100, 200, slots(20, { memoryMb: 1, diskGb: 0 }))),
+      q: question(),
+      expected: 0,
+    },
     { name: 'a slot bigger than the host', cal: calendar(), q: question({ demand: resources(9, 1, 0) }), expected: 0 },
-    { name: 'the asking reservation does not count', cal: calendar(slotEntry('me', 100, 200, slots(8))), q: question({ reservationId: 'me' }), expected: 8 },
-    { name: 'another reservation does', cal: calendar(slotEntry('other', 100, 200, slots(6))), q: question({ reservationId: 'me' }), expected: 2 },
+    {
+      name: 'the asking reservation does not count',
+      cal: calendar(slotEntry('me', 100, 200, slots(8))),
+      q: question({ reservationId: 'me' }),
+      expected: 8,
+    },
+    {
+      name: 'another reservation does',
+      cal: calendar(slotEntry('other', 100, 200, slots(6))),
+      q: question({ reservationId: 'me' }),
+      expected: 2,
+    },
     { name: 'a whole-host booking in the window leaves nothing', cal: calendar(wholeEntry('w', 150, 160)), q: question(), expected: 0 },
     { name: 'a whole-host booking touching the window leaves all', cal: calendar(wholeEntry('w', 200, 260)), q: question(), expected: 8 },
     {
@@ -152,7 +207,7 @@ describe('freeSlotCount', () => {
       expected: 8,
     },
     {
-      name: 'the asking reservation\'s own whole-host booking does not count',
+      name: "the asking reservation's own whole-host booking does not count",
       cal: calendar(wholeEntry('me', 100, 200)),
       q: question({ reservationId: 'me' }),
       expected: 8,
@@ -188,15 +243,63 @@ describe('wholeHostFree', () => {
 
   it.each([
     { name: 'an empty host', cal: calendar(), cleaning: 0, reservationId: undefined, expected: true },
-    { name: 'one slot in the window', cal: calendar(slotEntry('a', 150, 160, slots(1))), cleaning: 0, reservationId: undefined, expected: false },
-    { name: 'a whole-host booking in the window', cal: calendar(wholeEntry('w', 50, 101)), cleaning: 0, reservationId: undefined, expected: false },
-    { name: 'bookings touching both ends', cal: calendar(wholeEntry('w', 50, 100), slotEntry('a', 200, 300, slots(1))), cleaning: 0, reservationId: undefined, expected: true },
-    { name: 'slots within the cleaning time', cal: calendar(slotEntry('a', 200, 300, slots(1))), cleaning: 30, reservationId: undefined, expected: false },
-    { name: 'slots exactly the cleaning time away', cal: calendar(slotEntry('a', 230, 300, slots(1))), cleaning: 30, reservationId: undefined, expected: true },
-    { name: 'whole host within the cleaning time', cal: calendar(wholeEntry('w', 40, 71)), cleaning: 30, reservationId: undefined, expected: false },
+    {
+      name: 'one slot in the window',
+      cal: calendar(slotEntry('a', 150, 160, slots(1))),
+      cleaning: 0,
+      reservationId: undefined,
+      expected: false,
+    },
+    {
+      name: 'a whole-host booking in the window',
+      cal: calendar(wholeEntry('w', 50, 101)),
+      cleaning: 0,
+      reservationId: undefined,
+      expected: false,
+    },
+    {
+      name: 'bookings touching both ends',
+      cal: calendar(wholeEntry('w', 50, 100), slotEntry('a', 200, 300, slots(1))),
+      cleaning: 0,
+      reservationId: undefined,
+      expected: true,
+    },
+    {
+      name: 'slots within the cleaning time',
+      cal: calendar(slotEntry('a', 200, 300, slots(1))),
+      cleaning: 30,
+      reservationId: undefined,
+      expected: false,
+    },
+    {
+      name: 'slots exactly the cleaning time away',
+      cal: calendar(slotEntry('a', 230, 300, slots(1))),
+      cleaning: 30,
+      reservationId: undefined,
+      expected: true,
+    },
+    {
+      name: 'whole host within the cleaning time',
+      cal: calendar(wholeEntry('w', 40, 71)),
+      cleaning: 30,
+      reservationId: undefined,
+      expected: false,
+    },
     { name: 'its own booking', cal: calendar(wholeEntry('me', 100, 200)), cleaning: 30, reservationId: 'me', expected: true },
-    { name: 'its own booking and another one', cal: calendar(wholeEntry('me', 100, 150), slotEntry('a', 150, 200, slots(1))), cleaning: 0, reservationId: 'me', expected: false },
-    { name: 'a long early booking still running', cal: calendar(slotEntry('long', 0, 1000, slots(1)), wholeEntry('w', 10, 20)), cleaning: 0, reservationId: undefined, expected: false },
+    {
+      name: 'its own booking and another one',
+      cal: calendar(wholeEntry('me', 100, 150), slotEntry('a', 150, 200, slots(1))),
+      cleaning: 0,
+      reservationId: 'me',
+      expected: false,
+    },
+    {
+      name: 'a long early booking still running',
+      cal: calendar(slotEntry('long', 0, 1000, slots(1)), wholeEntry('w', 10, 20)),
+      cleaning: 0,
+      reservationId: undefined,
+      expected: false,
+    },
   ])('$name -> $expected', ({ cal, cleaning, reservationId, expected }) => {
     expect(wholeHostFree(cal, window, cleaning * MINUTE_MS, reservationId)).toBe(expected);
   });
@@ -239,7 +342,11 @@ const fitsByBruteForce = (others: readonly ModelBooking[], candidate: ModelBooki
   return instants.every((t) => {
     const used = usageAt(others, t);
     return within(
-      { vcpus: used.vcpus + demand.count * demand.vcpus, memoryMb: used.memoryMb + demand.count * demand.memoryMb, diskGb: used.diskGb + demand.count * demand.diskGb },
+      {
+        vcpus: used.vcpus + demand.count * demand.vcpus,
+        memoryMb: used.memoryMb + demand.count * demand.memoryMb,
+        diskGb: used.diskGb + demand.count * demand.diskGb,
+      },
       capacity,
     );
   });
@@ -261,9 +368,17 @@ const randomStep = (random: () => number, bookings: readonly ModelBooking[], nex
   const endMinute = startMinute + randomInt(random, 1, 12) * 15;
   const cleaningTimeMinutes = [0, 0, 15, 30][randomInt(random, 0, 3)] ?? 0;
   const cleaningMs = cleaningTimeMinutes * MINUTE_MS;
-  const demand = slots(randomInt(random, 1, 4), { vcpus: randomInt(random, 1, 3), memoryMb: randomInt(random, 1, 6) * 512, diskGb: randomInt(random, 0, 3) * 10 });
+  const demand = slots(randomInt(random, 1, 4), {
+    vcpus: randomInt(random, 1, 3),
+    memoryMb: randomInt(random, 1, 6) * 512,
+    diskGb: randomInt(random, 0, 3) * 10,
+  });
   const options = { startDate: isoAt(startMinute), endDate: isoAt(endMinute), cleaningTimeMinutes, allocationRatios: ratios };
-  const hold = (reservationId: string, held: SlotDemand | null): ModelBooking => ({ reservationId, ...minutes(startMinute, endMinute), slots: held });
+  const hold = (reservationId: string, held: SlotDemand | null): ModelBooking => ({
+    reservationId,
+    ...minutes(startMinute, endMinute),
+    slots: held,
+  });
   const existing = bookings[randomInt(random, 0, Math.max(0, bookings.length - 1))];
   const roll = random();
   if (existing !== undefined && roll < 0.1) return { command: releaseHostBooking(existing.reservationId), candidate: null, cleaningMs };
@@ -298,7 +413,11 @@ const decideOrRefusal = (command: HostCommand, events: readonly HostEvent[]): re
 };
 
 describe('property: random bookings accepted one by one never exceed capacity', () => {
-  const ratiosBySeed: readonly AllocationRatios[] = [DEFAULT_ALLOCATION_RATIOS, { cpu: 1.5, ram: 1, disk: 1 }, { cpu: 4, ram: 1.5, disk: 0.5 }];
+  const ratiosBySeed: readonly AllocationRatios[] = [
+    DEFAULT_ALLOCATION_RATIOS,
+    { cpu: 1.5, ram: 1, disk: 1 },
+    { cpu: 4, ram: 1.5, disk: 0.5 },
+  ];
   const seeds = Array.from({ length: 12 }, (_, i) => i + 1);
 
   it.each(seeds)('seed %i', (seed) => {
@@ -333,7 +452,10 @@ describe('property: random bookings accepted one by one never exceed capacity', 
         expect(within(usageAt(after, t), capacity), `seed ${seed}, step ${i}, usage at minute ${t / MINUTE_MS}`).toBe(true);
       }
       for (const whole of after.filter((b) => b.slots === null)) {
-        expect(after.filter((b) => b !== whole && overlap(b, whole)), `seed ${seed}, step ${i}, whole host ${whole.reservationId}`).toEqual([]);
+        expect(
+          after.filter((b) => b !== whole && overlap(b, whole)),
+          `seed ${seed}, step ${i}, whole host ${whole.reservationId}`,
+        ).toEqual([]);
       }
     }
     // both paths are exercised

@@ -75,7 +75,14 @@ export const freeSlotCount = (calendar: Calendar, capacity: Resources, question:
   if (!someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts)) return headroom(capacity, NOTHING_USED, demand);
   const near = overlapping(calendar.bookings, widened, calendar.longestBookingMs).filter(counts);
   if (near.some((b) => b.slots === null)) return 0;
-  return headroom(capacity, peakSlotUsage(near.filter((b) => b.start < window.end && window.start < b.end), window), demand);
+  return headroom(
+    capacity,
+    peakSlotUsage(
+      near.filter((b) => b.start < window.end && window.start < b.end),
+      window,
+    ),
+    demand,
+  );
 };
 
 const NOTHING_USED: Resources = { vcpus: 0, memoryMb: 0, diskGb: 0 };

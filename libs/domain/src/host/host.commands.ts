@@ -5,10 +5,7 @@ export type RegisterHost = Command<
   'RegisterHost',
   { readonly hostId: string; readonly info: HostInfo; readonly capabilities: Capabilities; readonly now: string }
 >;
-export type UpdateHostCapabilities = Command<
-  'UpdateHostCapabilities',
-  { readonly capabilities: Capabilities; readonly now: string }
->;
+export type UpdateHostCapabilities = Command<'UpdateHostCapabilities', { readonly capabilities: Capabilities; readonly now: string }>;
 export type SetHostReservable = Command<
   'SetHostReservable',
   { readonly reservable: boolean; readonly reason: string; readonly now: string }

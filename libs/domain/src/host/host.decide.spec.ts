@@ -65,7 +65,12 @@ const booked = (reservationId: string, startDate: string, endDate: string, prope
   data: { hostId: HOST_ID, reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames },
 });
 
-const bookingMoved = (reservationId: string, startDate: string, endDate: string, propertyNames: readonly string[] = []): HostBookingMoved => ({
+const bookingMoved = (
+  reservationId: string,
+  startDate: string,
+  endDate: string,
+  propertyNames: readonly string[] = [],
+): HostBookingMoved => ({
   type: 'Host.BookingMoved',
   data: { hostId: HOST_ID, reservationId, startDate, endDate, propertyNames },
 });
@@ -135,8 +140,7 @@ const given = DeciderSpecification.for(hostDecider);
 
 const fold = (events: readonly HostEvent[]): HostState => foldEvents(hostDecider, events);
 
-const bookingIdsOf = (state: HostState): string[] =>
-  state.status === 'Registered' ? state.bookings.map((b) => b.reservationId) : [];
+const bookingIdsOf = (state: HostState): string[] => (state.status === 'Registered' ? state.bookings.map((b) => b.reservationId) : []);
 
 // ---------------------------------------------------------------------------------------------
 // RegisterHost
@@ -150,11 +154,15 @@ describe('RegisterHost', () => {
 
     it('accepts a capability key of exactly 64 characters', () => {
       const capabilities = { ['k'.repeat(64)]: 'v' };
-      given([]).when(registerHost(capabilities)).then([registered(capabilities)]);
+      given([])
+        .when(registerHost(capabilities))
+        .then([registered(capabilities)]);
     });
 
     it('accepts a host without extra capabilities', () => {
-      given([]).when(registerHost({})).then([registered({})]);
+      given([])
+        .when(registerHost({}))
+        .then([registered({})]);
     });
 
     it('refuses a capability key longer than 64 characters', () => {
@@ -164,7 +172,9 @@ describe('RegisterHost', () => {
     });
 
     it('refuses an empty capability key', () => {
-      given([]).when(registerHost({ '': 'v' })).thenThrows('MALFORMED_PARAMETER');
+      given([])
+        .when(registerHost({ '': 'v' }))
+        .thenThrows('MALFORMED_PARAMETER');
     });
 
     it('reports invalid capability keys with kind "invalid"', () => {
@@ -194,13 +204,17 @@ describe('RegisterHost', () => {
 describe('UpdateHostCapabilities', () => {
   describe('When unregistered', () => {
     it('refuses: the host is not found', () => {
-      given([]).when(updateCapabilities({ gpu: 'false' })).thenThrows('HOST_NOT_FOUND', 'Host unknown not found');
+      given([])
+        .when(updateCapabilities({ gpu: 'false' }))
+        .thenThrows('HOST_NOT_FOUND', 'Host unknown not found');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the host is not found', () => {
-      given([registered(), unregistered()]).when(updateCapabilities({ gpu: 'false' })).thenThrows('HOST_NOT_FOUND', 'Host 7 not found');
+      given([registered(), unregistered()])
+        .when(updateCapabilities({ gpu: 'false' }))
+        .thenThrows('HOST_NOT_FOUND', 'Host 7 not found');
     });
   });
 
@@ -218,7 +232,9 @@ describe('UpdateHostCapabilities', () => {
     });
 
     it('does nothing when no value changes', () => {
-      given([registered()]).when(updateCapabilities({ gpu: 'true', rack: 'r1' })).thenNothing();
+      given([registered()])
+        .when(updateCapabilities({ gpu: 'true', rack: 'r1' }))
+        .thenNothing();
     });
 
     it('does nothing for an empty update', () => {
@@ -232,7 +248,9 @@ describe('UpdateHostCapabilities', () => {
     });
 
     it('refuses an empty key', () => {
-      given([registered()]).when(updateCapabilities({ '': 'v' })).thenThrows('MALFORMED_PARAMETER');
+      given([registered()])
+        .when(updateCapabilities({ '': 'v' }))
+        .thenThrows('MALFORMED_PARAMETER');
     });
   });
 
@@ -312,7 +330,9 @@ describe('SetHostReservable', () => {
 
   describe('When reservable', () => {
     it('makes the host unreservable', () => {
-      given([registered()]).when(setReservable(false)).then([reservableChanged(false)]);
+      given([registered()])
+        .when(setReservable(false))
+        .then([reservableChanged(false)]);
     });
 
     it('does nothing when asked to make it reservable', () => {
@@ -322,11 +342,15 @@ describe('SetHostReservable', () => {
 
   describe('When not reservable', () => {
     it('makes the host reservable again', () => {
-      given([registered(), reservableChanged(false)]).when(setReservable(true)).then([reservableChanged(true)]);
+      given([registered(), reservableChanged(false)])
+        .when(setReservable(true))
+        .then([reservableChanged(true)]);
     });
 
     it('does nothing when asked to make it unreservable', () => {
-      given([registered(), reservableChanged(false)]).when(setReservable(false)).thenNothing();
+      given([registered(), reservableChanged(false)])
+        .when(setReservable(false))
+        .thenNothing();
     });
   });
 });
@@ -362,7 +386,9 @@ describe('UnregisterHost', () => {
     });
 
     it('unregisters the host when the last booking ends exactly now', () => {
-      given([registered(), booked('res-1', at(7), NOW)]).when(unregisterHost()).then([unregistered()]);
+      given([registered(), booked('res-1', at(7), NOW)])
+        .when(unregisterHost())
+        .then([unregistered()]);
     });
 
     it('refuses while a booking is current', () => {
@@ -392,13 +418,17 @@ describe('UnregisterHost', () => {
 describe('BookHost', () => {
   describe('When unregistered', () => {
     it('refuses: the host is not found', () => {
-      given([]).when(bookHost('res-1', at(10), at(12))).thenThrows('HOST_NOT_FOUND');
+      given([])
+        .when(bookHost('res-1', at(10), at(12)))
+        .thenThrows('HOST_NOT_FOUND');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the host is not found', () => {
-      given([registered(), unregistered()]).when(bookHost('res-1', at(10), at(12))).thenThrows('HOST_NOT_FOUND');
+      given([registered(), unregistered()])
+        .when(bookHost('res-1', at(10), at(12)))
+        .thenThrows('HOST_NOT_FOUND');
     });
   });
 
@@ -428,15 +458,21 @@ describe('BookHost', () => {
     });
 
     it('refuses an overlapping booking', () => {
-      given(history()).when(bookHost('res-2', at(11), at(13))).thenThrows('HOST_ALREADY_BOOKED', 'Host 7 is already booked between');
+      given(history())
+        .when(bookHost('res-2', at(11), at(13)))
+        .thenThrows('HOST_ALREADY_BOOKED', 'Host 7 is already booked between');
     });
 
     it('refuses a booking that contains the existing one', () => {
-      given(history()).when(bookHost('res-2', at(9), at(13))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-2', at(9), at(13)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('refuses a booking inside the existing one', () => {
-      given(history()).when(bookHost('res-2', at(10, 30), at(11, 30))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-2', at(10, 30), at(11, 30)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('accepts a back-to-back booking after it with cleaning time 0', () => {
@@ -452,11 +488,15 @@ describe('BookHost', () => {
     });
 
     it('refuses a back-to-back booking after it with cleaning time 30', () => {
-      given(history()).when(bookHost('res-2', at(12), at(14), 30)).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-2', at(12), at(14), 30))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('refuses a back-to-back booking before it with cleaning time 30', () => {
-      given(history()).when(bookHost('res-2', at(8), at(10), 30)).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-2', at(8), at(10), 30))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('accepts a gap of exactly the cleaning time after it', () => {
@@ -472,7 +512,9 @@ describe('BookHost', () => {
     });
 
     it('refuses a gap one minute shorter than the cleaning time', () => {
-      given(history()).when(bookHost('res-2', at(12, 29), at(14), 30)).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-2', at(12, 29), at(14), 30))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('accepts the same reservation again once its booking was released', () => {
@@ -497,11 +539,15 @@ describe('BookHost', () => {
     });
 
     it('refuses a booking spanning a gap and the next booking', () => {
-      given(history()).when(bookHost('res-4', at(11), at(13, 1))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-4', at(11), at(13, 1)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('refuses a booking that overlaps the last booking only', () => {
-      given(history()).when(bookHost('res-4', at(13, 59), at(15))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(bookHost('res-4', at(13, 59), at(15)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
   });
 });
@@ -513,7 +559,9 @@ describe('BookHost', () => {
 describe('MoveHostBooking', () => {
   describe('When unregistered', () => {
     it('refuses: the host is not found', () => {
-      given([]).when(moveBooking('res-1', at(10), at(12))).thenThrows('HOST_NOT_FOUND');
+      given([])
+        .when(moveBooking('res-1', at(10), at(12)))
+        .thenThrows('HOST_NOT_FOUND');
     });
   });
 
@@ -541,11 +589,15 @@ describe('MoveHostBooking', () => {
     });
 
     it('refuses to move a released reservation', () => {
-      given([...history(), bookingReleased('res-1')]).when(moveBooking('res-1', at(17), at(19))).thenThrows('BOOKING_NOT_FOUND');
+      given([...history(), bookingReleased('res-1')])
+        .when(moveBooking('res-1', at(17), at(19)))
+        .thenThrows('BOOKING_NOT_FOUND');
     });
 
     it('does nothing when the dates are unchanged', () => {
-      given(history()).when(moveBooking('res-1', at(10), at(12))).thenNothing();
+      given(history())
+        .when(moveBooking('res-1', at(10), at(12)))
+        .thenNothing();
     });
 
     it('does nothing when the dates are unchanged, even if the cleaning time would now conflict', () => {
@@ -555,11 +607,15 @@ describe('MoveHostBooking', () => {
     });
 
     it('refuses to move onto another booking', () => {
-      given(history()).when(moveBooking('res-1', at(13), at(15))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(moveBooking('res-1', at(13), at(15)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('refuses to move over another booking entirely', () => {
-      given(history()).when(moveBooking('res-1', at(9), at(17))).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(moveBooking('res-1', at(9), at(17)))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('may overlap its own old interval (extending the end)', () => {
@@ -581,7 +637,9 @@ describe('MoveHostBooking', () => {
     });
 
     it('refuses when the cleaning time around the new dates reaches another booking', () => {
-      given(history()).when(moveBooking('res-1', at(10), at(14), 30)).thenThrows('HOST_ALREADY_BOOKED');
+      given(history())
+        .when(moveBooking('res-1', at(10), at(14), 30))
+        .thenThrows('HOST_ALREADY_BOOKED');
     });
 
     it('accepts a gap of exactly the cleaning time', () => {
@@ -611,15 +669,21 @@ describe('ReleaseHostBooking', () => {
 
   describe('When registered with a booking', () => {
     it('releases the booking, naming its lease', () => {
-      given([registered(), booked('res-1', at(10), at(12))]).when(releaseBooking('res-1')).then([bookingReleased('res-1')]);
+      given([registered(), booked('res-1', at(10), at(12))])
+        .when(releaseBooking('res-1'))
+        .then([bookingReleased('res-1')]);
     });
 
     it('does nothing for an unknown reservation', () => {
-      given([registered(), booked('res-1', at(10), at(12))]).when(releaseBooking('res-9')).thenNothing();
+      given([registered(), booked('res-1', at(10), at(12))])
+        .when(releaseBooking('res-9'))
+        .thenNothing();
     });
 
     it('does nothing for a booking already released', () => {
-      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')]).when(releaseBooking('res-1')).thenNothing();
+      given([registered(), booked('res-1', at(10), at(12)), bookingReleased('res-1')])
+        .when(releaseBooking('res-1'))
+        .thenNothing();
     });
   });
 });
@@ -738,7 +802,9 @@ describe('Regressions', () => {
   });
 
   it('refuses a booking whose end is before its start', () => {
-    given([registered()]).when(bookHost('res-1', at(12), at(10))).thenThrows('INVALID_PERIOD');
+    given([registered()])
+      .when(bookHost('res-1', at(12), at(10)))
+      .thenThrows('INVALID_PERIOD');
   });
 
   it('accepts an empty booking (a lease ended in its first minute)', () => {

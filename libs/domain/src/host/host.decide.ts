@@ -44,7 +44,9 @@ const register = ({ data }: RegisterHost, state: HostState): HostEvent[] => {
 const updateCapabilities = ({ data }: UpdateHostCapabilities, state: HostState): HostEvent[] => {
   const host = requireRegistered(state);
   checkCapabilityKeys(data.capabilities);
-  const changed = Object.keys(data.capabilities).filter((key) => !Object.hasOwn(host.capabilities, key) || host.capabilities[key] !== data.capabilities[key]);
+  const changed = Object.keys(data.capabilities).filter(
+    (key) => !Object.hasOwn(host.capabilities, key) || host.capabilities[key] !== data.capabilities[key],
+  );
   const inUse = changed.filter((key) => Object.hasOwn(host.capabilities, key) && isReferenced(host, key, data.now));
   if (inUse.length > 0) {
     throw conflict(
@@ -163,7 +165,9 @@ const decide = (command: HostCommand, state: HostState): readonly HostEvent[] =>
       const host = requireRegistered(state);
       const booking = host.bookings.find((b) => b.reservationId === command.data.reservationId);
       if (!booking) return [];
-      return [{ type: 'Host.BookingReleased', data: { hostId: host.hostId, reservationId: booking.reservationId, leaseId: booking.leaseId } }];
+      return [
+        { type: 'Host.BookingReleased', data: { hostId: host.hostId, reservationId: booking.reservationId, leaseId: booking.leaseId } },
+      ];
     }
     case 'ReportHostHealth':
       return reportHealth(command, state);

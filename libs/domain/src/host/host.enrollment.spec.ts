@@ -22,7 +22,10 @@ const record = (direction: 'enroll' | 'unenroll', outcome: EnrollmentOutcome, ho
   data: { hostId, direction, outcome, now: at(9) },
 });
 
-const unregistered: HostEvent = { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(8) } };
+const unregistered: HostEvent = {
+  type: 'Host.Unregistered',
+  data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(8) },
+};
 
 describe('RecordHostEnrollment', () => {
   it('Given a registered host, When enrollment succeeded, Then it is enrolled with the effects', () => {
@@ -54,7 +57,9 @@ describe('RecordHostEnrollment', () => {
   });
 
   it('Given another host id than the stream holds, When an outcome is recorded, Then HOST_NOT_FOUND', () => {
-    given([hostRegistered()]).when(record('enroll', ok, '8')).thenThrows('HOST_NOT_FOUND');
+    given([hostRegistered()])
+      .when(record('enroll', ok, '8'))
+      .thenThrows('HOST_NOT_FOUND');
   });
 
   it('Given a removed host, When an enrollment outcome arrives, Then HOST_ENROLLMENT_STALE', () => {
@@ -72,7 +77,10 @@ describe('RecordHostEnrollment', () => {
     expect(foldEvents(hostDecider, [enrolled, failure], registered)).toEqual(registered);
     const removed = foldEvents(hostDecider, [hostRegistered(), unregistered]);
     const unenrolled: HostEvent = { type: 'Host.Unenrolled', data: { hostId: HOST_ID, effects: [], unenrolledAt: at(9) } };
-    const unenrollFailure: HostEvent = { type: 'Host.UnenrollmentFailed', data: { hostId: HOST_ID, error: 'x', effects: [], failedAt: at(9) } };
+    const unenrollFailure: HostEvent = {
+      type: 'Host.UnenrollmentFailed',
+      data: { hostId: HOST_ID, error: 'x', effects: [], failedAt: at(9) },
+    };
     expect(foldEvents(hostDecider, [unenrolled, unenrollFailure], removed)).toEqual(removed);
   });
 });

@@ -75,16 +75,25 @@ export type HostDownReasonsChanged = DomainEvent<
   'Host.DownReasonsChanged',
   { readonly hostId: string; readonly reasons: readonly HostDownReason[]; readonly source: HealthSource; readonly observedAt: string }
 >;
-export type HostCameUp = DomainEvent<'Host.CameUp', { readonly hostId: string; readonly source: HealthSource; readonly observedAt: string }>;
+export type HostCameUp = DomainEvent<
+  'Host.CameUp',
+  { readonly hostId: string; readonly source: HealthSource; readonly observedAt: string }
+>;
 
 /** The host joined the cloud's free pool (freepool aggregate and its Placement child provider). */
-export type HostEnrolled = DomainEvent<'Host.Enrolled', { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly enrolledAt: string }>;
+export type HostEnrolled = DomainEvent<
+  'Host.Enrolled',
+  { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly enrolledAt: string }
+>;
 export type HostEnrollmentFailed = DomainEvent<
   'Host.EnrollmentFailed',
   { readonly hostId: string; readonly error: string; readonly effects: readonly EnrollmentRecord[]; readonly failedAt: string }
 >;
 /** The removed host left the cloud's free pool. */
-export type HostUnenrolled = DomainEvent<'Host.Unenrolled', { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly unenrolledAt: string }>;
+export type HostUnenrolled = DomainEvent<
+  'Host.Unenrolled',
+  { readonly hostId: string; readonly effects: readonly EnrollmentRecord[]; readonly unenrolledAt: string }
+>;
 export type HostUnenrollmentFailed = DomainEvent<
   'Host.UnenrollmentFailed',
   { readonly hostId: string; readonly error: string; readonly effects: readonly EnrollmentRecord[]; readonly failedAt: string }

@@ -57,7 +57,18 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
 export const evolveHost = (state: HostState, event: HostEvent): HostState => {
   if (event.type === 'Host.Registered') {
     const { hostId, info, capabilities, registeredAt } = event.data;
-    return { status: 'Registered', hostId, info, capabilities, reservable: true, health: { status: 'up' }, bookings: [], longestBookingMs: 0, registeredAt, updatedAt: null };
+    return {
+      status: 'Registered',
+      hostId,
+      info,
+      capabilities,
+      reservable: true,
+      health: { status: 'up' },
+      bookings: [],
+      longestBookingMs: 0,
+      registeredAt,
+      updatedAt: null,
+    };
   }
   return state.status === 'Registered' ? evolveRegistered(state, event) : state;
 };

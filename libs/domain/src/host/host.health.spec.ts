@@ -40,21 +40,32 @@ describe('ReportHostHealth', () => {
   });
 
   it('Given a down host, When the same reasons are reported again (in any order), Then nothing is recorded', () => {
-    given([hostRegistered(), wentDown(['service_down', 'disabled'])]).when(report(['disabled', 'service_down'], at(9, 30))).then([]);
+    given([hostRegistered(), wentDown(['service_down', 'disabled'])])
+      .when(report(['disabled', 'service_down'], at(9, 30)))
+      .then([]);
   });
 
   it('Given a down host, When other reasons are reported, Then its down reasons changed', () => {
     given([hostRegistered(), wentDown(['disabled'])])
       .when(report(['disabled', 'forced_down'], at(9, 30)))
-      .then([{ type: 'Host.DownReasonsChanged', data: { hostId: HOST_ID, reasons: ['disabled', 'forced_down'], source: 'notification', observedAt: at(9, 30) } }]);
+      .then([
+        {
+          type: 'Host.DownReasonsChanged',
+          data: { hostId: HOST_ID, reasons: ['disabled', 'forced_down'], source: 'notification', observedAt: at(9, 30) },
+        },
+      ]);
   });
 
   it('Given a down host, When it is reported up, Then it came up', () => {
-    given([hostRegistered(), wentDown(['service_down'])]).when(report([], at(10))).then([cameUp(at(10))]);
+    given([hostRegistered(), wentDown(['service_down'])])
+      .when(report([], at(10)))
+      .then([cameUp(at(10))]);
   });
 
   it('Given no host, When health is reported, Then HOST_NOT_FOUND', () => {
-    given([]).when(report(['service_down'])).thenThrows('HOST_NOT_FOUND');
+    given([])
+      .when(report(['service_down']))
+      .thenThrows('HOST_NOT_FOUND');
   });
 
   it('Given an unknown reason string, When reported, Then it is ignored (only Nova reasons count)', () => {

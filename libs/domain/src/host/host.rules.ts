@@ -68,7 +68,12 @@ export const checkFits = (host: RegisteredHost, request: BookingRequest): void =
   }
   checkSlotDemand(slots);
   const totals = { vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb };
-  const free = freeSlotCount(host, slotCapacity(totals, request.allocationRatios), { window, cleaningTimeMs, demand: slots, reservationId });
+  const free = freeSlotCount(host, slotCapacity(totals, request.allocationRatios), {
+    window,
+    cleaningTimeMs,
+    demand: slots,
+    reservationId,
+  });
   if (free < slots.count) {
     throw conflict(
       'HOST_CAPACITY_EXCEEDED',
@@ -97,11 +102,18 @@ export const requireBooking = (host: RegisteredHost, reservationId: string, slot
   return current;
 };
 
-export const bookingUnchanged = (current: Booking, startDate: string, endDate: string, propertyNames: readonly string[], slots: SlotDemand | null): boolean =>
+export const bookingUnchanged = (
+  current: Booking,
+  startDate: string,
+  endDate: string,
+  propertyNames: readonly string[],
+  slots: SlotDemand | null,
+): boolean =>
   current.startDate === startDate &&
   current.endDate === endDate &&
   current.propertyNames.length === propertyNames.length &&
   current.propertyNames.every((n, i) => n === propertyNames[i]) &&
   sameSlots(current.slots, slots);
 
-export const sameReasons = (a: readonly HostDownReason[], b: readonly HostDownReason[]): boolean => a.length === b.length && a.every((r) => b.includes(r));
+export const sameReasons = (a: readonly HostDownReason[], b: readonly HostDownReason[]): boolean =>
+  a.length === b.length && a.every((r) => b.includes(r));

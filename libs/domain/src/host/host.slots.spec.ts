@@ -55,13 +55,18 @@ const bottlenecks = [
 describe('BookHostSlots', () => {
   describe('When unregistered', () => {
     it('refuses: the host is not found', () => {
-      given([]).when(bookSlots('res-1', slots(1), TEN_TO_NOON)).thenThrows('HOST_NOT_FOUND', 'Host unknown not found');
+      given([])
+        .when(bookSlots('res-1', slots(1), TEN_TO_NOON))
+        .thenThrows('HOST_NOT_FOUND', 'Host unknown not found');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the host is not found', () => {
-      given([hostRegistered(), { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(9) } }])
+      given([
+        hostRegistered(),
+        { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(9) } },
+      ])
         .when(bookSlots('res-1', slots(1), TEN_TO_NOON))
         .thenThrows('HOST_NOT_FOUND', 'Host 7 not found');
     });
@@ -75,7 +80,9 @@ describe('BookHostSlots', () => {
     });
 
     it('judges reservability before the slots', () => {
-      given([hostRegistered(), hostReservableChanged(false)]).when(bookSlots('res-1', slots(0), TEN_TO_NOON)).thenThrows('HOST_NOT_RESERVABLE');
+      given([hostRegistered(), hostReservableChanged(false)])
+        .when(bookSlots('res-1', slots(0), TEN_TO_NOON))
+        .thenThrows('HOST_NOT_RESERVABLE');
     });
 
     it('accepts again once reservable', () => {
@@ -88,7 +95,14 @@ describe('BookHostSlots', () => {
   describe('When registered and free', () => {
     it('books the slots, dropping cleaning time and allocation ratios from the event', () => {
       given([hostRegistered()])
-        .when(bookSlots('res-1', slots(2), { ...TEN_TO_NOON, propertyNames: ['gpu'], cleaningTimeMinutes: 30, allocationRatios: { cpu: 2, ram: 1, disk: 1 } }))
+        .when(
+          bookSlots('res-1', slots(2), {
+            ...TEN_TO_NOON,
+            propertyNames: ['gpu'],
+            cleaningTimeMinutes: 30,
+            allocationRatios: { cpu: 2, ram: 1, disk: 1 },
+          }),
+        )
         .then([slotsBooked('res-1', slots(2), { ...TEN_TO_NOON, propertyNames: ['gpu'] })]);
     });
 
@@ -100,7 +114,9 @@ describe('BookHostSlots', () => {
 
     it('accepts an empty window (a lease ended in its first minute)', () => {
       const empty = { startDate: at(10), endDate: at(10) };
-      given([hostRegistered()]).when(bookSlots('res-1', slots(1), empty)).then([slotsBooked('res-1', slots(1), empty)]);
+      given([hostRegistered()])
+        .when(bookSlots('res-1', slots(1), empty))
+        .then([slotsBooked('res-1', slots(1), empty)]);
     });
 
     it('refuses a window whose end is before its start', () => {
@@ -110,7 +126,9 @@ describe('BookHostSlots', () => {
     });
 
     it('judges the period before the slots', () => {
-      given([hostRegistered()]).when(bookSlots('res-1', slots(0), { startDate: at(12), endDate: at(10) })).thenThrows('INVALID_PERIOD');
+      given([hostRegistered()])
+        .when(bookSlots('res-1', slots(0), { startDate: at(12), endDate: at(10) }))
+        .thenThrows('INVALID_PERIOD');
     });
   });
 
@@ -164,13 +182,18 @@ describe('BookHostSlots', () => {
   describe('capacity of each resource', () => {
     describe.each(bottlenecks)('when $resource is the bottleneck ($fits slots)', ({ demand, fits }) => {
       it('fits exactly at capacity', () => {
-        given([hostRegistered()]).when(bookSlots('res-1', demand(fits), TEN_TO_NOON)).then([slotsBooked('res-1', demand(fits), TEN_TO_NOON)]);
+        given([hostRegistered()])
+          .when(bookSlots('res-1', demand(fits), TEN_TO_NOON))
+          .then([slotsBooked('res-1', demand(fits), TEN_TO_NOON)]);
       });
 
       it('refuses one slot more than capacity', () => {
         given([hostRegistered()])
           .when(bookSlots('res-1', demand(fits + 1), TEN_TO_NOON))
-          .thenThrows('HOST_CAPACITY_EXCEEDED', `has room for ${fits} more instance(s) of this size between ${at(10)} and ${at(12)}, ${fits + 1} requested`);
+          .thenThrows(
+            'HOST_CAPACITY_EXCEEDED',
+            `has room for ${fits} more instance(s) of this size between ${at(10)} and ${at(12)}, ${fits + 1} requested`,
+          );
       });
 
       it('fits the rest next to another booking', () => {
@@ -286,23 +309,35 @@ describe('BookHostSlots', () => {
       const wholeChain = { startDate: at(10), endDate: at(14) };
 
       it('fits 2 more over the whole chain', () => {
-        given(chain()).when(bookSlots('res-d', slots(2), wholeChain)).then([slotsBooked('res-d', slots(2), wholeChain)]);
+        given(chain())
+          .when(bookSlots('res-d', slots(2), wholeChain))
+          .then([slotsBooked('res-d', slots(2), wholeChain)]);
       });
 
       it('refuses 3 more over the whole chain', () => {
-        given(chain()).when(bookSlots('res-d', slots(3), wholeChain)).thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 2 more');
+        given(chain())
+          .when(bookSlots('res-d', slots(3), wholeChain))
+          .thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 2 more');
       });
 
       it('fits 5 more where only the first is in use', () => {
         const early = { startDate: at(10), endDate: at(11) };
-        given(chain()).when(bookSlots('res-d', slots(5), early)).then([slotsBooked('res-d', slots(5), early)]);
-        given(chain()).when(bookSlots('res-d', slots(6), early)).thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 5 more');
+        given(chain())
+          .when(bookSlots('res-d', slots(5), early))
+          .then([slotsBooked('res-d', slots(5), early)]);
+        given(chain())
+          .when(bookSlots('res-d', slots(6), early))
+          .thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 5 more');
       });
 
       it('fits 5 more where only the last is in use', () => {
         const late = { startDate: at(13), endDate: at(14) };
-        given(chain()).when(bookSlots('res-d', slots(5), late)).then([slotsBooked('res-d', slots(5), late)]);
-        given(chain()).when(bookSlots('res-d', slots(6), late)).thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 5 more');
+        given(chain())
+          .when(bookSlots('res-d', slots(5), late))
+          .then([slotsBooked('res-d', slots(5), late)]);
+        given(chain())
+          .when(bookSlots('res-d', slots(6), late))
+          .thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 5 more');
       });
     });
 
@@ -366,7 +401,9 @@ describe('BookHostSlots', () => {
       });
 
       it('accepts slots right after it without cleaning time', () => {
-        given(wholeHost()).when(bookSlots('res-2', slots(8), NOON_TO_TWO)).then([slotsBooked('res-2', slots(8), NOON_TO_TWO)]);
+        given(wholeHost())
+          .when(bookSlots('res-2', slots(8), NOON_TO_TWO))
+          .then([slotsBooked('res-2', slots(8), NOON_TO_TWO)]);
       });
 
       it('refuses slots right after it within the cleaning time', () => {
@@ -412,11 +449,15 @@ describe('BookHostSlots', () => {
       });
 
       it('accepts the whole host right after them without cleaning time', () => {
-        given(withSlots()).when(bookHost('res-2', NOON_TO_TWO)).then([hostBooked('res-2', NOON_TO_TWO)]);
+        given(withSlots())
+          .when(bookHost('res-2', NOON_TO_TWO))
+          .then([hostBooked('res-2', NOON_TO_TWO)]);
       });
 
       it('refuses the whole host right after them within the cleaning time', () => {
-        given(withSlots()).when(bookHost('res-2', { ...NOON_TO_TWO, cleaningTimeMinutes: 30 })).thenThrows('HOST_ALREADY_BOOKED');
+        given(withSlots())
+          .when(bookHost('res-2', { ...NOON_TO_TWO, cleaningTimeMinutes: 30 }))
+          .thenThrows('HOST_ALREADY_BOOKED');
       });
 
       it('refuses the whole host right before them within the cleaning time', () => {
@@ -468,13 +509,18 @@ describe('BookHostSlots', () => {
 describe('MoveHostSlots', () => {
   describe('When unregistered', () => {
     it('refuses: the host is not found', () => {
-      given([]).when(moveSlots('res-1', slots(1), TEN_TO_NOON)).thenThrows('HOST_NOT_FOUND');
+      given([])
+        .when(moveSlots('res-1', slots(1), TEN_TO_NOON))
+        .thenThrows('HOST_NOT_FOUND');
     });
   });
 
   describe('When removed', () => {
     it('refuses: the host is not found', () => {
-      given([hostRegistered(), { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(9) } }])
+      given([
+        hostRegistered(),
+        { type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(9) } },
+      ])
         .when(moveSlots('res-1', slots(1), TEN_TO_NOON))
         .thenThrows('HOST_NOT_FOUND', 'Host 7 not found');
     });
@@ -501,10 +547,16 @@ describe('MoveHostSlots', () => {
   });
 
   describe('When the reservation holds 4 slots [10:00, 12:00) next to 4 slots of res-2', () => {
-    const shared = (): HostEvent[] => [hostRegistered(), slotsBooked('res-1', slots(4), TEN_TO_NOON), slotsBooked('res-2', slots(4), TEN_TO_NOON)];
+    const shared = (): HostEvent[] => [
+      hostRegistered(),
+      slotsBooked('res-1', slots(4), TEN_TO_NOON),
+      slotsBooked('res-2', slots(4), TEN_TO_NOON),
+    ];
 
     it('does nothing when nothing changes', () => {
-      given(shared()).when(moveSlots('res-1', slots(4), TEN_TO_NOON)).thenNothing();
+      given(shared())
+        .when(moveSlots('res-1', slots(4), TEN_TO_NOON))
+        .thenNothing();
     });
 
     it('does nothing when nothing changes, even if the ratios now leave no room', () => {
@@ -514,11 +566,15 @@ describe('MoveHostSlots', () => {
     });
 
     it('refuses a count up past capacity', () => {
-      given(shared()).when(moveSlots('res-1', slots(5), TEN_TO_NOON)).thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 4 more instance(s) of this size');
+      given(shared())
+        .when(moveSlots('res-1', slots(5), TEN_TO_NOON))
+        .thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 4 more instance(s) of this size');
     });
 
     it('accepts a count down', () => {
-      given(shared()).when(moveSlots('res-1', slots(3), TEN_TO_NOON)).then([slotsMoved('res-1', slots(3), TEN_TO_NOON)]);
+      given(shared())
+        .when(moveSlots('res-1', slots(3), TEN_TO_NOON))
+        .then([slotsMoved('res-1', slots(3), TEN_TO_NOON)]);
     });
 
     it('accepts a count up within capacity once res-2 shrank', () => {
@@ -528,7 +584,9 @@ describe('MoveHostSlots', () => {
     });
 
     it('refuses bigger slots past capacity', () => {
-      given(shared()).when(moveSlots('res-1', slots(4, { vcpus: 2 }), TEN_TO_NOON)).thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 2 more');
+      given(shared())
+        .when(moveSlots('res-1', slots(4, { vcpus: 2 }), TEN_TO_NOON))
+        .thenThrows('HOST_CAPACITY_EXCEEDED', 'room for 2 more');
     });
 
     it('accepts bigger slots with a higher cpu ratio', () => {
@@ -556,20 +614,34 @@ describe('MoveHostSlots', () => {
     });
 
     it('refuses an end before the start', () => {
-      given(shared()).when(moveSlots('res-1', slots(4), { startDate: at(12), endDate: at(10) })).thenThrows('INVALID_PERIOD');
+      given(shared())
+        .when(moveSlots('res-1', slots(4), { startDate: at(12), endDate: at(10) }))
+        .thenThrows('INVALID_PERIOD');
     });
 
     it('refuses malformed slots', () => {
-      given(shared()).when(moveSlots('res-1', slots(0), TEN_TO_NOON)).thenThrows('INVALID_SLOTS');
-      given(shared()).when(moveSlots('res-1', slots(4, { vcpus: 0 }), TEN_TO_NOON)).thenThrows('INVALID_SLOTS');
-      given(shared()).when(moveSlots('res-1', slots(4, { memoryMb: 0 }), TEN_TO_NOON)).thenThrows('INVALID_SLOTS');
-      given(shared()).when(moveSlots('res-1', slots(4, { diskGb: -1 }), TEN_TO_NOON)).thenThrows('INVALID_SLOTS');
-      given(shared()).when(moveSlots('res-1', slots(2.5), TEN_TO_NOON)).thenThrows('INVALID_SLOTS');
+      given(shared())
+        .when(moveSlots('res-1', slots(0), TEN_TO_NOON))
+        .thenThrows('INVALID_SLOTS');
+      given(shared())
+        .when(moveSlots('res-1', slots(4, { vcpus: 0 }), TEN_TO_NOON))
+        .thenThrows('INVALID_SLOTS');
+      given(shared())
+        .when(moveSlots('res-1', slots(4, { memoryMb: 0 }), TEN_TO_NOON))
+        .thenThrows('INVALID_SLOTS');
+      given(shared())
+        .when(moveSlots('res-1', slots(4, { diskGb: -1 }), TEN_TO_NOON))
+        .thenThrows('INVALID_SLOTS');
+      given(shared())
+        .when(moveSlots('res-1', slots(2.5), TEN_TO_NOON))
+        .thenThrows('INVALID_SLOTS');
     });
 
     it('accepts an empty window (a lease ended in its first minute)', () => {
       const empty = { startDate: at(10), endDate: at(10) };
-      given(shared()).when(moveSlots('res-1', slots(4), empty)).then([slotsMoved('res-1', slots(4), empty)]);
+      given(shared())
+        .when(moveSlots('res-1', slots(4), empty))
+        .then([slotsMoved('res-1', slots(4), empty)]);
     });
   });
 
@@ -578,12 +650,16 @@ describe('MoveHostSlots', () => {
 
     it('does not count itself when shifting over its old window', () => {
       const shifted = { startDate: at(11), endDate: at(13) };
-      given(alone()).when(moveSlots('res-1', slots(8), shifted)).then([slotsMoved('res-1', slots(8), shifted)]);
+      given(alone())
+        .when(moveSlots('res-1', slots(8), shifted))
+        .then([slotsMoved('res-1', slots(8), shifted)]);
     });
 
     it('does not count itself when extending', () => {
       const extended = { startDate: at(10), endDate: at(16) };
-      given(alone()).when(moveSlots('res-1', slots(8), extended)).then([slotsMoved('res-1', slots(8), extended)]);
+      given(alone())
+        .when(moveSlots('res-1', slots(8), extended))
+        .then([slotsMoved('res-1', slots(8), extended)]);
     });
 
     it('refuses to extend over another booking', () => {
@@ -594,7 +670,9 @@ describe('MoveHostSlots', () => {
 
     it('still moves once the host is no longer reservable, as MoveHostBooking does', () => {
       const shifted = { startDate: at(11), endDate: at(13) };
-      given([...alone(), hostReservableChanged(false)]).when(moveSlots('res-1', slots(8), shifted)).then([slotsMoved('res-1', slots(8), shifted)]);
+      given([...alone(), hostReservableChanged(false)])
+        .when(moveSlots('res-1', slots(8), shifted))
+        .then([slotsMoved('res-1', slots(8), shifted)]);
     });
   });
 });
@@ -631,7 +709,9 @@ describe('MoveHostBooking next to slots', () => {
 
 describe('ReleaseHostBooking of slots', () => {
   it('releases the slots, naming their lease', () => {
-    given([hostRegistered(), slotsBooked('res-1', slots(4), TEN_TO_NOON)]).when(releaseHostBooking('res-1')).then([hostBookingReleased('res-1')]);
+    given([hostRegistered(), slotsBooked('res-1', slots(4), TEN_TO_NOON)])
+      .when(releaseHostBooking('res-1'))
+      .then([hostBookingReleased('res-1')]);
   });
 
   it('frees their capacity', () => {
@@ -661,7 +741,9 @@ describe('slot bookings and the rest of the host', () => {
 
   it('keep the host from being unregistered until released', () => {
     const unregister = { type: 'UnregisterHost', data: { now: at(9) } } as const;
-    given([hostRegistered(), slotsBooked('res-1', slots(1), TEN_TO_NOON)]).when(unregister).thenThrows('HOST_RESERVED');
+    given([hostRegistered(), slotsBooked('res-1', slots(1), TEN_TO_NOON)])
+      .when(unregister)
+      .thenThrows('HOST_RESERVED');
     given([hostRegistered(), slotsBooked('res-1', slots(1), TEN_TO_NOON), hostBookingReleased('res-1')])
       .when(unregister)
       .then([{ type: 'Host.Unregistered', data: { hostId: HOST_ID, hypervisorHostname: 'compute-7', unregisteredAt: at(9) } }]);
@@ -734,7 +816,9 @@ describe('evolve (slots)', () => {
   });
 
   it('BookingMoved keeps the slots of a booking', () => {
-    const state = registeredHost(fold([hostRegistered(), slotsBooked('res-a', slots(2), TEN_TO_NOON), hostBookingMoved('res-a', NOON_TO_TWO)]));
+    const state = registeredHost(
+      fold([hostRegistered(), slotsBooked('res-a', slots(2), TEN_TO_NOON), hostBookingMoved('res-a', NOON_TO_TWO)]),
+    );
     expect(state.bookings[0]).toMatchObject({ startDate: at(12), endDate: at(14), slots: slots(2) });
   });
 

@@ -61,5 +61,4 @@ export type HealthSource = 'notification' | 'polling';
 
 /** A host's health as last observed; a down host gets no new bookings. */
 export type HostHealth =
-  | { readonly status: 'up' }
-  | { readonly status: 'down'; readonly reasons: readonly HostDownReason[]; readonly since: string };
+  { readonly status: 'up' } | { readonly status: 'down'; readonly reasons: readonly HostDownReason[]; readonly since: string };

@@ -9,7 +9,8 @@ const canonical = (leftovers: readonly Leftover[]): Leftover[] =>
   [...new Map(leftovers.map((l) => [keyOf(l), { reservationId: l.reservationId, kind: l.kind, id: l.id }])).values()].sort((a, b) =>
     keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0,
   );
-const same = (a: readonly Leftover[], b: readonly Leftover[]): boolean => a.length === b.length && a.every((l, i) => keyOf(l) === keyOf(b[i] as Leftover));
+const same = (a: readonly Leftover[], b: readonly Leftover[]): boolean =>
+  a.length === b.length && a.every((l, i) => keyOf(l) === keyOf(b[i] as Leftover));
 
 /** A lease whose end effects ran: ended, or deleted and ended. */
 const endedLease = (state: LeaseState, leaseId: string) => {

@@ -10,9 +10,18 @@ const NOW = at(19);
 const aggregate: Leftover = { reservationId: 'res-1', kind: 'aggregate', id: 'res-1' };
 const server: Leftover = { reservationId: 'res-1', kind: 'server', id: 'server-9' };
 
-const check = (leftovers: Leftover[], now = NOW): RecordLeftovers => ({ type: 'RecordLeftovers', data: { leaseId: LEASE_ID, leftovers, now } });
-const found = (leftovers: Leftover[], when = NOW): LeaseEvent => ({ type: 'Lease.LeftoversFound', data: { leaseId: LEASE_ID, leftovers, at: when } });
-const cleared = (leftovers: Leftover[], when = NOW): LeaseEvent => ({ type: 'Lease.LeftoversCleared', data: { leaseId: LEASE_ID, leftovers, at: when } });
+const check = (leftovers: Leftover[], now = NOW): RecordLeftovers => ({
+  type: 'RecordLeftovers',
+  data: { leaseId: LEASE_ID, leftovers, now },
+});
+const found = (leftovers: Leftover[], when = NOW): LeaseEvent => ({
+  type: 'Lease.LeftoversFound',
+  data: { leaseId: LEASE_ID, leftovers, at: when },
+});
+const cleared = (leftovers: Leftover[], when = NOW): LeaseEvent => ({
+  type: 'Lease.LeftoversCleared',
+  data: { leaseId: LEASE_ID, leftovers, at: when },
+});
 
 const given = DeciderSpecification.for(leaseDecider);
 
@@ -23,7 +32,9 @@ describe('RecordLeftovers: what an ended lease left in the cloud', () => {
     });
 
     it('When it finds a server and the aggregate, then one finding names both, sorted and without repeats', () => {
-      given(history.Ended()).when(check([server, aggregate, server])).then([found([aggregate, server])]);
+      given(history.Ended())
+        .when(check([server, aggregate, server]))
+        .then([found([aggregate, server])]);
     });
   });
 
@@ -31,23 +42,36 @@ describe('RecordLeftovers: what an ended lease left in the cloud', () => {
     const withFinding = (): LeaseEvent[] => [...history.Ended(), found([aggregate, server], at(18, 30))];
 
     it('When the next pass finds the same, then nothing is recorded: one event per finding, not per pass', () => {
-      given(withFinding()).when(check([server, aggregate])).then([]);
+      given(withFinding())
+        .when(check([server, aggregate]))
+        .then([]);
     });
 
     it('When only the server is left, then a new finding names it', () => {
-      given(withFinding()).when(check([server])).then([found([server])]);
+      given(withFinding())
+        .when(check([server]))
+        .then([found([server])]);
     });
 
     it('When nothing is left, then the leftovers are recorded as cleared, naming what went', () => {
-      given(withFinding()).when(check([])).then([cleared([aggregate, server])]);
+      given(withFinding())
+        .when(check([]))
+        .then([cleared([aggregate, server])]);
     });
   });
 
   it('Given a lease deleted while active and ended since, when the check finds the aggregate, then it is recorded', () => {
-    given(history.DeletedWhileActiveDone()).when(check([aggregate])).then([found([aggregate])]);
+    given(history.DeletedWhileActiveDone())
+      .when(check([aggregate]))
+      .then([found([aggregate])]);
   });
 
-  it.each(['Active', 'Ending', 'EndFailed', 'DeletedWhileActive'] as const)('Given a lease %s, when a check is recorded, then it is refused: its end has not run', (status) => {
-    given(history[status]()).when(check([aggregate])).thenThrows('LEASE_NOT_ENDED');
-  });
+  it.each(['Active', 'Ending', 'EndFailed', 'DeletedWhileActive'] as const)(
+    'Given a lease %s, when a check is recorded, then it is refused: its end has not run',
+    (status) => {
+      given(history[status]())
+        .when(check([aggregate]))
+        .thenThrows('LEASE_NOT_ENDED');
+    },
+  );
 });

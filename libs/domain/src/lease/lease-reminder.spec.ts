@@ -35,7 +35,17 @@ const createLease = (overrides: Partial<CreateLease['data']>): CreateLease => ({
 });
 const updateLease = (changes: Partial<UpdateLease['data']>): UpdateLease => ({
   type: 'UpdateLease',
-  data: { leaseId: LEASE_ID, name: null, startDate: null, endDate: null, beforeEndDate: null, reservationIds: [], reservations: [], now: at(9), ...changes },
+  data: {
+    leaseId: LEASE_ID,
+    name: null,
+    startDate: null,
+    endDate: null,
+    beforeEndDate: null,
+    reservationIds: [],
+    reservations: [],
+    now: at(9),
+    ...changes,
+  },
 });
 const reminded = (reservationIds: string[], when: string): LeaseEvent => ({
   type: 'Lease.EndingSoonNotified',
@@ -47,11 +57,15 @@ const given = DeciderSpecification.for(leaseDecider);
 describe('before_end notify: the tenant is reminded that the lease ends', () => {
   describe('Given an active lease with a reservation whose before_end is notify', () => {
     it('When the before-end phase begins, then the reminder is recorded with it, naming that reservation and the end', () => {
-      given(activeWith()).when(begin(BEFORE_END)).then([beforeEndRequested(BEFORE_END), reminded(['res-1'], BEFORE_END)]);
+      given(activeWith())
+        .when(begin(BEFORE_END))
+        .then([beforeEndRequested(BEFORE_END), reminded(['res-1'], BEFORE_END)]);
     });
 
     it('When the reminder already went out with the phase, then beginning again is refused: one reminder per before-end date', () => {
-      given([...activeWith(), beforeEndRequested(), reminded(['res-1'], BEFORE_END)]).when(begin(at(17, 30))).thenThrows('LEASE_PHASE_NOT_DUE');
+      given([...activeWith(), beforeEndRequested(), reminded(['res-1'], BEFORE_END)])
+        .when(begin(at(17, 30)))
+        .thenThrows('LEASE_PHASE_NOT_DUE');
     });
   });
 
@@ -60,13 +74,17 @@ describe('before_end notify: the tenant is reminded that the lease ends', () => 
       ['default and snapshot', [reservation('res-1'), reservation('res-2', { beforeEnd: 'snapshot' })]],
       ['an instance reservation only', [virtualInstanceReservation('res-1')]],
     ])('When the before-end phase begins (%s), then no reminder is recorded', (_case, reservations) => {
-      given(activeWith(reservations)).when(begin(BEFORE_END)).then([beforeEndRequested(BEFORE_END)]);
+      given(activeWith(reservations))
+        .when(begin(BEFORE_END))
+        .then([beforeEndRequested(BEFORE_END)]);
     });
   });
 
   describe('Given a cloud that sets no default before-end date (minutes_before_end_lease 0)', () => {
     it('When a lease asks for notify without a before_end_date, then it is refused: the reminder would never go out', () => {
-      given([]).when(createLease({ minutesBeforeEnd: 0 })).thenThrows('BEFORE_END_NOTIFY_WITHOUT_DATE', 'before_end notify needs a before_end_date');
+      given([])
+        .when(createLease({ minutesBeforeEnd: 0 }))
+        .thenThrows('BEFORE_END_NOTIFY_WITHOUT_DATE', 'before_end notify needs a before_end_date');
     });
 
     it('When it names a before_end_date, then the lease is created with it', () => {

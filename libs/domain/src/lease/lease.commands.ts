@@ -70,7 +70,10 @@ export type RecordReconciliation = Command<
 >;
 
 /** What a reclamation check of an ended lease found still in the cloud (empty: nothing). */
-export type RecordLeftovers = Command<'RecordLeftovers', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly now: string }>;
+export type RecordLeftovers = Command<
+  'RecordLeftovers',
+  { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly now: string }
+>;
 
 export type DeleteLease = Command<'DeleteLease', { readonly leaseId: string; readonly now: string }>;
 

@@ -5,7 +5,17 @@ import { DeciderSpecification } from '../shared/specification.js';
 import type { CreateLease } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
 import type { LeaseCreated } from './lease.events.js';
-import { END, LEASE_ID, LEASE_IDENTITY, START, at, created as leaseCreated, deleted, eventIds, reservationFactory } from './testing/lease.fixtures.js';
+import {
+  END,
+  LEASE_ID,
+  LEASE_IDENTITY,
+  START,
+  at,
+  created as leaseCreated,
+  deleted,
+  eventIds,
+  reservationFactory,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures (shared ones in ./testing/lease.fixtures.ts)
@@ -33,7 +43,19 @@ const createLease = (overrides: Partial<CreateData> = {}): CreateLease => ({
 /** The event CreateLease yields for the same overrides, given the expected before-end date. */
 const created = (beforeEndDate: string | null, overrides: Partial<CreateData> = {}): LeaseCreated => {
   const { leaseId, name, projectId, userId, trustId, startDate, endDate, reservations, now } = createLease(overrides).data;
-  return leaseCreated({ leaseId, name, projectId, userId, trustId, startDate, endDate, beforeEndDate, reservations, eventIds, createdAt: now });
+  return leaseCreated({
+    leaseId,
+    name,
+    projectId,
+    userId,
+    trustId,
+    startDate,
+    endDate,
+    beforeEndDate,
+    reservations,
+    eventIds,
+    createdAt: now,
+  });
 };
 
 const given = DeciderSpecification.for(leaseDecider);
@@ -45,7 +67,9 @@ const given = DeciderSpecification.for(leaseDecider);
 describe('CreateLease', () => {
   describe('When no lease exists', () => {
     it('creates the lease with the default before-end date: end minus minutesBeforeEnd', () => {
-      given([]).when(createLease()).then([created(at(17))]);
+      given([])
+        .when(createLease())
+        .then([created(at(17))]);
     });
 
     it('keeps every field of the request in the event', () => {
@@ -179,7 +203,9 @@ describe('CreateLease', () => {
 
   describe('When the lease was deleted', () => {
     it('refuses to create it again', () => {
-      given([created(at(17)), deleted()]).when(createLease()).thenThrows('LEASE_EXISTS');
+      given([created(at(17)), deleted()])
+        .when(createLease())
+        .thenThrows('LEASE_EXISTS');
     });
   });
 

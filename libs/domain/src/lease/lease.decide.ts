@@ -165,7 +165,8 @@ const reconciled = ({ data }: RecordReconciliation, state: LeaseState, leaseId: 
     throw notFound('RESERVATION_NOT_FOUND', `Lease ${leaseId} has no reservation ${outcome.reservationId}`);
   }
   const { reservationId, effects } = outcome;
-  if (!outcome.ok) return [{ type: 'Reservation.ReconciliationFailed', data: { leaseId, reservationId, error: outcome.error, effects, at } }];
+  if (!outcome.ok)
+    return [{ type: 'Reservation.ReconciliationFailed', data: { leaseId, reservationId, error: outcome.error, effects, at } }];
   const drift = effects.filter((effect) => effect.already !== true);
   return drift.length === 0 ? [] : [{ type: 'Reservation.DriftRepaired', data: { leaseId, reservationId, effects: drift, at } }];
 };
@@ -193,13 +194,17 @@ const heal = ({ data }: HealReservation, state: LeaseState, leaseId: string): Le
   }
   for (const { hostId, by } of replacements) {
     if (by.length === 0 || holds.includes(hostId) || by.some((id) => !holds.includes(id))) {
-      throw conflict('INVALID_REPLACEMENT', `Reservation ${reservation.id}: host ${hostId} is not replaced by ${by.join(', ') || 'nothing'}`);
+      throw conflict(
+        'INVALID_REPLACEMENT',
+        `Reservation ${reservation.id}: host ${hostId} is not replaced by ${by.join(', ') || 'nothing'}`,
+      );
     }
   }
   const previous = existing.lease.healing[reservation.id] ?? NO_FLAGS;
   const missingResources = previous.missingResources || unhealedHostIds.length > 0;
   const resourcesChanged = previous.resourcesChanged || (existing.status === 'Active' && replacements.length > 0);
-  if (replacements.length === 0 && missingResources === previous.missingResources && resourcesChanged === previous.resourcesChanged) return [];
+  if (replacements.length === 0 && missingResources === previous.missingResources && resourcesChanged === previous.resourcesChanged)
+    return [];
   return [
     {
       type: 'Reservation.Healed',
@@ -211,7 +216,10 @@ const heal = ({ data }: HealReservation, state: LeaseState, leaseId: string): Le
 const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   if (existing.status === 'Starting' || existing.status === 'Ending') {
-    throw conflict('LEASE_BUSY', `Lease ${leaseId} is ${existing.status === 'Starting' ? 'STARTING' : 'TERMINATING'}; retry once it is done`);
+    throw conflict(
+      'LEASE_BUSY',
+      `Lease ${leaseId} is ${existing.status === 'Starting' ? 'STARTING' : 'TERMINATING'}; retry once it is done`,
+    );
   }
   const deleted: LeaseEvent = { type: 'Lease.Deleted', data: { leaseId, at: data.now } };
   const started = existing.status === 'Active' || existing.status === 'StartFailed';

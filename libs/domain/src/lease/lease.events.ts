@@ -57,7 +57,13 @@ export type ReservationEffectsFailed = DomainEvent<
 /** The cloud caught up with a change of an active reservation (change number `sequence`). */
 export type ReservationUpdateApplied = DomainEvent<
   'Reservation.UpdateApplied',
-  { readonly leaseId: string; readonly reservationId: string; readonly sequence: number; readonly effects: readonly EffectRecord[]; readonly at: string }
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly sequence: number;
+    readonly effects: readonly EffectRecord[];
+    readonly at: string;
+  }
 >;
 export type ReservationUpdateFailed = DomainEvent<
   'Reservation.UpdateFailed',
@@ -77,7 +83,13 @@ export type ReservationDriftRepaired = DomainEvent<
 >;
 export type ReservationReconciliationFailed = DomainEvent<
   'Reservation.ReconciliationFailed',
-  { readonly leaseId: string; readonly reservationId: string; readonly error: string; readonly effects: readonly EffectRecord[]; readonly at: string }
+  {
+    readonly leaseId: string;
+    readonly reservationId: string;
+    readonly error: string;
+    readonly effects: readonly EffectRecord[];
+    readonly at: string;
+  }
 >;
 /**
  * Hosts of the reservation went down: `replacements` took their place (booked on their calendars
@@ -129,7 +141,13 @@ export type LeaseBeforeEndFailed = PhaseFailure<'Lease.BeforeEndFailed'>;
 /** The tenant's reminder (before_end `notify`): recorded with the before-end phase so every outbound channel carries it. */
 export type LeaseEndingSoonNotified = DomainEvent<
   'Lease.EndingSoonNotified',
-  { readonly leaseId: string; readonly projectId: string; readonly endDate: string; readonly reservationIds: readonly string[]; readonly at: string }
+  {
+    readonly leaseId: string;
+    readonly projectId: string;
+    readonly endDate: string;
+    readonly reservationIds: readonly string[];
+    readonly at: string;
+  }
 >;
 /** An admin's lease admitted although it breaks an operator's guardrail (the freepool headroom): the override, on record. */
 export type LeaseGuardrailOverridden = DomainEvent<
@@ -146,10 +164,19 @@ export type LeaseGuardrailOverridden = DomainEvent<
   }
 >;
 /** The reconciler found objects of the ended lease still in the cloud (a new finding: another set than the last). */
-export type LeaseLeftoversFound = DomainEvent<'Lease.LeftoversFound', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
+export type LeaseLeftoversFound = DomainEvent<
+  'Lease.LeftoversFound',
+  { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }
+>;
 /** What the last finding named is gone from the cloud. */
-export type LeaseLeftoversCleared = DomainEvent<'Lease.LeftoversCleared', { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }>;
-export type LeaseEndRequested = DomainEvent<'Lease.EndRequested', { readonly leaseId: string; readonly at: string; readonly reason: EndReason }>;
+export type LeaseLeftoversCleared = DomainEvent<
+  'Lease.LeftoversCleared',
+  { readonly leaseId: string; readonly leftovers: readonly Leftover[]; readonly at: string }
+>;
+export type LeaseEndRequested = DomainEvent<
+  'Lease.EndRequested',
+  { readonly leaseId: string; readonly at: string; readonly reason: EndReason }
+>;
 export type LeaseEnded = PhaseEvent<'Lease.Ended'>;
 export type LeaseEndFailed = PhaseFailure<'Lease.EndFailed'>;
 export type LeaseDeleted = PhaseEvent<'Lease.Deleted'>;

@@ -86,7 +86,19 @@ const evolveLifecycle = (state: ExistingLease, event: LeaseEvent): LeaseState =>
 export const evolveLease = (state: LeaseState, event: LeaseEvent): LeaseState => {
   if (event.type === 'Lease.Created') {
     const { createdAt, ...data } = event.data;
-    return { status: 'Pending', lease: { ...data, beforeEnd: 'undone', changeSequence: 0, pendingUpdates: {}, healing: {}, leftovers: [], createdAt, updatedAt: null } };
+    return {
+      status: 'Pending',
+      lease: {
+        ...data,
+        beforeEnd: 'undone',
+        changeSequence: 0,
+        pendingUpdates: {},
+        healing: {},
+        leftovers: [],
+        createdAt,
+        updatedAt: null,
+      },
+    };
   }
   return state.status === 'Initial' ? state : evolveLifecycle(state, event);
 };

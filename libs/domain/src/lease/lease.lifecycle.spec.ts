@@ -67,20 +67,30 @@ const NOT_IN_PROGRESS = 'LEASE_PHASE_NOT_IN_PROGRESS';
 describe('BeginLeasePhase', () => {
   describe('When the lease does not exist or was deleted', () => {
     it.each(['start', 'before_end', 'end'] as const)('refuses phase %s: the lease is not found', (phase) => {
-      given([]).when(begin(phase, at(12))).thenThrows('LEASE_NOT_FOUND', "Object with {'lease_id': 'lease-1'} not found");
-      given(history.DeletedPending()).when(begin(phase, at(12))).thenThrows('LEASE_NOT_FOUND');
-      given(history.DeletedWhileActive()).when(begin(phase, at(20))).thenThrows('LEASE_NOT_FOUND');
+      given([])
+        .when(begin(phase, at(12)))
+        .thenThrows('LEASE_NOT_FOUND', "Object with {'lease_id': 'lease-1'} not found");
+      given(history.DeletedPending())
+        .when(begin(phase, at(12)))
+        .thenThrows('LEASE_NOT_FOUND');
+      given(history.DeletedWhileActive())
+        .when(begin(phase, at(20)))
+        .thenThrows('LEASE_NOT_FOUND');
     });
   });
 
   describe('phase start', () => {
     describe('When Pending', () => {
       it('requests the start at its date', () => {
-        given(history.Pending()).when(begin('start', START)).then([startRequested(START)]);
+        given(history.Pending())
+          .when(begin('start', START))
+          .then([startRequested(START)]);
       });
 
       it('requests the start when it is overdue', () => {
-        given(history.Pending()).when(begin('start', at(11, 30))).then([startRequested(at(11, 30))]);
+        given(history.Pending())
+          .when(begin('start', at(11, 30)))
+          .then([startRequested(at(11, 30))]);
       });
 
       it('refuses before the start date', () => {
@@ -102,11 +112,15 @@ describe('BeginLeasePhase', () => {
   describe('phase before_end', () => {
     describe('When Active with the before-end action undone', () => {
       it('requests the before-end action at its date', () => {
-        given(history.Active()).when(begin('before_end', BEFORE_END)).then([beforeEndRequested(BEFORE_END)]);
+        given(history.Active())
+          .when(begin('before_end', BEFORE_END))
+          .then([beforeEndRequested(BEFORE_END)]);
       });
 
       it('requests the before-end action when it is overdue, even past the end', () => {
-        given(history.Active()).when(begin('before_end', at(18, 30))).then([beforeEndRequested(at(18, 30))]);
+        given(history.Active())
+          .when(begin('before_end', at(18, 30)))
+          .then([beforeEndRequested(at(18, 30))]);
       });
 
       it('refuses before the before-end date', () => {
@@ -134,15 +148,21 @@ describe('BeginLeasePhase', () => {
 
     describe('When Active with the before-end action already begun or finished', () => {
       it('refuses when it is in progress', () => {
-        given(history.BeforeEndInProgress()).when(begin('before_end', at(17, 30))).thenThrows(NOT_DUE);
+        given(history.BeforeEndInProgress())
+          .when(begin('before_end', at(17, 30)))
+          .thenThrows(NOT_DUE);
       });
 
       it('refuses when it is already done', () => {
-        given(history.BeforeEndDone()).when(begin('before_end', at(17, 30))).thenThrows(NOT_DUE);
+        given(history.BeforeEndDone())
+          .when(begin('before_end', at(17, 30)))
+          .thenThrows(NOT_DUE);
       });
 
       it('refuses when it already failed', () => {
-        given(history.BeforeEndError()).when(begin('before_end', at(17, 30))).thenThrows(NOT_DUE);
+        given(history.BeforeEndError())
+          .when(begin('before_end', at(17, 30)))
+          .thenThrows(NOT_DUE);
       });
     });
 
@@ -158,11 +178,15 @@ describe('BeginLeasePhase', () => {
   describe('phase end', () => {
     describe('When Active', () => {
       it('requests the scheduled end at its date', () => {
-        given(history.Active()).when(begin('end', END)).then([endRequested('scheduled', END)]);
+        given(history.Active())
+          .when(begin('end', END))
+          .then([endRequested('scheduled', END)]);
       });
 
       it('requests the end after the before-end action ran', () => {
-        given(history.BeforeEndDone()).when(begin('end', at(18, 5))).then([endRequested('scheduled', at(18, 5))]);
+        given(history.BeforeEndDone())
+          .when(begin('end', at(18, 5)))
+          .then([endRequested('scheduled', at(18, 5))]);
       });
 
       it('refuses before the end date', () => {
@@ -174,11 +198,15 @@ describe('BeginLeasePhase', () => {
 
     describe('When StartFailed', () => {
       it('requests the scheduled end at its date', () => {
-        given(history.StartFailed()).when(begin('end', END)).then([endRequested('scheduled', END)]);
+        given(history.StartFailed())
+          .when(begin('end', END))
+          .then([endRequested('scheduled', END)]);
       });
 
       it('refuses before the end date', () => {
-        given(history.StartFailed()).when(begin('end', at(12))).thenThrows(NOT_DUE);
+        given(history.StartFailed())
+          .when(begin('end', at(12)))
+          .thenThrows(NOT_DUE);
       });
     });
 
@@ -212,13 +240,19 @@ describe('CompleteLeasePhase', () => {
       });
 
       it('records the start of a lease without reservations', () => {
-        given(history.Starting()).when(complete('start', NOW)).then([started(NOW)]);
+        given(history.Starting())
+          .when(complete('start', NOW))
+          .then([started(NOW)]);
       });
 
       it('records the start failure with the failed reservation and its error as reason', () => {
         given(history.Starting())
           .when(complete('start', NOW, [ok('res-1'), failed('res-2', 'nova is down')]))
-          .then([effectsApplied('res-1', 'start', NOW), effectsFailed('res-2', 'start', 'nova is down', NOW), startFailed('res-2: nova is down', NOW)]);
+          .then([
+            effectsApplied('res-1', 'start', NOW),
+            effectsFailed('res-2', 'start', 'nova is down', NOW),
+            startFailed('res-2: nova is down', NOW),
+          ]);
       });
 
       it('joins the reasons of several failures', () => {
@@ -293,7 +327,11 @@ describe('CompleteLeasePhase', () => {
       it('records the end failure', () => {
         given(history.Ending())
           .when(complete('end', at(18, 1), [failed('res-1', 'boom'), ok('res-2')]))
-          .then([effectsFailed('res-1', 'end', 'boom', at(18, 1)), effectsApplied('res-2', 'end', at(18, 1)), endFailed('res-1: boom', at(18, 1))]);
+          .then([
+            effectsFailed('res-1', 'end', 'boom', at(18, 1)),
+            effectsApplied('res-2', 'end', at(18, 1)),
+            endFailed('res-1: boom', at(18, 1)),
+          ]);
       });
     });
 
@@ -335,29 +373,39 @@ describe('CompleteLeasePhase', () => {
 describe('DeleteLease', () => {
   describe('When Pending', () => {
     it('deletes the lease', () => {
-      given(history.Pending()).when(deleteLease(at(9))).then([deleted(at(9))]);
+      given(history.Pending())
+        .when(deleteLease(at(9)))
+        .then([deleted(at(9))]);
     });
   });
 
   describe('When Active', () => {
     it('requests the end (reason deleted), then deletes', () => {
-      given(history.Active()).when(deleteLease(at(12))).then([endRequested('deleted', at(12)), deleted(at(12))]);
+      given(history.Active())
+        .when(deleteLease(at(12)))
+        .then([endRequested('deleted', at(12)), deleted(at(12))]);
     });
   });
 
   describe('When StartFailed', () => {
     it('requests the end (reason deleted), then deletes', () => {
-      given(history.StartFailed()).when(deleteLease(at(12))).then([endRequested('deleted', at(12)), deleted(at(12))]);
+      given(history.StartFailed())
+        .when(deleteLease(at(12)))
+        .then([endRequested('deleted', at(12)), deleted(at(12))]);
     });
   });
 
   describe('When Ended or EndFailed', () => {
     it('deletes an Ended lease', () => {
-      given(history.Ended()).when(deleteLease(at(19))).then([deleted(at(19))]);
+      given(history.Ended())
+        .when(deleteLease(at(19)))
+        .then([deleted(at(19))]);
     });
 
     it('deletes an EndFailed lease', () => {
-      given(history.EndFailed()).when(deleteLease(at(19))).then([deleted(at(19))]);
+      given(history.EndFailed())
+        .when(deleteLease(at(19)))
+        .then([deleted(at(19))]);
     });
   });
 
@@ -377,15 +425,21 @@ describe('DeleteLease', () => {
 
   describe('When Deleted or unknown', () => {
     it('refuses an unknown lease', () => {
-      given([]).when(deleteLease(at(9))).thenThrows('LEASE_NOT_FOUND', "Object with {'lease_id': 'lease-1'} not found");
+      given([])
+        .when(deleteLease(at(9)))
+        .thenThrows('LEASE_NOT_FOUND', "Object with {'lease_id': 'lease-1'} not found");
     });
 
     it('refuses a lease deleted while pending', () => {
-      given(history.DeletedPending()).when(deleteLease(at(9))).thenThrows('LEASE_NOT_FOUND');
+      given(history.DeletedPending())
+        .when(deleteLease(at(9)))
+        .thenThrows('LEASE_NOT_FOUND');
     });
 
     it('refuses a lease deleted while active', () => {
-      given(history.DeletedWhileActive()).when(deleteLease(at(13))).thenThrows('LEASE_NOT_FOUND');
+      given(history.DeletedWhileActive())
+        .when(deleteLease(at(13)))
+        .thenThrows('LEASE_NOT_FOUND');
     });
   });
 });
@@ -415,7 +469,10 @@ describe('evolve (lifecycle)', () => {
   });
 
   it('tracks the before-end action: in progress, done, error', () => {
-    expect(fold(history.BeforeEndInProgress())).toMatchObject({ status: 'Active', lease: { beforeEnd: 'in_progress', updatedAt: BEFORE_END } });
+    expect(fold(history.BeforeEndInProgress())).toMatchObject({
+      status: 'Active',
+      lease: { beforeEnd: 'in_progress', updatedAt: BEFORE_END },
+    });
     expect(fold(history.BeforeEndDone())).toMatchObject({ status: 'Active', lease: { beforeEnd: 'done' } });
     expect(fold(history.BeforeEndError())).toMatchObject({ status: 'Active', lease: { beforeEnd: 'error' } });
   });

@@ -4,7 +4,17 @@ import type { CompleteLeasePhase, CompleteReservationUpdates } from './lease.com
 import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { EffectRecord, ReservationOutcome } from './lease.types.js';
-import { LEASE_ID, START, at, created, history, reservationChanged, reservationFactory, startRequested, started } from './testing/lease.fixtures.js';
+import {
+  LEASE_ID,
+  START,
+  at,
+  created,
+  history,
+  reservationChanged,
+  reservationFactory,
+  startRequested,
+  started,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: the host lease [10:00, 18:00) of ./testing/lease.fixtures.ts (reservation res-1 on host 7).
@@ -24,7 +34,17 @@ const moved: EffectRecord = { operation: 'aggregate.add_host', aggregate: 'reser
 
 const reaped = (serverId: string, when: string, stopped = true): LeaseEvent => ({
   type: 'Lease.PreemptibleServerReaped',
-  data: { leaseId: LEASE_ID, reservationId: 'res-1', hostId: '7', host: 'fake-host-1', serverId, projectId: 'other-project', flavor: 'preemptible.tiny', stopped, at: when },
+  data: {
+    leaseId: LEASE_ID,
+    reservationId: 'res-1',
+    hostId: '7',
+    host: 'fake-host-1',
+    serverId,
+    projectId: 'other-project',
+    flavor: 'preemptible.tiny',
+    stopped,
+    at: when,
+  },
 });
 
 const completeStart = (outcomes: readonly ReservationOutcome[]): CompleteLeasePhase => ({
@@ -53,8 +73,21 @@ describe('CompleteLeasePhase start with preemptible servers reaped', () => {
       .when(completeStart([{ reservationId: 'res-1', ok: false, error: 'Host fake-host-2 is not in the freepool freepool', effects }]))
       .then([
         reaped('srv-1', START),
-        { type: 'Reservation.EffectsFailed', data: { leaseId: LEASE_ID, reservationId: 'res-1', phase: 'start', error: 'Host fake-host-2 is not in the freepool freepool', effects, at: START } },
-        { type: 'Lease.StartFailed', data: { leaseId: LEASE_ID, at: START, reason: 'res-1: Host fake-host-2 is not in the freepool freepool' } },
+        {
+          type: 'Reservation.EffectsFailed',
+          data: {
+            leaseId: LEASE_ID,
+            reservationId: 'res-1',
+            phase: 'start',
+            error: 'Host fake-host-2 is not in the freepool freepool',
+            effects,
+            at: START,
+          },
+        },
+        {
+          type: 'Lease.StartFailed',
+          data: { leaseId: LEASE_ID, at: START, reason: 'res-1: Host fake-host-2 is not in the freepool freepool' },
+        },
       ]);
   });
 
@@ -63,7 +96,10 @@ describe('CompleteLeasePhase start with preemptible servers reaped', () => {
     const effects = [incomplete as EffectRecord];
     given(history.Starting())
       .when(completeStart([{ reservationId: 'res-1', ok: true, effects }]))
-      .then([{ type: 'Reservation.EffectsApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', phase: 'start', effects, at: START } }, started(START)]);
+      .then([
+        { type: 'Reservation.EffectsApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', phase: 'start', effects, at: START } },
+        started(START),
+      ]);
   });
 });
 
@@ -78,6 +114,9 @@ describe('CompleteReservationUpdates with preemptible servers reaped (a healed h
     };
     given(changed)
       .when(command)
-      .then([reaped('srv-3', at(12)), { type: 'Reservation.UpdateApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', sequence: 1, effects, at: at(12) } }]);
+      .then([
+        reaped('srv-3', at(12)),
+        { type: 'Reservation.UpdateApplied', data: { leaseId: LEASE_ID, reservationId: 'res-1', sequence: 1, effects, at: at(12) } },
+      ]);
   });
 });

@@ -16,7 +16,15 @@ const text = (record: EffectRecord, key: string): string | null => {
 export const reapedServerEvents = (leaseId: string, reservationId: string, effects: readonly EffectRecord[], at: string): LeaseEvent[] =>
   effects.flatMap((record): LeasePreemptibleServerReaped[] => {
     if (record.operation !== PREEMPTIBLE_REAP_OPERATION) return [];
-    const [hostId, host, serverId, projectId, flavor] = ['host_id', 'host', 'server_id', 'project_id', 'flavor'].map((key) => text(record, key));
-    if (hostId == null || host == null || serverId == null || projectId == null || flavor == null || typeof record.stopped !== 'boolean') return [];
-    return [{ type: 'Lease.PreemptibleServerReaped', data: { leaseId, reservationId, hostId, host, serverId, projectId, flavor, stopped: record.stopped, at } }];
+    const [hostId, host, serverId, projectId, flavor] = ['host_id', 'host', 'server_id', 'project_id', 'flavor'].map((key) =>
+      text(record, key),
+    );
+    if (hostId == null || host == null || serverId == null || projectId == null || flavor == null || typeof record.stopped !== 'boolean')
+      return [];
+    return [
+      {
+        type: 'Lease.PreemptibleServerReaped',
+        data: { leaseId, reservationId, hostId, host, serverId, projectId, flavor, stopped: record.stopped, at },
+      },
+    ];
   });

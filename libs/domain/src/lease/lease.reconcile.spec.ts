@@ -4,7 +4,17 @@ import type { RecordReconciliation } from './lease.commands.js';
 import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { ReservationOutcome } from './lease.types.js';
-import { LEASE_ID, at, created, deleted, endRequested, ended, floatingIpReservation, started, startRequested } from './testing/lease.fixtures.js';
+import {
+  LEASE_ID,
+  at,
+  created,
+  deleted,
+  endRequested,
+  ended,
+  floatingIpReservation,
+  started,
+  startRequested,
+} from './testing/lease.fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // A reconciliation re-runs an active reservation's idempotent effects: steps a retry finds done
@@ -47,7 +57,12 @@ describe('RecordReconciliation', () => {
       .then([
         {
           type: 'Reservation.DriftRepaired',
-          data: { leaseId: LEASE_ID, reservationId: 'res-2', effects: [{ operation: 'floatingip.create', address: '172.24.4.10' }], at: at(12) },
+          data: {
+            leaseId: LEASE_ID,
+            reservationId: 'res-2',
+            effects: [{ operation: 'floatingip.create', address: '172.24.4.10' }],
+            at: at(12),
+          },
         },
       ]);
   });
@@ -55,26 +70,41 @@ describe('RecordReconciliation', () => {
   it('Given an active lease, When the reconciliation failed, Then the failure is recorded with the cloud error', () => {
     given(active())
       .when(reconcile({ reservationId: 'res-2', ok: false, error: 'Neutron said no', effects: [] }))
-      .then([{ type: 'Reservation.ReconciliationFailed', data: { leaseId: LEASE_ID, reservationId: 'res-2', error: 'Neutron said no', effects: [], at: at(12) } }]);
+      .then([
+        {
+          type: 'Reservation.ReconciliationFailed',
+          data: { leaseId: LEASE_ID, reservationId: 'res-2', error: 'Neutron said no', effects: [], at: at(12) },
+        },
+      ]);
   });
 
   it('Given an active lease, When an unknown reservation is reconciled, Then RESERVATION_NOT_FOUND', () => {
-    given(active()).when(reconcile({ ...drifted, reservationId: 'res-9' })).thenThrows('RESERVATION_NOT_FOUND');
+    given(active())
+      .when(reconcile({ ...drifted, reservationId: 'res-9' }))
+      .thenThrows('RESERVATION_NOT_FOUND');
   });
 
   it('Given a pending lease, When reconciled, Then LEASE_NOT_ACTIVE', () => {
-    given([created({ reservations: [addresses] })]).when(reconcile(drifted)).thenThrows('LEASE_NOT_ACTIVE');
+    given([created({ reservations: [addresses] })])
+      .when(reconcile(drifted))
+      .thenThrows('LEASE_NOT_ACTIVE');
   });
 
   it('Given an ending lease, When reconciled, Then LEASE_NOT_ACTIVE', () => {
-    given([...active(), endRequested()]).when(reconcile(drifted)).thenThrows('LEASE_NOT_ACTIVE');
+    given([...active(), endRequested()])
+      .when(reconcile(drifted))
+      .thenThrows('LEASE_NOT_ACTIVE');
   });
 
   it('Given an ended lease, When reconciled, Then LEASE_NOT_ACTIVE', () => {
-    given([...active(), endRequested(), ended()]).when(reconcile(drifted)).thenThrows('LEASE_NOT_ACTIVE');
+    given([...active(), endRequested(), ended()])
+      .when(reconcile(drifted))
+      .thenThrows('LEASE_NOT_ACTIVE');
   });
 
   it('Given a deleted lease, When reconciled, Then LEASE_NOT_FOUND', () => {
-    given([created({ reservations: [addresses] }), deleted()]).when(reconcile(drifted)).thenThrows('LEASE_NOT_FOUND');
+    given([created({ reservations: [addresses] }), deleted()])
+      .when(reconcile(drifted))
+      .thenThrows('LEASE_NOT_FOUND');
   });
 });

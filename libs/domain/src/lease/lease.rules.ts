@@ -17,7 +17,10 @@ export const truncateToMinute = (now: string): number => Math.floor(toMs(now) / 
 const checkExplicitBeforeEnd = (beforeEnd: string, startDate: string, endDate: string): void => {
   const at = toMs(beforeEnd);
   if (!(at > toMs(startDate) && at < toMs(endDate))) {
-    throw invalid('BEFORE_END_OUT_OF_RANGE', 'Datetime is out of lease limits: before_end_date must be after start_date and before end_date');
+    throw invalid(
+      'BEFORE_END_OUT_OF_RANGE',
+      'Datetime is out of lease limits: before_end_date must be after start_date and before end_date',
+    );
   }
 };
 
@@ -59,7 +62,10 @@ const movedBeforeEnd = (lease: LeaseData, startDate: string, endDate: string): s
 export const scheduleForUpdate = (state: ExistingLease, changes: LeaseChanges, now: string): LeaseSchedule | null => {
   if (isOnlyRename(changes)) return null;
   if (state.status === 'Starting' || state.status === 'Ending') {
-    throw conflict('LEASE_BUSY', `Lease ${state.lease.leaseId} is ${state.status === 'Starting' ? 'STARTING' : 'TERMINATING'}; retry once it is done`);
+    throw conflict(
+      'LEASE_BUSY',
+      `Lease ${state.lease.leaseId} is ${state.status === 'Starting' ? 'STARTING' : 'TERMINATING'}; retry once it is done`,
+    );
   }
   const { lease } = state;
   const nowMs = truncateToMinute(now);
@@ -71,7 +77,8 @@ export const scheduleForUpdate = (state: ExistingLease, changes: LeaseChanges, n
   if (hasStarted(state) && startMoved) {
     throw invalid('START_OF_STARTED_LEASE', 'Cannot modify the start date of already started leases');
   }
-  if (!hasStarted(state) && startMoved && toMs(startDate) < nowMs) throw invalid('START_IN_PAST', 'Start date must be later than current date');
+  if (!hasStarted(state) && startMoved && toMs(startDate) < nowMs)
+    throw invalid('START_IN_PAST', 'Start date must be later than current date');
   const endDate = changes.endDate ?? lease.endDate;
   // upstream accepts end == start here, which is how a lease is ended at once (end_date "now") in its first minute
   if (toMs(endDate) < nowMs || toMs(endDate) < toMs(startDate)) {

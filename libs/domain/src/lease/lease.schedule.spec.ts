@@ -51,7 +51,12 @@ const active = (beforeEnd: PhaseProgress, beforeEndDate: string | null = BEFORE_
 
 const deletedWith = (end: DeletedEnd): LeaseState => ({ status: 'Deleted', lease: leaseData(), end, deletedAt: DELETED_AT });
 
-const due = (phase: 'start' | 'before_end' | 'end', step: 'begin' | 'complete', dueAt: string) => ({ leaseId: LEASE_ID, phase, step, dueAt });
+const due = (phase: 'start' | 'before_end' | 'end', step: 'begin' | 'complete', dueAt: string) => ({
+  leaseId: LEASE_ID,
+  phase,
+  step,
+  dueAt,
+});
 
 // ---------------------------------------------------------------------------------------------
 // nextDueAction

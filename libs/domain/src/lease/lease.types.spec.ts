@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { RESOURCE_TYPES, type Reservation, isInstanceReservation, reservedFloatingIpIds, reservedHostIds } from './lease.types.js';
 import { flavorInstanceReservation, floatingIpReservation, reservation, virtualInstanceReservation } from './testing/lease.fixtures.js';
 
-const spread = { allocations: [{ hostId: '7', count: 1 }, { hostId: '9', count: 2 }], amount: 3 };
+const spread = {
+  allocations: [
+    { hostId: '7', count: 1 },
+    { hostId: '9', count: 2 },
+  ],
+  amount: 3,
+};
 
 describe('reservation types', () => {
   it.each([
@@ -22,11 +28,14 @@ describe('reservation types', () => {
       fips: ['fip-1', 'fip-2'],
       instance: false,
     },
-  ])('$name: hosts $hosts, floating IPs $fips, instances: $instance', ({ r, hosts, fips, instance }: { r: Reservation; hosts: string[]; fips: string[]; instance: boolean }) => {
-    expect(reservedHostIds(r)).toEqual(hosts);
-    expect(reservedFloatingIpIds(r)).toEqual(fips);
-    expect(isInstanceReservation(r)).toBe(instance);
-  });
+  ])(
+    '$name: hosts $hosts, floating IPs $fips, instances: $instance',
+    ({ r, hosts, fips, instance }: { r: Reservation; hosts: string[]; fips: string[]; instance: boolean }) => {
+      expect(reservedHostIds(r)).toEqual(hosts);
+      expect(reservedFloatingIpIds(r)).toEqual(fips);
+      expect(isInstanceReservation(r)).toBe(instance);
+    },
+  );
 
   it('a host reservation not yet allocated holds no host', () => {
     expect(reservedHostIds(reservation('res-1', { hostIds: [] }))).toEqual([]);

@@ -113,7 +113,9 @@ describe('UpdateLease', () => {
     });
 
     it('does nothing when nothing is given', () => {
-      given(history.Ended()).when(updateLease({ now: nowIn.Ended })).thenNothing();
+      given(history.Ended())
+        .when(updateLease({ now: nowIn.Ended }))
+        .thenNothing();
     });
   });
 
@@ -425,7 +427,13 @@ describe('evolve (updates)', () => {
   it('Rescheduled sets the dates and keeps the status', () => {
     const state = foldEvents(leaseDecider, [...history.Active(), rescheduled(START, at(20), at(19), at(12))]);
     expect(state.status).toBe('Active');
-    expect(leaseOf(state)).toMatchObject({ startDate: START, endDate: at(20), beforeEndDate: at(19), beforeEnd: 'undone', updatedAt: at(12) });
+    expect(leaseOf(state)).toMatchObject({
+      startDate: START,
+      endDate: at(20),
+      beforeEndDate: at(19),
+      beforeEnd: 'undone',
+      updatedAt: at(12),
+    });
   });
 
   it('Rescheduled re-arms a before-end action that already ran when its date moves', () => {
@@ -474,7 +482,12 @@ describe('Regressions', () => {
   it('lets an overdue pending lease (reactor late) change its end without moving its start', () => {
     given(history.Pending())
       .when(updateLease({ endDate: at(20), now: at(10, 5) }))
-      .then([{ type: 'Lease.Rescheduled', data: { leaseId: LEASE_ID, startDate: START, endDate: at(20), beforeEndDate: at(19), rescheduledAt: at(10, 5) } }]);
+      .then([
+        {
+          type: 'Lease.Rescheduled',
+          data: { leaseId: LEASE_ID, startDate: START, endDate: at(20), beforeEndDate: at(19), rescheduledAt: at(10, 5) },
+        },
+      ]);
   });
 
   it('does not let new allocations bypass the state checks through the rename-only path', () => {

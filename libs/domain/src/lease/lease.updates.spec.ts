@@ -42,7 +42,13 @@ const addresses = floatingIpReservation('res-2');
 /** res-1 grown to three instances. */
 const threeInstances = virtualInstanceReservation('res-1', { amount: 3, allocations: [{ hostId: '7', count: 3 }] });
 /** res-1 grown to four instances, over two hosts. */
-const fourInstances = virtualInstanceReservation('res-1', { amount: 4, allocations: [{ hostId: '7', count: 3 }, { hostId: '8', count: 1 }] });
+const fourInstances = virtualInstanceReservation('res-1', {
+  amount: 4,
+  allocations: [
+    { hostId: '7', count: 3 },
+    { hostId: '8', count: 1 },
+  ],
+});
 /** res-2 holding a second address. */
 const twoAddresses = floatingIpReservation('res-2', {
   amount: 2,
@@ -123,7 +129,13 @@ describe('pending updates (evolve)', () => {
     });
 
     it('numbers an active change after the changes made while pending', () => {
-      const state = fold([...histories.Pending(), reservationChanged(threeInstances, at(9)), startRequested(), started(), reservationChanged(fourInstances, at(12))]);
+      const state = fold([
+        ...histories.Pending(),
+        reservationChanged(threeInstances, at(9)),
+        startRequested(),
+        started(),
+        reservationChanged(fourInstances, at(12)),
+      ]);
       expect(leaseOf(state)).toMatchObject({ changeSequence: 2, pendingUpdates: { 'res-1': 2 } });
     });
 
@@ -195,8 +207,14 @@ describe('CompleteReservationUpdates', () => {
       { status: 'Starting', history: (): LeaseEvent[] => [...histories.Starting(), reservationChanged(threeInstances, at(10))] },
       { status: 'StartFailed', history: (): LeaseEvent[] => [...histories.StartFailed(), reservationChanged(threeInstances, at(12))] },
       { status: 'Ending, though the change was owed', history: (): LeaseEvent[] => [...histories.ActiveOwingRes1(), endRequested()] },
-      { status: 'Ended, though the change was owed', history: (): LeaseEvent[] => [...histories.ActiveOwingRes1(), endRequested(), ended()] },
-      { status: 'EndFailed, though the change was owed', history: (): LeaseEvent[] => [...histories.ActiveOwingRes1(), endRequested(), endFailed()] },
+      {
+        status: 'Ended, though the change was owed',
+        history: (): LeaseEvent[] => [...histories.ActiveOwingRes1(), endRequested(), ended()],
+      },
+      {
+        status: 'EndFailed, though the change was owed',
+        history: (): LeaseEvent[] => [...histories.ActiveOwingRes1(), endRequested(), endFailed()],
+      },
     ])('refuses when $status', ({ history }) => {
       given(history())
         .when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-1') }]))
@@ -206,7 +224,9 @@ describe('CompleteReservationUpdates', () => {
 
   describe('When Active owing nothing', () => {
     it('refuses any outcome', () => {
-      given(histories.Active()).when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-1') }])).thenThrows(NOT_PENDING);
+      given(histories.Active())
+        .when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-1') }]))
+        .thenThrows(NOT_PENDING);
     });
 
     it('refuses an outcome once the change was settled', () => {
@@ -230,15 +250,21 @@ describe('CompleteReservationUpdates', () => {
     });
 
     it('refuses an unknown sequence', () => {
-      given(histories.ActiveOwingRes1()).when(completeUpdates([{ sequence: 7, outcome: okOutcome('res-1') }])).thenThrows(NOT_PENDING);
+      given(histories.ActiveOwingRes1())
+        .when(completeUpdates([{ sequence: 7, outcome: okOutcome('res-1') }]))
+        .thenThrows(NOT_PENDING);
     });
 
     it('refuses an outcome for a reservation that owes nothing', () => {
-      given(histories.ActiveOwingRes1()).when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-2') }])).thenThrows(NOT_PENDING);
+      given(histories.ActiveOwingRes1())
+        .when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-2') }]))
+        .thenThrows(NOT_PENDING);
     });
 
     it('refuses an unknown reservation', () => {
-      given(histories.ActiveOwingRes1()).when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-9') }])).thenThrows(NOT_PENDING);
+      given(histories.ActiveOwingRes1())
+        .when(completeUpdates([{ sequence: 1, outcome: okOutcome('res-9') }]))
+        .thenThrows(NOT_PENDING);
     });
 
     it('refuses an empty list of outcomes', () => {
@@ -295,12 +321,17 @@ describe('CompleteReservationUpdates', () => {
             at(13, 5),
           ),
         )
-        .then([updateFailed('res-2', 2, at(13, 5), 'no address left', 'neutron.fip.create'), updateApplied('res-1', 1, at(13, 5), 'nova.flavor.grow')]);
+        .then([
+          updateFailed('res-2', 2, at(13, 5), 'no address left', 'neutron.fip.create'),
+          updateApplied('res-1', 1, at(13, 5), 'nova.flavor.grow'),
+        ]);
     });
 
     it('records one of them, the other staying owed', () => {
       const outcome = completeUpdates([{ sequence: 2, outcome: okOutcome('res-2') }], at(13, 5));
-      given(owingBoth()).when(outcome).then([updateApplied('res-2', 2, at(13, 5))]);
+      given(owingBoth())
+        .when(outcome)
+        .then([updateApplied('res-2', 2, at(13, 5))]);
       const after = fold([...owingBoth(), ...leaseDecider.decide(outcome, fold(owingBoth()))]);
       expect(leaseOf(after).pendingUpdates).toEqual({ 'res-1': 1 });
     });
@@ -378,7 +409,13 @@ describe('nextDueAction with pending updates', () => {
   });
 
   it('goes on to the end once the update is settled after the before-end action', () => {
-    const events = [...histories.Active(), beforeEndRequested(), beforeEndCompleted(), reservationChanged(threeInstances, at(17, 30)), updateApplied('res-1', 1, at(17, 31))];
+    const events = [
+      ...histories.Active(),
+      beforeEndRequested(),
+      beforeEndCompleted(),
+      reservationChanged(threeInstances, at(17, 30)),
+      updateApplied('res-1', 1, at(17, 31)),
+    ];
     expect(dueFor(events)).toEqual(due('end', 'begin', END));
   });
 

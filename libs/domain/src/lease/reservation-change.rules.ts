@@ -19,7 +19,8 @@ const resourceTypeChanged = () => conflictField('CANT_UPDATE_PARAMETER', '{field
 export const checkResourceTypes = (reservations: readonly Reservation[], changes: readonly TypedChange[]): void => {
   for (const change of changes) {
     const reservation = reservations.find((r) => r.id === change.id);
-    if (change.resourceType !== null && reservation !== undefined && change.resourceType !== reservation.resourceType) throw resourceTypeChanged();
+    if (change.resourceType !== null && reservation !== undefined && change.resourceType !== reservation.resourceType)
+      throw resourceTypeChanged();
   }
 };
 
@@ -63,7 +64,8 @@ export interface FloatingIpChange {
 
 /** A floating-IP reservation stays on its network, and its required addresses can only be cleared (400). */
 export const checkFloatingIpChange = (current: FloatingIpReservation, change: FloatingIpChange): void => {
-  if (change.networkId !== null && change.networkId !== current.networkId) throw invalidField('CANT_UPDATE_PARAMETER', '{field:networkId} cannot be updated');
+  if (change.networkId !== null && change.networkId !== current.networkId)
+    throw invalidField('CANT_UPDATE_PARAMETER', '{field:networkId} cannot be updated');
   if (change.requiredFloatingIps !== null && change.requiredFloatingIps.length > 0) {
     throw invalidField('CANT_UPDATE_PARAMETER', '{field:requiredFloatingIps} can only be cleared (set to [])');
   }
@@ -73,7 +75,10 @@ export const checkFloatingIpChange = (current: FloatingIpReservation, change: Fl
 export const checkStartedFloatingIpAmount = (current: FloatingIpReservation, amount: number): void => {
   const held = current.allocations.length;
   if (amount < held) {
-    throw invalidField('CANT_UPDATE_PARAMETER', `The {field:amount} of a started floating IP reservation cannot go below the ${held} addresses it holds`);
+    throw invalidField(
+      'CANT_UPDATE_PARAMETER',
+      `The {field:amount} of a started floating IP reservation cannot go below the ${held} addresses it holds`,
+    );
   }
 };
 

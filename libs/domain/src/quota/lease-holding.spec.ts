@@ -58,10 +58,26 @@ describe('what quotas count of a lease', () => {
   });
 
   it('Given a reservation changed and the lease moved, Then the holding follows both', () => {
-    const changed: LeaseEvent = { type: 'Reservation.Changed', data: { leaseId: 'l1', reservation: hosts('r1', ['1', '2', '3']), changedAt: '2030-01-01T09:30:00.000Z' } };
-    const moved: LeaseEvent = { type: 'Lease.Rescheduled', data: { leaseId: 'l1', startDate: '2030-01-02T10:00:00.000Z', endDate: '2030-01-02T12:00:00.000Z', beforeEndDate: null, rescheduledAt: '2030-01-01T09:40:00.000Z' } };
+    const changed: LeaseEvent = {
+      type: 'Reservation.Changed',
+      data: { leaseId: 'l1', reservation: hosts('r1', ['1', '2', '3']), changedAt: '2030-01-01T09:30:00.000Z' },
+    };
+    const moved: LeaseEvent = {
+      type: 'Lease.Rescheduled',
+      data: {
+        leaseId: 'l1',
+        startDate: '2030-01-02T10:00:00.000Z',
+        endDate: '2030-01-02T12:00:00.000Z',
+        beforeEndDate: null,
+        rescheduledAt: '2030-01-01T09:40:00.000Z',
+      },
+    };
     const held = fold([created, changed, moved]);
-    expect(held && trackedHolding(held)).toMatchObject({ start: Date.parse('2030-01-02T10:00:00Z'), end: Date.parse('2030-01-02T12:00:00Z'), amounts: { hosts: 3, vcpus: 6 } });
+    expect(held && trackedHolding(held)).toMatchObject({
+      start: Date.parse('2030-01-02T10:00:00Z'),
+      end: Date.parse('2030-01-02T12:00:00Z'),
+      amounts: { hosts: 3, vcpus: 6 },
+    });
   });
 
   it('Given a lease deleted before its start began, Then it holds nothing', () => {
@@ -69,12 +85,24 @@ describe('what quotas count of a lease', () => {
   });
 
   it('Given a lease deleted after its start began, Then it held until the delete', () => {
-    const held = fold([created, { type: 'Lease.StartRequested', data: at('10:00') }, { type: 'Lease.Started', data: at('10:01') }, { type: 'Lease.Deleted', data: at('12:00') }]);
-    expect(held && trackedHolding(held)).toMatchObject({ start: Date.parse('2030-01-01T10:00:00Z'), end: Date.parse('2030-01-01T12:00:00Z') });
+    const held = fold([
+      created,
+      { type: 'Lease.StartRequested', data: at('10:00') },
+      { type: 'Lease.Started', data: at('10:01') },
+      { type: 'Lease.Deleted', data: at('12:00') },
+    ]);
+    expect(held && trackedHolding(held)).toMatchObject({
+      start: Date.parse('2030-01-01T10:00:00Z'),
+      end: Date.parse('2030-01-01T12:00:00Z'),
+    });
   });
 
   it('Given a lease that failed to start, Then it still holds (its bookings stay until it is deleted)', () => {
-    const held = fold([created, { type: 'Lease.StartRequested', data: at('10:00') }, { type: 'Lease.StartFailed', data: { ...at('10:01'), reason: 'boom' } }]);
+    const held = fold([
+      created,
+      { type: 'Lease.StartRequested', data: at('10:00') },
+      { type: 'Lease.StartFailed', data: { ...at('10:01'), reason: 'boom' } },
+    ]);
     expect(held && trackedHolding(held).amounts.hosts).toBe(2);
   });
 });

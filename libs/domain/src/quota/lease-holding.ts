@@ -55,7 +55,10 @@ export const trackedHolding = (tracked: TrackedLease): LeaseHolding => ({
   amounts: sum(Object.values(tracked.reservations)),
 });
 
-const withReservation = (tracked: TrackedLease, r: Reservation): TrackedLease => ({ ...tracked, reservations: { ...tracked.reservations, [r.id]: reservationAmounts(r) } });
+const withReservation = (tracked: TrackedLease, r: Reservation): TrackedLease => ({
+  ...tracked,
+  reservations: { ...tracked.reservations, [r.id]: reservationAmounts(r) },
+});
 
 /**
  * Folds a lease's events into what quotas count. Every lease not deleted counts over its window,

@@ -14,7 +14,10 @@ export type QuotaSet = DomainEvent<'Quota.Set', { readonly projectId: string; re
  * append as the lease's events under the stream's revision the check read, so two admissions of one
  * project decided on the same state cannot both be recorded.
  */
-export type QuotaLeaseAdmitted = DomainEvent<'Quota.LeaseAdmitted', { readonly projectId: string; readonly leaseId: string; readonly at: string }>;
+export type QuotaLeaseAdmitted = DomainEvent<
+  'Quota.LeaseAdmitted',
+  { readonly projectId: string; readonly leaseId: string; readonly at: string }
+>;
 
 export type QuotaEvent = QuotaSet | QuotaLeaseAdmitted;
 export const QUOTA_EVENT_TYPES: readonly QuotaEvent['type'][] = ['Quota.Set', 'Quota.LeaseAdmitted'];
@@ -43,7 +46,9 @@ const decide = (command: QuotaCommand, state: QuotaState): readonly QuotaEvent[]
     case 'SetQuota': {
       const { projectId, changes, now } = command.data;
       for (const [name, value] of Object.entries(changes) as [QuotaName, number | null][]) checkLimit(name, value);
-      const limits = Object.fromEntries(QUOTA_NAMES.map((name) => [name, changes[name] === undefined ? state.limits[name] : changes[name]])) as QuotaLimits;
+      const limits = Object.fromEntries(
+        QUOTA_NAMES.map((name) => [name, changes[name] === undefined ? state.limits[name] : changes[name]]),
+      ) as QuotaLimits;
       return [{ type: 'Quota.Set', data: { projectId, limits, setAt: now } }];
     }
     case 'AdmitLease': {
@@ -68,5 +73,9 @@ export const effectiveLimits = (own: QuotaLimits, defaults: QuotaLimits): QuotaL
 /** The 403 of a quota: which one, its limit, and what the request would have made it. */
 export const quotaExceeded = (projectId: string, { quota, limit, wouldBe, month }: QuotaExcess): DomainError => {
   const which = month === null ? QUOTA_WORDS[quota] : `${QUOTA_WORDS[quota]} (${month})`;
-  return new DomainError('QUOTA_EXCEEDED', 'forbidden', `Quota exceeded for project ${projectId}: ${which} limit ${limit}, this lease would make it ${wouldBe}`);
+  return new DomainError(
+    'QUOTA_EXCEEDED',
+    'forbidden',
+    `Quota exceeded for project ${projectId}: ${which} limit ${limit}, this lease would make it ${wouldBe}`,
+  );
 };

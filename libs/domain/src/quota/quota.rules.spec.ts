@@ -17,7 +17,12 @@ describe('quotas held at once', () => {
   it('Given 3 hosts held over a window, When a lease for 2 overlaps it partly under a limit of 4, Then it is refused as 5', () => {
     const others = [holding('a', '2030-01-11T00:00:00Z', '2030-01-12T00:00:00Z', { hosts: 3 })];
     const after = holding('b', '2030-01-11T12:00:00Z', '2030-01-13T00:00:00Z', { hosts: 2 });
-    expect(quotaExcess({ limits: limits({ hosts: 4 }), others, before: null, after, now: NOW })).toEqual({ quota: 'hosts', limit: 4, wouldBe: 5, month: null });
+    expect(quotaExcess({ limits: limits({ hosts: 4 }), others, before: null, after, now: NOW })).toEqual({
+      quota: 'hosts',
+      limit: 4,
+      wouldBe: 5,
+      month: null,
+    });
   });
 
   it('Given 3 hosts held over a window, When a lease for 2 starts where that one ends, Then it is admitted (windows are half-open)', () => {
@@ -27,10 +32,18 @@ describe('quotas held at once', () => {
   });
 
   it('Given two leases that never overlap each other, When a third overlaps both, Then the peak is the larger pair, not the sum of all', () => {
-    const others = [holding('a', '2030-01-11T00:00:00Z', '2030-01-12T00:00:00Z', { vcpus: 4 }), holding('b', '2030-01-12T00:00:00Z', '2030-01-13T00:00:00Z', { vcpus: 6 })];
+    const others = [
+      holding('a', '2030-01-11T00:00:00Z', '2030-01-12T00:00:00Z', { vcpus: 4 }),
+      holding('b', '2030-01-12T00:00:00Z', '2030-01-13T00:00:00Z', { vcpus: 6 }),
+    ];
     const after = holding('c', '2030-01-11T00:00:00Z', '2030-01-13T00:00:00Z', { vcpus: 4 });
     expect(quotaExcess({ limits: limits({ vcpus: 10 }), others, before: null, after, now: NOW })).toBeNull();
-    expect(quotaExcess({ limits: limits({ vcpus: 9 }), others, before: null, after, now: NOW })).toEqual({ quota: 'vcpus', limit: 9, wouldBe: 10, month: null });
+    expect(quotaExcess({ limits: limits({ vcpus: 9 }), others, before: null, after, now: NOW })).toEqual({
+      quota: 'vcpus',
+      limit: 9,
+      wouldBe: 10,
+      month: null,
+    });
   });
 
   it('Given a limit lowered below what the project holds, When a lease shrinks, Then it is admitted; When it grows, Then it is refused', () => {
@@ -47,7 +60,12 @@ describe('quotas held at once', () => {
     const others = [holding('a', '2030-01-12T00:00:00Z', '2030-01-13T00:00:00Z', { hosts: 3 })];
     const before = holding('b', '2030-01-11T00:00:00Z', '2030-01-12T00:00:00Z', { hosts: 2 });
     const moved = holding('b', '2030-01-11T00:00:00Z', '2030-01-12T06:00:00Z', { hosts: 2 });
-    expect(quotaExcess({ limits: limits({ hosts: 4 }), others, before, after: moved, now: NOW })).toEqual({ quota: 'hosts', limit: 4, wouldBe: 5, month: null });
+    expect(quotaExcess({ limits: limits({ hosts: 4 }), others, before, after: moved, now: NOW })).toEqual({
+      quota: 'hosts',
+      limit: 4,
+      wouldBe: 5,
+      month: null,
+    });
   });
 
   it('Given a past peak, When a lease grows from now on only, Then the past is not judged', () => {
@@ -61,14 +79,24 @@ describe('quotas per calendar month', () => {
   it('Given a lease across a month boundary, When its hours are split, Then each UTC month counts its own part', () => {
     const after = holding('a', '2030-01-31T20:00:00Z', '2030-02-01T10:00:00Z', { hosts: 2 });
     // January: 2 hosts x 4 h = 8; February: 2 x 10 h = 20
-    expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 8 }), others: [], before: null, after, now: NOW })).toEqual({ quota: 'hostHoursPerMonth', limit: 8, wouldBe: 20, month: '2030-02' });
+    expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 8 }), others: [], before: null, after, now: NOW })).toEqual({
+      quota: 'hostHoursPerMonth',
+      limit: 8,
+      wouldBe: 20,
+      month: '2030-02',
+    });
     expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 20 }), others: [], before: null, after, now: NOW })).toBeNull();
   });
 
   it('Given hours already spent this month, When a lease adds vCPU-hours past the limit, Then it is refused with the month and the total', () => {
     const others = [holding('a', '2030-01-01T00:00:00Z', '2030-01-02T00:00:00Z', { vcpus: 4 })];
     const after = holding('b', '2030-01-15T00:00:00Z', '2030-01-15T01:30:00Z', { vcpus: 2 });
-    expect(quotaExcess({ limits: limits({ vcpuHoursPerMonth: 98 }), others, before: null, after, now: NOW })).toEqual({ quota: 'vcpuHoursPerMonth', limit: 98, wouldBe: 99, month: '2030-01' });
+    expect(quotaExcess({ limits: limits({ vcpuHoursPerMonth: 98 }), others, before: null, after, now: NOW })).toEqual({
+      quota: 'vcpuHoursPerMonth',
+      limit: 98,
+      wouldBe: 99,
+      month: '2030-01',
+    });
   });
 
   it('Given a lease shortened in a month over its limit, When the month spends fewer hours, Then it is admitted', () => {
@@ -78,17 +106,21 @@ describe('quotas per calendar month', () => {
   });
 
   it('months: a window in one month is one month; one across a year is split at each first of the month, UTC', () => {
-    expect(monthsOf({ start: at('2030-01-10T00:00:00Z'), end: at('2030-01-11T00:00:00Z') })).toEqual([{ start: at('2030-01-01T00:00:00Z'), end: at('2030-02-01T00:00:00Z') }]);
-    expect(monthsOf({ start: at('2030-12-31T23:00:00Z'), end: at('2031-01-01T01:00:00Z') }).map((m) => new Date(m.start).toISOString())).toEqual([
-      '2030-12-01T00:00:00.000Z',
-      '2031-01-01T00:00:00.000Z',
+    expect(monthsOf({ start: at('2030-01-10T00:00:00Z'), end: at('2030-01-11T00:00:00Z') })).toEqual([
+      { start: at('2030-01-01T00:00:00Z'), end: at('2030-02-01T00:00:00Z') },
     ]);
+    expect(
+      monthsOf({ start: at('2030-12-31T23:00:00Z'), end: at('2031-01-01T01:00:00Z') }).map((m) => new Date(m.start).toISOString()),
+    ).toEqual(['2030-12-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z']);
   });
 });
 
 describe('quota use', () => {
   it('Given leases now and later, Then use is what is held now, the peak from now on, and the month so far and planned in hours', () => {
-    const holdings = [holding('a', '2030-01-09T00:00:00Z', '2030-01-11T00:00:00Z', { hosts: 2 }), holding('b', '2030-01-10T12:00:00Z', '2030-01-10T13:00:00Z', { hosts: 3 })];
+    const holdings = [
+      holding('a', '2030-01-09T00:00:00Z', '2030-01-11T00:00:00Z', { hosts: 2 }),
+      holding('b', '2030-01-10T12:00:00Z', '2030-01-10T13:00:00Z', { hosts: 3 }),
+    ];
     const use = quotaUse(holdings, NOW);
     expect(use.month).toBe('2030-01');
     expect(use.held.hosts).toBe(2);

@@ -1,4 +1,13 @@
-import { HELD_QUOTAS, type HeldQuota, type LeaseHolding, MONTHLY_QUOTAS, MONTHLY_UNIT, type MonthlyQuota, type QuotaLimits, type QuotaName } from './quota.types.js';
+import {
+  HELD_QUOTAS,
+  type HeldQuota,
+  type LeaseHolding,
+  MONTHLY_QUOTAS,
+  MONTHLY_UNIT,
+  type MonthlyQuota,
+  type QuotaLimits,
+  type QuotaName,
+} from './quota.types.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -84,7 +93,8 @@ export const monthKey = (ms: number): string => new Date(ms).toISOString().slice
 /** The UTC months [start, end) touches, as their bounds. */
 export const monthsOf = (segment: Segment): Segment[] => {
   const months: Segment[] = [];
-  for (let start = monthStart(segment.start); start < segment.end; start = monthStart(start, 1)) months.push({ start, end: monthStart(start, 1) });
+  for (let start = monthStart(segment.start); start < segment.end; start = monthStart(start, 1))
+    months.push({ start, end: monthStart(start, 1) });
   return months;
 };
 
@@ -148,6 +158,9 @@ export const quotaUse = (holdings: readonly LeaseHolding[], now: number): QuotaU
     month: monthKey(now),
     held: Object.fromEntries(HELD_QUOTAS.map((name) => [name, held(name)])) as Record<HeldQuota, number>,
     peak: Object.fromEntries(HELD_QUOTAS.map((name) => [name, peak(name)])) as Record<HeldQuota, number>,
-    monthly: Object.fromEntries(MONTHLY_QUOTAS.map((name) => [name, hoursOf(monthlyUse(holdings, name, month))])) as Record<MonthlyQuota, number>,
+    monthly: Object.fromEntries(MONTHLY_QUOTAS.map((name) => [name, hoursOf(monthlyUse(holdings, name, month))])) as Record<
+      MonthlyQuota,
+      number
+    >,
   };
 };

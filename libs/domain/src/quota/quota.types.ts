@@ -13,7 +13,14 @@ export type MonthlyQuota = (typeof MONTHLY_QUOTAS)[number];
 /** A limit per quota; null: none (unlimited, or for a project's own settings: the configured default). */
 export type QuotaLimits = Readonly<Record<QuotaName, number | null>>;
 
-export const NO_LIMITS: QuotaLimits = { hosts: null, vcpus: null, memoryMb: null, floatingIps: null, hostHoursPerMonth: null, vcpuHoursPerMonth: null };
+export const NO_LIMITS: QuotaLimits = {
+  hosts: null,
+  vcpus: null,
+  memoryMb: null,
+  floatingIps: null,
+  hostHoursPerMonth: null,
+  vcpuHoursPerMonth: null,
+};
 
 /** The largest limit accepted: counts stay exact in integer arithmetic on unit-milliseconds. */
 export const MAX_QUOTA_LIMIT = 1_000_000_000;

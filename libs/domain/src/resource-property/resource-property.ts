@@ -23,7 +23,9 @@ export const resourcePropertyDecider: Decider<ResourcePropertyState, ResourcePro
   decide: ({ data }, state) => {
     if (!data.known) throw notFound('PROPERTY_NOT_FOUND', `Resource property ${data.propertyName} not found`);
     if (state.private === data.private) return [];
-    return [{ type: 'ResourceProperty.PrivacyChanged', data: { propertyName: data.propertyName, private: data.private, changedAt: data.now } }];
+    return [
+      { type: 'ResourceProperty.PrivacyChanged', data: { propertyName: data.propertyName, private: data.private, changedAt: data.now } },
+    ];
   },
   evolve: (_state, event) => ({ private: event.data.private }),
 };

@@ -4,7 +4,7 @@ import { conflict, fieldError, invalidField, literal, renderMessage } from './er
 const wire = (name: string): string => ({ memoryMb: 'memory_mb', requiredFloatingIps: 'required_floatingips' })[name] ?? name;
 
 describe('message templates', () => {
-  it('name fields in domain terms in the message, and in a transport\'s own terms when rendered', () => {
+  it("name fields in domain terms in the message, and in a transport's own terms when rendered", () => {
     const error = invalidField('MALFORMED_PARAMETER', 'Malformed parameter {field:memoryMb} (must be an integer >= 1)');
     expect(error.message).toBe('Malformed parameter memoryMb (must be an integer >= 1)');
     expect(renderMessage(error.template, wire)).toBe('Malformed parameter memory_mb (must be an integer >= 1)');

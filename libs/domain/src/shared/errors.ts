@@ -9,7 +9,8 @@ export const renderMessage = (template: string, fieldName: (name: string) => str
   template.replace(FIELD_PLACEHOLDER, (_, extra: string, name: string) => (extra === '' ? fieldName(name) : `${extra}field:${name}}`));
 
 /** Text quoted into a template as it is (a value from the request): what looks like a placeholder is escaped. */
-export const literal = (text: string): string => text.replace(FIELD_PLACEHOLDER, (_, extra: string, name: string) => `{{${extra}field:${name}}`);
+export const literal = (text: string): string =>
+  text.replace(FIELD_PLACEHOLDER, (_, extra: string, name: string) => `{{${extra}field:${name}}`);
 
 /**
  * A refusal with a stable code. `template` is the message with the fields it names as `{field:name}`
@@ -38,7 +39,12 @@ export const unavailable = (code: string, message: string): DomainError => new D
 
 /** An error whose message names fields: `invalidField('X', 'Malformed parameter {field:memoryMb}')`; quote values with `literal`. */
 export const fieldError = (code: string, kind: DomainErrorKind, template: string): DomainError =>
-  new DomainError(code, kind, renderMessage(template, (name) => name), template);
+  new DomainError(
+    code,
+    kind,
+    renderMessage(template, (name) => name),
+    template,
+  );
 
 export const invalidField = (code: string, template: string): DomainError => fieldError(code, 'invalid', template);
 export const conflictField = (code: string, template: string): DomainError => fieldError(code, 'conflict', template);

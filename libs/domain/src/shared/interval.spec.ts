@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type Interval, MINUTE_MS, firstEndingAfter, insertSorted, isFree, overlapping, overlaps, someOverlapping, toMs, widen } from './interval.js';
+import {
+  type Interval,
+  MINUTE_MS,
+  firstEndingAfter,
+  insertSorted,
+  isFree,
+  overlapping,
+  overlaps,
+  someOverlapping,
+  toMs,
+  widen,
+} from './interval.js';
 
 /** Intervals in whole minutes keep the tables readable: iv(10, 20) = [10min, 20min). */
 const iv = (startMinute: number, endMinute: number): Interval => ({ start: startMinute * MINUTE_MS, end: endMinute * MINUTE_MS });
@@ -162,11 +173,29 @@ describe('overlapping', () => {
     { name: 'window after everything', list: crowded, window: iv(100, 120), longest: LONGEST, expected: [] },
     { name: 'window before everything', list: [tagged('x', 10, 20)], window: iv(0, 10), longest: 10 * MINUTE_MS, expected: [] },
     { name: 'window touching a member on each side', list: sorted, window: iv(20, 30), longest: 10 * MINUTE_MS, expected: [] },
-    { name: 'window inside one of sorted, non-overlapping members', list: sorted, window: iv(32, 38), longest: 10 * MINUTE_MS, expected: ['b'] },
+    {
+      name: 'window inside one of sorted, non-overlapping members',
+      list: sorted,
+      window: iv(32, 38),
+      longest: 10 * MINUTE_MS,
+      expected: ['b'],
+    },
     { name: 'window reaching into three of them', list: sorted, window: iv(15, 55), longest: 10 * MINUTE_MS, expected: ['a', 'b', 'c'] },
-    { name: 'members overlapping each other, in start order', list: crowded, window: iv(18, 32), longest: LONGEST, expected: ['long', 'a', 'b', 'c', 'd'] },
+    {
+      name: 'members overlapping each other, in start order',
+      list: crowded,
+      window: iv(18, 32),
+      longest: LONGEST,
+      expected: ['long', 'a', 'b', 'c', 'd'],
+    },
     { name: 'a long early member found far from its start', list: crowded, window: iv(90, 95), longest: LONGEST, expected: ['long'] },
-    { name: 'members with the same start, in list order', list: crowded, window: iv(34, 36), longest: LONGEST, expected: ['long', 'c', 'd'] },
+    {
+      name: 'members with the same start, in list order',
+      list: crowded,
+      window: iv(34, 36),
+      longest: LONGEST,
+      expected: ['long', 'c', 'd'],
+    },
     { name: 'a member starting at the window end is left out', list: crowded, window: iv(45, 50), longest: LONGEST, expected: ['long'] },
     { name: 'a member ending at the window start is left out', list: crowded, window: iv(60, 70), longest: LONGEST, expected: ['long'] },
     { name: 'an empty window inside members', list: crowded, window: iv(17, 17), longest: LONGEST, expected: ['long', 'a', 'b'] },
@@ -181,7 +210,9 @@ describe('overlapping', () => {
       for (const length of [0, 5, 12, 40]) {
         const window = iv(start, start + length);
         expect(someOverlapping(crowded, window, LONGEST), `${start}+${length}`).toBe(overlapping(crowded, window, LONGEST).length > 0);
-        expect(someOverlapping(crowded, window, LONGEST, notLong), `${start}+${length}`).toBe(overlapping(crowded, window, LONGEST).some(notLong));
+        expect(someOverlapping(crowded, window, LONGEST, notLong), `${start}+${length}`).toBe(
+          overlapping(crowded, window, LONGEST).some(notLong),
+        );
       }
     }
     expect(someOverlapping(crowded, iv(90, 95), 10 * MINUTE_MS)).toBe(false);
@@ -234,7 +265,7 @@ describe('insertSorted', () => {
     expect(order(insertSorted(calendar, booking('f', 0, 5)))).toEqual(['f', 'a', 'b']);
   });
 
-  it('replaces the reservation\'s previous booking and leaves the input untouched', () => {
+  it("replaces the reservation's previous booking and leaves the input untouched", () => {
     const calendar = [booking('a', 10, 20), booking('b', 30, 40)];
     const moved = insertSorted(calendar, booking('a', 45, 50));
     expect(moved).toEqual([booking('b', 30, 40), booking('a', 45, 50)]);

@@ -31,11 +31,7 @@ export const firstEndingAfter = (sorted: readonly Interval[], time: number): num
 };
 
 /** True if `window` overlaps none of the intervals (sorted by start then end, non-overlapping), ignoring `skip`. */
-export const isFree = <T extends Interval>(
-  sorted: readonly T[],
-  window: Interval,
-  skip: (member: T) => boolean = () => false,
-): boolean => {
+export const isFree = <T extends Interval>(sorted: readonly T[], window: Interval, skip: (member: T) => boolean = () => false): boolean => {
   for (let i = firstEndingAfter(sorted, window.start); i < sorted.length; i++) {
     const member = sorted[i] as T;
     if (member.start >= window.end) return true;
@@ -68,12 +64,24 @@ export const countOverlapping = <T extends Interval>(sorted: readonly T[], windo
   return count;
 };
 
-/** Whether some member of a start-sorted list (none longer than `longestMs`) overlaps `window` and passes `counts`: `overlapping` without building the list. */
-export const someOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, counts: (member: T) => boolean = () => true): boolean =>
-  eachOverlapping(sorted, window, longestMs, counts);
+/**
+ * Whether some member of a start-sorted list (none longer than `longestMs`) overlaps `window` and passes `counts`: `overlapping` without
+ * building the list.
+ */
+export const someOverlapping = <T extends Interval>(
+  sorted: readonly T[],
+  window: Interval,
+  longestMs: number,
+  counts: (member: T) => boolean = () => true,
+): boolean => eachOverlapping(sorted, window, longestMs, counts);
 
 /** Visits the members overlapping `window`, latest start first, until `visit` answers true (then true). */
-const eachOverlapping = <T extends Interval>(sorted: readonly T[], window: Interval, longestMs: number, visit: (member: T) => boolean): boolean => {
+const eachOverlapping = <T extends Interval>(
+  sorted: readonly T[],
+  window: Interval,
+  longestMs: number,
+  visit: (member: T) => boolean,
+): boolean => {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

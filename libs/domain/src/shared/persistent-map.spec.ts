@@ -4,7 +4,8 @@ import { PersistentMap, persistentMapHash } from './persistent-map.js';
 
 type Op = { readonly kind: 'set'; readonly key: string; readonly value: number } | { readonly kind: 'delete'; readonly key: string };
 
-const sorted = <V>(entries: Iterable<readonly [string, V]>): [string, V][] => [...entries].map(([k, v]): [string, V] => [k, v]).sort(([a], [b]) => a.localeCompare(b));
+const sorted = <V>(entries: Iterable<readonly [string, V]>): [string, V][] =>
+  [...entries].map(([k, v]): [string, V] => [k, v]).sort(([a], [b]) => a.localeCompare(b));
 
 /** Two keys "k<i>" of one hash, found by search (FNV-1a is fixed, so the pair is too). */
 const collidingKeys = (): readonly [string, string] => {
@@ -54,7 +55,12 @@ describe('PersistentMap', () => {
     expect(persistentMapHash(a)).toBe(persistentMapHash(b));
     const both = PersistentMap.empty<string>().set(a, 'A').set('other', 'O').set(b, 'B');
     expect([both.get(a), both.get(b), both.size]).toEqual(['A', 'B', 3]);
-    expect(sorted(both.delete(a))).toEqual(sorted([[b, 'B'], ['other', 'O']]));
+    expect(sorted(both.delete(a))).toEqual(
+      sorted([
+        [b, 'B'],
+        ['other', 'O'],
+      ]),
+    );
     expect(both.delete(b).get(a)).toBe('A');
     expect(both.delete(b).has(b)).toBe(false);
     expect(both.set(a, 'A2').get(b)).toBe('B');

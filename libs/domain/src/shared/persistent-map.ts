@@ -35,7 +35,7 @@ export const persistentMapHash = (key: string): number => {
 const popcount = (bits: number): number => {
   let n = bits - ((bits >>> 1) & 0x55555555);
   n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
-  return (Math.imul((n + (n >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((n + (n >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 };
 
 const slotOf = (hash: number, shift: number): number => 1 << ((hash >>> shift) & MASK);
@@ -65,7 +65,8 @@ const withEntry = <V>(entries: readonly Entry<V>[], entry: Entry<V>): Entry<V>[]
 
 const insert = <V>(node: Node<V> | undefined, entry: Entry<V>, hash: number, shift: number): Node<V> => {
   if (node === undefined) return { hash, entries: [entry] };
-  if (isBucket(node)) return node.hash === hash ? { hash, entries: withEntry(node.entries, entry) } : split(node, { hash, entries: [entry] }, shift);
+  if (isBucket(node))
+    return node.hash === hash ? { hash, entries: withEntry(node.entries, entry) } : split(node, { hash, entries: [entry] }, shift);
   const bit = slotOf(hash, shift);
   const at = indexIn(node.bitmap, bit);
   const children = [...node.children];

@@ -32,17 +32,29 @@ const reset: CounterCommand = { type: 'Reset', data: {} };
 
 describe('DeciderSpecification', () => {
   it('folds the given events before deciding', () => {
-    given([incremented(1), incremented(1)]).when(inc(1)).thenThrows('TOO_BIG', 'Counter 2 cannot grow by 1');
-    given([incremented(1)]).when(inc(1)).then([incremented(1)]);
+    given([incremented(1), incremented(1)])
+      .when(inc(1))
+      .thenThrows('TOO_BIG', 'Counter 2 cannot grow by 1');
+    given([incremented(1)])
+      .when(inc(1))
+      .then([incremented(1)]);
   });
 
   it('then fails when the events differ', () => {
-    expect(() => given([]).when(inc(1)).then([incremented(2)])).toThrow();
+    expect(() =>
+      given([])
+        .when(inc(1))
+        .then([incremented(2)]),
+    ).toThrow();
     expect(() => given([]).when(inc(1)).then([])).toThrow();
   });
 
   it('then fails when the decider throws', () => {
-    expect(() => given([incremented(2)]).when(inc(1)).then([incremented(1)])).toThrow(/cannot grow/);
+    expect(() =>
+      given([incremented(2)])
+        .when(inc(1))
+        .then([incremented(1)]),
+    ).toThrow(/cannot grow/);
   });
 
   it('thenThrows fails when nothing is thrown', () => {
@@ -50,11 +62,19 @@ describe('DeciderSpecification', () => {
   });
 
   it('thenThrows fails on another code', () => {
-    expect(() => given([incremented(2)]).when(inc(1)).thenThrows('OTHER')).toThrow();
+    expect(() =>
+      given([incremented(2)])
+        .when(inc(1))
+        .thenThrows('OTHER'),
+    ).toThrow();
   });
 
   it('thenThrows fails when the message lacks the text', () => {
-    expect(() => given([incremented(2)]).when(inc(1)).thenThrows('TOO_BIG', 'something else')).toThrow();
+    expect(() =>
+      given([incremented(2)])
+        .when(inc(1))
+        .thenThrows('TOO_BIG', 'something else'),
+    ).toThrow();
   });
 
   it('thenThrows fails on an error that is not a DomainError', () => {
@@ -63,6 +83,10 @@ describe('DeciderSpecification', () => {
 
   it('thenNothing passes on an empty list and fails otherwise', () => {
     given([]).when(reset).thenNothing();
-    expect(() => given([incremented(1)]).when(reset).thenNothing()).toThrow();
+    expect(() =>
+      given([incremented(1)])
+        .when(reset)
+        .thenNothing(),
+    ).toThrow();
   });
 });

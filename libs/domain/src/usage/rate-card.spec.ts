@@ -4,7 +4,15 @@ import { type MetricPrices, type RateCardCommand, USAGE_METRICS, rateCardDecider
 const PRICES = Object.fromEntries(USAGE_METRICS.map((metric) => [metric, '0'])) as MetricPrices;
 const publish = (overrides: Partial<RateCardCommand['data']> = {}): RateCardCommand => ({
   type: 'PublishRateCard',
-  data: { name: 'std', currency: 'EUR', effectiveFrom: '2030-01-01T00:00:00.000Z', prices: { ...PRICES, host_hours: '1.5' }, capabilityPrices: [], now: '2029-12-01T00:00:00.000Z', ...overrides },
+  data: {
+    name: 'std',
+    currency: 'EUR',
+    effectiveFrom: '2030-01-01T00:00:00.000Z',
+    prices: { ...PRICES, host_hours: '1.5' },
+    capabilityPrices: [],
+    now: '2029-12-01T00:00:00.000Z',
+    ...overrides,
+  },
 });
 
 describe('rate card: each publication is the next version', () => {
@@ -12,7 +20,15 @@ describe('rate card: each publication is the next version', () => {
     const [first] = rateCardDecider.decide(publish(), rateCardDecider.initialState());
     expect(first).toEqual({
       type: 'RateCard.Published',
-      data: { name: 'std', version: 1, currency: 'EUR', effectiveFrom: '2030-01-01T00:00:00.000Z', prices: { ...PRICES, host_hours: '1.5' }, capabilityPrices: [], publishedAt: '2029-12-01T00:00:00.000Z' },
+      data: {
+        name: 'std',
+        version: 1,
+        currency: 'EUR',
+        effectiveFrom: '2030-01-01T00:00:00.000Z',
+        prices: { ...PRICES, host_hours: '1.5' },
+        capabilityPrices: [],
+        publishedAt: '2029-12-01T00:00:00.000Z',
+      },
     });
     const state = rateCardDecider.evolve(rateCardDecider.initialState(), first as never);
     expect(rateCardDecider.decide(publish(), state)[0]?.data.version).toBe(2);
@@ -28,6 +44,8 @@ describe('rate card: each publication is the next version', () => {
     ['a capability price without a capability', { capabilityPrices: [{ capability: '', value: 'gpu', prices: PRICES }] }],
     ['a bad capability price', { capabilityPrices: [{ capability: 'node_type', value: 'gpu', prices: { ...PRICES, host_hours: 'x' } }] }],
   ])('refuses %s', (_what, overrides) => {
-    expect(() => rateCardDecider.decide(publish(overrides), rateCardDecider.initialState())).toThrow(expect.objectContaining({ code: 'INVALID_RATE_CARD', kind: 'invalid' }));
+    expect(() => rateCardDecider.decide(publish(overrides), rateCardDecider.initialState())).toThrow(
+      expect.objectContaining({ code: 'INVALID_RATE_CARD', kind: 'invalid' }),
+    );
   });
 });

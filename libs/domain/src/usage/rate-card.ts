@@ -2,7 +2,14 @@ import type { Command, Decider, DomainEvent } from '../shared/decider.js';
 import { invalid } from '../shared/errors.js';
 
 /** What a report counts, in hours of each; a rate card prices each. */
-export const USAGE_METRICS = ['host_hours', 'instance_hours', 'vcpu_hours', 'memory_mb_hours', 'disk_gb_hours', 'floating_ip_hours'] as const;
+export const USAGE_METRICS = [
+  'host_hours',
+  'instance_hours',
+  'vcpu_hours',
+  'memory_mb_hours',
+  'disk_gb_hours',
+  'floating_ip_hours',
+] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 /** Price per unit-hour of each metric, as a decimal string with at most 6 fraction digits ('0' when free). */
@@ -49,17 +56,24 @@ const MAX_CAPABILITY_PRICES = 100;
 
 const checkPrices = (prices: MetricPrices, where: string): void => {
   for (const metric of USAGE_METRICS) {
-    if (!PRICE.test(prices[metric])) throw invalid('INVALID_RATE_CARD', `${where}${metric} must be a non-negative decimal with at most 6 fraction digits`);
+    if (!PRICE.test(prices[metric]))
+      throw invalid('INVALID_RATE_CARD', `${where}${metric} must be a non-negative decimal with at most 6 fraction digits`);
   }
 };
 
 const checkTerms = (name: string, terms: RateCardTerms): void => {
-  if (!NAME.test(name)) throw invalid('INVALID_RATE_CARD', 'Rate card name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit');
+  if (!NAME.test(name))
+    throw invalid(
+      'INVALID_RATE_CARD',
+      'Rate card name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+    );
   if (!CURRENCY.test(terms.currency)) throw invalid('INVALID_RATE_CARD', 'currency must be an ISO 4217 code (three capital letters)');
   checkPrices(terms.prices, 'prices.');
-  if (terms.capabilityPrices.length > MAX_CAPABILITY_PRICES) throw invalid('INVALID_RATE_CARD', `At most ${MAX_CAPABILITY_PRICES} capability_prices`);
+  if (terms.capabilityPrices.length > MAX_CAPABILITY_PRICES)
+    throw invalid('INVALID_RATE_CARD', `At most ${MAX_CAPABILITY_PRICES} capability_prices`);
   for (const [index, entry] of terms.capabilityPrices.entries()) {
-    if (entry.capability.length === 0 || entry.capability.length > 64) throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].capability must be 1 to 64 characters`);
+    if (entry.capability.length === 0 || entry.capability.length > 64)
+      throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].capability must be 1 to 64 characters`);
     if (entry.value.length > 255) throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].value must be at most 255 characters`);
     checkPrices(entry.prices, `capability_prices[${index}].prices.`);
   }

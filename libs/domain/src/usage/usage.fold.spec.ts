@@ -28,7 +28,14 @@ const hostSize = (hostId: string): HostSize => SIZES[hostId] as HostSize;
 const NONE = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0 };
 const wholeHost = (hostId: string) => ({ ...NONE, hosts: 1, ...hostSize(hostId) });
 
-const piece = (reservationId: string, resourceType: UsagePiece['resourceType'], resourceId: string, start: string, end: string | null, rates: UsagePiece['rates']): UsagePiece => ({
+const piece = (
+  reservationId: string,
+  resourceType: UsagePiece['resourceType'],
+  resourceId: string,
+  start: string,
+  end: string | null,
+  rates: UsagePiece['rates'],
+): UsagePiece => ({
   leaseId: LEASE_ID,
   projectId: 'project-1',
   reservationId,
@@ -51,7 +58,13 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
   });
 
   it('instance reservations (virtual and flavor) hold their slots times the slot size, per host', () => {
-    const virtual = virtualInstanceReservation('res-v', { amount: 3, allocations: [{ hostId: '7', count: 2 }, { hostId: '8', count: 1 }] });
+    const virtual = virtualInstanceReservation('res-v', {
+      amount: 3,
+      allocations: [
+        { hostId: '7', count: 2 },
+        { hostId: '8', count: 1 },
+      ],
+    });
     const flavor = flavorInstanceReservation('res-f');
     const pieces = given(created({ reservations: [virtual, flavor] }), started(at(10)), endRequested('scheduled', at(12)));
     const slots = (count: number) => ({ ...NONE, instances: count, vcpus: 2 * count, memoryMb: 4096 * count, diskGb: 20 * count });
@@ -63,7 +76,13 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
   });
 
   it('a floating-IP reservation holds each address', () => {
-    const fip = floatingIpReservation('res-ip', { amount: 2, allocations: [{ floatingIpId: 'fip-1', address: '172.24.4.10' }, { floatingIpId: 'fip-2', address: '172.24.4.11' }] });
+    const fip = floatingIpReservation('res-ip', {
+      amount: 2,
+      allocations: [
+        { floatingIpId: 'fip-1', address: '172.24.4.10' },
+        { floatingIpId: 'fip-2', address: '172.24.4.11' },
+      ],
+    });
     expect(given(created({ reservations: [fip] }), started(at(10)), endRequested('scheduled', at(11)))).toEqual([
       piece('res-ip', 'virtual:floatingip', 'fip-1', at(10), at(11), { ...NONE, floatingIps: 1 }),
       piece('res-ip', 'virtual:floatingip', 'fip-2', at(10), at(11), { ...NONE, floatingIps: 1 }),
@@ -83,7 +102,9 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
       type: 'Lease.Rescheduled',
       data: { leaseId: LEASE_ID, startDate: at(10), endDate: at(13), beforeEndDate: null, rescheduledAt: at(13) },
     };
-    expect(given(oneHost, started(at(10)), rescheduled, endRequested('scheduled', at(13)))).toEqual([piece('res-1', 'physical:host', '7', at(10), at(13), wholeHost('7'))]);
+    expect(given(oneHost, started(at(10)), rescheduled, endRequested('scheduled', at(13)))).toEqual([
+      piece('res-1', 'physical:host', '7', at(10), at(13), wholeHost('7')),
+    ]);
   });
 
   it('a prolonged lease holds until its later, recorded end', () => {
@@ -91,11 +112,15 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
       type: 'Lease.Rescheduled',
       data: { leaseId: LEASE_ID, startDate: at(10), endDate: at(22), beforeEndDate: null, rescheduledAt: at(15) },
     };
-    expect(given(oneHost, started(at(10)), prolonged, endRequested('scheduled', at(22)))).toEqual([piece('res-1', 'physical:host', '7', at(10), at(22), wholeHost('7'))]);
+    expect(given(oneHost, started(at(10)), prolonged, endRequested('scheduled', at(22)))).toEqual([
+      piece('res-1', 'physical:host', '7', at(10), at(22), wholeHost('7')),
+    ]);
   });
 
   it('deleting an active lease stops the clock at the deletion', () => {
-    expect(given(oneHost, started(at(10)), endRequested('deleted', at(11)), deleted(at(11)))).toEqual([piece('res-1', 'physical:host', '7', at(10), at(11), wholeHost('7'))]);
+    expect(given(oneHost, started(at(10)), endRequested('deleted', at(11)), deleted(at(11)))).toEqual([
+      piece('res-1', 'physical:host', '7', at(10), at(11), wholeHost('7')),
+    ]);
   });
 
   it('a healed reservation holds the failed host until the healing and the replacement from then on', () => {
@@ -118,10 +143,25 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
   });
 
   it('more instances in a running reservation: the host whose slots changed switches piece at the change, the others run on', () => {
-    const before = virtualInstanceReservation('res-v', { amount: 2, allocations: [{ hostId: '7', count: 1 }, { hostId: '8', count: 1 }] });
-    const after = { ...before, amount: 3, allocations: [{ hostId: '7', count: 1 }, { hostId: '8', count: 2 }] };
+    const before = virtualInstanceReservation('res-v', {
+      amount: 2,
+      allocations: [
+        { hostId: '7', count: 1 },
+        { hostId: '8', count: 1 },
+      ],
+    });
+    const after = {
+      ...before,
+      amount: 3,
+      allocations: [
+        { hostId: '7', count: 1 },
+        { hostId: '8', count: 2 },
+      ],
+    };
     const slots = (count: number) => ({ ...NONE, instances: count, vcpus: 2 * count, memoryMb: 4096 * count, diskGb: 20 * count });
-    expect(given(created({ reservations: [before] }), started(at(10)), reservationChanged(after, at(14)), endRequested('scheduled', at(16)))).toEqual([
+    expect(
+      given(created({ reservations: [before] }), started(at(10)), reservationChanged(after, at(14)), endRequested('scheduled', at(16))),
+    ).toEqual([
       piece('res-v', 'virtual:instance', '7', at(10), at(16), slots(1)),
       piece('res-v', 'virtual:instance', '8', at(10), at(14), slots(1)),
       piece('res-v', 'virtual:instance', '8', at(14), at(16), slots(2)),
@@ -130,7 +170,9 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
 
   it('a change before the start is what starts', () => {
     const changed = reservation('res-1', { hostIds: ['9'] });
-    expect(given(oneHost, reservationChanged(changed, at(8)), started(at(10)), endRequested('scheduled', at(11)))).toEqual([piece('res-1', 'physical:host', '9', at(10), at(11), wholeHost('9'))]);
+    expect(given(oneHost, reservationChanged(changed, at(8)), started(at(10)), endRequested('scheduled', at(11)))).toEqual([
+      piece('res-1', 'physical:host', '9', at(10), at(11), wholeHost('9')),
+    ]);
   });
 
   it('a lease still running has open pieces (end null)', () => {

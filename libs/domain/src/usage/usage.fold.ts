@@ -70,7 +70,12 @@ export const reservationRates = (reservation: Reservation, hostSize: (hostId: st
 };
 
 const sameRates = (a: UsageRates, b: UsageRates): boolean =>
-  a.hosts === b.hosts && a.instances === b.instances && a.vcpus === b.vcpus && a.memoryMb === b.memoryMb && a.diskGb === b.diskGb && a.floatingIps === b.floatingIps;
+  a.hosts === b.hosts &&
+  a.instances === b.instances &&
+  a.vcpus === b.vcpus &&
+  a.memoryMb === b.memoryMb &&
+  a.diskGb === b.diskGb &&
+  a.floatingIps === b.floatingIps;
 
 /** Where a lease's usage stands: not started, running (pieces open per reservation and resource), or over for good. */
 type UsageState =
@@ -87,11 +92,26 @@ interface Fold {
 
 const pieceKey = (reservationId: string, resourceId: string): string => `${reservationId}\u0000${resourceId}`;
 
-const openReservation = (fold: Fold, reservation: Reservation, at: string, open: Map<string, UsagePiece>, only?: ReadonlySet<string>): void => {
+const openReservation = (
+  fold: Fold,
+  reservation: Reservation,
+  at: string,
+  open: Map<string, UsagePiece>,
+  only?: ReadonlySet<string>,
+): void => {
   for (const [resourceId, rates] of reservationRates(reservation, fold.hostSize)) {
     if (only !== undefined && !only.has(resourceId)) continue;
     const { leaseId, projectId } = fold;
-    open.set(pieceKey(reservation.id, resourceId), { leaseId, projectId, reservationId: reservation.id, resourceType: reservation.resourceType, resourceId, start: at, end: null, rates });
+    open.set(pieceKey(reservation.id, resourceId), {
+      leaseId,
+      projectId,
+      reservationId: reservation.id,
+      resourceType: reservation.resourceType,
+      resourceId,
+      start: at,
+      end: null,
+      rates,
+    });
   }
 };
 
@@ -143,7 +163,19 @@ const step = (fold: Fold, state: UsageState, event: LeaseEvent): UsageState => {
 };
 
 const byPieceOrder = (a: UsagePiece, b: UsagePiece): number =>
-  a.start < b.start ? -1 : a.start > b.start ? 1 : a.reservationId < b.reservationId ? -1 : a.reservationId > b.reservationId ? 1 : a.resourceId < b.resourceId ? -1 : a.resourceId > b.resourceId ? 1 : 0;
+  a.start < b.start
+    ? -1
+    : a.start > b.start
+      ? 1
+      : a.reservationId < b.reservationId
+        ? -1
+        : a.reservationId > b.reservationId
+          ? 1
+          : a.resourceId < b.resourceId
+            ? -1
+            : a.resourceId > b.resourceId
+              ? 1
+              : 0;
 
 /**
  * What a lease held, from its recorded events in log order (the first must be its Lease.Created):

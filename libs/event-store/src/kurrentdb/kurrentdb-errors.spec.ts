@@ -6,14 +6,27 @@ import { streamPrefix, toStreamName } from './kurrentdb-events.js';
 
 const PREFIX = streamPrefix('leasehold', 'events');
 const named = (streamId: string): string => toStreamName(PREFIX, streamId);
-const anEvent = (id: string): EventData => ({ id, type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } });
-const request = (streamId: string, expectedRevision: AppendRequest['expectedRevision'], ids: string[]): AppendRequest => ({ streamId, expectedRevision, events: ids.map(anEvent) });
+const anEvent = (id: string): EventData => ({
+  id,
+  type: 'Noted',
+  data: {},
+  metadata: { correlationId: 'c', causationId: 'c', actor: null },
+});
+const request = (streamId: string, expectedRevision: AppendRequest['expectedRevision'], ids: string[]): AppendRequest => ({
+  streamId,
+  expectedRevision,
+  events: ids.map(anEvent),
+});
 
 describe("the client's append errors in the port's terms", () => {
   const requests = [request('lease-1', 'no_stream', ['a']), request('host-\ud800', 4, ['b'])];
 
   it('a revision conflict from multiStreamAppend names the stream by its Leasehold id and the expected revision as asked', () => {
-    const conflict = WrongExpectedVersionError.fromRevisionConflict({ stream: named('host-\ud800'), expectedRevision: '4', actualRevision: '6' });
+    const conflict = WrongExpectedVersionError.fromRevisionConflict({
+      stream: named('host-\ud800'),
+      expectedRevision: '4',
+      actualRevision: '6',
+    });
     const mapped = toPortAppendError(conflict, requests, named);
     expect(mapped).toBeInstanceOf(WrongExpectedRevisionError);
     expect(mapped).toMatchObject({ streamId: 'host-\ud800', expected: 4, actual: 6 });
@@ -21,7 +34,11 @@ describe("the client's append errors in the port's terms", () => {
 
   it('a stream that does not exist is revision -1', () => {
     const conflict = new WrongExpectedVersionError(undefined, { streamName: named('lease-1'), expected: 0n, current: NO_STREAM });
-    expect(toPortAppendError(conflict, [request('lease-1', 0, ['a'])], named)).toMatchObject({ streamId: 'lease-1', expected: 0, actual: -1 });
+    expect(toPortAppendError(conflict, [request('lease-1', 0, ['a'])], named)).toMatchObject({
+      streamId: 'lease-1',
+      expected: 0,
+      actual: -1,
+    });
   });
 
   it('anything else, or a conflict on a stream this append did not name, is passed on as the client raised it', () => {

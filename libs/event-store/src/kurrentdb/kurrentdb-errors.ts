@@ -5,7 +5,11 @@ import { IdempotencyConflictError, WrongExpectedRevisionError, type AppendReques
  * The client's WrongExpectedVersionError in the port's terms: the stream by its Leasehold id and the
  * expected revision as the caller gave it, so a conflict reads the same on every adapter.
  */
-export const toPortAppendError = (error: unknown, requests: readonly AppendRequest[], toStreamName: (streamId: string) => string): unknown => {
+export const toPortAppendError = (
+  error: unknown,
+  requests: readonly AppendRequest[],
+  toStreamName: (streamId: string) => string,
+): unknown => {
   if (!(error instanceof WrongExpectedVersionError)) return error;
   const request = requests.find((candidate) => toStreamName(candidate.streamId) === error.streamName);
   if (request === undefined) return error;
@@ -29,8 +33,13 @@ export type ReplayVerdict = 'replay' | 'not_replay';
  * happened? Yes when every request's ids sit, in order, right after its expected revision; no when
  * none of them do; a mixture is neither, as on the other adapters.
  */
-export const replayVerdict = (requests: readonly AppendRequest[], storedAfterExpected: readonly (readonly string[] | null)[]): ReplayVerdict => {
-  const asked = requests.flatMap((request, i) => request.events.map((event, n) => ({ id: event.id, n, at: storedAfterExpected[i]?.indexOf(event.id) ?? -1 })));
+export const replayVerdict = (
+  requests: readonly AppendRequest[],
+  storedAfterExpected: readonly (readonly string[] | null)[],
+): ReplayVerdict => {
+  const asked = requests.flatMap((request, i) =>
+    request.events.map((event, n) => ({ id: event.id, n, at: storedAfterExpected[i]?.indexOf(event.id) ?? -1 })),
+  );
   const found = asked.filter((event) => event.at !== -1);
   if (asked.length > 0 && found.length === asked.length && found.every((event) => event.at === event.n)) return 'replay';
   const [first] = found;

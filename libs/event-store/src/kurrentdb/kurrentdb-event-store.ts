@@ -71,7 +71,11 @@ export class KurrentDbEventStore implements EventStore {
     private readonly clock: () => Date,
     pollIntervalMs: number,
   ) {
-    const source = { headPosition: () => this.headPosition(), changeToken: () => this.headPosition(), readRange: this.readRange.bind(this) };
+    const source = {
+      headPosition: () => this.headPosition(),
+      changeToken: () => this.headPosition(),
+      readRange: this.readRange.bind(this),
+    };
     this.subscriptions = new Subscriptions(source, pollIntervalMs);
   }
 
@@ -84,7 +88,12 @@ export class KurrentDbEventStore implements EventStore {
       await client.dispose();
       throw error;
     }
-    const store = new KurrentDbEventStore(client, streamPrefix(prefix, options.log), options.clock ?? (() => new Date()), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    const store = new KurrentDbEventStore(
+      client,
+      streamPrefix(prefix, options.log),
+      options.clock ?? (() => new Date()),
+      options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    );
     store.startLiveFeed();
     return store;
   }
@@ -107,7 +116,12 @@ export class KurrentDbEventStore implements EventStore {
       const revisions = new Map(written.responses.map((response) => [response.streamName, Number(response.revision)]));
       this.subscriptions.notify();
       return {
-        streams: await Promise.all(requests.map(async (request) => ({ streamId: request.streamId, nextRevision: revisions.get(this.streamName(request.streamId)) ?? (await this.streamRevision(request.streamId)) }))),
+        streams: await Promise.all(
+          requests.map(async (request) => ({
+            streamId: request.streamId,
+            nextRevision: revisions.get(this.streamName(request.streamId)) ?? (await this.streamRevision(request.streamId)),
+          })),
+        ),
         position: appendedPosition(written.position),
         idempotentReplay: false,
       };
@@ -138,7 +152,12 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, filter: serverFilter(this.prefix, undefined) })) {
+    for await (const resolved of this.client.readAll({
+      fromPosition: END,
+      direction: BACKWARDS,
+      maxCount: 1,
+      filter: serverFilter(this.prefix, undefined),
+    })) {
       if (resolved.event !== undefined) return this.toEvent(resolved.event).position;
     }
     return 0;
@@ -147,7 +166,11 @@ export class KurrentDbEventStore implements EventStore {
   /** KurrentDB keeps no index by time: this walks back from the head to the first event stamped at or before the instant. */
   async positionAt(instant: string): Promise<number> {
     const bound = new Date(instant).toISOString();
-    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, filter: serverFilter(this.prefix, undefined) })) {
+    for await (const resolved of this.client.readAll({
+      fromPosition: END,
+      direction: BACKWARDS,
+      filter: serverFilter(this.prefix, undefined),
+    })) {
       if (resolved.event === undefined) continue;
       const event = this.toEvent(resolved.event);
       if (event.recordedAt <= bound) return event.position;
@@ -175,7 +198,12 @@ export class KurrentDbEventStore implements EventStore {
     return fromServerEvent(this.prefix, event);
   }
 
-  private async readServerStream(streamId: string, fromRevision: bigint | typeof END, maxCount: number, direction: typeof FORWARDS | typeof BACKWARDS = FORWARDS): Promise<ResolvedEvent[]> {
+  private async readServerStream(
+    streamId: string,
+    fromRevision: bigint | typeof END,
+    maxCount: number,
+    direction: typeof FORWARDS | typeof BACKWARDS = FORWARDS,
+  ): Promise<ResolvedEvent[]> {
     try {
       return await collect(this.client.readStream(this.streamName(streamId), { fromRevision, maxCount, direction }));
     } catch (error) {
@@ -194,7 +222,11 @@ export class KurrentDbEventStore implements EventStore {
     for (;;) {
       const start: ReadPosition = after === 0 ? START : toServerPosition(after);
       let read = 0;
-      for await (const resolved of this.client.readAll({ fromPosition: start, maxCount: READ_PAGE, filter: serverFilter(this.prefix, filter) }) as AsyncIterable<AllStreamResolvedEvent>) {
+      for await (const resolved of this.client.readAll({
+        fromPosition: start,
+        maxCount: READ_PAGE,
+        filter: serverFilter(this.prefix, filter),
+      }) as AsyncIterable<AllStreamResolvedEvent>) {
         read += 1;
         if (resolved.event === undefined) continue;
         const event = this.toEvent(resolved.event);
@@ -236,7 +268,10 @@ export class KurrentDbEventStore implements EventStore {
 
   /** Any event of ours, seen live, wakes the polling subscriptions; if the feed fails, their polling still finds it. */
   private startLiveFeed(): void {
-    const feed = this.client.subscribeToAll({ fromPosition: END, filter: { filterOn: STREAM_NAME, prefixes: [this.prefix], checkpointInterval: 1 } });
+    const feed = this.client.subscribeToAll({
+      fromPosition: END,
+      filter: { filterOn: STREAM_NAME, prefixes: [this.prefix], checkpointInterval: 1 },
+    });
     feed.on('data', () => this.subscriptions.notify());
     feed.on('error', () => undefined);
     this.liveFeed = feed;

@@ -2,7 +2,16 @@ import { ANY, NO_STREAM, STREAM_EXISTS, type RecordedEvent as ServerEvent } from
 import { describe, expect, it } from 'vitest';
 import { streamCategory, type EventData } from '../event-store.port.js';
 import { HOSTILE_STRINGS } from '../testing/hostile-strings.js';
-import { LEASEHOLD_PROPERTY, fromServerEvent, fromStreamName, streamPrefix, toServerEvent, toServerEventId, toStreamName, toStreamState } from './kurrentdb-events.js';
+import {
+  LEASEHOLD_PROPERTY,
+  fromServerEvent,
+  fromStreamName,
+  streamPrefix,
+  toServerEvent,
+  toServerEventId,
+  toStreamName,
+  toStreamState,
+} from './kurrentdb-events.js';
 
 const PREFIX = streamPrefix('leasehold', 'events');
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -75,7 +84,15 @@ describe('Leasehold events on KurrentDB', () => {
     ['an object', anEvent()],
     ['null data', anEvent({ data: null })],
     ['a number', anEvent({ data: 7 })],
-    ['hostile text everywhere', anEvent({ id: 'id\ud800\u0000', type: 'Type\udc00', data: { 'k\ud800': 'v\u0000' }, metadata: { correlationId: '\ud800', causationId: 'c', actor: null, note: '\u0001' } })],
+    [
+      'hostile text everywhere',
+      anEvent({
+        id: 'id\ud800\u0000',
+        type: 'Type\udc00',
+        data: { 'k\ud800': 'v\u0000' },
+        metadata: { correlationId: '\ud800', causationId: 'c', actor: null, note: '\u0001' },
+      }),
+    ],
   ])('read back exactly as written: %s', (_label, event) => {
     const recorded = fromServerEvent(PREFIX, asStored(event, 'lease-9', 4_242n, '2026-11-26T09:00:00.000Z'));
     expect(recorded).toEqual({
@@ -97,7 +114,10 @@ describe('Leasehold events on KurrentDB', () => {
   });
 
   it('refuse an event that Leasehold did not write, or one sent without a position', () => {
-    const foreign = { ...asStored(anEvent(), 'lease-9', 10n, '2026-11-26T09:00:00.000Z'), metadata: { '$schema.format': 'Json' } } as ServerEvent;
+    const foreign = {
+      ...asStored(anEvent(), 'lease-9', 10n, '2026-11-26T09:00:00.000Z'),
+      metadata: { '$schema.format': 'Json' },
+    } as ServerEvent;
     expect(() => fromServerEvent(PREFIX, foreign)).toThrow(/was not written by Leasehold/);
     const unplaced = { ...asStored(anEvent(), 'lease-9', 10n, '2026-11-26T09:00:00.000Z'), position: undefined } as ServerEvent;
     expect(() => fromServerEvent(PREFIX, unplaced)).toThrow(/without its log position/);

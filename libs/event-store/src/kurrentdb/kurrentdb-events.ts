@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ANY, NO_STREAM, STREAM_EXISTS, type AppendStreamState, type JSONEventData, type JSONType, type RecordedEvent as ServerEvent } from '@kurrent/kurrentdb-client';
+import {
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
+  type AppendStreamState,
+  type JSONEventData,
+  type JSONType,
+  type RecordedEvent as ServerEvent,
+} from '@kurrent/kurrentdb-client';
 import type { EventData, EventMetadata, ExpectedRevision, RecordedEvent } from '../event-store.port.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 import { toPortPosition } from './kurrentdb-positions.js';
@@ -33,7 +41,9 @@ export const fromStreamName = (streamPrefixText: string, streamName: string): st
  * ids differing only in a lone surrogate (which UTF-8 hashing would fold into U+FFFD) stay apart.
  */
 export const toServerEventId = (eventId: string): string => {
-  const hex = createHash('sha256').update(`leasehold-event:${encode(eventId)}`, 'utf8').digest('hex');
+  const hex = createHash('sha256')
+    .update(`leasehold-event:${encode(eventId)}`, 'utf8')
+    .digest('hex');
   const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
@@ -63,12 +73,14 @@ export const toServerEvent = (event: EventData, recordedAt: string): JSONEventDa
 const envelopeOf = (event: ServerEvent): StoredEnvelope => {
   const metadata = event.metadata as Record<string, unknown> | undefined;
   const text = metadata?.[LEASEHOLD_PROPERTY];
-  if (typeof text !== 'string') throw new Error(`event ${event.id} in ${event.streamId} was not written by Leasehold (no '${LEASEHOLD_PROPERTY}' metadata)`);
+  if (typeof text !== 'string')
+    throw new Error(`event ${event.id} in ${event.streamId} was not written by Leasehold (no '${LEASEHOLD_PROPERTY}' metadata)`);
   return JSON.parse(text) as StoredEnvelope;
 };
 
 /** The JSON we sent, whether the server marks the event as JSON (parsed by the client) or hands back its bytes. */
-const dataOf = (event: ServerEvent): unknown => (event.isJson ? event.data : (JSON.parse(Buffer.from(event.data).toString('utf8')) as unknown));
+const dataOf = (event: ServerEvent): unknown =>
+  event.isJson ? event.data : (JSON.parse(Buffer.from(event.data).toString('utf8')) as unknown);
 
 export const fromServerEvent = (streamPrefixText: string, event: ServerEvent): RecordedEvent => {
   if (event.position === undefined) throw new Error(`the server sent event ${event.id} of ${event.streamId} without its log position`);

@@ -8,7 +8,14 @@ import { matchesFilter, serverFilter } from './kurrentdb-filter.js';
 const PREFIX = streamPrefix('leasehold', 'events');
 
 const anEvent = (streamId: string, type: string): RecordedEvent => ({
-  id: 'e', streamId, revision: 0, position: 1, type, data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null }, recordedAt: '2026-11-26T09:00:00.000Z',
+  id: 'e',
+  streamId,
+  revision: 0,
+  position: 1,
+  type,
+  data: {},
+  metadata: { correlationId: 'c', causationId: 'c', actor: null },
+  recordedAt: '2026-11-26T09:00:00.000Z',
 });
 
 /** The regex as the server would apply it to stream names (its escapes are the common subset of .NET and JavaScript). */
@@ -17,7 +24,11 @@ const serverMatches = (filter: RegexFilter, streamId: string): boolean => new Re
 describe('the filter sent with readAll and subscribeToAll', () => {
   it("is this store's stream prefix when no category is asked for, so system events and other logs stay on the server", () => {
     expect(serverFilter(PREFIX, undefined)).toEqual({ filterOn: STREAM_NAME, prefixes: ['leasehold.events.'], checkpointInterval: 1 });
-    expect(serverFilter(PREFIX, { categories: [], types: ['Lease.Created'] })).toEqual({ filterOn: STREAM_NAME, prefixes: ['leasehold.events.'], checkpointInterval: 1 });
+    expect(serverFilter(PREFIX, { categories: [], types: ['Lease.Created'] })).toEqual({
+      filterOn: STREAM_NAME,
+      prefixes: ['leasehold.events.'],
+      checkpointInterval: 1,
+    });
   });
 
   it('narrows to whole categories: the stream named after the category and its dash-prefixed ones, nothing that only begins alike', () => {
@@ -38,7 +49,11 @@ describe('the filter sent with readAll and subscribeToAll', () => {
 
   it('falls back to the prefix for categories too long for a regex: the check on the decoded event still decides', () => {
     const long = 'c'.repeat(5_000);
-    expect(serverFilter(PREFIX, { categories: [long] })).toEqual({ filterOn: STREAM_NAME, prefixes: ['leasehold.events.'], checkpointInterval: 1 });
+    expect(serverFilter(PREFIX, { categories: [long] })).toEqual({
+      filterOn: STREAM_NAME,
+      prefixes: ['leasehold.events.'],
+      checkpointInterval: 1,
+    });
     expect(matchesFilter(anEvent(`${long}-1`, 'T'), { categories: [long] })).toBe(true);
     expect(matchesFilter(anEvent('lease-1', 'T'), { categories: [long] })).toBe(false);
   });

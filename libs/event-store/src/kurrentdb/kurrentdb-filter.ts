@@ -17,7 +17,8 @@ export const serverFilter = (streamPrefixText: string, filter: EventFilter | und
   const categories = filter?.categories ?? [];
   const alternatives = categories.map((category) => escapeRegex(encode(category))).join('|');
   const regex = `^${escapeRegex(streamPrefixText)}(?:${alternatives})(?:-|$)`;
-  if (categories.length === 0 || regex.length > MAX_REGEX_LENGTH) return { filterOn: STREAM_NAME, prefixes: [streamPrefixText], checkpointInterval: 1 };
+  if (categories.length === 0 || regex.length > MAX_REGEX_LENGTH)
+    return { filterOn: STREAM_NAME, prefixes: [streamPrefixText], checkpointInterval: 1 };
   return { filterOn: STREAM_NAME, regex, checkpointInterval: 1 };
 };
 
@@ -25,5 +26,7 @@ export const serverFilter = (streamPrefixText: string, filter: EventFilter | und
 export const matchesFilter = (event: RecordedEvent, filter: EventFilter | undefined): boolean => {
   const categories = filter?.categories ?? [];
   const types = filter?.types ?? [];
-  return (categories.length === 0 || categories.includes(streamCategory(event.streamId))) && (types.length === 0 || types.includes(event.type));
+  return (
+    (categories.length === 0 || categories.includes(streamCategory(event.streamId))) && (types.length === 0 || types.includes(event.type))
+  );
 };

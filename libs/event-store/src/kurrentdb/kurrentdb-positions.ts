@@ -14,7 +14,9 @@ export class KurrentDbPositionError extends Error {
  */
 export const toPortPosition = (position: Position): number => {
   if (position.commit !== position.prepare) {
-    throw new KurrentDbPositionError(`event at commit ${position.commit} has prepare ${position.prepare}: written in an explicit transaction, which Leasehold cannot number`);
+    throw new KurrentDbPositionError(
+      `event at commit ${position.commit} has prepare ${position.prepare}: written in an explicit transaction, which Leasehold cannot number`,
+    );
   }
   if (position.commit <= 0n || position.commit > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new KurrentDbPositionError(`commit position ${position.commit} is outside 1..2^53-1`);

@@ -10,7 +10,9 @@ describe('the KurrentDB server version gate', () => {
 
   it.each(['25.0.1', '24.10.2', '23.10.0', '22.10.0', '5.0.11'])('refuses %s at start, naming the version it needs and why', (version) => {
     expect(() => assertSupportedServerVersion(version)).toThrow(KurrentDbServerVersionError);
-    expect(() => assertSupportedServerVersion(version)).toThrow(`KurrentDB server ${version} has no multiStreamAppend: Leasehold needs 25.1 or later`);
+    expect(() => assertSupportedServerVersion(version)).toThrow(
+      `KurrentDB server ${version} has no multiStreamAppend: Leasehold needs 25.1 or later`,
+    );
   });
 
   it.each(['', 'unknown', 'x25.1'])('refuses a version it cannot read (%j) rather than guess', (version) => {
@@ -21,7 +23,9 @@ describe('the KurrentDB server version gate', () => {
 describe('where the version comes from', () => {
   it("is the client's capabilities getter, still there in the installed client", () => {
     const getterOwner = (proto: object | null): object | null =>
-      proto === null || Object.getOwnPropertyDescriptor(proto, 'capabilities')?.get !== undefined ? proto : getterOwner(Object.getPrototypeOf(proto) as object | null);
+      proto === null || Object.getOwnPropertyDescriptor(proto, 'capabilities')?.get !== undefined
+        ? proto
+        : getterOwner(Object.getPrototypeOf(proto) as object | null);
     expect(getterOwner(KurrentDBClient.prototype)).not.toBeNull();
   });
 });

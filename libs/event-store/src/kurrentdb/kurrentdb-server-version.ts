@@ -14,9 +14,13 @@ export class KurrentDbServerVersionError extends Error {
  */
 export const assertSupportedServerVersion = (version: string): void => {
   const match = /^v?(\d+)\.(\d+)/.exec(version.trim());
-  if (match === null) throw new KurrentDbServerVersionError(`cannot read the KurrentDB server version '${version}': Leasehold needs 25.1 or later (multiStreamAppend)`);
+  if (match === null)
+    throw new KurrentDbServerVersionError(
+      `cannot read the KurrentDB server version '${version}': Leasehold needs 25.1 or later (multiStreamAppend)`,
+    );
   const [major, minor] = [Number(match[1]), Number(match[2])];
-  const supported = major > MINIMUM_SERVER_VERSION.major || (major === MINIMUM_SERVER_VERSION.major && minor >= MINIMUM_SERVER_VERSION.minor);
+  const supported =
+    major > MINIMUM_SERVER_VERSION.major || (major === MINIMUM_SERVER_VERSION.major && minor >= MINIMUM_SERVER_VERSION.minor);
   if (!supported) {
     throw new KurrentDbServerVersionError(
       `KurrentDB server ${version} has no multiStreamAppend: Leasehold needs 25.1 or later to append to several streams atomically and will not start on an older server or EventStoreDB`,

@@ -21,7 +21,8 @@ export class KurrentDbUrlError extends Error {
  * cut by hand because `new URL` would re-encode a cluster URL's comma-separated hosts.
  */
 export const parseKurrentDbUrl = (url: string): KurrentDbUrl => {
-  if (!KURRENTDB_URL.test(url)) throw new KurrentDbUrlError('a KurrentDB URL starts with kurrentdb://, kurrent://, kdb:// or esdb:// (optionally +discover)');
+  if (!KURRENTDB_URL.test(url))
+    throw new KurrentDbUrlError('a KurrentDB URL starts with kurrentdb://, kurrent://, kdb:// or esdb:// (optionally +discover)');
   const question = url.indexOf('?');
   if (question === -1) return { connectionString: url, prefix: DEFAULT_PREFIX };
   const params = new URLSearchParams(url.slice(question + 1));

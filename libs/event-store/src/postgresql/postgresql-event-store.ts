@@ -115,12 +115,21 @@ const parseUrl = (url: string): { readonly connectionString: string; readonly sc
  * as an array, the planner could not tell a rare value from a common one, and read a rare category
  * by scanning the whole table (0.2 s a read at a million events, even with nothing to return).
  */
-const rangeQuery = (schema: string, from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): pg.QueryConfig => {
+const rangeQuery = (
+  schema: string,
+  from: number,
+  to: number,
+  limit: number | undefined,
+  filter: EventFilter | undefined,
+): pg.QueryConfig => {
   const categories = [...new Set((filter?.categories ?? []).map(encode))];
   const types = [...new Set((filter?.types ?? []).map(encode))];
   const bounds = [from, to, limit ?? null];
   if (categories.length === 0 && types.length === 0) {
-    return { text: `SELECT ${COLUMNS} FROM ${schema}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`, values: bounds };
+    return {
+      text: `SELECT ${COLUMNS} FROM ${schema}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
+      values: bounds,
+    };
   }
   const [column, values, also] = types.length > 0 ? (['type', types, categories] as const) : (['category', categories, []] as const);
   const alsoSql = also.length > 0 ? ' AND category = ANY($4::text[])' : '';
@@ -157,7 +166,11 @@ export class PostgresEventStore implements EventStore {
     pollIntervalMs: number,
   ) {
     // the head is the change token: any commit, of any process, moves it
-    const source = { headPosition: () => this.headPosition(), changeToken: () => this.headPosition(), readRange: this.readRange.bind(this) };
+    const source = {
+      headPosition: () => this.headPosition(),
+      changeToken: () => this.headPosition(),
+      readRange: this.readRange.bind(this),
+    };
     this.subscriptions = new Subscriptions(source, pollIntervalMs);
   }
 
@@ -173,7 +186,13 @@ export class PostgresEventStore implements EventStore {
       throw error;
     }
     const listener = new NotificationListener(connectionString, `leasehold_events_${schema}`);
-    const store = new PostgresEventStore(pool, schema, listener, options.clock ?? (() => new Date()), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    const store = new PostgresEventStore(
+      pool,
+      schema,
+      listener,
+      options.clock ?? (() => new Date()),
+      options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    );
     listener.start(() => store.notifySubscriptions());
     return store;
   }
@@ -201,7 +220,10 @@ export class PostgresEventStore implements EventStore {
   }
 
   async streamRevision(streamId: string): Promise<number> {
-    const { rows } = await this.pool.query<{ revision: number }>(`SELECT revision FROM ${this.schema}.streams WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1`, [encode(streamId)]);
+    const { rows } = await this.pool.query<{ revision: number }>(
+      `SELECT revision FROM ${this.schema}.streams WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1`,
+      [encode(streamId)],
+    );
     return rows[0]?.revision ?? -1;
   }
 
@@ -270,16 +292,32 @@ export class PostgresEventStore implements EventStore {
     });
     const row = rows[0] as AppendRow;
     const revisions = row.revisions ?? [];
-    const stored = (row.stored_ids ?? []).map((id, i) => ({ event_id: id, stream_id: row.stored_streams?.[i] ?? '', position: row.stored_positions?.[i] ?? '0' }));
-    return { written: row.written, head: Number(row.head), revisions: new Map(requests.map((request, i) => [request.streamId, revisions[i] ?? -1])), stored };
+    const stored = (row.stored_ids ?? []).map((id, i) => ({
+      event_id: id,
+      stream_id: row.stored_streams?.[i] ?? '',
+      position: row.stored_positions?.[i] ?? '0',
+    }));
+    return {
+      written: row.written,
+      head: Number(row.head),
+      revisions: new Map(requests.map((request, i) => [request.streamId, revisions[i] ?? -1])),
+      stored,
+    };
   }
 
   /** What the server did or found, as the port says it: the write, a replay, or the error that refused it. */
   private appendResult(requests: readonly AppendRequest[], found: AppendFound): AppendResult {
     const { revisions, stored } = found;
     if (found.written) {
-      const streams = requests.map((request) => ({ streamId: request.streamId, nextRevision: (revisions.get(request.streamId) ?? -1) + request.events.length }));
-      return { streams, position: found.head + requests.reduce((count, request) => count + request.events.length, 0), idempotentReplay: false };
+      const streams = requests.map((request) => ({
+        streamId: request.streamId,
+        nextRevision: (revisions.get(request.streamId) ?? -1) + request.events.length,
+      }));
+      return {
+        streams,
+        position: found.head + requests.reduce((count, request) => count + request.events.length, 0),
+        idempotentReplay: false,
+      };
     }
     const requested = requestedEvents(requests);
     if (requested.length > 0 && stored.length === requested.length) return this.replayResult(requests, requested, stored, revisions);
@@ -287,7 +325,8 @@ export class PostgresEventStore implements EventStore {
     if (firstStored) throw new IdempotencyConflictError(firstStored.id, 'some event ids of this append are already stored, others are not');
     for (const request of requests) {
       const actual = revisions.get(request.streamId) ?? -1;
-      if (!matchesExpected(request.expectedRevision, actual)) throw new WrongExpectedRevisionError(request.streamId, request.expectedRevision, actual);
+      if (!matchesExpected(request.expectedRevision, actual))
+        throw new WrongExpectedRevisionError(request.streamId, request.expectedRevision, actual);
     }
     throw new Error('append_events wrote nothing, yet found no stored event and no revision conflict');
   }
@@ -301,7 +340,8 @@ export class PostgresEventStore implements EventStore {
     const byId = new Map(stored.map((row) => [decode(row.event_id), row]));
     for (const event of requested) {
       const storedIn = decode(byId.get(event.id)?.stream_id ?? '');
-      if (storedIn !== event.streamId) throw new IdempotencyConflictError(event.id, `already stored in stream ${storedIn}, not ${event.streamId}`);
+      if (storedIn !== event.streamId)
+        throw new IdempotencyConflictError(event.id, `already stored in stream ${storedIn}, not ${event.streamId}`);
     }
     return {
       streams: requests.map((request) => ({ streamId: request.streamId, nextRevision: revisions.get(request.streamId) ?? -1 })),

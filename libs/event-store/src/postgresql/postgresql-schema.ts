@@ -105,7 +105,6 @@ const schemaSql = (schema: string): string => `
   );
 ${appendFunctionSql(schema)}`;
 
-
 /**
  * Runs DDL once, whoever starts first: processes opening a fresh database at the same moment would
  * otherwise collide on CREATE ... IF NOT EXISTS (which is not atomic in PostgreSQL).

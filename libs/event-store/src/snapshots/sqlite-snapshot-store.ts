@@ -41,7 +41,9 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   load(kind: string, schemaVersion: number): Promise<Snapshot | null> {
-    const row = this.db.prepare('SELECT position, payload FROM snapshots WHERE kind = ? AND schema_version = ?').get(kind, schemaVersion) as Row | undefined;
+    const row = this.db
+      .prepare('SELECT position, payload FROM snapshots WHERE kind = ? AND schema_version = ?')
+      .get(kind, schemaVersion) as Row | undefined;
     return Promise.resolve(row === undefined ? null : { kind, schemaVersion, position: row.position, payload: row.payload });
   }
 

@@ -52,7 +52,11 @@ const fromRaw = ([position, eventId, streamId, revision, type, data, metadata, r
 const FOLDABLE_COLUMNS = 'position, type, data';
 type RawFoldableRow = readonly [number, string, string];
 
-const foldableFromRaw = ([position, type, data]: RawFoldableRow): FoldableEvent => ({ position, type: decode(type), data: JSON.parse(data) as unknown });
+const foldableFromRaw = ([position, type, data]: RawFoldableRow): FoldableEvent => ({
+  position,
+  type: decode(type),
+  data: JSON.parse(data) as unknown,
+});
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
@@ -106,12 +110,12 @@ export class EventRows {
     );
     this.selectStreamRevision = db.prepare('SELECT revision FROM streams WHERE stream_id = ?').pluck();
     this.selectEventRef = db.prepare('SELECT stream_id AS streamId, position FROM events WHERE event_id = ?');
-    this.selectStream = db.prepare(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
-    );
+    this.selectStream = db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`);
     this.selectHead = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
     // left to itself SQLite walks the table from the head down, reading whole events
-    this.selectPositionAt = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?').pluck();
+    this.selectPositionAt = db
+      .prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?')
+      .pluck();
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
     this.eventsAt = db.prepare(`SELECT ${COLUMNS} FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position`).raw();
   }
@@ -154,7 +158,14 @@ export class EventRows {
     if (readsMerged(limit, filter)) {
       const types = filter?.types ?? [];
       const categories = filter?.categories ?? [];
-      return this.readMerged(from, to, limit, types.length > 0 ? 'type' : 'category', types.length > 0 ? types : categories, types.length > 0 ? categories : []);
+      return this.readMerged(
+        from,
+        to,
+        limit,
+        types.length > 0 ? 'type' : 'category',
+        types.length > 0 ? types : categories,
+        types.length > 0 ? categories : [],
+      );
     }
     const { sql, params } = filterSql(filter);
     const rows = this.rangeStatement(sql, COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
@@ -177,10 +188,18 @@ export class EventRows {
    * index gives its first `limit` positions in order (an index-only read), the smallest `limit` of
    * them are the page, and the page's events are read by position.
    */
-  private readMerged(from: number, to: number, limit: number, column: 'type' | 'category', values: readonly string[], categories: readonly string[]): RecordedEvent[] {
+  private readMerged(
+    from: number,
+    to: number,
+    limit: number,
+    column: 'type' | 'category',
+    values: readonly string[],
+    categories: readonly string[],
+  ): RecordedEvent[] {
     const next = this.nextPositions(column, categories.length);
     const positions: number[] = [];
-    for (const value of new Set(values)) positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
+    for (const value of new Set(values))
+      positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
     if (positions.length === 0) return [];
     positions.sort((a, b) => a - b);
     return (this.eventsAt.all(JSON.stringify(positions.slice(0, limit))) as RawEventRow[]).map(fromRaw);
@@ -191,9 +210,11 @@ export class EventRows {
     const cached = this.positionStatements.get(id);
     if (cached) return cached;
     const also = categories === 0 ? '' : ` AND category IN (${placeholders(categories)})`;
-    const statement = this.db.prepare(
-      `SELECT position FROM events INDEXED BY events_${column}_position WHERE ${column} = ? AND position > ? AND position <= ?${also} ORDER BY position LIMIT ?`,
-    ).pluck();
+    const statement = this.db
+      .prepare(
+        `SELECT position FROM events INDEXED BY events_${column}_position WHERE ${column} = ? AND position > ? AND position <= ?${also} ORDER BY position LIMIT ?`,
+      )
+      .pluck();
     this.positionStatements.set(id, statement);
     return statement;
   }
@@ -216,9 +237,9 @@ export class EventRows {
     const id = `${columns}|${filterClause}`;
     const cached = this.rangeStatements.get(id);
     if (cached) return cached;
-    const statement = this.db.prepare(
-      `SELECT ${columns} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`,
-    ).raw();
+    const statement = this.db
+      .prepare(`SELECT ${columns} FROM events WHERE position > ? AND position <= ?${filterClause} ORDER BY position LIMIT ?`)
+      .raw();
     this.rangeStatements.set(id, statement);
     return statement;
   }

@@ -50,8 +50,7 @@ const event = (type = 'ContractTested', data: unknown = { n: 0 }): EventData => 
   metadata: metadata(),
 });
 
-const events = (count: number, type = 'ContractTested'): EventData[] =>
-  Array.from({ length: count }, (_, n) => event(type, { n }));
+const events = (count: number, type = 'ContractTested'): EventData[] => Array.from({ length: count }, (_, n) => event(type, { n }));
 
 const positions = (recorded: readonly RecordedEvent[]): number[] => recorded.map((e) => e.position);
 const ids = (recorded: readonly { readonly id: string }[]): string[] => recorded.map((e) => e.id);
@@ -153,9 +152,7 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
 
       it('stream_exists fails on a missing stream and succeeds on an existing one', async () => {
         const streamId = newStream();
-        await expect(store().appendToStream(streamId, 'stream_exists', events(1))).rejects.toBeInstanceOf(
-          WrongExpectedRevisionError,
-        );
+        await expect(store().appendToStream(streamId, 'stream_exists', events(1))).rejects.toBeInstanceOf(WrongExpectedRevisionError);
         await store().appendToStream(streamId, 'no_stream', events(1));
         const result = await store().appendToStream(streamId, 'stream_exists', events(1));
         expect(result.streams).toEqual([{ streamId, nextRevision: 1 }]);
@@ -171,9 +168,7 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       it('lets exactly one of several concurrent appends with the same expected revision win', async () => {
         const streamId = newStream();
         await store().appendToStream(streamId, 'no_stream', events(1));
-        const attempts = await Promise.allSettled(
-          Array.from({ length: 6 }, () => store().appendToStream(streamId, 0, events(1))),
-        );
+        const attempts = await Promise.allSettled(Array.from({ length: 6 }, () => store().appendToStream(streamId, 0, events(1))));
         const fulfilled = attempts.filter((attempt) => attempt.status === 'fulfilled');
         const rejected = attempts.filter((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
         expect(fulfilled).toHaveLength(1);
@@ -436,7 +431,9 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         // interleaved: each stream gets a run of uneven length of the three types, round after round
         for (let round = 0; round < 6; round++) {
           for (const [i, stream] of streams.entries()) {
-            const batch = Array.from({ length: 1 + ((round + i) % 3) }, (_, k) => event([typeA, typeB, typeC][(round + i + k) % 3], { round, k }));
+            const batch = Array.from({ length: 1 + ((round + i) % 3) }, (_, k) =>
+              event([typeA, typeB, typeC][(round + i + k) % 3], { round, k }),
+            );
             const revision = revisions.get(stream);
             await store().appendToStream(stream, revision === undefined ? 'no_stream' : revision, batch);
             revisions.set(stream, (revision ?? -1) + batch.length);
@@ -462,7 +459,7 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
           expect(whole.every((e) => filter.types?.includes(e.type) ?? true)).toBe(true);
           for (const limit of [1, 2, 5]) {
             const paged: RecordedEvent[] = [];
-            for (let from = 0; ; ) {
+            for (let from = 0; ;) {
               const page = await store().readAll({ from, limit, filter });
               expect(page.length).toBeLessThanOrEqual(limit);
               if (page.length === 0) break;
@@ -494,12 +491,16 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       /** What readAll gives, less what readAllFoldable may leave out (a store may also return it whole). */
       const foldable = ({ position, type, data }: FoldableEvent): FoldableEvent => ({ position, type, data });
 
-      it('reads what readAll reads, in the same pages, each event\'s position, type and data, with and without filters', async () => {
+      it("reads what readAll reads, in the same pages, each event's position, type and data, with and without filters", async () => {
         const category = uniqueCategory();
         const type = `Foldable${uniqueSuffix()}`;
         const { position: from } = await store().appendToStream(newStream(), 'no_stream', events(1));
         const ours = streamIn(category);
-        await store().appendToStream(ours, 'no_stream', [event(type, { n: 1 }), event('Other', { n: 2 }), event(type, { nested: { list: [1, 'two'] } })]);
+        await store().appendToStream(ours, 'no_stream', [
+          event(type, { n: 1 }),
+          event('Other', { n: 2 }),
+          event(type, { nested: { list: [1, 'two'] } }),
+        ]);
         await store().appendToStream(newStream(), 'no_stream', [event(type, { n: 4 })]);
         await store().appendToStream(streamIn(uniqueCategory()), 'no_stream', events(2));
         const reads = [
@@ -521,7 +522,9 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
       it.each(HOSTILE_STRINGS)('reads $label in a type and data back exactly', async ({ value }) => {
         const streamId = `${value.replaceAll('-', '')}${uniqueSuffix()}-${value}`;
         const { position: previous } = await store().appendToStream(newStream(), 'no_stream', events(1));
-        const { position } = await store().appendToStream(streamId, 'no_stream', [event(`Hostile${value}`, { text: value, [value]: [value] })]);
+        const { position } = await store().appendToStream(streamId, 'no_stream', [
+          event(`Hostile${value}`, { text: value, [value]: [value] }),
+        ]);
         const [read] = await store().readAllFoldable({ from: previous, limit: 1 });
         expect(read).toMatchObject({ position, type: `Hostile${value}`, data: { text: value, [value]: [value] } });
       });

@@ -27,7 +27,7 @@ const classes: readonly (readonly [string, string])[] = [
   ['high surrogate before a pair', '\ud800\ud83d\ude42'],
   ['pair then lone low surrogate', '\ud83d\ude42\ude42'],
   ['backslashes', 'a\\b\\\\c\\'],
-  ['backslash escapes as text', '\\0 \\x00 \\u0000 \\n \\\''],
+  ['backslash escapes as text', "\\0 \\x00 \\u0000 \\n \\'"],
   ['single quotes', "it's ''quoted'''"],
   ['double quotes', '"name" ""'],
   ['SQL comment and statement', "x'); DROP TABLE lh_leases; --"],

@@ -9,7 +9,8 @@ import type { AdmissionContext, Healing, ReservationAdmission, ReservationSupply
 import { type ReservationPatch, checkPatchFields } from './reservation-patch.js';
 
 /** A validated request for a new reservation, of any type. */
-export type ReservationRequest = HostReservationRequest | InstanceReservationRequest | FlavorInstanceReservationRequest | FloatingIpReservationRequest;
+export type ReservationRequest =
+  HostReservationRequest | InstanceReservationRequest | FlavorInstanceReservationRequest | FloatingIpReservationRequest;
 
 type ReservationOf<T extends ResourceType> = Extract<Reservation, { readonly resourceType: T }>;
 type RequestOf<T extends ResourceType> = Extract<ReservationRequest, { readonly resourceType: T }>;

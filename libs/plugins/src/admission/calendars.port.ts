@@ -27,7 +27,11 @@ export interface ReservationCalendars {
   snapshots(): HostSnapshot[];
   floatingIpSnapshots(): FloatingIpSnapshot[];
   /** Hosts for the window, chosen by the host policy among `candidates` (default: every host); 409 when too few are free. */
-  allocate(request: Omit<HostAllocationRequest, 'cleaningTimeMs' | 'window'>, window: BookingWindow, candidates?: readonly HostSnapshot[]): readonly string[];
+  allocate(
+    request: Omit<HostAllocationRequest, 'cleaningTimeMs' | 'window'>,
+    window: BookingWindow,
+    candidates?: readonly HostSnapshot[],
+  ): readonly string[];
   /** A running reservation keeps exactly these hosts: 409 unless each stays free over the new window. */
   checkKeptHosts(hostIds: readonly string[], window: BookingWindow): void;
   book(hostId: string, window: BookingWindow): void;

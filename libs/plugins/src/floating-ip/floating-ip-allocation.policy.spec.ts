@@ -21,7 +21,10 @@ const request = (overrides: Partial<FloatingIpAllocationRequest> = {}): Floating
   ...overrides,
 });
 
-const chosen = (...pairs: [string, string][]) => ({ ok: true, allocations: pairs.map(([floatingIpId, address]) => ({ floatingIpId, address })) });
+const chosen = (...pairs: [string, string][]) => ({
+  ok: true,
+  allocations: pairs.map(([floatingIpId, address]) => ({ floatingIpId, address })),
+});
 
 describe('allocateFloatingIps', () => {
   it('takes addresses of the requested network only, never-booked ones first, then by address', () => {
@@ -43,7 +46,9 @@ describe('allocateFloatingIps', () => {
 
   it('required addresses are always part of the result', () => {
     const pool = [ip('a', '10.0.0.1'), ip('b', '10.0.0.2'), ip('c', '10.0.0.3')];
-    expect(allocateFloatingIps(request({ amount: 2, requiredAddresses: ['10.0.0.3'] }), pool)).toEqual(chosen(['a', '10.0.0.1'], ['c', '10.0.0.3']));
+    expect(allocateFloatingIps(request({ amount: 2, requiredAddresses: ['10.0.0.3'] }), pool)).toEqual(
+      chosen(['a', '10.0.0.1'], ['c', '10.0.0.3']),
+    );
   });
 
   it('a required address that is busy fails, naming it', () => {
@@ -56,7 +61,9 @@ describe('allocateFloatingIps', () => {
     expect(() => allocateFloatingIps(request({ requiredAddresses: ['10.0.0.9'] }), [ip('a', '10.0.0.1')])).toThrow(
       'Floating IP 10.0.0.9 is not a reservable floating IP of network net-1',
     );
-    expect(() => allocateFloatingIps(request({ requiredAddresses: ['10.0.0.1'] }), [ip('a', '10.0.0.1', [], 'net-2')])).toThrow(/not a reservable/);
+    expect(() => allocateFloatingIps(request({ requiredAddresses: ['10.0.0.1'] }), [ip('a', '10.0.0.1', [], 'net-2')])).toThrow(
+      /not a reservable/,
+    );
   });
 
   it('not enough free addresses', () => {
@@ -77,7 +84,13 @@ describe('allocateFloatingIps', () => {
   });
 
   it('a started reservation keeps every address it holds, or fails', () => {
-    const pool = [ip('a', '10.0.0.1'), ip('b', '10.0.0.2', [['me', 100, 200], ['x', 210, 300]])];
+    const pool = [
+      ip('a', '10.0.0.1'),
+      ip('b', '10.0.0.2', [
+        ['me', 100, 200],
+        ['x', 210, 300],
+      ]),
+    ];
     const update = { reservationId: 'me', current: ['10.0.0.2'], keepAll: true };
     expect(allocateFloatingIps(request({ ...update, amount: 2 }), pool)).toEqual(chosen(['a', '10.0.0.1'], ['b', '10.0.0.2']));
     const longer = request({ ...update, amount: 2, window: { start: at(100), end: at(250) } });
@@ -89,7 +102,9 @@ describe('notEnoughFloatingIpsError', () => {
   it('is a conflict that says why', () => {
     const shortage = notEnoughFloatingIpsError({ ok: false, requested: 3, registered: 2, free: 1, busyRequired: [] });
     expect(isDomainError(shortage) && shortage.kind).toBe('conflict');
-    expect(shortage.message).toBe('Not enough floating IPs available: 2 registered on the network, 1 free for the whole lease, 3 requested');
+    expect(shortage.message).toBe(
+      'Not enough floating IPs available: 2 registered on the network, 1 free for the whole lease, 3 requested',
+    );
     const busy = notEnoughFloatingIpsError({ ok: false, requested: 1, registered: 2, free: 1, busyRequired: ['10.0.0.2'] });
     expect(busy.message).toBe('Not enough floating IPs available: 10.0.0.2 already reserved for this period');
   });

@@ -19,18 +19,28 @@ export interface FloatingIpAllocationRequest {
 
 export type FloatingIpAllocationResult =
   | { readonly ok: true; readonly allocations: readonly FloatingIpAllocation[] }
-  | { readonly ok: false; readonly requested: number; readonly registered: number; readonly free: number; readonly busyRequired: readonly string[] };
+  | {
+      readonly ok: false;
+      readonly requested: number;
+      readonly registered: number;
+      readonly free: number;
+      readonly busyRequired: readonly string[];
+    };
 
 export type FloatingIpAllocationFailure = Extract<FloatingIpAllocationResult, { readonly ok: false }>;
 
-const compareAddresses = (a: FloatingIpSnapshot, b: FloatingIpSnapshot): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+const compareAddresses = (a: FloatingIpSnapshot, b: FloatingIpSnapshot): number =>
+  a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 
 /**
  * Picks `amount` addresses registered on the network and free for the window (widened by the
  * cleaning time): required ones first, then the ones held now, then never-booked ones (upstream's
  * preference), then the rest, by address. Unregistered required addresses are the caller's error.
  */
-export const allocateFloatingIps = (request: FloatingIpAllocationRequest, ips: readonly FloatingIpSnapshot[]): FloatingIpAllocationResult => {
+export const allocateFloatingIps = (
+  request: FloatingIpAllocationRequest,
+  ips: readonly FloatingIpSnapshot[],
+): FloatingIpAllocationResult => {
   const onNetwork = ips.filter((ip) => ip.networkId === request.networkId);
   for (const address of request.requiredAddresses) {
     if (!onNetwork.some((ip) => ip.address === address)) {
@@ -53,7 +63,10 @@ export const allocateFloatingIps = (request: FloatingIpAllocationRequest, ips: r
   return { ok: true, allocations };
 };
 
-const freeOf = (request: Pick<FloatingIpAllocationRequest, 'window' | 'cleaningTimeMs' | 'reservationId'>, ips: readonly FloatingIpSnapshot[]): FloatingIpSnapshot[] => {
+const freeOf = (
+  request: Pick<FloatingIpAllocationRequest, 'window' | 'cleaningTimeMs' | 'reservationId'>,
+  ips: readonly FloatingIpSnapshot[],
+): FloatingIpSnapshot[] => {
   const window = widen(request.window, request.cleaningTimeMs);
   return ips.filter((ip) => isFree(ip.bookings, window, (b) => b.reservationId === request.reservationId));
 };
@@ -70,7 +83,10 @@ export const floatingIpSupply = (
 /** Upstream answers 400 NotEnoughFloatingIPAvailable; a shortage of capacity is a 409 here, like hosts. */
 export const notEnoughFloatingIpsError = (failure: FloatingIpAllocationFailure): DomainError => {
   if (failure.busyRequired.length > 0) {
-    return conflict('NOT_ENOUGH_FLOATING_IPS', `Not enough floating IPs available: ${failure.busyRequired.join(', ')} already reserved for this period`);
+    return conflict(
+      'NOT_ENOUGH_FLOATING_IPS',
+      `Not enough floating IPs available: ${failure.busyRequired.join(', ')} already reserved for this period`,
+    );
   }
   return conflict(
     'NOT_ENOUGH_FLOATING_IPS',

@@ -12,7 +12,10 @@ export interface FloatingIpReservationRequest {
 /** No more required addresses than the reservation holds. */
 export const checkRequiredCount = (addresses: readonly string[], amount: number): void => {
   if (addresses.length > amount) {
-    throw invalidField('INVALID_INPUT', `Invalid input for {field:requiredFloatingIps}: ${addresses.length} addresses required but amount is ${amount}`);
+    throw invalidField(
+      'INVALID_INPUT',
+      `Invalid input for {field:requiredFloatingIps}: ${addresses.length} addresses required but amount is ${amount}`,
+    );
   }
 };
 
@@ -20,10 +23,15 @@ export const checkRequiredCount = (addresses: readonly string[], amount: number)
 export const parseRequiredFloatingIps = (addresses: readonly string[], amount: number): string[] => {
   const canonical = addresses.map((address) => {
     const ip = canonicalIpAddress(address);
-    if (ip === null) throw invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:requiredFloatingIps}: ${literal(address)} is not an IP address`);
+    if (ip === null)
+      throw invalidField(
+        'MALFORMED_PARAMETER',
+        `Malformed parameter {field:requiredFloatingIps}: ${literal(address)} is not an IP address`,
+      );
     return ip;
   });
-  if (new Set(canonical).size !== canonical.length) throw invalidField('MALFORMED_PARAMETER', 'Malformed parameter {field:requiredFloatingIps}: an address is repeated');
+  if (new Set(canonical).size !== canonical.length)
+    throw invalidField('MALFORMED_PARAMETER', 'Malformed parameter {field:requiredFloatingIps}: an address is repeated');
   checkRequiredCount(canonical, amount);
   return canonical;
 };

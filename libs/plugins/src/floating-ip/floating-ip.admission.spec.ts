@@ -7,8 +7,18 @@ import { floatingIpAdmission } from './floating-ip.admission.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
-const ips = [floatingIpRegistered('f1', '10.0.0.1'), floatingIpRegistered('f2', '10.0.0.2'), floatingIpRegistered('f3', '10.0.0.3'), floatingIpRegistered('g1', '10.1.0.1', 'net-2')];
-const request = (amount: number, requiredFloatingIps: readonly string[] = []): FloatingIpReservationRequest => ({ resourceType: 'virtual:floatingip', networkId: 'net-1', amount, requiredFloatingIps });
+const ips = [
+  floatingIpRegistered('f1', '10.0.0.1'),
+  floatingIpRegistered('f2', '10.0.0.2'),
+  floatingIpRegistered('f3', '10.0.0.3'),
+  floatingIpRegistered('g1', '10.1.0.1', 'net-2'),
+];
+const request = (amount: number, requiredFloatingIps: readonly string[] = []): FloatingIpReservationRequest => ({
+  resourceType: 'virtual:floatingip',
+  networkId: 'net-1',
+  amount,
+  requiredFloatingIps,
+});
 const holding = (amount: number, requiredFloatingIps: readonly string[] = []): FloatingIpReservation => ({
   id: 'r1',
   resourceId: 'resource-r1',
@@ -16,7 +26,10 @@ const holding = (amount: number, requiredFloatingIps: readonly string[] = []): F
   networkId: 'net-1',
   amount,
   requiredFloatingIps,
-  allocations: [{ floatingIpId: 'f1', address: '10.0.0.1' }, { floatingIpId: 'f2', address: '10.0.0.2' }].slice(0, amount),
+  allocations: [
+    { floatingIpId: 'f1', address: '10.0.0.1' },
+    { floatingIpId: 'f2', address: '10.0.0.2' },
+  ].slice(0, amount),
 });
 const booked = [floatingIpBooked('f1', 'r1'), floatingIpBooked('f2', 'r1')];
 const typesOf = (events: readonly { streamId: string; type: string }[]) => events.map((e) => `${e.streamId} ${e.type}`);
@@ -32,7 +45,10 @@ describe('virtual:floatingip admission', () => {
         networkId: 'net-1',
         amount: 2,
         requiredFloatingIps: ['10.0.0.3'],
-        allocations: [{ floatingIpId: 'f1', address: '10.0.0.1' }, { floatingIpId: 'f3', address: '10.0.0.3' }],
+        allocations: [
+          { floatingIpId: 'f1', address: '10.0.0.1' },
+          { floatingIpId: 'f3', address: '10.0.0.3' },
+        ],
       });
       expect(typesOf(decided())).toEqual(['floatingip-f1 FloatingIp.Booked', 'floatingip-f3 FloatingIp.Booked']);
     });
@@ -40,28 +56,46 @@ describe('virtual:floatingip admission', () => {
 
   it('refuses more addresses than the network has free (409)', async () => {
     await withCalendars(ips, ({ admission }) => {
-      expect(() => floatingIpAdmission.admit(admission(LEASE), request(4))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_FLOATING_IPS', kind: 'conflict' }));
+      expect(() => floatingIpAdmission.admit(admission(LEASE), request(4))).toThrow(
+        expect.objectContaining({ code: 'NOT_ENOUGH_FLOATING_IPS', kind: 'conflict' }),
+      );
     });
   });
 
   it('stays on its network, and its required addresses can only be cleared (400), before anything is booked', async () => {
     await withCalendars([...ips, ...booked], ({ admission, decided }) => {
-      const readmit = (patch: Parameters<typeof patchOf>[1]) => () => floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1']), patchOf('r1', patch), false);
-      expect(readmit({ networkId: 'net-2' })).toThrow(expect.objectContaining({ kind: 'invalid', template: '{field:networkId} cannot be updated' }));
-      expect(readmit({ requiredFloatingIps: ['10.0.0.1'] })).toThrow(expect.objectContaining({ template: '{field:requiredFloatingIps} can only be cleared (set to [])' }));
+      const readmit = (patch: Parameters<typeof patchOf>[1]) => () =>
+        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1']), patchOf('r1', patch), false);
+      expect(readmit({ networkId: 'net-2' })).toThrow(
+        expect.objectContaining({ kind: 'invalid', template: '{field:networkId} cannot be updated' }),
+      );
+      expect(readmit({ requiredFloatingIps: ['10.0.0.1'] })).toThrow(
+        expect.objectContaining({ template: '{field:requiredFloatingIps} can only be cleared (set to [])' }),
+      );
       expect(readmit({ amount: 0 })).toThrow(expect.objectContaining({ code: 'MALFORMED_PARAMETER' }));
       expect(decided()).toEqual([]);
-      expect(readmit({ requiredFloatingIps: [], amount: 1 })()).toMatchObject({ amount: 1, requiredFloatingIps: [], allocations: [{ floatingIpId: 'f1', address: '10.0.0.1' }] });
+      expect(readmit({ requiredFloatingIps: [], amount: 1 })()).toMatchObject({
+        amount: 1,
+        requiredFloatingIps: [],
+        allocations: [{ floatingIpId: 'f1', address: '10.0.0.1' }],
+      });
     });
   });
 
   it('keeps at least as many addresses as it requires, and once started as many as it holds (400)', async () => {
     await withCalendars([...ips, ...booked], ({ admission }) => {
-      expect(() => floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1', '10.0.0.2']), patchOf('r1', { amount: 1 }), false)).toThrow(
-        expect.objectContaining({ code: 'INVALID_INPUT', template: 'Invalid input for {field:requiredFloatingIps}: 2 addresses required but amount is 1' }),
+      expect(() =>
+        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1', '10.0.0.2']), patchOf('r1', { amount: 1 }), false),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_INPUT',
+          template: 'Invalid input for {field:requiredFloatingIps}: 2 addresses required but amount is 1',
+        }),
       );
       expect(() => floatingIpAdmission.readmit(admission(LEASE), holding(2), patchOf('r1', { amount: 1 }), true)).toThrow(
-        expect.objectContaining({ template: 'The {field:amount} of a started floating IP reservation cannot go below the 2 addresses it holds' }),
+        expect.objectContaining({
+          template: 'The {field:amount} of a started floating IP reservation cannot go below the 2 addresses it holds',
+        }),
       );
       expect(floatingIpAdmission.readmit(admission(LEASE), holding(2), patchOf('r1', { amount: 3 }), true).allocations).toHaveLength(3);
     });
@@ -70,7 +104,10 @@ describe('virtual:floatingip admission', () => {
   it('a patch may only set floating-IP fields (400)', async () => {
     await withCalendars([...ips, ...booked], ({ admission }) => {
       expect(() => new Admissions().readmit(admission(LEASE), holding(2), patchOf('r1', { affinity: { value: null } }), false)).toThrow(
-        expect.objectContaining({ code: 'INVALID_PARAMETER', template: 'Parameter {field:affinity} cannot be set on a virtual:floatingip reservation' }),
+        expect.objectContaining({
+          code: 'INVALID_PARAMETER',
+          template: 'Parameter {field:affinity} cannot be set on a virtual:floatingip reservation',
+        }),
       );
     });
   });

@@ -1,4 +1,10 @@
-import { type FloatingIpAllocation, type FloatingIpReservation, checkFloatingIpChange, checkStartedFloatingIpAmount, toMs } from '#domain/index.js';
+import {
+  type FloatingIpAllocation,
+  type FloatingIpReservation,
+  checkFloatingIpChange,
+  checkStartedFloatingIpAmount,
+  toMs,
+} from '#domain/index.js';
 import { type AdmissionContext, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { checkAmount } from '../admission/amount.js';
@@ -28,7 +34,8 @@ const chooseFloatingIps = (
   );
   if (!result.ok) throw notEnoughFloatingIpsError(result);
   const before = new Set((current?.allocations ?? []).map((a) => a.floatingIpId));
-  for (const floatingIpId of before) if (!result.allocations.some((a) => a.floatingIpId === floatingIpId)) calendars.releaseFloatingIp(floatingIpId, id);
+  for (const floatingIpId of before)
+    if (!result.allocations.some((a) => a.floatingIpId === floatingIpId)) calendars.releaseFloatingIp(floatingIpId, id);
   for (const allocation of result.allocations) {
     if (before.has(allocation.floatingIpId)) calendars.moveFloatingIp(allocation.floatingIpId, window);
     else calendars.bookFloatingIp(allocation.floatingIpId, window);
@@ -36,14 +43,24 @@ const chooseFloatingIps = (
   return [...result.allocations];
 };
 
-const readmit = (context: AdmissionContext, reservation: FloatingIpReservation, patch: ReservationPatch | undefined, started: boolean): FloatingIpReservation => {
+const readmit = (
+  context: AdmissionContext,
+  reservation: FloatingIpReservation,
+  patch: ReservationPatch | undefined,
+  started: boolean,
+): FloatingIpReservation => {
   checkFloatingIpChange(reservation, { networkId: patch?.networkId ?? null, requiredFloatingIps: patch?.requiredFloatingIps ?? null });
   const amount = checkAmount(patch?.amount ?? reservation.amount);
   if (started) checkStartedFloatingIpAmount(reservation, amount);
   // stored addresses are canonical already: only their count is judged against the new amount
   const requiredFloatingIps = patch?.requiredFloatingIps != null ? [] : reservation.requiredFloatingIps;
   checkRequiredCount(requiredFloatingIps, amount);
-  const request: FloatingIpReservationRequest = { resourceType: 'virtual:floatingip', networkId: reservation.networkId, amount, requiredFloatingIps };
+  const request: FloatingIpReservationRequest = {
+    resourceType: 'virtual:floatingip',
+    networkId: reservation.networkId,
+    amount,
+    requiredFloatingIps,
+  };
   const allocations = chooseFloatingIps(context, reservation.id, request, reservation, started);
   return { ...reservation, amount, requiredFloatingIps, allocations };
 };
@@ -61,7 +78,10 @@ export const floatingIpAdmission: ReservationAdmission<FloatingIpReservation, Fl
   heal: () => null,
   supply: ({ calendars, schedule }, request) => {
     const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
-    const { registered, free } = floatingIpSupply({ networkId: request.networkId, window, cleaningTimeMs: calendars.cleaningTimeMs }, calendars.floatingIpSnapshots());
+    const { registered, free } = floatingIpSupply(
+      { networkId: request.networkId, window, cleaningTimeMs: calendars.cleaningTimeMs },
+      calendars.floatingIpSnapshots(),
+    );
     return { matching: registered, free };
   },
   release: (context, reservation) => {

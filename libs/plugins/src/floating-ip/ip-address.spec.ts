@@ -11,9 +11,12 @@ describe('canonicalIpAddress', () => {
     expect(canonicalIpAddress(text)).toBe(canonical);
   });
 
-  it.each(['', ' 172.24.4.10 ', 'fe80::1%eth0', 'not-an-ip', '300.1.1.1', '01.2.3.4', '1.2.3', '2001:db8::1::2', '[::1]'])('%s is not an address', (text) => {
-    expect(canonicalIpAddress(text)).toBeNull();
-  });
+  it.each(['', ' 172.24.4.10 ', 'fe80::1%eth0', 'not-an-ip', '300.1.1.1', '01.2.3.4', '1.2.3', '2001:db8::1::2', '[::1]'])(
+    '%s is not an address',
+    (text) => {
+      expect(canonicalIpAddress(text)).toBeNull();
+    },
+  );
 });
 
 describe('canonicalIpAddress: the spellings registration meets', () => {
@@ -33,10 +36,20 @@ describe('canonicalIpAddress: the spellings registration meets', () => {
     expect(canonicalIpAddress(text)).toBe(canonical);
   });
 
-  it.each(['', ' 1.2.3.4', '1.2.3.4 ', '01.2.3.4', '1.2.3', '256.1.1.1', '1.2.3.4/32', 'fe80::1%eth0', '2001:db8::1::2', ':::', 'host.example', '12345::'])(
-    '%j is not an address',
-    (text) => {
-      expect(canonicalIpAddress(text)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    ' 1.2.3.4',
+    '1.2.3.4 ',
+    '01.2.3.4',
+    '1.2.3',
+    '256.1.1.1',
+    '1.2.3.4/32',
+    'fe80::1%eth0',
+    '2001:db8::1::2',
+    ':::',
+    'host.example',
+    '12345::',
+  ])('%j is not an address', (text) => {
+    expect(canonicalIpAddress(text)).toBeNull();
+  });
 });

@@ -1,7 +1,8 @@
 import type { Flavor } from '#domain/index.js';
 
 /** Python's json.dumps string escaping (ensure_ascii): non-ASCII as \uXXXX. */
-const pyString = (text: string): string => JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const pyString = (text: string): string =>
+  JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Python prints a float with at least one decimal (1.0, not 1). */
 const pyFloat = (value: number): string => (Number.isInteger(value) ? `${value}.0` : String(value));

@@ -33,18 +33,24 @@ describe('allocateInstances: capacity of one host', () => {
   });
 
   it('memory is the tight resource when it runs out first', () => {
-    expect(allocateInstances(request({ amount: 2, demand: { vcpus: 1, memoryMb: 2048, diskGb: 0 } }), [host('1')])).toEqual(allocated(['1', 2]));
+    expect(allocateInstances(request({ amount: 2, demand: { vcpus: 1, memoryMb: 2048, diskGb: 0 } }), [host('1')])).toEqual(
+      allocated(['1', 2]),
+    );
     expect(allocateInstances(request({ amount: 3, demand: { vcpus: 1, memoryMb: 2048, diskGb: 0 } }), [host('1')]).ok).toBe(false);
   });
 
   it('disk is the tight resource when it runs out first', () => {
     expect(allocateInstances(request({ amount: 3, demand: { vcpus: 1, memoryMb: 1, diskGb: 34 } }), [host('1')]).ok).toBe(false);
-    expect(allocateInstances(request({ amount: 2, demand: { vcpus: 1, memoryMb: 1, diskGb: 50 } }), [host('1')])).toEqual(allocated(['1', 2]));
+    expect(allocateInstances(request({ amount: 2, demand: { vcpus: 1, memoryMb: 1, diskGb: 50 } }), [host('1')])).toEqual(
+      allocated(['1', 2]),
+    );
   });
 
   it('allocation ratios multiply the host totals (cpu 2.0 doubles the vCPUs)', () => {
     const ratios = { cpu: 2, ram: 1, disk: 1 };
-    expect(allocateInstances(request({ amount: 8, demand: { vcpus: 2, memoryMb: 512, diskGb: 0 }, ratios }), [host('1')])).toEqual(allocated(['1', 8]));
+    expect(allocateInstances(request({ amount: 8, demand: { vcpus: 2, memoryMb: 512, diskGb: 0 }, ratios }), [host('1')])).toEqual(
+      allocated(['1', 8]),
+    );
     expect(allocateInstances(request({ amount: 9, demand: { vcpus: 2, memoryMb: 512, diskGb: 0 }, ratios }), [host('1')]).ok).toBe(false);
   });
 
@@ -79,7 +85,11 @@ describe('allocateInstances: what else is on the host', () => {
   });
 
   it('not reservable hosts and hosts failing the properties are skipped', () => {
-    const hosts = [host('1', { columns: { reservable: false } }), host('2', { capabilities: { gpu: 'false' } }), host('3', { capabilities: { gpu: 'true' } })];
+    const hosts = [
+      host('1', { columns: { reservable: false } }),
+      host('2', { capabilities: { gpu: 'false' } }),
+      host('3', { capabilities: { gpu: 'true' } }),
+    ];
     expect(allocateInstances(request({ query: parseQuery('["==", "$gpu", "true"]') }), hosts)).toEqual(allocated(['3', 1]));
   });
 });

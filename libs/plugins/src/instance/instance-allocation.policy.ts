@@ -92,8 +92,17 @@ export const allocateInstances = (request: InstanceAllocationRequest, hosts: rea
 type SlotSupplyRequest = Omit<InstanceAllocationRequest, 'amount' | 'affinity' | 'current' | 'keepAll'>;
 
 /** Reservable hosts matching the properties that could hold one instance at all, with the slots free on each, in host order. */
-const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot[], currentOf: ReadonlyMap<string, number>): { readonly candidates: Candidate[]; readonly matching: number } => {
-  const question = { window: request.window, cleaningTimeMs: request.cleaningTimeMs, demand: request.demand, reservationId: request.reservationId };
+const slotCandidates = (
+  request: SlotSupplyRequest,
+  hosts: readonly HostSnapshot[],
+  currentOf: ReadonlyMap<string, number>,
+): { readonly candidates: Candidate[]; readonly matching: number } => {
+  const question = {
+    window: request.window,
+    cleaningTimeMs: request.cleaningTimeMs,
+    demand: request.demand,
+    reservationId: request.reservationId,
+  };
   const candidates: Candidate[] = [];
   let matching = 0;
   for (const host of hosts) {
@@ -102,7 +111,12 @@ const slotCandidates = (request: SlotSupplyRequest, hosts: readonly HostSnapshot
     if (!fitsOnce(capacity, request.demand)) continue;
     matching++;
     const free = freeSlotCount(host, capacity, question);
-    const shared = someOverlapping(host.bookings, request.window, host.longestBookingMs, (b) => b.slots !== null && b.reservationId !== request.reservationId);
+    const shared = someOverlapping(
+      host.bookings,
+      request.window,
+      host.longestBookingMs,
+      (b) => b.slots !== null && b.reservationId !== request.reservationId,
+    );
     candidates.push({ id: host.id, free, shared, current: currentOf.get(host.id) ?? 0 });
   }
   return { candidates, matching };
@@ -113,7 +127,10 @@ const availableInstances = (candidates: readonly Candidate[], affinity: Affinity
   affinity === true ? Math.max(0, ...usableForAffinity(candidates, keepAll).map((c) => c.free)) : countAvailable(candidates, affinity);
 
 /** What the policy chooses among: hosts that could hold one such instance, and how many instances fit for the window under the affinity. */
-export const instanceSupply = (request: SlotSupplyRequest & Pick<InstanceAllocationRequest, 'affinity'>, hosts: readonly HostSnapshot[]): { readonly matching: number; readonly available: number } => {
+export const instanceSupply = (
+  request: SlotSupplyRequest & Pick<InstanceAllocationRequest, 'affinity'>,
+  hosts: readonly HostSnapshot[],
+): { readonly matching: number; readonly available: number } => {
   const { candidates, matching } = slotCandidates(request, hosts, new Map());
   return { matching, available: availableInstances(candidates, request.affinity, false) };
 };
@@ -161,7 +178,10 @@ const pick = (request: InstanceAllocationRequest, candidates: readonly Candidate
 /** Upstream answers 500 "Not enough hosts available"; we answer 409 and say why. */
 export const notEnoughInstanceSlotsError = (failure: InstanceAllocationFailure): DomainError => {
   if (failure.reason === 'current_slots') {
-    return conflict('NOT_ENOUGH_HOSTS', 'Not enough hosts available: the hosts of this started reservation cannot keep its instances over the new dates');
+    return conflict(
+      'NOT_ENOUGH_HOSTS',
+      'Not enough hosts available: the hosts of this started reservation cannot keep its instances over the new dates',
+    );
   }
   const where =
     failure.matching === 0

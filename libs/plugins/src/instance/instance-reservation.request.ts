@@ -26,7 +26,8 @@ export interface FlavorInstanceReservationRequest {
 
 const checkAtLeast = (field: 'vcpus' | 'memoryMb' | 'diskGb', value: number, min: number): number => {
   if (value < min) throw invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (must be an integer >= ${min})`);
-  if (value > MAX_INT32) throw invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (must be an integer <= ${MAX_INT32})`);
+  if (value > MAX_INT32)
+    throw invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (must be an integer <= ${MAX_INT32})`);
   return value;
 };
 

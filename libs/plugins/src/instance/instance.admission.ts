@@ -10,14 +10,30 @@ import {
   toMs,
   visibleFlavor,
 } from '#domain/index.js';
-import { type AdmissionContext, type Healing, type ReservationAdmission, type ReservationSupply, bookingWindow } from '../admission/admission.port.js';
+import {
+  type AdmissionContext,
+  type Healing,
+  type ReservationAdmission,
+  type ReservationSupply,
+  bookingWindow,
+} from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import { type ReservationPatch, patchedAffinity } from '../admission/reservation-patch.js';
 import { EMPTY_QUERY } from '../query/blazar-query.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
-import { type InstanceAllocationRequest, type InstanceAllocationResult, allocateInstances, instanceSupply, notEnoughInstanceSlotsError } from './instance-allocation.policy.js';
+import {
+  type InstanceAllocationRequest,
+  type InstanceAllocationResult,
+  allocateInstances,
+  instanceSupply,
+  notEnoughInstanceSlotsError,
+} from './instance-allocation.policy.js';
 import { checkAmount } from '../admission/amount.js';
-import { type FlavorInstanceReservationRequest, type InstanceReservationRequest, buildInstanceRequest } from './instance-reservation.request.js';
+import {
+  type FlavorInstanceReservationRequest,
+  type InstanceReservationRequest,
+  buildInstanceRequest,
+} from './instance-reservation.request.js';
 
 type SlotAsk = Omit<InstanceAllocationRequest, 'window' | 'cleaningTimeMs' | 'ratios'>;
 
@@ -26,7 +42,10 @@ const ask = (context: AdmissionContext, request: SlotAsk, excluded: ReadonlySet<
   const { calendars, schedule } = context;
   const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
   const candidates = calendars.snapshots().filter((host) => !excluded.has(host.id));
-  return allocateInstances({ ...request, window, cleaningTimeMs: calendars.cleaningTimeMs, ratios: calendars.allocationRatios }, candidates);
+  return allocateInstances(
+    { ...request, window, cleaningTimeMs: calendars.cleaningTimeMs, ratios: calendars.allocationRatios },
+    candidates,
+  );
 };
 
 /** Hosts that could hold one such instance and how many fit over the context's window, as carveSlots would see them. */
@@ -35,12 +54,21 @@ const slotSupply = (context: AdmissionContext, request: InstanceReservationReque
   const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
   const demand = { vcpus: request.vcpus, memoryMb: request.memoryMb, diskGb: request.diskGb };
   const { cleaningTimeMs, allocationRatios: ratios } = calendars;
-  const { matching, available } = instanceSupply({ demand, affinity: request.affinity, query: request.query, window, cleaningTimeMs, ratios }, calendars.snapshots());
+  const { matching, available } = instanceSupply(
+    { demand, affinity: request.affinity, query: request.query, window, cleaningTimeMs, ratios },
+    calendars.snapshots(),
+  );
   return { matching, free: available };
 };
 
 /** Chooses slots with the instance policy and books them (or moves the reservation's current ones). */
-const carveSlots = (context: AdmissionContext, id: string, request: InstanceReservationRequest, current: InstanceReservation | null, started: boolean): SlotAllocation[] => {
+const carveSlots = (
+  context: AdmissionContext,
+  id: string,
+  request: InstanceReservationRequest,
+  current: InstanceReservation | null,
+  started: boolean,
+): SlotAllocation[] => {
   const { calendars } = context;
   const window = bookingWindow(context, id, request.propertyNames);
   const demand = { vcpus: request.vcpus, memoryMb: request.memoryMb, diskGb: request.diskGb };
@@ -62,20 +90,28 @@ const carveSlots = (context: AdmissionContext, id: string, request: InstanceRese
   return [...result.allocations];
 };
 
-/** How healing asks for a reservation's slots: its sizes and affinity, its query (a flavor reservation's resourceProperties describe the flavor, not hosts). */
+/**
+ * How healing asks for a reservation's slots: its sizes and affinity, its query (a flavor reservation's resourceProperties describe the
+ * flavor, not hosts).
+ */
 interface SlotHealing {
   readonly window: BookingWindow;
   readonly ask: Omit<SlotAsk, 'amount'>;
 }
 
 const slotHealing = (context: AdmissionContext, reservation: InstanceReservation): SlotHealing => {
-  const { query, propertyNames } = reservation.resourceType === 'virtual:instance' ? buildInstanceRequest(reservation) : { query: EMPTY_QUERY, propertyNames: [] };
+  const { query, propertyNames } =
+    reservation.resourceType === 'virtual:instance' ? buildInstanceRequest(reservation) : { query: EMPTY_QUERY, propertyNames: [] };
   const demand = { vcpus: reservation.vcpus, memoryMb: reservation.memoryMb, diskGb: reservation.diskGb };
   return { window: bookingWindow(context, reservation.id, propertyNames), ask: { demand, affinity: reservation.affinity, query } };
 };
 
 /** Affinity: all slots stay together, so the whole reservation moves to one host with room for all of them. */
-const healTogether = <R extends InstanceReservation>(context: AdmissionContext, reservation: R, failed: readonly SlotAllocation[]): Healing<R> => {
+const healTogether = <R extends InstanceReservation>(
+  context: AdmissionContext,
+  reservation: R,
+  failed: readonly SlotAllocation[],
+): Healing<R> => {
   const { calendars } = context;
   const { window, ask: slots } = slotHealing(context, reservation);
   const result = ask(context, { ...slots, amount: reservation.amount, reservationId: reservation.id });
@@ -88,7 +124,11 @@ const healTogether = <R extends InstanceReservation>(context: AdmissionContext, 
 };
 
 /** Each failed host's slots elsewhere: anti-affinity never on a host the reservation uses, otherwise any host with room. */
-const healApart = <R extends InstanceReservation>(context: AdmissionContext, reservation: R, failed: readonly SlotAllocation[]): Healing<R> => {
+const healApart = <R extends InstanceReservation>(
+  context: AdmissionContext,
+  reservation: R,
+  failed: readonly SlotAllocation[],
+): Healing<R> => {
   const { calendars } = context;
   const { window, ask: slots } = slotHealing(context, reservation);
   let allocations = [...reservation.allocations];
@@ -120,7 +160,11 @@ const healApart = <R extends InstanceReservation>(context: AdmissionContext, res
 };
 
 /** Down hosts are no candidates (the calendars' snapshots leave them out); what cannot move is kept and reported. */
-const healSlots = <R extends InstanceReservation>(context: AdmissionContext, reservation: R, down: ReadonlySet<string>): Healing<R> | null => {
+const healSlots = <R extends InstanceReservation>(
+  context: AdmissionContext,
+  reservation: R,
+  down: ReadonlySet<string>,
+): Healing<R> | null => {
   const failed = reservation.allocations.filter((a) => down.has(a.hostId));
   if (failed.length === 0) return null;
   return reservation.affinity === true ? healTogether(context, reservation, failed) : healApart(context, reservation, failed);
@@ -157,7 +201,18 @@ export const virtualInstanceAdmission: ReservationAdmission<VirtualInstanceReser
     const id = context.newId();
     const allocations = carveSlots(context, id, request, null, false);
     const { amount, vcpus, memoryMb, diskGb, affinity, resourceProperties } = request;
-    return { id, resourceId: context.newId(), resourceType: 'virtual:instance', amount, vcpus, memoryMb, diskGb, affinity, resourceProperties, allocations };
+    return {
+      id,
+      resourceId: context.newId(),
+      resourceType: 'virtual:instance',
+      amount,
+      vcpus,
+      memoryMb,
+      diskGb,
+      affinity,
+      resourceProperties,
+      allocations,
+    };
   },
   readmit: readmitInstances,
   heal: healSlots,
@@ -169,7 +224,11 @@ export const virtualInstanceAdmission: ReservationAdmission<VirtualInstanceReser
 const flavorSlots = (context: AdmissionContext, request: FlavorInstanceReservationRequest) => {
   const flavor = visibleFlavor(context.flavors, request.flavorId, context.caller);
   const sizes = { vcpus: flavor.vcpus, memoryMb: flavor.ram, diskGb: flavor.disk + flavor.ephemeral };
-  return { flavor, sizes, slots: buildInstanceRequest({ amount: request.amount, affinity: request.affinity, ...sizes, resourceProperties: '' }) };
+  return {
+    flavor,
+    sizes,
+    slots: buildInstanceRequest({ amount: request.amount, affinity: request.affinity, ...sizes, resourceProperties: '' }),
+  };
 };
 
 const admitFlavorInstances = (context: AdmissionContext, request: FlavorInstanceReservationRequest): FlavorInstanceReservation => {

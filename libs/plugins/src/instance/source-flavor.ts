@@ -17,7 +17,10 @@ export const privateFlavorDisks = (reservation: InstanceReservation): { readonly
     const dump: unknown = JSON.parse(reservation.resourceProperties);
     if (typeof dump !== 'object' || dump === null) return fallback;
     const source = dump as Record<string, unknown>;
-    return { disk: numberField(source, 'disk') ?? fallback.disk, ephemeral: numberField(source, 'OS-FLV-EXT-DATA:ephemeral', 'ephemeral') ?? 0 };
+    return {
+      disk: numberField(source, 'disk') ?? fallback.disk,
+      ephemeral: numberField(source, 'OS-FLV-EXT-DATA:ephemeral', 'ephemeral') ?? 0,
+    };
   } catch {
     return fallback;
   }

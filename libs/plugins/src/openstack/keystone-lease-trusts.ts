@@ -11,7 +11,11 @@ const REFUSAL_KIND: Readonly<Record<number, DomainErrorKind>> = { 401: 'unauthen
 export const trustRefusal = (error: OpenStackError): DomainError => {
   const why = error instanceof OpenStackHttpError ? error.cloudMessage : error.message;
   if (!(error instanceof OpenStackHttpError) || error.transient) {
-    return new DomainError('KEYSTONE_UNAVAILABLE', 'unavailable', `Keystone is unavailable, nothing was changed; try again later (creating the lease's trust: ${why})`);
+    return new DomainError(
+      'KEYSTONE_UNAVAILABLE',
+      'unavailable',
+      `Keystone is unavailable, nothing was changed; try again later (creating the lease's trust: ${why})`,
+    );
   }
   const kind = REFUSAL_KIND[error.status] ?? 'invalid';
   return new DomainError('TRUST_REFUSED', kind, `Keystone refused the lease's trust (HTTP ${error.status}): ${why}`);

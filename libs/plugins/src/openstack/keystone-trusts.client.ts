@@ -56,7 +56,8 @@ export class KeystoneTrustsClient {
   /** Created as the trustor, with the trustor's token (Keystone lets only the trustor delegate its roles). */
   async createTrust(trustorToken: string, grant: TrustGrant): Promise<Trust> {
     const body = trustBody(grant, await this.serviceUserId());
-    return (await this.session.request<{ trust: Trust }>('identity', 'POST', '/OS-TRUST/trusts', { body, authToken: trustorToken })).body.trust;
+    return (await this.session.request<{ trust: Trust }>('identity', 'POST', '/OS-TRUST/trusts', { body, authToken: trustorToken })).body
+      .trust;
   }
 
   /** Deleted by its trustor; false when it was already gone. */

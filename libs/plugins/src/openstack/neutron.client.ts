@@ -109,7 +109,8 @@ export class NeutronClient {
   }
 
   async listSubnets(filter: { readonly network_id?: string; readonly cidr?: string } = {}): Promise<readonly Subnet[]> {
-    return (await this.call<{ subnets: Subnet[] }>('GET', '/subnets', { query: { network_id: filter.network_id, cidr: filter.cidr } })).subnets;
+    return (await this.call<{ subnets: Subnet[] }>('GET', '/subnets', { query: { network_id: filter.network_id, cidr: filter.cidr } }))
+      .subnets;
   }
 
   async getSubnet(id: string): Promise<Subnet> {

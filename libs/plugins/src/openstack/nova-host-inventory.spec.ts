@@ -19,14 +19,19 @@ const info = {
 
 describe('NovaHostInventory (the real Nova: test/int/openstack/host-inventory.int.spec.ts)', () => {
   it('refuses a registration stating the host’s facts without asking Nova, which reports them', async () => {
-    await expect(unreachableNova().describe({ source: 'request', info, capabilities: {} })).rejects.toMatchObject({ kind: 'invalid', code: 'HOST_FIELDS_FROM_NOVA' });
+    await expect(unreachableNova().describe({ source: 'request', info, capabilities: {} })).rejects.toMatchObject({
+      kind: 'invalid',
+      code: 'HOST_FIELDS_FROM_NOVA',
+    });
   });
 
   it('answers `unavailable` (503) when Nova cannot be reached, naming the failure', async () => {
     await expect(unreachableNova().checkRemovable(info)).rejects.toMatchObject({
       kind: 'unavailable',
       code: 'CLOUD_UNAVAILABLE',
-      message: expect.stringMatching(/^Nova is unavailable, nothing was changed; try again later \(.*no answer from http:\/\/127\.0\.0\.1:9/),
+      message: expect.stringMatching(
+        /^Nova is unavailable, nothing was changed; try again later \(.*no answer from http:\/\/127\.0\.0\.1:9/,
+      ),
     });
   });
 });

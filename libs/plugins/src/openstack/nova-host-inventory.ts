@@ -16,7 +16,8 @@ export class NovaHostInventory implements HostInventory {
   constructor(private readonly nova: NovaClient) {}
 
   async describe(host: HostToRegister): Promise<HostDescription> {
-    if (host.source !== 'cloud') throw invalid('HOST_FIELDS_FROM_NOVA', "A host's fields come from Nova: name the host and its extra capabilities only");
+    if (host.source !== 'cloud')
+      throw invalid('HOST_FIELDS_FROM_NOVA', "A host's fields come from Nova: name the host and its extra capabilities only");
     const { name, capabilities } = host;
     return this.askingNova(async () => {
       const hypervisor = await this.hypervisorWithServers(name);
@@ -58,7 +59,11 @@ export class NovaHostInventory implements HostInventory {
 
   private refuseServers(name: string, hypervisor: Hypervisor): void {
     const servers = hypervisor.servers ?? [];
-    if (servers.length > 0) throw hostHavingServers(name, servers.map((server) => server.uuid));
+    if (servers.length > 0)
+      throw hostHavingServers(
+        name,
+        servers.map((server) => server.uuid),
+      );
   }
 
   private facts(hypervisor: Hypervisor): Omit<HostInfo, 'availabilityZone'> {

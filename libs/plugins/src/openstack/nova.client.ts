@@ -96,7 +96,13 @@ export interface Server {
   readonly 'OS-EXT-SRV-ATTR:host': string | null;
   readonly 'OS-EXT-SRV-ATTR:hypervisor_hostname': string | null;
   readonly 'OS-EXT-STS:task_state': string | null;
-  readonly flavor: { readonly original_name: string; readonly vcpus: number; readonly ram: number; readonly disk: number; readonly extra_specs?: Readonly<Record<string, string>> };
+  readonly flavor: {
+    readonly original_name: string;
+    readonly vcpus: number;
+    readonly ram: number;
+    readonly disk: number;
+    readonly extra_specs?: Readonly<Record<string, string>>;
+  };
   readonly fault?: { readonly code: number; readonly message: string };
   /** Free text (microversion 2.19+); kept on deleted servers. */
   readonly description?: string | null;
@@ -161,7 +167,9 @@ export class NovaClient {
   // hypervisors and zones
 
   /** Every hypervisor, or those whose name contains `hostnamePattern` (none: an empty list). */
-  async listHypervisors(options: { readonly hostnamePattern?: string; readonly withServers?: boolean } = {}): Promise<readonly Hypervisor[]> {
+  async listHypervisors(
+    options: { readonly hostnamePattern?: string; readonly withServers?: boolean } = {},
+  ): Promise<readonly Hypervisor[]> {
     const query = { hypervisor_hostname_pattern: options.hostnamePattern, with_servers: options.withServers === true ? 'true' : undefined };
     try {
       return (await this.call<{ hypervisors: Hypervisor[] }>('GET', '/os-hypervisors/detail', { query })).hypervisors;
@@ -268,7 +276,8 @@ export class NovaClient {
   }
 
   async getFlavorExtraSpecs(id: string): Promise<Readonly<Record<string, string>>> {
-    return (await this.call<{ extra_specs: Record<string, string> }>('GET', `/flavors/${encodeURIComponent(id)}/os-extra_specs`)).extra_specs;
+    return (await this.call<{ extra_specs: Record<string, string> }>('GET', `/flavors/${encodeURIComponent(id)}/os-extra_specs`))
+      .extra_specs;
   }
 
   /** Adds or overwrites these keys; other keys stay. */
@@ -298,14 +307,17 @@ export class NovaClient {
   }
 
   private async flavorAction(id: string, action: Record<string, unknown>): Promise<readonly string[]> {
-    const body = await this.call<{ flavor_access: { tenant_id: string }[] }>('POST', `/flavors/${encodeURIComponent(id)}/action`, { body: action });
+    const body = await this.call<{ flavor_access: { tenant_id: string }[] }>('POST', `/flavors/${encodeURIComponent(id)}/action`, {
+      body: action,
+    });
     return body.flavor_access.map((a) => a.tenant_id);
   }
 
   // server groups (created in the token's project)
 
   async createServerGroup(name: string, policy: ServerGroupPolicy): Promise<ServerGroup> {
-    return (await this.call<{ server_group: ServerGroup }>('POST', '/os-server-groups', { body: { server_group: { name, policy } } })).server_group;
+    return (await this.call<{ server_group: ServerGroup }>('POST', '/os-server-groups', { body: { server_group: { name, policy } } }))
+      .server_group;
   }
 
   async getServerGroup(id: string): Promise<ServerGroup> {
@@ -325,7 +337,13 @@ export class NovaClient {
 
   async listServers(filter: ServerFilter = {}): Promise<readonly Server[]> {
     const deleted = filter.deletedSince === undefined ? {} : { deleted: 'True', 'changes-since': filter.deletedSince };
-    const query = { all_tenants: filter.allTenants === false ? undefined : 'True', host: filter.host, flavor: filter.flavor, name: filter.name, ...deleted };
+    const query = {
+      all_tenants: filter.allTenants === false ? undefined : 'True',
+      host: filter.host,
+      flavor: filter.flavor,
+      name: filter.name,
+      ...deleted,
+    };
     return (await this.call<{ servers: Server[] }>('GET', '/servers/detail', { query })).servers;
   }
 
@@ -369,7 +387,8 @@ export class NovaClient {
   // compute services
 
   async listServices(filter: { readonly binary?: string; readonly host?: string } = {}): Promise<readonly ComputeService[]> {
-    return (await this.call<{ services: ComputeService[] }>('GET', '/os-services', { query: { binary: filter.binary, host: filter.host } })).services;
+    return (await this.call<{ services: ComputeService[] }>('GET', '/os-services', { query: { binary: filter.binary, host: filter.host } }))
+      .services;
   }
 
   /** Enable/disable (with a reason) or force down a service, by its uuid. Only nova-compute services can be updated. */

@@ -48,7 +48,10 @@ export class OpenStackFloatingIpNetworks implements FloatingIpNetworks {
       const subnet = subnets.find((s) => inCidr(address, s.cidr));
       if (subnet === undefined) throw notFound('FLOATING_IP_SUBNET_NOT_FOUND', `Valid subnet for the floating IP ${address} is not found.`);
       if (usedByNeutron(address, subnet)) {
-        throw invalid('NEUTRON_USES_FLOATING_IP', `The floating IP ${address} is used in allocation_pools or gateway_ip in subnet ${subnet.id} .`);
+        throw invalid(
+          'NEUTRON_USES_FLOATING_IP',
+          `The floating IP ${address} is used in allocation_pools or gateway_ip in subnet ${subnet.id} .`,
+        );
       }
       return { subnetId: subnet.id };
     } catch (error) {

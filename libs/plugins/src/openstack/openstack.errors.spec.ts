@@ -15,34 +15,54 @@ const reply = (status: number, cloudCode: string | null = null) => ({ status, cl
 /** Error bodies as the Zed services of scripts/services/openstack answered them. */
 describe('parseErrorBody', () => {
   it('reads Nova\'s {"<kind>": {"message", "code"}}', () => {
-    expect(parseErrorBody('{"itemNotFound": {"code": 404, "message": "Aggregate 99999 could not be found."}}')).toEqual({ message: 'Aggregate 99999 could not be found.', code: null });
+    expect(parseErrorBody('{"itemNotFound": {"code": 404, "message": "Aggregate 99999 could not be found."}}')).toEqual({
+      message: 'Aggregate 99999 could not be found.',
+      code: null,
+    });
   });
 
-  it('reads Placement\'s errors list, without its generic first paragraph, and its code', () => {
+  it("reads Placement's errors list, without its generic first paragraph, and its code", () => {
     const body = JSON.stringify({
-      errors: [{ status: 409, title: 'Conflict', code: 'placement.concurrent_update', request_id: 'req-x',
-        detail: 'There was a conflict when trying to complete your request.\n\n resource provider generation conflict  ' }],
+      errors: [
+        {
+          status: 409,
+          title: 'Conflict',
+          code: 'placement.concurrent_update',
+          request_id: 'req-x',
+          detail: 'There was a conflict when trying to complete your request.\n\n resource provider generation conflict  ',
+        },
+      ],
     });
     expect(parseErrorBody(body)).toEqual({ message: 'resource provider generation conflict', code: 'placement.concurrent_update' });
   });
 
-  it('reads Neutron\'s NeutronError type as the code', () => {
-    const body = '{"NeutronError": {"type": "IpAddressAlreadyAllocated", "message": "IP address 172.24.4.50 already allocated in subnet s", "detail": ""}}';
-    expect(parseErrorBody(body)).toEqual({ message: 'IP address 172.24.4.50 already allocated in subnet s', code: 'IpAddressAlreadyAllocated' });
+  it("reads Neutron's NeutronError type as the code", () => {
+    const body =
+      '{"NeutronError": {"type": "IpAddressAlreadyAllocated", "message": "IP address 172.24.4.50 already allocated in subnet s", "detail": ""}}';
+    expect(parseErrorBody(body)).toEqual({
+      message: 'IP address 172.24.4.50 already allocated in subnet s',
+      code: 'IpAddressAlreadyAllocated',
+    });
   });
 
-  it('reads Keystone\'s error object', () => {
-    expect(parseErrorBody('{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}').message)
-      .toBe('The request you have made requires authentication.');
+  it("reads Keystone's error object", () => {
+    expect(
+      parseErrorBody('{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}')
+        .message,
+    ).toBe('The request you have made requires authentication.');
   });
 
-  it('reads Glance\'s message without its HTML line breaks', () => {
-    expect(parseErrorBody('{"message": "No image found with ID abc<br /><br />\\n\\n\\n", "code": "404 Not Found", "title": "Not Found"}'))
-      .toEqual({ message: 'No image found with ID abc', code: null });
+  it("reads Glance's message without its HTML line breaks", () => {
+    expect(
+      parseErrorBody('{"message": "No image found with ID abc<br /><br />\\n\\n\\n", "code": "404 Not Found", "title": "Not Found"}'),
+    ).toEqual({ message: 'No image found with ID abc', code: null });
   });
 
   it('keeps the words of a text or HTML answer', () => {
-    expect(parseErrorBody('404 Not Found\n\nNo image found with ID abc<br /><br />\n')).toEqual({ message: '404 Not Found No image found with ID abc', code: null });
+    expect(parseErrorBody('404 Not Found\n\nNo image found with ID abc<br /><br />\n')).toEqual({
+      message: '404 Not Found No image found with ID abc',
+      code: null,
+    });
   });
 });
 

@@ -37,12 +37,18 @@ export interface CloudReply {
 
 const codeOf = (status: number): OpenStackErrorCode => {
   switch (status) {
-    case 400: return 'OPENSTACK_BAD_REQUEST';
-    case 401: return 'OPENSTACK_UNAUTHORIZED';
-    case 403: return 'OPENSTACK_FORBIDDEN';
-    case 404: return 'OPENSTACK_NOT_FOUND';
-    case 409: return 'OPENSTACK_CONFLICT';
-    default: return 'OPENSTACK_HTTP_ERROR';
+    case 400:
+      return 'OPENSTACK_BAD_REQUEST';
+    case 401:
+      return 'OPENSTACK_UNAUTHORIZED';
+    case 403:
+      return 'OPENSTACK_FORBIDDEN';
+    case 404:
+      return 'OPENSTACK_NOT_FOUND';
+    case 409:
+      return 'OPENSTACK_CONFLICT';
+    default:
+      return 'OPENSTACK_HTTP_ERROR';
   }
 };
 
@@ -93,8 +99,14 @@ export class OpenStackUnreachableError extends OpenStackError {
   readonly code = 'OPENSTACK_UNREACHABLE';
   readonly transient = true;
 
-  constructor(readonly site: CallSite, readonly url: string, cause: unknown) {
-    super(`${site.service} ${site.method} ${site.path}: no answer from ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  constructor(
+    readonly site: CallSite,
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`${site.service} ${site.method} ${site.path}: no answer from ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'OpenStackUnreachableError';
   }
 }
@@ -104,8 +116,14 @@ export class OpenStackNoEndpointError extends OpenStackError {
   readonly code = 'OPENSTACK_NO_ENDPOINT';
   readonly transient = false;
 
-  constructor(readonly service: string, readonly endpointInterface: string, readonly region: string | null) {
-    super(`no ${endpointInterface} endpoint for service type ${service}${region === null ? '' : ` in region ${region}`} in the Keystone catalog`);
+  constructor(
+    readonly service: string,
+    readonly endpointInterface: string,
+    readonly region: string | null,
+  ) {
+    super(
+      `no ${endpointInterface} endpoint for service type ${service}${region === null ? '' : ` in region ${region}`} in the Keystone catalog`,
+    );
     this.name = 'OpenStackNoEndpointError';
   }
 }
@@ -137,7 +155,12 @@ const firstObject = (value: unknown): Record<string, unknown> | null => {
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
 
 /** Glance and the WSGI layers put bits of HTML and runs of newlines into their messages. */
-const clean = (message: string): string => message.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 500);
+const clean = (message: string): string =>
+  message
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 500);
 
 /**
  * The message and code out of an error body. Each service has its own shape: Nova

@@ -71,7 +71,12 @@ export interface OpenStackResponse<T> {
 
 interface CatalogEntry {
   readonly type: string;
-  readonly endpoints: readonly { readonly interface: string; readonly region_id?: string; readonly region?: string; readonly url: string }[];
+  readonly endpoints: readonly {
+    readonly interface: string;
+    readonly region_id?: string;
+    readonly region?: string;
+    readonly url: string;
+  }[];
 }
 
 interface Token {
@@ -144,7 +149,10 @@ class KeystoneAuth {
     const c = this.credentials;
     const body = {
       auth: {
-        identity: { methods: ['password'], password: { user: { name: c.username, domain: { name: c.userDomainName }, password: c.password } } },
+        identity: {
+          methods: ['password'],
+          password: { user: { name: c.username, domain: { name: c.userDomainName }, password: c.password } },
+        },
         scope:
           this.scope.kind === 'trust'
             ? { 'OS-TRUST:trust': { id: this.scope.trustId } }
@@ -167,7 +175,12 @@ class KeystoneAuth {
     const text = await response.text();
     if (!response.ok) {
       const parsed = parseErrorBody(text);
-      throw createHttpError(site, { status: response.status, cloudMessage: parsed.message, cloudCode: parsed.code, requestId: response.headers.get('x-openstack-request-id') });
+      throw createHttpError(site, {
+        status: response.status,
+        cloudMessage: parsed.message,
+        cloudCode: parsed.code,
+        requestId: response.headers.get('x-openstack-request-id'),
+      });
     }
     const value = response.headers.get('x-subject-token') ?? '';
     const { token } = JSON.parse(text) as TokenBody;
@@ -331,7 +344,15 @@ export class OpenStackSession {
     } catch (error) {
       throw new OpenStackUnreachableError(site, url, error);
     } finally {
-      this.options.log?.({ service: site.service, method: site.method, path: site.path, status, ms: this.now() - started, globalRequestId: site.globalRequestId, requestId });
+      this.options.log?.({
+        service: site.service,
+        method: site.method,
+        path: site.path,
+        status,
+        ms: this.now() - started,
+        globalRequestId: site.globalRequestId,
+        requestId,
+      });
     }
   }
 }

@@ -76,7 +76,11 @@ export class PlacementClient {
     return new PlacementClient(this.session.withRequestId(globalRequestId), this.options);
   }
 
-  private async call<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ readonly status: number; readonly body: T }> {
+  private async call<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{ readonly status: number; readonly body: T }> {
     return this.session.request<T>('placement', method, path, { microversion: this.microversion, ...options });
   }
 
@@ -120,7 +124,10 @@ export class PlacementClient {
 
   /** The placement aggregates (Nova mirrors host aggregate membership here). */
   async getProviderAggregates(uuid: string): Promise<{ readonly generation: number; readonly aggregates: readonly string[] }> {
-    const { body } = await this.call<{ resource_provider_generation: number; aggregates: string[] }>('GET', `/resource_providers/${uuid}/aggregates`);
+    const { body } = await this.call<{ resource_provider_generation: number; aggregates: string[] }>(
+      'GET',
+      `/resource_providers/${uuid}/aggregates`,
+    );
     return { generation: body.resource_provider_generation, aggregates: body.aggregates };
   }
 
@@ -161,19 +168,27 @@ export class PlacementClient {
   }
 
   async getProviderTraits(uuid: string): Promise<ProviderTraits> {
-    const { body } = await this.call<{ resource_provider_generation: number; traits: string[] }>('GET', `/resource_providers/${uuid}/traits`);
+    const { body } = await this.call<{ resource_provider_generation: number; traits: string[] }>(
+      'GET',
+      `/resource_providers/${uuid}/traits`,
+    );
     return { generation: body.resource_provider_generation, traits: body.traits };
   }
 
   /** Replaces the provider's traits if its generation is still `generation` (else 409 placement.concurrent_update). */
   async putProviderTraits(uuid: string, generation: number, traits: readonly string[]): Promise<ProviderTraits> {
     const body = { resource_provider_generation: generation, traits };
-    const reply = await this.call<{ resource_provider_generation: number; traits: string[] }>('PUT', `/resource_providers/${uuid}/traits`, { body });
+    const reply = await this.call<{ resource_provider_generation: number; traits: string[] }>('PUT', `/resource_providers/${uuid}/traits`, {
+      body,
+    });
     return { generation: reply.body.resource_provider_generation, traits: reply.body.traits };
   }
 
   /** Read-modify-write of the provider's traits, repeated on generation conflicts. */
-  async updateProviderTraits(uuid: string, change: (traits: readonly string[]) => readonly string[] | Promise<readonly string[]>): Promise<ProviderTraits> {
+  async updateProviderTraits(
+    uuid: string,
+    change: (traits: readonly string[]) => readonly string[] | Promise<readonly string[]>,
+  ): Promise<ProviderTraits> {
     return this.retryOnGenerationConflict(async () => {
       const current = await this.getProviderTraits(uuid);
       return this.putProviderTraits(uuid, current.generation, await change(current.traits));
@@ -183,14 +198,21 @@ export class PlacementClient {
   // inventories
 
   async getInventories(uuid: string): Promise<ProviderInventories> {
-    const { body } = await this.call<{ resource_provider_generation: number; inventories: Record<string, Inventory> }>('GET', `/resource_providers/${uuid}/inventories`);
+    const { body } = await this.call<{ resource_provider_generation: number; inventories: Record<string, Inventory> }>(
+      'GET',
+      `/resource_providers/${uuid}/inventories`,
+    );
     return { generation: body.resource_provider_generation, inventories: body.inventories };
   }
 
   /** Replaces all of the provider's inventories if its generation is still `generation` (else 409 placement.concurrent_update). */
   async putInventories(uuid: string, generation: number, inventories: Inventories): Promise<ProviderInventories> {
     const body = { resource_provider_generation: generation, inventories };
-    const reply = await this.call<{ resource_provider_generation: number; inventories: Record<string, Inventory> }>('PUT', `/resource_providers/${uuid}/inventories`, { body });
+    const reply = await this.call<{ resource_provider_generation: number; inventories: Record<string, Inventory> }>(
+      'PUT',
+      `/resource_providers/${uuid}/inventories`,
+      { body },
+    );
     return { generation: reply.body.resource_provider_generation, inventories: reply.body.inventories };
   }
 
@@ -198,7 +220,10 @@ export class PlacementClient {
    * Read-modify-write of the provider's inventories: `change` gets the current ones and returns the
    * wanted ones; repeated (with a fresh read) while another writer moves the generation on.
    */
-  async updateInventories(uuid: string, change: (current: Inventories) => Inventories | Promise<Inventories>): Promise<ProviderInventories> {
+  async updateInventories(
+    uuid: string,
+    change: (current: Inventories) => Inventories | Promise<Inventories>,
+  ): Promise<ProviderInventories> {
     return this.retryOnGenerationConflict(async () => {
       const current = await this.getInventories(uuid);
       return this.putInventories(uuid, current.generation, await change(current.inventories));
@@ -212,6 +237,8 @@ export class PlacementClient {
 
   /** 404 when the provider has no inventory of that class; 409 placement.inventory.inuse while allocations use it. */
   async deleteInventory(uuid: string, resourceClass: string): Promise<void> {
-    await this.retryOnGenerationConflict(() => this.call('DELETE', `/resource_providers/${uuid}/inventories/${encodeURIComponent(resourceClass)}`));
+    await this.retryOnGenerationConflict(() =>
+      this.call('DELETE', `/resource_providers/${uuid}/inventories/${encodeURIComponent(resourceClass)}`),
+    );
   }
 }

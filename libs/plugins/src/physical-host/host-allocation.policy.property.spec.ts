@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../query/blazar-query.js';
 import { at, booking, host } from '../testing/host-snapshots.js';
-import { type HostAllocationRequest, type HostsInIdOrder, allocateHosts, allocateHostsInIdOrder, compareHostIds } from './host-allocation.policy.js';
+import {
+  type HostAllocationRequest,
+  type HostsInIdOrder,
+  allocateHosts,
+  allocateHostsInIdOrder,
+  compareHostIds,
+} from './host-allocation.policy.js';
 import type { HostSnapshot } from './host-snapshot.js';
 
 /** Ids that make compareHostIds work: decimals with and without leading zeros, and names. */
@@ -23,9 +29,9 @@ const calendar = fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer(
 });
 
 const hostsArbitrary = fc.uniqueArray(
-  fc.record({ id: hostId, reservable: fc.boolean(), gpu: fc.boolean(), bookings: calendar }).map(({ id, reservable, gpu, bookings }) =>
-    host(id, { columns: { reservable }, capabilities: { gpu: String(gpu) }, bookings }),
-  ),
+  fc
+    .record({ id: hostId, reservable: fc.boolean(), gpu: fc.boolean(), bookings: calendar })
+    .map(({ id, reservable, gpu, bookings }) => host(id, { columns: { reservable }, capabilities: { gpu: String(gpu) }, bookings })),
   { selector: (h) => h.id, maxLength: 30 },
 );
 
@@ -42,7 +48,12 @@ const requestArbitrary = fc.record({
 
 const inIdOrder = (hosts: readonly HostSnapshot[]): HostsInIdOrder => {
   const sorted = [...hosts].sort((a, b) => compareHostIds(a.id, b.id));
-  return { count: sorted.length, at: (place) => sorted[place], calendarAt: (place) => sorted[place], byId: (id) => hosts.find((h) => h.id === id) };
+  return {
+    count: sorted.length,
+    at: (place) => sorted[place],
+    calendarAt: (place) => sorted[place],
+    byId: (id) => hosts.find((h) => h.id === id),
+  };
 };
 
 describe('allocateHostsInIdOrder', () => {
@@ -69,7 +80,13 @@ describe('allocateHostsInIdOrder', () => {
     const hosts = [host('1'), host('2', { bookings: [booking('x', 0, 500)] }), host('3')];
     const hostAt = (place: number) => [hosts[0], undefined, hosts[1], hosts[2]][place];
     const withGap: HostsInIdOrder = { count: 4, at: hostAt, calendarAt: hostAt, byId: (id) => hosts.find((h) => h.id === id) };
-    const request: HostAllocationRequest = { min: 3, max: 3, query: parseQuery(''), window: { start: at(100), end: at(200) }, cleaningTimeMs: 0 };
+    const request: HostAllocationRequest = {
+      min: 3,
+      max: 3,
+      query: parseQuery(''),
+      window: { start: at(100), end: at(200) },
+      cleaningTimeMs: 0,
+    };
     expect(allocateHostsInIdOrder(request, withGap)).toEqual({ ok: false, matching: 3, free: 2, requested: 3 });
     expect(allocateHostsInIdOrder({ ...request, min: 2 }, withGap)).toEqual({ ok: true, hostIds: ['1', '3'] });
   });

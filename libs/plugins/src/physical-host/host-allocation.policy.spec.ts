@@ -68,8 +68,18 @@ describe('allocateHosts: which hosts match', () => {
   ];
   it.each<Scenario>([
     { name: 'no query: every reservable host', given: fleet, when: { max: 10 }, then: picked('1', '2', '3', '4') },
-    { name: 'a column condition', given: fleet, when: { max: 10, query: parseQuery('[">=", "$memory_mb", "4096"]') }, then: picked('2', '3', '4') },
-    { name: 'a capability condition skips hosts without it', given: fleet, when: { max: 10, query: parseQuery('["=", "$rack", "r1"]') }, then: picked('1', '2') },
+    {
+      name: 'a column condition',
+      given: fleet,
+      when: { max: 10, query: parseQuery('[">=", "$memory_mb", "4096"]') },
+      then: picked('2', '3', '4'),
+    },
+    {
+      name: 'a capability condition skips hosts without it',
+      given: fleet,
+      when: { max: 10, query: parseQuery('["=", "$rack", "r1"]') },
+      then: picked('1', '2'),
+    },
     {
       name: 'both conditions',
       given: fleet,
@@ -77,7 +87,12 @@ describe('allocateHosts: which hosts match', () => {
       then: picked('2'),
     },
     { name: 'nothing matches', given: fleet, when: { query: parseQuery('["=", "$rack", "r9"]') }, then: shortage(0, 0, 1) },
-    { name: 'a non-reservable host is neither picked nor counted', given: fleet, when: { min: 2, max: 2, query: parseQuery('[">", "$memory_mb", "10000"]') }, then: shortage(1, 1, 2) },
+    {
+      name: 'a non-reservable host is neither picked nor counted',
+      given: fleet,
+      when: { min: 2, max: 2, query: parseQuery('[">", "$memory_mb", "10000"]') },
+      then: shortage(1, 1, 2),
+    },
   ])('$name', check);
 });
 
@@ -102,7 +117,10 @@ describe('allocateHosts: when a host is free (lease [100, 200))', () => {
     { name: 'cleaning: gap after one minute short', bookings: [booking('x', 229, 300)], cleaning: 30, free: false },
     {
       name: 'a long calendar with a gap for the lease',
-      bookings: [...Array.from({ length: 50 }, (_, i) => booking(`a${i}`, i, i + 1)), ...Array.from({ length: 50 }, (_, i) => booking(`b${i}`, 200 + i, 201 + i))],
+      bookings: [
+        ...Array.from({ length: 50 }, (_, i) => booking(`a${i}`, i, i + 1)),
+        ...Array.from({ length: 50 }, (_, i) => booking(`b${i}`, 200 + i, 201 + i)),
+      ],
       cleaning: 0,
       free: true,
     },
@@ -156,11 +174,26 @@ describe('allocateHosts: on update, the reservation own bookings', () => {
 
 describe('allocateHosts: order', () => {
   it.each<Scenario>([
-    { name: 'numeric id ascending, not text order', given: hosts('10', '9', '2', '100'), when: { max: 4 }, then: picked('2', '9', '10', '100') },
+    {
+      name: 'numeric id ascending, not text order',
+      given: hosts('10', '9', '2', '100'),
+      when: { max: 4 },
+      then: picked('2', '9', '10', '100'),
+    },
     { name: 'independent of the input order', given: hosts('3', '1', '2'), when: { max: 2 }, then: picked('1', '2') },
     { name: 'numeric ids before other ids', given: hosts('b', '20', 'a', '3'), when: { max: 4 }, then: picked('3', '20', 'a', 'b') },
-    { name: 'kept hosts first, in the given order', given: hosts('1', '2', '3', '4'), when: { max: 2, keepHostIds: ['3', '1'] }, then: picked('3', '1') },
-    { name: 'kept hosts, then the others by id', given: hosts('1', '2', '3', '4'), when: { max: 3, keepHostIds: ['4'] }, then: picked('4', '1', '2') },
+    {
+      name: 'kept hosts first, in the given order',
+      given: hosts('1', '2', '3', '4'),
+      when: { max: 2, keepHostIds: ['3', '1'] },
+      then: picked('3', '1'),
+    },
+    {
+      name: 'kept hosts, then the others by id',
+      given: hosts('1', '2', '3', '4'),
+      when: { max: 3, keepHostIds: ['4'] },
+      then: picked('4', '1', '2'),
+    },
     {
       name: 'a kept host no longer free is replaced',
       given: [host('1'), busy('2', booking('other', 150, 160)), host('3')],
@@ -169,11 +202,21 @@ describe('allocateHosts: order', () => {
     },
     {
       name: 'a kept host no longer matching is replaced',
-      given: [host('1'), host('2', { capabilities: { rack: 'r2' } }), host('3', { capabilities: { rack: 'r1' } }), host('4', { capabilities: { rack: 'r1' } })],
+      given: [
+        host('1'),
+        host('2', { capabilities: { rack: 'r2' } }),
+        host('3', { capabilities: { rack: 'r1' } }),
+        host('4', { capabilities: { rack: 'r1' } }),
+      ],
       when: { max: 2, query: parseQuery('["=", "$rack", "r1"]'), keepHostIds: ['2', '4'] },
       then: picked('4', '3'),
     },
-    { name: 'unknown and repeated kept ids are harmless', given: hosts('1', '2', '3'), when: { max: 3, keepHostIds: ['9', '2', '2'] }, then: picked('2', '1', '3') },
+    {
+      name: 'unknown and repeated kept ids are harmless',
+      given: hosts('1', '2', '3'),
+      when: { max: 3, keepHostIds: ['9', '2', '2'] },
+      then: picked('2', '1', '3'),
+    },
     {
       name: 'kept hosts still free through own bookings',
       given: [host('1'), busy('5', booking('r1', 100, 200)), busy('6', booking('r1', 100, 200))],
@@ -187,11 +230,13 @@ describe('notEnoughHostsError', () => {
   it.each([
     {
       failure: { ok: false, matching: 2, free: 1, requested: 3 },
-      message: 'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 3 requested (min)',
+      message:
+        'Not enough hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time included), 3 requested (min)',
     },
     {
       failure: { ok: false, matching: 1, free: 0, requested: 1 },
-      message: 'Not enough hosts available: 1 reservable host matches the requested properties and 0 of them are free for the whole lease (cleaning time included), 1 requested (min)',
+      message:
+        'Not enough hosts available: 1 reservable host matches the requested properties and 0 of them are free for the whole lease (cleaning time included), 1 requested (min)',
     },
     {
       failure: { ok: false, matching: 0, free: 0, requested: 2 },
@@ -208,6 +253,19 @@ describe('notEnoughHostsError', () => {
 describe('host id order', () => {
   it('puts decimal ids first by value (leading zeros, any length), equal values by text, then other ids by text', () => {
     const ids = ['b', '10', '0', '9', '009', '12345678901234567890', '2', 'a1', '1a', '', '00', '12345678901234567891'];
-    expect([...ids].sort(compareHostIds)).toEqual(['0', '00', '2', '009', '9', '10', '12345678901234567890', '12345678901234567891', '', '1a', 'a1', 'b']);
+    expect([...ids].sort(compareHostIds)).toEqual([
+      '0',
+      '00',
+      '2',
+      '009',
+      '9',
+      '10',
+      '12345678901234567890',
+      '12345678901234567891',
+      '',
+      '1a',
+      'a1',
+      'b',
+    ]);
   });
 });

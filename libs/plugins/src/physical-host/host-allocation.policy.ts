@@ -75,7 +75,8 @@ export const allocateHostsInIdOrder = (request: HostAllocationRequest, hosts: Ho
     const host = hosts.at(place);
     if (host !== undefined && !kept.has(host.id) && candidate(host)) chosen.push(host.id);
   }
-  if (chosen.length < request.min) return { ok: false, matching: countMatching(hosts, candidate), free: chosen.length, requested: request.min };
+  if (chosen.length < request.min)
+    return { ok: false, matching: countMatching(hosts, candidate), free: chosen.length, requested: request.min };
   return { ok: true, hostIds: chosen.slice(0, Math.max(0, request.max)) };
 };
 
@@ -94,7 +95,10 @@ export const hostSupply = (
   hosts: readonly HostSnapshot[],
 ): { readonly matching: number; readonly free: readonly HostSnapshot[] } => {
   const candidates = hosts.filter((host) => host.columns.reservable && matchesHost(request.query, host));
-  return { matching: candidates.length, free: candidates.filter(wholeHostFreeFor(request.window, request.cleaningTimeMs, request.reservationId)) };
+  return {
+    matching: candidates.length,
+    free: candidates.filter(wholeHostFreeFor(request.window, request.cleaningTimeMs, request.reservationId)),
+  };
 };
 
 /**
@@ -102,7 +106,11 @@ export const hostSupply = (
  * be free: each busy host no earlier than its nearby bookings' last end plus the cleaning time. A
  * bound, not a promise (later bookings may still stand in the way); null when fewer are busy.
  */
-export const hostsFreeFrom = (request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs'>, hosts: readonly HostSnapshot[], needed: number): number | null => {
+export const hostsFreeFrom = (
+  request: Pick<HostAllocationRequest, 'query' | 'window' | 'cleaningTimeMs'>,
+  hosts: readonly HostSnapshot[],
+  needed: number,
+): number | null => {
   const widened = { start: request.window.start - request.cleaningTimeMs, end: request.window.end + request.cleaningTimeMs };
   const freeFrom: number[] = [];
   for (const host of hosts) {

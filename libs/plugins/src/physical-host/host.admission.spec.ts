@@ -39,7 +39,9 @@ describe('physical:host admission', () => {
 
   it('refuses with 409 when too few matching hosts are free, and books nothing', async () => {
     await withCalendars([...hosts, hostBooked('2', 'other')], ({ admission, decided }) => {
-      expect(() => hostAdmission.admit(admission(LEASE), request({ resourceProperties: GPU, min: 2, max: 2 }))).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
+      expect(() => hostAdmission.admit(admission(LEASE), request({ resourceProperties: GPU, min: 2, max: 2 }))).toThrow(
+        expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }),
+      );
       expect(decided()).toEqual([]);
     });
   });
@@ -58,18 +60,28 @@ describe('physical:host admission', () => {
   });
 
   it('a started reservation keeps exactly its hosts, and only while they stay free over the new window (409)', async () => {
-    await withCalendars([...hosts, hostBooked('1', 'r1'), hostBooked('1', 'next', { leaseId: 'lease-2', start: 20, end: 22 })], ({ admission, decided }) => {
-      const longer = hostAdmission.readmit(admission({ ...LEASE, endDate: at(19) }), held(['1']), patchOf('r1', { max: 2 }), true);
-      expect(longer).toMatchObject({ hostIds: ['1'], max: 2 });
-      expect(() => hostAdmission.readmit(admission({ ...LEASE, endDate: at(21) }), held(['1']), undefined, true)).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }));
-      expect(typesOf(decided())).toEqual(['host-1 Host.BookingMoved']);
-    });
+    await withCalendars(
+      [...hosts, hostBooked('1', 'r1'), hostBooked('1', 'next', { leaseId: 'lease-2', start: 20, end: 22 })],
+      ({ admission, decided }) => {
+        const longer = hostAdmission.readmit(admission({ ...LEASE, endDate: at(19) }), held(['1']), patchOf('r1', { max: 2 }), true);
+        expect(longer).toMatchObject({ hostIds: ['1'], max: 2 });
+        expect(() => hostAdmission.readmit(admission({ ...LEASE, endDate: at(21) }), held(['1']), undefined, true)).toThrow(
+          expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }),
+        );
+        expect(typesOf(decided())).toEqual(['host-1 Host.BookingMoved']);
+      },
+    );
   });
 
   it('a patch may only set host fields (400), judged before anything is allocated', async () => {
     await withCalendars([...hosts, hostBooked('1', 'r1')], ({ admission, decided }) => {
       const readmit = () => new Admissions().readmit(admission(LEASE), held(['1']), patchOf('r1', { memoryMb: 1024 }), false);
-      expect(readmit).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', template: 'Parameter {field:memoryMb} cannot be set on a physical:host reservation' }));
+      expect(readmit).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_PARAMETER',
+          template: 'Parameter {field:memoryMb} cannot be set on a physical:host reservation',
+        }),
+      );
       expect(decided()).toEqual([]);
     });
   });
@@ -79,7 +91,11 @@ describe('physical:host admission', () => {
     const reservation = held(['2', '3'], { resourceProperties: GPU });
     await withCalendars([...given, hostRegistered('4', { gpu: 'true' })], ({ admission, decided }) => {
       const healing = hostAdmission.heal(admission(LEASE), reservation, new Set(['2', '3']));
-      expect(healing).toEqual({ reservation: { ...reservation, hostIds: ['4', '3'] }, replacements: [{ hostId: '2', by: ['4'] }], unhealedHostIds: ['3'] });
+      expect(healing).toEqual({
+        reservation: { ...reservation, hostIds: ['4', '3'] },
+        replacements: [{ hostId: '2', by: ['4'] }],
+        unhealedHostIds: ['3'],
+      });
       expect(typesOf(decided())).toEqual(['host-2 Host.BookingReleased', 'host-4 Host.Booked']);
     });
     await withCalendars(given, ({ admission }) => {

@@ -8,10 +8,19 @@ import { type HostReservationRequest, buildHostRequest } from './host-reservatio
 const fieldsOf = ({ query: _query, propertyNames: _names, ...fields }: HostReservationRequest) => fields;
 
 /** A started reservation keeps exactly its hosts (they are already in its aggregate); a pending one may move. */
-const chooseHosts = (context: AdmissionContext, reservation: HostReservation, wanted: HostReservationRequest, window: BookingWindow, started: boolean) => {
+const chooseHosts = (
+  context: AdmissionContext,
+  reservation: HostReservation,
+  wanted: HostReservationRequest,
+  window: BookingWindow,
+  started: boolean,
+) => {
   const { calendars } = context;
   if (!started) {
-    return calendars.allocate({ min: wanted.min, max: wanted.max, query: wanted.query, reservationId: reservation.id, keepHostIds: reservation.hostIds }, window);
+    return calendars.allocate(
+      { min: wanted.min, max: wanted.max, query: wanted.query, reservationId: reservation.id, keepHostIds: reservation.hostIds },
+      window,
+    );
   }
   calendars.checkKeptHosts(reservation.hostIds, window);
   return reservation.hostIds;
@@ -25,7 +34,12 @@ const admit = (context: AdmissionContext, request: HostReservationRequest): Host
   return { id, resourceId: context.newId(), ...fieldsOf(request), hostIds };
 };
 
-const readmit = (context: AdmissionContext, reservation: HostReservation, patch: ReservationPatch | undefined, started: boolean): HostReservation => {
+const readmit = (
+  context: AdmissionContext,
+  reservation: HostReservation,
+  patch: ReservationPatch | undefined,
+  started: boolean,
+): HostReservation => {
   const wanted = buildHostRequest({
     min: patch?.min ?? reservation.min,
     max: patch?.max ?? reservation.max,
@@ -70,7 +84,10 @@ export const hostAdmission: ReservationAdmission<HostReservation, HostReservatio
   heal,
   supply: ({ calendars, schedule }, request) => {
     const window = { start: toMs(schedule.startDate), end: toMs(schedule.endDate) };
-    const { matching, free } = hostSupply({ query: request.query, window, cleaningTimeMs: calendars.cleaningTimeMs }, calendars.snapshots());
+    const { matching, free } = hostSupply(
+      { query: request.query, window, cleaningTimeMs: calendars.cleaningTimeMs },
+      calendars.snapshots(),
+    );
     return { matching, free: free.length };
   },
   release: (context, reservation) => {

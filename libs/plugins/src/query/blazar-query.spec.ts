@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '#domain/shared/errors.js';
 import type { HostColumns, HostSnapshot } from '../physical-host/host-snapshot.js';
-import { EMPTY_QUERY, type HostQuery, type QueryCondition, combineQueries, matchesHost, parseQuery, referencedProperties } from './blazar-query.js';
+import {
+  EMPTY_QUERY,
+  type HostQuery,
+  type QueryCondition,
+  combineQueries,
+  matchesHost,
+  parseQuery,
+  referencedProperties,
+} from './blazar-query.js';
 
 const cond = (field: string, op: QueryCondition['op'], value: string): QueryCondition => ({ field, op, value });
 const query = (...conditions: QueryCondition[]): HostQuery => ({ conditions });
@@ -236,7 +244,11 @@ describe('referencedProperties', () => {
   it.each([
     { name: 'none for the empty query', q: EMPTY_QUERY, expected: [] },
     { name: 'none for columns only', q: query(cond('memory_mb', '>=', '1'), cond('reservable', '==', 'true')), expected: [] },
-    { name: 'capabilities only, in order', q: query(cond('rack', '==', 'r1'), cond('vcpus', '>', '1'), cond('gpu', '==', 'a')), expected: ['rack', 'gpu'] },
+    {
+      name: 'capabilities only, in order',
+      q: query(cond('rack', '==', 'r1'), cond('vcpus', '>', '1'), cond('gpu', '==', 'a')),
+      expected: ['rack', 'gpu'],
+    },
     { name: 'each name once', q: query(cond('gpus', '>', '1'), cond('gpus', '<', '4')), expected: ['gpus'] },
   ])('$name', ({ q, expected }) => {
     expect(referencedProperties(q)).toEqual(expected);

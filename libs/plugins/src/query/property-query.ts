@@ -4,7 +4,8 @@ import { type HostQuery, parseQuery } from './blazar-query.js';
 /** The fields of a reservation that hold a property query. */
 export type PropertyQueryField = 'hypervisorProperties' | 'resourceProperties';
 
-const malformed = (field: PropertyQueryField, why: string): DomainError => invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (${why})`);
+const malformed = (field: PropertyQueryField, why: string): DomainError =>
+  invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (${why})`);
 
 /**
  * A property query parsed, with the strings inside it held to the text rules too: a JSON escape

@@ -55,8 +55,13 @@ export class FakeNeutron {
         const existing = this.findFloatingIp(spec.floatingNetworkId, spec.floatingIpAddress);
         if (existing !== null) return { floatingIp: existing, created: false };
         const floatingIp = { id: randomUUID(), ...spec, tags: [...spec.tags], portId: null };
-        this.sql(`INSERT INTO floating_ips (${COLUMNS}) VALUES (?, ?, ?, ?, NULL, ?)`)
-          .run(floatingIp.id, spec.floatingIpAddress, spec.floatingNetworkId, spec.projectId, JSON.stringify(spec.tags));
+        this.sql(`INSERT INTO floating_ips (${COLUMNS}) VALUES (?, ?, ?, ?, NULL, ?)`).run(
+          floatingIp.id,
+          spec.floatingIpAddress,
+          spec.floatingNetworkId,
+          spec.projectId,
+          JSON.stringify(spec.tags),
+        );
         return { floatingIp, created: true };
       })
       .immediate();

@@ -111,8 +111,9 @@ export class FakeNova {
 
   /** Creates the aggregate unless it exists; true when created. An existing aggregate is left as it is. */
   ensureAggregate(name: string, spec: AggregateSpec): boolean {
-    const result = this.sql('INSERT INTO aggregates (name, availability_zone, metadata) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
-      .run(name, spec.availabilityZone, JSON.stringify(spec.metadata));
+    const result = this.sql(
+      'INSERT INTO aggregates (name, availability_zone, metadata) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    ).run(name, spec.availabilityZone, JSON.stringify(spec.metadata));
     return result.changes > 0;
   }
 
@@ -130,7 +131,12 @@ export class FakeNova {
     const sql = 'SELECT id, name, availability_zone, metadata FROM aggregates WHERE name = ?';
     const row = this.sql(sql).get(name) as AggregateRow | undefined;
     if (row === undefined) return null;
-    return { id: row.id, name: row.name, availabilityZone: row.availability_zone, metadata: JSON.parse(row.metadata) as Record<string, string> };
+    return {
+      id: row.id,
+      name: row.name,
+      availabilityZone: row.availability_zone,
+      metadata: JSON.parse(row.metadata) as Record<string, string>,
+    };
   }
 
   /** Adds the host; true when added. The freepool is created on first use; other aggregates must exist. */
@@ -211,7 +217,9 @@ export class FakeNova {
         const flavor = this.getFlavor(id);
         if (flavor === null) throw new FlavorNotFoundError(id);
         if (flavor.isPublic) throw new Error(`Can not add access to a public flavor ${id}`);
-        return this.sql('INSERT INTO flavor_access (flavor_id, project_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, projectId).changes > 0;
+        return (
+          this.sql('INSERT INTO flavor_access (flavor_id, project_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, projectId).changes > 0
+        );
       })
       .immediate();
   }
@@ -235,7 +243,12 @@ export class FakeNova {
         const existing = this.findServerGroup(spec.projectId, spec.name);
         if (existing !== null) return { group: existing, created: false };
         const group = { id: randomUUID(), ...spec };
-        this.sql('INSERT INTO server_groups (id, name, project_id, policy) VALUES (?, ?, ?, ?)').run(group.id, spec.name, spec.projectId, spec.policy);
+        this.sql('INSERT INTO server_groups (id, name, project_id, policy) VALUES (?, ?, ?, ?)').run(
+          group.id,
+          spec.name,
+          spec.projectId,
+          spec.policy,
+        );
         return { group, created: true };
       })
       .immediate();

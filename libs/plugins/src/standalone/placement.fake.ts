@@ -33,7 +33,11 @@ interface InventoryRow extends ProviderRow {
   readonly allocation_ratio: number;
 }
 
-const toProvider = (row: ProviderRow): ResourceProvider => ({ uuid: row.uuid, name: row.name, parentProviderUuid: row.parent_provider_uuid });
+const toProvider = (row: ProviderRow): ResourceProvider => ({
+  uuid: row.uuid,
+  name: row.name,
+  parentProviderUuid: row.parent_provider_uuid,
+});
 
 const toInventory = (row: InventoryRow): Inventory => ({
   total: row.total,
@@ -65,18 +69,26 @@ export class FakePlacement {
   }
 
   getResourceProvider(name: string): ResourceProvider | null {
-    const row = this.sql('SELECT uuid, name, parent_provider_uuid FROM resource_providers WHERE name = ?').get(name) as ProviderRow | undefined;
+    const row = this.sql('SELECT uuid, name, parent_provider_uuid FROM resource_providers WHERE name = ?').get(name) as
+      ProviderRow | undefined;
     return row === undefined ? null : toProvider(row);
   }
 
   /** Creates the provider unless one of that name exists; either way returns it. */
-  ensureResourceProvider(name: string, parentProviderUuid: string | null): { readonly provider: ResourceProvider; readonly created: boolean } {
+  ensureResourceProvider(
+    name: string,
+    parentProviderUuid: string | null,
+  ): { readonly provider: ResourceProvider; readonly created: boolean } {
     return this.db
       .transaction(() => {
         const existing = this.getResourceProvider(name);
         if (existing !== null) return { provider: existing, created: false };
         const provider = { uuid: randomUUID(), name, parentProviderUuid };
-        this.sql('INSERT INTO resource_providers (uuid, name, parent_provider_uuid) VALUES (?, ?, ?)').run(provider.uuid, name, parentProviderUuid);
+        this.sql('INSERT INTO resource_providers (uuid, name, parent_provider_uuid) VALUES (?, ?, ?)').run(
+          provider.uuid,
+          name,
+          parentProviderUuid,
+        );
         return { provider, created: true };
       })
       .immediate();
@@ -135,7 +147,10 @@ export class FakePlacement {
 
   /** Deletes the provider's inventory of the class; false when it had none. */
   deleteInventory(providerUuid: string, resourceClass: string): boolean {
-    return this.sql('DELETE FROM inventories WHERE resource_provider_uuid = ? AND resource_class = ?').run(providerUuid, resourceClass).changes > 0;
+    return (
+      this.sql('DELETE FROM inventories WHERE resource_provider_uuid = ? AND resource_class = ?').run(providerUuid, resourceClass).changes >
+      0
+    );
   }
 
   /** Every provider with an inventory of the class, by provider name. */

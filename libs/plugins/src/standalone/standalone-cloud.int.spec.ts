@@ -108,7 +108,7 @@ describe('StandaloneCloud: fake Nova flavors and server groups', () => {
     expect(() => cloud.nova.createFlavor({ ...spec, id: 'f2' })).toThrow(/UNIQUE/);
   });
 
-  it('finds a project\'s server group by name before creating one', () => {
+  it("finds a project's server group by name before creating one", () => {
     const { nova } = cloud;
     const first = nova.ensureServerGroup({ name: 'g', projectId: 'p1', policy: 'affinity' });
     const again = nova.ensureServerGroup({ name: 'g', projectId: 'p1', policy: 'affinity' });
@@ -193,7 +193,7 @@ describe('StandaloneCloud: one transaction per adapter call', () => {
     other.close();
   });
 
-  it('keeps the steps done before a step failed: the failure is the call\'s outcome, recorded with them', async () => {
+  it("keeps the steps done before a step failed: the failure is the call's outcome, recorded with them", async () => {
     const failed = cloud.atomically(async () => {
       cloud.nova.ensureAggregate('r1', { availabilityZone: null, metadata: {} });
       cloud.nova.addHost('missing', 'h1');

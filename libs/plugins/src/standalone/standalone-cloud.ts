@@ -131,9 +131,11 @@ export class StandaloneCloud {
    */
   atomically<T>(call: () => Promise<T>): Promise<T> {
     let result: Promise<T> | undefined;
-    this.db.transaction(() => {
-      result = call();
-    }).immediate();
+    this.db
+      .transaction(() => {
+        result = call();
+      })
+      .immediate();
     return result as Promise<T>;
   }
 

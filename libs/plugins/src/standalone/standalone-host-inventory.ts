@@ -17,7 +17,12 @@ export class StandaloneHostInventory implements HostInventory {
 
   describe(host: HostToRegister): Promise<HostDescription> {
     if (host.source !== 'request') {
-      return Promise.reject(invalid('HOST_FACTS_MISSING', `No cloud reports the facts of host ${host.name} in standalone mode: the registration must state them`));
+      return Promise.reject(
+        invalid(
+          'HOST_FACTS_MISSING',
+          `No cloud reports the facts of host ${host.name} in standalone mode: the registration must state them`,
+        ),
+      );
     }
     const { info, capabilities } = host;
     return Promise.resolve({ info, capabilities });

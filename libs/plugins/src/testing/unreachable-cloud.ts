@@ -6,6 +6,14 @@ import { OpenStackSession } from '../openstack/openstack.session.js';
  */
 export const unreachableSession = (): OpenStackSession =>
   OpenStackSession.create(
-    { authUrl: 'http://127.0.0.1:9/v3', username: 'u', password: 'p', projectName: 'p', userDomainName: 'Default', projectDomainName: 'Default', regionName: null },
+    {
+      authUrl: 'http://127.0.0.1:9/v3',
+      username: 'u',
+      password: 'p',
+      projectName: 'p',
+      userDomainName: 'Default',
+      projectDomainName: 'Default',
+      regionName: null,
+    },
     { timeoutMs: 2_000 },
   );

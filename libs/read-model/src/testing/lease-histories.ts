@@ -14,14 +14,20 @@ import {
 } from '#domain/lease/testing/lease.fixtures.js';
 
 const instant = fc.oneof(
-  fc.date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('2100-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('2100-12-31T23:59:59.999Z'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
   fc.constantFrom('2030-01-01T10:00:00Z', '2030-01-01T12:00:00+02:00', '2030-01-01T10:00:00.000Z', '2031-02-29T10:00:00.000Z'),
 );
 
 const reservationOf = (id: string): fc.Arbitrary<Reservation> =>
   fc.oneof(
-    fc.record({ min: fc.nat(3), props: fc.constantFrom('', '["=", "$gpu", "true"]') }).map(({ min, props }) => reservation(id, { min, max: min + 1, resourceProperties: props })),
-    fc.record({ amount: fc.integer({ min: 1, max: 4 }), affinity: fc.constantFrom(null, true, false) }).map((o) => virtualInstanceReservation(id, o)),
+    fc
+      .record({ min: fc.nat(3), props: fc.constantFrom('', '["=", "$gpu", "true"]') })
+      .map(({ min, props }) => reservation(id, { min, max: min + 1, resourceProperties: props })),
+    fc
+      .record({ amount: fc.integer({ min: 1, max: 4 }), affinity: fc.constantFrom(null, true, false) })
+      .map((o) => virtualInstanceReservation(id, o)),
     fc.nat(8).map((vcpus) => flavorInstanceReservation(id, { vcpus })),
     fc.array(fc.ipV4(), { maxLength: 2 }).map((ips) => floatingIpReservation(id, { requiredFloatingIps: ips })),
   );
@@ -54,10 +60,13 @@ export const leaseHistoryOf = (leaseId: string, prefix = ''): fc.Arbitrary<reado
       seed: fc.nat(),
     })
     .chain(({ ids, createdAt, startDate, endDate, beforeEndDate }) =>
-      fc.tuple(...ids.map(reservationOf)).map((reservations) => created({ leaseId, reservations, createdAt, startDate, endDate, beforeEndDate })),
+      fc
+        .tuple(...ids.map(reservationOf))
+        .map((reservations) => created({ leaseId, reservations, createdAt, startDate, endDate, beforeEndDate })),
     );
 
-  const phase = (type: string): fc.Arbitrary<LeaseEvent> => instant.map((at) => ({ type, data: { ...lease, at, reason: 'x' } }) as unknown as LeaseEvent);
+  const phase = (type: string): fc.Arbitrary<LeaseEvent> =>
+    instant.map((at) => ({ type, data: { ...lease, at, reason: 'x' } }) as unknown as LeaseEvent);
 
   /** An event on an existing lease: any type the fold knows, the ignored ones included. */
   const laterEvent: fc.Arbitrary<LeaseEvent> = fc.oneof(
@@ -67,7 +76,9 @@ export const leaseHistoryOf = (leaseId: string, prefix = ''): fc.Arbitrary<reado
       .map((d): LeaseEvent => ({ type: 'Lease.Rescheduled', data: { ...lease, ...d } })),
     fc
       .tuple(fc.constantFrom(...IDS), instant)
-      .chain(([id, changedAt]) => reservationOf(id).map((r): LeaseEvent => ({ type: 'Reservation.Changed', data: { ...lease, reservation: r, changedAt } }))),
+      .chain(([id, changedAt]) =>
+        reservationOf(id).map((r): LeaseEvent => ({ type: 'Reservation.Changed', data: { ...lease, reservation: r, changedAt } })),
+      ),
     fc
       .tuple(fc.constantFrom(...IDS), instant, fc.option(fc.boolean(), { nil: undefined }), fc.boolean())
       .chain(([id, when, missingResources, resourcesChanged]) =>
@@ -80,25 +91,47 @@ export const leaseHistoryOf = (leaseId: string, prefix = ''): fc.Arbitrary<reado
         ),
       ),
     fc
-      .record({ type: fc.constantFrom('Reservation.EffectsApplied', 'Reservation.UpdateApplied', 'Reservation.EffectsFailed', 'Reservation.UpdateFailed'), reservationId, effects, at: instant })
+      .record({
+        type: fc.constantFrom(
+          'Reservation.EffectsApplied',
+          'Reservation.UpdateApplied',
+          'Reservation.EffectsFailed',
+          'Reservation.UpdateFailed',
+        ),
+        reservationId,
+        effects,
+        at: instant,
+      })
       .map(({ type, ...d }) => ({ type, data: { ...lease, phase: 'start', sequence: 1, error: 'boom', ...d } }) as unknown as LeaseEvent),
-    fc.constantFrom(
-      'Lease.StartRequested',
-      'Lease.Started',
-      'Lease.StartFailed',
-      'Lease.BeforeEndRequested',
-      'Lease.BeforeEndCompleted',
-      'Lease.BeforeEndFailed',
-      'Lease.EndRequested',
-      'Lease.Ended',
-      'Lease.EndFailed',
-      'Lease.EndingSoonNotified',
-      'Reservation.DriftRepaired',
-      'Lease.LeftoversFound',
-    ).chain(phase),
+    fc
+      .constantFrom(
+        'Lease.StartRequested',
+        'Lease.Started',
+        'Lease.StartFailed',
+        'Lease.BeforeEndRequested',
+        'Lease.BeforeEndCompleted',
+        'Lease.BeforeEndFailed',
+        'Lease.EndRequested',
+        'Lease.Ended',
+        'Lease.EndFailed',
+        'Lease.EndingSoonNotified',
+        'Reservation.DriftRepaired',
+        'Lease.LeftoversFound',
+      )
+      .chain(phase),
   );
 
-  return fc.tuple(createdEvent, fc.array(fc.oneof({ arbitrary: laterEvent, weight: 12 }, { arbitrary: createdEvent, weight: 1 }, { arbitrary: phase('Lease.Deleted'), weight: 1 }), { maxLength: 14 }));
+  return fc.tuple(
+    createdEvent,
+    fc.array(
+      fc.oneof(
+        { arbitrary: laterEvent, weight: 12 },
+        { arbitrary: createdEvent, weight: 1 },
+        { arbitrary: phase('Lease.Deleted'), weight: 1 },
+      ),
+      { maxLength: 14 },
+    ),
+  );
 };
 
 /** The history of the fixtures' lease (LEASE_ID). */

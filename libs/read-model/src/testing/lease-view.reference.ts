@@ -35,7 +35,7 @@ export interface HostReservationView {
   readonly before_end: string;
   readonly min: number;
   readonly max: number;
-  readonly end_action: typeof END_ACTIONS['physical:host'];
+  readonly end_action: (typeof END_ACTIONS)['physical:host'];
 }
 
 /**
@@ -74,7 +74,7 @@ export interface InstanceReservationView extends ReservationCommonView {
   /** Nova's id of the reservation's aggregate; null until the start created it (upstream: at creation). */
   readonly aggregate_id: number | null;
   readonly server_group_id: string | null;
-  readonly end_action: typeof END_ACTIONS['virtual:instance'];
+  readonly end_action: (typeof END_ACTIONS)['virtual:instance'];
 }
 
 export interface FloatingIpReservationView extends ReservationCommonView {
@@ -82,7 +82,7 @@ export interface FloatingIpReservationView extends ReservationCommonView {
   readonly network_id: string;
   readonly amount: number;
   readonly required_floatingips: readonly string[];
-  readonly end_action: typeof END_ACTIONS['virtual:floatingip'];
+  readonly end_action: (typeof END_ACTIONS)['virtual:floatingip'];
 }
 
 export type ReservationView = HostReservationView | InstanceReservationView | FloatingIpReservationView;
@@ -321,7 +321,12 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
       return view;
     case 'Reservation.EffectsFailed':
     case 'Reservation.UpdateFailed':
-      return setReservations(recordCloudIds(view, event.data.reservationId, event.data.effects), 'error', event.data.at, event.data.reservationId);
+      return setReservations(
+        recordCloudIds(view, event.data.reservationId, event.data.effects),
+        'error',
+        event.data.at,
+        event.data.reservationId,
+      );
     case 'Lease.StartRequested':
       return setEvent(view, 'start_lease', 'IN_PROGRESS', event.data.at);
     case 'Lease.Started':

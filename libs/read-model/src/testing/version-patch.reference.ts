@@ -10,8 +10,7 @@ const MAX_DEPTH = 3;
 
 type Plain = Record<string, unknown>;
 
-const isPlainObject = (value: unknown): value is Plain =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const sameKeys = (a: Plain, b: Plain): boolean => {
   const left = Object.keys(a);
@@ -57,4 +56,3 @@ export const reversePatch = <Doc extends object>(previous: Doc, next: Doc): Vers
   const ops: unknown[][] = [];
   return diffInto(ops, [], previous, next, 0) ? (ops as unknown as VersionPatch) : null;
 };
-

@@ -31,7 +31,9 @@ export type Row = readonly [FieldPath, unknown, string];
 
 /** The boundary's refusal of each hostile string at `path`; a JSON text field keeps JSON's whitespace (tab, LF, CR). */
 export const hostileText = (path: FieldPath, jsonText = false): Row[] =>
-  HOSTILE_TEXT.filter(([, text]) => !jsonText || !/[\t\n\r]/.test(text)).map(([, text, why]) => [path, text, `Malformed parameter ${fieldName(path)} (${why})`] as const);
+  HOSTILE_TEXT.filter(([, text]) => !jsonText || !/[\t\n\r]/.test(text)).map(
+    ([, text, why]) => [path, text, `Malformed parameter ${fieldName(path)} (${why})`] as const,
+  );
 
 /** Rows as named cases for `it.each`: `$field = $shown`. */
 export const cases = (rows: readonly Row[]) =>

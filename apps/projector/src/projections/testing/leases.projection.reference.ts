@@ -30,7 +30,10 @@ const reservationRows = (doc: LeaseView | null): Map<string, ReservationRow> =>
   new Map(
     doc === null
       ? []
-      : doc.reservations.map((r) => [r.id, { id: r.id, leaseId: doc.id, projectId: doc.project_id, resourceType: r.resource_type, status: r.status }]),
+      : doc.reservations.map((r) => [
+          r.id,
+          { id: r.id, leaseId: doc.id, projectId: doc.project_id, resourceType: r.resource_type, status: r.status },
+        ]),
   );
 
 /**
@@ -53,7 +56,13 @@ const keepLeaseVersion = (rows: BatchRows, row: LeaseRow, position: number, next
   if (row.since >= position) return row.patchRun;
   const patch = next !== null && row.patchRun < LEASE_PATCH_RUN ? reversePatch(row.doc, next) : null;
   const columns = { id: row.id, projectId: row.projectId, startDate: row.startDate };
-  keepVersion(rows, LeaseVersionEntity, row.since, position, patch === null ? { ...columns, doc: row.doc, patch: null } : { ...columns, doc: patch, patch: true });
+  keepVersion(
+    rows,
+    LeaseVersionEntity,
+    row.since,
+    position,
+    patch === null ? { ...columns, doc: row.doc, patch: null } : { ...columns, doc: patch, patch: true },
+  );
   return patch === null ? 0 : row.patchRun + 1;
 };
 

@@ -21,10 +21,30 @@ const host = (id: string): string => `host-${id}`;
 const floatingIp = (id: string): string => `floatingip-${id}`;
 const effects = [{ operation: 'sample', target: 'compute-1' }];
 const hostReservation = (id: string) =>
-  ({ id: `res-${id}`, resourceId: `rid-${id}`, resourceType: 'physical:host', min: 1, max: 1, hypervisorProperties: '', resourceProperties: '', beforeEnd: 'default', hostIds: ['7'] }) as const;
+  ({
+    id: `res-${id}`,
+    resourceId: `rid-${id}`,
+    resourceType: 'physical:host',
+    min: 1,
+    max: 1,
+    hypervisorProperties: '',
+    resourceProperties: '',
+    beforeEnd: 'default',
+    hostIds: ['7'],
+  }) as const;
 const phase = (id: string) => ({ leaseId: id, at: AT });
 const failure = (id: string) => ({ leaseId: id, at: AT, reason: 'res-1: boom' });
-const hostInfo = { hypervisorHostname: 'compute-1', serviceName: 'compute-1', vcpus: 8, memoryMb: 16384, localGb: 100, cpuInfo: '{}', hypervisorType: 'QEMU', hypervisorVersion: 1, availabilityZone: 'nova' };
+const hostInfo = {
+  hypervisorHostname: 'compute-1',
+  serviceName: 'compute-1',
+  vcpus: 8,
+  memoryMb: 16384,
+  localGb: 100,
+  cpuInfo: '{}',
+  hypervisorType: 'QEMU',
+  hypervisorVersion: 1,
+  availabilityZone: 'nova',
+};
 const slots = { count: 2, vcpus: 1, memoryMb: 512, diskGb: 1 };
 const hold = (id: string) => ({ hostId: id, reservationId: 'res-1', leaseId: 'lease-x', startDate: AT, endDate: END, propertyNames: [] });
 const move = (id: string) => ({ hostId: id, reservationId: 'res-1', startDate: AT, endDate: END, propertyNames: [] });
@@ -32,33 +52,87 @@ const move = (id: string) => ({ hostId: id, reservationId: 'res-1', startDate: A
 export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'Lease.Created': {
     stream: lease,
-    data: (id) => ({ leaseId: id, name: `lease ${id}`, projectId: 'project-1', userId: 'user-1', trustId: null, startDate: AT, endDate: END, beforeEndDate: null, reservations: [hostReservation(id)], eventIds: { start: 'e1', end: 'e2', beforeEnd: 'e3' }, createdAt: AT }),
+    data: (id) => ({
+      leaseId: id,
+      name: `lease ${id}`,
+      projectId: 'project-1',
+      userId: 'user-1',
+      trustId: null,
+      startDate: AT,
+      endDate: END,
+      beforeEndDate: null,
+      reservations: [hostReservation(id)],
+      eventIds: { start: 'e1', end: 'e2', beforeEnd: 'e3' },
+      createdAt: AT,
+    }),
   },
   'Lease.Renamed': { stream: lease, data: (id) => ({ leaseId: id, name: 'renamed', renamedAt: AT }) },
-  'Lease.Rescheduled': { stream: lease, data: (id) => ({ leaseId: id, startDate: AT, endDate: END, beforeEndDate: null, rescheduledAt: AT }) },
+  'Lease.Rescheduled': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, startDate: AT, endDate: END, beforeEndDate: null, rescheduledAt: AT }),
+  },
   'Reservation.Changed': { stream: lease, data: (id) => ({ leaseId: id, reservation: hostReservation(id), changedAt: AT }) },
-  'Reservation.EffectsApplied': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, phase: 'start', effects, at: AT }) },
-  'Reservation.EffectsFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, phase: 'end', error: 'boom', effects, at: AT }) },
+  'Reservation.EffectsApplied': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, phase: 'start', effects, at: AT }),
+  },
+  'Reservation.EffectsFailed': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, phase: 'end', error: 'boom', effects, at: AT }),
+  },
   'Reservation.UpdateApplied': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, sequence: 1, effects, at: AT }) },
-  'Reservation.UpdateFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, sequence: 2, error: 'boom', effects, at: AT }) },
+  'Reservation.UpdateFailed': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, sequence: 2, error: 'boom', effects, at: AT }),
+  },
   'Lease.PreemptibleServerReaped': {
     stream: lease,
-    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, hostId: '7', host: 'compute-1', serverId: `server-${id}`, projectId: 'project-2', flavor: 'preemptible.small', stopped: true, at: AT }),
+    data: (id) => ({
+      leaseId: id,
+      reservationId: `res-${id}`,
+      hostId: '7',
+      host: 'compute-1',
+      serverId: `server-${id}`,
+      projectId: 'project-2',
+      flavor: 'preemptible.small',
+      stopped: true,
+      at: AT,
+    }),
   },
   'Reservation.DriftRepaired': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, effects, at: AT }) },
-  'Reservation.ReconciliationFailed': { stream: lease, data: (id) => ({ leaseId: id, reservationId: `res-${id}`, error: 'boom', effects, at: AT }) },
+  'Reservation.ReconciliationFailed': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, reservationId: `res-${id}`, error: 'boom', effects, at: AT }),
+  },
   'Reservation.Healed': {
     stream: lease,
-    data: (id) => ({ leaseId: id, reservation: hostReservation(id), replacements: [{ hostId: '7', by: ['8'] }], unhealedHostIds: [], missingResources: false, resourcesChanged: true, at: AT }),
+    data: (id) => ({
+      leaseId: id,
+      reservation: hostReservation(id),
+      replacements: [{ hostId: '7', by: ['8'] }],
+      unhealedHostIds: [],
+      missingResources: false,
+      resourcesChanged: true,
+      at: AT,
+    }),
   },
   'Lease.StartRequested': { stream: lease, data: phase },
   'Lease.GuardrailOverridden': {
     stream: lease,
     data: (id) => ({ leaseId: id, rule: 'freepool_headroom', zone: 'nova', freeHosts: 1, keep: 2, instant: AT, at: AT }),
   },
-  'Lease.LeftoversFound': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'aggregate', id: `res-${id}` }], at: AT }) },
-  'Lease.LeftoversCleared': { stream: lease, data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'server', id: 'server-1' }], at: AT }) },
-  'Lease.EndingSoonNotified': { stream: lease, data: (id) => ({ leaseId: id, projectId: 'project-1', endDate: END, reservationIds: [`res-${id}`], at: AT }) },
+  'Lease.LeftoversFound': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'aggregate', id: `res-${id}` }], at: AT }),
+  },
+  'Lease.LeftoversCleared': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, leftovers: [{ reservationId: `res-${id}`, kind: 'server', id: 'server-1' }], at: AT }),
+  },
+  'Lease.EndingSoonNotified': {
+    stream: lease,
+    data: (id) => ({ leaseId: id, projectId: 'project-1', endDate: END, reservationIds: [`res-${id}`], at: AT }),
+  },
   'Lease.Started': { stream: lease, data: phase },
   'Lease.StartFailed': { stream: lease, data: failure },
   'Lease.BeforeEndRequested': { stream: lease, data: phase },
@@ -79,7 +153,10 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'Host.SlotsMoved': { stream: host, data: (id) => ({ ...move(id), slots }) },
   'Host.BookingReleased': { stream: host, data: (id) => ({ hostId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
   'Host.WentDown': { stream: host, data: (id) => ({ hostId: id, reasons: ['service_down'], source: 'polling', observedAt: AT }) },
-  'Host.DownReasonsChanged': { stream: host, data: (id) => ({ hostId: id, reasons: ['disabled'], source: 'notification', observedAt: AT }) },
+  'Host.DownReasonsChanged': {
+    stream: host,
+    data: (id) => ({ hostId: id, reasons: ['disabled'], source: 'notification', observedAt: AT }),
+  },
   'Host.CameUp': { stream: host, data: (id) => ({ hostId: id, source: 'polling', observedAt: AT }) },
   'Host.Enrolled': { stream: host, data: (id) => ({ hostId: id, effects, enrolledAt: AT }) },
   'Host.EnrollmentFailed': { stream: host, data: (id) => ({ hostId: id, error: 'boom', effects, failedAt: AT }) },
@@ -88,38 +165,113 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
 
   'HostActivity.InstanceNotified': {
     stream: (id) => `hostactivity-${id}`,
-    data: (id) => ({ hostId: id, eventType: 'instance.create.end', instanceId: 'vm-1', projectId: 'project-1', flavorId: null, state: 'active', occurredAt: AT, messageId: `m-${id}` }),
+    data: (id) => ({
+      hostId: id,
+      eventType: 'instance.create.end',
+      instanceId: 'vm-1',
+      projectId: 'project-1',
+      flavorId: null,
+      state: 'active',
+      occurredAt: AT,
+      messageId: `m-${id}`,
+    }),
   },
   'HostActivity.AggregateNotified': {
     stream: (id) => `hostactivity-${id}`,
-    data: (id) => ({ hostId: id, eventType: 'aggregate.add_host.end', aggregateUuid: 'agg-1', aggregateId: 1, aggregateName: 'freepool', hosts: ['compute-1'], occurredAt: AT, messageId: `a-${id}` }),
+    data: (id) => ({
+      hostId: id,
+      eventType: 'aggregate.add_host.end',
+      aggregateUuid: 'agg-1',
+      aggregateId: 1,
+      aggregateName: 'freepool',
+      hosts: ['compute-1'],
+      occurredAt: AT,
+      messageId: `a-${id}`,
+    }),
   },
   'HostRegistry.HostAdded': { stream: () => 'hostregistry-main', data: (id) => ({ hostId: id, hypervisorHostname: `compute-${id}` }) },
   'HostRegistry.HostRemoved': { stream: () => 'hostregistry-main', data: (id) => ({ hostId: id, hypervisorHostname: `compute-${id}` }) },
 
-  'FloatingIp.Registered': { stream: floatingIp, data: (id) => ({ floatingIpId: id, networkId: 'net-1', subnetId: null, address: '10.0.0.1', registeredAt: AT }) },
-  'FloatingIp.Unregistered': { stream: floatingIp, data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1', unregisteredAt: AT }) },
-  'FloatingIp.Booked': { stream: floatingIp, data: (id) => ({ floatingIpId: id, reservationId: 'res-1', leaseId: 'lease-x', startDate: AT, endDate: END }) },
-  'FloatingIp.BookingMoved': { stream: floatingIp, data: (id) => ({ floatingIpId: id, reservationId: 'res-1', startDate: AT, endDate: END }) },
+  'FloatingIp.Registered': {
+    stream: floatingIp,
+    data: (id) => ({ floatingIpId: id, networkId: 'net-1', subnetId: null, address: '10.0.0.1', registeredAt: AT }),
+  },
+  'FloatingIp.Unregistered': {
+    stream: floatingIp,
+    data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1', unregisteredAt: AT }),
+  },
+  'FloatingIp.Booked': {
+    stream: floatingIp,
+    data: (id) => ({ floatingIpId: id, reservationId: 'res-1', leaseId: 'lease-x', startDate: AT, endDate: END }),
+  },
+  'FloatingIp.BookingMoved': {
+    stream: floatingIp,
+    data: (id) => ({ floatingIpId: id, reservationId: 'res-1', startDate: AT, endDate: END }),
+  },
   'FloatingIp.BookingReleased': { stream: floatingIp, data: (id) => ({ floatingIpId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
-  'FloatingIpRegistry.Added': { stream: () => 'floatingipregistry-main', data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }) },
-  'FloatingIpRegistry.Removed': { stream: () => 'floatingipregistry-main', data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }) },
+  'FloatingIpRegistry.Added': {
+    stream: () => 'floatingipregistry-main',
+    data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }),
+  },
+  'FloatingIpRegistry.Removed': {
+    stream: () => 'floatingipregistry-main',
+    data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }),
+  },
 
-  'ResourceProperty.PrivacyChanged': { stream: (id) => `property-${id}`, data: (id) => ({ propertyName: id, private: true, changedAt: AT }) },
+  'ResourceProperty.PrivacyChanged': {
+    stream: (id) => `property-${id}`,
+    data: (id) => ({ propertyName: id, private: true, changedAt: AT }),
+  },
   'FlavorCatalog.FlavorAdded': {
     stream: () => 'flavorcatalog-main',
-    data: (id) => ({ flavor: { id, name: `flavor ${id}`, vcpus: 1, ram: 512, disk: 1, ephemeral: 0, swap: 0, rxtxFactor: 1, isPublic: true, extraSpecs: {} }, addedAt: AT }),
+    data: (id) => ({
+      flavor: {
+        id,
+        name: `flavor ${id}`,
+        vcpus: 1,
+        ram: 512,
+        disk: 1,
+        ephemeral: 0,
+        swap: 0,
+        rxtxFactor: 1,
+        isPublic: true,
+        extraSpecs: {},
+      },
+      addedAt: AT,
+    }),
   },
-  'FlavorCatalog.FlavorRemoved': { stream: () => 'flavorcatalog-main', data: (id) => ({ flavorId: id, name: `flavor ${id}`, removedAt: AT }) },
+  'FlavorCatalog.FlavorRemoved': {
+    stream: () => 'flavorcatalog-main',
+    data: (id) => ({ flavorId: id, name: `flavor ${id}`, removedAt: AT }),
+  },
   'Freepool.Exhausted': { stream: (id) => `freepool-${id}`, data: (id) => freepoolSample(id, 0) },
   'Freepool.Recovered': { stream: (id) => `freepool-${id}`, data: (id) => freepoolSample(id, 3) },
   'RateCard.Published': {
     stream: (id) => `ratecard-${id}`,
-    data: (id) => ({ name: id, version: 1, currency: 'EUR', effectiveFrom: AT, prices: { host_hours: '1.5', instance_hours: '0', vcpu_hours: '0.02', memory_mb_hours: '0', disk_gb_hours: '0', floating_ip_hours: '0.01' }, capabilityPrices: [], publishedAt: AT }),
+    data: (id) => ({
+      name: id,
+      version: 1,
+      currency: 'EUR',
+      effectiveFrom: AT,
+      prices: {
+        host_hours: '1.5',
+        instance_hours: '0',
+        vcpu_hours: '0.02',
+        memory_mb_hours: '0',
+        disk_gb_hours: '0',
+        floating_ip_hours: '0.01',
+      },
+      capabilityPrices: [],
+      publishedAt: AT,
+    }),
   },
   'Quota.Set': {
     stream: (id) => `quota-${id}`,
-    data: (id) => ({ projectId: id, limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, hostHoursPerMonth: 100, vcpuHoursPerMonth: null }, setAt: AT }),
+    data: (id) => ({
+      projectId: id,
+      limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, hostHoursPerMonth: 100, vcpuHoursPerMonth: null },
+      setAt: AT,
+    }),
   },
   'Quota.LeaseAdmitted': { stream: (id) => `quota-${id}`, data: (id) => ({ projectId: id, leaseId: `lease-of-${id}`, at: AT }) },
 };

@@ -5,7 +5,15 @@
  * a fixed string on 2030-01-01. Pure data: no test framework, no I/O, no clock.
  */
 import type { BookHost, BookHostSlots, MoveHostBooking, MoveHostSlots, ReleaseHostBooking } from '../host.commands.js';
-import type { HostBooked, HostBookingMoved, HostBookingReleased, HostRegistered, HostReservableChanged, HostSlotsBooked, HostSlotsMoved } from '../host.events.js';
+import type {
+  HostBooked,
+  HostBookingMoved,
+  HostBookingReleased,
+  HostRegistered,
+  HostReservableChanged,
+  HostSlotsBooked,
+  HostSlotsMoved,
+} from '../host.events.js';
 import { type AllocationRatios, DEFAULT_ALLOCATION_RATIOS, type HostInfo, type SlotDemand } from '../host.types.js';
 
 export const HOST_ID = '7';
@@ -58,7 +66,11 @@ export const hostBooked = (reservationId: string, { startDate, endDate, property
   data: { hostId: HOST_ID, reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames },
 });
 
-export const slotsBooked = (reservationId: string, demand: SlotDemand, { startDate, endDate, propertyNames = [] }: Hold): HostSlotsBooked => ({
+export const slotsBooked = (
+  reservationId: string,
+  demand: SlotDemand,
+  { startDate, endDate, propertyNames = [] }: Hold,
+): HostSlotsBooked => ({
   type: 'Host.SlotsBooked',
   data: { hostId: HOST_ID, reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames, slots: demand },
 });
@@ -68,7 +80,11 @@ export const hostBookingMoved = (reservationId: string, { startDate, endDate, pr
   data: { hostId: HOST_ID, reservationId, startDate, endDate, propertyNames },
 });
 
-export const slotsMoved = (reservationId: string, demand: SlotDemand, { startDate, endDate, propertyNames = [] }: Hold): HostSlotsMoved => ({
+export const slotsMoved = (
+  reservationId: string,
+  demand: SlotDemand,
+  { startDate, endDate, propertyNames = [] }: Hold,
+): HostSlotsMoved => ({
   type: 'Host.SlotsMoved',
   data: { hostId: HOST_ID, reservationId, startDate, endDate, propertyNames, slots: demand },
 });
@@ -90,7 +106,10 @@ export interface SlotOptions extends Hold {
   readonly allocationRatios?: AllocationRatios;
 }
 
-export const bookHost = (reservationId: string, { startDate, endDate, propertyNames = [], cleaningTimeMinutes = 0 }: SlotOptions): BookHost => ({
+export const bookHost = (
+  reservationId: string,
+  { startDate, endDate, propertyNames = [], cleaningTimeMinutes = 0 }: SlotOptions,
+): BookHost => ({
   type: 'BookHost',
   data: { reservationId, leaseId: LEASE_ID, startDate, endDate, propertyNames, cleaningTimeMinutes },
 });
@@ -103,7 +122,10 @@ export const bookSlots = (reservationId: string, demand: SlotDemand, options: Sl
   };
 };
 
-export const moveHostBooking = (reservationId: string, { startDate, endDate, propertyNames = [], cleaningTimeMinutes = 0 }: SlotOptions): MoveHostBooking => ({
+export const moveHostBooking = (
+  reservationId: string,
+  { startDate, endDate, propertyNames = [], cleaningTimeMinutes = 0 }: SlotOptions,
+): MoveHostBooking => ({
   type: 'MoveHostBooking',
   data: { reservationId, startDate, endDate, propertyNames, cleaningTimeMinutes },
 });

@@ -82,8 +82,14 @@ export const startFailed = (reason = 'res-1: boom', when = START): LeaseEvent =>
   type: 'Lease.StartFailed',
   data: { leaseId: LEASE_ID, at: when, reason },
 });
-export const beforeEndRequested = (when = BEFORE_END): LeaseEvent => ({ type: 'Lease.BeforeEndRequested', data: { leaseId: LEASE_ID, at: when } });
-export const beforeEndCompleted = (when = BEFORE_END): LeaseEvent => ({ type: 'Lease.BeforeEndCompleted', data: { leaseId: LEASE_ID, at: when } });
+export const beforeEndRequested = (when = BEFORE_END): LeaseEvent => ({
+  type: 'Lease.BeforeEndRequested',
+  data: { leaseId: LEASE_ID, at: when },
+});
+export const beforeEndCompleted = (when = BEFORE_END): LeaseEvent => ({
+  type: 'Lease.BeforeEndCompleted',
+  data: { leaseId: LEASE_ID, at: when },
+});
 export const beforeEndFailed = (reason = 'res-1: boom', when = BEFORE_END): LeaseEvent => ({
   type: 'Lease.BeforeEndFailed',
   data: { leaseId: LEASE_ID, at: when, reason },
@@ -122,7 +128,10 @@ export type HistoryStatus = keyof typeof history;
 // Reservations of the other resource types.
 
 /** Two instances of 2 vcpus, 4096 MB, 20 GB, both on host 7. */
-export const virtualInstanceReservation = (id: string, overrides: Partial<VirtualInstanceReservation> = {}): VirtualInstanceReservation => ({
+export const virtualInstanceReservation = (
+  id: string,
+  overrides: Partial<VirtualInstanceReservation> = {},
+): VirtualInstanceReservation => ({
   id,
   resourceId: `resource-${id}`,
   resourceType: 'virtual:instance',
@@ -174,7 +183,11 @@ export const reservationChanged = (changed: Reservation, when: string): LeaseEve
 
 export const effectRecords = (operation: string): readonly EffectRecord[] => [{ operation }];
 
-export const okOutcome = (reservationId: string, operation = 'op'): ReservationOutcome => ({ reservationId, ok: true, effects: effectRecords(operation) });
+export const okOutcome = (reservationId: string, operation = 'op'): ReservationOutcome => ({
+  reservationId,
+  ok: true,
+  effects: effectRecords(operation),
+});
 
 export const failedOutcome = (reservationId: string, error = 'boom', operation = 'op'): ReservationOutcome => ({
   reservationId,

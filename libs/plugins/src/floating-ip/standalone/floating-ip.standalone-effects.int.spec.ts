@@ -49,11 +49,25 @@ const summary = (records: readonly EffectRecord[]): string[] =>
   records.map((record) => `${record.operation} ${String(record.address)}${record.already === true ? ' (already)' : ''}`);
 
 describe('StandaloneFloatingIpEffects', () => {
-  it('on start creates each address in the lease\'s project, tagged for the reservation', async () => {
+  it("on start creates each address in the lease's project, tagged for the reservation", async () => {
     const records = await effects.onStart(context('start'), reservation());
     expect(records).toEqual([
-      { operation: 'floatingip.create', floating_ip_id: idOf('172.24.4.10'), address: '172.24.4.10', network_id: NET, project_id: 'project-1', tags: TAGS },
-      { operation: 'floatingip.create', floating_ip_id: idOf('172.24.4.11'), address: '172.24.4.11', network_id: NET, project_id: 'project-1', tags: TAGS },
+      {
+        operation: 'floatingip.create',
+        floating_ip_id: idOf('172.24.4.10'),
+        address: '172.24.4.10',
+        network_id: NET,
+        project_id: 'project-1',
+        tags: TAGS,
+      },
+      {
+        operation: 'floatingip.create',
+        floating_ip_id: idOf('172.24.4.11'),
+        address: '172.24.4.11',
+        network_id: NET,
+        project_id: 'project-1',
+        tags: TAGS,
+      },
     ]);
     expect(cloud.neutron.findFloatingIp(NET, '172.24.4.10')).toMatchObject({ projectId: 'project-1', tags: TAGS, portId: null });
     expect(held()).toEqual(['172.24.4.10', '172.24.4.11']);
@@ -82,7 +96,11 @@ describe('StandaloneFloatingIpEffects', () => {
     expect(cloud.neutron.findFloatingIp(NET, '172.24.4.11')?.projectId).toBe('project-2');
 
     const ended = await effects.onEnd(context('end'), reservation());
-    expect(summary(ended)).toEqual(['floatingip.disassociate 172.24.4.10 (already)', 'floatingip.delete 172.24.4.10', 'floatingip.delete 172.24.4.11 (already)']);
+    expect(summary(ended)).toEqual([
+      'floatingip.disassociate 172.24.4.10 (already)',
+      'floatingip.delete 172.24.4.10',
+      'floatingip.delete 172.24.4.11 (already)',
+    ]);
     expect(cloud.neutron.findFloatingIp(NET, '172.24.4.11')?.projectId).toBe('project-2');
   });
 
@@ -99,7 +117,11 @@ describe('StandaloneFloatingIpEffects', () => {
     ]);
     expect(held()).toEqual(['172.24.4.10', '172.24.4.12', '172.24.4.13']);
     const again = await effects.onUpdate(context('update'), changed);
-    expect(summary(again)).toEqual(['floatingip.create 172.24.4.10 (already)', 'floatingip.create 172.24.4.12 (already)', 'floatingip.create 172.24.4.13 (already)']);
+    expect(summary(again)).toEqual([
+      'floatingip.create 172.24.4.10 (already)',
+      'floatingip.create 172.24.4.12 (already)',
+      'floatingip.create 172.24.4.13 (already)',
+    ]);
   });
 
   it('on end disassociates and releases each address; a retry finds them gone', async () => {
@@ -123,7 +145,11 @@ describe('StandaloneFloatingIpEffects', () => {
   it('on end also releases an address an interrupted update left tagged for the reservation', async () => {
     cloud.neutron.ensureFloatingIp({ floatingNetworkId: NET, floatingIpAddress: '172.24.4.99', projectId: 'project-1', tags: TAGS });
     const records = await effects.onEnd(context('end'), reservation(['172.24.4.10']));
-    expect(summary(records)).toEqual(['floatingip.delete 172.24.4.10 (already)', 'floatingip.disassociate 172.24.4.99 (already)', 'floatingip.delete 172.24.4.99']);
+    expect(summary(records)).toEqual([
+      'floatingip.delete 172.24.4.10 (already)',
+      'floatingip.disassociate 172.24.4.99 (already)',
+      'floatingip.delete 172.24.4.99',
+    ]);
     expect(held()).toEqual([]);
   });
 

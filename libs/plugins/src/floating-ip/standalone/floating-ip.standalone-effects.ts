@@ -43,7 +43,9 @@ export class StandaloneFloatingIpEffects implements ReservationEffects<FloatingI
   /** Every allocated address and every address still tagged for the reservation is released; missing ones are fine. */
   /** Addresses still allocated under the reservation's tag. */
   leftovers(_context: EffectContext, reservation: FloatingIpReservation): Promise<readonly Leftover[]> {
-    return Promise.resolve(this.owned(reservation.id).map((fip) => ({ reservationId: reservation.id, kind: 'floating_ip' as const, id: fip.id })));
+    return Promise.resolve(
+      this.owned(reservation.id).map((fip) => ({ reservationId: reservation.id, kind: 'floating_ip' as const, id: fip.id })),
+    );
   }
 
   async onEnd(_context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> {
@@ -52,7 +54,8 @@ export class StandaloneFloatingIpEffects implements ReservationEffects<FloatingI
     for (const { address } of reservation.allocations) {
       const fip = owned.get(addressKey(reservation.networkId, address));
       owned.delete(addressKey(reservation.networkId, address));
-      if (fip === undefined) effects.push({ operation: 'floatingip.delete', floating_ip_id: null, address, network_id: reservation.networkId, already: true });
+      if (fip === undefined)
+        effects.push({ operation: 'floatingip.delete', floating_ip_id: null, address, network_id: reservation.networkId, already: true });
       else effects.push(...this.release(fip));
     }
     for (const fip of owned.values()) effects.push(...this.release(fip));
@@ -67,7 +70,14 @@ export class StandaloneFloatingIpEffects implements ReservationEffects<FloatingI
       if (!floatingIp.tags.includes(reservationTag(reservation.id))) {
         throw new EffectFailedError(`Floating IP ${address} is already allocated on network ${reservation.networkId}`, effects);
       }
-      const record = { operation: 'floatingip.create', floating_ip_id: floatingIp.id, address, network_id: reservation.networkId, project_id: context.projectId, tags };
+      const record = {
+        operation: 'floatingip.create',
+        floating_ip_id: floatingIp.id,
+        address,
+        network_id: reservation.networkId,
+        project_id: context.projectId,
+        tags,
+      };
       effects.push(done(record, created));
     }
     return effects;

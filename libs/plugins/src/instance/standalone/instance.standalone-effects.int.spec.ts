@@ -82,8 +82,23 @@ describe('StandaloneInstanceEffects: start', () => {
     const extraSpecs = { 'aggregate_instance_extra_specs:reservation': ID, [`resources:${RC}`]: '1', affinity_id: group?.id };
     const metadata = { reservation: ID, filter_tenant_id: 'project-1', affinity_id: group?.id, 'blazar:owner': 'project-1' };
     expect(records).toEqual([
-      { operation: 'server_group.create', server_group: `reservation:${ID}`, server_group_id: group?.id, policy: 'anti-affinity', project_id: 'project-1' },
-      { operation: 'flavor.create', flavor_id: ID, name: `reservation:${ID}`, vcpus: 2, ram: 4096, disk: 40, ephemeral: 0, is_public: false },
+      {
+        operation: 'server_group.create',
+        server_group: `reservation:${ID}`,
+        server_group_id: group?.id,
+        policy: 'anti-affinity',
+        project_id: 'project-1',
+      },
+      {
+        operation: 'flavor.create',
+        flavor_id: ID,
+        name: `reservation:${ID}`,
+        vcpus: 2,
+        ram: 4096,
+        disk: 40,
+        ephemeral: 0,
+        is_public: false,
+      },
       { operation: 'flavor.set_extra_specs', flavor_id: ID, extra_specs: extraSpecs },
       { operation: 'aggregate.create', aggregate: ID, aggregate_id: aggregate?.id, availability_zone: null, metadata },
       { operation: 'resource_class.create', resource_class: RC },
@@ -101,9 +116,16 @@ describe('StandaloneInstanceEffects: start', () => {
     expect(cloud.nova.flavorAccess(ID)).toEqual(['project-1']);
     expect(cloud.nova.membersOf(ID)).toEqual(['host1', 'host2']);
     expect(totals()).toEqual({ blazar_host1: 2, blazar_host2: 1 });
-    expect(cloud.placement.getResourceProvider('blazar_host1')?.parentProviderUuid).toBe(cloud.placement.getResourceProvider('host1')?.uuid);
+    expect(cloud.placement.getResourceProvider('blazar_host1')?.parentProviderUuid).toBe(
+      cloud.placement.getResourceProvider('host1')?.uuid,
+    );
     expect(cloud.placement.getInventory(cloud.placement.getResourceProvider('blazar_host1')?.uuid ?? '', RC)).toEqual({
-      total: 2, reserved: 0, minUnit: 1, maxUnit: 1, stepSize: 1, allocationRatio: 1,
+      total: 2,
+      reserved: 0,
+      minUnit: 1,
+      maxUnit: 1,
+      stepSize: 1,
+      allocationRatio: 1,
     });
   });
 
@@ -115,10 +137,14 @@ describe('StandaloneInstanceEffects: start', () => {
     expect(operations(records)).not.toContain('server_group.create');
     expect(cloud.nova.findServerGroup('project-1', 'reservation:other')).toBeNull();
     expect(cloud.nova.getFlavor('other')?.extraSpecs).not.toHaveProperty('affinity_id');
-    expect(cloud.nova.getAggregate('other')?.metadata).toEqual({ reservation: 'other', filter_tenant_id: 'project-1', 'blazar:owner': 'project-1' });
+    expect(cloud.nova.getAggregate('other')?.metadata).toEqual({
+      reservation: 'other',
+      filter_tenant_id: 'project-1',
+      'blazar:owner': 'project-1',
+    });
   });
 
-  it('copies a flavor:instance source flavor\'s sizes and extra specs onto the private flavor', async () => {
+  it("copies a flavor:instance source flavor's sizes and extra specs onto the private flavor", async () => {
     const records = await effects.onStart(context('start'), flavorBased());
     expect(operations(records)).not.toContain('server_group.create');
     expect(cloud.nova.getFlavor(ID)).toEqual({
@@ -208,7 +234,7 @@ describe('StandaloneInstanceEffects: update', () => {
     expect(cloud.nova.membersOf(ID)).toEqual(['host2']);
   });
 
-  it('fails (recorded, not retried) when the reservation\'s aggregate is gone', async () => {
+  it("fails (recorded, not retried) when the reservation's aggregate is gone", async () => {
     const failure = await effects.onUpdate(context('update'), virtual()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(EffectFailedError);
     expect((failure as Error).message).toBe(`Aggregate ${ID} could not be found`);
@@ -216,7 +242,7 @@ describe('StandaloneInstanceEffects: update', () => {
 });
 
 describe('StandaloneInstanceEffects: end', () => {
-  it('removes access, group, flavor, aggregate, inventories and class in upstream\'s order', async () => {
+  it("removes access, group, flavor, aggregate, inventories and class in upstream's order", async () => {
     await effects.onStart(context('start'), virtual());
     const groupId = cloud.nova.findServerGroup('project-1', `reservation:${ID}`)?.id;
     const records = await effects.onEnd(context('end'), virtual());
@@ -245,7 +271,14 @@ describe('StandaloneInstanceEffects: end', () => {
     await effects.onEnd(context('end'), virtual());
     const again = await effects.onEnd(context('end'), virtual());
     expect(allAlready(again.filter((record) => record.operation !== 'servers.delete'))).toBe(true);
-    expect(operations(again)).toEqual(['flavor.remove_access', 'servers.delete', 'server_group.delete', 'flavor.delete', 'aggregate.delete', 'resource_class.delete']);
+    expect(operations(again)).toEqual([
+      'flavor.remove_access',
+      'servers.delete',
+      'server_group.delete',
+      'flavor.delete',
+      'aggregate.delete',
+      'resource_class.delete',
+    ]);
   });
 
   it('cleans up after a start that stopped half way', async () => {
@@ -264,7 +297,7 @@ describe('StandaloneInstanceEffects: end', () => {
     expect(cloud.nova.getFlavor(ID)).toBeNull();
   });
 
-  it('returns a host that is in another aggregate to the freepool, as upstream\'s pool.delete does', async () => {
+  it("returns a host that is in another aggregate to the freepool, as upstream's pool.delete does", async () => {
     cloud.nova.ensureAggregate('maintenance', { availabilityZone: null, metadata: {} });
     cloud.nova.addHost('maintenance', 'host2');
     await effects.onStart(context('start'), virtual());
@@ -279,7 +312,9 @@ describe('StandaloneInstanceEffects: end', () => {
     await effects.onStart(context('start'), virtual({ id: 'other', affinity: null }));
     await effects.onEnd(context('end'), virtual());
     expect(cloud.nova.membersOf('other')).toEqual(['host1', 'host2']);
-    expect(cloud.placement.providersWithInventory(reservationResourceClass('other')).map(({ inventory }) => inventory.total)).toEqual([2, 1]);
+    expect(cloud.placement.providersWithInventory(reservationResourceClass('other')).map(({ inventory }) => inventory.total)).toEqual([
+      2, 1,
+    ]);
     expect(cloud.nova.getFlavor('other')).not.toBeNull();
   });
 });

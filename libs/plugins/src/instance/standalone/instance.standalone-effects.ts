@@ -62,12 +62,18 @@ export class StandaloneInstanceEffects implements ReservationEffects<InstanceRes
     const groupId = this.createServerGroup(context, reservation, effects);
     const flavor = flavorSpec(reservation);
     const { id: flavor_id, name, vcpus, ram, disk, ephemeral } = flavor;
-    effects.push(done({ operation: 'flavor.create', flavor_id, name, vcpus, ram, disk, ephemeral, is_public: false }, this.nova.createFlavor(flavor)));
+    effects.push(
+      done({ operation: 'flavor.create', flavor_id, name, vcpus, ram, disk, ephemeral, is_public: false }, this.nova.createFlavor(flavor)),
+    );
     const specs = extraSpecs(reservation, groupId);
-    effects.push(done({ operation: 'flavor.set_extra_specs', flavor_id, extra_specs: specs }, this.nova.setFlavorExtraSpecs(flavor_id, specs)));
+    effects.push(
+      done({ operation: 'flavor.set_extra_specs', flavor_id, extra_specs: specs }, this.nova.setFlavorExtraSpecs(flavor_id, specs)),
+    );
     effects.push(this.createAggregate(context, reservation, groupId));
     const resourceClass = reservationResourceClass(reservation.id);
-    effects.push(done({ operation: 'resource_class.create', resource_class: resourceClass }, this.placement.ensureResourceClass(resourceClass)));
+    effects.push(
+      done({ operation: 'resource_class.create', resource_class: resourceClass }, this.placement.ensureResourceClass(resourceClass)),
+    );
     const granted = this.nova.addFlavorAccess(flavor_id, context.projectId);
     effects.push(done({ operation: 'flavor.add_access', flavor_id, project_id: context.projectId }, granted));
     effects.push(...this.convergeHosts(reservation.id, slots));
@@ -106,7 +112,11 @@ export class StandaloneInstanceEffects implements ReservationEffects<InstanceRes
     ];
     const group = this.nova.findServerGroup(context.projectId, reservationObjectName(reservation.id));
     if (group !== null || reservation.affinity !== null) {
-      const record = { operation: 'server_group.delete', server_group: reservationObjectName(reservation.id), server_group_id: group?.id ?? null };
+      const record = {
+        operation: 'server_group.delete',
+        server_group: reservationObjectName(reservation.id),
+        server_group_id: group?.id ?? null,
+      };
       effects.push(done(record, group !== null && this.nova.deleteServerGroup(group.id)));
     }
     effects.push(done({ operation: 'flavor.delete', flavor_id }, this.nova.deleteFlavor(flavor_id)));
@@ -116,16 +126,28 @@ export class StandaloneInstanceEffects implements ReservationEffects<InstanceRes
       const deleted = this.placement.deleteInventory(provider.uuid, resourceClass);
       effects.push(done({ operation: 'inventory.delete', resource_provider: provider.name, resource_class: resourceClass }, deleted));
     }
-    effects.push(done({ operation: 'resource_class.delete', resource_class: resourceClass }, this.placement.deleteResourceClass(resourceClass)));
+    effects.push(
+      done({ operation: 'resource_class.delete', resource_class: resourceClass }, this.placement.deleteResourceClass(resourceClass)),
+    );
     return effects;
   }
 
   /** Upstream creates a group only for an explicit affinity; its id then goes into the flavor and aggregate. */
   private createServerGroup(context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): string | null {
     if (reservation.affinity === null) return null;
-    const spec = { name: reservationObjectName(reservation.id), projectId: context.projectId, policy: reservation.affinity ? 'affinity' : 'anti-affinity' } as const;
+    const spec = {
+      name: reservationObjectName(reservation.id),
+      projectId: context.projectId,
+      policy: reservation.affinity ? 'affinity' : 'anti-affinity',
+    } as const;
     const { group, created } = this.nova.ensureServerGroup(spec);
-    const record = { operation: 'server_group.create', server_group: spec.name, server_group_id: group.id, policy: spec.policy, project_id: spec.projectId };
+    const record = {
+      operation: 'server_group.create',
+      server_group: spec.name,
+      server_group_id: group.id,
+      policy: spec.policy,
+      project_id: spec.projectId,
+    };
     effects.push(done(record, created));
     return group.id;
   }
@@ -173,7 +195,8 @@ export class StandaloneInstanceEffects implements ReservationEffects<InstanceRes
     const effects: EffectRecord[] = [];
     for (const host of this.nova.membersOf(aggregate)) {
       effects.push(done({ operation: 'aggregate.remove_host', aggregate, host }, this.nova.removeHost(aggregate, host)));
-      if (!this.nova.inFreepool(host)) effects.push(done({ operation: 'aggregate.add_host', aggregate: FREEPOOL, host }, this.nova.addHost(FREEPOOL, host)));
+      if (!this.nova.inFreepool(host))
+        effects.push(done({ operation: 'aggregate.add_host', aggregate: FREEPOOL, host }, this.nova.addHost(FREEPOOL, host)));
     }
     effects.push(done({ operation: 'aggregate.delete', aggregate }, this.nova.deleteAggregate(aggregate)));
     return effects;

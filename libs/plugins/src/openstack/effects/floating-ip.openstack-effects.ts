@@ -45,7 +45,11 @@ export class OpenStackFloatingIpEffects implements ReservationEffects<FloatingIp
   /** Addresses still allocated under the reservation's tag. */
   async leftovers(context: EffectContext, reservation: FloatingIpReservation): Promise<readonly Leftover[]> {
     const { neutron } = clientsFor(this.clients, context);
-    return (await this.owned(neutron, reservation)).map((fip) => ({ reservationId: reservation.id, kind: 'floating_ip' as const, id: fip.id }));
+    return (await this.owned(neutron, reservation)).map((fip) => ({
+      reservationId: reservation.id,
+      kind: 'floating_ip' as const,
+      id: fip.id,
+    }));
   }
 
   async onEnd(context: EffectContext, reservation: FloatingIpReservation): Promise<readonly EffectRecord[]> {
@@ -63,7 +67,12 @@ export class OpenStackFloatingIpEffects implements ReservationEffects<FloatingIp
     });
   }
 
-  private async allocate(neutron: NeutronClient, context: EffectContext, reservation: FloatingIpReservation, effects: EffectRecord[]): Promise<void> {
+  private async allocate(
+    neutron: NeutronClient,
+    context: EffectContext,
+    reservation: FloatingIpReservation,
+    effects: EffectRecord[],
+  ): Promise<void> {
     const tag = floatingIpReservationTag(reservation.id);
     const tags = ['blazar', tag];
     for (const { address } of reservation.allocations) {
@@ -73,9 +82,21 @@ export class OpenStackFloatingIpEffects implements ReservationEffects<FloatingIp
       }
       const fip =
         existing ??
-        (await neutron.createFloatingIp({ floating_network_id: reservation.networkId, floating_ip_address: address, project_id: context.projectId, description: tag }));
+        (await neutron.createFloatingIp({
+          floating_network_id: reservation.networkId,
+          floating_ip_address: address,
+          project_id: context.projectId,
+          description: tag,
+        }));
       if (!tags.every((t) => fip.tags.includes(t))) await neutron.setTags('floatingips', fip.id, [...new Set([...fip.tags, ...tags])]);
-      const record = { operation: 'floatingip.create', floating_ip_id: fip.id, address, network_id: reservation.networkId, project_id: fip.project_id, tags };
+      const record = {
+        operation: 'floatingip.create',
+        floating_ip_id: fip.id,
+        address,
+        network_id: reservation.networkId,
+        project_id: fip.project_id,
+        tags,
+      };
       effects.push(done(record, existing === null));
     }
   }

@@ -21,7 +21,13 @@ import {
   reservationObjectName,
   requireHypervisor,
 } from './openstack-effects.support.js';
-import { type PreemptibleHost, type PreemptibleOptions, closePreemptible, openPreemptible, reapPreemptibles } from './preemptible.openstack-effects.js';
+import {
+  type PreemptibleHost,
+  type PreemptibleOptions,
+  closePreemptible,
+  openPreemptible,
+  reapPreemptibles,
+} from './preemptible.openstack-effects.js';
 
 /** Every instance reservation's class on a child provider starts so (reservationCustomName). */
 const RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_';
@@ -69,7 +75,10 @@ const refusedTrust = async <T>(call: Promise<T>, trustId: string | null): Promis
     return await call;
   } catch (error) {
     if (trustId !== null && error instanceof OpenStackHttpError && error.service === 'identity' && !error.transient) {
-      throw new EffectFailedError(`Keystone refused a token for the lease's trust ${trustId} (HTTP ${error.status}): ${error.cloudMessage}`, []);
+      throw new EffectFailedError(
+        `Keystone refused a token for the lease's trust ${trustId} (HTTP ${error.status}): ${error.cloudMessage}`,
+        [],
+      );
     }
     throw error;
   }
@@ -113,7 +122,9 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, reservation, this.preemptible)));
       await this.ensureServerGroup(nova, context, reservation, effects);
       const resourceClass = reservationCustomName(reservation.id);
-      effects.push(done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)));
+      effects.push(
+        done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)),
+      );
       await this.convergeInventories(placement, resourceClass, slots, effects);
       await this.ensureFlavor(nova, context, reservation, effects);
     });
@@ -175,7 +186,13 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
   }
 
   /** Closes the allocated hosts to new preemptible servers, then shuts down and deletes those running there. */
-  private async reap(nova: NovaClient, placement: PlacementClient, context: EffectContext, reservation: InstanceReservation, options: PreemptibleOptions): Promise<EffectRecord[]> {
+  private async reap(
+    nova: NovaClient,
+    placement: PlacementClient,
+    context: EffectContext,
+    reservation: InstanceReservation,
+    options: PreemptibleOptions,
+  ): Promise<EffectRecord[]> {
     const effects: EffectRecord[] = [];
     const hosts: PreemptibleHost[] = [];
     for (const { hostId } of reservation.allocations) {
@@ -193,7 +210,9 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     for (const host of hosts) {
       const child = await placement.findResourceProvider(childProviderName(host));
       if (child === null) continue;
-      const held = Object.keys((await placement.getInventories(child.uuid)).inventories).some((rc) => rc.startsWith(RESERVATION_CLASS_PREFIX));
+      const held = Object.keys((await placement.getInventories(child.uuid)).inventories).some((rc) =>
+        rc.startsWith(RESERVATION_CLASS_PREFIX),
+      );
       if (!held) effects.push(await openPreemptible(placement, host));
     }
     return effects;
@@ -203,7 +222,12 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
    * Tenants pass its id as the `group` scheduler hint, which Nova allows only for a group of their own
    * project: with the lease's trust it is made as the tenant, in the tenant's project (as upstream does).
    */
-  private async ensureServerGroup(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+  private async ensureServerGroup(
+    nova: NovaClient,
+    context: EffectContext,
+    reservation: InstanceReservation,
+    effects: EffectRecord[],
+  ): Promise<void> {
     if (reservation.affinity === null) return;
     const name = reservationObjectName(reservation.id);
     const policy = reservation.affinity ? 'affinity' : 'anti-affinity';
@@ -211,11 +235,23 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     const client = trustId === null ? nova : this.trustNova(context, trustId);
     const existing = (await refusedTrust(client.listServerGroups(), trustId)).find((g) => g.name === name);
     const group = existing ?? (await client.createServerGroup(name, policy));
-    const record = { operation: 'server_group.create', server_group: name, server_group_id: group.id, policy, project_id: group.project_id, trust_id: trustId };
+    const record = {
+      operation: 'server_group.create',
+      server_group: name,
+      server_group_id: group.id,
+      policy,
+      project_id: group.project_id,
+      trust_id: trustId,
+    };
     effects.push(done(trustId === null ? { ...record, note: NO_TRUST_NOTE } : record, existing === undefined));
   }
 
-  private async deleteServerGroup(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+  private async deleteServerGroup(
+    nova: NovaClient,
+    context: EffectContext,
+    reservation: InstanceReservation,
+    effects: EffectRecord[],
+  ): Promise<void> {
     const name = reservationObjectName(reservation.id);
     const found = await this.findServerGroup(nova, context, name);
     if (found.group === null && reservation.affinity === null) return;
@@ -237,7 +273,11 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     } catch (error) {
       if (!(error instanceof OpenStackHttpError && error.status === 401)) throw error;
       const all = await nova.listServerGroups({ allProjects: true });
-      return { nova, group: all.find((g) => g.name === name && g.project_id === context.projectId) ?? null, via: 'service, the trust refused' };
+      return {
+        nova,
+        group: all.find((g) => g.name === name && g.project_id === context.projectId) ?? null,
+        via: 'service, the trust refused',
+      };
     }
   }
 
@@ -245,7 +285,12 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     return new NovaClient(this.clients.session.forTrust(trustId).withRequestId(requestIdFor(context.idempotencyKey)));
   }
 
-  private async ensureFlavor(nova: NovaClient, context: EffectContext, reservation: InstanceReservation, effects: EffectRecord[]): Promise<void> {
+  private async ensureFlavor(
+    nova: NovaClient,
+    context: EffectContext,
+    reservation: InstanceReservation,
+    effects: EffectRecord[],
+  ): Promise<void> {
     const spec = flavorSpec(reservation);
     const flavorId = reservation.id;
     const existing = await nova.getFlavor(flavorId).catch((error: unknown) => {
@@ -259,12 +304,19 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     const stale = !includesAll(await nova.getFlavorExtraSpecs(flavorId), specs);
     if (stale) await nova.setFlavorExtraSpecs(flavorId, specs);
     effects.push(done({ operation: 'flavor.set_extra_specs', flavor_id: flavorId, extra_specs: specs }, stale));
-    const granted = (await nova.listFlavorAccess(flavorId)).includes(context.projectId) ? false : await ignoreConflict(nova.addFlavorAccess(flavorId, context.projectId));
+    const granted = (await nova.listFlavorAccess(flavorId)).includes(context.projectId)
+      ? false
+      : await ignoreConflict(nova.addFlavorAccess(flavorId, context.projectId));
     effects.push(done({ operation: 'flavor.add_access', flavor_id: flavorId, project_id: context.projectId }, granted));
   }
 
   /** Servers of the reservation's flavor placed on a host it no longer holds (not those still being scheduled). */
-  private async deleteServersOffReservation(nova: NovaClient, flavorId: string, held: ReadonlySet<string>, effects: EffectRecord[]): Promise<void> {
+  private async deleteServersOffReservation(
+    nova: NovaClient,
+    flavorId: string,
+    held: ReadonlySet<string>,
+    effects: EffectRecord[],
+  ): Promise<void> {
     const placedElsewhere = (server: Server): boolean => {
       const names = [server['OS-EXT-SRV-ATTR:host'], server['OS-EXT-SRV-ATTR:hypervisor_hostname']].filter((name) => name !== null);
       return names.length > 0 && !names.some((name) => held.has(name));
@@ -272,11 +324,22 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     const stray = (await nova.listServers({ flavor: flavorId })).filter(placedElsewhere);
     if (stray.length === 0) return;
     const hosts = [...new Set(stray.map((server) => server['OS-EXT-SRV-ATTR:host']))];
-    effects.push({ operation: 'servers.delete', flavor_id: flavorId, hosts, reason: 'host no longer in the reservation', servers: await deleteServers(nova, stray, this.serverDeletion) });
+    effects.push({
+      operation: 'servers.delete',
+      flavor_id: flavorId,
+      hosts,
+      reason: 'host no longer in the reservation',
+      servers: await deleteServers(nova, stray, this.serverDeletion),
+    });
   }
 
   /** Each allocated host's child provider holds the host's slots; providers of hosts no longer allocated lose the class. */
-  private async convergeInventories(placement: PlacementClient, resourceClass: string, slots: ReadonlyMap<string, number>, effects: EffectRecord[]): Promise<void> {
+  private async convergeInventories(
+    placement: PlacementClient,
+    resourceClass: string,
+    slots: ReadonlyMap<string, number>,
+    effects: EffectRecord[],
+  ): Promise<void> {
     for (const [host, total] of slots) {
       const child = await this.ensureChildProvider(placement, host, effects);
       const current = (await placement.getInventories(child.uuid)).inventories[resourceClass];
@@ -287,11 +350,19 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     await this.deleteInventories(placement, resourceClass, new Set([...slots.keys()].map(childProviderName)), effects);
   }
 
-  private async deleteInventories(placement: PlacementClient, resourceClass: string, keep: ReadonlySet<string>, effects: EffectRecord[]): Promise<void> {
+  private async deleteInventories(
+    placement: PlacementClient,
+    resourceClass: string,
+    keep: ReadonlySet<string>,
+    effects: EffectRecord[],
+  ): Promise<void> {
     const children = (await placement.listResourceProviders()).filter((p) => p.name.startsWith(childProviderName('')) && !keep.has(p.name));
     for (const provider of children) {
       if ((await placement.getInventories(provider.uuid)).inventories[resourceClass] === undefined) continue;
-      const deleted = await untilReleased(placement.deleteInventory(provider.uuid, resourceClass), `The inventory of ${resourceClass} on ${provider.name}`);
+      const deleted = await untilReleased(
+        placement.deleteInventory(provider.uuid, resourceClass),
+        `The inventory of ${resourceClass} on ${provider.name}`,
+      );
       effects.push(done({ operation: 'inventory.delete', resource_provider: provider.name, resource_class: resourceClass }, deleted));
     }
   }
@@ -312,7 +383,9 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     await placement.ensureTrait(FREEPOOL_TRAIT);
     const { traits } = await placement.getProviderTraits(child.uuid);
     if (!traits.includes(FREEPOOL_TRAIT)) {
-      await placement.updateProviderTraits(child.uuid, (current) => (current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT]));
+      await placement.updateProviderTraits(child.uuid, (current) =>
+        current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT],
+      );
       effects.push({ operation: 'resource_provider.add_trait', resource_provider: name, trait: FREEPOOL_TRAIT });
     }
     return child;

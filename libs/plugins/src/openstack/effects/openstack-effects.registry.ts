@@ -19,7 +19,11 @@ export interface OpenStackEffectsOptions {
   readonly preemptible?: PreemptibleOptions | null;
 }
 
-export const openStackClients = (session: OpenStackSession): OpenStackClients => ({ session, nova: new NovaClient(session), neutron: new NeutronClient(session) });
+export const openStackClients = (session: OpenStackSession): OpenStackClients => ({
+  session,
+  nova: new NovaClient(session),
+  neutron: new NeutronClient(session),
+});
 
 /** Every resource type's effects on one OpenStack cloud, through one session of Leasehold's service user. */
 export const openStackEffectsRegistry = (session: OpenStackSession, options: OpenStackEffectsOptions): EffectsRegistry => {

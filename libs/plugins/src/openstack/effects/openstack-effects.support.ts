@@ -29,7 +29,11 @@ export interface OpenStackClients {
 
 export const clientsFor = (clients: OpenStackClients, context: EffectContext): EffectClients => {
   const id = requestIdFor(context.idempotencyKey);
-  return { nova: clients.nova.withRequestId(id), placement: new PlacementClient(clients.session.withRequestId(id)), neutron: clients.neutron.withRequestId(id) };
+  return {
+    nova: clients.nova.withRequestId(id),
+    placement: new PlacementClient(clients.session.withRequestId(id)),
+    neutron: clients.neutron.withRequestId(id),
+  };
 };
 
 /**
@@ -82,7 +86,10 @@ export const requireHypervisor = async (nova: NovaClient, hostname: string): Pro
 };
 
 /** The named aggregate, created if missing (a concurrent creator wins the name: then its aggregate is used). */
-export const ensureAggregate = async (nova: NovaClient, name: string): Promise<{ readonly aggregate: Aggregate; readonly created: boolean }> => {
+export const ensureAggregate = async (
+  nova: NovaClient,
+  name: string,
+): Promise<{ readonly aggregate: Aggregate; readonly created: boolean }> => {
   const existing = await nova.findAggregate(name);
   if (existing !== null) return { aggregate: existing, created: false };
   try {
@@ -124,7 +131,8 @@ export const deleteServers = async (nova: NovaClient, servers: readonly Server[]
     }
     remaining = still;
     if (remaining.length === 0) break;
-    if (Date.now() > deadline) throw new EffectNotFinishedError(`Servers still being deleted after ${wait.timeoutMs} ms: ${remaining.join(', ')}`);
+    if (Date.now() > deadline)
+      throw new EffectNotFinishedError(`Servers still being deleted after ${wait.timeoutMs} ms: ${remaining.join(', ')}`);
     await sleep(wait.pollMs);
   }
   return servers.length;

@@ -34,7 +34,9 @@ export interface OpenStackHostEffectsOptions {
   readonly preemptible?: PreemptibleOptions | null;
 }
 
-/** A reserved host by its two Nova names: the hypervisor's (= its Placement root provider) and the compute service's (aggregates, servers). */
+/**
+ * A reserved host by its two Nova names: the hypervisor's (= its Placement root provider) and the compute service's (aggregates, servers).
+ */
 interface ReservedHost {
   readonly hostId: string;
   readonly hypervisor: string;
@@ -69,26 +71,37 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
       const hosts = await this.resolve(nova, context, reservation);
-      const freepoolOf = await this.freepoolsOf(nova, placement, hosts.map((host) => host.service), effects);
+      const freepoolOf = await this.freepoolsOf(
+        nova,
+        placement,
+        hosts.map((host) => host.service),
+        effects,
+      );
       const name = reservationAggregateName(reservation.id);
       const earlier = await nova.findAggregate(name);
       // checked before any change: a host someone else holds fails the start with nothing to undo
-      const stray = hosts.find((host) => !freepoolOf(host.service).hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false));
-      if (stray !== undefined) throw new EffectFailedError(`Host ${stray.hypervisor} is not in the freepool ${freepoolOf(stray.service).name}`, effects);
+      const stray = hosts.find(
+        (host) => !freepoolOf(host.service).hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false),
+      );
+      if (stray !== undefined)
+        throw new EffectFailedError(`Host ${stray.hypervisor} is not in the freepool ${freepoolOf(stray.service).name}`, effects);
       const trait = reservationCustomName(reservation.id);
       effects.push(done({ operation: 'trait.create', trait }, await placement.ensureTrait(trait)));
       for (const host of hosts) effects.push(await this.addRootTrait(placement, host, trait));
       const aggregate = await this.ensureReservationAggregate(nova, context, reservation, effects);
       // into the reservation's aggregate first: in both at once, the host is closed to every request
       for (const host of hosts) {
-        const added = aggregate.hosts.includes(host.service) ? false : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
+        const added = aggregate.hosts.includes(host.service)
+          ? false
+          : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
         effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
       }
       // closed to every request now, so no preemptible server can land while they are reaped
       if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, hosts, this.preemptible)));
       for (const host of hosts) {
         const freepool = freepoolOf(host.service);
-        const removed = freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
+        const removed =
+          freepool.hosts.includes(host.service) && (await ignoreNotFound(nova.removeAggregateHost(freepool.id, host.service)));
         effects.push(done({ operation: 'aggregate.remove_host', aggregate: freepool.name, host: host.service }, removed));
       }
     });
@@ -108,14 +121,25 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
         let made = 0;
         for (const server of await clients.nova.listServers({ host: host.service })) {
           const imageName = `reservation-${reservation.id}-${server.id}`;
-          const found = (await glance.request<{ images: { id: string }[] }>('image', 'GET', '/v2/images', { query: { name: imageName } })).body.images[0];
+          const found = (await glance.request<{ images: { id: string }[] }>('image', 'GET', '/v2/images', { query: { name: imageName } }))
+            .body.images[0];
           if (found !== undefined) imageIds.push(found.id);
           else {
-            imageIds.push(await clients.nova.createServerImage(server.id, imageName, { 'blazar:reservation': reservation.id, 'blazar:server': server.id }));
+            imageIds.push(
+              await clients.nova.createServerImage(server.id, imageName, {
+                'blazar:reservation': reservation.id,
+                'blazar:server': server.id,
+              }),
+            );
             made++;
           }
         }
-        effects.push(done({ operation: 'servers.snapshot', host: host.service, servers: imageIds.length, image_ids: imageIds }, made > 0 || imageIds.length === 0));
+        effects.push(
+          done(
+            { operation: 'servers.snapshot', host: host.service, servers: imageIds.length, image_ids: imageIds },
+            made > 0 || imageIds.length === 0,
+          ),
+        );
       }
     });
   }
@@ -147,7 +171,9 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     });
   }
 
-  /** The reservation's aggregate and, while it stands, the servers on its members (hosts back in the freepool may carry others' servers). */
+  /**
+   * The reservation's aggregate and, while it stands, the servers on its members (hosts back in the freepool may carry others' servers).
+   */
   async leftovers(context: EffectContext, reservation: HostReservation): Promise<readonly Leftover[]> {
     const { nova } = clientsFor(this.clients, context);
     const name = reservationAggregateName(reservation.id);
@@ -205,7 +231,13 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   }
 
   /** Closes the hosts to new preemptible servers, then shuts down and deletes those running there. */
-  private async reap(nova: NovaClient, placement: PlacementClient, context: EffectContext, hosts: readonly ReservedHost[], options: PreemptibleOptions): Promise<EffectRecord[]> {
+  private async reap(
+    nova: NovaClient,
+    placement: PlacementClient,
+    context: EffectContext,
+    hosts: readonly ReservedHost[],
+    options: PreemptibleOptions,
+  ): Promise<EffectRecord[]> {
     const effects: EffectRecord[] = [];
     for (const host of hosts) effects.push(await closePreemptible(placement, host.hypervisor));
     effects.push(...(await reapPreemptibles(nova, hosts, options, context.idempotencyKey)));
@@ -216,7 +248,12 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
    * Each host's freepool, made ready: the cloud's one, or per zone the one of the zone Nova puts the
    * host in now (a reservation's aggregate has no zone, so a reserved host keeps its own).
    */
-  private async freepoolsOf(nova: NovaClient, placement: PlacementClient, services: readonly string[], effects: EffectRecord[]): Promise<(service: string) => Aggregate> {
+  private async freepoolsOf(
+    nova: NovaClient,
+    placement: PlacementClient,
+    services: readonly string[],
+    effects: EffectRecord[],
+  ): Promise<(service: string) => Aggregate> {
     if (!this.freepool.perZone) {
       const freepool = await this.ensureFreepool(nova, placement, freepoolFor(this.freepool, ''), effects);
       return () => freepool;
@@ -238,7 +275,12 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   }
 
   /** The operator may not have made one (upstream expects it); host enrollment normally has. */
-  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, wanted: FreepoolAggregate, effects: EffectRecord[]): Promise<Aggregate> {
+  private async ensureFreepool(
+    nova: NovaClient,
+    placement: PlacementClient,
+    wanted: FreepoolAggregate,
+    effects: EffectRecord[],
+  ): Promise<Aggregate> {
     const { aggregate, created } = await ensureAggregate(nova, wanted.name);
     await placement.ensureTrait(FREEPOOL_TRAIT);
     const { metadata } = wanted;
@@ -247,7 +289,12 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     return aggregate;
   }
 
-  private async ensureReservationAggregate(nova: NovaClient, context: EffectContext, reservation: HostReservation, effects: EffectRecord[]): Promise<Aggregate> {
+  private async ensureReservationAggregate(
+    nova: NovaClient,
+    context: EffectContext,
+    reservation: HostReservation,
+    effects: EffectRecord[],
+  ): Promise<Aggregate> {
     const name = reservationAggregateName(reservation.id);
     const { aggregate, created } = await ensureAggregate(nova, name);
     const metadata = {
@@ -258,7 +305,12 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     };
     const stale = !includesAll(aggregate.metadata, metadata);
     if (stale) await nova.setAggregateMetadata(aggregate.id, metadata);
-    effects.push(done({ operation: 'aggregate.create', aggregate: name, aggregate_id: aggregate.id, availability_zone: null, metadata }, created || stale));
+    effects.push(
+      done(
+        { operation: 'aggregate.create', aggregate: name, aggregate_id: aggregate.id, availability_zone: null, metadata },
+        created || stale,
+      ),
+    );
     return aggregate;
   }
 

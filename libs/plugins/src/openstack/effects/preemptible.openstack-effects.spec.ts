@@ -20,7 +20,9 @@ describe('isPreemptible: which servers on a host a lease takes are reaped', () =
   });
 
   it('is not a server whose flavor only requires the trait: an image can require a trait, only a flavor can ask for the class', () => {
-    expect(isPreemptible(server({ 'trait:CUSTOM_LEASEHOLD_PREEMPTIBLE': 'required', 'trait:CUSTOM_BLAZAR_FREEPOOL': 'required' }))).toBe(false);
+    expect(isPreemptible(server({ 'trait:CUSTOM_LEASEHOLD_PREEMPTIBLE': 'required', 'trait:CUSTOM_BLAZAR_FREEPOOL': 'required' }))).toBe(
+      false,
+    );
   });
 
   it('is not a reservation server, a regular one, nor one whose flavor asks for none of the class', () => {

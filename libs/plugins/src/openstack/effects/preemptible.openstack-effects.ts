@@ -24,7 +24,9 @@ export const preemptibleOptionsOf = (settings: PreemptibleSettings | null): Pree
  */
 export const PREEMPTIBLE_SLOTS = 1000;
 
-/** The flavor asks for the preemptible class: only such a flavor can reach a freepool host (admins see extra specs in the embedded flavor). */
+/**
+ * The flavor asks for the preemptible class: only such a flavor can reach a freepool host (admins see extra specs in the embedded flavor).
+ */
 export const isPreemptible = (server: Server): boolean => {
   const amount = server.flavor.extra_specs?.[`resources:${PREEMPTIBLE_NAME}`];
   return amount !== undefined && Number(amount) > 0;
@@ -37,7 +39,8 @@ export interface PreemptibleHost {
   readonly service: string;
 }
 
-const childOf = async (placement: PlacementClient, hypervisor: string): Promise<ResourceProvider | null> => placement.findResourceProvider(childProviderName(hypervisor));
+const childOf = async (placement: PlacementClient, hypervisor: string): Promise<ResourceProvider | null> =>
+  placement.findResourceProvider(childProviderName(hypervisor));
 
 /**
  * Opens a free host to preemptible servers: its child provider gets the class's inventory (kept from
@@ -75,7 +78,9 @@ export const closePreemptible = async (placement: PlacementClient, hypervisor: s
   return done(record, removed);
 };
 
-/** Unenrollment: closed, and the class's inventory gone (the host runs no servers by then, Leasehold refuses to unregister it otherwise). */
+/**
+ * Unenrollment: closed, and the class's inventory gone (the host runs no servers by then, Leasehold refuses to unregister it otherwise).
+ */
 export const dropPreemptible = async (placement: PlacementClient, hypervisor: string): Promise<EffectRecord> => {
   const closed = await closePreemptible(placement, hypervisor);
   const child = await childOf(placement, hypervisor);
@@ -144,7 +149,8 @@ const reapRecord = (host: PreemptibleHost, server: Server, stopped: boolean): Ef
 
 /** Marks first, so that a rerun after a crash can still tell which deleted servers this effect reaped. */
 const mark = async (nova: NovaClient, doomed: readonly Doomed[], marker: string): Promise<void> => {
-  for (const { server } of doomed) if (!(server.description ?? '').startsWith(marker)) await ignoreNotFound(nova.setServerDescription(server.id, marker));
+  for (const { server } of doomed)
+    if (!(server.description ?? '').startsWith(marker)) await ignoreNotFound(nova.setServerDescription(server.id, marker));
 };
 
 /** Servers this effect (same idempotency key) deleted in an attempt that ended before its outcome was recorded. */
@@ -152,7 +158,9 @@ const deletedEarlier = async (nova: NovaClient, host: PreemptibleHost, marker: s
   const since = new Date(Date.now() - RECOVERY_WINDOW_MS).toISOString();
   const deleted = await nova.listServers({ host: host.service, deletedSince: since });
   return deleted.flatMap((server) =>
-    server.description === marker || server.description === `${marker} stopped` ? [reapRecord(host, server, server.description !== marker)] : [],
+    server.description === marker || server.description === `${marker} stopped`
+      ? [reapRecord(host, server, server.description !== marker)]
+      : [],
   );
 };
 
@@ -162,7 +170,12 @@ const deletedEarlier = async (nova: NovaClient, host: PreemptibleHost, marker: s
  * server reaped, which the lease's decider turns into Lease.PreemptibleServerReaped; a rerun records
  * again the servers an interrupted attempt under the same key already deleted (their description says so).
  */
-export const reapPreemptibles = async (nova: NovaClient, hosts: readonly PreemptibleHost[], options: PreemptibleOptions, idempotencyKey: string): Promise<readonly EffectRecord[]> => {
+export const reapPreemptibles = async (
+  nova: NovaClient,
+  hosts: readonly PreemptibleHost[],
+  options: PreemptibleOptions,
+  idempotencyKey: string,
+): Promise<readonly EffectRecord[]> => {
   const marker = reapMarker(idempotencyKey);
   const doomed: Doomed[] = [];
   const earlier: EffectRecord[] = [];
@@ -181,5 +194,8 @@ export const reapPreemptibles = async (nova: NovaClient, hosts: readonly Preempt
     options.deletion,
   );
   const fresh = new Set(doomed.map(({ server }) => server.id));
-  return [...doomed.map((entry) => reapRecord(entry.host, entry.server, wasStopped(entry))), ...earlier.filter((r) => !fresh.has(r.server_id as string))];
+  return [
+    ...doomed.map((entry) => reapRecord(entry.host, entry.server, wasStopped(entry))),
+    ...earlier.filter((r) => !fresh.has(r.server_id as string)),
+  ];
 };

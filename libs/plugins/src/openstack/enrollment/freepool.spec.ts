@@ -14,7 +14,10 @@ describe('freepoolFor', () => {
 
   it('per zone, is <name>-<zone> and names its zone in metadata', () => {
     expect(freepoolFor(perZone, 'az1')).toEqual({ name: 'freepool-az1', metadata: { ...TRAIT, [FREEPOOL_ZONE_KEY]: 'az1' } });
-    expect(freepoolFor({ name: 'spare', perZone: true }, 'nova')).toEqual({ name: 'spare-nova', metadata: { ...TRAIT, [FREEPOOL_ZONE_KEY]: 'nova' } });
+    expect(freepoolFor({ name: 'spare', perZone: true }, 'nova')).toEqual({
+      name: 'spare-nova',
+      metadata: { ...TRAIT, [FREEPOOL_ZONE_KEY]: 'nova' },
+    });
   });
 
   it('per zone, keeps a host Nova puts in no zone in the plain freepool', () => {

@@ -30,7 +30,10 @@ export const freepoolFor = (layout: FreepoolLayout, zone: string): FreepoolAggre
 };
 
 /** One of the layout's freepools, of any zone (a host may have changed zones, or the layout its mode, since it joined). */
-export const isFreepool = (layout: FreepoolLayout, aggregate: { readonly name: string; readonly metadata: Readonly<Record<string, string>> }): boolean => {
+export const isFreepool = (
+  layout: FreepoolLayout,
+  aggregate: { readonly name: string; readonly metadata: Readonly<Record<string, string>> },
+): boolean => {
   if (aggregate.name === layout.name) return true;
   const zone = aggregate.metadata[FREEPOOL_ZONE_KEY];
   return zone !== undefined && zone !== '' && aggregate.name === `${layout.name}-${zone}`;

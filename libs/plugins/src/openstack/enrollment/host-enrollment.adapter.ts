@@ -74,7 +74,9 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
       const root = await placement.findResourceProvider(target.hypervisorHostname);
       if (root === null) throw new EffectFailedError(`No resource provider ${target.hypervisorHostname} in Placement`, effects);
       const child = await this.ensureChild(placement, root, childProviderName(target.hypervisorHostname), effects);
-      const traits = await placement.updateProviderTraits(child.uuid, (current) => (current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT]));
+      const traits = await placement.updateProviderTraits(child.uuid, (current) =>
+        current.includes(FREEPOOL_TRAIT) ? current : [...current, FREEPOOL_TRAIT],
+      );
       effects.push({ operation: 'set_provider_trait', provider: child.name, trait: FREEPOOL_TRAIT, traits: traits.traits });
       if (this.preemptible) effects.push(await openPreemptible(placement, target.hypervisorHostname));
       return effects;
@@ -96,10 +98,17 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
       if (child !== null) {
         const { inventories } = await placement.getInventories(child.uuid);
         const classes = Object.keys(inventories);
-        if (classes.length > 0) throw new EffectFailedError(`Resource provider ${name} still has inventories of ${classes.join(', ')}`, effects);
+        if (classes.length > 0)
+          throw new EffectFailedError(`Resource provider ${name} still has inventories of ${classes.join(', ')}`, effects);
         const before = (await placement.getProviderTraits(child.uuid)).traits;
-        if (before.includes(FREEPOOL_TRAIT)) await placement.updateProviderTraits(child.uuid, (current) => current.filter((trait) => trait !== FREEPOOL_TRAIT));
-        effects.push({ operation: 'remove_provider_trait', provider: name, trait: FREEPOOL_TRAIT, ...(before.includes(FREEPOOL_TRAIT) ? {} : { already: true }) });
+        if (before.includes(FREEPOOL_TRAIT))
+          await placement.updateProviderTraits(child.uuid, (current) => current.filter((trait) => trait !== FREEPOOL_TRAIT));
+        effects.push({
+          operation: 'remove_provider_trait',
+          provider: name,
+          trait: FREEPOOL_TRAIT,
+          ...(before.includes(FREEPOOL_TRAIT) ? {} : { already: true }),
+        });
         effects.push({ operation: 'keep_provider', provider: name, reason: KEPT_CHILD_REASON });
       } else {
         effects.push({ operation: 'remove_provider_trait', provider: name, trait: FREEPOOL_TRAIT, already: true });
@@ -119,7 +128,8 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     const own = freepoolFor(this.layout, target.availabilityZone).name;
     const aggregates = await nova.listAggregates();
     const member = aggregates.filter((a) => isFreepool(this.layout, a) && a.hosts.includes(target.serviceName));
-    if (!member.some((a) => a.name === own)) effects.push({ operation: 'remove_host', aggregate: own, host: target.serviceName, already: true });
+    if (!member.some((a) => a.name === own))
+      effects.push({ operation: 'remove_host', aggregate: own, host: target.serviceName, already: true });
     for (const freepool of member) {
       const removed = await ignoreNotFound(nova.removeAggregateHost(freepool.id, target.serviceName));
       effects.push({ operation: 'remove_host', aggregate: freepool.name, host: target.serviceName, ...(removed ? {} : { already: true }) });
@@ -127,7 +137,12 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
   }
 
   /** Created once, by whoever comes first: a 409 means another reactor (or the effects adapter) won the race. */
-  private async ensureFreepool(nova: NovaClient, placement: PlacementClient, wanted: FreepoolAggregate, effects: EnrollmentRecord[]): Promise<Aggregate> {
+  private async ensureFreepool(
+    nova: NovaClient,
+    placement: PlacementClient,
+    wanted: FreepoolAggregate,
+    effects: EnrollmentRecord[],
+  ): Promise<Aggregate> {
     let freepool = await nova.findAggregate(wanted.name);
     if (freepool === null) {
       freepool = await nova.createAggregate(wanted.name).catch(async (error: unknown) => {
@@ -160,7 +175,12 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     }
   }
 
-  private async ensureChild(placement: PlacementClient, root: ResourceProvider, name: string, effects: EnrollmentRecord[]): Promise<ResourceProvider> {
+  private async ensureChild(
+    placement: PlacementClient,
+    root: ResourceProvider,
+    name: string,
+    effects: EnrollmentRecord[],
+  ): Promise<ResourceProvider> {
     const existing = await placement.findResourceProvider(name);
     if (existing !== null) {
       effects.push({ operation: 'create_provider', provider: name, parent: root.uuid, uuid: existing.uuid, already: true });

@@ -9,5 +9,10 @@ export const hostEnrollmentFor = (cloud: CloudConfig): HostEnrollmentEffects | u
   if (cloud.kind === 'standalone') return undefined;
   const session = OpenStackSession.create(cloud.openstack.credentials, { interface: cloud.openstack.interface });
   const { freepoolName, freepoolPerZone, preemptible } = cloud.openstack;
-  return new OpenStackHostEnrollment(new NovaClient(session), new PlacementClient(session), { name: freepoolName, perZone: freepoolPerZone }, preemptible !== null);
+  return new OpenStackHostEnrollment(
+    new NovaClient(session),
+    new PlacementClient(session),
+    { name: freepoolName, perZone: freepoolPerZone },
+    preemptible !== null,
+  );
 };

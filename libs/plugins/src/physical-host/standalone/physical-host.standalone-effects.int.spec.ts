@@ -48,7 +48,13 @@ describe('StandaloneHostEffects', () => {
   it('on start moves the hosts from the freepool into an aggregate named after the reservation', async () => {
     const records = await effects.onStart(context('start'), reservation());
     expect(records).toEqual([
-      { operation: 'aggregate.create', aggregate: 'res-1', aggregate_id: 1, availability_zone: 'blazar_res-1', metadata: { 'blazar:owner': 'project-1' } },
+      {
+        operation: 'aggregate.create',
+        aggregate: 'res-1',
+        aggregate_id: 1,
+        availability_zone: 'blazar_res-1',
+        metadata: { 'blazar:owner': 'project-1' },
+      },
       { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host1' },
       { operation: 'aggregate.add_host', aggregate: 'res-1', host: 'host1' },
       { operation: 'aggregate.remove_host', aggregate: FREEPOOL, host: 'host2' },
@@ -134,7 +140,9 @@ describe('StandaloneHostEffects', () => {
       { operation: 'aggregate.delete', aggregate: 'res-1' },
     ]);
     expect(cloud.nova.membersOf(FREEPOOL)).toEqual(['host1', 'host2']);
-    expect(await effects.onEnd(context('end'), reservation())).toEqual([{ operation: 'aggregate.delete', aggregate: 'res-1', already: true }]);
+    expect(await effects.onEnd(context('end'), reservation())).toEqual([
+      { operation: 'aggregate.delete', aggregate: 'res-1', already: true },
+    ]);
   });
 
   it('treats an unknown hostname as a transient failure, not an outcome', async () => {

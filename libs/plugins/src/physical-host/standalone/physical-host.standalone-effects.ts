@@ -39,7 +39,13 @@ export class StandaloneHostEffects implements ReservationEffects<HostReservation
     const spec = { availabilityZone: `${this.azPrefix}${aggregate}`, metadata: { 'blazar:owner': context.projectId } };
     const created = this.nova.ensureAggregate(aggregate, spec);
     const aggregateId = this.nova.getAggregate(aggregate)?.id ?? null;
-    const record = { operation: 'aggregate.create', aggregate, aggregate_id: aggregateId, availability_zone: spec.availabilityZone, metadata: spec.metadata };
+    const record = {
+      operation: 'aggregate.create',
+      aggregate,
+      aggregate_id: aggregateId,
+      availability_zone: spec.availabilityZone,
+      metadata: spec.metadata,
+    };
     const effects: EffectRecord[] = [done(record, created)];
     for (const host of names) {
       if (this.nova.membersOf(aggregate).includes(host)) {
@@ -95,7 +101,10 @@ export class StandaloneHostEffects implements ReservationEffects<HostReservation
     // a host that was in no aggregate left the freepool all the same, so the removal is always reported
     this.nova.removeHost(from, host);
     const added = this.nova.addHost(to, host);
-    return [{ operation: 'aggregate.remove_host', aggregate: from, host }, done({ operation: 'aggregate.add_host', aggregate: to, host }, added)];
+    return [
+      { operation: 'aggregate.remove_host', aggregate: from, host },
+      done({ operation: 'aggregate.add_host', aggregate: to, host }, added),
+    ];
   }
 
   /** Compensation of a failed start: the reservation's hosts, moved by this call or an earlier one, return to the freepool. */
