@@ -6,7 +6,7 @@ import { PostgresSnapshotStore } from '#event-store/snapshots/postgresql-snapsho
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
-import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import type { ApplicationContext } from '#application/application-context.js';

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FloatingIpReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
-import { OpenStackFloatingIpEffects, floatingIpReservationTag, openStackClients } from '#plugins/openstack/effects/index.js';
+import { openStackClients } from '#plugins/openstack/effects/index.js';
+import { OpenStackFloatingIpEffects, floatingIpReservationTag } from '#plugins/floating-ip/openstack/floating-ip.openstack-effects.js';
 import { NeutronClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor } from './openstack.fixtures.js';
 

@@ -13,12 +13,8 @@ import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDe
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EffectContext } from '#plugins/effects.port.js';
-import {
-  OpenStackHostEffects,
-  openStackClients,
-  reservationAggregateName,
-  reservationCustomName,
-} from '#plugins/openstack/effects/index.js';
+import { openStackClients, reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
+import { OpenStackHostEffects } from '#plugins/physical-host/openstack/physical-host.openstack-effects.js';
 import { FREEPOOL_ZONE_KEY } from '#plugins/openstack/enrollment/freepool.js';
 import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '#plugins/openstack/index.js';

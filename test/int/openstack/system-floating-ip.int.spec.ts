@@ -6,7 +6,7 @@
  * can be leased again. The API runs in auth mode `none` as demo's project (LEASEHOLD_DEFAULT_PROJECT_ID).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { floatingIpReservationTag } from '#plugins/openstack/effects/index.js';
+import { floatingIpReservationTag } from '#plugins/floating-ip/openstack/floating-ip.openstack-effects.js';
 import { type FloatingIp, NeutronClient, ignoreNotFound } from '#plugins/openstack/index.js';
 import { ledgerEvents } from '../../helpers/api-fixtures.js';
 import { api, blazarDate, floatingIpReservation } from '../../helpers/http.js';

@@ -5,7 +5,7 @@ import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { validateBody } from '../http/validate-body.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from '#application/leases/lease.commands.js';
-import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
 import { buildFlavorInstanceRequest, buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';

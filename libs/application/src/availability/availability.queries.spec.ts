@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { at, floatingIpBooked, floatingIpRegistered, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';

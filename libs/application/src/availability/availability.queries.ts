@@ -12,7 +12,8 @@ import {
 } from '#domain/index.js';
 import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
 import type { HostQuery } from '#plugins/query/blazar-query.js';
-import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions, type ReservationRequest } from '#plugins/admission/admission.registry.js';
+import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';

@@ -1,6 +1,6 @@
 import { type Booking, type FlavorViewer, MINUTE_MS, type RegisteredHost, isDomainError } from '#domain/index.js';
 import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
-import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
 import type { ApplicationContext } from '../application-context.js';
 import type { BookingPlan } from '../write-model/booking-plan.js';

@@ -1,5 +1,5 @@
 import type { LeaseEvent } from '#domain/index.js';
-import type { ReservationRequest } from '#plugins/admission/admission.registry.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
 import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
 import type { AppCommand } from '../command.js';
 

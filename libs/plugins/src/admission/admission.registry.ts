@@ -1,29 +1,18 @@
 import type { Reservation, ResourceType } from '#domain/index.js';
-import type { FloatingIpReservationRequest } from '../floating-ip/floating-ip-reservation.request.js';
-import { floatingIpAdmission } from '../floating-ip/floating-ip.admission.js';
-import type { FlavorInstanceReservationRequest, InstanceReservationRequest } from '../instance/instance-reservation.request.js';
-import { flavorInstanceAdmission, virtualInstanceAdmission } from '../instance/instance.admission.js';
-import type { HostReservationRequest } from '../physical-host/host-reservation.request.js';
-import { hostAdmission } from '../physical-host/host.admission.js';
+import type { ReservationOf } from '../reservation-type.js';
+import { RESERVATION_TYPES, type ReservationRequest } from '../reservation-types.js';
 import type { AdmissionContext, Healing, ReservationAdmission, ReservationSupply } from './admission.port.js';
 import { type ReservationPatch, checkPatchFields } from './reservation-patch.js';
 
-/** A validated request for a new reservation, of any type. */
-export type ReservationRequest =
-  HostReservationRequest | InstanceReservationRequest | FlavorInstanceReservationRequest | FloatingIpReservationRequest;
-
-type ReservationOf<T extends ResourceType> = Extract<Reservation, { readonly resourceType: T }>;
 type RequestOf<T extends ResourceType> = Extract<ReservationRequest, { readonly resourceType: T }>;
 
 /** Each resource type's admission, keyed by the type (as EffectsRegistry is for effects). */
 export type AdmissionRegistry = { readonly [T in ResourceType]: ReservationAdmission<ReservationOf<T>, RequestOf<T>> };
 
-export const ADMISSION_REGISTRY: AdmissionRegistry = {
-  'physical:host': hostAdmission,
-  'virtual:instance': virtualInstanceAdmission,
-  'flavor:instance': flavorInstanceAdmission,
-  'virtual:floatingip': floatingIpAdmission,
-};
+/** The registered types' admissions (reservation-types.ts), keyed by type. */
+export const ADMISSION_REGISTRY = Object.fromEntries(
+  RESERVATION_TYPES.map((module) => [module.resourceType, module.admission]),
+) as unknown as AdmissionRegistry;
 
 /**
  * The admission of `type`, for a reservation or request of that type. The registry's mapped type

@@ -1,23 +1,14 @@
 import type { OpenStackSettings } from '../../cloud-config.js';
 import type { EffectsRegistry } from '../../effects.port.js';
+import { RESERVATION_TYPES } from '../../reservation-types.js';
 import { KeystoneTrustsClient } from '../keystone-trusts.client.js';
 import { NeutronClient } from '../neutron.client.js';
 import { NovaClient } from '../nova.client.js';
 import { type OpenStackCallLog, OpenStackSession } from '../openstack.session.js';
-import { OpenStackFloatingIpEffects } from './floating-ip.openstack-effects.js';
-import { OpenStackInstanceEffects } from './instance.openstack-effects.js';
-import type { OpenStackClients, ServerDeletion } from './openstack-effects.support.js';
-import { OpenStackHostEffects } from './physical-host.openstack-effects.js';
-import { type PreemptibleOptions, preemptibleOptionsOf } from './preemptible.openstack-effects.js';
+import type { OpenStackEffectsOptions } from './openstack-effects.options.js';
+import type { OpenStackClients } from './openstack-effects.support.js';
+import { preemptibleOptionsOf } from './preemptible.openstack-effects.js';
 import { OpenStackTrustEffects } from './trust.openstack-effects.js';
-
-export interface OpenStackEffectsOptions {
-  readonly freepoolName: string;
-  readonly freepoolPerZone?: boolean;
-  readonly defaultBeforeEnd?: 'snapshot' | '';
-  readonly serverDeletion?: ServerDeletion;
-  readonly preemptible?: PreemptibleOptions | null;
-}
 
 export const openStackClients = (session: OpenStackSession): OpenStackClients => ({
   session,
@@ -25,17 +16,11 @@ export const openStackClients = (session: OpenStackSession): OpenStackClients =>
   neutron: new NeutronClient(session),
 });
 
-/** Every resource type's effects on one OpenStack cloud, through one session of Leasehold's service user. */
+/** Every registered type's effects on one OpenStack cloud, through one session of Leasehold's service user. */
 export const openStackEffectsRegistry = (session: OpenStackSession, options: OpenStackEffectsOptions): EffectsRegistry => {
   const clients = openStackClients(session);
-  const instances = new OpenStackInstanceEffects(clients, options);
-  return {
-    'physical:host': new OpenStackHostEffects(clients, options),
-    'virtual:instance': instances,
-    'flavor:instance': instances,
-    'virtual:floatingip': new OpenStackFloatingIpEffects(clients),
-    trusts: new OpenStackTrustEffects(new KeystoneTrustsClient(session)),
-  };
+  const byType = Object.fromEntries(RESERVATION_TYPES.map((module) => [module.resourceType, module.effects.openstack(clients, options)]));
+  return { ...(byType as unknown as EffectsRegistry), trusts: new OpenStackTrustEffects(new KeystoneTrustsClient(session)) };
 };
 
 /** The registry from LEASEHOLD_CLOUD=openstack's settings (cloud-config.ts). */

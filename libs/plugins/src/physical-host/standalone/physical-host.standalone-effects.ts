@@ -1,14 +1,10 @@
 import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova } from '../../standalone/nova.fake.js';
+import type { StandaloneEffectsOptions } from '../../standalone/standalone-effects.options.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 
-export interface StandaloneHostEffectsOptions {
-  /** Upstream's [physical:host]before_end: what a reservation's 'default' before-end action means. */
-  readonly defaultBeforeEnd?: 'snapshot' | '';
-  /** Upstream's [physical:host]blazar_az_prefix. */
-  readonly availabilityZonePrefix?: string;
-}
+export type StandaloneHostEffectsOptions = StandaloneEffectsOptions;
 
 const hostNames = (context: EffectContext, reservation: HostReservation): string[] =>
   reservation.hostIds.map((hostId) => {

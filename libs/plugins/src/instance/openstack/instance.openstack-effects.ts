@@ -1,10 +1,10 @@
 import type { EffectRecord, InstanceReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
-import { privateFlavorDisks } from '../../instance/source-flavor.js';
-import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../nova.client.js';
-import { OpenStackConflictError, OpenStackHttpError, ignoreNotFound, isNotFound } from '../openstack.errors.js';
-import { requestIdFor } from '../openstack.session.js';
-import { type PlacementClient, type ResourceProvider, inventoryOf } from '../placement.client.js';
+import { privateFlavorDisks } from '../source-flavor.js';
+import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../../openstack/nova.client.js';
+import { OpenStackConflictError, OpenStackHttpError, ignoreNotFound, isNotFound } from '../../openstack/openstack.errors.js';
+import { requestIdFor } from '../../openstack/openstack.session.js';
+import { type PlacementClient, type ResourceProvider, inventoryOf } from '../../openstack/placement.client.js';
 import {
   EffectNotFinishedError,
   FREEPOOL_TRAIT,
@@ -20,14 +20,14 @@ import {
   reservationCustomName,
   reservationObjectName,
   requireHypervisor,
-} from './openstack-effects.support.js';
+} from '../../openstack/effects/openstack-effects.support.js';
 import {
   type PreemptibleHost,
   type PreemptibleOptions,
   closePreemptible,
   openPreemptible,
   reapPreemptibles,
-} from './preemptible.openstack-effects.js';
+} from '../../openstack/effects/preemptible.openstack-effects.js';
 
 /** Every instance reservation's class on a child provider starts so (reservationCustomName). */
 const RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_';

@@ -1,10 +1,10 @@
 import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
-import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../enrollment/freepool.js';
-import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../nova.client.js';
-import { ignoreNotFound } from '../openstack.errors.js';
-import { requestIdFor } from '../openstack.session.js';
-import type { PlacementClient } from '../placement.client.js';
+import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../../openstack/enrollment/freepool.js';
+import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../../openstack/nova.client.js';
+import { ignoreNotFound } from '../../openstack/openstack.errors.js';
+import { requestIdFor } from '../../openstack/openstack.session.js';
+import type { PlacementClient } from '../../openstack/placement.client.js';
 import {
   FREEPOOL_TRAIT,
   type OpenStackClients,
@@ -19,8 +19,13 @@ import {
   requireHypervisor,
   reservationAggregateName,
   reservationCustomName,
-} from './openstack-effects.support.js';
-import { type PreemptibleOptions, closePreemptible, openPreemptible, reapPreemptibles } from './preemptible.openstack-effects.js';
+} from '../../openstack/effects/openstack-effects.support.js';
+import {
+  type PreemptibleOptions,
+  closePreemptible,
+  openPreemptible,
+  reapPreemptibles,
+} from '../../openstack/effects/preemptible.openstack-effects.js';
 
 export interface OpenStackHostEffectsOptions {
   /** Upstream's [nova]aggregate_freepool_name. */

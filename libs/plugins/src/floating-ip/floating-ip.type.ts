@@ -1,0 +1,20 @@
+import type { ReservationType } from '../reservation-type.js';
+import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
+import { floatingIpAdmission } from './floating-ip.admission.js';
+import { OpenStackFloatingIpEffects } from './openstack/floating-ip.openstack-effects.js';
+import { StandaloneFloatingIpEffects } from './standalone/floating-ip.standalone-effects.js';
+
+/** `virtual:floatingip`: registered addresses of an external network, created in the lease's project for the lease. */
+export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpReservationRequest> = {
+  resourceType: 'virtual:floatingip',
+  plugin: {
+    name: 'virtual.floatingip.plugin',
+    title: 'Floating IP Plugin',
+    description: 'Reserves registered floating IP addresses of an external network.',
+  },
+  admission: floatingIpAdmission,
+  effects: {
+    openstack: (clients) => new OpenStackFloatingIpEffects(clients),
+    standalone: (cloud) => new StandaloneFloatingIpEffects(cloud),
+  },
+};

@@ -1,0 +1,20 @@
+import type { ReservationType } from '../reservation-type.js';
+import type { FlavorInstanceReservationRequest } from './instance-reservation.request.js';
+import { flavorInstanceAdmission } from './instance.admission.js';
+import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
+import { StandaloneInstanceEffects } from './standalone/instance.standalone-effects.js';
+
+/** `flavor:instance`: instances of a catalog flavor, from the same slot capacity as virtual:instance. */
+export const flavorInstanceType: ReservationType<'flavor:instance', FlavorInstanceReservationRequest> = {
+  resourceType: 'flavor:instance',
+  plugin: {
+    name: 'flavor.instance.plugin',
+    title: 'Flavor-based Instance Plugin',
+    description: 'Reserves instances of an existing flavor, from the same slot capacity as virtual:instance.',
+  },
+  admission: flavorInstanceAdmission,
+  effects: {
+    openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
+    standalone: (cloud) => new StandaloneInstanceEffects(cloud),
+  },
+};

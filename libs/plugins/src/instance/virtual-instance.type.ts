@@ -1,0 +1,20 @@
+import type { ReservationType } from '../reservation-type.js';
+import type { InstanceReservationRequest } from './instance-reservation.request.js';
+import { virtualInstanceAdmission } from './instance.admission.js';
+import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
+import { StandaloneInstanceEffects } from './standalone/instance.standalone-effects.js';
+
+/** `virtual:instance`: instance-sized slots carved from hosts, a private flavor and resource class for the lease. */
+export const virtualInstanceType: ReservationType<'virtual:instance', InstanceReservationRequest> = {
+  resourceType: 'virtual:instance',
+  plugin: {
+    name: 'virtual.instance.plugin',
+    title: 'Virtual Instance Plugin',
+    description: "Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host's capacity.",
+  },
+  admission: virtualInstanceAdmission,
+  effects: {
+    openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
+    standalone: (cloud) => new StandaloneInstanceEffects(cloud),
+  },
+};

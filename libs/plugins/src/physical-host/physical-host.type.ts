@@ -1,0 +1,21 @@
+import type { ReservationType } from '../reservation-type.js';
+import type { HostReservationRequest } from './host-reservation.request.js';
+import { hostAdmission } from './host.admission.js';
+import { OpenStackHostEffects } from './openstack/physical-host.openstack-effects.js';
+import { StandaloneHostEffects } from './standalone/physical-host.standalone-effects.js';
+
+/** `physical:host`: whole compute hosts, moved from the freepool into the reservation's aggregate for the lease. */
+export const physicalHostType: ReservationType<'physical:host', HostReservationRequest> = {
+  resourceType: 'physical:host',
+  plugin: {
+    // upstream's plugin name (`[manager]plugins`) and title
+    name: 'physical.host.plugin',
+    title: 'Physical Host Plugin',
+    description: 'Reserves whole physical hosts for the time of a lease.',
+  },
+  admission: hostAdmission,
+  effects: {
+    openstack: (clients, options) => new OpenStackHostEffects(clients, options),
+    standalone: (cloud, options) => new StandaloneHostEffects(cloud, options),
+  },
+};
