@@ -47,11 +47,14 @@ export default tseslint.config(
     },
   },
   {
-    // the domain, and every resource type's allocation policy and admission module (their effects adapters do I/O)
+    // the domain, every resource type's allocation policy and admission module (their effects adapters do I/O), and the
+    // ports those adapters implement with the zone rule the use cases share with them (declarations and arithmetic)
     files: [
       'libs/domain/src/**/*.ts',
       'libs/plugins/src/query/**/*.ts',
       'libs/plugins/src/admission/**/*.ts',
+      'libs/plugins/src/ports/**/*.ts',
+      'libs/plugins/src/zone-rule.ts',
       'libs/plugins/src/physical-host/*.ts',
       'libs/plugins/src/*/*.policy.ts',
       'libs/plugins/src/*/*.admission.ts',

@@ -1,6 +1,6 @@
 import type { AllocationRatios } from '#domain/index.js';
+import type { ZoneRule } from '#plugins/zone-rule.js';
 import type { CommandHandler } from './command-handler.js';
-import type { ZoneRule } from './guardrails/zone-rule.js';
 import type { WriteIndex } from './write-model/write-index.js';
 
 /** Blazar's and Nova's settings the use cases decide with. */

@@ -1,5 +1,5 @@
+import { parseZoneRule } from '#plugins/zone-rule.js';
 import type { ApplicationSettings, Guardrails } from './application-context.js';
-import { parseZoneRule } from './guardrails/zone-rule.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -1,6 +1,6 @@
-import type { FloatingIpNetworks } from '#application/floating-ips/floating-ip-networks.port.js';
-import type { HostInventory } from '#application/hosts/host-inventory.port.js';
-import { NO_ZONE_RULE, type ZoneRule } from '#application/guardrails/zone-rule.js';
+import type { FloatingIpNetworks } from './ports/floating-ip-networks.port.js';
+import type { HostInventory } from './ports/host-inventory.port.js';
+import { NO_ZONE_RULE, type ZoneRule } from './zone-rule.js';
 import type { CloudConfig } from './cloud-config.js';
 import { NeutronClient } from './openstack/neutron.client.js';
 import { NovaClient } from './openstack/nova.client.js';

@@ -1,5 +1,5 @@
-import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
-import { NO_LEASE_TRUSTS } from '#application/leases/lease-trusts.port.js';
+import type { LeaseTrusts } from '#plugins/ports/lease-trusts.port.js';
+import { NO_LEASE_TRUSTS } from '#plugins/ports/lease-trusts.port.js';
 import { KeystoneLeaseTrusts, KeystoneTrustsClient, type OpenStackSession } from '#plugins/openstack/index.js';
 import type { AuthMode } from '../config.js';
 

@@ -4,7 +4,7 @@ import { malformedField } from '../http/input-rules.js';
 import { toIntLike } from '../http/int-like.js';
 import { isNotBlank } from '../http/text.validators.js';
 import { requireObject, validateBody } from '../http/validate-body.js';
-import type { HostToRegister } from '#application/hosts/host-inventory.port.js';
+import type { HostToRegister } from '#plugins/ports/host-inventory.port.js';
 import type { HostChanges } from '#application/hosts/host.use-cases.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { type Bounds, HOST_CAPACITY_BOUNDS, HOST_FIELD_KEYS, RegisterHostDto, outOfBounds } from './host.dto.js';

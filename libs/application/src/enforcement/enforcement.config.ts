@@ -1,21 +1,10 @@
+import type { ExternalServiceSettings, OnError } from '#plugins/ports/external-enforcement.port.js';
 import { type Environment, integerSetting } from '../application-settings.js';
 import type { MaxLeaseDurationPolicy } from './max-lease-duration.rules.js';
 
 export const FILTER_NAMES = ['max_lease_duration', 'external_service'] as const;
 
 export type FilterName = (typeof FILTER_NAMES)[number];
-
-/** What an external service that cannot be consulted (timeout, no connection, a status other than 204 or 403) comes to. */
-export type OnError = 'deny' | 'allow';
-
-export interface ExternalServiceSettings {
-  /** Base URL: `check-create`, `check-update` and `on-end` are joined onto it. */
-  readonly baseUrl: string;
-  /** Sent as `X-Auth-Token` when set. */
-  readonly token: string | null;
-  readonly timeoutMs: number;
-  readonly onError: OnError;
-}
 
 export interface EnforcementConfig {
   /** In the order they run; empty: none (upstream's default). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
+import type { LeaseTrusts } from '#plugins/ports/lease-trusts.port.js';
 import { LeaseUseCases } from '../leases/lease.use-cases.js';
-import type { LeaseTrusts } from '../leases/lease-trusts.port.js';
 import { at, hostRegistered } from '../testing/calendars.fixture.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import { enforcementConfigFromEnv } from './enforcement.config.js';

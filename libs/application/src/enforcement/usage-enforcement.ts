@@ -1,6 +1,6 @@
 import { DomainError, describeError } from '#domain/index.js';
-import type { EnforcementConfig, ExternalServiceSettings, FilterName } from './enforcement.config.js';
-import type { ExternalAnswer, ExternalEnforcementService } from './external-enforcement.port.js';
+import type { ExternalAnswer, ExternalEnforcementService, ExternalServiceSettings } from '#plugins/ports/external-enforcement.port.js';
+import type { EnforcementConfig, FilterName } from './enforcement.config.js';
 import { type EnforcedLease, type EnforcementContext, type EnforcementResources, contextBody, leaseBody } from './lease-body.js';
 import { type MaxLeaseDurationPolicy, refuseCreate, refuseUpdate } from './max-lease-duration.rules.js';
 

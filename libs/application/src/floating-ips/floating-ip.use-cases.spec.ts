@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { FLOATING_IP_REGISTRY_STREAM, floatingIpStream, invalid } from '#domain/index.js';
 import { NeutronClient } from '#plugins/openstack/neutron.client.js';
 import { OpenStackFloatingIpNetworks } from '#plugins/openstack/openstack-floating-ip-networks.js';
+import type { FloatingIpLocation, FloatingIpNetworks } from '#plugins/ports/floating-ip-networks.port.js';
 import { unreachableSession } from '#plugins/testing/unreachable-cloud.js';
 import { StandaloneFloatingIpNetworks } from '#plugins/standalone/standalone-floating-ip-networks.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
-import type { FloatingIpLocation, FloatingIpNetworks } from './floating-ip-networks.port.js';
 import { FloatingIpUseCases, type NewFloatingIp } from './floating-ip.use-cases.js';
 
 const NOW = '2030-01-01T00:00:00.000Z';

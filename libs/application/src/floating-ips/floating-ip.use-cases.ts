@@ -5,13 +5,13 @@ import {
   floatingIpRegistryDecider,
   floatingIpStream,
 } from '#domain/index.js';
+import type { FloatingIpNetworks } from '#plugins/ports/floating-ip-networks.port.js';
 import type { ApplicationContext } from '../application-context.js';
 import { authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import type { Handled } from '../command-handler.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { floatingIpNotFound } from './floating-ip.errors.js';
-import type { FloatingIpNetworks } from './floating-ip-networks.port.js';
 
 export interface NewFloatingIp {
   readonly networkId: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
+import { parseZoneRule } from '#plugins/zone-rule.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from '../leases/lease.commands.js';
 import { LeaseUseCases } from '../leases/lease.use-cases.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
@@ -11,7 +12,6 @@ import {
   commandMetadata,
   testCaller,
 } from '../testing/application.specification.js';
-import { parseZoneRule } from './zone-rule.js';
 import { AvailabilityQueries } from '../availability/availability.queries.js';
 import { CapacityRefused } from '../availability/counter-offer.js';
 

@@ -1,6 +1,6 @@
 import { type DomainError, type RegisteredHost, conflict } from '#domain/index.js';
+import { type ZoneRule, amountFor, hostsOf, zoneName } from '#plugins/zone-rule.js';
 import type { ApplicationSettings } from '../application-context.js';
-import { type ZoneRule, amountFor, hostsOf, zoneName } from './zone-rule.js';
 
 /** The first instant of a lease's window where its zone would keep fewer free hosts than the rule says. */
 export interface HeadroomShortfall {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { HOST_REGISTRY_STREAM, type HostInfo, hostStream } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { HostToRegister } from '#plugins/ports/host-inventory.port.js';
 import { StandaloneHostInventory } from '#plugins/standalone/standalone-host-inventory.js';
+import { parseZoneRule } from '#plugins/zone-rule.js';
 import type { ApplicationSettings } from '../application-context.js';
 import { CommandHandler } from '../command-handler.js';
-import type { HostToRegister } from '../hosts/host-inventory.port.js';
 import { HostUseCases } from '../hosts/host.use-cases.js';
 import {
   DEFAULT_SETTINGS,
@@ -14,7 +15,6 @@ import {
   testCaller,
 } from '../testing/application.specification.js';
 import { WriteIndex } from '../write-model/write-index.js';
-import { parseZoneRule } from './zone-rule.js';
 
 const NOW = '2030-01-01T00:00:00.000Z';
 const admin = commandMetadata(testCaller('admin'), NOW);

@@ -1,5 +1,5 @@
 import { type DomainError, conflict } from '#domain/index.js';
-import { type ZoneRule, amountFor, describeAmount, hostsOf, zoneName } from './zone-rule.js';
+import { type ZoneRule, amountFor, describeAmount, hostsOf, zoneName } from '#plugins/zone-rule.js';
 
 /** A zone's compute hosts as the cloud counts them, and those already in the freepool. */
 export interface ZonePool {

@@ -1,7 +1,7 @@
 import { type LeaseEvent, toMs } from '#domain/index.js';
+import type { ZoneRule } from '#plugins/zone-rule.js';
 import type { Caller } from '../caller.js';
 import { type HeadroomShortfall, headroomRefused, headroomShortfalls } from './freepool-headroom.js';
-import type { ZoneRule } from './zone-rule.js';
 import type { BookingPlan } from '../write-model/booking-plan.js';
 
 const overridden = (leaseId: string, shortfall: HeadroomShortfall, now: string): LeaseEvent => {

@@ -4,16 +4,16 @@ import {
   HOST_REGISTRY_STREAM,
   type HostInfo,
   MAX_CAPABILITY_KEY_LENGTH,
+  hostHavingServers,
   hostStream,
   propertyStream,
 } from '#domain/index.js';
 import { NovaHostInventory } from '#plugins/openstack/nova-host-inventory.js';
 import { NovaClient } from '#plugins/openstack/nova.client.js';
+import type { HostDescription, HostInventory, HostToRegister } from '#plugins/ports/host-inventory.port.js';
 import { unreachableSession } from '#plugins/testing/unreachable-cloud.js';
 import { StandaloneHostInventory } from '#plugins/standalone/standalone-host-inventory.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
-import { hostHavingServers } from './host.errors.js';
-import type { HostDescription, HostInventory, HostToRegister } from './host-inventory.port.js';
 import { type HostChanges, HostUseCases } from './host.use-cases.js';
 
 const NOW = '2030-01-01T00:00:00.000Z';

@@ -10,16 +10,16 @@ import {
   propertyStream,
   resourcePropertyDecider,
 } from '#domain/index.js';
+import type { HostInventory, HostToRegister } from '#plugins/ports/host-inventory.port.js';
+import { NO_ZONE_RULE, amountFor } from '#plugins/zone-rule.js';
 import type { ApplicationContext } from '../application-context.js';
 import { checkGeneralPoolFloor } from '../guardrails/general-pool-floor.js';
-import { NO_ZONE_RULE, amountFor } from '../guardrails/zone-rule.js';
 import { authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import type { Handled } from '../command-handler.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { Versioned } from '../write-model/write-index.js';
 import { hostNotFound } from './host.errors.js';
-import type { HostInventory, HostToRegister } from './host-inventory.port.js';
 
 /** What an update may change: extra capabilities (added or changed, never removed) and, when not null, reservability. */
 export interface HostChanges {

@@ -17,6 +17,8 @@ import {
 } from '#domain/index.js';
 import type { AdmissionContext } from '#plugins/admission/admission.port.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
+import { type LeaseTrusts, NO_LEASE_TRUSTS } from '#plugins/ports/lease-trusts.port.js';
+import { NO_ZONE_RULE } from '#plugins/zone-rule.js';
 import type { ApplicationContext } from '../application-context.js';
 import { AvailabilityQueries } from '../availability/availability.queries.js';
 import { COUNTER_OFFERS, CapacityRefused } from '../availability/counter-offer.js';
@@ -28,12 +30,10 @@ import type { EventMetadata } from '#event-store/event-store.port.js';
 import type { EnforcedLease } from '../enforcement/lease-body.js';
 import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
 import { decideHeadroom } from '../guardrails/headroom-decision.js';
-import { NO_ZONE_RULE } from '../guardrails/zone-rule.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { LeaseQuotaChange, Quotas } from '../quotas/quotas.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
-import { type LeaseTrusts, NO_LEASE_TRUSTS } from './lease-trusts.port.js';
 
 /**
  * Who may do what to leases: the use cases enforce it (a change or delete against the stored lease's

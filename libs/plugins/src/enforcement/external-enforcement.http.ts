@@ -1,6 +1,10 @@
-import type { ExternalServiceSettings } from '#application/enforcement/enforcement.config.js';
-import type { ExternalAnswer, ExternalEndpoint, ExternalEnforcementService } from '#application/enforcement/external-enforcement.port.js';
 import { describeError } from '#domain/index.js';
+import type {
+  ExternalAnswer,
+  ExternalEndpoint,
+  ExternalEnforcementService,
+  ExternalServiceSettings,
+} from '../ports/external-enforcement.port.js';
 
 /** The body's `message` of a 403, when it is JSON with a non-empty string there. */
 const messageOf = (text: string): string | null => {
@@ -16,7 +20,7 @@ const messageOf = (text: string): string | null => {
 /**
  * Upstream's ExternalServiceFilter transport over fetch: one POST per check, `X-Auth-Token` when a
  * token is configured, given up after the timeout. Lives beside the cloud adapters because the API
- * (checks) and the reactor (on-end) both call it, and libs/application holds only its port.
+ * (checks) and the reactor (on-end) both call it; libs/application knows only its port (ports/external-enforcement.port.ts).
  */
 export class HttpExternalEnforcement implements ExternalEnforcementService {
   constructor(

@@ -1,6 +1,5 @@
 import { DomainError, type DomainErrorKind } from '#domain/index.js';
-import type { CommandMetadata } from '#application/command.js';
-import type { LeaseTrusts } from '#application/leases/lease-trusts.port.js';
+import type { LeaseTrusts, TrustMetadata } from '../ports/lease-trusts.port.js';
 import type { KeystoneTrustsClient } from './keystone-trusts.client.js';
 import { OpenStackError, OpenStackHttpError } from './openstack.errors.js';
 import { describeError } from '#domain/index.js';
@@ -21,7 +20,7 @@ export const trustRefusal = (error: OpenStackError): DomainError => {
   return new DomainError('TRUST_REFUSED', kind, `Keystone refused the lease's trust (HTTP ${error.status}): ${why}`);
 };
 
-const callerTokenOf = (metadata: CommandMetadata): string => {
+const callerTokenOf = (metadata: TrustMetadata): string => {
   const { token } = metadata.actor;
   if (token === null) throw new Error('a lease trust needs the caller token (auth mode keystone)');
   return token.reveal();
@@ -34,7 +33,7 @@ export class KeystoneLeaseTrusts implements LeaseTrusts {
     private readonly log: (line: Record<string, unknown>) => void,
   ) {}
 
-  async create(metadata: CommandMetadata): Promise<string> {
+  async create(metadata: TrustMetadata): Promise<string> {
     const { actor } = metadata;
     const grant = { trustorUserId: actor.userId, projectId: actor.projectId, roles: actor.roles };
     try {
@@ -45,7 +44,7 @@ export class KeystoneLeaseTrusts implements LeaseTrusts {
     }
   }
 
-  async discard(trustId: string, metadata: CommandMetadata): Promise<void> {
+  async discard(trustId: string, metadata: TrustMetadata): Promise<void> {
     try {
       await this.clientFor(metadata).deleteTrustAsTrustor(callerTokenOf(metadata), trustId);
     } catch (error) {
@@ -53,7 +52,7 @@ export class KeystoneLeaseTrusts implements LeaseTrusts {
     }
   }
 
-  async release(trustId: string, metadata: CommandMetadata): Promise<void> {
+  async release(trustId: string, metadata: TrustMetadata): Promise<void> {
     try {
       await this.clientFor(metadata).deleteTrust(trustId);
     } catch (error) {
@@ -61,11 +60,11 @@ export class KeystoneLeaseTrusts implements LeaseTrusts {
     }
   }
 
-  private leftBehind(trustId: string, metadata: CommandMetadata, error: unknown): void {
+  private leftBehind(trustId: string, metadata: TrustMetadata, error: unknown): void {
     this.log({ trust: 'left behind', trust_id: trustId, request_id: metadata.causationId, error: describeError(error) });
   }
 
-  private clientFor(metadata: CommandMetadata): KeystoneTrustsClient {
+  private clientFor(metadata: TrustMetadata): KeystoneTrustsClient {
     return this.client.withRequestId(metadata.correlationId);
   }
 }

@@ -1,6 +1,5 @@
-import { type HostInfo, invalid, notFound } from '#domain/index.js';
-import type { HostDescription, HostInventory, HostToRegister } from '#application/hosts/host-inventory.port.js';
-import { hostHavingServers } from '#application/hosts/host.errors.js';
+import { type HostInfo, hostHavingServers, invalid, notFound } from '#domain/index.js';
+import type { HostDescription, HostInventory, HostToRegister } from '../ports/host-inventory.port.js';
 import { cloudUnavailable } from './cloud-unavailable.js';
 import { type Hypervisor, type NovaClient, zoneOfComputeHost } from './nova.client.js';
 import { OpenStackError } from './openstack.errors.js';

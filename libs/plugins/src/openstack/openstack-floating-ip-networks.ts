@@ -1,6 +1,6 @@
 import { BlockList, isIPv6 } from 'node:net';
 import { invalid, notFound } from '#domain/index.js';
-import type { FloatingIpLocation, FloatingIpNetworks } from '#application/floating-ips/floating-ip-networks.port.js';
+import type { FloatingIpLocation, FloatingIpNetworks } from '../ports/floating-ip-networks.port.js';
 import { cloudUnavailable } from './cloud-unavailable.js';
 import type { NeutronClient, Subnet } from './neutron.client.js';
 import { OpenStackError, isNotFound } from './openstack.errors.js';

@@ -1,4 +1,4 @@
-import type { FloatingIpLocation, FloatingIpNetworks } from '#application/floating-ips/floating-ip-networks.port.js';
+import type { FloatingIpLocation, FloatingIpNetworks } from '../ports/floating-ip-networks.port.js';
 
 /** Standalone mode: any network id is accepted and no subnet is known. */
 export class StandaloneFloatingIpNetworks implements FloatingIpNetworks {

@@ -1,6 +1,6 @@
 import { invalid } from '#domain/index.js';
-import type { HostDescription, HostInventory, HostToRegister } from '#application/hosts/host-inventory.port.js';
-import { NO_ZONE_RULE, type ZoneRule, amountFor, hostsOf } from '#application/guardrails/zone-rule.js';
+import type { HostDescription, HostInventory, HostToRegister } from '../ports/host-inventory.port.js';
+import { NO_ZONE_RULE, type ZoneRule, amountFor, hostsOf } from '../zone-rule.js';
 
 /**
  * Standalone mode: nobody to ask, so the registration states what Nova would report, and the operator

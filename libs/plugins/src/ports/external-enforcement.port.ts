@@ -11,3 +11,15 @@ export type ExternalAnswer =
 export interface ExternalEnforcementService {
   call(endpoint: ExternalEndpoint, body: unknown): Promise<ExternalAnswer>;
 }
+
+/** What an external service that cannot be consulted (timeout, no connection, a status other than 204 or 403) comes to. */
+export type OnError = 'deny' | 'allow';
+
+export interface ExternalServiceSettings {
+  /** Base URL: `check-create`, `check-update` and `on-end` are joined onto it. */
+  readonly baseUrl: string;
+  /** Sent as `X-Auth-Token` when set. */
+  readonly token: string | null;
+  readonly timeoutMs: number;
+  readonly onError: OnError;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '#domain/index.js';
+import { DomainError } from '../shared/errors.js';
 import { hostHavingServers } from './host.errors.js';
 
 describe('hostHavingServers', () => {
