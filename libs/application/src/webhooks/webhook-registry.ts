@@ -1,6 +1,6 @@
 import type { EventStore, FoldableEvent } from '#event-store/event-store.port.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
-import { WEBHOOK_CATEGORY, type Webhook, foldWebhooks } from './webhook.events.js';
+import { WEBHOOK_CATEGORY, type Webhook, type WebhookRegistered, foldWebhooks } from './webhook.events.js';
 
 /** Registrations read per request while catching up with the `webhook` streams. */
 const PAGE = 1_000;
@@ -12,6 +12,7 @@ const PAGE = 1_000;
  */
 export class WebhookRegistry {
   private readonly webhooks = new Map<string, Webhook>();
+  private readonly byProject = new Map<string, Set<string>>();
   private position = 0;
   private readonly lock = new AsyncMutex();
 
@@ -25,6 +26,7 @@ export class WebhookRegistry {
         const last = events.at(-1);
         if (last === undefined) return;
         foldWebhooks(this.webhooks, events);
+        for (const event of events) this.index(event);
         onPage(events);
         this.position = last.position;
       }
@@ -40,8 +42,21 @@ export class WebhookRegistry {
     return this.webhooks.values();
   }
 
+  /** The project's registrations, deleted ones too (an event recorded before a deletion is still for it), in registration order. */
+  ofProject(projectId: string): Webhook[] {
+    return [...(this.byProject.get(projectId) ?? [])].flatMap((webhookId) => this.webhooks.get(webhookId) ?? []);
+  }
+
   /** The project's registrations not deleted, as of the last catch-up. */
   activeOf(projectId: string): Webhook[] {
-    return [...this.webhooks.values()].filter((webhook) => webhook.projectId === projectId && webhook.deletedPosition === null);
+    return this.ofProject(projectId).filter((webhook) => webhook.deletedPosition === null);
+  }
+
+  private index(event: FoldableEvent): void {
+    if (event.type !== 'Webhook.Registered') return;
+    const { webhookId, projectId } = event.data as WebhookRegistered['data'];
+    const ids = this.byProject.get(projectId) ?? new Set<string>();
+    ids.add(webhookId);
+    this.byProject.set(projectId, ids);
   }
 }
