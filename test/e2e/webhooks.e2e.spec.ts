@@ -18,6 +18,7 @@ import { ROOT, type RunningSystem, eventually, freePort, startSystem } from '../
 const IDENTITIES = {
   'tok-a': { user_id: 'u-a', project_id: 'project-a', roles: ['member'] },
   'tok-b': { user_id: 'u-b', project_id: 'project-b', roles: ['member'] },
+  'tok-c': { user_id: 'u-c', project_id: 'project-c', roles: ['member'] },
   'tok-admin': { user_id: 'u-admin', project_id: 'project-admin', roles: ['admin'] },
 };
 type Token = keyof typeof IDENTITIES;
@@ -276,12 +277,40 @@ describe('webhooks through the launcher', () => {
       [{ url: receiver.url('/x'), event_types: [], secret: SECRET }, /Malformed parameter event_types/],
       [{ url: receiver.url('/x'), event_types: ['*'] }, /Missing parameter secret/],
       [{ url: receiver.url('/x'), event_types: ['*'], secret: 'short' }, /Malformed parameter secret/],
+      [
+        { url: receiver.url('/x'), event_types: ['*'], secret: SECRET, project_id: 'project-b' },
+        /^Unknown parameter project_id \(webhooks: url, event_types, secret\)$/,
+      ],
+      [{ url: receiver.url('/x'), event_types: ['*'], secret: SECRET, 'a b': 1 }, /^Unknown parameter \["a b"\]/],
     ];
+    const registered = async (): Promise<number> => (await call(system.url, 'GET', '/v1/webhooks', 'tok-admin')).body.webhooks.length;
+    const before = await registered();
     for (const [body, message] of cases) {
       const reply = await call(system.url, 'POST', '/v1/webhooks', 'tok-a', body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(reply.body).toMatchObject({ error_code: 400, error_name: 400, error_message: expect.stringMatching(message) });
     }
+    expect(await registered()).toBe(before);
+  });
+
+  it("refuses a project's 26th webhook with a 403 saying why, registering nothing; another project registers still", async () => {
+    for (let n = 0; n < 25; n++) await register(system.url, 'tok-c', receiver.url(`/capped/${n}`), ['lease.created']);
+    const refused = await call(system.url, 'POST', '/v1/webhooks', 'tok-c', {
+      url: receiver.url('/capped/25'),
+      event_types: ['lease.created'],
+      secret: SECRET,
+    });
+    expect(refused).toEqual({
+      status: 403,
+      body: {
+        error_code: 403,
+        error_name: 403,
+        error_message:
+          'Project project-c has 25 webhooks, the most it may register (LEASEHOLD_WEBHOOK_MAX_PER_PROJECT); delete one to register another',
+      },
+    });
+    expect((await call(system.url, 'GET', '/v1/webhooks', 'tok-c')).body.webhooks).toHaveLength(25);
+    await register(system.url, 'tok-b', receiver.url('/not-capped'), ['lease.created']);
   });
 
   it("a member neither lists nor reads another project's webhook; an admin sees both", async () => {

@@ -299,6 +299,7 @@ export class AppModule {
               checkTarget: (url) => checkWebhookTarget(webhooks.targets, url),
               newId: () => randomUUID(),
               enabled: webhooks.enabled,
+              maxPerProject: webhooks.maxPerProject,
             });
           },
         },

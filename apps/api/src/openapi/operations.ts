@@ -387,7 +387,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'webhooks',
     summary: 'Register a webhook',
     description:
-      "The project's lease events of the listed types are POSTed to `url`, signed with `secret` (docs/webhooks.md; `leasehold:webhooks:post`). 400 while the operator has not switched webhooks on (LEASEHOLD_WEBHOOKS).",
+      "The project's lease events of the listed types are POSTed to `url`, signed with `secret` (docs/webhooks.md; `leasehold:webhooks:post`). 400 while the operator has not switched webhooks on (LEASEHOLD_WEBHOOKS); 403 once the project has LEASEHOLD_WEBHOOK_MAX_PER_PROJECT webhooks.",
     body: { schema: ref('WebhookCreate'), required: true },
     response: { description: 'The new webhook (without its secret).', schema: envelope('webhook', ref('Webhook')) },
   },

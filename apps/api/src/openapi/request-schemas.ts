@@ -53,7 +53,8 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   },
   WebhookCreate: {
     type: 'object',
-    description: "A webhook for the caller's project (docs/webhooks.md). Checked by its request parser: each field is named in a 400.",
+    description:
+      "A webhook for the caller's project (docs/webhooks.md). Checked by its request parser: each field is named in a 400, an unknown one too.",
     properties: {
       url: {
         type: 'string',
@@ -70,6 +71,7 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       secret: { type: 'string', minLength: 16, maxLength: 256, description: 'Signs every delivery (HMAC-SHA256); never shown again.' },
     },
     required: ['url', 'event_types', 'secret'],
+    additionalProperties: false,
   },
   ReservationRequest: {
     description: 'One reservation of a new lease: `resource_type` is checked first, then the parameters of that type.',

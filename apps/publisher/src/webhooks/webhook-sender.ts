@@ -28,56 +28,82 @@ export type Send = (options: SendOptions) => Promise<SendResult>;
 const refusedTarget = (host: string): Error =>
   new Error(`target refused: ${host} is not an allowed webhook target (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS)`);
 
+/** The promise, or the signal's reason if it aborts first: nothing that hangs (a lookup, a socket) outlives the attempt. */
+const until = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    promise.then(resolve, reject);
+  });
+
 /**
- * The address actually dialled is checked, not the one the name resolved to at registration: a name
- * that now resolves to a refused address (DNS rebinding) gets no connection.
+ * The addresses to dial, resolved once for this attempt and every one checked (as at registration): a name
+ * that now resolves to a refused address (DNS rebinding) gets no connection, even beside allowed ones.
  */
-const checkedLookup =
-  (policy: TargetPolicy, resolve: Resolve): LookupFunction =>
-  (hostname, options, callback) => {
-    resolve(hostname)
-      .then((addresses) => {
-        const allowed = hostNameListed(policy, hostname) ? addresses : addresses.filter((address) => addressAllowed(policy, address));
-        const address = allowed[0];
-        if (address === undefined) throw refusedTarget(hostname);
-        const family = isIP(address);
-        if (options.all === true) callback(null, [{ address, family }]);
-        else callback(null, address, family);
-      })
-      .catch((error: unknown) => callback(error as NodeJS.ErrnoException, '', 0));
+const checkedAddresses = async (policy: TargetPolicy, resolve: Resolve, host: string, signal: AbortSignal): Promise<readonly string[]> => {
+  const addresses = isIP(host) !== 0 ? [host] : await until(resolve(host), signal);
+  const listed = hostNameListed(policy, host);
+  if (addresses.length === 0 || !addresses.every((address) => listed || addressAllowed(policy, address))) throw refusedTarget(host);
+  return addresses;
+};
+
+/** A lookup that answers the checked addresses and asks no resolver: the connection goes where the check looked. */
+const pinned =
+  (addresses: readonly string[]): LookupFunction =>
+  (_hostname, options, callback) => {
+    const [first = ''] = addresses;
+    if (options.all === true)
+      callback(
+        null,
+        addresses.map((address) => ({ address, family: isIP(address) })),
+      );
+    else callback(null, first, isIP(first));
   };
+
+const post = (target: URL, addresses: readonly string[], headers: SendOptions['headers'], body: string, signal: AbortSignal) =>
+  new Promise<SendResult>((resolve) => {
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const failed = (error: Error): SendResult => ({
+      statusCode: null,
+      error: signal.aborted ? (signal.reason as Error).message : error.message,
+    });
+    const request = send(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: pinned(addresses),
+        signal,
+        agent: false,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ statusCode: response.statusCode ?? null, error: null }));
+        response.on('error', (error) => resolve({ ...failed(error), statusCode: response.statusCode ?? null }));
+      },
+    );
+    request.on('error', (error) => resolve(failed(error)));
+    request.end(body);
+  });
 
 /**
  * One POST over node:http(s), against the operator's target policy; never throws (the outcome is the
- * result). Redirects are not followed, and the receiver's answer is drained unread: only its status counts.
+ * result). The timeout bounds the whole attempt (resolving, connecting, the answer to its last byte): a
+ * receiver that trickles its answer holds a sending slot no longer than one that is silent. Redirects are
+ * not followed, and the receiver's answer is drained unread: only its status counts.
  */
 export const httpSender =
   (policy: TargetPolicy, resolve: Resolve = resolveAll): Send =>
-  ({ url, headers, body, timeoutMs }) =>
-    new Promise((resolvePromise) => {
-      const target = new URL(url);
-      const host = urlHost(target);
-      if (isIP(host) !== 0 && !hostNameListed(policy, host) && !addressAllowed(policy, host)) {
-        resolvePromise({ statusCode: null, error: refusedTarget(host).message });
-        return;
-      }
-      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(
-        target,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          lookup: checkedLookup(policy, resolve),
-          timeout: timeoutMs,
-          agent: false,
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolvePromise({ statusCode: response.statusCode ?? null, error: null }));
-          response.on('error', (error) => resolvePromise({ statusCode: response.statusCode ?? null, error: error.message }));
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      request.on('error', (error) => resolvePromise({ statusCode: null, error: error.message }));
-      request.end(body);
-    });
+  async ({ url, headers, body, timeoutMs }) => {
+    const target = new URL(url);
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    try {
+      const addresses = await checkedAddresses(policy, resolve, urlHost(target), controller.signal);
+      // the race too: the attempt ends at the deadline whatever the socket's events
+      return await until(post(target, addresses, headers, body, controller.signal), controller.signal);
+    } catch (error) {
+      return { statusCode: null, error: (error as Error).message };
+    } finally {
+      clearTimeout(deadline);
+    }
+  };

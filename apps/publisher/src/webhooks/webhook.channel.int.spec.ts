@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, type Socket, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -169,4 +169,98 @@ describe('httpSender: the address dialled is checked (DNS rebinding)', () => {
       error: expect.stringMatching(/target refused/),
     });
   });
+});
+
+describe('httpSender: it resolves once, checks every address, and connects to the one it checked', () => {
+  /** The same port on 127.0.0.1 (allowed) and 127.0.0.2 (not): which one a request reached is what each records. */
+  let allowed: Server;
+  let other: Server;
+  let port: number;
+  const reached: string[] = [];
+  const policy = parseTargetPolicy('127.0.0.1');
+  const options = { headers: {}, body: '{}', timeoutMs: 1_000 };
+
+  const receiver = (name: string): Server =>
+    createServer((request, response) => {
+      reached.push(name);
+      request.resume();
+      request.on('end', () => response.writeHead(204).end());
+    });
+
+  beforeEach(async () => {
+    reached.length = 0;
+    allowed = receiver('127.0.0.1');
+    other = receiver('127.0.0.2');
+    await new Promise<void>((resolve) => allowed.listen(0, '127.0.0.1', resolve));
+    port = (allowed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => other.listen(port, '127.0.0.2', resolve));
+  });
+
+  afterEach(async () => {
+    for (const server of [allowed, other]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a name that answers an allowed address, then a refused one, is connected to the allowed one, once resolved per attempt', async () => {
+    const answers = [['127.0.0.1'], ['127.0.0.2']];
+    let lookups = 0;
+    const send = httpSender(policy, () => Promise.resolve(answers[Math.min(lookups++, 1)] ?? []));
+    expect(await send({ ...options, url: `http://hooks.example.com:${port}/` })).toEqual({ statusCode: 204, error: null });
+    expect(lookups).toBe(1);
+    expect(await send({ ...options, url: `http://hooks.example.com:${port}/` })).toEqual({
+      statusCode: null,
+      error: expect.stringMatching(/target refused/),
+    });
+    expect(reached).toEqual(['127.0.0.1']);
+  });
+
+  it('a name that resolves to an allowed address first and a refused one after it gets no connection at all', async () => {
+    const send = httpSender(policy, () => Promise.resolve(['127.0.0.1', '127.0.0.2']));
+    expect(await send({ ...options, url: `http://hooks.example.com:${port}/` })).toEqual({
+      statusCode: null,
+      error: expect.stringMatching(/target refused: hooks.example.com/),
+    });
+    expect(reached).toEqual([]);
+  });
+
+  it('an address literal that embeds a refused IPv4 address gets no connection', async () => {
+    const send = httpSender(parseTargetPolicy('public'), () => Promise.reject(new Error('no lookup for a literal')));
+    for (const host of ['[::7f00:1]', '[2002:7f00:1::1]', '[64:ff9b:1::7f00:1]', '[2001:0:5db8:d822::80ff:fffe]'])
+      expect(await send({ ...options, url: `http://${host}:${port}/` })).toEqual({
+        statusCode: null,
+        error: expect.stringMatching(/target refused/),
+      });
+    expect(reached).toEqual([]);
+  });
+});
+
+describe('httpSender: the timeout bounds the whole attempt', () => {
+  it('a receiver that trickles its answer a byte at a time is cut off at the timeout', async () => {
+    const sockets = new Set<Socket>();
+    const trickler = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.write('HTTP/1.1 200 OK\r\n');
+      const timer = setInterval(() => socket.write('X-Slow: 1\r\n'), 100);
+      socket.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve));
+    try {
+      const send = httpSender(parseTargetPolicy('127.0.0.1'));
+      const started = Date.now();
+      const result = await send({
+        url: `http://127.0.0.1:${(trickler.address() as AddressInfo).port}/`,
+        headers: {},
+        body: '{}',
+        timeoutMs: 500,
+      });
+      expect(result).toEqual({ statusCode: null, error: 'no answer within 500 ms' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => trickler.close(resolve));
+    }
+  }, 10_000);
 });

@@ -1,13 +1,11 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { PublicEvent } from '#application/outbound/public-event.js';
-import type { NewDelivery, WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
-import { WEBHOOK_CATEGORY, type Webhook, foldWebhooks, webhookWants } from '#application/webhooks/webhook.events.js';
+import type { NewDelivery, PendingWebhook, WebhookDeliveries } from '#application/webhooks/webhook-deliveries.store.js';
+import { WebhookRegistry } from '#application/webhooks/webhook-registry.js';
+import { webhookWants } from '#application/webhooks/webhook.events.js';
 import type { OutboundChannel } from '../channel.js';
 import { cloudEventOf } from '../cloud-event.js';
 import type { WebhookWorker } from './webhook-worker.js';
-
-/** Registrations read per request while catching up with the `webhook` streams. */
-const REGISTRY_PAGE = 1_000;
 
 /**
  * The webhook channel: turns each public lease event into one queued delivery per webhook of the
@@ -16,16 +14,17 @@ const REGISTRY_PAGE = 1_000;
  */
 export class WebhookChannel implements OutboundChannel {
   readonly name = 'webhooks';
-  private readonly registry = new Map<string, Webhook>();
-  private registryPosition = 0;
+  private readonly registry: WebhookRegistry;
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly deliveries: WebhookDeliveries,
     private readonly worker: WebhookWorker,
     private readonly source: string,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.registry = new WebhookRegistry(store);
+  }
 
   start(): void {
     this.worker.start();
@@ -35,20 +34,24 @@ export class WebhookChannel implements OutboundChannel {
     await this.refreshRegistry();
     const leases = new Map<string, string>();
     const queued: NewDelivery[] = [];
+    const woken = new Map<string, PendingWebhook>();
     for (const event of events) {
       if (event.subject.kind !== 'lease') continue;
       const leaseId = event.subject.id;
       if (event.type === 'lease.created' && typeof event.data.project_id === 'string') leases.set(leaseId, event.data.project_id);
       const projectId = leases.get(leaseId) ?? this.deliveries.projectOf(leaseId);
       if (projectId === null) continue;
-      queued.push(...this.deliveriesOf(event, leaseId, projectId));
+      for (const delivery of this.deliveriesOf(event, leaseId, projectId)) {
+        queued.push(delivery);
+        woken.set(delivery.webhookId, { webhookId: delivery.webhookId, projectId });
+      }
     }
     this.deliveries.enqueue(
       [...leases].map(([leaseId, projectId]) => ({ leaseId, projectId })),
       queued,
       this.clock(),
     );
-    if (queued.length > 0) this.worker.wake(new Set(queued.map((delivery) => delivery.webhookId)));
+    if (woken.size > 0) this.worker.wake(woken.values());
   }
 
   async status(): Promise<Readonly<Record<string, unknown>>> {
@@ -60,9 +63,7 @@ export class WebhookChannel implements OutboundChannel {
   }
 
   private deliveriesOf(event: PublicEvent, leaseId: string, projectId: string): NewDelivery[] {
-    const wanting = [...this.registry.values()].filter(
-      (webhook) => webhook.projectId === projectId && webhookWants(webhook, event.position, event.type),
-    );
+    const wanting = this.registry.ofProject(projectId).filter((webhook) => webhookWants(webhook, event.position, event.type));
     if (wanting.length === 0) return [];
     const body = JSON.stringify(cloudEventOf(event, this.source));
     return wanting.map((webhook) => ({
@@ -78,18 +79,9 @@ export class WebhookChannel implements OutboundChannel {
 
   /** Registrations up to the log's head: each is matched only with events after its own position. */
   private async refreshRegistry(): Promise<void> {
-    for (;;) {
-      const events = await this.store.readAll({
-        from: this.registryPosition,
-        limit: REGISTRY_PAGE,
-        filter: { categories: [WEBHOOK_CATEGORY] },
-      });
-      const last = events.at(-1);
-      if (last === undefined) return;
-      foldWebhooks(this.registry, events);
+    await this.registry.catchUp((events) => {
       for (const event of events)
         if (event.type === 'Webhook.Deleted') this.deliveries.drop((event.data as { webhookId: string }).webhookId);
-      this.registryPosition = last.position;
-    }
+    });
   }
 }

@@ -37,6 +37,12 @@ export interface PendingDelivery {
   readonly nextAtMs: number;
 }
 
+/** A webhook whose queue is not empty, and the project that registered it (the worker shares the sending slots by project). */
+export interface PendingWebhook {
+  readonly webhookId: string;
+  readonly projectId: string;
+}
+
 export interface NewDelivery {
   readonly webhookId: string;
   readonly url: string;
@@ -134,11 +140,19 @@ export class WebhookDeliveries {
     }
   }
 
-  /** The webhooks with deliveries pending (read once at start; the channel names the ones it queues for later). */
-  pendingWebhooks(): string[] {
+  /**
+   * The webhooks with deliveries pending, each with its project (read once at start; the channel names the
+   * ones it queues for later). A webhook gets its project's lease events only, so its deliveries' leases are its project's.
+   */
+  pendingWebhooks(): PendingWebhook[] {
     return (
-      this.db.prepare("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE state = 'pending'").all() as { webhook_id: string }[]
-    ).map((r) => r.webhook_id);
+      this.db
+        .prepare(
+          `SELECT d.webhook_id, MIN(l.project_id) AS project_id FROM webhook_deliveries d JOIN webhook_leases l ON l.lease_id = d.lease_id
+           WHERE d.state = 'pending' GROUP BY d.webhook_id`,
+        )
+        .all() as { webhook_id: string; project_id: string }[]
+    ).map((r) => ({ webhookId: r.webhook_id, projectId: r.project_id }));
   }
 
   /** A webhook's oldest pending delivery (an index seek): a webhook's deliveries go one at a time, in order. */

@@ -1,13 +1,14 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { invalid } from '#domain/index.js';
+import { embeddedIpv4, publicAddress } from './webhook-addresses.js';
 
 /**
  * Where webhooks may be sent (LEASEHOLD_WEBHOOK_ALLOWED_TARGETS): a comma-separated list of
- * `public` (any address outside the ranges below), host names (`hooks.example.com`, `*.example.com`:
- * any address they resolve to) and addresses or CIDRs (`127.0.0.1`, `10.1.0.0/16`, `fd00::/8`).
- * Default `public`: tenants cannot reach loopback, link-local (the cloud's metadata service), private,
- * shared or unique-local addresses of the operator's network.
+ * `public` (any address outside the special-purpose ranges, webhook-addresses.ts), host names
+ * (`hooks.example.com`, `*.example.com`: any address they resolve to) and addresses or CIDRs (`127.0.0.1`,
+ * `10.1.0.0/16`, `fd00::/8`). Default `public`: tenants cannot reach loopback, link-local (the cloud's
+ * metadata service), private, shared or unique-local addresses of the operator's network.
  */
 export interface TargetPolicy {
   readonly publicAllowed: boolean;
@@ -15,45 +16,6 @@ export interface TargetPolicy {
   readonly networks: BlockList;
   readonly text: string;
 }
-
-const REFUSED_V4 = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const;
-const REFUSED_V6 = [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const;
-
-const refused = new BlockList();
-for (const [address, prefix] of REFUSED_V4) refused.addSubnet(address, prefix, 'ipv4');
-for (const [address, prefix] of REFUSED_V6) refused.addSubnet(address, prefix, 'ipv6');
-
-/** `::ffff:10.0.0.1` reaches 10.0.0.1: an IPv4-mapped address is judged as the IPv4 address it maps. */
-const unmapped = (address: string): string => {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address;
-};
-
-const family = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
 const addNetwork = (networks: BlockList, entry: string): void => {
   const [address = '', prefixText] = entry.split('/');
@@ -90,12 +52,17 @@ export const hostNameListed = (policy: TargetPolicy, hostName: string): boolean 
   return policy.hostNames.some((entry) => (entry.startsWith('*.') ? name.endsWith(entry.slice(1)) : name === entry));
 };
 
-/** Whether a connection to this address is allowed (the last check, on the address actually dialled). */
-export const addressAllowed = (policy: TargetPolicy, rawAddress: string): boolean => {
-  const address = unmapped(rawAddress);
-  if (isIP(address) === 0) return false;
-  if (policy.networks.check(address, family(address))) return true;
-  return policy.publicAllowed && !refused.check(address, family(address));
+/**
+ * Whether a connection to this address is allowed (the last check, on the address actually dialled). An
+ * address that embeds an IPv4 address is judged as that address, by the allow-list too.
+ */
+export const addressAllowed = (policy: TargetPolicy, address: string): boolean => {
+  const version = isIP(address);
+  if (version === 0 || address.includes('%')) return false;
+  const inside = version === 6 ? embeddedIpv4(address) : null;
+  if (inside !== null) return inside.every((ipv4) => addressAllowed(policy, ipv4));
+  if (policy.networks.check(address, version === 6 ? 'ipv6' : 'ipv4')) return true;
+  return policy.publicAllowed && publicAddress(address);
 };
 
 /** URL brackets an IPv6 host (`[::1]`); addresses are compared without them. */

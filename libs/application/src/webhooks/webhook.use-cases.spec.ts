@@ -18,7 +18,7 @@ describe('WebhookUseCases', () => {
   let store: SqliteEventStore;
   let secrets: WebhookSecrets;
   let refuseTargets = false;
-  const build = (enabled = true): WebhookUseCases => {
+  const build = (enabled = true, maxPerProject = 25): WebhookUseCases => {
     let ids = 0;
     const checkTarget: CheckTarget = async () => {
       if (refuseTargets) throw invalid('WEBHOOK_TARGET_REFUSED', 'Malformed parameter url (not an allowed webhook target)');
@@ -31,6 +31,7 @@ describe('WebhookUseCases', () => {
       checkTarget,
       newId: () => `id-${++ids}`,
       enabled,
+      maxPerProject,
     });
   };
   const register = (app: WebhookUseCases, actor = memberA) =>
@@ -120,5 +121,31 @@ describe('WebhookUseCases', () => {
     await expect(app.show(memberA, webhook.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND', kind: 'not_found' });
     await expect(remove(app, webhook.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
     expect(await app.list(admin)).toEqual([]);
+  });
+
+  it("refuses a project's webhook past LEASEHOLD_WEBHOOK_MAX_PER_PROJECT (403), writing nothing; another project and a deletion make room", async () => {
+    const app = build(true, 3);
+    const mine = [];
+    for (let n = 0; n < 3; n++) mine.push((await register(app, memberA)).webhook.id);
+    const before = await log();
+    await expect(register(app, memberA)).rejects.toMatchObject({
+      code: 'WEBHOOK_LIMIT_REACHED',
+      kind: 'forbidden',
+      message:
+        'Project project-a has 3 webhooks, the most it may register (LEASEHOLD_WEBHOOK_MAX_PER_PROJECT); delete one to register another',
+    });
+    expect(await log()).toEqual(before);
+    expect(secrets.get('id-4')).toBeNull();
+    expect((await register(app, memberB)).webhook.project_id).toBe('project-b');
+    await remove(app, mine[0] ?? '');
+    expect((await register(app, memberA)).webhook.project_id).toBe('project-a');
+    expect((await app.list(memberA)).length).toBe(3);
+  });
+
+  it('counts the registrations decided at once: of ten concurrent ones over a limit of 3, three are written', async () => {
+    const app = build(true, 3);
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => register(app, memberA)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect((await log()).filter((e) => e.type === 'Webhook.Registered')).toHaveLength(3);
   });
 });

@@ -1,4 +1,4 @@
-import { type DomainError, invalid, notFound } from '#domain/index.js';
+import { DomainError, invalid, notFound } from '#domain/index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { type AppCommand, eventMetadata } from '../command.js';
 import { type Caller, authorize } from '../caller.js';
@@ -6,15 +6,9 @@ import type { CommandHandler } from '../command-handler.js';
 import { EVENT_CATALOGUE } from '../history/event-catalogue.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { DeliveryView, WebhookDeliveries } from './webhook-deliveries.store.js';
+import { WebhookRegistry } from './webhook-registry.js';
 import type { WebhookSecrets } from './webhook-secrets.store.js';
-import {
-  WEBHOOK_CATEGORY,
-  type Webhook,
-  type WebhookDeleted,
-  type WebhookRegistered,
-  foldWebhooks,
-  webhookStream,
-} from './webhook.events.js';
+import { type Webhook, type WebhookDeleted, type WebhookRegistered, foldWebhooks, webhookStream } from './webhook.events.js';
 
 /** The public types a webhook may ask for: those about a lease (`lease.*`, `reservation.*`), or `*` for all of them. */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = [
@@ -58,6 +52,14 @@ export const webhookNotFound = (webhookId: string): DomainError => notFound('WEB
 export const webhooksDisabled = (): DomainError =>
   invalid('WEBHOOKS_DISABLED', 'Webhooks are not enabled on this deployment (the operator sets LEASEHOLD_WEBHOOKS=on)');
 
+/** 403 as a quota exceeded is: the request is well formed, the project may not have more. */
+export const webhookLimitReached = (projectId: string, limit: number): DomainError =>
+  new DomainError(
+    'WEBHOOK_LIMIT_REACHED',
+    'forbidden',
+    `Project ${projectId} has ${limit} webhooks, the most it may register (LEASEHOLD_WEBHOOK_MAX_PER_PROJECT); delete one to register another`,
+  );
+
 /** The checks a registration's target needs beyond its form (webhook-targets.ts): the operator's allow-list, resolved now. */
 export type CheckTarget = (url: URL) => Promise<void>;
 
@@ -70,6 +72,8 @@ export interface WebhookUseCasesDeps {
   readonly checkTarget: CheckTarget;
   readonly newId: () => string;
   readonly enabled: boolean;
+  /** LEASEHOLD_WEBHOOK_MAX_PER_PROJECT: registrations a project may have at once. */
+  readonly maxPerProject: number;
 }
 
 /**
@@ -77,7 +81,11 @@ export interface WebhookUseCasesDeps {
  * secret goes to the secret store; members see and change their project's, admins every project's.
  */
 export class WebhookUseCases {
-  constructor(private readonly deps: WebhookUseCasesDeps) {}
+  private readonly registry: WebhookRegistry;
+
+  constructor(private readonly deps: WebhookUseCasesDeps) {
+    this.registry = new WebhookRegistry(deps.store);
+  }
 
   async register(command: RegisterWebhook): Promise<{ readonly webhook: WebhookView; readonly position: number }> {
     const { actor, now } = command.metadata;
@@ -90,18 +98,24 @@ export class WebhookUseCases {
       type: 'Webhook.Registered',
       data: { webhookId, projectId: actor.projectId, userId: actor.userId, url, eventTypes, registeredAt: now },
     };
-    // the secret first: a registration in the log always has one; a secret whose append failed is never read
-    this.deps.secrets.put(webhookId, secret, now);
-    const { position } = await this.deps.handler.handle(async () => ({
-      appends: [
-        {
-          streamId: webhookStream(webhookId),
-          expectedRevision: 'no_stream',
-          events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }],
-        },
-      ],
-      result: null,
-    }));
+    const { position } = await this.deps.handler.handle(async () => {
+      // counted under the handler's lock, so registrations decided at once in this process cannot pass the limit together
+      await this.registry.catchUp();
+      if (this.registry.activeOf(actor.projectId).length >= this.deps.maxPerProject)
+        throw webhookLimitReached(actor.projectId, this.deps.maxPerProject);
+      // the secret first: a registration in the log always has one; a secret whose append failed is never read
+      this.deps.secrets.put(webhookId, secret, now);
+      return {
+        appends: [
+          {
+            streamId: webhookStream(webhookId),
+            expectedRevision: 'no_stream',
+            events: [{ id: this.deps.newId(), ...event, metadata: eventMetadata(command.metadata) }],
+          },
+        ],
+        result: null,
+      };
+    });
     return { webhook: toWebhookView({ ...event.data, id: webhookId, registeredPosition: position, deletedPosition: null }), position };
   }
 
@@ -130,8 +144,8 @@ export class WebhookUseCases {
   /** Members: their project's webhooks; admins: every project's (newest registrations last). */
   async list(caller: Caller): Promise<WebhookView[]> {
     authorize(caller, ACTIONS.webhookGet);
-    const events = await this.deps.store.readAll({ from: 0, filter: { categories: [WEBHOOK_CATEGORY] } });
-    return [...foldWebhooks(new Map(), events).values()]
+    await this.registry.catchUp();
+    return [...this.registry.all()]
       .filter((webhook) => webhook.deletedPosition === null && (caller.isAdmin || webhook.projectId === caller.projectId))
       .map(toWebhookView);
   }
