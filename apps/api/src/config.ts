@@ -68,7 +68,7 @@ export interface GraphqlSettings {
   readonly introspection: boolean;
   /** LEASEHOLD_GRAPHQL_MAX_DEPTH: the deepest selection a query may nest. */
   readonly maxDepth: number;
-  /** LEASEHOLD_GRAPHQL_MAX_COST: the most objects a query may ask for, each list counted at its page size. */
+  /** LEASEHOLD_GRAPHQL_MAX_COST: the most rows an operation may be estimated to read (query-cost.ts). */
   readonly maxCost: number;
 }
 

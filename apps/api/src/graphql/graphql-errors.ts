@@ -19,7 +19,7 @@ export const CODE_BY_KIND: Readonly<Record<DomainErrorKind, string>> = {
 const logger = new Logger('graphql');
 
 /** An error with REST's words: `extensions.error_message` is the `error_message` the same refusal has in REST's body. */
-const withBody = (code: string, status: number, message: string, extra: Record<string, unknown> = {}): GraphQLError => {
+export const withBody = (code: string, status: number, message: string, extra: Record<string, unknown> = {}): GraphQLError => {
   const body = blazarError(status, message);
   return new GraphQLError(body.error_message, { extensions: { code, error_code: status, error_message: body.error_message, ...extra } });
 };
