@@ -70,6 +70,9 @@ export interface GraphqlSettings {
   readonly maxDepth: number;
   /** LEASEHOLD_GRAPHQL_MAX_COST: the most rows an operation may be estimated to read (query-cost.ts). */
   readonly maxCost: number;
+  /** LEASEHOLD_GRAPHQL_TIMEOUT_MS, LEASEHOLD_GRAPHQL_MAX_ROWS: one operation's execution budget; past it, its reads stop. */
+  readonly timeoutMs: number;
+  readonly maxRows: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -169,6 +172,8 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       introspection: env.LEASEHOLD_GRAPHQL_INTROSPECTION !== '0' && env.LEASEHOLD_GRAPHQL_INTROSPECTION?.toLowerCase() !== 'off',
       maxDepth: positive(env.LEASEHOLD_GRAPHQL_MAX_DEPTH, 10, 'LEASEHOLD_GRAPHQL_MAX_DEPTH'),
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
+      timeoutMs: positive(env.LEASEHOLD_GRAPHQL_TIMEOUT_MS, 3000, 'LEASEHOLD_GRAPHQL_TIMEOUT_MS'),
+      maxRows: positive(env.LEASEHOLD_GRAPHQL_MAX_ROWS, 20_000, 'LEASEHOLD_GRAPHQL_MAX_ROWS'),
     },
     enforcement: enforcementConfigFromEnv(env),
     quotas: quotaConfigFromEnv(env),
