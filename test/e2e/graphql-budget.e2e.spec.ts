@@ -1,8 +1,9 @@
 /**
  * What one GraphQL operation may make the API do, through HTTP against the built system (static tokens):
  * page sizes are checked before anything runs, literal or variable; the estimate counts what the fields
- * read (history included) and is an upper bound of the rows they do read; and an operation whose reads
- * pass the rows or the time budget, or whose client leaves, stops reading.
+ * read (history included) and is an upper bound of the rows they do read; an operation whose reads pass
+ * the rows or the time budget, or whose client leaves, stops reading; and one project runs at most
+ * LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE expensive operations at once, whatever the others do.
  *
  * One data folder: a projector and a reactor, an API that seeds it, and APIs of their own settings
  * beside them. Every API logs the SQL statements it sends to the read model
@@ -348,7 +349,7 @@ describe('the time budget: reads stop once an operation has run LEASEHOLD_GRAPHQ
   });
 });
 
-describe('a client that leaves', () => {
+describe('a client that leaves, and expensive operations per project', () => {
   let roomy: RunningSystem;
   beforeAll(async () => {
     roomy = await apiWith({
@@ -391,5 +392,42 @@ describe('a client that leaves', () => {
     expect(await running).toBeInstanceOf(Error);
     const reads = await settled(from);
     expect(reads.length, `${reads.length} of 150 pages read`).toBeLessThan(75);
+  });
+
+  it('a third expensive query of one project is 429 while two run; another project runs its own meanwhile', async () => {
+    const from = roomy.output().length;
+    const clients = [new AbortController(), new AbortController()];
+    // 300 and 299 leases a page (first: 299 and 298): each one's statements are told apart by their rows
+    const first = post(roomy, 'attacker', LONG(ATTACKER_LEASES - 1), clients[0]?.signal).catch((error: unknown) => error);
+    const second = post(roomy, 'attacker', LONG(ATTACKER_LEASES - 2), clients[1]?.signal).catch((error: unknown) => error);
+    await eventually(
+      async () => (readsOfSize(from, ATTACKER_LEASES) >= 1 && readsOfSize(from, ATTACKER_LEASES - 1) >= 1 ? true : undefined),
+      60_000,
+      'both queries to be reading',
+    );
+    const third = await post(roomy, 'attacker', aliases(20, PAGE_OF_IDS(100)));
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('300');
+    expect(third.data).toBeUndefined();
+    expect(third.errors).toHaveLength(1);
+    expect(third.errors?.[0]?.extensions).toEqual({
+      code: 'TOO_MANY_REQUESTS',
+      error_code: 429,
+      error_message:
+        'Too many expensive queries of this project at once: at most 2 estimated to read over 1000 rows may run together ' +
+        '(try again after 300 s, or ask for less)',
+    });
+    // a cheap query of the same project runs
+    expect((await gql(roomy, 'attacker')(`{ ${PAGE_OF_IDS(5)} }`)).data.leases.edges).toHaveLength(5);
+    const other = await post(roomy, 'victim', aliases(20, PAGE_OF_IDS(100)));
+    expect(other.status).toBe(200);
+    expect(other.data.a0.edges).toHaveLength(VICTIM_LEASES);
+    expect(other.extensions?.cost.estimated_rows).toBeGreaterThan(1000);
+    // the two leave: their slots are free again
+    for (const client of clients) client.abort();
+    await Promise.all([first, second]);
+    await settled(from);
+    const again = await post(roomy, 'attacker', aliases(20, PAGE_OF_IDS(100)));
+    expect(again.status).toBe(200);
   });
 });

@@ -73,6 +73,10 @@ export interface GraphqlSettings {
   /** LEASEHOLD_GRAPHQL_TIMEOUT_MS, LEASEHOLD_GRAPHQL_MAX_ROWS: one operation's execution budget; past it, its reads stop. */
   readonly timeoutMs: number;
   readonly maxRows: number;
+  /** LEASEHOLD_GRAPHQL_EXPENSIVE_COST: an operation estimated above it is expensive. */
+  readonly expensiveCost: number;
+  /** LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: expensive operations one project may run at once (429 beyond). */
+  readonly tenantExpensive: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -174,6 +178,8 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
       timeoutMs: positive(env.LEASEHOLD_GRAPHQL_TIMEOUT_MS, 3000, 'LEASEHOLD_GRAPHQL_TIMEOUT_MS'),
       maxRows: positive(env.LEASEHOLD_GRAPHQL_MAX_ROWS, 20_000, 'LEASEHOLD_GRAPHQL_MAX_ROWS'),
+      expensiveCost: positive(env.LEASEHOLD_GRAPHQL_EXPENSIVE_COST, 1000, 'LEASEHOLD_GRAPHQL_EXPENSIVE_COST'),
+      tenantExpensive: positive(env.LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE, 2, 'LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE'),
     },
     enforcement: enforcementConfigFromEnv(env),
     quotas: quotaConfigFromEnv(env),
