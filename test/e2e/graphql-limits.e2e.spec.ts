@@ -1,6 +1,6 @@
 /**
  * What /graphql refuses before running anything, as configured: queries nested deeper than
- * LEASEHOLD_GRAPHQL_MAX_DEPTH or asking for more objects than LEASEHOLD_GRAPHQL_MAX_COST, and
+ * LEASEHOLD_GRAPHQL_MAX_DEPTH or estimated to read more rows than LEASEHOLD_GRAPHQL_MAX_COST, and
  * introspection when LEASEHOLD_GRAPHQL_INTROSPECTION=0; and the explorer page, served from here.
  */
 import { existsSync } from 'node:fs';
@@ -34,19 +34,24 @@ describe('limits', () => {
     expect((await graphqlClient(system.url)('{ leases { edges { node { reservations { id } } } } }')).errors).toBeUndefined();
   });
 
-  it('refuses a query that may return more objects than the limit, whatever way it is spread (aliases, fragments, variables)', async () => {
+  it('refuses a query that may read more rows than the limit, whatever way it is spread (aliases, fragments, variables)', async () => {
     const graphql = graphqlClient(system.url);
-    const wide = await graphql('{ leases(first: 500) { edges { node { id } } } }');
+    const wide = await graphql('{ leases(first: 500) { edges { node { id history { type } } } } }');
     expect(wide.status).toBe(400);
-    expect(wide.errors?.[0]?.message).toBe('Query too costly: up to 1001 objects, at most 1000 (ask for smaller pages)');
+    expect(wide.data).toBeUndefined();
+    expect(wide.errors?.[0]?.message).toBe(
+      'Query too costly: it may read up to 20501 rows, at most 1000 (ask for smaller pages or fewer fields)',
+    );
+    expect(wide.errors?.[0]?.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const aliased = await graphql(
-      `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: leases(first: 20) { edges { node { id } } }`).join(' ')} }`,
+      `{ ${Array.from({ length: 50 }, (_, i) => `a${i}: leases(first: 20) { edges { node { id } } }`).join(' ')} }`,
     );
-    expect(aliased.errors?.[0]?.message).toMatch(/^Query too costly: up to \d+ objects, at most 1000/);
-    const fragments = await graphql(
-      'query($n: Int) { leases(first: $n) { ...Page } } fragment Page on LeaseConnection { edges { node { id reservations { id } } } }',
-    );
-    expect(fragments.errors?.[0]?.message).toMatch(/^Query too costly/);
+    expect(aliased.errors?.[0]?.message).toMatch(/^Query too costly: it may read up to \d+ rows, at most 1000/);
+    const FRAGMENTS =
+      'query($n: Int) { leases(first: $n) { ...Page } } fragment Page on LeaseConnection { edges { node { id history { type } } } }';
+    expect((await graphql(FRAGMENTS, { n: 200 })).errors?.[0]?.message).toMatch(/^Query too costly/);
+    // the variable's value counts, not the largest page it could be
+    expect((await graphql(FRAGMENTS, { n: 10 })).errors).toBeUndefined();
     expect((await graphql('{ leases(first: 10) { edges { node { id reservations { id } } } } }')).errors).toBeUndefined();
   });
 

@@ -10,6 +10,7 @@ export interface GraphqlReply {
   readonly errors:
     | readonly { readonly message: string; readonly path?: readonly (string | number)[]; readonly extensions: Record<string, any> }[]
     | undefined;
+  readonly extensions: Record<string, any> | undefined;
 }
 
 export const graphqlClient =
@@ -27,7 +28,7 @@ export const graphqlClient =
     });
     const text = await response.text();
     const body = text.length > 0 ? JSON.parse(text) : {};
-    return { status: response.status, headers: response.headers, data: body.data, errors: body.errors };
+    return { status: response.status, headers: response.headers, data: body.data, errors: body.errors, extensions: body.extensions };
   };
 
 /** The first error's code and REST message, for comparisons with Blazar's error body. */

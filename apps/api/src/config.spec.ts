@@ -95,3 +95,21 @@ describe('API configuration: the past the indexes keep', () => {
     expect(() => loadApiConfig({ LEASEHOLD_PAST_KEPT_HOURS: '1.5' })).toThrow(/LEASEHOLD_PAST_KEPT_HOURS/);
   });
 });
+
+describe('API configuration: what one GraphQL operation may read', () => {
+  it('3 s and 20000 rows an operation, expensive above 1000 rows, 2 expensive at once a project; each settable, none 0', () => {
+    expect(loadApiConfig({}).graphql).toMatchObject({ timeoutMs: 3000, maxRows: 20_000, expensiveCost: 1000, tenantExpensive: 2 });
+    const set = loadApiConfig({
+      LEASEHOLD_GRAPHQL_TIMEOUT_MS: '500',
+      LEASEHOLD_GRAPHQL_MAX_ROWS: '100',
+      LEASEHOLD_GRAPHQL_EXPENSIVE_COST: '50',
+      LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: '1',
+    });
+    expect(set.graphql).toMatchObject({ timeoutMs: 500, maxRows: 100, expensiveCost: 50, tenantExpensive: 1 });
+    for (const name of ['TIMEOUT_MS', 'MAX_ROWS', 'EXPENSIVE_COST', 'TENANT_EXPENSIVE']) {
+      const variable = `LEASEHOLD_GRAPHQL_${name}`;
+      expect(() => loadApiConfig({ [variable]: '0' })).toThrow(`${variable} must be a positive integer, got 0`);
+      expect(() => loadApiConfig({ [variable]: 'many' })).toThrow(`${variable} must be a non-negative integer, got many`);
+    }
+  });
+});

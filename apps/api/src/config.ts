@@ -68,8 +68,15 @@ export interface GraphqlSettings {
   readonly introspection: boolean;
   /** LEASEHOLD_GRAPHQL_MAX_DEPTH: the deepest selection a query may nest. */
   readonly maxDepth: number;
-  /** LEASEHOLD_GRAPHQL_MAX_COST: the most objects a query may ask for, each list counted at its page size. */
+  /** LEASEHOLD_GRAPHQL_MAX_COST: the most rows an operation may be estimated to read (query-cost.ts). */
   readonly maxCost: number;
+  /** LEASEHOLD_GRAPHQL_TIMEOUT_MS, LEASEHOLD_GRAPHQL_MAX_ROWS: one operation's execution budget; past it, its reads stop. */
+  readonly timeoutMs: number;
+  readonly maxRows: number;
+  /** LEASEHOLD_GRAPHQL_EXPENSIVE_COST: an operation estimated above it is expensive. */
+  readonly expensiveCost: number;
+  /** LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: expensive operations one project may run at once (429 beyond). */
+  readonly tenantExpensive: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -169,6 +176,10 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       introspection: env.LEASEHOLD_GRAPHQL_INTROSPECTION !== '0' && env.LEASEHOLD_GRAPHQL_INTROSPECTION?.toLowerCase() !== 'off',
       maxDepth: positive(env.LEASEHOLD_GRAPHQL_MAX_DEPTH, 10, 'LEASEHOLD_GRAPHQL_MAX_DEPTH'),
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
+      timeoutMs: positive(env.LEASEHOLD_GRAPHQL_TIMEOUT_MS, 3000, 'LEASEHOLD_GRAPHQL_TIMEOUT_MS'),
+      maxRows: positive(env.LEASEHOLD_GRAPHQL_MAX_ROWS, 20_000, 'LEASEHOLD_GRAPHQL_MAX_ROWS'),
+      expensiveCost: positive(env.LEASEHOLD_GRAPHQL_EXPENSIVE_COST, 1000, 'LEASEHOLD_GRAPHQL_EXPENSIVE_COST'),
+      tenantExpensive: positive(env.LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE, 2, 'LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE'),
     },
     enforcement: enforcementConfigFromEnv(env),
     quotas: quotaConfigFromEnv(env),

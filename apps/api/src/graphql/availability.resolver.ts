@@ -15,6 +15,7 @@ import { parseCapacityQuery } from '../capacity/capacity-request.parser.js';
 import { reportBody } from '../capacity/capacity-body.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { AvailabilityInput, restBody } from './lease-input.types.js';
+import { RequestReads } from './request-reads.js';
 
 const availabilityBody = ({ windows, searchedUntil }: Availability): AvailabilityType => ({
   windows: windows.map((window) => ({
@@ -37,6 +38,7 @@ export class AvailabilityResolver {
     @Inject(AvailabilityQueries) private readonly availabilityQueries: AvailabilityQueries,
     @Inject(UsageQueries) private readonly usageQueries: UsageQueries,
     @Inject(CapacityQueries) private readonly capacityQueries: CapacityQueries,
+    @Inject(RequestReads) private readonly reads: RequestReads,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
@@ -59,7 +61,7 @@ export class AvailabilityResolver {
       duration: duration ?? undefined,
       failure_domain: failureDomain ?? undefined,
     });
-    const { capacity } = reportBody(await this.capacityQueries.report(caller, parsed));
+    const { capacity } = reportBody(await this.reads.of(context).report(() => this.capacityQueries.report(caller, parsed)));
     return { ...capacity, leases: capacity.leases ?? null };
   }
 
@@ -70,8 +72,9 @@ export class AvailabilityResolver {
   ): Promise<AvailabilityType> {
     const caller = callerIn(context);
     const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
+    const query = parseAvailabilityQuery(restBody(request), now);
     return availabilityBody(
-      await this.availabilityQueries.windows(caller, parseAvailabilityQuery(restBody(request), now), now.toISO() as string),
+      await this.reads.of(context).report(() => this.availabilityQueries.windows(caller, query, now.toISO() as string)),
     );
   }
 
@@ -87,14 +90,15 @@ export class AvailabilityResolver {
   ): Promise<UsageReportType> {
     const caller = callerIn(context);
     this.usageQueries.projectScope(caller, projectId ?? null);
-    const report = await this.usageQueries.report(caller, {
+    const query = {
       start: reportDate('start', start),
       end: reportDate('end', end),
       projectId: projectId ?? null,
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
-    });
+    };
+    const report = await this.reads.of(context).report(() => this.usageQueries.report(caller, query));
     return report.usage as UsageReportType;
   }
 }

@@ -13,6 +13,7 @@ import { HostResolver } from './host.resolver.js';
 import { AvailabilityResolver } from './availability.resolver.js';
 import { MutationResolver } from './mutation.resolver.js';
 import { queryLimitsRule } from './query-limits.rule.js';
+import { queryBudget } from './query-budget.plugin.js';
 import { RequestReads } from './request-reads.js';
 import { type SocketExtra, socketAuthentication, subscriptionsOnly } from './socket-auth.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
@@ -49,7 +50,7 @@ export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): D
     buildSchemaOptions: { skipCheck: true },
     graphiql: false,
     introspection: config.graphql.introspection,
-    plugins: [localExplorer(), subscriptionsOverWebSocketOnly()],
+    plugins: [localExplorer(), subscriptionsOverWebSocketOnly(), queryBudget(config.graphql)],
     validationRules: [queryLimitsRule(config.graphql)],
     context: contextOf,
     subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth), onSubscribe: subscriptionsOnly } },

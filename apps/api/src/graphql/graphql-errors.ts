@@ -5,6 +5,7 @@ import { CapacityRefused, requestDate } from '#application/availability/counter-
 import { STATUS_BY_KIND, blazarError } from '../http/blazar-error.js';
 import { wireMessage } from '../http/wire-names.js';
 import { STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from '../http/storage-unavailable.js';
+import { OperationStopped } from './operation-budget.js';
 
 /** GraphQL's names for the statuses REST answers with. */
 export const CODE_BY_KIND: Readonly<Record<DomainErrorKind, string>> = {
@@ -19,14 +20,41 @@ export const CODE_BY_KIND: Readonly<Record<DomainErrorKind, string>> = {
 const logger = new Logger('graphql');
 
 /** An error with REST's words: `extensions.error_message` is the `error_message` the same refusal has in REST's body. */
-const withBody = (code: string, status: number, message: string, extra: Record<string, unknown> = {}): GraphQLError => {
+export const withBody = (code: string, status: number, message: string, extra: Record<string, unknown> = {}): GraphQLError => {
   const body = blazarError(status, message);
   return new GraphQLError(body.error_message, { extensions: { code, error_code: status, error_message: body.error_message, ...extra } });
+};
+
+const ASK_FOR_LESS = 'ask for smaller pages or fewer fields';
+
+/** An operation whose work was stopped: over its rows, a client error; over its time, the service's state as much as the query's. */
+export const stoppedError = (stopped: OperationStopped): GraphQLError => {
+  switch (stopped.why) {
+    case 'rows':
+      return withBody(
+        'BAD_REQUEST',
+        400,
+        `Query stopped: it read more than ${stopped.limit} rows, the most one query may read (${ASK_FOR_LESS})`,
+      );
+    case 'time':
+      return withBody(
+        'SERVICE_UNAVAILABLE',
+        503,
+        `Query stopped: it ran longer than ${stopped.limit} ms, the longest one query may run (${ASK_FOR_LESS})`,
+      );
+    case 'gone':
+      return withBody('BAD_REQUEST', 400, 'Query stopped: the client closed the connection');
+    default: {
+      const _never: never = stopped.why;
+      return _never;
+    }
+  }
 };
 
 /** The one place where a resolver's error becomes a GraphQL error (BlazarExceptionFilter's counterpart). */
 export const graphqlError = (exception: unknown): GraphQLError => {
   if (exception instanceof GraphQLError) return exception;
+  if (exception instanceof OperationStopped) return stoppedError(exception);
   if (exception instanceof CapacityRefused) {
     const alternatives = exception.alternatives.map((w) => ({ start_date: requestDate(w.startDate), end_date: requestDate(w.endDate) }));
     return withBody(CODE_BY_KIND[exception.kind], STATUS_BY_KIND[exception.kind], wireMessage(exception), { alternatives });

@@ -34,7 +34,7 @@ export class HostResolver {
   ): Promise<HostView[]> {
     const reads = this.reads.of(context);
     await reads.fresh('hosts');
-    return (await reads.read.hosts(reads.caller)).filter((host) => matches(host, filter ?? null));
+    return (await reads.hosts()).filter((host) => matches(host, filter ?? null));
   }
 
   @Query(() => HostType)
@@ -42,14 +42,14 @@ export class HostResolver {
     const reads = this.reads.of(context);
     checkPathParameter('hostId', id);
     await reads.fresh('hosts');
-    return reads.read.host(reads.caller, id);
+    return reads.host(id);
   }
 
   @Query(() => [FloatingIpType])
   async floatingIps(@Context() context: GraphqlContext): Promise<FloatingIpView[]> {
     const reads = this.reads.of(context);
     await reads.fresh('floatingips');
-    return reads.read.floatingIps(reads.caller);
+    return reads.floatingIps();
   }
 
   @ResolveField('capabilities', () => [CapabilityType])

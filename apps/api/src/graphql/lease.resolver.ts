@@ -54,7 +54,7 @@ export class LeaseResolver {
       limit: size + 1,
     };
     await reads.fresh('leases');
-    const entries = await reads.read.leasePage(reads.caller, query);
+    const entries = await reads.leasePage(query);
     const page = entries.slice(0, size);
     const last = page.at(-1);
     return {
@@ -68,7 +68,7 @@ export class LeaseResolver {
     const reads = this.reads.of(context);
     checkPathParameter('leaseId', id);
     await reads.fresh('leases');
-    return reads.read.lease(reads.caller, id);
+    return reads.lease(id);
   }
 
   @ResolveField('history', () => [HistoryEntryType])

@@ -1,14 +1,26 @@
 import DataLoader from 'dataloader';
 import { Inject, Injectable } from '@nestjs/common';
-import type { AvailabilityIntervalRow, ReadModelName } from '#read-model/index.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type {
+  AvailabilityIntervalRow,
+  FloatingIpView,
+  HostView,
+  LeasePageEntry,
+  LeasePageQuery,
+  LeaseView,
+  ReadModelName,
+} from '#read-model/index.js';
 import type { Caller } from '#application/caller.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
+import { API_CONFIG, type ApiConfig } from '../config.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { markStale } from '../read-side/read-your-writes.interceptor.js';
-import { CLOCK } from '../tokens.js';
+import { CLOCK, EVENT_STORE } from '../tokens.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
+import { OperationBudget, budgetOf } from './operation-budget.js';
+import { REPORT_ROWS } from './query-cost.js';
 
 type Kind = 'host' | 'floatingip';
 
@@ -22,13 +34,19 @@ const groupBy = <K>(
   return keys.map((key) => grouped.get(key) ?? []);
 };
 
+const one = (): number => 1;
+const length = (rows: readonly unknown[]): number => rows.length;
+
 /**
- * The reads of one operation: every reservation's (or resource's) bookings asked for while a level of
- * the query resolves are read together, one query per kind, however many leases the page holds; and
- * each read model is waited for once (read-your-writes, as REST) until the operation writes again.
+ * The reads of one operation, every one within its budget (operation-budget.ts): every reservation's
+ * (or resource's) bookings asked for while a level of the query resolves are read together, one query
+ * per kind, however many leases the page holds; each stream a history needs is read once, however many
+ * leases' histories share it; and each read model is waited for once (read-your-writes, as REST) until
+ * the operation writes again.
  */
 export class OperationReads {
   private readonly waited = new Map<ReadModelName, Promise<void>>();
+  private readonly streams = new Map<string, Promise<RecordedEvent[]>>();
   private readonly reservationBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly resourceBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly histories: DataLoader<string, HistoryEntry[]>;
@@ -38,39 +56,68 @@ export class OperationReads {
     private readonly context: GraphqlContext,
     private readonly queries: ReadQueries,
     history: HistoryQueries,
+    private readonly store: EventStore,
     private readonly consistency: ReadYourWrites,
+    private readonly budget: OperationBudget,
     now: () => Date,
   ) {
     const byReservation = (kind: Kind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
-        return groupBy(ids, await queries.reservationBookings(caller, kind, ids), (row) => row.reservationId);
+        const rows = await budget.read(() => queries.reservationBookings(caller, kind, ids), length);
+        return groupBy(ids, rows, (row) => row.reservationId);
       });
     const byResource = (kind: Kind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
-        return groupBy(ids, await queries.resourceBookings(caller, kind, ids, now().getTime()), (row) => row.resourceId);
+        const rows = await budget.read(() => queries.resourceBookings(caller, kind, ids, now().getTime()), length);
+        return groupBy(ids, rows, (row) => row.resourceId);
       });
     this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip') };
     this.resourceBookings = { host: byResource('host'), floatingip: byResource('floatingip') };
-    // a lease's history is its own streams in the log, read per lease (no read model): the cost limit bounds how many
+    // a lease's history is its own streams in the log, read per lease (no read model); the hosts' and addresses' streams are shared
     this.histories = new DataLoader(async (ids) =>
-      Promise.all(ids.map((id) => history.lease(caller, id).catch((error: unknown) => error as Error))),
+      Promise.all(
+        ids.map((id) => history.lease(caller, id, (streamId) => this.stream(streamId)).catch((error: unknown) => error as Error)),
+      ),
     );
-  }
-
-  get read(): ReadQueries {
-    return this.queries;
   }
 
   /** Waits (bounded) until the read models include this process's last write; a read served before says so in the response headers. */
   async fresh(...names: readonly ReadModelName[]): Promise<void> {
-    await Promise.all(names.map((name) => this.waitOnce(name)));
+    await this.budget.unlessStopped(Promise.all(names.map((name) => this.waitOnce(name))));
   }
 
-  /** After a write in this operation, the next reads wait for it. */
+  /** After a write in this operation, the next reads wait for it, and read again what it may have changed. */
   wrote(): void {
     this.waited.clear();
+    this.streams.clear();
+    this.histories.clearAll();
+  }
+
+  leasePage(query: LeasePageQuery): Promise<LeasePageEntry[]> {
+    return this.budget.read(() => this.queries.leasePage(this.caller, query), length);
+  }
+
+  lease(leaseId: string): Promise<LeaseView> {
+    return this.budget.read(() => this.queries.lease(this.caller, leaseId), one);
+  }
+
+  hosts(): Promise<HostView[]> {
+    return this.budget.read(() => this.queries.hosts(this.caller), length);
+  }
+
+  host(hostId: string): Promise<HostView> {
+    return this.budget.read(() => this.queries.host(this.caller, hostId), one);
+  }
+
+  floatingIps(): Promise<FloatingIpView[]> {
+    return this.budget.read(() => this.queries.floatingIps(this.caller), length);
+  }
+
+  /** An availability search, a usage report or a capacity table: REST's reads, made in one piece and counted as REPORT_ROWS. */
+  report<T>(run: () => Promise<T>): Promise<T> {
+    return this.budget.read(run, () => REPORT_ROWS);
   }
 
   bookingsOfReservation(kind: Kind, reservationId: string): Promise<AvailabilityIntervalRow[]> {
@@ -85,6 +132,14 @@ export class OperationReads {
     return this.histories.load(leaseId);
   }
 
+  private stream(streamId: string): Promise<RecordedEvent[]> {
+    const known = this.streams.get(streamId);
+    if (known !== undefined) return known;
+    const reading = this.budget.read(() => this.store.readStream(streamId), length);
+    this.streams.set(streamId, reading);
+    return reading;
+  }
+
   private waitOnce(name: ReadModelName): Promise<void> {
     const known = this.waited.get(name);
     if (known !== undefined) return known;
@@ -96,7 +151,10 @@ export class OperationReads {
   }
 }
 
-/** Hands each operation its own OperationReads (its loaders' caches live as long as the operation). */
+/**
+ * Hands each operation its own OperationReads (its loaders' caches live as long as the operation), within
+ * the budget the query plugin gave it; an operation the plugin did not see (none should read) gets a budget of the same limits.
+ */
 @Injectable()
 export class RequestReads {
   private readonly byContext = new WeakMap<GraphqlContext, OperationReads>();
@@ -104,14 +162,26 @@ export class RequestReads {
   constructor(
     @Inject(ReadQueries) private readonly queries: ReadQueries,
     @Inject(HistoryQueries) private readonly history: HistoryQueries,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
   of(context: GraphqlContext): OperationReads {
     const known = this.byContext.get(context);
     if (known !== undefined) return known;
-    const reads = new OperationReads(callerIn(context), context, this.queries, this.history, this.consistency, this.clock);
+    const budget = budgetOf(context) ?? new OperationBudget(this.config.graphql);
+    const reads = new OperationReads(
+      callerIn(context),
+      context,
+      this.queries,
+      this.history,
+      this.store,
+      this.consistency,
+      budget,
+      this.clock,
+    );
     this.byContext.set(context, reads);
     return reads;
   }

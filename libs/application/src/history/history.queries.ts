@@ -39,6 +39,9 @@ const inLogOrder = (events: readonly RecordedEvent[]): HistoryEntry[] =>
     .sort((a, b) => a.position - b.position)
     .flatMap((event) => (isCatalogued(event.type) ? [historyEntry({ ...event, type: event.type })] : []));
 
+/** How a history reads one stream: the store's own read, or a caller's that counts, bounds or shares what it reads. */
+export type StreamReader = (streamId: string) => Promise<RecordedEvent[]>;
+
 /**
  * A resource's events, read by stream (never a scan of the log): a lease's own stream names every
  * reservation it ever had and the hosts and addresses they held, whose streams hold its bookings.
@@ -47,12 +50,16 @@ export class HistoryQueries {
   constructor(private readonly store: EventStore) {}
 
   /** As reading the lease: 404 when there is none, then the policy on its project and user (a deleted lease's too). */
-  async lease(caller: Caller, leaseId: string): Promise<HistoryEntry[]> {
-    const own = await this.store.readStream(leaseStream(leaseId));
+  async lease(
+    caller: Caller,
+    leaseId: string,
+    read: StreamReader = (streamId) => this.store.readStream(streamId),
+  ): Promise<HistoryEntry[]> {
+    const own = await read(leaseStream(leaseId));
     const creation = own.find((event) => event.type === 'Lease.Created');
     if (creation === undefined) throw leaseNotFound(leaseId);
     authorize(caller, ACTIONS.leaseGet, leaseTarget(creation.data as LeaseCreated['data']));
-    return inLogOrder([...own, ...(await this.bookings(own.flatMap(reservationsIn)))]);
+    return inLogOrder([...own, ...(await this.bookings(own.flatMap(reservationsIn), read))]);
   }
 
   /** Admin only (the policy first, as upstream for hosts): its stream, its Nova activity, its registry entries. */
@@ -75,13 +82,13 @@ export class HistoryQueries {
   }
 
   /** The booking events of these reservations on every host and address they held. */
-  private async bookings(reservations: readonly Reservation[]): Promise<RecordedEvent[]> {
+  private async bookings(reservations: readonly Reservation[], read: StreamReader): Promise<RecordedEvent[]> {
     const reservationIds = new Set(reservations.map((reservation) => reservation.id));
     const streams = new Set([
       ...reservations.flatMap(reservedHostIds).map(hostStream),
       ...reservations.flatMap(reservedFloatingIpIds).map(floatingIpStream),
     ]);
-    const events = await Promise.all([...streams].map((streamId) => this.store.readStream(streamId)));
+    const events = await Promise.all([...streams].map((streamId) => read(streamId)));
     return events.flat().filter((event) => reservationIds.has(dataField(event, 'reservationId') as string));
   }
 
