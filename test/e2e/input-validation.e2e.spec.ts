@@ -1,11 +1,14 @@
 /**
  * The input boundary through HTTP, case by case as a user reported them (issue 11): control
  * characters in names and paths, absurd capacities, blank names, hour 24, updates that change
- * nothing, host fields on update, network ids that are no UUID. Each refusal is a 400 (or 404) in
- * Blazar's body naming the field, and leaves the ledger as it was.
+ * nothing, host fields on update, network ids that are no UUID; and as a security review found them
+ * (issue 31): instants past 9999-12-31 23:59 offered or taken, unknown fields of Leasehold's own
+ * endpoints ignored, bidi controls echoed in messages. Each refusal is a 400 (or 404) in Blazar's
+ * body naming the field, and leaves the ledger as it was.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dayAt, ledgerCount } from '../helpers/api-fixtures.js';
+import { graphqlClient } from '../helpers/graphql.js';
 import { type JsonResponse, api, instanceReservation } from '../helpers/http.js';
 import { blazarError, describeBody, withoutCounterOffer } from '../helpers/lease-client.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -15,6 +18,7 @@ const NET = '4e7d1c2b-9a8f-4b3c-8d2e-1f0a9b8c7d60';
 describe('input validation at the API boundary (api + projector)', () => {
   let system: RunningSystem;
   let client: ReturnType<typeof api>;
+  let graphql: ReturnType<typeof graphqlClient>;
   let hostId: string;
   let leaseId: string;
 
@@ -39,6 +43,7 @@ describe('input validation at the API boundary (api + projector)', () => {
   beforeAll(async () => {
     system = await startSystem({ apps: ['api', 'projector'] });
     client = api(system.url);
+    graphql = graphqlClient(system.url);
     const host = await client.post('/v1/os-hosts', { name: 'iv-host-1', vcpus: 4, memory_mb: 8192, local_gb: 100, rack: 'r1' });
     expect(host.status, describeBody(host)).toBe(201);
     hostId = host.body.host.id;
@@ -152,6 +157,15 @@ describe('input validation at the API boundary (api + projector)', () => {
       ['GET', '/v1/flavors/%00', 'Flavor \\x00 could not be found.'],
       ['DELETE', '/v1/flavors/%00', 'Flavor \\x00 could not be found.'],
       ['PATCH', '/v1/os-hosts/properties/%00', 'Resource property \\x00 not found'],
+      // bidi controls and other format characters print as escapes too, whatever the route
+      ['GET', '/v1/leases/%E2%80%AE', "Object with {'lease_id': '\\u202e'} not found"],
+      ['PUT', '/v1/leases/x%E2%81%A6y', "Object with {'lease_id': 'x\\u2066y'} not found"],
+      ['GET', '/v1/leases/%F3%A0%81%81', "Object with {'lease_id': '\\U000e0041'} not found"],
+      ['GET', '/v1/os-hosts/%D8%9C', "Object with {'host_id': '\\u061c'} not found"],
+      ['GET', '/v1/floatingips/%E2%80%8F', 'Floating IP \\u200f not found.'],
+      ['DELETE', '/v1/flavors/%E2%80%AE', 'Flavor \\u202e could not be found.'],
+      ['PATCH', '/v1/os-hosts/properties/gpu%E2%80%AEevil', 'Resource property gpu\\u202eevil not found'],
+      ['GET', '/v1/leases/%E2%80%8B%EF%BB%BF%E2%80%A8', "Object with {'lease_id': '\\u200b\\ufeff\\u2028'} not found"],
     ])('%s %s', async (method, path, message) => {
       const body = method === 'PUT' ? JSON.stringify({ name: 'x' }) : method === 'PATCH' ? JSON.stringify({ private: true }) : undefined;
       await refused(() => raw(method, path, body), 404, message);
@@ -294,6 +308,21 @@ describe('input validation at the API boundary (api + projector)', () => {
       });
       expect(lease.status, describeBody(lease)).toBe(201);
       expect(lease.body.lease.reservations[0].network_id).toBe(NET);
+    });
+  });
+
+  describe('GraphQL escapes what it quotes as REST does', () => {
+    it('a lease id with a right-to-left override: NOT_FOUND, the id escaped in both messages', async () => {
+      const reply = await graphql('query ($id: ID!) { lease(id: $id) { id } }', { id: 'a\u202eb' });
+      const message = "Object with {'lease_id': 'a\\u202eb'} not found";
+      expect(reply.errors?.[0]).toMatchObject({ message, extensions: { code: 'NOT_FOUND', error_message: message } });
+    });
+
+    it("a value GraphQL's own validation quotes: escaped too", async () => {
+      const reply = await graphql('query ($first: Int) { leases(first: $first) { pageInfo { hasNextPage } } }', { first: 'x\u202ey' });
+      const [error] = reply.errors ?? [];
+      expect(error?.message, JSON.stringify(reply.errors)).toContain('x\\u202ey');
+      expect(JSON.stringify(reply.errors)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     });
   });
 });
