@@ -7,8 +7,8 @@
  * body naming the field, and leaves the ledger as it was.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dayAt, ledgerCount } from '../helpers/api-fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
+import { dayAt, ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
+import { type GraphqlReply, graphqlClient } from '../helpers/graphql.js';
 import { type JsonResponse, api, instanceReservation } from '../helpers/http.js';
 import { blazarError, describeBody, withoutCounterOffer } from '../helpers/lease-client.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -325,4 +325,134 @@ describe('input validation at the API boundary (api + projector)', () => {
       expect(JSON.stringify(reply.errors)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     });
   });
+
+  describe('no instant past 9999-12-31 23:59 is offered, and none is taken', () => {
+    const LAST_DAY = '9999-12-31';
+    const host = () => pinnedHost('iv-host-1');
+    const windowsOf = (body: { windows: { start_date: string; end_date: string }[] }) =>
+      body.windows.map((w) => [w.start_date, w.end_date]);
+    const AVAILABILITY = `query ($request: AvailabilityInput!) { availability(request: $request) { windows { start_date end_date } searched_until } }`;
+    const CREATE = 'mutation ($input: CreateLeaseInput!) { createLease(input: $input) { id } }';
+    let lateLeaseId: string;
+
+    beforeAll(async () => {
+      const free = await client.post('/v1/os-hosts', { name: 'iv-host-free' });
+      expect(free.status, describeBody(free)).toBe(201);
+      // iv-host-1 on the last day: booked 00:00-12:00 and 13:00-23:59, free 12:00-13:00
+      for (const [name, start_date, end_date] of [
+        ['iv-last-morning', `${LAST_DAY} 00:00`, `${LAST_DAY} 12:00`],
+        ['iv-last-evening', `${LAST_DAY} 13:00`, `${LAST_DAY} 23:59`],
+      ] as const) {
+        const created = await client.post('/v1/leases', { name, start_date, end_date, reservations: [host()] });
+        expect(created.status, describeBody(created)).toBe(201);
+        lateLeaseId = created.body.lease.id;
+      }
+    });
+
+    it('POST /v1/availability: the windows before the limit, none that would end after it', async () => {
+      const response = await client.post('/v1/availability', { reservations: [host()], duration: 60, not_before: `${LAST_DAY} 00:00` });
+      expect(response.status, describeBody(response)).toBe(200);
+      expect(windowsOf(response.body)).toEqual([[`${LAST_DAY} 12:00`, `${LAST_DAY} 13:00`]]);
+    });
+
+    it('GET /v1/availability: the same', async () => {
+      const query = new URLSearchParams({
+        resource_type: 'physical:host',
+        min: '1',
+        max: '1',
+        hypervisor_properties: host().hypervisor_properties,
+        duration: '60',
+        not_before: `${LAST_DAY} 00:00`,
+      });
+      const response = await client.get(`/v1/availability?${query.toString()}`);
+      expect(response.status, describeBody(response)).toBe(200);
+      expect(windowsOf(response.body)).toEqual([[`${LAST_DAY} 12:00`, `${LAST_DAY} 13:00`]]);
+    });
+
+    it('a search starting in the last hour offers what fits before the limit, and nothing that does not', async () => {
+      const free = await client.post('/v1/availability', {
+        reservations: [pinnedHost('iv-host-free')],
+        duration: 30,
+        not_before: `${LAST_DAY} 23:00`,
+      });
+      expect(free.status, describeBody(free)).toBe(200);
+      expect(windowsOf(free.body)).toEqual([[`${LAST_DAY} 23:00`, `${LAST_DAY} 23:30`]]);
+      const tooLong = await client.post('/v1/availability', {
+        reservations: [pinnedHost('iv-host-free')],
+        duration: 120,
+        not_before: `${LAST_DAY} 23:00`,
+      });
+      expect(tooLong.status, describeBody(tooLong)).toBe(200);
+      expect(tooLong.body).toEqual({ windows: [], searched_until: null });
+    });
+
+    it('GraphQL availability: the same windows', async () => {
+      const reply = await graphql(AVAILABILITY, {
+        request: { reservations: [host()], duration: '60', not_before: `${LAST_DAY} 00:00` },
+      });
+      expect(reply.errors, JSON.stringify(reply.errors)).toBeUndefined();
+      expect(windowsOf(reply.data.availability)).toEqual([[`${LAST_DAY} 12:00`, `${LAST_DAY} 13:00`]]);
+    });
+
+    it('a refusal for lack of capacity counter-offers only the windows that end by the limit (REST and GraphQL)', async () => {
+      const before = ledgerCount(system.dataDir);
+      const request = { name: 'iv-last-wanted', start_date: `${LAST_DAY} 00:00`, end_date: `${LAST_DAY} 01:00`, reservations: [host()] };
+      const refusedCreate = await client.post('/v1/leases', request);
+      expect(refusedCreate.status, describeBody(refusedCreate)).toBe(409);
+      expect(refusedCreate.body.alternatives).toEqual([{ start_date: `${LAST_DAY} 12:00`, end_date: `${LAST_DAY} 13:00` }]);
+      const reply = await graphql(CREATE, { input: request });
+      expect(reply.errors?.[0]?.extensions).toMatchObject({
+        code: 'CONFLICT',
+        alternatives: [{ start_date: `${LAST_DAY} 12:00`, end_date: `${LAST_DAY} 13:00` }],
+      });
+      expect(ledgerCount(system.dataDir)).toBe(before);
+    });
+
+    it('a lease that ends at the limit cannot grow: its extension ends where it does', async () => {
+      const response = await client.get(`/v1/leases/${lateLeaseId}/extension`);
+      expect(response.status, describeBody(response)).toBe(200);
+      expect(response.body.extension).toMatchObject({ end_date: `${LAST_DAY} 23:59`, max_end_date: `${LAST_DAY} 23:59` });
+    });
+
+    const PAST = '9999-12-31T23:00:00-05:00';
+    const past = (name: string) => `Malformed parameter ${name} (must not be after 9999-12-31 23:59 UTC)`;
+
+    it.each([
+      ['/v1/capacity', { start: `${LAST_DAY}T00:00:00Z`, end: PAST }, past('end')],
+      ['/v1/usage', { start: PAST, end: `${LAST_DAY}T23:59:00Z` }, past('start')],
+      ['/v1/audit', { start: '2030-01-01T00:00:00Z', end: PAST }, past('end')],
+      ['/v1/leases', { as_of: PAST }, past('as_of')],
+      ['/v1/os-hosts', { as_of: '9999-12-31T23:59:30Z' }, past('as_of')],
+    ])('GET %s with %j: 400', async (path, query, message) => {
+      await refused(() => client.get(`${path}?${new URLSearchParams(query).toString()}`), 400, message);
+    });
+
+    it('PUT /v1/rate-cards/{name} effective after the limit: 400, no card published', async () => {
+      await refused(
+        () => client.put('/v1/rate-cards/iv-late', { currency: 'EUR', effective_from: PAST, prices: { host_hours: '1' } }),
+        400,
+        past('effective_from'),
+      );
+      expect((await client.get('/v1/rate-cards/iv-late')).status).toBe(404);
+    });
+
+    const refusedInGraphql = (reply: GraphqlReply, message: string) =>
+      expect(reply.errors?.[0]?.extensions, JSON.stringify(reply.errors)).toMatchObject({ code: 'BAD_REQUEST', error_message: message });
+
+    it('GraphQL date arguments after the limit: BAD_REQUEST with the same message', async () => {
+      refusedInGraphql(
+        await graphql('query ($end: String!) { capacity(start: "9999-12-31T00:00:00Z", end: $end) { start } }', { end: PAST }),
+        past('end'),
+      );
+      refusedInGraphql(
+        await graphql('query ($start: String!) { usage(start: $start, end: "9999-12-31T23:59:00Z") { start } }', { start: PAST }),
+        past('start'),
+      );
+      refusedInGraphql(
+        await graphql('query ($after: String) { leases(filter: { starts_after: $after }) { pageInfo { hasNextPage } } }', { after: PAST }),
+        past('starts_after'),
+      );
+    });
+  });
+
 });
