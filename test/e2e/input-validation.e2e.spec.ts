@@ -455,4 +455,109 @@ describe('input validation at the API boundary (api + projector)', () => {
     });
   });
 
+  describe("Leasehold's own endpoints refuse fields they do not know (Blazar's keep upstream's leniency)", () => {
+    const availability = { reservations: [pinnedHost('iv-host-1')], duration: 60 };
+    const flavor = { name: 'iv-flavor', vcpus: 1, ram: 512, disk: 1 };
+    const card = { currency: 'EUR', effective_from: '2030-01-01 00:00', prices: { host_hours: '1' } };
+
+    it.each([
+      ['POST', '/v1/availability', { ...availability, bogus: 1 }, 'Unknown parameter bogus'],
+      ['POST', '/v1/availability', { ...availability, project_id: 'someone-else' }, 'Unknown parameter project_id'],
+      [
+        'POST',
+        '/v1/availability',
+        { ...availability, reservations: [{ ...pinnedHost('iv-host-1'), bogus: 1 }] },
+        'Unknown parameter reservations[0].bogus (not a field of a physical:host reservation)',
+      ],
+      [
+        'POST',
+        '/v1/availability',
+        { ...availability, reservations: [pinnedHost('iv-host-1'), { ...pinnedHost('iv-host-1'), amount: 2 }] },
+        'Unknown parameter reservations[1].amount (not a field of a physical:host reservation)',
+      ],
+      ['POST', '/v1/flavors', { flavor, bogus: 1 }, 'Unknown parameter bogus'],
+      ['POST', '/v1/flavors', { flavor: { ...flavor, description: 'x' } }, 'Unknown parameter flavor.description'],
+      ['POST', '/v1/flavors', { flavor: { ...flavor, 'a b': 1 } }, 'Unknown parameter flavor["a b"]'],
+      ['PUT', '/v1/rate-cards/iv-card', { ...card, project_id: 'p' }, 'Unknown parameter project_id'],
+      ['PUT', '/v1/rate-cards/iv-card', { ...card, prices: { host_hours: '1', gpu_hours: '2' } }, 'Unknown parameter prices.gpu_hours'],
+      [
+        'PUT',
+        '/v1/rate-cards/iv-card',
+        { ...card, capability_prices: [{ capability: 'gpu', value: 'true', prices: {}, bogus: 1 }] },
+        'Unknown parameter capability_prices[0].bogus',
+      ],
+      [
+        'PUT',
+        '/v1/quotas/iv-project',
+        { hosts: 1, project_id: 'p' },
+        'Unknown parameter project_id (quotas: hosts, vcpus, memory_mb, floating_ips, host_hours_per_month, vcpu_hours_per_month)',
+      ],
+    ])('%s %s %j: 400, nothing written', async (method, path, body, message) => {
+      await refused(() => raw(method, path, JSON.stringify(body)), 400, message);
+    });
+
+    it('a nested map of free keys (a flavor\u2019s extra_specs) is data, not fields', async () => {
+      const created = await client.post('/v1/flavors', {
+        flavor: { ...flavor, name: 'iv-specs', extra_specs: { 'hw:cpu_policy': 'dedicated' } },
+      });
+      expect(created.status, describeBody(created)).toBe(201);
+    });
+
+    const query = (parameters: Record<string, string>) => `?${new URLSearchParams(parameters).toString()}`;
+    const frame = { start: '2030-01-01 00:00', end: '2030-01-02 00:00' };
+    const hostQuery = {
+      resource_type: 'physical:host',
+      min: '1',
+      max: '1',
+      hypervisor_properties: pinnedHost('iv-host-1').hypervisor_properties,
+    };
+
+    it.each([
+      ['GET', `/v1/availability${query({ ...hostQuery, duration: '60', bogus: '1' })}`, null, 'bogus'],
+      ['POST', '/v1/availability?project_id=someone-else', availability, 'project_id'],
+      ['GET', `/v1/capacity${query({ ...frame, bogus: '1' })}`, null, 'bogus'],
+      ['GET', `/v1/usage${query({ ...frame, projectid: 'someone-else' })}`, null, 'projectid'],
+      ['GET', '/v1/rate-cards?all=1', null, 'all'],
+      ['GET', '/v1/rate-cards/iv-card?version=1', null, 'version'],
+      ['PUT', '/v1/rate-cards/iv-card?version=1', card, 'version'],
+      ['GET', '/v1/quotas/iv-project?detail=1', null, 'detail'],
+      ['PUT', '/v1/quotas/iv-project?dry_run=1', { hosts: 1 }, 'dry_run'],
+      ['GET', '/v1/flavors?is_public=none', null, 'is_public'],
+      ['POST', '/v1/flavors?bogus=1', { flavor }, 'bogus'],
+      ['DELETE', '/v1/flavors/iv-flavor?force=1', null, 'force'],
+      ['GET', '/v1/audit?outcome=refused&project=x', null, 'project'],
+      ['GET', '/v1/leases/{lease}/history?limit=5', null, 'limit'],
+      ['GET', '/v1/os-hosts/{host}/history?bogus=1', null, 'bogus'],
+      ['GET', '/v1/leases/{lease}/extension?end_date=x', null, 'end_date'],
+      ['GET', '/v1/events?after=0&type=lease.created', null, 'type'],
+      ['GET', '/calendar?bogus=1', null, 'bogus'],
+    ])('%s %s: 400 naming the parameter, nothing written', async (method, path, body, name) => {
+      const url = path.replace('{lease}', leaseId).replace('{host}', hostId);
+      await refused(() => raw(method, url, body === null ? undefined : JSON.stringify(body)), 400, `Unknown parameter ${name}`);
+    });
+
+    it("Blazar's own routes ignore unknown parameters, as upstream does", async () => {
+      expect((await client.get('/v1/leases?bogus=1')).status).toBe(200);
+      expect((await client.get(`/v1/os-hosts/${hostId}?bogus=1`)).status).toBe(200);
+    });
+
+    it("GraphQL availability: another type's field left null is not given; given a value, it is refused as over REST", async () => {
+      const reservation = { ...pinnedHost('iv-host-1'), amount: null, vcpus: null };
+      const query = 'query ($request: AvailabilityInput!) { availability(request: $request) { searched_until } }';
+      const fine = await graphql(query, { request: { reservations: [reservation], duration: '60' } });
+      expect(fine.errors, JSON.stringify(fine.errors)).toBeUndefined();
+      const refusedReply = await graphql(query, { request: { reservations: [{ ...reservation, amount: 2 }], duration: '60' } });
+      expect(refusedReply.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_REQUEST',
+        error_message: 'Unknown parameter reservations[0].amount (not a field of a physical:host reservation)',
+      });
+    });
+
+    it('GraphQL input types refuse unknown fields by their schema', async () => {
+      const reply = await graphql('query ($request: AvailabilityInput!) { availability(request: $request) { searched_until } }', {
+        request: { ...availability, duration: '60', bogus: 1 },
+      });
+      expect(JSON.stringify(reply.errors)).toContain('bogus');
+    });
+  });
 });
