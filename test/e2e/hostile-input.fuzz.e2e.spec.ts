@@ -3,8 +3,9 @@
  * bodies mutated field by field from a valid one (hostile strings, wrong types from the schema,
  * huge or non-integral numbers, deep nesting, odd keys), random JSON, raw bytes that are not JSON or
  * not UTF-8, hostile path segments and query parameters. Whatever comes in: no 5xx, every 4xx in
- * Blazar's error body (and no control character echoed in it), a refused request leaves the event
- * log exactly as it was, and what an accepted one appends holds no string the input rules refuse.
+ * Blazar's error body (and no control, bidi or other format character echoed in it), a refused
+ * request leaves the event log exactly as it was, and what an accepted one appends holds no string
+ * the input rules refuse.
  * Replay a failure with LEASEHOLD_FUZZ_SEED=<seed>; LEASEHOLD_FUZZ_RUNS sets the number of requests.
  */
 import { join } from 'node:path';
@@ -91,6 +92,9 @@ const forbiddenIn = (value: unknown, at = '$'): string | null => {
 
 const nested = (depth: number): unknown => (depth === 0 ? 'bottom' : [nested(depth - 1)]);
 
+/** What no message prints as it is, besides what the rules refuse: bidi controls and other format characters, line separators. */
+const UNPRINTABLE_IN_MESSAGES = /[\p{Cf}\p{Zl}\p{Zp}]/u;
+
 const loneSurrogate = fc
   .tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 5 }))
   .map(([before, unit, after]) => `${before}${String.fromCharCode(unit)}${after}`);
@@ -109,6 +113,9 @@ const hostileString = fc.oneof(
     '\u009f',
     '\u2028',
     '\u202e',
+    'a\u2066b\u2069',
+    '\u200f\u061c',
+    '\u{e0041}',
     '\ufeff',
     '\ufffe',
     '',
@@ -266,6 +273,9 @@ const HOSTILE_SEGMENTS = [
   '%ED%A0%80',
   '%C0%80',
   '%E2%80%AE',
+  'x%E2%81%A6y',
+  '%D8%9C',
+  '%F3%A0%81%81',
   '%F0%9F%98%80',
   '..',
   '.',
@@ -491,6 +501,9 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     expect(body.error_name, what).toBe(status);
     expect(body.error_message, what).toEqual(expect.any(String));
     expect(textProblem(body.error_message as string), `${what}: the message echoes what the rules refuse`).toBeNull();
+    expect(body.error_message, `${what}: the message echoes a format or separator character (U+202E...) as it is`).not.toMatch(
+      UNPRINTABLE_IN_MESSAGES,
+    );
     expect(changed, `${what}: a refused request changed the event log`).toBe(false);
   };
 

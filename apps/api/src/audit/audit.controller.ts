@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { HistoryEntry } from '#application/history/history-entry.js';
@@ -9,6 +10,7 @@ import { CLOCK } from '../tokens.js';
 import { parseAuditQuery } from './audit-request.parser.js';
 
 @Controller('v1/audit')
+@UseGuards(KnownParameters)
 export class AuditController {
   constructor(
     @Inject(WriteRefusals) private readonly refusals: WriteRefusals,

@@ -1,11 +1,41 @@
 import { Duration, type DateTime } from 'luxon';
-import { invalid } from '#domain/index.js';
+import { type ResourceType, invalid } from '#domain/index.js';
 import { type AvailabilityRequest, DEFAULT_LIMIT, MAX_LIMIT } from '#application/availability/availability.queries.js';
+import type { ReservationRequest } from '#plugins/reservation-types.js';
+import type { FieldPath } from '../http/input-rules.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
-import { validateBody } from '../http/validate-body.js';
-import { parseReservation } from '../leases/lease-request.parser.js';
+import { declaredFields, refuseUnknownFields, validateBody, validateExtensionBody } from '../http/validate-body.js';
+import {
+  FlavorInstanceReservationDto,
+  FloatingIpReservationDto,
+  HostReservationDto,
+  InstanceReservationDto,
+  ReservationTypeDto,
+} from '../leases/lease.dto.js';
+import { isResourceType, parseReservation } from '../leases/lease-request.parser.js';
 import { AvailabilityQueryDto } from './availability.dto.js';
+
+/** The DTO of each reservation type's own fields, as POST /v1/leases reads them. */
+const RESERVATION_DTOS: Readonly<Record<ResourceType, new () => object>> = {
+  'physical:host': HostReservationDto,
+  'virtual:instance': InstanceReservationDto,
+  'flavor:instance': FlavorInstanceReservationDto,
+  'virtual:floatingip': FloatingIpReservationDto,
+};
+
+/**
+ * One reservation of the search, judged as in POST /v1/leases, but without the leniency Blazar's route keeps: a key its type does not
+ * read (another type's field, a typo) is refused rather than ignored.
+ */
+const parseSearchedReservation = (raw: unknown, at: FieldPath): ReservationRequest => {
+  const { resource_type: type } = validateBody(ReservationTypeDto, raw, 'reservation');
+  if (isResourceType(type)) {
+    const known = ['resource_type', ...declaredFields(RESERVATION_DTOS[type])];
+    refuseUnknownFields(raw as Readonly<Record<string, unknown>>, known, at, `not a field of a ${type} reservation`);
+  }
+  return parseReservation(raw);
+};
 
 /** Ten years: no lease is longer, and every sum of dates stays exact. */
 const MAX_DURATION_MINUTES = 10 * 366 * 24 * 60;
@@ -32,16 +62,23 @@ const parseLimit = (value: unknown): number => {
 const optionalDate = (value: unknown, now: DateTime): string | null =>
   value === undefined || value === null ? null : parseBlazarDate(value, now);
 
-/** POST /v1/availability body -> request; each reservation judged exactly as in POST /v1/leases. */
-export const parseAvailabilityQuery = (body: unknown, now: DateTime): AvailabilityRequest => {
-  const dto = validateBody(AvailabilityQueryDto, body);
+/**
+ * POST /v1/availability body -> request; each reservation judged as in POST /v1/leases, and named in a refusal by `reservationAt`
+ * (GET's reservation is the query string itself).
+ */
+export const parseAvailabilityQuery = (
+  body: unknown,
+  now: DateTime,
+  reservationAt: (index: number) => FieldPath = (index) => ['reservations', index],
+): AvailabilityRequest => {
+  const dto = validateExtensionBody(AvailabilityQueryDto, body);
   if (dto.reservations.length === 0) throw malformed('reservations', 'at least one reservation');
   return {
     durationMinutes: parseDuration(dto.duration),
     notBefore: optionalDate(dto.not_before, now),
     notAfter: optionalDate(dto.not_after, now),
     limit: parseLimit(dto.limit),
-    reservations: dto.reservations.map(parseReservation),
+    reservations: dto.reservations.map((raw, index) => parseSearchedReservation(raw, reservationAt(index))),
   };
 };
 
@@ -59,5 +96,5 @@ export const parseAvailabilityParameters = (query: Readonly<Record<string, strin
     if (SEARCH_PARAMETERS.has(key)) search[key] = value;
     else reservation[key] = value;
   }
-  return parseAvailabilityQuery({ ...search, reservations: [reservation] }, now);
+  return parseAvailabilityQuery({ ...search, reservations: [reservation] }, now, () => []);
 };

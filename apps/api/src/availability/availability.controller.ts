@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import {
@@ -40,6 +41,7 @@ const extensionBody = (extension: LeaseExtension) => ({
  * log's head before each answer, so a client's own writes are always seen: no projector wait).
  */
 @Controller('v1')
+@UseGuards(KnownParameters)
 export class AvailabilityController {
   constructor(
     @Inject(AvailabilityQueries) private readonly availability: AvailabilityQueries,

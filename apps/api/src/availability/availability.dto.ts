@@ -8,7 +8,11 @@ const DURATION: JsonSchema = {
 };
 
 /** POST /v1/availability: the reservations of a lease request, how long, and between when. */
-@RequestSchema({ description: 'A lease request without dates: when could it be admitted?' })
+@RequestSchema({
+  description:
+    'A lease request without dates: when could it be admitted? Unknown keys are refused (400), here and in a reservation (a key its type does not read).',
+  additionalProperties: false,
+})
 export class AvailabilityQueryDto {
   @IsDefined({ message: 'Missing parameter reservations' })
   @IsArray({ message: 'Malformed parameter reservations' })

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { Controller, Get, Header, NotFoundException, Param, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Header, NotFoundException, Param, StreamableFile, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import { CALENDAR_PAGE, CONTENT_SECURITY_POLICY, calendarAsset } from './calendar-page.js';
 
 /**
@@ -7,6 +8,7 @@ import { CALENDAR_PAGE, CONTENT_SECURITY_POLICY, calendarAsset } from './calenda
  * /docs. The page shows nothing until its own /v1 calls, made with the token typed into it, succeed.
  */
 @Controller('calendar')
+@UseGuards(KnownParameters)
 export class CalendarController {
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { CapacityQueries } from '#application/queries/capacity.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
@@ -9,6 +10,7 @@ import { reportBody } from './capacity-body.js';
 
 /** The operators' capacity table (a Leasehold extension; docs/availability.md). */
 @Controller('v1')
+@UseGuards(KnownParameters)
 export class CapacityController {
   constructor(@Inject(CapacityQueries) private readonly capacity: CapacityQueries) {}
 

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { EventFeed } from '#application/feed/event-feed.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
@@ -13,6 +14,7 @@ const wantsStream = (request: Request): boolean => request.accepts(['application
 
 /** The log, replayable from any position: JSON pages, or the same events streamed live. */
 @Controller('v1/events')
+@UseGuards(KnownParameters)
 export class FeedController {
   constructor(
     @Inject(EventFeed) private readonly feed: EventFeed,

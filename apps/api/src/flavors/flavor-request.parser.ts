@@ -1,6 +1,6 @@
 import { invalid } from '#domain/index.js';
 import { MAX_INT32, toIntLike } from '../http/int-like.js';
-import { requireObject, validateBody } from '../http/validate-body.js';
+import { refuseUnknownFields, requireObject, validateExtensionBody } from '../http/validate-body.js';
 import type { NewFlavor } from '#application/flavors/flavor.use-cases.js';
 import { CreateFlavorDto } from './flavor.dto.js';
 import { toBoolean, toFlavorId, toNumberLike } from './flavor.validators.js';
@@ -25,11 +25,15 @@ const rxtxFactor = (value: number | string | null | undefined): number => {
   return factor;
 };
 
-/** POST /v1/flavors: `{"flavor": {...}}` as Nova takes it; sizes are checked by the catalog (Nova's rules). */
+/**
+ * POST /v1/flavors: `{"flavor": {...}}` as Nova takes it (an unknown key, there or in `flavor`, is refused as Nova's schema refuses it);
+ * sizes are checked by the catalog (Nova's rules).
+ */
 export const parseCreateFlavor = (raw: unknown): NewFlavor => {
   const body = requireObject(raw);
+  refuseUnknownFields(body, ['flavor']);
   if (body.flavor === undefined || body.flavor === null) throw invalid('MISSING_PARAMETER', 'Missing parameter flavor');
-  const dto = validateBody(CreateFlavorDto, body.flavor, 'parameter flavor');
+  const dto = validateExtensionBody(CreateFlavorDto, body.flavor, ['flavor'], 'parameter flavor');
   return {
     id: given(dto.id) ? toFlavorId(dto.id) : null,
     name: dto.name,

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { type FlavorView, toFlavorView } from '#read-model/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
@@ -15,6 +16,7 @@ import { parseCreateFlavor } from './flavor-request.parser.js';
  * `flavor:instance` reservations can name a flavor without an OpenStack cloud.
  */
 @Controller('v1/flavors')
+@UseGuards(KnownParameters)
 export class FlavorController {
   constructor(
     @Inject(FlavorUseCases) private readonly flavors: FlavorUseCases,

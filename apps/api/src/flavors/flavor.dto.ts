@@ -17,7 +17,10 @@ import { BOOLEAN_VALUES, IsExtraSpecs, IsFlavorId, IsNumberLike } from './flavor
 const malformed = (name: string, why = '') => ({ message: `Malformed parameter ${name}${why}` });
 
 /** The `flavor` object of POST /v1/flavors, as Nova's `POST /flavors` takes it (plus `extra_specs`). */
-@RequestSchema({ description: "A flavor as Nova's `POST /flavors` takes it, plus `extra_specs`. Unknown keys are ignored." })
+@RequestSchema({
+  description: "A flavor as Nova's `POST /flavors` takes it, plus `extra_specs`. Unknown keys are refused (400), as Nova refuses them.",
+  additionalProperties: false,
+})
 export class CreateFlavorDto {
   @IsDefined({ message: 'Missing parameter name' })
   @MaxLength(255, malformed('name'))

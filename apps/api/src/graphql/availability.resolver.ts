@@ -31,6 +31,18 @@ const availabilityBody = ({ windows, searchedUntil }: Availability): Availabilit
   searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
 });
 
+/**
+ * POST /v1/availability's body for these arguments. ReservationInput has every type's fields, and GraphQL's null says "not given": a
+ * field left null is left out, so that only a field given a value counts as one of another reservation type (a 400 naming it).
+ */
+const searchBody = (request: AvailabilityInput): Record<string, unknown> => {
+  const body = restBody(request);
+  const reservations = (body.reservations as readonly Record<string, unknown>[]).map((reservation) =>
+    Object.fromEntries(Object.entries(reservation).filter(([, value]) => value !== null)),
+  );
+  return { ...body, reservations };
+};
+
 /** When a lease request would be admitted (POST /v1/availability) and what was used (GET /v1/usage): the same queries. */
 @Resolver()
 export class AvailabilityResolver {
@@ -72,7 +84,7 @@ export class AvailabilityResolver {
   ): Promise<AvailabilityType> {
     const caller = callerIn(context);
     const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
-    const query = parseAvailabilityQuery(restBody(request), now);
+    const query = parseAvailabilityQuery(searchBody(request), now);
     return availabilityBody(
       await this.reads.of(context).report(() => this.availabilityQueries.windows(caller, query, now.toISO() as string)),
     );

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { AuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
 import { localExplorer } from './explorer.plugin.js';
+import { printableError } from './graphql-errors.js';
 import { subscriptionsOverWebSocketOnly } from './http-subscriptions.plugin.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { LeaseResolver, ReservationResolver } from './lease.resolver.js';
@@ -55,6 +56,7 @@ export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): D
     context: contextOf,
     subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth), onSubscribe: subscriptionsOnly } },
     includeStacktraceInErrorResponses: false,
+    formatError: printableError,
     // a field's error (a reservation's allocations refused by the policy) is mapped as a query's is
     fieldResolverEnhancers: ['filters'],
   });

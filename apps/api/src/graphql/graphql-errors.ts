@@ -1,8 +1,9 @@
 import { HttpException, Logger } from '@nestjs/common';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { type DomainErrorKind, describeError, isDomainError } from '#domain/index.js';
 import { CapacityRefused, requestDate } from '#application/availability/counter-offer.js';
 import { STATUS_BY_KIND, blazarError } from '../http/blazar-error.js';
+import { printable } from '../http/input-rules.js';
 import { wireMessage } from '../http/wire-names.js';
 import { STORAGE_UNAVAILABLE_MESSAGE, isStorageUnavailable } from '../http/storage-unavailable.js';
 import { OperationStopped } from './operation-budget.js';
@@ -69,3 +70,12 @@ export const graphqlError = (exception: unknown): GraphQLError => {
   logger.error(describeError(exception, { stack: true }));
   return withBody('INTERNAL_SERVER_ERROR', 500, 'Internal Server Error');
 };
+
+/**
+ * Every error's last step before it leaves, GraphQL's own included: its validation quotes the operation's values as they are (a
+ * variable's `"x\u202ey"` arrives with the override in it), so the message is made printable as REST's are.
+ */
+export const printableError = (formatted: GraphQLFormattedError): GraphQLFormattedError => ({
+  ...formatted,
+  message: printable(formatted.message),
+});

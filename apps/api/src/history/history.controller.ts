@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
@@ -6,6 +7,7 @@ import { callerOf } from '../http/request-context.js';
 
 /** What happened to a lease, host or floating IP, read from the log itself (never stale). */
 @Controller('v1')
+@UseGuards(KnownParameters)
 export class HistoryController {
   constructor(@Inject(HistoryQueries) private readonly history: HistoryQueries) {}
 

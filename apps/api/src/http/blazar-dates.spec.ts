@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { parseBlazarDate } from './blazar-dates.js';
+import { parseBlazarDate, parseInstant } from './blazar-dates.js';
 import { refusal } from './testing/request-tables.js';
 
 const NOW = DateTime.fromISO('2030-06-08T12:34:56.789Z', { zone: 'utc' });
@@ -57,5 +57,27 @@ describe("parseBlazarDate: exactly what upstream's strptime('%Y-%m-%d %H:%M') ac
       '202001011200 is an invalid date. Required format: %Y-%m-%d %H:%M',
     );
     expect(refusal(() => parseBlazarDate(['2030-01-01 12:00'], NOW)).status).toBe(400);
+  });
+});
+
+describe("parseInstant: no instant after 9999-12-31 23:59, the last one Blazar's format can write", () => {
+  it.each([
+    ['9999-12-31 23:59', '9999-12-31T23:59:00.000Z'],
+    ['9999-12-31T23:59:00Z', '9999-12-31T23:59:00.000Z'],
+    ['9999-12-31T23:59+00:00', '9999-12-31T23:59:00.000Z'],
+    ['9999-12-31T23:30:00+01:00', '9999-12-31T22:30:00.000Z'],
+  ])('takes %s', (text, iso) => {
+    expect(parseInstant('start', text, NOW)).toBe(iso);
+  });
+
+  it.each([
+    ['an offset that carries it into year 10000', '9999-12-31T23:00:00-05:00'],
+    ['a minute later', '9999-12-31T23:59:01Z'],
+    ['the last minute in a zone west of UTC', '9999-12-31T23:59-00:01'],
+  ])('refuses %s', (_name, text) => {
+    expect(refusal(() => parseInstant('start', text, NOW))).toEqual({
+      status: 400,
+      message: 'Malformed parameter start (must not be after 9999-12-31 23:59 UTC)',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { invalid } from '#domain/index.js';
+import { LAST_INSTANT_MS, LAST_REQUEST_DATE, invalid } from '#domain/index.js';
 
 /**
  * What upstream's `datetime.strptime(value, '%Y-%m-%d %H:%M')` accepts, in ASCII: a 4-digit year,
@@ -41,12 +41,18 @@ export const parseBlazarDate = (value: unknown, now: DateTime): string => {
 /** ISO 8601 with an explicit UTC designator or offset: a date the caller did not place in a zone is Blazar's (UTC) form. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** A query's instant: Blazar's `YYYY-MM-DD HH:MM` (UTC) or `now`, or ISO 8601 with a zone. Returns ISO-8601 UTC. */
+/**
+ * A query's instant: Blazar's `YYYY-MM-DD HH:MM` (UTC) or `now`, or ISO 8601 with a zone, at most
+ * LAST_INSTANT_MS (a zone west of UTC can carry a 4-digit year past it). Returns ISO-8601 UTC.
+ */
 export const parseInstant = (name: string, value: string, now: DateTime): string => {
   if (BLAZAR_DATE.test(value) || value === 'now') return parseBlazarDate(value, now);
   const parsed = ISO_INSTANT.test(value) ? DateTime.fromISO(value, { setZone: true }) : null;
   if (parsed === null || !parsed.isValid) {
     throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be %Y-%m-%d %H:%M in UTC, or ISO 8601 with a zone)`);
+  }
+  if (parsed.toMillis() > LAST_INSTANT_MS) {
+    throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must not be after ${LAST_REQUEST_DATE} UTC)`);
   }
   return parsed.toUTC().toISO();
 };

@@ -37,6 +37,24 @@ describe('input rules: one rule set for every string that enters', () => {
     expect(printable('x\u0000y\u007f\u0085\ud800')).toBe('x\\x00y\\x7f\\x85\\ud800');
     expect(printable('ok \ud83d\ude80')).toBe('ok \ud83d\ude80');
   });
+
+  it.each([
+    ['right-to-left override', 'a\u202eb', 'a\\u202eb'],
+    ['every bidi embedding and override', '\u202a\u202b\u202c\u202d', '\\u202a\\u202b\\u202c\\u202d'],
+    ['bidi isolates', '\u2066\u2067\u2068\u2069', '\\u2066\\u2067\\u2068\\u2069'],
+    ['bidi marks', '\u200e\u200f\u061c', '\\u200e\\u200f\\u061c'],
+    ['zero-width characters and the BOM', '\u200b\u200d\u2060\ufeff', '\\u200b\\u200d\\u2060\\ufeff'],
+    ['a soft hyphen', 'a\u00adb', 'a\\xadb'],
+    ['line and paragraph separators', '\u2028\u2029', '\\u2028\\u2029'],
+    ['interlinear annotation', '\ufff9\ufffb', '\\ufff9\\ufffb'],
+    ['a format character beyond the BMP (a tag)', 'x\u{e0041}', 'x\\U000e0041'],
+  ])('escapes %s (Unicode format and separator characters) as Python prints them', (_name, text, shown) => {
+    expect(printable(text)).toBe(shown);
+  });
+
+  it('leaves visible text, spaces and letters of every script as they are', () => {
+    expect(printable('Müller 東京 \u00a0\u3000 العربية \u05d0')).toBe('Müller 東京 \u00a0\u3000 العربية \u05d0');
+  });
 });
 
 describe('checkInputTree: every key and value of a body, at any depth', () => {

@@ -21,13 +21,21 @@ export const MAX_DEPTH = 16;
 /** Keys that name JavaScript's object internals: an object built from them by assignment, or a library walking it, may misbehave. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/**
+ * What a message never prints as it is: what the rule set refuses (controls, lone surrogates), and the characters the rules let into
+ * names but a terminal or a page does not show as themselves: format characters (bidi controls such as U+202E, which reorder the text
+ * around them, zero-width characters, the BOM, tags) and line and paragraph separators.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
 
-/** The text with what the rule set refuses escaped as Python's repr() would (`\x00`, `\ud800`): safe to echo in a message. */
+const hex = (code: number, width: number): string => code.toString(16).padStart(width, '0');
+
+/** The text with those characters escaped as Python's repr() would (`\x00`, `\u202e`, `\U000e0041`): safe to echo in a message. */
 export const printable = (text: string): string =>
   text.replace(UNPRINTABLE, (char) => {
-    const code = char.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x100) return `\\x${hex(code, 2)}`;
+    return code <= 0xffff ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
   });
 
 export type FieldPath = readonly (string | number)[];

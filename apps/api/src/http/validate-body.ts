@@ -1,5 +1,6 @@
-import { type ValidationError, validateSync } from 'class-validator';
+import { type ValidationError, getMetadataStorage, validateSync } from 'class-validator';
 import { invalid } from '#domain/index.js';
+import { type FieldPath, fieldName } from './input-rules.js';
 
 const firstMessage = (error: ValidationError): string => {
   const messages = Object.values(error.constraints ?? {});
@@ -36,4 +37,44 @@ export const validateBody = <T extends object>(dto: new () => T, body: unknown, 
   const first = errors[0];
   if (first !== undefined) throw invalid('VALIDATION_FAILED', firstMessage(first));
   return instance;
+};
+
+const declared = new WeakMap<object, ReadonlySet<string>>();
+
+/** The fields a DTO declares: those class-validator validates (its OpenAPI schema lists the same). */
+export const declaredFields = (dto: new () => object): ReadonlySet<string> => {
+  let fields = declared.get(dto);
+  if (fields === undefined) {
+    fields = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', false, false)
+        .map((meta) => meta.propertyName),
+    );
+    declared.set(dto, fields);
+  }
+  return fields;
+};
+
+/**
+ * The body of a Leasehold extension (an object at `at` in it) names only fields it knows: a client's typo or a field it believes
+ * scopes the call (`project_id`) must not be ignored silently. Blazar's own routes ignore unknown keys, as upstream does.
+ */
+export const refuseUnknownFields = (
+  body: Readonly<Record<string, unknown>>,
+  known: Iterable<string>,
+  at: FieldPath = [],
+  why?: string,
+): void => {
+  const fields = new Set(known);
+  const unknown = Object.keys(body).find((key) => !fields.has(key));
+  if (unknown !== undefined) {
+    throw invalid('UNKNOWN_PARAMETER', `Unknown parameter ${fieldName([...at, unknown])}${why === undefined ? '' : ` (${why})`}`);
+  }
+};
+
+/** validateBody for an extension's body (at `at`): a key the DTO does not declare is refused first. */
+export const validateExtensionBody = <T extends object>(dto: new () => T, body: unknown, at: FieldPath = [], what?: string): T => {
+  const fields = requireObject(body, what);
+  refuseUnknownFields(fields, declaredFields(dto), at);
+  return validateBody(dto, fields, what);
 };

@@ -22,7 +22,7 @@ import {
   toAffinity,
 } from './lease.dto.js';
 
-const isResourceType = (value: string): value is ResourceType => (RESOURCE_TYPES as readonly string[]).includes(value);
+export const isResourceType = (value: string): value is ResourceType => (RESOURCE_TYPES as readonly string[]).includes(value);
 
 const affinityOf = (value: unknown): Affinity => (value === undefined ? null : (toAffinity(value)?.value ?? null));
 

@@ -47,9 +47,10 @@ const reservationOfType = (type: string, dto: Type): JsonSchema => ({
 export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   FlavorCreate: {
     type: 'object',
-    description: "Nova's envelope; a missing `flavor` is refused (400 `Missing parameter flavor`).",
+    description: "Nova's envelope; a missing `flavor` is refused (400 `Missing parameter flavor`), and so is any other key.",
     properties: { flavor: ref(CreateFlavorDto.name) },
     required: ['flavor'],
+    additionalProperties: false,
   },
   WebhookCreate: {
     type: 'object',

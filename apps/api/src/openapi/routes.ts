@@ -2,6 +2,7 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner } from '@nestjs/core';
+import { queryParametersOf } from '../http/known-parameters.guard.js';
 
 /** One route as Nest registers it, read from the same decorator metadata Nest's router reads. */
 export interface RouteInfo {
@@ -53,7 +54,7 @@ export const routesOf = (controllers: readonly Type[]): RouteInfo[] => {
           .filter(([key]) => key.split(':')[0] === String(type))
           .map(([, arg]) => arg)
           .sort((a, b) => a.index - b.index);
-      const queryParameters = ofType(RouteParamtypes.QUERY).flatMap((arg) => (typeof arg.data === 'string' ? [arg.data] : []));
+      const queryParameters = queryParametersOf(controller, handler);
       for (const base of asArray(Reflect.getMetadata(PATH_METADATA, controller))) {
         for (const sub of asArray(Reflect.getMetadata(PATH_METADATA, fn))) {
           const path = joinPath(base, sub);

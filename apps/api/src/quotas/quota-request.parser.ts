@@ -1,5 +1,5 @@
 import { MAX_QUOTA_LIMIT, QUOTA_FIELDS, QUOTA_NAMES, type QuotaChanges, type QuotaName, invalid } from '#domain/index.js';
-import { requireObject } from '../http/validate-body.js';
+import { refuseUnknownFields, requireObject } from '../http/validate-body.js';
 
 const limit = (value: unknown, field: string): number | null => {
   if (value === null) return null;
@@ -16,9 +16,7 @@ const limit = (value: unknown, field: string): number | null => {
 export const parseQuotaChanges = (raw: unknown): QuotaChanges => {
   const body = requireObject(raw);
   const byField = new Map(QUOTA_NAMES.map((name) => [QUOTA_FIELDS[name], name]));
-  const unknown = Object.keys(body).find((key) => !byField.has(key));
-  if (unknown !== undefined)
-    throw invalid('MALFORMED_PARAMETER', `Unknown parameter ${unknown} (quotas: ${[...byField.keys()].join(', ')})`);
+  refuseUnknownFields(body, byField.keys(), [], `quotas: ${[...byField.keys()].join(', ')}`);
   if (Object.keys(body).length === 0)
     throw invalid('MISSING_PARAMETER', `Missing parameter: name at least one of ${[...byField.keys()].join(', ')}`);
   const changes: Partial<Record<QuotaName, number | null>> = {};

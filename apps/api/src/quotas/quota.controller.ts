@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
@@ -11,6 +12,7 @@ import { quotaView } from './quota-view.js';
 
 /** Per-project quotas (a Leasehold extension; Blazar has none): members read their own, admins set them. */
 @Controller('v1')
+@UseGuards(KnownParameters)
 export class QuotaController {
   constructor(
     @Inject(QuotaUseCases) private readonly quotas: QuotaUseCases,

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
@@ -13,6 +14,7 @@ import { reportDate } from './usage-request.parser.js';
 
 /** Usage reports and rate cards (Leasehold extensions; docs/usage.md). */
 @Controller('v1')
+@UseGuards(KnownParameters)
 export class UsageController {
   constructor(
     @Inject(UsageQueries) private readonly usage: UsageQueries,

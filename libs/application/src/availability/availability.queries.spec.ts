@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { leaseStream } from '#domain/index.js';
+import { created, reservation } from '#domain/lease/testing/lease.fixtures.js';
 import type { ReservationRequest } from '#plugins/reservation-types.js';
 import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
@@ -205,5 +207,74 @@ describe('the window search', () => {
       .given([hostRegistered('1')])
       .when((app) => found(app, member, ask([hosts(1)], 1, { notBefore: at(12), notAfter: at(11) }), NOW))
       .thenThrows({ code: 'INVALID_RANGE' });
+  });
+
+  describe('the last instant a date may be (9999-12-31 23:59: none later can be written as Blazar writes dates)', () => {
+    const LAST_DAY = (time: string) => `9999-12-31T${time}:00.000Z`;
+    const bookedOnLastDay = (start: string, end: string) => ({
+      ...hostBooked('1', `r-${start}`),
+      data: {
+        hostId: '1',
+        reservationId: `r-${start}`,
+        leaseId: `l-${start}`,
+        startDate: LAST_DAY(start),
+        endDate: LAST_DAY(end),
+        propertyNames: [],
+      },
+    });
+    const windowsOf = (windows: readonly { readonly startDate: string; readonly endDate: string }[]) =>
+      windows.map((w) => [w.startDate, w.endDate]);
+
+    it('offers the windows that end by it, and none that would end after it', async () => {
+      const windows = await spec
+        .given([hostRegistered('1')])
+        .when((app) => found(app, member, ask([hosts(1)], 0.5, { notBefore: LAST_DAY('23:00') }), NOW))
+        .then([]);
+      expect(windowsOf(windows)).toEqual([[LAST_DAY('23:00'), LAST_DAY('23:30')]]);
+    });
+
+    it('offers nothing that cannot end by it, from a start before it or at it', async () => {
+      for (const notBefore of [LAST_DAY('23:00'), LAST_DAY('23:59')]) {
+        const answer = await spec
+          .given([hostRegistered('1')])
+          .when((app) => app.windows(member, ask([hosts(1)], 2, { notBefore }), NOW))
+          .then([]);
+        expect(answer).toEqual({ windows: [], searchedUntil: null });
+      }
+    });
+
+    it('the extension of a lease that ends at it is its own end: it cannot grow', async () => {
+      const [startDate, endDate] = [LAST_DAY('20:00'), LAST_DAY('23:59')];
+      const lease = created({
+        leaseId: 'lease-1',
+        startDate,
+        endDate,
+        beforeEndDate: null,
+        reservations: [reservation('res-1', { hostIds: ['1'] })],
+      });
+      const extension = await spec
+        .given([
+          hostRegistered('1'),
+          {
+            ...bookedOnLastDay('20:00', '23:59'),
+            data: { ...bookedOnLastDay('20:00', '23:59').data, reservationId: 'res-1', leaseId: 'lease-1' },
+          },
+          { streamId: leaseStream('lease-1'), ...lease },
+        ])
+        .when((app) => app.extension(member, 'lease-1', NOW))
+        .then([]);
+      expect(extension).toEqual({ leaseId: 'lease-1', endDate: LAST_DAY('23:59'), maxEndDate: LAST_DAY('23:59'), conflictEndDate: null });
+    });
+
+    it('a booking on the last day bounds the windows before it, and what follows it is too short to offer', async () => {
+      const windows = await spec
+        .given([hostRegistered('1'), bookedOnLastDay('12:00', '23:30')])
+        .when((app) => found(app, member, ask([hosts(1)], 1, { notBefore: LAST_DAY('10:00') }), NOW))
+        .then([]);
+      expect(windowsOf(windows)).toEqual([
+        [LAST_DAY('10:00'), LAST_DAY('11:00')],
+        [LAST_DAY('11:00'), LAST_DAY('12:00')],
+      ]);
+    });
   });
 });

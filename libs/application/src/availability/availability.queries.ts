@@ -1,5 +1,6 @@
 import {
   type ExistingLease,
+  LAST_INSTANT_MS,
   MINUTE_MS,
   type Reservation,
   invalid,
@@ -28,6 +29,9 @@ export const DEFAULT_LIMIT = 5;
 export const MAX_LIMIT = 50;
 
 const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** Where a search from `start` that the caller did not bound stops: the default horizon, or the last instant a date may be. */
+const horizonFrom = (start: number): number => Math.min(start + DEFAULT_HORIZON_DAYS * DAY_MS, LAST_INSTANT_MS);
 
 /** A lease request's reservations, how long, and between when (ISO-8601 UTC; null: now, and `notBefore` + 90 days). */
 export interface AvailabilityRequest {
@@ -61,7 +65,7 @@ export interface AvailabilityWindow {
 export interface LeaseExtension {
   readonly leaseId: string;
   readonly endDate: string;
-  /** Null: nothing booked later stands in the way. */
+  /** Null: nothing booked later stands in the way (up to the last instant a date may be, LAST_INSTANT_MS). */
   readonly maxEndDate: string | null;
   /** End of the earliest booking that stands in the way (null when none does). */
   readonly conflictEndDate: string | null;
@@ -121,7 +125,9 @@ export class AvailabilityQueries {
       truncateToMinute(now),
       request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS,
     );
-    const notAfter = request.notAfter === null ? notBefore + DEFAULT_HORIZON_DAYS * DAY_MS : toMs(request.notAfter);
+    const notAfter = request.notAfter === null ? horizonFrom(notBefore) : Math.min(toMs(request.notAfter), LAST_INSTANT_MS);
+    // a search from the last minute on finds nothing, as one whose windows could only end after it
+    if (request.notAfter === null && notAfter <= notBefore) return { windows: [], searchedUntil: null };
     if (notAfter <= notBefore) throw invalid('INVALID_RANGE', 'not_after must be later than not_before (and than now)');
     await this.app.index.catchUp();
     return this.find(caller, request.reservations, request.durationMinutes * MINUTE_MS, notBefore, notAfter, request.limit);
@@ -140,14 +146,7 @@ export class AvailabilityQueries {
   ): Promise<Window[]> {
     await this.app.index.catchUp();
     const start = Math.ceil(toMs(startDate) / MINUTE_MS) * MINUTE_MS;
-    const { windows } = this.find(
-      caller,
-      reservations,
-      toMs(endDate) - toMs(startDate),
-      start,
-      start + DEFAULT_HORIZON_DAYS * DAY_MS,
-      limit,
-    );
+    const { windows } = this.find(caller, reservations, toMs(endDate) - toMs(startDate), start, horizonFrom(start), limit);
     return windows.map(({ startDate: s, endDate: e }) => ({ startDate: s, endDate: e }));
   }
 
@@ -179,7 +178,7 @@ export class AvailabilityQueries {
       },
       durationMs: duration,
       notBefore: start,
-      notAfter: start + DEFAULT_HORIZON_DAYS * DAY_MS,
+      notAfter: horizonFrom(start),
       limit,
       caller,
       enteringMatters: reservations.length > 1,
@@ -200,6 +199,8 @@ export class AvailabilityQueries {
       { name: null, startDate: null, endDate: iso(end + MINUTE_MS), beforeEndDate: null, reservationIds: [] },
       now,
     );
+    // no later end can be asked for
+    if (end >= LAST_INSTANT_MS) return { leaseId, endDate, maxEndDate: endDate, conflictEndDate: null };
     await this.app.index.catchUp();
     const attempt: Attempt = (context) => {
       for (const reservation of reservations) this.admissions.readmit(context, reservation, undefined, true);

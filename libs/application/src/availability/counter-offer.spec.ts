@@ -60,4 +60,29 @@ describe('counter-offers', () => {
     expect(refusal).toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     expect(refusal).not.toBeInstanceOf(CapacityRefused);
   });
+
+  it('offers no window that would end after 9999-12-31 23:59, the last instant a date may be', async () => {
+    const lastDay = (time: string) => `9999-12-31T${time}:00.000Z`;
+    const busy = {
+      ...hostBooked('2', 'r0'),
+      data: { ...(hostBooked('2', 'r0').data as object), startDate: lastDay('10:00'), endDate: lastDay('12:00') },
+    };
+    const refusal = await spec
+      .given([hostRegistered('1'), hostRegistered('2'), busy])
+      .when((app) =>
+        app
+          .create({
+            type: 'CreateLease',
+            data: { name: 'late', startDate: lastDay('11:00'), endDate: lastDay('17:00'), beforeEndDate: null, reservations: [twoHosts] },
+            metadata: member,
+          })
+          .then(
+            () => null,
+            (error: unknown) => error,
+          ),
+      )
+      .then([]);
+    expect(refusal).toBeInstanceOf(CapacityRefused);
+    expect(refusal).toMatchObject({ alternatives: [{ startDate: lastDay('12:00'), endDate: lastDay('18:00') }] });
+  });
 });

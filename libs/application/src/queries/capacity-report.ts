@@ -1,6 +1,6 @@
-import { type AllocationRatios, type Booking, type RegisteredHost, type Resources, slotCapacity } from '#domain/index.js';
+import { type AllocationRatios, type Booking, LAST_INSTANT_MS, type RegisteredHost, type Resources, slotCapacity } from '#domain/index.js';
 import type { BusyCalendars, BusyInterval } from '../availability/busy-calendars.js';
-import { HostSweeper } from '../availability/host-sweep.js';
+import { HostSweeper, minuteFrom } from '../availability/host-sweep.js';
 import { toHostSnapshot } from '../write-model/write-index.js';
 
 /** The report's frame: [start, end) cut into steps (the last one may be shorter), epoch ms. */
@@ -163,17 +163,18 @@ const peaksPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZone:
   return { hostPeak, slotPeak };
 };
 
-/** Free hosts for a request of `requestMs` at each step's start, by the host policy's rule (a sweep). */
+/**
+ * Free hosts for a request of `requestMs` at each step's start, by the host policy's rule (a sweep); none for a request that would end
+ * after the last instant a date may be, which no lease can ask for.
+ */
 const largestPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZone: readonly boolean[], frame: CapacityFrame): number[] => {
   const matching = calendars.members.map((host, i) => inZone[i] === true && toHostSnapshot(host).columns.reservable);
-  const sweeper = new HostSweeper(calendars, {
-    matching,
-    min: 0,
-    durationMs: frame.requestMs,
-    cleaningMs: frame.cleaningMs,
-    lastStart: Infinity,
+  const lastStart = LAST_INSTANT_MS - frame.requestMs;
+  const sweeper = new HostSweeper(calendars, { matching, min: 0, durationMs: frame.requestMs, cleaningMs: frame.cleaningMs, lastStart });
+  return stepsOf(frame).map((step) => {
+    const start = minuteFrom(step.start);
+    return start > lastStart ? 0 : sweeper.supplyAt(start).free;
   });
-  return stepsOf(frame).map((step) => sweeper.supplyAt(Math.ceil(step.start / 60_000) * 60_000).free);
 };
 
 const ratio = (used: number, total: number): number => (total === 0 ? 0 : Math.round((used / total) * 10_000) / 10_000);

@@ -177,4 +177,19 @@ describe('the capacity report', () => {
       .then([]);
     expect(exact.zones[0]?.hosts).toHaveLength(MAX_CAPACITY_STEPS);
   });
+
+  it('counts no host for a request that would end after 9999-12-31 23:59, the last instant a date may be', async () => {
+    const report = await spec
+      .given([hostRegistered('1'), hostRegistered('2')])
+      .when((app) =>
+        app.report(admin, { ...frame(0, 0, { requestMinutes: 120 }), start: '9999-12-31T20:00:00.000Z', end: '9999-12-31T23:59:00.000Z' }),
+      )
+      .then([]);
+    expect(report.zones[0]?.hosts.map((s) => [new Date(s.start).toISOString().slice(11, 16), s.free, s.largestRequest])).toEqual([
+      ['20:00', 2, 2],
+      ['21:00', 2, 2],
+      ['22:00', 2, 0],
+      ['23:00', 2, 0],
+    ]);
+  });
 });

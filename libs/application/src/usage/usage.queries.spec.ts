@@ -208,6 +208,7 @@ describe('usage report: bad input', () => {
   it.each([
     [{ end: t(0) }, 'INVALID_WINDOW'],
     [{ start: 'yesterday' }, 'INVALID_DATE'],
+    [{ end: '9999-12-31T23:00:00-05:00' }, 'INVALID_DATE'],
     [{ groupBy: 'user' }, 'INVALID_GROUP_BY'],
     [{ asOfPosition: '999999' }, 'INVALID_POSITION'],
     [{ asOfPosition: '-1' }, 'INVALID_POSITION'],

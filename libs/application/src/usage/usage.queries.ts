@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DomainError, invalid, notFound } from '#domain/index.js';
+import { DomainError, LAST_INSTANT_MS, LAST_REQUEST_DATE, invalid, notFound } from '#domain/index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { type Caller, authorize } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
@@ -29,10 +29,11 @@ const parseGroupBy = (value: string | null): GroupBy => {
 
 const POSITION = /^[1-9]\d{0,15}$/;
 
-/** An ISO 8601 instant, normalised to UTC with milliseconds. */
+/** An ISO 8601 instant, normalised to UTC with milliseconds; none after the last instant a date may be. */
 const instant = (value: string, name: string): string => {
   const date = DateTime.fromISO(value, { zone: 'utc' });
   if (!date.isValid) throw invalid('INVALID_DATE', `${name} is not an ISO 8601 date`);
+  if (date.toMillis() > LAST_INSTANT_MS) throw invalid('INVALID_DATE', `${name} must not be after ${LAST_REQUEST_DATE} UTC`);
   return date.toUTC().toISO();
 };
 
