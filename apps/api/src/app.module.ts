@@ -21,8 +21,9 @@ import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
 import { HistoryController } from './history/history.controller.js';
 import { FeedController } from './feed/feed.controller.js';
 import { FeedStreams } from './feed/feed-streams.js';
-import { EventFeed } from '#application/feed/event-feed.queries.js';
-import { LogHead } from '#application/feed/log-head.js';
+import { EventFeed, FEED_LIMIT_MAX } from '#application/feed/event-feed.queries.js';
+import { LeaseOwners } from '#application/feed/lease-owners.js';
+import { LiveLog } from '#application/feed/live-log.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
@@ -302,14 +303,24 @@ export class AppModule {
             });
           },
         },
-        { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        // one index of lease owners for the feed's pages and its live readers
+        { provide: LeaseOwners, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LeaseOwners(store) },
+        {
+          provide: EventFeed,
+          inject: [EVENT_STORE, LeaseOwners],
+          useFactory: (store: EventStore, owners: LeaseOwners) => new EventFeed(store, owners),
+        },
         // one watcher of the log for every live reader of the process (event streams, subscriptions)
-        { provide: LogHead, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LogHead(store) },
+        {
+          provide: LiveLog,
+          inject: [EVENT_STORE, LeaseOwners],
+          useFactory: (store: EventStore, owners: LeaseOwners) => new LiveLog(store, owners, FEED_LIMIT_MAX),
+        },
         {
           provide: FeedStreams,
-          inject: [EventFeed, LogHead],
-          useFactory: (feed: EventFeed, head: LogHead) =>
-            new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+          inject: [EventFeed, LiveLog],
+          useFactory: (feed: EventFeed, log: LiveLog) =>
+            new FeedStreams(feed, log, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
         },
         {
           provide: UsageIndex,

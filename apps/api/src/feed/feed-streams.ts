@@ -1,12 +1,13 @@
 import { once } from 'node:events';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { describeError, unavailable } from '#domain/index.js';
 import type { Caller } from '#application/caller.js';
-import { type EventFeed, FEED_LIMIT_MAX, type FeedQuery, type ScannedPage } from '#application/feed/event-feed.queries.js';
+import { type EventFeed, FEED_LIMIT_MAX, type FeedQuery } from '#application/feed/event-feed.queries.js';
+import type { LiveEntries } from '#application/feed/live-entries.js';
+import { followFeed } from '#application/feed/live-follow.js';
+import type { LiveLog } from '#application/feed/live-log.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
-import type { LogHead } from '#application/feed/log-head.js';
 
 export interface FeedStreamSettings {
   readonly maxStreams: number;
@@ -20,8 +21,8 @@ const HEARTBEAT = ': heartbeat\n\n';
 
 /**
  * The feed as Server-Sent Events: the log from the caller's position (catch-up), then each event as
- * it is appended (live), until the client leaves or the process stops. Streams are counted, so a
- * process serves a bounded number of them; each holds the shared LogHead only while it is open.
+ * it is appended (live, from the process's LiveLog), until the client leaves or the process stops.
+ * Streams are counted, so a process serves a bounded number of them.
  */
 export class FeedStreams {
   private readonly logger = new Logger('feed');
@@ -29,7 +30,7 @@ export class FeedStreams {
 
   constructor(
     private readonly feed: EventFeed,
-    private readonly head: LogHead,
+    private readonly log: LiveLog,
     private readonly settings: FeedStreamSettings,
   ) {}
 
@@ -68,46 +69,36 @@ export class FeedStreams {
     // from the start: a client gone while the first page is read must not leave a stream behind
     const leave = (): void => stop.abort();
     response.on('close', leave);
-    this.head.hold();
     try {
-      const first = await this.feed.page(caller, query);
-      if (!stop.signal.aborted) await this.streamFrom(response, caller, query, first, stop.signal);
+      const entries = await followFeed(this.log, this.feed, caller, query);
+      try {
+        if (!stop.signal.aborted) await this.streamFrom(response, entries, stop.signal);
+      } finally {
+        await entries.return();
+      }
     } finally {
       response.off('close', leave);
-      await this.head.release();
     }
   }
 
-  private async streamFrom(
-    response: ServerResponse,
-    caller: Caller,
-    query: FeedQuery,
-    first: ScannedPage,
-    signal: AbortSignal,
-  ): Promise<void> {
+  private async streamFrom(response: ServerResponse, entries: LiveEntries, signal: AbortSignal): Promise<void> {
     response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
     response.flushHeaders();
     const heartbeat = setInterval(() => response.write(HEARTBEAT), this.settings.heartbeatMs);
+    // a client that leaves while the stream waits for the log ends the wait at once
+    const end = (): void => void entries.return();
+    signal.addEventListener('abort', end, { once: true });
     try {
-      await this.pump(response, caller, query, first, signal);
+      for await (const batch of entries) {
+        if (!response.write(batch.map(frame).join(''))) await once(response, 'drain', { signal });
+      }
     } catch (error) {
       // the headers are out: a failure can only end the stream, and the client resumes from its last id
       if (!signal.aborted) this.logger.warn(`event stream ended: ${describeError(error)}`);
     } finally {
+      signal.removeEventListener('abort', end);
       clearInterval(heartbeat);
       response.end();
-    }
-  }
-
-  private async pump(response: ServerResponse, caller: Caller, query: FeedQuery, first: ScannedPage, signal: AbortSignal): Promise<void> {
-    let page = first;
-    while (!signal.aborted) {
-      if (page.events.length > 0 && !response.write(page.events.map(frame).join(''))) await once(response, 'drain', { signal });
-      // catching up, the next page waits for the process's other requests; at the head, for the log to grow
-      if (page.atHead) await this.head.waitPast(page.next_after, signal);
-      else await yieldToEventLoop();
-      if (signal.aborted) return;
-      page = await this.feed.page(caller, { ...query, after: page.next_after });
     }
   }
 }
