@@ -81,7 +81,7 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
-import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
+import { GRAPHQL_PROVIDERS, graphqlModule, graphqlSockets } from './graphql/graphql-api.module.js';
 import type { AuthSetup } from './auth/auth-setup.js';
 import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
 import { indexResources } from '#application/enforcement/index-resources.js';
@@ -129,7 +129,7 @@ export class AppModule {
     return {
       module: AppModule,
       // the probes' answers say why; terminus' own log line per failed check would repeat it
-      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config, auth)],
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config)],
       controllers: [
         VersionsController,
         HealthController,
@@ -320,7 +320,11 @@ export class AppModule {
           provide: FeedStreams,
           inject: [EventFeed, LiveLog],
           useFactory: (feed: EventFeed, log: LiveLog) =>
-            new FeedStreams(feed, log, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+            new FeedStreams(feed, log, {
+              maxStreams: config.feedMaxStreams,
+              maxStreamsPerTenant: config.feedMaxStreamsPerTenant,
+              heartbeatMs: config.feedHeartbeatMs,
+            }),
         },
         {
           provide: UsageIndex,
@@ -355,6 +359,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
         ...GRAPHQL_PROVIDERS,
+        graphqlSockets(config, auth),
         Lifecycle,
       ],
     };

@@ -64,7 +64,11 @@ describe('FeedStreams', () => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-feed-'));
     store = SqliteEventStore.open({ file: join(dir, 'events.sqlite'), pollIntervalMs: POLL_MS });
     const owners = new LeaseOwners(store);
-    streams = new FeedStreams(new EventFeed(store, owners), new LiveLog(store, owners, 100), { maxStreams: 4, heartbeatMs: HEARTBEAT_MS });
+    streams = new FeedStreams(new EventFeed(store, owners), new LiveLog(store, owners, 100), {
+      maxStreams: 4,
+      maxStreamsPerTenant: 4,
+      heartbeatMs: HEARTBEAT_MS,
+    });
     server = createServer((_request, response) => {
       void streams.serve(response, testCaller('admin', 'admin-project'), { after: 0, types: null, limit: 100 });
     });

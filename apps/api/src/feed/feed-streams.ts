@@ -8,9 +8,12 @@ import type { LiveEntries } from '#application/feed/live-entries.js';
 import { followFeed } from '#application/feed/live-follow.js';
 import type { LiveLog } from '#application/feed/live-log.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
+import { HeldCounts } from '../http/held-counts.js';
 
 export interface FeedStreamSettings {
   readonly maxStreams: number;
+  /** One project's share of `maxStreams`. */
+  readonly maxStreamsPerTenant: number;
   readonly heartbeatMs: number;
 }
 
@@ -22,11 +25,12 @@ const HEARTBEAT = ': heartbeat\n\n';
 /**
  * The feed as Server-Sent Events: the log from the caller's position (catch-up), then each event as
  * it is appended (live, from the process's LiveLog), until the client leaves or the process stops.
- * Streams are counted, so a process serves a bounded number of them.
+ * Streams are counted, so a process serves a bounded number of them, and each project a bounded share.
  */
 export class FeedStreams {
   private readonly logger = new Logger('feed');
   private readonly open = new Map<AbortController, Promise<void>>();
+  private readonly perTenant = new HeldCounts<string>();
 
   constructor(
     private readonly feed: EventFeed,
@@ -39,23 +43,21 @@ export class FeedStreams {
   }
 
   /**
-   * Answers 503 beyond the bound, and a storage error before the first event as any request does;
+   * Answers 503 beyond the bounds, and a storage error before the first event as any request does;
    * then streams until the end. Resolves once the stream is closed and everything it held released.
    */
   async serve(response: ServerResponse, caller: Caller, query: FeedQuery): Promise<void> {
-    if (this.open.size >= this.settings.maxStreams) {
-      throw unavailable(
-        'FEED_STREAMS_EXHAUSTED',
-        `This server streams events to ${this.settings.maxStreams} clients at most; try again later`,
-      );
-    }
+    const tenant = caller.projectId;
+    this.admit(tenant);
     const stop = new AbortController();
     const done = this.stream(response, caller, { ...query, limit: FEED_LIMIT_MAX }, stop);
     this.open.set(stop, done);
+    this.perTenant.add(tenant);
     try {
       await done;
     } finally {
       this.open.delete(stop);
+      this.perTenant.remove(tenant);
     }
   }
 
@@ -63,6 +65,18 @@ export class FeedStreams {
   async closeAll(): Promise<void> {
     for (const stop of this.open.keys()) stop.abort();
     await Promise.allSettled(this.open.values());
+  }
+
+  private admit(tenant: string): void {
+    const { maxStreams, maxStreamsPerTenant } = this.settings;
+    if (this.open.size >= maxStreams)
+      throw unavailable('FEED_STREAMS_EXHAUSTED', `This server streams events to ${maxStreams} clients at most; try again later`);
+    if (this.perTenant.of(tenant) >= maxStreamsPerTenant) {
+      throw unavailable(
+        'FEED_TENANT_STREAMS_EXHAUSTED',
+        `Project ${tenant} already streams events to ${maxStreamsPerTenant} clients, its share of this server's ${maxStreams}; close one or try again later`,
+      );
+    }
   }
 
   private async stream(response: ServerResponse, caller: Caller, query: FeedQuery, stop: AbortController): Promise<void> {

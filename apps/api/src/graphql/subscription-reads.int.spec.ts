@@ -11,6 +11,8 @@ import { LeaseOwners } from '#application/feed/lease-owners.js';
 import { LiveLog } from '#application/feed/live-log.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { testCaller } from '#application/testing/application.specification.js';
+import { loadApiConfig } from '../config.js';
+import { SubscriptionSlots } from './subscription-slots.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
 
 const USER: EventMetadata = { correlationId: 'c', causationId: 'c', actor: { userId: 'user-1', projectId: 'project-1' } };
@@ -79,11 +81,13 @@ describe('leaseEvents subscriptions', () => {
   const readsWhileAppending = async (subscribers: number): Promise<{ history: number; catchUp: Reads; live: Reads }> => {
     const { store, reads } = countingReads(raw);
     const owners = new LeaseOwners(store);
+    const slots = new SubscriptionSlots(loadApiConfig({ LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '50' }));
     const resolver = new SubscriptionResolver(
       new HistoryQueries(store),
       new EventFeed(store, owners),
       new LiveLog(store, owners, 1000),
       store,
+      slots,
     );
     const context = { req: { leasehold: { caller: testCaller('member', 'project-1') } } as unknown as Request };
     const streams = await Promise.all(Array.from({ length: subscribers }, () => resolver.leaseEvents(context, LEASE, null, null)));

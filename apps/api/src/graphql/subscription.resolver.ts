@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Args, Context, Float, ID, Resolver, Subscription } from '@nestjs/graphql';
-import { authorize } from '#application/caller.js';
+import { type Caller, authorize } from '#application/caller.js';
 import { EventFeed, FEED_LIMIT_MAX, parseFeedTypes } from '#application/feed/event-feed.queries.js';
 import type { LiveEntries } from '#application/feed/live-entries.js';
 import { followFeed, followLeaseHistory } from '#application/feed/live-follow.js';
@@ -16,6 +16,7 @@ import { checkPathParameter } from '../http/route-parameters.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { HistoryEntryType } from './history.types.js';
 import { livePayloads } from './live-entries.js';
+import { SubscriptionSlots } from './subscription-slots.js';
 
 /** A position to start after: 0 (the whole log) or a positive integer. */
 const positionOf = (after: number | null | undefined): number => {
@@ -32,7 +33,8 @@ const publicTypes = (types: readonly string[] | null | undefined): ReadonlySet<s
 /**
  * Live events over WebSocket (graphql-ws), fed from the log as GET /v1/events and GET
  * /v1/leases/{id}/history read it: every event after `after`, then each one as it is recorded (from
- * the process's LiveLog: nothing is read again per subscriber).
+ * the process's LiveLog: nothing is read again per subscriber). Each holds a slot of its connection's
+ * and of its project's while it runs.
  */
 @Resolver()
 export class SubscriptionResolver {
@@ -41,6 +43,7 @@ export class SubscriptionResolver {
     @Inject(EventFeed) private readonly feed: EventFeed,
     @Inject(LiveLog) private readonly log: LiveLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SubscriptionSlots) private readonly slots: SubscriptionSlots,
   ) {}
 
   @Subscription(() => HistoryEntryType, {
@@ -64,6 +67,8 @@ export class SubscriptionResolver {
     const from = positionOf(after);
     // 404 or 403 now, before anything is streamed: as GET /v1/leases/{id}/history
     return this.live(
+      context,
+      caller,
       (entry) => ({ leaseEvents: entry }),
       () => followLeaseHistory(this.log, this.history, this.store, caller, leaseId, wanted, from),
     );
@@ -85,15 +90,26 @@ export class SubscriptionResolver {
       limit: FEED_LIMIT_MAX,
     };
     return this.live(
+      context,
+      caller,
       (entry) => ({ projectLeaseEvents: entry }),
       () => followFeed(this.log, this.feed, caller, query),
     );
   }
 
+  /** Takes the slot first (a refused subscription reads nothing), and gives it back if the first read is refused. */
   private async live<Payload>(
+    context: GraphqlContext,
+    caller: Caller,
     payload: (entry: HistoryEntry) => Payload,
     follow: () => Promise<LiveEntries>,
   ): Promise<AsyncIterableIterator<Payload>> {
-    return livePayloads(await follow(), payload);
+    const release = this.slots.take(context.req, caller.projectId);
+    try {
+      return livePayloads(await follow(), payload, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }
