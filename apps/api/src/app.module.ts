@@ -1,5 +1,5 @@
 import { describeError } from '#domain/index.js';
-import { type BeforeApplicationShutdown, type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { JsonTextInterceptor } from './http/json-text.js';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -91,7 +91,7 @@ import { Quotas } from '#application/quotas/quotas.js';
 import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
 import { QuotaController } from './quotas/quota.controller.js';
 
-class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+class Lifecycle implements OnModuleDestroy, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
@@ -103,8 +103,11 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     @Inject(SNAPSHOT_STORE) private readonly snapshots: SnapshotStore,
   ) {}
 
-  /** Before the server closes: it waits for every open connection, and an event stream never ends by itself. */
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * Before the server closes: it waits for every open connection, and an event stream never ends by itself.
+   * Before the GraphQL module stops, too: Apollo's drain (which @nestjs/apollo adds) waits 10 s for open requests.
+   */
+  async onModuleDestroy(): Promise<void> {
     await this.streams.closeAll();
   }
 

@@ -1,6 +1,6 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import type { GraphQLSchemaHost } from '@nestjs/graphql';
 import { CloseCode, type Context, type Server, handleProtocols, makeServer } from 'graphql-ws';
@@ -37,10 +37,13 @@ class SocketRefused extends Error {
 }
 
 const PATH = '/graphql';
+const GOING_AWAY = 1001;
 const MESSAGE_TOO_BIG = 1009;
 const TRY_AGAIN_LATER = 1013;
 /** As graphql-ws's own server: a socket whose peer does not answer a ping within this is dropped. */
 const KEEP_ALIVE_MS = 12_000;
+/** How long a shutdown waits for clients to answer its close. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 const pathOf = (request: IncomingMessage): string => new URL(request.url ?? '/', 'http://socket').pathname;
 
@@ -75,11 +78,12 @@ const keepAlive = (socket: WebSocket): (() => void) => {
  * `connection_init` is accepted, a socket gets a time to send it, and connections are counted per
  * client address (at the handshake, before authentication: 429) and per project (after it: 1013).
  */
-export class GraphqlSockets implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class GraphqlSockets implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('graphql');
   private readonly sockets: WebSocketServer;
   private readonly perAddress = new HeldCounts<string>();
   private readonly perTenant = new HeldCounts<string>();
+  private closing = false;
 
   constructor(
     private readonly settings: WebSocketSettings,
@@ -103,13 +107,24 @@ export class GraphqlSockets implements OnApplicationBootstrap, BeforeApplication
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(graphqlWs, request, socket, head));
   }
 
-  /** Every socket is told the server goes away, as graphql-ws's own server does; clients reconnect elsewhere. */
-  beforeApplicationShutdown(): void {
-    for (const socket of this.sockets.clients) socket.close(1001, 'Going away');
+  /**
+   * Every socket is told the server goes away (clients reconnect elsewhere), and its closing handshake
+   * waited for; a client that does not answer in time is dropped. Before the GraphQL module stops:
+   * Apollo's drain (which @nestjs/apollo adds) ends every idle connection, these sockets included.
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    const sockets = [...this.sockets.clients];
+    const gone = Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+    for (const socket of sockets) socket.close(GOING_AWAY, 'Going away');
+    const drop = setTimeout(() => sockets.forEach((socket) => socket.terminate()), SHUTDOWN_GRACE_MS);
+    await gone;
+    clearTimeout(drop);
   }
 
   private upgrade(graphqlWs: Server<SocketConnection>, request: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (pathOf(request) !== PATH) return refuseHandshake(socket, 404, `No WebSocket at ${pathOf(request)}; GraphQL's is at ${PATH}`);
+    if (this.closing) return refuseHandshake(socket, 503, 'This server is shutting down; connect to another');
     const address = request.socket.remoteAddress ?? 'unknown';
     const { maxConnectionsPerAddress } = this.settings;
     if (this.perAddress.of(address) >= maxConnectionsPerAddress)
