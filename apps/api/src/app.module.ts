@@ -1,5 +1,5 @@
 import { describeError } from '#domain/index.js';
-import { type BeforeApplicationShutdown, type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { JsonTextInterceptor } from './http/json-text.js';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -21,8 +21,9 @@ import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
 import { HistoryController } from './history/history.controller.js';
 import { FeedController } from './feed/feed.controller.js';
 import { FeedStreams } from './feed/feed-streams.js';
-import { EventFeed } from '#application/feed/event-feed.queries.js';
-import { LogHead } from '#application/feed/log-head.js';
+import { EventFeed, FEED_LIMIT_MAX } from '#application/feed/event-feed.queries.js';
+import { LeaseOwners } from '#application/feed/lease-owners.js';
+import { LiveLog } from '#application/feed/live-log.js';
 import { HostController } from './hosts/host.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
@@ -80,7 +81,7 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
 import { UsageController } from './usage/usage.controller.js';
-import { GRAPHQL_PROVIDERS, graphqlModule } from './graphql/graphql-api.module.js';
+import { GRAPHQL_PROVIDERS, graphqlModule, graphqlSockets } from './graphql/graphql-api.module.js';
 import type { AuthSetup } from './auth/auth-setup.js';
 import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
 import { indexResources } from '#application/enforcement/index-resources.js';
@@ -90,7 +91,7 @@ import { Quotas } from '#application/quotas/quotas.js';
 import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
 import { QuotaController } from './quotas/quota.controller.js';
 
-class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+class Lifecycle implements OnModuleDestroy, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODEL_ORM) private readonly orm: MikroORM,
@@ -102,8 +103,11 @@ class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
     @Inject(SNAPSHOT_STORE) private readonly snapshots: SnapshotStore,
   ) {}
 
-  /** Before the server closes: it waits for every open connection, and an event stream never ends by itself. */
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * Before the server closes: it waits for every open connection, and an event stream never ends by itself.
+   * Before the GraphQL module stops, too: Apollo's drain (which @nestjs/apollo adds) waits 10 s for open requests.
+   */
+  async onModuleDestroy(): Promise<void> {
     await this.streams.closeAll();
   }
 
@@ -128,7 +132,7 @@ export class AppModule {
     return {
       module: AppModule,
       // the probes' answers say why; terminus' own log line per failed check would repeat it
-      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config, auth)],
+      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config)],
       controllers: [
         VersionsController,
         HealthController,
@@ -303,14 +307,28 @@ export class AppModule {
             });
           },
         },
-        { provide: EventFeed, inject: [EVENT_STORE], useFactory: (store: EventStore) => new EventFeed(store) },
+        // one index of lease owners for the feed's pages and its live readers
+        { provide: LeaseOwners, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LeaseOwners(store) },
+        {
+          provide: EventFeed,
+          inject: [EVENT_STORE, LeaseOwners],
+          useFactory: (store: EventStore, owners: LeaseOwners) => new EventFeed(store, owners),
+        },
         // one watcher of the log for every live reader of the process (event streams, subscriptions)
-        { provide: LogHead, inject: [EVENT_STORE], useFactory: (store: EventStore) => new LogHead(store) },
+        {
+          provide: LiveLog,
+          inject: [EVENT_STORE, LeaseOwners],
+          useFactory: (store: EventStore, owners: LeaseOwners) => new LiveLog(store, owners, FEED_LIMIT_MAX),
+        },
         {
           provide: FeedStreams,
-          inject: [EventFeed, LogHead],
-          useFactory: (feed: EventFeed, head: LogHead) =>
-            new FeedStreams(feed, head, { maxStreams: config.feedMaxStreams, heartbeatMs: config.feedHeartbeatMs }),
+          inject: [EventFeed, LiveLog],
+          useFactory: (feed: EventFeed, log: LiveLog) =>
+            new FeedStreams(feed, log, {
+              maxStreams: config.feedMaxStreams,
+              maxStreamsPerTenant: config.feedMaxStreamsPerTenant,
+              heartbeatMs: config.feedHeartbeatMs,
+            }),
         },
         {
           provide: UsageIndex,
@@ -345,6 +363,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
         ...GRAPHQL_PROVIDERS,
+        graphqlSockets(config, auth),
         Lifecycle,
       ],
     };

@@ -113,3 +113,59 @@ describe('API configuration: what one GraphQL operation may read', () => {
     }
   });
 });
+
+describe('API configuration: live connections per tenant', () => {
+  it("gives each project 10 of the feed's streams by default, never more than there are", () => {
+    expect(loadApiConfig({}).feedMaxStreamsPerTenant).toBe(10);
+    expect(loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT: '4' }).feedMaxStreamsPerTenant).toBe(4);
+    // a smaller server bound lowers the default share with it
+    expect(loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '3' }).feedMaxStreamsPerTenant).toBe(3);
+    expect(() => loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS: '3', LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT: '5' })).toThrow(
+      'LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT (5) must not exceed LEASEHOLD_FEED_MAX_STREAMS (3)',
+    );
+    expect(() => loadApiConfig({ LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT: '0' })).toThrow(
+      'LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT must be a positive integer, got 0',
+    );
+  });
+
+  it("bounds GraphQL's WebSocket by default: messages, the time to connection_init, sockets and subscriptions", () => {
+    expect(loadApiConfig({}).webSockets).toEqual({
+      initTimeoutMs: 10_000,
+      maxInitBytes: 16_384,
+      maxMessageBytes: 102_400,
+      maxConnectionsPerTenant: 10,
+      maxConnectionsPerAddress: 20,
+      maxSubscriptionsPerConnection: 20,
+      maxSubscriptionsPerTenant: 50,
+    });
+    expect(
+      loadApiConfig({
+        LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS: '500',
+        LEASEHOLD_GRAPHQL_WS_MAX_CONNECTIONS_PER_TENANT: '2',
+        LEASEHOLD_GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS: '100',
+        LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '5',
+        LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_TENANT: '7',
+      }).webSockets,
+    ).toMatchObject({
+      initTimeoutMs: 500,
+      maxConnectionsPerTenant: 2,
+      maxConnectionsPerAddress: 100,
+      maxSubscriptionsPerConnection: 5,
+      maxSubscriptionsPerTenant: 7,
+    });
+    expect(() => loadApiConfig({ LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_TENANT: '0' })).toThrow(
+      'LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_TENANT must be a positive integer, got 0',
+    );
+    expect(() => loadApiConfig({ LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS: 'soon' })).toThrow(/LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS/);
+  });
+
+  it('holds the message bound before connection_init to the one after it', () => {
+    expect(loadApiConfig({ LEASEHOLD_GRAPHQL_WS_MAX_MESSAGE_BYTES: '8192' }).webSockets).toMatchObject({
+      maxInitBytes: 8192,
+      maxMessageBytes: 8192,
+    });
+    expect(() => loadApiConfig({ LEASEHOLD_GRAPHQL_WS_MAX_MESSAGE_BYTES: '8192', LEASEHOLD_GRAPHQL_WS_MAX_INIT_BYTES: '16384' })).toThrow(
+      'LEASEHOLD_GRAPHQL_WS_MAX_INIT_BYTES (16384) must not exceed LEASEHOLD_GRAPHQL_WS_MAX_MESSAGE_BYTES (8192)',
+    );
+  });
+});

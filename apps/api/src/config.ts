@@ -39,6 +39,8 @@ export interface ApiConfig {
   readonly accessLog: boolean;
   /** Event streams (`GET /v1/events` as Server-Sent Events) this process serves at once; 503 beyond. */
   readonly feedMaxStreams: number;
+  /** One project's share of `feedMaxStreams`: its streams beyond it get the 503, not other projects'. */
+  readonly feedMaxStreamsPerTenant: number;
   /** How often an idle event stream sends a comment line, so proxies and clients see it alive. */
   readonly feedHeartbeatMs: number;
   /** LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS: the write index's snapshots (libs/application/src/snapshots/). */
@@ -57,6 +59,8 @@ export interface ApiConfig {
   readonly readModelQueryLog: boolean;
   /** /graphql: introspection and the limits that refuse abusive queries (docs/graphql.md). */
   readonly graphql: GraphqlSettings;
+  /** /graphql's WebSocket: the bounds on its connections, messages and subscriptions (docs/graphql.md). */
+  readonly webSockets: WebSocketSettings;
   /** Usage enforcement (LEASEHOLD_ENFORCEMENT_FILTERS and the filters' options). */
   readonly enforcement: EnforcementConfig;
   /** Per-project quotas: the default limits (LEASEHOLD_QUOTA_DEFAULT_*) and the metric's top N. */
@@ -77,6 +81,20 @@ export interface GraphqlSettings {
   readonly expensiveCost: number;
   /** LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: expensive operations one project may run at once (429 beyond). */
   readonly tenantExpensive: number;
+}
+
+export interface WebSocketSettings {
+  /** A socket that sends no accepted `connection_init` within this is closed (4408). */
+  readonly initTimeoutMs: number;
+  /** The largest message read before `connection_init` is accepted; a larger one closes the socket (1009). */
+  readonly maxInitBytes: number;
+  /** The largest message read at all: ws stops reading a larger one at its header and closes the socket (1009). */
+  readonly maxMessageBytes: number;
+  readonly maxConnectionsPerTenant: number;
+  /** Counted from the handshake, before authentication: what one client address may hold open. */
+  readonly maxConnectionsPerAddress: number;
+  readonly maxSubscriptionsPerConnection: number;
+  readonly maxSubscriptionsPerTenant: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -108,6 +126,42 @@ const required = (env: NodeJS.ProcessEnv, name: string, why: string): string => 
   const value = optional(env[name]);
   if (value === null) throw new Error(`${name} must be set ${why}`);
   return value;
+};
+
+/** A setting bounded by another: unset, `fallback` or the bound, whichever is smaller; set above the bound, refused. */
+const within = (
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  bound: { readonly name: string; readonly value: number },
+): number => {
+  const value = positive(env[name], Math.min(fallback, bound.value), name);
+  if (value > bound.value) throw new Error(`${name} (${value}) must not exceed ${bound.name} (${bound.value})`);
+  return value;
+};
+
+const webSocketSettings = (env: NodeJS.ProcessEnv): WebSocketSettings => {
+  const setting = (name: string, fallback: number): number => positive(env[name], fallback, name);
+  const maxMessageBytes = setting('LEASEHOLD_GRAPHQL_WS_MAX_MESSAGE_BYTES', 102_400);
+  return {
+    initTimeoutMs: setting('LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS', 10_000),
+    maxInitBytes: within(env, 'LEASEHOLD_GRAPHQL_WS_MAX_INIT_BYTES', 16_384, {
+      name: 'LEASEHOLD_GRAPHQL_WS_MAX_MESSAGE_BYTES',
+      value: maxMessageBytes,
+    }),
+    maxMessageBytes,
+    maxConnectionsPerTenant: setting('LEASEHOLD_GRAPHQL_WS_MAX_CONNECTIONS_PER_TENANT', 10),
+    maxConnectionsPerAddress: setting('LEASEHOLD_GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS', 20),
+    maxSubscriptionsPerConnection: setting('LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION', 20),
+    maxSubscriptionsPerTenant: setting('LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_TENANT', 50),
+  };
+};
+
+/** LEASEHOLD_FEED_MAX_STREAMS, and one project's share of them. */
+const feedStreams = (env: NodeJS.ProcessEnv): { readonly feedMaxStreams: number; readonly feedMaxStreamsPerTenant: number } => {
+  const feedMaxStreams = positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS');
+  const bound = { name: 'LEASEHOLD_FEED_MAX_STREAMS', value: feedMaxStreams };
+  return { feedMaxStreams, feedMaxStreamsPerTenant: within(env, 'LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT', 10, bound) };
 };
 
 /** The Identity v3 root: `http://host:5000` and `http://host/identity` get `/v3` appended. */
@@ -165,7 +219,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     ...applicationSettingsFromEnv(env),
     readYourWritesTimeoutMs: integer(env.LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS, 3000, 'LEASEHOLD_READ_YOUR_WRITES_TIMEOUT_MS'),
     accessLog: env.LEASEHOLD_ACCESS_LOG !== '0',
-    feedMaxStreams: positive(env.LEASEHOLD_FEED_MAX_STREAMS, 100, 'LEASEHOLD_FEED_MAX_STREAMS'),
+    ...feedStreams(env),
     feedHeartbeatMs: positive(env.LEASEHOLD_FEED_HEARTBEAT_MS, 15_000, 'LEASEHOLD_FEED_HEARTBEAT_MS'),
     snapshots: snapshotConfigFromEnv(env),
     pastKeptMs: pastKeptMsFromEnv(env, applicationSettingsFromEnv(env).cleaningTimeMinutes),
@@ -181,6 +235,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       expensiveCost: positive(env.LEASEHOLD_GRAPHQL_EXPENSIVE_COST, 1000, 'LEASEHOLD_GRAPHQL_EXPENSIVE_COST'),
       tenantExpensive: positive(env.LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE, 2, 'LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE'),
     },
+    webSockets: webSocketSettings(env),
     enforcement: enforcementConfigFromEnv(env),
     quotas: quotaConfigFromEnv(env),
   };

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/index.js';
 import { EventFeed } from '#application/feed/event-feed.queries.js';
-import { LogHead } from '#application/feed/log-head.js';
+import { LeaseOwners } from '#application/feed/lease-owners.js';
+import { LiveLog } from '#application/feed/live-log.js';
 import { testCaller } from '#application/testing/application.specification.js';
 import { SseClient } from '../../../../bench/sse-client.js';
 import { FeedStreams } from './feed-streams.js';
@@ -17,7 +18,7 @@ const HEARTBEAT_MS = 50;
 
 /**
  * The streams' own bookkeeping, in this process where its timers can be counted: a stream holds a
- * heartbeat timer and (through LogHead) the store's polling subscription; both must be gone once
+ * heartbeat timer and (through the LiveLog) the store's polling subscription; both must be gone once
  * the client leaves, or the server shuts down, whatever the stream was doing.
  */
 describe('FeedStreams', () => {
@@ -62,7 +63,12 @@ describe('FeedStreams', () => {
     timers.clear();
     dir = mkdtempSync(join(tmpdir(), 'leasehold-feed-'));
     store = SqliteEventStore.open({ file: join(dir, 'events.sqlite'), pollIntervalMs: POLL_MS });
-    streams = new FeedStreams(new EventFeed(store), new LogHead(store), { maxStreams: 4, heartbeatMs: HEARTBEAT_MS });
+    const owners = new LeaseOwners(store);
+    streams = new FeedStreams(new EventFeed(store, owners), new LiveLog(store, owners, 100), {
+      maxStreams: 4,
+      maxStreamsPerTenant: 4,
+      heartbeatMs: HEARTBEAT_MS,
+    });
     server = createServer((_request, response) => {
       void streams.serve(response, testCaller('admin', 'admin-project'), { after: 0, types: null, limit: 100 });
     });

@@ -1,8 +1,7 @@
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, FactoryProvider } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { GraphQLModule } from '@nestjs/graphql';
-import type { Context } from 'graphql-ws';
-import type { Request } from 'express';
+import { GraphQLModule, GraphQLSchemaHost } from '@nestjs/graphql';
 import type { AuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
 import { localExplorer } from './explorer.plugin.js';
@@ -16,7 +15,9 @@ import { MutationResolver } from './mutation.resolver.js';
 import { queryLimitsRule } from './query-limits.rule.js';
 import { queryBudget } from './query-budget.plugin.js';
 import { RequestReads } from './request-reads.js';
-import { type SocketExtra, socketAuthentication, subscriptionsOnly } from './socket-auth.js';
+import { GraphqlSockets } from './graphql-sockets.js';
+import { socketAuthentication } from './socket-auth.js';
+import { SubscriptionSlots } from './subscription-slots.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
 
 /** The resolvers and what they share, registered beside the REST controllers (the same providers serve both). */
@@ -27,20 +28,28 @@ export const GRAPHQL_PROVIDERS = [
   HostResolver,
   AvailabilityResolver,
   MutationResolver,
+  SubscriptionSlots,
   SubscriptionResolver,
 ];
+
+/** An HTTP operation's context: its exchange (GraphqlSockets makes a socket's). */
+const contextOf = ({ req, res }: GraphqlContext): GraphqlContext => ({ req, res });
+
+/** GraphQL's WebSocket, on the HTTP server once the schema is built; authenticated as the HTTP middleware does. */
+export const graphqlSockets = (config: ApiConfig, auth: AuthSetup | undefined): FactoryProvider<GraphqlSockets> => ({
+  provide: GraphqlSockets,
+  inject: [HttpAdapterHost, GraphQLSchemaHost],
+  useFactory: (http: HttpAdapterHost, schema: GraphQLSchemaHost) =>
+    new GraphqlSockets(config.webSockets, socketAuthentication(config, auth), http, schema),
+});
 
 /**
  * /graphql (Apollo Server through @nestjs/apollo on Express 5): the schema is generated from the
  * resolvers' types, Apollo's own landing page (loaded from a CDN) is replaced by a local page, and
  * every operation is held to the depth and cost limits before it runs. Subscriptions speak graphql-ws
- * on the same path, authenticated by the token in the connection's init payload.
+ * on the same path (graphqlSockets), authenticated by the token in the connection's init payload.
  */
-/** An operation's context: over HTTP its exchange; over a WebSocket the connection's upgrade request, which authentication marked. */
-const contextOf = (exchange: GraphqlContext | Context<Record<string, unknown> | undefined, SocketExtra>): GraphqlContext =>
-  'extra' in exchange ? { req: exchange.extra.request as unknown as Request } : { req: exchange.req, res: exchange.res };
-
-export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): DynamicModule =>
+export const graphqlModule = (config: ApiConfig): DynamicModule =>
   GraphQLModule.forRoot<ApolloDriverConfig>({
     driver: ApolloDriver,
     path: '/graphql',
@@ -54,7 +63,6 @@ export const graphqlModule = (config: ApiConfig, auth: AuthSetup | undefined): D
     plugins: [localExplorer(), subscriptionsOverWebSocketOnly(), queryBudget(config.graphql)],
     validationRules: [queryLimitsRule(config.graphql)],
     context: contextOf,
-    subscriptions: { 'graphql-ws': { path: '/graphql', onConnect: socketAuthentication(config, auth), onSubscribe: subscriptionsOnly } },
     includeStacktraceInErrorResponses: false,
     formatError: printableError,
     // a field's error (a reservation's allocations refused by the policy) is mapped as a query's is

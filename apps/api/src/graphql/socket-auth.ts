@@ -2,16 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError, OperationTypeNode, getOperationAST, parse } from 'graphql';
 import type { Context, SubscribePayload } from 'graphql-ws';
+import type { Caller } from '#application/caller.js';
 import { CallerToken } from '#application/caller-token.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
 import { contextOf } from '../http/openstack-headers.middleware.js';
 import type { ContextRequest } from '../http/request-context.js';
-
-/** What graphql-ws's WebSocket server (ws) hands each connection. */
-export interface SocketExtra {
-  readonly request: IncomingMessage;
-}
 
 /** `X-Auth-Token` in the connection's init payload (any case), as the header is for HTTP. */
 const tokenOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
@@ -21,25 +17,20 @@ const tokenOf = (params: Readonly<Record<string, unknown>> | undefined): string 
 
 /**
  * Authenticates a WebSocket connection once, at `connection_init`, as the middleware authenticates
- * an HTTP request: a refused token closes it (4403 Forbidden); an accepted one makes the caller of
- * every operation on it, with a request id of its own for the connection.
+ * an HTTP request: a refused token gets null (the socket is closed 4403 Forbidden); an accepted one
+ * makes the caller of every operation on it, with a request id of its own for the connection.
  */
 export const socketAuthentication = (config: ApiConfig, given: AuthSetup | undefined) => {
   let setup = given;
-  return async (context: Context<Record<string, unknown> | undefined, unknown>): Promise<boolean> => {
+  return async (request: IncomingMessage, params: Readonly<Record<string, unknown>> | undefined): Promise<Caller | null> => {
     setup ??= createAuthSetup(config);
-    const token = tokenOf(context.connectionParams);
+    const token = tokenOf(params);
     const identity = setup.authenticator === null ? setup.localIdentity : await setup.authenticator.authenticate(token);
-    if (identity === null) return false;
+    if (identity === null) return null;
     const callerToken = setup.authenticator === null || token === undefined ? null : new CallerToken(token);
-    ((context.extra as SocketExtra).request as unknown as ContextRequest).leasehold = contextOf(
-      `req-${randomUUID()}`,
-      null,
-      identity,
-      setup.policy,
-      callerToken,
-    );
-    return true;
+    const context = contextOf(`req-${randomUUID()}`, null, identity, setup.policy, callerToken);
+    (request as unknown as ContextRequest).leasehold = context;
+    return context.caller;
   };
 };
 

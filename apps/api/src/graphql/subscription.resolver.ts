@@ -1,9 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { Args, Context, Float, ID, Resolver, Subscription } from '@nestjs/graphql';
-import { authorize } from '#application/caller.js';
+import { type Caller, authorize } from '#application/caller.js';
 import { EventFeed, FEED_LIMIT_MAX, parseFeedTypes } from '#application/feed/event-feed.queries.js';
-import { LogHead } from '#application/feed/log-head.js';
+import type { LiveEntries } from '#application/feed/live-entries.js';
+import { followFeed, followLeaseHistory } from '#application/feed/live-follow.js';
+import { LiveLog } from '#application/feed/live-log.js';
 import { EVENT_CATALOGUE } from '#application/history/event-catalogue.js';
+import type { HistoryEntry } from '#application/history/history-entry.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { invalid } from '#domain/index.js';
@@ -12,7 +15,8 @@ import { EVENT_STORE } from '../tokens.js';
 import { checkPathParameter } from '../http/route-parameters.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { HistoryEntryType } from './history.types.js';
-import { liveEntries } from './live-entries.js';
+import { livePayloads } from './live-entries.js';
+import { SubscriptionSlots } from './subscription-slots.js';
 
 /** A position to start after: 0 (the whole log) or a positive integer. */
 const positionOf = (after: number | null | undefined): number => {
@@ -28,15 +32,18 @@ const publicTypes = (types: readonly string[] | null | undefined): ReadonlySet<s
 
 /**
  * Live events over WebSocket (graphql-ws), fed from the log as GET /v1/events and GET
- * /v1/leases/{id}/history read it: every event after `after`, then each one as it is recorded.
+ * /v1/leases/{id}/history read it: every event after `after`, then each one as it is recorded (from
+ * the process's LiveLog: nothing is read again per subscriber). Each holds a slot of its connection's
+ * and of its project's while it runs.
  */
 @Resolver()
 export class SubscriptionResolver {
   constructor(
     @Inject(HistoryQueries) private readonly history: HistoryQueries,
     @Inject(EventFeed) private readonly feed: EventFeed,
-    @Inject(LogHead) private readonly head: LogHead,
+    @Inject(LiveLog) private readonly log: LiveLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SubscriptionSlots) private readonly slots: SubscriptionSlots,
   ) {}
 
   @Subscription(() => HistoryEntryType, {
@@ -59,19 +66,11 @@ export class SubscriptionResolver {
     const wanted = publicTypes(types);
     const from = positionOf(after);
     // 404 or 403 now, before anything is streamed: as GET /v1/leases/{id}/history
-    await this.history.lease(caller, leaseId);
-    return liveEntries(
-      this.head,
-      from,
-      async (position) => {
-        // the head first: whatever the history read holds, the log had reached it
-        const head = await this.store.headPosition();
-        const entries = (await this.history.lease(caller, leaseId)).filter(
-          (entry) => entry.position > position && (wanted === null || wanted.has(entry.type)),
-        );
-        return { entries, next: Math.max(position, head, ...entries.map((entry) => entry.position)), atHead: true };
-      },
+    return this.live(
+      context,
+      caller,
       (entry) => ({ leaseEvents: entry }),
+      () => followLeaseHistory(this.log, this.history, this.store, caller, leaseId, wanted, from),
     );
   }
 
@@ -85,15 +84,32 @@ export class SubscriptionResolver {
   ): Promise<AsyncIterableIterator<{ projectLeaseEvents: HistoryEntryType }>> {
     const caller = callerIn(context);
     authorize(caller, ACTIONS.eventsGet);
-    const query = { types: types === null || types === undefined ? null : parseFeedTypes(types.join(',')), limit: FEED_LIMIT_MAX };
-    return liveEntries(
-      this.head,
-      positionOf(after),
-      async (position) => {
-        const page = await this.feed.page(caller, { ...query, after: position });
-        return { entries: page.events, next: page.next_after, atHead: page.atHead };
-      },
+    const query = {
+      after: positionOf(after),
+      types: types === null || types === undefined ? null : parseFeedTypes(types.join(',')),
+      limit: FEED_LIMIT_MAX,
+    };
+    return this.live(
+      context,
+      caller,
       (entry) => ({ projectLeaseEvents: entry }),
+      () => followFeed(this.log, this.feed, caller, query),
     );
+  }
+
+  /** Takes the slot first (a refused subscription reads nothing), and gives it back if the first read is refused. */
+  private async live<Payload>(
+    context: GraphqlContext,
+    caller: Caller,
+    payload: (entry: HistoryEntry) => Payload,
+    follow: () => Promise<LiveEntries>,
+  ): Promise<AsyncIterableIterator<Payload>> {
+    const release = this.slots.take(context.req, caller.projectId);
+    try {
+      return livePayloads(await follow(), payload, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }

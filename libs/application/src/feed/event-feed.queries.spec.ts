@@ -6,7 +6,7 @@ import type { Caller } from '../caller.js';
 import type { HistoryEntry } from '../history/history-entry.js';
 import { testCaller } from '../testing/application.specification.js';
 import { EventFeed, type FeedQuery, parseFeedTypes } from './event-feed.queries.js';
-import { LogHead } from './log-head.js';
+import { LeaseOwners } from './lease-owners.js';
 
 const USER: EventMetadata = {
   correlationId: 'req-1',
@@ -73,7 +73,7 @@ const readToHead = async (caller: Caller, query: FeedQuery): Promise<{ entries: 
 
 beforeEach(async () => {
   store = SqliteEventStore.open({ file: ':memory:' });
-  feed = new EventFeed(store);
+  feed = new EventFeed(store, new LeaseOwners(store));
   ids = 0;
   await givenLedger();
 });
@@ -146,31 +146,5 @@ describe('the event feed', () => {
   it('refuses an unknown public type, naming it', () => {
     expect(() => parseFeedTypes('lease.created,lease.exploded')).toThrow('unknown event type lease.exploded');
     expect(() => parseFeedTypes('Lease.Created')).toThrow('unknown event type Lease.Created');
-  });
-});
-
-describe('the log head', () => {
-  it('wakes a waiter when an event past its position is appended, and stops watching when released', async () => {
-    const head = new LogHead(store);
-    head.hold();
-    const stop = new AbortController();
-    let woken = false;
-    const waiting = head.waitPast(9, stop.signal).then(() => (woken = true));
-    await head.waitPast(8, stop.signal);
-    expect(woken).toBe(false);
-    await append('lease-lease-1', 'Lease.Renamed', { leaseId: 'lease-1', name: 'renamed', renamedAt: hold.startDate });
-    await waiting;
-    expect(woken).toBe(true);
-    await head.release();
-  });
-
-  it('lets an aborted waiter go without an event', async () => {
-    const head = new LogHead(store);
-    head.hold();
-    const stop = new AbortController();
-    const waiting = head.waitPast(100, stop.signal);
-    stop.abort();
-    await expect(waiting).resolves.toBeUndefined();
-    await head.release();
   });
 });

@@ -1,12 +1,11 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { invalid } from '#domain/index.js';
-import type { EventFilter, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
-import { type Caller, leaseTarget } from '../caller.js';
+import type { EventFilter, EventStore } from '#event-store/event-store.port.js';
+import type { Caller } from '../caller.js';
 import { EVENT_CATALOGUE, type InternalEventType } from '../history/event-catalogue.js';
 import { type HistoryEntry, historyEntry, isCatalogued } from '../history/history-entry.js';
-import { ACTIONS } from '../policy/policy-defaults.js';
-import { leaseOfEvent } from './feed-scope.js';
-import { LeaseOwners } from './lease-owners.js';
+import { feedVisibility } from './feed-scope.js';
+import type { LeaseOwners } from './lease-owners.js';
 
 export const FEED_LIMIT_DEFAULT = 100;
 export const FEED_LIMIT_MAX = 1000;
@@ -44,22 +43,19 @@ export const parseFeedTypes = (list: string): InternalEventType[] =>
     return type;
   });
 
-type Catalogued = RecordedEvent & { readonly type: InternalEventType };
-
 /**
  * The log in order, each event as the history routes show it. Admins see every event; anyone else
  * the events of their own project's leases that the lease policy lets them read, found through an
  * index of lease owners rather than by looking each lease up.
  */
 export class EventFeed {
-  private readonly owners: LeaseOwners;
-
-  constructor(private readonly store: EventStore) {
-    this.owners = new LeaseOwners(store);
-  }
+  constructor(
+    private readonly store: EventStore,
+    private readonly owners: LeaseOwners,
+  ) {}
 
   async page(caller: Caller, query: FeedQuery): Promise<ScannedPage> {
-    const visible = this.visibility(caller);
+    const visible = feedVisibility(caller, this.owners);
     const filter: EventFilter | undefined = query.types === null ? undefined : { types: query.types };
     const events: HistoryEntry[] = [];
     let cursor = query.after;
@@ -81,21 +77,5 @@ export class EventFeed {
       await yieldToEventLoop();
     }
     return { events, next_after: cursor, atHead: false };
-  }
-
-  private visibility(caller: Caller): (event: Catalogued) => boolean {
-    if (caller.isAdmin) return () => true;
-    const readable = new Map<string, boolean>();
-    return (event) => {
-      const leaseId = leaseOfEvent(event, this.owners);
-      if (leaseId === undefined) return false;
-      let allowed = readable.get(leaseId);
-      if (allowed === undefined) {
-        const owner = this.owners.ownerOf(leaseId);
-        allowed = owner !== undefined && owner.projectId === caller.projectId && caller.can(ACTIONS.leaseGet, leaseTarget(owner));
-        readable.set(leaseId, allowed);
-      }
-      return allowed;
-    };
   }
 }

@@ -1,5 +1,8 @@
+import { floatingIpStream, hostStream, leaseStream } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { type Caller, leaseTarget } from '../caller.js';
 import type { InternalEventType } from '../history/event-catalogue.js';
+import { ACTIONS } from '../policy/policy-defaults.js';
 import type { LeaseOwners } from './lease-owners.js';
 
 /**
@@ -95,4 +98,41 @@ export const leaseOfEvent = (event: RecordedEvent & { readonly type: InternalEve
       return _never;
     }
   }
+};
+
+type Catalogued = RecordedEvent & { readonly type: InternalEventType };
+
+/**
+ * Which events the feed shows a caller. Admins see every event; anyone else the events of their own
+ * project's leases that the lease policy lets them read (each lease judged once).
+ */
+export const feedVisibility = (caller: Caller, owners: LeaseOwners): ((event: Catalogued) => boolean) => {
+  if (caller.isAdmin) return () => true;
+  const readable = new Map<string, boolean>();
+  return (event) => {
+    const leaseId = leaseOfEvent(event, owners);
+    if (leaseId === undefined) return false;
+    let allowed = readable.get(leaseId);
+    if (allowed === undefined) {
+      const owner = owners.ownerOf(leaseId);
+      allowed = owner !== undefined && owner.projectId === caller.projectId && caller.can(ACTIONS.leaseGet, leaseTarget(owner));
+      readable.set(leaseId, allowed);
+    }
+    return allowed;
+  };
+};
+
+const LEASE_STREAM = leaseStream('');
+const BOOKING_STREAMS = [hostStream(''), floatingIpStream('')];
+
+/**
+ * The lease whose history (HistoryQueries.lease) shows an event: every event of its own stream, and
+ * its reservations' bookings on hosts and floating IPs (a reservation is only ever booked on the
+ * resources it was given, which are the streams the history reads).
+ */
+export const historyLeaseOf = (event: RecordedEvent, owners: LeaseOwners): string | undefined => {
+  if (event.streamId.startsWith(LEASE_STREAM)) return event.streamId.slice(LEASE_STREAM.length);
+  if (!BOOKING_STREAMS.some((prefix) => event.streamId.startsWith(prefix))) return undefined;
+  const reservationId = text(event.data, 'reservationId');
+  return reservationId === undefined ? undefined : owners.leaseOf(reservationId);
 };
