@@ -230,6 +230,17 @@ describe('the estimate: what the fields read', () => {
     expect(leaseReads(log)).toEqual([]);
   });
 
+  it('counts the values an answer holds, so a flood of aliases of plain fields is refused before it runs', async () => {
+    let reply: GraphqlReply | undefined;
+    const flood = `{ leases(first: 500) { edges { node { ${Array.from({ length: 9000 }, (_, i) => `a${i}: id`).join(' ')} } } } }`;
+    const log = await logDuring(seeder, async () => {
+      reply = await post(seeder, 'attacker', flood, AbortSignal.timeout(30_000));
+    });
+    expect(reply?.status).toBe(400);
+    expect(reply?.errors?.[0]?.message).toMatch(/^Query too large: its answer may hold up to \d+ values, at most 500000/);
+    expect(leaseReads(log)).toEqual([]);
+  });
+
   const b = '{ project_id: "project-b" }';
   const REPRESENTATIVE: readonly [string, Who, string, Record<string, unknown>?][] = [
     ['a page of leases', 'victim', `{ leases(first: ${VICTIM_LEASES}) { edges { node { id name status } } } }`],
@@ -414,8 +425,8 @@ describe('a client that leaves, and expensive operations per project', () => {
       code: 'TOO_MANY_REQUESTS',
       error_code: 429,
       error_message:
-        'Too many expensive queries of this project at once: at most 2 estimated to read over 1000 rows may run together ' +
-        '(try again after 300 s, or ask for less)',
+        'Too many expensive queries of this project at once: at most 2 estimated to read over 1000 rows or answer over ' +
+        '100000 values may run together (try again after 300 s, or ask for less)',
     });
     // a cheap query of the same project runs
     expect((await gql(roomy, 'attacker')(`{ ${PAGE_OF_IDS(5)} }`)).data.leases.edges).toHaveLength(5);

@@ -106,7 +106,12 @@ describe('API configuration: what one GraphQL operation may read', () => {
       LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: '1',
     });
     expect(set.graphql).toMatchObject({ timeoutMs: 500, maxRows: 100, expensiveCost: 50, tenantExpensive: 1 });
-    for (const name of ['TIMEOUT_MS', 'MAX_ROWS', 'EXPENSIVE_COST', 'TENANT_EXPENSIVE']) {
+    expect(loadApiConfig({}).graphql).toMatchObject({ maxValues: 500_000, expensiveValues: 100_000 });
+    expect(loadApiConfig({ LEASEHOLD_GRAPHQL_MAX_VALUES: '1000', LEASEHOLD_GRAPHQL_EXPENSIVE_VALUES: '10' }).graphql).toMatchObject({
+      maxValues: 1000,
+      expensiveValues: 10,
+    });
+    for (const name of ['TIMEOUT_MS', 'MAX_ROWS', 'MAX_VALUES', 'EXPENSIVE_COST', 'EXPENSIVE_VALUES', 'TENANT_EXPENSIVE']) {
       const variable = `LEASEHOLD_GRAPHQL_${name}`;
       expect(() => loadApiConfig({ [variable]: '0' })).toThrow(`${variable} must be a positive integer, got 0`);
       expect(() => loadApiConfig({ [variable]: 'many' })).toThrow(`${variable} must be a non-negative integer, got many`);

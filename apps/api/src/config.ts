@@ -77,8 +77,11 @@ export interface GraphqlSettings {
   /** LEASEHOLD_GRAPHQL_TIMEOUT_MS, LEASEHOLD_GRAPHQL_MAX_ROWS: one operation's execution budget; past it, its reads stop. */
   readonly timeoutMs: number;
   readonly maxRows: number;
-  /** LEASEHOLD_GRAPHQL_EXPENSIVE_COST: an operation estimated above it is expensive. */
+  /** LEASEHOLD_GRAPHQL_MAX_VALUES: the most values an operation's answer may be estimated to hold (query-cost.ts). */
+  readonly maxValues: number;
+  /** LEASEHOLD_GRAPHQL_EXPENSIVE_COST, LEASEHOLD_GRAPHQL_EXPENSIVE_VALUES: an operation estimated above either is expensive. */
   readonly expensiveCost: number;
+  readonly expensiveValues: number;
   /** LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE: expensive operations one project may run at once (429 beyond). */
   readonly tenantExpensive: number;
 }
@@ -232,7 +235,9 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
       timeoutMs: positive(env.LEASEHOLD_GRAPHQL_TIMEOUT_MS, 3000, 'LEASEHOLD_GRAPHQL_TIMEOUT_MS'),
       maxRows: positive(env.LEASEHOLD_GRAPHQL_MAX_ROWS, 20_000, 'LEASEHOLD_GRAPHQL_MAX_ROWS'),
+      maxValues: positive(env.LEASEHOLD_GRAPHQL_MAX_VALUES, 500_000, 'LEASEHOLD_GRAPHQL_MAX_VALUES'),
       expensiveCost: positive(env.LEASEHOLD_GRAPHQL_EXPENSIVE_COST, 1000, 'LEASEHOLD_GRAPHQL_EXPENSIVE_COST'),
+      expensiveValues: positive(env.LEASEHOLD_GRAPHQL_EXPENSIVE_VALUES, 100_000, 'LEASEHOLD_GRAPHQL_EXPENSIVE_VALUES'),
       tenantExpensive: positive(env.LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE, 2, 'LEASEHOLD_GRAPHQL_TENANT_EXPENSIVE'),
     },
     webSockets: webSocketSettings(env),

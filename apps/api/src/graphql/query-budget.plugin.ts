@@ -27,6 +27,14 @@ const tooCostly = (rows: number, maxCost: number): GraphQLError =>
     { http: { status: 400 } },
   );
 
+const tooLarge = (values: number, maxValues: number): GraphQLError =>
+  withBody(
+    'GRAPHQL_VALIDATION_FAILED',
+    400,
+    `Query too large: its answer may hold up to ${values} values, at most ${maxValues} (ask for smaller pages or fewer fields)`,
+    { http: { status: 400 } },
+  );
+
 /** An operation runs at most the time budget: by then a client may try again, and a slot is free again. */
 const retryAfterSeconds = (settings: GraphqlSettings): string => String(Math.ceil(settings.timeoutMs / 1000));
 
@@ -35,7 +43,8 @@ const tooManyExpensive = (settings: GraphqlSettings): GraphQLError =>
     'TOO_MANY_REQUESTS',
     429,
     `Too many expensive queries of this project at once: at most ${settings.tenantExpensive} estimated to read over ` +
-      `${settings.expensiveCost} rows may run together (try again after ${retryAfterSeconds(settings)} s, or ask for less)`,
+      `${settings.expensiveCost} rows or answer over ${settings.expensiveValues} values may run together ` +
+      `(try again after ${retryAfterSeconds(settings)} s, or ask for less)`,
     { http: { status: 429, headers: new HeaderMap([['retry-after', retryAfterSeconds(settings)]]) } },
   );
 
@@ -68,7 +77,7 @@ const answer = (response: GraphQLResponse, admitted: Admitted, settings: Graphql
 
 /**
  * Holds every operation to what it may read, before and while it runs: its page sizes (literal or
- * variable) and its estimated rows are checked once its variables are known, an expensive one needs
+ * variable), its estimated rows and answered values are checked once its variables are known, an expensive one needs
  * one of its project's slots, and its reads run within a budget of time and rows (operation-budget.ts)
  * that the client leaving also stops.
  */
@@ -89,10 +98,12 @@ export const queryBudget = (settings: GraphqlSettings): ApolloServerPlugin<Graph
         didResolveOperation: async ({ schema, document, operation, request, contextValue }) => {
           // none resolved: execution answers that, running nothing
           if (operation === undefined) return;
-          const { rows, badPages } = estimate(schema, document, operation, request.variables ?? {});
+          const { rows, values, badPages } = estimate(schema, document, operation, request.variables ?? {});
           if (badPages.length > 0) throw badPage();
           if (rows > settings.maxCost) throw tooCostly(rows, settings.maxCost);
-          const release = rows > settings.expensiveCost ? slotOf(contextValue) : () => undefined;
+          if (values > settings.maxValues) throw tooLarge(values, settings.maxValues);
+          const expensive = rows > settings.expensiveCost || values > settings.expensiveValues;
+          const release = expensive ? slotOf(contextValue) : () => undefined;
           const budget = new OperationBudget(settings);
           giveBudget(contextValue, budget);
           stopWhenClientLeaves(contextValue, budget);

@@ -64,18 +64,38 @@ describe('the rows an operation reads, estimated before it runs', () => {
   });
 });
 
+describe('the values an answer holds, estimated before it runs', () => {
+  const valuesOf = (query: string): number => estimateOf(query).values;
+
+  it('counts each field answered once per object it is answered for, objects and lists included', () => {
+    // leases, edges, 20 nodes, and two fields of each node
+    expect(valuesOf('{ leases(first: 20) { edges { node { id name } } } }')).toBe(1 + 1 + 20 + 20 * 2);
+    // a list nothing sizes holds LIST_ESTIMATE objects
+    expect(valuesOf('{ lease(id: "x") { events { id } } }')).toBe(1 + 1 + LIST_ESTIMATE * 1);
+  });
+
+  it('grows with aliases of plain fields, which read no more rows: a flood of them is seen before it runs', () => {
+    const flood = estimateOf(`{ leases(first: ${MAX_PAGE}) { edges { node { ${aliases(9000, 'id')} } } } }`);
+    expect(flood.rows).toBe(MAX_PAGE + 1);
+    expect(flood.values).toBeGreaterThan(9000 * MAX_PAGE);
+  });
+});
+
 describe('page sizes, literal or variable, as the resolver will get them', () => {
   const PAGE = 'query($first: Int) { leases(first: $first) { edges { node { id } } } }';
 
   it("takes a variable's value, else its default, else the default page", () => {
-    expect(estimateOf(PAGE, { first: 7 })).toEqual({ rows: 8, badPages: [] });
-    expect(estimateOf('query($first: Int = 9) { leases(first: $first) { edges { node { id } } } }')).toEqual({ rows: 10, badPages: [] });
-    expect(estimateOf(PAGE)).toEqual({ rows: DEFAULT_PAGE + 1, badPages: [] });
-    expect(estimateOf(PAGE, { first: null })).toEqual({ rows: DEFAULT_PAGE + 1, badPages: [] });
+    expect(estimateOf(PAGE, { first: 7 })).toMatchObject({ rows: 8, badPages: [] });
+    expect(estimateOf('query($first: Int = 9) { leases(first: $first) { edges { node { id } } } }')).toMatchObject({
+      rows: 10,
+      badPages: [],
+    });
+    expect(estimateOf(PAGE)).toMatchObject({ rows: DEFAULT_PAGE + 1, badPages: [] });
+    expect(estimateOf(PAGE, { first: null })).toMatchObject({ rows: DEFAULT_PAGE + 1, badPages: [] });
   });
 
   it.each([0, -1, MAX_PAGE + 1, 2 ** 31 - 1, 1.5, '5', true])('names %j as a variable a bad page, counted at the largest page', (first) => {
-    expect(estimateOf(PAGE, { first })).toEqual({ rows: MAX_PAGE + 1, badPages: [first] });
+    expect(estimateOf(PAGE, { first })).toMatchObject({ rows: MAX_PAGE + 1, badPages: [first] });
   });
 
   it('a negative literal cannot make the estimate smaller: beside 300 pages of histories it is a bad page, and the rest still counts', () => {

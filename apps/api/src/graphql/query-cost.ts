@@ -68,6 +68,12 @@ const READS: Readonly<Record<string, (page: number) => FieldReads>> = {
 export interface Estimate {
   /** The most rows the operation is expected to read (an upper bound for data of the usual shape: docs/graphql.md). */
   readonly rows: number;
+  /**
+   * The values its answer may hold: each field answered, times the objects above it. Reads bound the
+   * work below the resolvers; this bounds the answer built from them (9,000 aliases of `id` on a page
+   * of 500 leases read 501 rows and answer 4.5 million values).
+   */
+  readonly values: number;
   /** Page sizes asked for that are not integers from 1 to MAX_PAGE, as given (literal or variable). */
   readonly badPages: readonly unknown[];
 }
@@ -113,41 +119,51 @@ const pageOf = (walk: Walk, field: FieldNode): number => {
   return MAX_PAGE;
 };
 
-const selectionsRows = (walk: Walk, parent: GraphQLNamedType, selections: SelectionSetNode, page: number | null, times: number): number => {
-  let rows = 0;
+interface Cost {
+  readonly rows: number;
+  readonly values: number;
+}
+
+const NOTHING: Cost = { rows: 0, values: 0 };
+
+const plus = (a: Cost, b: Cost): Cost => ({ rows: a.rows + b.rows, values: a.values + b.values });
+
+const selectionsCost = (walk: Walk, parent: GraphQLNamedType, selections: SelectionSetNode, page: number | null, times: number): Cost => {
+  let cost = NOTHING;
   for (const selection of selections.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) rows += fieldRows(walk, parent, selection, page, times);
+      if (!selection.name.value.startsWith('__')) cost = plus(cost, fieldCost(walk, parent, selection, page, times));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const type = selection.typeCondition === undefined ? parent : (walk.schema.getType(selection.typeCondition.name.value) ?? parent);
-      rows += selectionsRows(walk, type, selection.selectionSet, page, times);
+      cost = plus(cost, selectionsCost(walk, type, selection.selectionSet, page, times));
     } else {
       const name = selection.name.value;
       const fragment = walk.fragments.get(name);
       if (fragment === undefined || walk.expanding.has(name)) continue;
       const type = walk.schema.getType(fragment.typeCondition.name.value) ?? parent;
-      rows += selectionsRows({ ...walk, expanding: new Set([...walk.expanding, name]) }, type, fragment.selectionSet, page, times);
+      const inner = { ...walk, expanding: new Set([...walk.expanding, name]) };
+      cost = plus(cost, selectionsCost(inner, type, fragment.selectionSet, page, times));
     }
   }
-  return rows;
+  return cost;
 };
 
-const fieldRows = (walk: Walk, parent: GraphQLNamedType, field: FieldNode, page: number | null, times: number): number => {
+const fieldCost = (walk: Walk, parent: GraphQLNamedType, field: FieldNode, page: number | null, times: number): Cost => {
   const definition = fieldOf(parent, field.name.value);
-  if (definition === undefined) return 0;
+  if (definition === undefined) return NOTHING;
   const own = definition.args.some((argument) => argument.name === 'first') ? pageOf(walk, field) : page;
   const list = isListType(getNullableType(definition.type));
   const reads = readsOf(parent, field.name.value)?.(own ?? LIST_ESTIMATE) ?? { rows: 0, items: list ? (own ?? LIST_ESTIMATE) : 1 };
-  const below =
-    field.selectionSet === undefined
-      ? 0
-      : selectionsRows(walk, getNamedType(definition.type), field.selectionSet, list ? null : own, times * reads.items);
-  return times * reads.rows + below;
+  // a leaf answers a value per item; an object answers what is selected of it
+  if (field.selectionSet === undefined) return { rows: times * reads.rows, values: times * reads.items };
+  const below = selectionsCost(walk, getNamedType(definition.type), field.selectionSet, list ? null : own, times * reads.items);
+  return { rows: times * reads.rows + below.rows, values: times + below.values };
 };
 
 /**
- * The rows an operation will read, from its document and its variables, before anything runs: each
- * field that reads counts its rows (READS) times the objects above it. Aliases and fragments count
+ * The rows an operation will read and the values it will answer, from its document and its variables,
+ * before anything runs: each field that reads counts its rows (READS) times the objects above it, each
+ * field answered counts one value per object it is answered for. Aliases and fragments count
  * where they are spread; introspection is not counted (it is switched on or off on its own).
  */
 export const estimate = (
@@ -163,6 +179,6 @@ export const estimate = (
     ),
   );
   const walk: Walk = { schema, operation, fragments, variables, expanding: new Set(), badPages: [] };
-  const rows = root === null || root === undefined ? 0 : selectionsRows(walk, root, operation.selectionSet, null, 1);
-  return { rows, badPages: walk.badPages };
+  const { rows, values } = root === null || root === undefined ? NOTHING : selectionsCost(walk, root, operation.selectionSet, null, 1);
+  return { rows, values, badPages: walk.badPages };
 };
