@@ -1,12 +1,12 @@
-import {
-  type DueAction,
-  type EffectPhase,
-  type EffectRecord,
-  type LeasePhase,
-  type LeaseState,
-  type Reservation,
-  type ReservationOutcome,
-  type UpdateOutcome,
+import type {
+  DueAction,
+  EffectPhase,
+  EffectRecord,
+  LeasePhase,
+  LeaseState,
+  Reservation,
+  ReservationOutcome,
+  UpdateOutcome,
 } from '#domain/index.js';
 import type { CommandMetadata } from '#application/command.js';
 import type { LeaseReactionUseCases, OutcomeRecorded } from '#application/reactions/lease-reactions.use-cases.js';

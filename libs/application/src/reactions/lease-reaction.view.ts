@@ -1,4 +1,4 @@
-import { type LeaseEvent, type LeasePhase, type LeaseState, type Reservation } from '#domain/index.js';
+import type { LeaseEvent, LeasePhase, LeaseState, Reservation } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { leaseDecider } from '#plugins/lease.decider.js';
 import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
