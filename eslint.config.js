@@ -47,8 +47,8 @@ export default tseslint.config(
     },
   },
   {
-    // the domain, every resource type's allocation policy and admission module (their effects adapters do I/O), and the
-    // ports those adapters implement with the zone rule the use cases share with them (declarations and arithmetic)
+    // the domain, every resource type's reservation state, rules, holdings, allocation policy and admission module (their
+    // effects adapters do I/O), and the ports those adapters implement with the zone rule the use cases share with them
     files: [
       'libs/domain/src/**/*.ts',
       'libs/plugins/src/query/**/*.ts',
@@ -56,6 +56,9 @@ export default tseslint.config(
       'libs/plugins/src/ports/**/*.ts',
       'libs/plugins/src/zone-rule.ts',
       'libs/plugins/src/physical-host/*.ts',
+      'libs/plugins/src/*/*.reservation.ts',
+      'libs/plugins/src/*/*.rules.ts',
+      'libs/plugins/src/*/*.holdings.ts',
       'libs/plugins/src/*/*.policy.ts',
       'libs/plugins/src/*/*.admission.ts',
     ],

@@ -10,7 +10,6 @@ import {
   hostDecider,
   hostRegistryDecider,
   hostStream,
-  leaseDecider,
   leaseStream,
 } from '#domain/index.js';
 import { appendTo } from '#application/command.js';
@@ -21,6 +20,7 @@ import { StandaloneCloud } from '#plugins/standalone/standalone-cloud.js';
 import { standaloneEffectsRegistry } from '#plugins/standalone/standalone-effects.registry.js';
 import { Reactor } from '#reactor/reactor.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { percentile } from './bench-http.js';
 
 /**

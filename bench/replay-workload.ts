@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  HOST_REGISTRY_STREAM,
-  type HostEvent,
-  type HostRegistryEvent,
-  type HostReservation,
-  type LeaseEvent,
-  hostStream,
-  leaseStream,
-} from '#domain/index.js';
+import { HOST_REGISTRY_STREAM, type HostEvent, type HostRegistryEvent, type LeaseEvent, hostStream, leaseStream } from '#domain/index.js';
 import type { AppendRequest, EventMetadata, EventStore } from '#event-store/event-store.port.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 
 /**
  * A generated ledger for the replay bench: hosts registered, then leases that go through a real

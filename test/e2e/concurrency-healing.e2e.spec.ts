@@ -7,7 +7,7 @@
  * a down host flagged missing_resources (nothing was free to replace it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reservedHostIds } from '#domain/index.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { type LedgerEvent, readLedger } from '../helpers/ledger-replay.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { reportHostDown } from '../helpers/host-health.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostEvent, type HostState, type LeaseEvent, hostDecider, reservedHostIds } from '#domain/index.js';
+import { type HostEvent, type HostState, type LeaseEvent, hostDecider } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 

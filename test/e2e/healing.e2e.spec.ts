@@ -7,7 +7,7 @@
  * beyond the window alone, and the log replayed on its own still shows no double booking.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reservedHostIds } from '#domain/index.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { hostsWith, ledgerCount, ledgerEvents } from '../helpers/api-fixtures.js';
 import { api, blazarDate, instanceReservation } from '../helpers/http.js';
 import { reportHostDown } from '../helpers/host-health.js';

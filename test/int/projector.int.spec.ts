@@ -15,12 +15,9 @@ import {
   HOST_REGISTRY_STREAM,
   type HostInfo,
   type HostRegistryState,
-  type HostReservation,
   FLAVOR_CATALOG_STREAM,
   FLOATING_IP_REGISTRY_STREAM,
-  type FloatingIpReservation,
   type LeasePhase,
-  type VirtualInstanceReservation,
   flavorCatalogDecider,
   floatingIpDecider,
   floatingIpRegistryDecider,
@@ -28,11 +25,14 @@ import {
   hostDecider,
   hostRegistryDecider,
   hostStream,
-  leaseDecider,
   leaseStream,
   propertyStream,
   resourcePropertyDecider,
 } from '#domain/index.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
+import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import type { Actor, AppendRequest, EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { HOSTILE_STRINGS } from '#event-store/testing/hostile-strings.js';

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, VirtualInstanceReservation } from '#domain/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import { StandaloneInstanceEffects, reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
+import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 import {
   World,
   atSecond,

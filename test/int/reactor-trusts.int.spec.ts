@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, HostReservation } from '#domain/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import { reservation } from '#domain/lease/testing/lease.fixtures.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry, type LeaseTrustEffects } from '#plugins/effects.port.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import { World, atSecond, decideAndAppend, registerHosts, waitForEvent } from './reactor.fixtures.js';
 
 let world: World;

@@ -4,18 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   HOST_REGISTRY_STREAM,
-  type FloatingIpReservation,
-  type HostReservation,
   type LeaseCommand,
   type HostRegistryEvent,
   hostDecider,
   hostRegistryDecider,
   hostStream,
-  leaseDecider,
   leaseStream,
   type Reservation,
-  type SlotAllocation,
-  type VirtualInstanceReservation,
 } from '#domain/index.js';
 import { appendTo } from '#application/command.js';
 import { CommandHandler } from '#application/command-handler.js';
@@ -26,6 +21,10 @@ import { StandaloneCloud } from '#plugins/standalone/standalone-cloud.js';
 import { standaloneEffectsRegistry } from '#plugins/standalone/standalone-effects.registry.js';
 import { Reactor, type ReactorOptions } from '#reactor/reactor.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
+import type { SlotAllocation, VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 
 /** A data folder with the event log and the standalone cloud, as the reactor process opens them. */
 export class World {

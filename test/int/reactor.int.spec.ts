@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HostReservation } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import {
   World,
   atSecond,

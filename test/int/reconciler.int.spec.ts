@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { reservationResourceClass } from '#plugins/instance/standalone/instance.standalone-effects.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
 import {
   World,
   atSecond,

@@ -5,10 +5,13 @@ import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/system.js';
 
-/** The pure code, as eslint.config.js names it: whole trees, one folder's own files, and every type's policy and admission module. */
+/**
+ * The pure code, as eslint.config.js names it: whole trees, one folder's own files, and every type's reservation state, rules,
+ * holdings, policy and admission module.
+ */
 const PURE_TREES = ['libs/domain/src', 'libs/plugins/src/query', 'libs/plugins/src/admission'];
 const PURE_FOLDERS = ['libs/plugins/src/physical-host'];
-const PURE_ROLE = /^[^/]+\/[^/]+\.(policy|admission)\.ts$/;
+const PURE_ROLE = /^[^/]+\/[^/]+\.(reservation|rules|holdings|policy|admission)\.ts$/;
 const PLUGINS = 'libs/plugins/src';
 
 /** Where an impure file is planted to prove the rules hold there. */
@@ -16,6 +19,9 @@ const PLANTS = [
   ...[...PURE_TREES, ...PURE_FOLDERS].map((dir) => join(dir, 'planted-impure.ts')),
   join(PLUGINS, 'instance/planted-impure.policy.ts'),
   join(PLUGINS, 'floating-ip/planted-impure.admission.ts'),
+  join(PLUGINS, 'instance/planted-impure.rules.ts'),
+  join(PLUGINS, 'floating-ip/planted-impure.holdings.ts'),
+  join(PLUGINS, 'instance/planted-impure.reservation.ts'),
 ];
 
 /** What a pure file must not do, one violation per line: four imports, four clock/randomness calls. */
@@ -46,7 +52,7 @@ const pureFiles = (): string[] => {
 };
 
 describe('architecture rules', () => {
-  it('libs/domain and the plugin policies and admission modules import no framework, I/O, clock or randomness', async () => {
+  it("libs/domain and the plugin type modules' pure parts import no framework, I/O, clock or randomness", async () => {
     // the purity rules read imports and syntax, no types: without a TypeScript program the check takes seconds, not a minute under load
     const eslint = new ESLint({
       cwd: ROOT,
@@ -67,6 +73,22 @@ describe('architecture rules', () => {
         'instance/instance.admission.ts',
         'floating-ip/floating-ip-allocation.policy.ts',
         'floating-ip/floating-ip.admission.ts',
+      ]),
+    );
+    const modules = files
+      .filter((file) => /\.(reservation|rules|holdings)\.ts$/.test(file))
+      .map((file) => file.slice(join(ROOT, PLUGINS).length + 1));
+    expect(modules).toEqual(
+      expect.arrayContaining([
+        'physical-host/host.reservation.ts',
+        'physical-host/host.rules.ts',
+        'physical-host/host.holdings.ts',
+        'instance/instance.reservation.ts',
+        'instance/instance.rules.ts',
+        'instance/instance.holdings.ts',
+        'floating-ip/floating-ip.reservation.ts',
+        'floating-ip/floating-ip.rules.ts',
+        'floating-ip/floating-ip.holdings.ts',
       ]),
     );
     const pure = files.filter((name) => !name.endsWith('.spec.ts'));

@@ -30,13 +30,6 @@ const NOT_YET_GENERIC: Readonly<Record<string, number>> = {
   'libs/application/src/availability/window-search.ts': 2,
   'libs/application/src/enforcement/lease-body.ts': 6,
   'libs/application/src/history/public-shapes.ts': 5,
-  'libs/application/src/usage/usage-report.ts': 1,
-  'libs/domain/src/lease/lease-reminder.rules.ts': 1,
-  'libs/domain/src/lease/lease.decide.ts': 1,
-  'libs/domain/src/lease/lease.types.ts': 12,
-  'libs/domain/src/lease/reservation-change.rules.ts': 6,
-  'libs/domain/src/quota/lease-holding.ts': 5,
-  'libs/domain/src/usage/usage.fold.ts': 5,
   'libs/read-model/src/lease-view.ts': 16,
 };
 

@@ -1,10 +1,11 @@
-import { LEASE_CATEGORY, type LeaseEvent, describeError, foldEvents, leaseDecider } from '#domain/index.js';
+import { LEASE_CATEGORY, type LeaseEvent, describeError, foldEvents } from '#domain/index.js';
 import type { EnforcementConfig } from '#application/enforcement/enforcement.config.js';
 import { indexResources } from '#application/enforcement/index-resources.js';
 import { type UsageEnforcement, usageEnforcement } from '#application/enforcement/usage-enforcement.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
 import { HttpExternalEnforcement } from '#plugins/enforcement/external-enforcement.http.js';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
 export interface EnforcementOnEndOptions {

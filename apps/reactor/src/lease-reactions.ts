@@ -1,17 +1,17 @@
-import {
-  type DueAction,
-  type EffectPhase,
-  type EffectRecord,
-  type LeasePhase,
-  type LeaseState,
-  type Reservation,
-  type ReservationOutcome,
-  type UpdateOutcome,
-  reservedHostIds,
+import type {
+  DueAction,
+  EffectPhase,
+  EffectRecord,
+  LeasePhase,
+  LeaseState,
+  Reservation,
+  ReservationOutcome,
+  UpdateOutcome,
 } from '#domain/index.js';
 import type { CommandMetadata } from '#application/command.js';
 import type { LeaseReactionUseCases, OutcomeRecorded } from '#application/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';

@@ -1,15 +1,7 @@
-import {
-  type DueAction,
-  HOST_CATEGORY,
-  type HostEvent,
-  LEASE_CATEGORY,
-  leaseStream,
-  nextDueAction,
-  reservedFloatingIpIds,
-  reservedHostIds,
-} from '#domain/index.js';
+import { type DueAction, HOST_CATEGORY, type HostEvent, LEASE_CATEGORY, leaseStream, nextDueAction } from '#domain/index.js';
 import { type LeaseReactionSource, type LeaseReactionView, leaseReactionView } from '#application/reactions/lease-reaction.view.js';
 import { type EventStore, type RecordedEvent, streamCategory } from '#event-store/event-store.port.js';
+import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
 /** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */

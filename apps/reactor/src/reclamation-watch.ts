@@ -1,6 +1,7 @@
-import { LEFTOVER_KINDS, type Leftover, type LeftoverKind, type Reservation, describeError, reservedHostIds } from '#domain/index.js';
+import { LEFTOVER_KINDS, type Leftover, type LeftoverKind, type Reservation, describeError } from '#domain/index.js';
 import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { leftoversOf } from './effects-dispatch.js';
 import type { LeaseRecord } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';

@@ -1,6 +1,7 @@
-import { type Reservation, type ReservationOutcome, isDomainError, reservedHostIds } from '#domain/index.js';
+import { type Reservation, type ReservationOutcome, isDomainError } from '#domain/index.js';
 import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { ReclamationReport, ReclamationWatch } from './reclamation-watch.js';
 import { type LeaseRecord, type LeaseTimeline, isSettledActive } from './lease-timeline.js';

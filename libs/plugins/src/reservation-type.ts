@@ -1,4 +1,4 @@
-import type { Reservation, ResourceType } from '#domain/index.js';
+import type { HostSize, QuotaAmounts, Reservation, ReservationRules, ResourceType, SlotDemand, UsageRates } from '#domain/index.js';
 import type { ReservationAdmission } from './admission/admission.port.js';
 import type { ReservationEffects } from './effects.port.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
@@ -16,6 +16,30 @@ export interface PluginDescription {
   readonly description: string;
 }
 
+/**
+ * One resource whose calendar carries a reservation: a host (whole, or `slots` of it) or a floating IP.
+ * These are the calendars (resource kinds) of the domain's consistency boundary, shared by the types.
+ */
+export type BookedResource =
+  { readonly kind: 'host'; readonly id: string; readonly slots: SlotDemand | null } | { readonly kind: 'floatingip'; readonly id: string };
+
+/** How quotas count a type's reservation. */
+export interface ReservationTypeQuota<R extends Reservation> {
+  /** What the reservation holds of each held quota at every instant of its lease's window. */
+  amounts(reservation: R): QuotaAmounts;
+}
+
+/** How usage meters a type's reservation. */
+export interface ReservationTypeUsage<R extends Reservation> {
+  /** What each resource the reservation holds accrues per unit of time while it runs, by resource id. */
+  rates(reservation: R, hostSize: (hostId: string) => HostSize): ReadonlyMap<string, UsageRates>;
+  /**
+   * Which of a rate card's prices its usage is charged at: `host-capabilities`, the first capability entry the
+   * resource's host matches, else the card's own (its resources are hosts); `card`, always the card's own.
+   */
+  readonly prices: 'host-capabilities' | 'card';
+}
+
 /** A type's side effects on each kind of cloud; the reactor alone calls what these make. */
 export interface ReservationTypeEffects<R extends Reservation> {
   openstack(clients: OpenStackClients, options: OpenStackEffectsOptions): ReservationEffects<R>;
@@ -23,13 +47,21 @@ export interface ReservationTypeEffects<R extends Reservation> {
 }
 
 /**
- * Everything one reservation type adds to Leasehold. Generic code (the lease use cases, the reactor,
- * the API) walks the registry of these (reservation-types.ts) and never branches on a type; a new type
- * that leaves a member out does not compile. docs/architecture.md, "Adding a reservation type".
+ * Everything one reservation type adds to Leasehold. Generic code (the lease decider, the use cases, the
+ * reactor, the API) walks the registry of these (reservation-types.ts) and never branches on a type; a new
+ * type that leaves a member out does not compile. Its reservation state enters the domain's union by
+ * augmenting `ReservationTypeMap` (libs/domain/src/lease/reservation-type-map.ts) from the type's folder.
+ * docs/architecture.md, "Adding a reservation type".
  */
 export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }> {
   readonly resourceType: T;
   readonly plugin: PluginDescription;
+  /** The lease decider's rules for the type: what may change while pending or active, healing, the end reminder. */
+  readonly rules: ReservationRules<ReservationOf<T>>;
+  /** What the reservation books on the calendars: every resource it holds, in the order it holds them. */
+  resources(reservation: ReservationOf<T>): readonly BookedResource[];
+  readonly quota: ReservationTypeQuota<ReservationOf<T>>;
+  readonly usage: ReservationTypeUsage<ReservationOf<T>>;
   /** Pure decisions over the calendars: choose, book, change, heal and release what a reservation holds. */
   readonly admission: ReservationAdmission<ReservationOf<T>, Q>;
   readonly effects: ReservationTypeEffects<ReservationOf<T>>;

@@ -1,4 +1,4 @@
-import type { ResourceType } from '#domain/index.js';
+import type { ReservationBase, ReservationTypeMap, ResourceType } from '#domain/index.js';
 import { floatingIpType } from './floating-ip/floating-ip.type.js';
 import { flavorInstanceType } from './instance/flavor-instance.type.js';
 import { virtualInstanceType } from './instance/virtual-instance.type.js';
@@ -21,6 +21,12 @@ export type AnyReservationType = ReservationType<ResourceType, ReservationReques
 // every type of the domain's reservation union has its module: a type without one fails to compile here
 type Unregistered = Exclude<ResourceType, Registered['resourceType']>;
 const _complete: [Unregistered] extends [never] ? true : ['no module for', Unregistered] = true;
+
+// each type's state enters the domain's map under its own resourceType, with what every reservation has
+type Miskeyed = {
+  [K in keyof ReservationTypeMap]: ReservationTypeMap[K] extends ReservationBase & { readonly resourceType: K } ? never : K;
+}[keyof ReservationTypeMap];
+const _keyed: [Miskeyed] extends [never] ? true : ['reservation state keyed under another type', Miskeyed] = true;
 
 /**
  * The registered modules as generic code walks them. The one widening: each module's members take its

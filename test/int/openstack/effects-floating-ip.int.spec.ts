@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FloatingIpReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
 import { openStackClients } from '#plugins/openstack/effects/index.js';
 import { OpenStackFloatingIpEffects, floatingIpReservationTag } from '#plugins/floating-ip/openstack/floating-ip.openstack-effects.js';
 import { NeutronClient, ignoreNotFound } from '#plugins/openstack/index.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

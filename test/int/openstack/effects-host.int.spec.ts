@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostReservation } from '#domain/index.js';
 import type { EffectContext } from '#plugins/effects.port.js';
 import { openStackClients, reservationAggregateName, reservationCustomName } from '#plugins/openstack/effects/index.js';
 import { OpenStackHostEffects } from '#plugins/physical-host/openstack/physical-host.openstack-effects.js';
 import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound } from '#plugins/openstack/index.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import {
   OPENSTACK_ENV_FILE,
   eventually,

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FlavorInstanceReservation, VirtualInstanceReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
 import { childProviderName, openStackClients, reservationCustomName, reservationObjectName } from '#plugins/openstack/effects/index.js';
 import { OpenStackInstanceEffects } from '#plugins/instance/openstack/instance.openstack-effects.js';
 import { NovaClient, OpenStackNotFoundError, PlacementClient, type Server, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
+import type { FlavorInstanceReservation, VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 import { OPENSTACK_ENV_FILE, emptyChildProvider, eventually, openStackEnv, sessionFor, uniqueName } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

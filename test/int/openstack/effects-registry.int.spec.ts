@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openEffects, parseEffectsConfig } from '#reactor/effects-config.js';
-import type { FloatingIpReservation } from '#domain/index.js';
 import { OpenStackFloatingIpEffects } from '#plugins/floating-ip/openstack/floating-ip.openstack-effects.js';
 import { OpenStackHostEffects } from '#plugins/physical-host/openstack/physical-host.openstack-effects.js';
 import { OpenStackInstanceEffects } from '#plugins/instance/openstack/instance.openstack-effects.js';
 import { EffectFailedError } from '#plugins/effects.port.js';
 import { openStackEffectsRegistry } from '#plugins/openstack/effects/index.js';
 import { NeutronClient, OpenStackSession, OpenStackUnreachableError } from '#plugins/openstack/index.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
 import { OPENSTACK_ENV_FILE, openStackEnv, sessionFor } from './openstack.fixtures.js';
 
 const on = Boolean(OPENSTACK_ENV_FILE);

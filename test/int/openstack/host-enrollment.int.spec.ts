@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostEvent, type HostInfo, type HostReservation, foldEvents, hostDecider, hostStream } from '#domain/index.js';
+import { type HostEvent, type HostInfo, foldEvents, hostDecider, hostStream } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EffectContext } from '#plugins/effects.port.js';
@@ -20,6 +20,7 @@ import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '#plugins/op
 import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '#plugins/openstack/index.js';
 import { HostEnrollment } from '#reactor/host-enrollment.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import { api } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import {

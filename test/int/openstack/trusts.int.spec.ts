@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VirtualInstanceReservation } from '#domain/index.js';
 import type { EffectContext } from '#plugins/effects.port.js';
 import { OpenStackTrustEffects, openStackClients, reservationCustomName, reservationObjectName } from '#plugins/openstack/effects/index.js';
 import { OpenStackInstanceEffects } from '#plugins/instance/openstack/instance.openstack-effects.js';
 import { KeystoneTrustsClient, NovaClient, PlacementClient, type Server, ignoreNotFound, isNotFound } from '#plugins/openstack/index.js';
+import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 import { type JsonResponse, instanceReservation } from '../../helpers/http.js';
 import { type RunningSystem, startSystem } from '../../helpers/system.js';
 import {

@@ -1,7 +1,7 @@
 import { Duration, type DateTime } from 'luxon';
 import { type ResourceType, invalid } from '#domain/index.js';
 import { type AvailabilityRequest, DEFAULT_LIMIT, MAX_LIMIT } from '#application/availability/availability.queries.js';
-import type { ReservationRequest } from '#plugins/reservation-types.js';
+import { type ReservationRequest, isResourceType } from '#plugins/reservation-types.js';
 import type { FieldPath } from '../http/input-rules.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
@@ -13,7 +13,7 @@ import {
   InstanceReservationDto,
   ReservationTypeDto,
 } from '../leases/lease.dto.js';
-import { isResourceType, parseReservation } from '../leases/lease-request.parser.js';
+import { parseReservation } from '../leases/lease-request.parser.js';
 import { AvailabilityQueryDto } from './availability.dto.js';
 
 /** The DTO of each reservation type's own fields, as POST /v1/leases reads them. */

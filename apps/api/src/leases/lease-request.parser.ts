@@ -1,14 +1,16 @@
 import type { DateTime } from 'luxon';
-import { type Affinity, type BeforeEndAction, RESOURCE_TYPES, type ResourceType, invalid, scheduleForCreate } from '#domain/index.js';
+import { invalid, scheduleForCreate } from '#domain/index.js';
+import { type ReservationRequest, isResourceType } from '#plugins/reservation-types.js';
+import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
+import { buildFlavorInstanceRequest, buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
+import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
+import type { Affinity } from '#plugins/instance/instance.reservation.js';
+import type { BeforeEndAction } from '#plugins/physical-host/host.reservation.js';
 import { toFlavorId } from '../flavors/flavor.validators.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { validateBody } from '../http/validate-body.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from '#application/leases/lease.commands.js';
-import type { ReservationRequest } from '#plugins/reservation-types.js';
-import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
-import { buildFlavorInstanceRequest, buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
-import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { buildFloatingIpRequest } from './floating-ip-reservation.parser.js';
 import {
   CreateLeaseDto,
@@ -21,8 +23,6 @@ import {
   UpdateLeaseDto,
   toAffinity,
 } from './lease.dto.js';
-
-export const isResourceType = (value: string): value is ResourceType => (RESOURCE_TYPES as readonly string[]).includes(value);
 
 const affinityOf = (value: unknown): Affinity => (value === undefined ? null : (toAffinity(value)?.value ?? null));
 

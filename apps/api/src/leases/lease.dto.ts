@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
-import { BEFORE_END_ACTIONS, RESOURCE_TYPES } from '#domain/index.js';
+import { BEFORE_END_ACTIONS } from '#plugins/physical-host/host.reservation.js';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { IsFlavorId } from '../flavors/flavor.validators.js';
 import { IsIntLike, MAX_INT32 } from '../http/int-like.js';
 import { IsNotBlank, IsUuid } from '../http/text.validators.js';
@@ -97,6 +98,8 @@ export class UpdateLeaseDto {
   @CheckedByParser()
   reservations?: unknown[];
 }
+
+const RESOURCE_TYPES = RESERVATION_TYPES.map((module) => module.resourceType);
 
 @RequestSchema()
 export class ReservationTypeDto {

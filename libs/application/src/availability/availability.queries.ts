@@ -4,7 +4,6 @@ import {
   MINUTE_MS,
   type Reservation,
   invalid,
-  leaseDecider,
   leaseStream,
   requireExisting,
   scheduleForUpdate,
@@ -15,6 +14,7 @@ import type { AdmissionContext, ReservationSupply } from '#plugins/admission/adm
 import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
 import type { ReservationRequest } from '#plugins/reservation-types.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HostReservation } from '#domain/index.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import { systemCaller } from '../caller.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '../testing/calendars.fixture.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';

@@ -5,12 +5,12 @@ import {
   type LeaseState,
   MINUTE_MS,
   conflict,
-  leaseDecider,
   leaseStream,
-  reservedHostIds,
   toMs,
 } from '#domain/index.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
+import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';

@@ -7,10 +7,9 @@ import {
   hostActivityStream,
   hostStream,
   leaseStream,
-  reservedFloatingIpIds,
-  reservedHostIds,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { HostReservation, Reservation, VirtualInstanceReservation } from '#domain/index.js';
+import type { Reservation } from '#domain/index.js';
 import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import type { LeaseTrusts } from '#plugins/ports/lease-trusts.port.js';
 import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
+import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 import type { CommandMetadata } from '../command.js';
 import { at, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';

@@ -9,7 +9,6 @@ import {
   hasStarted,
   holdingOfState,
   isDomainError,
-  leaseDecider,
   leaseStream,
   requireExisting,
   scheduleForCreate,
@@ -19,6 +18,8 @@ import type { AdmissionContext } from '#plugins/admission/admission.port.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
 import { type LeaseTrusts, NO_LEASE_TRUSTS } from '#plugins/ports/lease-trusts.port.js';
 import { NO_ZONE_RULE } from '#plugins/zone-rule.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
+import { reservationAmounts } from '#plugins/reservation-holdings.js';
 import type { ApplicationContext } from '../application-context.js';
 import { AvailabilityQueries } from '../availability/availability.queries.js';
 import { COUNTER_OFFERS, CapacityRefused } from '../availability/counter-offer.js';
@@ -174,7 +175,7 @@ export class LeaseUseCases {
     );
     const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
     const recorded = eventMetadata(metadata);
-    const after = holdingOfState(foldEvents(leaseDecider, events));
+    const after = holdingOfState(reservationAmounts, foldEvents(leaseDecider, events));
     const fence = await this.quotaFence({ projectId: actor.projectId, leaseId, before: null, after, now }, recorded);
     return {
       appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence],
@@ -219,8 +220,8 @@ export class LeaseUseCases {
       // names the lease's latest event, so a read elsewhere that waits for it shows this lease
       if (events.length === 0) return { appends: [], result: { events: loaded.events, position: loaded.position } };
       const recorded = eventMetadata(command.metadata);
-      const before = holdingOfState(loaded.state);
-      const after = holdingOfState(foldEvents(leaseDecider, events, loaded.state));
+      const before = holdingOfState(reservationAmounts, loaded.state);
+      const after = holdingOfState(reservationAmounts, foldEvents(leaseDecider, events, loaded.state));
       const projectId = requireExisting(loaded.state, leaseId).lease.projectId;
       const fence = await this.quotaFence({ projectId, leaseId, before, after, now: command.metadata.now }, recorded);
       const appends = [

@@ -16,6 +16,7 @@ import {
   unitMsWithin,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { reservationAmounts } from '#plugins/reservation-holdings.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
 import type { Versioned } from '../write-model/write-index.js';
 
@@ -181,7 +182,7 @@ export class QuotaIndex {
 
   private applyLease(leaseId: string, event: LeaseEvent): void {
     const previous = this.leases.get(leaseId);
-    const tracked = trackLease(previous?.tracked ?? null, event);
+    const tracked = trackLease(reservationAmounts, previous?.tracked ?? null, event);
     // most of a lease's events (its effects, its phases) change nothing quotas count
     if (tracked === previous?.tracked) return;
     if (tracked === null) {

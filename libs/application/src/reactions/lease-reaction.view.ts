@@ -1,13 +1,7 @@
-import {
-  type LeaseEvent,
-  type LeasePhase,
-  type LeaseState,
-  type Reservation,
-  leaseDecider,
-  reservedFloatingIpIds,
-  reservedHostIds,
-} from '#domain/index.js';
+import type { LeaseEvent, LeasePhase, LeaseState, Reservation } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
+import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
 
 /** A lease event as the reactions need it: what it says, and its place and identity in the ledger. */
 export type LeaseReactionSource = Pick<RecordedEvent, 'id' | 'revision' | 'type' | 'data' | 'metadata'>;

@@ -7,10 +7,10 @@ import {
   type UpdateOutcome,
   foldEvents,
   isDomainError,
-  leaseDecider,
   leaseStream,
 } from '#domain/index.js';
 import type { AppendRequest } from '#event-store/event-store.port.js';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type AppCommand, appendTo } from '../command.js';
 import type { Decision } from '../command-handler.js';

@@ -10,6 +10,7 @@ import {
   usagePieces,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { reservationRates } from '#plugins/reservation-holdings.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
 
 /** A piece with its bounds in epoch milliseconds (end null: open at the last event folded). */
@@ -76,7 +77,7 @@ export class UsageIndex {
   private readonly capabilities = new Map<string, Positioned<Capabilities>[]>();
   private readonly rateCards = new Map<string, Positioned<PublishedRateCard>[]>();
   private readonly catchUpLock = new AsyncMutex();
-  private readonly hostSize = (hostId: string): HostSize => this.hostSizes.get(hostId) ?? NO_SIZE;
+  private readonly rates = reservationRates((hostId) => this.hostSizes.get(hostId) ?? NO_SIZE);
 
   constructor(private readonly store: EventStore) {}
 
@@ -134,12 +135,12 @@ export class UsageIndex {
     if ((record.events.at(-1)?.position ?? 0) <= position) {
       record.pieces ??= usagePieces(
         record.events.map((e) => e.value),
-        this.hostSize,
+        this.rates,
       ).map(timed);
       return record.pieces;
     }
     const events = record.events.filter((e) => e.position <= position).map((e) => e.value);
-    return usagePieces(events, this.hostSize).map(timed);
+    return usagePieces(events, this.rates).map(timed);
   }
 
   capabilitiesAt(hostId: string, position: number): Capabilities {

@@ -1,4 +1,5 @@
 import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates } from '#domain/index.js';
+import { pricedByHostCapabilities } from '#plugins/reservation-holdings.js';
 import { ExactSum } from './exact-sum.js';
 import type { PublishedRateCard, TimedPiece } from './usage-index.js';
 
@@ -115,9 +116,9 @@ const keyOf = (piece: TimedPiece, groupBy: GroupBy): Readonly<Record<string, str
   }
 };
 
-/** The prices for a piece: the first capability entry its host matches, else the card's own. */
+/** The prices for a piece: the first capability entry its host matches, else (or for a type not priced by hosts) the card's own. */
 const pricesFor = (pricing: Pricing, piece: TimedPiece, cache: Map<string, MetricPrices>): MetricPrices => {
-  if (piece.resourceType === 'virtual:floatingip') return pricing.card.prices;
+  if (!pricedByHostCapabilities(piece.resourceType)) return pricing.card.prices;
   const cached = cache.get(piece.resourceId);
   if (cached !== undefined) return cached;
   const capabilities = pricing.capabilitiesOf(piece.resourceId);

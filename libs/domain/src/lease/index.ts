@@ -8,3 +8,5 @@ export * from './lease.stream.js';
 export * from './lease.types.js';
 export * from './reservation-change.rules.js';
 export * from './lease.preemptible.js';
+export type { ReservationBase, ReservationTypeMap } from './reservation-type-map.js';
+export * from './reservation-rules.js';

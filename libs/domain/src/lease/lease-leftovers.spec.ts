@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { RecordLeftovers } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { Leftover } from './lease.types.js';
 import { LEASE_ID, at, history } from './testing/lease.fixtures.js';

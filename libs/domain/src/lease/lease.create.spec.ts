@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { foldEvents } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { CreateLease } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseCreated } from './lease.events.js';
 import {
   END,

@@ -20,13 +20,14 @@ import { checkReservationChange } from './reservation-change.rules.js';
 import { checkReminderDate, endingSoonEvents } from './lease-reminder.rules.js';
 import { recordLeftovers } from './lease-leftovers.rules.js';
 import { type ExistingLease, type LeaseState, NO_FLAGS, initialLeaseState } from './lease.state.js';
-import { type LeasePhase, reservedHostIds } from './lease.types.js';
+import type { LeasePhase } from './lease.types.js';
+import type { ReservationRulesOf } from './reservation-rules.js';
 
-const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
+const create = (rulesOf: ReservationRulesOf, { data }: CreateLease, state: LeaseState): LeaseEvent[] => {
   if (state.status !== 'Initial') throw conflict('LEASE_EXISTS', `Lease ${data.leaseId} already exists`);
   const schedule = scheduleForCreate(data, data.minutesBeforeEnd, data.now);
   const { leaseId, name, projectId, userId, trustId, reservations, eventIds, now } = data;
-  checkReminderDate(reservations, schedule.beforeEndDate);
+  checkReminderDate(rulesOf, reservations, schedule.beforeEndDate);
   return [
     {
       type: 'Lease.Created',
@@ -35,7 +36,7 @@ const create = ({ data }: CreateLease, state: LeaseState): LeaseEvent[] => {
   ];
 };
 
-const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
+const update = (rulesOf: ReservationRulesOf, { data }: UpdateLease, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   const { lease } = existing;
   // a reservation sent with new allocations counts as touched, so it never slips through the rename-only path
@@ -54,13 +55,13 @@ const update = ({ data }: UpdateLease, state: LeaseState, leaseId: string): Leas
   }
   for (const reservation of data.reservations) {
     const current = lease.reservations.find((r) => r.id === reservation.id);
-    if (current !== undefined) checkReservationChange(current, reservation, hasStarted(existing));
+    if (current !== undefined) checkReservationChange(rulesOf, current, reservation, hasStarted(existing));
     if (current !== undefined && JSON.stringify(current) !== JSON.stringify(reservation)) {
       events.push({ type: 'Reservation.Changed', data: { leaseId, reservation, changedAt: data.now } });
     }
   }
   const reservations = lease.reservations.map((r) => data.reservations.find((c) => c.id === r.id) ?? r);
-  checkReminderDate(reservations, schedule === null ? lease.beforeEndDate : schedule.beforeEndDate);
+  checkReminderDate(rulesOf, reservations, schedule === null ? lease.beforeEndDate : schedule.beforeEndDate);
   return events;
 };
 
@@ -68,7 +69,7 @@ const notDue = (phase: LeasePhase, state: ExistingLease): never => {
   throw conflict('LEASE_PHASE_NOT_DUE', `Lease ${state.lease.leaseId} in status ${state.status} cannot begin phase ${phase} now`);
 };
 
-const begin = ({ data }: BeginLeasePhase, state: LeaseState, leaseId: string): LeaseEvent[] => {
+const begin = (rulesOf: ReservationRulesOf, { data }: BeginLeasePhase, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   const { lease } = existing;
   const now = toMs(data.now);
@@ -80,7 +81,7 @@ const begin = ({ data }: BeginLeasePhase, state: LeaseState, leaseId: string): L
       if (existing.status !== 'Active' || lease.beforeEnd !== 'undone' || lease.beforeEndDate === null || now < toMs(lease.beforeEndDate)) {
         return notDue('before_end', existing);
       }
-      return [{ type: 'Lease.BeforeEndRequested', data: { leaseId, at: data.now } }, ...endingSoonEvents(lease, data.now)];
+      return [{ type: 'Lease.BeforeEndRequested', data: { leaseId, at: data.now } }, ...endingSoonEvents(rulesOf, lease, data.now)];
     case 'end':
       if ((existing.status !== 'Active' && existing.status !== 'StartFailed') || now < toMs(lease.endDate)) return notDue('end', existing);
       return [{ type: 'Lease.EndRequested', data: { leaseId, at: data.now, reason: 'scheduled' } }];
@@ -173,10 +174,11 @@ const reconciled = ({ data }: RecordReconciliation, state: LeaseState, leaseId: 
 
 /**
  * Records a healing the write side worked out: only pending and active leases are healed (a lease
- * starting or ending is retried later), every failed host named must be one the reservation held,
- * every replacement one it holds now. Nothing replaced and no flag changed: nothing to record.
+ * starting or ending is retried later), only reservations of a type that heals, every failed host named
+ * must be one the reservation held, every replacement one it holds now. Nothing replaced and no flag
+ * changed: nothing to record.
  */
-const heal = ({ data }: HealReservation, state: LeaseState, leaseId: string): LeaseEvent[] => {
+const heal = (rulesOf: ReservationRulesOf, { data }: HealReservation, state: LeaseState, leaseId: string): LeaseEvent[] => {
   const existing = requireExisting(state, leaseId);
   if (existing.status !== 'Pending' && existing.status !== 'Active') {
     throw conflict('LEASE_NOT_HEALABLE', `Lease ${leaseId} is ${existing.status}: only pending or active reservations are healed`);
@@ -184,11 +186,12 @@ const heal = ({ data }: HealReservation, state: LeaseState, leaseId: string): Le
   const { reservation, replacements, unhealedHostIds } = data;
   const current = existing.lease.reservations.find((r) => r.id === reservation.id);
   if (current === undefined) throw notFound('RESERVATION_NOT_FOUND', `Lease ${leaseId} has no reservation ${reservation.id}`);
-  if (current.resourceType !== reservation.resourceType || current.resourceType === 'virtual:floatingip') {
+  const rules = rulesOf(current.resourceType);
+  const held = rules.healedHostIds(current);
+  const holds = current.resourceType === reservation.resourceType ? rules.healedHostIds(reservation) : null;
+  if (held === null || holds === null) {
     throw conflict('RESERVATION_NOT_HEALABLE', `Reservation ${reservation.id} (${current.resourceType}) cannot be healed this way`);
   }
-  const held = reservedHostIds(current);
-  const holds = reservedHostIds(reservation);
   for (const hostId of [...replacements.map((r) => r.hostId), ...unhealedHostIds]) {
     if (!held.includes(hostId)) throw conflict('HOST_NOT_HELD', `Reservation ${reservation.id} holds no host ${hostId}`);
   }
@@ -226,15 +229,15 @@ const remove = ({ data }: DeleteLease, state: LeaseState, leaseId: string): Leas
   return started ? [{ type: 'Lease.EndRequested', data: { leaseId, at: data.now, reason: 'deleted' } }, deleted] : [deleted];
 };
 
-const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[] => {
+const decide = (rulesOf: ReservationRulesOf, command: LeaseCommand, state: LeaseState): readonly LeaseEvent[] => {
   const { leaseId } = command.data;
   switch (command.type) {
     case 'CreateLease':
-      return create(command, state);
+      return create(rulesOf, command, state);
     case 'UpdateLease':
-      return update(command, state, leaseId);
+      return update(rulesOf, command, state, leaseId);
     case 'BeginLeasePhase':
-      return begin(command, state, leaseId);
+      return begin(rulesOf, command, state, leaseId);
     case 'CompleteLeasePhase':
       return complete(command, state, leaseId);
     case 'CompleteReservationUpdates':
@@ -244,7 +247,7 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
     case 'RecordLeftovers':
       return recordLeftovers(command, state, leaseId);
     case 'HealReservation':
-      return heal(command, state, leaseId);
+      return heal(rulesOf, command, state, leaseId);
     case 'DeleteLease':
       return remove(command, state, leaseId);
     default: {
@@ -254,8 +257,12 @@ const decide = (command: LeaseCommand, state: LeaseState): readonly LeaseEvent[]
   }
 };
 
-export const leaseDecider: Decider<LeaseState, LeaseCommand, LeaseEvent> = {
+/**
+ * The lease decider over the reservation types whose rules `rulesOf` gives: libs/plugins builds the one
+ * the system runs (its `leaseDecider`) from the registry of type modules.
+ */
+export const leaseDeciderWith = (rulesOf: ReservationRulesOf): Decider<LeaseState, LeaseCommand, LeaseEvent> => ({
   initialState: initialLeaseState,
-  decide,
+  decide: (command, state) => decide(rulesOf, command, state),
   evolve: evolveLease,
-};
+});

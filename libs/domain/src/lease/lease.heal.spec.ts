@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { HealReservation, HostReplacement } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { Reservation } from './lease.types.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { foldEvents } from '../shared/decider.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import { nextDueAction } from './lease.schedule.js';
 import type { DeletedEnd, LeaseData, LeaseState } from './lease.state.js';

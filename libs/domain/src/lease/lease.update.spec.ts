@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import { foldEvents } from '../shared/decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { UpdateLease } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { LeaseState } from './lease.state.js';
-import type { HostReservation } from './lease.types.js';
 import {
   BEFORE_END,
   END,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { foldEvents } from '../shared/decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { CompleteReservationUpdates, UpdateLease, UpdateOutcome } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import { nextDueAction } from './lease.schedule.js';
 import type { LeaseData, LeaseState } from './lease.state.js';

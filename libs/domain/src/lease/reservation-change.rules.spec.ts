@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { leaseDecider } from '#plugins/lease.decider.js';
 import { DeciderSpecification } from '../shared/specification.js';
 import type { UpdateLease } from './lease.commands.js';
-import { leaseDecider } from './lease.decide.js';
 import type { LeaseEvent } from './lease.events.js';
 import type { Reservation } from './lease.types.js';
 import {
@@ -16,12 +16,7 @@ import {
   started,
   virtualInstanceReservation,
 } from './testing/lease.fixtures.js';
-import {
-  checkFloatingIpChange,
-  checkResourceTypes,
-  checkStartedFloatingIpAmount,
-  checkStartedInstanceChange,
-} from './reservation-change.rules.js';
+import { checkResourceTypes } from './reservation-change.rules.js';
 
 const instances = virtualInstanceReservation('res-1');
 const flavored = flavorInstanceReservation('res-2');
@@ -131,27 +126,7 @@ describe('what a change of a reservation may touch (UpdateLease)', () => {
   });
 });
 
-describe('the rules as admission asks them, on the requested change', () => {
-  it('a started instance reservation: fields a change leaves alone are not judged', () => {
-    expect(() => checkStartedInstanceChange(instances, { amount: 2 })).not.toThrow();
-    expect(() => checkStartedInstanceChange(instances, { amount: 2, affinity: null, vcpus: 2 })).not.toThrow();
-    expect(() => checkStartedInstanceChange(instances, { amount: 2, affinity: true })).toThrow(
-      expect.objectContaining({ kind: 'conflict' }),
-    );
-  });
-
-  it('required addresses sent at all (even the same ones) are refused unless empty', () => {
-    expect(() => checkFloatingIpChange(addresses, { networkId: null, requiredFloatingIps: ['172.24.4.10'] })).toThrow(
-      expect.objectContaining({ kind: 'invalid', code: 'CANT_UPDATE_PARAMETER' }),
-    );
-    expect(() => checkFloatingIpChange(addresses, { networkId: 'net-ext', requiredFloatingIps: [] })).not.toThrow();
-  });
-
-  it('a started floating-IP reservation keeps at least its addresses', () => {
-    expect(() => checkStartedFloatingIpAmount(addresses, 2)).not.toThrow();
-    expect(() => checkStartedFloatingIpAmount(addresses, 1)).toThrow(expect.objectContaining({ kind: 'invalid' }));
-  });
-
+describe('a change of type', () => {
   it('a change naming another resource type is refused; one naming a reservation the lease lacks is left to the id check', () => {
     expect(() =>
       checkResourceTypes(

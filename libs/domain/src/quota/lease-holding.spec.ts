@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
+import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
+import { reservationAmounts } from '#plugins/reservation-holdings.js';
 import type { LeaseEvent } from '../lease/lease.events.js';
-import type { HostReservation, VirtualInstanceReservation } from '../lease/lease.types.js';
 import { type TrackedLease, trackLease, trackedHolding } from './lease-holding.js';
 
 const hosts = (id: string, hostIds: string[]): HostReservation => ({
@@ -42,7 +44,8 @@ const created: LeaseEvent = {
     createdAt: '2030-01-01T09:00:00.000Z',
   },
 };
-const fold = (events: readonly LeaseEvent[]): TrackedLease | null => events.reduce<TrackedLease | null>(trackLease, null);
+const fold = (events: readonly LeaseEvent[]): TrackedLease | null =>
+  events.reduce<TrackedLease | null>((tracked, event) => trackLease(reservationAmounts, tracked, event), null);
 const at = (time: string): LeaseEvent['data'] & { leaseId: string; at: string } => ({ leaseId: 'l1', at: `2030-01-01T${time}:00.000Z` });
 
 describe('what quotas count of a lease', () => {

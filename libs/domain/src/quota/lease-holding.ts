@@ -2,40 +2,26 @@ import { toMs } from '../shared/interval.js';
 import type { LeaseEvent } from '../lease/lease.events.js';
 import type { LeaseData, LeaseState } from '../lease/lease.state.js';
 import type { Reservation } from '../lease/lease.types.js';
-import { HELD_QUOTAS, type LeaseHolding, NO_AMOUNTS, type QuotaAmounts } from './quota.types.js';
+import { HELD_QUOTAS, type LeaseHolding, type QuotaAmounts } from './quota.types.js';
 
-/** What one reservation holds: its hosts, its instances' vCPUs and RAM, its addresses. */
-export const reservationAmounts = (r: Reservation): QuotaAmounts => {
-  switch (r.resourceType) {
-    case 'physical:host':
-      return { ...NO_AMOUNTS, hosts: r.hostIds.length };
-    case 'virtual:instance':
-    case 'flavor:instance':
-      return { ...NO_AMOUNTS, vcpus: r.amount * r.vcpus, memoryMb: r.amount * r.memoryMb };
-    case 'virtual:floatingip':
-      return { ...NO_AMOUNTS, floatingIps: r.amount };
-    default: {
-      const _never: never = r;
-      return _never;
-    }
-  }
-};
+/** What one reservation holds of each quota (its type module's `quota.amounts`). */
+export type ReservationAmounts = (reservation: Reservation) => QuotaAmounts;
 
 const sum = (amounts: readonly QuotaAmounts[]): QuotaAmounts =>
   Object.fromEntries(HELD_QUOTAS.map((name) => [name, amounts.reduce((total, a) => total + a[name], 0)])) as QuotaAmounts;
 
 /** A lease as it stands (not deleted): its whole window. */
-export const leaseHolding = (lease: LeaseData): LeaseHolding => ({
+export const leaseHolding = (amountsOf: ReservationAmounts, lease: LeaseData): LeaseHolding => ({
   leaseId: lease.leaseId,
   projectId: lease.projectId,
   start: toMs(lease.startDate),
   end: toMs(lease.endDate),
-  amounts: sum(lease.reservations.map(reservationAmounts)),
+  amounts: sum(lease.reservations.map(amountsOf)),
 });
 
 /** A lease state as quotas count it; null for none or a deleted one (a decision never stands on one). */
-export const holdingOfState = (state: LeaseState): LeaseHolding | null =>
-  state.status === 'Initial' || state.status === 'Deleted' ? null : leaseHolding(state.lease);
+export const holdingOfState = (amountsOf: ReservationAmounts, state: LeaseState): LeaseHolding | null =>
+  state.status === 'Initial' || state.status === 'Deleted' ? null : leaseHolding(amountsOf, state.lease);
 
 /** What the quota index keeps of a lease: its holding, per reservation, and whether its start began. */
 export interface TrackedLease {
@@ -55,9 +41,9 @@ export const trackedHolding = (tracked: TrackedLease): LeaseHolding => ({
   amounts: sum(Object.values(tracked.reservations)),
 });
 
-const withReservation = (tracked: TrackedLease, r: Reservation): TrackedLease => ({
+const withReservation = (amountsOf: ReservationAmounts, tracked: TrackedLease, r: Reservation): TrackedLease => ({
   ...tracked,
-  reservations: { ...tracked.reservations, [r.id]: reservationAmounts(r) },
+  reservations: { ...tracked.reservations, [r.id]: amountsOf(r) },
 });
 
 /**
@@ -66,11 +52,11 @@ const withReservation = (tracked: TrackedLease, r: Reservation): TrackedLease =>
  * too); a deleted lease that never began to start held nothing; one deleted after it began held
  * its resources until the delete.
  */
-export const trackLease = (tracked: TrackedLease | null, event: LeaseEvent): TrackedLease | null => {
+export const trackLease = (amountsOf: ReservationAmounts, tracked: TrackedLease | null, event: LeaseEvent): TrackedLease | null => {
   if (event.type === 'Lease.Created') {
     const { leaseId, projectId, startDate, endDate, reservations } = event.data;
     const base: TrackedLease = { leaseId, projectId, start: toMs(startDate), end: toMs(endDate), reservations: {}, started: false };
-    return reservations.reduce(withReservation, base);
+    return reservations.reduce((lease, r) => withReservation(amountsOf, lease, r), base);
   }
   if (tracked === null) return null;
   switch (event.type) {
@@ -78,7 +64,7 @@ export const trackLease = (tracked: TrackedLease | null, event: LeaseEvent): Tra
       return { ...tracked, start: toMs(event.data.startDate), end: toMs(event.data.endDate) };
     case 'Reservation.Changed':
     case 'Reservation.Healed':
-      return withReservation(tracked, event.data.reservation);
+      return withReservation(amountsOf, tracked, event.data.reservation);
     case 'Lease.StartRequested':
       return { ...tracked, started: true };
     case 'Lease.Deleted':

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reservationRates } from '#plugins/reservation-holdings.js';
 import type { LeaseEvent } from '../lease/lease.events.js';
 import {
   LEASE_ID,
@@ -47,7 +48,7 @@ const piece = (
 });
 
 const oneHost = created({ reservations: [reservation('res-1')] });
-const given = (...events: LeaseEvent[]): UsagePiece[] => usagePieces(events, hostSize);
+const given = (...events: LeaseEvent[]): UsagePiece[] => usagePieces(events, reservationRates(hostSize));
 
 describe('usage fold: what a lease held, from what the log recorded', () => {
   it('a host reservation holds the host and its registered size from the recorded start to the end', () => {

@@ -43,31 +43,11 @@ export const USAGE_EVENT_TYPES = [
   'Lease.Deleted',
 ] as const satisfies readonly LeaseEvent['type'][];
 
-const NO_RATES: UsageRates = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0 };
+/** Rates of nothing held: what a type's rates start from. */
+export const NO_RATES: UsageRates = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0 };
 
-/** Rates per resource id of one reservation. */
-export const reservationRates = (reservation: Reservation, hostSize: (hostId: string) => HostSize): ReadonlyMap<string, UsageRates> => {
-  switch (reservation.resourceType) {
-    case 'physical:host':
-      return new Map(reservation.hostIds.map((hostId) => [hostId, { ...NO_RATES, ...hostSize(hostId), hosts: 1 }]));
-    case 'virtual:instance':
-    case 'flavor:instance': {
-      const { vcpus, memoryMb, diskGb } = reservation;
-      return new Map(
-        reservation.allocations.map(({ hostId, count }) => [
-          hostId,
-          { ...NO_RATES, instances: count, vcpus: count * vcpus, memoryMb: count * memoryMb, diskGb: count * diskGb },
-        ]),
-      );
-    }
-    case 'virtual:floatingip':
-      return new Map(reservation.allocations.map(({ floatingIpId }) => [floatingIpId, { ...NO_RATES, floatingIps: 1 }]));
-    default: {
-      const _never: never = reservation;
-      return _never;
-    }
-  }
-};
+/** Rates per resource id of one reservation (its type module's `usage.rates`, with the hosts' sizes at hand). */
+export type ReservationRates = (reservation: Reservation) => ReadonlyMap<string, UsageRates>;
 
 const sameRates = (a: UsageRates, b: UsageRates): boolean =>
   a.hosts === b.hosts &&
@@ -86,7 +66,7 @@ type UsageState =
 interface Fold {
   readonly leaseId: string;
   readonly projectId: string;
-  readonly hostSize: (hostId: string) => HostSize;
+  readonly ratesOf: ReservationRates;
   readonly closed: UsagePiece[];
 }
 
@@ -99,7 +79,7 @@ const openReservation = (
   open: Map<string, UsagePiece>,
   only?: ReadonlySet<string>,
 ): void => {
-  for (const [resourceId, rates] of reservationRates(reservation, fold.hostSize)) {
+  for (const [resourceId, rates] of fold.ratesOf(reservation)) {
     if (only !== undefined && !only.has(resourceId)) continue;
     const { leaseId, projectId } = fold;
     open.set(pieceKey(reservation.id, resourceId), {
@@ -123,7 +103,7 @@ const close = (fold: Fold, piece: UsagePiece, at: string): void => {
 /** A running reservation changed (more instances, other hosts after healing): only resources whose rates changed switch piece. */
 const change = (fold: Fold, state: Extract<UsageState, { phase: 'running' }>, reservation: Reservation, at: string): UsageState => {
   const open = new Map(state.open);
-  const next = reservationRates(reservation, fold.hostSize);
+  const next = fold.ratesOf(reservation);
   const reopen = new Set<string>();
   for (const [key, held] of state.open) {
     if (held.reservationId !== reservation.id) continue;
@@ -184,11 +164,11 @@ const byPieceOrder = (a: UsagePiece, b: UsagePiece): number =>
  * start holds nothing. A change or healing of a running reservation switches the resources it names
  * at the change's own instant. Pieces still open have `end` null. Sorted by start, reservation, resource.
  */
-export const usagePieces = (events: readonly LeaseEvent[], hostSize: (hostId: string) => HostSize): UsagePiece[] => {
+export const usagePieces = (events: readonly LeaseEvent[], ratesOf: ReservationRates): UsagePiece[] => {
   const creation = events[0];
   if (creation?.type !== 'Lease.Created') return [];
   const { leaseId, projectId, reservations } = creation.data;
-  const fold: Fold = { leaseId, projectId, hostSize, closed: [] };
+  const fold: Fold = { leaseId, projectId, ratesOf, closed: [] };
   let state: UsageState = { phase: 'waiting', reservations: new Map(reservations.map((r) => [r.id, r])) };
   for (const event of events.slice(1)) state = step(fold, state, event);
   const stillOpen = state.phase === 'running' ? [...state.open.values()] : [];

@@ -1,4 +1,6 @@
-import { type Affinity, type BeforeEndAction, type ResourceType, invalidField } from '#domain/index.js';
+import { type ResourceType, invalidField } from '#domain/index.js';
+import type { Affinity } from '../instance/instance.reservation.js';
+import type { BeforeEndAction } from '../physical-host/host.reservation.js';
 
 /** A field the request sets (`value` may itself be null, e.g. affinity) or leaves alone (null). */
 export type Change<T> = { readonly value: T } | null;

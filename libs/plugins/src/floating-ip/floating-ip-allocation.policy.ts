@@ -1,6 +1,6 @@
-import type { FloatingIpAllocation } from '#domain/lease/lease.types.js';
 import { type DomainError, conflict, invalid } from '#domain/shared/errors.js';
 import { type Interval, isFree, widen } from '#domain/shared/interval.js';
+import type { FloatingIpAllocation } from './floating-ip.reservation.js';
 import type { FloatingIpSnapshot } from './floating-ip-snapshot.js';
 
 export interface FloatingIpAllocationRequest {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { FloatingIpReservation } from '#domain/index.js';
 import { at, floatingIpBooked, floatingIpRegistered, withCalendars } from '#application/testing/calendars.fixture.js';
 import { Admissions } from '../admission/admission.registry.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { floatingIpAdmission } from './floating-ip.admission.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
+import type { FloatingIpReservation } from './floating-ip.reservation.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 const ips = [

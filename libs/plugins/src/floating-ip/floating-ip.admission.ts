@@ -1,15 +1,11 @@
-import {
-  type FloatingIpAllocation,
-  type FloatingIpReservation,
-  checkFloatingIpChange,
-  checkStartedFloatingIpAmount,
-  toMs,
-} from '#domain/index.js';
+import { toMs } from '#domain/index.js';
 import { type AdmissionContext, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { checkAmount } from '../admission/amount.js';
 import { allocateFloatingIps, floatingIpSupply, notEnoughFloatingIpsError } from './floating-ip-allocation.policy.js';
 import { type FloatingIpReservationRequest, checkRequiredCount } from './floating-ip-reservation.request.js';
+import type { FloatingIpAllocation, FloatingIpReservation } from './floating-ip.reservation.js';
+import { checkFloatingIpChange, checkStartedFloatingIpAmount } from './floating-ip.rules.js';
 
 /** Chooses addresses with the floating-IP policy and books them (or moves the reservation's current ones). */
 const chooseFloatingIps = (

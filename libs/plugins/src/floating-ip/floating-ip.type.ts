@@ -1,4 +1,6 @@
 import type { ReservationType } from '../reservation-type.js';
+import { floatingIpResources, floatingIpQuota, floatingIpUsage } from './floating-ip.holdings.js';
+import { floatingIpRules } from './floating-ip.rules.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
 import { floatingIpAdmission } from './floating-ip.admission.js';
 import { OpenStackFloatingIpEffects } from './openstack/floating-ip.openstack-effects.js';
@@ -12,6 +14,10 @@ export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpRes
     title: 'Floating IP Plugin',
     description: 'Reserves registered floating IP addresses of an external network.',
   },
+  rules: floatingIpRules,
+  resources: floatingIpResources,
+  quota: floatingIpQuota,
+  usage: floatingIpUsage,
   admission: floatingIpAdmission,
   effects: {
     openstack: (clients) => new OpenStackFloatingIpEffects(clients),

@@ -1,4 +1,6 @@
 import type { ReservationType } from '../reservation-type.js';
+import { instanceResources, instanceQuota, instanceUsage } from './instance.holdings.js';
+import { flavorInstanceRules } from './instance.rules.js';
 import type { FlavorInstanceReservationRequest } from './instance-reservation.request.js';
 import { flavorInstanceAdmission } from './instance.admission.js';
 import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
@@ -12,6 +14,10 @@ export const flavorInstanceType: ReservationType<'flavor:instance', FlavorInstan
     title: 'Flavor-based Instance Plugin',
     description: 'Reserves instances of an existing flavor, from the same slot capacity as virtual:instance.',
   },
+  rules: flavorInstanceRules,
+  resources: instanceResources,
+  quota: instanceQuota,
+  usage: instanceUsage,
   admission: flavorInstanceAdmission,
   effects: {
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),

@@ -1,8 +1,8 @@
 import { type Resources, freeSlotCount, slotCapacity } from '#domain/host/host.capacity.js';
 import type { AllocationRatios } from '#domain/host/host.types.js';
-import type { Affinity, SlotAllocation } from '#domain/lease/lease.types.js';
 import { type DomainError, conflict } from '#domain/shared/errors.js';
 import { type Interval, someOverlapping } from '#domain/shared/interval.js';
+import type { Affinity, SlotAllocation } from './instance.reservation.js';
 import { compareHostIds } from '../physical-host/host-allocation.policy.js';
 import type { HostSnapshot } from '../physical-host/host-snapshot.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';

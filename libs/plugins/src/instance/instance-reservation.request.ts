@@ -1,7 +1,8 @@
-import { type Affinity, MAX_INT32, invalidField } from '#domain/index.js';
+import { MAX_INT32, invalidField } from '#domain/index.js';
 import { checkAmount } from '../admission/amount.js';
 import { type HostQuery, referencedProperties } from '../query/blazar-query.js';
 import { parsePropertyQuery } from '../query/property-query.js';
+import type { Affinity } from './instance.reservation.js';
 
 /** A validated virtual:instance reservation request. */
 export interface InstanceReservationRequest {

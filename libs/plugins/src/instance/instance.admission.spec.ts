@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Flavor, FlavorInstanceReservation, VirtualInstanceReservation } from '#domain/index.js';
+import type { Flavor } from '#domain/index.js';
 import { at, flavorAdded, hostRegistered, hostWentDown, slotsBooked, withCalendars } from '#application/testing/calendars.fixture.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
 import { buildFlavorInstanceRequest, buildInstanceRequest } from './instance-reservation.request.js';
 import { flavorInstanceAdmission, virtualInstanceAdmission } from './instance.admission.js';
+import type { FlavorInstanceReservation, VirtualInstanceReservation } from './instance.reservation.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 /** Slots of 2 vcpus, 4096 MB, 20 GB: four fit on one 8-vcpu host. */

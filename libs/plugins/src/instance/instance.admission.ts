@@ -1,15 +1,4 @@
-import {
-  type FlavorInstanceReservation,
-  type HostReplacement,
-  type InstanceReservation,
-  type SlotAllocation,
-  type SlotDemand,
-  type VirtualInstanceReservation,
-  checkFlavorUnchanged,
-  checkStartedInstanceChange,
-  toMs,
-  visibleFlavor,
-} from '#domain/index.js';
+import { type HostReplacement, type SlotDemand, toMs, visibleFlavor } from '#domain/index.js';
 import {
   type AdmissionContext,
   type Healing,
@@ -34,6 +23,8 @@ import {
   type InstanceReservationRequest,
   buildInstanceRequest,
 } from './instance-reservation.request.js';
+import type { FlavorInstanceReservation, InstanceReservation, SlotAllocation, VirtualInstanceReservation } from './instance.reservation.js';
+import { checkFlavorUnchanged, checkStartedInstanceChange } from './instance.rules.js';
 
 type SlotAsk = Omit<InstanceAllocationRequest, 'window' | 'cleaningTimeMs' | 'ratios'>;
 

@@ -1,4 +1,4 @@
-import type { InstanceReservation } from '#domain/index.js';
+import type { InstanceReservation } from './instance.reservation.js';
 
 const numberField = (source: Record<string, unknown>, ...keys: string[]): number | null => {
   const value = keys.map((key) => source[key]).find((candidate) => typeof candidate === 'number');

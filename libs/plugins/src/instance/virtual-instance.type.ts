@@ -1,4 +1,6 @@
 import type { ReservationType } from '../reservation-type.js';
+import { instanceResources, instanceQuota, instanceUsage } from './instance.holdings.js';
+import { virtualInstanceRules } from './instance.rules.js';
 import type { InstanceReservationRequest } from './instance-reservation.request.js';
 import { virtualInstanceAdmission } from './instance.admission.js';
 import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
@@ -12,6 +14,10 @@ export const virtualInstanceType: ReservationType<'virtual:instance', InstanceRe
     title: 'Virtual Instance Plugin',
     description: "Reserves instance-sized slices of hosts (vcpus, memory, disk), with affinity, under each host's capacity.",
   },
+  rules: virtualInstanceRules,
+  resources: instanceResources,
+  quota: instanceQuota,
+  usage: instanceUsage,
   admission: virtualInstanceAdmission,
   effects: {
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),

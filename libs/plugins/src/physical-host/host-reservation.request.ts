@@ -1,6 +1,7 @@
-import { type BeforeEndAction, type HostReservation, MAX_INT32, invalidField } from '#domain/index.js';
+import { MAX_INT32, invalidField } from '#domain/index.js';
 import { type HostQuery, combineQueries, referencedProperties } from '../query/blazar-query.js';
 import { parsePropertyQuery } from '../query/property-query.js';
+import type { BeforeEndAction, HostReservation } from './host.reservation.js';
 
 /** A validated physical:host reservation request (client strings already converted). */
 export interface HostReservationRequest extends Omit<HostReservation, 'id' | 'resourceId' | 'hostIds'> {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { HostReservation } from '#domain/index.js';
 import { at, hostBooked, hostRegistered, hostWentDown, withCalendars } from '#application/testing/calendars.fixture.js';
 import { Admissions } from '../admission/admission.registry.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { buildHostRequest } from './host-reservation.request.js';
 import { hostAdmission } from './host.admission.js';
+import type { HostReservation } from './host.reservation.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 const GPU = JSON.stringify(['==', '$gpu', 'true']);

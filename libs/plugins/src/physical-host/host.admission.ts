@@ -1,9 +1,10 @@
-import { type HostReplacement, type HostReservation, toMs } from '#domain/index.js';
+import { type HostReplacement, toMs } from '#domain/index.js';
 import { hostSupply } from './host-allocation.policy.js';
 import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
 import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { type HostReservationRequest, buildHostRequest } from './host-reservation.request.js';
+import type { HostReservation } from './host.reservation.js';
 
 const fieldsOf = ({ query: _query, propertyNames: _names, ...fields }: HostReservationRequest) => fields;
 

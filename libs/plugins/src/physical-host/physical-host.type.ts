@@ -1,4 +1,6 @@
 import type { ReservationType } from '../reservation-type.js';
+import { hostResources, hostQuota, hostUsage } from './host.holdings.js';
+import { hostRules } from './host.rules.js';
 import type { HostReservationRequest } from './host-reservation.request.js';
 import { hostAdmission } from './host.admission.js';
 import { OpenStackHostEffects } from './openstack/physical-host.openstack-effects.js';
@@ -13,6 +15,10 @@ export const physicalHostType: ReservationType<'physical:host', HostReservationR
     title: 'Physical Host Plugin',
     description: 'Reserves whole physical hosts for the time of a lease.',
   },
+  rules: hostRules,
+  resources: hostResources,
+  quota: hostQuota,
+  usage: hostUsage,
   admission: hostAdmission,
   effects: {
     openstack: (clients, options) => new OpenStackHostEffects(clients, options),

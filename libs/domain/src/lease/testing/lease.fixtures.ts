@@ -4,18 +4,11 @@
  * A lease [10:00, 18:00) on 2030-01-01 with its before-end event at 17:00. Pure data: no test framework,
  * no I/O, no clock; every time is a fixed string.
  */
+import type { FlavorInstanceReservation, VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
+import type { FloatingIpReservation } from '#plugins/floating-ip/floating-ip.reservation.js';
+import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import type { LeaseCreated, LeaseEvent } from '../lease.events.js';
-import type {
-  EffectRecord,
-  EndReason,
-  FlavorInstanceReservation,
-  FloatingIpReservation,
-  HostReservation,
-  LeaseEventIds,
-  Reservation,
-  ReservationOutcome,
-  VirtualInstanceReservation,
-} from '../lease.types.js';
+import type { EffectRecord, EndReason, LeaseEventIds, Reservation, ReservationOutcome } from '../lease.types.js';
 
 export const LEASE_ID = 'lease-1';
 

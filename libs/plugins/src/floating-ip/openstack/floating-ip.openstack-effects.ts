@@ -1,8 +1,9 @@
-import type { EffectRecord, FloatingIpReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import type { FloatingIp, NeutronClient } from '../../openstack/neutron.client.js';
 import { ignoreNotFound } from '../../openstack/openstack.errors.js';
 import { type OpenStackClients, clientsFor, recording } from '../../openstack/effects/openstack-effects.support.js';
+import type { FloatingIpReservation } from '../floating-ip.reservation.js';
 
 /** Upstream's tag on the floating IPs a reservation created: how they are found again. */
 export const floatingIpReservationTag = (reservationId: string): string => `reservation:${reservationId}`;

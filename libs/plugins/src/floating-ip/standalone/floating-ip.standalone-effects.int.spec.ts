@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, FloatingIpReservation } from '#domain/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 import { StandaloneFloatingIpEffects } from './floating-ip.standalone-effects.js';
+import type { FloatingIpReservation } from '../floating-ip.reservation.js';
 
 const NET = 'net-public';
 const TAGS = ['blazar', 'reservation:res-1'];

@@ -1,7 +1,8 @@
-import type { EffectRecord, FloatingIpReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import type { FakeNeutron, NeutronFloatingIp } from '../../standalone/neutron.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
+import type { FloatingIpReservation } from '../floating-ip.reservation.js';
 
 /** Upstream's tag on the floating IPs a reservation created: how they are found again. */
 export const reservationTag = (reservationId: string): string => `reservation:${reservationId}`;

@@ -1,4 +1,4 @@
-import type { EffectRecord, InstanceReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { privateFlavorDisks } from '../source-flavor.js';
 import { type FlavorSpec, NovaClient, type Server, type ServerGroup } from '../../openstack/nova.client.js';
@@ -28,6 +28,7 @@ import {
   openPreemptible,
   reapPreemptibles,
 } from '../../openstack/effects/preemptible.openstack-effects.js';
+import type { InstanceReservation } from '../instance.reservation.js';
 
 /** Every instance reservation's class on a child provider starts so (reservationCustomName). */
 const RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_';

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EffectRecord, FlavorInstanceReservation, SlotAllocation, VirtualInstanceReservation } from '#domain/index.js';
+import type { EffectRecord } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import { FREEPOOL } from '../../standalone/nova.fake.js';
 import { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 import { StandaloneInstanceEffects, reservationResourceClass } from './instance.standalone-effects.js';
+import type { FlavorInstanceReservation, SlotAllocation, VirtualInstanceReservation } from '../instance.reservation.js';
 
 const ID = '5f0c7a2e-1b3d-4c5e-8f9a-0b1c2d3e4f5a';
 const RC = 'CUSTOM_RESERVATION_5F0C7A2E_1B3D_4C5E_8F9A_0B1C2D3E4F5A';

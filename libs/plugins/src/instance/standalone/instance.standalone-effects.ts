@@ -1,10 +1,11 @@
-import type { EffectRecord, InstanceReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova, type FlavorSpec } from '../../standalone/nova.fake.js';
 import type { FakePlacement, Inventory } from '../../standalone/placement.fake.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
 import { childProviderName, reservationCustomName, reservationObjectName } from '../../reservation-names.js';
 import { privateFlavorDisks } from '../source-flavor.js';
+import type { InstanceReservation } from '../instance.reservation.js';
 
 /** Upstream's per-reservation Placement class: instances of the reservation's flavor consume one unit each. */
 export const reservationResourceClass = reservationCustomName;

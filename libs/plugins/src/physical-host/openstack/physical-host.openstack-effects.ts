@@ -1,4 +1,4 @@
-import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { type FreepoolAggregate, type FreepoolLayout, freepoolFor } from '../../openstack/enrollment/freepool.js';
 import { type Aggregate, type NovaClient, zoneOfComputeHost } from '../../openstack/nova.client.js';
@@ -26,6 +26,7 @@ import {
   openPreemptible,
   reapPreemptibles,
 } from '../../openstack/effects/preemptible.openstack-effects.js';
+import type { HostReservation } from '../host.reservation.js';
 
 export interface OpenStackHostEffectsOptions {
   /** Upstream's [nova]aggregate_freepool_name. */

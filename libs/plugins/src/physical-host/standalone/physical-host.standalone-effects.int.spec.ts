@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HostReservation } from '#domain/index.js';
 import { type EffectContext, EffectFailedError } from '../../effects.port.js';
 import { StandaloneHostEffects } from './physical-host.standalone-effects.js';
 import { FREEPOOL } from '../../standalone/nova.fake.js';
 import { StandaloneCloud } from '../../standalone/standalone-cloud.js';
+import type { HostReservation } from '../host.reservation.js';
 
 const reservation = (overrides: Partial<HostReservation> = {}): HostReservation => ({
   id: 'res-1',

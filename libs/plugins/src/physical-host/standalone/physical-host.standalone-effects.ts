@@ -1,8 +1,9 @@
-import type { EffectRecord, HostReservation, Leftover } from '#domain/index.js';
+import type { EffectRecord, Leftover } from '#domain/index.js';
 import { type EffectContext, EffectFailedError, type ReservationEffects, done } from '../../effects.port.js';
 import { FREEPOOL, type FakeNova } from '../../standalone/nova.fake.js';
 import type { StandaloneEffectsOptions } from '../../standalone/standalone-effects.options.js';
 import type { StandaloneCloud } from '../../standalone/standalone-cloud.js';
+import type { HostReservation } from '../host.reservation.js';
 
 export type StandaloneHostEffectsOptions = StandaloneEffectsOptions;
 

@@ -1,0 +1,29 @@
+import type { HostSize, Reservation, ReservationAmounts, ReservationRates, ResourceType } from '#domain/index.js';
+import type { BookedResource } from './reservation-type.js';
+import { reservationType } from './reservation-types.js';
+
+/** What a reservation of any type holds, asked of its type's module. */
+
+/** Every resource whose calendar carries the reservation. */
+export const reservedResources = (reservation: Reservation): readonly BookedResource[] =>
+  reservationType(reservation.resourceType).resources(reservation);
+
+/** Hosts whose calendars carry the reservation, whole or in slots (none for floating IPs). */
+export const reservedHostIds = (reservation: Reservation): readonly string[] =>
+  reservedResources(reservation).flatMap((resource) => (resource.kind === 'host' ? [resource.id] : []));
+
+/** Floating IPs whose calendars carry the reservation. */
+export const reservedFloatingIpIds = (reservation: Reservation): readonly string[] =>
+  reservedResources(reservation).flatMap((resource) => (resource.kind === 'floatingip' ? [resource.id] : []));
+
+/** What a reservation holds of each quota (the domain's quota folds take this). */
+export const reservationAmounts: ReservationAmounts = (reservation) => reservationType(reservation.resourceType).quota.amounts(reservation);
+
+/** Rates per resource of a reservation, hosts sized by `hostSize` (the domain's usage fold takes this). */
+export const reservationRates =
+  (hostSize: (hostId: string) => HostSize): ReservationRates =>
+  (reservation) =>
+    reservationType(reservation.resourceType).usage.rates(reservation, hostSize);
+
+/** Whether a type's usage is priced by its hosts' capabilities (else by the rate card's own prices). */
+export const pricedByHostCapabilities = (type: ResourceType): boolean => reservationType(type).usage.prices === 'host-capabilities';
