@@ -5,6 +5,8 @@ import type { FloatingIpReservationRequest } from './floating-ip-reservation.req
 import { floatingIpAdmission } from './floating-ip.admission.js';
 import { OpenStackFloatingIpEffects } from './openstack/floating-ip.openstack-effects.js';
 import { StandaloneFloatingIpEffects } from './standalone/floating-ip.standalone-effects.js';
+import { floatingIpEnforcement, floatingIpEvents } from './floating-ip.public.js';
+import { floatingIpView } from './floating-ip.view.js';
 
 /** `virtual:floatingip`: registered addresses of an external network, created in the lease's project for the lease. */
 export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpReservationRequest> = {
@@ -23,4 +25,7 @@ export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpRes
     openstack: (clients) => new OpenStackFloatingIpEffects(clients),
     standalone: (cloud) => new StandaloneFloatingIpEffects(cloud),
   },
+  view: floatingIpView,
+  events: floatingIpEvents,
+  enforcement: floatingIpEnforcement,
 };

@@ -5,6 +5,8 @@ import type { FlavorInstanceReservationRequest } from './instance-reservation.re
 import { flavorInstanceAdmission } from './instance.admission.js';
 import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
 import { StandaloneInstanceEffects } from './standalone/instance.standalone-effects.js';
+import { flavorInstanceEnforcement, instanceEvents } from './instance.public.js';
+import { instanceView } from './instance.view.js';
 
 /** `flavor:instance`: instances of a catalog flavor, from the same slot capacity as virtual:instance. */
 export const flavorInstanceType: ReservationType<'flavor:instance', FlavorInstanceReservationRequest> = {
@@ -23,4 +25,7 @@ export const flavorInstanceType: ReservationType<'flavor:instance', FlavorInstan
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
     standalone: (cloud) => new StandaloneInstanceEffects(cloud),
   },
+  view: instanceView,
+  events: instanceEvents,
+  enforcement: flavorInstanceEnforcement,
 };

@@ -5,6 +5,8 @@ import type { InstanceReservationRequest } from './instance-reservation.request.
 import { virtualInstanceAdmission } from './instance.admission.js';
 import { OpenStackInstanceEffects } from './openstack/instance.openstack-effects.js';
 import { StandaloneInstanceEffects } from './standalone/instance.standalone-effects.js';
+import { instanceEvents, virtualInstanceEnforcement } from './instance.public.js';
+import { instanceView } from './instance.view.js';
 
 /** `virtual:instance`: instance-sized slots carved from hosts, a private flavor and resource class for the lease. */
 export const virtualInstanceType: ReservationType<'virtual:instance', InstanceReservationRequest> = {
@@ -23,4 +25,7 @@ export const virtualInstanceType: ReservationType<'virtual:instance', InstanceRe
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
     standalone: (cloud) => new StandaloneInstanceEffects(cloud),
   },
+  view: instanceView,
+  events: instanceEvents,
+  enforcement: virtualInstanceEnforcement,
 };
