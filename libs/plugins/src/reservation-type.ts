@@ -1,6 +1,7 @@
 import type { HostSize, QuotaAmounts, Reservation, ReservationRules, ResourceType, SlotDemand, UsageRates } from '#domain/index.js';
 import type { ReservationViewBase, ReservationViewer, ReservationViewMap } from '#read-model/index.js';
 import type { ReservationAdmission } from './admission/admission.port.js';
+import type { ReservationTypeAvailability } from './availability/availability.port.js';
 import type { ReservationEffects } from './effects.port.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
 import type { OpenStackClients } from './openstack/effects/openstack-effects.support.js';
@@ -103,6 +104,8 @@ export interface ReservationType<T extends ResourceType, Q extends { readonly re
   readonly usage: ReservationTypeUsage<ReservationOf<T>>;
   /** Pure decisions over the calendars: choose, book, change, heal and release what a reservation holds. */
   readonly admission: ReservationAdmission<ReservationOf<T>, Q>;
+  /** Where the availability search tries the admission, what it reports, and the type's part of the capacity report and calendar page. */
+  readonly availability: ReservationTypeAvailability<ReservationOf<T>, Q>;
   readonly effects: ReservationTypeEffects<ReservationOf<T>>;
   readonly view: ReservationTypeView<ReservationOf<T>, ReservationViewOf<T>>;
   readonly events: ReservationTypeEvents<ReservationOf<T>>;

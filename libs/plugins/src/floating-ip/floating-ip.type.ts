@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { floatingIpAvailability } from './floating-ip.availability.js';
 import { floatingIpResources, floatingIpQuota, floatingIpUsage } from './floating-ip.holdings.js';
 import { floatingIpRules } from './floating-ip.rules.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
@@ -21,6 +22,7 @@ export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpRes
   quota: floatingIpQuota,
   usage: floatingIpUsage,
   admission: floatingIpAdmission,
+  availability: floatingIpAvailability,
   effects: {
     openstack: (clients) => new OpenStackFloatingIpEffects(clients),
     standalone: (cloud) => new StandaloneFloatingIpEffects(cloud),

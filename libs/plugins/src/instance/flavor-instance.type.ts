@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { flavorInstanceAvailability } from './instance.availability.js';
 import { instanceResources, instanceQuota, instanceUsage } from './instance.holdings.js';
 import { flavorInstanceRules } from './instance.rules.js';
 import type { FlavorInstanceReservationRequest } from './instance-reservation.request.js';
@@ -21,6 +22,7 @@ export const flavorInstanceType: ReservationType<'flavor:instance', FlavorInstan
   quota: instanceQuota,
   usage: instanceUsage,
   admission: flavorInstanceAdmission,
+  availability: flavorInstanceAvailability,
   effects: {
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
     standalone: (cloud) => new StandaloneInstanceEffects(cloud),

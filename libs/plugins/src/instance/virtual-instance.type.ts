@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { virtualInstanceAvailability } from './instance.availability.js';
 import { instanceResources, instanceQuota, instanceUsage } from './instance.holdings.js';
 import { virtualInstanceRules } from './instance.rules.js';
 import type { InstanceReservationRequest } from './instance-reservation.request.js';
@@ -21,6 +22,7 @@ export const virtualInstanceType: ReservationType<'virtual:instance', InstanceRe
   quota: instanceQuota,
   usage: instanceUsage,
   admission: virtualInstanceAdmission,
+  availability: virtualInstanceAvailability,
   effects: {
     openstack: (clients, options) => new OpenStackInstanceEffects(clients, options),
     standalone: (cloud) => new StandaloneInstanceEffects(cloud),

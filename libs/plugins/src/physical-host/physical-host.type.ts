@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { hostAvailability } from './host.availability.js';
 import { hostResources, hostQuota, hostUsage } from './host.holdings.js';
 import { hostRules } from './host.rules.js';
 import type { HostReservationRequest } from './host-reservation.request.js';
@@ -22,6 +23,7 @@ export const physicalHostType: ReservationType<'physical:host', HostReservationR
   quota: hostQuota,
   usage: hostUsage,
   admission: hostAdmission,
+  availability: hostAvailability,
   effects: {
     openstack: (clients, options) => new OpenStackHostEffects(clients, options),
     standalone: (cloud, options) => new StandaloneHostEffects(cloud, options),
