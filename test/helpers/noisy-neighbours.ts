@@ -1,0 +1,146 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import type { AttackerMessage } from './noisy-attacker.js';
+import type { AttackOutcome, AttackPlan, RunningAttack } from './noisy-attacks.js';
+import { ROOT } from './system.js';
+
+/**
+ * The attacker's side of the noisy-neighbour suite as the test sees it, the API's memory, and the
+ * figures. Attacks run in a child process of their own, not in this one nor in a worker thread of
+ * it: this process times the victim, and an attack's client work (building and sending 99 MB frames,
+ * taking in megabytes of GraphQL answers and thousands of subscription messages) would otherwise
+ * hold its event loop, or stop it for garbage collection, and show up as the victim's latency. A
+ * process is also ended whole when an attack is stopped, sockets and timers with it.
+ */
+export class Attackers {
+  private constructor(
+    private readonly dir: string,
+    private readonly script: string,
+  ) {}
+
+  /** Bundles noisy-attacker.ts for node (the tests run from TypeScript sources; a forked node runs JavaScript). */
+  static async build(): Promise<Attackers> {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-noisy-'));
+    const script = join(dir, 'attacker.cjs');
+    await build({
+      entryPoints: [join(ROOT, 'test/helpers/noisy-attacker.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: script,
+      // ws's optional native speed-ups, which it does without
+      external: ['bufferutil', 'utf-8-validate'],
+      logLevel: 'error',
+    });
+    return new Attackers(dir, script);
+  }
+
+  /** Starts the attack in a new process; resolves once it is under way. */
+  async start(plan: AttackPlan): Promise<RunningAttack> {
+    const child = fork(this.script, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`the ${plan.kind} attacker exited (${code}) before answering:\n${output}`))),
+    );
+    exited.catch(() => undefined);
+    child.send(plan);
+    await Promise.race([nextMessage(child), exited]);
+    return {
+      stop: async () => {
+        child.send('stop');
+        const message = await Promise.race([nextMessage(child), exited, timeout(30_000, `the ${plan.kind} attacker to stop`)]).finally(() =>
+          child.kill('SIGKILL'),
+        );
+        return (message as { outcome: AttackOutcome }).outcome;
+      },
+    };
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const nextMessage = (child: ChildProcess): Promise<AttackerMessage> =>
+  new Promise((resolve) => child.once('message', (message) => resolve(message as AttackerMessage)));
+
+const timeout = (ms: number, what: string): Promise<never> =>
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms).unref());
+
+/** The pid of the API process serving `port` (under the launcher, a child of a child of the test). */
+export const apiPid = (port: number): number => {
+  const found = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .find((pid) => {
+      try {
+        return (
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dist/apps/api/src/main.js') &&
+          readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`LEASEHOLD_PORT=${port}`)
+        );
+      } catch {
+        // gone, or not ours to read
+        return false;
+      }
+    });
+  if (found === undefined) throw new Error(`no API process serves port ${port}`);
+  return Number(found);
+};
+
+/** The process's resident memory in MB, from /proc/<pid>/status. */
+export const rssMb = (pid: number): number => {
+  const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (line === null) throw new Error(`no VmRSS for process ${pid}`);
+  return Math.round(Number(line[1]) / 1024);
+};
+
+/** The highest resident memory the process reaches while watched (sampled every 100 ms). */
+export const watchPeakRss = (pid: number): { stop(): number } => {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+};
+
+/** The nearest-rank percentile (0-100) of the values, rounded to ms; 0 when there are none. */
+export const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
+};
+
+/** `HTTP 400: 3, close 1009: 4`: an attack's outcome on one line. */
+export const describeOutcome = (outcome: AttackOutcome | null): string =>
+  outcome === null
+    ? 'none'
+    : Object.entries(outcome)
+        .map(([what, count]) => `${what}: ${count}`)
+        .join(', ');
+
+/**
+ * Waits until the API answers `probe` quickly (PROBES_IN_A_ROW answers under SETTLED_MS running), at
+ * most `timeoutMs`: the previous attack's work (a query the server still runs, deliveries it still
+ * retries) must not be counted against the next. Resolves with how long that took; rejects past the deadline.
+ */
+export const settle = async (probe: () => Promise<unknown>, timeoutMs: number): Promise<number> => {
+  const started = performance.now();
+  for (let quick = 0; quick < PROBES_IN_A_ROW;) {
+    if (performance.now() - started > timeoutMs) throw new Error(`the API did not settle within ${timeoutMs} ms`);
+    const sent = performance.now();
+    await probe();
+    quick = performance.now() - sent < SETTLED_MS ? quick + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Math.round(performance.now() - started);
+};
+
+const PROBES_IN_A_ROW = 3;
+const SETTLED_MS = 50;
