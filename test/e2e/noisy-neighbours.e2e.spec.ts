@@ -16,9 +16,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SseClient } from '../../bench/sse-client.js';
 import { api, blazarDate } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
-import type { AttackOutcome, AttackPlan } from '../helpers/noisy-attacks.js';
-import { Attackers, apiPid, describeOutcome, percentile, rssMb, settle, watchPeakRss } from '../helpers/noisy-neighbours.js';
-import { type Deliveries, Victim, VictimReceiver, deliveriesOf, streamArrivals } from '../helpers/noisy-victim.js';
+import type { AttackPlan } from '../helpers/noisy-attacks.js';
+import {
+  Attackers,
+  type Figures,
+  apiPid,
+  figuresLine,
+  outcomeCount,
+  percentile,
+  rssMb,
+  settle,
+  victimFigures,
+  watchPeakRss,
+} from '../helpers/noisy-neighbours.js';
+import { Victim, VictimReceiver, deliveriesOf, streamArrivals } from '../helpers/noisy-victim.js';
 import { type RunningSystem, freePort, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -134,7 +145,7 @@ beforeAll(async () => {
     VictimReceiver.start(),
   ]);
   await system.healthy();
-  pid = apiPid(system.port);
+  pid = apiPid();
   await seedAttackerLeases();
   for (let n = 0; n < 5; n++) quietLeases.push(await createLease(VICTIM, `quiet-standing-${n}`));
   const webhook = await client().post(
@@ -156,39 +167,6 @@ afterAll(async () => {
   attackers?.dispose();
   rmSync(tokensDir, { recursive: true, force: true });
 });
-
-interface Figures {
-  readonly victim: { readonly n: number; readonly failed: number; readonly p50: number; readonly p95: number; readonly max: number };
-  /** The victim's p95 per kind of request (show, list, create, rename, delete). */
-  readonly byOp: Readonly<Record<string, number>>;
-  readonly webhook: Deliveries;
-  /** One per victim stream open during the attack (the standing one first). */
-  readonly streams: readonly Deliveries[];
-  readonly rss: { readonly before: number; readonly peak: number; readonly after: number };
-  readonly attacker: AttackOutcome | null;
-  /** How long the API took to answer quickly again once the attack stopped (null: not within SETTLE_MS). */
-  readonly settledMs: number | null;
-}
-
-const deliveryLine = (label: string, deliveries: Deliveries): string =>
-  `${label} n=${deliveries.latencies.length} max=${percentile(deliveries.latencies, 100)} ms${deliveries.missing > 0 ? ` MISSING ${deliveries.missing}` : ''}`;
-
-const print = (name: string, figures: Figures): void => {
-  const { victim: v, rss } = figures;
-  const line = [
-    `${name}: victim n=${v.n} p50=${v.p50} p95=${v.p95} max=${v.max} ms${v.failed > 0 ? ` FAILED ${v.failed}` : ''}`,
-    `p95 by request ${Object.entries(figures.byOp)
-      .map(([op, ms]) => `${op}=${ms}`)
-      .join(' ')}`,
-    deliveryLine('webhook', figures.webhook),
-    ...figures.streams.map((stream, i) => deliveryLine(i === 0 ? 'sse' : `sse#${i + 1}`, stream)),
-    `API RSS before=${rss.before} peak=${rss.peak} after=${rss.after} MB`,
-    `settled ${figures.settledMs === null ? 'NOT' : `in ${figures.settledMs} ms`}`,
-    `attacker: ${describeOutcome(figures.attacker)}`,
-  ].join(' | ');
-  printed.push(line);
-  console.log(`[noisy-neighbours] ${line}`);
-};
 
 /** The admin reads one of the victim's leases: a third project's probe, not counted as the victim's. */
 const probe = (): Promise<unknown> => client().get(`/v1/leases/${quietLeases[0]}`, auth('tok-admin'));
@@ -212,33 +190,19 @@ const underAttack = async (
   const attacker = attack === null ? null : await attack.stop();
   const webhook = await deliveriesOf(round.written, () => receiver.arrivals, PROMPT_MS);
   const delivered = await Promise.all(streams.map((stream) => deliveriesOf(round.written, () => streamArrivals(stream), PROMPT_MS)));
-  const rssPeak = peak.stop();
+  const highest = peak.stop();
   const settledMs = await settle(probe, SETTLE_MS).catch(() => null);
-  const ms = round.timed.map((t) => t.ms);
   const figures: Figures = {
-    victim: {
-      n: ms.length,
-      failed: round.timed.filter((t) => !t.ok).length,
-      p50: percentile(ms, 50),
-      p95: percentile(ms, 95),
-      max: percentile(ms, 100),
-    },
-    byOp: Object.fromEntries(
-      [...new Set(round.timed.map((t) => t.op))].map((op) => [
-        op,
-        percentile(
-          round.timed.filter((t) => t.op === op).map((t) => t.ms),
-          95,
-        ),
-      ]),
-    ),
+    ...victimFigures(round.timed),
     webhook,
     streams: delivered,
-    rss: { before, peak: rssPeak, after: rssMb(pid) },
+    rss: { before, peak: highest, after: rssMb(pid) },
     attacker,
     settledMs,
   };
-  print(name, figures);
+  const line = figuresLine(name, figures);
+  printed.push(line);
+  console.log(`[noisy-neighbours] ${line}`);
   return figures;
 };
 
@@ -254,11 +218,6 @@ const expectVictimUnharmed = (figures: Figures): void => {
   expect.soft(figures.rss.peak - figures.rss.before, 'API RSS growth (MB)').toBeLessThan(RSS_GROWTH_MB);
   expect.soft(figures.settledMs, 'the API answers quickly again once the attack stops').not.toBeNull();
 };
-
-const count = (outcome: AttackOutcome | null, pattern: RegExp): number =>
-  Object.entries(outcome ?? {})
-    .filter(([what]) => pattern.test(what))
-    .reduce((sum, [, n]) => sum + n, 0);
 
 const leasesAlias = (alias: string, first: number): string =>
   `${alias}: leases(first: ${first}) { edges { node { id history { position type } } } }`;
@@ -282,8 +241,8 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     });
     expectVictimUnharmed(figures);
     // refused before it runs: an answer of 200, even with errors only, is a query that ran
-    expect.soft(count(figures.attacker, /^HTTP 200/), 'bypass queries that ran').toBe(0);
-    expect.soft(count(figures.attacker, /^HTTP 4\d\d$/), 'bypass queries refused').toBe(1);
+    expect.soft(outcomeCount(figures.attacker, /^HTTP 200/), 'bypass queries that ran').toBe(0);
+    expect.soft(outcomeCount(figures.attacker, /^HTTP 4\d\d$/), 'bypass queries refused').toBe(1);
   });
 
   it('GraphQL aliases: 30 aliases of 500 leases with their history, again and again from 4 clients', async () => {
@@ -299,9 +258,9 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     });
     expectVictimUnharmed(figures);
     expect
-      .soft(count(figures.attacker, /^HTTP (400|429)$/), 'alias queries refused (too costly, or over the project’s share)')
+      .soft(outcomeCount(figures.attacker, /^HTTP (400|429)$/), 'alias queries refused (too costly, or over the project’s share)')
       .toBeGreaterThan(0);
-    expect.soft(count(figures.attacker, /^HTTP 5|^no answer/), 'alias queries failed otherwise').toBe(0);
+    expect.soft(outcomeCount(figures.attacker, /^HTTP 5|^no answer/), 'alias queries failed otherwise').toBe(0);
   });
 
   it('subscription fan-out: 600 leaseEvents subscriptions over 3 sockets on a lease renamed in a loop', async () => {
@@ -316,7 +275,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     });
     expectVictimUnharmed(figures);
     expect
-      .soft(count(figures.attacker, /^subscriptions live$/), 'subscriptions the attacker holds')
+      .soft(outcomeCount(figures.attacker, /^subscriptions live$/), 'subscriptions the attacker holds')
       .toBeLessThanOrEqual(limit('LEASEHOLD_GRAPHQL_WS_MAX_SUBSCRIPTIONS_PER_TENANT'));
   });
 
@@ -329,10 +288,10 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
       silentSockets: 10,
     });
     expectVictimUnharmed(figures);
-    expect.soft(count(figures.attacker, /^big close 1009$/), '99 MB messages refused as too big (1009)').toBe(4);
-    expect.soft(count(figures.attacker, /^silent close /), 'silent sockets closed by the server').toBe(10);
+    expect.soft(outcomeCount(figures.attacker, /^big close 1009$/), '99 MB messages refused as too big (1009)').toBe(4);
+    expect.soft(outcomeCount(figures.attacker, /^silent close /), 'silent sockets closed by the server').toBe(10);
     expect
-      .soft(count(figures.attacker, /^silent closed after ms/), 'the last silent socket closed after (ms)')
+      .soft(outcomeCount(figures.attacker, /^silent closed after ms/), 'the last silent socket closed after (ms)')
       .toBeLessThan(limit('LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS') + 1_000);
   });
 
@@ -348,9 +307,9 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     });
     expectVictimUnharmed(figures);
     expect
-      .soft(count(figures.attacker, /^register HTTP 201$/), 'webhooks the attacker registered')
+      .soft(outcomeCount(figures.attacker, /^register HTTP 201$/), 'webhooks the attacker registered')
       .toBeLessThanOrEqual(limit('LEASEHOLD_WEBHOOK_MAX_PER_PROJECT'));
-    expect.soft(count(figures.attacker, /^register HTTP (403|409)$/), 'registrations refused').toBeGreaterThan(0);
+    expect.soft(outcomeCount(figures.attacker, /^register HTTP (403|409)$/), 'registrations refused').toBeGreaterThan(0);
   });
 
   it('event streams: the attacker asks for as many streams as the server serves; the victim still opens one', async () => {
@@ -368,7 +327,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     expectVictimUnharmed(figures);
     expect.soft(streams[0]?.response.status, "the victim's stream opened during the attack").toBe(200);
     expect
-      .soft(count(figures.attacker, /^stream HTTP 200$/), 'streams the attacker holds')
+      .soft(outcomeCount(figures.attacker, /^stream HTTP 200$/), 'streams the attacker holds')
       .toBeLessThanOrEqual(limit('LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT'));
   });
 
@@ -387,7 +346,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
       intervalMs: 50,
     });
     expectVictimUnharmed(figures);
-    expect.soft(count(figures.attacker, /^HTTP 413$/), 'bodies refused as too large').toBeGreaterThan(0);
-    expect.soft(count(figures.attacker, /^HTTP [235]/), 'bodies accepted or failing otherwise').toBe(0);
+    expect.soft(outcomeCount(figures.attacker, /^HTTP 413$/), 'bodies refused as too large').toBeGreaterThan(0);
+    expect.soft(outcomeCount(figures.attacker, /^HTTP [235]/), 'bodies accepted or failing otherwise').toBe(0);
   });
 });

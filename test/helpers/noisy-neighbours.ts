@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { AttackerMessage } from './noisy-attacker.js';
 import type { AttackOutcome, AttackPlan, RunningAttack } from './noisy-attacks.js';
+import type { Deliveries, Timed } from './noisy-victim.js';
 import { ROOT } from './system.js';
 
 /**
@@ -73,23 +74,33 @@ const nextMessage = (child: ChildProcess): Promise<AttackerMessage> =>
 const timeout = (ms: number, what: string): Promise<never> =>
   new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms).unref());
 
-/** The pid of the API process serving `port` (under the launcher, a child of a child of the test). */
-export const apiPid = (port: number): number => {
-  const found = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .find((pid) => {
-      try {
-        return (
-          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dist/apps/api/src/main.js') &&
-          readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`LEASEHOLD_PORT=${port}`)
-        );
-      } catch {
-        // gone, or not ours to read
-        return false;
-      }
-    });
-  if (found === undefined) throw new Error(`no API process serves port ${port}`);
-  return Number(found);
+/** The parent of a process, from /proc/<pid>/stat (`pid (name) state ppid ...`); null once it is gone. */
+const parentOf = (pid: string): string | null => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] ?? null;
+  } catch {
+    return null;
+  }
+};
+
+/** The pid of the one API process this process started (its child, or under the launcher its grandchild) from this build. */
+export const apiPid = (): number => {
+  const entry = join(ROOT, 'dist/apps/api/src/main.js');
+  const mine = (pid: string): boolean => {
+    const parent = parentOf(pid);
+    return parent === String(process.pid) || (parent !== null && parentOf(parent) === String(process.pid));
+  };
+  const found = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && mine(pid) && commandOf(pid).includes(entry));
+  if (found.length !== 1) throw new Error(`expected one API process started here, found ${found.length}`);
+  return Number(found[0]);
+};
+
+const commandOf = (pid: string): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
 };
 
 /** The process's resident memory in MB, from /proc/<pid>/status. */
@@ -117,13 +128,67 @@ export const percentile = (values: readonly number[], p: number): number => {
   return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
 };
 
-/** `HTTP 400: 3, close 1009: 4`: an attack's outcome on one line. */
-export const describeOutcome = (outcome: AttackOutcome | null): string =>
-  outcome === null
-    ? 'none'
-    : Object.entries(outcome)
-        .map(([what, count]) => `${what}: ${count}`)
-        .join(', ');
+/** What one attack did to the victim and the API, and what the attacker was answered. */
+export interface Figures {
+  readonly victim: { readonly n: number; readonly failed: number; readonly p50: number; readonly p95: number; readonly max: number };
+  /** The victim's p95 per kind of request (show, list, create, rename, delete). */
+  readonly byRequest: Readonly<Record<string, number>>;
+  readonly webhook: Deliveries;
+  /** One per victim stream open during the attack (the standing one first). */
+  readonly streams: readonly Deliveries[];
+  /** The API's resident memory (MB) before the attack, at its highest during it, and once it settled. */
+  readonly rss: { readonly before: number; readonly peak: number; readonly after: number };
+  readonly attacker: AttackOutcome | null;
+  /** How long the API took to answer quickly again once the attack stopped (null: it did not). */
+  readonly settledMs: number | null;
+}
+
+export const victimFigures = (timed: readonly Timed[]): Pick<Figures, 'victim' | 'byRequest'> => {
+  const ms = (of: readonly Timed[]): number[] => of.map((t) => t.ms);
+  const ops = [...new Set(timed.map((t) => t.op))];
+  return {
+    victim: {
+      n: timed.length,
+      failed: timed.filter((t) => !t.ok).length,
+      p50: percentile(ms(timed), 50),
+      p95: percentile(ms(timed), 95),
+      max: percentile(ms(timed), 100),
+    },
+    byRequest: Object.fromEntries(ops.map((op) => [op, percentile(ms(timed.filter((t) => t.op === op)), 95)])),
+  };
+};
+
+/** The sum of an outcome's counts whose names match. */
+export const outcomeCount = (outcome: AttackOutcome | null, pattern: RegExp): number =>
+  Object.entries(outcome ?? {})
+    .filter(([what]) => pattern.test(what))
+    .reduce((sum, [, n]) => sum + n, 0);
+
+const deliveryFigures = (label: string, deliveries: Deliveries): string =>
+  `${label} n=${deliveries.latencies.length} max=${percentile(deliveries.latencies, 100)} ms` +
+  (deliveries.missing > 0 ? ` MISSING ${deliveries.missing}` : '');
+
+/** One attack's figures on one line: the victim's latencies, its events, the API's memory, the attacker's answers. */
+export const figuresLine = (name: string, figures: Figures): string => {
+  const { victim: v, rss } = figures;
+  return [
+    `${name}: victim n=${v.n} p50=${v.p50} p95=${v.p95} max=${v.max} ms${v.failed > 0 ? ` FAILED ${v.failed}` : ''}`,
+    `p95 by request ${Object.entries(figures.byRequest)
+      .map(([op, ms]) => `${op}=${ms}`)
+      .join(' ')}`,
+    deliveryFigures('webhook', figures.webhook),
+    ...figures.streams.map((stream, i) => deliveryFigures(i === 0 ? 'stream' : `stream#${i + 1}`, stream)),
+    `API RSS before=${rss.before} peak=${rss.peak} after=${rss.after} MB`,
+    figures.settledMs === null ? 'NOT settled' : `settled in ${figures.settledMs} ms`,
+    `attacker: ${
+      figures.attacker === null
+        ? 'none'
+        : Object.entries(figures.attacker)
+            .map(([what, count]) => `${what}: ${count}`)
+            .join(', ')
+    }`,
+  ].join(' | ');
+};
 
 /**
  * Waits until the API answers `probe` quickly (PROBES_IN_A_ROW answers under SETTLED_MS running), at
