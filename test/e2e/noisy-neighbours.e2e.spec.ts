@@ -254,7 +254,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
       query,
       connections: 4,
       once: false,
-      intervalMs: 100,
+      intervalMs: 250,
     });
     expectVictimUnharmed(figures);
     expect
@@ -291,7 +291,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     expect.soft(outcomeCount(figures.attacker, /^big close 1009$/), '99 MB messages refused as too big (1009)').toBe(4);
     expect.soft(outcomeCount(figures.attacker, /^silent close /), 'silent sockets closed by the server').toBe(10);
     expect
-      .soft(outcomeCount(figures.attacker, /^silent closed after ms/), 'the last silent socket closed after (ms)')
+      .soft(outcomeCount(figures.attacker, /^silent open for ms/), 'the longest a silent socket stayed open (ms)')
       .toBeLessThan(limit('LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS') + 1_000);
   });
 

@@ -181,14 +181,20 @@ interface Socket {
   send(data: string | Buffer, options?: { readonly binary: boolean }, sent?: (error?: Error) => void): void;
   terminate(): void;
 }
-const SocketClient = WebSocket as new (url: string, protocol: string) => Socket;
+const SocketClient = WebSocket as new (url: string, protocol: string, options: { generateMask(mask: Buffer): void }) => Socket;
+
+/**
+ * A client must mask what it sends; an all-zero mask leaves the bytes as they are, and ws then skips
+ * the work (in JavaScript, 99 MB takes the attacker's process a second): a hostile client spends nothing on it.
+ */
+const zeroMask = (mask: Buffer): void => void mask.fill(0);
 
 /** A graphql-ws socket; `closed` resolves with the close code (1006: no close frame) once the server or the attack ends it. */
 const openSocket = (
   url: string,
   tally: Tally,
 ): { readonly socket: Socket; readonly opened: Promise<boolean>; readonly closed: Promise<number> } => {
-  const socket = new SocketClient(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  const socket = new SocketClient(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { generateMask: zeroMask });
   const opened = new Promise<boolean>((resolve) => {
     socket.on('open', () => resolve(true));
     socket.on('error', (error) => {
@@ -297,12 +303,14 @@ const websocketFlood = async (plan: Extract<AttackPlan, { kind: 'websockets' }>)
   let stopping = false;
   const open = (label: string, send: boolean): { readonly socket: Socket; readonly out: Promise<unknown> } => {
     const connection = openSocket(plan.url, tally);
+    let openedAt = performance.now();
     void connection.closed.then((code) => {
       if (stopping) return;
       tally.add(`${label} close ${code}`);
-      tally.max(`${label} closed after ms (latest)`, Math.round(performance.now() - started));
+      tally.max(`${label} open for ms (longest)`, Math.round(performance.now() - openedAt));
     });
     const sent = connection.opened.then(async (opened) => {
+      openedAt = performance.now();
       if (opened) tally.add(`${label} opened`);
       if (!opened || !send) return;
       await new Promise<void>((resolve) =>
