@@ -42,8 +42,11 @@ const VICTIM = 'tok-quiet';
 
 /**
  * The limits of issue 31 as this suite runs the system: those an attack has to reach within seconds
- * are set low (streams, the init wait, the webhook timeout); the others are the defaults the team
- * agreed. The attacks and the assertions read them from here, so a run can change any of them.
+ * are set low (streams, the init wait, the webhook timeout); the others are the agreed defaults,
+ * pinned because the attacks are sized against them. The attacks and the assertions read them from
+ * here, and each can be set in the environment instead. The GraphQL budgets (LEASEHOLD_GRAPHQL_MAX_COST,
+ * _TIMEOUT_MS, _MAX_ROWS, _EXPENSIVE_COST, _TENANT_EXPENSIVE) keep their defaults, or what the environment
+ * sets (startSystem hands it on): no assertion depends on their values.
  */
 const LIMITS = {
   LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS: 1_500,
@@ -258,7 +261,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
     });
     expectVictimUnharmed(figures);
     expect
-      .soft(outcomeCount(figures.attacker, /^HTTP (400|429)$/), 'alias queries refused (too costly, or over the project’s share)')
+      .soft(outcomeCount(figures.attacker, /^HTTP (400|429)$/), "alias queries refused (too costly, or over the project's share)")
       .toBeGreaterThan(0);
     expect.soft(outcomeCount(figures.attacker, /^HTTP 5|^no answer/), 'alias queries failed otherwise').toBe(0);
   });
@@ -343,7 +346,7 @@ describe('a victim project under attack by another', { timeout: ATTACK_TIMEOUT_M
       token: ATTACKER,
       connections: 2,
       bodyBytes: 10 * 1024 * 1024,
-      intervalMs: 50,
+      intervalMs: 200,
     });
     expectVictimUnharmed(figures);
     expect.soft(outcomeCount(figures.attacker, /^HTTP 413$/), 'bodies refused as too large').toBeGreaterThan(0);
