@@ -45,8 +45,8 @@ const VICTIM = 'tok-quiet';
  * are set low (streams, the init wait, the webhook timeout); the others are the agreed defaults,
  * pinned because the attacks are sized against them. The attacks and the assertions read them from
  * here, and each can be set in the environment instead. The GraphQL budgets (LEASEHOLD_GRAPHQL_MAX_COST,
- * _TIMEOUT_MS, _MAX_ROWS, _EXPENSIVE_COST, _TENANT_EXPENSIVE) keep their defaults, or what the environment
- * sets (startSystem hands it on): no assertion depends on their values.
+ * _MAX_VALUES, _TIMEOUT_MS, _MAX_ROWS, _EXPENSIVE_COST, _EXPENSIVE_VALUES, _TENANT_EXPENSIVE) keep
+ * their defaults, or what the environment sets (startSystem hands it on): no assertion reads them.
  */
 const LIMITS = {
   LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS: 1_500,
