@@ -188,9 +188,19 @@ const underAttack = async (
   const before = rssMb(pid);
   const peak = watchPeakRss(pid);
   const attack = plan === null ? null : await attackers.start(plan);
-  const streams = [victimStream, ...(await meanwhile())];
-  const round = await victim.act(VICTIM_MS);
-  const attacker = attack === null ? null : await attack.stop();
+  const acting = (async () => {
+    const streams = [victimStream, ...(await meanwhile())];
+    return { streams, round: await victim.act(VICTIM_MS) };
+  })();
+  // stopped whatever happens on the victim's side: no attack runs on into the next one
+  const attacker = await acting.then(
+    () => attack?.stop() ?? null,
+    async (error: unknown) => {
+      await attack?.stop();
+      throw error;
+    },
+  );
+  const { streams, round } = await acting;
   const webhook = await deliveriesOf(round.written, () => receiver.arrivals, PROMPT_MS);
   const delivered = await Promise.all(streams.map((stream) => deliveriesOf(round.written, () => streamArrivals(stream), PROMPT_MS)));
   const highest = peak.stop();

@@ -113,7 +113,14 @@ export const rssMb = (pid: number): number => {
 /** The highest resident memory the process reaches while watched (sampled every 100 ms). */
 export const watchPeakRss = (pid: number): { stop(): number } => {
   let peak = rssMb(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      // the process is gone (a test that failed stopped the system before this watch)
+      clearInterval(timer);
+    }
+  }, 100).unref();
   return {
     stop: () => {
       clearInterval(timer);
