@@ -41,34 +41,61 @@ const exportedClasses = (file: string): ReadonlySet<string> => {
   );
 };
 
-/** `#application/leases/lease.use-cases.js` -> its source file, when it is a use case's or a query service's. */
-const serviceFileOf = (specifier: string): string | null => {
-  if (!specifier.startsWith('#application/')) return null;
-  const file = `${APPLICATION}${specifier.slice('#application/'.length).replace(/\.js$/, '.ts')}`;
-  return SERVICE_FILE.test(file) ? file : null;
+const sourceOf = (specifier: string): string | null =>
+  specifier.startsWith('#application/') ? `${APPLICATION}${specifier.slice('#application/'.length).replace(/\.js$/, '.ts')}` : null;
+
+/** The value imports from libs/application of `text`, by source file (a type-only import hands no work to anything). */
+const applicationImports = (file: string, text: string): { target: string; clause: ts.ImportClause }[] =>
+  ts.createSourceFile(file, text, ts.ScriptTarget.Latest).statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
+    const target = sourceOf(statement.moduleSpecifier.text);
+    const clause = statement.importClause;
+    if (target === null || clause === undefined || clause.isTypeOnly || clause.namedBindings === undefined) return [];
+    return [{ target, clause }];
+  });
+
+const namesImported = (clause: ts.ImportClause): string[] =>
+  clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings)
+    ? clause.namedBindings.elements.filter((element) => !element.isTypeOnly).map((element) => (element.propertyName ?? element.name).text)
+    : [];
+
+/** The handlers: the bus's side, where the use cases are handed their work. */
+const handlerFiles = (): string[] => [
+  ...tsFilesUnder('apps/api/src').filter((file) => file.endsWith('.handlers.ts')),
+  ...tsFilesUnder('apps/reactor/src/commands'),
+];
+
+/** Each libs/application file's classes a handler wraps (the audit log's `WriteRefusals`, ...), whatever the file's role. */
+const wrappedClasses = (): ReadonlyMap<string, ReadonlySet<string>> => {
+  const wrapped = new Map<string, Set<string>>();
+  for (const file of handlerFiles())
+    for (const { target, clause } of applicationImports(file, readFileSync(join(ROOT, file), 'utf8'))) {
+      const classes = exportedClasses(target);
+      const names = namesImported(clause).filter((name) => classes.has(name));
+      wrapped.set(target, new Set([...(wrapped.get(target) ?? []), ...names]));
+    }
+  return wrapped;
 };
 
-/** The use-case and query classes `text` imports as values (a type-only import hands no work to anything). */
-const serviceClassesImported = (file: string, text: string): string[] => {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
-  return source.statements.flatMap((statement) => {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
-    const clause = statement.importClause;
-    const target = serviceFileOf(statement.moduleSpecifier.text);
-    if (target === null || clause === undefined || clause.isTypeOnly || clause.namedBindings === undefined) return [];
-    const classes = exportedClasses(target);
-    if (ts.isNamespaceImport(clause.namedBindings)) return classes.size === 0 ? [] : [`* as ${clause.namedBindings.name.text}`];
-    return clause.namedBindings.elements
-      .filter((element) => !element.isTypeOnly && classes.has((element.propertyName ?? element.name).text))
-      .map((element) => (element.propertyName ?? element.name).text);
+/** What no sender may import from `target`: every class of a use case or query service, and any class a handler wraps. */
+const forbiddenIn = (target: string, wrapped: ReadonlyMap<string, ReadonlySet<string>>): ReadonlySet<string> =>
+  SERVICE_FILE.test(target) ? exportedClasses(target) : (wrapped.get(target) ?? new Set());
+
+/** The service classes `text` imports as values. */
+const serviceClassesImported = (file: string, text: string, wrapped: ReadonlyMap<string, ReadonlySet<string>>): string[] =>
+  applicationImports(file, text).flatMap(({ target, clause }) => {
+    const forbidden = forbiddenIn(target, wrapped);
+    if (clause.namedBindings !== undefined && ts.isNamespaceImport(clause.namedBindings))
+      return forbidden.size === 0 ? [] : [`* as ${clause.namedBindings.name.text}`];
+    return namesImported(clause).filter((name) => forbidden.has(name));
   });
-};
 
 describe('architecture rules: the buses', () => {
   it('controllers, resolvers and the reactor import no use case or query class: they send through CommandBus and QueryBus', () => {
     const files = senders();
+    const wrapped = wrappedClasses();
     const found = files.flatMap((file) =>
-      serviceClassesImported(file, readFileSync(join(ROOT, file), 'utf8')).map((name) => `${file}: ${name}`),
+      serviceClassesImported(file, readFileSync(join(ROOT, file), 'utf8'), wrapped).map((name) => `${file}: ${name}`),
     );
     expect(found).toEqual([]);
     expect(files).toEqual(
@@ -88,11 +115,13 @@ import type { HostUseCases } from '#application/hosts/host.use-cases.js';
 import { type UsageQueries, rateCardView } from '#application/usage/usage.queries.js';
 import * as healing from '#application/healing/healing.use-case.js';
 import { CommandHandler } from '#application/command-handler.js';
+import { MAX_AUDIT_DAYS, WriteRefusals } from '#application/audit/write-refusals.js';
 `;
-    expect(serviceClassesImported('apps/api/src/leases/planted.controller.ts', planted)).toEqual([
+    expect(serviceClassesImported('apps/api/src/leases/planted.controller.ts', planted, wrappedClasses())).toEqual([
       'LeaseUseCases',
       'ReadQueries',
       '* as healing',
+      'WriteRefusals',
     ]);
   });
 });
