@@ -12,6 +12,8 @@ import { LeaseUseCases } from '#application/leases/lease.use-cases.js';
 import { API_CONFIG, type ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { TerminusModule } from '@nestjs/terminus';
+import { CqrsModule } from '@nestjs/cqrs';
+import { BUS_HANDLERS } from './bus/bus-handlers.js';
 import { CalendarController } from './calendar/calendar.controller.js';
 import { GraphqlExplorerController } from './graphql/explorer.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
@@ -132,7 +134,13 @@ export class AppModule {
     return {
       module: AppModule,
       // the probes' answers say why; terminus' own log line per failed check would repeat it
-      imports: [OpenApiModule.forRoot({ auth: config.auth }), TerminusModule.forRoot({ logger: false }), graphqlModule(config)],
+      imports: [
+        OpenApiModule.forRoot({ auth: config.auth }),
+        TerminusModule.forRoot({ logger: false }),
+        // the command and query buses of the controllers and resolvers (docs/architecture.md); no EventBus handler: the log delivers
+        CqrsModule.forRoot(),
+        graphqlModule(config),
+      ],
       controllers: [
         VersionsController,
         HealthController,
@@ -362,6 +370,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RefusalAuditInterceptor },
         { provide: APP_PIPE, useClass: RouteParametersPipe },
+        ...BUS_HANDLERS,
         ...GRAPHQL_PROVIDERS,
         graphqlSockets(config, auth),
         Lifecycle,

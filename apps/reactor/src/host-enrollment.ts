@@ -1,21 +1,18 @@
 import { HOST_CATEGORY, type EnrollmentOutcome, type HostEvent } from '#domain/index.js';
-import { CommandHandler } from '#application/command-handler.js';
-import {
-  type EnrollmentDirection,
-  type EnrollmentRecorded,
-  HostReactionUseCases,
-} from '#application/reactions/host-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
+import type { EnrollmentDirection, EnrollmentRecorded } from '#application/reactions/host-reactions.use-cases.js';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import { EffectFailedError } from '#plugins/effects.port.js';
 import type { EnrollmentTarget, HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { reactorMetadata } from './reactor-metadata.js';
+import { RecordHostEnrollment } from './commands/reactor.commands.js';
 import type { ReactorLogEntry } from './scheduler.js';
 import { describeError } from '#domain/index.js';
 
 export interface HostEnrollmentOptions {
   readonly store: EventStore;
-  /** The process's one command handler (one on `store` of its own when absent). */
-  readonly handler?: CommandHandler;
+  /** The process's CommandBus: the outcomes are recorded through it. */
+  readonly commands: CommandBus;
   readonly effects: HostEnrollmentEffects;
   readonly clock: () => Date;
   readonly log: (entry: ReactorLogEntry) => void;
@@ -64,11 +61,8 @@ export class HostEnrollment {
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
-  private readonly reactions: HostReactionUseCases;
 
-  private constructor(private readonly options: HostEnrollmentOptions) {
-    this.reactions = new HostReactionUseCases({ handler: options.handler ?? new CommandHandler(options.store) });
-  }
+  private constructor(private readonly options: HostEnrollmentOptions) {}
 
   /** Resolves once the log has been read to its head; the owed work then starts. */
   static async start(options: HostEnrollmentOptions): Promise<HostEnrollment> {
@@ -221,11 +215,7 @@ export class HostEnrollment {
   private async record(owed: Owed, outcome: EnrollmentOutcome): Promise<string> {
     const { hostId, direction, source } = owed;
     const metadata = reactorMetadata({ correlationId: source.metadata.correlationId, causationId: source.id }, this.options.clock);
-    const recorded = await this.reactions.recordEnrollment({
-      type: 'RecordHostEnrollment',
-      data: { hostId, direction, outcome },
-      metadata,
-    });
+    const recorded = await this.options.commands.execute(new RecordHostEnrollment({ hostId, direction, outcome }, metadata));
     return this.settled(owed, this.described(recorded));
   }
 

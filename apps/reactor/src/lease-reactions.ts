@@ -9,15 +9,17 @@ import type {
   UpdateOutcome,
 } from '#domain/index.js';
 import type { CommandMetadata } from '#application/command.js';
-import type { LeaseReactionUseCases, OutcomeRecorded } from '#application/reactions/lease-reactions.use-cases.js';
+import type { OutcomeRecorded } from '#application/reactions/lease-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { LeaseRecord, LeaseTimeline } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
+import { BeginLeasePhase, CompleteLeasePhase, CompleteReservationUpdates } from './commands/reactor.commands.js';
 
 export interface LeaseReactionsOptions {
-  readonly reactions: LeaseReactionUseCases;
+  readonly commands: CommandBus;
   readonly timeline: LeaseTimeline;
   readonly effects: EffectsRegistry;
   readonly clock: () => Date;
@@ -60,7 +62,7 @@ const SUPERSEDED = 'superseded';
 /**
  * A lease phase as a saga: record the begin (intent), run every reservation's effects, record the
  * outcomes. An active lease's changed reservations likewise: run their update effects, record the
- * outcomes. The lease reaction use cases record them, under ids derived from the timer's or the
+ * outcomes. The lease reaction use cases record them (through the CommandBus), under ids derived from the timer's or the
  * change's identity, so a second reactor or a rerun after a crash appends nothing twice. Throws only
  * transient errors, which the scheduler retries with backoff.
  */
@@ -86,9 +88,8 @@ export class LeaseReactions {
   private async begin({ leaseId, phase }: DueAction & { readonly phase: LeasePhase }): Promise<string | null> {
     const record = this.options.timeline.get(leaseId);
     if (record === undefined) return null;
-    const begun = await this.options.reactions.beginPhase(
-      { type: 'BeginLeasePhase', data: { leaseId, phase }, metadata: this.metadata(record, record.lastEventId) },
-      record,
+    const begun = await this.options.commands.execute(
+      new BeginLeasePhase({ leaseId, phase }, this.metadata(record, record.lastEventId), record),
     );
     switch (begun.status) {
       case 'recorded':
@@ -179,10 +180,7 @@ export class LeaseReactions {
     // gone: another reactor recorded this phase's outcome
     if (record === undefined) return SUPERSEDED;
     const data = { leaseId, phase, beginId, outcomes };
-    const completed = await this.options.reactions.completePhase(
-      { type: 'CompleteLeasePhase', data, metadata: this.metadata(record, beginId) },
-      record,
-    );
+    const completed = await this.options.commands.execute(new CompleteLeasePhase(data, this.metadata(record, beginId), record));
     return this.recorded(completed, { leaseId, phase, step: 'complete' });
   }
 
@@ -247,10 +245,7 @@ export class LeaseReactions {
 
   private async completeUpdates(leaseId: string, record: LeaseRecord, updates: readonly UpdateOutcome[]): Promise<string> {
     const metadata = this.metadata(record, record.lastEventId);
-    const completed = await this.options.reactions.completeUpdates(
-      { type: 'CompleteReservationUpdates', data: { leaseId, updates }, metadata },
-      record,
-    );
+    const completed = await this.options.commands.execute(new CompleteReservationUpdates({ leaseId, updates }, metadata, record));
     return this.recorded(completed, { leaseId, phase: 'update', step: 'complete' });
   }
 

@@ -32,6 +32,7 @@
  * One JSON line per action, retry, start, stop and error on stdout. SIGTERM/SIGINT stop it
  * gracefully: actions in flight record their outcome first.
  */
+import 'reflect-metadata';
 import { type HealthServer, healthPortFromEnv, startHealthServer } from '#observability/health-server.js';
 import { type MetricsAccess, metricsConfigFromEnv, processRegistry } from '#observability/metrics.js';
 import type { Registry } from 'prom-client';
@@ -57,6 +58,7 @@ import { openSnapshotStore } from '#event-store/snapshots/open-snapshot-store.js
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { type SnapshotConfig, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
 import { type OpenedWriteIndex, type WriteIndexSnapshots, restoreWriteIndex } from '#application/write-model/write-index.snapshots.js';
+import { type ReactorCommands, openReactorCommands } from './commands/reactor-command-bus.js';
 
 const logLine = eventLog('reactor');
 
@@ -105,13 +107,20 @@ const effectsConfig = (): CloudConfig => {
   }
 };
 
-const stopOnSignals = (reactor: Reactor, effects: OpenedEffects, store: EventStore, snapshots: SnapshotStore): void => {
+const stopOnSignals = (
+  reactor: Reactor,
+  commands: ReactorCommands,
+  effects: OpenedEffects,
+  store: EventStore,
+  snapshots: SnapshotStore,
+): void => {
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     try {
       await reactor.stop();
+      await commands.close();
       effects.close();
       await snapshots.close();
       await store.close();
@@ -236,17 +245,33 @@ const main = async (): Promise<void> => {
     store = await openEventStore('events', dataDir);
     effects = openEffects(config, dataDir, (call) => log({ event: 'openstack.call', ...call }));
     const hostEnrollment = hostEnrollmentFor(config);
-    // every outcome the process records goes through this one handler
-    const handler = new CommandHandler(store);
     // followed before the reactor starts, so that what it records while catching up is counted
     const outcomes = await metrics?.reactor.followOutcomes(store);
     const leftoversObserved =
       metrics === null ? undefined : (counts: Parameters<ReactorMetrics['leftovers']>[0]) => metrics.reactor.leftovers(counts);
     const reclamationWindowMs = reclamationWindowHours() * 3_600_000;
     const snapshots = await openSnapshotStore(dataDir);
+    // healing and the freepool watch forget past bookings each their own way: a snapshot kind each
+    const ledger = store;
+    const calendars = async (kind: string, wanted: boolean): Promise<OpenedWriteIndex | null> =>
+      wanted
+        ? await restoredIndex(ledger, {
+            store: snapshots,
+            config: snapshotting,
+            kind,
+            onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }),
+          })
+        : null;
+    // before the bus: its healing handler decides on these calendars
+    const healingIndex = await calendars('reactor-healing-index', healing.checkMs > 0);
+    // every command the process sends goes through this one bus, and every outcome through one command handler
+    const commands = await openReactorCommands({
+      handler: new CommandHandler(store),
+      healing: healingIndex === null ? null : { index: healingIndex.index, config: healing },
+    });
     const reactor = await Reactor.start({
       store,
-      handler,
+      commands: commands.bus,
       effects: effects.registry,
       log,
       hostEnrollment,
@@ -260,35 +285,23 @@ const main = async (): Promise<void> => {
       // host health from Nova: LEASEHOLD_NOVA_NOTIFICATIONS_URL (consumer) and LEASEHOLD_HOST_POLLING_SECONDS (poller)
       const openstack = config.openstack;
       reactor.stopsWith(
-        startNovaMonitoring({ store, handler, settings: openstack, listComputeServices: novaComputeServices(openstack), log }),
+        startNovaMonitoring({
+          store,
+          commands: commands.bus,
+          settings: openstack,
+          listComputeServices: novaComputeServices(openstack),
+          log,
+        }),
       );
     }
-    // healing and the freepool watch forget past bookings each their own way: a snapshot kind each
-    const ledger = store;
-    const calendars = async (kind: string, wanted: boolean): Promise<OpenedWriteIndex | null> =>
-      wanted
-        ? await restoredIndex(ledger, {
-            store: snapshots,
-            config: snapshotting,
-            kind,
-            onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }),
-          })
-        : null;
-    const healingIndex = await calendars('reactor-healing-index', healing.checkMs > 0);
-    const healer = await startHealing({
-      store,
-      handler,
-      config: healing,
-      log,
-      ...(healingIndex === null ? {} : { index: healingIndex.index }),
-    });
+    const healer = await startHealing({ store, commands: commands.bus, config: healing, log });
     if (healer !== null) reactor.stopsWith(healer);
     if (healingIndex !== null) reactor.stopsWith(healingIndex.writer);
     const observed = metrics === null ? undefined : (zone: { zone: string }, short: boolean) => metrics.reactor.freepool(zone.zone, short);
     const freepoolIndex = await calendars('reactor-freepool-index', freepool.checkMs > 0);
     const watch = FreepoolWatchRunner.start({
       store,
-      handler,
+      commands: commands.bus,
       config: freepool,
       clock: () => new Date(),
       log,
@@ -301,7 +314,7 @@ const main = async (): Promise<void> => {
     if (onEnd !== null) reactor.stopsWith(onEnd);
     const health = await serveHealth(reactor);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
-    stopOnSignals(reactor, effects, store, snapshots);
+    stopOnSignals(reactor, commands, effects, store, snapshots);
   } catch (error) {
     await fail('start', error, store, effects);
   }

@@ -1,6 +1,6 @@
 import { HOST_CATEGORY, LEASE_CATEGORY } from '#domain/index.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import { CommandHandler } from '#application/command-handler.js';
-import { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { EffectsRegistry } from '#plugins/effects.port.js';
 import type { HostEnrollmentEffects } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
@@ -13,13 +13,21 @@ import { SnapshotWriter } from '#application/snapshots/state-snapshots.js';
 import { type ReconcileReport, Reconciler } from './reconciler.js';
 import { type ReactorLogEntry, Scheduler } from './scheduler.js';
 import { describeError } from '#domain/index.js';
+import { type ReactorCommands, openReactorCommands } from './commands/reactor-command-bus.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** The bus given, or one of the reactor's own on its store (a test's, a bench's), closed when it stops. */
+const commandsFor = async (options: ReactorOptions): Promise<{ bus: CommandBus; own: ReactorCommands | null }> => {
+  if (options.commands !== undefined) return { bus: options.commands, own: null };
+  const own = await openReactorCommands({ handler: new CommandHandler(options.store), healing: null });
+  return { bus: own.bus, own };
+};
+
 export interface ReactorOptions {
   readonly store: EventStore;
-  /** The process's one command handler, through which every outcome is recorded (one on `store` when absent). */
-  readonly handler?: CommandHandler;
+  /** The process's CommandBus, through which every outcome is recorded (absent: one of its own on `store`, closed when it stops). */
+  readonly commands?: CommandBus;
   readonly effects: EffectsRegistry;
   readonly clock?: () => Date;
   readonly log?: (entry: ReactorLogEntry) => void;
@@ -46,7 +54,6 @@ export interface ReactorOptions {
  * events after it at start, and the log says what is left to do.
  */
 export class Reactor {
-  readonly handler: CommandHandler;
   private readonly timeline: LeaseTimeline;
   private readonly reclamation: ReclamationWatch | undefined;
   private readonly scheduler: Scheduler;
@@ -61,17 +68,19 @@ export class Reactor {
   private readonly companions: { stop(): Promise<void> }[] = [];
   private readonly reconciler: Reconciler;
   private snapshotWriter: SnapshotWriter<TimelinePayload> | null = null;
+  private ownCommands: ReactorCommands | null = null;
 
-  private constructor(private readonly options: ReactorOptions) {
+  private constructor(
+    private readonly options: ReactorOptions,
+    private readonly commands: CommandBus,
+  ) {
     const clock = options.clock ?? (() => new Date());
     this.log = options.log ?? (() => undefined);
-    this.handler = options.handler ?? new CommandHandler(options.store);
-    const leaseReactions = new LeaseReactionUseCases({ handler: this.handler });
     const windowMs = options.reclamationWindowMs ?? DAY_MS;
     const reclamation =
       windowMs > 0
         ? new ReclamationWatch({
-            reactions: leaseReactions,
+            commands,
             effects: options.effects,
             clock,
             windowMs,
@@ -89,7 +98,7 @@ export class Reactor {
     );
     this.reconciler = new Reconciler({
       reclamation,
-      reactions: leaseReactions,
+      commands,
       timeline: this.timeline,
       effects: options.effects,
       clock,
@@ -97,7 +106,7 @@ export class Reactor {
       log: this.log,
       exclusive: (leaseId, work) => this.scheduler.exclusive(leaseId, work),
     });
-    const reactions = new LeaseReactions({ reactions: leaseReactions, timeline: this.timeline, effects: options.effects, clock });
+    const reactions = new LeaseReactions({ commands, timeline: this.timeline, effects: options.effects, clock });
     this.scheduler = new Scheduler({
       queue: this.timeline.queue,
       clock,
@@ -111,7 +120,9 @@ export class Reactor {
 
   /** Resolves once the log has been read up to its head and the scheduler runs. */
   static async start(options: ReactorOptions): Promise<Reactor> {
-    const reactor = new Reactor(options);
+    const { bus, own } = await commandsFor(options);
+    const reactor = new Reactor(options, bus);
+    reactor.ownCommands = own;
     let restored: Record<string, unknown> = {};
     try {
       restored = await reactor.restore();
@@ -131,10 +142,10 @@ export class Reactor {
     if (options.hostEnrollment !== undefined) {
       const { store, retryBaseMs, retryMaxMs } = options;
       const clock = options.clock ?? (() => new Date());
-      const { handler, log } = reactor;
+      const { commands, log } = reactor;
       reactor.enrollment = await HostEnrollment.start({
         store,
-        handler,
+        commands,
         effects: options.hostEnrollment,
         clock,
         log,
@@ -176,6 +187,7 @@ export class Reactor {
     await this.scheduler.stop();
     // after the actions in flight recorded their outcome: the next start does not run them again
     await this.snapshotWriter?.stop();
+    await this.ownCommands?.close();
     this.log({ event: 'stop', position: this.position });
   }
 

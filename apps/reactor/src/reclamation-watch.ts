@@ -1,14 +1,15 @@
 import { LEFTOVER_KINDS, type Leftover, type LeftoverKind, type Reservation, describeError } from '#domain/index.js';
-import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import type { EffectContext, EffectsRegistry } from '#plugins/effects.port.js';
 import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { leftoversOf } from './effects-dispatch.js';
 import type { LeaseRecord } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
+import { RecordLeftovers } from './commands/reactor.commands.js';
 import type { ReactorLogEntry } from './scheduler.js';
 
 export interface ReclamationWatchOptions {
-  readonly reactions: LeaseReactionUseCases;
+  readonly commands: CommandBus;
   readonly effects: EffectsRegistry;
   readonly clock: () => Date;
   /** How long after its end a lease is looked at (and for as long as it has leftovers on record). */
@@ -136,7 +137,7 @@ export class ReclamationWatch {
     if (record.state.status === 'Initial') return false;
     const { leaseId } = record.state.lease;
     const metadata = reactorMetadata({ correlationId: record.correlationId, causationId: record.lastEventId }, this.options.clock);
-    const outcome = await this.options.reactions.recordLeftovers({ type: 'RecordLeftovers', data: { leaseId, leftovers }, metadata });
+    const outcome = await this.options.commands.execute(new RecordLeftovers({ leaseId, leftovers }, metadata));
     if (outcome.status === 'recorded')
       this.options.log({ event: 'reclamation-leftovers', leaseId, type: outcome.type, leftovers: leftovers.length });
     if (outcome.status === 'refused') this.options.log({ event: 'reclamation-skipped', leaseId, error: outcome.reason });

@@ -1,16 +1,17 @@
 import { type Reservation, type ReservationOutcome, isDomainError } from '#domain/index.js';
-import type { LeaseReactionUseCases } from '#application/reactions/lease-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import { type EffectContext, EffectFailedError, type EffectsRegistry } from '#plugins/effects.port.js';
 import { reservedHostIds } from '#plugins/reservation-holdings.js';
 import { applyEffects } from './effects-dispatch.js';
 import type { ReclamationReport, ReclamationWatch } from './reclamation-watch.js';
 import { type LeaseRecord, type LeaseTimeline, isSettledActive } from './lease-timeline.js';
 import { reactorMetadata } from './reactor-metadata.js';
+import { RecordReconciliation } from './commands/reactor.commands.js';
 import type { ReactorLogEntry } from './scheduler.js';
 import { describeError } from '#domain/index.js';
 
 export interface ReconcilerOptions {
-  readonly reactions: LeaseReactionUseCases;
+  readonly commands: CommandBus;
   readonly timeline: LeaseTimeline;
   readonly effects: EffectsRegistry;
   readonly clock: () => Date;
@@ -146,11 +147,7 @@ export class Reconciler {
     const leaseId = record.state.status === 'Initial' ? '' : record.state.lease.leaseId;
     const metadata = reactorMetadata({ correlationId: record.correlationId, causationId: record.lastEventId }, this.options.clock);
     try {
-      const found = await this.options.reactions.recordReconciliation({
-        type: 'RecordReconciliation',
-        data: { leaseId, outcome, round },
-        metadata,
-      });
+      const found = await this.options.commands.execute(new RecordReconciliation({ leaseId, outcome, round }, metadata));
       switch (found.status) {
         case 'recorded':
           await this.options.timeline.refresh(leaseId);

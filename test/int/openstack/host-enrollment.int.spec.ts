@@ -18,6 +18,8 @@ import { OpenStackHostEffects } from '#plugins/physical-host/openstack/physical-
 import { FREEPOOL_ZONE_KEY } from '#plugins/openstack/enrollment/freepool.js';
 import { type HostEnrollmentEffects, OpenStackHostEnrollment } from '#plugins/openstack/enrollment/host-enrollment.adapter.js';
 import { NovaClient, PlacementClient, ignoreNotFound, zoneOfComputeHost } from '#plugins/openstack/index.js';
+import { CommandHandler } from '#application/command-handler.js';
+import { openReactorCommands } from '#reactor/commands/reactor-command-bus.js';
 import { HostEnrollment } from '#reactor/host-enrollment.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
 import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
@@ -235,8 +237,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
       const own = SqliteEventStore.open({ file: ':memory:' });
       const log: ReactorLogEntry[] = [];
       await history(own);
+      const commands = await openReactorCommands({ handler: new CommandHandler(own), healing: null });
       const enrollment = await HostEnrollment.start({
         store: own,
+        commands: commands.bus,
         effects,
         clock: () => new Date(),
         log: (e) => log.push(e),
@@ -246,6 +250,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('host enrollment by the reactor (real Nova 
         await body(own, log);
       } finally {
         await enrollment.stop();
+        await commands.close();
         await own.close();
       }
     };

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandHandler } from '#application/command-handler.js';
+import { type ReactorCommands, openReactorCommands } from '#reactor/commands/reactor-command-bus.js';
 import { type NovaMonitoring, startNovaMonitoring } from '#reactor/host-monitor/nova-monitoring.js';
 import { enveloped, aggregateAddHostEnd } from '#reactor/nova-notifications/testing/nova-samples.js';
 import type { ReactorLogEntry } from '#reactor/scheduler.js';
@@ -37,6 +39,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
   const logs: ReactorLogEntry[] = [];
   const cleanups: (() => Promise<unknown>)[] = [];
   let store: EventStore;
+  let commands: ReactorCommands;
   let hostId = '';
   let serviceId = '';
   let consumerOnly: NovaMonitoring | null = null;
@@ -47,6 +50,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
 
   beforeAll(async () => {
     store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    commands = await openReactorCommands({ handler: new CommandHandler(store), healing: null });
     [hostId = ''] = await registerHosts(store, [hostName]);
     const [service] = await nova.listServices({ binary: 'nova-compute', host: hostName });
     if (service === undefined) throw new Error(`no nova-compute on ${hostName}`);
@@ -54,6 +58,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     // notifications only: the first tests prove that path alone
     consumerOnly = startNovaMonitoring({
       store,
+      commands: commands.bus,
       settings: { notificationsUrl: env.amqpUrl, pollingIntervalSeconds: 0 },
       listComputeServices,
       log: (entry) => logs.push(entry),
@@ -72,6 +77,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     const channel = await connection.createChannel();
     await channel.deleteQueue(queue);
     await connection.close();
+    await commands.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
@@ -217,8 +223,10 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     const [ownHostId = ''] = await registerHosts(ownStore, [hostName]);
     const ownQueue = uniqueName('leasehold-nova-reconnect-test');
     const ownLogs: ReactorLogEntry[] = [];
+    const ownCommands = await openReactorCommands({ handler: new CommandHandler(ownStore), healing: null });
     const monitoring = startNovaMonitoring({
       store: ownStore,
+      commands: ownCommands.bus,
       settings: { notificationsUrl: proxied.toString(), pollingIntervalSeconds: 0 },
       listComputeServices,
       log: (e) => ownLogs.push(e),
@@ -257,6 +265,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
       const connection = await connect(env.amqpUrl);
       await (await connection.createChannel()).deleteQueue(ownQueue);
       await connection.close();
+      await ownCommands.close();
       await ownStore.close();
     }
   });
@@ -267,6 +276,7 @@ describe.skipIf(!OPENSTACK_ENV_FILE)('Nova host monitoring into the ledger (real
     async () => {
       withPolling = startNovaMonitoring({
         store,
+        commands: commands.bus,
         settings: { notificationsUrl: null, pollingIntervalSeconds: 5 },
         listComputeServices,
         log: (entry) => logs.push(entry),

@@ -1,19 +1,20 @@
 import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { HistoryEntry } from '#application/history/history-entry.js';
-import { WriteRefusals } from '#application/audit/write-refusals.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { CLOCK } from '../tokens.js';
 import { parseAuditQuery } from './audit-request.parser.js';
+import { ListRefusals } from './audit.handlers.js';
 
 @Controller('v1/audit')
 @UseGuards(KnownParameters)
 export class AuditController {
   constructor(
-    @Inject(WriteRefusals) private readonly refusals: WriteRefusals,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
@@ -31,6 +32,6 @@ export class AuditController {
   ): Promise<{ audit: HistoryEntry[] }> {
     const { caller } = authorizedRequest(request, ACTIONS.auditGet);
     const filter = parseAuditQuery({ start, end, projectId }, DateTime.fromJSDate(this.clock(), { zone: 'utc' }));
-    return { audit: await this.refusals.list(caller, filter) };
+    return { audit: await this.queries.execute(new ListRefusals(caller, filter)) };
   }
 }

@@ -1,17 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
-import {
-  type Availability,
-  type AvailabilityWindow,
-  AvailabilityQueries,
-  type LeaseExtension,
-} from '#application/availability/availability.queries.js';
+import type { Availability, AvailabilityWindow, LeaseExtension } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseAvailabilityParameters, parseAvailabilityQuery } from './availability-request.parser.js';
+import { FindAvailability, GetLeaseExtension } from './availability.handlers.js';
 
 const windowBody = (window: AvailabilityWindow) => ({
   start_date: requestDate(window.startDate),
@@ -44,7 +41,7 @@ const extensionBody = (extension: LeaseExtension) => ({
 @UseGuards(KnownParameters)
 export class AvailabilityController {
   constructor(
-    @Inject(AvailabilityQueries) private readonly availability: AvailabilityQueries,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
 
@@ -56,7 +53,9 @@ export class AvailabilityController {
   @HttpCode(200)
   async search(@Body() body: unknown, @Req() request: Request) {
     const now = this.now();
-    return availabilityBody(await this.availability.windows(callerOf(request), parseAvailabilityQuery(body, now), now.toISO() as string));
+    return availabilityBody(
+      await this.queries.execute(new FindAvailability(callerOf(request), parseAvailabilityQuery(body, now), now.toISO() as string)),
+    );
   }
 
   @Get('availability')
@@ -99,12 +98,14 @@ export class AvailabilityController {
     };
     const now = this.now();
     return availabilityBody(
-      await this.availability.windows(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string),
+      await this.queries.execute(new FindAvailability(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string)),
     );
   }
 
   @Get('leases/:leaseId/extension')
   async extension(@Param('leaseId') leaseId: string, @Req() request: Request) {
-    return { extension: extensionBody(await this.availability.extension(callerOf(request), leaseId, this.now().toISO() as string)) };
+    return {
+      extension: extensionBody(await this.queries.execute(new GetLeaseExtension(callerOf(request), leaseId, this.now().toISO() as string))),
+    };
   }
 }

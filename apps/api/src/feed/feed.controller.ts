@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
-import { EventFeed } from '#application/feed/event-feed.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { parseFeedRequest } from './feed-request.parser.js';
 import { FeedStreams } from './feed-streams.js';
+import { GetEventPage } from './feed.handlers.js';
 
 const STREAM = 'text/event-stream';
 
@@ -17,7 +18,7 @@ const wantsStream = (request: Request): boolean => request.accepts(['application
 @UseGuards(KnownParameters)
 export class FeedController {
   constructor(
-    @Inject(EventFeed) private readonly feed: EventFeed,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(FeedStreams) private readonly streams: FeedStreams,
   ) {}
 
@@ -32,7 +33,7 @@ export class FeedController {
     const { caller } = authorizedRequest(request, ACTIONS.eventsGet);
     const query = parseFeedRequest({ after, types, limit, lastEventId: request.headers['last-event-id'] });
     if (wantsStream(request)) return this.streams.serve(response, caller, query);
-    const { events, next_after } = await this.feed.page(caller, query);
+    const { events, next_after } = await this.queries.execute(new GetEventPage(caller, query));
     response.json({ events, next_after });
   }
 }

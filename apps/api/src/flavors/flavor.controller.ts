@@ -1,15 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { type FlavorView, toFlavorView } from '#read-model/index.js';
 import { authorizedRequest } from '../policy/authorize.js';
-import { ReadQueries } from '#application/queries/read.queries.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { ReadsFrom } from '../read-side/read-your-writes.interceptor.js';
-import { FLAVOR_POLICY, FlavorUseCases } from '#application/flavors/flavor.use-cases.js';
+import { FLAVOR_POLICY } from '#application/flavors/flavor.use-cases.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseCreateFlavor } from './flavor-request.parser.js';
+import { AddFlavor, GetFlavor, ListFlavors, RemoveFlavor } from './flavor.handlers.js';
 
 /**
  * The standalone flavor catalog (a Leasehold extension: upstream reads Nova's), Nova-shaped so that
@@ -19,8 +20,8 @@ import { parseCreateFlavor } from './flavor-request.parser.js';
 @UseGuards(KnownParameters)
 export class FlavorController {
   constructor(
-    @Inject(FlavorUseCases) private readonly flavors: FlavorUseCases,
-    @Inject(ReadQueries) private readonly queries: ReadQueries,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -29,7 +30,7 @@ export class FlavorController {
   @Get()
   @ReadsFrom('flavors')
   async list(@Req() request: Request): Promise<{ flavors: FlavorView[] }> {
-    return { flavors: await this.queries.flavors(callerOf(request)) };
+    return { flavors: await this.queries.execute(new ListFlavors(callerOf(request))) };
   }
 
   @Post()
@@ -40,11 +41,7 @@ export class FlavorController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<{ flavor: FlavorView }> {
     authorizedRequest(request, FLAVOR_POLICY.add);
-    const result = await this.flavors.add({
-      type: 'AddFlavor',
-      data: { flavor: parseCreateFlavor(body) },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const result = await this.commands.execute(new AddFlavor({ flavor: parseCreateFlavor(body) }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(result.position, response);
     return { flavor: toFlavorView(result.flavor) };
   }
@@ -52,7 +49,7 @@ export class FlavorController {
   @Get(':flavorId')
   @ReadsFrom('flavors')
   async show(@Param('flavorId') flavorId: string, @Req() request: Request): Promise<{ flavor: FlavorView }> {
-    return { flavor: await this.queries.flavor(callerOf(request), flavorId) };
+    return { flavor: await this.queries.execute(new GetFlavor(callerOf(request), flavorId)) };
   }
 
   @Delete(':flavorId')
@@ -62,11 +59,7 @@ export class FlavorController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
-    const { position } = await this.flavors.remove({
-      type: 'RemoveFlavor',
-      data: { flavorId },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const { position } = await this.commands.execute(new RemoveFlavor({ flavorId }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(position, response);
   }
 }

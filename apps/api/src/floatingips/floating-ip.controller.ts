@@ -1,18 +1,27 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import type { FloatingIpEvent } from '#domain/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '#read-model/index.js';
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
-import { FLOATING_IP_POLICY, FloatingIpUseCases } from '#application/floating-ips/floating-ip.use-cases.js';
+import { FLOATING_IP_POLICY } from '#application/floating-ips/floating-ip.use-cases.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import type { FloatingIpAllocationView } from '#read-model/read-model.queries.js';
-import { FLOATING_IP_SORTING, ReadQueries } from '#application/queries/read.queries.js';
+import { FLOATING_IP_SORTING } from '#application/queries/read.queries.js';
 import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { AnswersAsOf, ReadsFrom, asOfOf, queriesAt } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, asOfOf, readPositionOf } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import { parseRegisterFloatingIp } from './floating-ip-request.parser.js';
+import {
+  GetFloatingIp,
+  GetFloatingIpAllocation,
+  ListFloatingIpAllocations,
+  ListFloatingIps,
+  RegisterFloatingIp,
+  UnregisterFloatingIp,
+} from './floating-ip.handlers.js';
 
 const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]): FloatingIpView => {
   const view = events.reduce<FloatingIpView | null>(evolveFloatingIpView, null);
@@ -23,8 +32,8 @@ const floatingIpView = (floatingIpId: string, events: readonly FloatingIpEvent[]
 @Controller('v1/floatingips')
 export class FloatingIpController {
   constructor(
-    @Inject(FloatingIpUseCases) private readonly floatingIps: FloatingIpUseCases,
-    @Inject(ReadQueries) private readonly queries: ReadQueries,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -41,7 +50,11 @@ export class FloatingIpController {
     @Query('sort_dir') sortDir?: string,
   ): Promise<{ floatingips: readonly FloatingIpView[]; floatingips_links?: PageLink[] }> {
     const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, FLOATING_IP_SORTING);
-    return pageBody(request, 'floatingips', await queriesAt(this.queries, request, asOf).floatingIpPage(callerOf(request), page));
+    return pageBody(
+      request,
+      'floatingips',
+      await this.queries.execute(new ListFloatingIps(callerOf(request), page, readPositionOf(request, asOf))),
+    );
   }
 
   @Post()
@@ -53,11 +66,7 @@ export class FloatingIpController {
   ): Promise<{ floatingip: FloatingIpView }> {
     authorizedRequest(request, FLOATING_IP_POLICY.register);
     const floatingIp = parseRegisterFloatingIp(body);
-    const result = await this.floatingIps.register({
-      type: 'RegisterFloatingIp',
-      data: { floatingIp },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const result = await this.commands.execute(new RegisterFloatingIp({ floatingIp }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(result.position, response);
     return { floatingip: floatingIpView(result.floatingIpId, result.events) };
   }
@@ -74,7 +83,9 @@ export class FloatingIpController {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     // upstream's "not yet ended" is judged at the instant asked for
     const now = asOfOf(request)?.instant ?? this.clock().toISOString();
-    return { allocations: await queriesAt(this.queries, request, asOf).floatingIpAllocations(callerOf(request), filter, now) };
+    return {
+      allocations: await this.queries.execute(new ListFloatingIpAllocations(callerOf(request), filter, now, readPositionOf(request, asOf))),
+    };
   }
 
   @Get(':floatingIpId')
@@ -85,7 +96,7 @@ export class FloatingIpController {
     @Req() request: Request,
     @Query('as_of') asOf?: string,
   ): Promise<{ floatingip: FloatingIpView }> {
-    return { floatingip: await queriesAt(this.queries, request, asOf).floatingIp(callerOf(request), floatingIpId) };
+    return { floatingip: await this.queries.execute(new GetFloatingIp(callerOf(request), floatingIpId, readPositionOf(request, asOf))) };
   }
 
   @Delete(':floatingIpId')
@@ -96,7 +107,7 @@ export class FloatingIpController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     const metadata = commandMetadata(request, this.clock());
-    const { position } = await this.floatingIps.unregister({ type: 'UnregisterFloatingIp', data: { floatingIpId }, metadata });
+    const { position } = await this.commands.execute(new UnregisterFloatingIp({ floatingIpId }, metadata));
     this.consistency.answerWrite(position, response);
   }
 
@@ -109,6 +120,10 @@ export class FloatingIpController {
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocation: FloatingIpAllocationView }> {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocation: await this.queries.floatingIpAllocation(callerOf(request), floatingIpId, filter, this.clock().toISOString()) };
+    return {
+      allocation: await this.queries.execute(
+        new GetFloatingIpAllocation(callerOf(request), floatingIpId, filter, this.clock().toISOString()),
+      ),
+    };
   }
 }

@@ -1,18 +1,20 @@
 import { Inject } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { Args, Context, Query, Resolver } from '@nestjs/graphql';
 import { DateTime } from 'luxon';
-import { type Availability, AvailabilityQueries } from '#application/availability/availability.queries.js';
+import type { Availability } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
-import { UsageQueries } from '#application/usage/usage.queries.js';
 import { parseAvailabilityQuery } from '../availability/availability-request.parser.js';
+import { FindAvailability } from '../availability/availability.handlers.js';
 import { CLOCK } from '../tokens.js';
 import { reportDate } from '../usage/usage-request.parser.js';
+import { GetUsageReport, GetUsageScope } from '../usage/usage.handlers.js';
 import { AvailabilityType, CapacityReportType, UsageReportType } from './availability.types.js';
-import { CapacityQueries } from '#application/queries/capacity.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { authorize } from '#application/caller.js';
 import { parseCapacityQuery } from '../capacity/capacity-request.parser.js';
 import { reportBody } from '../capacity/capacity-body.js';
+import { GetCapacityReport } from '../capacity/capacity.handlers.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { AvailabilityInput, restBody } from './lease-input.types.js';
 import { RequestReads } from './request-reads.js';
@@ -47,9 +49,7 @@ const searchBody = (request: AvailabilityInput): Record<string, unknown> => {
 @Resolver()
 export class AvailabilityResolver {
   constructor(
-    @Inject(AvailabilityQueries) private readonly availabilityQueries: AvailabilityQueries,
-    @Inject(UsageQueries) private readonly usageQueries: UsageQueries,
-    @Inject(CapacityQueries) private readonly capacityQueries: CapacityQueries,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RequestReads) private readonly reads: RequestReads,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -73,7 +73,7 @@ export class AvailabilityResolver {
       duration: duration ?? undefined,
       failure_domain: failureDomain ?? undefined,
     });
-    const { capacity } = reportBody(await this.reads.of(context).report(() => this.capacityQueries.report(caller, parsed)));
+    const { capacity } = reportBody(await this.reads.of(context).report(() => this.queries.execute(new GetCapacityReport(caller, parsed))));
     return { ...capacity, leases: capacity.leases ?? null };
   }
 
@@ -86,7 +86,7 @@ export class AvailabilityResolver {
     const now = DateTime.fromJSDate(this.clock(), { zone: 'utc' });
     const query = parseAvailabilityQuery(searchBody(request), now);
     return availabilityBody(
-      await this.reads.of(context).report(() => this.availabilityQueries.windows(caller, query, now.toISO() as string)),
+      await this.reads.of(context).report(() => this.queries.execute(new FindAvailability(caller, query, now.toISO() as string))),
     );
   }
 
@@ -101,7 +101,7 @@ export class AvailabilityResolver {
     @Args('as_of_position', { type: () => String, nullable: true }) asOfPosition: string | null,
   ): Promise<UsageReportType> {
     const caller = callerIn(context);
-    this.usageQueries.projectScope(caller, projectId ?? null);
+    await this.queries.execute(new GetUsageScope(caller, projectId ?? null));
     const query = {
       start: reportDate('start', start),
       end: reportDate('end', end),
@@ -110,7 +110,7 @@ export class AvailabilityResolver {
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
     };
-    const report = await this.reads.of(context).report(() => this.usageQueries.report(caller, query));
+    const report = await this.reads.of(context).report(() => this.queries.execute(new GetUsageReport(caller, query)));
     return report.usage as UsageReportType;
   }
 }

@@ -1,17 +1,20 @@
 import { Inject } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Args, Context, ID, Mutation, Resolver } from '@nestjs/graphql';
 import type { HostEvent, LeaseEvent } from '#domain/index.js';
 import { type HostRecord, type HostView, type LeaseView, evolveHostView } from '#read-model/index.js';
 import { evolveLeaseView } from '#plugins/lease-view.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
-import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
-import { LEASE_POLICY, LeaseUseCases } from '#application/leases/lease.use-cases.js';
+import { HOST_POLICY } from '#application/hosts/host.use-cases.js';
+import { LEASE_POLICY } from '#application/leases/lease.use-cases.js';
 import { leaseNotFound } from '#application/queries/read.queries.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { parseHostRegistration, parseUpdateHost } from '../hosts/host-request.parser.js';
+import { RegisterHost, UnregisterHost, UpdateHost } from '../hosts/host.handlers.js';
 import { commandMetadata, instantOf } from '../http/request-context.js';
 import { checkPathParameter } from '../http/route-parameters.js';
 import { parseCreateLease, parseUpdateLease } from '../leases/lease-request.parser.js';
+import { CreateLease, DeleteLease, UpdateLease } from '../leases/lease.handlers.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
@@ -35,8 +38,7 @@ const withCapabilities = (fields: object, capabilities: readonly CapabilityInput
 @Resolver()
 export class MutationResolver {
   constructor(
-    @Inject(LeaseUseCases) private readonly leases: LeaseUseCases,
-    @Inject(HostUseCases) private readonly hosts: HostUseCases,
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(RequestReads) private readonly reads: RequestReads,
     @Inject(CLOCK) private readonly clock: () => Date,
@@ -51,7 +53,7 @@ export class MutationResolver {
     const metadata = this.metadata(context);
     authorizedRequest(context.req, LEASE_POLICY.create);
     const data = parseCreateLease(restBody(input), instantOf(metadata));
-    const result = await this.leases.create({ type: 'CreateLease', data, metadata });
+    const result = await this.commands.execute(new CreateLease(data, metadata));
     this.wrote(context, result.position);
     return this.leaseOf(result.leaseId, result.events);
   }
@@ -65,7 +67,7 @@ export class MutationResolver {
     const metadata = this.metadata(context);
     checkPathParameter('leaseId', id);
     const changes = parseUpdateLease(restBody(input), instantOf(metadata));
-    const result = await this.leases.update({ type: 'UpdateLease', data: { leaseId: id, changes }, metadata });
+    const result = await this.commands.execute(new UpdateLease({ leaseId: id, changes }, metadata));
     this.wrote(context, result.position);
     return this.leaseOf(result.leaseId, result.events);
   }
@@ -74,7 +76,7 @@ export class MutationResolver {
   async deleteLease(@Context() context: GraphqlContext, @Args('id', { type: () => ID }) id: string): Promise<string> {
     const metadata = this.metadata(context);
     checkPathParameter('leaseId', id);
-    const result = await this.leases.delete({ type: 'DeleteLease', data: { leaseId: id }, metadata });
+    const result = await this.commands.execute(new DeleteLease({ leaseId: id }, metadata));
     this.wrote(context, result.position);
     return id;
   }
@@ -88,7 +90,7 @@ export class MutationResolver {
     authorizedRequest(context.req, HOST_POLICY.register);
     const { capabilities, ...fields } = input;
     const host = parseHostRegistration(this.cloud.kind, withCapabilities(fields, capabilities));
-    const result = await this.hosts.register({ type: 'RegisterHost', data: { host }, metadata });
+    const result = await this.commands.execute(new RegisterHost({ host }, metadata));
     this.wrote(context, result.position);
     return this.hostOf(result.hostId, result.events);
   }
@@ -104,7 +106,7 @@ export class MutationResolver {
     authorizedRequest(context.req, HOST_POLICY.update);
     const { capabilities, ...fields } = input;
     const changes = parseUpdateHost(withCapabilities(fields, capabilities));
-    const result = await this.hosts.update({ type: 'UpdateHost', data: { hostId: id, changes }, metadata });
+    const result = await this.commands.execute(new UpdateHost({ hostId: id, changes }, metadata));
     this.wrote(context, result.position);
     return this.hostOf(id, result.events);
   }
@@ -113,7 +115,7 @@ export class MutationResolver {
   async deleteHost(@Context() context: GraphqlContext, @Args('id', { type: () => ID }) id: string): Promise<string> {
     const metadata = this.metadata(context);
     checkPathParameter('hostId', id);
-    const { position } = await this.hosts.unregister({ type: 'UnregisterHost', data: { hostId: id }, metadata });
+    const { position } = await this.commands.execute(new UnregisterHost({ hostId: id }, metadata));
     this.wrote(context, position);
     return id;
   }

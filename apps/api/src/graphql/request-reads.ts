@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import type {
   AvailabilityIntervalRow,
@@ -12,8 +13,6 @@ import type {
 } from '#read-model/index.js';
 import type { Caller } from '#application/caller.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
-import { HistoryQueries } from '#application/history/history.queries.js';
-import { ReadQueries } from '#application/queries/read.queries.js';
 import { API_CONFIG, type ApiConfig } from '../config.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { markStale } from '../read-side/read-your-writes.interceptor.js';
@@ -21,6 +20,11 @@ import { CLOCK, EVENT_STORE } from '../tokens.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { OperationBudget, budgetOf } from './operation-budget.js';
 import { REPORT_ROWS } from './query-cost.js';
+import { GetReservationBookings, GetResourceBookings } from './bookings.handlers.js';
+import { ListAllFloatingIps } from '../floatingips/floating-ip.handlers.js';
+import { GetLeaseHistory } from '../history/history.handlers.js';
+import { GetHost, ListAllHosts } from '../hosts/host.handlers.js';
+import { GetLease, SearchLeases } from '../leases/lease.handlers.js';
 
 type Kind = 'host' | 'floatingip';
 
@@ -54,8 +58,7 @@ export class OperationReads {
   constructor(
     readonly caller: Caller,
     private readonly context: GraphqlContext,
-    private readonly queries: ReadQueries,
-    history: HistoryQueries,
+    private readonly queries: QueryBus,
     private readonly store: EventStore,
     private readonly consistency: ReadYourWrites,
     private readonly budget: OperationBudget,
@@ -64,13 +67,13 @@ export class OperationReads {
     const byReservation = (kind: Kind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
-        const rows = await budget.read(() => queries.reservationBookings(caller, kind, ids), length);
+        const rows = await budget.read(() => queries.execute(new GetReservationBookings(caller, kind, ids)), length);
         return groupBy(ids, rows, (row) => row.reservationId);
       });
     const byResource = (kind: Kind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
-        const rows = await budget.read(() => queries.resourceBookings(caller, kind, ids, now().getTime()), length);
+        const rows = await budget.read(() => queries.execute(new GetResourceBookings(caller, kind, ids, now().getTime())), length);
         return groupBy(ids, rows, (row) => row.resourceId);
       });
     this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip') };
@@ -78,7 +81,9 @@ export class OperationReads {
     // a lease's history is its own streams in the log, read per lease (no read model); the hosts' and addresses' streams are shared
     this.histories = new DataLoader(async (ids) =>
       Promise.all(
-        ids.map((id) => history.lease(caller, id, (streamId) => this.stream(streamId)).catch((error: unknown) => error as Error)),
+        ids.map((id) =>
+          queries.execute(new GetLeaseHistory(caller, id, (streamId) => this.stream(streamId))).catch((error: unknown) => error as Error),
+        ),
       ),
     );
   }
@@ -96,23 +101,23 @@ export class OperationReads {
   }
 
   leasePage(query: LeasePageQuery): Promise<LeasePageEntry[]> {
-    return this.budget.read(() => this.queries.leasePage(this.caller, query), length);
+    return this.budget.read(() => this.queries.execute(new SearchLeases(this.caller, query)), length);
   }
 
   lease(leaseId: string): Promise<LeaseView> {
-    return this.budget.read(() => this.queries.lease(this.caller, leaseId), one);
+    return this.budget.read(() => this.queries.execute(new GetLease(this.caller, leaseId)), one);
   }
 
   hosts(): Promise<HostView[]> {
-    return this.budget.read(() => this.queries.hosts(this.caller), length);
+    return this.budget.read(() => this.queries.execute(new ListAllHosts(this.caller)), length);
   }
 
   host(hostId: string): Promise<HostView> {
-    return this.budget.read(() => this.queries.host(this.caller, hostId), one);
+    return this.budget.read(() => this.queries.execute(new GetHost(this.caller, hostId)), one);
   }
 
   floatingIps(): Promise<FloatingIpView[]> {
-    return this.budget.read(() => this.queries.floatingIps(this.caller), length);
+    return this.budget.read(() => this.queries.execute(new ListAllFloatingIps(this.caller)), length);
   }
 
   /** An availability search, a usage report or a capacity table: REST's reads, made in one piece and counted as REPORT_ROWS. */
@@ -160,8 +165,7 @@ export class RequestReads {
   private readonly byContext = new WeakMap<GraphqlContext, OperationReads>();
 
   constructor(
-    @Inject(ReadQueries) private readonly queries: ReadQueries,
-    @Inject(HistoryQueries) private readonly history: HistoryQueries,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
@@ -172,16 +176,7 @@ export class RequestReads {
     const known = this.byContext.get(context);
     if (known !== undefined) return known;
     const budget = budgetOf(context) ?? new OperationBudget(this.config.graphql);
-    const reads = new OperationReads(
-      callerIn(context),
-      context,
-      this.queries,
-      this.history,
-      this.store,
-      this.consistency,
-      budget,
-      this.clock,
-    );
+    const reads = new OperationReads(callerIn(context), context, this.queries, this.store, this.consistency, budget, this.clock);
     this.byContext.set(context, reads);
     return reads;
   }

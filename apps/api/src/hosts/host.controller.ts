@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import type { HostEvent } from '#domain/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '#read-model/index.js';
@@ -6,17 +7,29 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
 import type { HostAllocationView } from '#read-model/read-model.queries.js';
-import { HOST_ALLOCATION_SORTING, HOST_SORTING, ReadQueries } from '#application/queries/read.queries.js';
+import { HOST_ALLOCATION_SORTING, HOST_SORTING } from '#application/queries/read.queries.js';
 import { type PageLink, pageBody, pageRequestOf } from '../http/page-links.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { AnswersAsOf, ReadsFrom, asOfOf, markStale, queriesAt } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, asOfOf, markStale, readPositionOf } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
-import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
+import { HOST_POLICY } from '#application/hosts/host.use-cases.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
 import { HOST_PROPERTY_RESOURCE_TYPE } from '#plugins/physical-host/host-properties.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseHostRegistration, parseUpdateHost } from './host-request.parser.js';
+import {
+  GetHost,
+  GetHostAllocation,
+  GetProperty,
+  ListHostAllocations,
+  ListHosts,
+  ListProperties,
+  RegisterHost,
+  SetPropertyPrivacy,
+  UnregisterHost,
+  UpdateHost,
+} from './host.handlers.js';
 
 const hostView = (hostId: string, events: readonly HostEvent[]): HostView => {
   const record = events.reduce<HostRecord | null>(evolveHostView, null);
@@ -31,8 +44,8 @@ const flag = (value: string | undefined): boolean =>
 @Controller('v1/os-hosts')
 export class HostController {
   constructor(
-    @Inject(HostUseCases) private readonly hosts: HostUseCases,
-    @Inject(ReadQueries) private readonly queries: ReadQueries,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
     @Inject(CLOUD_CONFIG) private readonly cloud: CloudConfig,
@@ -50,7 +63,7 @@ export class HostController {
     @Query('sort_dir') sortDir?: string,
   ): Promise<{ hosts: readonly HostView[]; hosts_links?: PageLink[] }> {
     const page = pageRequestOf({ limit, marker, sort_key: sortKey, sort_dir: sortDir }, HOST_SORTING);
-    return pageBody(request, 'hosts', await queriesAt(this.queries, request, asOf).hostPage(callerOf(request), page));
+    return pageBody(request, 'hosts', await this.queries.execute(new ListHosts(callerOf(request), page, readPositionOf(request, asOf))));
   }
 
   @Post()
@@ -62,7 +75,7 @@ export class HostController {
   ): Promise<{ host: HostView }> {
     authorizedRequest(request, HOST_POLICY.register);
     const host = parseHostRegistration(this.cloud.kind, body);
-    const result = await this.hosts.register({ type: 'RegisterHost', data: { host }, metadata: commandMetadata(request, this.clock()) });
+    const result = await this.commands.execute(new RegisterHost({ host }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(result.position, response);
     return { host: hostView(result.hostId, result.events) };
   }
@@ -87,14 +100,16 @@ export class HostController {
     return pageBody(
       request,
       'allocations',
-      await queriesAt(this.queries, request, asOf).hostAllocationPage(callerOf(request), filter, now, page),
+      await this.queries.execute(new ListHostAllocations(callerOf(request), filter, now, page, readPositionOf(request, asOf))),
     );
   }
 
   @Get('properties')
   @ReadsFrom('properties', 'hosts')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    return { resource_properties: await this.queries.properties(callerOf(request), { detail: flag(detail), all: flag(all) }) };
+    return {
+      resource_properties: await this.queries.execute(new ListProperties(callerOf(request), { detail: flag(detail), all: flag(all) })),
+    };
   }
 
   @Patch('properties/:name')
@@ -107,14 +122,10 @@ export class HostController {
     authorizedRequest(request, HOST_POLICY.setPropertyPrivacy);
     const dto = validateBody(PropertyPrivacyDto, body);
     const metadata = commandMetadata(request, this.clock());
-    const { position } = await this.hosts.setPropertyPrivacy({
-      type: 'SetPropertyPrivacy',
-      data: { propertyName: name, private: dto.private },
-      metadata,
-    });
+    const { position } = await this.commands.execute(new SetPropertyPrivacy({ propertyName: name, private: dto.private }, metadata));
     this.consistency.answerWrite(position, response);
     const stale = await this.consistency.waitFor(['properties']);
-    const row = await this.queries.property(name);
+    const row = await this.queries.execute(new GetProperty(name));
     const answer = {
       resource_property: {
         created_at: toBlazarDate(row.createdAt),
@@ -132,7 +143,7 @@ export class HostController {
   @ReadsFrom('hosts')
   @AnswersAsOf()
   async show(@Param('hostId') hostId: string, @Req() request: Request, @Query('as_of') asOf?: string): Promise<{ host: HostView }> {
-    return { host: await queriesAt(this.queries, request, asOf).host(callerOf(request), hostId) };
+    return { host: await this.queries.execute(new GetHost(callerOf(request), hostId, readPositionOf(request, asOf))) };
   }
 
   @Put(':hostId')
@@ -144,11 +155,7 @@ export class HostController {
   ) {
     authorizedRequest(request, HOST_POLICY.update);
     const changes = parseUpdateHost(body);
-    const result = await this.hosts.update({
-      type: 'UpdateHost',
-      data: { hostId, changes },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const result = await this.commands.execute(new UpdateHost({ hostId, changes }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(result.position, response);
     return { host: hostView(hostId, result.events) };
   }
@@ -156,11 +163,7 @@ export class HostController {
   @Delete(':hostId')
   @HttpCode(204)
   async remove(@Param('hostId') hostId: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
-    const { position } = await this.hosts.unregister({
-      type: 'UnregisterHost',
-      data: { hostId },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const { position } = await this.commands.execute(new UnregisterHost({ hostId }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(position, response);
   }
 
@@ -173,6 +176,6 @@ export class HostController {
     @Query('reservation_id') reservationId?: string,
   ) {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocation: await this.queries.hostAllocation(callerOf(request), hostId, filter, this.clock().toISOString()) };
+    return { allocation: await this.queries.execute(new GetHostAllocation(callerOf(request), hostId, filter, this.clock().toISOString())) };
   }
 }

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import type { Request, Response } from 'express';
+import { type INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CommandBus, CqrsModule, type QueryBus } from '@nestjs/cqrs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/index.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { LeaseUseCases } from '#application/leases/lease.use-cases.js';
-import type { ReadQueries } from '#application/queries/read.queries.js';
 import { hostRegistered } from '#application/testing/calendars.fixture.js';
 import { DEFAULT_SETTINGS, testCaller } from '#application/testing/application.specification.js';
 import { appendGiven } from '#application/testing/given-events.js';
@@ -12,6 +14,7 @@ import { WriteIndex } from '#application/write-model/write-index.js';
 import type { ContextRequest } from '../http/request-context.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { LeaseController } from './lease.controller.js';
+import { CreateLeaseHandler, UpdateLeaseHandler } from './lease.handlers.js';
 
 const HOST = { resource_type: 'physical:host', min: 1, max: 1, hypervisor_properties: '', resource_properties: '' };
 
@@ -26,16 +29,29 @@ const request = (): Request =>
 
 const response = (): Response => ({ setHeader: () => undefined }) as unknown as Response;
 
+/** The API's CommandBus with the lease writes' handlers over `leases`. */
+const commandBusOver = (leases: LeaseUseCases): Promise<INestApplicationContext> => {
+  @Module({
+    imports: [CqrsModule.forRoot()],
+    providers: [{ provide: LeaseUseCases, useValue: leases }, CreateLeaseHandler, UpdateLeaseHandler],
+  })
+  class LeaseWrites {}
+  return NestFactory.createApplicationContext(LeaseWrites, { logger: false, abortOnError: false });
+};
+
 /**
  * The REST controller over the real use cases and an in-memory SQLite log: what a request's `now`
  * means does not depend on how long the request took before it was decided.
  */
 describe('LeaseController and a start of `now`', () => {
   let store: SqliteEventStore | undefined;
+  let bus: INestApplicationContext | undefined;
 
   afterEach(async () => {
+    await bus?.close();
     await store?.close();
     store = undefined;
+    bus = undefined;
   });
 
   const controller = async (clock: () => Date): Promise<LeaseController> => {
@@ -48,7 +64,13 @@ describe('LeaseController and a start of `now`', () => {
       settings: DEFAULT_SETTINGS,
       newId: () => `id-${++ids}`,
     });
-    return new LeaseController(leases, undefined as unknown as ReadQueries, new ReadYourWrites(undefined as never, store, 0), clock);
+    bus = await commandBusOver(leases);
+    return new LeaseController(
+      bus.get(CommandBus),
+      undefined as unknown as QueryBus,
+      new ReadYourWrites(undefined as never, store, 0),
+      clock,
+    );
   };
 
   it('Given a request that crosses a minute boundary, When it creates a lease starting now, Then the lease starts in the minute it was read in (not START_IN_PAST)', async () => {

@@ -4,8 +4,8 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { type Observable, from, map, switchMap } from 'rxjs';
 import type { ReadModelName } from '#read-model/index.js';
-import type { ReadQueries } from '#application/queries/read.queries.js';
 import { type AsOf, PointInTime } from './point-in-time.js';
+import type { ReadPosition } from './read-position.js';
 import { ReadYourWrites, type StaleMarker } from './read-your-writes.js';
 
 export const MIN_POSITION_HEADER = 'x-leasehold-min-position';
@@ -22,13 +22,13 @@ export const AnswersAsOf = (): MethodDecorator => SetMetadata(ANSWERS_AS_OF, tru
 /** The `as_of` this request asked for, resolved by the interceptor; null for a live read. */
 export const asOfOf = (request: Request): AsOf | null => (request.res?.locals.leaseholdAsOf as AsOf | undefined) ?? null;
 
-/** The queries a read answers with: live without `as_of`, else as of the position the interceptor resolved it to. */
-export const queriesAt = (queries: ReadQueries, request: Request, asOf: string | undefined): ReadQueries => {
-  if (asOf === undefined) return queries;
+/** Where a read answers from: live without `as_of`, else the position the interceptor resolved it to. */
+export const readPositionOf = (request: Request, asOf: string | undefined): ReadPosition => {
+  if (asOf === undefined) return null;
   const resolved = asOfOf(request);
   // a programming error: the route takes as_of but is not marked @AnswersAsOf()
   if (resolved === null) throw new Error(`${request.method} ${request.path}: as_of given but not resolved`);
-  return queries.asOf(resolved.position);
+  return resolved.position;
 };
 
 /** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */

@@ -1,24 +1,25 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request, Response } from 'express';
 import { DateTime } from 'luxon';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
-import { RateCardUseCases } from '#application/usage/rate-card.use-cases.js';
-import { UsageQueries, rateCardView } from '#application/usage/usage.queries.js';
+import { rateCardView } from '#application/usage/usage.queries.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
 import { parseRateCard } from './rate-card-request.parser.js';
 import { reportDate } from './usage-request.parser.js';
+import { GetRateCard, GetUsageReport, GetUsageScope, ListRateCards, PublishRateCard } from './usage.handlers.js';
 
 /** Usage reports and rate cards (Leasehold extensions; docs/usage.md). */
 @Controller('v1')
 @UseGuards(KnownParameters)
 export class UsageController {
   constructor(
-    @Inject(UsageQueries) private readonly usage: UsageQueries,
-    @Inject(RateCardUseCases) private readonly rateCards: RateCardUseCases,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
@@ -34,25 +35,27 @@ export class UsageController {
     @Query('as_of_position') asOfPosition?: string,
   ): Promise<{ usage: object }> {
     const caller = callerOf(request);
-    this.usage.projectScope(caller, projectId ?? null);
-    return this.usage.report(caller, {
-      start: reportDate('start', start),
-      end: reportDate('end', end),
-      projectId: projectId ?? null,
-      groupBy: groupBy ?? null,
-      rateCard: rateCard ?? null,
-      asOfPosition: asOfPosition ?? null,
-    });
+    await this.queries.execute(new GetUsageScope(caller, projectId ?? null));
+    return this.queries.execute(
+      new GetUsageReport(caller, {
+        start: reportDate('start', start),
+        end: reportDate('end', end),
+        projectId: projectId ?? null,
+        groupBy: groupBy ?? null,
+        rateCard: rateCard ?? null,
+        asOfPosition: asOfPosition ?? null,
+      }),
+    );
   }
 
   @Get('rate-cards')
   async list(@Req() request: Request): Promise<{ rate_cards: object[] }> {
-    return this.usage.rateCards(callerOf(request));
+    return this.queries.execute(new ListRateCards(callerOf(request)));
   }
 
   @Get('rate-cards/:rateCardName')
   async show(@Param('rateCardName') name: string, @Req() request: Request): Promise<{ rate_card: object; versions: object[] }> {
-    return this.usage.rateCard(callerOf(request), name);
+    return this.queries.execute(new GetRateCard(callerOf(request), name));
   }
 
   /** Each PUT publishes a new version; the policy first, as for every admin write. */
@@ -66,11 +69,7 @@ export class UsageController {
     authorizedRequest(request, ACTIONS.rateCardPut);
     const now = this.clock();
     const terms = parseRateCard(body, DateTime.fromJSDate(now, { zone: 'utc' }));
-    const { rateCard, position } = await this.rateCards.publish({
-      type: 'PublishRateCard',
-      data: { ...terms, name },
-      metadata: commandMetadata(request, now),
-    });
+    const { rateCard, position } = await this.commands.execute(new PublishRateCard({ ...terms, name }, commandMetadata(request, now)));
     this.consistency.answerWrite(position, response);
     return { rate_card: rateCardView(rateCard) };
   }

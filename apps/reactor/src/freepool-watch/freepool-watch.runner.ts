@@ -1,20 +1,17 @@
-import {
-  type FreepoolOutcome,
-  FreepoolWatchUseCases,
-  type ZoneSupply,
-  freepoolSupply,
-} from '#application/reactions/freepool-watch.use-cases.js';
-import type { CommandHandler } from '#application/command-handler.js';
+import type { CommandBus } from '@nestjs/cqrs';
+import { type FreepoolOutcome, type ZoneSupply, freepoolSupply } from '#application/reactions/freepool-watch.use-cases.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { describeError } from '#domain/index.js';
 import { reactorMetadata } from '../reactor-metadata.js';
+import { ObserveFreepool } from '../commands/reactor.commands.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import type { FreepoolWatchConfig } from './freepool-watch.config.js';
 
 export interface FreepoolWatchOptions {
   readonly store: EventStore;
-  readonly handler: CommandHandler;
+  /** The process's CommandBus: the crossings are recorded through it. */
+  readonly commands: CommandBus;
   readonly config: FreepoolWatchConfig;
   readonly clock: () => Date;
   readonly log: (entry: ReactorLogEntry) => void;
@@ -31,14 +28,12 @@ export interface FreepoolWatchOptions {
  */
 export class FreepoolWatchRunner {
   private readonly index: WriteIndex;
-  private readonly watch: FreepoolWatchUseCases;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
 
   private constructor(private readonly options: FreepoolWatchOptions) {
     this.index = options.index ?? new WriteIndex(options.store);
-    this.watch = new FreepoolWatchUseCases({ handler: options.handler });
   }
 
   /** The watch in this process, or null when LEASEHOLD_FREEPOOL_WATCH_SECONDS is 0; the first look is at once. */
@@ -68,11 +63,12 @@ export class FreepoolWatchRunner {
     const outcomes = new Map<string, FreepoolOutcome>();
     for (const zone of freepoolSupply(this.index.registeredHosts(), now.getTime(), now.getTime() + windowMs)) {
       const cause = `freepool-watch:${zone.zone}:${windowStart}`;
-      const outcome = await this.watch.observe({
-        type: 'ObserveFreepool',
-        data: { ...zone, threshold: minFreeHosts, windowStart, windowEnd, observedAt: windowStart },
-        metadata: reactorMetadata({ correlationId: cause, causationId: cause }, () => now),
-      });
+      const outcome = await this.options.commands.execute(
+        new ObserveFreepool(
+          { ...zone, threshold: minFreeHosts, windowStart, windowEnd, observedAt: windowStart },
+          reactorMetadata({ correlationId: cause, causationId: cause }, () => now),
+        ),
+      );
       outcomes.set(zone.zone, outcome);
       this.options.observed?.(zone, zone.freeHosts < minFreeHosts);
       if (outcome !== 'unchanged')

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandHandler } from '#application/command-handler.js';
-import { HealingUseCase } from '#application/healing/healing.use-case.js';
 import { DEFAULT_SETTINGS } from '#application/testing/application.specification.js';
 import { at, hostBooked, hostRegistered, hostWentDown } from '#application/testing/calendars.fixture.js';
 import { appendGiven } from '#application/testing/given-events.js';
@@ -8,6 +7,7 @@ import { WriteIndex } from '#application/write-model/write-index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { ReactorLogEntry } from '../scheduler.js';
+import { type ReactorCommands, openReactorCommands } from '../commands/reactor-command-bus.js';
 import { HealingRunner } from './healing.runner.js';
 
 const NOW = new Date(at(9));
@@ -56,21 +56,22 @@ const eventually = async <T>(check: () => Promise<T | undefined>, what: string):
 describe('healing in the reactor', () => {
   let store: EventStore;
   let runner: HealingRunner | null = null;
+  let commands: ReactorCommands | null = null;
   const logged: ReactorLogEntry[] = [];
 
   afterEach(async () => {
     await runner?.stop();
+    await commands?.close();
     await store.close();
   });
 
   it('heals as soon as a host goes down, without waiting for the periodic pass, and says why in the log', async () => {
     store = SqliteEventStore.open({ file: ':memory:' });
     await appendGiven(store, [hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r-a', { leaseId: 'a' }), leaseCreated]);
-    const healing = new HealingUseCase(
-      { handler: new CommandHandler(store), index: new WriteIndex(store), settings: DEFAULT_SETTINGS, newId: () => crypto.randomUUID() },
-      { intervalMinutes: 0 },
-    );
-    runner = await HealingRunner.start({ store, healing, checkMs: HOUR_MS, clock: () => NOW, log: (entry) => logged.push(entry) });
+    const config = { checkMs: HOUR_MS, intervalMinutes: 0, settings: DEFAULT_SETTINGS };
+    commands = await openReactorCommands({ handler: new CommandHandler(store), healing: { index: new WriteIndex(store), config } });
+    const { bus } = commands;
+    runner = await HealingRunner.start({ store, commands: bus, checkMs: HOUR_MS, clock: () => NOW, log: (entry) => logged.push(entry) });
     // the first periodic pass (at start) found nothing down; the next one is an hour away
     await runner.request('settled');
     expect(await store.readStream('lease-a')).toHaveLength(1);

@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { systemCaller } from '#application/caller.js';
-import type { HealReservations, HealingPass, HealingUseCase } from '#application/healing/healing.use-case.js';
+import type { CommandBus } from '@nestjs/cqrs';
+import type { HealingPass } from '#application/healing/healing.use-case.js';
 import { HOST_CATEGORY } from '#domain/index.js';
 import type { EventStore, RecordedEvent, Subscription } from '#event-store/event-store.port.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { describeError } from '#domain/index.js';
+import { HealReservations } from '../commands/reactor.commands.js';
 
 /** Host events after which reservations may hold a host that is down. */
 export const HOST_DOWN_EVENTS = ['Host.WentDown', 'Host.DownReasonsChanged'] as const;
 
 export interface HealingRunnerOptions {
   readonly store: EventStore;
-  readonly healing: HealingUseCase;
+  /** The process's CommandBus, whose HealReservations handler runs this process's healing. */
+  readonly commands: CommandBus;
   /** Time between two periodic passes (reservations that enter the healing window later). */
   readonly checkMs: number;
   readonly clock: () => Date;
@@ -103,13 +106,12 @@ export class HealingRunner {
   }
 
   private async runPass(causationId: string): Promise<void> {
-    const command: HealReservations = {
-      type: 'HealReservations',
-      data: {},
-      metadata: { actor: ACTOR, correlationId: causationId, causationId, now: this.options.clock().toISOString() },
-    };
+    const command = new HealReservations(
+      {},
+      { actor: ACTOR, correlationId: causationId, causationId, now: this.options.clock().toISOString() },
+    );
     try {
-      const pass: HealingPass = await this.options.healing.pass(command);
+      const pass: HealingPass = await this.options.commands.execute(command);
       if (pass.healed.length > 0 || pass.deferred.length > 0) {
         this.options.log({
           event: 'healing',

@@ -1,6 +1,8 @@
-import type { HealthOutcome, HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
+import type { HealthOutcome } from '#application/reactions/host-reactions.use-cases.js';
 import type { ComputeService } from '#plugins/openstack/index.js';
 import { reactorMetadata } from '../reactor-metadata.js';
+import { ReportHostHealth } from '../commands/reactor.commands.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { pollingReasons } from './host-health.reasons.js';
 import type { ManagedHosts } from './managed-hosts.js';
@@ -10,7 +12,7 @@ export interface HostPollingMonitorOptions {
   /** Nova's nova-compute services (os-services?binary=nova-compute). */
   readonly listComputeServices: () => Promise<readonly ComputeService[]>;
   readonly hosts: ManagedHosts;
-  readonly reactions: HostReactionUseCases;
+  readonly commands: CommandBus;
   readonly intervalMs: number;
   readonly clock: () => Date;
   readonly log: (entry: ReactorLogEntry) => void;
@@ -51,11 +53,12 @@ export class HostPollingMonitor {
       }
       const reasons = pollingReasons(service);
       const poll = `host-poll:${host.hostId}:${observedAt}`;
-      const outcome = await this.options.reactions.reportHealth({
-        type: 'ReportHostHealth',
-        data: { hostId: host.hostId, observedAt, observation: { source: 'polling', reasons } },
-        metadata: reactorMetadata({ correlationId: poll, causationId: poll }, this.options.clock),
-      });
+      const outcome = await this.options.commands.execute(
+        new ReportHostHealth(
+          { hostId: host.hostId, observedAt, observation: { source: 'polling', reasons } },
+          reactorMetadata({ correlationId: poll, causationId: poll }, this.options.clock),
+        ),
+      );
       outcomes.set(host.hostId, outcome);
       if (outcome !== 'unchanged') this.options.log({ event: 'host-health', source: 'polling', hostId: host.hostId, outcome, reasons });
     }

@@ -1,5 +1,4 @@
-import { CommandHandler } from '#application/command-handler.js';
-import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { OpenStackSettings } from '#plugins/cloud-config.js';
 import { type ComputeService, NovaClient, OpenStackSession } from '#plugins/openstack/index.js';
@@ -11,8 +10,8 @@ import { ManagedHosts } from './managed-hosts.js';
 
 export interface NovaMonitoringOptions {
   readonly store: EventStore;
-  /** The process's one command handler (one on `store` of its own when absent). */
-  readonly handler?: CommandHandler;
+  /** The process's CommandBus: what the monitors observe is recorded through it. */
+  readonly commands: CommandBus;
   readonly settings: Pick<OpenStackSettings, 'notificationsUrl' | 'pollingIntervalSeconds'>;
   /** How the monitor lists nova-compute services: `novaComputeServices(settings)` outside tests. */
   readonly listComputeServices: () => Promise<readonly ComputeService[]>;
@@ -37,11 +36,10 @@ export const novaComputeServices = (
 
 /** Host health from Nova: the notification consumer (when a URL is set) and the polling monitor (unless 0 s). */
 export const startNovaMonitoring = (options: NovaMonitoringOptions): NovaMonitoring => {
-  const { store, settings, log } = options;
+  const { store, commands, settings, log } = options;
   const clock = options.clock ?? (() => new Date());
   const hosts = new ManagedHosts(store);
-  const reactions = new HostReactionUseCases({ handler: options.handler ?? new CommandHandler(store) });
-  const handler = new NovaNotificationHandler({ hosts, reactions, log, clock });
+  const handler = new NovaNotificationHandler({ hosts, commands, log, clock });
   const consumer =
     settings.notificationsUrl === null
       ? null
@@ -57,7 +55,7 @@ export const startNovaMonitoring = (options: NovaMonitoringOptions): NovaMonitor
       : new HostPollingMonitor({
           listComputeServices: options.listComputeServices,
           hosts,
-          reactions,
+          commands,
           intervalMs: settings.pollingIntervalSeconds * 1_000,
           clock,
           log,

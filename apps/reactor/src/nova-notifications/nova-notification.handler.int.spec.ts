@@ -9,11 +9,11 @@ import {
   hostStream,
 } from '#domain/index.js';
 import { CommandHandler } from '#application/command-handler.js';
-import { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { ManagedHosts } from '../host-monitor/managed-hosts.js';
 import type { ReactorLogEntry } from '../scheduler.js';
+import { type ReactorCommands, openReactorCommands } from '../commands/reactor-command-bus.js';
 import { NovaNotificationHandler } from './nova-notification.handler.js';
 import { enveloped, instanceCreateEnd, serviceUpdate } from './testing/nova-samples.js';
 
@@ -64,6 +64,7 @@ const onHost = <T extends { payload: { 'nova_object.data': object } }>(sample: T
 describe('NovaNotificationHandler (SQLite ledger)', () => {
   let store: EventStore;
   let handler: NovaNotificationHandler;
+  let commands: ReactorCommands;
   let logs: ReactorLogEntry[];
   let hostId: string;
 
@@ -71,10 +72,13 @@ describe('NovaNotificationHandler (SQLite ledger)', () => {
     store = SqliteEventStore.open({ file: ':memory:' });
     logs = [];
     hostId = await register(store, 'fake-host-3');
-    const reactions = new HostReactionUseCases({ handler: new CommandHandler(store) });
-    handler = new NovaNotificationHandler({ hosts: new ManagedHosts(store), reactions, log: (e) => logs.push(e) });
+    commands = await openReactorCommands({ handler: new CommandHandler(store), healing: null });
+    handler = new NovaNotificationHandler({ hosts: new ManagedHosts(store), commands: commands.bus, log: (e) => logs.push(e) });
   });
-  afterEach(() => store.close());
+  afterEach(async () => {
+    await commands.close();
+    await store.close();
+  });
 
   const healthTypes = async () => (await store.readStream(hostStream(hostId))).map((e) => e.type).slice(1);
 

@@ -1,15 +1,16 @@
 import { type AggregateActivity, type InstanceActivity, isDomainError } from '#domain/index.js';
 import type { CommandMetadata } from '#application/command.js';
-import type { HostReactionUseCases } from '#application/reactions/host-reactions.use-cases.js';
+import type { CommandBus } from '@nestjs/cqrs';
 import type { ManagedHosts } from '../host-monitor/managed-hosts.js';
 import { reactorMetadata } from '../reactor-metadata.js';
+import { RecordHostActivity, ReportHostHealth } from '../commands/reactor.commands.js';
 import type { ReactorLogEntry } from '../scheduler.js';
 import { type NotificationMeaning, meaningOf } from './nova-notification.mapping.js';
 import { type NovaNotification, parseNovaNotification } from './oslo-envelope.js';
 
 export interface NovaNotificationHandlerOptions {
   readonly hosts: ManagedHosts;
-  readonly reactions: HostReactionUseCases;
+  readonly commands: CommandBus;
   readonly log: (entry: ReactorLogEntry) => void;
   readonly clock?: () => Date;
 }
@@ -67,15 +68,16 @@ export class NovaNotificationHandler {
     const host = await this.options.hosts.byServiceHost(meaning.serviceHost);
     if (host === null) return this.unmanaged(n, [meaning.serviceHost]);
     const { disabled, forcedDown } = meaning;
-    const outcome = await this.options.reactions.reportHealth({
-      type: 'ReportHostHealth',
-      data: {
-        hostId: host.hostId,
-        observedAt: n.occurredAt,
-        observation: { source: 'notification', messageId: n.messageId, disabled, forcedDown },
-      },
-      metadata: this.metadata(n),
-    });
+    const outcome = await this.options.commands.execute(
+      new ReportHostHealth(
+        {
+          hostId: host.hostId,
+          observedAt: n.occurredAt,
+          observation: { source: 'notification', messageId: n.messageId, disabled, forcedDown },
+        },
+        this.metadata(n),
+      ),
+    );
     if (outcome === 'not-registered') return this.unmanaged(n, [meaning.serviceHost]);
     if (outcome === 'unchanged') return 'unchanged';
     this.log(n, 'recorded', { hostId: host.hostId, outcome });
@@ -94,7 +96,7 @@ export class NovaNotificationHandler {
   private async recordActivity(n: NovaNotification, hostId: string, activity: InstanceActivity | AggregateActivity): Promise<HandledAs> {
     const { eventType, occurredAt, messageId } = n;
     const data = { hostId, eventType, occurredAt, messageId, activity };
-    const outcome = await this.options.reactions.recordActivity({ type: 'RecordHostActivity', data, metadata: this.metadata(n) });
+    const outcome = await this.options.commands.execute(new RecordHostActivity(data, this.metadata(n)));
     if (outcome === 'recorded') this.log(n, 'recorded', { hostId });
     return outcome;
   }
