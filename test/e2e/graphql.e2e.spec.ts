@@ -91,10 +91,10 @@ describe('queries answer what REST answers', () => {
     ]);
   });
 
-  it("each reservation's allocations are the hosts and addresses REST's allocation views give it (admins)", async () => {
+  it("each reservation's allocations are the hosts and addresses REST's allocation views give it, dates as REST writes them (admins)", async () => {
     const data = ok(
       await gql('admin')(
-        `query($id: ID!) { lease(id: $id) { reservations { id resource_type allocations { resource_kind resource_id reservation_id lease_id slots { count vcpus memory_mb disk_gb } } } } }`,
+        `query($id: ID!) { lease(id: $id) { reservations { id resource_type allocations { resource_kind resource_id reservation_id lease_id start_date end_date slots { count vcpus memory_mb disk_gb } } } } }`,
         {
           id: ownLease,
         },
@@ -103,11 +103,13 @@ describe('queries answer what REST answers', () => {
     const hosts = (await rest('admin', 'GET', `/v1/os-hosts/allocations?lease_id=${ownLease}`)).body.allocations;
     const ips = (await rest('admin', 'GET', `/v1/floatingips/allocations?lease_id=${ownLease}`)).body.allocations;
     const pairs = (allocations: any[]) =>
-      allocations.flatMap((a: any) => a.reservations.map((r: any) => `${a.resource_id}/${r.id}`)).sort();
+      allocations.flatMap((a: any) => a.reservations.map((r: any) => `${a.resource_id}/${r.id} ${r.start_date} ${r.end_date}`)).sort();
     const fromGraphql = (kind: string) =>
       data.lease.reservations
         .flatMap((r: any) =>
-          r.allocations.filter((a: any) => a.resource_kind === kind).map((a: any) => `${a.resource_id}/${a.reservation_id}`),
+          r.allocations
+            .filter((a: any) => a.resource_kind === kind)
+            .map((a: any) => `${a.resource_id}/${a.reservation_id} ${a.start_date} ${a.end_date}`),
         )
         .sort();
     expect(fromGraphql('host')).toEqual(pairs(hosts));
@@ -144,9 +146,15 @@ describe('queries answer what REST answers', () => {
     expect(data.gpu.map((h: any) => h.hypervisor_hostname)).toEqual(['gql-gpu']);
     expect(data.floatingIps).toEqual((await rest('admin', 'GET', '/v1/floatingips')).body.floatingips);
     const gpu = hosts.find((h: any) => h.hypervisor_hostname === 'gql-gpu');
-    const one = ok(await gql('admin')(`query($id: ID!) { host(id: $id) { id allocations { reservation_id lease_id } } }`, { id: gpu.id }));
+    const one = ok(
+      await gql('admin')(`query($id: ID!) { host(id: $id) { id allocations { reservation_id lease_id start_date end_date } } }`, {
+        id: gpu.id,
+      }),
+    );
     const allocation = (await rest('admin', 'GET', `/v1/os-hosts/${gpu.id}/allocation`)).body.allocation;
-    expect(one.host.allocations.map((a: any) => a.reservation_id).sort()).toEqual(allocation.reservations.map((r: any) => r.id).sort());
+    expect(one.host.allocations.map((a: any) => [a.reservation_id, a.lease_id, a.start_date, a.end_date]).sort()).toEqual(
+      allocation.reservations.map((r: any) => [r.id, r.lease_id, r.start_date, r.end_date]).sort(),
+    );
   });
 
   it('availability(request) is POST /v1/availability; usage(...) is GET /v1/usage', async () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
-import { leasehold, succeeded } from '../helpers/cli.js';
+import { alignedTable, leasehold, succeeded } from '../helpers/cli.js';
 import { api, blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
 import { type Client, blazarError, describeBody } from '../helpers/lease-client.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
@@ -140,13 +140,15 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   });
 
   it('leasehold usage, reading the data folder while the service runs, gives the same figures as json, csv and a table', async () => {
-    const { body } = await usage('&group_by=lease');
+    const { text, body } = await usage('&group_by=lease');
     const position = String(body.usage.as_of_position);
     const cli = (...extra: string[]) =>
       leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', '--as-of-position', position, ...extra);
 
     const json = await cli('--format', 'json');
-    expect(JSON.parse(succeeded(json))).toEqual(body);
+    expect(json.code, json.stderr).toBe(0);
+    // the HTTP body byte for byte, so a saved report can be compared with (or replace) a curl of the API
+    expect(json.stdout).toBe(text);
     for (const [leaseId, resourceType, metrics] of expectedByLease()) {
       expect(body.usage.lines).toContainEqual({
         project_id: expect.any(String),
@@ -188,6 +190,10 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect(table[0]).toMatch(/^project_id\s+lease_id\s+resource_type\s+host_hours/);
     expect(table.at(-1)).toMatch(new RegExp(`^total\\s.*\\s${body.usage.totals.floating_ip_hours}$`));
     expect(table.filter((row) => row.includes((ran.host as Ran).leaseId))).toHaveLength(1);
+    const cells = alignedTable(table.join('\n'));
+    expect(cells[0]).toEqual(header);
+    for (const [leaseId, , metrics] of expectedByLease())
+      expect(cells.find((row) => row[1] === leaseId)?.slice(3)).toEqual(Object.values(metrics).map(String));
 
     // a window nothing ran in still has its header and a labelled totals row
     const before = ['--from', '2001-01-01 00:00', '--to', '2001-01-02 00:00', '--group-by', 'lease'];
@@ -238,6 +244,49 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect((await usage('&group_by=resource&rate_card=e2e:1')).body.usage.totals.cost).toBe(rated.body.usage.totals.cost);
     const card = await client.get('/v1/rate-cards/e2e');
     expect(card.body.versions.map((version: { version: number }) => version.version)).toEqual([1, 2]);
+  });
+
+  it('leasehold usage with a rate card: every csv line and table row names its currency; json is the HTTP body byte for byte', async () => {
+    const { text, body } = await usage('&group_by=resource&rate_card=e2e:1');
+    const position = String(body.usage.as_of_position);
+    const cli = (format: string) =>
+      leasehold(
+        system.dataDir,
+        'usage',
+        '--from',
+        from,
+        '--to',
+        to,
+        '--group-by',
+        'resource',
+        '--rate-card',
+        'e2e:1',
+        '--as-of-position',
+        position,
+        '--format',
+        format,
+      );
+    expect(body.usage.lines.length).toBeGreaterThan(1);
+
+    const [header, ...rows] = succeeded(await cli('csv'))
+      .split('\n')
+      .map((row) => row.split(','));
+    const currency = (header as string[]).indexOf('currency');
+    expect(currency).toBeGreaterThan(0);
+    expect(rows).toHaveLength(body.usage.lines.length + 1);
+    expect(rows.map((row) => row[currency])).toEqual(rows.map(() => 'USD'));
+    expect(rows.map((row) => row[(header as string[]).indexOf('cost')])).toEqual([
+      ...body.usage.lines.map((line: { cost: string }) => line.cost),
+      body.usage.totals.cost,
+    ]);
+
+    const [tableHeader, ...tableRows] = alignedTable(succeeded(await cli('table')));
+    expect(tableHeader).toEqual(header);
+    expect(tableRows).toEqual(rows);
+
+    const json = await cli('json');
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toBe(text);
   });
 
   it('the same request at the same position answers the same bytes, while the log grows', async () => {

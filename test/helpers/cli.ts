@@ -79,3 +79,24 @@ export const leaseholdWith = (settings: Readonly<Record<string, string>>, ...arg
 /** `leasehold` on a data folder with its SQLite read model. */
 export const leasehold = (dataDir: string, ...args: string[]): Promise<CliResult> =>
   leaseholdWith({ LEASEHOLD_DATA_DIR: dataDir }, ...args);
+
+const RULE = /^[- ]*-[- ]*$/;
+
+/**
+ * A table `leasehold` prints (a header, a rule of dashes under each column, the rows): the cells of
+ * every row read at the columns the rule marks. Fails unless every row keeps to those columns, so a
+ * table that is not aligned (a tab-separated one, a cell wider than its column) fails here.
+ */
+export const alignedTable = (text: string): string[][] => {
+  const lines = text.split('\n').filter((line) => line.length > 0);
+  const rule = lines.find((line) => RULE.test(line));
+  if (rule === undefined) throw new Error(`no rule of dashes under the header:\n${text}`);
+  const spans = [...rule.matchAll(/-+/g)].map((match) => [match.index, match.index + match[0].length] as const);
+  return lines
+    .filter((line) => !RULE.test(line))
+    .map((line) => {
+      const outside = [...line].filter((char, i) => char !== ' ' && !spans.some(([from, to]) => i >= from && i < to));
+      if (outside.length > 0) throw new Error(`a row leaves its columns (${JSON.stringify(outside.join(''))}):\n${line}\n${rule}`);
+      return spans.map(([from, to]) => line.slice(from, to).trim());
+    });
+};

@@ -32,8 +32,8 @@ export class AllocationType {
   @Field(() => String, { description: "The host's id or the floating IP's id" }) resource_id!: string;
   @Field(() => String) reservation_id!: string;
   @Field(() => String) lease_id!: string;
-  @Field(() => String, { description: 'ISO 8601 UTC' }) start_date!: string;
-  @Field(() => String, { description: 'ISO 8601 UTC' }) end_date!: string;
+  @Field(() => String, { description: 'UTC, as REST writes it: YYYY-MM-DDTHH:MM:SS.ffffff' }) start_date!: string;
+  @Field(() => String, { description: 'UTC, as REST writes it: YYYY-MM-DDTHH:MM:SS.ffffff' }) end_date!: string;
   @Field(() => SlotsType, { nullable: true, description: 'Instance slots on the host; null for a whole host or an address' })
   slots!: SlotsType | null;
 }

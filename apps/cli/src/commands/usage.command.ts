@@ -5,6 +5,7 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { GROUP_BY, GROUP_COLUMNS, type GroupBy } from '#application/usage/usage-report.js';
 import { UsageError, writeOut } from '../cli-context.js';
+import { cell, textTable } from '../text-table.js';
 import { type CliCommand, positionArgument } from './cli-command.js';
 
 type Format = 'json' | 'csv' | 'table';
@@ -24,56 +25,53 @@ type Row = Readonly<Record<string, unknown>>;
 /** Blazar's `YYYY-MM-DD HH:MM` (UTC, as the API and the `openstack` CLI write dates) becomes ISO 8601; ISO passes as it is. */
 const isoOf = (value: string): string => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
 
-const cell = (value: unknown): string => {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  return typeof value === 'number' || typeof value === 'boolean' ? `${value}` : JSON.stringify(value);
-};
-
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
 const csvField = (value: unknown): string => {
   const text = cell(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
+interface Report {
+  readonly lines: readonly Row[];
+  readonly totals: Row;
+}
+
+/**
+ * The HTTP body gives a priced report's currency once, in its totals; a CSV line or a table row read
+ * alone (a spreadsheet filter, a grep) must still say what its cost is counted in.
+ */
+const withCurrency = ({ lines, totals }: Report): Report =>
+  totals['currency'] === undefined
+    ? { lines, totals }
+    : { lines: lines.map((line) => ({ ...line, currency: totals['currency'] })), totals };
+
 /** The grouping's key columns first (the totals row's label goes under the first), even with no line. */
-const columnsOf = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string[] => [
+const columnsOf = ({ lines, totals }: Report, groupBy: GroupBy): string[] => [
   ...new Set([...GROUP_COLUMNS[groupBy], ...lines.flatMap((line) => Object.keys(line)), ...Object.keys(totals)]),
 ];
 
-/** One row per line, then the totals under the group key's columns left empty. */
-const csv = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => {
-  const columns = columnsOf(lines, totals, groupBy);
-  const rows = [
-    columns,
-    ...lines.map((line) => columns.map((column) => line[column])),
-    columns.map((column) => (column in totals ? totals[column] : column === columns[0] ? 'total' : null)),
-  ];
-  return rows.map((row) => `${row.map(csvField).join(',')}\n`).join('');
+/** The lines' cells, then the totals' under the same columns, the group key's left empty but the first, which says `total`. */
+const rowsOf = (report: Report, columns: readonly string[]): { readonly lines: unknown[][]; readonly total: unknown[] } => ({
+  lines: report.lines.map((line) => columns.map((column) => line[column])),
+  total: columns.map((column) => (column in report.totals ? report.totals[column] : column === columns[0] ? 'total' : null)),
+});
+
+const csv = (report: Report, groupBy: GroupBy): string => {
+  const columns = columnsOf(report, groupBy);
+  const { lines, total } = rowsOf(report, columns);
+  return [columns, ...lines, total].map((row) => `${row.map(csvField).join(',')}\n`).join('');
 };
 
-/** Columns padded to their widest cell; numbers right-aligned, as `sreport` prints them. */
-const table = (lines: readonly Row[], totals: Row, groupBy: GroupBy): string => {
-  const columns = columnsOf(lines, totals, groupBy);
-  const totalRow = columns.map((column) => (column in totals ? cell(totals[column]) : column === columns[0] ? 'total' : ''));
-  const body = [...lines.map((line) => columns.map((column) => cell(line[column]))), totalRow];
-  const widths = columns.map((column, i) => Math.max(column.length, ...body.map((row) => (row[i] as string).length)));
-  const numeric = columns.map((column) => {
-    const values = [...lines, totals].map((line) => line[column]).filter((value) => value !== undefined);
-    return values.length > 0 && values.every((value) => typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(cell(value)));
-  });
-  const render = (row: readonly string[]): string =>
-    `${row
-      .map((text, i) => (numeric[i] === true ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number)))
-      .join('  ')
-      .trimEnd()}\n`;
-  const rule = `${widths.map((width) => '-'.repeat(width)).join('  ')}\n`;
-  return [render(columns), rule, ...body.slice(0, -1).map(render), rule, render(totalRow)].join('');
+const table = (report: Report, groupBy: GroupBy): string => {
+  const columns = columnsOf(report, groupBy);
+  const { lines, total } = rowsOf(report, columns);
+  return textTable(columns, [lines, [total]]);
 };
 
-const render = (usage: { readonly lines: readonly Row[]; readonly totals: Row }, format: Format, groupBy: GroupBy): string => {
-  if (format === 'json') return `${JSON.stringify({ usage }, null, 2)}\n`;
-  return format === 'csv' ? csv(usage.lines, usage.totals, groupBy) : table(usage.lines, usage.totals, groupBy);
+/** json is the HTTP body byte for byte (no indentation, no newline added), so it compares with what the API answered. */
+const render = (usage: Report, format: Format, groupBy: GroupBy): string => {
+  if (format === 'json') return JSON.stringify({ usage });
+  return format === 'csv' ? csv(withCurrency(usage), groupBy) : table(withCurrency(usage), groupBy);
 };
 
 /**
@@ -92,7 +90,7 @@ export const usageCommand: CliCommand = {
       .option('--rate-card <name[:version]>', 'price with this rate card (the version in effect at --from, or the one named)')
       .option('--as-of-position <n>', 'compute at this log position, to reproduce an earlier report (default: the head)', positionArgument)
       .addOption(
-        new Option('--format <format>', 'json: the HTTP body; csv: RFC 4180 with a totals row; table: aligned columns')
+        new Option('--format <format>', 'json: the HTTP body, byte for byte; csv: RFC 4180 with a totals row; table: aligned columns')
           .choices(['table', 'csv', 'json'])
           .default('table'),
       )
@@ -112,7 +110,7 @@ export const usageCommand: CliCommand = {
             .catch((error: unknown) => {
               throw error instanceof DomainError ? new UsageError(error.message) : error;
             });
-          await writeOut(context.stdout, render(usage as { lines: Row[]; totals: Row }, options.format, options.groupBy));
+          await writeOut(context.stdout, render(usage as Report, options.format, options.groupBy));
         } finally {
           await store.close();
         }

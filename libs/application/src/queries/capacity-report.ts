@@ -179,6 +179,26 @@ const largestPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZon
 
 const ratio = (used: number, total: number): number => (total === 0 ? 0 : Math.round((used / total) * 10_000) / 10_000);
 
+/** The smallest instance a reservation may ask for (1 vCPU, 1 MB, a 0 GB root disk): a host that cannot hold it holds no slot. */
+const SMALLEST_INSTANCE: Resources = { vcpus: 1, memoryMb: 1, diskGb: 0 };
+
+const holdsAnInstance = (capacity: Resources): boolean => RESOURCES.every((resource) => capacity[resource] >= SMALLEST_INSTANCE[resource]);
+
+/**
+ * Totals x allocation ratios over the hosts a slot can really be placed on, as the instance policy picks them: reservable
+ * (and up), and able to hold one instance at all. A host registered without memory adds none of its vCPUs or disk.
+ */
+const slotCapacityOf = (hosts: readonly RegisteredHost[], ratios: AllocationRatios): Resources =>
+  hosts.reduce<Resources>(
+    (sum, host) => {
+      if (!toHostSnapshot(host).columns.reservable) return sum;
+      const one = slotCapacity({ vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb }, ratios);
+      if (!holdsAnInstance(one)) return sum;
+      return { vcpus: sum.vcpus + one.vcpus, memoryMb: sum.memoryMb + one.memoryMb, diskGb: sum.diskGb + one.diskGb };
+    },
+    { vcpus: 0, memoryMb: 0, diskGb: 0 },
+  );
+
 /** One zone's rows: its hosts by step (whole, slots, free, peak, largest request) and its slot resources by step. */
 export const zoneCapacity = (calendars: BusyCalendars<RegisteredHost, Booking>, zone: string, frame: CapacityFrame): ZoneCapacity => {
   const inZone = calendars.members.map((host) => host.info.availabilityZone === zone);
@@ -186,13 +206,7 @@ export const zoneCapacity = (calendars: BusyCalendars<RegisteredHost, Booking>, 
   const { whole, slots } = reservedPerStep(frame, hosts);
   const { hostPeak, slotPeak } = peaksPerStep(calendars, inZone, frame);
   const largest = largestPerStep(calendars, inZone, frame);
-  const capacity = hosts.reduce<Resources>(
-    (sum, host) => {
-      const one = slotCapacity({ vcpus: host.info.vcpus, memoryMb: host.info.memoryMb, diskGb: host.info.localGb }, frame.ratios);
-      return { vcpus: sum.vcpus + one.vcpus, memoryMb: sum.memoryMb + one.memoryMb, diskGb: sum.diskGb + one.diskGb };
-    },
-    { vcpus: 0, memoryMb: 0, diskGb: 0 },
-  );
+  const capacity = slotCapacityOf(hosts, frame.ratios);
   const steps = stepsOf(frame);
   return {
     availabilityZone: zone,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostStream } from '#domain/index.js';
-import { at, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';
+import { at, hostBooked, hostRegistered, hostWentDown, slotsBooked } from '../testing/calendars.fixture.js';
 import { DEFAULT_SETTINGS, applicationSpecification, testCaller } from '../testing/application.specification.js';
 import type { StreamEvent } from '../testing/given-events.js';
 import { type CapacityRequest, CapacityQueries, MAX_CAPACITY_STEPS } from './capacity.queries.js';
@@ -99,6 +99,30 @@ describe('the capacity report', () => {
       [{ vcpus: 16, memoryMb: 32768, diskGb: 200 }, { vcpus: 4, memoryMb: 1024, diskGb: 10 }, 0.25],
       [{ vcpus: 16, memoryMb: 32768, diskGb: 200 }, { vcpus: 8, memoryMb: 2048, diskGb: 20 }, 0.5],
     ]);
+  });
+
+  it('counts in the slot capacity only the hosts a slot can be placed on: reservable, with a vCPU and a MB of memory at least', async () => {
+    const given = [
+      hostRegistered('1'),
+      // the smallest instance takes a vCPU and a MB: a host without memory (or vCPUs) holds none, whatever its other totals
+      hostRegistered('no-memory', {}, { memoryMb: 0 }),
+      hostRegistered('no-vcpus', {}, { vcpus: 0 }),
+      // a root disk of 0 GB is a valid instance size: a host without disk still holds slots
+      hostRegistered('no-disk', {}, { localGb: 0 }),
+      hostRegistered('not-reservable'),
+      {
+        streamId: hostStream('not-reservable'),
+        type: 'Host.ReservableChanged',
+        data: { hostId: 'not-reservable', reservable: false, reason: 'operator', changedAt: at(1) },
+      },
+      hostRegistered('down'),
+      hostWentDown('down'),
+    ];
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(10, 11)))
+      .then([]);
+    expect(report.zones[0]?.slots.map((s) => s.capacity)).toEqual([{ vcpus: 8 + 8, memoryMb: 16384 + 16384, diskGb: 100 + 0 }]);
   });
 
   it('reports each availability zone on its own', async () => {

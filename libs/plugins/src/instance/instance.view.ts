@@ -28,6 +28,11 @@ declare module '#read-model/reservation-view.js' {
 
 const END_ACTION = 'delete_servers_using_flavor';
 
+// upstream's meanings, which Horizon and the CLIs rely on: a flavor:instance names the flavor asked for in resource_properties
+const FLAVOR_ID = "The reservation's private flavor, which servers boot with: its id is the reservation id.";
+const RESOURCE_PROPERTIES =
+  'virtual:instance: the host property query. flavor:instance: the flavor asked for, as json.dumps of the Nova flavor (its id first).';
+
 type CloudIds = Pick<InstanceReservationView, 'aggregate_id' | 'server_group_id'>;
 
 const NO_CLOUD_IDS: CloudIds = { aggregate_id: null, server_group_id: null };
@@ -84,8 +89,8 @@ export const instanceView: ReservationTypeView<InstanceReservation, InstanceRese
     disk_gb: { type: 'Int' },
     amount: { type: 'Int' },
     affinity: { type: 'Boolean', nullable: true },
-    resource_properties: { type: 'String' },
-    flavor_id: { type: 'String' },
+    resource_properties: { type: 'String', description: RESOURCE_PROPERTIES },
+    flavor_id: { type: 'String', description: FLAVOR_ID },
     aggregate_id: { type: 'Int', nullable: true },
     server_group_id: { type: 'String', nullable: true },
   },
@@ -95,8 +100,8 @@ export const instanceView: ReservationTypeView<InstanceReservation, InstanceRese
     disk_gb: { type: 'integer', minimum: 0 },
     amount: { type: 'integer', minimum: 1 },
     affinity: { type: ['boolean', 'null'] },
-    resource_properties: { type: 'string' },
-    flavor_id: { type: 'string', format: 'uuid', description: "The reservation's private flavor: its id is the reservation id." },
+    resource_properties: { type: 'string', description: RESOURCE_PROPERTIES },
+    flavor_id: { type: 'string', format: 'uuid', description: FLAVOR_ID },
     aggregate_id: { type: ['integer', 'null'], description: "Nova's id of the reservation's aggregate, once the start created it." },
     server_group_id: { type: ['string', 'null'] },
   },
