@@ -9,7 +9,7 @@ const run = promisify(execFile);
 /**
  * CI's short soak: `npm run soak`'s script for 2 minutes instead of 30. It must end without a single
  * error (no 5xx, no request without an answer, no process exiting) and print every figure; the timing
- * and memory targets are the 30-minute run's (README, Performance), not asserted on a machine shared
+ * and memory targets are the 30-minute run's (docs/performance.md, Soak), not asserted on a machine shared
  * with the rest of the suite.
  */
 describe('the soak, 2 minutes (npm run soak runs 30)', () => {

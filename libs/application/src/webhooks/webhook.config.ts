@@ -3,7 +3,7 @@ import { type TargetPolicy, parseTargetPolicy } from './webhook-targets.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The webhook settings the API and the publisher share (docs/webhooks.md, README "Configuration"). */
+/** The webhook settings the API and the publisher share (docs/webhooks.md, docs/configuration.md). */
 export interface WebhookConfig {
   /** LEASEHOLD_WEBHOOKS=on; off by default: sending requests to tenants' URLs is the operator's decision. */
   readonly enabled: boolean;
