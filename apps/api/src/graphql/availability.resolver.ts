@@ -99,6 +99,7 @@ export class AvailabilityResolver {
     @Args('group_by', { type: () => String, nullable: true }) groupBy: string | null,
     @Args('rate_card', { type: () => String, nullable: true }) rateCard: string | null,
     @Args('as_of_position', { type: () => String, nullable: true }) asOfPosition: string | null,
+    @Args('until', { type: () => String, nullable: true }) until: string | null,
   ): Promise<UsageReportType> {
     const caller = callerIn(context);
     this.usageQueries.projectScope(caller, projectId ?? null);
@@ -109,6 +110,8 @@ export class AvailabilityResolver {
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
+      until: until === null ? null : reportDate('until', until),
+      now: this.clock().toISOString(),
     };
     const report = await this.reads.of(context).report(() => this.usageQueries.report(caller, query));
     return report.usage as UsageReportType;

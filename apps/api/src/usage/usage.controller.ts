@@ -32,6 +32,7 @@ export class UsageController {
     @Query('group_by') groupBy?: string,
     @Query('rate_card') rateCard?: string,
     @Query('as_of_position') asOfPosition?: string,
+    @Query('until') until?: string,
   ): Promise<{ usage: object }> {
     const caller = callerOf(request);
     this.usage.projectScope(caller, projectId ?? null);
@@ -42,6 +43,8 @@ export class UsageController {
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
+      until: until === undefined ? null : reportDate('until', until),
+      now: this.clock().toISOString(),
     });
   }
 
