@@ -6,7 +6,7 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import { UsageQueries } from '#application/usage/usage.queries.js';
 import { parseAvailabilityQuery } from '../availability/availability-request.parser.js';
 import { CLOCK } from '../tokens.js';
-import { reportDate } from '../usage/usage-request.parser.js';
+import { optionalReportDate, reportDate } from '../usage/usage-request.parser.js';
 import { AvailabilityType, CapacityReportType, UsageReportType } from './availability.types.js';
 import { CapacityQueries } from '#application/queries/capacity.queries.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
@@ -110,7 +110,7 @@ export class AvailabilityResolver {
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
-      until: until === null ? null : reportDate('until', until),
+      until: optionalReportDate('until', until),
       now: this.clock().toISOString(),
     };
     const report = await this.reads.of(context).report(() => this.usageQueries.report(caller, query));

@@ -10,7 +10,7 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
 import { parseRateCard } from './rate-card-request.parser.js';
-import { reportDate } from './usage-request.parser.js';
+import { optionalReportDate, reportDate } from './usage-request.parser.js';
 
 /** Usage reports and rate cards (Leasehold extensions; docs/usage.md). */
 @Controller('v1')
@@ -43,7 +43,7 @@ export class UsageController {
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
-      until: until === undefined ? null : reportDate('until', until),
+      until: optionalReportDate('until', until),
       now: this.clock().toISOString(),
     });
   }
