@@ -169,11 +169,20 @@ describe('queries answer what REST answers', () => {
     expect(data.availability).toEqual((await rest('member', 'POST', '/v1/availability', search)).body);
     const usage = ok(
       await gql('member')(
-        `{ usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00") { start end project_id group_by as_of_position as_of rate_card lines totals } }`,
+        `{ usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00") { start end project_id group_by as_of_position as_of until rate_card lines totals } }`,
       ),
     );
-    const expected = (await rest('member', 'GET', '/v1/usage?start=2020-01-01%2000:00&end=2040-01-01%2000:00')).body.usage;
-    expect(usage.usage).toEqual({ ...expected, as_of_position: usage.usage.as_of_position, as_of: usage.usage.as_of });
+    const { as_of_position: position, until } = usage.usage;
+    const pinned = `as_of_position=${position}&until=${encodeURIComponent(until)}`;
+    const expected = (await rest('member', 'GET', `/v1/usage?start=2020-01-01%2000:00&end=2040-01-01%2000:00&${pinned}`)).body.usage;
+    expect(usage.usage).toEqual(expected);
+    const again = ok(
+      await gql('member')(
+        `query($position: String, $until: String) { usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00", as_of_position: $position, until: $until) { as_of_position until lines totals } }`,
+        { position: String(position), until },
+      ),
+    );
+    expect(again.usage).toEqual({ as_of_position: position, until, lines: expected.lines, totals: expected.totals });
     expect(usage.usage.lines).toEqual(expected.lines);
   });
 

@@ -4,7 +4,9 @@
  * the test computes itself from the leases' recorded history and the hosts' registered sizes; the
  * same request at the same position answered with the same bytes, however the log grows; bad
  * input answered with Blazar's error body and nothing written; `leasehold usage` on the data folder
- * giving the same figures as JSON, CSV and a table.
+ * giving the same figures as JSON, CSV and a table. A lease still running counts up to the instant
+ * the report is asked for, which the answer names (`until`) and which, with `as_of_position`, pins it;
+ * a capability price changes only the metrics it names; a quota refusal counts hours as usage does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
@@ -14,6 +16,7 @@ import { type Client, blazarError, describeBody } from '../helpers/lease-client.
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const NETWORK = '7a1e0c3a-7d2f-4e6a-9b8c-1d0e2f3a4b5c';
+const PROJECT = 'leasehold-admin-project';
 const HOST = { vcpus: 24, memory_mb: 98_304, local_gb: 480 };
 const SLOT = { vcpus: 2, memory_mb: 2048, disk_gb: 10 };
 const MS_PER_HOUR = 3_600_000n;
@@ -55,6 +58,10 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect(ms, `${name} ran between its recorded start and end`).toBeGreaterThan(0);
     return { leaseId, ms };
   };
+
+  /** The query that asks a report again as it was: its position and the instant it counted up to. */
+  const pinnedTo = (body: any): string =>
+    `&as_of_position=${body.usage.as_of_position as number}&until=${encodeURIComponent(body.usage.until as string)}`;
 
   const usage = async (query: string): Promise<{ text: string; body: any }> => {
     const response = await fetch(`${system.url}/v1/usage?${window}${query}`, { headers: { Accept: 'application/json' } });
@@ -142,8 +149,9 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
   it('leasehold usage, reading the data folder while the service runs, gives the same figures as json, csv and a table', async () => {
     const { text, body } = await usage('&group_by=lease');
     const position = String(body.usage.as_of_position);
+    const pinned = ['--as-of-position', position, '--until', body.usage.until as string];
     const cli = (...extra: string[]) =>
-      leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', '--as-of-position', position, ...extra);
+      leasehold(system.dataDir, 'usage', '--from', from, '--to', to, '--group-by', 'lease', ...pinned, ...extra);
 
     const json = await cli('--format', 'json');
     expect(json.code, json.stderr).toBe(0);
@@ -237,9 +245,8 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
 
     const v2 = await client.put('/v1/rate-cards/e2e', { currency: 'USD', effective_from: blazarDate(-60), prices: { host_hours: '5' } });
     expect(v2.body.rate_card.version).toBe(2);
-    const position = rated.body.usage.as_of_position as number;
-    // the old report, asked again at its position, is the same to the byte
-    expect((await usage(`&group_by=resource&rate_card=e2e&as_of_position=${position}`)).text).toBe(rated.text);
+    // the old report, asked again at its position and instant, is the same to the byte
+    expect((await usage(`&group_by=resource&rate_card=e2e${pinnedTo(rated.body)}`)).text).toBe(rated.text);
     expect((await usage('&group_by=resource&rate_card=e2e')).body.usage.rate_card.version).toBe(2);
     expect((await usage('&group_by=resource&rate_card=e2e:1')).body.usage.totals.cost).toBe(rated.body.usage.totals.cost);
     const card = await client.get('/v1/rate-cards/e2e');
@@ -263,6 +270,8 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
         'e2e:1',
         '--as-of-position',
         position,
+        '--until',
+        body.usage.until as string,
         '--format',
         format,
       );
@@ -289,13 +298,13 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect(json.stdout).toBe(text);
   });
 
-  it('the same request at the same position answers the same bytes, while the log grows', async () => {
+  it('the same request at the same position and instant answers the same bytes, while the log grows', async () => {
     const first = await usage('&group_by=reservation');
     const position = first.body.usage.as_of_position as number;
-    const again = await usage(`&group_by=reservation&as_of_position=${position}`);
+    const again = await usage(`&group_by=reservation${pinnedTo(first.body)}`);
     expect(again.text).toBe(first.text);
     expect((await client.post('/v1/os-hosts', { name: 'usage-later', ...HOST })).status).toBe(201);
-    const later = await usage(`&group_by=reservation&as_of_position=${position}`);
+    const later = await usage(`&group_by=reservation${pinnedTo(first.body)}`);
     expect(later.text).toBe(first.text);
     expect((await usage('&group_by=reservation')).body.usage.as_of_position).toBeGreaterThan(position);
   });
@@ -308,6 +317,9 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     ['an unknown group_by', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&group_by=user', 400],
     ['an unknown rate card', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&rate_card=none', 404],
     ['a position beyond the log', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&as_of_position=99999999', 400],
+    ['until in the future', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&until=2029-12-31%2000:00', 400],
+    ['until now (leave it out)', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&until=now', 400],
+    ['until that is no date', 'start=2030-01-01%2000:00&end=2030-01-02%2000:00&until=later', 400],
   ])("%s (%s): %i in Blazar's error body, nothing written", async (_what, query, status) => {
     const before = ledgerCount(system.dataDir);
     const response = await client.get(`/v1/usage?${query}`);
@@ -327,5 +339,77 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     expect(response.status, describeBody(response)).toBe(400);
     expect(ledgerCount(system.dataDir)).toBe(before);
     expect((await client.get('/v1/rate-cards/bad')).status).toBe(404);
+  });
+
+  it('counts a running lease up to the instant the report is asked for, says so (until), and that instant with the position reproduces it', async () => {
+    expect((await client.post('/v1/os-hosts', { name: 'usage-running', ...HOST })).status).toBe(201);
+    const created = await client.post('/v1/leases', {
+      name: 'usage-running-lease',
+      start_date: 'now',
+      end_date: blazarDate(120),
+      reservations: [pinnedHost('usage-running')],
+    });
+    expect(created.status, describeBody(created)).toBe(201);
+    const leaseId = created.body.lease.id as string;
+    const startedAt = await eventually(async () => {
+      const history = (await client.get(`/v1/leases/${leaseId}/history`)).body.history as { type: string; data: { at: string } }[];
+      return history.find((entry) => entry.type === 'lease.started')?.data.at;
+    }, 30_000);
+    const asked = Date.now();
+    const running = await usage(`&group_by=lease`);
+    const until = running.body.usage.until as string;
+    expect(Date.parse(until)).toBeGreaterThanOrEqual(asked);
+    expect(Date.parse(until)).toBeLessThanOrEqual(Date.now());
+    const line = () => running.body.usage.lines.find((l: { lease_id: string }) => l.lease_id === leaseId);
+    expect(line().host_hours).toBe(hours(1, Date.parse(until) - Date.parse(startedAt)));
+
+    // the lease ends: the report asked again with its position and instant still counts it running up to that instant
+    expect((await client.delete(`/v1/leases/${leaseId}`)).status).toBe(204);
+    expect((await usage(`&group_by=lease${pinnedTo(running.body)}`)).text).toBe(running.text);
+    const now = await usage(`&group_by=lease`);
+    expect(now.body.usage.as_of_position).toBeGreaterThan(running.body.usage.as_of_position);
+    // a window that ended before now counts up to its end, and says so
+    const closed = `start=${encodeURIComponent(from)}&end=${encodeURIComponent(until)}`;
+    const past = await client.get(`/v1/usage?${closed}&group_by=lease`);
+    expect(past.status, describeBody(past)).toBe(200);
+    expect(past.body.usage.until).toBe(until);
+  });
+
+  it("a capability price changes only the metrics it names: a gpu host's vCPU-hours keep the card's price", async () => {
+    expect((await client.post('/v1/os-hosts', { name: 'usage-gpu', ...HOST, node_type: 'gpu' })).status).toBe(201);
+    const gpu = await runAndDelete('usage-gpu-lease', [pinnedHost('usage-gpu')]);
+    const card = await client.put('/v1/rate-cards/e2e-gpu', {
+      currency: 'EUR',
+      effective_from: blazarDate(-60),
+      prices: { host_hours: '1', vcpu_hours: '0.01' },
+      capability_prices: [{ capability: 'node_type', value: 'gpu', prices: { host_hours: '3' } }],
+    });
+    expect(card.status, describeBody(card)).toBe(200);
+    expect(card.body.rate_card.capability_prices).toEqual([{ capability: 'node_type', value: 'gpu', prices: { host_hours: '3' } }]);
+    const rated = await usage('&group_by=lease&rate_card=e2e-gpu');
+    const line = rated.body.usage.lines.find((l: { lease_id: string }) => l.lease_id === gpu.leaseId);
+    // millionths of EUR: host-ms x 3 plus vCPU-ms x 0.01, rounded once
+    const cost = (BigInt(gpu.ms) * 3_000_000n + BigInt(HOST.vcpus * gpu.ms) * 10_000n + MS_PER_HOUR / 2n) / MS_PER_HOUR;
+    expect(line.cost).toBe(`${cost / 1_000_000n}.${(cost % 1_000_000n).toString().padStart(6, '0')}`);
+  });
+
+  it('a quota refusal counts hours as a usage report does: a 2-minute lease is 0.033333 host-hours in both', async () => {
+    expect((await client.put(`/v1/quotas/${PROJECT}`, { host_hours_per_month: 0 })).status).toBe(200);
+    try {
+      const refused = await client.post('/v1/leases', {
+        name: 'usage-quota',
+        start_date: '2031-03-10 10:00',
+        end_date: '2031-03-10 10:02',
+        reservations: [pinnedHost('usage-host')],
+      });
+      expect(refused.status, describeBody(refused)).toBe(403);
+      const twoMinutes = hours(1, 120_000);
+      expect(twoMinutes).toBe(0.033333);
+      expect(refused.body.error_message).toBe(
+        `Quota exceeded for project ${PROJECT}: host-hours per month (2031-03) limit 0, this lease would make it ${twoMinutes}`,
+      );
+    } finally {
+      expect((await client.put(`/v1/quotas/${PROJECT}`, { host_hours_per_month: null })).status).toBe(200);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import { parseAvailabilityQuery } from '../availability/availability-request.parser.js';
 import { FindAvailability } from '../availability/availability.handlers.js';
 import { CLOCK } from '../tokens.js';
-import { reportDate } from '../usage/usage-request.parser.js';
+import { optionalReportDate, reportDate } from '../usage/usage-request.parser.js';
 import { GetUsageReport, GetUsageScope } from '../usage/usage.handlers.js';
 import { AvailabilityType, CapacityReportType, UsageReportType } from './availability.types.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
@@ -99,6 +99,7 @@ export class AvailabilityResolver {
     @Args('group_by', { type: () => String, nullable: true }) groupBy: string | null,
     @Args('rate_card', { type: () => String, nullable: true }) rateCard: string | null,
     @Args('as_of_position', { type: () => String, nullable: true }) asOfPosition: string | null,
+    @Args('until', { type: () => String, nullable: true }) until: string | null,
   ): Promise<UsageReportType> {
     const caller = callerIn(context);
     await this.queries.execute(new GetUsageScope(caller, projectId ?? null));
@@ -109,6 +110,8 @@ export class AvailabilityResolver {
       groupBy: groupBy ?? null,
       rateCard: rateCard ?? null,
       asOfPosition: asOfPosition ?? null,
+      until: optionalReportDate('until', until),
+      now: this.clock().toISOString(),
     };
     const report = await this.reads.of(context).report(() => this.queries.execute(new GetUsageReport(caller, query)));
     return report.usage as UsageReportType;

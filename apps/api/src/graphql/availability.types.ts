@@ -32,6 +32,8 @@ export class UsageReportType {
   @Field(() => String) group_by!: string;
   @Field(() => Float) as_of_position!: number;
   @Field(() => String) as_of!: string;
+  @Field(() => String, { description: 'What running leases are counted up to: the window end, or `until` (default: now) if earlier' })
+  until!: string;
   @Field(() => JsonScalar, { nullable: true }) rate_card!: unknown;
   @Field(() => JsonScalar) lines!: unknown;
   @Field(() => JsonScalar) totals!: unknown;

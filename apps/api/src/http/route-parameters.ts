@@ -133,6 +133,10 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
     description: 'a rate card name, optionally with `:VERSION`',
     refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter rate_card (must be NAME or NAME:VERSION)'),
   },
+  until: {
+    description: 'an instant a usage report counts up to: `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone, not in the future',
+    refuse: () => invalid('MALFORMED_PARAMETER', 'Malformed parameter until'),
+  },
   as_of_position: {
     pattern: '^[1-9][0-9]{0,15}$',
     description: 'a log position (a positive integer)',

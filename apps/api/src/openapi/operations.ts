@@ -437,7 +437,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'usage',
     summary: 'Usage report',
     description:
-      "Host, instance, vCPU, memory, disk and floating-IP hours per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (`leasehold:usage:get`), admins every project (`leasehold:usage:get_all`). The body names the log position it was computed at; the same request with that `as_of_position` gives the same bytes. docs/usage.md.",
+      "Host, instance, vCPU, memory, disk and floating-IP hours per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (`leasehold:usage:get`), admins every project (`leasehold:usage:get_all`). The body names the log position it was computed at and the instant it counts up to (`until`: the window's end, or now if earlier); the same request with that `as_of_position` and `until` gives the same bytes. docs/usage.md.",
     parameters: {
       start: 'Window start (inclusive): `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone; `now` is refused.',
       end: 'Window end (exclusive), after `start`; same forms.',
@@ -446,6 +446,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       rate_card:
         'Price with this rate card: `NAME` (the version in effect at `start`, as known at the position) or `NAME:VERSION` (an explicit re-rating).',
       as_of_position: 'Compute at this log position (default: the head), to reproduce an earlier report.',
+      until:
+        "Count running leases up to this instant (default: now; never in the future; `now` is refused); same forms as `start`. The body's `until` says what was counted up to: with `as_of_position`, it reproduces the report.",
     },
     response: { description: 'The report.' },
     errors: [404],
@@ -471,7 +473,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'usage',
     summary: 'Publish a rate card version',
     description:
-      'Creates the card or publishes its next version (`leasehold:rate_cards:put`, default admin). Body: `currency` (ISO 4217), `effective_from` (a date), `prices` (price per unit-hour by metric; a metric left out is free), optional `capability_prices` (`[{capability, value, prices}]`, for resources on hosts with that capability value). Reports made with earlier versions never change.',
+      "Creates the card or publishes its next version (`leasehold:rate_cards:put`, default admin). Body: `currency` (ISO 4217), `effective_from` (a date), `prices` (price per unit-hour by metric; a metric left out is free), optional `capability_prices` (`[{capability, value, prices}]`: for resources on hosts with that capability value, the first matching entry's prices replace the card's for the metrics it names; the others keep the card's). Reports made with earlier versions never change.",
     parameters: { rateCardName: 'The rate card name.' },
     body: { schema: ref('RateCardPublish'), required: true },
     response: { description: 'The version published.' },

@@ -105,13 +105,14 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       prices: ref('RateCardPrices'),
       capability_prices: {
         type: 'array',
-        description: 'At most 100; the first entry whose capability value the host has wins.',
+        description:
+          "At most 100; the first entry whose capability value the host has wins, and overrides the card's prices only for the metrics it names.",
         items: {
           type: 'object',
           properties: {
             capability: { type: 'string', minLength: 1, maxLength: 64 },
             value: { type: 'string', maxLength: 255 },
-            prices: ref('RateCardPrices'),
+            prices: { allOf: [ref('RateCardPrices')], minProperties: 1 },
           },
           required: ['capability', 'value', 'prices'],
           additionalProperties: false,

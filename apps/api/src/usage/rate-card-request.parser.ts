@@ -1,5 +1,12 @@
 import type { DateTime } from 'luxon';
-import { type CapabilityPrices, type MetricPrices, type RateCardTerms, USAGE_METRICS, invalid } from '#domain/index.js';
+import {
+  type CapabilityPrices,
+  type MetricOverrides,
+  type MetricPrices,
+  type RateCardTerms,
+  USAGE_METRICS,
+  invalid,
+} from '#domain/index.js';
 import { parseInstant } from '../http/blazar-dates.js';
 import { type FieldPath, fieldName } from '../http/input-rules.js';
 import { refuseUnknownFields, requireObject } from '../http/validate-body.js';
@@ -19,16 +26,22 @@ const price = (value: unknown, name: string): string => {
   throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (must be a decimal string or number)`);
 };
 
-/** Every metric, '0' where the body names none: a metric a card does not price is free. */
-const prices = (raw: unknown, at: FieldPath): MetricPrices => {
+/** The metrics the body prices, and only those. */
+const namedPrices = (raw: unknown, at: FieldPath): MetricOverrides => {
   const where = fieldName(at);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
   const object = raw as Readonly<Record<string, unknown>>;
   refuseUnknownFields(object, USAGE_METRICS, at);
   return Object.fromEntries(
-    USAGE_METRICS.map((metric) => [metric, object[metric] === undefined ? '0' : price(object[metric], `${where}.${metric}`)]),
-  ) as MetricPrices;
+    USAGE_METRICS.filter((metric) => object[metric] !== undefined).map((metric) => [metric, price(object[metric], `${where}.${metric}`)]),
+  );
+};
+
+/** Every metric, '0' where the body names none: a metric a card does not price is free. */
+const prices = (raw: unknown, at: FieldPath): MetricPrices => {
+  const named = namedPrices(raw, at);
+  return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, named[metric] ?? '0'])) as MetricPrices;
 };
 
 const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
@@ -43,7 +56,8 @@ const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
     return {
       capability: text(object.capability, `${where}.capability`),
       value: text(object.value, `${where}.value`),
-      prices: prices(object.prices, ['capability_prices', index, 'prices']),
+      // only what it names: the card's prices stand for every other metric
+      prices: namedPrices(object.prices, ['capability_prices', index, 'prices']),
     };
   });
 };

@@ -10,7 +10,7 @@ import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { CLOCK } from '../tokens.js';
 import { parseRateCard } from './rate-card-request.parser.js';
-import { reportDate } from './usage-request.parser.js';
+import { optionalReportDate, reportDate } from './usage-request.parser.js';
 import { GetRateCard, GetUsageReport, GetUsageScope, ListRateCards, PublishRateCard } from './usage.handlers.js';
 
 /** Usage reports and rate cards (Leasehold extensions; docs/usage.md). */
@@ -33,6 +33,7 @@ export class UsageController {
     @Query('group_by') groupBy?: string,
     @Query('rate_card') rateCard?: string,
     @Query('as_of_position') asOfPosition?: string,
+    @Query('until') until?: string,
   ): Promise<{ usage: object }> {
     const caller = callerOf(request);
     await this.queries.execute(new GetUsageScope(caller, projectId ?? null));
@@ -44,6 +45,8 @@ export class UsageController {
         groupBy: groupBy ?? null,
         rateCard: rateCard ?? null,
         asOfPosition: asOfPosition ?? null,
+        until: optionalReportDate('until', until),
+        now: this.clock().toISOString(),
       }),
     );
   }

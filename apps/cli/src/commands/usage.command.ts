@@ -17,6 +17,7 @@ interface UsageOptions {
   readonly groupBy: GroupBy;
   readonly rateCard?: string;
   readonly asOfPosition?: number;
+  readonly until?: string;
   readonly format: Format;
 }
 
@@ -89,6 +90,7 @@ export const usageCommand: CliCommand = {
       .addOption(new Option('--group-by <group>', 'one line per group and resource type').choices([...GROUP_BY]).default('project'))
       .option('--rate-card <name[:version]>', 'price with this rate card (the version in effect at --from, or the one named)')
       .option('--as-of-position <n>', 'compute at this log position, to reproduce an earlier report (default: the head)', positionArgument)
+      .option('--until <date>', 'count running leases up to this instant, to reproduce an earlier report (default: now); same forms')
       .addOption(
         new Option('--format <format>', 'json: the HTTP body, byte for byte; csv: RFC 4180 with a totals row; table: aligned columns')
           .choices(['table', 'csv', 'json'])
@@ -106,6 +108,8 @@ export const usageCommand: CliCommand = {
               groupBy: options.groupBy,
               rateCard: options.rateCard ?? null,
               asOfPosition: options.asOfPosition === undefined ? null : String(options.asOfPosition),
+              until: options.until === undefined ? null : isoOf(options.until),
+              now: new Date().toISOString(),
             })
             .catch((error: unknown) => {
               throw error instanceof DomainError ? new UsageError(error.message) : error;

@@ -1,4 +1,4 @@
-import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates } from '#domain/index.js';
+import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates, hoursOf } from '#domain/index.js';
 import { pricedByHostCapabilities } from '#plugins/reservation-holdings.js';
 import { ExactSum } from './exact-sum.js';
 import type { PublishedRateCard, TimedPiece } from './usage-index.js';
@@ -39,35 +39,17 @@ const decimal6 = (value: bigint): string => `${value / MILLIONTHS}.${(value % MI
 /** Rounds numerator/denominator (both non-negative) half up. */
 const divideRounded = (numerator: bigint, denominator: bigint): bigint => (numerator + denominator / 2n) / denominator;
 
-/** A millionth of an hour is 3.6 ms: tenths of a millisecond per millionth of an hour. */
-const TENTH_MS_PER_MILLIONTH_HOUR = 36;
-
-/**
- * Unit-milliseconds as hours, rounded (half up) to millionths once, at the end. Integer arithmetic
- * either way: in numbers while the sum stays a safe integer (then dividing the millionths by 10^6 is
- * one correctly rounded operation, the same number as reading the decimal), else in BigInt.
- */
-const hours = (sum: ExactSum): number => {
-  const unitMs = sum.safe();
-  if (unitMs !== null && Number.isSafeInteger(unitMs * 10)) {
-    const tenths = unitMs * 10;
-    const rest = tenths % TENTH_MS_PER_MILLIONTH_HOUR;
-    const whole = (tenths - rest) / TENTH_MS_PER_MILLIONTH_HOUR;
-    return (whole + (rest * 2 >= TENTH_MS_PER_MILLIONTH_HOUR ? 1 : 0)) / 1_000_000;
-  }
-  return Number(decimal6(divideRounded(sum.value() * MILLIONTHS, MS_PER_HOUR)));
-};
-
+/** What a report counts: [startMs, endMs), endMs being the window's end or the report's `until`, whichever comes first. */
 export interface ReportWindow {
   readonly startMs: number;
   readonly endMs: number;
-  /** Where a piece still open at the report's position stops: the instant that position was recorded. */
-  readonly openUntilMs: number;
 }
 
 export interface Pricing {
   readonly card: PublishedRateCard;
   readonly capabilitiesOf: (hostId: string) => Capabilities;
+  /** The card's prices for a host with these capabilities (pricesOnHosts of the card). */
+  readonly onHost: (capabilities: Capabilities) => MetricPrices;
 }
 
 interface Line {
@@ -116,21 +98,19 @@ const keyOf = (piece: TimedPiece, groupBy: GroupBy): Readonly<Record<string, str
   }
 };
 
-/** The prices for a piece: the first capability entry its host matches, else (or for a type not priced by hosts) the card's own. */
+/** A piece's prices: its host's (the card's, overridden by the capability entry it matches), or the card's for a type not on hosts. */
 const pricesFor = (pricing: Pricing, piece: TimedPiece, cache: Map<string, MetricPrices>): MetricPrices => {
   if (!pricedByHostCapabilities(piece.resourceType)) return pricing.card.prices;
   const cached = cache.get(piece.resourceId);
   if (cached !== undefined) return cached;
-  const capabilities = pricing.capabilitiesOf(piece.resourceId);
-  const match = pricing.card.capabilityPrices.find((entry) => capabilities[entry.capability] === entry.value);
-  const prices = match?.prices ?? pricing.card.prices;
+  const prices = pricing.onHost(pricing.capabilitiesOf(piece.resourceId));
   cache.set(piece.resourceId, prices);
   return prices;
 };
 
-/** Clipped duration of a piece in the window, in ms (0: outside). */
+/** Clipped duration of a piece in the window, in ms (0: outside); a piece still open runs to the window's end. */
 const clippedMs = (piece: TimedPiece, window: ReportWindow): number => {
-  const end = Math.min(piece.endMs ?? window.openUntilMs, window.endMs);
+  const end = piece.endMs === null ? window.endMs : Math.min(piece.endMs, window.endMs);
   return Math.max(0, end - Math.max(piece.startMs, window.startMs));
 };
 
@@ -171,14 +151,16 @@ export const accumulate = (
   return lines;
 };
 
+const hoursIn = (sum: ExactSum): number => hoursOf(sum.safe() ?? sum.value());
+
 /** Written out field by field: one object shape for every line, in USAGE_METRICS order. */
 const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => ({
-  host_hours: hours(unitMs[0] as ExactSum),
-  instance_hours: hours(unitMs[1] as ExactSum),
-  vcpu_hours: hours(unitMs[2] as ExactSum),
-  memory_mb_hours: hours(unitMs[3] as ExactSum),
-  disk_gb_hours: hours(unitMs[4] as ExactSum),
-  floating_ip_hours: hours(unitMs[5] as ExactSum),
+  host_hours: hoursIn(unitMs[0] as ExactSum),
+  instance_hours: hoursIn(unitMs[1] as ExactSum),
+  vcpu_hours: hoursIn(unitMs[2] as ExactSum),
+  memory_mb_hours: hoursIn(unitMs[3] as ExactSum),
+  disk_gb_hours: hoursIn(unitMs[4] as ExactSum),
+  floating_ip_hours: hoursIn(unitMs[5] as ExactSum),
 });
 
 /** Cost in millionths of the currency: the exact sum of unit-ms x price, rounded once per line. */

@@ -67,6 +67,8 @@ const request = (overrides: Partial<UsageRequest> = {}): UsageRequest => ({
   groupBy: null,
   rateCard: null,
   asOfPosition: null,
+  until: null,
+  now: new Date().toISOString(),
   ...overrides,
 });
 const report = async (overrides: Partial<UsageRequest> = {}, caller = admin): Promise<any> =>
@@ -169,19 +171,28 @@ describe('usage report: every resource type, from recorded facts', () => {
 });
 
 describe('usage report: positions make it reproducible', () => {
-  it('a lease still running counts until the instant its report position was recorded; later events never change that report', async () => {
+  it('a lease still running counts up to the instant the report is asked for, says so, and that instant with the position reproduces it', async () => {
     await createLease('lease-1', 'project-1', [reservation('res-1', { hostIds: ['7'] })]);
     const startedAt = await phase('lease-1', 'Lease.Started', t(10));
-    const [head] = await store.readAll({ from: startedAt - 1, limit: 1 });
-    const first = await queries.report(admin, request({ end: '2030-01-01T00:00:00.000Z' }));
-    expect((first.usage as any).as_of_position).toBe(startedAt);
-    expect((first.usage as any).lines[0].host_hours).toBeCloseTo(hoursBetween(t(10), head?.recordedAt ?? ''), 5);
+    const first = await queries.report(admin, request({ end: '2030-01-01T00:00:00.000Z', now: t(12, 30) }));
+    expect(first.usage).toMatchObject({ as_of_position: startedAt, until: t(12, 30), lines: [{ host_hours: 2.5 }] });
 
     await phase('lease-1', 'Lease.EndRequested', t(11), { reason: 'scheduled' });
     const later = await report({ end: '2030-01-01T00:00:00.000Z' });
     expect(later.lines[0].host_hours).toBe(1);
-    const again = await queries.report(admin, request({ end: '2030-01-01T00:00:00.000Z', asOfPosition: String(startedAt) }));
-    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+    const pinned = { end: '2030-01-01T00:00:00.000Z', asOfPosition: String(startedAt), until: t(12, 30), now: t(23) };
+    expect(JSON.stringify(await queries.report(admin, request(pinned)))).toBe(JSON.stringify(first));
+  });
+
+  it('until: an earlier instant counts everything up to it, a window that ends first counts up to its end, a future one is refused', async () => {
+    await ran('lease-1', 'project-1', [reservation('res-1', { hostIds: ['7'] })], t(10), t(13));
+    expect(await report({ until: t(11, 30), now: t(20) })).toMatchObject({ until: t(11, 30), lines: [{ host_hours: 1.5 }] });
+    expect(await report({ end: t(12), now: t(20) })).toMatchObject({ until: t(12), lines: [{ host_hours: 2 }] });
+    expect((await report({ until: t(9), now: t(20) })).lines).toEqual([]);
+    await expect(queries.report(admin, request({ until: t(21), now: t(20) }))).rejects.toMatchObject({
+      code: 'INVALID_DATE',
+      message: 'until must not be in the future',
+    });
   });
 });
 
@@ -247,6 +258,18 @@ describe('rating and re-rating', () => {
       ['lease-2', 'physical:host', '8.000000'],
     ]);
     expect(usage.totals).toMatchObject({ cost: '11.780003', currency: 'EUR' });
+  });
+
+  it("a capability price overrides only the metrics it names: a gpu host's vCPU-hours keep the card's price", async () => {
+    await publish({
+      name: 'std',
+      version: 1,
+      prices: { ...prices('1'), vcpu_hours: '0.01' },
+      capabilityPrices: [{ capability: 'node_type', value: 'gpu', prices: { host_hours: '4' } }],
+    });
+    const usage = await report({ rateCard: 'std', groupBy: 'lease' });
+    // lease-2: 2 h of a gpu host (64 vCPUs) at 4 per host-hour and 0.01 per vCPU-hour
+    expect(usage.lines.find((line: { lease_id: string }) => line.lease_id === 'lease-2').cost).toBe('9.280000');
   });
 
   it('a new version never changes a report made with the old one; naming the old version re-rates explicitly', async () => {

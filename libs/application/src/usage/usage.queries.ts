@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DomainError, LAST_INSTANT_MS, LAST_REQUEST_DATE, invalid, notFound } from '#domain/index.js';
+import { DomainError, LAST_INSTANT_MS, LAST_REQUEST_DATE, invalid, notFound, pricesOnHosts } from '#domain/index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { type Caller, authorize } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
@@ -17,6 +17,10 @@ export interface UsageRequest {
   readonly rateCard: string | null;
   /** A log position to compute at (null: the head). */
   readonly asOfPosition: string | null;
+  /** ISO 8601: what running leases are counted up to (null: `now`); with the position, what pins a report. */
+  readonly until: string | null;
+  /** ISO 8601: the instant the report is asked for, by the transport's clock. */
+  readonly now: string;
 }
 
 export const rateCardNotFound = (what: string): DomainError => notFound('RATE_CARD_NOT_FOUND', `Rate card ${what} not found`);
@@ -37,6 +41,17 @@ const instant = (value: string, name: string): string => {
   return date.toUTC().toISO();
 };
 
+/**
+ * The instant a report counts up to: the window's end, or `until` (default: the instant the report is asked for) where
+ * that comes first; a lease still running at the report's position counts up to it. Never in the future: hours not yet
+ * run are not usage.
+ */
+const countedUntil = (request: UsageRequest, end: string): string => {
+  const until = request.until === null ? instant(request.now, 'now') : instant(request.until, 'until');
+  if (Date.parse(until) > Date.parse(request.now)) throw invalid('INVALID_DATE', 'until must not be in the future');
+  return Date.parse(until) < Date.parse(end) ? until : end;
+};
+
 /** The public shape of a rate-card version (docs/usage.md). */
 export const rateCardView = (card: PublishedRateCard): object => ({
   name: card.name,
@@ -49,9 +64,9 @@ export const rateCardView = (card: PublishedRateCard): object => ({
 });
 
 /**
- * Usage reports and rate cards, read from the usage index (never the clock): a report names the
- * log position it was computed at, and the same request at the same position gives the same bytes.
- * Entry point for every transport (HTTP, CLI): `report(caller, request)`.
+ * Usage reports and rate cards, read from the usage index (the clock only as the request's `now`): a report names the
+ * log position it was computed at and the instant it counts up to, and the same request with that position and `until`
+ * gives the same bytes. Entry point for every transport (HTTP, GraphQL, CLI): `report(caller, request)`.
  */
 export class UsageQueries {
   constructor(
@@ -65,12 +80,13 @@ export class UsageQueries {
     const end = instant(request.end, 'end');
     if (Date.parse(end) <= Date.parse(start)) throw invalid('INVALID_WINDOW', 'end must be after start');
     const groupBy = parseGroupBy(request.groupBy);
+    const until = countedUntil(request, end);
     const { position, recordedAt } = await this.positionOf(request.asOfPosition);
     await this.index.catchUp();
     const card = request.rateCard === null ? null : this.rateCardFor(request.rateCard, position, start);
     const pricing: Pricing | null =
-      card === null ? null : { card, capabilitiesOf: (hostId) => this.index.capabilitiesAt(hostId, position) };
-    const window = { startMs: Date.parse(start), endMs: Date.parse(end), openUntilMs: Date.parse(recordedAt) };
+      card === null ? null : { card, capabilitiesOf: (hostId) => this.index.capabilitiesAt(hostId, position), onHost: pricesOnHosts(card) };
+    const window = { startMs: Date.parse(start), endMs: Date.parse(until) };
     const pieces = this.index.leaseIds(projectId).flatMap((leaseId) => this.index.piecesAt(leaseId, position));
     const { lines, totals } = renderLines(accumulate(pieces, window, groupBy, pricing), pricing);
     const rateCard =
@@ -83,6 +99,7 @@ export class UsageQueries {
         group_by: groupBy,
         as_of_position: position,
         as_of: recordedAt,
+        until,
         rate_card: rateCard,
         lines,
         totals,
@@ -123,7 +140,7 @@ export class UsageQueries {
     return projectId;
   }
 
-  /** The position to compute at and the instant it was recorded (what an open interval runs to). */
+  /** The position to compute at and the instant it was recorded (the report's `as_of`). */
   private async positionOf(asOfPosition: string | null): Promise<{ position: number; recordedAt: string }> {
     if (asOfPosition !== null && !POSITION.test(asOfPosition))
       throw invalid('INVALID_POSITION', 'as_of_position must be a positive integer');

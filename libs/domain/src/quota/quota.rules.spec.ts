@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOUR_MS, monthsOf, quotaExcess, quotaUse } from './quota.rules.js';
+import { HOUR_MS, hoursOf } from '../usage/hours.js';
+import { monthsOf, quotaExcess, quotaUse } from './quota.rules.js';
 import { type LeaseHolding, NO_AMOUNTS, NO_LIMITS, type QuotaAmounts, type QuotaLimits } from './quota.types.js';
 
 const at = (iso: string): number => Date.parse(iso);
@@ -105,6 +106,23 @@ describe('quotas per calendar month', () => {
     expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 10 }), others: [], before, after, now: NOW })).toBeNull();
   });
 
+  it('Given a 2-minute lease, When it passes a monthly limit, Then it names its hours as a usage report counts them (0.033333)', () => {
+    const after = holding('a', '2030-01-15T10:00:00Z', '2030-01-15T10:02:00Z', { hosts: 1 });
+    expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 0 }), others: [], before: null, after, now: NOW })).toEqual({
+      quota: 'hostHoursPerMonth',
+      limit: 0,
+      wouldBe: hoursOf(2 * 60_000),
+      month: '2030-01',
+    });
+    expect(hoursOf(2 * 60_000)).toBe(0.033333);
+  });
+
+  it('Given hours past the limit by less than a millionth of an hour, When counted as usage counts them, Then they are within it', () => {
+    const others = [holding('a', '2030-01-11T00:00:00Z', '2030-01-11T01:00:00Z', { hosts: 1 })];
+    const after = holding('b', '2030-01-12T00:00:00.000Z', '2030-01-12T00:00:00.001Z', { hosts: 1 });
+    expect(quotaExcess({ limits: limits({ hostHoursPerMonth: 1 }), others, before: null, after, now: NOW })).toBeNull();
+  });
+
   it('months: a window in one month is one month; one across a year is split at each first of the month, UTC', () => {
     expect(monthsOf({ start: at('2030-01-10T00:00:00Z'), end: at('2030-01-11T00:00:00Z') })).toEqual([
       { start: at('2030-01-01T00:00:00Z'), end: at('2030-02-01T00:00:00Z') },
@@ -126,5 +144,10 @@ describe('quota use', () => {
     expect(use.held.hosts).toBe(2);
     expect(use.peak.hosts).toBe(5);
     expect(use.monthly.hostHoursPerMonth).toBe((2 * 48 * HOUR_MS + 3 * HOUR_MS) / HOUR_MS);
+  });
+
+  it("Given a 2-minute lease this month, Then the month's hours are those a usage report shows, to millionths", () => {
+    const use = quotaUse([holding('a', '2030-01-09T00:00:00Z', '2030-01-09T00:02:00Z', { hosts: 1, vcpus: 3 })], NOW);
+    expect(use.monthly).toEqual({ hostHoursPerMonth: 0.033333, vcpuHoursPerMonth: 0.1 });
   });
 });

@@ -1,3 +1,4 @@
+import { hoursOf } from '../usage/hours.js';
 import {
   HELD_QUOTAS,
   type HeldQuota,
@@ -8,8 +9,6 @@ import {
   type QuotaLimits,
   type QuotaName,
 } from './quota.types.js';
-
-export const HOUR_MS = 3_600_000;
 
 interface Segment {
   readonly start: number;
@@ -106,9 +105,6 @@ export const unitMsWithin = (holding: LeaseHolding, unit: HeldQuota, month: Segm
 export const monthlyUse = (holdings: readonly LeaseHolding[], name: MonthlyQuota, month: Segment): number =>
   holdings.reduce((total, h) => total + unitMsWithin(h, MONTHLY_UNIT[name], month), 0);
 
-/** Hours to two decimals, rounded up: a refusal never names less than the limit it passed. */
-export const hoursOf = (unitMs: number): number => Math.ceil(unitMs / (HOUR_MS / 100)) / 100;
-
 const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: MonthlyQuota): QuotaExcess | null => {
   const limit = decision.limits[name];
   if (limit === null) return null;
@@ -117,8 +113,9 @@ const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: Month
   for (const month of monthsOf(after)) {
     const added = unitMsWithin(after, unit, month) - (before === null ? 0 : unitMsWithin(before, unit, month));
     if (added <= 0) continue;
-    const use = monthlyUse(others, name, month) + unitMsWithin(after, unit, month);
-    if (use > limit * HOUR_MS) return { quota: name, limit, wouldBe: hoursOf(use), month: monthKey(month.start) };
+    // judged on the hours a usage report would show, so a refusal never names the limit itself as what passes it
+    const wouldBe = hoursOf(monthlyUse(others, name, month) + unitMsWithin(after, unit, month));
+    if (wouldBe > limit) return { quota: name, limit, wouldBe, month: monthKey(month.start) };
   }
   return null;
 };

@@ -1,3 +1,4 @@
+import type { Capabilities } from '../host/host.types.js';
 import type { Command, Decider, DomainEvent } from '../shared/decider.js';
 import { invalid } from '../shared/errors.js';
 
@@ -15,11 +16,18 @@ export type UsageMetric = (typeof USAGE_METRICS)[number];
 /** Price per unit-hour of each metric, as a decimal string with at most 6 fraction digits ('0' when free). */
 export type MetricPrices = Readonly<Record<UsageMetric, string>>;
 
-/** Prices for resources on hosts whose capability `capability` equals `value` (e.g. node_type=gpu); first match wins. */
+/** Prices of some metrics: those a capability price overrides. */
+export type MetricOverrides = Readonly<Partial<Record<UsageMetric, string>>>;
+
+/**
+ * Prices for resources on hosts whose capability `capability` equals `value` (e.g. node_type=gpu); the first match
+ * overrides the metrics it names. Versions published before overrides were partial name every metric ('0' where the
+ * body named none), so they still override them all and a report priced with one never changes.
+ */
 export interface CapabilityPrices {
   readonly capability: string;
   readonly value: string;
-  readonly prices: MetricPrices;
+  readonly prices: MetricOverrides;
 }
 
 export interface RateCardTerms {
@@ -54,9 +62,10 @@ const CURRENCY = /^[A-Z]{3}$/;
 export const PRICE = /^(0|[1-9]\d{0,11})(\.\d{1,6})?$/;
 const MAX_CAPABILITY_PRICES = 100;
 
-const checkPrices = (prices: MetricPrices, where: string): void => {
+const checkPrices = (prices: MetricOverrides, where: string): void => {
   for (const metric of USAGE_METRICS) {
-    if (!PRICE.test(prices[metric]))
+    const price = prices[metric];
+    if (price !== undefined && !PRICE.test(price))
       throw invalid('INVALID_RATE_CARD', `${where}${metric} must be a non-negative decimal with at most 6 fraction digits`);
   }
 };
@@ -76,6 +85,8 @@ const checkTerms = (name: string, terms: RateCardTerms): void => {
       throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].capability must be 1 to 64 characters`);
     if (entry.value.length > 255) throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].value must be at most 255 characters`);
     checkPrices(entry.prices, `capability_prices[${index}].prices.`);
+    if (!USAGE_METRICS.some((metric) => entry.prices[metric] !== undefined))
+      throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].prices must name at least one metric`);
   }
 };
 
@@ -90,4 +101,19 @@ export const rateCardDecider: Decider<RateCardState, RateCardCommand, RateCardEv
   initialState: () => ({ version: 0 }),
   decide,
   evolve: (_state, event) => ({ version: event.data.version }),
+};
+
+/**
+ * What a resource on a host pays, by the host's capabilities: the card's prices, overridden by the first entry the host
+ * matches. Each entry's prices are merged once, so every host matching one entry pays the same object (reports sum by it).
+ */
+export const pricesOnHosts = (card: {
+  readonly prices: MetricPrices;
+  readonly capabilityPrices: readonly CapabilityPrices[];
+}): ((capabilities: Capabilities) => MetricPrices) => {
+  const merged = card.capabilityPrices.map((entry): MetricPrices => ({ ...card.prices, ...entry.prices }));
+  return (capabilities) => {
+    const index = card.capabilityPrices.findIndex((entry) => capabilities[entry.capability] === entry.value);
+    return index === -1 ? card.prices : (merged[index] as MetricPrices);
+  };
 };
