@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FieldChange } from './history-changes.js';
 import { type CatalogueEntry, EVENT_CATALOGUE, type InternalEventType } from './event-catalogue.js';
 
 /** Who caused an event: a user in a project, or Leasehold itself (`reactor`, `healing`) by name. */
@@ -20,6 +21,8 @@ export interface HistoryEntry {
   readonly causation_id: string;
   readonly summary: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /** In a lease's history, on a change of the lease or a reservation: each field it set, before and after (history-changes.ts). */
+  readonly changes?: readonly FieldChange[];
 }
 
 export const isCatalogued = (type: string): type is InternalEventType => Object.hasOwn(EVENT_CATALOGUE, type);
