@@ -68,6 +68,8 @@ describe('as_of (api + projector + reactor, default configuration)', () => {
     });
     expect(created.status, describeBody(created)).toBe(201);
     const leaseId = created.body.lease.id as string;
+    // the live read model has the lease (an as_of read waits for its instant only, not for the live head)
+    expect((await client.get(`/v1/leases/${leaseId}`)).status).toBe(200);
     const early = await at(`/v1/leases/${leaseId}`, beforeCreation);
     expect(early.status).toBe(404);
     expect(early.body).toEqual(
