@@ -11,8 +11,7 @@ import {
 } from '#read-model/index.js';
 import { RESERVATION_VIEWS, type SharedView } from '#plugins/lease-view.js';
 import { physicalHostType } from '#plugins/physical-host/physical-host.type.js';
-import type { HistoryEntry, PublicActor } from '#application/history/history-entry.js';
-import type { FieldChange } from '#application/history/history-changes.js';
+import type { FieldChange, HistoryEntry, PublicActor } from '#application/history/history-entry.js';
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';

@@ -1,5 +1,4 @@
 import type { DomainError } from '#domain/index.js';
-import { requestDate } from './counter-offer.js';
 import { MAX_ATTEMPTS_PER_SEARCH } from './window-search.js';
 
 /**
@@ -42,6 +41,9 @@ export interface NoWindow {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Blazar's `YYYY-MM-DD HH:MM`, as counter-offer's `requestDate`, which would import the queries back. */
+const requestDate = (value: string): string => `${value.slice(0, 10)} ${value.slice(11, 16)}`;
 
 const blocker = (refusal: DomainError | null, at: number): Blocker | null =>
   refusal === null ? null : { code: refusal.code, message: refusal.message, at: iso(at) };

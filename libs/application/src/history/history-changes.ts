@@ -1,11 +1,4 @@
-import type { HistoryEntry } from './history-entry.js';
-
-/** One field a change set: its public name and its values before and after. */
-export interface FieldChange {
-  readonly field: string;
-  readonly before: unknown;
-  readonly after: unknown;
-}
+import type { FieldChange, HistoryEntry } from './history-entry.js';
 
 type PublicFields = Readonly<Record<string, unknown>>;
 

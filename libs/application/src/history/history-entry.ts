@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
-import type { FieldChange } from './history-changes.js';
 import { type CatalogueEntry, EVENT_CATALOGUE, type InternalEventType } from './event-catalogue.js';
 
 /** Who caused an event: a user in a project, or Leasehold itself (`reactor`, `healing`) by name. */
@@ -8,6 +7,13 @@ export interface PublicActor {
   readonly user_id: string | null;
   readonly project_id: string | null;
   readonly system: string | null;
+}
+
+/** One field a change set: its public name and its values before and after. */
+export interface FieldChange {
+  readonly field: string;
+  readonly before: unknown;
+  readonly after: unknown;
 }
 
 /** One event as `GET .../history` lists it (docs/events.md). */
