@@ -200,5 +200,37 @@ describe('availability (api + projector + reactor)', () => {
       not_after: on(7, '13:59'),
     });
     expect(cut.body.windows).toEqual([]);
+    expect(cut.body.reason).toMatchObject({ code: 'ALL_BOOKED', blocked_by: { code: 'NOT_ENOUGH_HOSTS', at: on(7, '09:00') } });
+  });
+
+  it('an empty answer says why: asking 5 hosts where 2 match is what a 409 would say, with what matched and what was asked', async () => {
+    await registerHosts('avail-w', 2);
+    const search = await client.post('/v1/availability', {
+      reservations: [hostsOf('avail-w', 5)],
+      duration: 60,
+      not_before: on(8, '09:00'),
+      not_after: on(8, '18:00'),
+    });
+    expect(search.status, describeBody(search)).toBe(200);
+    const refused = await lease('w-five', on(8, '09:00'), on(8, '10:00'), [hostsOf('avail-w', 5)]);
+    expect(refused.status).toBe(409);
+    expect(search.body).toEqual({
+      windows: [],
+      searched_until: null,
+      reason: {
+        code: 'NEVER_FITS',
+        message: `No window: the request is refused even where nothing is booked (${on(8, '09:00')}): ${refused.body.error_message as string}`,
+        asked: { not_before: on(8, '09:00'), not_after: on(8, '18:00'), duration: 60 },
+        reservations: [{ resource_type: 'physical:host', requested: 5, matching: 2, free: 2 }],
+        blocked_by: { code: 'NOT_ENOUGH_HOSTS', message: refused.body.error_message, at: on(8, '09:00') },
+        fits_at: null,
+      },
+    });
+    const found = await client.post('/v1/availability', {
+      reservations: [hostsOf('avail-w', 2)],
+      duration: 60,
+      not_before: on(8, '09:00'),
+    });
+    expect(found.body.reason).toBeNull();
   });
 });

@@ -94,6 +94,28 @@ describe('history (api + projector + reactor, default configuration)', () => {
     expect(JSON.stringify(history)).not.toMatch(/trust_?id|trustId/i);
   });
 
+  it('says what a change changed, with the values before and after', async () => {
+    const created = await client.post('/v1/leases', {
+      name: 'history-changes',
+      start_date: blazarDate(60 * 24 * 8),
+      end_date: blazarDate(60 * 24 * 8 + 60),
+      reservations: [pinnedHost('history-host')],
+    });
+    expect(created.status, describeBody(created)).toBe(201);
+    const leaseId = created.body.lease.id as string;
+    const changed = await client.put(`/v1/leases/${leaseId}`, { name: 'history-changed', end_date: blazarDate(60 * 24 * 8 + 90) });
+    expect(changed.status, describeBody(changed)).toBe(200);
+
+    const history = (await historyOf(`/v1/leases/${leaseId}/history`)) as (Entry & { changes?: unknown })[];
+    const endBefore = history[0]?.data['end_date'];
+    const renamed = history.find((entry) => entry.type === 'lease.renamed');
+    expect(renamed?.changes).toEqual([{ field: 'name', before: 'history-changes', after: 'history-changed' }]);
+    expect(renamed?.summary).toContain('name history-changes -> history-changed');
+    const rescheduled = history.find((entry) => entry.type === 'lease.rescheduled');
+    expect(rescheduled?.changes).toContainEqual({ field: 'end_date', before: endBefore, after: rescheduled?.data['end_date'] });
+    expect(rescheduled?.data['end_date']).not.toBe(endBefore);
+  });
+
   it("lists a host's and a floating IP's events with every lease's bookings", async () => {
     const start = blazarDate(60 * 24 * 3);
     const end = blazarDate(60 * 24 * 3 + 60);
@@ -177,6 +199,38 @@ describe('history (api + projector + reactor, default configuration)', () => {
       });
       expect(entry?.recorded_at).toMatch(RECORDED_AT);
       expect(entry?.summary).toBe(`POST /v1/os-hosts refused (409 HOST_ALREADY_REGISTERED): ${refused.body.error_message as string}`);
+    });
+
+    it('names the lease a refused create asked for, and the id of a refused change', async () => {
+      const tooMany = { resource_type: 'physical:host', min: 50, max: 50, hypervisor_properties: '', resource_properties: '' };
+      const refused = await client.post('/v1/leases', {
+        name: 'audit-too-big',
+        start_date: blazarDate(60 * 24 * 5),
+        end_date: blazarDate(60 * 24 * 5 + 60),
+        reservations: [tooMany],
+      });
+      expect(refused.status, describeBody(refused)).toBe(409);
+      const audit = await auditOf('outcome=refused');
+      const entry = audit.find((candidate) => candidate.request_id === refused.headers.get('x-openstack-request-id'));
+      expect(entry?.data).toMatchObject({ operation: 'createLease', lease_id: null, lease_name: 'audit-too-big' });
+      expect(entry?.summary).toMatch(/^POST \/v1\/leases refused \(409 [A-Z_]+\) for lease "audit-too-big": /);
+
+      const lease = await client.post('/v1/leases', {
+        name: 'audit-grown',
+        start_date: blazarDate(60 * 24 * 6),
+        end_date: blazarDate(60 * 24 * 6 + 60),
+        reservations: [pinnedHost('history-host')],
+      });
+      expect(lease.status, describeBody(lease)).toBe(201);
+      const leaseId = lease.body.lease.id as string;
+      const reservationId = lease.body.lease.reservations[0].id as string;
+      const grown = await client.put(`/v1/leases/${leaseId}`, { reservations: [{ id: reservationId, min: 50, max: 50 }] });
+      expect(grown.status, describeBody(grown)).toBe(409);
+      const changed = (await auditOf('outcome=refused')).find(
+        (candidate) => candidate.request_id === grown.headers.get('x-openstack-request-id'),
+      );
+      expect(changed?.data).toMatchObject({ operation: 'updateLease', lease_id: leaseId, lease_name: null });
+      expect(changed?.summary).toContain(`for lease ${leaseId}: `);
     });
 
     it('filters by project and by range, and does not record bad input (400) or reads', async () => {

@@ -385,7 +385,7 @@ describe('input validation at the API boundary (api + projector)', () => {
         not_before: `${LAST_DAY} 23:00`,
       });
       expect(tooLong.status, describeBody(tooLong)).toBe(200);
-      expect(tooLong.body).toEqual({ windows: [], searched_until: null });
+      expect(tooLong.body).toMatchObject({ windows: [], searched_until: null, reason: { code: 'RANGE_TOO_SHORT' } });
     });
 
     it('GraphQL availability: the same windows', async () => {

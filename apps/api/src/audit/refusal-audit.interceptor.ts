@@ -5,6 +5,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { type Observable, catchError, from, switchMap, throwError } from 'rxjs';
 import { type DomainErrorKind, describeError, isDomainError } from '#domain/index.js';
 import { WriteRefusals } from '#application/audit/write-refusals.js';
+import type { RefusedLease } from '#application/audit/write-refused.events.js';
+import { graphqlRefusedLease, restRefusedLease } from './refused-lease.js';
 import { STATUS_BY_KIND } from '../http/blazar-error.js';
 import { commandMetadata } from '../http/request-context.js';
 import { OPERATIONS } from '../openapi/operations.js';
@@ -17,16 +19,19 @@ interface RefusedCall {
   readonly operation: string;
   readonly method: string;
   readonly path: string;
+  readonly lease: RefusedLease;
 }
 
 /** A REST write, by its route's operation id. */
 const restCall = (request: Request): RefusedCall => {
   const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
+  const operation = OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route;
   return {
     request,
-    operation: OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route,
+    operation,
     method: request.method,
     path: request.path,
+    lease: restRefusedLease(operation, request.params, request.body),
   };
 };
 
@@ -65,16 +70,17 @@ export class RefusalAuditInterceptor implements NestInterceptor {
         operation: `graphql:${info.fieldName}`,
         method: 'POST',
         path: '/graphql',
+        lease: graphqlRefusedLease(info.fieldName, graphql.getArgs<Record<string, unknown>>()),
       };
     }
     const request = context.switchToHttp().getRequest<Request>();
     return READS.has(request.method) ? null : restCall(request);
   }
 
-  private async audit({ request, operation, method, path }: RefusedCall, error: unknown): Promise<void> {
+  private async audit({ request, operation, method, path, lease }: RefusedCall, error: unknown): Promise<void> {
     if (!isDomainError(error) || !AUDITED.has(error.kind)) return;
     try {
-      const refusal = { operation, method, path, status: STATUS_BY_KIND[error.kind], error };
+      const refusal = { operation, method, path, status: STATUS_BY_KIND[error.kind], lease, error };
       await this.refusals.record(commandMetadata(request, this.clock()), refusal);
     } catch (failure) {
       this.logger.warn(`refused write not audited: ${describeError(failure)}`);

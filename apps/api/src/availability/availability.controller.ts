@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { Availability, AvailabilityWindow, LeaseExtension } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
+import type { NoWindow } from '#application/availability/no-window.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { parseAvailabilityParameters, parseAvailabilityQuery } from './availability-request.parser.js';
@@ -21,9 +22,28 @@ const windowBody = (window: AvailabilityWindow) => ({
   })),
 });
 
-const availabilityBody = ({ windows, searchedUntil }: Availability) => ({
+const reasonBody = (reason: NoWindow) => ({
+  code: reason.code,
+  message: reason.message,
+  asked: {
+    not_before: requestDate(reason.asked.notBefore),
+    not_after: requestDate(reason.asked.notAfter),
+    duration: reason.asked.durationMinutes,
+  },
+  reservations: reason.reservations.map((r) => ({
+    resource_type: r.resourceType,
+    requested: r.requested,
+    matching: r.matching,
+    free: r.free,
+  })),
+  blocked_by: reason.blockedBy === null ? null : { ...reason.blockedBy, at: requestDate(reason.blockedBy.at) },
+  fits_at: reason.fitsAt === null ? null : requestDate(reason.fitsAt),
+});
+
+const availabilityBody = ({ windows, searchedUntil, reason }: Availability) => ({
   windows: windows.map(windowBody),
   searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
+  reason: reason === null ? null : reasonBody(reason),
 });
 
 const extensionBody = (extension: LeaseExtension) => ({

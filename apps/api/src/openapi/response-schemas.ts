@@ -11,7 +11,7 @@ import {
 } from '#read-model/index.js';
 import { RESERVATION_VIEWS, type SharedView } from '#plugins/lease-view.js';
 import { physicalHostType } from '#plugins/physical-host/physical-host.type.js';
-import type { HistoryEntry, PublicActor } from '#application/history/history-entry.js';
+import type { FieldChange, HistoryEntry, PublicActor } from '#application/history/history-entry.js';
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
@@ -254,7 +254,7 @@ const Plugin = object<PluginView>({ name: string, resource_type: string, title: 
 
 const stringOrNull: JsonSchema = { type: ['string', 'null'] };
 
-const HistoryEntrySchema = object<HistoryEntry>(
+const HistoryEntryFields = object<HistoryEntry>(
   {
     position: { type: 'integer', minimum: 1, description: 'Position in the event log: the order of the list.' },
     recorded_at: {
@@ -273,9 +273,20 @@ const HistoryEntrySchema = object<HistoryEntry>(
     causation_id: string,
     summary: string,
     data: { type: 'object', description: "The type's fields (docs/events.md)." },
+    changes: {
+      type: 'array',
+      items: object<FieldChange>({ field: string, before: {}, after: {} }),
+      description: "In a lease's history, on a change of the lease or a reservation: each field it set, before and after.",
+    },
   },
   { description: 'One event of a history.' },
 );
+
+/** Only a lease's changes carry `changes`. */
+const HistoryEntrySchema: JsonSchema = {
+  ...HistoryEntryFields,
+  required: (HistoryEntryFields.required ?? []).filter((name) => name !== 'changes'),
+};
 
 const BlazarError = object<BlazarErrorBody>(
   {

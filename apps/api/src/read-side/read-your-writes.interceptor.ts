@@ -28,7 +28,7 @@ export const readPositionOf = (request: Request, asOf: string | undefined): Read
   const resolved = asOfOf(request);
   // a programming error: the route takes as_of but is not marked @AnswersAsOf()
   if (resolved === null) throw new Error(`${request.method} ${request.path}: as_of given but not resolved`);
-  return resolved.position;
+  return resolved;
 };
 
 /** The marker of the read this response answers, for the exception filter (a 404 from a stale read model is stale too). */

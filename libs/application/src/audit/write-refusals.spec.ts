@@ -19,6 +19,7 @@ const refuse = (projectId: string, now: string, status: 403 | 409) =>
     method: 'PUT',
     path: '/v1/leases/l-1',
     status,
+    lease: { id: 'l-1', name: null },
     error: status === 403 ? policyNotAuthorized('blazar:leases:put') : conflict('HOST_RESERVED', 'Host 7 is reserved'),
   });
 
@@ -56,7 +57,38 @@ describe('the audit log of refused writes', () => {
         at: '2030-01-01T23:59:00.000Z',
       },
     });
-    expect(listed[1]?.summary).toBe('PUT /v1/leases/l-1 refused (409 HOST_RESERVED): Host 7 is reserved');
+    expect(listed[1]?.summary).toBe('PUT /v1/leases/l-1 refused (409 HOST_RESERVED) for lease l-1: Host 7 is reserved');
+  });
+
+  it('names the refused lease: its id when it had one, or the name asked for (a refused create)', async () => {
+    const now = '2030-01-04T12:00:00.000Z';
+    await refuse('project-1', now, 409);
+    await refusals.record(commandMetadata(member('project-1'), now), {
+      operation: 'createLease',
+      method: 'POST',
+      path: '/v1/leases',
+      status: 409,
+      lease: { id: null, name: 'nightly-build' },
+      error: conflict('NOT_ENOUGH_HOSTS', 'Not enough hosts available'),
+    });
+    const listed = await refusals.list(admin, { start: now, end: '2030-01-05T00:00:00.000Z', projectId: null });
+    expect(listed.map((entry) => [entry.data['lease_id'], entry.data['lease_name']])).toEqual([
+      ['l-1', null],
+      [null, 'nightly-build'],
+    ]);
+    expect(listed[0]?.summary).toBe('PUT /v1/leases/l-1 refused (409 HOST_RESERVED) for lease l-1: Host 7 is reserved');
+    expect(listed[1]?.summary).toBe('POST /v1/leases refused (409 NOT_ENOUGH_HOSTS) for lease "nightly-build": Not enough hosts available');
+  });
+
+  it('reads a refusal recorded before leases were named as naming none', async () => {
+    const now = '2030-01-05T12:00:00.000Z';
+    const data = { operation: 'createHost', method: 'POST', path: '/v1/os-hosts', status: 409, code: 'X', reason: 'r', at: now };
+    await audit.appendToStream('audit-2030-01-05', 'any', [
+      { id: 'old-1', type: 'Audit.WriteRefused', data, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+    ]);
+    const [entry] = await refusals.list(admin, { start: now, end: '2030-01-06T00:00:00.000Z', projectId: null });
+    expect(entry?.data).toMatchObject({ lease_id: null, lease_name: null });
+    expect(entry?.summary).toBe('POST /v1/os-hosts refused (409 X): r');
   });
 
   it('filters by project and bounds the range: start inclusive, end exclusive', async () => {

@@ -5,7 +5,7 @@ import { type Caller, authorize } from '../caller.js';
 import { type CommandMetadata, eventMetadata } from '../command.js';
 import { type HistoryEntry, historyEntry } from '../history/history-entry.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { type WriteRefused, auditStream } from './write-refused.events.js';
+import { type RefusedLease, type WriteRefused, auditStream } from './write-refused.events.js';
 
 /** What the transport knows of a refused write: its operation, how it was sent, and the HTTP status it got. */
 export interface Refusal {
@@ -13,6 +13,7 @@ export interface Refusal {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+  readonly lease: RefusedLease;
   readonly error: DomainError;
 }
 
@@ -47,10 +48,20 @@ export class WriteRefusals {
     private readonly newId: () => string,
   ) {}
 
-  async record(metadata: CommandMetadata, { operation, method, path, status, error }: Refusal): Promise<void> {
+  async record(metadata: CommandMetadata, { operation, method, path, status, lease, error }: Refusal): Promise<void> {
     const event: WriteRefused = {
       type: 'Audit.WriteRefused',
-      data: { operation, method, path, status, code: error.code, reason: error.message, at: metadata.now },
+      data: {
+        operation,
+        method,
+        path,
+        status,
+        code: error.code,
+        reason: error.message,
+        at: metadata.now,
+        leaseId: lease.id,
+        leaseName: lease.name,
+      },
     };
     await this.audit.appendToStream(auditStream(dayOf(metadata.now)), 'any', [
       { id: this.newId(), ...event, metadata: eventMetadata(metadata) },

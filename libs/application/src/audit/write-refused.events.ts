@@ -2,7 +2,7 @@ import type { DomainEvent } from '#domain/index.js';
 
 /**
  * A write the API refused after reading it (a 403 of the policy, a 409 of the rules): who asked
- * (the event's metadata), what (the operation and its path) and why (the error's code and words).
+ * (the event's metadata), what (the operation, its path and the lease it named) and why (the error's code and words).
  * Recorded in the audit log, never in the ledger: it changes no state.
  */
 export type WriteRefused = DomainEvent<
@@ -15,8 +15,29 @@ export type WriteRefused = DomainEvent<
     readonly code: string;
     readonly reason: string;
     readonly at: string;
+    /** The lease the write was about: its id (a change, a deletion) or the name a refused create asked for; null: not a lease's. */
+    readonly leaseId: string | null;
+    readonly leaseName: string | null;
   }
 >;
+
+/** The lease a refused write was about, as far as the request said. */
+export interface RefusedLease {
+  readonly id: string | null;
+  readonly name: string | null;
+}
+
+/** Refusals recorded before the lease was named have neither field: they name none. */
+export const refusedLeaseOf = (data: WriteRefused['data']): RefusedLease => {
+  const stored: Partial<WriteRefused['data']> = data;
+  return { id: stored.leaseId ?? null, name: stored.leaseName ?? null };
+};
+
+/** ` for lease <id>`, ` for lease "<name>"`, or nothing. */
+export const describeRefusedLease = ({ id, name }: RefusedLease): string => {
+  if (id !== null) return ` for lease ${id}`;
+  return name === null ? '' : ` for lease ${JSON.stringify(name)}`;
+};
 
 export type AuditEvent = WriteRefused;
 

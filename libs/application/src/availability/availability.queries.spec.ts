@@ -147,12 +147,63 @@ describe('the window search', () => {
     expect(starts(windows)).toEqual([at(13)]);
   });
 
-  it('ends at once, with nothing, for a request no calendar could ever hold (more hosts than match)', async () => {
+  it('ends at once, with nothing, for a request no calendar could ever hold (more hosts than match), and says why', async () => {
     const answer = await spec
       .given([hostRegistered('1'), hostBooked('1', 'r0', { start: 9, end: 12 })])
       .when((app) => app.windows(member, ask([hosts(2)], 1), NOW))
       .then([]);
-    expect(answer).toEqual({ windows: [], searchedUntil: null });
+    expect(answer).toEqual({
+      windows: [],
+      searchedUntil: null,
+      reason: {
+        code: 'NEVER_FITS',
+        message:
+          'No window: the request is refused even where nothing is booked (2030-01-01 12:00): Not enough hosts available: 1 reservable host' +
+          ' matches the requested properties and 1 of them is free for the whole lease (cleaning time included), 2 requested (min)',
+        asked: { notBefore: at(9), notAfter: '2030-04-01T09:00:00.000Z', durationMinutes: 60 },
+        reservations: [{ resourceType: 'physical:host', requested: 2, matching: 1, free: 1 }],
+        blockedBy: { code: 'NOT_ENOUGH_HOSTS', message: expect.stringContaining('2 requested (min)') as unknown, at: at(12) },
+        fitsAt: null,
+      },
+    });
+  });
+
+  it('says when bookings leave no window in the range: what was free at its start, what refused it, and when it fits', async () => {
+    const answer = await spec
+      .given([hostRegistered('1'), hostRegistered('2'), hostBooked('1', 'r0', { start: 9, end: 12 })])
+      .when((app) => app.windows(member, ask([hosts(2)], 2, { notAfter: at(13) }), NOW))
+      .then([]);
+    expect(answer.windows).toEqual([]);
+    expect(answer.reason).toEqual({
+      code: 'ALL_BOOKED',
+      message:
+        'No window of 120 minutes from 2030-01-01 09:00 to 2030-01-01 13:00: bookings stand in the way (at 2030-01-01 09:00: Not enough' +
+        ' hosts available: 2 reservable hosts match the requested properties and 1 of them is free for the whole lease (cleaning time' +
+        ' included), 2 requested (min)). It fits from 2030-01-01 12:00, when nothing booked stands in the way.',
+      asked: { notBefore: at(9), notAfter: at(13), durationMinutes: 120 },
+      reservations: [{ resourceType: 'physical:host', requested: 2, matching: 2, free: 1 }],
+      blockedBy: { code: 'NOT_ENOUGH_HOSTS', message: expect.stringContaining('1 of them is free') as unknown, at: at(9) },
+      fitsAt: at(12),
+    });
+  });
+
+  it('says when the range is shorter than the duration, and gives no reason when it finds a window', async () => {
+    const short = await spec
+      .given([hostRegistered('1')])
+      .when((app) => app.windows(member, ask([hosts(1)], 2, { notAfter: at(10) }), NOW))
+      .then([]);
+    expect(short.reason).toMatchObject({
+      code: 'RANGE_TOO_SHORT',
+      message: 'No window of 120 minutes fits between 2030-01-01 09:00 and 2030-01-01 10:00',
+      reservations: [],
+      blockedBy: null,
+      fitsAt: null,
+    });
+    const fits = await spec
+      .given([hostRegistered('1')])
+      .when((app) => app.windows(member, ask([hosts(1)], 1), NOW))
+      .then([]);
+    expect(fits.reason).toBeNull();
   });
 
   it('stops after its budget of attempts and says where, every start before that tried', async () => {
@@ -176,6 +227,10 @@ describe('the window search', () => {
     expect(answer.windows).toEqual([]);
     // the 250th start tried is 250 minutes on from now (starts are tried at 09:00, then each booking's end)
     expect(answer.searchedUntil).toBe(new Date(Date.parse(NOW) + 2 * MAX_ATTEMPTS_PER_SEARCH * 60_000).toISOString());
+    expect(answer.reason).toMatchObject({
+      code: 'SEARCH_STOPPED',
+      message: `No window found before the search stopped at 2030-01-01 17:20 (at most ${MAX_ATTEMPTS_PER_SEARCH} tries a search): ask again from there`,
+    });
   });
 
   it('answers a whole-host request over that calendar without running out: the sweep skips every gap too short', async () => {
@@ -239,7 +294,7 @@ describe('the window search', () => {
           .given([hostRegistered('1')])
           .when((app) => app.windows(member, ask([hosts(1)], 2, { notBefore }), NOW))
           .then([]);
-        expect(answer).toEqual({ windows: [], searchedUntil: null });
+        expect(answer).toMatchObject({ windows: [], searchedUntil: null, reason: { code: 'RANGE_TOO_SHORT' } });
       }
     });
 

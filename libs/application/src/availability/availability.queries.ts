@@ -24,6 +24,7 @@ import { bookingsOnHeld } from './calendar-kinds.js';
 import { HostSweeper, matchingHosts } from './host-sweep.js';
 import { type Attempt, type WindowQuery, WindowSearch } from './window-search.js';
 import { headroomRuleFor } from '../guardrails/freepool-headroom.js';
+import { type AskedRange, type JudgedReservation, type NoWindow, allBooked, neverFits, rangeTooShort, searchStopped } from './no-window.js';
 
 /** How far ahead a search looks when the caller does not say (and a counter-offer always). */
 export const DEFAULT_HORIZON_DAYS = 90;
@@ -52,9 +53,14 @@ export interface ReservationAvailability extends ReservationSupply {
 }
 
 /** The windows found, and where a search that ran out of attempts stopped (null: it did not). */
-export interface Availability {
+interface Found {
   readonly windows: readonly AvailabilityWindow[];
   readonly searchedUntil: string | null;
+}
+
+/** What a search answers: the windows, and when there is none, why (null when there are). */
+export interface Availability extends Found {
+  readonly reason: NoWindow | null;
 }
 
 export interface AvailabilityWindow {
@@ -120,11 +126,48 @@ export class AvailabilityQueries {
       request.notBefore === null ? 0 : Math.ceil(toMs(request.notBefore) / MINUTE_MS) * MINUTE_MS,
     );
     const notAfter = request.notAfter === null ? horizonFrom(notBefore) : Math.min(toMs(request.notAfter), LAST_INSTANT_MS);
+    const asked = { notBefore: iso(notBefore), notAfter: iso(notAfter), durationMinutes: request.durationMinutes };
     // a search from the last minute on finds nothing, as one whose windows could only end after it
-    if (request.notAfter === null && notAfter <= notBefore) return { windows: [], searchedUntil: null };
+    if (request.notAfter === null && notAfter <= notBefore) return { windows: [], searchedUntil: null, reason: rangeTooShort(asked) };
     if (notAfter <= notBefore) throw invalid('INVALID_RANGE', 'not_after must be later than not_before (and than now)');
     await this.app.index.catchUp();
-    return this.find(caller, request.reservations, request.durationMinutes * MINUTE_MS, notBefore, notAfter, request.limit);
+    const durationMs = request.durationMinutes * MINUTE_MS;
+    const found = this.find(caller, request.reservations, durationMs, notBefore, notAfter, request.limit);
+    if (found.windows.length > 0) return { ...found, reason: null };
+    if (found.searchedUntil !== null) return { ...found, reason: searchStopped(asked, found.searchedUntil) };
+    if (notAfter - durationMs < notBefore) return { ...found, reason: rangeTooShort(asked) };
+    return { ...found, reason: this.whyNone(caller, request.reservations, asked, notBefore, notAfter) };
+  }
+
+  /**
+   * Why a search that covered its range found nothing, from two admissions: where nothing relevant is booked
+   * any more (refused there: it never fits), else at the range's start (what the bookings leave free).
+   */
+  private whyNone(
+    caller: Caller,
+    reservations: readonly ReservationRequest[],
+    asked: AskedRange,
+    notBefore: number,
+    notAfter: number,
+  ): NoWindow {
+    const durationMs = asked.durationMinutes * MINUTE_MS;
+    const query = this.windowQuery(caller, reservations, durationMs, notBefore, notAfter, 1);
+    const emptyFrom = this.search.emptyFrom(query);
+    const judged = (start: number) => this.judged(caller, reservations, durationMs, start);
+    const never = this.search.refusal(query, emptyFrom, emptyFrom + durationMs);
+    if (never !== null) return neverFits(asked, judged(emptyFrom), never, emptyFrom);
+    const fitsAt = emptyFrom + durationMs <= LAST_INSTANT_MS ? emptyFrom : null;
+    return allBooked(asked, judged(notBefore), this.search.refusal(query, notBefore, notBefore + durationMs), fitsAt);
+  }
+
+  /** Each reservation's supply at one start, as a window reports it. */
+  private judged(caller: Caller, reservations: readonly ReservationRequest[], durationMs: number, start: number): JudgedReservation[] {
+    const supply = this.supplies(caller, reservations, durationMs, start)(start);
+    return reservations.map((request, i) => ({
+      resourceType: request.resourceType,
+      requested: availabilityOf(request).requested(request),
+      ...(supply[i] as ReservationSupply),
+    }));
   }
 
   /**
@@ -210,7 +253,7 @@ export class AvailabilityQueries {
     notBefore: number,
     notAfter: number,
     limit: number,
-  ): Availability {
+  ): Found {
     const { starts, searchedUntil } = this.search.windows(this.windowQuery(caller, reservations, durationMs, notBefore, notAfter, limit));
     const supplyAt = this.supplies(caller, reservations, durationMs, notAfter - durationMs);
     const windows = starts.map((start) => {

@@ -1,4 +1,4 @@
-import { type FlavorViewer, MINUTE_MS, isDomainError } from '#domain/index.js';
+import { type DomainError, type FlavorViewer, MINUTE_MS, conflict, isDomainError } from '#domain/index.js';
 import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
 import type { CalendarScope } from '#plugins/availability/availability.port.js';
 import { RESERVATION_TYPES, type ReservationRequest } from '#plugins/reservation-types.js';
@@ -92,14 +92,26 @@ export class WindowSearch {
 
   /** Whether the attempt admits the request in [start, end): false on a refusal for lack of capacity; any other refusal is thrown. */
   admits(query: Pick<WindowQuery, 'attempt' | 'caller'>, start: number, end: number): boolean {
+    return this.refusal(query, start, end) === null;
+  }
+
+  /** The refusal for lack of capacity the attempt meets in [start, end), null when it is admitted; any other refusal is thrown. */
+  refusal(query: Pick<WindowQuery, 'attempt' | 'caller'>, start: number, end: number): DomainError | null {
     const plan = bookingPlan(this.app);
     try {
       query.attempt(this.context(plan, query.caller, start, end));
-      return !this.breaksHeadroom(plan, query.caller, start, end);
     } catch (error) {
-      if (isCapacityRefusal(error)) return false;
+      if (isCapacityRefusal(error)) return error as DomainError;
       throw error;
     }
+    return this.breaksHeadroom(plan, query.caller, start, end)
+      ? conflict('FREEPOOL_HEADROOM', 'The lease would leave fewer free hosts than the freepool headroom rule keeps')
+      : null;
+  }
+
+  /** The first start from which nothing booked on the query's calendars is near a window: where it fits if it ever does. */
+  emptyFrom(query: WindowQuery): number {
+    return this.candidateStarts(query).emptyFrom(query.notBefore);
   }
 
   /** Whether the freepool headroom rule would refuse this caller's lease at [start, end), as the lease's own decision judges it. */

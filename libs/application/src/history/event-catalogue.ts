@@ -13,7 +13,7 @@ import type {
   RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
-import type { AuditEvent } from '../audit/write-refused.events.js';
+import { type AuditEvent, describeRefusedLease, refusedLeaseOf } from '../audit/write-refused.events.js';
 import { publicCapabilities, publicEffects, publicHostInfo, publicReservation, publicSlots } from './public-shapes.js';
 
 /** Every event the code can append: the union of each decider's events, and the audit log's. */
@@ -480,7 +480,17 @@ export const EVENT_CATALOGUE: Catalogue = {
   },
   'Audit.WriteRefused': {
     publicType: 'audit.write_refused',
-    summary: (d) => `${d.method} ${d.path} refused (${d.status} ${d.code}): ${d.reason}`,
-    fields: { operation: 'operation', method: 'method', path: 'path', status: 'status', code: 'code', reason: 'reason', at: 'at' },
+    summary: (d) => `${d.method} ${d.path} refused (${d.status} ${d.code})${describeRefusedLease(refusedLeaseOf(d))}: ${d.reason}`,
+    fields: {
+      operation: 'operation',
+      method: 'method',
+      path: 'path',
+      status: 'status',
+      code: 'code',
+      reason: 'reason',
+      at: 'at',
+      lease_id: (d) => refusedLeaseOf(d).id,
+      lease_name: (d) => refusedLeaseOf(d).name,
+    },
   },
 };

@@ -9,6 +9,13 @@ export interface PublicActor {
   readonly system: string | null;
 }
 
+/** One field a change set: its public name and its values before and after. */
+export interface FieldChange {
+  readonly field: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
 /** One event as `GET .../history` lists it (docs/events.md). */
 export interface HistoryEntry {
   readonly position: number;
@@ -20,6 +27,8 @@ export interface HistoryEntry {
   readonly causation_id: string;
   readonly summary: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /** In a lease's history, on a change of the lease or a reservation: each field it set, before and after (history-changes.ts). */
+  readonly changes?: readonly FieldChange[];
 }
 
 export const isCatalogued = (type: string): type is InternalEventType => Object.hasOwn(EVENT_CATALOGUE, type);

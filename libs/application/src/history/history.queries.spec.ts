@@ -153,6 +153,48 @@ describe('history of a lease', () => {
     });
   });
 
+  it('says what a change changed, with the values before and after, in the entry and its summary', async () => {
+    await append('lease-lease-1', 'Lease.Renamed', { leaseId: 'lease-1', name: 'renamed', renamedAt: hold.startDate });
+    await append('lease-lease-1', 'Lease.Rescheduled', {
+      leaseId: 'lease-1',
+      startDate: '2030-01-02T10:00:00.000Z',
+      endDate: '2030-01-02T18:00:00.000Z',
+      beforeEndDate: '2030-01-02T17:00:00.000Z',
+      rescheduledAt: hold.startDate,
+    });
+    await append('lease-lease-1', 'Reservation.Changed', {
+      leaseId: 'lease-1',
+      reservation: reservation('res-1', { hostIds: ['8', '9'], min: 2, max: 2 }),
+      changedAt: hold.startDate,
+    });
+    const history = await queries.lease(testCaller('reader', 'project-1'), 'lease-1');
+    const changed = history.filter((entry) => entry.changes !== undefined);
+    expect(changed.map((entry) => [entry.type, entry.changes])).toEqual([
+      ['reservation.changed', [{ field: 'host_ids', before: ['7'], after: ['8'] }]],
+      ['lease.renamed', [{ field: 'name', before: 'my-lease', after: 'renamed' }]],
+      [
+        'lease.rescheduled',
+        [
+          { field: 'start_date', before: '2030-01-01T10:00:00.000Z', after: '2030-01-02T10:00:00.000Z' },
+          { field: 'end_date', before: '2030-01-01T18:00:00.000Z', after: '2030-01-02T18:00:00.000Z' },
+          { field: 'before_end_date', before: '2030-01-01T17:00:00.000Z', after: '2030-01-02T17:00:00.000Z' },
+        ],
+      ],
+      [
+        'reservation.changed',
+        [
+          { field: 'min', before: 1, after: 2 },
+          { field: 'max', before: 1, after: 2 },
+          { field: 'host_ids', before: ['8'], after: ['8', '9'] },
+        ],
+      ],
+    ]);
+    expect(changed[0]?.summary).toBe('Reservation res-1 of lease lease-1 changed: host_ids ["7"] -> ["8"]');
+    expect(changed[1]?.summary).toBe('Lease lease-1 renamed to renamed: name my-lease -> renamed');
+    expect(changed[3]?.summary).toBe('Reservation res-1 of lease lease-1 changed: min 1 -> 2, max 1 -> 2, host_ids ["8"] -> ["8","9"]');
+    expect(history.find((entry) => entry.type === 'host.booked')).not.toHaveProperty('changes');
+  });
+
   it('is refused to another project (403) and unknown ids are 404, as reading the lease', async () => {
     await expect(queries.lease(testCaller('member', 'project-2'), 'lease-1')).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     await expect(queries.lease(testCaller('admin', 'admin-project'), 'lease-nope')).rejects.toMatchObject({ code: 'LEASE_NOT_FOUND' });

@@ -15,6 +15,7 @@ import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { leaseNotFound } from '../queries/read.queries.js';
+import { withChanges } from './history-changes.js';
 import { type HistoryEntry, historyEntry, isCatalogued } from './history-entry.js';
 
 /** The reservations a stored lease event states in full (at creation, after a change, after healing). */
@@ -48,7 +49,10 @@ export type StreamReader = (streamId: string) => Promise<RecordedEvent[]>;
 export class HistoryQueries {
   constructor(private readonly store: EventStore) {}
 
-  /** As reading the lease: 404 when there is none, then the policy on its project and user (a deleted lease's too). */
+  /**
+   * As reading the lease: 404 when there is none, then the policy on its project and user (a deleted lease's too).
+   * Each change says what it changed (`changes`).
+   */
   async lease(
     caller: Caller,
     leaseId: string,
@@ -58,7 +62,7 @@ export class HistoryQueries {
     const creation = own.find((event) => event.type === 'Lease.Created');
     if (creation === undefined) throw leaseNotFound(leaseId);
     authorize(caller, ACTIONS.leaseGet, leaseTarget(creation.data as LeaseCreated['data']));
-    return inLogOrder([...own, ...(await this.bookings(own.flatMap(reservationsIn), read))]);
+    return withChanges(inLogOrder([...own, ...(await this.bookings(own.flatMap(reservationsIn), read))]));
   }
 
   /** Admin only (the policy first, as upstream for hosts): its stream, its Nova activity, its registry entries. */

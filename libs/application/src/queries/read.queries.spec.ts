@@ -13,7 +13,15 @@ const leaseRow = (id: string, projectId: string) => ({
   startDate: '2030-01-01T00:00:00.000Z',
   endDate: '2030-01-02T00:00:00.000Z',
   status: 'PENDING',
-  doc: { id, project_id: projectId, user_id: `${projectId}-user`, name: id } as unknown as LeaseView,
+  // recorded at position 5: as of an earlier one it did not exist yet
+  since: 5,
+  doc: {
+    id,
+    project_id: projectId,
+    user_id: `${projectId}-user`,
+    name: id,
+    created_at: '2029-12-31T10:00:00.000000',
+  } as unknown as LeaseView,
 });
 
 describe('read queries: who may read what (upstream policy)', () => {
@@ -46,6 +54,21 @@ describe('read queries: who may read what (upstream policy)', () => {
     await expect(queries.lease(member, 'lease-1')).resolves.toMatchObject({ id: 'lease-1' });
     await expect(queries.lease(other, 'lease-1')).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
     await expect(queries.lease(member, 'nope')).rejects.toMatchObject({ code: 'LEASE_NOT_FOUND' });
+  });
+
+  it('as of an instant before a lease existed: still a 404, which says it did not exist yet and when it was created', async () => {
+    const past = queries.asOf({ position: 1, instant: '2029-12-01T00:00:00.000Z' });
+    await expect(past.lease(member, 'lease-1')).rejects.toMatchObject({
+      kind: 'not_found',
+      code: 'LEASE_NOT_YET_CREATED',
+      message:
+        "Object with {'lease_id': 'lease-1'} not found as of 2029-12-01T00:00:00.000Z: the lease did not exist yet (created at 2029-12-31T10:00:00.000000)",
+    });
+    await expect(past.lease(other, 'lease-1')).rejects.toMatchObject({ code: 'POLICY_NOT_AUTHORIZED' });
+    await expect(past.lease(member, 'nope')).rejects.toMatchObject({
+      code: 'LEASE_NOT_FOUND',
+      message: "Object with {'lease_id': 'nope'} not found",
+    });
   });
 
   it('hosts and their allocations are admin-only, and the policy comes before the 404', async () => {

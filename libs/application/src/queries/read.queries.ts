@@ -68,6 +68,19 @@ const checkStatusFilter = (filter: LeaseFilter): void => {
 export const leaseNotFound = (leaseId: string): DomainError =>
   notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
+/** Upstream's 404, with why: asked as of an instant before the lease was created. */
+const leaseNotYetCreated = (leaseId: string, instant: string, createdAt: string): DomainError =>
+  notFound(
+    'LEASE_NOT_YET_CREATED',
+    `Object with {'lease_id': '${leaseId}'} not found as of ${instant}: the lease did not exist yet (created at ${createdAt})`,
+  );
+
+/** A past instant reads answer at: the instant asked for and the log position it stands for. */
+export interface PastInstant {
+  readonly position: number;
+  readonly instant: string;
+}
+
 /** Nova's words; a private flavor is not found by those who may not see it. */
 export const flavorNotFound = (flavorId: string): DomainError => notFound('FLAVOR_NOT_FOUND', `Flavor ${flavorId} could not be found.`);
 
@@ -87,11 +100,13 @@ export class ReadQueries {
     private readonly read: ReadModelQueries,
     /** Leases, hosts, floating IPs and their allocations: live, or as of a log position. */
     private readonly resources: ResourceReads = read,
+    /** The instant `resources` stand at; null: live. */
+    private readonly past: PastInstant | null = null,
   ) {}
 
   /** Leases, hosts, floating IPs and their allocations as they stood right after the event at `position`. */
-  asOf(position: number): ReadQueries {
-    return new ReadQueries(this.read, this.read.asOf(position));
+  asOf(past: PastInstant): ReadQueries {
+    return new ReadQueries(this.read, this.read.asOf(past.position), past);
   }
 
   /** Admins (the policy's `admin` rule) see every project's leases, others their project's. */
@@ -185,9 +200,20 @@ export class ReadQueries {
   /** 404 when there is no such lease, then the policy on the stored lease's project: 403 for another project's. */
   async lease(caller: Caller, leaseId: string): Promise<LeaseView> {
     const lease = await this.resources.lease(leaseId);
-    if (lease === null) throw leaseNotFound(leaseId);
+    if (lease === null) throw await this.missingLease(caller, leaseId);
     authorize(caller, ACTIONS.leaseGet, leaseTarget({ projectId: lease.project_id, userId: lease.user_id }));
     return lease;
+  }
+
+  /**
+   * Why a lease is not there: as of a past instant, one that exists now was created later, which whoever
+   * may read it now is told; otherwise upstream's 404.
+   */
+  private async missingLease(caller: Caller, leaseId: string): Promise<DomainError> {
+    const live = this.past === null ? null : await this.read.lease(leaseId);
+    if (this.past === null || live === null) return leaseNotFound(leaseId);
+    authorize(caller, ACTIONS.leaseGet, leaseTarget({ projectId: live.project_id, userId: live.user_id }));
+    return leaseNotYetCreated(leaseId, this.past.instant, live.created_at);
   }
 
   async hosts(caller: Caller): Promise<HostView[]> {
