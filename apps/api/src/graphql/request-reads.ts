@@ -14,6 +14,7 @@ import type { Caller } from '#application/caller.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { HistoryQueries } from '#application/history/history.queries.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
+import type { BookedResource } from '#plugins/reservation-type.js';
 import { API_CONFIG, type ApiConfig } from '../config.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { markStale } from '../read-side/read-your-writes.interceptor.js';
@@ -23,6 +24,7 @@ import { OperationBudget, budgetOf } from './operation-budget.js';
 import { REPORT_ROWS } from './query-cost.js';
 
 type Kind = 'host' | 'floatingip';
+type ReservationKind = BookedResource['kind'];
 
 const groupBy = <K>(
   keys: readonly K[],
@@ -47,7 +49,7 @@ const length = (rows: readonly unknown[]): number => rows.length;
 export class OperationReads {
   private readonly waited = new Map<ReadModelName, Promise<void>>();
   private readonly streams = new Map<string, Promise<RecordedEvent[]>>();
-  private readonly reservationBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
+  private readonly reservationBookings: Record<ReservationKind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly resourceBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly histories: DataLoader<string, HistoryEntry[]>;
 
@@ -61,7 +63,7 @@ export class OperationReads {
     private readonly budget: OperationBudget,
     now: () => Date,
   ) {
-    const byReservation = (kind: Kind) =>
+    const byReservation = (kind: ReservationKind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
         const rows = await budget.read(() => queries.reservationBookings(caller, kind, ids), length);
@@ -73,7 +75,7 @@ export class OperationReads {
         const rows = await budget.read(() => queries.resourceBookings(caller, kind, ids, now().getTime()), length);
         return groupBy(ids, rows, (row) => row.resourceId);
       });
-    this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip') };
+    this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip'), network: byReservation('network') };
     this.resourceBookings = { host: byResource('host'), floatingip: byResource('floatingip') };
     // a lease's history is its own streams in the log, read per lease (no read model); the hosts' and addresses' streams are shared
     this.histories = new DataLoader(async (ids) =>
@@ -120,7 +122,7 @@ export class OperationReads {
     return this.budget.read(run, () => REPORT_ROWS);
   }
 
-  bookingsOfReservation(kind: Kind, reservationId: string): Promise<AvailabilityIntervalRow[]> {
+  bookingsOfReservation(kind: ReservationKind, reservationId: string): Promise<AvailabilityIntervalRow[]> {
     return this.reservationBookings[kind].load(reservationId);
   }
 
