@@ -16,7 +16,12 @@ let system: RunningSystem;
 beforeAll(async () => {
   system = await startSystem({
     apps: ['api'],
-    env: { LEASEHOLD_GRAPHQL_INTROSPECTION: '0', LEASEHOLD_GRAPHQL_MAX_DEPTH: '5', LEASEHOLD_GRAPHQL_MAX_COST: '1000' },
+    env: {
+      LEASEHOLD_GRAPHQL_INTROSPECTION: '0',
+      LEASEHOLD_GRAPHQL_MAX_DEPTH: '5',
+      LEASEHOLD_GRAPHQL_MAX_COST: '1000',
+      LEASEHOLD_GRAPHQL_MAX_MUTATIONS: '3',
+    },
   });
 });
 
@@ -53,6 +58,22 @@ describe('limits', () => {
     // the variable's value counts, not the largest page it could be
     expect((await graphql(FRAGMENTS, { n: 10 })).errors).toBeUndefined();
     expect((await graphql('{ leases(first: 10) { edges { node { id reservations { id } } } } }')).errors).toBeUndefined();
+  });
+
+  it('refuses more mutations in one operation than the limit, aliases and fragments counted, before any runs', async () => {
+    const graphql = graphqlClient(system.url);
+    const deletes = (n: number): string => Array.from({ length: n }, (_, i) => `d${i}: deleteLease(id: "no-such-lease-${i}")`).join(' ');
+    const four = await graphql(`mutation { ${deletes(4)} }`);
+    expect(four.status).toBe(400);
+    expect(four.data).toBeUndefined();
+    expect(four.errors?.map((e) => e.message)).toEqual(['Too many mutations: 4 in one operation, at most 3']);
+    const spread = await graphql(
+      `mutation { ${deletes(2)} ...More } fragment More on Mutation { x: deleteLease(id: "a") y: deleteLease(id: "b") }`,
+    );
+    expect(spread.errors?.map((e) => e.message)).toEqual(['Too many mutations: 4 in one operation, at most 3']);
+    // at the limit they run: the first answers its not-found (a non-null field, so the operation stops there)
+    const three = await graphql(`mutation { ${deletes(3)} }`);
+    expect(three.errors?.map((e) => e.extensions.code)).toEqual(['NOT_FOUND']);
   });
 
   it('a fragment that spreads itself is refused as GraphQL refuses it, not walked forever', async () => {

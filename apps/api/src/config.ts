@@ -72,6 +72,8 @@ export interface GraphqlSettings {
   readonly introspection: boolean;
   /** LEASEHOLD_GRAPHQL_MAX_DEPTH: the deepest selection a query may nest. */
   readonly maxDepth: number;
+  /** LEASEHOLD_GRAPHQL_MAX_MUTATIONS: the most mutation fields (aliases included) one operation may run. */
+  readonly maxMutations: number;
   /** LEASEHOLD_GRAPHQL_MAX_COST: the most rows an operation may be estimated to read (query-cost.ts). */
   readonly maxCost: number;
   /** LEASEHOLD_GRAPHQL_TIMEOUT_MS, LEASEHOLD_GRAPHQL_MAX_ROWS: one operation's execution budget; past it, its reads stop. */
@@ -232,6 +234,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     graphql: {
       introspection: env.LEASEHOLD_GRAPHQL_INTROSPECTION !== '0' && env.LEASEHOLD_GRAPHQL_INTROSPECTION?.toLowerCase() !== 'off',
       maxDepth: positive(env.LEASEHOLD_GRAPHQL_MAX_DEPTH, 10, 'LEASEHOLD_GRAPHQL_MAX_DEPTH'),
+      maxMutations: positive(env.LEASEHOLD_GRAPHQL_MAX_MUTATIONS, 10, 'LEASEHOLD_GRAPHQL_MAX_MUTATIONS'),
       maxCost: positive(env.LEASEHOLD_GRAPHQL_MAX_COST, 200_000, 'LEASEHOLD_GRAPHQL_MAX_COST'),
       timeoutMs: positive(env.LEASEHOLD_GRAPHQL_TIMEOUT_MS, 3000, 'LEASEHOLD_GRAPHQL_TIMEOUT_MS'),
       maxRows: positive(env.LEASEHOLD_GRAPHQL_MAX_ROWS, 20_000, 'LEASEHOLD_GRAPHQL_MAX_ROWS'),

@@ -1,7 +1,8 @@
-import { type ASTVisitor, GraphQLError, Kind, type SelectionSetNode, type ValidationContext } from 'graphql';
+import { type ASTVisitor, GraphQLError, Kind, OperationTypeNode, type SelectionSetNode, type ValidationContext } from 'graphql';
 
 export interface QueryLimits {
   readonly maxDepth: number;
+  readonly maxMutations: number;
 }
 
 const refused = (message: string): GraphQLError =>
@@ -28,8 +29,26 @@ const depthOf = (context: ValidationContext, selections: SelectionSetNode, expan
   return depth;
 };
 
+/** Top-level fields of a selection, fragments expanded (each alias is one field: one mutation run). */
+const fieldsOf = (context: ValidationContext, selections: SelectionSetNode, expanding: ReadonlySet<string>): number => {
+  let fields = 0;
+  for (const selection of selections.selections) {
+    if (selection.kind === Kind.FIELD) fields += selection.name.value.startsWith('__') ? 0 : 1;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) fields += fieldsOf(context, selection.selectionSet, expanding);
+    else {
+      const name = selection.name.value;
+      const fragment = context.getFragment(name);
+      if (fragment === null || fragment === undefined || expanding.has(name)) continue;
+      fields += fieldsOf(context, fragment.selectionSet, new Set([...expanding, name]));
+    }
+  }
+  return fields;
+};
+
 /**
- * Refuses, before anything runs, a query nested deeper than `maxDepth`. What it would read is measured
+ * Refuses, before anything runs, a query nested deeper than `maxDepth`, and a mutation operation of more
+ * than `maxMutations` fields: they run one after another, each a write, so aliases would make one request
+ * hold the writer for as long as the sender likes. What it would read is measured
  * once its variables are known (query-budget.plugin.ts); introspection is left out (switched on or off on its own).
  */
 export const queryLimitsRule =
@@ -38,5 +57,9 @@ export const queryLimitsRule =
     OperationDefinition(operation) {
       const depth = depthOf(context, operation.selectionSet, new Set());
       if (depth > limits.maxDepth) context.reportError(refused(`Query too deep: ${depth} levels of fields, at most ${limits.maxDepth}`));
+      if (operation.operation !== OperationTypeNode.MUTATION) return;
+      const mutations = fieldsOf(context, operation.selectionSet, new Set());
+      if (mutations > limits.maxMutations)
+        context.reportError(refused(`Too many mutations: ${mutations} in one operation, at most ${limits.maxMutations}`));
     },
   });

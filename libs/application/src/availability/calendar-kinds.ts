@@ -23,7 +23,6 @@ const scopesOf = <K extends CalendarScope['kind']>(scopes: readonly CalendarScop
 
 /** Which hosts the scopes reach: every one, or the reservable ones some query matches. */
 const relevantHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, scopes: readonly ScopeOf<'host'>[]): boolean[] => {
-  if (scopes.length === 0) return hosts.members.map(() => false);
   if (scopes.some((scope) => scope.hosts === 'every')) return hosts.members.map(() => true);
   return hosts.members.map((host) => {
     const snapshot = toHostSnapshot(host);
@@ -39,9 +38,14 @@ const RELEVANT: { readonly [K in CalendarScope['kind']]: (index: CalendarIndex, 
   },
 };
 
-/** Every kind's calendars, each with the resources the scopes reach. */
+/**
+ * The calendars of each kind the scopes reach, with the resources they reach. A kind they do not reach is left
+ * out, not listed with nothing relevant: the candidate starts would walk all its bookings at every step.
+ */
 export const relevantCalendars = (index: CalendarIndex, scopes: readonly CalendarScope[]): RelevantCalendars[] =>
-  Object.values(RELEVANT).map((relevant) => relevant(index, scopes));
+  (Object.keys(RELEVANT) as CalendarScope['kind'][])
+    .filter((kind) => scopes.some((scope) => scope.kind === kind))
+    .map((kind) => RELEVANT[kind](index, scopes));
 
 type HeldBooking = Interval & { readonly reservationId: string };
 
