@@ -56,6 +56,8 @@ export default tseslint.config(
       'libs/plugins/src/ports/**/*.ts',
       'libs/plugins/src/zone-rule.ts',
       'libs/plugins/src/physical-host/*.ts',
+      // the network kind's folder: its decider, rules, registry, view and kind module (its adapters sit in subfolders)
+      'libs/plugins/src/network/*.ts',
       'libs/plugins/src/*/*.reservation.ts',
       'libs/plugins/src/*/*.rules.ts',
       'libs/plugins/src/*/*.holdings.ts',

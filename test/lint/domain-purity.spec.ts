@@ -10,7 +10,7 @@ import { ROOT } from '../helpers/system.js';
  * holdings, policy and admission module.
  */
 const PURE_TREES = ['libs/domain/src', 'libs/plugins/src/query', 'libs/plugins/src/admission'];
-const PURE_FOLDERS = ['libs/plugins/src/physical-host'];
+const PURE_FOLDERS = ['libs/plugins/src/physical-host', 'libs/plugins/src/network'];
 const PURE_ROLE = /^[^/]+\/[^/]+\.(reservation|rules|holdings|policy|admission)\.ts$/;
 const PLUGINS = 'libs/plugins/src';
 
@@ -89,6 +89,7 @@ describe('architecture rules', () => {
         'floating-ip/floating-ip.reservation.ts',
         'floating-ip/floating-ip.rules.ts',
         'floating-ip/floating-ip.holdings.ts',
+        'network/network-segment.rules.ts',
       ]),
     );
     const pure = files.filter((name) => !name.endsWith('.spec.ts'));

@@ -18,6 +18,8 @@ import { CalendarController } from './calendar/calendar.controller.js';
 import { GraphqlExplorerController } from './graphql/explorer.controller.js';
 import { FlavorController } from './flavors/flavor.controller.js';
 import { FloatingIpController } from './floatingips/floating-ip.controller.js';
+import { NetworkController } from './networks/network.controller.js';
+import { NETWORK_PROVIDERS } from './networks/network.providers.js';
 import { AuditController } from './audit/audit.controller.js';
 import { RefusalAuditInterceptor } from './audit/refusal-audit.interceptor.js';
 import { HistoryController } from './history/history.controller.js';
@@ -150,6 +152,7 @@ export class AppModule {
         HostController,
         PluginsController,
         FloatingIpController,
+        NetworkController,
         FlavorController,
         HistoryController,
         AuditController,
@@ -295,6 +298,7 @@ export class AppModule {
         { provide: ReadModelQueries, inject: [READ_MODEL_ORM], useFactory: (orm: MikroORM) => new ReadModelQueries(orm) },
         { provide: ReadQueries, inject: [ReadModelQueries], useFactory: (read: ReadModelQueries) => new ReadQueries(read) },
         { provide: HistoryQueries, inject: [EVENT_STORE], useFactory: (store: EventStore) => new HistoryQueries(store) },
+        ...NETWORK_PROVIDERS,
         { provide: WebhookSecrets, useFactory: () => WebhookSecrets.open(`${config.dataDir}/webhook-secrets.sqlite`) },
         {
           provide: WebhookUseCases,

@@ -1,4 +1,5 @@
 import type { PublicEvent } from '#application/outbound/public-event.js';
+import { RESOURCE_KINDS, type ResourceKindSubject } from '#plugins/resource-kinds.js';
 
 /** A CloudEvents 1.0 event in structured mode (https://github.com/cloudevents/spec, JSON format). */
 export interface CloudEvent {
@@ -17,8 +18,14 @@ export interface CloudEvent {
 
 export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';
 
+/** Each registered resource kind's subjects' paths (resource-kinds.ts). */
+const KIND_PATHS = Object.fromEntries(
+  RESOURCE_KINDS.flatMap((kind) => kind.subjects.map(({ subject, path }) => [subject, path] as const)),
+) as Readonly<Record<ResourceKindSubject, string>>;
+
 /** Plural path segment per subject: `leases/<id>`, as the REST API names the resources. */
 const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = {
+  ...KIND_PATHS,
   lease: 'leases',
   host: 'hosts',
   floating_ip: 'floatingips',
@@ -32,7 +39,7 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];
 
 /** Every subject path: the Kafka channel's topic suffixes. */
-export const SUBJECT_PATH_NAMES: readonly string[] = Object.values(SUBJECT_PATHS);
+export const SUBJECT_PATH_NAMES: readonly string[] = [...new Set(Object.values(SUBJECT_PATHS))];
 
 /**
  * `type` is the public type of docs/events.md as it is (consumers match the catalogue's names);

@@ -3,6 +3,7 @@ import type { ReservationViewBase, ReservationViewer, ReservationViewMap } from 
 import type { ReservationAdmission } from './admission/admission.port.js';
 import type { ReservationTypeAvailability } from './availability/availability.port.js';
 import type { ReservationEffects } from './effects.port.js';
+import type { ResourceKindName } from './resource-kinds.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
 import type { OpenStackClients } from './openstack/effects/openstack-effects.support.js';
 import type { StandaloneCloud } from './standalone/standalone-cloud.js';
@@ -24,11 +25,13 @@ export interface PluginDescription {
 }
 
 /**
- * One resource whose calendar carries a reservation: a host (whole, or `slots` of it) or a floating IP.
- * These are the calendars (resource kinds) of the domain's consistency boundary, shared by the types.
+ * One resource whose calendar carries a reservation: a host (whole, or `slots` of it), a floating IP, or a resource of a
+ * registered kind (resource-kinds.ts). These are the calendars of the domain's consistency boundary, shared by the types.
  */
 export type BookedResource =
-  { readonly kind: 'host'; readonly id: string; readonly slots: SlotDemand | null } | { readonly kind: 'floatingip'; readonly id: string };
+  | { readonly kind: 'host'; readonly id: string; readonly slots: SlotDemand | null }
+  | { readonly kind: 'floatingip'; readonly id: string }
+  | { readonly kind: ResourceKindName; readonly id: string };
 
 /** How quotas count a type's reservation. */
 export interface ReservationTypeQuota<R extends Reservation> {

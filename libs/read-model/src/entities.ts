@@ -99,15 +99,52 @@ export interface FloatingIpAllocationRow {
   since: Opt<number>;
 }
 
+/** A registered network segment (lh_networks): its Blazar document (network-segment.view.ts in libs/plugins/src/network). */
+export interface NetworkRow {
+  id: string;
+  networkType: string;
+  physicalNetwork: string | null;
+  segmentId: number | null;
+  /** Log position of the registration: the list shows segments in the order they were registered. */
+  sortKey: number;
+  doc: ResourceDocument;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
+}
+
+/** A document of a registered resource kind, as its own module shapes it (plain JSON values). */
+export type ResourceDocument = Readonly<Record<string, string | number | boolean | null>>;
+
+/** One network segment held by one reservation, with the booked interval (ISO-8601 UTC). */
+export interface NetworkAllocationRow {
+  id: string;
+  networkId: string;
+  reservationId: string;
+  leaseId: string;
+  startDate: string;
+  endDate: string;
+  /** Log position of the event that made this version of the row (see history-entities.ts). */
+  since: Opt<number>;
+}
+
+/** A capability name ever seen on a network segment and its privacy flag (as PropertyRow for hosts). */
+export interface NetworkPropertyRow {
+  name: string;
+  id: string;
+  private: boolean;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
 /**
- * One booking on one reservable resource's calendar (a whole host, instance slots on a host, or a
- * floating IP), as epoch milliseconds so an overlap search is two indexed integer comparisons. Stored
+ * One booking on one reservable resource's calendar (a whole host, instance slots on a host, a
+ * floating IP, or a resource of a registered kind), as epoch milliseconds so an overlap search is two indexed integer comparisons. Stored
  * unwidened: the events do not carry the cleaning time, so a search widens by the configured one.
  */
 export interface AvailabilityIntervalRow {
   /** `<reservationId>:<resourceKind>:<resourceId>`. */
   id: string;
-  /** `host` or `floatingip`. */
+  /** `host`, `floatingip`, or a registered kind's name (`network`). */
   resourceKind: string;
   resourceId: string;
   reservationId: string;
@@ -302,6 +339,53 @@ const floatingIpAllocationSchema = (): EntitySchema<FloatingIpAllocationRow> =>
   });
 export const FloatingIpAllocationEntity = floatingIpAllocationSchema();
 
+const networkSchema = (): EntitySchema<NetworkRow> =>
+  new EntitySchema<NetworkRow>({
+    name: 'NetworkRow',
+    tableName: 'lh_networks',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      networkType: { type: SafeTextType },
+      physicalNetwork: { type: SafeTextType, nullable: true },
+      segmentId: { type: new BigIntType('number'), nullable: true },
+      sortKey: { type: new BigIntType('number'), index: true },
+      // plain json, not PostgreSQL's jsonb, which would reorder Blazar's fields
+      doc: { type: 'json', columnType: 'json' },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
+export const NetworkEntity = networkSchema();
+
+const networkAllocationSchema = (): EntitySchema<NetworkAllocationRow> =>
+  new EntitySchema<NetworkAllocationRow>({
+    name: 'NetworkAllocationRow',
+    tableName: 'lh_network_allocations',
+    properties: {
+      id: { type: SafeTextType, primary: true },
+      networkId: { type: SafeTextType, index: true },
+      reservationId: { type: SafeTextType, index: true },
+      leaseId: { type: SafeTextType, index: true },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType, index: true },
+      since: { type: new BigIntType('number'), default: 0 },
+    },
+  });
+export const NetworkAllocationEntity = networkAllocationSchema();
+
+const networkPropertySchema = (): EntitySchema<NetworkPropertyRow> =>
+  new EntitySchema<NetworkPropertyRow>({
+    name: 'NetworkPropertyRow',
+    tableName: 'lh_network_properties',
+    properties: {
+      name: { type: SafeTextType, primary: true },
+      id: { type: SafeTextType },
+      private: { type: 'boolean' },
+      createdAt: { type: SafeTextType },
+      updatedAt: { type: SafeTextType, nullable: true },
+    },
+  });
+export const NetworkPropertyEntity = networkPropertySchema();
+
 const availabilitySchema = (): EntitySchema<AvailabilityIntervalRow> =>
   new EntitySchema<AvailabilityIntervalRow>({
     name: 'AvailabilityIntervalRow',
@@ -365,6 +449,9 @@ export const READ_MODEL_ENTITIES = [
   PropertyEntity,
   FloatingIpEntity,
   FloatingIpAllocationEntity,
+  NetworkEntity,
+  NetworkAllocationEntity,
+  NetworkPropertyEntity,
   FlavorEntity,
   AvailabilityIntervalEntity,
   CheckpointEntity,
@@ -385,6 +472,9 @@ export const readModelEntities = (kind: ReadModelKind = 'sqlite'): EntitySchema<
     propertySchema(),
     floatingIpSchema(),
     floatingIpAllocationSchema(),
+    networkSchema(),
+    networkAllocationSchema(),
+    networkPropertySchema(),
     flavorSchema(),
     availabilitySchema(),
     checkpointSchema(),

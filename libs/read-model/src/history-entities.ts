@@ -66,6 +66,21 @@ export interface FloatingIpAllocationVersionRow extends Version {
   endDate: string;
 }
 
+export interface NetworkVersionRow extends Version {
+  id: string;
+  sortKey: number;
+  doc: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+export interface NetworkAllocationVersionRow extends Version {
+  id: string;
+  networkId: string;
+  reservationId: string;
+  leaseId: string;
+  startDate: string;
+  endDate: string;
+}
+
 const position = () => ({ type: new BigIntType('number') });
 
 /** Keyed by the live row's id and the position it became valid at. */
@@ -160,12 +175,43 @@ const floatingIpAllocationVersionSchema = (): EntitySchema<FloatingIpAllocationV
   });
 export const FloatingIpAllocationVersionEntity = floatingIpAllocationVersionSchema();
 
+const networkVersionSchema = (): EntitySchema<NetworkVersionRow> =>
+  new EntitySchema<NetworkVersionRow>({
+    name: 'NetworkVersionRow',
+    tableName: 'lh_network_versions',
+    indexes: validityIndex('lh_network_versions'),
+    properties: {
+      ...versionProperties,
+      sortKey: { type: new BigIntType('number') },
+      doc: { type: 'json', columnType: 'json' },
+    },
+  });
+export const NetworkVersionEntity = networkVersionSchema();
+
+const networkAllocationVersionSchema = (): EntitySchema<NetworkAllocationVersionRow> =>
+  new EntitySchema<NetworkAllocationVersionRow>({
+    name: 'NetworkAllocationVersionRow',
+    tableName: 'lh_network_allocation_versions',
+    indexes: validityIndex('lh_network_allocation_versions'),
+    properties: {
+      ...versionProperties,
+      networkId: { type: SafeTextType },
+      reservationId: { type: SafeTextType },
+      leaseId: { type: SafeTextType },
+      startDate: { type: SafeTextType },
+      endDate: { type: SafeTextType },
+    },
+  });
+export const NetworkAllocationVersionEntity = networkAllocationVersionSchema();
+
 export const HISTORY_ENTITIES = [
   LeaseVersionEntity,
   HostVersionEntity,
   AllocationVersionEntity,
   FloatingIpVersionEntity,
   FloatingIpAllocationVersionEntity,
+  NetworkVersionEntity,
+  NetworkAllocationVersionEntity,
 ];
 
 /** Fresh definitions for one MikroORM instance (see readModelEntities). */
@@ -176,6 +222,8 @@ export const historyEntities = (): EntitySchema<object>[] =>
     allocationVersionSchema(),
     floatingIpVersionSchema(),
     floatingIpAllocationVersionSchema(),
+    networkVersionSchema(),
+    networkAllocationVersionSchema(),
   ] as EntitySchema<object>[];
 
 /**

@@ -6,6 +6,7 @@ export * from './floating-ip-view.js';
 export * from './history-entities.js';
 export * from './host-view.js';
 export * from './lease-view.js';
+export * from './network-reads.js';
 export * from './orm-config.js';
 export * from './read-models.js';
 export * from './reservation-view.js';

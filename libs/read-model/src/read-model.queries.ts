@@ -257,7 +257,7 @@ export class ReadModelQueries implements ResourceReads {
   }
 
   /** Every booking of these reservations (hosts whole or in slots, or addresses), in one query. */
-  async bookingsOfReservations(resourceKind: 'host' | 'floatingip', reservationIds: readonly string[]): Promise<AvailabilityIntervalRow[]> {
+  async bookingsOfReservations(resourceKind: string, reservationIds: readonly string[]): Promise<AvailabilityIntervalRow[]> {
     const where = { resourceKind, reservationId: { $in: [...reservationIds] } };
     return this.em().find(AvailabilityIntervalEntity, where, { orderBy: { startMs: 'asc', resourceId: 'asc', id: 'asc' } });
   }

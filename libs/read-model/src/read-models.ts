@@ -9,6 +9,8 @@ export const READ_MODELS = [
   'properties',
   'floatingips',
   'floatingip-allocations',
+  'networks',
+  'network-allocations',
   'flavors',
   'availability',
 ] as const;

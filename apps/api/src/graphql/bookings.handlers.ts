@@ -3,6 +3,7 @@ import { type IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import type { AvailabilityIntervalRow } from '#read-model/index.js';
 import type { Caller } from '#application/caller.js';
 import { ReadQueries } from '#application/queries/read.queries.js';
+import type { BookedResource } from '#plugins/reservation-type.js';
 
 type Kind = 'host' | 'floatingip';
 
@@ -10,7 +11,7 @@ type Kind = 'host' | 'floatingip';
 export class GetReservationBookings extends Query<AvailabilityIntervalRow[]> {
   constructor(
     readonly caller: Caller,
-    readonly kind: Kind,
+    readonly kind: BookedResource['kind'],
     readonly reservationIds: readonly string[],
   ) {
     super();

@@ -13,6 +13,7 @@ import type {
 } from '#read-model/index.js';
 import type { Caller } from '#application/caller.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
+import type { BookedResource } from '#plugins/reservation-type.js';
 import { API_CONFIG, type ApiConfig } from '../config.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { markStale } from '../read-side/read-your-writes.interceptor.js';
@@ -27,6 +28,7 @@ import { GetHost, ListAllHosts } from '../hosts/host.handlers.js';
 import { GetLease, SearchLeases } from '../leases/lease.handlers.js';
 
 type Kind = 'host' | 'floatingip';
+type ReservationKind = BookedResource['kind'];
 
 const groupBy = <K>(
   keys: readonly K[],
@@ -51,7 +53,7 @@ const length = (rows: readonly unknown[]): number => rows.length;
 export class OperationReads {
   private readonly waited = new Map<ReadModelName, Promise<void>>();
   private readonly streams = new Map<string, Promise<RecordedEvent[]>>();
-  private readonly reservationBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
+  private readonly reservationBookings: Record<ReservationKind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly resourceBookings: Record<Kind, DataLoader<string, AvailabilityIntervalRow[]>>;
   private readonly histories: DataLoader<string, HistoryEntry[]>;
 
@@ -64,7 +66,7 @@ export class OperationReads {
     private readonly budget: OperationBudget,
     now: () => Date,
   ) {
-    const byReservation = (kind: Kind) =>
+    const byReservation = (kind: ReservationKind) =>
       new DataLoader<string, AvailabilityIntervalRow[]>(async (ids) => {
         await this.fresh('availability');
         const rows = await budget.read(() => queries.execute(new GetReservationBookings(caller, kind, ids)), length);
@@ -76,7 +78,7 @@ export class OperationReads {
         const rows = await budget.read(() => queries.execute(new GetResourceBookings(caller, kind, ids, now().getTime())), length);
         return groupBy(ids, rows, (row) => row.resourceId);
       });
-    this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip') };
+    this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip'), network: byReservation('network') };
     this.resourceBookings = { host: byResource('host'), floatingip: byResource('floatingip') };
     // a lease's history is its own streams in the log, read per lease (no read model); the hosts' and addresses' streams are shared
     this.histories = new DataLoader(async (ids) =>
@@ -125,7 +127,7 @@ export class OperationReads {
     return this.budget.read(run, () => REPORT_ROWS);
   }
 
-  bookingsOfReservation(kind: Kind, reservationId: string): Promise<AvailabilityIntervalRow[]> {
+  bookingsOfReservation(kind: ReservationKind, reservationId: string): Promise<AvailabilityIntervalRow[]> {
     return this.reservationBookings[kind].load(reservationId);
   }
 

@@ -5,6 +5,7 @@ import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
 import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } from './not-found.js';
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
+import { networkNotFound } from '#plugins/network/network-segment.rules.js';
 import { webhookNotFound } from '#application/webhooks/webhook.use-cases.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
 import { rateCardNotFound } from '#application/usage/usage.queries.js';
@@ -43,6 +44,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   leaseId: { pattern: UUID_PATTERN, description: 'a lease id (a UUID)', refuse: leaseNotFound },
   hostId: { pattern: HOST_ID_PATTERN, description: 'a host id (a positive integer)', refuse: hostNotFound },
   floatingIpId: { pattern: UUID_PATTERN, description: 'a floating IP id (a UUID)', refuse: floatingIpNotFound },
+  networkId: { pattern: UUID_PATTERN, description: 'a network segment id (a UUID)', refuse: networkNotFound },
   flavorId: { pattern: FLAVOR_ID_PATTERN, description: "a flavor id (Nova's pattern)", refuse: flavorNotFound },
   name: { pattern: PROPERTY_NAME_PATTERN, description: 'an extra capability name', refuse: propertyNotFound },
   asset: { pattern: ASSET_PATTERN, description: 'a file name', refuse: resourceNotFound },

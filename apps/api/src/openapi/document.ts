@@ -7,6 +7,7 @@ import type { JsonSchema } from './json-schema.js';
 import { OPERATIONS, TAGS } from './operations.js';
 import { COMPOSED_REQUEST_SCHEMAS, REQUEST_DTOS } from './request-schemas.js';
 import { RESPONSE_SCHEMAS } from './response-schemas.js';
+import { NETWORK_DTOS, NETWORK_SCHEMAS } from '../networks/network.openapi.js';
 import { documentRoutes, isApiPath } from './route-decorators.js';
 import { routesOf } from './routes.js';
 
@@ -108,7 +109,7 @@ const configFor = (auth: AuthMode): Omit<OpenAPIObject, 'paths'> => {
     ...config,
     components: {
       ...config.components,
-      schemas: { ...COMPOSED_REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS },
+      schemas: { ...COMPOSED_REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS, ...NETWORK_SCHEMAS },
       responses: Object.fromEntries(Object.values(ERRORS).map((error) => [error.name, errorResponse(error)])),
       parameters: PARAMETERS as NonNullable<OpenAPIObject['components']>['parameters'],
       headers: HEADERS,
@@ -163,7 +164,10 @@ export interface OpenApiResult {
 /** The OpenAPI 3.1 document of the routes this application serves (the document's own excluded). */
 export const buildOpenApiDocument = (app: INestApplication, auth: AuthMode): OpenApiResult => {
   const problems = documentRoutes(routesOf(documentedControllers(app)));
-  const document = SwaggerModule.createDocument(app, configFor(auth), { extraModels: [...REQUEST_DTOS], autoTagControllers: false });
+  const document = SwaggerModule.createDocument(app, configFor(auth), {
+    extraModels: [...REQUEST_DTOS, ...NETWORK_DTOS],
+    autoTagControllers: false,
+  });
   addSharedParts(document, auth);
   const { openapi, info, ...rest } = document;
   const result = {

@@ -2,6 +2,7 @@ import { type JsonSchema, ref } from './json-schema.js';
 import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { FLOATING_IP_SORTING, HOST_ALLOCATION_SORTING, HOST_SORTING, LEASE_SORTING } from '#application/queries/read.queries.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
+import { NETWORK_OPERATIONS } from '../networks/network.openapi.js';
 
 /**
  * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
@@ -33,6 +34,7 @@ export const TAGS = [
   { name: 'hosts', description: 'Reservable physical hosts, their allocations and resource properties.' },
   { name: 'plugins', description: 'Supported resource types.' },
   { name: 'floatingips', description: 'Reservable floating IP addresses and their allocations.' },
+  { name: 'networks', description: "Reservable network segments (Chameleon's network reservation), their allocations and properties." },
   { name: 'flavors', description: 'The standalone flavor catalog (a Leasehold extension; Nova-shaped).' },
   { name: 'availability', description: 'When a lease request would be admitted (a Leasehold extension).' },
   { name: 'audit', description: 'Writes the API refused (a Leasehold extension).' },
@@ -64,6 +66,7 @@ const AS_OF = {
 };
 
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  ...NETWORK_OPERATIONS,
   'GET /': {
     operationId: 'listVersions',
     tag: 'versions',

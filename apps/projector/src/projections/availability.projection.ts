@@ -1,6 +1,9 @@
 import type { FloatingIpEvent, HostEvent } from '#domain/index.js';
 import type { FoldableEvent } from '#event-store/event-store.port.js';
 import { type AvailabilityIntervalRow, AvailabilityIntervalEntity } from '#read-model/index.js';
+import { RESOURCE_KINDS, type AnyResourceKind, type ResourceKindName } from '#plugins/resource-kinds.js';
+import type { CalendarFact } from '#plugins/resource-kind.js';
+import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
 
 type BookingEvent = Extract<
@@ -18,8 +21,48 @@ type BookingEvent = Extract<
   }
 >;
 
-export const availabilityIntervalId = (reservationId: string, resourceKind: 'host' | 'floatingip', resourceId: string): string =>
-  `${reservationId}:${resourceKind}:${resourceId}`;
+export const availabilityIntervalId = (
+  reservationId: string,
+  resourceKind: 'host' | 'floatingip' | ResourceKindName,
+  resourceId: string,
+): string => `${reservationId}:${resourceKind}:${resourceId}`;
+
+/** The booking events of the registered resource kinds (resource-kinds.ts), each with its kind. */
+const KIND_BOOKINGS: ReadonlyMap<string, AnyResourceKind> = new Map(
+  RESOURCE_KINDS.flatMap((kind) => kind.calendar.events.map((type) => [type, kind] as const)),
+);
+
+const kindFact = (recorded: FoldableEvent): { readonly kind: AnyResourceKind; readonly fact: CalendarFact } | null => {
+  const kind = KIND_BOOKINGS.get(recorded.type);
+  const fact = kind?.calendar.fact({ type: recorded.type, data: recorded.data }) ?? null;
+  return kind === undefined || fact === null ? null : { kind, fact };
+};
+
+/** A booking of a registered kind's resource: booked (a whole row), moved, or released. */
+const applyKindFact = (rows: BatchRows, kind: AnyResourceKind, fact: CalendarFact): void => {
+  const id = availabilityIntervalId(fact.reservationId, kind.kind, fact.resourceId);
+  const intervals = rows.table(AvailabilityIntervalEntity);
+  const row = intervals.loaded(id);
+  switch (fact.did) {
+    case 'booked': {
+      const { resourceId, reservationId, leaseId } = fact;
+      const [startMs, endMs] = [Date.parse(fact.startDate), Date.parse(fact.endDate)];
+      const noSlots = { slotCount: null, slotVcpus: null, slotMemoryMb: null, slotDiskGb: null };
+      intervals.put({ id, resourceKind: kind.kind, resourceId, reservationId, leaseId, startMs, endMs, ...noSlots });
+      return;
+    }
+    case 'moved':
+      if (row !== null) intervals.put(movedRow(row, fact));
+      return;
+    case 'released':
+      if (row !== null) intervals.remove(id);
+      return;
+    default: {
+      const _never: never = fact;
+      return _never;
+    }
+  }
+};
 
 interface Slots {
   readonly count: number;
@@ -69,7 +112,8 @@ const movedRow = (
 });
 
 /**
- * lh_availability: every reservable resource's booked intervals (hosts whole or in slots, floating IPs),
+ * lh_availability: every reservable resource's booked intervals (hosts whole or in slots, floating IPs, the registered
+ * kinds' resources),
  * indexed by resource and start and by resource and end, for overlap searches that read no lease.
  */
 export const availabilityProjection: Projection = {
@@ -83,13 +127,22 @@ export const availabilityProjection: Projection = {
     'FloatingIp.Booked',
     'FloatingIp.BookingMoved',
     'FloatingIp.BookingReleased',
+    ...KIND_BOOKINGS.keys(),
   ],
   async preload(rows, events): Promise<void> {
-    await rows
-      .table(AvailabilityIntervalEntity)
-      .load(events.map((recorded) => intervalIdOf({ type: recorded.type, data: recorded.data } as BookingEvent)));
+    const idOf = (recorded: FoldableEvent): string => {
+      const booking = kindFact(recorded);
+      if (booking === null) return intervalIdOf({ type: recorded.type, data: recorded.data } as BookingEvent);
+      return availabilityIntervalId(booking.fact.reservationId, booking.kind.kind, booking.fact.resourceId);
+    };
+    await rows.table(AvailabilityIntervalEntity).load(events.map(idOf));
   },
   apply(rows, recorded: FoldableEvent): void {
+    const booking = kindFact(recorded);
+    if (booking !== null) {
+      applyKindFact(rows, booking.kind, booking.fact);
+      return;
+    }
     const event = { type: recorded.type, data: recorded.data } as BookingEvent;
     const id = intervalIdOf(event);
     const intervals = rows.table(AvailabilityIntervalEntity);

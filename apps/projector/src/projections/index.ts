@@ -6,6 +6,8 @@ import { floatingIpAllocationsProjection } from './floatingip-allocations.projec
 import { floatingIpsProjection } from './floatingips.projection.js';
 import { hostsProjection } from './hosts.projection.js';
 import { leasesProjection } from './leases.projection.js';
+import { networkAllocationsProjection } from './network-allocations.projection.js';
+import { networksProjection } from './networks.projection.js';
 import { propertiesProjection } from './properties.projection.js';
 
 export { allocationId, allocationsProjection } from './allocations.projection.js';
@@ -15,6 +17,8 @@ export { floatingIpAllocationId, floatingIpAllocationsProjection } from './float
 export { floatingIpsProjection } from './floatingips.projection.js';
 export { hostsProjection } from './hosts.projection.js';
 export { leasesProjection } from './leases.projection.js';
+export { networkAllocationId, networkAllocationsProjection } from './network-allocations.projection.js';
+export { networksProjection } from './networks.projection.js';
 export { propertiesProjection, propertyId } from './properties.projection.js';
 
 /** Every read-model projection, in the order they are applied to each event. */
@@ -25,6 +29,8 @@ export const READ_MODEL_PROJECTIONS: readonly Projection[] = [
   propertiesProjection,
   floatingIpsProjection,
   floatingIpAllocationsProjection,
+  networksProjection,
+  networkAllocationsProjection,
   flavorsProjection,
   availabilityProjection,
 ];

@@ -2,6 +2,7 @@ import type { Booking, Interval, RegisteredHost, Reservation } from '#domain/ind
 import type { CalendarScope } from '#plugins/availability/availability.port.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
 import { reservedResources } from '#plugins/reservation-holdings.js';
+import { type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { BookedResource } from '#plugins/reservation-type.js';
 import { type WriteIndex, toHostSnapshot } from '../write-model/write-index.js';
 import type { BusyCalendars } from './busy-calendars.js';
@@ -48,7 +49,13 @@ export const relevantCalendars = (index: CalendarIndex, scopes: readonly Calenda
 
 type HeldBooking = Interval & { readonly reservationId: string };
 
+const kindBookings =
+  (name: ResourceKindName) =>
+  (index: WriteIndex, id: string): readonly HeldBooking[] =>
+    resourceKind(name).calendar.bookings(index.kindResource(name, id).state) ?? [];
+
 const BOOKINGS: { readonly [K in BookedResource['kind']]: (index: WriteIndex, id: string) => readonly HeldBooking[] } = {
+  network: kindBookings('network'),
   host: (index, id) => {
     const { state } = index.host(id);
     return state.status === 'Registered' ? state.bookings : [];

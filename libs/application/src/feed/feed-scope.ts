@@ -1,5 +1,6 @@
 import { floatingIpStream, hostStream, leaseStream } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { RESOURCE_KINDS, RESOURCE_KIND_TIES } from '#plugins/resource-kinds.js';
 import { type Caller, leaseTarget } from '../caller.js';
 import type { InternalEventType } from '../history/event-catalogue.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
@@ -12,6 +13,8 @@ import type { LeaseOwners } from './lease-owners.js';
  * A record over every internal type: a new event is refused by the compiler until it is placed here.
  */
 const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'none' } = {
+  // each registered resource kind ties its own events (resource-kinds.ts)
+  ...RESOURCE_KIND_TIES,
   'Lease.Created': 'lease',
   'Lease.Renamed': 'lease',
   'Lease.Rescheduled': 'lease',
@@ -123,11 +126,11 @@ export const feedVisibility = (caller: Caller, owners: LeaseOwners): ((event: Ca
 };
 
 const LEASE_STREAM = leaseStream('');
-const BOOKING_STREAMS = [hostStream(''), floatingIpStream('')];
+const BOOKING_STREAMS = [hostStream(''), floatingIpStream(''), ...RESOURCE_KINDS.map((kind) => kind.stream(''))];
 
 /**
  * The lease whose history (HistoryQueries.lease) shows an event: every event of its own stream, and
- * its reservations' bookings on hosts and floating IPs (a reservation is only ever booked on the
+ * its reservations' bookings on hosts, floating IPs and other kinds' resources (a reservation is only ever booked on the
  * resources it was given, which are the streams the history reads).
  */
 export const historyLeaseOf = (event: RecordedEvent, owners: LeaseOwners): string | undefined => {

@@ -8,8 +8,8 @@ import { NON_PUBLIC_EVENT_TYPES } from '../webhooks/webhook.events.js';
 import { historyEntry, isCatalogued, recordedAtMicros } from './history-entry.js';
 
 const ROOT = join(import.meta.dirname, '../../../..');
-/** Where events are built: the deciders, and the application layer (the audit log's refusals). */
-const EMITTERS = [join(ROOT, 'libs/domain/src'), join(ROOT, 'libs/application/src')];
+/** Where events are built: the deciders (the domain's, and the resource kinds' in their plugin folders), and the application layer. */
+const EMITTERS = [join(ROOT, 'libs/domain/src'), join(ROOT, 'libs/plugins/src'), join(ROOT, 'libs/application/src')];
 
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

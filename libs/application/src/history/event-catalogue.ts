@@ -13,6 +13,7 @@ import type {
   RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
+import { RESOURCE_KIND_EVENTS, type ResourceKindEvent } from '#plugins/resource-kinds.js';
 import { type AuditEvent, describeRefusedLease, refusedLeaseOf } from '../audit/write-refused.events.js';
 import { publicCapabilities, publicEffects, publicHostInfo, publicReservation, publicSlots } from './public-shapes.js';
 
@@ -29,7 +30,8 @@ export type InternalEvent =
   | FreepoolWatchEvent
   | RateCardEvent
   | QuotaEvent
-  | AuditEvent;
+  | AuditEvent
+  | ResourceKindEvent;
 export type InternalEventType = InternalEvent['type'];
 type DataOf<T extends InternalEventType> = Extract<InternalEvent, { type: T }>['data'];
 
@@ -76,6 +78,8 @@ const effectsOf = (d: { effects: Parameters<typeof publicEffects>[0] }) => publi
  * refuse a new internal event until it is given a public type, summary and fields here.
  */
 export const EVENT_CATALOGUE: Catalogue = {
+  // each registered resource kind describes its own events (resource-kinds.ts)
+  ...RESOURCE_KIND_EVENTS,
   'Lease.Created': {
     publicType: 'lease.created',
     summary: (d) =>

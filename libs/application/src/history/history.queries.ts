@@ -9,7 +9,9 @@ import {
   leaseStream,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
-import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
+import { reservedFloatingIpIds, reservedHostIds, reservedResources } from '#plugins/reservation-holdings.js';
+import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
+import type { DomainError } from '#domain/index.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
@@ -84,12 +86,34 @@ export class HistoryQueries {
     return inLogOrder([...own, ...registry]);
   }
 
-  /** The booking events of these reservations on every host and address they held. */
+  /**
+   * A resource of a registered kind (resource-kinds.ts): the policy first, as for hosts; its stream and its registry
+   * entries; `missing` is its 404.
+   */
+  async kindResource(
+    caller: Caller,
+    name: ResourceKindName,
+    resourceId: string,
+    access: { readonly action: string; readonly missing: (id: string) => DomainError },
+  ): Promise<HistoryEntry[]> {
+    authorize(caller, access.action);
+    const kind = resourceKind(name);
+    const own = await this.store.readStream(kind.stream(resourceId));
+    if (own.length === 0) throw access.missing(resourceId);
+    const registry = await this.registryEntries(kind.registry.stream, kind.idField, resourceId);
+    return inLogOrder([...own, ...registry]);
+  }
+
+  /** The booking events of these reservations on every host, address and other kind's resource they held. */
   private async bookings(reservations: readonly Reservation[], read: StreamReader): Promise<RecordedEvent[]> {
     const reservationIds = new Set(reservations.map((reservation) => reservation.id));
+    const kindStreams = reservations
+      .flatMap(reservedResources)
+      .flatMap((resource) => RESOURCE_KINDS.filter((kind) => kind.kind === resource.kind).map((kind) => kind.stream(resource.id)));
     const streams = new Set([
       ...reservations.flatMap(reservedHostIds).map(hostStream),
       ...reservations.flatMap(reservedFloatingIpIds).map(floatingIpStream),
+      ...kindStreams,
     ]);
     const events = await Promise.all([...streams].map((streamId) => read(streamId)));
     return events.flat().filter((event) => reservationIds.has(dataField(event, 'reservationId') as string));

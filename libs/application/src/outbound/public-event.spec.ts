@@ -27,6 +27,9 @@ const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   ratecard: 'rate_card',
   freepool: 'freepool',
   quota: 'quota',
+  network: 'network',
+  networkregistry: 'network',
+  networkproperty: 'network_property',
 };
 
 describe('publicEventOf: a stored event as the outbound channels send it', () => {

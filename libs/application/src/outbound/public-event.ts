@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { streamCategory } from '#event-store/event-store.port.js';
+import { RESOURCE_KINDS, type ResourceKindSubject } from '#plugins/resource-kinds.js';
 import { type HistoryEntry, historyEntry, isCatalogued } from '../history/history-entry.js';
 
 /**
@@ -9,7 +10,8 @@ import { type HistoryEntry, historyEntry, isCatalogued } from '../history/histor
 export const PUBLIC_SCHEMA_VERSION = 1;
 
 /** What an event is about, as outbound channels key and route it: a lease, or a resource by its id. */
-export type SubjectKind = 'lease' | 'host' | 'floating_ip' | 'resource_property' | 'flavor' | 'rate_card' | 'freepool' | 'quota';
+export type SubjectKind =
+  'lease' | 'host' | 'floating_ip' | 'resource_property' | 'flavor' | 'rate_card' | 'freepool' | 'quota' | ResourceKindSubject;
 
 export interface EventSubject {
   readonly kind: SubjectKind;
@@ -40,6 +42,10 @@ const SUBJECTS: Readonly<Record<string, { readonly kind: SubjectKind; readonly f
   ratecard: { kind: 'rate_card', field: 'name' },
   freepool: { kind: 'freepool', field: 'zone' },
   quota: { kind: 'quota', field: 'project_id' },
+  // each registered resource kind names its own categories' subjects (resource-kinds.ts)
+  ...Object.fromEntries(
+    RESOURCE_KINDS.flatMap((kind) => kind.subjects.map(({ category, subject, field }) => [category, { kind: subject, field }] as const)),
+  ),
 };
 
 const subjectOf = (event: RecordedEvent, entry: HistoryEntry): EventSubject | null => {

@@ -28,6 +28,15 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'blazar:floatingips:get': 'rule:project_reader_or_admin',
   'blazar:floatingips:post': 'rule:admin',
   'blazar:floatingips:delete': 'rule:admin',
+  // Chameleon's network segments (blazar/policies/networks.py), admin only as for hosts; Chameleon checks `put` without
+  // registering it
+  'blazar:networks:get': 'rule:admin',
+  'blazar:networks:post': 'rule:admin',
+  'blazar:networks:put': 'rule:admin',
+  'blazar:networks:delete': 'rule:admin',
+  'blazar:networks:get_allocations': 'rule:admin',
+  'blazar:networks:get_resource_properties': 'rule:admin',
+  'blazar:networks:update_resource_properties': 'rule:admin',
   // Leasehold extensions: upstream has no floating-IP allocation view and no flavor catalog
   'blazar:floatingips:get_allocations': 'rule:admin',
   'leasehold:flavors:get': '@',
@@ -36,6 +45,7 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   // Leasehold extensions: the event log's history of a resource, and refused writes
   'leasehold:oshosts:history': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
+  'leasehold:networks:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
   // Leasehold extension: tenant webhooks (docs/webhooks.md), a project's own like its leases
   'leasehold:webhooks:get': 'rule:project_reader_or_admin',
@@ -76,11 +86,19 @@ export const ACTIONS = {
   floatingIpPost: 'blazar:floatingips:post',
   floatingIpDelete: 'blazar:floatingips:delete',
   floatingIpAllocations: 'blazar:floatingips:get_allocations',
+  networkGet: 'blazar:networks:get',
+  networkPost: 'blazar:networks:post',
+  networkPut: 'blazar:networks:put',
+  networkDelete: 'blazar:networks:delete',
+  networkAllocations: 'blazar:networks:get_allocations',
+  networkPropertiesGet: 'blazar:networks:get_resource_properties',
+  networkPropertiesUpdate: 'blazar:networks:update_resource_properties',
   flavorGet: 'leasehold:flavors:get',
   flavorPost: 'leasehold:flavors:post',
   flavorDelete: 'leasehold:flavors:delete',
   hostHistory: 'leasehold:oshosts:history',
   floatingIpHistory: 'leasehold:floatingips:history',
+  networkHistory: 'leasehold:networks:history',
   auditGet: 'leasehold:audit:get',
   webhookGet: 'leasehold:webhooks:get',
   webhookPost: 'leasehold:webhooks:post',
@@ -104,4 +122,6 @@ export const ACTIONS = {
  */
 export const ALIASES: Readonly<Record<string, string>> = {
   'blazar:oshosts:patch_resource_properties': 'blazar:oshosts:update_resource_properties',
+  // Chameleon's older releases checked `list_allocations` for GET /v1/networks/allocations
+  'blazar:networks:list_allocations': 'blazar:networks:get_allocations',
 };

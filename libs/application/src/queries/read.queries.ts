@@ -21,6 +21,7 @@ import { hostNotFound } from '../hosts/host.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type Page, type PageRequest, type Sorting, markerNotFound, pageOf } from './pagination.js';
 import { LEASE_SORT_KEYS } from '#read-model/index.js';
+import type { BookedResource } from '#plugins/reservation-type.js';
 
 const field = (item: object, key: string): unknown => (item as Record<string, unknown>)[key];
 
@@ -89,6 +90,13 @@ export const propertyNotFound = (name: string): DomainError => notFound('PROPERT
 /** A resource property as `GET /v1/os-hosts/properties?detail=...` lists it. */
 export type PropertyListing =
   { readonly property: string } | { readonly property: string; readonly private: boolean; readonly values: readonly string[] };
+
+/** Who may see the bookings on each kind's calendars. */
+const ALLOCATIONS_ACTION: { readonly [K in BookedResource['kind']]: string } = {
+  host: ACTIONS.hostAllocations,
+  floatingip: ACTIONS.floatingIpAllocations,
+  network: ACTIONS.networkAllocations,
+};
 
 /**
  * What callers may read, whatever transport asks: each query authorizes its caller (upstream's
@@ -179,10 +187,10 @@ export class ReadQueries {
   /** The bookings of these reservations, for who may see the allocations of hosts (whole or in slots) or of addresses. */
   async reservationBookings(
     caller: Caller,
-    kind: 'host' | 'floatingip',
+    kind: BookedResource['kind'],
     reservationIds: readonly string[],
   ): Promise<AvailabilityIntervalRow[]> {
-    authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
+    authorize(caller, ALLOCATIONS_ACTION[kind]);
     return this.read.bookingsOfReservations(kind, reservationIds);
   }
 
@@ -193,7 +201,7 @@ export class ReadQueries {
     resourceIds: readonly string[],
     nowMs: number,
   ): Promise<AvailabilityIntervalRow[]> {
-    authorize(caller, kind === 'host' ? ACTIONS.hostAllocations : ACTIONS.floatingIpAllocations);
+    authorize(caller, ALLOCATIONS_ACTION[kind]);
     return this.read.bookingsOnResources(kind, resourceIds, nowMs);
   }
 

@@ -1,5 +1,7 @@
 import {
   type AllocationRatios,
+  type Command,
+  type DomainEvent,
   type FloatingIpCommand,
   type FloatingIpEvent,
   type FloatingIpState,
@@ -16,7 +18,7 @@ import {
   toMs,
 } from '#domain/index.js';
 import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
-import type { BookingWindow, ReservationCalendars } from '#plugins/admission/calendars.port.js';
+import type { BookingWindow, KindSnapshots, ReservationCalendars } from '#plugins/admission/calendars.port.js';
 import type { FloatingIpSnapshot } from '#plugins/floating-ip/floating-ip-snapshot.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
 import {
@@ -27,6 +29,7 @@ import {
   notEnoughHostsError,
 } from '#plugins/physical-host/host-allocation.policy.js';
 import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
+import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import { appendTo } from '../command.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
 
@@ -87,6 +90,8 @@ class Calendars<S, C, E extends { readonly type: string; readonly data: unknown 
 export class BookingPlan implements ReservationCalendars {
   private readonly hosts: Calendars<HostState, HostCommand, HostEvent>;
   private readonly floatingIps: Calendars<FloatingIpState, FloatingIpCommand, FloatingIpEvent>;
+  /** One per registered resource kind (resource-kinds.ts), by kind name. */
+  private readonly kinds: ReadonlyMap<string, Calendars<unknown, Command, DomainEvent>>;
 
   constructor(
     private readonly index: WriteIndex,
@@ -94,6 +99,16 @@ export class BookingPlan implements ReservationCalendars {
   ) {
     this.hosts = new Calendars((id) => index.host(id), hostDecider, hostStream);
     this.floatingIps = new Calendars((id) => index.floatingIp(id), floatingIpDecider, floatingIpStream);
+    this.kinds = new Map(
+      RESOURCE_KINDS.map((kind) => [
+        kind.kind,
+        new Calendars(
+          (id) => index.kindResource(kind.kind, id),
+          kind.decider,
+          (id) => kind.stream(id),
+        ),
+      ]),
+    );
   }
 
   get cleaningTimeMs(): number {
@@ -239,8 +254,39 @@ export class BookingPlan implements ReservationCalendars {
     this.floatingIps.decide(floatingIpId, { type: 'ReleaseFloatingIpBooking', data: { reservationId } });
   }
 
+  /** A kind's registered resources as this admission leaves them, as its allocation policy sees them. */
+  snapshotsOf<P>(kind: KindSnapshots<P>): P[] {
+    const calendars = this.kindCalendars(kind.kind);
+    return this.index.registeredKindResourceIds(kind.kind).flatMap((id) => {
+      const snapshot = kind.calendar.snapshot(calendars.state(id) as never);
+      return snapshot === null ? [] : [snapshot];
+    });
+  }
+
+  bookResource(name: ResourceKindName, resourceId: string, window: BookingWindow): void {
+    this.kindCalendars(name).decide(resourceId, resourceKind(name).calendar.book(window, this.options.cleaningTimeMinutes));
+  }
+
+  moveResource(name: ResourceKindName, resourceId: string, window: BookingWindow): void {
+    this.kindCalendars(name).decide(resourceId, resourceKind(name).calendar.move(window, this.options.cleaningTimeMinutes));
+  }
+
+  releaseResource(name: ResourceKindName, resourceId: string, reservationId: string): void {
+    const calendars = this.kindCalendars(name);
+    const kind = resourceKind(name);
+    if (kind.calendar.bookings(calendars.state(resourceId)) === null) return;
+    calendars.decide(resourceId, kind.calendar.release(reservationId));
+  }
+
+  private kindCalendars(name: ResourceKindName): Calendars<unknown, Command, DomainEvent> {
+    const calendars = this.kinds.get(name);
+    if (calendars === undefined) throw new Error(`No resource kind ${name}`);
+    return calendars;
+  }
+
   /** One append per touched calendar, each under the revision its decisions were made on. */
   appends(metadata: EventMetadata, newId: () => string): AppendRequest[] {
-    return [...this.hosts.appends(metadata, newId), ...this.floatingIps.appends(metadata, newId)];
+    const kinds = [...this.kinds.values()].flatMap((calendars) => calendars.appends(metadata, newId));
+    return [...this.hosts.appends(metadata, newId), ...this.floatingIps.appends(metadata, newId), ...kinds];
   }
 }

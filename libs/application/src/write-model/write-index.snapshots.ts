@@ -6,10 +6,13 @@ import { WriteIndex, type WriteIndexPayload } from './write-index.js';
 
 /** The API's index: the bookings of leases not deleted that ended at most its kept past ago, or run, or are to come. */
 export const WRITE_INDEX_SNAPSHOT_KIND = 'write-index';
-/** 1: every state WriteIndex folds, as WriteIndexPayload. 2: with keptFromMs, the bookings ended before it left out. */
-export const WRITE_INDEX_SCHEMA_VERSION = 2;
+/**
+ * 1: every state WriteIndex folds, as WriteIndexPayload. 2: with keptFromMs, the bookings ended before it left out.
+ * 3: with `kinds`, the registered resource kinds' states (network segments).
+ */
+export const WRITE_INDEX_SCHEMA_VERSION = 3;
 
-const LISTS = ['hosts', 'properties', 'propertyNames', 'floatingIps'] as const;
+const LISTS = ['hosts', 'properties', 'propertyNames', 'floatingIps', 'kinds'] as const;
 const STATES = ['registry', 'floatingIpRegistry', 'flavors'] as const;
 
 const isPayload = (payload: unknown): payload is WriteIndexPayload =>

@@ -25,8 +25,10 @@ import {
   PersistentMap,
   resourcePropertyDecider,
 } from '#domain/index.js';
-import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { type EventStore, type RecordedEvent, streamCategory } from '#event-store/event-store.port.js';
 import type { HostSnapshot } from '#plugins/physical-host/host-snapshot.js';
+import type { CalendarBooking } from '#plugins/resource-kind.js';
+import { type AnyResourceKind, RESOURCE_KINDS, RESOURCE_KIND_CATEGORIES, type ResourceKindName } from '#plugins/resource-kinds.js';
 import { AsyncMutex } from './async-mutex.js';
 import { type ForgottenBookings, forgottenBookingsOf } from './forgotten-bookings.js';
 import { type HostIdOrder, hostIdOrderOf } from './hosts-in-id-order.js';
@@ -40,6 +42,8 @@ export interface WriteIndexPayload {
   readonly floatingIps: readonly (readonly [string, Versioned<FloatingIpState>])[];
   readonly floatingIpRegistry: Versioned<FloatingIpRegistryState>;
   readonly flavors: Versioned<FlavorCatalogState>;
+  /** Each registered resource kind's states (resource-kinds.ts), by kind name. */
+  readonly kinds: readonly (readonly [string, KindPayload])[];
   /** The bookings that ended before this instant (epoch ms) are not held (null: none forgotten). */
   readonly keptFromMs: number | null;
 }
@@ -50,7 +54,46 @@ export interface Versioned<S> {
   readonly revision: number;
 }
 
-const CATEGORIES = ['host', 'hostregistry', 'property', 'floatingip', 'floatingipregistry', 'flavorcatalog'];
+/** One resource kind's states as a snapshot holds them. */
+export interface KindPayload {
+  readonly resources: readonly (readonly [string, Versioned<unknown>])[];
+  readonly registry: Versioned<unknown>;
+  readonly properties: readonly (readonly [string, Versioned<unknown>])[];
+  readonly propertyNames: readonly string[];
+}
+
+/** One resource kind's states in the index: its resources (calendars), its registry, its capability names and their privacy. */
+interface KindStates {
+  readonly kind: AnyResourceKind;
+  readonly resources: Map<string, Versioned<unknown>>;
+  registry: Versioned<unknown>;
+  readonly properties: Map<string, Versioned<unknown>>;
+  readonly propertyNames: Set<string>;
+}
+
+const CATEGORIES = ['host', 'hostregistry', 'property', 'floatingip', 'floatingipregistry', 'flavorcatalog', ...RESOURCE_KIND_CATEGORIES];
+
+const kindStates = (kind: AnyResourceKind): KindStates => ({
+  kind,
+  resources: new Map(),
+  registry: { state: kind.registry.fold.initialState(), revision: -1 },
+  properties: new Map(),
+  propertyNames: new Set(),
+});
+
+interface KindStream {
+  readonly kind: ResourceKindName;
+  readonly role: 'resource' | 'registry' | 'property';
+}
+
+/** Which kind's fold an event of a stream category goes to. */
+const KIND_STREAMS: ReadonlyMap<string, KindStream> = new Map(
+  RESOURCE_KINDS.flatMap((kind): [string, KindStream][] => [
+    [kind.category, { kind: kind.kind, role: 'resource' }],
+    [streamCategory(kind.registry.stream), { kind: kind.kind, role: 'registry' }],
+    [kind.properties.category, { kind: kind.kind, role: 'property' }],
+  ]),
+);
 
 /** States are immutable, so a snapshot is made once per state (searches ask for every host's, many times). */
 const snapshots = new WeakMap<RegisteredHost, HostSnapshot>();
@@ -87,6 +130,13 @@ const snapshotOf = (host: RegisteredHost): HostSnapshot => ({
   longestBookingMs: host.longestBookingMs,
 });
 
+const kindPayload = (states: KindStates): KindPayload => ({
+  resources: [...states.resources.entries()],
+  registry: states.registry,
+  properties: [...states.properties.entries()],
+  propertyNames: [...states.propertyNames],
+});
+
 /**
  * The bookings a calendar still needs at `cutoffMs`: those ending then or later, and those ending after
  * the earliest start among these. A running booking keeps its start when it changes (a started
@@ -117,6 +167,7 @@ export class WriteIndex {
   private readonly floatingIps = new Map<string, Versioned<FloatingIpState>>();
   private floatingIpRegistry: Versioned<FloatingIpRegistryState> = { state: floatingIpRegistryDecider.initialState(), revision: -1 };
   private flavors: Versioned<FlavorCatalogState> = { state: flavorCatalogDecider.initialState(), revision: -1 };
+  private readonly kinds = new Map<string, KindStates>(RESOURCE_KINDS.map((kind) => [kind.kind, kindStates(kind)]));
   private keptFromMs = Number.NEGATIVE_INFINITY;
   /** Rises each time a host joins or leaves the registered set (bookings leave it as it is). */
   private hostSetVersion = 0;
@@ -147,6 +198,7 @@ export class WriteIndex {
       floatingIps: [...this.floatingIps.entries()],
       floatingIpRegistry: this.floatingIpRegistry,
       flavors: this.flavors,
+      kinds: [...this.kinds].map(([name, states]) => [name, kindPayload(states)] as const),
       keptFromMs: Number.isFinite(this.keptFromMs) ? this.keptFromMs : null,
     };
     return { position: this.position, payload };
@@ -166,6 +218,7 @@ export class WriteIndex {
     for (const [floatingIpId, floatingIp] of payload.floatingIps) this.floatingIps.set(floatingIpId, floatingIp);
     this.floatingIpRegistry = payload.floatingIpRegistry;
     this.flavors = payload.flavors;
+    for (const [name, kind] of payload.kinds) this.restoreKind(name, kind);
     if (payload.keptFromMs !== null) this.keptFromMs = Math.max(this.keptFromMs, payload.keptFromMs);
   }
 
@@ -222,6 +275,40 @@ export class WriteIndex {
     return this.propertyNames.has(name);
   }
 
+  /** A resource of a registered kind, as its own stream left it (the kind's initial state before it has one). */
+  kindResource<S>(name: ResourceKindName, resourceId: string): Versioned<S> {
+    const states = this.kindStatesOf(name);
+    return (states.resources.get(resourceId) ?? { state: states.kind.decider.initialState(), revision: -1 }) as Versioned<S>;
+  }
+
+  /** The ids of a kind's registered resources (those whose calendar it holds), in the order they were registered. */
+  registeredKindResourceIds(name: ResourceKindName): string[] {
+    const states = this.kindStatesOf(name);
+    const registered: string[] = [];
+    for (const [id, { state }] of states.resources) if (states.kind.calendar.bookings(state) !== null) registered.push(id);
+    return registered;
+  }
+
+  kindRegistry<R>(name: ResourceKindName): Versioned<R> {
+    return this.kindStatesOf(name).registry as Versioned<R>;
+  }
+
+  kindProperty<P>(name: ResourceKindName, propertyName: string): Versioned<P> {
+    const states = this.kindStatesOf(name);
+    return (states.properties.get(propertyName) ?? { state: states.kind.properties.fold.initialState(), revision: -1 }) as Versioned<P>;
+  }
+
+  /** Whether some resource of the kind has, or had, a capability of that name. */
+  isKnownKindProperty(name: ResourceKindName, propertyName: string): boolean {
+    return this.kindStatesOf(name).propertyNames.has(propertyName);
+  }
+
+  private kindStatesOf(name: string): KindStates {
+    const states = this.kinds.get(name);
+    if (states === undefined) throw new Error(`No resource kind ${name}`);
+    return states;
+  }
+
   /**
    * From now on holds only the bookings that end at `cutoffMs` or later (and what overlaps those, see
    * keptBookings): a long-lived process's calendars hold the present and the future, not every
@@ -268,6 +355,16 @@ export class WriteIndex {
         continue;
       this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings: insertSorted(state.bookings, booking) } });
     }
+    for (const { kind, resourceId, booking } of forgotten.kinds) this.recallKindBooking(kind, resourceId, booking);
+  }
+
+  private recallKindBooking(name: ResourceKindName, resourceId: string, booking: CalendarBooking): void {
+    const { kind, resources } = this.kindStatesOf(name);
+    const versioned = resources.get(resourceId);
+    const bookings = versioned === undefined ? null : kind.calendar.bookings(versioned.state);
+    if (versioned === undefined || bookings === null || bookings.some((b) => b.reservationId === booking.reservationId)) return;
+    const state = kind.calendar.withBookings(versioned.state, insertSorted(bookings, kind.calendar.recalled(booking)));
+    resources.set(resourceId, { ...versioned, state });
   }
 
   /** How many bookings the calendars hold (what memory grows with). */
@@ -275,6 +372,9 @@ export class WriteIndex {
     let held = 0;
     for (const { state } of this.hosts.values()) if (state.status === 'Registered') held += state.bookings.length;
     for (const { state } of this.floatingIps.values()) if (state.status === 'Registered') held += state.bookings.length;
+    for (const { kind, resources } of this.kinds.values()) {
+      for (const { state } of resources.values()) held += kind.calendar.bookings(state)?.length ?? 0;
+    }
     return held;
   }
 
@@ -292,6 +392,14 @@ export class WriteIndex {
       if (state.status !== 'Registered') continue;
       const bookings = keptBookings(state.bookings, cutoffMs);
       if (bookings !== state.bookings) this.floatingIps.set(floatingIpId, { ...versioned, state: { ...state, bookings } });
+    }
+    for (const { kind, resources } of this.kinds.values()) {
+      for (const [resourceId, versioned] of resources) {
+        const held = kind.calendar.bookings(versioned.state);
+        const bookings = held === null ? null : keptBookings(held, cutoffMs);
+        if (bookings !== null && bookings !== held)
+          resources.set(resourceId, { ...versioned, state: kind.calendar.withBookings(versioned.state, bookings) });
+      }
     }
   }
 
@@ -317,6 +425,8 @@ export class WriteIndex {
       this.floatingIps.set(floatingIpId, { state, revision: event.revision });
     } else if (event.streamId.startsWith('host-')) {
       this.applyHost(event as unknown as RecordedEvent<HostEvent['data']> & HostEvent);
+    } else if (KIND_STREAMS.has(streamCategory(event.streamId))) {
+      this.applyKind(event);
     } else if (event.streamId.startsWith('property-')) {
       const name = event.streamId.slice('property-'.length);
       const current = this.property(name);
@@ -325,6 +435,45 @@ export class WriteIndex {
         revision: event.revision,
       });
     }
+  }
+
+  private applyKind(event: RecordedEvent): void {
+    const category = streamCategory(event.streamId);
+    const target = KIND_STREAMS.get(category);
+    if (target === undefined) return;
+    const states = this.kindStatesOf(target.kind);
+    const { kind } = states;
+    const id = event.streamId.slice(category.length + 1);
+    switch (target.role) {
+      case 'resource': {
+        const state = kind.decider.evolve(this.kindResource(target.kind, id).state, event);
+        states.resources.set(id, { state, revision: event.revision });
+        for (const name of kind.properties.namesOf(event)) states.propertyNames.add(name);
+        return;
+      }
+      case 'registry':
+        states.registry = { state: kind.registry.fold.evolve(states.registry.state, event), revision: event.revision };
+        return;
+      case 'property': {
+        const state = kind.properties.fold.evolve(this.kindProperty(target.kind, id).state, event);
+        states.properties.set(id, { state, revision: event.revision });
+        return;
+      }
+      default: {
+        const _never: never = target.role;
+        return _never;
+      }
+    }
+  }
+
+  private restoreKind(name: string, payload: KindPayload): void {
+    const states = this.kinds.get(name);
+    // a kind no longer registered: its events are no longer folded either
+    if (states === undefined) return;
+    for (const [id, resource] of payload.resources) states.resources.set(id, resource);
+    states.registry = payload.registry;
+    for (const [propertyName, property] of payload.properties) states.properties.set(propertyName, property);
+    for (const propertyName of payload.propertyNames) states.propertyNames.add(propertyName);
   }
 
   private applyHost(event: RecordedEvent & HostEvent): void {

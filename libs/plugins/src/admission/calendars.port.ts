@@ -2,6 +2,13 @@ import type { AllocationRatios, SlotDemand } from '#domain/index.js';
 import type { FloatingIpSnapshot } from '../floating-ip/floating-ip-snapshot.js';
 import type { HostAllocationRequest } from '../physical-host/host-allocation.policy.js';
 import type { HostSnapshot } from '../physical-host/host-snapshot.js';
+import type { ResourceKindName } from '../resource-kinds.js';
+
+/** A resource kind, as far as its allocation policy's snapshots go (the kind's module, resource-kinds.ts). */
+export interface KindSnapshots<P> {
+  readonly kind: ResourceKindName;
+  readonly calendar: { snapshot(state: never): P | null };
+}
 
 /** Where and when one reservation books: its lease's window and the capabilities it depends on. */
 export interface BookingWindow {
@@ -43,4 +50,10 @@ export interface ReservationCalendars {
   bookFloatingIp(floatingIpId: string, window: BookingWindow): void;
   moveFloatingIp(floatingIpId: string, window: BookingWindow): void;
   releaseFloatingIp(floatingIpId: string, reservationId: string): void;
+  /** Every registered resource of a kind (resource-kinds.ts) as it stands with this admission's bookings so far. */
+  snapshotsOf<P>(kind: KindSnapshots<P>): P[];
+  /** Books, moves or releases a resource of a kind, decided by the kind's own decider (its calendar's invariant enforced again). */
+  bookResource(kind: ResourceKindName, resourceId: string, window: BookingWindow): void;
+  moveResource(kind: ResourceKindName, resourceId: string, window: BookingWindow): void;
+  releaseResource(kind: ResourceKindName, resourceId: string, reservationId: string): void;
 }

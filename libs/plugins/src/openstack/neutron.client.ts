@@ -90,8 +90,22 @@ export class NeutronClient {
 
   // networks and subnets
 
-  async listNetworks(filter: { readonly name?: string; readonly external?: boolean } = {}): Promise<readonly Network[]> {
-    const query = { name: filter.name, 'router:external': filter.external };
+  /** `provider`: networks on one segment (Neutron shows and filters the provider attributes to admins only). */
+  async listNetworks(
+    filter: {
+      readonly name?: string;
+      readonly external?: boolean;
+      readonly provider?: { readonly networkType: string; readonly physicalNetwork: string | null; readonly segmentId: number | null };
+    } = {},
+  ): Promise<readonly Network[]> {
+    const { provider } = filter;
+    const query = {
+      name: filter.name,
+      'router:external': filter.external,
+      'provider:network_type': provider?.networkType,
+      'provider:physical_network': provider?.physicalNetwork ?? undefined,
+      'provider:segmentation_id': provider?.segmentId ?? undefined,
+    };
     return (await this.call<{ networks: Network[] }>('GET', '/networks', { query })).networks;
   }
 

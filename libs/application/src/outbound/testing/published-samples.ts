@@ -19,6 +19,16 @@ const END = '2030-01-01T18:00:00.000Z';
 const lease = (id: string): string => `lease-${id}`;
 const host = (id: string): string => `host-${id}`;
 const floatingIp = (id: string): string => `floatingip-${id}`;
+const network = (id: string): string => `network-${id}`;
+const segment = (id: string) => ({ networkId: id, networkType: 'vlan', physicalNetwork: 'physnet1', segmentId: 1234 }) as const;
+const networkHold = (id: string) => ({
+  networkId: id,
+  reservationId: 'res-1',
+  leaseId: 'lease-x',
+  startDate: AT,
+  endDate: END,
+  propertyNames: [],
+});
 const effects = [{ operation: 'sample', target: 'compute-1' }];
 const hostReservation = (id: string) =>
   ({
@@ -216,6 +226,25 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'FloatingIpRegistry.Removed': {
     stream: () => 'floatingipregistry-main',
     data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }),
+  },
+
+  'NetworkSegment.Registered': {
+    stream: network,
+    data: (id) => ({ ...segment(id), capabilities: { switch: 's1' }, registeredAt: AT }),
+  },
+  'NetworkSegment.Updated': {
+    stream: network,
+    data: (id) => ({ networkId: id, capabilities: { switch: 's2' }, removed: [], updatedAt: AT }),
+  },
+  'NetworkSegment.Unregistered': { stream: network, data: (id) => ({ ...segment(id), unregisteredAt: AT }) },
+  'NetworkSegment.Booked': { stream: network, data: networkHold },
+  'NetworkSegment.BookingMoved': { stream: network, data: networkHold },
+  'NetworkSegment.BookingReleased': { stream: network, data: (id) => ({ networkId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
+  'NetworkRegistry.SegmentAdded': { stream: () => 'networkregistry-main', data: segment },
+  'NetworkRegistry.SegmentRemoved': { stream: () => 'networkregistry-main', data: segment },
+  'NetworkProperty.PrivacyChanged': {
+    stream: (id) => `networkproperty-${id}`,
+    data: (id) => ({ propertyName: id, private: true, changedAt: AT }),
   },
 
   'ResourceProperty.PrivacyChanged': {
