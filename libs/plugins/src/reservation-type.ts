@@ -1,6 +1,7 @@
 import type { HostSize, QuotaAmounts, Reservation, ReservationRules, ResourceType, SlotDemand, UsageRates } from '#domain/index.js';
 import type { ReservationAdmission } from './admission/admission.port.js';
 import type { ReservationEffects } from './effects.port.js';
+import type { ReservationWire } from './reservation-wire.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
 import type { OpenStackClients } from './openstack/effects/openstack-effects.support.js';
 import type { StandaloneCloud } from './standalone/standalone-cloud.js';
@@ -53,9 +54,11 @@ export interface ReservationTypeEffects<R extends Reservation> {
  * augmenting `ReservationTypeMap` (libs/domain/src/lease/reservation-type-map.ts) from the type's folder.
  * docs/architecture.md, "Adding a reservation type".
  */
-export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }> {
+export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }, C> {
   readonly resourceType: T;
   readonly plugin: PluginDescription;
+  /** Its reservation on the wire: Blazar's field names, kinds and words, its request `Q` and its change `C` (reservation-wire.ts). */
+  readonly wire: ReservationWire<Q, C>;
   /** The lease decider's rules for the type: what may change while pending or active, healing, the end reminder. */
   readonly rules: ReservationRules<ReservationOf<T>>;
   /** What the reservation books on the calendars: every resource it holds, in the order it holds them. */
@@ -63,6 +66,6 @@ export interface ReservationType<T extends ResourceType, Q extends { readonly re
   readonly quota: ReservationTypeQuota<ReservationOf<T>>;
   readonly usage: ReservationTypeUsage<ReservationOf<T>>;
   /** Pure decisions over the calendars: choose, book, change, heal and release what a reservation holds. */
-  readonly admission: ReservationAdmission<ReservationOf<T>, Q>;
+  readonly admission: ReservationAdmission<ReservationOf<T>, Q, C>;
   readonly effects: ReservationTypeEffects<ReservationOf<T>>;
 }

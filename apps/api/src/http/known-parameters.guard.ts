@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Query, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { Request } from 'express';
@@ -17,6 +17,16 @@ export const queryParametersOf = (controller: Type, handler: string): string[] =
     .map(([, argument]) => argument)
     .sort((a, b) => a.index - b.index)
     .flatMap((argument) => (typeof argument.data === 'string' ? [argument.data] : []));
+
+/**
+ * `@Query(name)` for each of `names`, on the handler's arguments from index `from` on (a rest parameter): for a route whose
+ * parameters come from a list (GET /v1/availability's, from the reservation types), as Nest's router and this guard read them.
+ */
+export const QueryParameters =
+  (names: readonly string[], from: number): MethodDecorator =>
+  (target, handler) => {
+    names.forEach((name, index) => Query(name)(target, handler, from + index));
+  };
 
 /**
  * For Leasehold's own routes (`@UseGuards(KnownParameters)` on their controllers): a query parameter the route does not read is a

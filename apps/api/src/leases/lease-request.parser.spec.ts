@@ -238,8 +238,10 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
     expect(update({ name: 'renamed' }).name).toBe('renamed');
     expect(update({ end_date: 'now' }).endDate).toBe('2030-06-08T12:00:00.000Z');
     expect(update({ reservations: [{ id: RESERVATION, resource_type: 'physical:host' }] }).reservations).toHaveLength(1);
-    expect(update({ reservations: [{ id: RESERVATION, required_floatingips: [] }] }).reservations[0]?.requiredFloatingIps).toEqual([]);
-    expect(update({ reservations: [{ id: RESERVATION, network_id: NET.toUpperCase() }] }).reservations[0]?.networkId).toBe(NET);
+    expect(update({ reservations: [{ id: RESERVATION, required_floatingips: [] }] }).reservations[0]?.changes.requiredFloatingIps).toEqual(
+      [],
+    );
+    expect(update({ reservations: [{ id: RESERVATION, network_id: NET.toUpperCase() }] }).reservations[0]?.changes.networkId).toBe(NET);
   });
 
   describe('UpdateLeaseDto and ReservationUpdateDto', () => {

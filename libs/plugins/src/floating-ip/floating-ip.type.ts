@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { type FloatingIpChange, floatingIpWire } from './floating-ip.wire.js';
 import { floatingIpResources, floatingIpQuota, floatingIpUsage } from './floating-ip.holdings.js';
 import { floatingIpRules } from './floating-ip.rules.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
@@ -7,13 +8,14 @@ import { OpenStackFloatingIpEffects } from './openstack/floating-ip.openstack-ef
 import { StandaloneFloatingIpEffects } from './standalone/floating-ip.standalone-effects.js';
 
 /** `virtual:floatingip`: registered addresses of an external network, created in the lease's project for the lease. */
-export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpReservationRequest> = {
+export const floatingIpType: ReservationType<'virtual:floatingip', FloatingIpReservationRequest, FloatingIpChange> = {
   resourceType: 'virtual:floatingip',
   plugin: {
     name: 'virtual.floatingip.plugin',
     title: 'Floating IP Plugin',
     description: 'Reserves registered floating IP addresses of an external network.',
   },
+  wire: floatingIpWire,
   rules: floatingIpRules,
   resources: floatingIpResources,
   quota: floatingIpQuota,

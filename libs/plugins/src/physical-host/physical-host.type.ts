@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { type HostChange, hostWire } from './host.wire.js';
 import { hostResources, hostQuota, hostUsage } from './host.holdings.js';
 import { hostRules } from './host.rules.js';
 import type { HostReservationRequest } from './host-reservation.request.js';
@@ -7,7 +8,7 @@ import { OpenStackHostEffects } from './openstack/physical-host.openstack-effect
 import { StandaloneHostEffects } from './standalone/physical-host.standalone-effects.js';
 
 /** `physical:host`: whole compute hosts, moved from the freepool into the reservation's aggregate for the lease. */
-export const physicalHostType: ReservationType<'physical:host', HostReservationRequest> = {
+export const physicalHostType: ReservationType<'physical:host', HostReservationRequest, HostChange> = {
   resourceType: 'physical:host',
   plugin: {
     // upstream's plugin name (`[manager]plugins`) and title
@@ -15,6 +16,7 @@ export const physicalHostType: ReservationType<'physical:host', HostReservationR
     title: 'Physical Host Plugin',
     description: 'Reserves whole physical hosts for the time of a lease.',
   },
+  wire: hostWire,
   rules: hostRules,
   resources: hostResources,
   quota: hostQuota,
