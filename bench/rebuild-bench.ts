@@ -6,7 +6,8 @@ import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { PROJECTOR_CACHE_MIB, ProjectionRunner } from '#projector/projection-runner.js';
 import { rebuildReadModel } from '#projector/rebuild-read-model.js';
-import { type HostRecord, type LeaseView, evolveHostView, evolveLeaseView, openReadModel } from '#read-model/index.js';
+import { type HostRecord, type LeaseView, evolveHostView, openReadModel } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { generateLedger } from './replay-workload.js';
 
 /**

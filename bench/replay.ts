@@ -9,7 +9,8 @@ import { HOST_REGISTRY_STREAM, LEASE_EVENT_TYPES, type HostEvent, type LeaseEven
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { READ_MODEL_PROJECTIONS, dumpReadModel, replayToCheckpoints } from '#projector/index.js';
-import { type HostRecord, type LeaseView, evolveHostView, evolveLeaseView, openReadModel } from '#read-model/index.js';
+import { type HostRecord, type LeaseView, evolveHostView, openReadModel } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { percentile } from './bench-http.js';
 import { generateLedger } from './replay-workload.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount } from '../helpers/api-fixtures.js';
 import { blazarDate } from '../helpers/http.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -810,6 +810,8 @@ describe('the calendar page (static tokens)', () => {
 });
 
 let webhookCounter = 0;
+/** The webhooks a case registered: removed after it, so no project nears its cap (LEASEHOLD_WEBHOOK_MAX_PER_PROJECT). */
+const registered: string[] = [];
 const newWebhook = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
   const body = {
     url: `http://127.0.0.1:61999/matrix/${++webhookCounter}`,
@@ -818,6 +820,7 @@ const newWebhook = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
   };
   const created = await request('POST', '/v1/webhooks', as(owner), body);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  registered.push(created.body.webhook.id);
   return created.body.webhook.id;
 };
 
@@ -834,6 +837,10 @@ const WEBHOOK_POLICY: Record<string, Record<Role, boolean>> = {
 };
 
 describe('webhooks: route x role x own/other project (static tokens, default policy)', () => {
+  afterEach(async () => {
+    for (const id of registered.splice(0)) expect([204, 404]).toContain((await request('DELETE', `/v1/webhooks/${id}`, as('admin'))).status);
+  });
+
   it.each(table(WEBHOOK_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
     const token = as(role);
     const own = await newWebhook('ownerA');

@@ -32,10 +32,10 @@ import {
   type ReadModelDatabase,
   evolveFloatingIpView,
   evolveHostView,
-  evolveLeaseView,
   openReadModel,
   toFlavorView,
 } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { ProjectionRunner } from '#projector/index.js';
 import { LEASE_SORT_KEYS, ReadModelQueries } from '#read-model/read-model.queries.js';
 import { fillLeaseSortColumns } from '#read-model/lease-sort-columns.js';

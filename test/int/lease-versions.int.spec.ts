@@ -28,9 +28,9 @@ import {
   type LeaseView,
   ReadModelAsOf,
   type ReadModelDatabase,
-  evolveLeaseView,
   openReadModel,
 } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js';
 
 const OTHER_ID = 'lease-other';

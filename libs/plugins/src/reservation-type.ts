@@ -1,14 +1,21 @@
 import type { HostSize, QuotaAmounts, Reservation, ReservationRules, ResourceType, SlotDemand, UsageRates } from '#domain/index.js';
+import type { ReservationViewBase, ReservationViewer, ReservationViewMap } from '#read-model/index.js';
 import type { ReservationAdmission } from './admission/admission.port.js';
+import type { ReservationTypeAvailability } from './availability/availability.port.js';
 import type { ReservationEffects } from './effects.port.js';
 import type { ReservationWire } from './reservation-wire.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
 import type { OpenStackClients } from './openstack/effects/openstack-effects.support.js';
 import type { StandaloneCloud } from './standalone/standalone-cloud.js';
 import type { StandaloneEffectsOptions } from './standalone/standalone-effects.options.js';
+import type { EnforcementResources } from './ports/external-enforcement.port.js';
+import type { FieldSchema, GraphqlField, OwnViewFields } from './view-schemas.js';
 
 /** The reservation state of one type (the domain's union narrowed by its discriminant). */
 export type ReservationOf<T extends ResourceType> = Extract<Reservation, { readonly resourceType: T }>;
+
+/** A type's reservation as GET /v1/leases/{id} shows it (its folder augments the read model's `ReservationViewMap`). */
+export type ReservationViewOf<T extends ResourceType> = T extends keyof ReservationViewMap ? ReservationViewMap[T] : never;
 
 /** How a type is described at GET /v1/plugins (upstream's plugin name and title where upstream has the type). */
 export interface PluginDescription {
@@ -48,10 +55,43 @@ export interface ReservationTypeEffects<R extends Reservation> {
 }
 
 /**
+ * How GET /v1/leases/{id}, GraphQL and the OpenAPI document show a type's reservations. Types that show the same
+ * fields share one of these (the same object): GraphQL and OpenAPI then have one schema for them, by `name`.
+ */
+export interface ReservationTypeView<R extends Reservation, V extends ReservationViewBase> extends ReservationViewer<R, V> {
+  /** The view's schema: its GraphQL object type (implementing `Reservation`) and its OpenAPI component. */
+  readonly name: string;
+  /** What happens to the tenant's things at the lease's end: the view's `end_action`. */
+  readonly endAction: V['end_action'];
+  /** The calendars whose bookings are the reservation's allocations (GraphQL `Reservation.allocations`). */
+  readonly bookedOn: BookedResource['kind'];
+  /** The GraphQL fields of the view's own fields (after every reservation's), in Blazar's order. */
+  readonly graphql: { readonly [K in OwnViewFields<V>]-?: GraphqlField };
+  /** The OpenAPI response schema of the view's own fields, in Blazar's order. */
+  readonly openapi: { readonly [K in OwnViewFields<V>]-?: FieldSchema };
+}
+
+/** The public form of values nested in events: snake_case, explicit copies, as docs/events.md describes them. */
+export type PublicObject = Readonly<Record<string, unknown>>;
+
+/** How the public event catalogue (docs/events.md) shows a type's reservation. */
+export interface ReservationTypeEvents<R extends Reservation> {
+  /** Its fields after `id` and `resource_type`, which every reservation shows first. */
+  publicShape(reservation: R): PublicObject;
+}
+
+/** How the body sent to the operator's external enforcement service (upstream's ExternalServiceFilter) shows a reservation. */
+export interface ReservationTypeEnforcement<R extends Reservation> {
+  /** Its user-controllable fields after `resource_type` (no ids or bookkeeping, as upstream), then its `allocations`. */
+  body(resources: EnforcementResources, reservation: R): Readonly<Record<string, unknown>>;
+}
+
+/**
  * Everything one reservation type adds to Leasehold. Generic code (the lease decider, the use cases, the
  * reactor, the API) walks the registry of these (reservation-types.ts) and never branches on a type; a new
  * type that leaves a member out does not compile. Its reservation state enters the domain's union by
- * augmenting `ReservationTypeMap` (libs/domain/src/lease/reservation-type-map.ts) from the type's folder.
+ * augmenting `ReservationTypeMap` (libs/domain/src/lease/reservation-type-map.ts) from the type's folder, and its
+ * view the read model's lease view by augmenting `ReservationViewMap` (libs/read-model/src/reservation-view.ts).
  * docs/architecture.md, "Adding a reservation type".
  */
 export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }, C> {
@@ -67,5 +107,10 @@ export interface ReservationType<T extends ResourceType, Q extends { readonly re
   readonly usage: ReservationTypeUsage<ReservationOf<T>>;
   /** Pure decisions over the calendars: choose, book, change, heal and release what a reservation holds. */
   readonly admission: ReservationAdmission<ReservationOf<T>, Q, C>;
+  /** Where the availability search tries the admission, what it reports, and the type's part of the capacity report and calendar page. */
+  readonly availability: ReservationTypeAvailability<ReservationOf<T>, Q>;
   readonly effects: ReservationTypeEffects<ReservationOf<T>>;
+  readonly view: ReservationTypeView<ReservationOf<T>, ReservationViewOf<T>>;
+  readonly events: ReservationTypeEvents<ReservationOf<T>>;
+  readonly enforcement: ReservationTypeEnforcement<ReservationOf<T>>;
 }

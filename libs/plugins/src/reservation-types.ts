@@ -1,4 +1,5 @@
 import type { ReservationBase, ReservationTypeMap, ResourceType } from '#domain/index.js';
+import type { ReservationViewBase, ReservationViewMap } from '#read-model/index.js';
 import { floatingIpType } from './floating-ip/floating-ip.type.js';
 import { flavorInstanceType } from './instance/flavor-instance.type.js';
 import { virtualInstanceType } from './instance/virtual-instance.type.js';
@@ -34,6 +35,16 @@ type Miskeyed = {
   [K in keyof ReservationTypeMap]: ReservationTypeMap[K] extends ReservationBase & { readonly resourceType: K } ? never : K;
 }[keyof ReservationTypeMap];
 const _keyed: [Miskeyed] extends [never] ? true : ['reservation state keyed under another type', Miskeyed] = true;
+
+// each type's view enters the read model's map under a type it shows, with what every reservation view has
+type Misviewed = {
+  [K in keyof ReservationViewMap]: ReservationViewMap[K] extends ReservationViewBase
+    ? K extends ReservationViewMap[K]['resource_type']
+      ? never
+      : K
+    : K;
+}[keyof ReservationViewMap];
+const _viewed: [Misviewed] extends [never] ? true : ['reservation view keyed under a type it does not show', Misviewed] = true;
 
 /**
  * The registered modules as generic code walks them. The one widening: each module's members take its

@@ -8,6 +8,7 @@ export * from './host-view.js';
 export * from './lease-view.js';
 export * from './orm-config.js';
 export * from './read-models.js';
+export * from './reservation-view.js';
 export * from './read-model.queries.js';
 export * from './read-model-as-of.queries.js';
 export * from './version-patch.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LeaseView, evolveLeaseView } from './lease-view.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
+import type { LeaseView } from './lease-view.js';
 import { leaseHistory as history } from './testing/lease-histories.js';
 import { evolveLeaseView as evolveBefore } from './testing/lease-view.reference.js';
 import { reversePatch as reversePatchBefore } from './testing/version-patch.reference.js';

@@ -15,7 +15,8 @@ import {
   started,
   virtualInstanceReservation,
 } from '#domain/lease/testing/lease.fixtures.js';
-import { type LeaseView, evolveLeaseView } from './lease-view.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
+import type { LeaseView } from './lease-view.js';
 
 const fold = (events: readonly LeaseEvent[]): LeaseView | null => events.reduce<LeaseView | null>(evolveLeaseView, null);
 const view = (events: readonly LeaseEvent[]): LeaseView => {

@@ -1,8 +1,8 @@
 import type { EffectRecord, LeaseEvent, PhaseProgress, Reservation } from '#domain/index.js';
 import { toBlazarDate, toBlazarTimestamp } from './blazar-format.js';
+import type { BlazarReservationStatus, ReservationFlags, ReservationView, ReservationViewers } from './reservation-view.js';
 
 export type BlazarEventStatus = 'UNDONE' | 'IN_PROGRESS' | 'DONE' | 'ERROR';
-export type BlazarReservationStatus = 'pending' | 'active' | 'deleted' | 'error';
 export type BlazarLeaseStatus = 'PENDING' | 'STARTING' | 'ACTIVE' | 'TERMINATING' | 'TERMINATED' | 'ERROR';
 
 export interface LeaseEventView {
@@ -14,73 +14,6 @@ export interface LeaseEventView {
   readonly time: string;
   readonly status: BlazarEventStatus;
 }
-
-export interface HostReservationView {
-  readonly created_at: string;
-  readonly updated_at: string | null;
-  readonly id: string;
-  readonly lease_id: string;
-  readonly resource_id: string;
-  readonly resource_type: 'physical:host';
-  readonly status: BlazarReservationStatus;
-  readonly missing_resources: boolean;
-  readonly resources_changed: boolean;
-  readonly hypervisor_properties: string;
-  readonly resource_properties: string;
-  readonly before_end: string;
-  readonly min: number;
-  readonly max: number;
-  readonly end_action: (typeof END_ACTIONS)['physical:host'];
-}
-
-/**
- * What happens to the tenant's things at the lease's end, stated in every reservation so nobody is
- * surprised by deleted servers (upstream does the same, silently): the servers on reserved hosts, or
- * using the reservation's flavor, are deleted; reserved addresses are released.
- */
-export const END_ACTIONS = {
-  'physical:host': 'delete_servers_on_hosts',
-  'virtual:instance': 'delete_servers_using_flavor',
-  'flavor:instance': 'delete_servers_using_flavor',
-  'virtual:floatingip': 'release_addresses',
-} as const;
-
-interface ReservationCommonView {
-  readonly created_at: string;
-  readonly updated_at: string | null;
-  readonly id: string;
-  readonly lease_id: string;
-  readonly resource_id: string;
-  readonly status: BlazarReservationStatus;
-  readonly missing_resources: boolean;
-  readonly resources_changed: boolean;
-}
-
-export interface InstanceReservationView extends ReservationCommonView {
-  readonly resource_type: 'virtual:instance' | 'flavor:instance';
-  readonly vcpus: number;
-  readonly memory_mb: number;
-  readonly disk_gb: number;
-  readonly amount: number;
-  readonly affinity: boolean | null;
-  readonly resource_properties: string;
-  /** Upstream: the private flavor's id, which is the reservation id. */
-  readonly flavor_id: string;
-  /** Nova's id of the reservation's aggregate; null until the start created it (upstream: at creation). */
-  readonly aggregate_id: number | null;
-  readonly server_group_id: string | null;
-  readonly end_action: (typeof END_ACTIONS)['virtual:instance'];
-}
-
-export interface FloatingIpReservationView extends ReservationCommonView {
-  readonly resource_type: 'virtual:floatingip';
-  readonly network_id: string;
-  readonly amount: number;
-  readonly required_floatingips: readonly string[];
-  readonly end_action: (typeof END_ACTIONS)['virtual:floatingip'];
-}
-
-export type ReservationView = HostReservationView | InstanceReservationView | FloatingIpReservationView;
 
 /** A lease exactly as Blazar's API shows it (field order included). */
 export interface LeaseView {
@@ -99,97 +32,7 @@ export interface LeaseView {
   readonly events: readonly LeaseEventView[];
 }
 
-interface CloudIds {
-  readonly aggregate_id: number | null;
-  readonly server_group_id: string | null;
-}
-
-const NO_CLOUD_IDS: CloudIds = { aggregate_id: null, server_group_id: null };
-
-interface Flags {
-  readonly missing_resources: boolean;
-  readonly resources_changed: boolean;
-}
-
-const NO_FLAGS: Flags = { missing_resources: false, resources_changed: false };
-
-/**
- * A reservation's view, built field by field in Blazar's order (a replay builds hundreds of
- * thousands: no intermediate object to spread). `createdAt` and `updatedAt` are Blazar timestamps already.
- */
-const reservationView = (
-  leaseId: string,
-  r: Reservation,
-  createdAt: string,
-  updatedAt: string,
-  status: BlazarReservationStatus,
-  flags: Flags,
-  cloud: CloudIds,
-): ReservationView => {
-  switch (r.resourceType) {
-    case 'physical:host':
-      return {
-        created_at: createdAt,
-        updated_at: updatedAt,
-        id: r.id,
-        lease_id: leaseId,
-        resource_id: r.resourceId,
-        resource_type: r.resourceType,
-        status,
-        missing_resources: flags.missing_resources,
-        resources_changed: flags.resources_changed,
-        hypervisor_properties: r.hypervisorProperties,
-        resource_properties: r.resourceProperties,
-        before_end: r.beforeEnd,
-        min: r.min,
-        max: r.max,
-        end_action: END_ACTIONS[r.resourceType],
-      };
-    case 'virtual:instance':
-    case 'flavor:instance':
-      return {
-        created_at: createdAt,
-        updated_at: updatedAt,
-        id: r.id,
-        lease_id: leaseId,
-        resource_id: r.resourceId,
-        resource_type: r.resourceType,
-        status,
-        missing_resources: flags.missing_resources,
-        resources_changed: flags.resources_changed,
-        vcpus: r.vcpus,
-        memory_mb: r.memoryMb,
-        disk_gb: r.diskGb,
-        amount: r.amount,
-        affinity: r.affinity,
-        resource_properties: r.resourceProperties,
-        flavor_id: r.id,
-        aggregate_id: cloud.aggregate_id,
-        server_group_id: cloud.server_group_id,
-        end_action: END_ACTIONS[r.resourceType],
-      };
-    case 'virtual:floatingip':
-      return {
-        created_at: createdAt,
-        updated_at: updatedAt,
-        id: r.id,
-        lease_id: leaseId,
-        resource_id: r.resourceId,
-        resource_type: r.resourceType,
-        status,
-        missing_resources: flags.missing_resources,
-        resources_changed: flags.resources_changed,
-        network_id: r.networkId,
-        amount: r.amount,
-        required_floatingips: r.requiredFloatingIps,
-        end_action: END_ACTIONS[r.resourceType],
-      };
-    default: {
-      const _never: never = r;
-      return _never;
-    }
-  }
-};
+const NO_FLAGS: ReservationFlags = { missing_resources: false, resources_changed: false };
 
 /**
  * `items` with `change` applied to each, or `items` itself when every item came back unchanged:
@@ -206,23 +49,15 @@ const mapChanged = <T>(items: readonly T[], change: (item: T) => T): readonly T[
   return out ?? items;
 };
 
-/** The aggregate and server group ids an effects adapter reported creating (instance reservations). */
-const cloudIdsOf = (effects: readonly EffectRecord[], current: CloudIds): CloudIds => {
-  let { aggregate_id, server_group_id } = current;
-  for (const effect of effects) {
-    if (effect.operation === 'aggregate.create' && typeof effect.aggregate_id === 'number') aggregate_id = effect.aggregate_id;
-    if (effect.operation === 'server_group.create' && typeof effect.server_group_id === 'string') server_group_id = effect.server_group_id;
-  }
-  return { aggregate_id, server_group_id };
-};
-
-const recordCloudIds = (view: LeaseView, reservationId: string, effects: readonly EffectRecord[]): LeaseView => ({
+/** The view with what a reservation's effects adapter reported doing (a cloud id its type shows). */
+const recordEffects = (
+  viewers: ReservationViewers,
+  view: LeaseView,
+  reservationId: string,
+  effects: readonly EffectRecord[],
+): LeaseView => ({
   ...view,
-  reservations: mapChanged(view.reservations, (r) => {
-    if (r.id !== reservationId || (r.resource_type !== 'virtual:instance' && r.resource_type !== 'flavor:instance')) return r;
-    const ids = cloudIdsOf(effects, r);
-    return ids.aggregate_id === r.aggregate_id && ids.server_group_id === r.server_group_id ? r : { ...r, ...ids };
-  }),
+  reservations: mapChanged(view.reservations, (r) => (r.id === reservationId ? viewers(r.resource_type).recordEffects(r, effects) : r)),
 });
 
 /** `createdAt` is a Blazar timestamp already. */
@@ -305,7 +140,7 @@ const setReservations = (view: LeaseView, status: BlazarReservationStatus, when:
   reservations: reservationsWith(view, status, toBlazarTimestamp(when), only),
 });
 
-const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseView => {
+const created = (viewers: ReservationViewers, event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseView => {
   const d = event.data;
   const at = toBlazarTimestamp(d.createdAt);
   const events = [
@@ -326,7 +161,7 @@ const created = (event: Extract<LeaseEvent, { type: 'Lease.Created' }>): LeaseVi
     trust_id: d.trustId,
     status: 'PENDING',
     degraded: false,
-    reservations: d.reservations.map((r) => reservationView(d.leaseId, r, at, at, 'pending', NO_FLAGS, NO_CLOUD_IDS)),
+    reservations: d.reservations.map((r) => viewers(r.resourceType).reservation(d.leaseId, r, at, at, 'pending', NO_FLAGS, null)),
     events,
   };
 };
@@ -350,8 +185,8 @@ const rescheduled = (view: LeaseView, event: Extract<LeaseEvent, { type: 'Lease.
   return { ...view, start_date: toBlazarDate(d.startDate), end_date: toBlazarDate(d.endDate), events, updated_at: at };
 };
 
-/** A reservation's new allocations (a change or a healing); its status, cloud ids and flags carry over unless given. */
-const changed = (view: LeaseView, r: Reservation, changedAt: string, flags?: Flags): LeaseView => {
+/** A reservation's new allocations (a change or a healing); its status, what effects recorded and its flags carry over unless given. */
+const changed = (viewers: ReservationViewers, view: LeaseView, r: Reservation, changedAt: string, flags?: ReservationFlags): LeaseView => {
   const at = toBlazarTimestamp(changedAt);
   const reservations = view.reservations.map((current) => {
     if (current.id !== r.id) return current;
@@ -359,16 +194,15 @@ const changed = (view: LeaseView, r: Reservation, changedAt: string, flags?: Fla
       missing_resources: flags?.missing_resources ?? current.missing_resources,
       resources_changed: flags?.resources_changed ?? current.resources_changed,
     };
-    return reservationView(view.id, r, current.created_at, at, current.status, kept, 'aggregate_id' in current ? current : NO_CLOUD_IDS);
+    return viewers(r.resourceType).reservation(view.id, r, current.created_at, at, current.status, kept, current);
   });
   // upstream: a lease is degraded once a monitor flagged one of its reservations
   const degraded = reservations.some((x) => x.missing_resources || x.resources_changed);
   return { ...view, updated_at: at, reservations, degraded };
 };
 
-/** Folds one lease event into the lease's Blazar view; null once the lease is deleted. */
-export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): LeaseView | null => {
-  if (event.type === 'Lease.Created') return created(event);
+const evolve = (viewers: ReservationViewers, view: LeaseView | null, event: LeaseEvent): LeaseView | null => {
+  if (event.type === 'Lease.Created') return created(viewers, event);
   if (view === null) return null;
   switch (event.type) {
     case 'Lease.Renamed':
@@ -376,14 +210,14 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Lease.Rescheduled':
       return rescheduled(view, event);
     case 'Reservation.Changed':
-      return changed(view, event.data.reservation, event.data.changedAt);
+      return changed(viewers, view, event.data.reservation, event.data.changedAt);
     case 'Reservation.Healed': {
       const { reservation, at, missingResources, resourcesChanged } = event.data;
-      return changed(view, reservation, at, { missing_resources: missingResources, resources_changed: resourcesChanged });
+      return changed(viewers, view, reservation, at, { missing_resources: missingResources, resources_changed: resourcesChanged });
     }
     case 'Reservation.EffectsApplied':
     case 'Reservation.UpdateApplied':
-      return recordCloudIds(view, event.data.reservationId, event.data.effects);
+      return recordEffects(viewers, view, event.data.reservationId, event.data.effects);
     case 'Reservation.DriftRepaired':
     case 'Reservation.ReconciliationFailed':
     case 'Lease.PreemptibleServerReaped':
@@ -391,7 +225,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     case 'Reservation.EffectsFailed':
     case 'Reservation.UpdateFailed':
       return setReservations(
-        recordCloudIds(view, event.data.reservationId, event.data.effects),
+        recordEffects(viewers, view, event.data.reservationId, event.data.effects),
         'error',
         event.data.at,
         event.data.reservationId,
@@ -427,3 +261,12 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
     }
   }
 };
+
+/**
+ * Folds one lease event into the lease's Blazar view (null once the lease is deleted), each reservation shown
+ * by its type's viewer: the fold the system runs is libs/plugins' `evolveLeaseView`, given every registered type's.
+ */
+export const evolveLeaseViewWith =
+  (viewers: ReservationViewers) =>
+  (view: LeaseView | null, event: LeaseEvent): LeaseView | null =>
+    evolve(viewers, view, event);

@@ -13,7 +13,8 @@ import {
   started,
   virtualInstanceReservation,
 } from '#domain/lease/testing/lease.fixtures.js';
-import { type LeaseView, evolveLeaseView } from './lease-view.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
+import type { LeaseView } from './lease-view.js';
 import { applyPatch, reversePatch } from './version-patch.js';
 
 /** Every document a lease goes through, as the projection folds them (sharing what an event leaves alone). */

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 
 /**
  * The calendar page (docs/calendar.md): HTML and CSS from here, the browser modules emitted by
@@ -88,6 +89,20 @@ const LEGEND = ['pending', 'starting', 'active', 'terminating', 'terminated', 'e
   .map((status) => `<li class="status-${status}">${status}</li>`)
   .join('');
 
+/** Text safe in a double-quoted HTML attribute. */
+const attribute = (text: string): string =>
+  text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/**
+ * The free-window search the page offers, from the first type that has one (`availability.calendarSearch`):
+ * the browser code names no type, so the form carries it, as JSON; without one the form is hidden.
+ */
+const HOST_SEARCH = RESERVATION_TYPES.flatMap(({ resourceType, availability: { calendarSearch } }) =>
+  calendarSearch === null ? [] : [{ resourceType, ...calendarSearch }],
+)[0];
+
+const REQUEST_FORM = HOST_SEARCH === undefined ? 'hidden' : `data-search="${attribute(JSON.stringify(HOST_SEARCH))}"`;
+
 export const CALENDAR_PAGE = `<!doctype html>
 <html lang="en">
   <head>
@@ -114,7 +129,7 @@ export const CALENDAR_PAGE = `<!doctype html>
         <label>Hosts with <input id="filter" placeholder="rack=r1, gpu=true"></label>
         <button type="submit">Filter</button>
       </form>
-      <form id="request-form">
+      <form id="request-form" ${REQUEST_FORM}>
         <label>Free windows for <input id="request-hosts" type="number" min="1" step="1" value="1"> hosts</label>
         <label>for <input id="request-hours" type="number" min="1" step="1" value="4"> hours</label>
         <button type="submit">Find</button>

@@ -2,6 +2,8 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import type { CapacityReport } from '#application/queries/capacity.queries.js';
 import type { HostStep, SlotStep, ZoneCapacity } from '#application/queries/capacity-report.js';
 import type { LeaseConcentration } from '#application/queries/failure-domains.js';
+import type { HostCapacityPool } from '#plugins/availability/availability.port.js';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 
 /** GET /v1/capacity's body, which GraphQL's `capacity` answers too. */
 
@@ -40,14 +42,23 @@ const slotStepBody = (step: SlotStep) => ({
   peak_utilisation: step.peakUtilisation,
 });
 
-const zoneBodies = (zone: ZoneCapacity, requestMinutes: number) => [
-  {
+/** Each view of a zone's host capacity, by step. */
+const POOL_STEPS: { readonly [P in HostCapacityPool]: (zone: ZoneCapacity, requestMinutes: number) => readonly object[] } = {
+  'whole-hosts': (zone, requestMinutes) => zone.hosts.map((step) => hostStepBody(step, requestMinutes)),
+  slots: (zone) => zone.slots.map(slotStepBody),
+};
+
+/** The pools of a zone, in the registry's order of the types that report them (`availability.capacityPool`). */
+const POOLS = RESERVATION_TYPES.flatMap(({ resourceType, availability: { capacityPool } }) =>
+  capacityPool === null ? [] : [{ resourceType, pool: capacityPool }],
+);
+
+const zoneBodies = (zone: ZoneCapacity, requestMinutes: number) =>
+  POOLS.map(({ resourceType, pool }) => ({
     availability_zone: zone.availabilityZone,
-    resource_type: 'physical:host',
-    steps: zone.hosts.map((step) => hostStepBody(step, requestMinutes)),
-  },
-  { availability_zone: zone.availabilityZone, resource_type: 'virtual:instance', steps: zone.slots.map(slotStepBody) },
-];
+    resource_type: resourceType,
+    steps: POOL_STEPS[pool](zone, requestMinutes),
+  }));
 
 const leaseBody = (lease: LeaseConcentration) => ({
   lease_id: lease.leaseId,

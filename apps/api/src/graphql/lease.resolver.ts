@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import { invalid } from '#domain/index.js';
 import type { LeaseView, ReservationView } from '#read-model/index.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
+import { reservationType } from '#plugins/reservation-types.js';
 import { parseInstant } from '../http/blazar-dates.js';
 import { checkPathParameter } from '../http/route-parameters.js';
 import { CLOCK } from '../tokens.js';
@@ -84,7 +85,7 @@ export class ReservationResolver {
 
   @ResolveField('allocations', () => [AllocationType], { nullable: true })
   async allocations(@Parent() reservation: ReservationView, @Context() context: GraphqlContext): Promise<AllocationType[]> {
-    const kind = reservation.resource_type === 'virtual:floatingip' ? 'floatingip' : 'host';
+    const kind = reservationType(reservation.resource_type).view.bookedOn;
     return (await this.reads.of(context).bookingsOfReservation(kind, reservation.id)).map(allocationOf);
   }
 }

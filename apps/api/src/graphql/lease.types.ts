@@ -1,5 +1,8 @@
-import { Field, ID, InputType, Int, InterfaceType, ObjectType } from '@nestjs/graphql';
+import { Field, Float, type GqlTypeReference, ID, InputType, Int, InterfaceType, ObjectType } from '@nestjs/graphql';
 import type { ReservationView } from '#read-model/index.js';
+import { RESERVATION_VIEWS, type SharedView } from '#plugins/lease-view.js';
+import { reservationType } from '#plugins/reservation-types.js';
+import type { GraphqlField, GraphqlScalar } from '#plugins/view-schemas.js';
 import { HistoryEntryType } from './history.types.js';
 
 /** Blazar's lease event (start, end, before end) as GET /v1/leases/{id} shows it. */
@@ -35,15 +38,8 @@ export class AllocationType {
   slots!: SlotsType | null;
 }
 
-const RESERVATION_TYPES: Readonly<Record<ReservationView['resource_type'], string>> = {
-  'physical:host': 'HostReservation',
-  'virtual:instance': 'InstanceReservation',
-  'flavor:instance': 'InstanceReservation',
-  'virtual:floatingip': 'FloatingIpReservation',
-};
-
 /** A reservation as GET /v1/leases/{id} shows it; the fields of its resource type on the implementing types. */
-@InterfaceType('Reservation', { resolveType: (view: ReservationView) => RESERVATION_TYPES[view.resource_type] })
+@InterfaceType('Reservation', { resolveType: (view: ReservationView) => reservationType(view.resource_type).view.name })
 export abstract class ReservationType {
   @Field(() => String) created_at!: string;
   @Field(() => String, { nullable: true }) updated_at!: string | null;
@@ -63,34 +59,24 @@ export abstract class ReservationType {
   allocations!: AllocationType[] | null;
 }
 
-@ObjectType('HostReservation', { implements: () => [ReservationType] })
-export class HostReservationType extends ReservationType {
-  @Field(() => String) hypervisor_properties!: string;
-  @Field(() => String) resource_properties!: string;
-  @Field(() => String) before_end!: string;
-  @Field(() => Int) min!: number;
-  @Field(() => Int) max!: number;
-}
+const SCALARS: Readonly<Record<GraphqlScalar, GqlTypeReference>> = { String, Int, Float, Boolean, ID };
 
-@ObjectType('InstanceReservation', { implements: () => [ReservationType] })
-export class InstanceReservationType extends ReservationType {
-  @Field(() => Int) vcpus!: number;
-  @Field(() => Int) memory_mb!: number;
-  @Field(() => Int) disk_gb!: number;
-  @Field(() => Int) amount!: number;
-  @Field(() => Boolean, { nullable: true }) affinity!: boolean | null;
-  @Field(() => String) resource_properties!: string;
-  @Field(() => String) flavor_id!: string;
-  @Field(() => Int, { nullable: true }) aggregate_id!: number | null;
-  @Field(() => String, { nullable: true }) server_group_id!: string | null;
-}
+/** The object type of one view of the registered types (HostReservation, ...): its module's fields after the interface's. */
+const declareReservationType = (view: SharedView['view']): void => {
+  const type = class extends ReservationType {};
+  Object.defineProperty(type, 'name', { value: `${view.name}Type` });
+  for (const [name, field] of Object.entries<GraphqlField>(view.graphql)) {
+    const scalar = typeof field.type === 'string' ? SCALARS[field.type] : [SCALARS[field.type[0]]];
+    const options = {
+      ...(field.nullable === true ? { nullable: true } : {}),
+      ...(field.description === undefined ? {} : { description: field.description }),
+    };
+    Field(() => scalar, options)(type.prototype, name);
+  }
+  ObjectType(view.name, { implements: () => [ReservationType] })(type);
+};
 
-@ObjectType('FloatingIpReservation', { implements: () => [ReservationType] })
-export class FloatingIpReservationType extends ReservationType {
-  @Field(() => String) network_id!: string;
-  @Field(() => Int) amount!: number;
-  @Field(() => [String]) required_floatingips!: string[];
-}
+for (const { view } of RESERVATION_VIEWS) declareReservationType(view);
 
 /** A lease exactly as GET /v1/leases/{id} shows it, with its history from the log. */
 @ObjectType('Lease')

@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Args, Context, ID, Mutation, Resolver } from '@nestjs/graphql';
 import type { HostEvent, LeaseEvent } from '#domain/index.js';
-import { type HostRecord, type HostView, type LeaseView, evolveHostView, evolveLeaseView } from '#read-model/index.js';
+import { type HostRecord, type HostView, type LeaseView, evolveHostView } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
 import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
 import { LEASE_POLICY, LeaseUseCases } from '#application/leases/lease.use-cases.js';

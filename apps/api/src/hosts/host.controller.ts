@@ -14,6 +14,7 @@ import { CLOCK, CLOUD_CONFIG } from '../tokens.js';
 import { hostNotFound } from '#application/hosts/host.errors.js';
 import { HOST_POLICY, HostUseCases } from '#application/hosts/host.use-cases.js';
 import type { CloudConfig } from '#plugins/cloud-config.js';
+import { HOST_PROPERTY_RESOURCE_TYPE } from '#plugins/physical-host/host-properties.js';
 import { PropertyPrivacyDto } from './host.dto.js';
 import { parseHostRegistration, parseUpdateHost } from './host-request.parser.js';
 
@@ -119,7 +120,7 @@ export class HostController {
         created_at: toBlazarDate(row.createdAt),
         updated_at: row.updatedAt === null ? null : toBlazarDate(row.updatedAt),
         id: row.id,
-        resource_type: 'physical:host',
+        resource_type: HOST_PROPERTY_RESOURCE_TYPE,
         property_name: row.name,
         private: row.private,
       },

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { LeaseEvent } from '#domain/index.js';
-import { type LeaseView, evolveLeaseView } from '#read-model/index.js';
+import type { LeaseView } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { callerOf, commandMetadata, instantOf } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { LEASE_SORTING, ReadQueries, leaseNotFound } from '#application/queries/read.queries.js';

@@ -2,16 +2,15 @@ import {
   type BlazarEventStatus,
   type BlazarLeaseStatus,
   type BlazarReservationStatus,
-  END_ACTIONS,
   type FlavorView,
-  type FloatingIpReservationView,
   type FloatingIpView,
-  type HostReservationView,
   type HostView,
-  type InstanceReservationView,
   type LeaseEventView,
   type LeaseView,
+  type ReservationViewBase,
 } from '#read-model/index.js';
+import { RESERVATION_VIEWS, type SharedView } from '#plugins/lease-view.js';
+import { physicalHostType } from '#plugins/physical-host/physical-host.type.js';
 import type { HistoryEntry, PublicActor } from '#application/history/history-entry.js';
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
@@ -69,13 +68,8 @@ const LeaseEvent = object<LeaseEventView>({
   status: { enum: every<BlazarEventStatus>()(['UNDONE', 'IN_PROGRESS', 'DONE', 'ERROR']) },
 });
 
-type HostReservationOwn = Pick<
-  HostReservationView,
-  'hypervisor_properties' | 'resource_properties' | 'before_end' | 'min' | 'max' | 'end_action'
->;
-
 /** The fields every reservation shows first, in Blazar's order (the resource type among them). */
-const reservationCommon = (resourceType: JsonSchema): PropertiesOf<Omit<HostReservationView, keyof HostReservationOwn>> => ({
+const reservationCommon = (resourceType: JsonSchema): PropertiesOf<Omit<ReservationViewBase, 'end_action'>> => ({
   created_at: timestamp,
   updated_at: timestampOrNull,
   id: uuid,
@@ -87,44 +81,19 @@ const reservationCommon = (resourceType: JsonSchema): PropertiesOf<Omit<HostRese
   resources_changed: { type: 'boolean' },
 });
 
-const endAction = (type: keyof typeof END_ACTIONS): JsonSchema => ({
-  const: END_ACTIONS[type],
-  description: "What happens at the lease's end to what the tenant made with the reservation.",
-});
+/** A view of the registered types (HostReservation, ...): every reservation's fields, its module's, then `end_action`. */
+const reservationSchema = ({ view, resourceTypes }: SharedView): JsonSchema => {
+  const [only] = resourceTypes;
+  return object<ReservationViewBase>({
+    ...reservationCommon(resourceTypes.length === 1 ? { const: only } : { enum: [...resourceTypes] }),
+    ...(view.openapi as Record<string, JsonSchema>),
+    end_action: { const: view.endAction, description: "What happens at the lease's end to what the tenant made with the reservation." },
+  });
+};
 
-const HostReservation = object<HostReservationView>({
-  ...reservationCommon({ const: 'physical:host' }),
-  hypervisor_properties: string,
-  resource_properties: string,
-  before_end: string,
-  min: { type: 'integer', minimum: 1 },
-  max: { type: 'integer', minimum: 1 },
-  end_action: endAction('physical:host'),
-});
+const RESERVATION_SCHEMAS = Object.fromEntries(RESERVATION_VIEWS.map((shared) => [shared.view.name, reservationSchema(shared)]));
 
-const InstanceReservation = object<InstanceReservationView>({
-  ...reservationCommon({ enum: ['virtual:instance', 'flavor:instance'] }),
-  vcpus: { type: 'integer', minimum: 1 },
-  memory_mb: { type: 'integer', minimum: 1 },
-  disk_gb: { type: 'integer', minimum: 0 },
-  amount: { type: 'integer', minimum: 1 },
-  affinity: { type: ['boolean', 'null'] },
-  resource_properties: string,
-  flavor_id: { ...uuid, description: "The reservation's private flavor: its id is the reservation id." },
-  aggregate_id: { type: ['integer', 'null'], description: "Nova's id of the reservation's aggregate, once the start created it." },
-  server_group_id: { type: ['string', 'null'] },
-  end_action: endAction('virtual:instance'),
-});
-
-const FloatingIpReservation = object<FloatingIpReservationView>({
-  ...reservationCommon({ const: 'virtual:floatingip' }),
-  network_id: string,
-  amount: { type: 'integer', minimum: 1 },
-  required_floatingips: { type: 'array', items: string },
-  end_action: endAction('virtual:floatingip'),
-});
-
-const Reservation: JsonSchema = { oneOf: [ref('HostReservation'), ref('InstanceReservation'), ref('FloatingIpReservation')] };
+const Reservation: JsonSchema = { oneOf: RESERVATION_VIEWS.map(({ view }) => ref(view.name)) };
 
 const Lease = object<LeaseView>({
   created_at: timestamp,
@@ -267,7 +236,8 @@ const ResourcePropertyRecord = object<ResourcePropertyRecord>({
   created_at: blazarDate,
   updated_at: { ...blazarDate, type: ['string', 'null'] },
   id: string,
-  resource_type: { const: 'physical:host' },
+  // resource properties are the physical host plugin's (upstream's /v1/os-hosts/properties)
+  resource_type: { const: physicalHostType.resourceType },
   property_name: string,
   private: { type: 'boolean' },
 });
@@ -380,9 +350,7 @@ const WebhookDelivery = object<DeliveryView>(
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Lease,
   Reservation,
-  HostReservation,
-  InstanceReservation,
-  FloatingIpReservation,
+  ...RESERVATION_SCHEMAS,
   LeaseEvent,
   Host,
   HostAllocation,

@@ -58,6 +58,26 @@ const page = {
   windowList: byId('window-list', HTMLElement),
 };
 
+/**
+ * The free-window search the server puts on the form (apps/api/src/calendar/calendar-page.ts): one reservation,
+ * as POST /v1/availability reads it, of the type that offers it, for N hosts matching the filter.
+ */
+interface HostSearch {
+  readonly resourceType: string;
+  /** Fields set to N. */
+  readonly countFields: readonly string[];
+  /** The field set to the filter's Blazar query. */
+  readonly filterField: string;
+  /** Fields sent as they are. */
+  readonly fixedFields: Readonly<Record<string, string>>;
+}
+
+/** Null: the server offers none (the form is hidden). */
+const hostSearchOf = (form: HTMLFormElement): HostSearch | null => {
+  const data = form.dataset.search;
+  return data === undefined ? null : (JSON.parse(data) as HostSearch);
+};
+
 interface PageState {
   data: CalendarData | null;
   /** When `data` was read: leases that ended before it are missing from the unfiltered allocation lists. */
@@ -163,16 +183,15 @@ const moveTo = (range: TimeRange): void => {
 };
 
 /** The availability request for the current filter and view: from the view's start (or now, if it has begun) to its end. */
-const availabilityRequest = (hosts: number, hours: number): AvailabilityRequest => {
+const availabilityRequest = (search: HostSearch, hosts: number, hours: number): AvailabilityRequest => {
   const start = Math.ceil(state.range.start / MINUTE) * MINUTE;
   return {
     reservations: [
       {
-        resource_type: 'physical:host',
-        min: hosts,
-        max: hosts,
-        hypervisor_properties: '',
-        resource_properties: resourcePropertiesOf(state.filter),
+        resource_type: search.resourceType,
+        ...Object.fromEntries(search.countFields.map((field) => [field, hosts])),
+        ...search.fixedFields,
+        [search.filterField]: resourcePropertiesOf(state.filter),
       },
     ],
     duration: hours * 60,
@@ -182,7 +201,7 @@ const availabilityRequest = (hosts: number, hours: number): AvailabilityRequest 
   };
 };
 
-const findWindows = async (): Promise<void> => {
+const findWindows = async (search: HostSearch): Promise<void> => {
   const hosts = page.requestHosts.valueAsNumber;
   const hours = page.requestHours.valueAsNumber;
   if (!Number.isInteger(hosts) || hosts < 1 || !Number.isInteger(hours) || hours < 1) {
@@ -191,7 +210,7 @@ const findWindows = async (): Promise<void> => {
   }
   say(page.requestStatus, 'Searching...');
   try {
-    state.windows = await api.availability(availabilityRequest(hosts, hours));
+    state.windows = await api.availability(availabilityRequest(search, hosts, hours));
     say(page.requestStatus, `${state.windows.length} free windows of ${hours} h for ${hosts} hosts in view, earliest first.`);
   } catch (error) {
     state.windows = [];
@@ -235,7 +254,8 @@ const start = (): void => {
     return load();
   });
   submitted(page.filterForm, applyFilter);
-  submitted(page.requestForm, findWindows);
+  const search = hostSearchOf(page.requestForm);
+  if (search !== null) submitted(page.requestForm, () => findWindows(search));
   page.clearWindows.addEventListener('click', clearWindows);
   page.zoom.addEventListener('change', () => {
     state.zoom = zoomLevel(page.zoom.value);

@@ -9,9 +9,9 @@ import {
   ReservationEntity,
   type ReservationRow,
   type ReservationView,
-  evolveLeaseView,
   reversePatch,
 } from '#read-model/index.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import type { BatchRows } from '../batch-rows.js';
 import type { Projection } from '../projection.js';
 import { keepVersion } from '../versions.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { PUBLISHED_TYPES, sampleOf } from '#application/outbound/testing/published-samples.js';
-import { evolveLeaseView } from '#read-model/lease-view.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import type { LeaseEvent } from '#domain/index.js';
 import { LeaseStreamFold, leaseNotifications as notificationsOf, leasePayload } from './lease-notifications.js';
 

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { LeaseEvent } from '#domain/index.js';
-import { type LeaseView, evolveLeaseView } from '#read-model/lease-view.js';
+import type { LeaseView } from '#read-model/lease-view.js';
+import { evolveLeaseView } from '#plugins/lease-view.js';
 import { toBlazarTimestamp } from '#read-model/blazar-format.js';
 
 /** The seven notifications upstream Blazar sends (blazar/manager/service.py `_send_notification`). */

@@ -11,16 +11,18 @@ import {
   truncateToMinute,
 } from '#domain/index.js';
 import type { AdmissionContext, ReservationSupply } from '#plugins/admission/admission.port.js';
+import type { ReservationTypeAvailability, WholeHostSweep } from '#plugins/availability/availability.port.js';
 import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { ADMISSION_REGISTRY, type AdmissionRegistry, Admissions } from '#plugins/admission/admission.registry.js';
-import type { ReservationRequest } from '#plugins/reservation-types.js';
+import { type ReservationRequest, reservationType } from '#plugins/reservation-types.js';
 import { leaseDecider } from '#plugins/lease.decider.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { calendarIndexOf } from './calendar-index.js';
+import { bookingsOnHeld } from './calendar-kinds.js';
 import { HostSweeper, matchingHosts } from './host-sweep.js';
-import { type Attempt, type WindowQuery, WindowSearch, relevanceOf } from './window-search.js';
+import { type Attempt, type WindowQuery, WindowSearch } from './window-search.js';
 import { headroomRuleFor } from '../guardrails/freepool-headroom.js';
 
 /** How far ahead a search looks when the caller does not say (and a counter-offer always). */
@@ -45,7 +47,7 @@ export interface AvailabilityRequest {
 /** What one reservation of the request could be given in a window (see ReservationSupply). */
 export interface ReservationAvailability extends ReservationSupply {
   readonly resourceType: ReservationRequest['resourceType'];
-  /** min for hosts, amount for instances and floating IPs. */
+  /** As the type counts it (`availability.requested`): min for hosts, amount for instances and floating IPs. */
   readonly requested: number;
 }
 
@@ -78,29 +80,21 @@ export interface Window {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/**
- * A lone host reservation asked for one host: what it proves alone (that the request meets no refusal
- * but for capacity: a property it may not use, ...) does not depend on how many hosts it asks for, and
- * its sweep already ends a search for more hosts than match. Booking one host instead of two hundred
- * makes that proof cheap.
- */
-const oneHost = (request: ReservationRequest): ReservationRequest =>
-  request.resourceType === 'physical:host' ? { ...request, min: 1, max: 1 } : request;
+/** What a reservation's or request's type adds to the search. */
+const availabilityOf = ({ resourceType }: Reservation | ReservationRequest): ReservationTypeAvailability<Reservation, ReservationRequest> =>
+  reservationType(resourceType).availability;
 
-const requestedOf = (request: ReservationRequest): number => (request.resourceType === 'physical:host' ? request.min : request.amount);
+/** A request whose type a sweep answers. */
+interface SweptRequest {
+  readonly request: ReservationRequest;
+  readonly sweep: WholeHostSweep<ReservationRequest>;
+}
 
-/** Bookings of other reservations on the hosts and floating IPs a lease holds, for the extension's search. */
-const heldCalendars = (reservations: readonly Reservation[]) => ({
-  hostIds: new Set(
-    reservations.flatMap((r) =>
-      r.resourceType === 'physical:host' ? r.hostIds : r.resourceType === 'virtual:floatingip' ? [] : r.allocations.map((a) => a.hostId),
-    ),
-  ),
-  floatingIpIds: new Set(
-    reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? r.allocations.map((a) => a.floatingIpId) : [])),
-  ),
-  reservationIds: new Set(reservations.map((r) => r.id)),
-});
+const sweptRequests = (reservations: readonly ReservationRequest[]): SweptRequest[] =>
+  reservations.flatMap((request) => {
+    const { sweep } = availabilityOf(request);
+    return sweep === null ? [] : [{ request, sweep }];
+  });
 
 /**
  * Where and when a lease request would be admitted: answered from the write side's index (the
@@ -172,10 +166,7 @@ export class AvailabilityQueries {
       alone: null,
       earliestPossible: null,
       possibleAdmits: false,
-      relevance: {
-        hosts: 'all' as const,
-        networkIds: reservations.flatMap((r) => (r.resourceType === 'virtual:floatingip' ? [r.networkId] : [])),
-      },
+      scopes: reservations.flatMap((reservation) => availabilityOf(reservation).heldScopes(reservation)),
       durationMs: duration,
       notBefore: start,
       notAfter: horizonFrom(start),
@@ -229,7 +220,7 @@ export class AvailabilityQueries {
         endDate: iso(start + durationMs),
         reservations: reservations.map((request, i) => ({
           resourceType: request.resourceType,
-          requested: requestedOf(request),
+          requested: availabilityOf(request).requested(request),
           ...(supply[i] as ReservationSupply),
         })),
       };
@@ -238,9 +229,8 @@ export class AvailabilityQueries {
   }
 
   /**
-   * What each reservation could be given at windows asked in order: host reservations from a sweep
-   * over their calendars (the host policy's own count, without a pass over every host per window),
-   * the others from their policies.
+   * What each reservation could be given at windows asked in order: those a sweep answers from it (the
+   * host policy's own count, without a pass over every host per window), the others from their policies.
    */
   private supplies(
     caller: Caller,
@@ -248,9 +238,10 @@ export class AvailabilityQueries {
     durationMs: number,
     lastStart: number,
   ): (start: number) => ReservationSupply[] {
-    const sweepers = reservations.map((request) =>
-      request.resourceType === 'physical:host' ? this.hostSweeper(request.query, request.min, durationMs, lastStart) : null,
-    );
+    const sweepers = reservations.map((request) => {
+      const { sweep } = availabilityOf(request);
+      return sweep === null ? null : this.hostSweeper(sweep.demand(request), durationMs, lastStart);
+    });
     const others = reservations.filter((_, i) => sweepers[i] === null);
     return (start) => {
       const supplied =
@@ -262,7 +253,11 @@ export class AvailabilityQueries {
     };
   }
 
-  private hostSweeper(query: HostQuery, min: number, durationMs: number, lastStart: number): HostSweeper {
+  private hostSweeper(
+    { query, min }: { readonly query: HostQuery; readonly min: number },
+    durationMs: number,
+    lastStart: number,
+  ): HostSweeper {
     const { hosts } = calendarIndexOf(this.app.index);
     const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
     return new HostSweeper(hosts, { matching: matchingHosts(hosts, query), min, durationMs, cleaningMs, lastStart });
@@ -281,19 +276,22 @@ export class AvailabilityQueries {
       (context: AdmissionContext) => {
         for (const request of requests) this.admissions.admit(context, request);
       };
-    // one host reservation alone: where its sweep finds enough hosts free, the host policy admits it
+    const swept = sweptRequests(reservations);
+    // one reservation a sweep answers, alone: where its sweep finds enough hosts free, its policy admits it
     // (unless the freepool headroom rule judges the caller's leases too: the sweep does not count it)
-    const possibleAdmits =
-      reservations.length === 1 && reservations[0]?.resourceType === 'physical:host' && headroomRuleFor(this.app.settings, caller) === null;
-    // the sweep already ends a search for host reservations that never fit: with others, the attempts
-    // at each window would meet any other refusal of theirs
-    const tried = possibleAdmits ? reservations.map(oneHost) : reservations.filter((request) => request.resourceType !== 'physical:host');
+    const possibleAdmits = reservations.length === 1 && swept.length === 1 && headroomRuleFor(this.app.settings, caller) === null;
+    // the sweep already ends a search for swept reservations that never fit: with others, the attempts
+    // at each window would meet any other refusal of theirs. Alone, what it proves (no refusal but for
+    // capacity) does not depend on how much it asks for: one host instead of two hundred makes it cheap.
+    const tried = possibleAdmits
+      ? swept.map(({ request, sweep }) => sweep.single(request))
+      : reservations.filter((request) => availabilityOf(request).sweep === null);
     return {
       attempt: admit(reservations),
       alone: tried.map((request) => admit([request])),
-      earliestPossible: this.hostsEarliestPossible(reservations, durationMs, notAfter - durationMs),
+      earliestPossible: this.sweptEarliestPossible(swept, durationMs, notAfter - durationMs),
       possibleAdmits,
-      relevance: relevanceOf(reservations),
+      scopes: reservations.flatMap((request) => availabilityOf(request).scopes(request)),
       durationMs,
       notBefore,
       notAfter,
@@ -304,17 +302,16 @@ export class AvailabilityQueries {
   }
 
   /**
-   * For host reservations: alone, each needs `min` matching hosts free, which a sweep over the hosts'
-   * calendars finds; the whole request fits no earlier than a start where each of them does.
+   * For reservations a sweep answers: alone, each needs `min` matching hosts free, which a sweep over the
+   * hosts' calendars finds; the whole request fits no earlier than a start where each of them does.
    */
-  private hostsEarliestPossible(
-    reservations: readonly ReservationRequest[],
+  private sweptEarliestPossible(
+    swept: readonly SweptRequest[],
     durationMs: number,
     lastStart: number,
   ): ((from: number) => number | null) | null {
-    const hostRequests = reservations.flatMap((r) => (r.resourceType === 'physical:host' ? [r] : []));
-    if (hostRequests.length === 0) return null;
-    const sweepers = hostRequests.map((request) => this.hostSweeper(request.query, request.min, durationMs, lastStart));
+    if (swept.length === 0) return null;
+    const sweepers = swept.map(({ request, sweep }) => this.hostSweeper(sweep.demand(request), durationMs, lastStart));
     return (from) => {
       let start = from;
       for (let moved = true; moved;) {
@@ -334,23 +331,15 @@ export class AvailabilityQueries {
    * (its start, or its start less the cleaning time), in order, each with that booking's end.
    */
   private blockingPoints(reservations: readonly Reservation[], end: number): { readonly point: number; readonly bookingEnd: number }[] {
-    const held = heldCalendars(reservations);
+    const held = new Set(reservations.map((r) => r.id));
     const cleaningMs = this.app.settings.cleaningTimeMinutes * MINUTE_MS;
     const points: { readonly point: number; readonly bookingEnd: number }[] = [];
-    const add = (booking: { readonly start: number; readonly end: number; readonly reservationId: string }): void => {
-      if (held.reservationIds.has(booking.reservationId)) return;
+    for (const booking of bookingsOnHeld(this.app.index, reservations)) {
+      if (held.has(booking.reservationId)) continue;
       for (const point of [booking.start - cleaningMs, booking.start]) {
         const minute = Math.floor(point / MINUTE_MS) * MINUTE_MS;
         if (minute >= end) points.push({ point: minute, bookingEnd: booking.end });
       }
-    };
-    for (const hostId of held.hostIds) {
-      const { state } = this.app.index.host(hostId);
-      if (state.status === 'Registered') for (const booking of state.bookings) add(booking);
-    }
-    for (const floatingIpId of held.floatingIpIds) {
-      const { state } = this.app.index.floatingIp(floatingIpId);
-      if (state.status === 'Registered') for (const booking of state.bookings) add(booking);
     }
     return points.sort((a, b) => a.point - b.point || a.bookingEnd - b.bookingEnd);
   }

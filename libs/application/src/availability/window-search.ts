@@ -1,20 +1,18 @@
-import { type Booking, type FlavorViewer, MINUTE_MS, type RegisteredHost, isDomainError } from '#domain/index.js';
+import { type FlavorViewer, MINUTE_MS, isDomainError } from '#domain/index.js';
 import type { AdmissionContext, AdmissionSchedule, ReservationSupply } from '#plugins/admission/admission.port.js';
-import type { ReservationRequest } from '#plugins/reservation-types.js';
-import { matchesHost } from '#plugins/query/blazar-query.js';
+import type { CalendarScope } from '#plugins/availability/availability.port.js';
+import { RESERVATION_TYPES, type ReservationRequest } from '#plugins/reservation-types.js';
 import type { ApplicationContext } from '../application-context.js';
 import type { BookingPlan } from '../write-model/booking-plan.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
-import { toHostSnapshot } from '../write-model/write-index.js';
-import type { BusyCalendars } from './busy-calendars.js';
 import { calendarIndexOf } from './calendar-index.js';
+import { relevantCalendars } from './calendar-kinds.js';
 import { CandidateStarts } from './candidate-starts.js';
 import { headroomRuleFor, headroomShortfalls } from '../guardrails/freepool-headroom.js';
 
-/** What a refusal for lack of capacity is: the policies' shortages, or a calendar's own guard. */
-const CAPACITY_CODES = new Set([
-  'NOT_ENOUGH_HOSTS',
-  'NOT_ENOUGH_FLOATING_IPS',
+/** What a refusal for lack of capacity is: a type's shortage, a calendar's own guard, or the freepool headroom rule. */
+const CAPACITY_CODES: ReadonlySet<string> = new Set([
+  ...RESERVATION_TYPES.flatMap((module) => module.availability.shortages),
   'HOST_ALREADY_BOOKED',
   'FLOATING_IP_ALREADY_BOOKED',
   'FREEPOOL_HEADROOM',
@@ -28,12 +26,6 @@ export const isCapacityRefusal = (error: unknown): boolean =>
  * update), on fresh working copies of the calendars; it throws what the write would throw.
  */
 export type Attempt = (context: AdmissionContext) => void;
-
-/** Which calendars can change the answer: the hosts the request's host or slot reservations may use, the floating IPs of its networks. */
-export interface Relevance {
-  readonly hosts: 'all' | 'none' | readonly ReservationRequest[];
-  readonly networkIds: readonly string[];
-}
 
 export interface WindowQuery {
   readonly attempt: Attempt;
@@ -52,7 +44,8 @@ export interface WindowQuery {
   readonly earliestPossible: ((from: number) => number | null) | null;
   /** Whether the request is admitted wherever `earliestPossible` says it could be (no attempt needed there). */
   readonly possibleAdmits: boolean;
-  readonly relevance: Relevance;
+  /** The calendars that can change the answer: those its reservations may use (each type's `availability.scopes`). */
+  readonly scopes: readonly CalendarScope[];
   /** Whole minutes. */
   readonly durationMs: number;
   /** Epoch ms on a minute: the earliest start. */
@@ -193,23 +186,15 @@ export class WindowSearch {
     }
   }
 
-  /** Where the answer may change: the sorted bookings of the relevant hosts and floating IPs, read lazily. */
+  /** Where the answer may change: the sorted bookings of the relevant resources, read lazily. */
   private candidateStarts(query: WindowQuery): CandidateStarts {
-    const { hosts, floatingIps } = calendarIndexOf(this.app.index);
-    const networks = new Set(query.relevance.networkIds);
     const { durationMs, enteringMatters } = query;
-    return new CandidateStarts(
-      [
-        { calendars: hosts, relevant: relevantHosts(hosts, query.relevance) },
-        { calendars: floatingIps, relevant: floatingIps.members.map((ip) => networks.has(ip.networkId)) },
-      ],
-      {
-        durationMs,
-        cleaningMs: this.app.settings.cleaningTimeMinutes * MINUTE_MS,
-        enteringMatters,
-        lastStart: query.notAfter - durationMs,
-      },
-    );
+    return new CandidateStarts(relevantCalendars(calendarIndexOf(this.app.index), query.scopes), {
+      durationMs,
+      cleaningMs: this.app.settings.cleaningTimeMinutes * MINUTE_MS,
+      enteringMatters,
+      lastStart: query.notAfter - durationMs,
+    });
   }
 
   private context(plan: BookingPlan, caller: FlavorViewer, start: number, end: number): AdmissionContext {
@@ -218,22 +203,3 @@ export class WindowSearch {
     return { ...admissionContext(this.app, plan, schedule, caller), newId: () => `${SEARCH_LEASE}-${++ids}` };
   }
 }
-
-/** Which hosts can change the answer: the reservable ones a host or slot reservation may use. */
-const relevantHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, { hosts: relevance }: Relevance): boolean[] => {
-  if (relevance === 'none') return hosts.members.map(() => false);
-  if (relevance === 'all') return hosts.members.map(() => true);
-  return hosts.members.map((host) => {
-    const snapshot = toHostSnapshot(host);
-    return snapshot.columns.reservable && relevance.some((request) => !('query' in request) || matchesHost(request.query, snapshot));
-  });
-};
-
-/** Which calendars matter to a request for new reservations. */
-export const relevanceOf = (requests: readonly ReservationRequest[]): Relevance => {
-  const hostLike = requests.filter((request) => request.resourceType !== 'virtual:floatingip');
-  return {
-    hosts: hostLike.length === 0 ? 'none' : hostLike,
-    networkIds: requests.flatMap((request) => (request.resourceType === 'virtual:floatingip' ? [request.networkId] : [])),
-  };
-};

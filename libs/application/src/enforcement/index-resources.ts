@@ -1,5 +1,5 @@
 import type { WriteIndex } from '../write-model/write-index.js';
-import type { EnforcementResources } from './lease-body.js';
+import type { EnforcementResources } from '#plugins/ports/external-enforcement.port.js';
 
 /** The allocated resources' details, from the write side's registry (caught up by the decision that chose them). */
 export const indexResources = (index: WriteIndex): EnforcementResources => ({

@@ -1,7 +1,12 @@
 import { DomainError, describeError } from '#domain/index.js';
-import type { ExternalAnswer, ExternalEnforcementService, ExternalServiceSettings } from '#plugins/ports/external-enforcement.port.js';
+import type {
+  EnforcementResources,
+  ExternalAnswer,
+  ExternalEnforcementService,
+  ExternalServiceSettings,
+} from '#plugins/ports/external-enforcement.port.js';
 import type { EnforcementConfig, FilterName } from './enforcement.config.js';
-import { type EnforcedLease, type EnforcementContext, type EnforcementResources, contextBody, leaseBody } from './lease-body.js';
+import { type EnforcedLease, type EnforcementContext, contextBody, leaseBody } from './lease-body.js';
 import { type MaxLeaseDurationPolicy, refuseCreate, refuseUpdate } from './max-lease-duration.rules.js';
 
 /** One of upstream's enforcement filters: each check answers why it refuses, or null. */

@@ -1,3 +1,5 @@
+import type { Capabilities } from '#domain/index.js';
+
 /** The operator's usage service's three endpoints, joined onto its base URL (upstream's names). */
 export type ExternalEndpoint = 'check-create' | 'check-update' | 'on-end';
 
@@ -22,4 +24,10 @@ export interface ExternalServiceSettings {
   readonly token: string | null;
   readonly timeoutMs: number;
   readonly onError: OnError;
+}
+
+/** What a lease body says of an allocated resource, from the write side's registry (null: no longer registered). */
+export interface EnforcementResources {
+  host(hostId: string): { readonly hypervisorHostname: string; readonly capabilities: Capabilities } | null;
+  floatingIp(floatingIpId: string): { readonly networkId: string; readonly address: string } | null;
 }
