@@ -287,5 +287,18 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
     )('$field = $shown', ({ path, value, message }) => {
       expect(refusal(() => update(withValue(CHANGES, path, value)))).toEqual({ status: 400, message });
     });
+
+    it('several bad fields: the sizes are judged before the queries and before_end, whatever order the body has', () => {
+      const bad = { before_end: 'x', resource_properties: 1, hypervisor_properties: 1, required_floatingips: 'x', min: 'x', amount: 'x' };
+      const first = (fields: Readonly<Record<string, unknown>>) =>
+        refusal(() => update({ reservations: [{ id: RESERVATION, ...fields }] }));
+      expect(first(bad)).toEqual({ status: 400, message: 'Malformed parameter min' });
+      const { min: _min, ...noMin } = bad;
+      expect(first(noMin)).toEqual({ status: 400, message: 'Malformed parameter amount' });
+      const { amount: _amount, ...noAmount } = noMin;
+      expect(first(noAmount)).toEqual({ status: 400, message: 'Malformed parameter required_floatingips' });
+      const { required_floatingips: _ips, ...queries } = noAmount;
+      expect(first(queries)).toEqual({ status: 400, message: 'Malformed parameter hypervisor_properties' });
+    });
   });
 });

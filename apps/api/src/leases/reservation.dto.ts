@@ -3,6 +3,7 @@ import { IsDefined, IsOptional, IsString } from 'class-validator';
 import type { ResourceType } from '#domain/index.js';
 import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
+import type { WireKind } from '#plugins/reservation-wire.js';
 import { Documented, DocumentedOptional, RequestSchema } from '../openapi/dto-properties.js';
 import { DesignedAs, changeProperty, requestProperty } from './reservation-fields.js';
 
@@ -45,7 +46,16 @@ export const reservationDto = (type: ResourceType): Type<ReservationBody> => {
 /** Every type's DTO, in the registry's order (their OpenAPI schemas). */
 export const reservationDtos = (): readonly Type<ReservationBody>[] => [...RESERVATION_DTOS.values()];
 
-/** PUT /v1/leases/{id}: a change of one reservation, found by `id`; every type's fields, judged in the order types list them. */
+/** Kinds a change's checks reach last, so that a change with several bad fields keeps the first refusal it always had. */
+const CHECKED_LAST: ReadonlySet<WireKind> = new Set(['text', 'choice']);
+
+/** Every type's fields in the order a change's values are checked: as types list them, CHECKED_LAST's kinds after the others. */
+const CHANGE_FIELDS = [
+  ...RESERVATION_FIELDS.filter(({ kind }) => !CHECKED_LAST.has(kind)),
+  ...RESERVATION_FIELDS.filter(({ kind }) => CHECKED_LAST.has(kind)),
+];
+
+/** PUT /v1/leases/{id}: a change of one reservation, found by `id`; every type's fields, in CHANGE_FIELDS' order. */
 export const ReservationUpdateDto = dtoClass<{ readonly id: string; readonly resource_type?: string } & ReservationBody>(
   'ReservationUpdateDto',
   [
@@ -66,7 +76,7 @@ export const ReservationUpdateDto = dtoClass<{ readonly id: string; readonly res
         IsOptional(),
       ],
     ],
-    ...RESERVATION_FIELDS.map((field): Property => [field.name, changeProperty(field)]),
+    ...CHANGE_FIELDS.map((field): Property => [field.name, changeProperty(field)]),
   ],
   'Changes to one reservation of the lease, found by `id`; `resource_type` cannot change (409); fields of another reservation type are refused (400).',
 );
