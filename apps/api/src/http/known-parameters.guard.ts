@@ -21,11 +21,18 @@ export const queryParametersOf = (controller: Type, handler: string): string[] =
 /**
  * `@Query(name)` for each of `names`, on the handler's arguments from index `from` on (a rest parameter): for a route whose
  * parameters come from a list (GET /v1/availability's, from the reservation types), as Nest's router and this guard read them.
+ * Where the build records `design:paramtypes`, each is typed a string, as a declared `@Query(name) value?: string` is:
+ * @nestjs/swagger types a parameter by them, and for a rest parameter they say Array.
  */
 export const QueryParameters =
   (names: readonly string[], from: number): MethodDecorator =>
   (target, handler) => {
-    names.forEach((name, index) => Query(name)(target, handler, from + index));
+    // last to first, as TypeScript applies declared parameters' decorators: @nestjs/swagger lists them in that order reversed
+    for (const [index, name] of [...names.entries()].reverse()) Query(name)(target, handler, from + index);
+    const types = Reflect.getMetadata('design:paramtypes', target, handler) as unknown[] | undefined;
+    if (types === undefined) return;
+    const typed = [...types.slice(0, from), ...names.map(() => String)];
+    Reflect.defineMetadata('design:paramtypes', typed, target, handler);
   };
 
 /**
