@@ -838,7 +838,8 @@ const WEBHOOK_POLICY: Record<string, Record<Role, boolean>> = {
 
 describe('webhooks: route x role x own/other project (static tokens, default policy)', () => {
   afterEach(async () => {
-    for (const id of registered.splice(0)) expect([204, 404]).toContain((await request('DELETE', `/v1/webhooks/${id}`, as('admin'))).status);
+    for (const id of registered.splice(0))
+      expect([204, 404]).toContain((await request('DELETE', `/v1/webhooks/${id}`, as('admin'))).status);
   });
 
   it.each(table(WEBHOOK_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
