@@ -20,16 +20,8 @@ import { RegisterFloatingIpDto } from '#api/floatingips/floating-ip.dto.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '#api/hosts/host.dto.js';
 import { toIntLike } from '#api/http/int-like.js';
 import { validateBody } from '#api/http/validate-body.js';
-import {
-  CreateLeaseDto,
-  FlavorInstanceReservationDto,
-  FloatingIpReservationDto,
-  HostReservationDto,
-  InstanceReservationDto,
-  ReservationTypeDto,
-  ReservationUpdateDto,
-  UpdateLeaseDto,
-} from '#api/leases/lease.dto.js';
+import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '#api/leases/lease.dto.js';
+import { ReservationUpdateDto, reservationDto } from '#api/leases/reservation.dto.js';
 import { buildOpenApiDocument } from '#api/openapi/document.js';
 import { checkedByParser } from '#api/openapi/dto-properties.js';
 import { OpenApiModule } from '#api/openapi/openapi.module.js';
@@ -47,6 +39,11 @@ import {
 } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { type RunningSystem, eventually, freePort, startSystem } from '../helpers/system.js';
+
+const HostReservationDto = reservationDto('physical:host');
+const InstanceReservationDto = reservationDto('virtual:instance');
+const FlavorInstanceReservationDto = reservationDto('flavor:instance');
+const FloatingIpReservationDto = reservationDto('virtual:floatingip');
 
 type Schema = Record<string, any>;
 type Doc = Record<string, any>;

@@ -4,6 +4,7 @@ import type { ReservationAdmission } from './admission/admission.port.js';
 import type { ReservationTypeAvailability } from './availability/availability.port.js';
 import type { ReservationEffects } from './effects.port.js';
 import type { ResourceKindName } from './resource-kinds.js';
+import type { ReservationWire } from './reservation-wire.js';
 import type { OpenStackEffectsOptions } from './openstack/effects/openstack-effects.options.js';
 import type { OpenStackClients } from './openstack/effects/openstack-effects.support.js';
 import type { StandaloneCloud } from './standalone/standalone-cloud.js';
@@ -96,9 +97,11 @@ export interface ReservationTypeEnforcement<R extends Reservation> {
  * view the read model's lease view by augmenting `ReservationViewMap` (libs/read-model/src/reservation-view.ts).
  * docs/architecture.md, "Adding a reservation type".
  */
-export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }> {
+export interface ReservationType<T extends ResourceType, Q extends { readonly resourceType: T }, C> {
   readonly resourceType: T;
   readonly plugin: PluginDescription;
+  /** Its reservation on the wire: Blazar's field names, kinds and words, its request `Q` and its change `C` (reservation-wire.ts). */
+  readonly wire: ReservationWire<Q, C>;
   /** The lease decider's rules for the type: what may change while pending or active, healing, the end reminder. */
   readonly rules: ReservationRules<ReservationOf<T>>;
   /** What the reservation books on the calendars: every resource it holds, in the order it holds them. */
@@ -106,7 +109,7 @@ export interface ReservationType<T extends ResourceType, Q extends { readonly re
   readonly quota: ReservationTypeQuota<ReservationOf<T>>;
   readonly usage: ReservationTypeUsage<ReservationOf<T>>;
   /** Pure decisions over the calendars: choose, book, change, heal and release what a reservation holds. */
-  readonly admission: ReservationAdmission<ReservationOf<T>, Q>;
+  readonly admission: ReservationAdmission<ReservationOf<T>, Q, C>;
   /** Where the availability search tries the admission, what it reports, and the type's part of the capacity report and calendar page. */
   readonly availability: ReservationTypeAvailability<ReservationOf<T>, Q>;
   readonly effects: ReservationTypeEffects<ReservationOf<T>>;

@@ -11,13 +11,20 @@ const MODULES = [physicalHostType, virtualInstanceType, flavorInstanceType, floa
 
 type Registered = (typeof MODULES)[number];
 
-type RequestOfModule<M> = M extends ReservationType<infer _T, infer Q> ? Q : never;
+type RequestOfModule<M> = M extends ReservationType<infer _T, infer Q, infer _C> ? Q : never;
+type ChangeOfModule<M> = M extends ReservationType<infer _T, infer _Q, infer C> ? C : never;
 
 /** A validated request for a new reservation, of any registered type. */
 export type ReservationRequest = RequestOfModule<Registered>;
 
-/** The module of one type, as generic code handles it (the request and reservation of any type). */
-export type AnyReservationType = ReservationType<ResourceType, ReservationRequest>;
+/** A change of an existing reservation, of any registered type (its wire's). */
+export type ReservationChange = ChangeOfModule<Registered>;
+
+/** The change of one type's reservations. */
+export type ChangeOfType<T extends ResourceType> = ChangeOfModule<Extract<Registered, { readonly resourceType: T }>>;
+
+/** The module of one type, as generic code handles it (the request, change and reservation of any type). */
+export type AnyReservationType = ReservationType<ResourceType, ReservationRequest, ReservationChange>;
 
 // every type of the domain's reservation union has its module: a type without one fails to compile here
 type Unregistered = Exclude<ResourceType, Registered['resourceType']>;

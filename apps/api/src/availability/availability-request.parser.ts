@@ -1,28 +1,15 @@
 import { Duration, type DateTime } from 'luxon';
-import { type ResourceType, invalid } from '#domain/index.js';
+import { invalid } from '#domain/index.js';
 import { type AvailabilityRequest, DEFAULT_LIMIT, MAX_LIMIT } from '#application/availability/availability.queries.js';
 import { type ReservationRequest, isResourceType } from '#plugins/reservation-types.js';
 import type { FieldPath } from '../http/input-rules.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { toIntLike } from '../http/int-like.js';
 import { declaredFields, refuseUnknownFields, validateBody, validateExtensionBody } from '../http/validate-body.js';
-import {
-  FlavorInstanceReservationDto,
-  FloatingIpReservationDto,
-  HostReservationDto,
-  InstanceReservationDto,
-  ReservationTypeDto,
-} from '../leases/lease.dto.js';
+import { ReservationTypeDto } from '../leases/lease.dto.js';
 import { parseReservation } from '../leases/lease-request.parser.js';
+import { reservationDto } from '../leases/reservation.dto.js';
 import { AvailabilityQueryDto } from './availability.dto.js';
-
-/** The DTO of each reservation type's own fields, as POST /v1/leases reads them. */
-const RESERVATION_DTOS: Readonly<Record<ResourceType, new () => object>> = {
-  'physical:host': HostReservationDto,
-  'virtual:instance': InstanceReservationDto,
-  'flavor:instance': FlavorInstanceReservationDto,
-  'virtual:floatingip': FloatingIpReservationDto,
-};
 
 /**
  * One reservation of the search, judged as in POST /v1/leases, but without the leniency Blazar's route keeps: a key its type does not
@@ -31,7 +18,7 @@ const RESERVATION_DTOS: Readonly<Record<ResourceType, new () => object>> = {
 const parseSearchedReservation = (raw: unknown, at: FieldPath): ReservationRequest => {
   const { resource_type: type } = validateBody(ReservationTypeDto, raw, 'reservation');
   if (isResourceType(type)) {
-    const known = ['resource_type', ...declaredFields(RESERVATION_DTOS[type])];
+    const known = ['resource_type', ...declaredFields(reservationDto(type))];
     refuseUnknownFields(raw as Readonly<Record<string, unknown>>, known, at, `not a field of a ${type} reservation`);
   }
   return parseReservation(raw);

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { KnownParameters } from '../http/known-parameters.guard.js';
+import { KnownParameters, QueryParameters } from '../http/known-parameters.guard.js';
 import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { Availability, AvailabilityWindow, LeaseExtension } from '#application/availability/availability.queries.js';
@@ -8,8 +8,12 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import type { NoWindow } from '#application/availability/no-window.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
+import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { parseAvailabilityParameters, parseAvailabilityQuery } from './availability-request.parser.js';
 import { FindAvailability, GetLeaseExtension } from './availability.handlers.js';
+
+/** GET /v1/availability's query parameters: a reservation's fields (every type's) and the search's own. */
+const AVAILABILITY_QUERY = Object.keys(AVAILABILITY_PARAMETERS);
 
 const windowBody = (window: AvailabilityWindow) => ({
   start_date: requestDate(window.startDate),
@@ -79,43 +83,9 @@ export class AvailabilityController {
   }
 
   @Get('availability')
-  async searchOne(
-    @Req() request: Request,
-    @Query('resource_type') resourceType?: string,
-    @Query('min') min?: string,
-    @Query('max') max?: string,
-    @Query('hypervisor_properties') hypervisorProperties?: string,
-    @Query('resource_properties') resourceProperties?: string,
-    @Query('amount') amount?: string,
-    @Query('vcpus') vcpus?: string,
-    @Query('memory_mb') memoryMb?: string,
-    @Query('disk_gb') diskGb?: string,
-    @Query('affinity') affinity?: string,
-    @Query('flavor_id') flavorId?: string,
-    @Query('network_id') networkId?: string,
-    @Query('duration') duration?: string,
-    @Query('not_before') notBefore?: string,
-    @Query('not_after') notAfter?: string,
-    @Query('limit') limit?: string,
-  ) {
-    const query = {
-      resource_type: resourceType,
-      min,
-      max,
-      hypervisor_properties: hypervisorProperties,
-      resource_properties: resourceProperties,
-      amount,
-      vcpus,
-      memory_mb: memoryMb,
-      disk_gb: diskGb,
-      affinity,
-      flavor_id: flavorId,
-      network_id: networkId,
-      duration,
-      not_before: notBefore,
-      not_after: notAfter,
-      limit,
-    };
+  @QueryParameters(AVAILABILITY_QUERY, 1)
+  async searchOne(@Req() request: Request, ...values: (string | undefined)[]) {
+    const query = Object.fromEntries(AVAILABILITY_QUERY.map((name, index) => [name, values[index]]));
     const now = this.now();
     return availabilityBody(
       await this.queries.execute(new FindAvailability(callerOf(request), parseAvailabilityParameters(query, now), now.toISO() as string)),

@@ -1,4 +1,25 @@
-import { Field, ID, InputType, Int } from '@nestjs/graphql';
+import type { Type } from '@nestjs/common';
+import { Field, ID, InputType, Int, type ReturnTypeFunc } from '@nestjs/graphql';
+import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
+import type { WireKind } from '#plugins/reservation-wire.js';
+import { alternatives } from '../leases/reservation-fields.js';
+
+/** The GraphQL type of each kind of reservation field; the REST parser judges the values as for a JSON client. */
+const FIELD_TYPES: Readonly<Record<WireKind, ReturnTypeFunc>> = {
+  count: () => Int,
+  text: () => String,
+  choice: () => String,
+  texts: () => [String],
+  uuid: () => String,
+  'flavor-id': () => String,
+  'bool-or-none': () => Boolean,
+};
+
+/** Every reservation type's fields (reservation-fields.ts) on an input class, each nullable, in the order types list them. */
+const withReservationFields = (input: Type): void => {
+  for (const field of RESERVATION_FIELDS) Field(FIELD_TYPES[field.kind], { nullable: true })(input.prototype as object, field.name);
+};
 
 /**
  * One reservation of a lease request, with POST /v1/leases's field names: which fields apply depends
@@ -6,21 +27,10 @@ import { Field, ID, InputType, Int } from '@nestjs/graphql';
  */
 @InputType('ReservationInput')
 export class ReservationInput {
-  @Field(() => String, { description: 'physical:host, virtual:instance, flavor:instance or virtual:floatingip' }) resource_type!: string;
-  @Field(() => Int, { nullable: true }) min?: number | null;
-  @Field(() => Int, { nullable: true }) max?: number | null;
-  @Field(() => String, { nullable: true }) hypervisor_properties?: string | null;
-  @Field(() => String, { nullable: true }) resource_properties?: string | null;
-  @Field(() => String, { nullable: true }) before_end?: string | null;
-  @Field(() => Int, { nullable: true }) amount?: number | null;
-  @Field(() => Int, { nullable: true }) vcpus?: number | null;
-  @Field(() => Int, { nullable: true }) memory_mb?: number | null;
-  @Field(() => Int, { nullable: true }) disk_gb?: number | null;
-  @Field(() => Boolean, { nullable: true }) affinity?: boolean | null;
-  @Field(() => String, { nullable: true }) flavor_id?: string | null;
-  @Field(() => String, { nullable: true }) network_id?: string | null;
-  @Field(() => [String], { nullable: true }) required_floatingips?: string[] | null;
+  @Field(() => String, { description: alternatives(RESERVATION_TYPES.map(({ resourceType }) => resourceType)) }) resource_type!: string;
+  readonly [field: string]: unknown;
 }
+withReservationFields(ReservationInput);
 
 /** POST /v1/leases's body. Dates: `YYYY-MM-DD HH:MM` (UTC) or `now`. */
 @InputType('CreateLeaseInput')
@@ -37,20 +47,9 @@ export class CreateLeaseInput {
 export class ReservationChangeInput {
   @Field(() => ID) id!: string;
   @Field(() => String, { nullable: true }) resource_type?: string | null;
-  @Field(() => Int, { nullable: true }) min?: number | null;
-  @Field(() => Int, { nullable: true }) max?: number | null;
-  @Field(() => String, { nullable: true }) hypervisor_properties?: string | null;
-  @Field(() => String, { nullable: true }) resource_properties?: string | null;
-  @Field(() => String, { nullable: true }) before_end?: string | null;
-  @Field(() => Int, { nullable: true }) amount?: number | null;
-  @Field(() => Int, { nullable: true }) vcpus?: number | null;
-  @Field(() => Int, { nullable: true }) memory_mb?: number | null;
-  @Field(() => Int, { nullable: true }) disk_gb?: number | null;
-  @Field(() => Boolean, { nullable: true }) affinity?: boolean | null;
-  @Field(() => String, { nullable: true }) flavor_id?: string | null;
-  @Field(() => String, { nullable: true }) network_id?: string | null;
-  @Field(() => [String], { nullable: true }) required_floatingips?: string[] | null;
+  readonly [field: string]: unknown;
 }
+withReservationFields(ReservationChangeInput);
 
 /** PUT /v1/leases/{id}'s body: what is given changes, the rest stays. */
 @InputType('UpdateLeaseInput')

@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Query, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { Request } from 'express';
@@ -17,6 +17,23 @@ export const queryParametersOf = (controller: Type, handler: string): string[] =
     .map(([, argument]) => argument)
     .sort((a, b) => a.index - b.index)
     .flatMap((argument) => (typeof argument.data === 'string' ? [argument.data] : []));
+
+/**
+ * `@Query(name)` for each of `names`, on the handler's arguments from index `from` on (a rest parameter): for a route whose
+ * parameters come from a list (GET /v1/availability's, from the reservation types), as Nest's router and this guard read them.
+ * Where the build records `design:paramtypes`, each is typed a string, as a declared `@Query(name) value?: string` is:
+ * @nestjs/swagger types a parameter by them, and for a rest parameter they say Array.
+ */
+export const QueryParameters =
+  (names: readonly string[], from: number): MethodDecorator =>
+  (target, handler) => {
+    // last to first, as TypeScript applies declared parameters' decorators: @nestjs/swagger lists them in that order reversed
+    for (const [index, name] of [...names.entries()].reverse()) Query(name)(target, handler, from + index);
+    const types = Reflect.getMetadata('design:paramtypes', target, handler) as unknown[] | undefined;
+    if (types === undefined) return;
+    const typed = [...types.slice(0, from), ...names.map(() => String)];
+    Reflect.defineMetadata('design:paramtypes', typed, target, handler);
+  };
 
 /**
  * For Leasehold's own routes (`@UseGuards(KnownParameters)` on their controllers): a query parameter the route does not read is a

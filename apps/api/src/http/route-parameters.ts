@@ -1,5 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, RATE_CARD_NAME_PATTERN, invalid } from '#domain/index.js';
+import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
+import { reservationQueryParameters } from '../leases/reservation-fields.js';
 import { FLAVOR_ID_PATTERN } from '../flavors/flavor.validators.js';
 import { printable, textProblem } from './input-rules.js';
 import { UUID_PATTERN } from './text.validators.js';
@@ -63,20 +66,15 @@ const parsed = (name: string, description: string): ParameterRule => ({
   refuse: () => invalid('MALFORMED_PARAMETER', `Malformed parameter ${name}`),
 });
 
-/** GET /v1/availability: one reservation's fields, named as in POST /v1/leases, and the search's own. */
+/** GET /v1/availability: one reservation's fields, named as in POST /v1/leases (those types take as parameters), and the search's own. */
 export const AVAILABILITY_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   resource_type: parsed('resource_type', 'the reservation type, e.g. `physical:host`'),
-  min: parsed('min', 'hosts, at least'),
-  max: parsed('max', 'hosts, at most'),
-  hypervisor_properties: parsed('hypervisor_properties', "Blazar's host query"),
-  resource_properties: parsed('resource_properties', "Blazar's capability query"),
-  amount: parsed('amount', 'instances or floating IPs'),
-  vcpus: parsed('vcpus', 'vcpus per instance'),
-  memory_mb: parsed('memory_mb', 'MB per instance'),
-  disk_gb: parsed('disk_gb', 'GB per instance'),
-  affinity: parsed('affinity', 'instance affinity'),
-  flavor_id: parsed('flavor_id', 'a flavor id'),
-  network_id: parsed('network_id', 'a network id'),
+  ...Object.fromEntries(
+    reservationQueryParameters(
+      RESERVATION_FIELDS,
+      RESERVATION_TYPES.flatMap(({ wire }) => wire.fields),
+    ).map(({ name, description }) => [name, parsed(name, description)]),
+  ),
   duration: parsed('duration', 'minutes, or an ISO 8601 duration'),
   not_before: parsed('not_before', 'a request date or `now`'),
   not_after: parsed('not_after', 'a request date'),

@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
-import { CreateLeaseDto, HostReservationDto } from '../leases/lease.dto.js';
+import { CreateLeaseDto } from '../leases/lease.dto.js';
+import { reservationDto } from '../leases/reservation.dto.js';
 import { refusal } from './testing/request-tables.js';
 import { declaredFields, refuseUnknownFields, validateBody, validateExtensionBody } from './validate-body.js';
+
+const HostReservationDto = reservationDto('physical:host');
 
 describe('validateBody: the DTO sees the body as it is', () => {
   const lease = { name: 'l', start_date: 'now', end_date: 'now' };

@@ -1,21 +1,10 @@
 import type { DomainError } from '#domain/index.js';
 import { renderMessage } from '#domain/index.js';
+import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
 
-/** Blazar's names of the fields the domain names in its messages (`{field:memoryMb}` -> `memory_mb`). */
+/** Blazar's names of the fields the domain names in its messages (`{field:memoryMb}` -> `memory_mb`): every type's, and the type's own. */
 export const WIRE_NAMES: Readonly<Record<string, string>> = {
-  min: 'min',
-  max: 'max',
-  hypervisorProperties: 'hypervisor_properties',
-  resourceProperties: 'resource_properties',
-  beforeEnd: 'before_end',
-  amount: 'amount',
-  vcpus: 'vcpus',
-  memoryMb: 'memory_mb',
-  diskGb: 'disk_gb',
-  affinity: 'affinity',
-  flavorId: 'flavor_id',
-  networkId: 'network_id',
-  requiredFloatingIps: 'required_floatingips',
+  ...Object.fromEntries(RESERVATION_FIELDS.map(({ field, name }) => [field, name])),
   resourceType: 'resource_type',
 };
 

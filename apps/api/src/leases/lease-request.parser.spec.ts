@@ -238,8 +238,10 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
     expect(update({ name: 'renamed' }).name).toBe('renamed');
     expect(update({ end_date: 'now' }).endDate).toBe('2030-06-08T12:00:00.000Z');
     expect(update({ reservations: [{ id: RESERVATION, resource_type: 'physical:host' }] }).reservations).toHaveLength(1);
-    expect(update({ reservations: [{ id: RESERVATION, required_floatingips: [] }] }).reservations[0]?.requiredFloatingIps).toEqual([]);
-    expect(update({ reservations: [{ id: RESERVATION, network_id: NET.toUpperCase() }] }).reservations[0]?.networkId).toBe(NET);
+    expect(update({ reservations: [{ id: RESERVATION, required_floatingips: [] }] }).reservations[0]?.changes.requiredFloatingIps).toEqual(
+      [],
+    );
+    expect(update({ reservations: [{ id: RESERVATION, network_id: NET.toUpperCase() }] }).reservations[0]?.changes.networkId).toBe(NET);
   });
 
   describe('UpdateLeaseDto and ReservationUpdateDto', () => {
@@ -284,6 +286,19 @@ describe('PUT /v1/leases/{id}: a table per field', () => {
       ]),
     )('$field = $shown', ({ path, value, message }) => {
       expect(refusal(() => update(withValue(CHANGES, path, value)))).toEqual({ status: 400, message });
+    });
+
+    it('several bad fields: the sizes are judged before the queries and before_end, whatever order the body has', () => {
+      const bad = { before_end: 'x', resource_properties: 1, hypervisor_properties: 1, required_floatingips: 'x', min: 'x', amount: 'x' };
+      const first = (fields: Readonly<Record<string, unknown>>) =>
+        refusal(() => update({ reservations: [{ id: RESERVATION, ...fields }] }));
+      expect(first(bad)).toEqual({ status: 400, message: 'Malformed parameter min' });
+      const { min: _min, ...noMin } = bad;
+      expect(first(noMin)).toEqual({ status: 400, message: 'Malformed parameter amount' });
+      const { amount: _amount, ...noAmount } = noMin;
+      expect(first(noAmount)).toEqual({ status: 400, message: 'Malformed parameter required_floatingips' });
+      const { required_floatingips: _ips, ...queries } = noAmount;
+      expect(first(queries)).toEqual({ status: 400, message: 'Malformed parameter hypervisor_properties' });
     });
   });
 });

@@ -4,17 +4,10 @@ import { AvailabilityQueryDto } from '../availability/availability.dto.js';
 import { CreateFlavorDto } from '../flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';
-import {
-  CreateLeaseDto,
-  FlavorInstanceReservationDto,
-  FloatingIpReservationDto,
-  HostReservationDto,
-  InstanceReservationDto,
-  ReservationTypeDto,
-  ReservationUpdateDto,
-  UpdateLeaseDto,
-} from '../leases/lease.dto.js';
+import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '../leases/lease.dto.js';
+import { ReservationUpdateDto, reservationDto, reservationDtos } from '../leases/reservation.dto.js';
 import { PRICE, USAGE_METRICS } from '#domain/index.js';
+import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
 /** Every request DTO; @nestjs/swagger builds their schemas from the DTOs' decorators (openapi/dto-properties.ts). */
@@ -22,10 +15,7 @@ export const REQUEST_DTOS: readonly Type[] = [
   CreateLeaseDto,
   UpdateLeaseDto,
   ReservationTypeDto,
-  HostReservationDto,
-  InstanceReservationDto,
-  FlavorInstanceReservationDto,
-  FloatingIpReservationDto,
+  ...reservationDtos(),
   ReservationUpdateDto,
   RegisterHostDto,
   PropertyPrivacyDto,
@@ -77,12 +67,7 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ReservationRequest: {
     description: 'One reservation of a new lease: `resource_type` is checked first, then the parameters of that type.',
     allOf: [ref(ReservationTypeDto.name)],
-    oneOf: [
-      reservationOfType('physical:host', HostReservationDto),
-      reservationOfType('virtual:instance', InstanceReservationDto),
-      reservationOfType('flavor:instance', FlavorInstanceReservationDto),
-      reservationOfType('virtual:floatingip', FloatingIpReservationDto),
-    ],
+    oneOf: RESERVATION_TYPES.map(({ resourceType }) => reservationOfType(resourceType, reservationDto(resourceType))),
   },
   QuotaSet: {
     type: 'object',

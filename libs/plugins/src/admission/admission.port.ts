@@ -1,6 +1,5 @@
 import type { FlavorCatalogState, FlavorViewer, HostReplacement, Reservation } from '#domain/index.js';
 import type { BookingWindow, ReservationCalendars } from './calendars.port.js';
-import type { PatchField, ReservationPatch } from './reservation-patch.js';
 
 /** The lease window an admission books in (for healing: from now on). */
 export interface AdmissionSchedule {
@@ -41,13 +40,11 @@ export interface ReservationSupply {
  * One resource type's part of a lease (as EffectsRegistry is for its effects): pure decisions that
  * choose resources with the type's allocation policy and book them on the context's calendars.
  */
-export interface ReservationAdmission<R extends Reservation, Q> {
-  /** The fields a change of such a reservation may set (others are a 400). */
-  readonly patchFields: readonly PatchField[];
+export interface ReservationAdmission<R extends Reservation, Q, C> {
   /** A new reservation for the request, its resources booked. */
   admit(context: AdmissionContext, request: Q): R;
-  /** An existing reservation under the lease's (possibly new) dates and the patch's changes; `started`: the lease runs. */
-  readmit(context: AdmissionContext, reservation: R, patch: ReservationPatch | undefined, started: boolean): R;
+  /** An existing reservation under the lease's (possibly new) dates and the change (the type's wire `C`); `started`: the lease runs. */
+  readmit(context: AdmissionContext, reservation: R, change: C | undefined, started: boolean): R;
   /**
    * Replaces the reservation's hosts that are `down` with free ones over the context's window. What
    * cannot be replaced is kept (it may come back) and reported unhealed. Null: nothing held is down.

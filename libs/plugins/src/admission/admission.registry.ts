@@ -1,13 +1,15 @@
 import type { Reservation, ResourceType } from '#domain/index.js';
 import type { ReservationOf } from '../reservation-type.js';
-import { RESERVATION_TYPES, type ReservationRequest } from '../reservation-types.js';
+import { type ChangeOfType, RESERVATION_TYPES, type ReservationChange, type ReservationRequest } from '../reservation-types.js';
 import type { AdmissionContext, Healing, ReservationAdmission, ReservationSupply } from './admission.port.js';
-import { type ReservationPatch, checkPatchFields } from './reservation-patch.js';
+import { type ReservationPatch, changeOf } from './reservation-patch.js';
 
 type RequestOf<T extends ResourceType> = Extract<ReservationRequest, { readonly resourceType: T }>;
 
 /** Each resource type's admission, keyed by the type (as EffectsRegistry is for effects). */
-export type AdmissionRegistry = { readonly [T in ResourceType]: ReservationAdmission<ReservationOf<T>, RequestOf<T>> };
+export type AdmissionRegistry = {
+  readonly [T in ResourceType]: ReservationAdmission<ReservationOf<T>, RequestOf<T>, ChangeOfType<T>>;
+};
 
 /** The registered types' admissions (reservation-types.ts), keyed by type. */
 export const ADMISSION_REGISTRY = Object.fromEntries(
@@ -18,8 +20,10 @@ export const ADMISSION_REGISTRY = Object.fromEntries(
  * The admission of `type`, for a reservation or request of that type. The registry's mapped type
  * guarantees the pairing; TypeScript cannot follow it through a union, hence the one widening here.
  */
-const admissionOf = (registry: AdmissionRegistry, type: ResourceType): ReservationAdmission<Reservation, ReservationRequest> =>
-  registry[type];
+const admissionOf = (
+  registry: AdmissionRegistry,
+  type: ResourceType,
+): ReservationAdmission<Reservation, ReservationRequest, ReservationChange> => registry[type];
 
 /** Dispatches each reservation to its type's admission. */
 export class Admissions {
@@ -33,11 +37,10 @@ export class Admissions {
     return admissionOf(this.registry, request.resourceType).supply(context, request);
   }
 
-  /** A patch may only carry the fields its reservation's type accepts (400), then the type readmits. */
+  /** A patch may only carry the fields its reservation's type takes (400), then the type readmits with its change. */
   readmit(context: AdmissionContext, reservation: Reservation, patch: ReservationPatch | undefined, started: boolean): Reservation {
-    const admission = admissionOf(this.registry, reservation.resourceType);
-    if (patch !== undefined) checkPatchFields(reservation.resourceType, admission.patchFields, patch);
-    return admission.readmit(context, reservation, patch, started);
+    const change = patch === undefined ? undefined : changeOf(reservation.resourceType, patch);
+    return admissionOf(this.registry, reservation.resourceType).readmit(context, reservation, change, started);
   }
 
   heal(context: AdmissionContext, reservation: Reservation, down: ReadonlySet<string>): Healing | null {

@@ -1,4 +1,5 @@
 import { invalidField, literal } from '#domain/index.js';
+import { checkAmount } from '../admission/amount.js';
 import { canonicalIpAddress } from './ip-address.js';
 
 /** A validated virtual:floatingip reservation request (addresses canonical). */
@@ -35,3 +36,11 @@ export const parseRequiredFloatingIps = (addresses: readonly string[], amount: n
   checkRequiredCount(canonical, amount);
   return canonical;
 };
+
+/** A floating IP request: its amount checked, its required addresses canonical (the network id comes in lower case). */
+export const buildFloatingIpRequest = (networkId: string, amount: number, required: readonly string[]): FloatingIpReservationRequest => ({
+  resourceType: 'virtual:floatingip',
+  networkId,
+  amount: checkAmount(amount),
+  requiredFloatingIps: parseRequiredFloatingIps(required, amount),
+});

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { at, floatingIpBooked, floatingIpRegistered, withCalendars } from '#application/testing/calendars.fixture.js';
 import { Admissions } from '../admission/admission.registry.js';
+import type { WireChanges } from '../reservation-wire.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { floatingIpAdmission } from './floating-ip.admission.js';
 import type { FloatingIpReservationRequest } from './floating-ip-reservation.request.js';
 import type { FloatingIpReservation } from './floating-ip.reservation.js';
+import { floatingIpWire } from './floating-ip.wire.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 const ips = [
@@ -64,8 +66,8 @@ describe('virtual:floatingip admission', () => {
 
   it('stays on its network, and its required addresses can only be cleared (400), before anything is booked', async () => {
     await withCalendars([...ips, ...booked], ({ admission, decided }) => {
-      const readmit = (patch: Parameters<typeof patchOf>[1]) => () =>
-        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1']), patchOf('r1', patch), false);
+      const readmit = (changes: WireChanges) => () =>
+        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1']), floatingIpWire.change(changes), false);
       expect(readmit({ networkId: 'net-2' })).toThrow(
         expect.objectContaining({ kind: 'invalid', template: '{field:networkId} cannot be updated' }),
       );
@@ -85,19 +87,21 @@ describe('virtual:floatingip admission', () => {
   it('keeps at least as many addresses as it requires, and once started as many as it holds (400)', async () => {
     await withCalendars([...ips, ...booked], ({ admission }) => {
       expect(() =>
-        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1', '10.0.0.2']), patchOf('r1', { amount: 1 }), false),
+        floatingIpAdmission.readmit(admission(LEASE), holding(2, ['10.0.0.1', '10.0.0.2']), floatingIpWire.change({ amount: 1 }), false),
       ).toThrow(
         expect.objectContaining({
           code: 'INVALID_INPUT',
           template: 'Invalid input for {field:requiredFloatingIps}: 2 addresses required but amount is 1',
         }),
       );
-      expect(() => floatingIpAdmission.readmit(admission(LEASE), holding(2), patchOf('r1', { amount: 1 }), true)).toThrow(
+      expect(() => floatingIpAdmission.readmit(admission(LEASE), holding(2), floatingIpWire.change({ amount: 1 }), true)).toThrow(
         expect.objectContaining({
           template: 'The {field:amount} of a started floating IP reservation cannot go below the 2 addresses it holds',
         }),
       );
-      expect(floatingIpAdmission.readmit(admission(LEASE), holding(2), patchOf('r1', { amount: 3 }), true).allocations).toHaveLength(3);
+      expect(
+        floatingIpAdmission.readmit(admission(LEASE), holding(2), floatingIpWire.change({ amount: 3 }), true).allocations,
+      ).toHaveLength(3);
     });
   });
 

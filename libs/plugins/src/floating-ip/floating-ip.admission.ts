@@ -1,11 +1,11 @@
 import { toMs } from '#domain/index.js';
 import { type AdmissionContext, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
-import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { checkAmount } from '../admission/amount.js';
 import { allocateFloatingIps, floatingIpSupply, notEnoughFloatingIpsError } from './floating-ip-allocation.policy.js';
 import { type FloatingIpReservationRequest, checkRequiredCount } from './floating-ip-reservation.request.js';
 import type { FloatingIpAllocation, FloatingIpReservation } from './floating-ip.reservation.js';
 import { checkFloatingIpChange, checkStartedFloatingIpAmount } from './floating-ip.rules.js';
+import type { FloatingIpChange } from './floating-ip.wire.js';
 
 /** Chooses addresses with the floating-IP policy and books them (or moves the reservation's current ones). */
 const chooseFloatingIps = (
@@ -42,7 +42,7 @@ const chooseFloatingIps = (
 const readmit = (
   context: AdmissionContext,
   reservation: FloatingIpReservation,
-  patch: ReservationPatch | undefined,
+  patch: FloatingIpChange | undefined,
   started: boolean,
 ): FloatingIpReservation => {
   checkFloatingIpChange(reservation, { networkId: patch?.networkId ?? null, requiredFloatingIps: patch?.requiredFloatingIps ?? null });
@@ -62,8 +62,7 @@ const readmit = (
 };
 
 /** virtual:floatingip: registered addresses of one network; hosts never hold them, so there is nothing to heal. */
-export const floatingIpAdmission: ReservationAdmission<FloatingIpReservation, FloatingIpReservationRequest> = {
-  patchFields: ['amount', 'networkId', 'requiredFloatingIps'],
+export const floatingIpAdmission: ReservationAdmission<FloatingIpReservation, FloatingIpReservationRequest, FloatingIpChange> = {
   admit: (context, request) => {
     const id = context.newId();
     const allocations = chooseFloatingIps(context, id, request, null, false);

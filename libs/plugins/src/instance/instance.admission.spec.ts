@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Flavor } from '#domain/index.js';
 import { at, flavorAdded, hostRegistered, hostWentDown, slotsBooked, withCalendars } from '#application/testing/calendars.fixture.js';
-import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
 import { buildFlavorInstanceRequest, buildInstanceRequest } from './instance-reservation.request.js';
 import { flavorInstanceAdmission, virtualInstanceAdmission } from './instance.admission.js';
 import type { FlavorInstanceReservation, VirtualInstanceReservation } from './instance.reservation.js';
+import { flavorInstanceWire, virtualInstanceWire } from './instance.wire.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 /** Slots of 2 vcpus, 4096 MB, 20 GB: four fit on one 8-vcpu host. */
@@ -73,16 +73,21 @@ describe('virtual:instance admission', () => {
   it('a started reservation may only grow its amount (409 otherwise, before anything is booked)', async () => {
     await withCalendars([...hosts, holding('1', 2)], ({ admission, decided }) => {
       const current = instances([{ hostId: '1', count: 2 }]);
-      const grown = virtualInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { amount: 3 }), true);
+      const grown = virtualInstanceAdmission.readmit(admission(LEASE), current, virtualInstanceWire.change({ amount: 3 }), true);
       expect(grown).toMatchObject({ amount: 3, allocations: [{ hostId: '1', count: 3 }] });
-      expect(() => virtualInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { amount: 1 }), true)).toThrow(
+      expect(() => virtualInstanceAdmission.readmit(admission(LEASE), current, virtualInstanceWire.change({ amount: 1 }), true)).toThrow(
         expect.objectContaining({
           code: 'CANT_UPDATE_PARAMETER',
           template: 'The {field:amount} of a started reservation can only grow (from 2)',
         }),
       );
       expect(() =>
-        virtualInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { memoryMb: 2048, affinity: { value: true } }), true),
+        virtualInstanceAdmission.readmit(
+          admission(LEASE),
+          current,
+          virtualInstanceWire.change({ memoryMb: 2048, affinity: { value: true } }),
+          true,
+        ),
       ).toThrow(
         expect.objectContaining({
           template: 'Only {field:amount} can be changed once the reservation has started (not {field:memoryMb}, {field:affinity})',
@@ -97,7 +102,7 @@ describe('virtual:instance admission', () => {
       const bigger = virtualInstanceAdmission.readmit(
         admission(LEASE),
         instances([{ hostId: '1', count: 4 }]),
-        patchOf('r1', { vcpus: 4 }),
+        virtualInstanceWire.change({ vcpus: 4 }),
         false,
       );
       expect(bigger).toMatchObject({
@@ -194,16 +199,19 @@ describe('flavor:instance admission', () => {
       extraSpecs: {},
     };
     await withCalendars([...hosts, holding('1', 2)], ({ admission }) => {
-      expect(() => flavorInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { flavorId: 'large' }), false)).toThrow(
+      expect(() =>
+        flavorInstanceAdmission.readmit(admission(LEASE), current, flavorInstanceWire.change({ flavorId: 'large' }), false),
+      ).toThrow(
         expect.objectContaining({
           kind: 'conflict',
           template: '{field:flavorId} cannot be updated; make a new reservation for another flavor',
         }),
       );
       expect(
-        flavorInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { flavorId: 'small', amount: 1 }), false).amount,
+        flavorInstanceAdmission.readmit(admission(LEASE), current, flavorInstanceWire.change({ flavorId: 'small', amount: 1 }), false)
+          .amount,
       ).toBe(1);
-      expect(() => flavorInstanceAdmission.readmit(admission(LEASE), current, patchOf('r1', { amount: 1 }), true)).toThrow(
+      expect(() => flavorInstanceAdmission.readmit(admission(LEASE), current, flavorInstanceWire.change({ amount: 1 }), true)).toThrow(
         expect.objectContaining({ code: 'CANT_UPDATE_PARAMETER' }),
       );
     });

@@ -7,7 +7,6 @@ import {
   bookingWindow,
 } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
-import { type ReservationPatch, patchedAffinity } from '../admission/reservation-patch.js';
 import { EMPTY_QUERY } from '../query/blazar-query.js';
 import { flavorResourceProperties } from './flavor-snapshot.js';
 import {
@@ -25,6 +24,7 @@ import {
 } from './instance-reservation.request.js';
 import type { FlavorInstanceReservation, InstanceReservation, SlotAllocation, VirtualInstanceReservation } from './instance.reservation.js';
 import { checkFlavorUnchanged, checkStartedInstanceChange } from './instance.rules.js';
+import { type FlavorInstanceChange, type VirtualInstanceChange, changedAffinity } from './instance.wire.js';
 
 type SlotAsk = Omit<InstanceAllocationRequest, 'window' | 'cleaningTimeMs' | 'ratios'>;
 
@@ -168,7 +168,7 @@ const releaseSlots = (context: AdmissionContext, reservation: InstanceReservatio
 const readmitInstances = (
   context: AdmissionContext,
   reservation: VirtualInstanceReservation,
-  patch: ReservationPatch | undefined,
+  patch: VirtualInstanceChange | undefined,
   started: boolean,
 ): VirtualInstanceReservation => {
   const wanted = buildInstanceRequest({
@@ -176,7 +176,7 @@ const readmitInstances = (
     vcpus: patch?.vcpus ?? reservation.vcpus,
     memoryMb: patch?.memoryMb ?? reservation.memoryMb,
     diskGb: patch?.diskGb ?? reservation.diskGb,
-    affinity: patchedAffinity(patch, reservation.affinity),
+    affinity: changedAffinity(patch, reservation.affinity),
     resourceProperties: patch?.resourceProperties ?? reservation.resourceProperties,
   });
   if (started) checkStartedInstanceChange(reservation, wanted);
@@ -186,30 +186,30 @@ const readmitInstances = (
 };
 
 /** virtual:instance: slots of the requested sizes on hosts matching the query. */
-export const virtualInstanceAdmission: ReservationAdmission<VirtualInstanceReservation, InstanceReservationRequest> = {
-  patchFields: ['amount', 'vcpus', 'memoryMb', 'diskGb', 'affinity', 'resourceProperties'],
-  admit: (context, request) => {
-    const id = context.newId();
-    const allocations = carveSlots(context, id, request, null, false);
-    const { amount, vcpus, memoryMb, diskGb, affinity, resourceProperties } = request;
-    return {
-      id,
-      resourceId: context.newId(),
-      resourceType: 'virtual:instance',
-      amount,
-      vcpus,
-      memoryMb,
-      diskGb,
-      affinity,
-      resourceProperties,
-      allocations,
-    };
-  },
-  readmit: readmitInstances,
-  heal: healSlots,
-  supply: slotSupply,
-  release: releaseSlots,
-};
+export const virtualInstanceAdmission: ReservationAdmission<VirtualInstanceReservation, InstanceReservationRequest, VirtualInstanceChange> =
+  {
+    admit: (context, request) => {
+      const id = context.newId();
+      const allocations = carveSlots(context, id, request, null, false);
+      const { amount, vcpus, memoryMb, diskGb, affinity, resourceProperties } = request;
+      return {
+        id,
+        resourceId: context.newId(),
+        resourceType: 'virtual:instance',
+        amount,
+        vcpus,
+        memoryMb,
+        diskGb,
+        affinity,
+        resourceProperties,
+        allocations,
+      };
+    },
+    readmit: readmitInstances,
+    heal: healSlots,
+    supply: slotSupply,
+    release: releaseSlots,
+  };
 
 /** A flavor request as slots of the flavor's sizes (404 for a flavor the caller cannot see). */
 const flavorSlots = (context: AdmissionContext, request: FlavorInstanceReservationRequest) => {
@@ -243,12 +243,12 @@ const admitFlavorInstances = (context: AdmissionContext, request: FlavorInstance
 const readmitFlavorInstances = (
   context: AdmissionContext,
   reservation: FlavorInstanceReservation,
-  patch: ReservationPatch | undefined,
+  patch: FlavorInstanceChange | undefined,
   started: boolean,
 ): FlavorInstanceReservation => {
   checkFlavorUnchanged(reservation, patch?.flavorId ?? null);
   const amount = checkAmount(patch?.amount ?? reservation.amount);
-  const affinity = patchedAffinity(patch, reservation.affinity);
+  const affinity = changedAffinity(patch, reservation.affinity);
   if (started) checkStartedInstanceChange(reservation, { amount, affinity });
   const { vcpus, memoryMb, diskGb } = reservation;
   const slots = buildInstanceRequest({ amount, vcpus, memoryMb, diskGb, affinity, resourceProperties: '' });
@@ -257,8 +257,11 @@ const readmitFlavorInstances = (
 };
 
 /** flavor:instance: slots of a catalog flavor's sizes, its extra specs kept for the private flavor made at start. */
-export const flavorInstanceAdmission: ReservationAdmission<FlavorInstanceReservation, FlavorInstanceReservationRequest> = {
-  patchFields: ['amount', 'affinity', 'flavorId'],
+export const flavorInstanceAdmission: ReservationAdmission<
+  FlavorInstanceReservation,
+  FlavorInstanceReservationRequest,
+  FlavorInstanceChange
+> = {
   admit: admitFlavorInstances,
   readmit: readmitFlavorInstances,
   heal: healSlots,

@@ -5,6 +5,7 @@ import { patchOf } from '../testing/reservation-patch.fixture.js';
 import { buildHostRequest } from './host-reservation.request.js';
 import { hostAdmission } from './host.admission.js';
 import type { HostReservation } from './host.reservation.js';
+import { hostWire } from './host.wire.js';
 
 const LEASE = { leaseId: 'lease-1', startDate: at(10), endDate: at(18) };
 const GPU = JSON.stringify(['==', '$gpu', 'true']);
@@ -48,12 +49,17 @@ describe('physical:host admission', () => {
 
   it('a pending reservation may move: kept hosts are moved, new ones booked, dropped ones released', async () => {
     await withCalendars([...hosts, hostBooked('1', 'r1')], ({ admission, decided }) => {
-      const grown = hostAdmission.readmit(admission({ ...LEASE, endDate: at(20) }), held(['1']), patchOf('r1', { min: 2, max: 2 }), false);
+      const grown = hostAdmission.readmit(
+        admission({ ...LEASE, endDate: at(20) }),
+        held(['1']),
+        hostWire.change({ min: 2, max: 2 }),
+        false,
+      );
       expect(grown.hostIds).toEqual(['1', '2']);
       expect(typesOf(decided())).toEqual(['host-1 Host.BookingMoved', 'host-2 Host.Booked']);
     });
     await withCalendars([...hosts, hostBooked('1', 'r1')], ({ admission, decided }) => {
-      const moved = hostAdmission.readmit(admission(LEASE), held(['1']), patchOf('r1', { resourceProperties: GPU }), false);
+      const moved = hostAdmission.readmit(admission(LEASE), held(['1']), hostWire.change({ resourceProperties: GPU }), false);
       expect(moved).toMatchObject({ hostIds: ['2'], resourceProperties: GPU });
       expect(typesOf(decided())).toEqual(['host-1 Host.BookingReleased', 'host-2 Host.Booked']);
     });
@@ -63,7 +69,7 @@ describe('physical:host admission', () => {
     await withCalendars(
       [...hosts, hostBooked('1', 'r1'), hostBooked('1', 'next', { leaseId: 'lease-2', start: 20, end: 22 })],
       ({ admission, decided }) => {
-        const longer = hostAdmission.readmit(admission({ ...LEASE, endDate: at(19) }), held(['1']), patchOf('r1', { max: 2 }), true);
+        const longer = hostAdmission.readmit(admission({ ...LEASE, endDate: at(19) }), held(['1']), hostWire.change({ max: 2 }), true);
         expect(longer).toMatchObject({ hostIds: ['1'], max: 2 });
         expect(() => hostAdmission.readmit(admission({ ...LEASE, endDate: at(21) }), held(['1']), undefined, true)).toThrow(
           expect.objectContaining({ code: 'NOT_ENOUGH_HOSTS' }),

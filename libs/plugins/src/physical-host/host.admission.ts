@@ -2,9 +2,9 @@ import { type HostReplacement, toMs } from '#domain/index.js';
 import { hostSupply } from './host-allocation.policy.js';
 import { type AdmissionContext, type Healing, type ReservationAdmission, bookingWindow } from '../admission/admission.port.js';
 import type { BookingWindow } from '../admission/calendars.port.js';
-import type { ReservationPatch } from '../admission/reservation-patch.js';
 import { type HostReservationRequest, buildHostRequest } from './host-reservation.request.js';
 import type { HostReservation } from './host.reservation.js';
+import type { HostChange } from './host.wire.js';
 
 const fieldsOf = ({ query: _query, propertyNames: _names, ...fields }: HostReservationRequest) => fields;
 
@@ -38,7 +38,7 @@ const admit = (context: AdmissionContext, request: HostReservationRequest): Host
 const readmit = (
   context: AdmissionContext,
   reservation: HostReservation,
-  patch: ReservationPatch | undefined,
+  patch: HostChange | undefined,
   started: boolean,
 ): HostReservation => {
   const wanted = buildHostRequest({
@@ -78,8 +78,7 @@ const heal = (context: AdmissionContext, reservation: HostReservation, down: Rea
 };
 
 /** physical:host: whole hosts, chosen by the host policy. */
-export const hostAdmission: ReservationAdmission<HostReservation, HostReservationRequest> = {
-  patchFields: ['min', 'max', 'hypervisorProperties', 'resourceProperties', 'beforeEnd'],
+export const hostAdmission: ReservationAdmission<HostReservation, HostReservationRequest, HostChange> = {
   admit,
   readmit,
   heal,

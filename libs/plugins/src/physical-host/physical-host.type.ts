@@ -1,4 +1,5 @@
 import type { ReservationType } from '../reservation-type.js';
+import { type HostChange, hostWire } from './host.wire.js';
 import { hostAvailability } from './host.availability.js';
 import { hostResources, hostQuota, hostUsage } from './host.holdings.js';
 import { hostRules } from './host.rules.js';
@@ -10,7 +11,7 @@ import { hostEnforcement, hostEvents } from './host.public.js';
 import { hostView } from './host.view.js';
 
 /** `physical:host`: whole compute hosts, moved from the freepool into the reservation's aggregate for the lease. */
-export const physicalHostType: ReservationType<'physical:host', HostReservationRequest> = {
+export const physicalHostType: ReservationType<'physical:host', HostReservationRequest, HostChange> = {
   resourceType: 'physical:host',
   plugin: {
     // upstream's plugin name (`[manager]plugins`) and title
@@ -18,6 +19,7 @@ export const physicalHostType: ReservationType<'physical:host', HostReservationR
     title: 'Physical Host Plugin',
     description: 'Reserves whole physical hosts for the time of a lease.',
   },
+  wire: hostWire,
   rules: hostRules,
   resources: hostResources,
   quota: hostQuota,

@@ -1,21 +1,12 @@
 import type { ReservationPatch } from '../admission/reservation-patch.js';
+import type { WireChanges } from '../reservation-wire.js';
 
-/** A patch of reservation `id` setting only `fields`. */
-export const patchOf = (id: string, fields: Partial<Omit<ReservationPatch, 'id'>> = {}): ReservationPatch => ({
+/** A patch of reservation `id` giving only `fields` (and `resourceType`, when said). */
+export const patchOf = (
+  id: string,
+  { resourceType = null, ...changes }: { readonly resourceType?: string | null } & WireChanges = {},
+): ReservationPatch => ({
   id,
-  resourceType: null,
-  min: null,
-  max: null,
-  hypervisorProperties: null,
-  resourceProperties: null,
-  beforeEnd: null,
-  amount: null,
-  vcpus: null,
-  memoryMb: null,
-  diskGb: null,
-  affinity: null,
-  flavorId: null,
-  networkId: null,
-  requiredFloatingIps: null,
-  ...fields,
+  resourceType,
+  changes,
 });
