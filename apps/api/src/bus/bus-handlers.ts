@@ -8,6 +8,7 @@ import { BOOKING_HANDLERS } from '../graphql/bookings.handlers.js';
 import { HISTORY_HANDLERS } from '../history/history.handlers.js';
 import { HOST_HANDLERS } from '../hosts/host.handlers.js';
 import { LEASE_HANDLERS } from '../leases/lease.handlers.js';
+import { NETWORK_HANDLERS } from '../networks/network.handlers.js';
 import { QUOTA_HANDLERS } from '../quotas/quota.handlers.js';
 import { USAGE_HANDLERS } from '../usage/usage.handlers.js';
 import { WEBHOOK_HANDLERS } from '../webhooks/webhook.handlers.js';
@@ -17,6 +18,7 @@ export const BUS_HANDLERS = [
   ...LEASE_HANDLERS,
   ...HOST_HANDLERS,
   ...FLOATING_IP_HANDLERS,
+  ...NETWORK_HANDLERS,
   ...FLAVOR_HANDLERS,
   ...QUOTA_HANDLERS,
   ...USAGE_HANDLERS,

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import type { HistoryEntry } from '#application/history/history-entry.js';
-import { NetworkQueries } from '#application/networks/network.queries.js';
-import { NETWORK_POLICY, NetworkUseCases } from '#application/networks/network.use-cases.js';
+import { NETWORK_POLICY } from '#application/networks/network.use-cases.js';
 import type { NetworkAllocationView, ResourceDocument } from '#read-model/index.js';
 import { toBlazarDate } from '#read-model/index.js';
 import type { NetworkSegmentEvent } from '#plugins/network/network-segment.events.js';
@@ -14,9 +14,22 @@ import { callerOf, commandMetadata } from '../http/request-context.js';
 import { validateBody } from '../http/validate-body.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
-import { AnswersAsOf, ReadsFrom, asOfOf, markStale } from '../read-side/read-your-writes.interceptor.js';
+import { AnswersAsOf, ReadsFrom, asOfOf, markStale, readPositionOf } from '../read-side/read-your-writes.interceptor.js';
 import { CLOCK } from '../tokens.js';
 import { parseRegisterNetwork, parseUpdateNetwork } from './network-request.parser.js';
+import {
+  GetNetwork,
+  GetNetworkAllocation,
+  GetNetworkHistory,
+  GetNetworkProperty,
+  ListNetworkAllocations,
+  ListNetworkProperties,
+  ListNetworks,
+  RegisterNetwork,
+  SetNetworkPropertyPrivacy,
+  UnregisterNetwork,
+  UpdateNetwork,
+} from './network.handlers.js';
 
 const networkView = (networkId: string, events: readonly NetworkSegmentEvent[]): NetworkView => {
   const view = events.reduce<NetworkView | null>(evolveNetworkView, null);
@@ -32,24 +45,17 @@ const flag = (value: string | undefined): boolean =>
 @Controller('v1/networks')
 export class NetworkController {
   constructor(
-    @Inject(NetworkUseCases) private readonly networks: NetworkUseCases,
-    @Inject(NetworkQueries) private readonly queries: NetworkQueries,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ReadYourWrites) private readonly consistency: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: () => Date,
   ) {}
-
-  /** Live without `as_of`, else as of the position the interceptor resolved it to. */
-  private at(request: Request, asOf: string | undefined): NetworkQueries {
-    const resolved = asOf === undefined ? null : asOfOf(request);
-    if (asOf !== undefined && resolved === null) throw new Error(`${request.method} ${request.path}: as_of given but not resolved`);
-    return resolved === null ? this.queries : this.queries.asOf(resolved.position);
-  }
 
   @Get()
   @ReadsFrom('networks')
   @AnswersAsOf()
   async list(@Req() request: Request, @Query('as_of') asOf?: string): Promise<{ networks: readonly ResourceDocument[] }> {
-    return { networks: await this.at(request, asOf).networks(callerOf(request)) };
+    return { networks: await this.queries.execute(new ListNetworks(callerOf(request), readPositionOf(request, asOf))) };
   }
 
   @Post()
@@ -61,11 +67,7 @@ export class NetworkController {
   ): Promise<{ network: NetworkView }> {
     authorizedRequest(request, NETWORK_POLICY.register);
     const network = parseRegisterNetwork(body);
-    const result = await this.networks.register({
-      type: 'RegisterNetwork',
-      data: { network },
-      metadata: commandMetadata(request, this.clock()),
-    });
+    const result = await this.commands.execute(new RegisterNetwork({ network }, commandMetadata(request, this.clock())));
     this.consistency.answerWrite(result.position, response);
     return { network: networkView(result.networkId, result.events) };
   }
@@ -82,13 +84,16 @@ export class NetworkController {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
     // Chameleon's "not yet ended" is judged at the instant asked for
     const now = asOfOf(request)?.instant ?? this.clock().toISOString();
-    return { allocations: await this.at(request, asOf).allocations(callerOf(request), filter, now) };
+    return {
+      allocations: await this.queries.execute(new ListNetworkAllocations(callerOf(request), filter, now, readPositionOf(request, asOf))),
+    };
   }
 
   @Get('properties')
   @ReadsFrom('networks')
   async properties(@Req() request: Request, @Query('detail') detail?: string, @Query('all') all?: string) {
-    return { resource_properties: await this.queries.properties(callerOf(request), { detail: flag(detail), all: flag(all) }) };
+    const options = { detail: flag(detail), all: flag(all) };
+    return { resource_properties: await this.queries.execute(new ListNetworkProperties(callerOf(request), options)) };
   }
 
   @Patch('properties/:name')
@@ -102,10 +107,10 @@ export class NetworkController {
     const dto = validateBody(PropertyPrivacyDto, body);
     const metadata = commandMetadata(request, this.clock());
     const data = { propertyName: name, private: dto.private };
-    const { position } = await this.networks.setPropertyPrivacy({ type: 'SetNetworkPropertyPrivacy', data, metadata });
+    const { position } = await this.commands.execute(new SetNetworkPropertyPrivacy(data, metadata));
     this.consistency.answerWrite(position, response);
     const stale = await this.consistency.waitFor(['networks']);
-    const row = await this.queries.property(name);
+    const row = await this.queries.execute(new GetNetworkProperty(name));
     const answer = {
       resource_property: {
         created_at: toBlazarDate(row.createdAt),
@@ -127,7 +132,7 @@ export class NetworkController {
     @Req() request: Request,
     @Query('as_of') asOf?: string,
   ): Promise<{ network: ResourceDocument }> {
-    return { network: await this.at(request, asOf).network(callerOf(request), networkId) };
+    return { network: await this.queries.execute(new GetNetwork(callerOf(request), networkId, readPositionOf(request, asOf))) };
   }
 
   @Put(':networkId')
@@ -140,7 +145,7 @@ export class NetworkController {
     authorizedRequest(request, NETWORK_POLICY.update);
     const changes = parseUpdateNetwork(body);
     const metadata = commandMetadata(request, this.clock());
-    const result = await this.networks.update({ type: 'UpdateNetwork', data: { networkId, ...changes }, metadata });
+    const result = await this.commands.execute(new UpdateNetwork({ networkId, ...changes }, metadata));
     this.consistency.answerWrite(result.position, response);
     return { network: networkView(networkId, result.events) };
   }
@@ -153,7 +158,7 @@ export class NetworkController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     const metadata = commandMetadata(request, this.clock());
-    const { position } = await this.networks.unregister({ type: 'UnregisterNetwork', data: { networkId }, metadata });
+    const { position } = await this.commands.execute(new UnregisterNetwork({ networkId }, metadata));
     this.consistency.answerWrite(position, response);
   }
 
@@ -166,13 +171,14 @@ export class NetworkController {
     @Query('reservation_id') reservationId?: string,
   ): Promise<{ allocation: NetworkAllocationView }> {
     const filter = { leaseId: leaseId ?? null, reservationId: reservationId ?? null };
-    return { allocation: await this.queries.allocation(callerOf(request), networkId, filter, this.clock().toISOString()) };
+    const now = this.clock().toISOString();
+    return { allocation: await this.queries.execute(new GetNetworkAllocation(callerOf(request), networkId, filter, now)) };
   }
 
   /** A Leasehold extension, read from the log itself (never stale): the segment's events and its registry entries. */
   @Get(':networkId/history')
   @UseGuards(KnownParameters)
   async history(@Param('networkId') networkId: string, @Req() request: Request): Promise<{ history: HistoryEntry[] }> {
-    return { history: await this.queries.networkHistory(callerOf(request), networkId) };
+    return { history: await this.queries.execute(new GetNetworkHistory(callerOf(request), networkId)) };
   }
 }
