@@ -1,5 +1,6 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import type { GraphQLSchemaHost } from '@nestjs/graphql';
@@ -19,7 +20,20 @@ export interface SocketConnection {
   readonly socket: WebSocket;
   /** The project of the caller its `connection_init` authenticated, counted until it closes; null before. */
   tenant: string | null;
+  /** The turn of the last message received: the next one starts a turn of the event loop after it. */
+  turn: Promise<void>;
+  /** Messages received whose turn has not come yet. */
+  waiting: number;
 }
+
+/**
+ * Messages a socket may have waiting for their turn; at this many it is read no further (TCP holds the rest)
+ * until one starts.
+ */
+const MAX_WAITING_MESSAGES = 32;
+
+/** ws 8's `pause()` and `resume()` (its lib/websocket.js), which @types/ws does not declare yet. */
+type Pausable = WebSocket & { pause(): void; resume(): void };
 
 type Params = Record<string, unknown> | undefined;
 
@@ -136,7 +150,7 @@ export class GraphqlSockets implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private open(graphqlWs: Server<SocketConnection>, socket: WebSocket, request: IncomingMessage): void {
-    const connection: SocketConnection = { request, socket, tenant: null };
+    const connection: SocketConnection = { request, socket, tenant: null, turn: Promise.resolve(), waiting: 0 };
     const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
@@ -146,7 +160,7 @@ export class GraphqlSockets implements OnApplicationBootstrap, OnModuleDestroy {
             socket.send(data, (error) => (error === undefined || error === null ? resolve() : reject(error)));
           }),
         close: (code, reason) => socket.close(code, reason),
-        onMessage: (handle) => socket.on('message', (data: RawData) => void this.receive(connection, data, handle)),
+        onMessage: (handle) => socket.on('message', (data: RawData) => this.enqueue(connection, data, handle)),
       },
       connection,
     );
@@ -157,6 +171,21 @@ export class GraphqlSockets implements OnApplicationBootstrap, OnModuleDestroy {
       stopPinging();
       if (connection.tenant !== null) this.perTenant.remove(connection.tenant);
       void closed(code, reason.toString());
+    });
+  }
+
+  /**
+   * One message of a socket starts per turn of the event loop, in the order they came: hundreds of subscribe
+   * messages in one read (each parsed, validated and run up to its first await) would otherwise hold the
+   * process for every other client until the last had started.
+   */
+  private enqueue(connection: SocketConnection, data: RawData, handle: (data: string) => Promise<void>): void {
+    connection.waiting += 1;
+    if (connection.waiting === MAX_WAITING_MESSAGES) (connection.socket as Pausable).pause();
+    connection.turn = connection.turn.then(nextTurn).then(() => {
+      connection.waiting -= 1;
+      if (connection.waiting === MAX_WAITING_MESSAGES - 1) (connection.socket as Pausable).resume();
+      void this.receive(connection, data, handle);
     });
   }
 
