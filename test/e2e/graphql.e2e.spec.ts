@@ -162,11 +162,20 @@ describe('queries answer what REST answers', () => {
     const search = { reservations: [reservation], duration: '120', limit: 3 };
     const data = ok(
       await gql('member')(
-        `query($request: AvailabilityInput!) { availability(request: $request) { windows { start_date end_date reservations { resource_type requested matching free } } searched_until } }`,
+        `query($request: AvailabilityInput!) { availability(request: $request) { windows { start_date end_date reservations { resource_type requested matching free } } searched_until reason } }`,
         { request: search },
       ),
     );
     expect(data.availability).toEqual((await rest('member', 'POST', '/v1/availability', search)).body);
+    // no window: the same reason as REST's
+    const never = { ...search, reservations: [{ ...reservation, min: 500, max: 500 }] };
+    const none = ok(
+      await gql('member')(`query($request: AvailabilityInput!) { availability(request: $request) { windows { start_date } reason } }`, {
+        request: never,
+      }),
+    );
+    expect(none.availability.reason).toMatchObject({ code: 'NEVER_FITS' });
+    expect(none.availability.reason).toEqual((await rest('member', 'POST', '/v1/availability', never)).body.reason);
     const usage = ok(
       await gql('member')(
         `{ usage(start: "2020-01-01 00:00", end: "2040-01-01 00:00") { start end project_id group_by as_of_position as_of until rate_card lines totals } }`,

@@ -5,12 +5,12 @@ import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { Availability, AvailabilityWindow, LeaseExtension } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';
-import type { NoWindow } from '#application/availability/no-window.js';
 import { callerOf } from '../http/request-context.js';
 import { CLOCK } from '../tokens.js';
 import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { parseAvailabilityParameters, parseAvailabilityQuery } from './availability-request.parser.js';
 import { FindAvailability, GetLeaseExtension } from './availability.handlers.js';
+import { reasonBody } from './no-window-body.js';
 
 /** GET /v1/availability's query parameters: a reservation's fields (every type's) and the search's own. */
 const AVAILABILITY_QUERY = Object.keys(AVAILABILITY_PARAMETERS);
@@ -24,24 +24,6 @@ const windowBody = (window: AvailabilityWindow) => ({
     matching: r.matching,
     free: r.free,
   })),
-});
-
-const reasonBody = (reason: NoWindow) => ({
-  code: reason.code,
-  message: reason.message,
-  asked: {
-    not_before: requestDate(reason.asked.notBefore),
-    not_after: requestDate(reason.asked.notAfter),
-    duration: reason.asked.durationMinutes,
-  },
-  reservations: reason.reservations.map((r) => ({
-    resource_type: r.resourceType,
-    requested: r.requested,
-    matching: r.matching,
-    free: r.free,
-  })),
-  blocked_by: reason.blockedBy === null ? null : { ...reason.blockedBy, at: requestDate(reason.blockedBy.at) },
-  fits_at: reason.fitsAt === null ? null : requestDate(reason.fitsAt),
 });
 
 const availabilityBody = ({ windows, searchedUntil, reason }: Availability) => ({

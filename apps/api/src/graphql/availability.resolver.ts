@@ -17,9 +17,10 @@ import { reportBody } from '../capacity/capacity-body.js';
 import { GetCapacityReport } from '../capacity/capacity.handlers.js';
 import { type GraphqlContext, callerIn } from './graphql-context.js';
 import { AvailabilityInput, restBody } from './lease-input.types.js';
+import { reasonBody } from '../availability/no-window-body.js';
 import { RequestReads } from './request-reads.js';
 
-const availabilityBody = ({ windows, searchedUntil }: Availability): AvailabilityType => ({
+const availabilityBody = ({ windows, searchedUntil, reason }: Availability): AvailabilityType => ({
   windows: windows.map((window) => ({
     start_date: requestDate(window.startDate),
     end_date: requestDate(window.endDate),
@@ -31,6 +32,7 @@ const availabilityBody = ({ windows, searchedUntil }: Availability): Availabilit
     })),
   })),
   searched_until: searchedUntil === null ? null : requestDate(searchedUntil),
+  reason: reason === null ? null : reasonBody(reason),
 });
 
 /**

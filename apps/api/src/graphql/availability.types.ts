@@ -21,6 +21,8 @@ export class AvailabilityWindowType {
 export class AvailabilityType {
   @Field(() => [AvailabilityWindowType]) windows!: AvailabilityWindowType[];
   @Field(() => String, { nullable: true }) searched_until!: string | null;
+  @Field(() => JsonScalar, { nullable: true, description: 'Why no window was found, as POST /v1/availability says it; null when one was' })
+  reason!: unknown;
 }
 
 /** GET /v1/usage's report (docs/usage.md); its lines and totals as REST gives them. */
