@@ -11,6 +11,11 @@ export interface ReadPage {
 
 export type ReadAfter = (after: number) => Promise<ReadPage>;
 
+/** What a reader shows of the entries the LiveLog hands it (in log order, each once): all of them, unless it says otherwise. */
+export type ShowLive = (entries: readonly HistoryEntry[]) => readonly HistoryEntry[];
+
+const showAll: ShowLive = (entries) => entries;
+
 /**
  * A live reader's entries, batch by batch: those after `after` read from the log (catch-up, page by
  * page until the head), then those the LiveLog hands over as they are appended (live), in log order,
@@ -32,16 +37,17 @@ export class LiveEntries implements AsyncIterableIterator<readonly HistoryEntry[
     private reader: LiveReader,
     first: ReadPage,
     after: number,
+    private readonly show: ShowLive,
   ) {
     this.position = after;
     this.batches = this.generate(first);
   }
 
   /** Reads the first page before it resolves: a refusal or a storage error is the answer to the request, not an end of the stream. */
-  static async open(log: LiveLog, interest: LiveInterest, read: ReadAfter, after: number): Promise<LiveEntries> {
+  static async open(log: LiveLog, interest: LiveInterest, read: ReadAfter, after: number, show: ShowLive = showAll): Promise<LiveEntries> {
     const reader = await log.join(interest);
     try {
-      return new LiveEntries(log, interest, read, reader, await read(after), after);
+      return new LiveEntries(log, interest, read, reader, await read(after), after, show);
     } catch (error) {
       await reader.leave();
       throw error;
@@ -100,7 +106,8 @@ export class LiveEntries implements AsyncIterableIterator<readonly HistoryEntry[
       const last = fresh.at(-1);
       if (last === undefined) continue;
       this.position = last.position;
-      yield fresh;
+      const shown = this.show(fresh);
+      if (shown.length > 0) yield shown;
     }
   }
 }

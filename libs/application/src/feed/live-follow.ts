@@ -1,6 +1,8 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { Caller } from '../caller.js';
 import { EVENT_CATALOGUE } from '../history/event-catalogue.js';
+import { ChangeTracker } from '../history/history-changes.js';
+import type { HistoryEntry } from '../history/history-entry.js';
 import type { HistoryQueries } from '../history/history.queries.js';
 import type { EventFeed, FeedQuery } from './event-feed.queries.js';
 import { LiveEntries } from './live-entries.js';
@@ -24,6 +26,8 @@ export const followFeed = (log: LiveLog, feed: EventFeed, caller: Caller, query:
 /**
  * One lease's history (GET /v1/leases/{id}/history) after `after`, then live. Its first read is the
  * refusal (404, 403) as the history route answers it; the history is read once, then entries come live.
+ * What each change changed is stated against every entry before it, so the follower takes every type
+ * from the log and keeps those asked for once it has described them.
  */
 export const followLeaseHistory = (
   log: LiveLog,
@@ -33,17 +37,30 @@ export const followLeaseHistory = (
   leaseId: string,
   types: ReadonlySet<string> | null,
   after: number,
-): Promise<LiveEntries> =>
-  LiveEntries.open(
+): Promise<LiveEntries> => {
+  const asked = (entry: HistoryEntry): boolean => types === null || types.has(entry.type);
+  const changes = new ChangeTracker();
+  // the position up to which `changes` has seen the lease's entries
+  let described = 0;
+  const describe = (entries: readonly HistoryEntry[]): HistoryEntry[] =>
+    entries
+      .filter((entry) => entry.position > described)
+      .map((entry) => {
+        described = entry.position;
+        return changes.describe(entry);
+      });
+  return LiveEntries.open(
     log,
-    { subject: { kind: 'lease', leaseId }, types },
+    { subject: { kind: 'lease', leaseId }, types: null },
     async (position) => {
       // the head first: whatever the history read holds, the log had reached it
       const head = await store.headPosition();
-      const entries = (await history.lease(caller, leaseId)).filter(
-        (entry) => entry.position > position && (types === null || types.has(entry.type)),
-      );
-      return { entries, next: Math.max(position, head, entries.at(-1)?.position ?? 0), atHead: true };
+      const all = await history.lease(caller, leaseId);
+      describe(all);
+      const entries = all.filter((entry) => entry.position > position && asked(entry));
+      return { entries, next: Math.max(position, head, all.at(-1)?.position ?? 0), atHead: true };
     },
     after,
+    (fresh) => describe(fresh).filter(asked),
   );
+};

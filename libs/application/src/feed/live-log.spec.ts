@@ -9,7 +9,7 @@ import { testCaller } from '../testing/application.specification.js';
 import { EventFeed, type FeedQuery, parseFeedTypes } from './event-feed.queries.js';
 import { LeaseOwners } from './lease-owners.js';
 import { LiveEntries, type ReadAfter } from './live-entries.js';
-import { followFeed } from './live-follow.js';
+import { followFeed, followLeaseHistory } from './live-follow.js';
 import { BEHIND, type LiveInterest, LiveLog, type LiveReader } from './live-log.js';
 
 const USER: EventMetadata = { correlationId: 'req-1', causationId: 'req-1', actor: { userId: 'user-1', projectId: 'project-1' } };
@@ -137,9 +137,13 @@ describe('the live log', () => {
     await whileListening();
 
     const history = new HistoryQueries(store);
-    const after = (entries: HistoryEntry[]) => entries.filter((entry) => entry.position > joinedAt);
-    await expectReceived(readers.leaseOne, after(await history.lease(ADMIN, 'lease-1')));
-    await expectReceived(readers.leaseTwo, after(await history.lease(ADMIN, 'lease-2')));
+    // the log routes each event's entry as it is; what a change changed is the lease's follower's to say (below)
+    const routed = (entries: HistoryEntry[]) =>
+      entries
+        .filter((entry) => entry.position > joinedAt)
+        .map(({ changes, ...entry }) => (changes === undefined ? entry : { ...entry, summary: entry.summary.split(': ')[0] as string }));
+    await expectReceived(readers.leaseOne, routed(await history.lease(ADMIN, 'lease-1')));
+    await expectReceived(readers.leaseTwo, routed(await history.lease(ADMIN, 'lease-2')));
     await expectReceived(readers.member, await paged(MEMBER, { types: null }, joinedAt));
     await expectReceived(readers.readerTwo, await paged(READER_TWO, { types: null }, joinedAt));
     await expectReceived(readers.admin, await paged(ADMIN, { types: null }, joinedAt));
@@ -191,6 +195,26 @@ describe('live entries', () => {
     }
     expect(seen).toEqual(await paged(ADMIN, { types: null }, 0));
     expect(reads, 'it read the log again after falling behind').toBeGreaterThan(1);
+  });
+
+  it('follows a lease as its history shows it, each change saying what it changed, also for a reader of one type', async () => {
+    await givenLeaseOne();
+    const history = new HistoryQueries(store);
+    const follow = (types: ReadonlySet<string> | null) => followLeaseHistory(log, history, store, MEMBER, 'lease-1', types, 0);
+    const [every, changesOnly] = [await follow(null), await follow(new Set(['reservation.changed']))];
+    await whileListening();
+    const whole = await history.lease(MEMBER, 'lease-1');
+    const changed = whole.filter((entry) => entry.type === 'reservation.changed');
+    expect(changed[0]?.changes).toEqual([{ field: 'host_ids', before: ['7'], after: ['8'] }]);
+    const take = async (entries: AsyncIterableIterator<readonly HistoryEntry[]>, count: number): Promise<HistoryEntry[]> => {
+      const seen: HistoryEntry[] = [];
+      while (seen.length < count) seen.push(...((await entries.next()).value as HistoryEntry[]));
+      return seen;
+    };
+    expect(await take(every, whole.length)).toEqual(whole);
+    expect(await take(changesOnly, changed.length)).toEqual(changed);
+    await every.return();
+    await changesOnly.return();
   });
 
   it('end at once when returned while waiting for the log', async () => {

@@ -29,23 +29,25 @@ const described = (entry: HistoryEntry, changes: readonly FieldChange[]): Histor
 const reservationOf = (entry: HistoryEntry): PublicFields => entry.data['reservation'] as PublicFields;
 
 /**
- * A lease's history with what each change changed: its events state the lease's and a reservation's new
- * values only, so the values before are those of the entries before it, read in log order.
+ * What each change of one lease changed, entry by entry in log order: its events state the lease's and a
+ * reservation's new values only, so the values before are those of the entries before it.
  */
-export const withChanges = (entries: readonly HistoryEntry[]): HistoryEntry[] => {
-  let lease: PublicFields = {};
-  const reservations = new Map<string, PublicFields>();
-  return entries.map((entry) => {
+export class ChangeTracker {
+  private lease: PublicFields = {};
+  private readonly reservations = new Map<string, PublicFields>();
+
+  /** The entry, with `changes` (and its summary ending with them) when it changes the lease or a reservation. */
+  describe(entry: HistoryEntry): HistoryEntry {
     switch (entry.type) {
       case 'lease.created':
-        lease = entry.data;
+        this.lease = entry.data;
         for (const reservation of entry.data['reservations'] as readonly PublicFields[])
-          reservations.set(String(reservation['id']), reservation);
+          this.reservations.set(String(reservation['id']), reservation);
         return entry;
       case 'lease.renamed':
       case 'lease.rescheduled': {
-        const changes = diff(lease, entry.data, LEASE_FIELDS);
-        lease = { ...lease, ...entry.data };
+        const changes = diff(this.lease, entry.data, LEASE_FIELDS);
+        this.lease = { ...this.lease, ...entry.data };
         return described(entry, changes);
       }
       case 'reservation.changed':
@@ -53,15 +55,21 @@ export const withChanges = (entries: readonly HistoryEntry[]): HistoryEntry[] =>
         const after = reservationOf(entry);
         const id = String(after['id']);
         const changes = diff(
-          reservations.get(id) ?? {},
+          this.reservations.get(id) ?? {},
           after,
           Object.keys(after).filter((field) => !RESERVATION_IDENTITY.has(field)),
         );
-        reservations.set(id, after);
+        this.reservations.set(id, after);
         return described(entry, changes);
       }
       default:
         return entry;
     }
-  });
+  }
+}
+
+/** A lease's whole history, each change saying what it changed. */
+export const withChanges = (entries: readonly HistoryEntry[]): HistoryEntry[] => {
+  const tracker = new ChangeTracker();
+  return entries.map((entry) => tracker.describe(entry));
 };
