@@ -376,6 +376,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       not_before: start(),
       limit: 3,
     }),
+    RegisterNetworkDto: () => ({
+      network_type: 'vxlan',
+      segment_id: 10_000 + unique(),
+      switch: `s${unique()}`,
+    }),
+    NetworkUpdate: () => ({ switch: `s${unique()}` }),
   };
 
   const mutatedBody = (schemaName: string): fc.Arbitrary<unknown> => {
