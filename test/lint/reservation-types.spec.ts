@@ -8,7 +8,12 @@ import { ROOT } from '../helpers/system.js';
  * Where a reservation type may be named: its own module folder, and the registry that lists the modules.
  * Everything else is generic over the registry (docs/architecture.md, "Adding a reservation type").
  */
-const TYPE_FOLDERS = ['libs/plugins/src/physical-host/', 'libs/plugins/src/instance/', 'libs/plugins/src/floating-ip/'];
+const TYPE_FOLDERS = [
+  'libs/plugins/src/physical-host/',
+  'libs/plugins/src/instance/',
+  'libs/plugins/src/floating-ip/',
+  'libs/plugins/src/network/',
+];
 const REGISTRY = 'libs/plugins/src/reservation-types.ts';
 
 /**

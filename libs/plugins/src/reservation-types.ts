@@ -3,11 +3,12 @@ import type { ReservationViewBase, ReservationViewMap } from '#read-model/index.
 import { floatingIpType } from './floating-ip/floating-ip.type.js';
 import { flavorInstanceType } from './instance/flavor-instance.type.js';
 import { virtualInstanceType } from './instance/virtual-instance.type.js';
+import { networkType } from './network/network.type.js';
 import { physicalHostType } from './physical-host/physical-host.type.js';
 import type { ReservationType } from './reservation-type.js';
 
 /** Every reservation type Leasehold offers, in the order it lists them (GET /v1/plugins). The one list to extend. */
-const MODULES = [physicalHostType, virtualInstanceType, flavorInstanceType, floatingIpType] as const;
+const MODULES = [physicalHostType, virtualInstanceType, flavorInstanceType, floatingIpType, networkType] as const;
 
 type Registered = (typeof MODULES)[number];
 

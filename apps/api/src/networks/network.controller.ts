@@ -6,6 +6,7 @@ import { NETWORK_POLICY } from '#application/networks/network.use-cases.js';
 import type { NetworkAllocationView, ResourceDocument } from '#read-model/index.js';
 import { toBlazarDate } from '#read-model/index.js';
 import type { NetworkSegmentEvent } from '#plugins/network/network-segment.events.js';
+import { networkSegments } from '#plugins/network/network.kind.js';
 import { networkNotFound } from '#plugins/network/network-segment.rules.js';
 import { type NetworkView, evolveNetworkView } from '#plugins/network/network-segment.view.js';
 import { PropertyPrivacyDto } from '../hosts/host.dto.js';
@@ -116,7 +117,7 @@ export class NetworkController {
         created_at: toBlazarDate(row.createdAt),
         updated_at: row.updatedAt === null ? null : toBlazarDate(row.updatedAt),
         id: row.id,
-        resource_type: 'network',
+        resource_type: networkSegments.kind,
         property_name: row.name,
         private: row.private,
       },

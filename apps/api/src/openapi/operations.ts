@@ -495,7 +495,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'quotas',
     summary: "Set a project's quotas",
     description:
-      'Admins (`leasehold:quota:update`). Body: any of `hosts`, `vcpus`, `memory_mb`, `floating_ips` (held at once) and `host_hours_per_month`, `vcpu_hours_per_month` (per UTC month), each an integer limit or null (back to the default). A lease create or update that would pass a limit is refused with 403 naming the quota, its limit and what the lease would have made it. Recorded as `Quota.Set`.',
+      'Admins (`leasehold:quota:update`). Body: any of `hosts`, `vcpus`, `memory_mb`, `floating_ips`, `networks` (held at once) and `host_hours_per_month`, `vcpu_hours_per_month` (per UTC month), each an integer limit or null (back to the default). A lease create or update that would pass a limit is refused with 403 naming the quota, its limit and what the lease would have made it. Recorded as `Quota.Set`.',
     parameters: { projectId: 'The project id.' },
     body: { schema: ref('QuotaSet'), required: true },
     response: { description: 'The quotas as set, with the use.' },

@@ -6,7 +6,7 @@ import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '../leases/lease.dto.js';
 import { ReservationUpdateDto, reservationDto, reservationDtos } from '../leases/reservation.dto.js';
-import { PRICE, USAGE_METRICS } from '#domain/index.js';
+import { MAX_QUOTA_LIMIT, PRICE, QUOTA_FIELDS, QUOTA_NAMES, USAGE_METRICS } from '#domain/index.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
@@ -73,9 +73,9 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     type: 'object',
     description: "A project's quotas to set: each an integer limit, or null to clear it back to the configured default.",
     properties: Object.fromEntries(
-      ['hosts', 'vcpus', 'memory_mb', 'floating_ips', 'host_hours_per_month', 'vcpu_hours_per_month'].map((field) => [
-        field,
-        { anyOf: [{ type: 'integer', minimum: 0, maximum: 1_000_000_000 }, { type: 'null' }] },
+      QUOTA_NAMES.map((name) => [
+        QUOTA_FIELDS[name],
+        { anyOf: [{ type: 'integer', minimum: 0, maximum: MAX_QUOTA_LIMIT }, { type: 'null' }] },
       ]),
     ),
     minProperties: 1,

@@ -5,6 +5,7 @@ import {
   type MetricPrices,
   type RateCardTerms,
   USAGE_METRICS,
+  everyMetric,
   invalid,
 } from '#domain/index.js';
 import { parseInstant } from '../http/blazar-dates.js';
@@ -38,11 +39,8 @@ const namedPrices = (raw: unknown, at: FieldPath): MetricOverrides => {
   );
 };
 
-/** Every metric, '0' where the body names none: a metric a card does not price is free. */
-const prices = (raw: unknown, at: FieldPath): MetricPrices => {
-  const named = namedPrices(raw, at);
-  return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, named[metric] ?? '0'])) as MetricPrices;
-};
+/** Every metric, '0' where the body names none. */
+const prices = (raw: unknown, at: FieldPath): MetricPrices => everyMetric(namedPrices(raw, at));
 
 const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
   if (raw === undefined) return [];

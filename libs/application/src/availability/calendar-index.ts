@@ -1,8 +1,17 @@
 import type { Booking, FloatingIpBooking, RegisteredFloatingIp, RegisteredHost } from '#domain/index.js';
+import type { CalendarBooking } from '#plugins/resource-kind.js';
+import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { WriteIndex } from '../write-model/write-index.js';
 import { BusyCalendars } from './busy-calendars.js';
 
-/** The booked intervals of every host and floating IP, sorted for sweeps (see BusyCalendars). */
+/** A registered resource of a kind: its id with its state (one object per state, so calendars patch by identity). */
+export interface KindMember {
+  readonly id: string;
+  readonly state: object;
+  readonly bookings: readonly CalendarBooking[];
+}
+
+/** The booked intervals of every host, floating IP and resource of a registered kind, sorted for sweeps (see BusyCalendars). */
 export class CalendarIndex {
   readonly hosts = new BusyCalendars<RegisteredHost, Booking>(
     (host) => host.hostId,
@@ -12,12 +21,43 @@ export class CalendarIndex {
     (ip) => ip.floatingIpId,
     (ip) => ip.bookings,
   );
+  private readonly kinds = new Map<ResourceKindName, BusyCalendars<KindMember, CalendarBooking>>(
+    RESOURCE_KINDS.map(({ kind }) => [
+      kind,
+      new BusyCalendars<KindMember, CalendarBooking>(
+        (member) => member.id,
+        (member) => member.bookings,
+      ),
+    ]),
+  );
+  private readonly members = new WeakMap<object, KindMember>();
+
+  /** The calendars of a registered kind's resources. */
+  kind(name: ResourceKindName): BusyCalendars<KindMember, CalendarBooking> {
+    const calendars = this.kinds.get(name);
+    if (calendars === undefined) throw new Error(`No resource kind ${name}`);
+    return calendars;
+  }
 
   /** In step with the write index as it stands (call after it caught up). */
   refresh(index: WriteIndex): this {
     this.hosts.refresh(index.registeredHosts());
     this.floatingIps.refresh(index.registeredFloatingIps());
+    for (const kind of RESOURCE_KINDS) this.kind(kind.kind).refresh(this.kindMembers(index, kind.kind));
     return this;
+  }
+
+  private kindMembers(index: WriteIndex, name: ResourceKindName): KindMember[] {
+    const { calendar } = resourceKind(name);
+    return index.registeredKindResourceIds(name).map((id) => {
+      const state = index.kindResource<object>(name, id).state;
+      let member = this.members.get(state);
+      if (member === undefined) {
+        member = { id, state, bookings: calendar.bookings(state) ?? [] };
+        this.members.set(state, member);
+      }
+      return member;
+    });
   }
 }
 

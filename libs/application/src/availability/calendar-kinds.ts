@@ -30,12 +30,21 @@ const relevantHosts = (hosts: BusyCalendars<RegisteredHost, Booking>, scopes: re
   });
 };
 
+/** Every resource of a registered kind: its types ask for any of them that matches, which only trying tells. */
+const everyResource =
+  (name: ResourceKindName) =>
+  (index: CalendarIndex): RelevantCalendars => {
+    const calendars = index.kind(name);
+    return { calendars, relevant: calendars.members.map(() => true) };
+  };
+
 const RELEVANT: { readonly [K in CalendarScope['kind']]: (index: CalendarIndex, scopes: readonly CalendarScope[]) => RelevantCalendars } = {
   host: ({ hosts }, scopes) => ({ calendars: hosts, relevant: relevantHosts(hosts, scopesOf(scopes, 'host')) }),
   floatingip: ({ floatingIps }, scopes) => {
     const networks = new Set(scopesOf(scopes, 'floatingip').map((scope) => scope.networkId));
     return { calendars: floatingIps, relevant: floatingIps.members.map((ip) => networks.has(ip.networkId)) };
   },
+  network: everyResource('network'),
 };
 
 /**

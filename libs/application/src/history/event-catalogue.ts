@@ -472,6 +472,7 @@ export const EVENT_CATALOGUE: Catalogue = {
       vcpus: (d) => d.limits.vcpus,
       memory_mb: (d) => d.limits.memoryMb,
       floating_ips: (d) => d.limits.floatingIps,
+      networks: (d) => d.limits.networks ?? null,
       host_hours_per_month: (d) => d.limits.hostHoursPerMonth,
       vcpu_hours_per_month: (d) => d.limits.vcpuHoursPerMonth,
       set_at: 'setAt',

@@ -7,6 +7,7 @@ import {
   type RateCardPublished,
   USAGE_EVENT_TYPES,
   type UsagePiece,
+  everyMetric,
   usagePieces,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
@@ -162,7 +163,8 @@ export class UsageIndex {
   private apply(event: RecordedEvent): void {
     this.position = event.position;
     if (event.type === 'RateCard.Published') {
-      const data = event.data as PublishedRateCard;
+      const published = event.data as PublishedRateCard;
+      const data = { ...published, prices: everyMetric(published.prices) };
       const versions = this.rateCards.get(data.name) ?? [];
       versions.push({ position: event.position, value: data });
       this.rateCards.set(data.name, versions);

@@ -22,6 +22,7 @@ const RATE_OF: Readonly<Record<UsageMetric, keyof UsageRates>> = {
   memory_mb_hours: 'memoryMb',
   disk_gb_hours: 'diskGb',
   floating_ip_hours: 'floatingIps',
+  network_hours: 'networks',
 };
 
 const MS_PER_HOUR = 3_600_000n;
@@ -161,6 +162,7 @@ const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => 
   memory_mb_hours: hoursIn(unitMs[3] as ExactSum),
   disk_gb_hours: hoursIn(unitMs[4] as ExactSum),
   floating_ip_hours: hoursIn(unitMs[5] as ExactSum),
+  network_hours: hoursIn(unitMs[6] as ExactSum),
 });
 
 /** Cost in millionths of the currency: the exact sum of unit-ms x price, rounded once per line. */

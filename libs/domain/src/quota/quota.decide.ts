@@ -62,7 +62,9 @@ const decide = (command: QuotaCommand, state: QuotaState): readonly QuotaEvent[]
   }
 };
 
-const evolve = (state: QuotaState, event: QuotaEvent): QuotaState => (event.type === 'Quota.Set' ? { limits: event.data.limits } : state);
+// a Quota.Set recorded before a quota existed leaves it at the default
+const evolve = (state: QuotaState, event: QuotaEvent): QuotaState =>
+  event.type === 'Quota.Set' ? { limits: { ...NO_LIMITS, ...event.data.limits } } : state;
 
 export const quotaDecider: Decider<QuotaState, QuotaCommand, QuotaEvent> = { initialState: () => ({ limits: NO_LIMITS }), decide, evolve };
 

@@ -1,9 +1,9 @@
-/** The quotas of a project: four held at once, two per calendar month (UTC). */
-export const QUOTA_NAMES = ['hosts', 'vcpus', 'memoryMb', 'floatingIps', 'hostHoursPerMonth', 'vcpuHoursPerMonth'] as const;
+/** The quotas of a project: five held at once, two per calendar month (UTC). */
+export const QUOTA_NAMES = ['hosts', 'vcpus', 'memoryMb', 'floatingIps', 'networks', 'hostHoursPerMonth', 'vcpuHoursPerMonth'] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 
 /** Quotas counted at every instant of a lease's window. */
-export const HELD_QUOTAS = ['hosts', 'vcpus', 'memoryMb', 'floatingIps'] as const satisfies readonly QuotaName[];
+export const HELD_QUOTAS = ['hosts', 'vcpus', 'memoryMb', 'floatingIps', 'networks'] as const satisfies readonly QuotaName[];
 export type HeldQuota = (typeof HELD_QUOTAS)[number];
 
 /** Quotas summed over each calendar month (UTC), in unit-hours. */
@@ -18,6 +18,7 @@ export const NO_LIMITS: QuotaLimits = {
   vcpus: null,
   memoryMb: null,
   floatingIps: null,
+  networks: null,
   hostHoursPerMonth: null,
   vcpuHoursPerMonth: null,
 };
@@ -28,7 +29,7 @@ export const MAX_QUOTA_LIMIT = 1_000_000_000;
 /** What a lease holds at every instant of its window. */
 export type QuotaAmounts = Readonly<Record<HeldQuota, number>>;
 
-export const NO_AMOUNTS: QuotaAmounts = { hosts: 0, vcpus: 0, memoryMb: 0, floatingIps: 0 };
+export const NO_AMOUNTS: QuotaAmounts = { hosts: 0, vcpus: 0, memoryMb: 0, floatingIps: 0, networks: 0 };
 
 /** The unit each monthly quota multiplies by hours. */
 export const MONTHLY_UNIT: Readonly<Record<MonthlyQuota, HeldQuota>> = { hostHoursPerMonth: 'hosts', vcpuHoursPerMonth: 'vcpus' };
@@ -48,6 +49,7 @@ export const QUOTA_FIELDS: Readonly<Record<QuotaName, string>> = {
   vcpus: 'vcpus',
   memoryMb: 'memory_mb',
   floatingIps: 'floating_ips',
+  networks: 'networks',
   hostHoursPerMonth: 'host_hours_per_month',
   vcpuHoursPerMonth: 'vcpu_hours_per_month',
 };
@@ -58,6 +60,7 @@ export const QUOTA_WORDS: Readonly<Record<QuotaName, string>> = {
   vcpus: 'instance vCPUs held at once',
   memoryMb: 'instance RAM (MB) held at once',
   floatingIps: 'floating IPs held at once',
+  networks: 'network segments held at once',
   hostHoursPerMonth: 'host-hours per month',
   vcpuHoursPerMonth: 'vCPU-hours per month',
 };

@@ -10,6 +10,7 @@ export const USAGE_METRICS = [
   'memory_mb_hours',
   'disk_gb_hours',
   'floating_ip_hours',
+  'network_hours',
 ] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
@@ -102,6 +103,10 @@ export const rateCardDecider: Decider<RateCardState, RateCardCommand, RateCardEv
   decide,
   evolve: (_state, event) => ({ version: event.data.version }),
 };
+
+/** Every metric priced, '0' where `prices` names none: a metric a card does not price is free (and a card published before a metric existed prices it at 0). */
+export const everyMetric = (prices: MetricOverrides): MetricPrices =>
+  Object.fromEntries(USAGE_METRICS.map((metric) => [metric, prices[metric] ?? '0'])) as MetricPrices;
 
 /**
  * What a resource on a host pays, by the host's capabilities: the card's prices, overridden by the first entry the host

@@ -26,7 +26,7 @@ const SIZES: Readonly<Record<string, HostSize>> = {
   '9': { vcpus: 32, memoryMb: 131_072, diskGb: 450 },
 };
 const hostSize = (hostId: string): HostSize => SIZES[hostId] as HostSize;
-const NONE = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0 };
+const NONE = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0, networks: 0 };
 const wholeHost = (hostId: string) => ({ ...NONE, hosts: 1, ...hostSize(hostId) });
 
 const piece = (

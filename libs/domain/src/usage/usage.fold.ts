@@ -9,6 +9,7 @@ export interface UsageRates {
   readonly memoryMb: number;
   readonly diskGb: number;
   readonly floatingIps: number;
+  readonly networks: number;
 }
 
 /** The size a host was registered with: what a whole-host reservation holds of vCPUs, memory and disk. */
@@ -44,7 +45,7 @@ export const USAGE_EVENT_TYPES = [
 ] as const satisfies readonly LeaseEvent['type'][];
 
 /** Rates of nothing held: what a type's rates start from. */
-export const NO_RATES: UsageRates = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0 };
+export const NO_RATES: UsageRates = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0, networks: 0 };
 
 /** Rates per resource id of one reservation (its type module's `usage.rates`, with the hosts' sizes at hand). */
 export type ReservationRates = (reservation: Reservation) => ReadonlyMap<string, UsageRates>;
@@ -55,7 +56,8 @@ const sameRates = (a: UsageRates, b: UsageRates): boolean =>
   a.vcpus === b.vcpus &&
   a.memoryMb === b.memoryMb &&
   a.diskGb === b.diskGb &&
-  a.floatingIps === b.floatingIps;
+  a.floatingIps === b.floatingIps &&
+  a.networks === b.networks;
 
 /** Where a lease's usage stands: not started, running (pieces open per reservation and resource), or over for good. */
 type UsageState =

@@ -1,5 +1,6 @@
 import type { Reservation } from '#domain/index.js';
 import type { HostQuery } from '../query/blazar-query.js';
+import type { ResourceKindName } from '../resource-kinds.js';
 
 /**
  * Resources of one kind whose bookings can change where a reservation is admitted: the availability search
@@ -10,7 +11,9 @@ export type CalendarScope =
   /** Reservable hosts the query matches; `every`: every registered host, reservable or not. */
   | { readonly kind: 'host'; readonly hosts: HostQuery | 'every' }
   /** Floating IPs registered on the network. */
-  | { readonly kind: 'floatingip'; readonly networkId: string };
+  | { readonly kind: 'floatingip'; readonly networkId: string }
+  /** Every registered resource of a kind (resource-kinds.ts). */
+  | { readonly kind: ResourceKindName };
 
 /**
  * A request that, alone, is admitted at a start exactly when `min` reservable hosts matching `query` are

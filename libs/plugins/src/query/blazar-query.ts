@@ -100,12 +100,35 @@ export const matchesHost = (query: HostQuery, host: HostSnapshot): boolean =>
 
 const matchesCondition = (condition: QueryCondition, host: HostSnapshot): boolean => {
   if (isColumnName(condition.field)) return matchesColumn(condition, condition.field, host.columns[condition.field]);
-  const capability = Object.hasOwn(host.capabilities, condition.field) ? host.capabilities[condition.field] : undefined;
+  return matchesCapability(condition, host.capabilities);
+};
+
+const matchesCapability = (condition: QueryCondition, capabilities: Readonly<Record<string, string>>): boolean => {
+  const capability = Object.hasOwn(capabilities, condition.field) ? capabilities[condition.field] : undefined;
   return capability !== undefined && holds(condition.op, compareLoosely(capability, condition.value));
 };
 
+/** A resource of another kind (a network segment): its own fields by `columns`' names, as a host's columns; the others capabilities. */
+export interface QueriedResource {
+  readonly columns: Readonly<Record<string, string | number | null>>;
+  readonly capabilities: Readonly<Record<string, string>>;
+}
+
+/** Whether a query holds for a resource of another kind, with a host's semantics for its columns and capabilities. */
+export const matchesResource = (query: HostQuery, resource: QueriedResource): boolean =>
+  query.conditions.every((condition) =>
+    Object.hasOwn(resource.columns, condition.field)
+      ? matchesColumn(condition, condition.field, resource.columns[condition.field] ?? null)
+      : matchesCapability(condition, resource.capabilities),
+  );
+
+/** The capability names a query over such a resource depends on: its fields that are not columns, each once. */
+export const resourceProperties = (query: HostQuery, columns: readonly string[]): string[] => [
+  ...new Set(query.conditions.map((condition) => condition.field).filter((field) => !columns.includes(field))),
+];
+
 /** SQL semantics, as upstream filters columns in the database: "null" means NULL, NULL compares with nothing. */
-const matchesColumn = (condition: QueryCondition, name: ColumnName, actual: HostColumns[ColumnName]): boolean => {
+const matchesColumn = (condition: QueryCondition, name: string, actual: string | number | boolean | null): boolean => {
   if (condition.value === 'null') return matchesNull(condition.op, actual === null);
   if (actual === null) return false;
   return holds(condition.op, compareColumn(name, actual, condition.value));
@@ -114,7 +137,7 @@ const matchesColumn = (condition: QueryCondition, name: ColumnName, actual: Host
 /** `col == NULL` / `col != NULL` become IS NULL / IS NOT NULL; any other comparison with NULL is unknown. */
 const matchesNull = (op: QueryOperator, isNull: boolean): boolean => (op === '==' ? isNull : op === '!=' && !isNull);
 
-const compareColumn = (name: ColumnName, actual: string | number | boolean, value: string): number | undefined => {
+const compareColumn = (name: string, actual: string | number | boolean, value: string): number | undefined => {
   switch (typeof actual) {
     case 'number': {
       const expected = parseNumber(value);

@@ -2,7 +2,7 @@ import { type DomainError, invalidField, textProblem } from '#domain/index.js';
 import { type HostQuery, parseQuery } from './blazar-query.js';
 
 /** The fields of a reservation that hold a property query. */
-export type PropertyQueryField = 'hypervisorProperties' | 'resourceProperties';
+export type PropertyQueryField = 'hypervisorProperties' | 'resourceProperties' | 'networkProperties';
 
 const malformed = (field: PropertyQueryField, why: string): DomainError =>
   invalidField('MALFORMED_PARAMETER', `Malformed parameter {field:${field}} (${why})`);

@@ -289,6 +289,7 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
         memory_mb_hours: '0',
         disk_gb_hours: '0',
         floating_ip_hours: '0.01',
+        network_hours: '0.05',
       },
       capabilityPrices: [],
       publishedAt: AT,
@@ -298,7 +299,7 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     stream: (id) => `quota-${id}`,
     data: (id) => ({
       projectId: id,
-      limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, hostHoursPerMonth: 100, vcpuHoursPerMonth: null },
+      limits: { hosts: 4, vcpus: null, memoryMb: null, floatingIps: 2, networks: 1, hostHoursPerMonth: 100, vcpuHoursPerMonth: null },
       setAt: AT,
     }),
   },
