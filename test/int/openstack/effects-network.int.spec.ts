@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type EffectContext, EffectFailedError } from '#plugins/effects.port.js';
-import { OpenStackNetworkEffects, networkReservationTag } from '#plugins/network/openstack/network.openstack-effects.js';
+import { networkReservationTag } from '#plugins/network/network-ownership.js';
+import { OpenStackNetworkEffects } from '#plugins/network/openstack/network.openstack-effects.js';
 import type { NetworkReservation } from '#plugins/network/network.reservation.js';
 import { openStackClients } from '#plugins/openstack/effects/index.js';
 import {

@@ -3,29 +3,19 @@ import { type EffectContext, EffectFailedError, type ReservationEffects, done } 
 import { type OpenStackClients, clientsFor, recording } from '../../openstack/effects/openstack-effects.support.js';
 import type { Network, NeutronClient } from '../../openstack/neutron.client.js';
 import { requestIdFor } from '../../openstack/openstack.session.js';
+import { isReservationNetwork, networkReservationTag } from '../network-ownership.js';
 import { describeSegment } from '../network-segment.rules.js';
 import type { NetworkAllocation, NetworkReservation } from '../network.reservation.js';
 import { NetworkTeardownClient } from './network-teardown.client.js';
 import { type InterfaceDetachWait, type TeardownClients, tearDownNetwork } from './network-teardown.js';
-
-const RESERVATION_TAG_PREFIX = 'reservation:';
-
-/** Upstream's tag on what a reservation created: how its network is found again. */
-export const networkReservationTag = (reservationId: string): string => `${RESERVATION_TAG_PREFIX}${reservationId}`;
 
 export interface OpenStackNetworkEffectsOptions {
   /** Default 60 s, polled every 500 ms; still attached after it: the end is retried. */
   readonly interfaceDetach?: InterfaceDetachWait;
 }
 
-/**
- * Ours: tagged for the reservation, or in the lease's project and tagged for no reservation (a start that crashed
- * between create and tagging; only admins make provider networks). A network another reservation tagged is not,
- * even in the same project: the segment's next lease may have started before this one's end ran.
- */
 const isOurs = (network: Network, reservationId: string, projectId: string): boolean =>
-  network.tags.includes(networkReservationTag(reservationId)) ||
-  (network.project_id === projectId && !network.tags.some((tag) => tag.startsWith(RESERVATION_TAG_PREFIX)));
+  isReservationNetwork({ tags: network.tags, projectId: network.project_id }, reservationId, projectId);
 
 const segmentFields = (allocation: NetworkAllocation) => ({
   network_type: allocation.networkType,
