@@ -26,8 +26,9 @@ const segmentFields = (allocation: NetworkAllocation) => ({
 /**
  * Chameleon's network plugin on a real Neutron: at start a provider network on the reservation's segment, made as
  * admin in the lease's project, named and described as asked and tagged `blazar` and `reservation:<id>`; at end
- * it goes with whatever the tenant built on it (Chameleon deletes the servers' ports under Nova and leaves routers'
- * interfaces behind when it fails). A network on the segment that is not ours fails the start, recorded.
+ * it goes with whatever the tenant built on it, servers' ports detached through Nova first (Chameleon deletes them
+ * behind Nova's back, so Nova keeps showing the server on the network). A network on the segment that is not ours
+ * fails the start, recorded.
  */
 export class OpenStackNetworkEffects implements ReservationEffects<NetworkReservation> {
   private readonly interfaceDetach: InterfaceDetachWait;
