@@ -46,10 +46,7 @@ export const tearDownNetwork = async (
 ): Promise<void> => {
   const { neutron, teardown } = clients;
   const ports = await teardown.listPorts(network.id);
-  for (const port of ports.filter(isServerPort)) {
-    effects.push(await detach(teardown, port, wait));
-    effects.push(await deletePort(teardown, port));
-  }
+  await releaseServerPorts(teardown, ports.filter(isServerPort), wait, effects);
   for (const port of ports.filter(isRouterInterface)) effects.push(...(await removeRouterInterfaces(teardown, port)));
   for (const port of await teardown.listPorts(network.id)) {
     if (!isRouterInterface(port) && !isDhcpPort(port)) effects.push(await deletePort(teardown, port));
@@ -68,31 +65,67 @@ const deletePort = async (teardown: NetworkTeardownClient, port: Port): Promise<
     await ignoreNotFound(teardown.deletePort(port.id)),
   );
 
-/** Nova detaches the port from its server, then Neutron no longer shows it bound to that server (or not at all). */
-const detach = async (teardown: NetworkTeardownClient, port: Port, wait: InterfaceDetachWait): Promise<EffectRecord> => {
-  const record = { operation: 'network.port.detach', port_id: port.id, server_id: port.device_id };
-  if (port.device_id === '') return done(record, false);
-  try {
-    if (!(await ignoreNotFound(teardown.detachInterface(port.device_id, port.id)))) return done(record, false);
-  } catch (error) {
-    // a server Nova cannot detach from now (building, in error): deleting the port unplugs it anyway, as upstream always does
-    if (error instanceof OpenStackConflictError) return { ...record, refused: error.cloudMessage };
-    throw error;
-  }
-  await untilLetGo(teardown, port, wait);
-  return record;
+/**
+ * Nova detaches each port from its server; once Neutron no longer shows them bound to their servers (or at all),
+ * they are deleted. One wait for all of them, so that many servers cost one timeout, not one each.
+ */
+const releaseServerPorts = async (
+  teardown: NetworkTeardownClient,
+  ports: readonly Port[],
+  wait: InterfaceDetachWait,
+  effects: EffectRecord[],
+): Promise<void> => {
+  const detaches: Detach[] = [];
+  for (const port of ports) detaches.push(await detach(teardown, port));
+  await untilLetGo(
+    teardown,
+    detaches.filter((d) => d.pending).map((d) => d.port),
+    wait,
+  );
+  for (const { port, record } of detaches) effects.push(record, await deletePort(teardown, port));
 };
 
-const untilLetGo = async (teardown: NetworkTeardownClient, port: Port, wait: InterfaceDetachWait): Promise<void> => {
+interface Detach {
+  readonly port: Port;
+  readonly record: EffectRecord;
+  /** Nova accepted the detach: its compute has yet to let go of the port. */
+  readonly pending: boolean;
+}
+
+/** Asks Nova to detach the port (accepted: done later by the server's compute). */
+const detach = async (teardown: NetworkTeardownClient, port: Port): Promise<Detach> => {
+  const record = { operation: 'network.port.detach', port_id: port.id, server_id: port.device_id };
+  if (port.device_id === '') return { port, record: done(record, false), pending: false };
+  try {
+    const accepted = await ignoreNotFound(teardown.detachInterface(port.device_id, port.id));
+    return { port, record: done(record, accepted), pending: accepted };
+  } catch (error) {
+    // a server Nova cannot detach from now (building, in error): deleting the port unplugs it anyway, as upstream always does
+    if (error instanceof OpenStackConflictError) return { port, record: { ...record, refused: error.cloudMessage }, pending: false };
+    throw error;
+  }
+};
+
+const stillAttached = async (teardown: NetworkTeardownClient, port: Port): Promise<boolean> => {
+  try {
+    return (await teardown.getPort(port.id)).device_id === port.device_id;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+};
+
+const untilLetGo = async (teardown: NetworkTeardownClient, ports: readonly Port[], wait: InterfaceDetachWait): Promise<void> => {
   const deadline = Date.now() + wait.timeoutMs;
-  for (;;) {
-    const current = await teardown.getPort(port.id).catch((error: unknown) => {
-      if (isNotFound(error)) return null;
-      throw error;
-    });
-    if (current === null || current.device_id !== port.device_id) return;
+  let waiting = ports;
+  while (waiting.length > 0) {
+    const still: Port[] = [];
+    for (const port of waiting) if (await stillAttached(teardown, port)) still.push(port);
+    waiting = still;
+    if (waiting.length === 0) return;
     if (Date.now() > deadline) {
-      throw new EffectNotFinishedError(`Port ${port.id} still attached to server ${port.device_id} after ${wait.timeoutMs} ms`);
+      const ids = waiting.map((port) => `${port.id} (server ${port.device_id})`).join(', ');
+      throw new EffectNotFinishedError(`Ports still attached after ${wait.timeoutMs} ms: ${ids}`);
     }
     await sleep(wait.pollMs);
   }
