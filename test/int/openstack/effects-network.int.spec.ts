@@ -348,4 +348,33 @@ describe.skipIf(!on)('OpenStackNetworkEffects (real Neutron and Nova)', () => {
       expect(await networksOf(serverId)).toEqual([]);
     }
   });
+
+  it(
+    'deletes through Neutron the port of a server Nova cannot detach from now (suspended), recording the refusal',
+    { timeout: 180_000 },
+    async () => {
+      const held = reservation(await freeSegment());
+      const networkId = await started(held);
+      await demo.createSubnet({ network_id: networkId, cidr: '10.164.0.0/24' });
+      const spec = { name: uniqueName('lh-net-server'), imageRef: env.imageId, flavorRef: env.flavorId, networks: [{ uuid: networkId }] };
+      const { id: serverId } = await demoNova.createServer(spec);
+      servers.push(serverId);
+      const statusIs = (wanted: string) => async () => {
+        const { status } = await demoNova.getServer(serverId);
+        if (status === 'ERROR') throw new Error('the server failed');
+        return status === wanted ? true : undefined;
+      };
+      await eventually('the server to be active', statusIs('ACTIVE'));
+      await sessionFor(env.demo).request('compute', 'POST', `/servers/${serverId}/action`, { body: { suspend: null } });
+      await eventually('the server to be suspended', statusIs('SUSPENDED'));
+      const [port] = await adminRaw.ports(`network_id=${networkId}`);
+
+      const ended = await effects.onEnd(context('end', held), held);
+      expect(ended.slice(0, 2)).toEqual([
+        { operation: 'network.port.detach', port_id: port?.id, server_id: serverId, refused: expect.stringMatching(/suspended/) as string },
+        { operation: 'network.port.delete', port_id: port?.id, device_owner: port?.device_owner, device_id: serverId },
+      ]);
+      expect(await gone(networkId)).toBe(true);
+    },
+  );
 });
