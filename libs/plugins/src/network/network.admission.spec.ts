@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REGISTERED_AT, at, withCalendars } from '#application/testing/calendars.fixture.js';
-import type { StreamEvent } from '#event-store/event-store.port.js';
+import type { StreamEvent } from '#application/testing/given-events.js';
 import { Admissions } from '../admission/admission.registry.js';
 import type { WireChanges } from '../reservation-wire.js';
 import { patchOf } from '../testing/reservation-patch.fixture.js';
