@@ -5,10 +5,10 @@
  * admission atomic with the lease's other reservations, the networks quota, availability, GraphQL and history.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LEASE_KEYS, RESERVATION_KEYS, ledgerCount } from '../helpers/api-fixtures.js';
+import { LEASE_KEYS, RESERVATION_KEYS, UUID, ledgerCount } from '../helpers/api-fixtures.js';
 import { graphqlClient, LEASE_FIELDS } from '../helpers/graphql.js';
 import { type JsonResponse, api, blazarDate, hostReservation } from '../helpers/http.js';
-import { type RunningSystem, startSystem } from '../helpers/system.js';
+import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const CLEANING_MINUTES = 30;
 const NETWORK_KEYS = [
@@ -235,4 +235,76 @@ describe('network reservations across the API', () => {
     expect(history.status, describeBody(history)).toBe(200);
     expect(JSON.stringify(history.body)).toContain('"resource_type":"network"');
   });
+});
+
+describe('a network lease run by the whole standalone system (api + projector + reactor)', () => {
+  let full: RunningSystem;
+  let client: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    full = await startSystem();
+    client = api(full.url);
+  });
+
+  afterAll(async () => {
+    await full?.stop();
+  });
+
+  const leaseOf = async (id: string): Promise<any> => (await client.get(`/v1/leases/${id}`)).body.lease;
+  const minuteOf = (ms: number): number => Math.floor(ms / 60_000);
+
+  it('creates the network at the start (its id in the view), removes it at the end, frees the segment and bills segment-hours', async () => {
+    const registered = await client.post('/v1/networks', { network_type: 'vlan', physical_network: 'physnet1', segment_id: 150 });
+    expect(registered.status, describeBody(registered)).toBe(201);
+    const segment = registered.body.network.id;
+    const started = Date.now();
+    const created = await client.post('/v1/leases', {
+      name: 'net-run',
+      start_date: 'now',
+      end_date: blazarDate(60),
+      reservations: [network({ network_name: 'tenant-net', network_description: 'for the run' })],
+    });
+    expect(created.status, describeBody(created)).toBe(201);
+    const leaseId = created.body.lease.id;
+    const active = await eventually(async () => {
+      const shown = await leaseOf(leaseId);
+      return shown.status === 'ACTIVE' && shown.reservations[0].network_id !== null ? shown : undefined;
+    }, 30_000);
+    expect(active.reservations[0]).toMatchObject({ status: 'active', network_name: 'tenant-net', network_id: expect.stringMatching(UUID) });
+
+    // "now" is the current minute and the end must come after the start: wait for the next minute
+    await eventually(async () => (minuteOf(Date.now()) > minuteOf(started) ? true : undefined), 65_000);
+    const ended = await client.put(`/v1/leases/${leaseId}`, { end_date: 'now' });
+    expect(ended.status, describeBody(ended)).toBe(200);
+    const terminated = await eventually(async () => {
+      const shown = await leaseOf(leaseId);
+      return shown.status === 'TERMINATED' ? shown : undefined;
+    }, 30_000);
+    expect(terminated.reservations[0]).toMatchObject({ status: 'deleted', network_id: active.reservations[0].network_id });
+
+    const history = JSON.stringify((await client.get(`/v1/leases/${leaseId}/history`)).body);
+    expect(history).toContain('"operation":"network.create"');
+    expect(history).toContain('"operation":"network.delete"');
+
+    // the segment is free again: a lease over the rest of the window takes it
+    const again = await client.post('/v1/leases', {
+      name: 'net-again',
+      start_date: 'now',
+      end_date: blazarDate(30),
+      reservations: [network()],
+    });
+    expect(again.status, describeBody(again)).toBe(201);
+    expect((await client.get(`/v1/networks/${segment}/allocation`)).body.allocation.reservations.map((r: any) => r.lease_id)).toContain(
+      again.body.lease.id,
+    );
+
+    const usage = await client.get(
+      `/v1/usage?start=${encodeURIComponent(blazarDate(-60))}&end=${encodeURIComponent(blazarDate(60))}&group_by=lease`,
+    );
+    expect(usage.status, describeBody(usage)).toBe(200);
+    const line = usage.body.usage.lines.find((l: any) => l.lease_id === leaseId);
+    expect(line).toMatchObject({ resource_type: 'network', host_hours: 0, floating_ip_hours: 0 });
+    expect(line.network_hours).toBeGreaterThan(0);
+    expect(line.network_hours).toBeLessThanOrEqual(2 / 60 + 0.01);
+  }, 180_000);
 });
