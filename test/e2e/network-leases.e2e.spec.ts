@@ -282,6 +282,16 @@ describe('a network lease run by the whole standalone system (api + projector + 
     }, 30_000);
     expect(terminated.reservations[0]).toMatchObject({ status: 'deleted', network_id: active.reservations[0].network_id });
 
+    // the feed (which Kafka, webhooks and SSE carry) shows the reservation's public shape and the segment booked
+    const feed = (await client.get('/v1/events?types=lease.created,network_segment.booked&limit=1000')).body.events;
+    const createdEntry = feed.find((e: any) => e.type === 'lease.created' && e.data.lease_id === leaseId);
+    expect(createdEntry.data.reservations[0]).toMatchObject({
+      resource_type: 'network',
+      network_name: 'tenant-net',
+      allocations: [{ network_id: segment, network_type: 'vlan', physical_network: 'physnet1', segment_id: 150 }],
+    });
+    expect(feed.some((e: any) => e.type === 'network_segment.booked' && e.data.network_id === segment)).toBe(true);
+
     const history = JSON.stringify((await client.get(`/v1/leases/${leaseId}/history`)).body);
     expect(history).toContain('"operation":"network.create"');
     expect(history).toContain('"operation":"network.delete"');
