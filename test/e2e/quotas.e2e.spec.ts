@@ -247,6 +247,7 @@ describe('16 parallel clients of one project under a quota of 5 hosts, through t
       vcpus: null,
       memory_mb: null,
       floating_ips: 3,
+      networks: null,
       host_hours_per_month: null,
       vcpu_hours_per_month: null,
     });
