@@ -412,6 +412,13 @@ describe('openstack reservation ... (python3-blazarclient) against Leasehold', {
           title: 'Floating IP Plugin',
           description: 'Reserves registered floating IP addresses of an external network.',
         },
+        {
+          name: 'network.plugin',
+          resource_type: 'network',
+          title: 'Network Plugin',
+          description:
+            'Reserves registered network segments (VLANs and other provider segments); the lease creates its Neutron network on one.',
+        },
       ],
     });
   });

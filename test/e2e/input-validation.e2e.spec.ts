@@ -492,7 +492,7 @@ describe('input validation at the API boundary (api + projector)', () => {
         'PUT',
         '/v1/quotas/iv-project',
         { hosts: 1, project_id: 'p' },
-        'Unknown parameter project_id (quotas: hosts, vcpus, memory_mb, floating_ips, host_hours_per_month, vcpu_hours_per_month)',
+        'Unknown parameter project_id (quotas: hosts, vcpus, memory_mb, floating_ips, networks, host_hours_per_month, vcpu_hours_per_month)',
       ],
     ])('%s %s %j: 400, nothing written', async (method, path, body, message) => {
       await refused(() => raw(method, path, JSON.stringify(body)), 400, message);

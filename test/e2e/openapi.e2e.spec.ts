@@ -494,6 +494,7 @@ describe('OpenAPI document and /docs', () => {
         ['virtual:instance', '#/components/schemas/InstanceReservationDto'],
         ['flavor:instance', '#/components/schemas/FlavorInstanceReservationDto'],
         ['virtual:floatingip', '#/components/schemas/FloatingIpReservationDto'],
+        ['network', '#/components/schemas/NetworkReservationDto'],
       ]);
     });
 

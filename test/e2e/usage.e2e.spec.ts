@@ -103,7 +103,15 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
     const host = ran.host as Ran;
     const instances = ran.instances as Ran;
     const address = ran.address as Ran;
-    const zero = { host_hours: 0, instance_hours: 0, vcpu_hours: 0, memory_mb_hours: 0, disk_gb_hours: 0, floating_ip_hours: 0 };
+    const zero = {
+      host_hours: 0,
+      instance_hours: 0,
+      vcpu_hours: 0,
+      memory_mb_hours: 0,
+      disk_gb_hours: 0,
+      floating_ip_hours: 0,
+      network_hours: 0,
+    };
     return [
       [
         host.leaseId,
@@ -180,6 +188,7 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
       'memory_mb_hours',
       'disk_gb_hours',
       'floating_ip_hours',
+      'network_hours',
     ]);
     const csvLine = (leaseId: string) =>
       Object.fromEntries(header.map((column, i) => [column, (rows.find((row) => row[1] === leaseId) as string[])[i]]));
@@ -196,7 +205,7 @@ describe('usage reports (api + projector + reactor, default configuration)', () 
 
     const table = succeeded(await cli()).split('\n');
     expect(table[0]).toMatch(/^project_id\s+lease_id\s+resource_type\s+host_hours/);
-    expect(table.at(-1)).toMatch(new RegExp(`^total\\s.*\\s${body.usage.totals.floating_ip_hours}$`));
+    expect(table.at(-1)).toMatch(new RegExp(`^total\\s.*\\s${body.usage.totals.floating_ip_hours}\\s+${body.usage.totals.network_hours}$`));
     expect(table.filter((row) => row.includes((ran.host as Ran).leaseId))).toHaveLength(1);
     const cells = alignedTable(table.join('\n'));
     expect(cells[0]).toEqual(header);
