@@ -74,12 +74,19 @@ describe.skipIf(!on)('OpenStackNetworkEffects (real Neutron and Nova)', () => {
   const routers: string[] = [];
   const servers: string[] = [];
   const segments: number[] = [];
+  /** Names of the networks this run makes: its cleanup touches no one else's (another run may be on segment 150). */
+  const names = new Set<string>();
+  const networkName = (prefix: string): string => {
+    const name = uniqueName(prefix);
+    names.add(name);
+    return name;
+  };
 
   const reservation = (segmentId: number, id = randomUUID()): NetworkReservation => ({
     id,
     resourceId: randomUUID(),
     resourceType: 'network',
-    networkName: uniqueName('lh-net'),
+    networkName: networkName('lh-net'),
     networkDescription: 'the lab network',
     networkProperties: '',
     resourceProperties: '',
@@ -126,7 +133,7 @@ describe.skipIf(!on)('OpenStackNetworkEffects (real Neutron and Nova)', () => {
     for (const segment of [ISSUE_SEGMENT, ...segments]) {
       for (const id of await onSegment(segment)) {
         const network = await adminRaw.network(id);
-        if (!network.tags.some((tag) => tag.startsWith('reservation:')) && !network.name.startsWith('lh-')) continue;
+        if (!names.has(network.name)) continue;
         for (const port of await adminRaw.ports(`network_id=${id}`)) {
           const removal =
             port.device_owner === 'network:router_interface'
@@ -283,7 +290,7 @@ describe.skipIf(!on)('OpenStackNetworkEffects (real Neutron and Nova)', () => {
     async () => {
       const segment = await freeSegment();
       const foreign = await admin.createNetwork({
-        name: uniqueName('lh-foreign'),
+        name: networkName('lh-foreign'),
         project_id: env.otherProjectId,
         'provider:network_type': 'vlan',
         'provider:physical_network': 'physnet1',
