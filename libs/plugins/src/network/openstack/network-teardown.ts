@@ -27,7 +27,7 @@ const ROUTER_INTERFACE_OWNERS: ReadonlySet<string> = new Set([
 
 const isRouterInterface = (port: Port): boolean => ROUTER_INTERFACE_OWNERS.has(port.device_owner);
 
-// Neutron deletes a subnet's DHCP port with the subnet
+// Neutron removes DHCP ports itself, with the subnets and the network
 const isDhcpPort = (port: Port): boolean => port.device_owner === 'network:dhcp';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
