@@ -337,6 +337,124 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page in headless Chromium',
   }, 180_000);
 });
 
+/** Network segments need no reactor here: the page reads their bookings, which admission appends. */
+describe.skipIf(!existsSync(CHROMIUM))('the calendar page with network segments', () => {
+  let system: RunningSystem;
+  let browser: Browser;
+  let page: Page;
+  let seen: ReturnType<typeof watch>;
+  const t0 = Math.floor(Date.now() / HOUR) * HOUR + 2 * HOUR;
+  const segments: Record<string, string> = {};
+  const leases: Record<string, string> = {};
+  const allocationCalls: string[] = [];
+
+  const networkLease = async (name: string, start: string, end: number): Promise<string> => {
+    const created = await api(system.url).post('/v1/leases', {
+      name,
+      start_date: start,
+      end_date: requestDate(end),
+      reservations: [{ resource_type: 'network', network_name: name, network_properties: '["==", "$physical_network", "physnet1"]' }],
+    });
+    expect(created.status, describeBody(created)).toBe(201);
+    return created.body.lease.id;
+  };
+
+  /** The segment the API says holds the lease's booking, by its label. */
+  const heldBy = async (leaseId: string): Promise<string | undefined> => {
+    const listed = await api(system.url).get(`/v1/networks/allocations?lease_id=${leaseId}`);
+    expect(listed.status, describeBody(listed)).toBe(200);
+    const held = (listed.body.allocations as { resource_id: string; reservations: unknown[] }[]).find((a) => a.reservations.length > 0);
+    return Object.entries(segments).find(([, id]) => id === held?.resource_id)?.[0];
+  };
+
+  beforeAll(async () => {
+    system = await startSystem({ apps: ['api', 'projector'] });
+    const client = api(system.url);
+    expect((await client.post('/v1/os-hosts', { name: 'net-host' })).status).toBe(201);
+    for (const segmentId of [150, 9]) {
+      const created = await client.post('/v1/networks', { network_type: 'vlan', physical_network: 'physnet1', segment_id: segmentId });
+      expect(created.status, describeBody(created)).toBe(201);
+      segments[`vlan physnet1 ${segmentId}`] = created.body.network.id;
+    }
+    // ends in 45 to 105 s: the allocation list then leaves it out, and the page fetches it by lease
+    leases.ending = await networkLease('cal-net-ending', 'now', Math.ceil((Date.now() + 45_000) / MINUTE) * MINUTE);
+    leases.later = await networkLease('cal-net', requestDate(t0), t0 + 2 * HOUR);
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1400, height: 640 } });
+    seen = watch(page, system.url);
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/v1/networks/allocations') allocationCalls.push(url.search);
+    });
+    expect((await page.goto(`${system.url}/calendar`))?.status()).toBe(200);
+    await page.waitForSelector('#calendar .row.network');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-3000)}`);
+  });
+
+  it('draws a Networks section after the hosts, a row per segment by type, physical network and id, with the bar of its booking', async () => {
+    expect(await rowNames(page)).toEqual(['net-host', 'vlan physnet1 9', 'vlan physnet1 150']);
+    expect(await page.$$eval('#calendar .group-label', (labels) => labels.map((label) => label.textContent))).toEqual([
+      'Hosts',
+      'Networks',
+    ]);
+    expect(await page.$$eval('#calendar .row.network', (rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual([
+      segments['vlan physnet1 9'],
+      segments['vlan physnet1 150'],
+    ]);
+    const held = await heldBy(leases.later!);
+    expect(held).toBeDefined();
+    const iso = (instant: number) => new Date(instant).toISOString();
+    expect(await barsOf(page, leases.later!)).toEqual([
+      expect.objectContaining({ row: held, status: 'PENDING', start: iso(t0), end: iso(t0 + 2 * HOUR) }),
+    ]);
+    expect(await page.$eval('#status', (node) => node.textContent)).toMatch(/^1 hosts, 0 floating IPs and 2 network segments, loaded/);
+    await page.click(`#calendar .bar[data-lease-id="${leases.later!}"]`);
+    await page.waitForSelector(`#details[data-lease-id="${leases.later!}"]`);
+    expect(await page.$eval('#details dd[data-field="resource"]', (node) => node.textContent)).toBe(`network segment ${held}`);
+    expect(await page.$eval('#details dd[data-field="name"]', (node) => node.textContent)).toBe('cal-net');
+    expect(seen.errors).toEqual([]);
+  });
+
+  it('filters segments on their fields as hosts on theirs', async () => {
+    await page.fill('#filter', 'segment_id=150');
+    await page.click('#filter-form button[type=submit]');
+    await page.waitForSelector('#calendar[data-filter="segment_id=150"]');
+    expect(await rowNames(page)).toEqual(['vlan physnet1 150']);
+    await page.fill('#filter', '');
+    await page.click('#filter-form button[type=submit]');
+    await page.waitForSelector('#calendar[data-filter=""]');
+    expect(await rowNames(page)).toHaveLength(3);
+  });
+
+  it('draws the booking of a network lease whose end has passed, which the unfiltered list leaves out, fetched by lease', async () => {
+    const id = leases.ending!;
+    const held = await heldBy(id);
+    await eventually(
+      async () => {
+        const listed = (await api(system.url).get('/v1/networks/allocations')).body.allocations as {
+          reservations: { lease_id: string }[];
+        }[];
+        return listed.some((allocation) => allocation.reservations.some((booking) => booking.lease_id === id)) ? undefined : true;
+      },
+      150_000,
+      'cal-net-ending to end',
+    );
+    await page.click('#auth-form button[type=submit]');
+    // the reload draws without it, then asks for its bookings by lease
+    await expect.poll(() => allocationCalls).toContain(`?lease_id=${id}`);
+    await page.waitForSelector(`#calendar .bar[data-lease-id="${id}"]`);
+    expect((await barsOf(page, id)).map((bar) => bar.row)).toEqual([held]);
+  }, 180_000);
+});
+
 describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authentication (LEASEHOLD_AUTH=static)', () => {
   let system: RunningSystem;
   let browser: Browser;
@@ -344,7 +462,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'leasehold-calendar-auth-'));
-    writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'calendar-token': { user_id: 'u', project_id: 'p', roles: ['admin'] } }));
+    writeFileSync(
+      join(dir, 'tokens.json'),
+      JSON.stringify({
+        'calendar-token': { user_id: 'u', project_id: 'p', roles: ['admin'] },
+        'member-token': { user_id: 'm', project_id: 'p', roles: ['member', 'reader'] },
+      }),
+    );
     system = await startSystem({
       apps: ['api', 'projector'],
       env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') },
@@ -379,8 +503,27 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
     await page.click('#auth-form button[type=submit]');
     await page.waitForSelector('#calendar .row');
     expect(await rowNames(page)).toEqual(['auth-host']);
-    expect(tokens.slice(0, 5)).toEqual([null, null, null, null, null]);
-    expect(tokens.slice(-5)).toEqual(Array(5).fill('calendar-token'));
+    // each kind's resources and bookings (hosts, floating IPs, network segments) and the leases
+    expect(tokens.slice(0, 7)).toEqual(Array(7).fill(null));
+    expect(tokens.slice(-7)).toEqual(Array(7).fill('calendar-token'));
+    await page.close();
+  });
+
+  it("shows a member nothing but the policy's refusal: hosts, floating IP and segment allocations are admin only", async () => {
+    const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 403) refused.push(new URL(response.url()).pathname);
+    });
+    await page.goto(`${system.url}/calendar`);
+    await page.waitForSelector('#status.error');
+    await page.fill('#token', 'member-token');
+    await page.click('#auth-form button[type=submit]');
+    await page.locator('#status.error', { hasText: 'Policy' }).waitFor();
+    expect(await page.$eval('#calendar', (node) => node.hidden)).toBe(true);
+    await expect
+      .poll(() => refused.sort())
+      .toEqual(['/v1/floatingips/allocations', '/v1/networks', '/v1/networks/allocations', '/v1/os-hosts', '/v1/os-hosts/allocations']);
     await page.close();
   });
 });

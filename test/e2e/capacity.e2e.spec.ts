@@ -5,7 +5,8 @@
  * admitted, which a lease of that size at that step then is; with `failure_domain`, how a lease's hosts
  * share racks; bad parameters are 400s in Blazar's error body. GET /v1/os-hosts/allocations shows
  * what each instance reservation holds on a host. Each test has its own availability zone and day in
- * 2035, so tests do not meet.
+ * 2035, so tests do not meet. Network segments are counted per type and physical network (a system of api
+ * and projector: a network lease needs no reactor to be booked).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, instanceReservation } from '../helpers/http.js';
@@ -182,5 +183,78 @@ describe('capacity (api + projector + reactor)', () => {
     const answer = await report(query);
     expect(answer.status, describeBody(answer)).toBe(400);
     expect(answer.body).toEqual({ error_code: 400, error_message: message, error_name: 400 });
+  });
+});
+
+describe('capacity of network segments (api + projector)', () => {
+  let system: RunningSystem;
+  let client: Client;
+
+  beforeAll(async () => {
+    system = await startSystem({ apps: ['api', 'projector'] });
+    client = api(system.url);
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('counts per type and physical network and per step the segments registered, held at the start, booked, free and the peak', async () => {
+    for (const segment of [
+      { network_type: 'vlan', physical_network: 'physnet1', segment_id: 150 },
+      { network_type: 'vlan', physical_network: 'physnet1', segment_id: 151 },
+      { network_type: 'vxlan', segment_id: 5000 },
+    ]) {
+      const created = await client.post('/v1/networks', segment);
+      expect(created.status, describeBody(created)).toBe(201);
+    }
+    for (const [name, start] of [
+      ['cap-net-1', on(6, '10:00')],
+      ['cap-net-2', on(6, '10:30')],
+    ]) {
+      const created = await client.post('/v1/leases', {
+        name,
+        start_date: start,
+        end_date: on(6, '12:00'),
+        reservations: [{ resource_type: 'network', network_name: name, network_properties: '["==", "$physical_network", "physnet1"]' }],
+      });
+      expect(created.status, describeBody(created)).toBe(201);
+    }
+    const answer = await client.get(`/v1/capacity?${new URLSearchParams({ start: on(6, '09:00'), end: on(6, '13:00') }).toString()}`);
+    expect(answer.status, describeBody(answer)).toBe(200);
+    const segments = (answer.body.capacity.pools as { resource_type: string }[]).filter((pool) => !('availability_zone' in pool));
+    const step = (start: string, end: string, counts: number[], peak: number) => ({
+      start: on(6, start),
+      end: on(6, end),
+      registered: counts[0],
+      booked_at_start: counts[1],
+      booked: counts[2],
+      free: counts[3],
+      peak_utilisation: peak,
+    });
+    expect(segments).toEqual([
+      {
+        resource_type: 'network',
+        network_type: 'vlan',
+        physical_network: 'physnet1',
+        steps: [
+          step('09:00', '10:00', [2, 0, 0, 2], 0),
+          step('10:00', '11:00', [2, 1, 2, 0], 1),
+          step('11:00', '12:00', [2, 2, 2, 0], 1),
+          step('12:00', '13:00', [2, 0, 0, 2], 0),
+        ],
+      },
+      {
+        resource_type: 'network',
+        network_type: 'vxlan',
+        physical_network: null,
+        steps: [
+          step('09:00', '10:00', [1, 0, 0, 1], 0),
+          step('10:00', '11:00', [1, 0, 0, 1], 0),
+          step('11:00', '12:00', [1, 0, 0, 1], 0),
+          step('12:00', '13:00', [1, 0, 0, 1], 0),
+        ],
+      },
+    ]);
   });
 });

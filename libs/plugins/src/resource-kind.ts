@@ -54,6 +54,9 @@ export interface OutboundSubject<S extends string> {
   readonly path: string;
 }
 
+/** One field a capacity pool of a kind is named by (`network_type`, `vlan`), as GET /v1/capacity shows it. */
+export type CapacityGroupField = readonly [field: string, value: string | null];
+
 /** A stream fold generic code holds without knowing its state: a registry, or a capability name's privacy. */
 export interface StreamFold<E extends DomainEvent> {
   initialState(): unknown;
@@ -100,6 +103,11 @@ export interface ResourceKind<
     fact(event: E): CalendarFact | null;
     /** A registered resource as the allocation policy sees it. */
     snapshot(state: S): P | null;
+  };
+  /** GET /v1/capacity reports the kind's resources in pools, one per group. */
+  readonly capacity: {
+    /** A registered resource's group, its fields in the order pools are sorted by; null when the state is no registered resource. */
+    group(state: S): readonly CapacityGroupField[] | null;
   };
   /** The stream keeping each resource registered once (appended with the resource's own stream). */
   readonly registry: { readonly stream: string; readonly fold: StreamFold<X> };

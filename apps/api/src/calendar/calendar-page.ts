@@ -126,7 +126,7 @@ export const CALENDAR_PAGE = `<!doctype html>
         <label>Zoom <select id="zoom"></select></label>
       </div>
       <form id="filter-form">
-        <label>Hosts with <input id="filter" placeholder="rack=r1, gpu=true"></label>
+        <label>Resources with <input id="filter" placeholder="rack=r1, gpu=true"></label>
         <button type="submit">Filter</button>
       </form>
       <form id="request-form" ${REQUEST_FORM}>

@@ -2,6 +2,7 @@ import { requestDate } from '#application/availability/counter-offer.js';
 import type { CapacityReport } from '#application/queries/capacity.queries.js';
 import type { HostStep, SlotStep, ZoneCapacity } from '#application/queries/capacity-report.js';
 import type { LeaseConcentration } from '#application/queries/failure-domains.js';
+import type { KindPool, KindStep } from '#application/queries/kind-capacity.js';
 import type { HostCapacityPool } from '#plugins/availability/availability.port.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 
@@ -60,6 +61,23 @@ const zoneBodies = (zone: ZoneCapacity, requestMinutes: number) =>
     steps: POOL_STEPS[pool](zone, requestMinutes),
   }));
 
+const kindStepBody = (step: KindStep) => ({
+  start: date(step.start),
+  end: date(step.end),
+  registered: step.registered,
+  booked_at_start: step.bookedAtStart,
+  booked: step.booked,
+  free: step.free,
+  peak_utilisation: step.peakUtilisation,
+});
+
+/** A kind's pool: named by its group's fields (`network_type`, `physical_network`) where a host pool is by its zone. */
+const kindPoolBody = (pool: KindPool) => ({
+  resource_type: pool.kind,
+  ...Object.fromEntries(pool.group),
+  steps: pool.steps.map(kindStepBody),
+});
+
 const leaseBody = (lease: LeaseConcentration) => ({
   lease_id: lease.leaseId,
   hosts: lease.hosts,
@@ -68,13 +86,13 @@ const leaseBody = (lease: LeaseConcentration) => ({
   unlabelled: lease.unlabelled,
 });
 
-export const reportBody = ({ request, zones, leases }: CapacityReport) => ({
+export const reportBody = ({ request, zones, kinds, leases }: CapacityReport) => ({
   capacity: {
     start: requestDate(request.start),
     end: requestDate(request.end),
     step_minutes: request.stepMinutes,
     failure_domain: request.failureDomain,
-    pools: zones.flatMap((zone) => zoneBodies(zone, request.requestMinutes)),
+    pools: [...zones.flatMap((zone) => zoneBodies(zone, request.requestMinutes)), ...kinds.map(kindPoolBody)],
     ...(leases === null ? {} : { leases: leases.map(leaseBody) }),
   },
 });

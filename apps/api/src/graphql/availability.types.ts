@@ -48,6 +48,9 @@ export class CapacityReportType {
   @Field(() => String) end!: string;
   @Field(() => Int) step_minutes!: number;
   @Field(() => String, { nullable: true }) failure_domain!: string | null;
-  @Field(() => JsonScalar, { description: 'Per availability zone and resource type, the steps' }) pools!: unknown;
+  @Field(() => JsonScalar, {
+    description: 'Per availability zone and resource type (and per network type and physical network for segments), the steps',
+  })
+  pools!: unknown;
   @Field(() => JsonScalar, { nullable: true, description: 'With failure_domain: the leases holding two hosts or more' }) leases!: unknown;
 }

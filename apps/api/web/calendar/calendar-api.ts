@@ -1,5 +1,6 @@
 /** The REST calls the page makes, on this origin, with the caller's token when one is given. */
-import type { AllocationWire, CalendarData, FloatingIpWire, HostWire, LeaseAllocations, LeaseWire } from './calendar-model.js';
+import { ROW_KINDS, ROW_KIND_SPECS, type ResourceWire, type RowKind, byKind } from './calendar-kinds.js';
+import type { AllocationWire, CalendarData, LeaseAllocations, LeaseWire } from './calendar-model.js';
 
 export interface AvailabilityWindow {
   readonly start_date: string;
@@ -54,31 +55,34 @@ export class CalendarApi {
     return parsed as T;
   }
 
+  private async resources(kind: RowKind): Promise<readonly ResourceWire[]> {
+    const { list, listKey } = ROW_KIND_SPECS[kind];
+    return (await this.call<Record<string, ResourceWire[] | undefined>>('GET', list))[listKey] ?? [];
+  }
+
+  private async allocations(kind: RowKind, query = ''): Promise<readonly AllocationWire[]> {
+    return (await this.call<{ allocations: AllocationWire[] }>('GET', `${ROW_KIND_SPECS[kind].allocations}${query}`)).allocations;
+  }
+
+  /** Every kind's resources and bookings, and the leases: all or nothing, as one token may read them. */
   async loadCalendar(): Promise<CalendarData> {
-    const [hosts, hostAllocations, floatingIps, floatingIpAllocations, leases] = await Promise.all([
-      this.call<{ hosts: HostWire[] }>('GET', '/v1/os-hosts'),
-      this.call<{ allocations: AllocationWire[] }>('GET', '/v1/os-hosts/allocations'),
-      this.call<{ floatingips: FloatingIpWire[] }>('GET', '/v1/floatingips'),
-      this.call<{ allocations: AllocationWire[] }>('GET', '/v1/floatingips/allocations'),
+    const [resources, allocations, leases] = await Promise.all([
+      Promise.all(ROW_KINDS.map((kind) => this.resources(kind))),
+      Promise.all(ROW_KINDS.map((kind) => this.allocations(kind))),
       this.call<{ leases: LeaseWire[] }>('GET', '/v1/leases'),
     ]);
     return {
-      hosts: hosts.hosts,
-      hostAllocations: hostAllocations.allocations,
-      floatingIps: floatingIps.floatingips,
-      floatingIpAllocations: floatingIpAllocations.allocations,
+      resources: byKind((kind) => resources[ROW_KINDS.indexOf(kind)] ?? []),
+      allocations: byKind((kind) => allocations[ROW_KINDS.indexOf(kind)] ?? []),
       leases: leases.leases,
     };
   }
 
-  /** One lease's bookings, ended ones included: the unfiltered lists hold only leases not yet ended. */
+  /** One lease's bookings of every kind, ended ones included: the unfiltered lists hold only leases not yet ended. */
   async leaseAllocations(leaseId: string): Promise<LeaseAllocations> {
-    const query = `lease_id=${encodeURIComponent(leaseId)}`;
-    const [hosts, floatingIps] = await Promise.all([
-      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/os-hosts/allocations?${query}`),
-      this.call<{ allocations: AllocationWire[] }>('GET', `/v1/floatingips/allocations?${query}`),
-    ]);
-    return { hostAllocations: hosts.allocations, floatingIpAllocations: floatingIps.allocations };
+    const query = `?lease_id=${encodeURIComponent(leaseId)}`;
+    const found = await Promise.all(ROW_KINDS.map((kind) => this.allocations(kind, query)));
+    return byKind((kind) => found[ROW_KINDS.indexOf(kind)] ?? []);
   }
 
   async availability(request: AvailabilityRequest): Promise<readonly AvailabilityWindow[]> {

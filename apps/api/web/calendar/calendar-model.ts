@@ -1,19 +1,7 @@
-/** What the calendar shows, built from the REST answers: one row per host or floating IP, one bar per booking. */
+/** What the calendar shows, built from the REST answers: one row per resource (host, floating IP, network segment), one bar per booking. */
+import { type ByKind, ROW_KINDS, ROW_KIND_SPECS, type ResourceWire, type RowKind, byKind } from './calendar-kinds.js';
 
 export type LeaseStatus = 'PENDING' | 'STARTING' | 'ACTIVE' | 'TERMINATING' | 'TERMINATED' | 'ERROR';
-
-/** A host as `GET /v1/os-hosts` lists it: extra capabilities are further top-level keys. */
-export interface HostWire {
-  readonly id: string;
-  readonly hypervisor_hostname: string;
-  readonly [key: string]: unknown;
-}
-
-export interface FloatingIpWire {
-  readonly id: string;
-  readonly floating_ip_address: string;
-  readonly floating_network_id: string;
-}
 
 export interface AllocatedReservationWire {
   readonly id: string;
@@ -45,17 +33,13 @@ export interface LeaseWire {
 }
 
 export interface CalendarData {
-  readonly hosts: readonly HostWire[];
-  readonly floatingIps: readonly FloatingIpWire[];
-  readonly hostAllocations: readonly AllocationWire[];
-  readonly floatingIpAllocations: readonly AllocationWire[];
+  readonly resources: ByKind<readonly ResourceWire[]>;
+  readonly allocations: ByKind<readonly AllocationWire[]>;
   readonly leases: readonly LeaseWire[];
 }
 
-export interface LeaseAllocations {
-  readonly hostAllocations: readonly AllocationWire[];
-  readonly floatingIpAllocations: readonly AllocationWire[];
-}
+/** One lease's bookings, by kind. */
+export type LeaseAllocations = ByKind<readonly AllocationWire[]>;
 
 export interface CalendarBar {
   readonly leaseId: string;
@@ -67,10 +51,10 @@ export interface CalendarBar {
 }
 
 export interface CalendarRow {
-  readonly kind: 'host' | 'floatingip';
+  readonly kind: RowKind;
   readonly id: string;
   readonly label: string;
-  /** Every text field of the host (its extra capabilities among them); empty for a floating IP. */
+  /** The fields a filter reads (a host's or segment's, extra capabilities among them); none for a floating IP. */
   readonly fields: Readonly<Record<string, string>>;
   readonly bars: readonly CalendarBar[];
 }
@@ -80,11 +64,6 @@ export const parseBlazarDate = (text: string): number => Date.parse(`${text.slic
 
 /** An availability window's `2030-01-01 12:00` (UTC) as epoch milliseconds. */
 export const parseRequestDate = (text: string): number => Date.parse(`${text.replace(' ', 'T')}:00Z`);
-
-const textFields = (host: HostWire): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(host).flatMap(([key, value]) => (typeof value === 'string' || typeof value === 'number' ? [[key, String(value)]] : [])),
-  );
 
 const barsOf = (allocations: ReadonlyMap<string, AllocationWire>, id: string, leases: ReadonlyMap<string, LeaseWire>): CalendarBar[] =>
   (allocations.get(id)?.reservations ?? []).map((booking) => ({
@@ -98,30 +77,20 @@ const barsOf = (allocations: ReadonlyMap<string, AllocationWire>, id: string, le
 const byResource = (allocations: readonly AllocationWire[]): Map<string, AllocationWire> =>
   new Map(allocations.map((allocation) => [allocation.resource_id, allocation]));
 
-/** Hosts by name, then floating IPs by address. */
+/** A section per kind in the page's order: hosts by name, floating IPs by address, segments by type, physical network and id. */
 export const buildRows = (data: CalendarData): CalendarRow[] => {
   const leases = new Map(data.leases.map((lease) => [lease.id, lease]));
-  const hostAllocations = byResource(data.hostAllocations);
-  const ipAllocations = byResource(data.floatingIpAllocations);
-  const hosts = [...data.hosts]
-    .sort((a, b) => a.hypervisor_hostname.localeCompare(b.hypervisor_hostname))
-    .map((host): CalendarRow => ({
-      kind: 'host',
-      id: host.id,
-      label: host.hypervisor_hostname,
-      fields: textFields(host),
-      bars: barsOf(hostAllocations, host.id, leases),
+  return ROW_KINDS.flatMap((kind) => {
+    const spec = ROW_KIND_SPECS[kind];
+    const allocations = byResource(data.allocations[kind]);
+    return [...data.resources[kind]].sort(spec.compare).map((resource): CalendarRow => ({
+      kind,
+      id: resource.id,
+      label: spec.label(resource),
+      fields: spec.fields(resource),
+      bars: barsOf(allocations, resource.id, leases),
     }));
-  const floatingIps = [...data.floatingIps]
-    .sort((a, b) => a.floating_ip_address.localeCompare(b.floating_ip_address))
-    .map((ip): CalendarRow => ({
-      kind: 'floatingip',
-      id: ip.id,
-      label: ip.floating_ip_address,
-      fields: {},
-      bars: barsOf(ipAllocations, ip.id, leases),
-    }));
-  return [...hosts, ...floatingIps];
+  });
 };
 
 /** Leases ended before `instant` that overlap [start, end), latest end first: their bookings are fetched lease by lease. */
@@ -146,8 +115,7 @@ const merged = (base: readonly AllocationWire[], extra: readonly AllocationWire[
 /** The calendar with more bookings (a lease's, fetched by id); a booking already there is not added twice. */
 export const withBookings = (data: CalendarData, extra: LeaseAllocations): CalendarData => ({
   ...data,
-  hostAllocations: merged(data.hostAllocations, extra.hostAllocations),
-  floatingIpAllocations: merged(data.floatingIpAllocations, extra.floatingIpAllocations),
+  allocations: byKind((kind) => merged(data.allocations[kind], extra[kind])),
 });
 
 export interface FilterTerm {
@@ -172,9 +140,9 @@ export const parseFilter = (text: string): ParsedFilter => {
   return { ok: true, terms };
 };
 
-/** A host matches when every term names one of its fields with that value; floating IPs have no capabilities, so a filter hides them. */
+/** A row matches when every term names one of its fields with that value; floating IPs have none, so a filter hides them. */
 export const matchesFilter = (row: CalendarRow, terms: readonly FilterTerm[]): boolean =>
-  terms.length === 0 || (row.kind === 'host' && terms.every((term) => row.fields[term.key] === term.value));
+  terms.every((term) => row.fields[term.key] === term.value);
 
 /** The terms as Blazar's `resource_properties` query (`["=", "$rack", "r1"]`, several under `"and"`). */
 export const resourcePropertiesOf = (terms: readonly FilterTerm[]): string => {

@@ -1,26 +1,8 @@
 /** Draws the calendar into the page: an axis, a row per resource with its bars, the today line and free windows. */
 import { type CalendarBar, type CalendarRow, endActionOf, parseBlazarDate, parseRequestDate } from './calendar-model.js';
 import type { AvailabilityWindow } from './calendar-api.js';
+import { ROW_KINDS, ROW_KIND_SPECS } from './calendar-kinds.js';
 import { type TimeRange, type ZoomLevel, clip, formatUtc, fractionOf, ticksOf } from './time-scale.js';
-
-/** Fields every host has; the rest are the operator's extra capabilities, shown under the host's name. */
-const STANDARD_HOST_FIELDS = new Set([
-  'created_at',
-  'updated_at',
-  'id',
-  'vcpus',
-  'cpu_info',
-  'hypervisor_type',
-  'hypervisor_version',
-  'hypervisor_hostname',
-  'service_name',
-  'memory_mb',
-  'local_gb',
-  'status',
-  'availability_zone',
-  'trust_id',
-  'reservable',
-]);
 
 export interface CalendarScene {
   readonly rows: readonly CalendarRow[];
@@ -60,7 +42,7 @@ const axisOf = (scene: CalendarScene): HTMLElement => {
 
 const capabilitiesOf = (row: CalendarRow): string =>
   Object.entries(row.fields)
-    .filter(([key]) => !STANDARD_HOST_FIELDS.has(key))
+    .filter(([key]) => !ROW_KIND_SPECS[row.kind].standardFields.has(key))
     .map(([key, value]) => `${key}=${value}`)
     .join(' ');
 
@@ -124,21 +106,17 @@ export const renderCalendar = (container: HTMLElement, scene: CalendarScene, onS
   Object.assign(container.dataset, { start: iso(scene.range.start), end: iso(scene.range.end), zoom: scene.zoom.id });
   const body = element('div', 'rows');
   body.append(
-    ...groupOf(
-      'Hosts',
-      scene.rows.filter((row) => row.kind === 'host'),
-      scene.range,
-      onSelect,
-    ),
-    ...groupOf(
-      'Floating IPs',
-      scene.rows.filter((row) => row.kind === 'floatingip'),
-      scene.range,
-      onSelect,
+    ...ROW_KINDS.flatMap((kind) =>
+      groupOf(
+        ROW_KIND_SPECS[kind].title,
+        scene.rows.filter((row) => row.kind === kind),
+        scene.range,
+        onSelect,
+      ),
     ),
     overlayOf(scene),
   );
-  if (scene.rows.length === 0) body.append(element('p', 'empty', 'No host or floating IP matches.'));
+  if (scene.rows.length === 0) body.append(element('p', 'empty', 'No resource matches.'));
   container.replaceChildren(axisOf(scene), body);
 };
 

@@ -13,6 +13,7 @@ import {
   withBookings,
 } from './calendar-model.js';
 import { renderCalendar, renderDetails, renderWindowList } from './calendar-view.js';
+import { ROW_KINDS, ROW_KIND_SPECS } from './calendar-kinds.js';
 import {
   DEFAULT_ZOOM,
   type TimeRange,
@@ -29,7 +30,7 @@ const TOKEN_KEY = 'leasehold-calendar-token';
 const MINUTE = 60_000;
 /** The most windows POST /v1/availability answers at once. */
 const WINDOW_LIMIT = 50;
-/** Ended leases' bookings cost two calls each: at most this many are fetched for one view. */
+/** Ended leases' bookings cost a call per kind each: at most this many are fetched for one view. */
 const ENDED_PER_VIEW = 20;
 
 const byId = <T extends HTMLElement>(id: string, type: new () => T): T => {
@@ -115,7 +116,7 @@ const reasonOf = (error: unknown): string => {
 
 const showLease = (bar: CalendarBar): void => {
   const row = state.rows?.find((candidate) => candidate.bars.includes(bar));
-  renderDetails(page.details, bar, row === undefined ? 'unknown' : `${row.kind === 'host' ? 'host' : 'floating IP'} ${row.label}`);
+  renderDetails(page.details, bar, row === undefined ? 'unknown' : `${ROW_KIND_SPECS[row.kind].noun} ${row.label}`);
 };
 
 const draw = (): void => {
@@ -131,9 +132,9 @@ const setData = (data: CalendarData): void => {
 
 const loadedSummary = (skipped: number): string => {
   const rows = state.rows ?? [];
-  const hosts = rows.filter((row) => row.kind === 'host').length;
+  const counts = ROW_KINDS.map((kind) => `${rows.filter((row) => row.kind === kind).length} ${ROW_KIND_SPECS[kind].plural}`);
   const more = skipped > 0 ? ` ${skipped} more ended leases in view are not drawn.` : '';
-  return `${hosts} hosts and ${rows.length - hosts} floating IPs, loaded at ${formatUtc(state.loadedAt)} UTC.${more}`;
+  return `${counts.slice(0, -1).join(', ')} and ${counts.at(-1) ?? ''}, loaded at ${formatUtc(state.loadedAt)} UTC.${more}`;
 };
 
 /** Draws the bookings of leases that ended within the view, fetched lease by lease (the latest first, a few per view). */

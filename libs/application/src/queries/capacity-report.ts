@@ -1,4 +1,12 @@
-import { type AllocationRatios, type Booking, LAST_INSTANT_MS, type RegisteredHost, type Resources, slotCapacity } from '#domain/index.js';
+import {
+  type AllocationRatios,
+  type Booking,
+  type Interval,
+  LAST_INSTANT_MS,
+  type RegisteredHost,
+  type Resources,
+  slotCapacity,
+} from '#domain/index.js';
 import type { BusyCalendars, BusyInterval } from '../availability/busy-calendars.js';
 import { HostSweeper, minuteFrom } from '../availability/host-sweep.js';
 import { toHostSnapshot } from '../write-model/write-index.js';
@@ -57,14 +65,14 @@ const RESOURCES = ['vcpus', 'memoryMb', 'diskGb'] as const;
 export const stepCount = (frame: Pick<CapacityFrame, 'start' | 'end' | 'stepMs'>): number =>
   Math.ceil((frame.end - frame.start) / frame.stepMs);
 
-const stepsOf = (frame: CapacityFrame): { readonly start: number; readonly end: number }[] =>
+export const stepsOf = (frame: CapacityFrame): { readonly start: number; readonly end: number }[] =>
   Array.from({ length: stepCount(frame) }, (_, k) => ({
     start: frame.start + k * frame.stepMs,
     end: Math.min(frame.end, frame.start + (k + 1) * frame.stepMs),
   }));
 
 /** The steps a booking reaches into: [first, last], or null when it misses the frame. */
-const stepRange = (frame: CapacityFrame, booking: Booking): readonly [number, number] | null => {
+export const stepRange = (frame: CapacityFrame, booking: Interval): readonly [number, number] | null => {
   if (booking.end <= frame.start || booking.start >= frame.end || booking.end <= booking.start) return null;
   const first = Math.floor((Math.max(booking.start, frame.start) - frame.start) / frame.stepMs);
   const last = Math.ceil((Math.min(booking.end, frame.end) - frame.start) / frame.stepMs) - 1;
@@ -102,15 +110,15 @@ const reservedPerStep = (
 };
 
 /**
- * A walk over the zone's bookings in time order (the busy calendars' lists by start and by end): each
- * booking starts (+1) and ends (-1) once through `change`; `observe` is called at each step's start and
- * at every instant inside the step where something changed, each time after all changes at it.
+ * A walk over the bookings of some resources (a zone's hosts, a group of a kind's) in time order (the busy calendars'
+ * lists by start and by end): each booking starts (+1) and ends (-1) once through `change`; `observe` is called at each
+ * step's start and at every instant inside the step where something changed, each time after all changes at it.
  */
-const walk = (
-  calendars: BusyCalendars<RegisteredHost, Booking>,
-  inZone: readonly boolean[],
+export const walk = <S extends object, B extends Interval>(
+  calendars: BusyCalendars<S, B>,
+  included: readonly boolean[],
   frame: CapacityFrame,
-  change: (interval: BusyInterval<Booking>, sign: 1 | -1) => void,
+  change: (interval: BusyInterval<B>, sign: 1 | -1) => void,
   observe: (step: number) => void,
 ): void => {
   const { byStart, byEnd } = calendars;
@@ -119,9 +127,9 @@ const walk = (
   const next = (): number => Math.min(byStart[enter]?.start ?? Infinity, byEnd[leave]?.end ?? Infinity);
   const applyAt = (time: number): void => {
     for (let interval = byStart[enter]; interval?.start === time; interval = byStart[++enter])
-      if (inZone[interval.member] === true) change(interval, 1);
+      if (included[interval.member] === true) change(interval, 1);
     for (let interval = byEnd[leave]; interval?.end === time; interval = byEnd[++leave])
-      if (inZone[interval.member] === true) change(interval, -1);
+      if (included[interval.member] === true) change(interval, -1);
   };
   stepsOf(frame).forEach((step, k) => {
     for (let time = next(); time <= step.start; time = next()) applyAt(time);
@@ -177,7 +185,7 @@ const largestPerStep = (calendars: BusyCalendars<RegisteredHost, Booking>, inZon
   });
 };
 
-const ratio = (used: number, total: number): number => (total === 0 ? 0 : Math.round((used / total) * 10_000) / 10_000);
+export const ratio = (used: number, total: number): number => (total === 0 ? 0 : Math.round((used / total) * 10_000) / 10_000);
 
 /** The smallest instance a reservation may ask for (1 vCPU, 1 MB, a 0 GB root disk): a host that cannot hold it holds no slot. */
 const SMALLEST_INSTANCE: Resources = { vcpus: 1, memoryMb: 1, diskGb: 0 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostStream } from '#domain/index.js';
+import { type NetworkType, networkStream } from '#plugins/network/network-segment.types.js';
 import { at, hostBooked, hostRegistered, hostWentDown, slotsBooked } from '../testing/calendars.fixture.js';
 import { DEFAULT_SETTINGS, applicationSpecification, testCaller } from '../testing/application.specification.js';
 import type { StreamEvent } from '../testing/given-events.js';
@@ -28,6 +29,23 @@ const bookedAt = (hostId: string, reservationId: string, leaseId: string, start:
 });
 
 const SLOT = { count: 2, vcpus: 2, memoryMb: 512, diskGb: 5 };
+
+const segment = (networkId: string, networkType: NetworkType, physicalNetwork: string | null, segmentId: number | null) => ({
+  networkId,
+  networkType,
+  physicalNetwork,
+  segmentId,
+});
+const segmentRegistered = (info: ReturnType<typeof segment>): StreamEvent => ({
+  streamId: networkStream(info.networkId),
+  type: 'NetworkSegment.Registered',
+  data: { ...info, capabilities: {}, registeredAt: at(0) },
+});
+const segmentBooked = (networkId: string, reservationId: string, start: string, end: string): StreamEvent => ({
+  streamId: networkStream(networkId),
+  type: 'NetworkSegment.Booked',
+  data: { networkId, reservationId, leaseId: `lease-${reservationId}`, startDate: start, endDate: end, propertyNames: [] },
+});
 
 /** The host rows of the one zone: [whole, by slots, free, peak, largest request] per step. */
 const hostRows = (report: Awaited<ReturnType<CapacityQueries['report']>>) =>
@@ -173,6 +191,75 @@ describe('the capacity report', () => {
           .then([])
       ).leases,
     ).toBeNull();
+  });
+
+  it('counts per step the network segments of each type and physical network: registered, held at the start, booked, free, peak', async () => {
+    const gone = segment('gone', 'vlan', 'physnet1', 103);
+    const given = [
+      segmentRegistered(segment('a', 'vlan', 'physnet1', 101)),
+      segmentRegistered(segment('b', 'vlan', 'physnet1', 102)),
+      segmentRegistered(segment('c', 'vlan', 'physnet2', 201)),
+      segmentRegistered(segment('d', 'vxlan', null, 5000)),
+      segmentRegistered(segment('e', 'flat', 'physnet3', null)),
+      segmentRegistered(gone),
+      { streamId: networkStream('gone'), type: 'NetworkSegment.Unregistered', data: { ...gone, unregisteredAt: at(1) } },
+      segmentBooked('a', 'ra', at(10), at(12)),
+      segmentBooked('b', 'rb', minute(10, 30), at(11)),
+      segmentBooked('c', 'rc', at(11), at(13)),
+    ];
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(9, 13)))
+      .then([]);
+    expect(report.kinds.map((pool) => [pool.kind, pool.group])).toEqual([
+      [
+        'network',
+        [
+          ['network_type', 'flat'],
+          ['physical_network', 'physnet3'],
+        ],
+      ],
+      [
+        'network',
+        [
+          ['network_type', 'vlan'],
+          ['physical_network', 'physnet1'],
+        ],
+      ],
+      [
+        'network',
+        [
+          ['network_type', 'vlan'],
+          ['physical_network', 'physnet2'],
+        ],
+      ],
+      [
+        'network',
+        [
+          ['network_type', 'vxlan'],
+          ['physical_network', null],
+        ],
+      ],
+    ]);
+    const rows = report.kinds.map((pool) => pool.steps.map((s) => [s.registered, s.bookedAtStart, s.booked, s.free, s.peakUtilisation]));
+    expect(report.kinds[1]?.steps.map((s) => new Date(s.start).toISOString())).toEqual([9, 10, 11, 12].map(at));
+    expect(rows).toEqual([
+      [9, 10, 11, 12].map(() => [1, 0, 0, 1, 0]),
+      // b is held from 10:30 to 11:00 only: not at 10:00, but at the peak of that hour; not in the next (half-open)
+      [
+        [2, 0, 0, 2, 0],
+        [2, 1, 2, 0, 1],
+        [2, 1, 1, 1, 0.5],
+        [2, 0, 0, 2, 0],
+      ],
+      [
+        [1, 0, 0, 1, 0],
+        [1, 0, 0, 1, 0],
+        [1, 1, 1, 0, 1],
+        [1, 1, 1, 0, 1],
+      ],
+      [9, 10, 11, 12].map(() => [1, 0, 0, 1, 0]),
+    ]);
   });
 
   it('refuses a member, a range that does not go forward, and more steps than it answers', async () => {

@@ -1,10 +1,12 @@
 import { MINUTE_MS, invalid } from '#domain/index.js';
+import { RESOURCE_KINDS } from '#plugins/resource-kinds.js';
 import type { ApplicationContext } from '../application-context.js';
 import { calendarIndexOf } from '../availability/calendar-index.js';
 import { type Caller, authorize } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type CapacityFrame, type ZoneCapacity, stepCount, zoneCapacity } from './capacity-report.js';
 import { type LeaseConcentration, failureDomainConcentration } from './failure-domains.js';
+import { type KindPool, kindCapacity } from './kind-capacity.js';
 
 /** Most steps one report may have (a month in hours is 744). */
 export const MAX_CAPACITY_STEPS = 2000;
@@ -21,6 +23,8 @@ export interface CapacityRequest {
 export interface CapacityReport {
   readonly request: CapacityRequest;
   readonly zones: readonly ZoneCapacity[];
+  /** Every registered resource kind's pools (network segments by type and physical network). */
+  readonly kinds: readonly KindPool[];
   /** Null when no failure domain was asked for. */
   readonly leases: readonly LeaseConcentration[] | null;
 }
@@ -36,11 +40,13 @@ export class CapacityQueries {
     authorize(caller, ACTIONS.capacityGet);
     const frame = this.frameOf(request);
     await this.app.index.catchUp();
-    const { hosts } = calendarIndexOf(this.app.index);
+    const calendars = calendarIndexOf(this.app.index);
+    const { hosts } = calendars;
     const zones = [...new Set(hosts.members.map((host) => host.info.availabilityZone))].sort();
     return {
       request,
       zones: zones.map((zone) => zoneCapacity(hosts, zone, frame)),
+      kinds: RESOURCE_KINDS.flatMap((kind) => kindCapacity(calendars.kind(kind.kind), kind, frame)),
       leases:
         request.failureDomain === null ? null : failureDomainConcentration(hosts.members, request.failureDomain, frame.start, frame.end),
     };

@@ -68,6 +68,15 @@ export const networkSegments: ResourceKind<
     fact,
     snapshot: networkSnapshot,
   },
+  capacity: {
+    group: (state) =>
+      state.status === 'Registered'
+        ? [
+            ['network_type', state.networkType],
+            ['physical_network', state.physicalNetwork],
+          ]
+        : null,
+  },
   registry: { stream: NETWORK_REGISTRY_STREAM, fold: networkRegistryDecider },
   properties: {
     category: NETWORK_PROPERTY_CATEGORY,
