@@ -104,7 +104,10 @@ export const rateCardDecider: Decider<RateCardState, RateCardCommand, RateCardEv
   evolve: (_state, event) => ({ version: event.data.version }),
 };
 
-/** Every metric priced, '0' where `prices` names none: a metric a card does not price is free (and a card published before a metric existed prices it at 0). */
+/**
+ * Every metric priced, '0' where `prices` names none: a metric a card does not price is free, and a card published before
+ * a metric existed prices it at 0.
+ */
 export const everyMetric = (prices: MetricOverrides): MetricPrices =>
   Object.fromEntries(USAGE_METRICS.map((metric) => [metric, prices[metric] ?? '0'])) as MetricPrices;
 
