@@ -88,6 +88,13 @@ export interface LedgerFold {
   readonly floatingIps: Map<string, { readonly networkId: string; readonly address: string }>;
   /** floating IP id -> reservation id -> hold */
   readonly ipHolds: Map<string, Map<string, Hold>>;
+  /** Registered network segments: type, physical network and id. */
+  readonly segments: Map<
+    string,
+    { readonly networkType: string; readonly physicalNetwork: string | null; readonly segmentId: number | null }
+  >;
+  /** network segment id -> reservation id -> hold */
+  readonly segmentHolds: Map<string, Map<string, Hold>>;
   readonly leases: Map<string, LedgerLease>;
   /** Booking events found outside their resource's own stream (the stream the append guards). */
   readonly misfiled: string[];
@@ -180,6 +187,36 @@ const foldFloatingIp = (fold: LedgerFold, event: LedgerEvent): void => {
   }
 };
 
+const foldNetworkSegment = (fold: LedgerFold, event: LedgerEvent): void => {
+  const { data } = event;
+  const networkId: string = data.networkId;
+  if (event.streamId !== `network-${networkId}`)
+    fold.misfiled.push(`${event.type} of network segment ${networkId} in ${event.streamId} at ${event.position}`);
+  const holds = holdsOf(fold.segmentHolds, networkId);
+  switch (event.type) {
+    case 'NetworkSegment.Registered':
+      fold.segments.set(networkId, { networkType: data.networkType, physicalNetwork: data.physicalNetwork, segmentId: data.segmentId });
+      return;
+    case 'NetworkSegment.Unregistered':
+      fold.segments.delete(networkId);
+      return;
+    case 'NetworkSegment.Booked':
+      holds.set(data.reservationId, hold(networkId, data, null));
+      return;
+    case 'NetworkSegment.BookingMoved': {
+      const next = moved(holds.get(data.reservationId), data, null);
+      if (next === undefined) fold.misfiled.push(`${event.type} of unknown booking ${data.reservationId} on network segment ${networkId}`);
+      else holds.set(data.reservationId, next);
+      return;
+    }
+    case 'NetworkSegment.BookingReleased':
+      holds.delete(data.reservationId);
+      return;
+    default:
+      return;
+  }
+};
+
 const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
   const { data } = event;
   const lease = fold.leases.get(data.leaseId);
@@ -211,19 +248,22 @@ const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
   }
 };
 
-/** Folds the whole log into hosts, floating IPs, their holds and the leases. */
+/** Folds the whole log into hosts, floating IPs, network segments, their holds and the leases. */
 export const foldLedger = (events: readonly LedgerEvent[]): LedgerFold => {
   const fold: LedgerFold = {
     hosts: new Map(),
     hostHolds: new Map(),
     floatingIps: new Map(),
     ipHolds: new Map(),
+    segments: new Map(),
+    segmentHolds: new Map(),
     leases: new Map(),
     misfiled: [],
   };
   for (const event of events) {
     if (event.type.startsWith('Host.')) foldHost(fold, event);
     else if (event.type.startsWith('FloatingIp.')) foldFloatingIp(fold, event);
+    else if (event.type.startsWith('NetworkSegment.')) foldNetworkSegment(fold, event);
     else if (event.type.startsWith('Lease.') || event.type.startsWith('Reservation.')) foldLease(fold, event);
   }
   return fold;

@@ -45,6 +45,7 @@ export const LEASE_FIELDS = `
     ... on HostReservation { hypervisor_properties resource_properties before_end min max }
     ... on InstanceReservation { vcpus memory_mb disk_gb amount affinity resource_properties flavor_id aggregate_id server_group_id }
     ... on FloatingIpReservation { network_id amount required_floatingips }
+    ... on NetworkReservation { network_name network_description network_properties resource_properties before_end network_id }
     end_action
   }
   events { created_at updated_at id lease_id event_type time status }

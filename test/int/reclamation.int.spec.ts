@@ -55,7 +55,7 @@ describe('what an ended lease left in the cloud', () => {
       data: { leaseId: lease.leaseId, leftovers: [{ reservationId: lease.reservationId, kind: 'aggregate', id: lease.reservationId }] },
       metadata: { reaction: 'reclamation' },
     });
-    expect(seen.at(-1)).toEqual({ server: 0, aggregate: 1, flavor: 0, floating_ip: 0 });
+    expect(seen.at(-1)).toEqual({ server: 0, aggregate: 1, flavor: 0, floating_ip: 0, network: 0 });
 
     const before = (await leaseEvents(world.store, lease.leaseId)).length;
     expect(await reactor.reclaimOnce()).toMatchObject({ leftovers: 1, recorded: 0 });
@@ -64,7 +64,7 @@ describe('what an ended lease left in the cloud', () => {
     world.cloud.nova.deleteAggregate(lease.reservationId);
     expect(await reactor.reclaimOnce()).toMatchObject({ leftovers: 0, recorded: 1 });
     expect(typesOf(await leaseEvents(world.store, lease.leaseId)).slice(-2)).toEqual(['Lease.LeftoversFound', 'Lease.LeftoversCleared']);
-    expect(seen.at(-1)).toEqual({ server: 0, aggregate: 0, flavor: 0, floating_ip: 0 });
+    expect(seen.at(-1)).toEqual({ server: 0, aggregate: 0, flavor: 0, floating_ip: 0, network: 0 });
   });
 
   it('names a floating IP still allocated under the reservation after its end', async () => {

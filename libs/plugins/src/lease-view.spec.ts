@@ -8,6 +8,7 @@ describe('the views of the registered types, as GraphQL and OpenAPI declare them
       ['HostReservation', ['physical:host']],
       ['InstanceReservation', ['virtual:instance', 'flavor:instance']],
       ['FloatingIpReservation', ['virtual:floatingip']],
+      ['NetworkReservation', ['network']],
     ]);
   });
 

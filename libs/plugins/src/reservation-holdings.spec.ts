@@ -54,6 +54,7 @@ describe('what a reservation of each type books', () => {
   it('the registry lists every resource type once', () => {
     expect(RESERVATION_TYPES.map((module) => module.resourceType).sort()).toEqual([
       'flavor:instance',
+      'network',
       'physical:host',
       'virtual:floatingip',
       'virtual:instance',

@@ -83,7 +83,9 @@ export const usageCommand: CliCommand = {
   register(program, context) {
     program
       .command('usage')
-      .description('print a usage report (host, instance, vCPU, memory, disk and floating-IP hours), as GET /v1/usage answers an admin')
+      .description(
+        'print a usage report (host, instance, vCPU, memory, disk, floating-IP and network segment hours), as GET /v1/usage answers an admin',
+      )
       .requiredOption('--from <date>', "window start, inclusive: 'YYYY-MM-DD HH:MM' (UTC) or ISO 8601")
       .requiredOption('--to <date>', 'window end, exclusive; same forms')
       .option('--project <project-id>', "only this project's usage (default: every project)")

@@ -1,7 +1,7 @@
 export type { Reservation, ResourceType } from './reservation-type-map.js';
 
 /** What of an ended lease's can still be in the cloud. */
-export const LEFTOVER_KINDS = ['server', 'aggregate', 'flavor', 'floating_ip'] as const;
+export const LEFTOVER_KINDS = ['server', 'aggregate', 'flavor', 'floating_ip', 'network'] as const;
 export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
 
 /** One cloud object of a reservation still there after its lease ended (its id or name in the cloud). */

@@ -40,7 +40,8 @@ export const floatingIpView: ReservationTypeView<FloatingIpReservation, Floating
   }),
   recordEffects: (view) => view,
   graphql: {
-    network_id: { type: 'String' },
+    // never null here; nullable so that a selection over both merges with NetworkReservation.network_id, null until its start
+    network_id: { type: 'String', nullable: true },
     amount: { type: 'Int' },
     required_floatingips: { type: ['String'] },
   },

@@ -6,6 +6,8 @@ import { networkEnforcement, networkEvents } from './network.public.js';
 import type { NetworkReservationRequest } from './network-reservation.request.js';
 import { networkRules } from './network.rules.js';
 import { networkView } from './network.view.js';
+import { OpenStackNetworkEffects } from './openstack/network.openstack-effects.js';
+import { StandaloneNetworkEffects } from './standalone/network.standalone-effects.js';
 import { type NetworkChange, networkWire } from './network.wire.js';
 
 /** `network` (Chameleon's): a registered segment, on which the lease's start creates a Neutron network in the lease's project. */
@@ -24,12 +26,8 @@ export const networkType: ReservationType<'network', NetworkReservationRequest, 
   admission: networkAdmission,
   availability: networkAvailability,
   effects: {
-    openstack: () => {
-      throw new Error('network effects: not wired yet');
-    },
-    standalone: () => {
-      throw new Error('network effects: not wired yet');
-    },
+    openstack: (clients) => new OpenStackNetworkEffects(clients),
+    standalone: (cloud) => new StandaloneNetworkEffects(cloud),
   },
   view: networkView,
   events: networkEvents,

@@ -34,9 +34,51 @@ const toFloatingIp = (row: FloatingIpRow): NeutronFloatingIp => ({
 
 const COLUMNS = 'id, floating_ip_address, floating_network_id, project_id, port_id, tags';
 
+/** Neutron's provider attributes of a network. */
+export interface ProviderSegment {
+  readonly networkType: string;
+  readonly physicalNetwork: string | null;
+  readonly segmentId: number | null;
+}
+
+export interface NetworkSpec extends ProviderSegment {
+  readonly name: string;
+  readonly projectId: string;
+  readonly tags: readonly string[];
+}
+
+export interface NeutronNetwork extends NetworkSpec {
+  readonly id: string;
+}
+
+interface NetworkRow {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly network_type: string;
+  readonly physical_network: string | null;
+  readonly segment_id: number | null;
+  readonly tags: string;
+}
+
+const toNetwork = (row: NetworkRow): NeutronNetwork => ({
+  id: row.id,
+  name: row.name,
+  projectId: row.project_id,
+  networkType: row.network_type,
+  physicalNetwork: row.physical_network,
+  segmentId: row.segment_id,
+  tags: JSON.parse(row.tags) as string[],
+});
+
+const NETWORK_COLUMNS = 'id, name, project_id, network_type, physical_network, segment_id, tags';
+
+const segmentKey = (segment: ProviderSegment): string => JSON.stringify([segment.networkType, segment.physicalNetwork, segment.segmentId]);
+
 /**
- * FAKE of the Neutron floating-IP calls Blazar makes. Like Neutron, one address is allocated at most
- * once per external network. There are no ports here, so an address is only associated when a test says so.
+ * FAKE of the Neutron floating-IP and provider-network calls Blazar makes. Like Neutron, one address is allocated
+ * at most once per external network and a segment carries at most one network. There are no ports or subnets here,
+ * so an address is only associated when a test says so and a network always goes in one step.
  */
 export class FakeNeutron {
   private readonly sql: (sql: string) => Database.Statement;
@@ -87,5 +129,44 @@ export class FakeNeutron {
   /** Releases the floating IP; false when it does not exist. */
   deleteFloatingIp(id: string): boolean {
     return this.sql('DELETE FROM floating_ips WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Creates the network (with a new uuid, tags set at creation) unless one is on its segment already; returns the one there. */
+  ensureNetwork(spec: NetworkSpec): { readonly network: NeutronNetwork; readonly created: boolean } {
+    return this.db
+      .transaction(() => {
+        const existing = this.networkOnSegment(spec);
+        if (existing !== null) return { network: existing, created: false };
+        const network = { id: randomUUID(), ...spec, tags: [...spec.tags] };
+        this.sql(`INSERT INTO networks (${NETWORK_COLUMNS}, segment) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          network.id,
+          spec.name,
+          spec.projectId,
+          spec.networkType,
+          spec.physicalNetwork,
+          spec.segmentId,
+          JSON.stringify(spec.tags),
+          segmentKey(spec),
+        );
+        return { network, created: true };
+      })
+      .immediate();
+  }
+
+  /** Neutron's `GET /networks?provider:network_type=...` as admin. */
+  networkOnSegment(segment: ProviderSegment): NeutronNetwork | null {
+    const row = this.sql(`SELECT ${NETWORK_COLUMNS} FROM networks WHERE segment = ?`).get(segmentKey(segment)) as NetworkRow | undefined;
+    return row === undefined ? null : toNetwork(row);
+  }
+
+  /** Neutron's `GET /networks?tags=<tag>`, by id. */
+  networksTagged(tag: string): NeutronNetwork[] {
+    const sql = `SELECT ${NETWORK_COLUMNS} FROM networks WHERE EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?) ORDER BY id`;
+    return (this.sql(sql).all(tag) as NetworkRow[]).map(toNetwork);
+  }
+
+  /** Deletes the network; false when it does not exist. */
+  deleteNetwork(id: string): boolean {
+    return this.sql('DELETE FROM networks WHERE id = ?').run(id).changes > 0;
   }
 }

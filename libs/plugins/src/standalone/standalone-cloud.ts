@@ -69,6 +69,17 @@ const SCHEMA = `
     tags TEXT NOT NULL,
     UNIQUE (floating_network_id, floating_ip_address)
   );
+  CREATE TABLE IF NOT EXISTS networks (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    network_type TEXT NOT NULL,
+    physical_network TEXT,
+    segment_id INTEGER,
+    -- Neutron allows one network per segment: [type, physical network, id] as JSON
+    segment TEXT NOT NULL UNIQUE,
+    tags TEXT NOT NULL
+  );
 `;
 
 /**
@@ -96,7 +107,7 @@ const migrate = (db: Database.Database): void => {
 /**
  * FAKE of the OpenStack services Blazar's plugins drive, for the standalone mode where no OpenStack
  * runs: Nova (aggregates, flavors, flavor access, server groups), Placement (resource providers,
- * resource classes, inventories) and Neutron (floating IPs), shaped after the real APIs and persisted
+ * resource classes, inventories) and Neutron (floating IPs, provider networks), shaped after the real APIs and persisted
  * in one SQLite file so that several processes and restarts see the same "cloud". Every operation is
  * idempotent and reports whether it changed anything. No servers ever run here.
  */
