@@ -38,8 +38,7 @@ describe("Chameleon's client on networks, replayed from its recorded requests (n
   let system: RunningSystem;
 
   beforeAll(async () => {
-    // the lease stays in the future: the reactor has nothing to do (and cannot build network effects before they are merged)
-    system = await startSystem({ apps: ['api', 'projector'] });
+    system = await startSystem();
   });
 
   afterAll(async () => {

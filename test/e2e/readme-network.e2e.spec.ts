@@ -30,8 +30,7 @@ describe("README.md's network reservation step", () => {
   let system: RunningSystem;
 
   beforeAll(async () => {
-    // the lease starts in an hour: the reactor has nothing to do (and cannot build network effects before they are merged)
-    system = await startSystem({ apps: ['api', 'projector'] });
+    system = await startSystem();
   });
 
   afterAll(async () => {
