@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type DueAction, type LeaseEvent, leaseStream } from '#domain/index.js';
-import { at, created, history, reservation, startRequested, started, updateApplied } from '#domain/lease/testing/lease.fixtures.js';
+import { type DueAction, type LeaseEvent, type Reservation, leaseStream } from '#domain/index.js';
+import {
+  at,
+  created,
+  endRequested,
+  ended,
+  history,
+  reservation,
+  startRequested,
+  started,
+  updateApplied,
+} from '#domain/lease/testing/lease.fixtures.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { LeaseTimeline } from './lease-timeline.js';
 import { Scheduler } from './scheduler.js';
@@ -123,6 +133,49 @@ describe("LeaseTimeline and Scheduler: an active lease's owed update and what it
     await deliver(position);
     runs[0]?.finish();
     await vi.waitFor(() => expect(ran()).toEqual(['healed:update', 'taker:start']));
+    runs[1]?.finish();
+    await scheduler.stop();
+  });
+});
+
+describe('LeaseTimeline and Scheduler: back-to-back leases on one network segment', () => {
+  const onSegment = (id: string): Reservation => ({
+    id,
+    resourceId: `resource-${id}`,
+    resourceType: 'network',
+    networkName: `net-${id}`,
+    networkDescription: '',
+    networkProperties: '',
+    resourceProperties: '',
+    beforeEnd: 'default',
+    propertyNames: [],
+    allocations: [{ networkId: 'segment-150', networkType: 'vlan', physicalNetwork: 'physnet1', segmentId: 150 }],
+  });
+
+  it("runs the next lease's start only once the end that removes the network on its segment has run", async () => {
+    await record('first', [created({ beforeEndDate: null, reservations: [onSegment('res-a')] }), startRequested(), started()]);
+    await record('next', [created({ startDate: at(18), endDate: at(20), beforeEndDate: null, reservations: [onSegment('res-b')] })]);
+    const position = await deliver(0);
+    const runs: { readonly action: DueAction; readonly finish: () => void }[] = [];
+    const run = (action: DueAction): Promise<string> => new Promise((resolve) => runs.push({ action, finish: () => resolve('done') }));
+    const scheduler = new Scheduler({
+      queue: timeline.queue,
+      clock: () => new Date(at(18)),
+      monotonic: () => 0,
+      run,
+      log: () => undefined,
+    });
+    const ran = (): string[] => runs.map(({ action }) => `${action.leaseId}:${action.phase}`);
+
+    scheduler.start();
+    await vi.waitFor(() => expect(ran()).toEqual(['first:end']));
+    // the segment's network is still being torn down: the start that would make the next one waits
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ran()).toEqual(['first:end']);
+    await record('first', [endRequested('scheduled', at(18)), ended(at(18))]);
+    await deliver(position);
+    runs[0]?.finish();
+    await vi.waitFor(() => expect(ran()).toEqual(['first:end', 'next:start']));
     runs[1]?.finish();
     await scheduler.stop();
   });

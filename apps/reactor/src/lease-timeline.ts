@@ -1,7 +1,7 @@
 import { type DueAction, HOST_CATEGORY, type HostEvent, LEASE_CATEGORY, leaseStream, nextDueAction } from '#domain/index.js';
 import { type LeaseReactionSource, type LeaseReactionView, leaseReactionView } from '#application/reactions/lease-reaction.view.js';
 import { type EventStore, type RecordedEvent, streamCategory } from '#event-store/event-store.port.js';
-import { reservedFloatingIpIds, reservedHostIds } from '#plugins/reservation-holdings.js';
+import { reservedResources } from '#plugins/reservation-holdings.js';
 import { type DueEntry, DueQueue } from './due-queue.js';
 
 /** A live lease as the reactor sees it: what its reactions are decided on and keyed by. */
@@ -30,14 +30,13 @@ const leaseIdOf = (streamId: string): string => streamId.slice(LEASE_CATEGORY.le
 
 const hostKey = (hostId: string): string => `host:${hostId}`;
 const floatingIpKey = (floatingIpId: string): string => `floatingip:${floatingIpId}`;
+/** Every resource a reservation holds, whatever its kind: a network segment's end must free it before the next lease's start. */
+const resourceKey = ({ kind, id }: { readonly kind: string; readonly id: string }): string => `${kind}:${id}`;
 
 const dueEntry = ({ state, releasing }: LeaseRecord): DueEntry | null => {
   const action = nextDueAction(state);
   if (action === null || state.status === 'Initial') return null;
-  const resources = state.lease.reservations.flatMap((reservation) => [
-    ...reservedHostIds(reservation).map(hostKey),
-    ...reservedFloatingIpIds(reservation).map(floatingIpKey),
-  ]);
+  const resources = state.lease.reservations.flatMap((reservation) => reservedResources(reservation).map(resourceKey));
   const releases = Object.values(releasing).flatMap(({ hostIds, floatingIpIds }) => [
     ...hostIds.map(hostKey),
     ...floatingIpIds.map(floatingIpKey),
