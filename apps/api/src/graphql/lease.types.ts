@@ -28,8 +28,8 @@ export class SlotsType {
 
 @ObjectType('Allocation')
 export class AllocationType {
-  @Field(() => String, { description: 'host or floatingip' }) resource_kind!: string;
-  @Field(() => String, { description: "The host's id or the floating IP's id" }) resource_id!: string;
+  @Field(() => String, { description: 'host, floatingip or network (a network segment)' }) resource_kind!: string;
+  @Field(() => String, { description: "The host's, the floating IP's or the network segment's id" }) resource_id!: string;
   @Field(() => String) reservation_id!: string;
   @Field(() => String) lease_id!: string;
   @Field(() => String, { description: 'UTC, as REST writes it: YYYY-MM-DDTHH:MM:SS.ffffff' }) start_date!: string;
