@@ -128,13 +128,8 @@ export interface NetworkAllocationRow {
 }
 
 /** A capability name ever seen on a network segment and its privacy flag (as PropertyRow for hosts). */
-export interface NetworkPropertyRow {
-  name: string;
-  id: string;
-  private: boolean;
-  createdAt: string;
-  updatedAt: string | null;
-}
+/** A network segment's capability name and its privacy: the same row as a host's. */
+export type NetworkPropertyRow = PropertyRow;
 
 /**
  * One booking on one reservable resource's calendar (a whole host, instance slots on a host, a
@@ -293,10 +288,11 @@ const hostSchema = (): EntitySchema<HostRow> =>
   });
 export const HostEntity = hostSchema();
 
-const propertySchema = (): EntitySchema<PropertyRow> =>
+/** One kind's capability names and their privacy, one row per name (hosts' in `lh_properties`, network segments' in theirs). */
+const propertyPrivacySchema = (name: string, tableName: string) => (): EntitySchema<PropertyRow> =>
   new EntitySchema<PropertyRow>({
-    name: 'PropertyRow',
-    tableName: 'lh_properties',
+    name,
+    tableName,
     properties: {
       name: { type: SafeTextType, primary: true },
       id: { type: SafeTextType },
@@ -305,6 +301,7 @@ const propertySchema = (): EntitySchema<PropertyRow> =>
       updatedAt: { type: SafeTextType, nullable: true },
     },
   });
+const propertySchema = propertyPrivacySchema('PropertyRow', 'lh_properties');
 export const PropertyEntity = propertySchema();
 
 const floatingIpSchema = (): EntitySchema<FloatingIpRow> =>
@@ -372,18 +369,7 @@ const networkAllocationSchema = (): EntitySchema<NetworkAllocationRow> =>
   });
 export const NetworkAllocationEntity = networkAllocationSchema();
 
-const networkPropertySchema = (): EntitySchema<NetworkPropertyRow> =>
-  new EntitySchema<NetworkPropertyRow>({
-    name: 'NetworkPropertyRow',
-    tableName: 'lh_network_properties',
-    properties: {
-      name: { type: SafeTextType, primary: true },
-      id: { type: SafeTextType },
-      private: { type: 'boolean' },
-      createdAt: { type: SafeTextType },
-      updatedAt: { type: SafeTextType, nullable: true },
-    },
-  });
+const networkPropertySchema = propertyPrivacySchema('NetworkPropertyRow', 'lh_network_properties');
 export const NetworkPropertyEntity = networkPropertySchema();
 
 const availabilitySchema = (): EntitySchema<AvailabilityIntervalRow> =>
