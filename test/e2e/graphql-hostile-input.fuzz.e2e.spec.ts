@@ -185,7 +185,8 @@ const forbiddenIn = (value: unknown, at = '$'): string | null => {
 let system: RunningSystem;
 
 beforeAll(async () => {
-  system = await startSystem();
+  // no reactor: a lease the fuzz created starting now would have it append while a refused request is checked for writes
+  system = await startSystem({ apps: ['api', 'projector'] });
   const created = await fetch(`${system.url}/v1/os-hosts`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
