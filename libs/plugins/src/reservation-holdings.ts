@@ -1,6 +1,16 @@
-import type { HostSize, Reservation, ReservationAmounts, ReservationRates, ResourceType } from '#domain/index.js';
+import {
+  type HostSize,
+  type QuotaCatalogue,
+  type Reservation,
+  type ReservationAmounts,
+  type ReservationRates,
+  type ResourceType,
+  type UsageMetricCatalogue,
+  quotaCatalogue,
+  usageMetricCatalogue,
+} from '#domain/index.js';
 import type { BookedResource } from './reservation-type.js';
-import { reservationType } from './reservation-types.js';
+import { RESERVATION_TYPES, reservationType } from './reservation-types.js';
 
 /** What a reservation of any type holds, asked of its type's module. */
 
@@ -27,3 +37,9 @@ export const reservationRates =
 
 /** Whether a type's usage is priced by its hosts' capabilities (else by the rate card's own prices). */
 export const pricedByHostCapabilities = (type: ResourceType): boolean => reservationType(type).usage.prices === 'host-capabilities';
+
+/** Every quota the registered types count, held ones first, each type's in its own order. */
+export const QUOTAS: QuotaCatalogue = quotaCatalogue(RESERVATION_TYPES.map(({ quota }) => quota));
+
+/** Every usage metric the registered types meter, in the order reports show them, each type's in its own order. */
+export const USAGE_METRICS: UsageMetricCatalogue = usageMetricCatalogue(RESERVATION_TYPES.map(({ usage }) => usage.metrics));

@@ -1,4 +1,14 @@
-import type { HostSize, QuotaAmounts, Reservation, ReservationRules, ResourceType, SlotDemand, UsageRates } from '#domain/index.js';
+import type {
+  HostSize,
+  QuotaAmounts,
+  QuotaDeclarations,
+  Reservation,
+  ReservationRules,
+  ResourceType,
+  SlotDemand,
+  UsageMetricDeclarations,
+  UsageRates,
+} from '#domain/index.js';
 import type { ReservationViewBase, ReservationViewer, ReservationViewMap } from '#read-model/index.js';
 import type { ReservationAdmission } from './admission/admission.port.js';
 import type { ReservationTypeAvailability } from './availability/availability.port.js';
@@ -34,15 +44,23 @@ export type BookedResource =
   | { readonly kind: 'floatingip'; readonly id: string }
   | { readonly kind: ResourceKindName; readonly id: string };
 
-/** How quotas count a type's reservation. */
-export interface ReservationTypeQuota<R extends Reservation> {
-  /** What the reservation holds of each held quota at every instant of its lease's window. */
+/**
+ * How quotas count a type's reservation. `held` and `monthly` declare the quotas it counts (a type may count one another
+ * type declares, with the same declaration); its folder adds their names to the domain's `HeldQuotaMap` and
+ * `MonthlyQuotaMap` from these, so `amounts` names only declared quotas.
+ */
+export interface ReservationTypeQuota<R extends Reservation> extends QuotaDeclarations {
+  /** What the reservation holds of each held quota at every instant of its lease's window (a quota it leaves out: 0). */
   amounts(reservation: R): QuotaAmounts;
 }
 
-/** How usage meters a type's reservation. */
+/**
+ * How usage meters a type's reservation. `metrics` declares the metrics it accrues (its folder adds them to the domain's
+ * `UsageMetricMap`), in the order reports show them.
+ */
 export interface ReservationTypeUsage<R extends Reservation> {
-  /** What each resource the reservation holds accrues per unit of time while it runs, by resource id. */
+  readonly metrics: UsageMetricDeclarations;
+  /** What each resource the reservation holds accrues of each metric per hour while it runs, by resource id. */
   rates(reservation: R, hostSize: (hostId: string) => HostSize): ReadonlyMap<string, UsageRates>;
   /**
    * Which of a rate card's prices its usage is charged at: `host-capabilities`, the first capability entry the

@@ -3,6 +3,11 @@ import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { FLOATING_IP_SORTING, HOST_ALLOCATION_SORTING, HOST_SORTING, LEASE_SORTING } from '#application/queries/read.queries.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
 import { NETWORK_OPERATIONS } from '../networks/network.openapi.js';
+import { QUOTAS, USAGE_METRICS } from '#plugins/reservation-holdings.js';
+import type { QuotaName } from '#domain/index.js';
+
+const codeList = (names: readonly string[]): string => names.map((name) => `\`${name}\``).join(', ');
+const fieldOf = (name: QuotaName): string => QUOTAS.wording[name].field;
 
 /**
  * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
@@ -439,8 +444,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'showUsage',
     tag: 'usage',
     summary: 'Usage report',
-    description:
-      "Host, instance, vCPU, memory, disk and floating-IP hours per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (`leasehold:usage:get`), admins every project (`leasehold:usage:get_all`). The body names the log position it was computed at and the instant it counts up to (`until`: the window's end, or now if earlier); the same request with that `as_of_position` and `until` gives the same bytes. docs/usage.md.",
+    description: `Hours of each metric (${codeList(USAGE_METRICS.metrics)}) per group and resource type, folded from what the log recorded (the reactor's start, the end or deletion, changes and healing) and clipped to the window; priced with a rate card when one is named. Members see their own project (\`leasehold:usage:get\`), admins every project (\`leasehold:usage:get_all\`). The body names the log position it was computed at and the instant it counts up to (\`until\`: the window's end, or now if earlier); the same request with that \`as_of_position\` and \`until\` gives the same bytes. docs/usage.md.`,
     parameters: {
       start: 'Window start (inclusive): `YYYY-MM-DD HH:MM` (UTC) or ISO 8601 with a zone; `now` is refused.',
       end: 'Window end (exclusive), after `start`; same forms.',
@@ -486,7 +490,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'quotas',
     summary: "A project's quotas and use",
     description:
-      "The limits in effect (`limits`, null: none), the project's own settings (`project_limits`, null: the configured default), what it holds now (`usage`, with this UTC month's host-hours and vCPU-hours), the most it holds at once from now on (`peak_usage`). Members read their own project (`leasehold:quota:get`), admins any.",
+      "The limits in effect (`limits`, null: none), the project's own settings (`project_limits`, null: the configured default), what it holds now (`usage`, with this UTC month's hours of each monthly quota), the most it holds at once from now on (`peak_usage`). Members read their own project (`leasehold:quota:get`), admins any.",
     parameters: { projectId: 'The project id.' },
     response: { description: 'The quotas.' },
   },
@@ -494,8 +498,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'setQuota',
     tag: 'quotas',
     summary: "Set a project's quotas",
-    description:
-      'Admins (`leasehold:quota:update`). Body: any of `hosts`, `vcpus`, `memory_mb`, `floating_ips`, `networks` (held at once) and `host_hours_per_month`, `vcpu_hours_per_month` (per UTC month), each an integer limit or null (back to the default). A lease create or update that would pass a limit is refused with 403 naming the quota, its limit and what the lease would have made it. Recorded as `Quota.Set`.',
+    description: `Admins (\`leasehold:quota:update\`). Body: any of ${codeList(QUOTAS.held.map(fieldOf))} (held at once) and ${codeList(QUOTAS.monthly.map(fieldOf))} (per UTC month), each an integer limit or null (back to the default). A lease create or update that would pass a limit is refused with 403 naming the quota, its limit and what the lease would have made it. Recorded as \`Quota.Set\`.`,
     parameters: { projectId: 'The project id.' },
     body: { schema: ref('QuotaSet'), required: true },
     response: { description: 'The quotas as set, with the use.' },

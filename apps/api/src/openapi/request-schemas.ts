@@ -6,7 +6,8 @@ import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '../leases/lease.dto.js';
 import { ReservationUpdateDto, reservationDto, reservationDtos } from '../leases/reservation.dto.js';
-import { MAX_QUOTA_LIMIT, PRICE, QUOTA_FIELDS, QUOTA_NAMES, USAGE_METRICS } from '#domain/index.js';
+import { MAX_QUOTA_LIMIT, PRICE } from '#domain/index.js';
+import { QUOTAS, USAGE_METRICS } from '#plugins/reservation-holdings.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { type JsonSchema, ref } from './json-schema.js';
 
@@ -73,9 +74,12 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     type: 'object',
     description: "A project's quotas to set: each an integer limit, or null to clear it back to the configured default.",
     properties: Object.fromEntries(
-      QUOTA_NAMES.map((name) => [
-        QUOTA_FIELDS[name],
-        { anyOf: [{ type: 'integer', minimum: 0, maximum: MAX_QUOTA_LIMIT }, { type: 'null' }] },
+      QUOTAS.dimensions.map(({ field, words }) => [
+        field,
+        {
+          description: `${words[0]?.toUpperCase()}${words.slice(1)}.`,
+          anyOf: [{ type: 'integer', minimum: 0, maximum: MAX_QUOTA_LIMIT }, { type: 'null' }],
+        },
       ]),
     ),
     minProperties: 1,
@@ -110,9 +114,10 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   RateCardPrices: {
     type: 'object',
     properties: Object.fromEntries(
-      USAGE_METRICS.map((metric) => [
+      USAGE_METRICS.metrics.map((metric) => [
         metric,
         {
+          description: `Price per hour of ${USAGE_METRICS.counts[metric]}.`,
           anyOf: [
             { type: 'string', pattern: PRICE.source },
             { type: 'number', minimum: 0 },

@@ -1,13 +1,6 @@
 import type { DateTime } from 'luxon';
-import {
-  type CapabilityPrices,
-  type MetricOverrides,
-  type MetricPrices,
-  type RateCardTerms,
-  USAGE_METRICS,
-  everyMetric,
-  invalid,
-} from '#domain/index.js';
+import { type CapabilityPrices, type MetricOverrides, type MetricPrices, type RateCardTerms, everyMetric, invalid } from '#domain/index.js';
+import { USAGE_METRICS } from '#plugins/reservation-holdings.js';
 import { parseInstant } from '../http/blazar-dates.js';
 import { type FieldPath, fieldName } from '../http/input-rules.js';
 import { refuseUnknownFields, requireObject } from '../http/validate-body.js';
@@ -33,14 +26,16 @@ const namedPrices = (raw: unknown, at: FieldPath): MetricOverrides => {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw invalid('MALFORMED_PARAMETER', `Malformed parameter ${where} (must be an object)`);
   const object = raw as Readonly<Record<string, unknown>>;
-  refuseUnknownFields(object, USAGE_METRICS, at);
+  refuseUnknownFields(object, USAGE_METRICS.metrics, at);
   return Object.fromEntries(
-    USAGE_METRICS.filter((metric) => object[metric] !== undefined).map((metric) => [metric, price(object[metric], `${where}.${metric}`)]),
+    USAGE_METRICS.metrics
+      .filter((metric) => object[metric] !== undefined)
+      .map((metric) => [metric, price(object[metric], `${where}.${metric}`)]),
   );
 };
 
 /** Every metric, '0' where the body names none. */
-const prices = (raw: unknown, at: FieldPath): MetricPrices => everyMetric(namedPrices(raw, at));
+const prices = (raw: unknown, at: FieldPath): MetricPrices => everyMetric(USAGE_METRICS, namedPrices(raw, at));
 
 const capabilityPrices = (raw: unknown): CapabilityPrices[] => {
   if (raw === undefined) return [];

@@ -13,6 +13,7 @@ import type {
   RateCardEvent,
   ResourcePropertyEvent,
 } from '#domain/index.js';
+import { QUOTAS } from '#plugins/reservation-holdings.js';
 import { RESOURCE_KIND_EVENTS, type ResourceKindEvent } from '#plugins/resource-kinds.js';
 import { type AuditEvent, describeRefusedLease, refusedLeaseOf } from '../audit/write-refused.events.js';
 import { publicCapabilities, publicEffects, publicHostInfo, publicReservation, publicSlots } from './public-shapes.js';
@@ -468,13 +469,10 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Quotas of project ${d.projectId} set`,
     fields: {
       project_id: 'projectId',
-      hosts: (d) => d.limits.hosts,
-      vcpus: (d) => d.limits.vcpus,
-      memory_mb: (d) => d.limits.memoryMb,
-      floating_ips: (d) => d.limits.floatingIps,
-      networks: (d) => d.limits.networks ?? null,
-      host_hours_per_month: (d) => d.limits.hostHoursPerMonth,
-      vcpu_hours_per_month: (d) => d.limits.vcpuHoursPerMonth,
+      // every quota a registered type declares; one recorded before the quota existed shows it null (the default)
+      ...Object.fromEntries(
+        QUOTAS.dimensions.map(({ name, field }): [string, FieldSource<DataOf<'Quota.Set'>>] => [field, (d) => d.limits[name] ?? null]),
+      ),
       set_at: 'setAt',
     },
   },

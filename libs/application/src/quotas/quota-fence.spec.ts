@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NO_LIMITS, type QuotaLimits, quotaStream } from '#domain/index.js';
+import { type QuotaLimits, quotaStream } from '#domain/index.js';
+import { QUOTAS } from '#plugins/reservation-holdings.js';
 import type { AppendRequest, EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
@@ -50,7 +51,7 @@ const heldBack = (store: EventStore) => {
 };
 
 /** One API process: its own handler and indexes over the shared log. */
-const apiProcess = (store: EventStore, name: string, limits: QuotaLimits = { ...NO_LIMITS, hosts: 1 }) => {
+const apiProcess = (store: EventStore, name: string, limits: QuotaLimits = { ...QUOTAS.noLimits, hosts: 1 }) => {
   let ids = 0;
   const context = {
     handler: new CommandHandler(store),
@@ -91,9 +92,9 @@ describe('the quota fence between two processes', () => {
     try {
       await appendGiven(store, [hostRegistered('1', { side: 'a' }), hostRegistered('2', { side: 'b' })]);
       const held = heldBack(store);
-      const first = apiProcess(held.view, 'a', NO_LIMITS).create({ type: 'CreateLease', data: leaseOn('a'), metadata: member });
+      const first = apiProcess(held.view, 'a', QUOTAS.noLimits).create({ type: 'CreateLease', data: leaseOn('a'), metadata: member });
       await held.decided;
-      await apiProcess(store, 'b', NO_LIMITS).create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
+      await apiProcess(store, 'b', QUOTAS.noLimits).create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
       held.release();
       await first;
       const events = await store.readAll({ from: 0 });

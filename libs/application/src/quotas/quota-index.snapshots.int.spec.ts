@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NO_LIMITS, quotaExcess, quotaUse } from '#domain/index.js';
+import { quotaExcess, quotaUse } from '#domain/index.js';
+import { QUOTAS } from '#plugins/reservation-holdings.js';
 import type { SnapshotStore } from '#event-store/snapshots/snapshot-store.port.js';
 import { SqliteSnapshotStore } from '#event-store/snapshots/sqlite-snapshot-store.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -51,7 +52,12 @@ const leases = async (index: QuotaIndex, fromHour: number, count: number): Promi
     settings: DEFAULT_SETTINGS,
     newId: () => `q${fromHour}-${++ids}`,
   };
-  const use = new LeaseUseCases(context, undefined, undefined, new Quotas(index, { defaults: { ...NO_LIMITS, hosts: 5 }, metricTopN: 10 }));
+  const use = new LeaseUseCases(
+    context,
+    undefined,
+    undefined,
+    new Quotas(index, { defaults: { ...QUOTAS.noLimits, hosts: 5 }, metricTopN: 10 }),
+  );
   for (let i = 0; i < count; i++) {
     const data = {
       name: `l${fromHour}-${i}`,
@@ -153,13 +159,13 @@ describe('the quota index from its snapshot', () => {
     await whole.catchUp();
     expect(whole.trackedLeases()).toBe(5);
     for (const project of ['project-a', 'project-b'])
-      expect(quotaUse(opened.index.holdings(project), cutoff)).toEqual(quotaUse(whole.holdings(project), cutoff));
+      expect(quotaUse(QUOTAS, opened.index.holdings(project), cutoff)).toEqual(quotaUse(QUOTAS, whole.holdings(project), cutoff));
     // the long lease growing to two hosts: refused on January's host hours in both
     const before = whole.holdings('project-b').find((h) => h.leaseId === 'long-1');
     if (before === undefined) throw new Error('the long lease is tracked');
     const grow = (limit: number, from: QuotaIndex) =>
-      quotaExcess({
-        limits: { ...NO_LIMITS, hostHoursPerMonth: limit },
+      quotaExcess(QUOTAS, {
+        limits: { ...QUOTAS.noLimits, hostHoursPerMonth: limit },
         others: from.holdings('project-b', 'long-1'),
         before,
         after: { ...before, amounts: { ...before.amounts, hosts: 2 } },

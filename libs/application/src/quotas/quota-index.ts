@@ -1,9 +1,8 @@
 import { DateTime } from 'luxon';
 import {
-  HELD_QUOTAS,
+  type HeldQuota,
   type LeaseEvent,
   type LeaseHolding,
-  NO_AMOUNTS,
   QUOTA_CATEGORY,
   type QuotaAmounts,
   type QuotaEvent,
@@ -16,11 +15,14 @@ import {
   unitMsWithin,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
-import { reservationAmounts } from '#plugins/reservation-holdings.js';
+import { QUOTAS, reservationAmounts } from '#plugins/reservation-holdings.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
 import type { Versioned } from '../write-model/write-index.js';
 
 const CATEGORIES = ['lease', QUOTA_CATEGORY];
+
+/** Every project's quota settings, over the quotas the registered types count. */
+export const QUOTA_DECIDER = quotaDecider(QUOTAS);
 const PAGE = 5000;
 
 /** What a snapshot of the index holds: the leases it tracks, the hours of those it forgot, every project's quota stream. */
@@ -39,11 +41,10 @@ const addSpent = (spent: Spent, tracked: TrackedLease, fromMonth: number): void 
   const holding = trackedHolding(tracked);
   for (const month of monthsOf(holding)) {
     if (month.start < fromMonth) continue;
-    const before = spent.get(month.start) ?? NO_AMOUNTS;
-    spent.set(
-      month.start,
-      Object.fromEntries(HELD_QUOTAS.map((unit) => [unit, before[unit] + unitMsWithin(holding, unit, month)])) as QuotaAmounts,
-    );
+    const amounts: Partial<Record<HeldQuota, number>> = { ...spent.get(month.start) };
+    for (const unit of Object.keys(holding.amounts) as HeldQuota[])
+      amounts[unit] = (amounts[unit] ?? 0) + unitMsWithin(holding, unit, month);
+    spent.set(month.start, amounts);
   }
 };
 
@@ -108,7 +109,7 @@ export class QuotaIndex {
   }
 
   quota(projectId: string): Versioned<QuotaState> {
-    return this.quotas.get(projectId) ?? { state: quotaDecider.initialState(), revision: -1 };
+    return this.quotas.get(projectId) ?? { state: QUOTA_DECIDER.initialState(), revision: -1 };
   }
 
   /** What the project's leases hold (deleted ones only for the time they held), but `exceptLeaseId`'s. */
@@ -173,7 +174,7 @@ export class QuotaIndex {
     this.position = event.position;
     if (event.streamId.startsWith(`${QUOTA_CATEGORY}-`)) {
       const projectId = event.streamId.slice(QUOTA_CATEGORY.length + 1);
-      const state = quotaDecider.evolve(this.quota(projectId).state, event as unknown as QuotaEvent);
+      const state = QUOTA_DECIDER.evolve(this.quota(projectId).state, event as unknown as QuotaEvent);
       this.quotas.set(projectId, { state, revision: event.revision });
     } else if (event.streamId.startsWith('lease-')) {
       this.applyLease(event.streamId.slice('lease-'.length), event as unknown as LeaseEvent);

@@ -1,4 +1,5 @@
-import { MAX_QUOTA_LIMIT, QUOTA_NAMES, type QuotaLimits, type QuotaName } from '#domain/index.js';
+import { MAX_QUOTA_LIMIT, type QuotaLimits } from '#domain/index.js';
+import { QUOTAS } from '#plugins/reservation-holdings.js';
 import { type Environment, integerSetting } from '../application-settings.js';
 
 export interface QuotaConfig {
@@ -8,17 +9,6 @@ export interface QuotaConfig {
   readonly metricTopN: number;
 }
 
-/** LEASEHOLD_QUOTA_DEFAULT_HOSTS, ..._VCPUS, ..._MEMORY_MB, ..._FLOATING_IPS, ..._HOST_HOURS_PER_MONTH, ..._VCPU_HOURS_PER_MONTH. */
-export const QUOTA_DEFAULT_VARIABLES: Readonly<Record<QuotaName, string>> = {
-  hosts: 'LEASEHOLD_QUOTA_DEFAULT_HOSTS',
-  vcpus: 'LEASEHOLD_QUOTA_DEFAULT_VCPUS',
-  memoryMb: 'LEASEHOLD_QUOTA_DEFAULT_MEMORY_MB',
-  floatingIps: 'LEASEHOLD_QUOTA_DEFAULT_FLOATING_IPS',
-  networks: 'LEASEHOLD_QUOTA_DEFAULT_NETWORKS',
-  hostHoursPerMonth: 'LEASEHOLD_QUOTA_DEFAULT_HOST_HOURS_PER_MONTH',
-  vcpuHoursPerMonth: 'LEASEHOLD_QUOTA_DEFAULT_VCPU_HOURS_PER_MONTH',
-};
-
 const limit = (env: Environment, variable: string): number | null => {
   if ((env[variable] ?? '') === '') return null;
   const value = integerSetting(env, variable, 0);
@@ -27,6 +17,7 @@ const limit = (env: Environment, variable: string): number | null => {
 };
 
 export const quotaConfigFromEnv = (env: Environment): QuotaConfig => ({
-  defaults: Object.fromEntries(QUOTA_NAMES.map((name) => [name, limit(env, QUOTA_DEFAULT_VARIABLES[name])])) as QuotaLimits,
+  // each quota's own variable, as the type declaring it names it (LEASEHOLD_QUOTA_DEFAULT_HOSTS, ...)
+  defaults: Object.fromEntries(QUOTAS.dimensions.map(({ name, defaultVariable }) => [name, limit(env, defaultVariable)])) as QuotaLimits,
   metricTopN: integerSetting(env, 'LEASEHOLD_QUOTA_METRIC_TOP_N', 10),
 });

@@ -1,8 +1,9 @@
-import { type QuotaChanges, quotaDecider, quotaStream } from '#domain/index.js';
+import { type QuotaChanges, quotaStream } from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type Caller, authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
+import { QUOTA_DECIDER } from './quota-index.js';
 import type { ProjectQuota, Quotas } from './quotas.js';
 
 export type SetQuota = AppCommand<'SetQuota', { readonly projectId: string; readonly changes: QuotaChanges }>;
@@ -33,8 +34,8 @@ export class QuotaUseCases {
     const { handler, newId } = this.context;
     const streamId = quotaStream(projectId);
     const { position } = await handler.handle(async () => {
-      const loaded = await handler.load(quotaDecider, streamId);
-      const events = quotaDecider.decide({ type: 'SetQuota', data: { projectId, changes, now: metadata.now } }, loaded.state);
+      const loaded = await handler.load(QUOTA_DECIDER, streamId);
+      const events = QUOTA_DECIDER.decide({ type: 'SetQuota', data: { projectId, changes, now: metadata.now } }, loaded.state);
       return {
         appends: [appendTo(streamId, loaded.revision === -1 ? 'no_stream' : loaded.revision, events, eventMetadata(metadata), newId)],
         result: null,

@@ -1,13 +1,10 @@
 import {
-  HELD_QUOTAS,
-  QUOTA_FIELDS,
+  type HeldQuota,
   type LeaseHolding,
-  QUOTA_NAMES,
   type QuotaLimits,
   type QuotaName,
   type QuotaUse,
   effectiveLimits,
-  quotaDecider,
   quotaExceeded,
   quotaExcess,
   quotaStream,
@@ -15,9 +12,10 @@ import {
   toMs,
 } from '#domain/index.js';
 import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
+import { QUOTAS } from '#plugins/reservation-holdings.js';
 import { appendTo } from '../command.js';
 import type { QuotaConfig } from './quota.config.js';
-import type { QuotaIndex } from './quota-index.js';
+import { QUOTA_DECIDER, type QuotaIndex } from './quota-index.js';
 
 /** A lease decision's quota side: the project, the lease before (null: a new one) and after. */
 export interface LeaseQuotaChange {
@@ -30,9 +28,9 @@ export interface LeaseQuotaChange {
 
 /** A decision that leaves what the lease holds as it was (a rename) adds nothing to check or fence. */
 const sameHolding = (a: LeaseHolding | null, b: LeaseHolding): boolean =>
-  a !== null && a.start === b.start && a.end === b.end && HELD_QUOTAS.every((name) => a.amounts[name] === b.amounts[name]);
+  a !== null && a.start === b.start && a.end === b.end && QUOTAS.held.every((name) => (a.amounts[name] ?? 0) === (b.amounts[name] ?? 0));
 
-const unlimited = (limits: QuotaLimits): boolean => QUOTA_NAMES.every((name) => limits[name] === null);
+const unlimited = (limits: QuotaLimits): boolean => QUOTAS.names.every((name) => limits[name] === null);
 
 /** A project's limits and use, as GET /v1/quotas/{project_id} shows them. */
 export interface ProjectQuota {
@@ -56,7 +54,7 @@ export class Quotas {
   ) {}
 
   limitsOf(projectId: string): QuotaLimits {
-    return effectiveLimits(this.index.quota(projectId).state.limits, this.config.defaults);
+    return effectiveLimits(QUOTAS, this.index.quota(projectId).state.limits, this.config.defaults);
   }
 
   /** Runs inside the decision (under the handler's lock): throws the 403 of the first quota exceeded, or answers the fence to append. */
@@ -70,10 +68,10 @@ export class Quotas {
     const limits = this.limitsOf(projectId);
     // a project without limits is not fenced: its admissions stay as cheap as before quotas
     if (unlimited(limits)) return [];
-    const excess = quotaExcess({ limits, others: this.index.holdings(projectId, leaseId), before, after, now: toMs(now) });
-    if (excess !== null) throw quotaExceeded(projectId, excess);
+    const excess = quotaExcess(QUOTAS, { limits, others: this.index.holdings(projectId, leaseId), before, after, now: toMs(now) });
+    if (excess !== null) throw quotaExceeded(QUOTAS, projectId, excess);
     const { revision } = this.index.quota(projectId);
-    const events = quotaDecider.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, this.index.quota(projectId).state);
+    const events = QUOTA_DECIDER.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, this.index.quota(projectId).state);
     return [appendTo(quotaStream(projectId), revision === -1 ? 'no_stream' : revision, events, metadata, newId)];
   }
 
@@ -84,29 +82,27 @@ export class Quotas {
       projectId,
       limits: this.limitsOf(projectId),
       own: this.index.quota(projectId).state.limits,
-      use: quotaUse(this.index.holdings(projectId), toMs(now)),
+      use: quotaUse(QUOTAS, this.index.holdings(projectId), toMs(now)),
     };
   }
 
   /**
    * The `metricTopN` projects nearest their limits (the highest share of a limit used now or this
-   * month; then the most hosts and vCPUs held), each with every quota's use and limit.
+   * month; then the most held of each held quota, in the catalogue's order), each with every quota's use and limit.
    */
   async topUse(now: string): Promise<QuotaSample[]> {
     await this.index.catchUp();
     const at = toMs(now);
     const ranked = this.index.projects().map((projectId) => {
       const limits = this.limitsOf(projectId);
-      const uses = useByQuota(quotaUse(this.index.holdings(projectId), at));
-      return { projectId, limits, uses, share: Math.max(0, ...QUOTA_NAMES.map((name) => shareOf(uses[name], limits[name]))) };
+      const uses = useByQuota(quotaUse(QUOTAS, this.index.holdings(projectId), at));
+      return { projectId, limits, uses, share: Math.max(0, ...QUOTAS.names.map((name) => shareOf(uses[name], limits[name]))) };
     });
-    ranked.sort(
-      (a, b) => b.share - a.share || b.uses.hosts - a.uses.hosts || b.uses.vcpus - a.uses.vcpus || a.projectId.localeCompare(b.projectId),
-    );
+    ranked.sort((a, b) => b.share - a.share || mostHeld(a.uses, b.uses) || a.projectId.localeCompare(b.projectId));
     return ranked
       .slice(0, this.config.metricTopN)
       .flatMap(({ projectId, limits, uses }) =>
-        QUOTA_NAMES.map((name) => ({ projectId, quota: QUOTA_FIELDS[name], use: uses[name], limit: limits[name] })),
+        QUOTAS.dimensions.map(({ name, field }) => ({ projectId, quota: field, use: uses[name], limit: limits[name] })),
       );
   }
 }
@@ -120,6 +116,12 @@ export interface QuotaSample {
 }
 
 const useByQuota = (use: QuotaUse): Readonly<Record<QuotaName, number>> => ({ ...use.held, ...use.monthly });
+
+/** The first held quota of which one holds more (negative: `a`), 0 when they hold as much of each. */
+const mostHeld = (a: Readonly<Record<HeldQuota, number>>, b: Readonly<Record<HeldQuota, number>>): number => {
+  for (const name of QUOTAS.held) if (a[name] !== b[name]) return b[name] - a[name];
+  return 0;
+};
 
 const shareOf = (use: number, limit: number | null): number => {
   if (limit === null || use === 0) return 0;

@@ -11,7 +11,7 @@ import {
   usagePieces,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
-import { reservationRates } from '#plugins/reservation-holdings.js';
+import { USAGE_METRICS, reservationRates } from '#plugins/reservation-holdings.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
 
 /** A piece with its bounds in epoch milliseconds (end null: open at the last event folded). */
@@ -164,7 +164,7 @@ export class UsageIndex {
     this.position = event.position;
     if (event.type === 'RateCard.Published') {
       const published = event.data as PublishedRateCard;
-      const data = { ...published, prices: everyMetric(published.prices) };
+      const data = { ...published, prices: everyMetric(USAGE_METRICS, published.prices) };
       const versions = this.rateCards.get(data.name) ?? [];
       versions.push({ position: event.position, value: data });
       this.rateCards.set(data.name, versions);

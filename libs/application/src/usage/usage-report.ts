@@ -1,5 +1,5 @@
-import { type Capabilities, type MetricPrices, USAGE_METRICS, type UsageMetric, type UsageRates, hoursOf } from '#domain/index.js';
-import { pricedByHostCapabilities } from '#plugins/reservation-holdings.js';
+import { type Capabilities, type MetricPrices, type UsageMetric, hoursOf } from '#domain/index.js';
+import { USAGE_METRICS, pricedByHostCapabilities } from '#plugins/reservation-holdings.js';
 import { ExactSum } from './exact-sum.js';
 import type { PublishedRateCard, TimedPiece } from './usage-index.js';
 
@@ -14,16 +14,8 @@ export const GROUP_COLUMNS: Readonly<Record<GroupBy, readonly string[]>> = {
   resource: ['resource_id'],
 };
 
-/** Metric -> the rate that accrues it. */
-const RATE_OF: Readonly<Record<UsageMetric, keyof UsageRates>> = {
-  host_hours: 'hosts',
-  instance_hours: 'instances',
-  vcpu_hours: 'vcpus',
-  memory_mb_hours: 'memoryMb',
-  disk_gb_hours: 'diskGb',
-  floating_ip_hours: 'floatingIps',
-  network_hours: 'networks',
-};
+/** The metrics in the order reports show them (a line's sums are in this order). */
+const METRICS = USAGE_METRICS.metrics;
 
 const MS_PER_HOUR = 3_600_000n;
 const MILLIONTHS = 1_000_000n;
@@ -56,13 +48,13 @@ export interface Pricing {
 interface Line {
   readonly key: Readonly<Record<string, string>>;
   readonly resourceType: string;
-  /** Unit-milliseconds of each metric (USAGE_METRICS order). */
+  /** Unit-milliseconds of each metric (METRICS order). */
   readonly unitMs: readonly ExactSum[];
   /** The same, by the prices they were held at (empty without a rate card): priced once per line. */
   readonly priced: Map<MetricPrices, readonly ExactSum[]>;
 }
 
-const sums = (): ExactSum[] => USAGE_METRICS.map(() => new ExactSum());
+const sums = (): ExactSum[] => METRICS.map(() => new ExactSum());
 
 /** The line a piece adds to: its group's fields and resource type, joined (the lines' sort key). */
 const lineId = (piece: TimedPiece, groupBy: GroupBy): string => {
@@ -142,8 +134,8 @@ export const accumulate = (
         line.priced.set(prices, pricedSums);
       }
     }
-    for (let i = 0; i < USAGE_METRICS.length; i++) {
-      const rate = piece.rates[RATE_OF[USAGE_METRICS[i] as UsageMetric]];
+    for (let i = 0; i < METRICS.length; i++) {
+      const rate = piece.rates[METRICS[i] as UsageMetric] ?? 0;
       if (rate === 0) continue;
       (line.unitMs[i] as ExactSum).addProduct(rate, ms);
       pricedSums?.[i]?.addProduct(rate, ms);
@@ -154,22 +146,18 @@ export const accumulate = (
 
 const hoursIn = (sum: ExactSum): number => hoursOf(sum.safe() ?? sum.value());
 
-/** Written out field by field: one object shape for every line, in USAGE_METRICS order. */
-const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => ({
-  host_hours: hoursIn(unitMs[0] as ExactSum),
-  instance_hours: hoursIn(unitMs[1] as ExactSum),
-  vcpu_hours: hoursIn(unitMs[2] as ExactSum),
-  memory_mb_hours: hoursIn(unitMs[3] as ExactSum),
-  disk_gb_hours: hoursIn(unitMs[4] as ExactSum),
-  floating_ip_hours: hoursIn(unitMs[5] as ExactSum),
-  network_hours: hoursIn(unitMs[6] as ExactSum),
-});
+/** Hours of every metric, in METRICS order: one object shape for every line. */
+const metricsOf = (unitMs: readonly ExactSum[]): Record<UsageMetric, number> => {
+  const hours: Partial<Record<UsageMetric, number>> = {};
+  METRICS.forEach((metric, i) => (hours[metric] = hoursIn(unitMs[i] as ExactSum)));
+  return hours as Record<UsageMetric, number>;
+};
 
 /** Cost in millionths of the currency: the exact sum of unit-ms x price, rounded once per line. */
 const lineCost = (line: Line): bigint => {
   let numerator = 0n;
   for (const [prices, priced] of line.priced) {
-    USAGE_METRICS.forEach((metric, i) => {
+    METRICS.forEach((metric, i) => {
       const price = millionths(prices[metric]);
       if (price !== 0n) numerator += (priced[i] as ExactSum).value() * price;
     });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type MetricPrices, type RateCardPublished, type Reservation, USAGE_METRICS } from '#domain/index.js';
+import type { MetricPrices, RateCardPublished, Reservation } from '#domain/index.js';
+import { USAGE_METRICS } from '#plugins/reservation-holdings.js';
 import { created, floatingIpReservation, reservation, virtualInstanceReservation } from '#domain/lease/testing/lease.fixtures.js';
 import type { EventMetadata, EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -24,7 +25,7 @@ const hostInfo = (vcpus: number, memoryMb: number, localGb: number) => ({
   hypervisorVersion: 1,
   availabilityZone: 'nova',
 });
-const ZERO = Object.fromEntries(USAGE_METRICS.map((metric) => [metric, 0]));
+const ZERO = Object.fromEntries(USAGE_METRICS.metrics.map((metric) => [metric, 0]));
 const admin = testCaller('admin', 'project-admin');
 
 let store: EventStore;
@@ -54,7 +55,7 @@ const publish = (card: Partial<RateCardPublished['data']> & { name: string; vers
   append(`ratecard-${card.name}`, 'RateCard.Published', {
     currency: 'EUR',
     effectiveFrom: t(0),
-    prices: Object.fromEntries(USAGE_METRICS.map((metric) => [metric, '0'])),
+    prices: Object.fromEntries(USAGE_METRICS.metrics.map((metric) => [metric, '0'])),
     capabilityPrices: [],
     publishedAt: t(0),
     ...card,
@@ -232,7 +233,7 @@ describe('usage report: bad input', () => {
 describe('rating and re-rating', () => {
   const prices = (hostHours: string, floatingIpHours = '0'): MetricPrices =>
     Object.fromEntries(
-      USAGE_METRICS.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0']),
+      USAGE_METRICS.metrics.map((m) => [m, m === 'host_hours' ? hostHours : m === 'floating_ip_hours' ? floatingIpHours : '0']),
     ) as MetricPrices;
 
   beforeEach(async () => {

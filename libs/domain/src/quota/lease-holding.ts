@@ -2,13 +2,18 @@ import { toMs } from '../shared/interval.js';
 import type { LeaseEvent } from '../lease/lease.events.js';
 import type { LeaseData, LeaseState } from '../lease/lease.state.js';
 import type { Reservation } from '../lease/lease.types.js';
-import { HELD_QUOTAS, type LeaseHolding, type QuotaAmounts } from './quota.types.js';
+import type { HeldQuota, LeaseHolding, QuotaAmounts } from './quota.types.js';
 
 /** What one reservation holds of each quota (its type module's `quota.amounts`). */
 export type ReservationAmounts = (reservation: Reservation) => QuotaAmounts;
 
-const sum = (amounts: readonly QuotaAmounts[]): QuotaAmounts =>
-  Object.fromEntries(HELD_QUOTAS.map((name) => [name, amounts.reduce((total, a) => total + a[name], 0)])) as QuotaAmounts;
+/** Every quota any of `amounts` names, summed. */
+const sum = (amounts: readonly QuotaAmounts[]): QuotaAmounts => {
+  const total: Partial<Record<HeldQuota, number>> = {};
+  for (const each of amounts)
+    for (const [name, amount] of Object.entries(each) as [HeldQuota, number][]) total[name] = (total[name] ?? 0) + amount;
+  return total;
+};
 
 /** A lease as it stands (not deleted): its whole window. */
 export const leaseHolding = (amountsOf: ReservationAmounts, lease: LeaseData): LeaseHolding => ({

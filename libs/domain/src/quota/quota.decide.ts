@@ -1,7 +1,7 @@
 import type { Command, Decider, DomainEvent } from '../shared/decider.js';
 import { DomainError, invalid } from '../shared/errors.js';
 import type { QuotaExcess } from './quota.rules.js';
-import { MAX_QUOTA_LIMIT, NO_LIMITS, QUOTA_NAMES, QUOTA_WORDS, type QuotaLimits, type QuotaName } from './quota.types.js';
+import { MAX_QUOTA_LIMIT, type QuotaCatalogue, type QuotaLimits, type QuotaName } from './quota.types.js';
 
 export const QUOTA_CATEGORY = 'quota';
 /** One stream per project: its settings, and the fence every lease admission of the project appends to. */
@@ -41,13 +41,13 @@ const checkLimit = (name: QuotaName, value: number | null): void => {
   }
 };
 
-const decide = (command: QuotaCommand, state: QuotaState): readonly QuotaEvent[] => {
+const decide = (quotas: QuotaCatalogue, command: QuotaCommand, state: QuotaState): readonly QuotaEvent[] => {
   switch (command.type) {
     case 'SetQuota': {
       const { projectId, changes, now } = command.data;
       for (const [name, value] of Object.entries(changes) as [QuotaName, number | null][]) checkLimit(name, value);
       const limits = Object.fromEntries(
-        QUOTA_NAMES.map((name) => [name, changes[name] === undefined ? state.limits[name] : changes[name]]),
+        quotas.names.map((name) => [name, changes[name] === undefined ? state.limits[name] : changes[name]]),
       ) as QuotaLimits;
       return [{ type: 'Quota.Set', data: { projectId, limits, setAt: now } }];
     }
@@ -62,19 +62,27 @@ const decide = (command: QuotaCommand, state: QuotaState): readonly QuotaEvent[]
   }
 };
 
-// a Quota.Set recorded before a quota existed leaves it at the default
-const evolve = (state: QuotaState, event: QuotaEvent): QuotaState =>
-  event.type === 'Quota.Set' ? { limits: { ...NO_LIMITS, ...event.data.limits } } : state;
-
-export const quotaDecider: Decider<QuotaState, QuotaCommand, QuotaEvent> = { initialState: () => ({ limits: NO_LIMITS }), decide, evolve };
+/**
+ * A project's quota settings, over the quotas of `quotas`. A Quota.Set recorded before a quota existed leaves it at the
+ * default, and one naming a quota no longer declared keeps it out of the limits.
+ */
+export const quotaDecider = (quotas: QuotaCatalogue): Decider<QuotaState, QuotaCommand, QuotaEvent> => ({
+  initialState: () => ({ limits: quotas.noLimits }),
+  decide: (command, state) => decide(quotas, command, state),
+  evolve: (state, event) =>
+    event.type === 'Quota.Set'
+      ? { limits: Object.fromEntries(quotas.names.map((name) => [name, event.data.limits[name] ?? null])) as QuotaLimits }
+      : state,
+});
 
 /** A project's effective limits: its own where set, else the default. */
-export const effectiveLimits = (own: QuotaLimits, defaults: QuotaLimits): QuotaLimits =>
-  Object.fromEntries(QUOTA_NAMES.map((name) => [name, own[name] ?? defaults[name]])) as QuotaLimits;
+export const effectiveLimits = (quotas: QuotaCatalogue, own: QuotaLimits, defaults: QuotaLimits): QuotaLimits =>
+  Object.fromEntries(quotas.names.map((name) => [name, own[name] ?? defaults[name]])) as QuotaLimits;
 
 /** The 403 of a quota: which one, its limit, and what the request would have made it. */
-export const quotaExceeded = (projectId: string, { quota, limit, wouldBe, month }: QuotaExcess): DomainError => {
-  const which = month === null ? QUOTA_WORDS[quota] : `${QUOTA_WORDS[quota]} (${month})`;
+export const quotaExceeded = (quotas: QuotaCatalogue, projectId: string, { quota, limit, wouldBe, month }: QuotaExcess): DomainError => {
+  const { words } = quotas.wording[quota];
+  const which = month === null ? words : `${words} (${month})`;
   return new DomainError(
     'QUOTA_EXCEEDED',
     'forbidden',

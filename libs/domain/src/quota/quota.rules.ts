@@ -1,14 +1,5 @@
 import { hoursOf } from '../usage/hours.js';
-import {
-  HELD_QUOTAS,
-  type HeldQuota,
-  type LeaseHolding,
-  MONTHLY_QUOTAS,
-  MONTHLY_UNIT,
-  type MonthlyQuota,
-  type QuotaLimits,
-  type QuotaName,
-} from './quota.types.js';
+import type { HeldQuota, LeaseHolding, MonthlyQuota, QuotaCatalogue, QuotaLimits, QuotaName } from './quota.types.js';
 
 interface Segment {
   readonly start: number;
@@ -41,9 +32,9 @@ const clip = (segment: Segment, from: number): Segment | null => {
 
 /** Where the lease holds more of `name` after than before: all of its window, or only what lies outside the old one. */
 const growth = (before: LeaseHolding | null, after: LeaseHolding, name: HeldQuota): Segment[] => {
-  const amount = after.amounts[name];
+  const amount = after.amounts[name] ?? 0;
   if (amount === 0) return [];
-  if (before === null || amount > before.amounts[name]) return [after];
+  if (before === null || amount > (before.amounts[name] ?? 0)) return [after];
   const parts = [
     { start: after.start, end: Math.min(after.end, before.start) },
     { start: Math.max(after.start, before.end), end: after.end },
@@ -55,7 +46,7 @@ const growth = (before: LeaseHolding | null, after: LeaseHolding, name: HeldQuot
 export const peakWithin = (holdings: readonly LeaseHolding[], name: HeldQuota, segment: Segment): number => {
   const steps: [number, number][] = [];
   for (const h of holdings) {
-    const amount = h.amounts[name];
+    const amount = h.amounts[name] ?? 0;
     if (amount === 0 || h.start >= segment.end || h.end <= segment.start) continue;
     steps.push([Math.max(h.start, segment.start), amount], [h.end, -amount]);
   }
@@ -99,22 +90,21 @@ export const monthsOf = (segment: Segment): Segment[] => {
 
 /** Unit-milliseconds the holding spends in `month`: its amount times the time its window overlaps the month. */
 export const unitMsWithin = (holding: LeaseHolding, unit: HeldQuota, month: Segment): number =>
-  holding.amounts[unit] * Math.max(0, Math.min(holding.end, month.end) - Math.max(holding.start, month.start));
+  (holding.amounts[unit] ?? 0) * Math.max(0, Math.min(holding.end, month.end) - Math.max(holding.start, month.start));
 
-/** A month's use of a monthly quota, in unit-milliseconds. */
-export const monthlyUse = (holdings: readonly LeaseHolding[], name: MonthlyQuota, month: Segment): number =>
-  holdings.reduce((total, h) => total + unitMsWithin(h, MONTHLY_UNIT[name], month), 0);
+/** A month's use of a monthly quota summing `unit`, in unit-milliseconds. */
+export const monthlyUse = (holdings: readonly LeaseHolding[], unit: HeldQuota, month: Segment): number =>
+  holdings.reduce((total, h) => total + unitMsWithin(h, unit, month), 0);
 
-const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: MonthlyQuota): QuotaExcess | null => {
+const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: MonthlyQuota, unit: HeldQuota): QuotaExcess | null => {
   const limit = decision.limits[name];
   if (limit === null) return null;
   const { before, others } = decision;
-  const unit = MONTHLY_UNIT[name];
   for (const month of monthsOf(after)) {
     const added = unitMsWithin(after, unit, month) - (before === null ? 0 : unitMsWithin(before, unit, month));
     if (added <= 0) continue;
     // judged on the hours a usage report would show, so a refusal never names the limit itself as what passes it
-    const wouldBe = hoursOf(monthlyUse(others, name, month) + unitMsWithin(after, unit, month));
+    const wouldBe = hoursOf(monthlyUse(others, unit, month) + unitMsWithin(after, unit, month));
     if (wouldBe > limit) return { quota: name, limit, wouldBe, month: monthKey(month.start) };
   }
   return null;
@@ -125,15 +115,15 @@ const monthlyExcess = (decision: QuotaDecision, after: LeaseHolding, name: Month
  * where it adds: an instant (from now on) at which the lease holds more than it did, a month in
  * which it spends more hours; so a project over a limit lowered since can still shrink its leases.
  */
-export const quotaExcess = (decision: QuotaDecision): QuotaExcess | null => {
+export const quotaExcess = (quotas: QuotaCatalogue, decision: QuotaDecision): QuotaExcess | null => {
   const { after } = decision;
   if (after === null) return null;
-  for (const name of HELD_QUOTAS) {
+  for (const name of quotas.held) {
     const excess = heldExcess(decision, after, name);
     if (excess !== null) return excess;
   }
-  for (const name of MONTHLY_QUOTAS) {
-    const excess = monthlyExcess(decision, after, name);
+  for (const name of quotas.monthly) {
+    const excess = monthlyExcess(decision, after, name, quotas.unitOf[name]);
     if (excess !== null) return excess;
   }
   return null;
@@ -147,15 +137,16 @@ export interface QuotaUse {
   readonly monthly: Readonly<Record<MonthlyQuota, number>>;
 }
 
-export const quotaUse = (holdings: readonly LeaseHolding[], now: number): QuotaUse => {
+export const quotaUse = (quotas: QuotaCatalogue, holdings: readonly LeaseHolding[], now: number): QuotaUse => {
   const [month] = monthsOf({ start: now, end: now + 1 }) as [Segment];
-  const held = (name: HeldQuota): number => holdings.reduce((total, h) => total + (h.start <= now && now < h.end ? h.amounts[name] : 0), 0);
+  const held = (name: HeldQuota): number =>
+    holdings.reduce((total, h) => total + (h.start <= now && now < h.end ? (h.amounts[name] ?? 0) : 0), 0);
   const peak = (name: HeldQuota): number => peakWithin(holdings, name, { start: now, end: Number.POSITIVE_INFINITY });
   return {
     month: monthKey(now),
-    held: Object.fromEntries(HELD_QUOTAS.map((name) => [name, held(name)])) as Record<HeldQuota, number>,
-    peak: Object.fromEntries(HELD_QUOTAS.map((name) => [name, peak(name)])) as Record<HeldQuota, number>,
-    monthly: Object.fromEntries(MONTHLY_QUOTAS.map((name) => [name, hoursOf(monthlyUse(holdings, name, month))])) as Record<
+    held: Object.fromEntries(quotas.held.map((name) => [name, held(name)])) as Record<HeldQuota, number>,
+    peak: Object.fromEntries(quotas.held.map((name) => [name, peak(name)])) as Record<HeldQuota, number>,
+    monthly: Object.fromEntries(quotas.monthly.map((name) => [name, hoursOf(monthlyUse(holdings, quotas.unitOf[name], month))])) as Record<
       MonthlyQuota,
       number
     >,

@@ -1,38 +1,48 @@
-/** The quotas of a project: five held at once, two per calendar month (UTC). */
-export const QUOTA_NAMES = ['hosts', 'vcpus', 'memoryMb', 'floatingIps', 'networks', 'hostHoursPerMonth', 'vcpuHoursPerMonth'] as const;
-export type QuotaName = (typeof QUOTA_NAMES)[number];
+/**
+ * Quotas counted at every instant of a lease's window. Each reservation type's module adds those it counts by module
+ * augmentation (as `ReservationTypeMap`), from its declarations (`HeldQuotaDeclarations`), so the domain counts every
+ * type's quotas without naming one.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface HeldQuotaMap {}
 
-/** Quotas counted at every instant of a lease's window. */
-export const HELD_QUOTAS = ['hosts', 'vcpus', 'memoryMb', 'floatingIps', 'networks'] as const satisfies readonly QuotaName[];
-export type HeldQuota = (typeof HELD_QUOTAS)[number];
+/** Quotas summed over each calendar month (UTC), in unit-hours of a held quota; added as `HeldQuotaMap`'s are. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface MonthlyQuotaMap {}
 
-/** Quotas summed over each calendar month (UTC), in unit-hours. */
-export const MONTHLY_QUOTAS = ['hostHoursPerMonth', 'vcpuHoursPerMonth'] as const satisfies readonly QuotaName[];
-export type MonthlyQuota = (typeof MONTHLY_QUOTAS)[number];
+export type HeldQuota = Extract<keyof HeldQuotaMap, string>;
+export type MonthlyQuota = Extract<keyof MonthlyQuotaMap, string>;
+export type QuotaName = HeldQuota | MonthlyQuota;
+
+/** How a quota is shown and configured. */
+export interface QuotaWording {
+  /** Its name on the wire: the API's field, the public event's field, the metric's label. */
+  readonly field: string;
+  /** Words for messages: "hosts held at once limit 4". */
+  readonly words: string;
+  /** The environment variable of its default limit (unset: unlimited). */
+  readonly defaultVariable: string;
+}
+
+/** Held quotas as a type module declares them, by name. */
+export type HeldQuotaDeclarations = Readonly<Record<string, QuotaWording>>;
+
+/** Monthly quotas as a type module declares them, by name: each with the held quota whose amounts it sums. */
+export type MonthlyQuotaDeclarations = Readonly<Record<string, QuotaWording & { readonly unit: HeldQuota }>>;
+
+/** One quota of the catalogue: held at once (`unit` null) or monthly, in unit-hours of `unit`. */
+export type QuotaDimension =
+  | (QuotaWording & { readonly name: HeldQuota; readonly unit: null })
+  | (QuotaWording & { readonly name: MonthlyQuota; readonly unit: HeldQuota });
 
 /** A limit per quota; null: none (unlimited, or for a project's own settings: the configured default). */
 export type QuotaLimits = Readonly<Record<QuotaName, number | null>>;
 
-export const NO_LIMITS: QuotaLimits = {
-  hosts: null,
-  vcpus: null,
-  memoryMb: null,
-  floatingIps: null,
-  networks: null,
-  hostHoursPerMonth: null,
-  vcpuHoursPerMonth: null,
-};
-
 /** The largest limit accepted: counts stay exact in integer arithmetic on unit-milliseconds. */
 export const MAX_QUOTA_LIMIT = 1_000_000_000;
 
-/** What a lease holds at every instant of its window. */
-export type QuotaAmounts = Readonly<Record<HeldQuota, number>>;
-
-export const NO_AMOUNTS: QuotaAmounts = { hosts: 0, vcpus: 0, memoryMb: 0, floatingIps: 0, networks: 0 };
-
-/** The unit each monthly quota multiplies by hours. */
-export const MONTHLY_UNIT: Readonly<Record<MonthlyQuota, HeldQuota>> = { hostHoursPerMonth: 'hosts', vcpuHoursPerMonth: 'vcpus' };
+/** What a lease holds at every instant of its window; a quota it does not name, 0. */
+export type QuotaAmounts = Readonly<Partial<Record<HeldQuota, number>>>;
 
 /** A lease as quotas count it: its amounts over [start, end) in epoch milliseconds. */
 export interface LeaseHolding {
@@ -43,24 +53,15 @@ export interface LeaseHolding {
   readonly amounts: QuotaAmounts;
 }
 
-/** Each quota's name on the wire (the API's fields, the metric's label). */
-export const QUOTA_FIELDS: Readonly<Record<QuotaName, string>> = {
-  hosts: 'hosts',
-  vcpus: 'vcpus',
-  memoryMb: 'memory_mb',
-  floatingIps: 'floating_ips',
-  networks: 'networks',
-  hostHoursPerMonth: 'host_hours_per_month',
-  vcpuHoursPerMonth: 'vcpu_hours_per_month',
-};
-
-/** Words for messages: "hosts held at once limit 4". */
-export const QUOTA_WORDS: Readonly<Record<QuotaName, string>> = {
-  hosts: 'hosts held at once',
-  vcpus: 'instance vCPUs held at once',
-  memoryMb: 'instance RAM (MB) held at once',
-  floatingIps: 'floating IPs held at once',
-  networks: 'network segments held at once',
-  hostHoursPerMonth: 'host-hours per month',
-  vcpuHoursPerMonth: 'vCPU-hours per month',
-};
+/** Every quota in force: those the registered reservation types declare (quota-catalogue.ts). */
+export interface QuotaCatalogue {
+  /** Held quotas first, then monthly ones. */
+  readonly dimensions: readonly QuotaDimension[];
+  readonly names: readonly QuotaName[];
+  readonly held: readonly HeldQuota[];
+  readonly monthly: readonly MonthlyQuota[];
+  readonly unitOf: Readonly<Record<MonthlyQuota, HeldQuota>>;
+  readonly wording: Readonly<Record<QuotaName, QuotaWording>>;
+  /** Every quota named, none limited. */
+  readonly noLimits: QuotaLimits;
+}

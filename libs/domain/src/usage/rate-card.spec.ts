@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type MetricPrices, type RateCardCommand, USAGE_METRICS, pricesOnHosts, rateCardDecider } from './rate-card.js';
+import { USAGE_METRICS } from '#plugins/reservation-holdings.js';
+import { type MetricPrices, type RateCardCommand, pricesOnHosts, rateCardDecider } from './rate-card.js';
 
-const PRICES = Object.fromEntries(USAGE_METRICS.map((metric) => [metric, '0'])) as MetricPrices;
+const PRICES = Object.fromEntries(USAGE_METRICS.metrics.map((metric) => [metric, '0'])) as MetricPrices;
 const publish = (overrides: Partial<RateCardCommand['data']> = {}): RateCardCommand => ({
   type: 'PublishRateCard',
   data: {

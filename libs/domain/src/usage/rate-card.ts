@@ -1,18 +1,38 @@
 import type { Capabilities } from '../host/host.types.js';
 import type { Command, Decider, DomainEvent } from '../shared/decider.js';
 import { invalid } from '../shared/errors.js';
+import { mergeOrders } from '../shared/merge-orders.js';
 
-/** What a report counts, in hours of each; a rate card prices each. */
-export const USAGE_METRICS = [
-  'host_hours',
-  'instance_hours',
-  'vcpu_hours',
-  'memory_mb_hours',
-  'disk_gb_hours',
-  'floating_ip_hours',
-  'network_hours',
-] as const;
-export type UsageMetric = (typeof USAGE_METRICS)[number];
+/**
+ * What a usage report counts, in hours of each; a rate card prices each. Each reservation type's module adds the metrics
+ * it meters by module augmentation (as `ReservationTypeMap`), from its declarations (`UsageMetricDeclarations`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface UsageMetricMap {}
+export type UsageMetric = Extract<keyof UsageMetricMap, string>;
+
+/** Metrics as a type module declares them, by their name on the wire (`*_hours`): what an hour of each counts. */
+export type UsageMetricDeclarations = Readonly<Record<string, { readonly counts: string }>>;
+
+/** Every metric in force, in the order reports show them: those the registered reservation types declare. */
+export interface UsageMetricCatalogue {
+  readonly metrics: readonly UsageMetric[];
+  readonly counts: Readonly<Record<UsageMetric, string>>;
+}
+
+/** The catalogue of the metrics the types declare, in an order that keeps each type's own; one metric, one meaning. */
+export const usageMetricCatalogue = (declarations: readonly UsageMetricDeclarations[]): UsageMetricCatalogue => {
+  const counts = new Map<string, string>();
+  for (const declared of declarations)
+    for (const [metric, { counts: what }] of Object.entries(declared)) {
+      if ((counts.get(metric) ?? what) !== what) throw new Error(`Usage metric ${metric} is declared twice, differently`);
+      counts.set(metric, what);
+    }
+  return {
+    metrics: mergeOrders(declarations.map((declared) => Object.keys(declared))) as UsageMetric[],
+    counts: Object.fromEntries(counts) as Record<UsageMetric, string>,
+  };
+};
 
 /** Price per unit-hour of each metric, as a decimal string with at most 6 fraction digits ('0' when free). */
 export type MetricPrices = Readonly<Record<UsageMetric, string>>;
@@ -63,9 +83,9 @@ const CURRENCY = /^[A-Z]{3}$/;
 export const PRICE = /^(0|[1-9]\d{0,11})(\.\d{1,6})?$/;
 const MAX_CAPABILITY_PRICES = 100;
 
+// the request parser names only known metrics; every price it names is checked
 const checkPrices = (prices: MetricOverrides, where: string): void => {
-  for (const metric of USAGE_METRICS) {
-    const price = prices[metric];
+  for (const [metric, price] of Object.entries(prices)) {
     if (price !== undefined && !PRICE.test(price))
       throw invalid('INVALID_RATE_CARD', `${where}${metric} must be a non-negative decimal with at most 6 fraction digits`);
   }
@@ -86,7 +106,7 @@ const checkTerms = (name: string, terms: RateCardTerms): void => {
       throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].capability must be 1 to 64 characters`);
     if (entry.value.length > 255) throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].value must be at most 255 characters`);
     checkPrices(entry.prices, `capability_prices[${index}].prices.`);
-    if (!USAGE_METRICS.some((metric) => entry.prices[metric] !== undefined))
+    if (!Object.values(entry.prices).some((price) => price !== undefined))
       throw invalid('INVALID_RATE_CARD', `capability_prices[${index}].prices must name at least one metric`);
   }
 };
@@ -108,8 +128,8 @@ export const rateCardDecider: Decider<RateCardState, RateCardCommand, RateCardEv
  * Every metric priced, '0' where `prices` names none: a metric a card does not price is free, and a card published before
  * a metric existed prices it at 0.
  */
-export const everyMetric = (prices: MetricOverrides): MetricPrices =>
-  Object.fromEntries(USAGE_METRICS.map((metric) => [metric, prices[metric] ?? '0'])) as MetricPrices;
+export const everyMetric = (metrics: UsageMetricCatalogue, prices: MetricOverrides): MetricPrices =>
+  Object.fromEntries(metrics.metrics.map((metric) => [metric, prices[metric] ?? '0'])) as MetricPrices;
 
 /**
  * What a resource on a host pays, by the host's capabilities: the card's prices, overridden by the first entry the host

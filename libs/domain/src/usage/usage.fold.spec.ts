@@ -26,8 +26,10 @@ const SIZES: Readonly<Record<string, HostSize>> = {
   '9': { vcpus: 32, memoryMb: 131_072, diskGb: 450 },
 };
 const hostSize = (hostId: string): HostSize => SIZES[hostId] as HostSize;
-const NONE = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0, networks: 0 };
-const wholeHost = (hostId: string) => ({ ...NONE, hosts: 1, ...hostSize(hostId) });
+const wholeHost = (hostId: string) => {
+  const { vcpus, memoryMb, diskGb } = hostSize(hostId);
+  return { host_hours: 1, vcpu_hours: vcpus, memory_mb_hours: memoryMb, disk_gb_hours: diskGb };
+};
 
 const piece = (
   reservationId: string,
@@ -68,7 +70,12 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
     });
     const flavor = flavorInstanceReservation('res-f');
     const pieces = given(created({ reservations: [virtual, flavor] }), started(at(10)), endRequested('scheduled', at(12)));
-    const slots = (count: number) => ({ ...NONE, instances: count, vcpus: 2 * count, memoryMb: 4096 * count, diskGb: 20 * count });
+    const slots = (count: number) => ({
+      instance_hours: count,
+      vcpu_hours: 2 * count,
+      memory_mb_hours: 4096 * count,
+      disk_gb_hours: 20 * count,
+    });
     expect(pieces).toEqual([
       piece('res-f', 'flavor:instance', '7', at(10), at(12), slots(2)),
       piece('res-v', 'virtual:instance', '7', at(10), at(12), slots(2)),
@@ -85,8 +92,8 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
       ],
     });
     expect(given(created({ reservations: [fip] }), started(at(10)), endRequested('scheduled', at(11)))).toEqual([
-      piece('res-ip', 'virtual:floatingip', 'fip-1', at(10), at(11), { ...NONE, floatingIps: 1 }),
-      piece('res-ip', 'virtual:floatingip', 'fip-2', at(10), at(11), { ...NONE, floatingIps: 1 }),
+      piece('res-ip', 'virtual:floatingip', 'fip-1', at(10), at(11), { floating_ip_hours: 1 }),
+      piece('res-ip', 'virtual:floatingip', 'fip-2', at(10), at(11), { floating_ip_hours: 1 }),
     ]);
   });
 
@@ -159,7 +166,12 @@ describe('usage fold: what a lease held, from what the log recorded', () => {
         { hostId: '8', count: 2 },
       ],
     };
-    const slots = (count: number) => ({ ...NONE, instances: count, vcpus: 2 * count, memoryMb: 4096 * count, diskGb: 20 * count });
+    const slots = (count: number) => ({
+      instance_hours: count,
+      vcpu_hours: 2 * count,
+      memory_mb_hours: 4096 * count,
+      disk_gb_hours: 20 * count,
+    });
     expect(
       given(created({ reservations: [before] }), started(at(10)), reservationChanged(after, at(14)), endRequested('scheduled', at(16))),
     ).toEqual([

@@ -1,16 +1,9 @@
 import type { LeaseEvent } from '../lease/lease.events.js';
 import type { Reservation, ResourceType } from '../lease/lease.types.js';
+import type { UsageMetric } from './rate-card.js';
 
-/** What one resource of a reservation holds while it runs, per unit of time (all integers). */
-export interface UsageRates {
-  readonly hosts: number;
-  readonly instances: number;
-  readonly vcpus: number;
-  readonly memoryMb: number;
-  readonly diskGb: number;
-  readonly floatingIps: number;
-  readonly networks: number;
-}
+/** What one resource of a reservation accrues of each metric while it runs, per hour (integers; a metric it does not name, 0). */
+export type UsageRates = Readonly<Partial<Record<UsageMetric, number>>>;
 
 /** The size a host was registered with: what a whole-host reservation holds of vCPUs, memory and disk. */
 export interface HostSize {
@@ -44,20 +37,13 @@ export const USAGE_EVENT_TYPES = [
   'Lease.Deleted',
 ] as const satisfies readonly LeaseEvent['type'][];
 
-/** Rates of nothing held: what a type's rates start from. */
-export const NO_RATES: UsageRates = { hosts: 0, instances: 0, vcpus: 0, memoryMb: 0, diskGb: 0, floatingIps: 0, networks: 0 };
-
 /** Rates per resource id of one reservation (its type module's `usage.rates`, with the hosts' sizes at hand). */
 export type ReservationRates = (reservation: Reservation) => ReadonlyMap<string, UsageRates>;
 
-const sameRates = (a: UsageRates, b: UsageRates): boolean =>
-  a.hosts === b.hosts &&
-  a.instances === b.instances &&
-  a.vcpus === b.vcpus &&
-  a.memoryMb === b.memoryMb &&
-  a.diskGb === b.diskGb &&
-  a.floatingIps === b.floatingIps &&
-  a.networks === b.networks;
+const sameRates = (a: UsageRates, b: UsageRates): boolean => {
+  const metrics = Object.keys(a) as UsageMetric[];
+  return metrics.length === Object.keys(b).length && metrics.every((metric) => a[metric] === b[metric]);
+};
 
 /** Where a lease's usage stands: not started, running (pieces open per reservation and resource), or over for good. */
 type UsageState =
