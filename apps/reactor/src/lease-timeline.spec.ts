@@ -148,7 +148,6 @@ describe('LeaseTimeline and Scheduler: back-to-back leases on one network segmen
     networkProperties: '',
     resourceProperties: '',
     beforeEnd: 'default',
-    propertyNames: [],
     allocations: [{ networkId: 'segment-150', networkType: 'vlan', physicalNetwork: 'physnet1', segmentId: 150 }],
   });
 

@@ -91,7 +91,6 @@ describe.skipIf(!on)('OpenStackNetworkEffects (real Neutron and Nova)', () => {
     networkProperties: '',
     resourceProperties: '',
     beforeEnd: '',
-    propertyNames: [],
     allocations: [{ networkId: randomUUID(), networkType: 'vlan', physicalNetwork: 'physnet1', segmentId }],
   });
   const context = (phase: EffectContext['phase'], held: NetworkReservation): EffectContext => ({

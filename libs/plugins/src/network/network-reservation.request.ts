@@ -15,6 +15,8 @@ export const NETWORK_BEFORE_END_ACTIONS: readonly BeforeEndAction[] = ['default'
 export interface NetworkReservationRequest extends Omit<NetworkReservation, 'id' | 'resourceId' | 'allocations'> {
   /** Both property queries, combined (AND), as Chameleon concatenates them. */
   readonly query: HostQuery;
+  /** The capability names the queries depend on: the booking keeps them from changing under the reservation. */
+  readonly propertyNames: readonly string[];
 }
 
 export interface NetworkReservationFields {

@@ -50,7 +50,6 @@ const holding = (networkId = 'n100', segmentId = 100): NetworkReservation => ({
   networkProperties: '',
   resourceProperties: '',
   beforeEnd: 'default',
-  propertyNames: [],
   allocations: [{ networkId, networkType: 'vlan', physicalNetwork: 'physnet1', segmentId }],
 });
 
@@ -72,19 +71,20 @@ describe('network admission', () => {
         networkProperties: '["==", "$physical_network", "physnet1"]',
         resourceProperties: '',
         beforeEnd: 'default',
-        propertyNames: [],
         allocations: [{ networkId: 'n100', networkType: 'vlan', physicalNetwork: 'physnet1', segmentId: 100 }],
       });
       expect(typesOf(decided())).toEqual(['network-n100 NetworkSegment.Booked']);
     });
   });
 
-  it('matches segment fields and extra capabilities, and records the capability names it depends on', async () => {
-    await withCalendars(segments, ({ admission }) => {
+  it('matches segment fields and extra capabilities, and books with the capability names it depends on', async () => {
+    await withCalendars(segments, ({ admission, decided }) => {
       const bySegment = networkAdmission.admit(admission(LEASE), request({ networkProperties: '[">=", "$segment_id", "101"]' }));
       expect(bySegment.allocations.map((a) => a.segmentId)).toEqual([101]);
       const byCapability = networkAdmission.admit(admission(LEASE), request({ resourceProperties: '["==", "$fast", "true"]' }));
-      expect(byCapability).toMatchObject({ propertyNames: ['fast'], allocations: [{ networkId: 'n100' }] });
+      expect(byCapability.allocations.map((a) => a.networkId)).toEqual(['n100']);
+      const onN100 = decided().filter((event) => event.streamId === 'network-n100');
+      expect(onN100).toMatchObject([{ type: 'NetworkSegment.Booked', data: { propertyNames: ['fast'] } }]);
       const other = networkAdmission.admit(admission(LEASE), request({ networkProperties: '["==", "$physical_network", "physnet2"]' }));
       expect(other.allocations.map((a) => a.networkId)).toEqual(['m7']);
     });

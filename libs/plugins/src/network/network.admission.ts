@@ -67,7 +67,7 @@ const readmit = (
     ...networkQuery(networkProperties, resourceProperties),
   };
   const allocations = chooseSegment(context, reservation.id, request, reservation, started);
-  const { query: _query, ...fields } = request;
+  const { query: _query, propertyNames: _names, ...fields } = request;
   return { ...reservation, ...fields, allocations };
 };
 
@@ -76,7 +76,7 @@ export const networkAdmission: ReservationAdmission<NetworkReservation, NetworkR
   admit: (context, request) => {
     const id = context.newId();
     const allocations = chooseSegment(context, id, request, null, false);
-    const { query: _query, ...fields } = request;
+    const { query: _query, propertyNames: _names, ...fields } = request;
     return { id, resourceId: context.newId(), ...fields, allocations };
   },
   readmit,

@@ -21,8 +21,6 @@ export interface NetworkReservation {
   /** Blazar's query over the segment's extra capabilities. */
   readonly resourceProperties: string;
   readonly beforeEnd: BeforeEndAction;
-  /** The capability names the queries depend on (they cannot change under the booking). */
-  readonly propertyNames: readonly string[];
   /** The one segment held (Chameleon's network_allocations: one per reservation). */
   readonly allocations: readonly NetworkAllocation[];
 }

@@ -19,7 +19,6 @@ const reservation = (id = 'res-1', allocation: NetworkAllocation = VLAN_150): Ne
   networkProperties: '',
   resourceProperties: '',
   beforeEnd: '',
-  propertyNames: [],
   allocations: [allocation],
 });
 
