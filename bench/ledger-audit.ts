@@ -157,65 +157,72 @@ const foldHost = (fold: LedgerFold, event: LedgerEvent): void => {
   }
 };
 
-const foldFloatingIp = (fold: LedgerFold, event: LedgerEvent): void => {
-  const { data } = event;
-  const ipId: string = data.floatingIpId;
-  if (event.streamId !== `floatingip-${ipId}`)
-    fold.misfiled.push(`${event.type} of floating IP ${ipId} in ${event.streamId} at ${event.position}`);
-  const holds = holdsOf(fold.ipHolds, ipId);
-  switch (event.type) {
-    case 'FloatingIp.Registered':
-      fold.floatingIps.set(ipId, { networkId: data.networkId, address: data.address });
-      return;
-    case 'FloatingIp.Unregistered':
-      fold.floatingIps.delete(ipId);
-      return;
-    case 'FloatingIp.Booked':
-      holds.set(data.reservationId, hold(ipId, data, null));
-      return;
-    case 'FloatingIp.BookingMoved': {
-      const next = moved(holds.get(data.reservationId), data, null);
-      if (next === undefined) fold.misfiled.push(`${event.type} of unknown booking ${data.reservationId} on floating IP ${ipId}`);
-      else holds.set(data.reservationId, next);
-      return;
-    }
-    case 'FloatingIp.BookingReleased':
-      holds.delete(data.reservationId);
-      return;
-    default:
-      return;
-  }
-};
+/**
+ * A resource booked whole by one reservation at a time (a floating IP, a network segment): its `<prefix>.Registered`,
+ * `.Unregistered`, `.Booked`, `.BookingMoved` and `.BookingReleased` in the stream `<category>-<id>`, read here without
+ * the code that wrote them.
+ */
+interface ExclusiveKind<R> {
+  readonly prefix: string;
+  readonly category: string;
+  readonly idField: string;
+  readonly noun: string;
+  registry(fold: LedgerFold): Map<string, R>;
+  holds(fold: LedgerFold): Map<string, Map<string, Hold>>;
+  registered(data: any): R;
+}
 
-const foldNetworkSegment = (fold: LedgerFold, event: LedgerEvent): void => {
-  const { data } = event;
-  const networkId: string = data.networkId;
-  if (event.streamId !== `network-${networkId}`)
-    fold.misfiled.push(`${event.type} of network segment ${networkId} in ${event.streamId} at ${event.position}`);
-  const holds = holdsOf(fold.segmentHolds, networkId);
-  switch (event.type) {
-    case 'NetworkSegment.Registered':
-      fold.segments.set(networkId, { networkType: data.networkType, physicalNetwork: data.physicalNetwork, segmentId: data.segmentId });
-      return;
-    case 'NetworkSegment.Unregistered':
-      fold.segments.delete(networkId);
-      return;
-    case 'NetworkSegment.Booked':
-      holds.set(data.reservationId, hold(networkId, data, null));
-      return;
-    case 'NetworkSegment.BookingMoved': {
-      const next = moved(holds.get(data.reservationId), data, null);
-      if (next === undefined) fold.misfiled.push(`${event.type} of unknown booking ${data.reservationId} on network segment ${networkId}`);
-      else holds.set(data.reservationId, next);
-      return;
+const foldExclusive =
+  <R>(kind: ExclusiveKind<R>) =>
+  (fold: LedgerFold, event: LedgerEvent): void => {
+    const { data } = event;
+    const id: string = data[kind.idField];
+    if (event.streamId !== `${kind.category}-${id}`)
+      fold.misfiled.push(`${event.type} of ${kind.noun} ${id} in ${event.streamId} at ${event.position}`);
+    const holds = holdsOf(kind.holds(fold), id);
+    switch (event.type.slice(kind.prefix.length + 1)) {
+      case 'Registered':
+        kind.registry(fold).set(id, kind.registered(data));
+        return;
+      case 'Unregistered':
+        kind.registry(fold).delete(id);
+        return;
+      case 'Booked':
+        holds.set(data.reservationId, hold(id, data, null));
+        return;
+      case 'BookingMoved': {
+        const next = moved(holds.get(data.reservationId), data, null);
+        if (next === undefined) fold.misfiled.push(`${event.type} of unknown booking ${data.reservationId} on ${kind.noun} ${id}`);
+        else holds.set(data.reservationId, next);
+        return;
+      }
+      case 'BookingReleased':
+        holds.delete(data.reservationId);
+        return;
+      default:
+        return;
     }
-    case 'NetworkSegment.BookingReleased':
-      holds.delete(data.reservationId);
-      return;
-    default:
-      return;
-  }
-};
+  };
+
+const foldFloatingIp = foldExclusive({
+  prefix: 'FloatingIp',
+  category: 'floatingip',
+  idField: 'floatingIpId',
+  noun: 'floating IP',
+  registry: (fold) => fold.floatingIps,
+  holds: (fold) => fold.ipHolds,
+  registered: (data) => ({ networkId: data.networkId, address: data.address }),
+});
+
+const foldNetworkSegment = foldExclusive({
+  prefix: 'NetworkSegment',
+  category: 'network',
+  idField: 'networkId',
+  noun: 'network segment',
+  registry: (fold) => fold.segments,
+  holds: (fold) => fold.segmentHolds,
+  registered: (data) => ({ networkType: data.networkType, physicalNetwork: data.physicalNetwork, segmentId: data.segmentId }),
+});
 
 const foldLease = (fold: LedgerFold, event: LedgerEvent): void => {
   const { data } = event;
