@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
+import type { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 
 /** The command line itself is wrong (an option, a lease that is not there): one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -20,8 +20,8 @@ export interface CliContext extends CliIo {
   /** Set by a command that ran but must report failure (verify found differences). */
   exitCode: number;
   dataDir(): string;
-  /** The service's event store, opened read-only. */
-  openStore(): SqliteEventStore;
+  /** The service's event store, opened read-only; loaded then, so that a command that opens none never reads SQLite's driver. */
+  openStore(): Promise<SqliteEventStore>;
 }
 
 export const cliContext = (io: CliIo, globalOptions: () => { readonly dataDir?: string }): CliContext => {
@@ -30,9 +30,10 @@ export const cliContext = (io: CliIo, globalOptions: () => { readonly dataDir?: 
     ...io,
     exitCode: 0,
     dataDir,
-    openStore: () => {
+    openStore: async () => {
       const file = join(dataDir(), 'events.sqlite');
       if (!existsSync(file)) throw new UsageError(`no event store at ${file} (set --data-dir or LEASEHOLD_DATA_DIR)`);
+      const { SqliteEventStore } = await import('#event-store/sqlite/sqlite-event-store.js');
       return SqliteEventStore.openReadOnly({ file });
     },
   };

@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { describeError } from '#domain/index.js';
 import { type CliIo, UsageError, cliContext } from './cli-context.js';
 import { CLI_COMMANDS } from './commands/index.js';
 
@@ -32,6 +31,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     // commander has printed its own message (or the help) already
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_ERROR;
+    const { describeError } = await import('#domain/shared/errors.js');
     io.stderr.write(`leasehold: ${describeError(error)}\n`);
     return error instanceof UsageError ? USAGE_ERROR : 1;
   }

@@ -62,7 +62,7 @@ const report = async (context: CliContext, differences: readonly ReadModelDiffer
 
 /** The work of `leasehold verify`, loaded only for it: MikroORM and the projections take most of a second to load. */
 export const runVerify = async (context: CliContext, maxDifferences: number): Promise<void> => {
-  const store = context.openStore();
+  const store = await context.openStore();
   const scratchDir = mkdtempSync(join(tmpdir(), 'leasehold-verify-'));
   const progress = progressBar(context, 'replay');
   try {

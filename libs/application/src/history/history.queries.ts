@@ -16,7 +16,7 @@ import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { leaseNotFound } from '../queries/read.queries.js';
+import { leaseNotFound } from '../leases/lease.errors.js';
 import { withChanges } from './history-changes.js';
 import { type HistoryEntry, historyEntry, isCatalogued } from './history-entry.js';
 

@@ -18,10 +18,14 @@ import type {
 import { type Caller, authorize, leaseTarget } from '../caller.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { hostNotFound } from '../hosts/host.errors.js';
+import { leaseNotFound } from '../leases/lease.errors.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import { type Page, type PageRequest, type Sorting, markerNotFound, pageOf } from './pagination.js';
 import { LEASE_SORT_KEYS } from '#read-model/index.js';
 import type { BookedResource } from '#plugins/reservation-type.js';
+
+/** With the other reads' 404s, where the API's routes take them. */
+export { leaseNotFound };
 
 const field = (item: object, key: string): unknown => (item as Record<string, unknown>)[key];
 
@@ -65,9 +69,6 @@ const checkStatusFilter = (filter: LeaseFilter): void => {
     throw invalid('INVALID_STATUS_FILTER', `status must be one of ${LEASE_STATUSES.join(', ')}`);
   }
 };
-
-export const leaseNotFound = (leaseId: string): DomainError =>
-  notFound('LEASE_NOT_FOUND', `Object with {'lease_id': '${leaseId}'} not found`);
 
 /** Upstream's 404, with why: asked as of an instant before the lease was created. */
 const leaseNotYetCreated = (leaseId: string, instant: string, createdAt: string): DomainError =>

@@ -1,18 +1,8 @@
 import { type Capabilities, type MetricPrices, type UsageMetric, hoursOf } from '#domain/index.js';
 import { USAGE_METRICS, pricedByHostCapabilities } from '#plugins/reservation-holdings.js';
 import { ExactSum } from './exact-sum.js';
+import type { GroupBy } from './usage-groups.js';
 import type { PublishedRateCard, TimedPiece } from './usage-index.js';
-
-export const GROUP_BY = ['project', 'lease', 'reservation', 'resource'] as const;
-export type GroupBy = (typeof GROUP_BY)[number];
-
-/** The key columns each grouping gives a line, first in every rendering of the report. */
-export const GROUP_COLUMNS: Readonly<Record<GroupBy, readonly string[]>> = {
-  project: ['project_id'],
-  lease: ['project_id', 'lease_id'],
-  reservation: ['project_id', 'lease_id', 'reservation_id'],
-  resource: ['resource_id'],
-};
 
 /** The metrics in the order reports show them (a line's sums are in this order). */
 const METRICS = USAGE_METRICS.metrics;

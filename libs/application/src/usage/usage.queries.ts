@@ -4,7 +4,8 @@ import type { EventStore } from '#event-store/event-store.port.js';
 import { type Caller, authorize } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { PublishedRateCard, UsageIndex } from './usage-index.js';
-import { GROUP_BY, type GroupBy, type Pricing, accumulate, renderLines } from './usage-report.js';
+import { GROUP_BY, type GroupBy } from './usage-groups.js';
+import { type Pricing, accumulate, renderLines } from './usage-report.js';
 
 /** A usage report as any transport asks for it: the raw query values (null: not given). */
 export interface UsageRequest {
