@@ -15,6 +15,7 @@ import { capacityRows } from './capacity-report.js';
 import { listRows } from './list-latency.js';
 import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from './graphql-page.js';
 import { type ReadAfterWriteFigures, readAfterWriteRows, runReadAfterWrite } from './read-after-write.js';
+import { type CliStartupFigures, cliStartupRows, runCliStartupBench } from './cli-startup.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -32,7 +33,8 @@ import { type ReadAfterWriteFigures, readAfterWriteRows, runReadAfterWrite } fro
  * `node dist/bench/availability-query.js` alone), the capacity report and the lists on that calendar
  * (./capacity-report.ts, ./list-latency.ts), and a page of 100 leases through GraphQL and through REST
  * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone), and a client's read of its own new lease, alone and
- * under 8 writing clients (./read-after-write.ts; `node dist/bench/read-after-write.js` alone).
+ * under 8 writing clients (./read-after-write.ts; `node dist/bench/read-after-write.js` alone), and
+ * the `leasehold` command line's start and reads (./cli-startup.ts; `node dist/bench/cli-startup.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -117,6 +119,7 @@ const printTable = (
   availability: AvailabilityFigures | null,
   graphqlPage: GraphqlPageFigures | null,
   readAfterWrite: ReadAfterWriteFigures | null,
+  cli: CliStartupFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -141,6 +144,7 @@ const printTable = (
   for (const row of availability === null ? [] : listRows(availability.lists)) console.log(row);
   for (const row of graphqlPage === null ? [] : graphqlPageRows(graphqlPage)) console.log(row);
   for (const row of readAfterWrite === null ? [] : readAfterWriteRows(readAfterWrite)) console.log(row);
+  for (const row of cli === null ? [] : cliStartupRows(cli)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -178,6 +182,7 @@ const main = async (): Promise<void> => {
   let availability: AvailabilityFigures | null = null;
   let graphqlPage: GraphqlPageFigures | null = null;
   let readAfterWrite: ReadAfterWriteFigures | null = null;
+  let cli: CliStartupFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -201,8 +206,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(graphqlPage, null, 2));
     readAfterWrite = await runReadAfterWrite(PORT + 8);
     console.log(JSON.stringify(readAfterWrite, null, 2));
+    cli = await runCliStartupBench();
+    console.log(JSON.stringify(cli, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, readAfterWrite);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, readAfterWrite, cli);
   }
 };
 

@@ -112,7 +112,8 @@ const leaseAppend = (i: number, random: () => number): AppendRequest => {
   };
 };
 
-export const writeLedger = async (dataDir: string): Promise<number> => {
+/** Writes the ledger of `leases` leases into the folder's events.sqlite; the seconds it took. */
+export const writeLedger = async (dataDir: string, leases = LEASES): Promise<number> => {
   const started = performance.now();
   const store = SqliteEventStore.open({ file: join(dataDir, 'events.sqlite') });
   try {
@@ -130,8 +131,8 @@ export const writeLedger = async (dataDir: string): Promise<number> => {
     }));
     await store.appendMultiple(hosts);
     const random = sequence(42);
-    for (let from = 0; from < LEASES; from += BATCH) {
-      await store.appendMultiple(Array.from({ length: Math.min(BATCH, LEASES - from) }, (_, k) => leaseAppend(from + k, random)));
+    for (let from = 0; from < leases; from += BATCH) {
+      await store.appendMultiple(Array.from({ length: Math.min(BATCH, leases - from) }, (_, k) => leaseAppend(from + k, random)));
     }
   } finally {
     await store.close();
