@@ -14,6 +14,7 @@ import type {
 import type { Caller } from '#application/caller.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import type { BookedResource } from '#plugins/reservation-type.js';
+import { RESOURCE_KINDS, type ResourceKindName } from '#plugins/resource-kinds.js';
 import { API_CONFIG, type ApiConfig } from '../config.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { markStale } from '../read-side/read-your-writes.interceptor.js';
@@ -29,6 +30,7 @@ import { GetLease, SearchLeases } from '../leases/lease.handlers.js';
 
 type Kind = 'host' | 'floatingip';
 type ReservationKind = BookedResource['kind'];
+type BookingsLoader = DataLoader<string, AvailabilityIntervalRow[]>;
 
 const groupBy = <K>(
   keys: readonly K[],
@@ -78,7 +80,11 @@ export class OperationReads {
         const rows = await budget.read(() => queries.execute(new GetResourceBookings(caller, kind, ids, now().getTime())), length);
         return groupBy(ids, rows, (row) => row.resourceId);
       });
-    this.reservationBookings = { host: byReservation('host'), floatingip: byReservation('floatingip'), network: byReservation('network') };
+    this.reservationBookings = {
+      host: byReservation('host'),
+      floatingip: byReservation('floatingip'),
+      ...(Object.fromEntries(RESOURCE_KINDS.map(({ kind }) => [kind, byReservation(kind)])) as Record<ResourceKindName, BookingsLoader>),
+    };
     this.resourceBookings = { host: byResource('host'), floatingip: byResource('floatingip') };
     // a lease's history is its own streams in the log, read per lease (no read model); the hosts' and addresses' streams are shared
     this.histories = new DataLoader(async (ids) =>

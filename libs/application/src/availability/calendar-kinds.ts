@@ -2,7 +2,7 @@ import type { Booking, Interval, RegisteredHost, Reservation } from '#domain/ind
 import type { CalendarScope } from '#plugins/availability/availability.port.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
 import { reservedResources } from '#plugins/reservation-holdings.js';
-import { type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
+import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { BookedResource } from '#plugins/reservation-type.js';
 import { type WriteIndex, toHostSnapshot } from '../write-model/write-index.js';
 import type { BusyCalendars } from './busy-calendars.js';
@@ -38,13 +38,16 @@ const everyResource =
     return { calendars, relevant: calendars.members.map(() => true) };
   };
 
+type KindRelevance = ReturnType<typeof everyResource>;
+
 const RELEVANT: { readonly [K in CalendarScope['kind']]: (index: CalendarIndex, scopes: readonly CalendarScope[]) => RelevantCalendars } = {
   host: ({ hosts }, scopes) => ({ calendars: hosts, relevant: relevantHosts(hosts, scopesOf(scopes, 'host')) }),
   floatingip: ({ floatingIps }, scopes) => {
     const networks = new Set(scopesOf(scopes, 'floatingip').map((scope) => scope.networkId));
     return { calendars: floatingIps, relevant: floatingIps.members.map((ip) => networks.has(ip.networkId)) };
   },
-  network: everyResource('network'),
+  // a registered kind's scope names the kind alone: every resource of it is relevant
+  ...(Object.fromEntries(RESOURCE_KINDS.map(({ kind }) => [kind, everyResource(kind)])) as Record<ResourceKindName, KindRelevance>),
 };
 
 /**
@@ -64,7 +67,10 @@ const kindBookings =
     resourceKind(name).calendar.bookings(index.kindResource(name, id).state) ?? [];
 
 const BOOKINGS: { readonly [K in BookedResource['kind']]: (index: WriteIndex, id: string) => readonly HeldBooking[] } = {
-  network: kindBookings('network'),
+  ...(Object.fromEntries(RESOURCE_KINDS.map(({ kind }) => [kind, kindBookings(kind)])) as Record<
+    ResourceKindName,
+    ReturnType<typeof kindBookings>
+  >),
   host: (index, id) => {
     const { state } = index.host(id);
     return state.status === 'Registered' ? state.bookings : [];
