@@ -14,6 +14,7 @@ import { type AvailabilityFigures, availabilityRows, runAvailabilityBench } from
 import { capacityRows } from './capacity-report.js';
 import { listRows } from './list-latency.js';
 import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from './graphql-page.js';
+import { type ConcurrentAdmissionFigures, concurrentAdmissionRows, runConcurrentAdmission } from './concurrent-admission.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -30,7 +31,8 @@ import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from '.
  * then availability queries on 2,000 hosts and 20,000 leases (./availability-query.ts;
  * `node dist/bench/availability-query.js` alone), the capacity report and the lists on that calendar
  * (./capacity-report.ts, ./list-latency.ts), and a page of 100 leases through GraphQL and through REST
- * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone).
+ * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone), and 8 and 32 concurrent clients creating
+ * one-host leases, plus the store's commits alone (./concurrent-admission.ts; `node dist/bench/concurrent-admission.js` alone).
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -114,6 +116,7 @@ const printTable = (
   replay: ReplayFigures | null,
   availability: AvailabilityFigures | null,
   graphqlPage: GraphqlPageFigures | null,
+  admission: ConcurrentAdmissionFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -137,6 +140,7 @@ const printTable = (
   for (const row of availability === null ? [] : capacityRows(availability.capacity)) console.log(row);
   for (const row of availability === null ? [] : listRows(availability.lists)) console.log(row);
   for (const row of graphqlPage === null ? [] : graphqlPageRows(graphqlPage)) console.log(row);
+  for (const row of admission === null ? [] : concurrentAdmissionRows(admission)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -173,6 +177,7 @@ const main = async (): Promise<void> => {
   let replay: ReplayFigures | null = null;
   let availability: AvailabilityFigures | null = null;
   let graphqlPage: GraphqlPageFigures | null = null;
+  let admission: ConcurrentAdmissionFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -194,8 +199,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(availability, null, 2));
     graphqlPage = await runGraphqlPageBench(PORT + 7);
     console.log(JSON.stringify(graphqlPage, null, 2));
+    admission = await runConcurrentAdmission(PORT + 8);
+    console.log(JSON.stringify(admission, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, admission);
   }
 };
 
