@@ -14,6 +14,8 @@ const COMPILE_TIMEOUT_MS = 120_000;
 const BURST = 32;
 /** Appends acknowledged before the writer is killed: several bursts, so the kill lands mid-burst. */
 const ACKED_BEFORE_KILL = 300;
+/** Far more than a loaded machine needs to start the writer and acknowledge ACKED_BEFORE_KILL appends. */
+const ACK_WAIT_MS = 30_000;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -147,6 +149,11 @@ describe('SqliteEventStore group commit', () => {
       let partial = '';
       await new Promise<void>((resolveKill, reject) => {
         writer.once('exit', () => reject(new Error(`writer exited before the kill: ${stderr}`)));
+        const slow = setTimeout(() => {
+          writer.kill('SIGKILL');
+          reject(new Error(`${acked.length} appends acknowledged in ${ACK_WAIT_MS} ms: ${stderr}`));
+        }, ACK_WAIT_MS);
+        writer.once('exit', () => clearTimeout(slow));
         writer.stdout.on('data', (chunk: Buffer) => {
           const lines = (partial + chunk.toString()).split('\n');
           partial = lines.pop() ?? '';
