@@ -16,6 +16,7 @@ import { listRows } from './list-latency.js';
 import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from './graphql-page.js';
 import { type ReadAfterWriteFigures, readAfterWriteRows, runReadAfterWrite } from './read-after-write.js';
 import { type CliStartupFigures, cliStartupRows, runCliStartupBench } from './cli-startup.js';
+import { type ConcurrentAdmissionFigures, concurrentAdmissionRows, runConcurrentAdmission } from './concurrent-admission.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -34,7 +35,10 @@ import { type CliStartupFigures, cliStartupRows, runCliStartupBench } from './cl
  * (./capacity-report.ts, ./list-latency.ts), and a page of 100 leases through GraphQL and through REST
  * (./graphql-page.ts; `node dist/bench/graphql-page.js` alone), and a client's read of its own new lease, alone and
  * under 8 writing clients (./read-after-write.ts; `node dist/bench/read-after-write.js` alone), and
- * the `leasehold` command line's start and reads (./cli-startup.ts; `node dist/bench/cli-startup.js` alone).
+ * the `leasehold` command line's start and reads (./cli-startup.ts; `node dist/bench/cli-startup.js` alone), and 8 and 32
+ * concurrent clients creating one-host leases, plus the store's commits alone (./concurrent-admission.ts;
+ * `node dist/bench/concurrent-admission.js` alone).
+
  */
 const PORT = Number(process.env.BENCH_PORT ?? 62234);
 
@@ -120,6 +124,7 @@ const printTable = (
   graphqlPage: GraphqlPageFigures | null,
   readAfterWrite: ReadAfterWriteFigures | null,
   cli: CliStartupFigures | null,
+  admission: ConcurrentAdmissionFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -145,6 +150,7 @@ const printTable = (
   for (const row of graphqlPage === null ? [] : graphqlPageRows(graphqlPage)) console.log(row);
   for (const row of readAfterWrite === null ? [] : readAfterWriteRows(readAfterWrite)) console.log(row);
   for (const row of cli === null ? [] : cliStartupRows(cli)) console.log(row);
+  for (const row of admission === null ? [] : concurrentAdmissionRows(admission)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -183,6 +189,7 @@ const main = async (): Promise<void> => {
   let graphqlPage: GraphqlPageFigures | null = null;
   let readAfterWrite: ReadAfterWriteFigures | null = null;
   let cli: CliStartupFigures | null = null;
+  let admission: ConcurrentAdmissionFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -208,8 +215,10 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(readAfterWrite, null, 2));
     cli = await runCliStartupBench();
     console.log(JSON.stringify(cli, null, 2));
+    admission = await runConcurrentAdmission(PORT + 9);
+    console.log(JSON.stringify(admission, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, readAfterWrite, cli);
+    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, readAfterWrite, cli, admission);
   }
 };
 

@@ -37,23 +37,33 @@ const hasSchema = (db: Database.Database): boolean => {
 };
 
 /**
+ * How a commit reaches the disk in WAL mode. NORMAL: the WAL is synced only at checkpoints, so a commit
+ * survives a crash of the process but not of the machine (power loss, kernel panic). FULL: the WAL is
+ * synced at every commit, so an append is on disk when its caller is told; group commit shares that sync
+ * among the appends of a group (docs/performance.md has the figures).
+ */
+export type Synchronous = 'NORMAL' | 'FULL';
+
+export const DEFAULT_SYNCHRONOUS: Synchronous = 'NORMAL';
+
+/**
  * Only a new store is written to at open: a process starting while another one holds the write lock
  * (longer than the busy timeout) must start, not exit.
  */
-function configure(db: Database.Database): void {
+function configure(db: Database.Database, synchronous: Synchronous): void {
   db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
   if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(`synchronous = ${synchronous}`);
   if (!hasSchema(db)) db.transaction(() => db.exec(SCHEMA)).immediate();
 }
 
 /** Opens (creating if needed) an event-store database, WAL mode, schema in place. */
-export function openDatabase(file: string): Database.Database {
+export function openDatabase(file: string, synchronous: Synchronous = DEFAULT_SYNCHRONOUS): Database.Database {
   if (file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { timeout: LOCK_WAIT_MS });
   try {
     // Several processes may open a fresh file at once; switching to WAL and creating the schema can collide.
-    withBusyRetrySync(() => configure(db));
+    withBusyRetrySync(() => configure(db, synchronous));
     return db;
   } catch (error) {
     db.close();

@@ -17,8 +17,9 @@ import {
 import { type RequestedEvent, matchesExpected, requestedEvents, validateRequests } from '../append-rules.js';
 import { withBusyRetry } from './busy-retry.js';
 import { EventRows, type StoredEventRef } from './event-rows.js';
+import { GroupCommit } from './group-commit.js';
 import { type SubscriptionSource, Subscriptions } from '../polling-subscription.js';
-import { openDatabase, openReadOnlyDatabase } from './schema.js';
+import { type Synchronous, openDatabase, openReadOnlyDatabase } from './schema.js';
 
 export interface SqliteEventStoreOptions {
   /** Database file, or ':memory:' (single process, tests). */
@@ -26,6 +27,8 @@ export interface SqliteEventStoreOptions {
   readonly clock?: () => Date;
   /** How often idle subscriptions look for commits made by other processes. */
   readonly pollIntervalMs?: number;
+  /** How a commit reaches the disk (see schema.ts); NORMAL by default. */
+  readonly synchronous?: Synchronous;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 10;
@@ -33,7 +36,7 @@ const DEFAULT_POLL_INTERVAL_MS = 10;
 export class SqliteEventStore implements EventStore {
   private readonly rows: EventRows;
   private readonly subscriptions: Subscriptions;
-  private readonly appendTransaction: Database.Transaction<(requests: readonly AppendRequest[]) => AppendResult>;
+  private readonly appends: GroupCommit<readonly AppendRequest[], AppendResult>;
 
   private constructor(
     private readonly db: Database.Database,
@@ -42,12 +45,12 @@ export class SqliteEventStore implements EventStore {
   ) {
     this.rows = new EventRows(db);
     this.subscriptions = new Subscriptions(this.subscriptionSource(), pollIntervalMs);
-    this.appendTransaction = db.transaction((requests: readonly AppendRequest[]) => this.appendInTransaction(requests));
+    this.appends = new GroupCommit(db, (requests: readonly AppendRequest[]) => this.appendInTransaction(requests));
   }
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     return new SqliteEventStore(
-      openDatabase(options.file),
+      openDatabase(options.file, options.synchronous),
       options.clock ?? (() => new Date()),
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     );
@@ -64,7 +67,7 @@ export class SqliteEventStore implements EventStore {
 
   async appendMultiple(requests: readonly AppendRequest[]): Promise<AppendResult> {
     validateRequests(requests);
-    const result = await withBusyRetry(() => this.appendTransaction.immediate(requests));
+    const result = await this.appends.submit(requests);
     if (!result.idempotentReplay) this.notifySubscriptions();
     return result;
   }
@@ -97,7 +100,13 @@ export class SqliteEventStore implements EventStore {
     return this.subscriptions.subscribe(options);
   }
 
+  /** Transactions that wrote appends so far: appends made together share one (see GroupCommit). */
+  commits(): number {
+    return this.appends.commits();
+  }
+
   async close(): Promise<void> {
+    await this.appends.drained();
     if (await this.subscriptions.close()) this.db.close();
   }
 
@@ -115,7 +124,10 @@ export class SqliteEventStore implements EventStore {
     this.subscriptions.notify();
   }
 
-  /** Runs inside BEGIN IMMEDIATE: holds the write lock, so checks and writes cannot interleave with other writers. */
+  /**
+   * Runs inside BEGIN IMMEDIATE, in a savepoint of its own: holds the write lock, so checks and writes cannot
+   * interleave with other writers, and sees the appends of its group written before it.
+   */
   private appendInTransaction(requests: readonly AppendRequest[]): AppendResult {
     const requested = requestedEvents(requests);
     const stored = requested.map((event) => this.rows.eventRef(event.id));
