@@ -60,7 +60,7 @@ const paging = (keys: readonly string[]) => ({
   limit:
     'A Leasehold extension in OpenStack style: at most this many items (1 to 1000); a `<collection>_links` entry with `rel: next` points at the next page while more follows.',
   marker: 'The id of the last item of the previous page (400 when no item of the list has it).',
-  sort_key: `Sort by this field: ${keys.map((key) => `\`${key}\``).join(', ')} (the first by default); ties by id.`,
+  sort_key: `Sort by this field: ${codeList(keys)} (the first by default); ties by id.`,
   sort_dir: '`asc` (default) or `desc`.',
 });
 
