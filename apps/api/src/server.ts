@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type BatchedLog, batchedJsonLogger, jsonLogger } from '#observability/logger.js';
+import { jsonLogger } from '#observability/logger.js';
 import { AppModule } from './app.module.js';
 import { createAuthSetup } from './auth/auth-setup.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
@@ -41,8 +40,7 @@ const bootstrap = async (): Promise<void> => {
     // before the request ids and the access log: a scrape every few seconds is not a client's request
     app.use(metricsEndpoint(registry, config.metrics));
   }
-  const accessLog = config.accessLog ? openAccessLog(app.getHttpServer()) : null;
-  app.use(openstackHeaders(config, auth, accessLog?.logger ?? null));
+  app.use(openstackHeaders(config, auth));
   app.useBodyParser('json');
   app.use(bodyParserErrors());
   app.use(inputBoundary());
@@ -61,16 +59,6 @@ const bootstrap = async (): Promise<void> => {
     ...('position' in restored ? { snapshot: restored.position } : { snapshot: null, rebuilt: restored.reason }),
   });
   warmUsageIndex(app.get(UsageIndex));
-};
-
-/**
- * One line per request, written in batches. The server closes in Nest's shutdown once its last answer is sent, which
- * logged the last line; the process then dies by the signal Nest raises again, which runs no exit hook: flushed there.
- */
-const openAccessLog = (server: Server): BatchedLog => {
-  const accessLog = batchedJsonLogger({ app: 'api' }, (lines) => log.warn({ event: 'access-log', dropped: lines }));
-  server.once('close', () => accessLog.flush());
-  return accessLog;
 };
 
 /** Usage reports reach into the past, so this index folds every lease ever made: after the start, not before it. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { jsonLogger } from '#observability/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import { CallerToken } from '#application/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
@@ -100,10 +101,10 @@ export const contextOf = (
  * Request ids, authentication (auth mode `none`: the configured local admin; `static`/`keystone`:
  * X-Auth-Token, 401 as keystonemiddleware), the caller's context for policy checks, and microversion
  * negotiation. Authentication comes first, as keystonemiddleware wraps the whole upstream API.
- * `accessLog`: where the line of each request goes, or null for none.
  */
-export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config), accessLog: Logger | null = null) => {
+export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
   const { authenticator, policy, wwwAuthenticateUri } = setup;
+  const accessLog = config.accessLog ? jsonLogger({ app: 'api' }) : null;
   return (request: Request, response: Response, next: NextFunction): void => {
     const requestId = `req-${randomUUID()}`;
     response.setHeader('X-OpenStack-Request-Id', requestId);
