@@ -3,6 +3,7 @@
  * its schemas in one snapshot while the service writes. These are the exact commands for the configured
  * LEASEHOLD_EVENT_STORE_URL; the password is never printed (pg_dump reads PGPASSWORD or ~/.pgpass).
  */
+import { KURRENTDB_URL } from '#event-store/kurrentdb/kurrentdb-url.js';
 
 const SHELL_SAFE = /^[\w@%+=:,./-]+$/;
 
@@ -43,13 +44,11 @@ export class ExternalLogError extends Error {
   override readonly name = 'ExternalLogError';
 }
 
-const KURRENTDB = /^(kurrentdb|esdb)(\+discover)?:\/\//;
-
 /** Refuses a backup or a restore of a log on PostgreSQL or KurrentDB, naming the database's own tool; the embedded store passes. */
 export const refuseExternalLog = (env: NodeJS.ProcessEnv, operation: 'backup' | 'restore', file: string): void => {
   const url = env.LEASEHOLD_EVENT_STORE_URL ?? '';
   if (url === '') return;
-  if (KURRENTDB.test(url)) {
+  if (KURRENTDB_URL.test(url)) {
     throw new ExternalLogError(`the event log is on KurrentDB (LEASEHOLD_EVENT_STORE_URL): use KurrentDB's own ${operation}`);
   }
   const [how, command] =
