@@ -60,6 +60,9 @@ const leases = async (client: Client): Promise<Map<string, unknown>> => {
   return new Map((response.body as { leases: { id: string }[] }).leases.map((lease) => [lease.id, lease]));
 };
 
+/** Two systems, pg_dump and pg_restore: on a loaded machine that takes a while. */
+const SLOW = 180_000;
+
 describe.skipIf(serverUrl === '')('backing up and restoring a PostgreSQL log with pg_dump and pg_restore', () => {
   let work: string;
   const databases: TestDatabase[] = [];
@@ -91,56 +94,60 @@ describe.skipIf(serverUrl === '')('backing up and restoring a PostgreSQL log wit
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
 
-  it('prints pg_dump and pg_restore for the schema, runs them while leases are created, and restores the log', async () => {
-    const password = decodeURIComponent(new URL(source).password);
-    const file = join(work, 'ledger.dump');
-    const client = api((await start(source)).url);
-    expect((await client.post('/v1/os-hosts', { name: HOST })).status).toBe(201);
+  it(
+    'prints pg_dump and pg_restore for the schema, runs them while leases are created, and restores the log',
+    async () => {
+      const password = decodeURIComponent(new URL(source).password);
+      const file = join(work, 'ledger.dump');
+      const client = api((await start(source)).url);
+      expect((await client.post('/v1/os-hosts', { name: HOST })).status).toBe(201);
 
-    const backup = await leaseholdWith({ LEASEHOLD_EVENT_STORE_URL: source, LEASEHOLD_DATA_DIR: work }, 'backup', file);
-    expect(backup.code).toBe(1);
-    expect(backup.stderr).toContain('the event log is on PostgreSQL (LEASEHOLD_EVENT_STORE_URL): back it up with pg_dump');
-    expect(backup.stderr).not.toContain(`:${password}@`);
-    const dump = printedCommand(backup, 'pg_dump');
-    expect(dump).toContain(`--schema=${SCHEMA} --schema=${SCHEMA}_audit`);
+      const backup = await leaseholdWith({ LEASEHOLD_EVENT_STORE_URL: source, LEASEHOLD_DATA_DIR: work }, 'backup', file);
+      expect(backup.code).toBe(1);
+      expect(backup.stderr).toContain('the event log is on PostgreSQL (LEASEHOLD_EVENT_STORE_URL): back it up with pg_dump');
+      expect(backup.stderr).not.toContain(`:${password}@`);
+      const dump = printedCommand(backup, 'pg_dump');
+      expect(dump).toContain(`--schema=${SCHEMA} --schema=${SCHEMA}_audit`);
 
-    const created: string[] = [];
-    const createLease = async (): Promise<void> => {
-      const response = await client.post('/v1/leases', leaseOnDay(created.length));
-      expect(response.status, describeBody(response)).toBe(201);
-      created.push((response.body as { lease: { id: string } }).lease.id);
-    };
-    for (let n = 0; n < 3; n += 1) await createLease();
-    let writing = true;
-    const writer = (async () => {
-      while (writing) await createLease();
-    })();
-    const before = [...created];
-    const dumped = await shell(dump, password);
-    writing = false;
-    await writer;
-    expect(dumped.code, dumped.stderr).toBe(0);
+      const created: string[] = [];
+      const createLease = async (): Promise<void> => {
+        const response = await client.post('/v1/leases', leaseOnDay(created.length));
+        expect(response.status, describeBody(response)).toBe(201);
+        created.push((response.body as { lease: { id: string } }).lease.id);
+      };
+      for (let n = 0; n < 3; n += 1) await createLease();
+      let writing = true;
+      const writer = (async () => {
+        while (writing) await createLease();
+      })();
+      const before = [...created];
+      const dumped = await shell(dump, password);
+      writing = false;
+      await writer;
+      expect(dumped.code, dumped.stderr).toBe(0);
 
-    const restore = await leaseholdWith({ LEASEHOLD_EVENT_STORE_URL: restored, LEASEHOLD_DATA_DIR: work }, 'restore', file);
-    expect(restore.stderr).toContain('restore it into an empty database with pg_restore');
-    const pgRestore = await shell(printedCommand(restore, 'pg_restore'), password);
-    expect(pgRestore.code, pgRestore.stderr).toBe(0);
+      const restore = await leaseholdWith({ LEASEHOLD_EVENT_STORE_URL: restored, LEASEHOLD_DATA_DIR: work }, 'restore', file);
+      expect(restore.stderr).toContain('restore it with pg_restore into the database LEASEHOLD_EVENT_STORE_URL names, which must be empty');
+      const pgRestore = await shell(printedCommand(restore, 'pg_restore'), password);
+      expect(pgRestore.code, pgRestore.stderr).toBe(0);
 
-    const [sourceLog, restoredLog] = [await wholeLog(source), await wholeLog(restored)];
-    const head = restoredLog.at(-1)?.position ?? 0;
-    expect(restoredLog).toEqual(sourceLog.filter((event) => event.position <= head));
+      const [sourceLog, restoredLog] = [await wholeLog(source), await wholeLog(restored)];
+      const head = restoredLog.at(-1)?.position ?? 0;
+      expect(restoredLog).toEqual(sourceLog.filter((event) => event.position <= head));
 
-    const restoredClient = api((await start(restored)).url);
-    const fromSource = await leases(client);
-    const restoredLeases = restoredLog.filter((event) => event.type === 'Lease.Created').length;
-    const fromRestored = await eventually(async () => {
-      const answered = await leases(restoredClient);
-      return answered.size === restoredLeases ? answered : undefined;
-    });
-    for (const id of before) expect(fromRestored.has(id), `lease ${id}, created before pg_dump began`).toBe(true);
-    for (const [id, lease] of fromRestored) expect(lease).toEqual(fromSource.get(id));
-    const appended = await restoredClient.post('/v1/leases', leaseOnDay(created.length));
-    expect(appended.status, describeBody(appended)).toBe(201);
-    expect((await wholeLog(restored)).at(-1)?.position).toBeGreaterThan(head);
-  });
+      const restoredClient = api((await start(restored)).url);
+      const fromSource = await leases(client);
+      const restoredLeases = restoredLog.filter((event) => event.type === 'Lease.Created').length;
+      const fromRestored = await eventually(async () => {
+        const answered = await leases(restoredClient);
+        return answered.size === restoredLeases ? answered : undefined;
+      });
+      for (const id of before) expect(fromRestored.has(id), `lease ${id}, created before pg_dump began`).toBe(true);
+      for (const [id, lease] of fromRestored) expect(lease).toEqual(fromSource.get(id));
+      const appended = await restoredClient.post('/v1/leases', leaseOnDay(created.length));
+      expect(appended.status, describeBody(appended)).toBe(201);
+      expect((await wholeLog(restored)).at(-1)?.position).toBeGreaterThan(head);
+    },
+    SLOW,
+  );
 });

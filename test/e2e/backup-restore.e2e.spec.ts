@@ -84,6 +84,9 @@ const positionsOf = (result: CliResult): { events: number; position: number } =>
   return { events: Number(events), position: Number(position) };
 };
 
+/** Each test starts a system or two and runs the CLI several times: on a loaded machine that takes a while. */
+const SLOW = 180_000;
+
 describe('leasehold backup and restore (SQLite) of a running system', () => {
   let work: string;
   let sourceDir: string;
@@ -120,87 +123,109 @@ describe('leasehold backup and restore (SQLite) of a running system', () => {
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
 
-  it('backs up while leases are created; the restored folder verifies and answers GET /v1/leases as the source', async () => {
-    backup = join(work, 'ledger.backup');
-    let writing = true;
-    const writer = (async () => {
-      while (writing) created.push(await createLease(client, created.length));
-    })();
-    const before = [...created];
-    const result = await leasehold(sourceDir, 'backup', backup);
-    writing = false;
-    await writer;
-    backedUp = positionsOf(result);
-    expect(existsSync(`${backup}.partial`)).toBe(false);
-    expect(eventRows(backup, backedUp.position)).toEqual(eventRows(join(sourceDir, 'events.sqlite'), backedUp.position));
-    expect(backedUp.events).toBe(backedUp.position);
+  it(
+    'backs up while leases are created; the restored folder verifies and answers GET /v1/leases as the source',
+    async () => {
+      backup = join(work, 'ledger.backup');
+      let writing = true;
+      const writer = (async () => {
+        while (writing) created.push(await createLease(client, created.length));
+      })();
+      const before = [...created];
+      const result = await leasehold(sourceDir, 'backup', backup);
+      writing = false;
+      await writer;
+      backedUp = positionsOf(result);
+      expect(existsSync(`${backup}.partial`)).toBe(false);
+      expect(eventRows(backup, backedUp.position)).toEqual(eventRows(join(sourceDir, 'events.sqlite'), backedUp.position));
+      expect(backedUp.events).toBe(backedUp.position);
 
-    const restoredDir = join(work, 'restored');
-    const restored = succeeded(await leasehold(restoredDir, 'restore', backup));
-    expect(restored).toContain(`restored ${backedUp.events} events, up to position ${backedUp.position}`);
-    expect(restored).toMatch(VERIFIED);
+      const restoredDir = join(work, 'restored');
+      const restored = succeeded(await leasehold(restoredDir, 'restore', backup));
+      expect(restored).toContain(`restored ${backedUp.events} events, up to position ${backedUp.position}`);
+      expect(restored).toMatch(VERIFIED);
+      // one self-contained file: neither the backup nor the restore left a journal beside it
+      expect(readdirSync(work).filter((name) => name.startsWith('ledger.backup'))).toEqual(['ledger.backup']);
 
-    const fromSource = await leases(client);
-    const fromRestored = await leases(api((await startOn(restoredDir)).url));
-    for (const id of before) expect(fromRestored.has(id), `lease ${id}, created before the backup began`).toBe(true);
-    expect(fromRestored.size).toBeLessThanOrEqual(fromSource.size);
-    for (const [id, lease] of fromRestored) expect(lease).toEqual(fromSource.get(id));
-  });
+      const fromSource = await leases(client);
+      const fromRestored = await leases(api((await startOn(restoredDir)).url));
+      for (const id of before) expect(fromRestored.has(id), `lease ${id}, created before the backup began`).toBe(true);
+      expect(fromRestored.size).toBeLessThanOrEqual(fromSource.size);
+      for (const [id, lease] of fromRestored) expect(lease).toEqual(fromSource.get(id));
+    },
+    SLOW,
+  );
 
-  it('refuses to back up over a file, unless --force', async () => {
-    expect(failed(await leasehold(sourceDir, 'backup', backup)).join('\n')).toContain(`${backup} exists already (--force replaces it)`);
-    expect(positionsOf(await leasehold(sourceDir, 'backup', '--force', backup)).position).toBeGreaterThanOrEqual(backedUp.position);
-  });
+  it(
+    'refuses to back up over a file, unless --force',
+    async () => {
+      expect(failed(await leasehold(sourceDir, 'backup', backup)).join('\n')).toContain(`${backup} exists already (--force replaces it)`);
+      expect(positionsOf(await leasehold(sourceDir, 'backup', '--force', backup)).position).toBeGreaterThanOrEqual(backedUp.position);
+    },
+    SLOW,
+  );
 
-  it('--to-position restores the ledger as it was: a lease created after the position is absent, verify passes', async () => {
-    await source.stop();
-    // the stop wrote the API's and the reactor's snapshots at the source's head, past the position restored to
-    const stopped = join(work, 'stopped.backup');
-    const { position: head } = positionsOf(await leasehold(sourceDir, 'backup', stopped));
-    const [kept, dropped] = [created[1] ?? '', created[2] ?? ''];
-    const toPosition = firstPositionOf(stopped, dropped) - 1;
-    expect(Math.min(...snapshotPositions(stopped))).toBeGreaterThan(toPosition);
+  it(
+    '--to-position restores the ledger as it was: a lease created after the position is absent, verify passes',
+    async () => {
+      await source.stop();
+      // the stop wrote the API's and the reactor's snapshots at the source's head, past the position restored to
+      const stopped = join(work, 'stopped.backup');
+      const { position: head } = positionsOf(await leasehold(sourceDir, 'backup', stopped));
+      const [kept, dropped] = [created[1] ?? '', created[2] ?? ''];
+      const toPosition = firstPositionOf(stopped, dropped) - 1;
+      expect(Math.min(...snapshotPositions(stopped))).toBeGreaterThan(toPosition);
 
-    const earlierDir = join(work, 'earlier');
-    const restored = succeeded(await leasehold(earlierDir, 'restore', '--to-position', String(toPosition), stopped));
-    expect(restored).toContain(`restored ${toPosition} events, up to position ${toPosition}`);
-    expect(restored).toMatch(VERIFIED);
-    expect(eventRows(join(earlierDir, 'events.sqlite'), head)).toEqual(eventRows(stopped, toPosition));
-    expect(snapshotPositions(join(earlierDir, 'events.sqlite'))).toEqual([]);
+      const earlierDir = join(work, 'earlier');
+      const restored = succeeded(await leasehold(earlierDir, 'restore', '--to-position', String(toPosition), stopped));
+      expect(restored).toContain(`restored ${toPosition} events, up to position ${toPosition}`);
+      expect(restored).toMatch(VERIFIED);
+      expect(eventRows(join(earlierDir, 'events.sqlite'), head)).toEqual(eventRows(stopped, toPosition));
+      expect(snapshotPositions(join(earlierDir, 'events.sqlite'))).toEqual([]);
 
-    let earlier = await startOn(earlierDir);
-    let earlierClient = api(earlier.url);
-    expect((await earlierClient.get(`/v1/leases/${dropped}`)).status).toBe(404);
-    expect((await earlierClient.get(`/v1/leases/${kept}`)).status).toBe(200);
-    // grow the restored log past the old snapshots' position, then crash: the next start folds from the log alone
-    for (let n = created.length; (await positionAfter(earlierDir)) <= head; n += 1) await createLease(earlierClient, n);
-    earlier.signal('SIGKILL');
-    await earlier.stop();
-    earlier = await startOn(earlierDir);
-    earlierClient = api(earlier.url);
-    // the dropped lease's hour on the host is free in the restored ledger
-    await createLease(earlierClient, 2);
-  });
+      let earlier = await startOn(earlierDir);
+      let earlierClient = api(earlier.url);
+      expect((await earlierClient.get(`/v1/leases/${dropped}`)).status).toBe(404);
+      expect((await earlierClient.get(`/v1/leases/${kept}`)).status).toBe(200);
+      // grow the restored log past the old snapshots' position, then crash: the next start folds from the log alone
+      for (let n = created.length; (await positionAfter(earlierDir)) <= head; n += 1) await createLease(earlierClient, n);
+      earlier.signal('SIGKILL');
+      await earlier.stop();
+      earlier = await startOn(earlierDir);
+      earlierClient = api(earlier.url);
+      // the dropped lease's hour on the host is free in the restored ledger
+      await createLease(earlierClient, 2);
+    },
+    SLOW,
+  );
 
-  it('refuses a restore into a folder that is not empty, and changes nothing in it', async () => {
-    const before = fingerprint(sourceDir);
-    const refused = failed(await leasehold(sourceDir, 'restore', backup)).join('\n');
-    expect(refused).toContain(`${sourceDir} is not empty (`);
-    expect(refused).toContain('restore only into an empty data folder');
-    expect(fingerprint(sourceDir)).toEqual(before);
-  });
+  it(
+    'refuses a restore into a folder that is not empty, and changes nothing in it',
+    async () => {
+      const before = fingerprint(sourceDir);
+      const refused = failed(await leasehold(sourceDir, 'restore', backup)).join('\n');
+      expect(refused).toContain(`${sourceDir} is not empty (`);
+      expect(refused).toContain('restore only into an empty data folder');
+      expect(fingerprint(sourceDir)).toEqual(before);
+    },
+    SLOW,
+  );
 
-  it('refuses a file that is not a Leasehold log, and creates no data folder', async () => {
-    const text = join(work, 'notes.txt');
-    writeFileSync(text, 'not a database');
-    const readModel = join(work, 'restored', 'read-model.sqlite');
-    for (const file of [text, readModel, join(work, 'missing.backup')]) {
-      const target = join(work, 'never');
-      const refused = failed(await leasehold(target, 'restore', file)).join('\n');
-      expect(refused).toMatch(/is not a Leasehold event log backup|no backup at/);
-      expect(existsSync(target)).toBe(false);
-    }
-  });
+  it(
+    'refuses a file that is not a Leasehold log, and creates no data folder',
+    async () => {
+      const text = join(work, 'notes.txt');
+      writeFileSync(text, 'not a database');
+      const readModel = join(work, 'restored', 'read-model.sqlite');
+      for (const file of [text, readModel, join(work, 'missing.backup')]) {
+        const target = join(work, 'never');
+        const refused = failed(await leasehold(target, 'restore', file)).join('\n');
+        expect(refused).toMatch(/is not a Leasehold event log backup|no backup at/);
+        expect(existsSync(target)).toBe(false);
+      }
+    },
+    SLOW,
+  );
 });
 
 const positionAfter = (dataDir: string): Promise<number> => {
@@ -243,18 +268,22 @@ describe('leasehold backup killed with SIGKILL in the middle of the copy', () =>
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
 
-  it('leaves no file under the backup name, and a second run succeeds', async () => {
-    const file = join(work, 'large.backup');
-    const child = runBackup(join(work, 'data'), file);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-    while (!existsSync(`${file}.partial`) && child.exitCode === null) await new Promise((resolve) => setImmediate(resolve));
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
-    expect(existsSync(file)).toBe(false);
+  it(
+    'leaves no file under the backup name, and a second run succeeds',
+    async () => {
+      const file = join(work, 'large.backup');
+      const child = runBackup(join(work, 'data'), file);
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+      while (!existsSync(`${file}.partial`) && child.exitCode === null) await new Promise((resolve) => setImmediate(resolve));
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(existsSync(file)).toBe(false);
 
-    const again = positionsOf(await leasehold(join(work, 'data'), 'backup', file));
-    expect(again).toEqual({ events: EVENTS, position: EVENTS });
-    expect(existsSync(`${file}.partial`)).toBe(false);
-    expect(withLog(file, (db) => db.prepare('SELECT COUNT(*) FROM events').pluck().get())).toBe(EVENTS);
-  });
+      const again = positionsOf(await leasehold(join(work, 'data'), 'backup', file));
+      expect(again).toEqual({ events: EVENTS, position: EVENTS });
+      expect(existsSync(`${file}.partial`)).toBe(false);
+      expect(withLog(file, (db) => db.prepare('SELECT COUNT(*) FROM events').pluck().get())).toBe(EVENTS);
+    },
+    SLOW,
+  );
 });

@@ -54,7 +54,7 @@ export const refuseExternalLog = (env: NodeJS.ProcessEnv, operation: 'backup' | 
   const [how, command] =
     operation === 'backup'
       ? ['back it up with pg_dump, which reads every table in one snapshot while the service writes', pgDumpCommand(url, file)]
-      : ['restore it into an empty database with pg_restore, then point LEASEHOLD_EVENT_STORE_URL at it', pgRestoreCommand(url, file)];
+      : ['restore it with pg_restore into the database LEASEHOLD_EVENT_STORE_URL names, which must be empty', pgRestoreCommand(url, file)];
   throw new ExternalLogError(
     `the event log is on PostgreSQL (LEASEHOLD_EVENT_STORE_URL): ${how} (the password from PGPASSWORD or ~/.pgpass):\n  ${command}`,
   );

@@ -67,9 +67,11 @@ export const backupLog = async (source: string, target: string): Promise<LogSumm
   } finally {
     db.close();
   }
-  const copy = openReadOnlyDatabase(partial);
+  const copy = new Database(partial, { fileMustExist: true });
   let summary: LogSummary;
   try {
+    // one self-contained file: a reader of the backup then leaves no -wal or -shm file beside it
+    copy.pragma('journal_mode = DELETE');
     summary = summaryOf(copy, Number.MAX_SAFE_INTEGER);
   } finally {
     copy.close();
@@ -95,28 +97,40 @@ const openBackup = (file: string): Database.Database => {
   return db;
 };
 
-interface AppendBoundary {
+interface AppendRow {
+  readonly position: number;
   readonly recorded_at: string;
   readonly metadata: string;
 }
 
+const correlationOf = (row: AppendRow): unknown => (JSON.parse(row.metadata) as { correlationId?: unknown }).correlationId;
+
 /** Positions written by one append share their time and correlation; a cut between two of them would restore half a decision. */
-const sameAppend = (a: AppendBoundary, b: AppendBoundary): boolean => {
-  const correlation = (row: AppendBoundary): unknown => (JSON.parse(row.metadata) as { correlationId?: unknown }).correlationId;
-  return a.recorded_at === b.recorded_at && correlation(a) !== undefined && correlation(a) === correlation(b);
+const sameAppend = (a: AppendRow, b: AppendRow): boolean =>
+  a.recorded_at === b.recorded_at && correlationOf(a) !== undefined && correlationOf(a) === correlationOf(b);
+
+/** The last row of the run that `rows` starts with, all of one append. */
+const lastOfAppend = (rows: Iterable<AppendRow>): AppendRow | undefined => {
+  let last: AppendRow | undefined;
+  for (const row of rows) {
+    if (last !== undefined && !sameAppend(last, row)) break;
+    last = row;
+  }
+  return last;
 };
 
 const checkCut = (db: Database.Database, file: string, toPosition: number): void => {
   const head = summaryOf(db, Number.MAX_SAFE_INTEGER).position;
   if (toPosition > head) throw new LogBackupError(`--to-position ${toPosition} is past the end of ${file} (its last position: ${head})`);
-  const at = db.prepare('SELECT recorded_at, metadata FROM events WHERE position <= ? ORDER BY position DESC LIMIT 1');
-  const after = db.prepare('SELECT position, recorded_at, metadata FROM events WHERE position > ? ORDER BY position LIMIT 1');
-  const last = at.get(toPosition) as AppendBoundary | undefined;
-  const next = after.get(toPosition) as (AppendBoundary & { position: number }) | undefined;
-  if (last !== undefined && next !== undefined && sameAppend(last, next)) {
+  const columns = 'position, recorded_at, metadata';
+  const backwards = db.prepare(`SELECT ${columns} FROM events WHERE position <= ? ORDER BY position DESC`).iterate(toPosition);
+  const forwards = db.prepare(`SELECT ${columns} FROM events WHERE position >= ? ORDER BY position`);
+  const first = lastOfAppend(backwards as Iterable<AppendRow>);
+  const last = first === undefined ? undefined : lastOfAppend(forwards.iterate(first.position) as Iterable<AppendRow>);
+  if (first !== undefined && last !== undefined && last.position > toPosition) {
     throw new LogBackupError(
-      `position ${toPosition} falls inside one append (positions up to ${next.position} were written together): ` +
-        'restore to the last position of that append or to one before it',
+      `position ${toPosition} falls inside one append (positions ${first.position} to ${last.position} were written together): ` +
+        `restore to ${last.position}, or to ${first.position - 1}`,
     );
   }
 };
