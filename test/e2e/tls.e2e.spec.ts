@@ -4,8 +4,9 @@
  * (`--os-cacert`), on the API and on the health ports of the projector, the reactor and the publisher.
  */
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSystem, freePort, runApiUntilExit, startSystem } from '../helpers/system.js';
 import { type TestCertificates, makeTestCertificates } from '../helpers/tls.js';
@@ -98,6 +99,23 @@ describe('native TLS on the API and the health ports', () => {
     const untrusted = await osc();
     expect(untrusted.code).not.toBe(0);
     expect(untrusted.stderr).toMatch(/SSL|certificate/i);
+  });
+
+  it('acknowledges a GraphQL WebSocket over wss (the upgrade rides the HTTPS server)', async () => {
+    const socket = new WebSocket(`${system.url.replace('https', 'wss')}/graphql`, 'graphql-transport-ws', {
+      ca: readFileSync(certificates.caFile),
+    });
+    try {
+      const first = new Promise<string>((resolve, reject) => {
+        socket.once('message', (data) => resolve((JSON.parse((data as Buffer).toString()) as { type: string }).type));
+        socket.once('error', reject);
+      });
+      await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+      expect(await first).toBe('connection_ack');
+    } finally {
+      socket.close();
+    }
   });
 
   it('serves the projector, reactor and publisher probes over HTTPS only', async () => {
