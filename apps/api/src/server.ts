@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { createAuthSetup } from './auth/auth-setup.js';
 import { assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
+import { httpsOptions, listeningUrl } from './http/tls.js';
 import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { metricsEndpoint, requestMetrics } from './http/request-metrics.middleware.js';
@@ -29,6 +30,7 @@ const bootstrap = async (): Promise<void> => {
     logger: new PinoNestLogger(log.child({}, { level: 'warn' })),
     bodyParser: false,
     rawBody: true,
+    httpsOptions: httpsOptions(config),
   });
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -52,7 +54,7 @@ const bootstrap = async (): Promise<void> => {
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   // a request's headers may take as long as the connection may idle, and a little more
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
-  log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
+  log.info({ listening: listeningUrl(config), auth: config.auth, dataDir: config.dataDir });
   const { restored } = app.get<OpenedWriteIndex>(OPENED_WRITE_INDEX);
   log.info({
     event: 'write-index',
