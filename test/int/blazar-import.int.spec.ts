@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { foldEvents, hostStream, leaseStream } from '#domain/index.js';
-import { type ImportOptions, importBlazar } from '#application/blazar-import/blazar-import.use-case.js';
+import type { ConflictPolicy } from '#application/blazar-import/blazar-conflicts.js';
+import { planBlazarImport, writeImport } from '#application/blazar-import/blazar-import.use-case.js';
+import type { BlazarSource } from '#application/blazar-import/blazar-source.port.js';
 import { openBlazarSource } from '#application/blazar-import/sources/open-blazar-source.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
@@ -14,7 +16,20 @@ import { CURRENT_HEAD } from '../fixtures/blazar/blazar-schema.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js';
 
 /** The import against real databases: Blazar's tables in SQLite (and PostgreSQL) and the real SQLite event store. */
+interface ImportOptions {
+  readonly dryRun: boolean;
+  readonly policy: ConflictPolicy;
+}
+
 const REFUSE: ImportOptions = { dryRun: false, policy: 'refuse' };
+
+/** What the CLI does: plan, then write unless it is a dry run or the policy refused. */
+const importBlazar = async (source: BlazarSource, store: EventStore, { dryRun, policy }: ImportOptions) => {
+  const plan = await planBlazarImport(source, policy);
+  if (dryRun) return { outcome: 'dry_run', plan, written: 0 };
+  if (plan.refused) return { outcome: 'refused', plan, written: 0 };
+  return { ...(await writeImport(plan, store)), plan };
+};
 
 describe('leasehold import-blazar: the import', () => {
   let dir: string;

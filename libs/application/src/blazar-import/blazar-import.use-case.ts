@@ -6,15 +6,9 @@ import { type ImportPlan, planImport, readBlazarState } from './blazar-import.pl
 import { checkRevision } from './blazar-revisions.js';
 import { type BlazarSource, readBlazarRows } from './blazar-source.port.js';
 
-export interface ImportOptions {
-  readonly dryRun: boolean;
-  readonly policy: ConflictPolicy;
-}
-
-export interface ImportOutcome {
-  /** dry_run and refused wrote nothing; already_imported found every event of this import in the ledger. */
-  readonly outcome: 'dry_run' | 'refused' | 'imported' | 'already_imported';
-  readonly plan: ImportPlan;
+export interface ImportWritten {
+  /** already_imported: every event of this import was in the ledger already, and nothing was written. */
+  readonly outcome: 'imported' | 'already_imported';
   readonly written: number;
 }
 
@@ -45,18 +39,21 @@ const ledgerStanding = async (store: EventStore, appends: ImportAppends): Promis
   return complete ? 'complete' : 'partial';
 };
 
-/** Reads Blazar's database, checks it, and appends its state to the ledger as the service would have recorded it. */
-export const importBlazar = async (source: BlazarSource, store: EventStore, options: ImportOptions): Promise<ImportOutcome> => {
+/** Reads Blazar's database and checks it: what the ledger would hold, and what breaks its rules. Writes nothing. */
+export const planBlazarImport = async (source: BlazarSource, policy: ConflictPolicy): Promise<ImportPlan> => {
   const revision = checkRevision(await source.revisions());
-  const plan = planImport(readBlazarState(await readBlazarRows(source), revision), options.policy);
-  if (options.dryRun) return { outcome: 'dry_run', plan, written: 0 };
-  if (plan.refused) return { outcome: 'refused', plan, written: 0 };
-  if ((await ledgerStanding(store, plan.appends)) === 'complete') return { outcome: 'already_imported', plan, written: 0 };
+  return planImport(readBlazarState(await readBlazarRows(source), revision), policy);
+};
+
+/** Appends the plan's events as the service would have recorded them; a plan the policy refused is never written. */
+export const writeImport = async (plan: ImportPlan, store: EventStore): Promise<ImportWritten> => {
+  if (plan.refused) throw conflict('IMPORT_REFUSED', "The import found data that breaks the ledger's rules (--on-conflict=refuse)");
+  if ((await ledgerStanding(store, plan.appends)) === 'complete') return { outcome: 'already_imported', written: 0 };
   let written = 0;
   for (const requests of plan.appends.appends) {
     // a re-run after an import cut short finds the first appends stored: the store skips them (same ids)
     const result = await store.appendMultiple(requests);
     if (!result.idempotentReplay) written += requests.reduce((sum, r) => sum + r.events.length, 0);
   }
-  return { outcome: 'imported', plan, written };
+  return { outcome: 'imported', written };
 };

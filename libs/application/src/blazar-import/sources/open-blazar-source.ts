@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { invalid } from '#domain/index.js';
 import type { BlazarSource } from '../blazar-source.port.js';
@@ -9,7 +10,9 @@ const SCHEME = /^([a-z]+)(\+[a-z0-9_]+)?:\/\//;
 const sqliteFile = (url: string): string => {
   const path = url.replace(/^sqlite:\/\/\//, '');
   if (path === '' || url === path) throw invalid('BAD_DATABASE_URL', `A SQLite database URL is sqlite:///<file>, got ${url}`);
-  return isAbsolute(path) ? path : resolve(path);
+  const file = isAbsolute(path) ? path : resolve(path);
+  if (!existsSync(file)) throw invalid('BAD_DATABASE_URL', `No SQLite database at ${file}`);
+  return file;
 };
 
 /**
