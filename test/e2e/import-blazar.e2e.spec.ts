@@ -185,6 +185,12 @@ describe('leasehold import-blazar, then the system on what it imported', { timeo
     });
   });
 
+  it('leasehold verify: the read model the projector built from the imported log is the log replayed', async () => {
+    const verified = await leasehold(dataDir(), 'verify');
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ok: the live read model matches the log replayed/m);
+  });
+
   it('a re-run of the same import, the service running, writes nothing', async () => {
     const before = await headOf(dataDir());
     const again = await leasehold(dataDir(), 'import-blazar', '--database', database);

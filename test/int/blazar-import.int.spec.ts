@@ -7,6 +7,7 @@ import type { ConflictPolicy } from '#application/blazar-import/blazar-conflicts
 import { planBlazarImport, writeImport } from '#application/blazar-import/blazar-import.use-case.js';
 import type { BlazarSource } from '#application/blazar-import/blazar-source.port.js';
 import { openBlazarSource } from '#application/blazar-import/sources/open-blazar-source.js';
+import { PostgresEventStore } from '#event-store/postgresql/postgresql-event-store.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { leaseDecider } from '#plugins/lease.decider.js';
@@ -264,6 +265,23 @@ describe.skipIf(PG_URL === '')('leasehold import-blazar: a PostgreSQL source', (
       const created = (await store.readStream(leaseStream(IDS.activeLease)))[0]?.data as { startDate: string; createdAt: string };
       expect(created.startDate).toBe(new Date(fixture.now - 3_600_000).toISOString());
       expect(foldEvents(leaseDecider, (await store.readStream(leaseStream(IDS.activeLease))) as never).status).toBe('Active');
+    } finally {
+      await source.close();
+      await store.close();
+    }
+  });
+
+  it('writes into a PostgreSQL ledger (LEASEHOLD_EVENT_STORE_URL), and a re-run there writes nothing', async () => {
+    const ledgerUrl = new URL(database.url);
+    ledgerUrl.searchParams.set('schema', 'imported_ledger');
+    const store = await PostgresEventStore.open({ url: ledgerUrl.toString() });
+    const source = await openBlazarSource(database.url);
+    try {
+      expect((await importBlazar(source, store, REFUSE)).outcome).toBe('imported');
+      const head = await store.headPosition();
+      expect(await importBlazar(source, store, REFUSE)).toMatchObject({ outcome: 'already_imported', written: 0 });
+      expect(await store.headPosition()).toBe(head);
+      expect(foldEvents(leaseDecider, (await store.readStream(leaseStream(IDS.endedLease))) as never).status).toBe('Ended');
     } finally {
       await source.close();
       await store.close();
