@@ -174,6 +174,15 @@ describe('Blazar import plan', () => {
     expect([...plan(rows, 'skip-all').leftOut].sort()).toEqual(['A', 'B', 'C']);
   });
 
+  it("a lease whose status Blazar's events do not explain is imported as its events say, and noted", () => {
+    const lease = hostLease({ id: 'L', days: [2, 4] });
+    const rows = rowsOf({ computehosts: [host('1')] }, { ...lease, leases: [{ ...lease.leases[0], status: 'ERROR' }] });
+    const planned = plan(rows);
+    expect(planned.state.notes).toEqual([{ message: 'lease L is ERROR in Blazar; its events make it PENDING in Leasehold' }]);
+    expect(planned.state.problems).toEqual([]);
+    expect(foldEvents(leaseDecider, leaseEvents(planned, 'L')).status).toBe('Pending');
+  });
+
   it('leases that only touch (one ends as the next starts) are no double booking', () => {
     const rows = rowsOf(
       { computehosts: [host('1')] },

@@ -10,7 +10,8 @@ import {
 import { compareHostIds } from '#plugins/physical-host/host-allocation.policy.js';
 import { type ConflictPolicy, findDoubleBookings, leftOutFor } from './blazar-conflicts.js';
 import { type Caused, ImportAppends, type StreamEvents, sourceRow } from './blazar-import.appends.js';
-import type { BlazarState, ImportProblem, ImportedLease } from './blazar-import.model.js';
+import { type LeaseEventView, deriveLeaseStatus } from '#read-model/index.js';
+import type { BlazarState, ImportNote, ImportProblem, ImportedLease } from './blazar-import.model.js';
 import { inventoryOf } from './blazar-inventory.mapping.js';
 import { leaseCreated, leaseLife } from './blazar-lease.events.js';
 import { leasesOf } from './blazar-lease.mapping.js';
@@ -42,6 +43,28 @@ const orphanAllocations = (rows: BlazarRows): ImportProblem[] => {
   });
 };
 
+/** The status the imported events give the lease (upstream's rule over its events) where Blazar's row says another. */
+const statusNotes = (leases: readonly ImportedLease[]): ImportNote[] =>
+  leases.flatMap(({ leaseId, status, phases }) => {
+    const events = Object.values(phases).flatMap((phase): LeaseEventView[] =>
+      phase === null
+        ? []
+        : [
+            {
+              created_at: '',
+              updated_at: null,
+              id: phase.eventId,
+              lease_id: leaseId,
+              event_type: `${phase.phase}_lease`,
+              time: '',
+              status: phase.status,
+            },
+          ],
+    );
+    const derived = deriveLeaseStatus(events);
+    return derived === status ? [] : [{ message: `lease ${leaseId} is ${status} in Blazar; its events make it ${derived} in Leasehold` }];
+  });
+
 /** Blazar's rows, read into what the ledger will hold and what breaks its rules. */
 export const readBlazarState = (rows: BlazarRows, revision: string): BlazarState => {
   const inventory = inventoryOf(rows);
@@ -52,6 +75,7 @@ export const readBlazarState = (rows: BlazarRows, revision: string): BlazarState
     revision,
     ...inventory,
     leases: leases.sort(byCreation),
+    notes: [...inventory.notes, ...statusNotes(leases)],
     problems: [...inventory.problems, ...orphanAllocations(rows), ...problems],
   };
 };
