@@ -48,7 +48,11 @@ export interface DoubleBooking {
 /** Leases in the order Blazar created them; pairs of them holding one host (or address) at one instant. */
 export const findDoubleBookings = (leases: readonly ImportedLease[]): DoubleBooking[] => {
   const byResource = new Map<string, Hold[]>();
-  for (const hold of leases.flatMap(holdsOf)) byResource.set(hold.resource, [...(byResource.get(hold.resource) ?? []), hold]);
+  for (const hold of leases.flatMap(holdsOf)) {
+    const holds = byResource.get(hold.resource);
+    if (holds === undefined) byResource.set(hold.resource, [hold]);
+    else holds.push(hold);
+  }
   const found: DoubleBooking[] = [];
   const seen = new Set<string>();
   for (const [resource, holds] of byResource) {

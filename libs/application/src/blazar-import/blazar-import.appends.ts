@@ -64,8 +64,12 @@ export class ImportAppends {
   /** Every stream the import writes, with the ids of its events in order. */
   streams(): ReadonlyMap<string, readonly string[]> {
     const ids = new Map<string, string[]>();
-    for (const request of this.appends.flat())
-      ids.set(request.streamId, [...(ids.get(request.streamId) ?? []), ...request.events.map((e) => e.id)]);
+    for (const request of this.appends.flat()) {
+      const stored = ids.get(request.streamId);
+      const planned = request.events.map((e) => e.id);
+      if (stored === undefined) ids.set(request.streamId, planned);
+      else stored.push(...planned);
+    }
     return ids;
   }
 }
