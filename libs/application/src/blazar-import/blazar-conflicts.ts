@@ -1,4 +1,5 @@
 import { toMs } from '#domain/index.js';
+import { reservationType } from '#plugins/reservation-types.js';
 import type { ImportProblem, ImportedLease } from './blazar-import.model.js';
 
 /**
@@ -19,22 +20,19 @@ interface Hold {
   readonly end: number;
 }
 
+/** What each reservation holds, as its type's module names it: a whole host (no slots), slots on one, an address. */
 const holdsOf = (lease: ImportedLease): Hold[] => {
   const window = { leaseId: lease.leaseId, start: toMs(lease.startDate), end: toMs(lease.endDate) };
-  return lease.reservations.flatMap(({ reservation: r }): Hold[] => {
-    const base = { ...window, reservationId: r.id };
-    switch (r.resourceType) {
-      case 'physical:host':
-        return r.hostIds.map((hostId) => ({ ...base, resource: `host ${hostId}`, whole: true }));
-      case 'virtual:instance':
-      case 'flavor:instance':
-        return r.allocations.map((a) => ({ ...base, resource: `host ${a.hostId}`, whole: false }));
-      case 'virtual:floatingip':
-        return r.allocations.map((a) => ({ ...base, resource: `floating IP ${a.address}`, whole: true }));
-      default:
-        return [];
-    }
-  });
+  return lease.reservations.flatMap(({ reservation: r }) =>
+    reservationType(r.resourceType)
+      .resources(r)
+      .map((resource) => ({
+        ...window,
+        reservationId: r.id,
+        resource: `${resource.kind === 'floatingip' ? 'floating IP' : resource.kind} ${resource.id}`,
+        whole: !('slots' in resource) || resource.slots === null,
+      })),
+  );
 };
 
 const collide = (a: Hold, b: Hold): boolean => a.leaseId !== b.leaseId && (a.whole || b.whole) && a.start < b.end && b.start < a.end;

@@ -8,16 +8,17 @@ import {
   propertyStream,
 } from '#domain/index.js';
 import { compareHostIds } from '#plugins/physical-host/host-allocation.policy.js';
+import { reservationType } from '#plugins/reservation-types.js';
 import { type ConflictPolicy, findDoubleBookings, leftOutFor } from './blazar-conflicts.js';
 import { type Caused, ImportAppends, type StreamEvents, sourceRow } from './blazar-import.appends.js';
-import { type LeaseEventView, deriveLeaseStatus } from '#read-model/index.js';
+import { type LeaseEventView, deriveLeaseStatus } from '#read-model/lease-view.js';
 import type { BlazarState, ImportNote, ImportProblem, ImportedLease } from './blazar-import.model.js';
 import { inventoryOf } from './blazar-inventory.mapping.js';
 import { leaseCreated, leaseLife } from './blazar-lease.events.js';
 import { leasesOf } from './blazar-lease.mapping.js';
 import { reservationRowsOf } from './blazar-reservation.mapping.js';
 import type { BlazarRows } from './blazar-source.port.js';
-import { text } from './blazar-values.js';
+import { text } from '#plugins/blazar/blazar-values.js';
 
 export interface ImportPlan {
   readonly state: BlazarState;
@@ -121,24 +122,23 @@ const bookings = ({ leaseId, startDate, endDate, reservations }: ImportedLease):
   reservations.flatMap(({ reservation: r, propertyNames }): StreamEvents[] => {
     const cause = sourceRow('reservations', r.id);
     const window = { reservationId: r.id, leaseId, startDate, endDate };
-    switch (r.resourceType) {
-      case 'physical:host':
-        return r.hostIds.map((hostId) =>
-          one(hostStream(hostId), cause, { type: 'Host.Booked', data: { hostId, ...window, propertyNames } }),
-        );
-      case 'virtual:instance':
-      case 'flavor:instance':
-        return r.allocations.map(({ hostId, count }) => {
-          const slots = { count, vcpus: r.vcpus, memoryMb: r.memoryMb, diskGb: r.diskGb };
-          return one(hostStream(hostId), cause, { type: 'Host.SlotsBooked', data: { hostId, ...window, propertyNames, slots } });
-        });
-      case 'virtual:floatingip':
-        return r.allocations.map(({ floatingIpId }) =>
-          one(floatingIpStream(floatingIpId), cause, { type: 'FloatingIp.Booked', data: { floatingIpId, ...window } }),
-        );
-      default:
-        return [];
-    }
+    return reservationType(r.resourceType)
+      .resources(r)
+      .flatMap((resource): StreamEvents[] => {
+        if (resource.kind === 'floatingip') {
+          const floatingIpId = resource.id;
+          return [one(floatingIpStream(floatingIpId), cause, { type: 'FloatingIp.Booked', data: { floatingIpId, ...window } })];
+        }
+        // the readers read only the types upstream has, which book hosts and floating IPs
+        if (resource.kind !== 'host' || !('slots' in resource)) return [];
+        const hostId = resource.id;
+        const booked = { hostId, ...window, propertyNames };
+        const event: DomainEvent =
+          resource.slots === null
+            ? { type: 'Host.Booked', data: booked }
+            : { type: 'Host.SlotsBooked', data: { ...booked, slots: resource.slots } };
+        return [one(hostStream(hostId), cause, event)];
+      });
   });
 
 /** Streams of one lease merged where two reservations book one host (an append names a stream once). */

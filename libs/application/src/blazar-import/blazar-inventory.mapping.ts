@@ -1,7 +1,8 @@
 import type { Capabilities } from '#domain/index.js';
+import { hostBlazarReader } from '#plugins/physical-host/host.blazar.js';
 import type { ImportNote, ImportProblem, ImportedFloatingIp, ImportedHost, ImportedProperty } from './blazar-import.model.js';
 import type { BlazarRow, BlazarRows } from './blazar-source.port.js';
-import { BlazarValueError, flag, groupBy, instant, instantOrNull, integer, text, textOrNull } from './blazar-values.js';
+import { BlazarValueError, flag, groupBy, instant, instantOrNull, integer, text, textOrNull } from '#plugins/blazar/blazar-values.js';
 
 export interface Inventory {
   readonly hosts: readonly ImportedHost[];
@@ -10,8 +11,6 @@ export interface Inventory {
   readonly problems: readonly ImportProblem[];
   readonly notes: readonly ImportNote[];
 }
-
-const HOST_TYPE = 'physical:host';
 
 /** A row the import cannot read is a problem of its own (the row is left out), never a crash of the whole import. */
 export const readable = <T>(problems: ImportProblem[], what: string, leaseId: string | null, read: () => T): T | null => {
@@ -121,7 +120,7 @@ const privatePropertiesOf = (rows: BlazarRows, hosts: readonly ImportedHost[], n
   return rows.resource_properties.flatMap((row) => {
     if (!flag(row, 'private')) return [];
     const name = text(row, 'property_name');
-    if (text(row, 'resource_type') !== HOST_TYPE || !used.has(name)) {
+    if (text(row, 'resource_type') !== hostBlazarReader.resourceType || !used.has(name)) {
       notes.push({ message: `private resource property ${name} (${text(row, 'resource_type')}) is on no host: not imported` });
       return [];
     }

@@ -1,9 +1,10 @@
 import type { LeasePhase } from '#domain/index.js';
 import type { ImportProblem, ImportedLease, ImportedPhase, ImportedReservation } from './blazar-import.model.js';
 import { readable } from './blazar-inventory.mapping.js';
-import { DanglingReference, type ReservationRows, UnsupportedReservation, reservationOf } from './blazar-reservation.mapping.js';
+import { DanglingReference, type ReservationRows } from '#plugins/blazar/blazar-reservation.reader.js';
+import { UnsupportedReservation, reservationOf } from './blazar-reservation.mapping.js';
 import type { BlazarRow, BlazarRows } from './blazar-source.port.js';
-import { BlazarValueError, flag, groupBy, instant, instantOrNull, text, textOrNull } from './blazar-values.js';
+import { BlazarValueError, flag, groupBy, instant, instantOrNull, text, textOrNull } from '#plugins/blazar/blazar-values.js';
 
 const PHASE_OF_EVENT: Readonly<Record<string, LeasePhase>> = { start_lease: 'start', before_end_lease: 'before_end', end_lease: 'end' };
 const EVENT_STATUSES: readonly ImportedPhase['status'][] = ['UNDONE', 'IN_PROGRESS', 'DONE', 'ERROR'];

@@ -17,8 +17,8 @@ export const BLAZAR_TABLES = [
 
 export type BlazarTable = (typeof BLAZAR_TABLES)[number];
 
-/** One row as the database driver returns it: column name to value (booleans and dates as each driver gives them). */
-export type BlazarRow = Readonly<Record<string, unknown>>;
+export type { BlazarRow } from '#plugins/blazar/blazar-values.js';
+import type { BlazarRow } from '#plugins/blazar/blazar-values.js';
 
 export type BlazarRows = Readonly<Record<BlazarTable, readonly BlazarRow[]>>;
 

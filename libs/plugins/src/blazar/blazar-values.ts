@@ -1,5 +1,7 @@
 import { DateTime } from 'luxon';
-import type { BlazarRow } from './blazar-source.port.js';
+
+/** One row of Blazar's database as the driver returns it: column name to value (booleans and dates as each driver gives them). */
+export type BlazarRow = Readonly<Record<string, unknown>>;
 
 /** A value of a row the import cannot read (a NOT NULL column left null, a date that is not one). */
 export class BlazarValueError extends Error {
