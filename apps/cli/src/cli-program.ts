@@ -8,7 +8,8 @@ const program = (io: CliIo): { program: Command; exitCode: () => number } => {
   const root = new Command('leasehold')
     .description(
       'Read the Leasehold ledger directly, back it up and restore it, for auditors and operators. The reading commands and backup ' +
-        'never write to it: the event store is opened read-only and the read model is copied, so the service may keep running.',
+        'never write to it: the event store is opened read-only and the read model is copied, so the service may keep running. ' +
+        'restore and import-blazar fill an empty one.',
     )
     .option('--data-dir <dir>', "the service's data folder (default: LEASEHOLD_DATA_DIR, else ./data)")
     .exitOverride()

@@ -2,6 +2,7 @@ import { backupCommand } from './backup.command.js';
 import type { CliCommand } from './cli-command.js';
 import { exportCommand } from './export.command.js';
 import { historyCommand } from './history.command.js';
+import { importBlazarCommand } from './import-blazar.command.js';
 import { restoreCommand } from './restore.command.js';
 import { usageCommand } from './usage.command.js';
 import { verifyCommand } from './verify.command.js';
@@ -14,4 +15,5 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   verifyCommand,
   backupCommand,
   restoreCommand,
+  importBlazarCommand,
 ];
