@@ -17,6 +17,7 @@ import { type GraphqlPageFigures, graphqlPageRows, runGraphqlPageBench } from '.
 import { type ReadAfterWriteFigures, readAfterWriteRows, runReadAfterWrite } from './read-after-write.js';
 import { type CliStartupFigures, cliStartupRows, runCliStartupBench } from './cli-startup.js';
 import { type ConcurrentAdmissionFigures, concurrentAdmissionRows, runConcurrentAdmission } from './concurrent-admission.js';
+import { type CapabilityAdmissionFigures, capabilityAdmissionRows, runCapabilityAdmission } from './capability-admission.js';
 
 /**
  * `npm run bench`: upstream Blazar's measured workload against a fresh embedded system.
@@ -125,6 +126,7 @@ const printTable = (
   readAfterWrite: ReadAfterWriteFigures | null,
   cli: CliStartupFigures | null,
   admission: ConcurrentAdmissionFigures | null,
+  capability: CapabilityAdmissionFigures | null,
 ): void => {
   console.log(`\n| figure | Leasehold | upstream Blazar |\n|---|---|---|`);
   console.log(`| leases/s (500, one at a time) | ${figures.leases_per_s} | 1.52 |`);
@@ -151,6 +153,7 @@ const printTable = (
   for (const row of readAfterWrite === null ? [] : readAfterWriteRows(readAfterWrite)) console.log(row);
   for (const row of cli === null ? [] : cliStartupRows(cli)) console.log(row);
   for (const row of admission === null ? [] : concurrentAdmissionRows(admission)) console.log(row);
+  for (const row of capability === null ? [] : capabilityAdmissionRows(capability)) console.log(row);
 };
 
 const runHostOnly = async (): Promise<HostOnlyFigures> => {
@@ -190,6 +193,7 @@ const main = async (): Promise<void> => {
   let readAfterWrite: ReadAfterWriteFigures | null = null;
   let cli: CliStartupFigures | null = null;
   let admission: ConcurrentAdmissionFigures | null = null;
+  let capability: CapabilityAdmissionFigures | null = null;
   try {
     mixed = await runMixedWorkload(PORT + 1);
     console.log(JSON.stringify(mixed, null, 2));
@@ -217,8 +221,26 @@ const main = async (): Promise<void> => {
     console.log(JSON.stringify(cli, null, 2));
     admission = await runConcurrentAdmission(PORT + 9);
     console.log(JSON.stringify(admission, null, 2));
+    capability = await runCapabilityAdmission();
+    console.log(JSON.stringify(capability, null, 2));
   } finally {
-    printTable(figures, mixed, feed, kafka, oslo, webhooks, usage, asOf, replay, availability, graphqlPage, readAfterWrite, cli, admission);
+    printTable(
+      figures,
+      mixed,
+      feed,
+      kafka,
+      oslo,
+      webhooks,
+      usage,
+      asOf,
+      replay,
+      availability,
+      graphqlPage,
+      readAfterWrite,
+      cli,
+      admission,
+      capability,
+    );
   }
 };
 

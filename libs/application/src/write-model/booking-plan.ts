@@ -28,7 +28,7 @@ import {
   allocateHostsInIdOrder,
   notEnoughHostsError,
 } from '#plugins/physical-host/host-allocation.policy.js';
-import { EMPTY_QUERY } from '#plugins/query/blazar-query.js';
+import { EMPTY_QUERY, type HostQuery } from '#plugins/query/blazar-query.js';
 import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import { appendTo } from '../command.js';
 import { toHostSnapshot, type Versioned, type WriteIndex } from './write-index.js';
@@ -175,7 +175,9 @@ export class BookingPlan implements ReservationCalendars {
       return state === undefined ? undefined : toHostSnapshot(state);
     };
     // a host's snapshot carries its state's bookings as they are, so the state's calendar is the snapshot's
-    return { count: ids.length, at: snapshotAt, calendarAt: stateAt, byId: (id) => snapshotAt(placeOf.get(id)) };
+    // an admission books hosts, it never changes their capabilities: the log's index holds for its own states too
+    const placesMatching = (query: HostQuery): readonly number[] | null => this.index.hostCapabilities().placesFor(query);
+    return { count: ids.length, at: snapshotAt, calendarAt: stateAt, byId: (id) => snapshotAt(placeOf.get(id)), placesMatching };
   }
 
   /**

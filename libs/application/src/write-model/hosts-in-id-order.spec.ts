@@ -93,6 +93,36 @@ describe('the hosts in id order', () => {
   });
 });
 
+const capabilitiesUpdated = (hostId: string, capabilities: Record<string, string>): StreamEvent => ({
+  streamId: hostStream(hostId),
+  type: 'Host.CapabilitiesUpdated',
+  data: { hostId, capabilities, updatedAt: at(1) },
+});
+
+describe('the capability index over the hosts in id order', () => {
+  const GPU = parseQuery('["==", "$gpu", "true"]');
+
+  it('gives the places of the hosts with a capability value, kept until a host joins, leaves or changes its capabilities', async () => {
+    await withIndex(
+      [hostRegistered('3', { gpu: 'true' }), hostRegistered('1'), hostRegistered('2', { gpu: 'true', rack: '7' })],
+      async (index, more) => {
+        const before = index.hostCapabilities();
+        expect(before.placesFor(GPU)).toEqual([1, 2]);
+        expect(before.placesFor(parseQuery('["and", ["==", "$gpu", "true"], ["==", "$rack", "7.0"]]'))).toEqual([1]);
+        expect(before.placesFor(parseQuery('[">=", "$rack", "1"]'))).toBeNull();
+        await more([hostBooked('3', 'r0'), hostWentDown('1')]);
+        expect(index.hostCapabilities()).toBe(before);
+        await more([capabilitiesUpdated('3', { gpu: 'false' })]);
+        expect(index.hostCapabilities().placesFor(GPU)).toEqual([1]);
+        await more([hostRegistered('0', { gpu: 'true' })]);
+        expect(index.hostCapabilities().placesFor(GPU)).toEqual([0, 2]);
+        await more([unregistered('2')]);
+        expect(index.hostCapabilities().placesFor(GPU)).toEqual([0]);
+      },
+    );
+  });
+});
+
 describe('the booking plan allocating in id order', () => {
   it("chooses what the plain policy chooses over every snapshot: after the plan's own bookings, with kept hosts, with a query, and when too few are free", async () => {
     const given = [

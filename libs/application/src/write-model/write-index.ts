@@ -32,6 +32,7 @@ import { type AnyResourceKind, RESOURCE_KINDS, RESOURCE_KIND_CATEGORIES, type Re
 import { AsyncMutex } from './async-mutex.js';
 import { type ForgottenBookings, forgottenBookingsOf } from './forgotten-bookings.js';
 import { type HostIdOrder, hostIdOrderOf } from './hosts-in-id-order.js';
+import { type CapabilityIndex, capabilityIndex } from '#plugins/query/capability-index.js';
 
 /** What a snapshot of the index holds (write-index.snapshots.ts): every state it folds, by key. */
 export interface WriteIndexPayload {
@@ -172,6 +173,9 @@ export class WriteIndex {
   /** Rises each time a host joins or leaves the registered set (bookings leave it as it is). */
   private hostSetVersion = 0;
   private idOrder: HostIdOrder | undefined;
+  /** Counts the changes of registered hosts' capabilities: the capability index is made again after one. */
+  private capabilityVersion = 0;
+  private capabilities: { readonly order: HostIdOrder; readonly version: number; readonly index: CapabilityIndex } | undefined;
   private readonly catchUpLock = new AsyncMutex();
 
   constructor(private readonly store: EventStore) {}
@@ -241,6 +245,22 @@ export class WriteIndex {
       this.idOrder = hostIdOrderOf(ids, this.hostSetVersion);
     }
     return this.idOrder;
+  }
+
+  /**
+   * The registered hosts' capability values by place in hostsInIdOrder(), made again only when a host joins, leaves or
+   * changes its capabilities: an admission asking for `gpu == true` among 10,000 hosts visits those that have it.
+   */
+  hostCapabilities(): CapabilityIndex {
+    const order = this.hostsInIdOrder();
+    if (this.capabilities?.order !== order || this.capabilities.version !== this.capabilityVersion) {
+      const capabilitiesAt = order.ids.map((hostId) => {
+        const { state } = this.host(hostId);
+        return state.status === 'Registered' ? state.capabilities : undefined;
+      });
+      this.capabilities = { order, version: this.capabilityVersion, index: capabilityIndex(capabilitiesAt) };
+    }
+    return this.capabilities.index;
   }
 
   registeredHosts(): RegisteredHost[] {
@@ -483,6 +503,7 @@ export class WriteIndex {
     this.hosts.set(hostId, { state, revision: event.revision });
     if ((before.status === 'Registered') !== (state.status === 'Registered')) this.hostSetVersion++;
     if (event.type === 'Host.Registered' || event.type === 'Host.CapabilitiesUpdated') {
+      this.capabilityVersion++;
       for (const key of Object.keys(event.data.capabilities)) this.propertyNames.add(key);
     }
   }

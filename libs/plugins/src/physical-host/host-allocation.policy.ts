@@ -50,7 +50,26 @@ export interface HostsInIdOrder {
   calendarAt(place: number): Calendar | undefined;
   /** Undefined for an id not among them. */
   byId(id: string): HostSnapshot | undefined;
+  /**
+   * The places, ascending, of a superset of the hosts the query matches (a capability index's answer), or null to
+   * visit every place. Absent: every place.
+   */
+  placesMatching?(query: HostQuery): readonly number[] | null;
 }
+
+/** The places an allocation visits, in order. */
+interface Places {
+  readonly count: number;
+  placeAt(index: number): number;
+}
+
+/** The places to visit for a query: the index's, or every place. */
+const placesFor = (hosts: HostsInIdOrder, query: HostQuery): Places => {
+  const places = hosts.placesMatching?.(query) ?? null;
+  return places === null
+    ? { count: hosts.count, placeAt: (index) => index }
+    : { count: places.length, placeAt: (index) => places[index] as number };
+};
 
 /**
  * allocateHosts' answer (failures included) from hosts already in id order: the scan stops once enough
@@ -68,7 +87,9 @@ export const allocateHostsInIdOrder = (request: HostAllocationRequest, hosts: Ho
   const chosen = [...kept];
   // past max the answer is cut anyway; below min it is a failure, which has looked at every host
   const enough = Math.max(request.min, request.max, 0);
-  for (let place = 0; place < hosts.count && chosen.length < enough; place++) {
+  const places = placesFor(hosts, request.query);
+  for (let index = 0; index < places.count && chosen.length < enough; index++) {
+    const place = places.placeAt(index);
     // most hosts passed over are busy: their calendars say so before any snapshot is made
     const calendar = hosts.calendarAt(place);
     if (calendar === undefined || !free(calendar)) continue;
@@ -76,14 +97,14 @@ export const allocateHostsInIdOrder = (request: HostAllocationRequest, hosts: Ho
     if (host !== undefined && !kept.has(host.id) && candidate(host)) chosen.push(host.id);
   }
   if (chosen.length < request.min)
-    return { ok: false, matching: countMatching(hosts, candidate), free: chosen.length, requested: request.min };
+    return { ok: false, matching: countMatching(hosts, places, candidate), free: chosen.length, requested: request.min };
   return { ok: true, hostIds: chosen.slice(0, Math.max(0, request.max)) };
 };
 
-const countMatching = (hosts: HostsInIdOrder, candidate: (host: HostSnapshot) => boolean): number => {
+const countMatching = (hosts: HostsInIdOrder, places: Places, candidate: (host: HostSnapshot) => boolean): number => {
   let matching = 0;
-  for (let place = 0; place < hosts.count; place++) {
-    const host = hosts.at(place);
+  for (let index = 0; index < places.count; index++) {
+    const host = hosts.at(places.placeAt(index));
     if (host !== undefined && candidate(host)) matching++;
   }
   return matching;

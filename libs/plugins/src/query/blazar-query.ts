@@ -158,6 +158,19 @@ const compareColumn = (name: string, actual: string | number | boolean, value: s
 };
 
 /**
+ * What a capability's value is equal to under `==` (compareLoosely): two values are equal exactly when their keys are,
+ * so a capability index can be keyed by it.
+ */
+export const equalityKey = (value: string): string => {
+  const number = parseNumber(value);
+  return number === undefined ? `s:${value}` : `n:${number}`;
+};
+
+/** The `==` conditions on capabilities (not columns): the ones an index of capability values can answer. */
+export const capabilityEqualities = (query: HostQuery): readonly QueryCondition[] =>
+  query.conditions.filter((condition) => condition.op === '==' && !isColumnName(condition.field));
+
+/**
  * Capabilities compare as numbers when both sides are numbers, as strings otherwise.
  * Deliberate difference from upstream, which always compares them as strings ("10" < "9").
  */
