@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { jsonLogger } from '#observability/logger.js';
 import { AppModule } from './app.module.js';
 import { createAuthSetup } from './auth/auth-setup.js';
-import { assertSafeBinding, loadApiConfig } from './config.js';
+import { type ApiConfig, assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
-import { bodyParserErrors, inputBoundary } from './http/input-boundary.js';
+import { BODY_LIMIT_BYTES, inputBoundary, readBodies } from './http/input-boundary.js';
+import { frameworkErrors } from './http/framework-errors.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { metricsEndpoint, requestMetrics } from './http/request-metrics.middleware.js';
 import { processRegistry, registerQuotaMetrics } from '#observability/metrics.js';
@@ -23,35 +24,30 @@ const log = jsonLogger({ app: 'api' });
 const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
   assertSafeBinding(config);
-  // JSON only (no form bodies), parsed after authentication, then held to the input rules before any route
   const auth = createAuthSetup(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, auth), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, auth), fastifyAdapter(config), {
     logger: new PinoNestLogger(log.child({}, { level: 'warn' })),
     bodyParser: false,
-    rawBody: true,
   });
-  app.disable('x-powered-by');
-  app.set('etag', false);
+  const server = app.getHttpAdapter().getInstance();
   if (config.metrics.kind !== 'off') {
     const registry = processRegistry();
-    app.use(requestMetrics(registry));
+    server.addHook('onRequest', requestMetrics(registry));
     const quotas = app.get(Quotas);
     registerQuotaMetrics(registry, () => quotas.topUse(new Date().toISOString()));
     // before the request ids and the access log: a scrape every few seconds is not a client's request
-    app.use(metricsEndpoint(registry, config.metrics));
+    server.addHook('onRequest', metricsEndpoint(registry, config.metrics));
   }
-  app.use(openstackHeaders(config, auth));
-  app.useBodyParser('json');
-  app.use(bodyParserErrors());
-  app.use(inputBoundary());
+  // authentication first, as keystonemiddleware wraps the whole upstream API; JSON bodies only, held to the input rules
+  server.addHook('onRequest', openstackHeaders(config, auth));
+  readBodies(server);
+  server.addHook('preValidation', inputBoundary);
   app.useGlobalFilters(new BlazarExceptionFilter());
   app.enableShutdownHooks();
   publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
-  const server = app.getHttpServer();
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
   // a request's headers may take as long as the connection may idle, and a little more
-  server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
+  app.getHttpServer().headersTimeout = config.keepAliveTimeoutMs + 1_000;
   log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
   const { restored } = app.get<OpenedWriteIndex>(OPENED_WRITE_INDEX);
   log.info({
@@ -60,6 +56,21 @@ const bootstrap = async (): Promise<void> => {
   });
   warmUsageIndex(app.get(UsageIndex));
 };
+
+/**
+ * Fastify as Express served the API before it: paths matched whatever their case and with a trailing slash, no length
+ * limit of its own on a path parameter (the routes check theirs), the same body limit, keep-alive connections served
+ * to the end at a stop; the router's own refusals (a percent-encoding that is no UTF-8) in Blazar's body.
+ */
+const fastifyAdapter = (config: ApiConfig): FastifyAdapter =>
+  new FastifyAdapter({
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    bodyLimit: BODY_LIMIT_BYTES,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    return503OnClosing: false,
+    frameworkErrors,
+    skipMiddie: true,
+  });
 
 /** Usage reports reach into the past, so this index folds every lease ever made: after the start, not before it. */
 const warmUsageIndex = (index: UsageIndex): void => {
