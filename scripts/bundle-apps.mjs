@@ -34,6 +34,8 @@ const EXTERNAL = [
   '@nestjs/microservices/*',
   '@nestjs/websockets',
   '@nestjs/websockets/*',
+  '@nestjs/platform-express',
+  '@as-integrations/express5',
   '@apollo/gateway',
   '@apollo/subgraph',
   '@apollo/subgraph/*',

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { jsonLogger } from '#observability/logger.js';
+import { type QueuedOutput, jsonLogger, queuedOutput } from '#observability/logger.js';
 import { AppModule } from './app.module.js';
 import { createAuthSetup } from './auth/auth-setup.js';
 import { type ApiConfig, assertSafeBinding, loadApiConfig } from './config.js';
@@ -19,7 +20,9 @@ import { UsageIndex } from '#application/usage/usage-index.js';
 import type { OpenedWriteIndex } from '#application/write-model/write-index.snapshots.js';
 import { OPENED_WRITE_INDEX } from './tokens.js';
 
-const log = jsonLogger({ app: 'api' });
+// one writer for every line of the process, the access log's included, off the main thread: lines keep their order
+const stdout = queuedOutput();
+const log = jsonLogger({ app: 'api' }, stdout.stream);
 
 const bootstrap = async (): Promise<void> => {
   const config = loadApiConfig();
@@ -39,11 +42,11 @@ const bootstrap = async (): Promise<void> => {
     server.addHook('onRequest', metricsEndpoint(registry, config.metrics));
   }
   // authentication first, as keystonemiddleware wraps the whole upstream API; JSON bodies only, held to the input rules
-  server.addHook('onRequest', openstackHeaders(config, auth));
+  server.addHook('onRequest', openstackHeaders(config, auth, config.accessLog ? log : null));
   readBodies(server);
   server.addHook('preValidation', inputBoundary);
   app.useGlobalFilters(new BlazarExceptionFilter());
-  app.enableShutdownHooks();
+  stopOnSignals(app, stdout);
   publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
   // a request's headers may take as long as the connection may idle, and a little more
@@ -72,6 +75,27 @@ const fastifyAdapter = (config: ApiConfig): FastifyAdapter =>
     skipMiddie: true,
   });
 
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
+
+/**
+ * On a signal, the application closes (Nest's shutdown hooks: streams ended, the server closed after its last answer,
+ * the stores closed), the log's last lines are written, and the signal, raised again, ends the process.
+ */
+const stopOnSignals = (app: INestApplication, output: QueuedOutput): void => {
+  const stop = (signal: NodeJS.Signals): void => {
+    for (const each of SIGNALS) process.removeListener(each, stop);
+    app
+      .close()
+      .catch((error: unknown) => log.error({ shutdown: describeError(error) }))
+      .then(() => output.drain())
+      .then(
+        () => process.kill(process.pid, signal),
+        () => process.exit(1),
+      );
+  };
+  for (const signal of SIGNALS) process.once(signal, stop);
+};
+
 /** Usage reports reach into the past, so this index folds every lease ever made: after the start, not before it. */
 const warmUsageIndex = (index: UsageIndex): void => {
   const started = performance.now();
@@ -83,5 +107,5 @@ const warmUsageIndex = (index: UsageIndex): void => {
 
 bootstrap().catch((error: unknown) => {
   log.fatal({ fatal: describeError(error) });
-  process.exit(1);
+  void stdout.drain().then(() => process.exit(1));
 });

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
-import { jsonLogger } from '#observability/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import { CallerToken } from '#application/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
@@ -103,10 +102,10 @@ export const contextOf = (
  * Request ids, authentication (auth mode `none`: the configured local admin; `static`/`keystone`:
  * X-Auth-Token, 401 as keystonemiddleware), the caller's context for policy checks, and microversion
  * negotiation. Authentication comes first, as keystonemiddleware wraps the whole upstream API.
+ * `accessLog`: where each request's line goes, or null for none.
  */
-export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
+export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config), accessLog: Logger | null = null) => {
   const { authenticator, policy, wwwAuthenticateUri } = setup;
-  const accessLog = config.accessLog ? jsonLogger({ app: 'api' }) : null;
   return (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void => {
     const requestId = `req-${randomUUID()}`;
     reply.header('X-OpenStack-Request-Id', requestId);
