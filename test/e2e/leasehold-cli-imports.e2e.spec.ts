@@ -71,7 +71,7 @@ describe('leasehold: what each command loads', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['help', '--help', 'usage --help', 'history --help'])(
+  it.each(['help', '--help', 'usage --help', 'history --help', 'backup --help', 'restore --help'])(
     'leasehold %s loads commander and the CLI, no command code and no library but the usage report groups',
     async (line) => {
       const result = await loaded(...line.split(' '));

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bench/system-processes.js';
@@ -36,13 +37,23 @@ export interface SystemOptions {
   readonly port?: number;
 }
 
+/** With TLS on, only whether the server answers: the tests that check its certificate do so with curl and the CLI. */
+const statusOf = (url: string): Promise<number> =>
+  url.startsWith('https:')
+    ? new Promise((resolve, reject) => {
+        get(url, { rejectUnauthorized: false }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        }).on('error', reject);
+      })
+    : fetch(url).then((response) => response.status);
+
 const waitForHttp = async (url: string, child: ChildProcess[], log: () => string, status = 300): Promise<void> => {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.some((c) => c.exitCode !== null)) throw new Error(`system exited early:\n${log()}`);
     try {
-      const response = await fetch(url);
-      if (response.status === status) return;
+      if ((await statusOf(url)) === status) return;
     } catch {
       // not listening yet
     }
@@ -81,11 +92,13 @@ export const startSystem = async (options: SystemOptions = {}): Promise<RunningS
     child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     return child;
   });
-  const url = `http://127.0.0.1:${port}`;
+  // LEASEHOLD_TLS_*: the API and the health ports speak HTTPS only
+  const scheme = (options.env?.LEASEHOLD_TLS_CERT_FILE ?? '') === '' ? 'http' : 'https';
+  const url = `${scheme}://127.0.0.1:${port}`;
   const runs = (app: 'api' | 'projector' | 'reactor'): boolean => options.apps === undefined || options.apps.includes(app);
   if (runs('api')) await waitForHttp(`${url}/`, children, () => log);
-  const projectorHealthUrl = `http://127.0.0.1:${env.LEASEHOLD_PROJECTOR_HEALTH_PORT}`;
-  const reactorHealthUrl = `http://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`;
+  const projectorHealthUrl = `${scheme}://127.0.0.1:${env.LEASEHOLD_PROJECTOR_HEALTH_PORT}`;
+  const reactorHealthUrl = `${scheme}://127.0.0.1:${env.LEASEHOLD_REACTOR_HEALTH_PORT}`;
   return {
     url,
     port,

@@ -1,25 +1,8 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { variablesRead } from '../helpers/configuration-variables.js';
 import { ROOT } from '../helpers/system.js';
-
-/** Source files of the apps and libraries (tests and test helpers left out). */
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'testing' || entry.name === 'web' ? [] : sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-
-/** Every LEASEHOLD_ variable the code reads: named after `env.` or in a string (one followed by `_` or `*` is a prefix in a message). */
-const variablesRead = (): string[] => {
-  const names = new Set<string>();
-  for (const file of [...sources(join(ROOT, 'apps')), ...sources(join(ROOT, 'libs'))]) {
-    for (const [, name = ''] of readFileSync(file, 'utf8').matchAll(/(?:env\.|['"`])(LEASEHOLD_[A-Z0-9_]*[A-Z0-9])(?![A-Z0-9_*])/g))
-      if (!name.startsWith('LEASEHOLD_TEST_')) names.add(name);
-  }
-  return [...names].sort();
-};
 
 /**
  * The table's rows in docs/configuration.md (moved there from the README, which stays a first hour's read):

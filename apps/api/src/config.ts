@@ -5,6 +5,7 @@ import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/e
 import { type QuotaConfig, quotaConfigFromEnv } from '#application/quotas/quota.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
+import { type TlsFiles, tlsFilesFromEnv } from '#observability/tls.js';
 import { type SnapshotConfig, pastKeptMsFromEnv, snapshotConfigFromEnv } from '#application/snapshots/snapshot.config.js';
 
 export type AuthMode = 'none' | 'static' | 'keystone';
@@ -12,6 +13,8 @@ export type AuthMode = 'none' | 'static' | 'keystone';
 export interface ApiConfig {
   readonly host: string;
   readonly port: number;
+  /** LEASEHOLD_TLS_CERT_FILE and LEASEHOLD_TLS_KEY_FILE: HTTPS on `port` (and on the health ports), or null for plain HTTP. */
+  readonly tls: TlsFiles | null;
   readonly dataDir: string;
   readonly auth: AuthMode;
   /** Auth mode `none`: who every request acts as (with the admin role). */
@@ -210,6 +213,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
   return {
     host: env.LEASEHOLD_HOST ?? '127.0.0.1',
     port: integer(env.LEASEHOLD_PORT, 1234, 'LEASEHOLD_PORT'),
+    tls: tlsFilesFromEnv(env),
     dataDir: env.LEASEHOLD_DATA_DIR ?? './data',
     auth,
     defaultUserId: env.LEASEHOLD_DEFAULT_USER_ID ?? 'leasehold-admin',

@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import { createAuthSetup } from './auth/auth-setup.js';
 import { type ApiConfig, assertSafeBinding, loadApiConfig } from './config.js';
 import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
+import { httpsOptions, listeningUrl } from './http/tls.js';
 import { BODY_LIMIT_BYTES, inputBoundary, readBodies } from './http/input-boundary.js';
 import { frameworkErrors } from './http/framework-errors.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
@@ -51,7 +52,7 @@ const bootstrap = async (): Promise<void> => {
   await app.listen(config.port, config.host);
   // a request's headers may take as long as the connection may idle, and a little more
   app.getHttpServer().headersTimeout = config.keepAliveTimeoutMs + 1_000;
-  log.info({ listening: `http://${config.host}:${config.port}`, auth: config.auth, dataDir: config.dataDir });
+  log.info({ listening: listeningUrl(config), auth: config.auth, dataDir: config.dataDir });
   const { restored } = app.get<OpenedWriteIndex>(OPENED_WRITE_INDEX);
   log.info({
     event: 'write-index',
@@ -63,17 +64,20 @@ const bootstrap = async (): Promise<void> => {
 /**
  * Fastify as Express served the API before it: paths matched whatever their case and with a trailing slash, no length
  * limit of its own on a path parameter (the routes check theirs), the same body limit, keep-alive connections served
- * to the end at a stop; the router's own refusals (a percent-encoding that is no UTF-8) in Blazar's body.
+ * to the end at a stop; the router's own refusals (a percent-encoding that is no UTF-8) in Blazar's body; TLS when configured.
  */
-const fastifyAdapter = (config: ApiConfig): FastifyAdapter =>
-  new FastifyAdapter({
+const fastifyAdapter = (config: ApiConfig): FastifyAdapter => {
+  const options = {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
     bodyLimit: BODY_LIMIT_BYTES,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     return503OnClosing: false,
     frameworkErrors,
     skipMiddie: true,
-  });
+  };
+  const https = httpsOptions(config);
+  return new FastifyAdapter(https === undefined ? options : { ...options, https });
+};
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
 

@@ -7,8 +7,8 @@ const USAGE_ERROR = 2;
 const program = (io: CliIo): { program: Command; exitCode: () => number } => {
   const root = new Command('leasehold')
     .description(
-      'Read the Leasehold ledger directly, for auditors and operators. Never writes to it: the event store is opened ' +
-        'read-only and the read model is copied, so the service may keep running.',
+      'Read the Leasehold ledger directly, back it up and restore it, for auditors and operators. The reading commands and backup ' +
+        'never write to it: the event store is opened read-only and the read model is copied, so the service may keep running.',
     )
     .option('--data-dir <dir>', "the service's data folder (default: LEASEHOLD_DATA_DIR, else ./data)")
     .exitOverride()

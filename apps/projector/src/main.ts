@@ -15,6 +15,7 @@
  *                             port, logged; off: none). Not ready while a projection is stopped on an event.
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
  *                             the projector's lag and the read models' counts (leases, reservations, freepool)
+ *   LEASEHOLD_TLS_CERT_FILE, LEASEHOLD_TLS_KEY_FILE  the API's certificate and key: the health port in HTTPS
  *   LEASEHOLD_FREEPOOL_WATCH_HOURS  how far ahead the freepool gauges look for free hosts (default 24)
  *
  * Logs one JSON line per start, stop and error on stdout. SIGTERM/SIGINT stop it gracefully: the
@@ -25,6 +26,7 @@ import { healthPortFromEnv, startHealthServer } from '#observability/health-serv
 import { metricsConfigFromEnv, processRegistry, watchWindowMsFromEnv } from '#observability/metrics.js';
 import { registerProjectorMetrics } from './projector.metrics.js';
 import { eventLog } from '#observability/logger.js';
+import { type TlsCredentials, tlsFromEnv } from '#observability/tls.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
@@ -54,6 +56,16 @@ const projectorMetrics = (host: string, store: EventStore, orm: MikroORM, runner
   }
 };
 
+/** The health port's certificate, read before anything opens; a wrong setting exits 1 naming it. */
+const healthTls = (): TlsCredentials | undefined => {
+  try {
+    return tlsFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
 const positiveInteger = (value: string | undefined, fallback: number): number => {
   const parsed = Number(value ?? fallback);
   return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
@@ -61,6 +73,7 @@ const positiveInteger = (value: string | undefined, fallback: number): number =>
 
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
+  const tls = healthTls();
   let store: EventStore | null = null;
   let orm: MikroORM | null = null;
   try {
@@ -94,6 +107,7 @@ const main = async (): Promise<void> => {
           port: healthPort,
           service: 'projector',
           ...metrics,
+          tls,
           readiness: () => {
             const projections = runner.status();
             return { ready: runner.isRunning() && projections.every((p) => p.failure === null), projections };
@@ -104,7 +118,7 @@ const main = async (): Promise<void> => {
           await store.close();
           process.exit(1);
         });
-  if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });
+  if (health !== null) log({ event: 'health', url: health.url() });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

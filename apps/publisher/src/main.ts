@@ -17,6 +17,7 @@
  *                        each channel's position, lag (positions and seconds) and last failure.
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
  *                        each channel's lag and whether it is failing
+ *   LEASEHOLD_TLS_CERT_FILE, LEASEHOLD_TLS_KEY_FILE  the API's certificate and key: the health port in HTTPS
  *
  * With no channel configured it logs so and exits 0. SIGTERM/SIGINT stop it after the batch in flight;
  * a SIGKILL at any moment repeats at most the unacknowledged batch when it starts again.
@@ -25,6 +26,7 @@ import { healthPortFromEnv, startHealthServer } from '#observability/health-serv
 import { metricsConfigFromEnv, processRegistry } from '#observability/metrics.js';
 import { registerPublisherMetrics } from './publisher.metrics.js';
 import { eventLog } from '#observability/logger.js';
+import { tlsFromEnv } from '#observability/tls.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { describeError } from '#domain/index.js';
 import { ChannelCheckpoints } from './channel-checkpoints.js';
@@ -42,6 +44,7 @@ const fail = (phase: string, error: unknown): never => {
 const open = async () => {
   try {
     const config = publisherConfigFromEnv(process.env);
+    const tls = tlsFromEnv(process.env);
     if (!anyChannelConfigured(process.env)) {
       log({
         event: 'exit',
@@ -56,14 +59,14 @@ const open = async () => {
     const checkpoints = ChannelCheckpoints.open(`${config.dataDir}/publisher.sqlite`);
     const healthPort = healthPortFromEnv(process.env.LEASEHOLD_PUBLISHER_HEALTH_PORT, 1237);
     const { access } = metricsConfigFromEnv(process.env, process.env.LEASEHOLD_HOST ?? '127.0.0.1');
-    return { config, channels, store, checkpoints, healthPort, access };
+    return { config, channels, store, checkpoints, healthPort, access, tls };
   } catch (error) {
     return fail('open', error);
   }
 };
 
 const main = async (): Promise<void> => {
-  const { config, channels, store, checkpoints, healthPort, access } = await open();
+  const { config, channels, store, checkpoints, healthPort, access, tls } = await open();
   const runners = channels.map(
     (channel) =>
       new ChannelRunner({
@@ -88,6 +91,7 @@ const main = async (): Promise<void> => {
           port: healthPort,
           service: 'publisher',
           ...metrics,
+          tls,
           readiness: async () => {
             const statuses = await Promise.all(runners.map((runner) => runner.status()));
             // a tenant's receiver that is down is shown, never made the publisher's own unreadiness
@@ -98,7 +102,7 @@ const main = async (): Promise<void> => {
             };
           },
         }).catch((error: unknown) => fail('health', error));
-  if (health !== null) log({ event: 'health', url: `http://${host}:${health.port()}` });
+  if (health !== null) log({ event: 'health', url: health.url() });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -21,6 +21,7 @@
  *                       port, logged; off: none)
  *   LEASEHOLD_METRICS, LEASEHOLD_METRICS_TOKEN  /metrics on the same port (libs/observability/src/metrics.ts):
  *                       timer lateness, retries, effect failures, drift repairs, exhausted freepools
+ *   LEASEHOLD_TLS_CERT_FILE, LEASEHOLD_TLS_KEY_FILE  the API's certificate and key: the health port in HTTPS
  *   LEASEHOLD_SNAPSHOT_SECONDS, LEASEHOLD_SNAPSHOT_EVENTS  the timeline's snapshot beside the log (live
  *                       leases only): looked at every 60 s, written once 10000 positions went by, and
  *                       at a clean stop; a start reads it and the events after it (0 s: none written)
@@ -39,6 +40,7 @@ import type { Registry } from 'prom-client';
 import { type ReactorMetrics, registerReactorMetrics } from './reactor.metrics.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { eventLog } from '#observability/logger.js';
+import { type TlsCredentials, tlsFromEnv } from '#observability/tls.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { takeLeadership } from '#event-store/leadership.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -172,6 +174,15 @@ const snapshotConfig = (): SnapshotConfig => {
   }
 };
 
+const healthTls = (): TlsCredentials | undefined => {
+  try {
+    return tlsFromEnv(process.env);
+  } catch (error) {
+    log({ event: 'error', phase: 'config', error: describeError(error) });
+    process.exit(1);
+  }
+};
+
 /** A write index from its snapshot of `kind`, its start logged (restored from a position, or why it folds the log). */
 const restoredIndex = async (store: EventStore, snapshots: WriteIndexSnapshots & { readonly kind: string }): Promise<OpenedWriteIndex> => {
   const opened = await restoreWriteIndex(store, snapshots);
@@ -202,13 +213,13 @@ const enforcementConfig = (): EnforcementConfig => {
   }
 };
 
-const serveHealth = async (reactor: Reactor): Promise<HealthServer | null> => {
+const serveHealth = async (reactor: Reactor, tls: TlsCredentials | undefined): Promise<HealthServer | null> => {
   const port = healthPortFromEnv(process.env.LEASEHOLD_REACTOR_HEALTH_PORT, 1236);
   if (port === null) return null;
   const host = process.env.LEASEHOLD_HOST ?? '127.0.0.1';
   const served = metrics === null ? {} : { metrics: { registry: metrics.registry, access: metrics.access } };
-  const server = await startHealthServer({ host, port, service: 'reactor', readiness: () => reactor.readiness(), ...served });
-  log({ event: 'health', url: `http://${host}:${server.port()}` });
+  const server = await startHealthServer({ host, port, service: 'reactor', readiness: () => reactor.readiness(), ...served, tls });
+  log({ event: 'health', url: server.url() });
   return server;
 };
 
@@ -238,6 +249,7 @@ const main = async (): Promise<void> => {
   const freepool = freepoolConfig();
   const enforcement = enforcementConfig();
   const snapshotting = snapshotConfig();
+  const tls = healthTls();
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {
@@ -312,7 +324,7 @@ const main = async (): Promise<void> => {
     if (freepoolIndex !== null) reactor.stopsWith(freepoolIndex.writer);
     const onEnd = await startEnforcementOnEnd(enforcement, store, log);
     if (onEnd !== null) reactor.stopsWith(onEnd);
-    const health = await serveHealth(reactor);
+    const health = await serveHealth(reactor, tls);
     if (health !== null) reactor.stopsWith({ stop: () => health.close() });
     stopOnSignals(reactor, commands, effects, store, snapshots);
   } catch (error) {

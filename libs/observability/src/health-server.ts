@@ -1,7 +1,9 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Registry } from 'prom-client';
 import { describeError } from '#domain/index.js';
 import { METRICS_CONTENT_TYPE, type MetricsAccess, refuseMetrics } from './metrics.js';
+import type { TlsCredentials } from './tls.js';
 
 /** What /readyz answers: ready or not, and the details an operator needs to see why. */
 export interface Readiness {
@@ -17,10 +19,14 @@ export interface HealthServerOptions {
   readonly readiness: () => Promise<Readiness> | Readiness;
   /** `/metrics` in Prometheus' text format; absent: 404. */
   readonly metrics?: { readonly registry: Registry; readonly access: MetricsAccess };
+  /** The API's certificate and key (LEASEHOLD_TLS_*): the probes and `/metrics` in HTTPS only. */
+  readonly tls?: TlsCredentials;
 }
 
 export interface HealthServer {
   port(): number;
+  /** `http(s)://host:port`, for the start-up log line. */
+  url(): string;
   close(): Promise<void>;
 }
 
@@ -46,7 +52,7 @@ const serveMetrics = (metrics: NonNullable<HealthServerOptions['metrics']>, requ
  * given, `/metrics` for a process without an HTTP API of its own, as orchestrators and Prometheus expect.
  */
 export const startHealthServer = async (options: HealthServerOptions): Promise<HealthServer> => {
-  const server: Server = createServer((request, response) => {
+  const handle: RequestListener = (request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, { error: 'method not allowed' });
     if (path === '/healthz') return send(response, 200, { status: 'ok', service: options.service });
@@ -58,16 +64,19 @@ export const startHealthServer = async (options: HealthServerOptions): Promise<H
         (readiness) => send(response, readiness.ready ? 200 : 503, { service: options.service, ...readiness }),
         (error: unknown) => send(response, 503, { service: options.service, ready: false, error: describeError(error) }),
       );
-  });
+  };
+  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  const port = (): number => {
+    const address = server.address();
+    return typeof address === 'object' && address !== null ? address.port : options.port;
+  };
   return {
-    port: () => {
-      const address = server.address();
-      return typeof address === 'object' && address !== null ? address.port : options.port;
-    },
+    port,
+    url: () => `${options.tls === undefined ? 'http' : 'https'}://${options.host}:${port()}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

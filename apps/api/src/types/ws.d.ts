@@ -1,7 +1,7 @@
 /**
  * The part of ws 8 that Leasehold uses (ws ships no types, and @types/ws is not a dependency): the
  * server GraphQL's subscriptions run on, and the client the tests connect with. What these calls do
- * is held by test/e2e/live-limits.e2e.spec.ts and test/e2e/graphql-subscriptions.e2e.spec.ts.
+ * is held by test/e2e/live-limits.e2e.spec.ts, test/e2e/graphql-subscriptions.e2e.spec.ts and test/e2e/tls.e2e.spec.ts.
  */
 declare module 'ws' {
   import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -20,11 +20,11 @@ declare module 'ws' {
     readonly readyState: ReadyState;
     /** The subprotocol the server chose. */
     readonly protocol: string;
-    /** `generateMask`: a mask of zeros is not applied (a client that sends much, fast). */
+    /** `generateMask`: a mask of zeros is not applied (a client that sends much, fast). `ca`: wss:// trusting that CA. */
     constructor(
       address: string,
       protocols?: string | readonly string[],
-      options?: { readonly localAddress?: string; readonly generateMask?: (mask: Buffer) => void },
+      options?: { readonly localAddress?: string; readonly generateMask?: (mask: Buffer) => void; readonly ca?: Buffer },
     );
     send(data: string | Buffer, callback?: (error?: Error | null) => void): void;
     /** Starts the closing handshake; `reason` at most 123 bytes. */
