@@ -1,6 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
-import { type Request, pathOf } from '../http/exchange.js';
-import type { ContextCarrier } from '../http/request-context.js';
+import type { Request } from 'express';
 import { GqlExecutionContext } from '@nestjs/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { type Observable, catchError, from, switchMap, throwError } from 'rxjs';
@@ -16,7 +15,7 @@ import { CLOCK } from '../tokens.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 
 interface RefusedCall {
-  readonly request: ContextCarrier;
+  readonly request: Request;
   readonly operation: string;
   readonly method: string;
   readonly path: string;
@@ -25,14 +24,14 @@ interface RefusedCall {
 
 /** A REST write, by its route's operation id. */
 const restCall = (request: Request): RefusedCall => {
-  const route = request.routeOptions.url ?? pathOf(request);
+  const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
   const operation = OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route;
   return {
     request,
     operation,
     method: request.method,
-    path: pathOf(request),
-    lease: restRefusedLease(operation, request.params as Readonly<Record<string, unknown>>, request.body),
+    path: request.path,
+    lease: restRefusedLease(operation, request.params, request.body),
   };
 };
 

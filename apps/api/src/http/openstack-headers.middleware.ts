@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { jsonLogger } from '#observability/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import { CallerToken } from '#application/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
@@ -9,8 +10,7 @@ import type { ApiConfig } from '../config.js';
 import type { PolicyEnforcer } from '#application/policy/policy.enforcer.js';
 import { userCaller } from '#application/caller.js';
 import { blazarError } from './blazar-error.js';
-import type { RequestContext } from './request-context.js';
-import { headerOf, pathOf } from './exchange.js';
+import type { ContextRequest, RequestContext } from './request-context.js';
 
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VERSION = /^([1-9]\d*)\.([1-9]\d*|0)$/;
@@ -49,21 +49,20 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
 /** The access log: one line per request once answered, with both request ids and the caller. */
 const logWhenDone = (
   log: Logger,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: Request,
+  response: Response,
   requestId: string,
   globalRequestId: string | null,
   who: () => Identity | null,
 ): void => {
   const started = process.hrtime.bigint();
-  // the raw response's end, as a stream's (the feed hands it over from Fastify) ends too
-  reply.raw.once('finish', () => {
+  response.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const identity = who();
     log.info({
       method: request.method,
       path: request.originalUrl,
-      status: reply.raw.statusCode,
+      status: response.statusCode,
       ms: +ms.toFixed(2),
       request_id: requestId,
       global_request_id: globalRequestId,
@@ -78,8 +77,8 @@ const logWhenDone = (
  * token; the API description) need no token in any mode; everything under /v1, and every write,
  * does. Routing ignores case, so the check does too.
  */
-const isPublic = (request: FastifyRequest): boolean =>
-  (request.method === 'GET' || request.method === 'HEAD') && !pathOf(request).toLowerCase().startsWith('/v1');
+const isPublic = (request: Request): boolean =>
+  (request.method === 'GET' || request.method === 'HEAD') && !request.path.toLowerCase().startsWith('/v1');
 
 /** A caller's context from its identity, for the middleware and for GraphQL's WebSocket connections. */
 export const contextOf = (
@@ -102,32 +101,32 @@ export const contextOf = (
  * Request ids, authentication (auth mode `none`: the configured local admin; `static`/`keystone`:
  * X-Auth-Token, 401 as keystonemiddleware), the caller's context for policy checks, and microversion
  * negotiation. Authentication comes first, as keystonemiddleware wraps the whole upstream API.
- * `accessLog`: where each request's line goes, or null for none.
  */
-export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config), accessLog: Logger | null = null) => {
+export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
   const { authenticator, policy, wwwAuthenticateUri } = setup;
-  return (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void => {
+  const accessLog = config.accessLog ? jsonLogger({ app: 'api' }) : null;
+  return (request: Request, response: Response, next: NextFunction): void => {
     const requestId = `req-${randomUUID()}`;
-    reply.header('X-OpenStack-Request-Id', requestId);
-    const inbound = headerOf(request, 'x-openstack-request-id');
+    response.setHeader('X-OpenStack-Request-Id', requestId);
+    const inbound = request.header('x-openstack-request-id');
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
     let identity: Identity | null = null;
     let callerToken: CallerToken | null = null;
-    if (accessLog !== null) logWhenDone(accessLog, request, reply, requestId, globalRequestId, () => identity);
+    if (accessLog !== null) logWhenDone(accessLog, request, response, requestId, globalRequestId, () => identity);
 
     const proceed = (): void => {
-      if (identity !== null) request.leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);
-      if (!pathOf(request).startsWith('/v1')) {
+      if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);
+      if (!request.path.startsWith('/v1')) {
         next();
         return;
       }
-      const version = checkVersion(headerOf(request, 'openstack-api-version'));
+      const version = checkVersion(request.header('openstack-api-version'));
       if (!version.ok) {
-        void reply.code(version.status).send(blazarError(version.status, version.message));
+        response.status(version.status).json(blazarError(version.status, version.message));
         return;
       }
-      reply.header('OpenStack-API-Version', `${SERVICE} ${version.version}`);
-      reply.header('Vary', 'OpenStack-API-Version');
+      response.setHeader('OpenStack-API-Version', `${SERVICE} ${version.version}`);
+      response.setHeader('Vary', 'OpenStack-API-Version');
       next();
     };
 
@@ -140,22 +139,22 @@ export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAut
       proceed();
       return;
     }
-    authenticator.authenticate(headerOf(request, 'x-auth-token')).then(
+    authenticator.authenticate(request.header('x-auth-token')).then(
       (found) => {
         if (found === null) {
-          sendUnauthorized(reply, wwwAuthenticateUri);
+          sendUnauthorized(response, wwwAuthenticateUri);
           return;
         }
         identity = found;
-        callerToken = new CallerToken(headerOf(request, 'x-auth-token') ?? '');
+        callerToken = new CallerToken(request.header('x-auth-token') ?? '');
         proceed();
       },
       (error: unknown) => {
         if (error instanceof IdentityServiceUnavailable) {
-          sendUnavailable(reply);
+          sendUnavailable(response);
           return;
         }
-        next(error as Error);
+        next(error);
       },
     );
   };

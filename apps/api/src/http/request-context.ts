@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { Caller } from '#application/caller.js';
 import type { CommandMetadata } from '#application/command.js';
@@ -11,26 +12,19 @@ export interface RequestContext {
   readonly caller: Caller;
 }
 
-/** What carries a caller's context: an HTTP request (the hook sets it) or a GraphQL socket's upgrade request. */
-export interface ContextCarrier {
-  leasehold?: RequestContext;
-}
+export type ContextRequest = Request & { leasehold?: RequestContext };
 
-declare module 'fastify' {
-  interface FastifyRequest extends ContextCarrier {}
-}
-
-export const requestContext = (request: ContextCarrier): RequestContext => {
-  const context = request.leasehold;
-  if (context === undefined) throw new Error('request context missing: the openstackHeaders hook is not installed');
+export const requestContext = (request: Request): RequestContext => {
+  const context = (request as ContextRequest).leasehold;
+  if (context === undefined) throw new Error('request context missing: middleware not installed');
   return context;
 };
 
 /** Who sends this request, for the application layer. */
-export const callerOf = (request: ContextCarrier): Caller => requestContext(request).caller;
+export const callerOf = (request: Request): Caller => requestContext(request).caller;
 
 /** The metadata of a command this request sends: its caller, its request ids and the time it is decided at. */
-export const commandMetadata = (request: ContextCarrier, now: Date): CommandMetadata => {
+export const commandMetadata = (request: Request, now: Date): CommandMetadata => {
   const context = requestContext(request);
   return {
     actor: context.caller,
