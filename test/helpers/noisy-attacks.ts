@@ -209,9 +209,13 @@ const openSocket = (
 const TYPE = /"type":"(\w+)"/;
 const ID = /"id":"([^"]+)"/;
 
+/** How long the attacker waits at its stop for the server to answer every subscription it asked for (an event or a refusal). */
+const ANSWERS_MS = 15_000;
+
 const subscriptionFanOut = async (plan: Extract<AttackPlan, { kind: 'subscriptions' }>): Promise<RunningAttack> => {
   const tally = new Tally();
   const refused = new Set<string>();
+  const delivering = new Set<string>();
   let stopping = false;
   const query = 'subscription($id: ID!) { leaseEvents(leaseId: $id) { position type } }';
   const perSocket = Math.ceil(plan.subscriptions / plan.sockets);
@@ -225,7 +229,10 @@ const subscriptionFanOut = async (plan: Extract<AttackPlan, { kind: 'subscriptio
         const head = data.subarray(0, 80).toString();
         const type = TYPE.exec(head)?.[1] ?? 'unknown';
         if (type === 'connection_ack') acknowledged();
-        if (type === 'next') tally.add('events received');
+        if (type === 'next') {
+          tally.add('events received');
+          delivering.add(ID.exec(head)?.[1] ?? '?');
+        }
         if (type === 'error' || type === 'complete') refused.add(ID.exec(head)?.[1] ?? '?');
       });
       void connection.closed.then((code) => {
@@ -245,6 +252,11 @@ const subscriptionFanOut = async (plan: Extract<AttackPlan, { kind: 'subscriptio
   const renames = renameLoop(plan.url, plan.token, plan.leaseId, plan.renameIntervalMs, tally);
   return {
     stop: async () => {
+      // a subscription the server has not answered yet (a loaded machine) is not counted as held: each gets its answer first
+      const asked = perSocket * plan.sockets;
+      const answered = () => new Set([...refused, ...delivering]).size >= asked;
+      for (const deadline = performance.now() + ANSWERS_MS; !answered() && performance.now() < deadline;) await sleep(50);
+      if (!answered()) tally.add('subscriptions unanswered', asked - new Set([...refused, ...delivering]).size);
       stopping = true;
       await renames.stop();
       tally.add('subscriptions refused', refused.size);
