@@ -11,6 +11,7 @@ import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { StandaloneHostInventory } from '#plugins/standalone/standalone-host-inventory.js';
 import { percentile } from './bench-http.js';
+import { hostInfo } from './scale-ledger.js';
 
 /**
  * `node dist/bench/capability-admission.js`, and a part of `npm run bench`: admission of one-host leases whose
@@ -47,18 +48,6 @@ const capabilitiesOf = (i: number, hosts: number): Record<string, string> => {
     rack: `rack-${String(i % 20).padStart(2, '0')}`,
   };
 };
-
-const hostInfo = (i: number) => ({
-  hypervisorHostname: `cap-${String(i).padStart(5, '0')}`,
-  serviceName: `cap-${String(i).padStart(5, '0')}`,
-  vcpus: 32,
-  memoryMb: 131072,
-  localGb: 1000,
-  cpuInfo: '',
-  hypervisorType: 'QEMU',
-  hypervisorVersion: 1,
-  availabilityZone: 'nova',
-});
 
 export interface CapabilityAdmissionSize {
   readonly hosts: number;

@@ -51,7 +51,8 @@ const metadata = (now: number) => ({
   now: new Date(now).toISOString(),
 });
 
-const hostInfo = (i: number) => ({
+/** A bench host's Nova facts: 32 vCPUs, 128 GiB, 1 TB, in one of four zones. */
+export const hostInfo = (i: number) => ({
   hypervisorHostname: `scale-${String(i).padStart(5, '0')}`,
   serviceName: `scale-${String(i).padStart(5, '0')}`,
   vcpus: 32,

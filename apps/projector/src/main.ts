@@ -26,7 +26,7 @@ import { healthPortFromEnv, startHealthServer } from '#observability/health-serv
 import { metricsConfigFromEnv, processRegistry, watchWindowMsFromEnv } from '#observability/metrics.js';
 import { registerProjectorMetrics } from './projector.metrics.js';
 import { eventLog } from '#observability/logger.js';
-import { type TlsCredentials, tlsFromEnv } from '#observability/tls.js';
+import { healthTlsOrExit } from '#observability/tls.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
@@ -56,16 +56,6 @@ const projectorMetrics = (host: string, store: EventStore, orm: MikroORM, runner
   }
 };
 
-/** The health port's certificate, read before anything opens; a wrong setting exits 1 naming it. */
-const healthTls = (): TlsCredentials | undefined => {
-  try {
-    return tlsFromEnv(process.env);
-  } catch (error) {
-    log({ event: 'error', phase: 'config', error: describeError(error) });
-    process.exit(1);
-  }
-};
-
 const positiveInteger = (value: string | undefined, fallback: number): number => {
   const parsed = Number(value ?? fallback);
   return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
@@ -73,7 +63,7 @@ const positiveInteger = (value: string | undefined, fallback: number): number =>
 
 const main = async (): Promise<void> => {
   const dataDir = process.env.LEASEHOLD_DATA_DIR ?? './data';
-  const tls = healthTls();
+  const tls = healthTlsOrExit(process.env, (error) => log({ event: 'error', phase: 'config', error: describeError(error) }));
   let store: EventStore | null = null;
   let orm: MikroORM | null = null;
   try {

@@ -40,7 +40,7 @@ import type { Registry } from 'prom-client';
 import { type ReactorMetrics, registerReactorMetrics } from './reactor.metrics.js';
 import { CommandHandler } from '#application/command-handler.js';
 import { eventLog } from '#observability/logger.js';
-import { type TlsCredentials, tlsFromEnv } from '#observability/tls.js';
+import { type TlsCredentials, healthTlsOrExit } from '#observability/tls.js';
 import { openEventStore } from '#event-store/open-event-store.js';
 import { takeLeadership } from '#event-store/leadership.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -174,15 +174,6 @@ const snapshotConfig = (): SnapshotConfig => {
   }
 };
 
-const healthTls = (): TlsCredentials | undefined => {
-  try {
-    return tlsFromEnv(process.env);
-  } catch (error) {
-    log({ event: 'error', phase: 'config', error: describeError(error) });
-    process.exit(1);
-  }
-};
-
 /** A write index from its snapshot of `kind`, its start logged (restored from a position, or why it folds the log). */
 const restoredIndex = async (store: EventStore, snapshots: WriteIndexSnapshots & { readonly kind: string }): Promise<OpenedWriteIndex> => {
   const opened = await restoreWriteIndex(store, snapshots);
@@ -249,7 +240,7 @@ const main = async (): Promise<void> => {
   const freepool = freepoolConfig();
   const enforcement = enforcementConfig();
   const snapshotting = snapshotConfig();
-  const tls = healthTls();
+  const tls = healthTlsOrExit(process.env, (error) => log({ event: 'error', phase: 'config', error: describeError(error) }));
   let store: EventStore | null = null;
   let effects: OpenedEffects | null = null;
   try {

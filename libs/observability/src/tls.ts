@@ -52,3 +52,13 @@ export const tlsFromEnv = (env: NodeJS.ProcessEnv): TlsCredentials | undefined =
   const files = tlsFilesFromEnv(env);
   return files === null ? undefined : readTlsFiles(files);
 };
+
+/** A process's health-port certificate, read before anything opens: a wrong setting is reported, then the process exits 1. */
+export const healthTlsOrExit = (env: NodeJS.ProcessEnv, report: (error: unknown) => void): TlsCredentials | undefined => {
+  try {
+    return tlsFromEnv(env);
+  } catch (error) {
+    report(error);
+    process.exit(1);
+  }
+};
