@@ -262,6 +262,7 @@ const main = async (): Promise<void> => {
             store: snapshots,
             config: snapshotting,
             kind,
+            catchUpBeforeSnapshot: true,
             onError: (error) => log({ event: 'error', phase: 'snapshot', kind, error: describeError(error) }),
           })
         : null;

@@ -7,6 +7,8 @@ export interface SnapshotSubject<P> {
   readonly kind: string;
   /** Raised whenever the payload's shape or meaning changes: an older snapshot is then rebuilt from the log. */
   readonly schemaVersion: number;
+  /** Given: run before each capture (a state its owner folds only when it needs it catches up to the head first). */
+  settle?(): Promise<void>;
   capture(): { readonly position: number; readonly payload: P };
 }
 
@@ -79,6 +81,12 @@ export class SnapshotWriter<P> {
   write(minEvents: number): Promise<void> {
     this.writing = this.writing.then(async () => {
       const { subject, store } = this.options;
+      try {
+        await subject.settle?.();
+      } catch (error) {
+        // a snapshot of the state as it stands is still a true one: only its position is older
+        this.options.onError(error);
+      }
       const { position, payload } = subject.capture();
       if (position - this.written < minEvents) return;
       try {

@@ -19,7 +19,7 @@ import { DEFAULT_SETTINGS, commandMetadata, testCaller } from '../testing/applic
 import { at, floatingIpRegistered, hostRegistered } from '../testing/calendars.fixture.js';
 import { appendGiven } from '../testing/given-events.js';
 import { admissionContext, bookingPlan } from './lease-admission.js';
-import { WRITE_INDEX_SCHEMA_VERSION, WRITE_INDEX_SNAPSHOT_KIND, openWriteIndex } from './write-index.snapshots.js';
+import { WRITE_INDEX_SCHEMA_VERSION, WRITE_INDEX_SNAPSHOT_KIND, openWriteIndex, restoreWriteIndex } from './write-index.snapshots.js';
 import { WriteIndex } from './write-index.js';
 
 const NOW = at(9);
@@ -236,5 +236,21 @@ describe('the write index started from its snapshot', () => {
         await kept.close();
       }
     }
+  });
+
+  it('of an index its owner catches up only to decide, is written at the head when asked to catch up first', async () => {
+    const head = await store.headPosition();
+    const positionOf = async (kind: string): Promise<number | undefined> =>
+      (await snapshots.load(kind, WRITE_INDEX_SCHEMA_VERSION))?.position;
+    // the reactor's healing calendars: no healing pass ran, so nothing caught the index up
+    for (const catchUpBeforeSnapshot of [false, true]) {
+      const kind = `lazy-${String(catchUpBeforeSnapshot)}`;
+      const opened = await restoreWriteIndex(store, { store: snapshots, config: CONFIG, onError: noError, kind, catchUpBeforeSnapshot });
+      await opened.writer.write(1);
+      expect(await positionOf(kind)).toBe(catchUpBeforeSnapshot ? head : 0);
+    }
+    const restored = await restoreWriteIndex(store, { store: snapshots, config: CONFIG, onError: noError, kind: 'lazy-true' });
+    expect(restored.restored).toEqual({ position: head });
+    expect(restored.index.capture()).toEqual((await folded(store)).capture());
   });
 });

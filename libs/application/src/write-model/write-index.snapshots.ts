@@ -37,6 +37,12 @@ export interface WriteIndexSnapshots {
   readonly kind?: string;
   /** Given: each snapshot look first forgets the bookings that ended more than `pastMs` before `now()`. */
   readonly forget?: Forgetting;
+  /**
+   * True for an index its owner catches up only when it decides something (the reactor's healing and freepool
+   * calendars): each snapshot look catches it up first, or its snapshot would stay where the last decision left it
+   * and every start would fold the log from there.
+   */
+  readonly catchUpBeforeSnapshot?: boolean;
 }
 
 /**
@@ -54,7 +60,12 @@ export const restoreWriteIndex = async (store: EventStore, snapshots: WriteIndex
     if (forget !== undefined) index.forgetBookingsEndedBefore(forget.now() - forget.pastMs);
     return index.capture();
   };
-  const subject = { kind, schemaVersion: WRITE_INDEX_SCHEMA_VERSION, capture };
+  const subject = {
+    kind,
+    schemaVersion: WRITE_INDEX_SCHEMA_VERSION,
+    capture,
+    ...(snapshots.catchUpBeforeSnapshot === true ? { settle: () => index.catchUp() } : {}),
+  };
   const writer = new SnapshotWriter({ store: snapshots.store, subject, everyMs: config.everyMs, everyEvents: config.everyEvents, onError });
   writer.start(loaded.found ? loaded.position : -1);
   return { index, writer, restored: loaded.found ? { position: loaded.position } : { reason: loaded.reason } };
