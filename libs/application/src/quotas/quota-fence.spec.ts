@@ -213,4 +213,24 @@ describe('the quota fence between two processes', () => {
       await store.close();
     }
   });
+
+  it('Given a project without limits, When a limit of 1 host is set while an admission decided without it waits, and another process admits under it, Then the waiting one is decided again and refused', async () => {
+    const store = SqliteEventStore.open({ file: ':memory:' });
+    try {
+      await appendGiven(store, [hostRegistered('1', { side: 'a' }), hostRegistered('2', { side: 'b' })]);
+      const held = heldBack(store);
+      const first = apiProcess(held.view, 'a', QUOTAS.noLimits).create({ type: 'CreateLease', data: leaseOn('a'), metadata: member });
+      await held.decided;
+      await setQuota(store, 'admin', { hosts: 1 });
+      const second = await apiProcess(store, 'b', QUOTAS.noLimits).create({ type: 'CreateLease', data: leaseOn('b'), metadata: member });
+      held.release();
+      await expect(first).rejects.toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        message: 'Quota exceeded for project project-1: hosts held at once limit 1, this lease would make it 2',
+      });
+      expect(await leasesIn(store)).toEqual([second.leaseId]);
+    } finally {
+      await store.close();
+    }
+  });
 });
