@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { CommandHandler, type Decision } from './command-handler.js';
+import { guardOf } from './command.js';
 
 const META = { correlationId: 'c', causationId: 'c', actor: null };
 
@@ -115,6 +116,32 @@ describe('CommandHandler.handleOnStream', () => {
       { result: 'nothing', position: 0, replayed: false },
       { result: 'nothing', position: 0, replayed: false },
     ]);
+    expect(appends()).toBe(0);
+  });
+});
+
+describe('CommandHandler.handle with a guard', () => {
+  it('writes the decision while the guarded stream is where it was read, and decides again once it moved', async () => {
+    const handler = new CommandHandler(store);
+    await store.appendToStream('guarded', 'no_stream', [{ id: 'g-0', type: 'Test.Happened', data: {}, metadata: META }]);
+    let attempts = 0;
+    const decide = async (): Promise<Decision<number>> => {
+      attempts++;
+      const revision = await revisionOf('guarded');
+      // another process moves the guarded stream after the first decision read it
+      if (attempts === 1) await store.appendToStream('guarded', 0, [{ id: 'g-1', type: 'Test.Happened', data: {}, metadata: META }]);
+      return { appends: [...appendOne(`s-${attempts}`, -1, `e-${attempts}`).appends, guardOf('guarded', revision)], result: revision };
+    };
+    const handled = await handler.handle(decide);
+    expect([attempts, handled.result]).toEqual([2, 1]);
+    expect((await store.readAll({ from: 0 })).map((event) => event.id)).toEqual(['g-0', 'g-1', 'e-2']);
+  });
+
+  it('appends nothing for a decision of guards only, wherever the guarded stream stands', async () => {
+    const { store: counted, appends } = counting(store);
+    const handler = new CommandHandler(counted);
+    const handled = await handler.handle(() => ({ appends: [guardOf('guarded', 3)], result: 'nothing' }));
+    expect(handled).toEqual({ result: 'nothing', position: 0, replayed: false });
     expect(appends()).toBe(0);
   });
 });

@@ -6,6 +6,7 @@ import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
 } from '#event-store/event-store.port.js';
+import { isGuard } from './command.js';
 import { AsyncMutex } from './write-model/async-mutex.js';
 
 /** A stream folded with its decider: the state, its last revision (-1: no stream) and its events. */
@@ -50,7 +51,11 @@ export const MAX_BATCH = 64;
 const isConcurrencyConflict = (error: unknown): boolean =>
   error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError;
 
-const nonEmpty = (decision: Decision<unknown>): AppendRequest[] => decision.appends.filter((append) => append.events.length > 0);
+/** What a decision writes, with its guards (nothing when it writes no event); its other appends of no events are dropped. */
+const nonEmpty = (decision: Decision<unknown>): AppendRequest[] => {
+  const writing = decision.appends.filter((append) => append.events.length > 0);
+  return writing.length === 0 ? [] : decision.appends.filter((append) => append.events.length > 0 || isGuard(append));
+};
 
 /**
  * The only code that appends to the event store (as emmett's CommandHandler): load, decide, append

@@ -44,3 +44,18 @@ export const appendTo = (
   expectedRevision,
   events: events.map((event): EventData => ({ id: newId(), type: event.type, data: event.data, metadata })),
 });
+
+const GUARDS = new WeakSet<AppendRequest>();
+
+/**
+ * An append of no events that the decision's write still checks: `streamId` must be at
+ * `expectedRevision` when the decision's events are written (a fence that writes nothing, so the
+ * decisions guarded on one stream do not conflict with each other). A decision writing nothing checks nothing.
+ */
+export const guardOf = (streamId: string, expectedRevision: ExpectedRevision): AppendRequest => {
+  const guard: AppendRequest = { streamId, expectedRevision, events: [] };
+  GUARDS.add(guard);
+  return guard;
+};
+
+export const isGuard = (append: AppendRequest): boolean => GUARDS.has(append);

@@ -13,7 +13,7 @@ import {
 } from '#domain/index.js';
 import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
 import { QUOTAS } from '#plugins/reservation-holdings.js';
-import { appendTo } from '../command.js';
+import { appendTo, guardOf } from '../command.js';
 import type { QuotaConfig } from './quota.config.js';
 import { QUOTA_DECIDER, type QuotaIndex } from './quota-index.js';
 
@@ -45,7 +45,8 @@ export interface ProjectQuota {
  * holds is checked against the quota index and appends `Quota.LeaseAdmitted` to the project's quota
  * stream under the revision it read, in the same append as the lease's events; so two admissions of
  * one project (in this process or another) decided on the same state cannot both be recorded, and
- * the second is decided again on a state that has the first.
+ * the second is decided again on a state that has the first. In a project without limits the
+ * admission writes nothing there, but is still written under that revision (a guard).
  */
 export class Quotas {
   constructor(
@@ -66,13 +67,15 @@ export class Quotas {
     if (after === null || sameHolding(before, after)) return [];
     await this.index.catchUp();
     const limits = this.limitsOf(projectId);
-    // a project without limits is not fenced: its admissions stay as cheap as before quotas
-    if (unlimited(limits)) return [];
+    const { revision, state } = this.index.quota(projectId);
+    const expected = revision === -1 ? 'no_stream' : revision;
+    // a project without limits is only guarded: its admissions do not wait on each other, yet one decided
+    // here while another process sets a limit conflicts, and is decided again under that limit
+    if (unlimited(limits)) return [guardOf(quotaStream(projectId), expected)];
     const excess = quotaExcess(QUOTAS, { limits, others: this.index.holdings(projectId, leaseId), before, after, now: toMs(now) });
     if (excess !== null) throw quotaExceeded(QUOTAS, projectId, excess);
-    const { revision } = this.index.quota(projectId);
-    const events = QUOTA_DECIDER.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, this.index.quota(projectId).state);
-    return [appendTo(quotaStream(projectId), revision === -1 ? 'no_stream' : revision, events, metadata, newId)];
+    const events = QUOTA_DECIDER.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, state);
+    return [appendTo(quotaStream(projectId), expected, events, metadata, newId)];
   }
 
   /** The project's limits and use at `now`, from the index as caught up. */

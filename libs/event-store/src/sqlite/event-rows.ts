@@ -98,8 +98,15 @@ export class EventRows {
   private readonly selectHead: Database.Statement;
   private readonly selectPositionAt: Database.Statement;
   private readonly selectDataVersion: Database.Statement;
+  /**
+   * A merged page's index runs are statements of their own: read outside one transaction, another
+   * process's commit landing between two runs puts its later events in the page and leaves out its
+   * earlier ones, below the position the reader resumes from (lost for good).
+   */
+  private readonly inOneSnapshot: Database.Transaction<(read: () => RecordedEvent[]) => RecordedEvent[]>;
 
   constructor(private readonly db: Database.Database) {
+    this.inOneSnapshot = db.transaction((read: () => RecordedEvent[]) => read());
     this.insertEvent = db.prepare(
       `INSERT INTO events (event_id, stream_id, category, revision, type, data, metadata, recorded_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -158,13 +165,15 @@ export class EventRows {
     if (readsMerged(limit, filter)) {
       const types = filter?.types ?? [];
       const categories = filter?.categories ?? [];
-      return this.readMerged(
-        from,
-        to,
-        limit,
-        types.length > 0 ? 'type' : 'category',
-        types.length > 0 ? types : categories,
-        types.length > 0 ? categories : [],
+      return this.inOneSnapshot(() =>
+        this.readMerged(
+          from,
+          to,
+          limit,
+          types.length > 0 ? 'type' : 'category',
+          types.length > 0 ? types : categories,
+          types.length > 0 ? categories : [],
+        ),
       );
     }
     const { sql, params } = filterSql(filter);
