@@ -14,6 +14,7 @@ import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js
 import { leaseDecider } from '#plugins/lease.decider.js';
 import { type FixtureOptions, IDS } from '../fixtures/blazar/blazar-fixture.js';
 import { writeMysqlBlazar, writePostgresBlazar, writeSqliteBlazar } from '../fixtures/blazar/blazar-database.js';
+import { type BlazarDatabase, BLAZAR_ENGINES } from '../fixtures/blazar/blazar-engines.js';
 import { CURRENT_HEAD } from '../fixtures/blazar/blazar-schema.js';
 import { createMysqlTestDatabase } from '../helpers/mysql-database.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js';
@@ -24,49 +25,6 @@ import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js
  */
 const PG_URL = process.env.LEASEHOLD_TEST_PG_URL ?? '';
 const MYSQL_URL = process.env.LEASEHOLD_TEST_MYSQL_URL ?? '';
-
-interface BlazarDatabase {
-  readonly url: string;
-  readonly fixture: { readonly now: number };
-  drop(): Promise<void>;
-}
-
-/** One engine Blazar runs on: a new Blazar database on it per call, in `dir` when it is a file. */
-interface BlazarEngine {
-  readonly name: string;
-  /** The test server it needs, empty when unset (its tests skip). */
-  readonly server: string;
-  create(dir: string, options: FixtureOptions): Promise<BlazarDatabase>;
-}
-
-let databases = 0;
-
-const ENGINES: readonly BlazarEngine[] = [
-  {
-    name: 'SQLite',
-    server: 'none needed',
-    create: (dir, options) => {
-      const file = join(dir, `blazar-${++databases}.sqlite`);
-      return Promise.resolve({ url: `sqlite:///${file}`, fixture: writeSqliteBlazar(file, options), drop: () => Promise.resolve() });
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    server: PG_URL,
-    create: async (_dir, options) => {
-      const database = await createTestDatabase(PG_URL, 'blazar_src');
-      return { url: database.url, fixture: await writePostgresBlazar(database.url, options), drop: () => database.drop() };
-    },
-  },
-  {
-    name: 'MariaDB',
-    server: MYSQL_URL,
-    create: async (_dir, options) => {
-      const database = await createMysqlTestDatabase(MYSQL_URL, 'blazar_src');
-      return { url: database.url, fixture: await writeMysqlBlazar(database.url, options), drop: () => database.drop() };
-    },
-  },
-];
 
 interface ImportOptions {
   readonly dryRun: boolean;
@@ -93,7 +51,7 @@ const importFrom = async (url: string, store: EventStore, options: ImportOptions
   }
 };
 
-for (const engine of ENGINES) {
+for (const engine of BLAZAR_ENGINES) {
   describe.skipIf(engine.server === '')(`leasehold import-blazar: the import from ${engine.name}`, () => {
     let dir: string;
     let store: EventStore;
