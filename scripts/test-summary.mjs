@@ -10,6 +10,7 @@ import { relative } from 'node:path';
 
 const SERVER_TIERS = [
   { name: 'PostgreSQL', variables: ['LEASEHOLD_TEST_PG_URL', 'LEASEHOLD_TEST_PG_E2E_URL'], start: 'scripts/services/pg-up.sh' },
+  { name: 'MariaDB', variables: ['LEASEHOLD_TEST_MYSQL_URL'], start: 'scripts/services/mariadb-up.sh' },
   { name: 'Keystone', variables: ['LEASEHOLD_TEST_KEYSTONE_URL'], start: 'scripts/services/keystone-up.sh' },
   { name: 'OpenStack', variables: ['LEASEHOLD_TEST_OPENSTACK_ENV'], start: 'scripts/services/openstack/up.sh' },
   { name: 'Kafka', variables: ['LEASEHOLD_TEST_KAFKA_MOCK_BROKERS'], start: 'scripts/services/kafka-mock-up.sh' },

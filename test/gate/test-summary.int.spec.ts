@@ -159,6 +159,7 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
     expect(said).toMatch(/OpenStack \(LEASEHOLD_TEST_OPENSTACK_ENV unset/);
     expect(said).toMatch(/Kafka \(LEASEHOLD_TEST_KAFKA_MOCK_BROKERS unset/);
     expect(said).toMatch(/RabbitMQ \(LEASEHOLD_TEST_AMQP_URL unset; scripts\/services\/rabbitmq-up.sh starts one/);
+    expect(said).toMatch(/MariaDB \(LEASEHOLD_TEST_MYSQL_URL unset; scripts\/services\/mariadb-up.sh starts one/);
     expect(said).not.toMatch(/Keystone/);
     await vitestThenSummary('all-pass.spec.mjs');
     const nothingSkipped = await summarize('all-pass.spec.mjs.json', '0', {});
@@ -170,8 +171,9 @@ describe('scripts/test-summary.mjs on real vitest reports', () => {
       LEASEHOLD_TEST_PG_E2E_URL: 'postgres://127.0.0.1:1/e',
     });
     expect(ci.code).toBe(1);
-    expect(ci.last).toBe('1 passed, 4 failed, 1 skipped');
+    expect(ci.last).toBe('1 passed, 5 failed, 1 skipped');
     expect(ci.lines.filter((line) => line.startsWith('FAILED: '))).toEqual([
+      expect.stringMatching(/^FAILED: the MariaDB tests could not run: LEASEHOLD_TEST_MYSQL_URL unset/),
       expect.stringMatching(/^FAILED: the Keystone tests could not run: LEASEHOLD_TEST_KEYSTONE_URL unset/),
       expect.stringMatching(/^FAILED: the OpenStack tests could not run: LEASEHOLD_TEST_OPENSTACK_ENV unset/),
       expect.stringMatching(/^FAILED: the Kafka tests could not run: LEASEHOLD_TEST_KAFKA_MOCK_BROKERS unset/),

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import mysql from 'mysql2/promise';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { foldEvents, hostStream, leaseStream } from '#domain/index.js';
 import type { ConflictPolicy } from '#application/blazar-import/blazar-conflicts.js';
 import { planBlazarImport, writeImport } from '#application/blazar-import/blazar-import.use-case.js';
@@ -11,12 +12,20 @@ import { PostgresEventStore } from '#event-store/postgresql/postgresql-event-sto
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { leaseDecider } from '#plugins/lease.decider.js';
-import { IDS } from '../fixtures/blazar/blazar-fixture.js';
-import { writePostgresBlazar, writeSqliteBlazar } from '../fixtures/blazar/blazar-database.js';
+import { type FixtureOptions, IDS } from '../fixtures/blazar/blazar-fixture.js';
+import { writeMysqlBlazar, writePostgresBlazar, writeSqliteBlazar } from '../fixtures/blazar/blazar-database.js';
+import { type BlazarDatabase, BLAZAR_ENGINES } from '../fixtures/blazar/blazar-engines.js';
 import { CURRENT_HEAD } from '../fixtures/blazar/blazar-schema.js';
+import { createMysqlTestDatabase } from '../helpers/mysql-database.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js';
 
-/** The import against real databases: Blazar's tables in SQLite (and PostgreSQL) and the real SQLite event store. */
+/**
+ * The import against real databases: Blazar's tables in SQLite, PostgreSQL and MariaDB (each filled by the one
+ * fixture) and the real SQLite event store. The PostgreSQL and MariaDB sources run when their server is configured.
+ */
+const PG_URL = process.env.LEASEHOLD_TEST_PG_URL ?? '';
+const MYSQL_URL = process.env.LEASEHOLD_TEST_MYSQL_URL ?? '';
+
 interface ImportOptions {
   readonly dryRun: boolean;
   readonly policy: ConflictPolicy;
@@ -32,11 +41,163 @@ const importBlazar = async (source: BlazarSource, store: EventStore, { dryRun, p
   return { ...(await writeImport(plan, store)), plan };
 };
 
-describe('leasehold import-blazar: the import', () => {
+/** Opens a source on `url`, imports, closes it. */
+const importFrom = async (url: string, store: EventStore, options: ImportOptions = REFUSE) => {
+  const source = await openBlazarSource(url);
+  try {
+    return await importBlazar(source, store, options);
+  } finally {
+    await source.close();
+  }
+};
+
+for (const engine of BLAZAR_ENGINES) {
+  describe.skipIf(engine.server === '')(`leasehold import-blazar: the import from ${engine.name}`, () => {
+    let dir: string;
+    let store: EventStore;
+    let created: BlazarDatabase[] = [];
+
+    beforeEach(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'blazar-import-'));
+      store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
+    });
+    afterEach(async () => {
+      await store.close();
+      await Promise.all(created.map((database) => database.drop()));
+      created = [];
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const blazar = async (options: FixtureOptions = {}): Promise<string> => {
+      const database = await engine.create(dir, options);
+      created.push(database);
+      return database.url;
+    };
+
+    const run = (url: string, options: ImportOptions = REFUSE) => importFrom(url, store, options);
+
+    const leaseState = async (leaseId: string) => foldEvents(leaseDecider, (await store.readStream(leaseStream(leaseId))) as never);
+
+    it('imports every lease with its id, brought to the status Blazar left it in', async () => {
+      const outcome = await run(await blazar());
+      expect(outcome.outcome).toBe('imported');
+      expect(outcome.plan.state.problems).toEqual([]);
+      expect((await leaseState(IDS.hostLease)).status).toBe('Pending');
+      expect((await leaseState(IDS.activeLease)).status).toBe('Active');
+      expect((await leaseState(IDS.endedLease)).status).toBe('Ended');
+      const degraded = await leaseState(IDS.degradedLease);
+      expect(degraded.status === 'Pending' && degraded.lease.healing[IDS.degradedReservation]).toEqual({
+        missingResources: true,
+        resourcesChanged: false,
+      });
+    });
+
+    it('records every event with the importer as actor and the Blazar row as causation', async () => {
+      await run(await blazar());
+      const events: RecordedEvent[] = await store.readAll({ from: 0 });
+      expect(events.length).toBeGreaterThan(20);
+      for (const event of events) {
+        expect(event.metadata).toMatchObject({ actor: null, system: 'blazar-import', correlationId: 'blazar-import' });
+        expect(event.metadata.causationId).toMatch(/^blazar:[a-z_]+:.+/);
+      }
+      const created = events.find((e) => e.type === 'Lease.Created' && (e.data as { leaseId: string }).leaseId === IDS.hostLease);
+      expect(created?.metadata.causationId).toBe(`blazar:leases:${IDS.hostLease}`);
+    });
+
+    it('books the hosts, slots and addresses Blazar allocated, not others', async () => {
+      await run(await blazar());
+      const bookings = async (hostId: string) =>
+        (await store.readStream(hostStream(hostId)))
+          .filter((e) => e.type.endsWith('Booked'))
+          .map((e) => [e.type, (e.data as { reservationId: string }).reservationId]);
+      expect(await bookings('1')).toEqual([
+        ['Host.Booked', IDS.endedReservation],
+        ['Host.Booked', IDS.hostReservation],
+      ]);
+      expect(await bookings('2')).toEqual([['Host.SlotsBooked', IDS.instanceReservation]]);
+      expect((await store.readStream(hostStream('2'))).find((e) => e.type === 'Host.SlotsBooked')?.data).toMatchObject({
+        slots: { count: 2, vcpus: 2 },
+      });
+      expect(await bookings('4')).toEqual([]);
+    });
+
+    it('--dry-run reports what it would import and writes nothing', async () => {
+      const outcome = await run(await blazar(), { dryRun: true, policy: 'refuse' });
+      expect(outcome.outcome).toBe('dry_run');
+      expect(outcome.plan.appends.appends.length).toBeGreaterThan(0);
+      expect(await store.headPosition()).toBe(0);
+    });
+
+    it('a re-run of the same import writes nothing', async () => {
+      const url = await blazar();
+      await run(url);
+      const head = await store.headPosition();
+      const again = await run(url);
+      expect(again).toMatchObject({ outcome: 'already_imported', written: 0 });
+      expect(await store.headPosition()).toBe(head);
+    });
+
+    it('a re-run after the import was cut short writes the rest, once', async () => {
+      const url = await blazar();
+      const dry = await run(url, { dryRun: true, policy: 'refuse' });
+      const appends = dry.plan.appends.appends;
+      for (const requests of appends.slice(0, 3)) await store.appendMultiple(requests);
+      const resumed = await run(url);
+      expect(resumed.outcome).toBe('imported');
+      expect(await store.headPosition()).toBe(appends.flat().reduce((sum, r) => sum + r.events.length, 0));
+    });
+
+    it('refuses a ledger that already holds other events, and writes nothing', async () => {
+      await store.appendToStream('lease-other', 'no_stream', [
+        { id: 'e1', type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+      ]);
+      await expect(run(await blazar())).rejects.toThrow(/imports into an empty ledger only/);
+      expect(await store.headPosition()).toBe(1);
+    });
+
+    it('refuses an unknown alembic revision by name, and one older than Zed', async () => {
+      await expect(run(await blazar({ revision: 'deadbeef0001' }))).rejects.toThrow(
+        /revision deadbeef0001, which this Leasehold does not know/,
+      );
+      await expect(run(await blazar({ revision: 'f4084140f608' }))).rejects.toThrow(/revision f4084140f608, older than Zed/);
+      expect(await store.headPosition()).toBe(0);
+    });
+
+    it('reads the current release (553383923ca0) too', async () => {
+      expect((await run(await blazar({ revision: CURRENT_HEAD }))).outcome).toBe('imported');
+    });
+
+    it('reports a double booking and, by default, refuses the whole import', async () => {
+      const outcome = await run(await blazar({ doubleBooking: true }));
+      expect(outcome.outcome).toBe('refused');
+      expect(outcome.plan.state.problems).toEqual([
+        expect.objectContaining({
+          kind: 'double_booking',
+          leaseId: IDS.doubleLease,
+          message: expect.stringContaining('host 1 is double-booked'),
+        }),
+      ]);
+      expect(await store.headPosition()).toBe(0);
+    });
+
+    it('--on-conflict=keep-first keeps the lease Blazar created first; skip-all leaves out both', async () => {
+      const url = await blazar({ doubleBooking: true });
+      const kept = await run(url, { dryRun: true, policy: 'keep-first' });
+      expect([...kept.plan.leftOut]).toEqual([IDS.doubleLease]);
+      const skipped = await run(url, { dryRun: true, policy: 'skip-all' });
+      expect([...skipped.plan.leftOut].sort()).toEqual([IDS.hostLease, IDS.doubleLease].sort());
+      await run(url, { dryRun: false, policy: 'keep-first' });
+      expect((await leaseState(IDS.hostLease)).status).toBe('Pending');
+      expect((await leaseState(IDS.doubleLease)).status).toBe('Initial');
+    });
+  });
+}
+
+/** Rows Blazar's MariaDB and PostgreSQL refuse (their foreign keys hold) but its SQLite keeps. */
+describe('leasehold import-blazar: what only a SQLite Blazar can hold', () => {
   let dir: string;
   let store: EventStore;
-
-  beforeEach(async () => {
+  beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'blazar-import-'));
     store = SqliteEventStore.open({ file: join(dir, 'events.sqlite') });
   });
@@ -45,139 +206,15 @@ describe('leasehold import-blazar: the import', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const sqliteBlazar = (options: Parameters<typeof writeSqliteBlazar>[1] = {}, extra: Parameters<typeof writeSqliteBlazar>[2] = []) => {
+  const sqliteBlazar = (extra: Parameters<typeof writeSqliteBlazar>[2]) => {
     const file = join(dir, 'blazar.sqlite');
-    writeSqliteBlazar(file, options, extra);
+    writeSqliteBlazar(file, {}, extra);
     return `sqlite:///${file}`;
   };
-
-  const run = async (url: string, options: ImportOptions = REFUSE) => {
-    const source = await openBlazarSource(url);
-    try {
-      return await importBlazar(source, store, options);
-    } finally {
-      await source.close();
-    }
-  };
-
-  const leaseState = async (leaseId: string) => foldEvents(leaseDecider, (await store.readStream(leaseStream(leaseId))) as never);
-
-  it('imports every lease with its id, brought to the status Blazar left it in', async () => {
-    const outcome = await run(sqliteBlazar());
-    expect(outcome.outcome).toBe('imported');
-    expect(outcome.plan.state.problems).toEqual([]);
-    expect((await leaseState(IDS.hostLease)).status).toBe('Pending');
-    expect((await leaseState(IDS.activeLease)).status).toBe('Active');
-    expect((await leaseState(IDS.endedLease)).status).toBe('Ended');
-    const degraded = await leaseState(IDS.degradedLease);
-    expect(degraded.status === 'Pending' && degraded.lease.healing[IDS.degradedReservation]).toEqual({
-      missingResources: true,
-      resourcesChanged: false,
-    });
-  });
-
-  it('records every event with the importer as actor and the Blazar row as causation', async () => {
-    await run(sqliteBlazar());
-    const events: RecordedEvent[] = await store.readAll({ from: 0 });
-    expect(events.length).toBeGreaterThan(20);
-    for (const event of events) {
-      expect(event.metadata).toMatchObject({ actor: null, system: 'blazar-import', correlationId: 'blazar-import' });
-      expect(event.metadata.causationId).toMatch(/^blazar:[a-z_]+:.+/);
-    }
-    const created = events.find((e) => e.type === 'Lease.Created' && (e.data as { leaseId: string }).leaseId === IDS.hostLease);
-    expect(created?.metadata.causationId).toBe(`blazar:leases:${IDS.hostLease}`);
-  });
-
-  it('books the hosts, slots and addresses Blazar allocated, not others', async () => {
-    await run(sqliteBlazar());
-    const bookings = async (hostId: string) =>
-      (await store.readStream(hostStream(hostId)))
-        .filter((e) => e.type.endsWith('Booked'))
-        .map((e) => [e.type, (e.data as { reservationId: string }).reservationId]);
-    expect(await bookings('1')).toEqual([
-      ['Host.Booked', IDS.endedReservation],
-      ['Host.Booked', IDS.hostReservation],
-    ]);
-    expect(await bookings('2')).toEqual([['Host.SlotsBooked', IDS.instanceReservation]]);
-    expect((await store.readStream(hostStream('2'))).find((e) => e.type === 'Host.SlotsBooked')?.data).toMatchObject({
-      slots: { count: 2, vcpus: 2 },
-    });
-    expect(await bookings('4')).toEqual([]);
-  });
-
-  it('--dry-run reports what it would import and writes nothing', async () => {
-    const outcome = await run(sqliteBlazar(), { dryRun: true, policy: 'refuse' });
-    expect(outcome.outcome).toBe('dry_run');
-    expect(outcome.plan.appends.appends.length).toBeGreaterThan(0);
-    expect(await store.headPosition()).toBe(0);
-  });
-
-  it('a re-run of the same import writes nothing', async () => {
-    const url = sqliteBlazar();
-    await run(url);
-    const head = await store.headPosition();
-    const again = await run(url);
-    expect(again).toMatchObject({ outcome: 'already_imported', written: 0 });
-    expect(await store.headPosition()).toBe(head);
-  });
-
-  it('a re-run after the import was cut short writes the rest, once', async () => {
-    const url = sqliteBlazar();
-    const dry = await run(url, { dryRun: true, policy: 'refuse' });
-    const appends = dry.plan.appends.appends;
-    for (const requests of appends.slice(0, 3)) await store.appendMultiple(requests);
-    const resumed = await run(url);
-    expect(resumed.outcome).toBe('imported');
-    expect(await store.headPosition()).toBe(appends.flat().reduce((sum, r) => sum + r.events.length, 0));
-  });
-
-  it('refuses a ledger that already holds other events, and writes nothing', async () => {
-    await store.appendToStream('lease-other', 'no_stream', [
-      { id: 'e1', type: 'Noted', data: {}, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
-    ]);
-    await expect(run(sqliteBlazar())).rejects.toThrow(/imports into an empty ledger only/);
-    expect(await store.headPosition()).toBe(1);
-  });
-
-  it('refuses an unknown alembic revision by name, and one older than Zed', async () => {
-    await expect(run(sqliteBlazar({ revision: 'deadbeef0001' }))).rejects.toThrow(
-      /revision deadbeef0001, which this Leasehold does not know/,
-    );
-    rmSync(join(dir, 'blazar.sqlite'));
-    await expect(run(sqliteBlazar({ revision: 'f4084140f608' }))).rejects.toThrow(/revision f4084140f608, older than Zed/);
-    expect(await store.headPosition()).toBe(0);
-  });
-
-  it('reads the current release (553383923ca0) too', async () => {
-    expect((await run(sqliteBlazar({ revision: CURRENT_HEAD }))).outcome).toBe('imported');
-  });
-
-  it('reports a double booking and, by default, refuses the whole import', async () => {
-    const outcome = await run(sqliteBlazar({ doubleBooking: true }));
-    expect(outcome.outcome).toBe('refused');
-    expect(outcome.plan.state.problems).toEqual([
-      expect.objectContaining({
-        kind: 'double_booking',
-        leaseId: IDS.doubleLease,
-        message: expect.stringContaining('host 1 is double-booked'),
-      }),
-    ]);
-    expect(await store.headPosition()).toBe(0);
-  });
-
-  it('--on-conflict=keep-first keeps the lease Blazar created first; skip-all leaves out both', async () => {
-    const url = sqliteBlazar({ doubleBooking: true });
-    const kept = await run(url, { dryRun: true, policy: 'keep-first' });
-    expect([...kept.plan.leftOut]).toEqual([IDS.doubleLease]);
-    const skipped = await run(url, { dryRun: true, policy: 'skip-all' });
-    expect([...skipped.plan.leftOut].sort()).toEqual([IDS.hostLease, IDS.doubleLease].sort());
-    await run(url, { dryRun: false, policy: 'keep-first' });
-    expect((await leaseState(IDS.hostLease)).status).toBe('Pending');
-    expect((await leaseState(IDS.doubleLease)).status).toBe('Initial');
-  });
+  const run = (url: string, options: ImportOptions = REFUSE) => importFrom(url, store, options);
 
   it('reports inverted dates and reservations pointing nowhere', async () => {
-    const url = sqliteBlazar({}, [
+    const url = sqliteBlazar([
       {
         table: 'leases',
         row: {
@@ -243,8 +280,6 @@ describe('leasehold import-blazar: the import', () => {
   });
 });
 
-const PG_URL = process.env.LEASEHOLD_TEST_PG_URL ?? '';
-
 describe.skipIf(PG_URL === '')('leasehold import-blazar: a PostgreSQL source', () => {
   let database: TestDatabase;
   let dir: string;
@@ -284,6 +319,66 @@ describe.skipIf(PG_URL === '')('leasehold import-blazar: a PostgreSQL source', (
       expect(foldEvents(leaseDecider, (await store.readStream(leaseStream(IDS.endedLease))) as never).status).toBe('Ended');
     } finally {
       await source.close();
+      await store.close();
+    }
+  });
+});
+
+describe.skipIf(MYSQL_URL === '')('leasehold import-blazar: a MariaDB source', () => {
+  let database: TestDatabase;
+  let fixture: Awaited<ReturnType<typeof writeMysqlBlazar>>;
+  let dir: string;
+  beforeAll(async () => {
+    database = await createMysqlTestDatabase(MYSQL_URL, 'blazar_src');
+    fixture = await writeMysqlBlazar(database.url);
+    dir = mkdtempSync(join(tmpdir(), 'blazar-import-mysql-'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const serverTimeZone = async (): Promise<string> => {
+    const connection = await mysql.createConnection(database.url);
+    try {
+      const [rows] = await connection.query<mysql.RowDataPacket[]>('select @@global.time_zone as zone');
+      return String(rows[0]?.zone);
+    } finally {
+      await connection.end();
+    }
+  };
+
+  it("reads Blazar's naive UTC dates unshifted, the server's time zone and this process's both not UTC", async () => {
+    expect(await serverTimeZone(), 'the test server runs at +05:30 (scripts/services/mariadb-up.sh)').not.toMatch(/^(\+00:00|UTC|SYSTEM)$/);
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/St_Johns';
+    const store = SqliteEventStore.open({ file: join(dir, 'dates.sqlite') });
+    try {
+      expect(new Date(fixture.now).getTimezoneOffset()).not.toBe(0);
+      expect((await importFrom(database.url, store)).outcome).toBe('imported');
+      const created = (await store.readStream(leaseStream(IDS.activeLease)))[0]?.data as Record<string, string>;
+      expect([created.startDate, created.endDate, created.createdAt]).toEqual(
+        [fixture.now - 3_600_000, fixture.now + 2 * 86_400_000, fixture.now - 3_660_000].map((ms) => new Date(ms).toISOString()),
+      );
+    } finally {
+      process.env.TZ = zone;
+      await store.close();
+    }
+  });
+
+  it('takes the URL blazar.conf holds: mysql+pymysql://, ?charset=utf8, and says which options it ignores', async () => {
+    const url = new URL(database.url.replace(/^mysql:/, 'mysql+pymysql:'));
+    url.searchParams.set('charset', 'utf8');
+    url.searchParams.set('read_timeout', '30');
+    const store = SqliteEventStore.open({ file: join(dir, 'url.sqlite') });
+    try {
+      const outcome = await importFrom(url.toString(), store, { dryRun: true, policy: 'refuse' });
+      expect(outcome.plan.state.problems).toEqual([]);
+      expect(outcome.plan.state.notes).toContainEqual({
+        message: "the database URL's option read_timeout is not used by the import: ignored",
+      });
+      expect(outcome.plan.state.notes.map((n) => n.message).join('\n')).not.toMatch(/charset/);
+    } finally {
       await store.close();
     }
   });

@@ -13,7 +13,10 @@ export const importBlazarCommand: CliCommand = {
         "import a Blazar database (alembic revisions from Zed's to the current release's) into an empty ledger: hosts, floating IPs, " +
           'leases with their reservations, allocations and events, ids kept. Writes to the ledger; a re-run of the same import writes nothing',
       )
-      .requiredOption('--database <url>', "Blazar's [database]connection: sqlite:///<file> or postgresql://user:password@host/blazar")
+      .requiredOption(
+        '--database <url>',
+        "Blazar's [database]connection: sqlite:///<file>, postgresql://user:password@host/blazar or mysql+pymysql://user:password@host/blazar",
+      )
       .option('--dry-run', 'print what would be imported and every inconsistency found; write nothing', false)
       .addOption(
         new Option(

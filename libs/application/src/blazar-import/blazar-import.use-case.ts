@@ -42,7 +42,8 @@ const ledgerStanding = async (store: EventStore, appends: ImportAppends): Promis
 /** Reads Blazar's database and checks it: what the ledger would hold, and what breaks its rules. Writes nothing. */
 export const planBlazarImport = async (source: BlazarSource, policy: ConflictPolicy): Promise<ImportPlan> => {
   const revision = checkRevision(await source.revisions());
-  return planImport(readBlazarState(await readBlazarRows(source), revision), policy);
+  const state = readBlazarState(await readBlazarRows(source), revision);
+  return planImport({ ...state, notes: [...source.notes, ...state.notes] }, policy);
 };
 
 /** Appends the plan's events as the service would have recorded them; a plan the policy refused is never written. */

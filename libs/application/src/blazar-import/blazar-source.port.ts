@@ -19,14 +19,17 @@ export type BlazarTable = (typeof BLAZAR_TABLES)[number];
 
 export type { BlazarRow } from '#plugins/blazar/blazar-values.js';
 import type { BlazarRow } from '#plugins/blazar/blazar-values.js';
+import type { ImportNote } from './blazar-import.model.js';
 
 export type BlazarRows = Readonly<Record<BlazarTable, readonly BlazarRow[]>>;
 
 /**
- * A Blazar database, read-only: one adapter per engine (SQLite, PostgreSQL; MariaDB/MySQL is one more
- * adapter). Adapters only fetch rows; every conversion is the mapping's, so the engines cannot disagree.
+ * A Blazar database, read-only: one adapter per engine (SQLite, PostgreSQL, MariaDB/MySQL). Adapters only fetch
+ * rows; every conversion is the mapping's, so the engines cannot disagree.
  */
 export interface BlazarSource {
+  /** What opening the database left the operator to know (a URL option the import ignores). */
+  readonly notes: readonly ImportNote[];
   /** What `alembic_version` holds (one revision for a database Blazar's own migrations made), or null without the table. */
   revisions(): Promise<readonly string[] | null>;
   rows(table: BlazarTable): Promise<readonly BlazarRow[]>;

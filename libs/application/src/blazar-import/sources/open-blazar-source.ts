@@ -15,10 +15,7 @@ const sqliteFile = (url: string): string => {
   return file;
 };
 
-/**
- * The adapter for the database a URL names, its driver loaded only then. MariaDB/MySQL needs a driver
- * Leasehold does not ship yet (mysql2): a MysqlBlazarSource is one more adapter of this port.
- */
+/** The adapter for the database a URL names, its driver loaded only then. */
 export const openBlazarSource = async (url: string): Promise<BlazarSource> => {
   const [, engine, driver] = SCHEME.exec(url) ?? [];
   switch (engine) {
@@ -32,15 +29,14 @@ export const openBlazarSource = async (url: string): Promise<BlazarSource> => {
       return PostgresBlazarSource.open(driver === undefined ? url : url.replace(driver, ''));
     }
     case 'mysql':
-    case 'mariadb':
-      throw invalid(
-        'DATABASE_NOT_SUPPORTED',
-        'MariaDB/MySQL sources are not supported yet: copy the database to PostgreSQL or SQLite, or import from one',
-      );
+    case 'mariadb': {
+      const { MysqlBlazarSource } = await import('./mysql-blazar-source.js');
+      return MysqlBlazarSource.open(driver === undefined ? url : url.replace(driver, ''));
+    }
     default:
       throw invalid(
         'BAD_DATABASE_URL',
-        'The Blazar database URL must start with sqlite:///, postgresql:// (or postgresql+<driver>://) or mysql://',
+        'The Blazar database URL must start with sqlite:///, postgresql:// or mysql:// (or postgresql+<driver>://, mysql+<driver>://)',
       );
   }
 };

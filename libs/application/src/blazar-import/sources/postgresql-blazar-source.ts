@@ -14,6 +14,8 @@ const types = {
 
 /** Blazar's database on PostgreSQL (the `public` schema, as Blazar's migrations make it), read in one read-only transaction. */
 export class PostgresBlazarSource implements BlazarSource {
+  readonly notes = [];
+
   private constructor(private readonly client: pg.Client) {}
 
   static async open(url: string): Promise<PostgresBlazarSource> {

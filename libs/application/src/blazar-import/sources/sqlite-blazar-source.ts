@@ -3,6 +3,8 @@ import type { BlazarRow, BlazarSource, BlazarTable } from '../blazar-source.port
 
 /** Blazar's database in a SQLite file (as Blazar's own tests and small deployments keep it), opened read-only. */
 export class SqliteBlazarSource implements BlazarSource {
+  readonly notes = [];
+
   private constructor(private readonly db: Database.Database) {}
 
   static open(file: string): SqliteBlazarSource {
