@@ -4,9 +4,14 @@
  * (its aggregates and write index), the projector and the reactor; a field it does not know is
  * ignored, the event folds as without it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import type { EventData } from '#event-store/event-store.port.js';
+import { READ_MODEL_SCHEMA_VERSION, SCHEMA_VERSION_CHECKPOINT } from '#read-model/index.js';
 import { pinnedHost } from '../helpers/api-fixtures.js';
 import { api, blazarDate } from '../helpers/http.js';
 import { type Client, describeBody } from '../helpers/lease-client.js';
@@ -115,5 +120,29 @@ describe('an older release meets what a newer one wrote (api + projector + react
     const renamedAgain = await client.put(`/v1/leases/${lease}`, { name: 'named-by-this-release' });
     expect(renamedAgain.status, describeBody(renamedAgain)).toBe(200);
     await eventually(async () => ((await leaseOf(lease)).name === 'named-by-this-release' ? true : undefined), 30_000, 'the rename');
+  });
+});
+
+describe("the projector's start on a read model of another release", () => {
+  it('records its schema version, and refuses to start on one a later release projected', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-e2e-'));
+    try {
+      const first = await startSystem({ apps: ['projector'], dataDir });
+      await first.healthy();
+      await first.stop();
+      const db = new Database(join(dataDir, 'read-model.sqlite'));
+      const version = db.prepare('select position from lh_checkpoints where name = ?').pluck();
+      expect(version.get(SCHEMA_VERSION_CHECKPOINT)).toBe(READ_MODEL_SCHEMA_VERSION);
+      db.prepare('update lh_checkpoints set position = ? where name = ?').run(READ_MODEL_SCHEMA_VERSION + 1, SCHEMA_VERSION_CHECKPOINT);
+      db.close();
+      const second = await startSystem({ apps: ['projector'], dataDir });
+      try {
+        await expect(second.healthy()).rejects.toThrow(/newer than this release's 1: upgrade the projector, or rebuild the read model/);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
