@@ -3,7 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore, type EventData, type RecordedEvent, WrongExpectedRevisionError } from '#event-store/index.js';
 import { eventStoreContract, waitFor } from '#event-store/testing/event-store.contract.js';
+import { encodeStoredText } from '#event-store/stored-text.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/pg-database.js';
+import { queryPostgres } from '../helpers/postgres.js';
 
 /**
  * The PostgreSQL event store: the contract every adapter passes, then what only several writers on one
@@ -37,7 +39,16 @@ describe.skipIf(PG_URL === '')('PostgresEventStore', () => {
   describe('shared contract', () => {
     eventStoreContract('PostgresEventStore', async () => {
       const store = await PostgresEventStore.open({ url: withSchema(database.url, 'contract'), pollIntervalMs: 50 });
-      return { store, cleanup: () => store.close() };
+      return {
+        store,
+        cleanup: () => store.close(),
+        storeAtVersion: async (eventId, version) => {
+          await queryPostgres(database.url, 'UPDATE contract.events SET schema_version = $1 WHERE event_id = $2', [
+            version,
+            encodeStoredText(eventId),
+          ]);
+        },
+      };
     });
   });
 

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/index.js';
 import type { EventData, RecordedEvent } from '#event-store/index.js';
+import { encodeStoredText } from '#event-store/stored-text.js';
 import { eventStoreContract, waitFor } from '#event-store/testing/event-store.contract.js';
 
 async function tempStoreFile(): Promise<{ readonly file: string; readonly dir: string }> {
@@ -19,6 +21,15 @@ eventStoreContract('SqliteEventStore (file)', async () => {
     cleanup: async () => {
       await store.close();
       await rm(dir, { recursive: true, force: true });
+    },
+    storeAtVersion: (eventId, version) => {
+      const db = new Database(file);
+      try {
+        db.prepare('UPDATE events SET schema_version = ? WHERE event_id = ?').run(version, encodeStoredText(eventId));
+      } finally {
+        db.close();
+      }
+      return Promise.resolve();
     },
   };
 });

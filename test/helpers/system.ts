@@ -35,6 +35,8 @@ export interface SystemOptions {
   readonly apps?: readonly ('api' | 'projector' | 'reactor')[];
   /** A fixed API port (e.g. the one a test Keystone's catalog points at); a free one otherwise. */
   readonly port?: number;
+  /** The folder whose build runs (another release's, for an upgrade); this one by default. */
+  readonly root?: string;
 }
 
 /** With TLS on, only whether the server answers: the tests that check its certificate do so with curl and the CLI. */
@@ -87,7 +89,8 @@ export const startSystem = async (options: SystemOptions = {}): Promise<RunningS
   let log = '';
   const entries = options.apps === undefined ? [ENTRIES.launcher] : options.apps.map((app) => ENTRIES[app]);
   const children = entries.map((entry) => {
-    const child = spawn(process.execPath, [join(ROOT, entry)], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const root = options.root ?? ROOT;
+    const child = spawn(process.execPath, [join(root, entry)], { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     return child;

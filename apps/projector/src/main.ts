@@ -38,6 +38,7 @@ import {
   writerThreadFromEnv,
 } from './projection-runner.js';
 import { describeError } from '#domain/index.js';
+import { upgradeReadModel } from './read-model-schema.js';
 
 const log = eventLog('projector');
 
@@ -135,6 +136,7 @@ const main = async (): Promise<void> => {
   });
 
   try {
+    await upgradeReadModel({ store, orm, writerThread: writerThreadFromEnv(process.env.LEASEHOLD_PROJECTOR_WRITER_THREAD), log });
     await runner.start();
   } catch (error) {
     log({ event: 'error', phase: 'start', error: describeError(error, { stack: true }) });

@@ -19,7 +19,8 @@ import type { MikroORM } from '@mikro-orm/core';
 import { parseArgs } from 'node:util';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { openEventStore } from '#event-store/open-event-store.js';
-import { type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
+import { READ_MODEL_SCHEMA_VERSION, type ReadModelDatabase, openReadModel, readModelDatabaseFromEnv } from '#read-model/index.js';
+import { markSchemaVersion } from './read-model-schema.js';
 import { REBUILD_BATCH_SIZE, rebuildReadModel } from './rebuild-read-model.js';
 import type { RebuildEndTimes } from './sqlite-copy-tables.js';
 import { writerThreadFromEnv } from './projection-runner.js';
@@ -83,6 +84,7 @@ const run = async (): Promise<void> => {
       progressEveryMs: terminal ? 1_000 : 5_000,
       onSwapped,
     });
+    await markSchemaVersion(orm, READ_MODEL_SCHEMA_VERSION);
     const took = performance.now() - started;
     if (process.stderr.isTTY) process.stderr.write('\n');
     process.stderr.write(

@@ -1,10 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EventStore } from '#event-store/event-store.port.js';
-import { CheckpointEntity, HISTORY_FROM_CHECKPOINT, READ_MODEL_ENTITIES } from '#read-model/index.js';
+import { CheckpointEntity, HISTORY_FROM_CHECKPOINT, READ_MODEL_ENTITIES, SCHEMA_VERSION_CHECKPOINT } from '#read-model/index.js';
 import { dumpReadModel } from './dump-read-model.js';
 import { markHistoryStart, projectBatch } from './projection-batch.js';
 import type { Projection } from './projection.js';
 import { READ_MODEL_PROJECTIONS } from './projections/index.js';
+import { markSchemaVersion } from './read-model-schema.js';
 
 /** Every read-model table's rows, keyed by table name (what dumpReadModel returns). */
 export type ReadModelDump = Readonly<Record<string, readonly unknown[]>>;
@@ -151,6 +152,9 @@ export const verifyReadModel = async (options: VerifyOptions): Promise<VerifyOut
       options.scratch,
       projections.map((projection) => projection.name),
     );
+  // not the log's: the version the live rows were projected at
+  const schemaVersion = checkpoints.get(SCHEMA_VERSION_CHECKPOINT);
+  if (schemaVersion !== undefined) await markSchemaVersion(options.scratch, schemaVersion);
   await replayToCheckpoints(options.store, options.scratch, targets, options);
   const replayed = await dumpReadModel(options.scratch);
   const differences = diffReadModels(options.scratch, options.live, replayed);

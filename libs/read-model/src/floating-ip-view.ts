@@ -39,7 +39,7 @@ export const evolveFloatingIpView = (view: FloatingIpView | null, event: Floatin
       return view;
     default: {
       const _never: never = event;
-      return _never;
+      return view;
     }
   }
 };

@@ -232,3 +232,13 @@ export const historyEntities = (): EntitySchema<object>[] =>
  * first ran on it otherwise (earlier instants need a rebuild).
  */
 export const HISTORY_FROM_CHECKPOINT = 'history-from';
+
+/** The checkpoint row whose position is the schema version the read model's rows were projected at (docs/upgrades.md). */
+export const SCHEMA_VERSION_CHECKPOINT = 'schema-version';
+
+/**
+ * Raised by a release whose projections make rows that an earlier release's cannot stand in for (a
+ * column only a replay fills, a document of another shape): its projector's start rebuilds a read
+ * model of an older version. A column or table the schema update adds with a right default needs none.
+ */
+export const READ_MODEL_SCHEMA_VERSION = 1;

@@ -161,7 +161,7 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
       return record;
     default: {
       const _never: never = event;
-      return _never;
+      return record;
     }
   }
 };

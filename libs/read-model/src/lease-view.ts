@@ -257,7 +257,7 @@ const evolve = (viewers: ReservationViewers, view: LeaseView | null, event: Leas
       return null;
     default: {
       const _never: never = event;
-      return _never;
+      return view;
     }
   }
 };

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conflict } from '#domain/index.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -80,15 +84,30 @@ describe('the audit log of refused writes', () => {
     expect(listed[1]?.summary).toBe('POST /v1/leases refused (409 NOT_ENOUGH_HOSTS) for lease "nightly-build": Not enough hosts available');
   });
 
-  it('reads a refusal recorded before leases were named as naming none', async () => {
-    const now = '2030-01-05T12:00:00.000Z';
-    const data = { operation: 'createHost', method: 'POST', path: '/v1/os-hosts', status: 409, code: 'X', reason: 'r', at: now };
-    await audit.appendToStream('audit-2030-01-05', 'any', [
-      { id: 'old-1', type: 'Audit.WriteRefused', data, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
-    ]);
-    const [entry] = await refusals.list(admin, { start: now, end: '2030-01-06T00:00:00.000Z', projectId: null });
-    expect(entry?.data).toMatchObject({ lease_id: null, lease_name: null });
-    expect(entry?.summary).toBe('POST /v1/os-hosts refused (409 X): r');
+  it('reads a refusal recorded before leases were named (its version 1) as naming none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-audit-'));
+    const file = join(dir, 'audit.sqlite');
+    const older = SqliteEventStore.open({ file });
+    try {
+      const now = '2030-01-05T12:00:00.000Z';
+      const data = { operation: 'createHost', method: 'POST', path: '/v1/os-hosts', status: 409, code: 'X', reason: 'r', at: now };
+      await older.appendToStream('audit-2030-01-05', 'any', [
+        { id: 'old-1', type: 'Audit.WriteRefused', data, metadata: { correlationId: 'c', causationId: 'c', actor: null } },
+      ]);
+      const db = new Database(file);
+      db.prepare('UPDATE events SET schema_version = 1').run();
+      db.close();
+      const [entry] = await new WriteRefusals(older, () => 'unused').list(admin, {
+        start: now,
+        end: '2030-01-06T00:00:00.000Z',
+        projectId: null,
+      });
+      expect(entry?.data).toMatchObject({ lease_id: null, lease_name: null });
+      expect(entry?.summary).toBe('POST /v1/os-hosts refused (409 X): r');
+    } finally {
+      await older.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('filters by project and bounds the range: start inclusive, end exclusive', async () => {

@@ -27,11 +27,8 @@ export interface RefusedLease {
   readonly name: string | null;
 }
 
-/** Refusals recorded before the lease was named have neither field: they name none. */
-export const refusedLeaseOf = (data: WriteRefused['data']): RefusedLease => {
-  const stored: Partial<WriteRefused['data']> = data;
-  return { id: stored.leaseId ?? null, name: stored.leaseName ?? null };
-};
+/** A refusal recorded before the lease was named names none: its upcaster (event-versions.ts) sets both fields null. */
+export const refusedLeaseOf = (data: WriteRefused['data']): RefusedLease => ({ id: data.leaseId, name: data.leaseName });
 
 /** ` for lease <id>`, ` for lease "<name>"`, or nothing. */
 export const describeRefusedLease = ({ id, name }: RefusedLease): string => {

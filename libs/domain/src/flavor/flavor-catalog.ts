@@ -62,7 +62,7 @@ const evolve = (state: FlavorCatalogState, event: FlavorCatalogEvent): FlavorCat
       return { flavors };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

@@ -49,7 +49,7 @@ const evolve = (state: FloatingIpRegistryState, event: FloatingIpRegistryEvent):
       return { byAddress };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

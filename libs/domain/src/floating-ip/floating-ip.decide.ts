@@ -100,7 +100,7 @@ const evolveRegistered = (ip: RegisteredFloatingIp, event: FloatingIpEvent): Flo
       return { ...ip, bookings: ip.bookings.filter((b) => b.reservationId !== event.data.reservationId) };
     default: {
       const _never: never = event;
-      return _never;
+      return ip;
     }
   }
 };

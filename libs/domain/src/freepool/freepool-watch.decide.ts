@@ -43,7 +43,7 @@ const decide = (command: ObserveFreepool, state: FreepoolWatchState): readonly F
   return [];
 };
 
-const evolve = (_state: FreepoolWatchState, event: FreepoolWatchEvent): FreepoolWatchState => {
+const evolve = (state: FreepoolWatchState, event: FreepoolWatchEvent): FreepoolWatchState => {
   switch (event.type) {
     case 'Freepool.Exhausted':
       return { status: 'Exhausted', since: event.data.observedAt };
@@ -51,7 +51,7 @@ const evolve = (_state: FreepoolWatchState, event: FreepoolWatchEvent): Freepool
       return { status: 'Enough' };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

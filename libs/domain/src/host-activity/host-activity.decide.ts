@@ -82,7 +82,7 @@ const evolve = (state: HostActivityState, event: HostActivityEvent): HostActivit
       return { ...current, recentMessageIds };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

@@ -64,7 +64,7 @@ const evolve = (state: HostRegistryState, event: HostRegistryEvent): HostRegistr
       return { ...state, byName: byName.delete(event.data.hypervisorHostname) };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

@@ -48,7 +48,7 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return host;
     default: {
       const _never: never = event;
-      return _never;
+      return host;
     }
   }
 };

@@ -122,4 +122,14 @@ describe('Leasehold events on KurrentDB', () => {
     const unplaced = { ...asStored(anEvent(), 'lease-9', 10n, '2026-11-26T09:00:00.000Z'), position: undefined } as ServerEvent;
     expect(() => fromServerEvent(PREFIX, unplaced)).toThrow(/without its log position/);
   });
+
+  it("carry their type's version in the envelope; one written without it (before versions) is read through the upcasters", () => {
+    const refusal = anEvent({ type: 'Audit.WriteRefused', data: { reason: 'r' } });
+    const stored = asStored(refusal, 'audit-2030-01-01', 7n, '2030-01-01T00:00:00.000Z');
+    expect(fromServerEvent(PREFIX, stored).data).toEqual({ reason: 'r' });
+    const metadata = stored.metadata as Record<string, string>;
+    const { version: _written, ...unversioned } = JSON.parse(metadata[LEASEHOLD_PROPERTY] ?? '') as Record<string, unknown>;
+    const older = { ...stored, metadata: { ...metadata, [LEASEHOLD_PROPERTY]: JSON.stringify(unversioned) } } as ServerEvent;
+    expect(fromServerEvent(PREFIX, older).data).toEqual({ reason: 'r', leaseId: null, leaseName: null });
+  });
 });

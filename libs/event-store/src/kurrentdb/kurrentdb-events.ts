@@ -9,6 +9,7 @@ import {
   type RecordedEvent as ServerEvent,
 } from '@kurrent/kurrentdb-client';
 import type { EventData, EventMetadata, ExpectedRevision, RecordedEvent } from '../event-store.port.js';
+import { storedVersionOf, upcast } from '../event-versions.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 import { toPortPosition } from './kurrentdb-positions.js';
 
@@ -23,6 +24,8 @@ interface StoredEnvelope {
   readonly id: string;
   readonly metadata: EventMetadata;
   readonly recordedAt: string;
+  /** The version of the type's shape the data was written at (event-versions.ts); absent: 1, written before versions. */
+  readonly version?: number;
 }
 
 /** `leasehold.events.` then the stream id, encoded like the SQL columns so that any string survives UTF-8. */
@@ -67,7 +70,14 @@ export const toServerEvent = (event: EventData, recordedAt: string): JSONEventDa
   type: encode(event.type),
   // JSON text of any value the port accepts; the client stringifies it as given
   data: (event.data ?? null) as JSONType,
-  metadata: { [LEASEHOLD_PROPERTY]: JSON.stringify({ id: event.id, metadata: event.metadata, recordedAt } satisfies StoredEnvelope) },
+  metadata: {
+    [LEASEHOLD_PROPERTY]: JSON.stringify({
+      id: event.id,
+      metadata: event.metadata,
+      recordedAt,
+      version: storedVersionOf(event.type),
+    } satisfies StoredEnvelope),
+  },
 });
 
 const envelopeOf = (event: ServerEvent): StoredEnvelope => {
@@ -85,13 +95,14 @@ const dataOf = (event: ServerEvent): unknown =>
 export const fromServerEvent = (streamPrefixText: string, event: ServerEvent): RecordedEvent => {
   if (event.position === undefined) throw new Error(`the server sent event ${event.id} of ${event.streamId} without its log position`);
   const envelope = envelopeOf(event);
+  const type = decode(event.type);
   return {
     id: envelope.id,
     streamId: fromStreamName(streamPrefixText, event.streamId),
     revision: Number(event.revision),
     position: toPortPosition(event.position),
-    type: decode(event.type),
-    data: dataOf(event),
+    type,
+    data: upcast(type, envelope.version ?? 1, dataOf(event)),
     metadata: envelope.metadata,
     recordedAt: envelope.recordedAt,
   };

@@ -17,6 +17,7 @@ import {
   type Subscription,
   streamCategory,
 } from '../event-store.port.js';
+import { storedVersionOf, upcast } from '../event-versions.js';
 import { Subscriptions } from '../polling-subscription.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 import { EXPECTED_ANY, EXPECTED_STREAM_EXISTS, assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
@@ -41,6 +42,7 @@ interface EventRow {
   readonly stream_id: string;
   readonly revision: number;
   readonly type: string;
+  readonly schema_version: number;
   readonly data: string;
   readonly metadata: string;
   readonly recorded_at: string;
@@ -83,18 +85,21 @@ const expectedCode = (expected: ExpectedRevision): number => {
   }
 };
 
-const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, recorded_at';
+const COLUMNS = 'position, event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at';
 
-const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: decode(row.event_id),
-  streamId: decode(row.stream_id),
-  revision: row.revision,
-  position: Number(row.position),
-  type: decode(row.type),
-  data: JSON.parse(row.data) as unknown,
-  metadata: JSON.parse(row.metadata) as EventMetadata,
-  recordedAt: row.recorded_at,
-});
+const toRecordedEvent = (row: EventRow): RecordedEvent => {
+  const type = decode(row.type);
+  return {
+    id: decode(row.event_id),
+    streamId: decode(row.stream_id),
+    revision: row.revision,
+    position: Number(row.position),
+    type,
+    data: upcast(type, row.schema_version, JSON.parse(row.data)),
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    recordedAt: row.recorded_at,
+  };
+};
 
 /** The connection string without our own `schema` parameter, and that schema. */
 const parseUrl = (url: string): { readonly connectionString: string; readonly schema: string } => {
@@ -275,7 +280,7 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<AppendRow>({
       // prepared once per connection: the call is parsed and planned once, not at every append
       name: `leasehold-append-${this.schema}`,
-      text: `SELECT * FROM ${this.schema}.append_events($1, $2, $3::text[], $4::text[], $5::int8[], $6::text[], $7::int4[], $8::text[], $9::text[], $10::text[], $11)`,
+      text: `SELECT * FROM ${this.schema}.append_events($1, $2, $3::text[], $4::text[], $5::int8[], $6::text[], $7::int4[], $8::text[], $9::int4[], $10::text[], $11::text[], $12)`,
       values: [
         `leasehold-append:${this.schema}`,
         this.listener.channel,
@@ -285,6 +290,7 @@ export class PostgresEventStore implements EventStore {
         events.map(({ event }) => encode(event.id)),
         events.map(({ request }) => request),
         events.map(({ event }) => encode(event.type)),
+        events.map(({ event }) => storedVersionOf(event.type)),
         events.map(({ event }) => JSON.stringify(event.data ?? null)),
         events.map(({ event }) => JSON.stringify(event.metadata)),
         this.clock().toISOString(),

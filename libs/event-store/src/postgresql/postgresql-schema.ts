@@ -29,7 +29,7 @@ const appendFunctionSql = (schema: string): string => `
   CREATE OR REPLACE FUNCTION ${schema}.append_events(
     lock_name text, channel text,
     request_streams text[], request_categories text[], request_expected int8[],
-    event_ids text[], event_requests int4[], event_types text[], event_data text[], event_metadata text[], recorded text
+    event_ids text[], event_requests int4[], event_types text[], event_versions int4[], event_data text[], event_metadata text[], recorded text
   ) RETURNS TABLE (written boolean, head int8, revisions int4[], stored_ids text[], stored_streams text[], stored_positions int8[])
   -- every lookup is by a unique key, so one generic plan per statement serves every call (not planned
   -- again at each append), and an index probe is right at any size: a plan made while the tables were
@@ -50,10 +50,11 @@ const appendFunctionSql = (schema: string): string => `
       WHERE NOT (r.expected = ${EXPECTED_ANY} OR (r.expected = ${EXPECTED_STREAM_EXISTS} AND r.actual >= 0) OR r.expected = r.actual)
     );
     IF written AND cardinality(event_ids) > 0 THEN
-      INSERT INTO ${schema}.events (position, event_id, stream_id, category, revision, type, data, metadata, recorded_at)
+      INSERT INTO ${schema}.events (position, event_id, stream_id, category, revision, type, schema_version, data, metadata, recorded_at)
         SELECT head + e.ordinal, e.id, request_streams[e.request], request_categories[e.request],
-               revisions[e.request] + row_number() OVER (PARTITION BY e.request ORDER BY e.ordinal), e.type, e.data, e.metadata, recorded
-        FROM unnest(event_ids, event_requests, event_types, event_data, event_metadata) WITH ORDINALITY AS e(id, request, type, data, metadata, ordinal);
+               revisions[e.request] + row_number() OVER (PARTITION BY e.request ORDER BY e.ordinal), e.type, e.version, e.data, e.metadata, recorded
+        FROM unnest(event_ids, event_requests, event_types, event_versions, event_data, event_metadata)
+          WITH ORDINALITY AS e(id, request, type, version, data, metadata, ordinal);
       INSERT INTO ${schema}.streams (stream_id, revision)
         SELECT request_streams[e.request], revisions[e.request] + count(*)::int4 FROM unnest(event_requests) AS e(request) GROUP BY e.request
         ON CONFLICT (stream_key) DO UPDATE SET revision = excluded.revision;

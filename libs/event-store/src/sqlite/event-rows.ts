@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventData, EventFilter, EventMetadata, FoldableEvent, RecordedEvent } from '../event-store.port.js';
 import { streamCategory } from '../event-store.port.js';
+import { storedVersionOf, upcast } from '../event-versions.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 
 interface EventRow {
@@ -9,6 +10,7 @@ interface EventRow {
   readonly stream_id: string;
   readonly revision: number;
   readonly type: string;
+  readonly schema_version: number;
   readonly data: string;
   readonly metadata: string;
   readonly recorded_at: string;
@@ -19,44 +21,49 @@ export interface StoredEventRef {
   readonly position: number;
 }
 
-const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, recorded_at';
+const COLUMNS = 'position, event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at';
 /** SQLite treats a negative LIMIT as "no limit". */
 const NO_LIMIT = -1;
 
-const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: decode(row.event_id),
-  streamId: decode(row.stream_id),
-  revision: row.revision,
-  position: row.position,
-  type: decode(row.type),
-  data: JSON.parse(row.data) as unknown,
-  metadata: JSON.parse(row.metadata) as EventMetadata,
-  recordedAt: row.recorded_at,
-});
+const toRecordedEvent = (row: EventRow): RecordedEvent => {
+  const type = decode(row.type);
+  return {
+    id: decode(row.event_id),
+    streamId: decode(row.stream_id),
+    revision: row.revision,
+    position: row.position,
+    type,
+    data: upcast(type, row.schema_version, JSON.parse(row.data)),
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    recordedAt: row.recorded_at,
+  };
+};
 
 /** A row of COLUMNS as an array (`.raw()`): a range read makes no key/value object per row. */
-type RawEventRow = readonly [number, string, string, number, string, string, string, string];
+type RawEventRow = readonly [number, string, string, number, string, number, string, string, string];
 
-const fromRaw = ([position, eventId, streamId, revision, type, data, metadata, recordedAt]: RawEventRow): RecordedEvent => ({
-  id: decode(eventId),
-  streamId: decode(streamId),
-  revision,
-  position,
-  type: decode(type),
-  data: JSON.parse(data) as unknown,
-  metadata: JSON.parse(metadata) as EventMetadata,
-  recordedAt,
-});
+const fromRaw = ([position, eventId, streamId, revision, storedType, version, data, metadata, recordedAt]: RawEventRow): RecordedEvent => {
+  const type = decode(storedType);
+  return {
+    id: decode(eventId),
+    streamId: decode(streamId),
+    revision,
+    position,
+    type,
+    data: upcast(type, version, JSON.parse(data)),
+    metadata: JSON.parse(metadata) as EventMetadata,
+    recordedAt,
+  };
+};
 
 /** The columns of a FoldableEvent, as an array (`.raw()`). */
-const FOLDABLE_COLUMNS = 'position, type, data';
-type RawFoldableRow = readonly [number, string, string];
+const FOLDABLE_COLUMNS = 'position, type, schema_version, data';
+type RawFoldableRow = readonly [number, string, number, string];
 
-const foldableFromRaw = ([position, type, data]: RawFoldableRow): FoldableEvent => ({
-  position,
-  type: decode(type),
-  data: JSON.parse(data) as unknown,
-});
+const foldableFromRaw = ([position, storedType, version, data]: RawFoldableRow): FoldableEvent => {
+  const type = decode(storedType);
+  return { position, type, data: upcast(type, version, JSON.parse(data)) };
+};
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
@@ -108,8 +115,8 @@ export class EventRows {
   constructor(private readonly db: Database.Database) {
     this.inOneSnapshot = db.transaction((read: () => RecordedEvent[]) => read());
     this.insertEvent = db.prepare(
-      `INSERT INTO events (event_id, stream_id, category, revision, type, data, metadata, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (event_id, stream_id, category, revision, type, schema_version, data, metadata, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.upsertStream = db.prepare(
       `INSERT INTO streams (stream_id, revision) VALUES (?, ?)
@@ -145,6 +152,7 @@ export class EventRows {
       encode(streamCategory(streamId)),
       revision,
       encode(event.type),
+      storedVersionOf(event.type),
       JSON.stringify(event.data ?? null),
       JSON.stringify(event.metadata),
       recordedAt,

@@ -11,11 +11,14 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../event-store.port.js';
+import { EventVersionTooNewError, STORED_EVENT_VERSIONS, upcast } from '../event-versions.js';
 import { HOSTILE_STRINGS } from './hostile-strings.js';
 
 export interface EventStoreFixture {
   readonly store: EventStore;
   readonly cleanup: () => Promise<void>;
+  /** Sets the stored version of an event, as another release would have written it (where the test can reach the rows). */
+  readonly storeAtVersion?: (eventId: string, version: number) => Promise<void>;
 }
 
 const WAIT_TIMEOUT_MS = 10_000;
@@ -745,6 +748,67 @@ export function eventStoreContract(name: string, factory: () => Promise<EventSto
         await waitUntilVisible(store(), category, late.id);
         expect(calls).toBe(1);
         expect(errors).toHaveLength(1);
+      });
+    });
+
+    describe('event versions', () => {
+      /** A type whose shape changed (event-versions.ts), and data of its first version. */
+      const [versionedType = '', versioned] = Object.entries(STORED_EVENT_VERSIONS)[0] ?? [];
+      const firstVersionData = { note: 'stored before the shape changed' };
+
+      const everyRead = async (category: string, streamId: string): Promise<unknown[]> => {
+        const collector = new Collector();
+        const subscription = store().subscribeToAll({ from: 0, filter: { categories: [category] }, onEvents: collector.onEvents });
+        try {
+          await waitFor(() => collector.received.length > 0);
+        } finally {
+          await subscription.stop();
+        }
+        const filter = { categories: [category] };
+        return [
+          ...(await store().readStream(streamId)),
+          ...(await store().readAll({ from: 0, filter })),
+          ...(await store().readAllFoldable({ from: 0, filter })),
+          ...collector.received,
+        ].map((recorded) => recorded.data);
+      };
+
+      it("stores an event at its type's current version: read back as written", async () => {
+        expect(versioned?.current).toBeGreaterThan(1);
+        const category = uniqueCategory();
+        const streamId = streamIn(category);
+        await store().appendToStream(streamId, 'no_stream', [event(versionedType, firstVersionData)]);
+        expect(await everyRead(category, streamId)).toEqual(Array.from({ length: 4 }, () => firstVersionData));
+      });
+
+      it('reads an event of an older version at the current one, through its upcasters, on every read path', async ({ skip }) => {
+        const storeAtVersion = fixture?.storeAtVersion;
+        if (storeAtVersion === undefined) return skip("the test cannot rewrite this store's rows");
+        const category = uniqueCategory();
+        const streamId = streamIn(category);
+        const older = event(versionedType, firstVersionData);
+        await store().appendToStream(streamId, 'no_stream', [older]);
+        await storeAtVersion(older.id, 1);
+        const current = upcast(versionedType, 1, firstVersionData);
+        expect(current).not.toEqual(firstVersionData);
+        expect(await everyRead(category, streamId)).toEqual(Array.from({ length: 4 }, () => current));
+      });
+
+      it('refuses an event of a version newer than it knows, naming it', async ({ skip }) => {
+        const storeAtVersion = fixture?.storeAtVersion;
+        if (storeAtVersion === undefined) return skip("the test cannot rewrite this store's rows");
+        const streamId = newStream();
+        const newer = event(versionedType, firstVersionData);
+        await store().appendToStream(streamId, 'no_stream', [newer]);
+        const known = versioned?.current ?? 1;
+        await storeAtVersion(newer.id, known + 1);
+        try {
+          const read = store().readStream(streamId);
+          await expect(read).rejects.toBeInstanceOf(EventVersionTooNewError);
+          await expect(read).rejects.toMatchObject({ type: versionedType, version: known + 1, known });
+        } finally {
+          await storeAtVersion(newer.id, known);
+        }
       });
     });
   });

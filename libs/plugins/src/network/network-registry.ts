@@ -54,7 +54,7 @@ const evolve = (state: NetworkRegistryState, event: NetworkRegistryEvent): Netwo
       return { bySegment };
     default: {
       const _never: never = event;
-      return _never;
+      return state;
     }
   }
 };

@@ -149,7 +149,7 @@ const evolveRegistered = (segment: RegisteredNetworkSegment, event: NetworkSegme
       return { ...segment, bookings: segment.bookings.filter((booking) => booking.reservationId !== event.data.reservationId) };
     default: {
       const _never: never = event;
-      return _never;
+      return segment;
     }
   }
 };

@@ -60,7 +60,7 @@ export const evolveNetworkView = (view: NetworkView | null, event: NetworkSegmen
       return view;
     default: {
       const _never: never = event;
-      return _never;
+      return view;
     }
   }
 };

@@ -27,7 +27,7 @@ const fact = (event: NetworkSegmentEvent): CalendarFact | null => {
       return null;
     default: {
       const _never: never = event;
-      return _never;
+      return null;
     }
   }
 };

@@ -368,7 +368,7 @@ export const evolveLeaseView = (view: LeaseView | null, event: LeaseEvent): Leas
       return null;
     default: {
       const _never: never = event;
-      return _never;
+      return view;
     }
   }
 };
