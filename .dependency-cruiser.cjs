@@ -61,7 +61,7 @@ module.exports = {
       severity: 'error',
       comment: 'libs/application knows no HTTP framework and no app',
       from: { path: '^libs/application/' },
-      to: { path: ['^apps/', '(^|/)@nestjs/platform-', '(^|/)express(/|$)', '(^|/)@types/express'] },
+      to: { path: ['^apps/', '(^|/)@nestjs/platform-', '(^|/)fastify(/|$)', '(^|/)@fastify/', '(^|/)express(/|$)'] },
     },
     {
       name: 'libs-never-import-apps',

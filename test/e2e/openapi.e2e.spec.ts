@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RequestMethod, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { getMetadataStorage } from 'class-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppModule } from '#api/app.module.js';
@@ -369,7 +370,7 @@ describe('OpenAPI document and /docs', () => {
 
     it('is built at its first request from the running routes, as a preview of the application builds it, and kept', async () => {
       // a preview application: the routes and modules, no provider started (no store, no read model)
-      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), { preview: true, logger: false });
+      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), new FastifyAdapter(), { preview: true, logger: false });
       const { document } = buildOpenApiDocument(app, 'none');
       await app.close();
       expect(doc).toEqual(JSON.parse(JSON.stringify(document)));
@@ -710,7 +711,7 @@ describe('OpenAPI document and /docs', () => {
   describe('with authentication', () => {
     it('asks for X-Auth-Token on /v1 (401/403 possible), never for version discovery', async () => {
       // a preview application: the routes and modules, no provider started (no store, no read model)
-      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), { preview: true, logger: false });
+      const app = await NestFactory.create(AppModule.forRoot(loadApiConfig({})), new FastifyAdapter(), { preview: true, logger: false });
       const { document, problems } = buildOpenApiDocument(app, 'keystone');
       await app.close();
       const built = document as Doc;

@@ -43,7 +43,7 @@ const PLANTED: Readonly<Record<string, string>> = {
   'libs/application/src/logging.ts': "import { log } from '#observability/logger.js';\nexport const l = log;\n",
   'libs/observability/src/logger.ts': 'export const log = 1;\n',
   'libs/plugins/src/mistyped.ts': "import { nothing } from '#domain/nowhere.js';\nexport const n = nothing;\n",
-  'libs/application/src/transport.ts': "import type { Request } from 'express';\nexport type R = Request;\n",
+  'libs/application/src/transport.ts': "import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n",
   'libs/application/src/circle-a.ts': "import { b } from './circle-b.js';\nexport const a = (): unknown => b;\n",
   'libs/application/src/circle-b.ts': "import { a } from './circle-a.js';\nexport const b = (): unknown => a;\n",
   'libs/plugins/src/nest.ts': "import { Injectable } from '@nestjs/common';\nexport const I = Injectable;\n",

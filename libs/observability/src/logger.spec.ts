@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventLog, jsonLogger } from './logger.js';
+import { eventLog, jsonLogger, queuedOutput } from './logger.js';
 
 const capture = () => {
   const lines: string[] = [];
@@ -20,6 +23,30 @@ describe('jsonLogger', () => {
     expect(line).toMatchObject({ app: 'api', method: 'GET', status: 200, level: 30 });
     expect(line?.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(Object.keys(line ?? {})).not.toContain('pid');
+  });
+});
+
+describe('queuedOutput', () => {
+  it('writes every line once, in order, by the time drain() resolves, lines logged during a write in flight included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-log-'));
+    try {
+      const file = join(dir, 'out.log');
+      const output = queuedOutput(file);
+      const log = jsonLogger({ app: 'api' }, output.stream);
+      for (let n = 0; n < 20_000; n++) {
+        log.info({ n });
+        // a turn of the event loop now and then, so later lines queue behind writes in flight
+        if (n % 1_000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await output.drain();
+      const numbers = readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { n: number }).n);
+      expect(numbers).toEqual(Array.from({ length: 20_000 }, (_, n) => n));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

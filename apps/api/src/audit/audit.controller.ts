@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 import { DateTime } from 'luxon';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';

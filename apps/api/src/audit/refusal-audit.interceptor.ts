@@ -1,5 +1,6 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
-import type { Request } from 'express';
+import { type Request, pathOf } from '../http/exchange.js';
+import type { ContextCarrier } from '../http/request-context.js';
 import { GqlExecutionContext } from '@nestjs/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { type Observable, catchError, from, switchMap, throwError } from 'rxjs';
@@ -15,7 +16,7 @@ import { CLOCK } from '../tokens.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 
 interface RefusedCall {
-  readonly request: Request;
+  readonly request: ContextCarrier;
   readonly operation: string;
   readonly method: string;
   readonly path: string;
@@ -24,14 +25,14 @@ interface RefusedCall {
 
 /** A REST write, by its route's operation id. */
 const restCall = (request: Request): RefusedCall => {
-  const route = (request.route as { path?: string } | undefined)?.path ?? request.path;
+  const route = request.routeOptions.url ?? pathOf(request);
   const operation = OPERATIONS[routeKey({ method: request.method, path: route })]?.operationId ?? route;
   return {
     request,
     operation,
     method: request.method,
-    path: request.path,
-    lease: restRefusedLease(operation, request.params, request.body),
+    path: pathOf(request),
+    lease: restRefusedLease(operation, request.params as Readonly<Record<string, unknown>>, request.body),
   };
 };
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters, QueryParameters } from '../http/known-parameters.guard.js';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 import { DateTime } from 'luxon';
 import type { Availability, AvailabilityWindow, LeaseExtension } from '#application/availability/availability.queries.js';
 import { requestDate } from '#application/availability/counter-offer.js';

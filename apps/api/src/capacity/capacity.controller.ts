@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { callerOf } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';

@@ -70,7 +70,8 @@ describe('FeedStreams', () => {
       heartbeatMs: HEARTBEAT_MS,
     });
     server = createServer((_request, response) => {
-      void streams.serve(response, testCaller('admin', 'admin-project'), { after: 0, types: null, limit: 100 });
+      const reply = { raw: response, hijack: () => undefined, getHeaders: () => ({}) };
+      void streams.serve(reply, testCaller('admin', 'admin-project'), { after: 0, types: null, limit: 100 });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;

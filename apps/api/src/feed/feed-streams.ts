@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { describeError, unavailable } from '#domain/index.js';
 import type { Caller } from '#application/caller.js';
@@ -15,6 +15,13 @@ export interface FeedStreamSettings {
   /** One project's share of `maxStreams`. */
   readonly maxStreamsPerTenant: number;
   readonly heartbeatMs: number;
+}
+
+/** Where a stream is written: Fastify's reply, handed over (`hijack`) once the stream starts, with the headers set so far. */
+export interface StreamReply {
+  readonly raw: ServerResponse;
+  hijack(): unknown;
+  getHeaders(): Record<string, number | string | string[] | undefined>;
 }
 
 /** One Server-Sent Event: the position as its id (what `Last-Event-ID` resumes from), the public type as its name. */
@@ -46,11 +53,11 @@ export class FeedStreams {
    * Answers 503 beyond the bounds, and a storage error before the first event as any request does;
    * then streams until the end. Resolves once the stream is closed and everything it held released.
    */
-  async serve(response: ServerResponse, caller: Caller, query: FeedQuery): Promise<void> {
+  async serve(reply: StreamReply, caller: Caller, query: FeedQuery): Promise<void> {
     const tenant = caller.projectId;
     this.admit(tenant);
     const stop = new AbortController();
-    const done = this.stream(response, caller, { ...query, limit: FEED_LIMIT_MAX }, stop);
+    const done = this.stream(reply, caller, { ...query, limit: FEED_LIMIT_MAX }, stop);
     this.open.set(stop, done);
     this.perTenant.add(tenant);
     try {
@@ -79,14 +86,15 @@ export class FeedStreams {
     }
   }
 
-  private async stream(response: ServerResponse, caller: Caller, query: FeedQuery, stop: AbortController): Promise<void> {
+  private async stream(reply: StreamReply, caller: Caller, query: FeedQuery, stop: AbortController): Promise<void> {
     // from the start: a client gone while the first page is read must not leave a stream behind
     const leave = (): void => stop.abort();
+    const response = reply.raw;
     response.on('close', leave);
     try {
       const entries = await followFeed(this.log, this.feed, caller, query);
       try {
-        if (!stop.signal.aborted) await this.streamFrom(response, entries, stop.signal);
+        if (!stop.signal.aborted) await this.streamFrom(reply, entries, stop.signal);
       } finally {
         await entries.return();
       }
@@ -95,8 +103,17 @@ export class FeedStreams {
     }
   }
 
-  private async streamFrom(response: ServerResponse, entries: LiveEntries, signal: AbortSignal): Promise<void> {
-    response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+  /** From here the stream writes to the socket itself: Fastify hands the response over, with the headers set so far. */
+  private async streamFrom(reply: StreamReply, entries: LiveEntries, signal: AbortSignal): Promise<void> {
+    reply.hijack();
+    const response = reply.raw;
+    const headers: OutgoingHttpHeaders = {
+      ...reply.getHeaders(),
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    };
+    response.writeHead(200, headers);
     response.flushHeaders();
     const heartbeat = setInterval(() => response.write(HEARTBEAT), this.settings.heartbeatMs);
     // a client that leaves while the stream waits for the log ends the wait at once

@@ -1,17 +1,16 @@
 import { Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { authorizedRequest } from '../policy/authorize.js';
 import { parseFeedRequest } from './feed-request.parser.js';
 import { FeedStreams } from './feed-streams.js';
+import { preferredType } from '../http/accept.js';
 import { GetEventPage } from './feed.handlers.js';
 
-const STREAM = 'text/event-stream';
-
 /** A client asking for Server-Sent Events (an EventSource says so in `Accept`); anything else gets JSON pages. */
-const wantsStream = (request: Request): boolean => request.accepts(['application/json', STREAM]) === STREAM;
+const wantsStream = (request: Request): boolean => preferredType(request.headers.accept, ['application/json', 'text/event-stream']) === 1;
 
 /** The log, replayable from any position: JSON pages, or the same events streamed live. */
 @Controller('v1/events')
@@ -34,6 +33,6 @@ export class FeedController {
     const query = parseFeedRequest({ after, types, limit, lastEventId: request.headers['last-event-id'] });
     if (wantsStream(request)) return this.streams.serve(response, caller, query);
     const { events, next_after } = await this.queries.execute(new GetEventPage(caller, query));
-    response.json({ events, next_after });
+    await response.send({ events, next_after });
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import type { FloatingIpEvent } from '#domain/index.js';
 import { type FloatingIpView, evolveFloatingIpView } from '#read-model/index.js';
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';

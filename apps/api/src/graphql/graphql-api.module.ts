@@ -8,6 +8,7 @@ import { localExplorer } from './explorer.plugin.js';
 import { printableError } from './graphql-errors.js';
 import { subscriptionsOverWebSocketOnly } from './http-subscriptions.plugin.js';
 import type { GraphqlContext } from './graphql-context.js';
+import type { Request, Response } from '../http/exchange.js';
 import { LeaseResolver, ReservationResolver } from './lease.resolver.js';
 import { HostResolver } from './host.resolver.js';
 import { AvailabilityResolver } from './availability.resolver.js';
@@ -32,8 +33,8 @@ export const GRAPHQL_PROVIDERS = [
   SubscriptionResolver,
 ];
 
-/** An HTTP operation's context: its exchange (GraphqlSockets makes a socket's). */
-const contextOf = ({ req, res }: GraphqlContext): GraphqlContext => ({ req, res });
+/** An HTTP operation's context: its exchange, as Apollo's Fastify handler gives it (GraphqlSockets makes a socket's). */
+const contextOf = (req: Request, res: Response): GraphqlContext => ({ req, res });
 
 /** GraphQL's WebSocket, on the HTTP server once the schema is built; authenticated as the HTTP middleware does. */
 export const graphqlSockets = (config: ApiConfig, auth: AuthSetup | undefined): FactoryProvider<GraphqlSockets> => ({
@@ -44,7 +45,7 @@ export const graphqlSockets = (config: ApiConfig, auth: AuthSetup | undefined): 
 });
 
 /**
- * /graphql (Apollo Server through @nestjs/apollo on Express 5): the schema is generated from the
+ * /graphql (Apollo Server through @nestjs/apollo on Fastify): the schema is generated from the
  * resolvers' types, Apollo's own landing page (loaded from a CDN) is replaced by a local page, and
  * every operation is held to the depth and cost limits before it runs. Subscriptions speak graphql-ws
  * on the same path (graphqlSockets), authenticated by the token in the connection's init payload.

@@ -1,11 +1,12 @@
-import type { Request, Response } from 'express';
+import type { Socket } from 'node:net';
+import type { Response } from '../http/exchange.js';
 import { GraphQLError } from 'graphql';
 import type { Caller } from '#application/caller.js';
-import type { ContextRequest } from '../http/request-context.js';
+import type { ContextCarrier } from '../http/request-context.js';
 
-/** What every resolver of one GraphQL operation shares: the HTTP exchange it came in (or the socket's caller). */
+/** What every resolver of one GraphQL operation shares: the HTTP exchange it came in, or the socket's upgrade request. */
 export interface GraphqlContext {
-  readonly req: Request;
+  readonly req: ContextCarrier & { readonly socket: Socket };
   readonly res?: Response;
 }
 
@@ -17,7 +18,7 @@ export const unauthenticated = (): GraphQLError =>
 
 /** The caller the middleware authenticated, exactly as a REST route sees it. */
 export const callerIn = (context: GraphqlContext): Caller => {
-  const caller = (context.req as ContextRequest).leasehold?.caller;
+  const caller = context.req.leasehold?.caller;
   if (caller === undefined) throw unauthenticated();
   return caller;
 };

@@ -112,7 +112,7 @@ export class GraphqlSockets implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     const graphqlWs = makeServer<Params, SocketConnection>({
       schema: this.schema.schema,
-      context: ({ extra }): GraphqlContext => ({ req: extra.request as unknown as GraphqlContext['req'] }),
+      context: ({ extra }): GraphqlContext => ({ req: extra.request }),
       connectionInitWaitTimeout: this.settings.initTimeoutMs,
       onConnect: (context) => this.admit(context),
       onSubscribe: subscriptionsOnly,

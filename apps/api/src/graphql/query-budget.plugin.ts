@@ -1,7 +1,6 @@
 import { type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse, HeaderMap } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import type { GraphqlSettings } from '../config.js';
-import type { ContextRequest } from '../http/request-context.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { stoppedError, withBody } from './graphql-errors.js';
 import { MAX_PAGE } from './lease-cursor.js';
@@ -50,7 +49,7 @@ const tooManyExpensive = (settings: GraphqlSettings): GraphQLError =>
 
 /** The client closing the connection before its answer stops the work it asked for. */
 const stopWhenClientLeaves = (context: GraphqlContext, budget: OperationBudget): void => {
-  const response = context.res;
+  const response = context.res?.raw;
   if (response === undefined) return;
   const left = (): void => {
     if (!response.writableFinished) budget.stop(new OperationStopped('gone', 0));
@@ -84,7 +83,7 @@ const answer = (response: GraphQLResponse, admitted: Admitted, settings: Graphql
 export const queryBudget = (settings: GraphqlSettings): ApolloServerPlugin<GraphqlContext> => {
   const slots = new TenantSlots(settings.tenantExpensive);
   const slotOf = (context: GraphqlContext): (() => void) => {
-    const caller = (context.req as ContextRequest).leasehold?.caller;
+    const caller = context.req.leasehold?.caller;
     // without a caller, the resolvers answer 401 before they read anything
     if (caller === undefined) return () => undefined;
     const release = slots.take(caller.projectId);

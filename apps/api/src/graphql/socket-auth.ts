@@ -7,7 +7,7 @@ import { CallerToken } from '#application/caller-token.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import type { ApiConfig } from '../config.js';
 import { contextOf } from '../http/openstack-headers.middleware.js';
-import type { ContextRequest } from '../http/request-context.js';
+import type { ContextCarrier } from '../http/request-context.js';
 
 /** `X-Auth-Token` in the connection's init payload (any case), as the header is for HTTP. */
 const tokenOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
@@ -29,7 +29,7 @@ export const socketAuthentication = (config: ApiConfig, given: AuthSetup | undef
     if (identity === null) return null;
     const callerToken = setup.authenticator === null || token === undefined ? null : new CallerToken(token);
     const context = contextOf(`req-${randomUUID()}`, null, identity, setup.policy, callerToken);
-    (request as unknown as ContextRequest).leasehold = context;
+    (request as ContextCarrier).leasehold = context;
     return context.caller;
   };
 };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { created, reservation } from '#domain/lease/testing/lease.fixtures.js';
 import type { EventMetadata, EventStore } from '#event-store/event-store.port.js';

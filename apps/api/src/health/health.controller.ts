@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
 import { type HealthCheckResult, HealthCheckService, type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import type { Response } from 'express';
+import type { Response } from '../http/exchange.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { describeError } from '#domain/index.js';
 

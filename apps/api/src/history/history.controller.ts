@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { callerOf } from '../http/request-context.js';
 import { GetFloatingIpHistory, GetHostHistory, GetLeaseHistory } from './history.handlers.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import type { HostEvent } from '#domain/index.js';
 import { type HostRecord, type HostView, evolveHostView, toBlazarDate } from '#read-model/index.js';
 import { authorizedRequest } from '../policy/authorize.js';

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { describeError, isDomainError } from '#domain/index.js';
 import { staleMarkerOf } from '../read-side/read-your-writes.interceptor.js';
 import { CapacityRefused, requestDate } from '#application/availability/counter-offer.js';
@@ -24,12 +24,12 @@ export class BlazarExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): unknown {
     // a resolver's error: returned, GraphQL answers it in the operation's `errors`
     if (host.getType<string>() === 'graphql') return graphqlError(exception);
-    const response = host.switchToHttp().getResponse<Response>();
-    const stale = staleMarkerOf(response);
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const stale = staleMarkerOf(reply);
     const send = (status: number, message: string, extra: Record<string, unknown> = {}): void => {
-      response
-        .status(status)
-        .json(stale === null ? { ...blazarError(status, message), ...extra } : { ...blazarError(status, message), ...extra, stale });
+      void reply
+        .code(status)
+        .send(stale === null ? { ...blazarError(status, message), ...extra } : { ...blazarError(status, message), ...extra, stale });
     };
     if (exception instanceof CapacityRefused) {
       const alternatives = exception.alternatives.map((w) => ({ start_date: requestDate(w.startDate), end_date: requestDate(w.endDate) }));
@@ -48,11 +48,11 @@ export class BlazarExceptionFilter implements ExceptionFilter {
     if (isStorageUnavailable(exception)) {
       // every write is one transaction: it rolled back, so the client may simply try again
       this.logger.warn(`storage unavailable: ${describeError(exception)}`);
-      response.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+      reply.header('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
       send(503, STORAGE_UNAVAILABLE_MESSAGE);
       return;
     }
     this.logger.error(describeError(exception, { stack: true }));
-    response.status(500).json(blazarError(500, 'Internal Server Error'));
+    void reply.code(500).send(blazarError(500, 'Internal Server Error'));
   }
 }

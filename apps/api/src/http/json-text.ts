@@ -1,5 +1,5 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { type Observable, map } from 'rxjs';
 
 /** A response body already serialised (a list assembled from stored documents), sent as is. */
@@ -19,7 +19,7 @@ export class JsonTextInterceptor implements NestInterceptor {
     return next.handle().pipe(
       map((body: unknown) => {
         if (!(body instanceof JsonText)) return body;
-        context.switchToHttp().getResponse<Response>().type('application/json');
+        context.switchToHttp().getResponse<FastifyReply>().type('application/json; charset=utf-8');
         return body.text;
       }),
     );

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable, Query, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import type { Request } from 'express';
+import type { Request } from './exchange.js';
 import { invalid } from '#domain/index.js';
 import { fieldName } from './input-rules.js';
 
@@ -46,7 +46,7 @@ export class KnownParameters implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
-    const unknown = Object.keys(request.query).find((name) => !this.knownTo(context).has(name));
+    const unknown = Object.keys(request.query as object).find((name) => !this.knownTo(context).has(name));
     if (unknown !== undefined) throw invalid('UNKNOWN_PARAMETER', `Unknown parameter ${fieldName([unknown])}`);
     return true;
   }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
-import { jsonLogger } from '#observability/logger.js';
 import { type AuthSetup, createAuthSetup } from '../auth/auth-setup.js';
 import { CallerToken } from '#application/caller-token.js';
 import { type Identity, IdentityServiceUnavailable, credentialsOf } from '../auth/identity.js';
@@ -10,7 +9,8 @@ import type { ApiConfig } from '../config.js';
 import type { PolicyEnforcer } from '#application/policy/policy.enforcer.js';
 import { userCaller } from '#application/caller.js';
 import { blazarError } from './blazar-error.js';
-import type { ContextRequest, RequestContext } from './request-context.js';
+import type { RequestContext } from './request-context.js';
+import { headerOf, pathOf } from './exchange.js';
 
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VERSION = /^([1-9]\d*)\.([1-9]\d*|0)$/;
@@ -49,20 +49,21 @@ export const checkVersion = (header: string | undefined): VersionCheck => {
 /** The access log: one line per request once answered, with both request ids and the caller. */
 const logWhenDone = (
   log: Logger,
-  request: Request,
-  response: Response,
+  request: FastifyRequest,
+  reply: FastifyReply,
   requestId: string,
   globalRequestId: string | null,
   who: () => Identity | null,
 ): void => {
   const started = process.hrtime.bigint();
-  response.once('finish', () => {
+  // the raw response's end, as a stream's (the feed hands it over from Fastify) ends too
+  reply.raw.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const identity = who();
     log.info({
       method: request.method,
       path: request.originalUrl,
-      status: response.statusCode,
+      status: reply.raw.statusCode,
       ms: +ms.toFixed(2),
       request_id: requestId,
       global_request_id: globalRequestId,
@@ -77,8 +78,8 @@ const logWhenDone = (
  * token; the API description) need no token in any mode; everything under /v1, and every write,
  * does. Routing ignores case, so the check does too.
  */
-const isPublic = (request: Request): boolean =>
-  (request.method === 'GET' || request.method === 'HEAD') && !request.path.toLowerCase().startsWith('/v1');
+const isPublic = (request: FastifyRequest): boolean =>
+  (request.method === 'GET' || request.method === 'HEAD') && !pathOf(request).toLowerCase().startsWith('/v1');
 
 /** A caller's context from its identity, for the middleware and for GraphQL's WebSocket connections. */
 export const contextOf = (
@@ -101,32 +102,32 @@ export const contextOf = (
  * Request ids, authentication (auth mode `none`: the configured local admin; `static`/`keystone`:
  * X-Auth-Token, 401 as keystonemiddleware), the caller's context for policy checks, and microversion
  * negotiation. Authentication comes first, as keystonemiddleware wraps the whole upstream API.
+ * `accessLog`: where each request's line goes, or null for none.
  */
-export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config)) => {
+export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAuthSetup(config), accessLog: Logger | null = null) => {
   const { authenticator, policy, wwwAuthenticateUri } = setup;
-  const accessLog = config.accessLog ? jsonLogger({ app: 'api' }) : null;
-  return (request: Request, response: Response, next: NextFunction): void => {
+  return (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void => {
     const requestId = `req-${randomUUID()}`;
-    response.setHeader('X-OpenStack-Request-Id', requestId);
-    const inbound = request.header('x-openstack-request-id');
+    reply.header('X-OpenStack-Request-Id', requestId);
+    const inbound = headerOf(request, 'x-openstack-request-id');
     const globalRequestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : null;
     let identity: Identity | null = null;
     let callerToken: CallerToken | null = null;
-    if (accessLog !== null) logWhenDone(accessLog, request, response, requestId, globalRequestId, () => identity);
+    if (accessLog !== null) logWhenDone(accessLog, request, reply, requestId, globalRequestId, () => identity);
 
     const proceed = (): void => {
-      if (identity !== null) (request as ContextRequest).leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);
-      if (!request.path.startsWith('/v1')) {
+      if (identity !== null) request.leasehold = contextOf(requestId, globalRequestId, identity, policy, callerToken);
+      if (!pathOf(request).startsWith('/v1')) {
         next();
         return;
       }
-      const version = checkVersion(request.header('openstack-api-version'));
+      const version = checkVersion(headerOf(request, 'openstack-api-version'));
       if (!version.ok) {
-        response.status(version.status).json(blazarError(version.status, version.message));
+        void reply.code(version.status).send(blazarError(version.status, version.message));
         return;
       }
-      response.setHeader('OpenStack-API-Version', `${SERVICE} ${version.version}`);
-      response.setHeader('Vary', 'OpenStack-API-Version');
+      reply.header('OpenStack-API-Version', `${SERVICE} ${version.version}`);
+      reply.header('Vary', 'OpenStack-API-Version');
       next();
     };
 
@@ -139,22 +140,22 @@ export const openstackHeaders = (config: ApiConfig, setup: AuthSetup = createAut
       proceed();
       return;
     }
-    authenticator.authenticate(request.header('x-auth-token')).then(
+    authenticator.authenticate(headerOf(request, 'x-auth-token')).then(
       (found) => {
         if (found === null) {
-          sendUnauthorized(response, wwwAuthenticateUri);
+          sendUnauthorized(reply, wwwAuthenticateUri);
           return;
         }
         identity = found;
-        callerToken = new CallerToken(request.header('x-auth-token') ?? '');
+        callerToken = new CallerToken(headerOf(request, 'x-auth-token') ?? '');
         proceed();
       },
       (error: unknown) => {
         if (error instanceof IdentityServiceUnavailable) {
-          sendUnavailable(response);
+          sendUnavailable(reply);
           return;
         }
-        next(error);
+        next(error as Error);
       },
     );
   };

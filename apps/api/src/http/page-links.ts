@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { FastifyRequest as Request } from 'fastify';
 import { JsonText } from './json-text.js';
 import {
   type Page,
@@ -20,7 +20,7 @@ export const pageRequestOf = <Item>(query: PageQuery, sorting: Sorting<Item>): P
 
 /** The next page's URL: this request's own, with the page parameters of the next page (and its other parameters kept). */
 const nextHref = (request: Request, next: PageRequest): string => {
-  const url = new URL(request.originalUrl, `${request.protocol}://${request.get('host') ?? 'localhost'}`);
+  const url = new URL(request.originalUrl, `${request.protocol}://${request.headers.host ?? 'localhost'}`);
   for (const name of ['limit', 'marker', 'sort_key', 'sort_dir']) url.searchParams.delete(name);
   const kept = url.searchParams.toString();
   return `${url.origin}${url.pathname}?${kept === '' ? '' : `${kept}&`}${pageQueryString(next)}`;

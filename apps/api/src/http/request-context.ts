@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { DateTime } from 'luxon';
 import type { Caller } from '#application/caller.js';
 import type { CommandMetadata } from '#application/command.js';
@@ -12,19 +11,26 @@ export interface RequestContext {
   readonly caller: Caller;
 }
 
-export type ContextRequest = Request & { leasehold?: RequestContext };
+/** What carries a caller's context: an HTTP request (the hook sets it) or a GraphQL socket's upgrade request. */
+export interface ContextCarrier {
+  leasehold?: RequestContext;
+}
 
-export const requestContext = (request: Request): RequestContext => {
-  const context = (request as ContextRequest).leasehold;
-  if (context === undefined) throw new Error('request context missing: middleware not installed');
+declare module 'fastify' {
+  interface FastifyRequest extends ContextCarrier {}
+}
+
+export const requestContext = (request: ContextCarrier): RequestContext => {
+  const context = request.leasehold;
+  if (context === undefined) throw new Error('request context missing: the openstackHeaders hook is not installed');
   return context;
 };
 
 /** Who sends this request, for the application layer. */
-export const callerOf = (request: Request): Caller => requestContext(request).caller;
+export const callerOf = (request: ContextCarrier): Caller => requestContext(request).caller;
 
 /** The metadata of a command this request sends: its caller, its request ids and the time it is decided at. */
-export const commandMetadata = (request: Request, now: Date): CommandMetadata => {
+export const commandMetadata = (request: ContextCarrier, now: Date): CommandMetadata => {
   const context = requestContext(request);
   return {
     actor: context.caller,

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, CqrsModule, type QueryBus } from '@nestjs/cqrs';
@@ -11,7 +11,7 @@ import { hostRegistered } from '#application/testing/calendars.fixture.js';
 import { DEFAULT_SETTINGS, testCaller } from '#application/testing/application.specification.js';
 import { appendGiven } from '#application/testing/given-events.js';
 import { WriteIndex } from '#application/write-model/write-index.js';
-import type { ContextRequest } from '../http/request-context.js';
+import type { ContextCarrier } from '../http/request-context.js';
 import { ReadYourWrites } from '../read-side/read-your-writes.js';
 import { LeaseController } from './lease.controller.js';
 import { CreateLeaseHandler, UpdateLeaseHandler } from './lease.handlers.js';
@@ -25,9 +25,9 @@ const clockReading = (...instants: readonly string[]): (() => Date) => {
 };
 
 const request = (): Request =>
-  ({ leasehold: { requestId: 'req-1', globalRequestId: null, caller: testCaller('member') } }) as ContextRequest as Request;
+  ({ leasehold: { requestId: 'req-1', globalRequestId: null, caller: testCaller('member') } }) as ContextCarrier as Request;
 
-const response = (): Response => ({ setHeader: () => undefined }) as unknown as Response;
+const response = (): Response => ({ header: () => undefined }) as unknown as Response;
 
 /** The API's CommandBus with the lease writes' handlers over `leases`. */
 const commandBusOver = (leases: LeaseUseCases): Promise<INestApplicationContext> => {

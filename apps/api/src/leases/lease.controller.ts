@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import type { LeaseEvent } from '#domain/index.js';
 import type { LeaseView } from '#read-model/index.js';
 import { evolveLeaseView } from '#plugins/lease-view.js';

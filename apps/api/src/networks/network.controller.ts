@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { NETWORK_POLICY } from '#application/networks/network.use-cases.js';
 import type { NetworkAllocationView, ResourceDocument } from '#read-model/index.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { callerOf, commandMetadata } from '../http/request-context.js';
 import { authorizedRequest } from '../policy/authorize.js';

@@ -47,9 +47,9 @@ export class ReadYourWrites {
   }
 
   /** Notes a write and tells the client its position (`X-Leasehold-Position`), for its reads elsewhere. */
-  answerWrite(position: number, response: { setHeader(name: string, value: string): unknown }): void {
+  answerWrite(position: number, reply: { header(name: string, value: string): unknown }): void {
     this.noteWrite(position);
-    response.setHeader('X-Leasehold-Position', String(position));
+    reply.header('X-Leasehold-Position', String(position));
   }
 
   lastWrite(): number {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { KnownParameters } from '../http/known-parameters.guard.js';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import { DateTime } from 'luxon';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
 import { rateCardView } from '#application/usage/usage.queries.js';

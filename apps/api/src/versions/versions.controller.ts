@@ -1,12 +1,12 @@
 import { Controller, Get, HttpCode, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request } from '../http/exchange.js';
 
 const versionDocument = (request: Request) => ({
   versions: [
     {
       id: 'v1.0',
       status: 'CURRENT',
-      links: [{ href: `${request.protocol}://${request.get('host') ?? '127.0.0.1'}/v1`, rel: 'self' }],
+      links: [{ href: `${request.protocol}://${request.headers.host ?? '127.0.0.1'}/v1`, rel: 'self' }],
       min_version: '1.0',
       max_version: '1.0',
     },

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../http/exchange.js';
 import type { DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import { ACTIONS } from '#application/policy/policy-defaults.js';
