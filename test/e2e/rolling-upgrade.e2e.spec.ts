@@ -112,5 +112,5 @@ describe.skipIf(url === '' || previous === '')("a rolling upgrade from the previ
       );
       expect(listed.size).toBe(created.length);
     }
-  });
+  }, 300_000);
 });
