@@ -34,15 +34,30 @@ const prefix = (name: string, chunk: Buffer, out: NodeJS.WriteStream): void => {
   for (const line of chunk.toString().split('\n')) if (line.length > 0) out.write(`[${name}] ${line}\n`);
 };
 
+/** As the systemd units' TimeoutStopSec: the batch or actions in flight record their outcome first. */
+const STOP_GRACE_MS = 30_000;
+
+const isRunning = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
+
+/**
+ * SIGTERM to each process, SIGKILL to those still running after the grace, and an exit only once all are gone: a
+ * process left behind would keep its port and the data folder's locks from the next start.
+ */
 const stopAll = (code: number): void => {
   if (stopping) return;
   stopping = true;
   for (const child of children.values()) child.kill('SIGTERM');
-  const force = setTimeout(() => process.exit(code), 5000);
-  force.unref();
+  const force = setTimeout(() => {
+    for (const [name, child] of children) {
+      if (!isRunning(child)) continue;
+      process.stderr.write(`[launcher] ${name} did not stop in ${STOP_GRACE_MS / 1000} s; killing it\n`);
+      child.kill('SIGKILL');
+    }
+  }, STOP_GRACE_MS);
   const check = setInterval(() => {
-    if ([...children.values()].every((child) => child.exitCode !== null || child.signalCode !== null)) {
+    if (![...children.values()].some(isRunning)) {
       clearInterval(check);
+      clearTimeout(force);
       process.exit(code);
     }
   }, 50);

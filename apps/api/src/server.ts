@@ -10,6 +10,7 @@ import { BlazarExceptionFilter } from './http/blazar-exception.filter.js';
 import { httpsOptions, listeningUrl } from './http/tls.js';
 import { BODY_LIMIT_BYTES, inputBoundary, readBodies } from './http/input-boundary.js';
 import { frameworkErrors } from './http/framework-errors.js';
+import { ConnectionDrain } from './http/connection-drain.js';
 import { openstackHeaders } from './http/openstack-headers.middleware.js';
 import { metricsEndpoint, requestMetrics } from './http/request-metrics.middleware.js';
 import { processRegistry, registerQuotaMetrics } from '#observability/metrics.js';
@@ -47,6 +48,11 @@ const bootstrap = async (): Promise<void> => {
   readBodies(server);
   server.addHook('preValidation', inputBoundary);
   app.useGlobalFilters(new BlazarExceptionFilter());
+  const drain = new ConnectionDrain(app.getHttpServer());
+  server.addHook('preClose', (done) => {
+    drain.stop();
+    done();
+  });
   stopOnSignals(app, stdout);
   publishOpenApiDocument(app);
   await app.listen(config.port, config.host);
