@@ -4,33 +4,16 @@
  * the distribution's units only, so that units installed on this machine do not speak in the check.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { variablesRead } from '../helpers/configuration-variables.js';
 import { ROOT } from '../helpers/system.js';
+import { UNITS, services, setting, unitFiles } from './systemd-unit.js';
 
-const UNITS = join(ROOT, 'deploy', 'systemd');
 const SYSTEMD_ANALYZE = '/usr/bin/systemd-analyze';
 const NODE = '/usr/bin/node';
-
-const unitFiles = (): string[] => readdirSync(UNITS).filter((name) => /\.(service|target)$/.test(name));
-const services = (): string[] => unitFiles().filter((name) => name.endsWith('.service'));
-
-/** `Key=value` lines of a unit (comments left out), every value of a key repeated. */
-const settings = (name: string): Map<string, string[]> => {
-  const map = new Map<string, string[]>();
-  for (const line of readFileSync(join(UNITS, name), 'utf8').split('\n')) {
-    const match = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (match === null) continue;
-    const [, key = '', value = ''] = match;
-    map.set(key, [...(map.get(key) ?? []), value]);
-  }
-  return map;
-};
-
-const setting = (name: string, key: string): string | undefined => settings(name).get(key)?.at(-1);
 
 /** The processes the launcher runs (`npm start`): apps/launcher/main.ts names each entry. */
 const launchedApps = (): string[] =>
