@@ -43,8 +43,13 @@ const round = (value: number): number => +value.toFixed(1);
 
 const measure = async (port: number, clients: number): Promise<FeedFigures> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'leasehold-bench-feed-'));
-  // health probes on any free port: the defaults may be taken by another system on the machine
-  const system = await launch(port, dataDir, { LEASEHOLD_PROJECTOR_HEALTH_PORT: '0', LEASEHOLD_REACTOR_HEALTH_PORT: '0' });
+  // health probes on any free port: the defaults may be taken by another system on the machine; every client reads as
+  // the one admin project, and the late reader joins the others: one more stream than a project's default share
+  const system = await launch(port, dataDir, {
+    LEASEHOLD_PROJECTOR_HEALTH_PORT: '0',
+    LEASEHOLD_REACTOR_HEALTH_PORT: '0',
+    LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT: String(clients + 1),
+  });
   const base = `http://127.0.0.1:${port}`;
   const streams: SseClient[] = [];
   try {
