@@ -1,8 +1,7 @@
-import { request as httpRequest, Agent } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blazarDate, launch, percentile } from './bench-http.js';
+import { blazarDate, caller, launch, percentile } from './bench-http.js';
 import { allHolds, foldLedger, readLedger, wholeHostClashes } from './ledger-audit.js';
 import { type StoreCommitRun, runStoreCommits, storeCommitRows } from './store-commits.js';
 
@@ -35,33 +34,8 @@ const VARIANTS = ALL_VARIANTS.filter((variant) => (process.env.BENCH_VARIANT ?? 
 
 /** A lean client: node:http on kept-alive sockets, one per client, the body sent as one prepared buffer. */
 const poster = (port: number, sockets: number) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  return (path: string, body: unknown): Promise<{ readonly status: number; readonly text: string; readonly ms: number }> => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const started = performance.now();
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          path,
-          method: 'POST',
-          agent,
-          headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), ms: performance.now() - started }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  };
+  const call = caller(`http://127.0.0.1:${port}`, sockets);
+  return (path: string, body: unknown) => call('POST', path, body);
 };
 
 type Post = ReturnType<typeof poster>;
@@ -117,7 +91,7 @@ const race = async (clients: number, count: number, work: (index: number) => Pro
 const registerHosts = async (post: Post, hosts: number): Promise<void> =>
   race(8, hosts, async (index) => {
     const result = await post('/v1/os-hosts', { name: `ca-${String(index).padStart(5, '0')}` });
-    if (result.status !== 201) throw new Error(`host ${index}: ${result.status} ${result.text}`);
+    if (result.status !== 201) throw new Error(`host ${index}: ${result.status} ${JSON.stringify(result.body)}`);
   });
 
 export interface AdmissionRun {
@@ -167,9 +141,9 @@ const admit = async (post: Post, port: number, variant: Variant, clients: number
   await race(clients, LEASES, async (index) => {
     const result = await post('/v1/leases', oneHostLease(`ca-${index}`, t0 + variant.hourOf(index) * 3600_000));
     times.push(result.ms);
-    if (result.status === 201) acknowledged.push((JSON.parse(result.text) as { lease: { id: string } }).lease.id);
+    if (result.status === 201) acknowledged.push((result.body as { lease: { id: string } }).lease.id);
     else if (result.status === 409) refused++;
-    else throw new Error(`lease ${index}: ${result.status} ${result.text}`);
+    else throw new Error(`lease ${index}: ${result.status} ${JSON.stringify(result.body)}`);
   });
   const seconds = (performance.now() - wall) / 1000;
   const used = process.cpuUsage(cpu);
