@@ -7,7 +7,6 @@ import {
   type AppendResult,
   type EventData,
   type EventFilter,
-  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type ReadAllOptions,
@@ -17,7 +16,8 @@ import {
   type Subscription,
   streamCategory,
 } from '../event-store.port.js';
-import { storedVersionOf, upcast } from '../event-versions.js';
+import { EVENT_COLUMNS, type EventRow, recordedEvent } from '../event-rows.js';
+import { storedVersionOf } from '../event-versions.js';
 import { Subscriptions } from '../polling-subscription.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
 import { EXPECTED_ANY, EXPECTED_STREAM_EXISTS, assertSchemaName, ensureSchema, keyOf } from './postgresql-schema.js';
@@ -35,18 +35,6 @@ export interface PostgresEventStoreOptions {
 const DEFAULT_SCHEMA = 'leasehold';
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const DEFAULT_POOL_SIZE = 10;
-
-interface EventRow {
-  readonly position: string;
-  readonly event_id: string;
-  readonly stream_id: string;
-  readonly revision: number;
-  readonly type: string;
-  readonly schema_version: number;
-  readonly data: string;
-  readonly metadata: string;
-  readonly recorded_at: string;
-}
 
 /** What append_events returns (postgresql-schema.ts); the arrays are null when empty. */
 interface AppendRow {
@@ -85,22 +73,6 @@ const expectedCode = (expected: ExpectedRevision): number => {
   }
 };
 
-const COLUMNS = 'position, event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at';
-
-const toRecordedEvent = (row: EventRow): RecordedEvent => {
-  const type = decode(row.type);
-  return {
-    id: decode(row.event_id),
-    streamId: decode(row.stream_id),
-    revision: row.revision,
-    position: Number(row.position),
-    type,
-    data: upcast(type, row.schema_version, JSON.parse(row.data)),
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    recordedAt: row.recorded_at,
-  };
-};
-
 /** The connection string without our own `schema` parameter, and that schema. */
 const parseUrl = (url: string): { readonly connectionString: string; readonly schema: string } => {
   const parsed = new URL(url);
@@ -126,14 +98,15 @@ const rangeQuery = (
   to: number,
   limit: number | undefined,
   filter: EventFilter | undefined,
-): pg.QueryConfig => {
+): pg.QueryArrayConfig => {
   const categories = [...new Set((filter?.categories ?? []).map(encode))];
   const types = [...new Set((filter?.types ?? []).map(encode))];
   const bounds = [from, to, limit ?? null];
   if (categories.length === 0 && types.length === 0) {
     return {
-      text: `SELECT ${COLUMNS} FROM ${schema}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
+      text: `SELECT ${EVENT_COLUMNS} FROM ${schema}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
       values: bounds,
+      rowMode: 'array',
     };
   }
   const [column, values, also] = types.length > 0 ? (['type', types, categories] as const) : (['category', categories, []] as const);
@@ -141,11 +114,12 @@ const rangeQuery = (
   const first = also.length > 0 ? 5 : 4;
   const runs = values.map(
     (_, i) =>
-      `(SELECT ${COLUMNS} FROM ${schema}.events WHERE ${column}_key = ${keyOf(schema, `$${first + i}::text`)} AND ${column} = $${first + i} AND position > $1 AND position <= $2${alsoSql} ORDER BY position LIMIT $3)`,
+      `(SELECT ${EVENT_COLUMNS} FROM ${schema}.events WHERE ${column}_key = ${keyOf(schema, `$${first + i}::text`)} AND ${column} = $${first + i} AND position > $1 AND position <= $2${alsoSql} ORDER BY position LIMIT $3)`,
   );
   return {
-    text: `SELECT ${COLUMNS} FROM (${runs.join(' UNION ALL ')}) AS runs ORDER BY position LIMIT $3`,
+    text: `SELECT ${EVENT_COLUMNS} FROM (${runs.join(' UNION ALL ')}) AS runs ORDER BY position LIMIT $3`,
     values: [...bounds, ...(also.length > 0 ? [also] : []), ...values],
+    rowMode: 'array',
   };
 };
 
@@ -218,10 +192,11 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<EventRow>({
       // prepared once per connection (every decision on a stream reads it): one index range whatever the stream
       name: `leasehold-read-stream-${this.schema}`,
-      text: `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      text: `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_key = ${keyOf(this.schema, '$1::text')} AND stream_id = $1 AND revision >= $2 ORDER BY revision`,
       values: [encode(streamId), options?.fromRevision ?? 0],
+      rowMode: 'array',
     });
-    return rows.map(toRecordedEvent);
+    return rows.map(recordedEvent);
   }
 
   async streamRevision(streamId: string): Promise<number> {
@@ -271,7 +246,7 @@ export class PostgresEventStore implements EventStore {
 
   private async readRange(from: number, to: number, limit: number | undefined, filter: EventFilter | undefined): Promise<RecordedEvent[]> {
     const { rows } = await this.pool.query<EventRow>(rangeQuery(this.schema, from, to, limit, filter));
-    return rows.map(toRecordedEvent);
+    return rows.map(recordedEvent);
   }
 
   /** One call of append_events (postgresql-schema.ts): the checks and the write in one round trip, under the store's lock. */

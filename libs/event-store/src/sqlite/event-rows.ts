@@ -1,60 +1,17 @@
 import type Database from 'better-sqlite3';
-import type { EventData, EventFilter, EventMetadata, FoldableEvent, RecordedEvent } from '../event-store.port.js';
+import type { EventData, EventFilter, FoldableEvent, RecordedEvent } from '../event-store.port.js';
+import { EVENT_COLUMNS, type EventRow, recordedEvent } from '../event-rows.js';
 import { streamCategory } from '../event-store.port.js';
 import { storedVersionOf, upcast } from '../event-versions.js';
 import { decodeStoredText as decode, encodeStoredText as encode } from '../stored-text.js';
-
-interface EventRow {
-  readonly position: number;
-  readonly event_id: string;
-  readonly stream_id: string;
-  readonly revision: number;
-  readonly type: string;
-  readonly schema_version: number;
-  readonly data: string;
-  readonly metadata: string;
-  readonly recorded_at: string;
-}
 
 export interface StoredEventRef {
   readonly streamId: string;
   readonly position: number;
 }
 
-const COLUMNS = 'position, event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at';
 /** SQLite treats a negative LIMIT as "no limit". */
 const NO_LIMIT = -1;
-
-const toRecordedEvent = (row: EventRow): RecordedEvent => {
-  const type = decode(row.type);
-  return {
-    id: decode(row.event_id),
-    streamId: decode(row.stream_id),
-    revision: row.revision,
-    position: row.position,
-    type,
-    data: upcast(type, row.schema_version, JSON.parse(row.data)),
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    recordedAt: row.recorded_at,
-  };
-};
-
-/** A row of COLUMNS as an array (`.raw()`): a range read makes no key/value object per row. */
-type RawEventRow = readonly [number, string, string, number, string, number, string, string, string];
-
-const fromRaw = ([position, eventId, streamId, revision, storedType, version, data, metadata, recordedAt]: RawEventRow): RecordedEvent => {
-  const type = decode(storedType);
-  return {
-    id: decode(eventId),
-    streamId: decode(streamId),
-    revision,
-    position,
-    type,
-    data: upcast(type, version, JSON.parse(data)),
-    metadata: JSON.parse(metadata) as EventMetadata,
-    recordedAt,
-  };
-};
 
 /** The columns of a FoldableEvent, as an array (`.raw()`). */
 const FOLDABLE_COLUMNS = 'position, type, schema_version, data';
@@ -124,14 +81,16 @@ export class EventRows {
     );
     this.selectStreamRevision = db.prepare('SELECT revision FROM streams WHERE stream_id = ?').pluck();
     this.selectEventRef = db.prepare('SELECT stream_id AS streamId, position FROM events WHERE event_id = ?');
-    this.selectStream = db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`);
+    this.selectStream = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`).raw();
     this.selectHead = db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
     // left to itself SQLite walks the table from the head down, reading whole events
     this.selectPositionAt = db
       .prepare('SELECT COALESCE(MAX(position), 0) FROM events INDEXED BY events_recorded_at WHERE recorded_at <= ?')
       .pluck();
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.eventsAt = db.prepare(`SELECT ${COLUMNS} FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position`).raw();
+    this.eventsAt = db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position`)
+      .raw();
   }
 
   streamRevision(streamId: string): number {
@@ -165,7 +124,7 @@ export class EventRows {
   }
 
   readStream(streamId: string, fromRevision: number): RecordedEvent[] {
-    return (this.selectStream.all(encode(streamId), fromRevision) as EventRow[]).map(toRecordedEvent);
+    return (this.selectStream.all(encode(streamId), fromRevision) as EventRow[]).map(recordedEvent);
   }
 
   /** Events with from < position <= to matching the filter, ascending. */
@@ -185,8 +144,8 @@ export class EventRows {
       );
     }
     const { sql, params } = filterSql(filter);
-    const rows = this.rangeStatement(sql, COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as RawEventRow[];
-    return rows.map(fromRaw);
+    const rows = this.rangeStatement(sql, EVENT_COLUMNS).all(from, to, ...params, limit ?? NO_LIMIT) as EventRow[];
+    return rows.map(recordedEvent);
   }
 
   /** readRange's events without their ids and metadata (a filter on several values reads them whole). */
@@ -219,7 +178,7 @@ export class EventRows {
       positions.push(...(next.all(encode(value), from, to, ...categories.map(encode), limit) as number[]));
     if (positions.length === 0) return [];
     positions.sort((a, b) => a - b);
-    return (this.eventsAt.all(JSON.stringify(positions.slice(0, limit))) as RawEventRow[]).map(fromRaw);
+    return (this.eventsAt.all(JSON.stringify(positions.slice(0, limit))) as EventRow[]).map(recordedEvent);
   }
 
   private nextPositions(column: 'type' | 'category', categories: number): Database.Statement {
