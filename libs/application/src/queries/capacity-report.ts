@@ -5,6 +5,7 @@ import {
   LAST_INSTANT_MS,
   type RegisteredHost,
   type Resources,
+  holdsOf,
   slotCapacity,
 } from '#domain/index.js';
 import type { BusyCalendars, BusyInterval } from '../availability/busy-calendars.js';
@@ -103,7 +104,8 @@ const reservedPerStep = (
     }
   };
   hosts.forEach((host, h) => {
-    for (const booking of host.bookings) if (booking.slots === null) mark(h, booking, wholeMark, whole);
+    // a maintenance window holds the whole host
+    for (const booking of holdsOf(host)) if (booking.slots === null) mark(h, booking, wholeMark, whole);
     for (const booking of host.bookings) if (booking.slots !== null) mark(h, booking, slotMark, slots);
   });
   return { whole, slots };

@@ -41,6 +41,13 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return host.health.status === 'down' ? { ...host, health: { ...host.health, reasons: event.data.reasons } } : host;
     case 'Host.CameUp':
       return { ...host, health: { status: 'up' } };
+    case 'Host.MaintenanceScheduled': {
+      const { hostId: _host, scheduledAt: _at, ...window } = event.data;
+      const scheduled = { ...window, start: toMs(window.startDate), end: toMs(window.endDate) };
+      return { ...host, maintenance: [...host.maintenance, scheduled].sort((a, b) => a.start - b.start) };
+    }
+    case 'Host.MaintenanceCancelled':
+      return { ...host, maintenance: host.maintenance.filter((w) => w.windowId !== event.data.windowId) };
     case 'Host.Enrolled':
     case 'Host.EnrollmentFailed':
     case 'Host.Unenrolled':
@@ -66,6 +73,7 @@ export const evolveHost = (state: HostState, event: HostEvent): HostState => {
       health: { status: 'up' },
       bookings: [],
       longestBookingMs: 0,
+      maintenance: [],
       registeredAt,
       updatedAt: null,
     };
