@@ -1,6 +1,6 @@
 import { IsDefined, IsString, MaxLength } from 'class-validator';
 import { IsNotBlank } from '../http/text.validators.js';
-import { Documented, RequestSchema, notBlank } from '../openapi/dto-properties.js';
+import { CheckedByParser, Documented, RequestSchema, notBlank } from '../openapi/dto-properties.js';
 import type { JsonSchema } from '../openapi/json-schema.js';
 
 const DATE: JsonSchema = {
@@ -15,11 +15,13 @@ export class ScheduleMaintenanceDto {
   @IsDefined({ message: 'Missing parameter start' })
   @IsString({ message: 'Malformed parameter start' })
   @Documented(DATE)
+  @CheckedByParser()
   start!: string;
 
   @IsDefined({ message: 'Missing parameter end' })
   @IsString({ message: 'Malformed parameter end' })
   @Documented(DATE)
+  @CheckedByParser()
   end!: string;
 
   @IsDefined({ message: 'Missing parameter reason' })
