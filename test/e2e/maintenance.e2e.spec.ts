@@ -143,6 +143,21 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
       reservations: [{ resource_type: 'physical:host', requested: 1, matching: 1, free: 1 }],
     });
 
+    const capacity = await client().get(
+      `/v1/capacity?start=${encodeURIComponent(day('09:00'))}&end=${encodeURIComponent(day('15:00'))}&step=PT2H&duration=60`,
+      ADMIN,
+    );
+    expect(capacity.status, describeBody(capacity)).toBe(200);
+    const steps = capacity.body.capacity.pools
+      .filter((pool: { resource_type: string }) => pool.resource_type === 'physical:host')
+      .flatMap((pool: { steps: { start: string; reserved_whole: number }[] }) => pool.steps)
+      .filter((step: { start: string }) => step.start.startsWith(dayAt(43, '')));
+    expect(steps.map((s: { start: string; free: number; reserved_whole: number }) => [s.start, s.reserved_whole])).toEqual([
+      [day('09:00'), 1],
+      [day('11:00'), 1],
+      [day('13:00'), 1],
+    ]);
+
     const cancelled = await client().delete(`/v1/os-hosts/${hostId}/maintenance/${windowId}`, ADMIN);
     expect(cancelled.status, describeBody(cancelled)).toBe(204);
     expect((await client().get(`/v1/os-hosts/${hostId}/maintenance`, ADMIN)).body).toEqual({ maintenance_windows: [] });
@@ -150,6 +165,10 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
     const inside = await lease('mw-av-in', day('11:00'), day('13:00'), [pinnedHost('mw-av-1')]);
     expect(inside.status, describeBody(inside)).toBe(201);
     expect((await client().delete(`/v1/os-hosts/${hostId}/maintenance/${windowId}`, ADMIN)).status).toBe(404);
+    const history = await client().get(`/v1/os-hosts/${hostId}/history`, ADMIN);
+    expect(history.body.history.map((entry: { type: string }) => entry.type)).toEqual(
+      expect.arrayContaining(['host.maintenance_scheduled', 'host.maintenance_cancelled']),
+    );
   });
 
   it('are refused to a member (403) for every route, nothing written', async () => {
