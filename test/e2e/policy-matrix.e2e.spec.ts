@@ -825,7 +825,14 @@ describe('unauthenticated calls (static tokens)', () => {
 /** The calendar page (docs/calendar.md) is public like /docs; what it shows comes from /v1 with the caller's token. */
 describe('the calendar page (static tokens)', () => {
   const PAGE_FILES = ['/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css'];
-  const PAGE_CALLS = ['/v1/os-hosts', '/v1/os-hosts/allocations', '/v1/floatingips', '/v1/floatingips/allocations', '/v1/leases'];
+  const PAGE_CALLS = [
+    '/v1/os-hosts',
+    '/v1/os-hosts/allocations',
+    '/v1/os-hosts/maintenance',
+    '/v1/floatingips',
+    '/v1/floatingips/allocations',
+    '/v1/leases',
+  ];
 
   it.each(PAGE_FILES)('GET %s is served without a token, and to every role', async (path) => {
     for (const token of [null, 'not-a-token', ...ROLES.map((role) => as(role))]) {
