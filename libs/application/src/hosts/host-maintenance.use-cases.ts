@@ -1,10 +1,10 @@
-import { type MaintenanceWindow, type RegisteredHost, hostDecider, hostStream } from '#domain/index.js';
+import { type HostCommand, type MaintenanceWindow, type RegisteredHost, hostDecider, hostStream } from '#domain/index.js';
 import type { ApplicationContext } from '../application-context.js';
 import { type Caller, authorize } from '../caller.js';
 import { type AppCommand, appendTo, eventMetadata } from '../command.js';
 import type { Handled } from '../command-handler.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import { hostNotFound } from './host.errors.js';
+import { registered } from './host.use-cases.js';
 
 /** [startDate, endDate) as ISO-8601 UTC (the transport parsed Blazar's date forms). */
 export interface MaintenanceRequest {
@@ -31,12 +31,6 @@ export const MAINTENANCE_POLICY = {
   cancel: ACTIONS.hostMaintenanceDelete,
 } as const;
 
-const registeredHost = (context: ApplicationContext, hostId: string): { state: RegisteredHost; revision: number } => {
-  const { state, revision } = context.index.host(hostId);
-  if (state.status !== 'Registered') throw hostNotFound(hostId);
-  return { state, revision };
-};
-
 const shown = (hostId: string, { windowId, startDate, endDate, reason }: MaintenanceWindow): HostMaintenanceWindow => ({
   hostId,
   windowId,
@@ -57,36 +51,36 @@ export class HostMaintenanceUseCases {
 
   async schedule(command: ScheduleHostMaintenance): Promise<Handled<HostMaintenanceWindow>> {
     authorize(command.metadata.actor, MAINTENANCE_POLICY.schedule);
-    const { handler, index, newId } = this.context;
     const { hostId, window } = command.data;
-    const windowId = newId();
-    return handler.handle(async () => {
-      await index.catchUp();
-      const host = registeredHost(this.context, hostId);
-      const data = { windowId, ...window, now: command.metadata.now };
-      const events = hostDecider.decide({ type: 'ScheduleHostMaintenance', data }, host.state);
-      const appends = [appendTo(hostStream(hostId), host.revision, events, eventMetadata(command.metadata), newId)];
-      return { appends, result: { hostId, windowId, ...window } };
-    });
+    const windowId = this.context.newId();
+    const data = { windowId, ...window, now: command.metadata.now };
+    return this.onHost(command, { type: 'ScheduleHostMaintenance', data }, { hostId, windowId, ...window });
   }
 
   async cancel(command: CancelHostMaintenance): Promise<Handled<null>> {
     authorize(command.metadata.actor, MAINTENANCE_POLICY.cancel);
-    const { handler, index, newId } = this.context;
-    const { hostId, windowId } = command.data;
-    return handler.handle(async () => {
-      await index.catchUp();
-      const host = registeredHost(this.context, hostId);
-      const events = hostDecider.decide({ type: 'CancelHostMaintenance', data: { windowId, now: command.metadata.now } }, host.state);
-      return { appends: [appendTo(hostStream(hostId), host.revision, events, eventMetadata(command.metadata), newId)], result: null };
-    });
+    const { windowId } = command.data;
+    return this.onHost(command, { type: 'CancelHostMaintenance', data: { windowId, now: command.metadata.now } }, null);
   }
 
   /** One host's windows (`hostId`), or every host's, by host then start; from the write side, so a caller's own writes show. */
   async list(caller: Caller, hostId: string | null): Promise<HostMaintenanceWindow[]> {
     authorize(caller, MAINTENANCE_POLICY.list);
-    await this.context.index.catchUp();
-    if (hostId !== null) return windowsOf(registeredHost(this.context, hostId).state);
-    return this.context.index.registeredHosts().flatMap(windowsOf);
+    const { index } = this.context;
+    await index.catchUp();
+    if (hostId !== null) return windowsOf(registered(hostId, index.host(hostId)).state);
+    return index.registeredHosts().flatMap(windowsOf);
+  }
+
+  /** Decides `decision` on the host's fresh state and appends its events under the revision it read. */
+  private onHost<R>(command: ScheduleHostMaintenance | CancelHostMaintenance, decision: HostCommand, result: R): Promise<Handled<R>> {
+    const { handler, index, newId } = this.context;
+    const { hostId } = command.data;
+    return handler.handle(async () => {
+      await index.catchUp();
+      const host = registered(hostId, index.host(hostId));
+      const events = hostDecider.decide(decision, host.state);
+      return { appends: [appendTo(hostStream(hostId), host.revision, events, eventMetadata(command.metadata), newId)], result };
+    });
   }
 }
