@@ -1,4 +1,5 @@
 import { type Interval, overlapping, someOverlapping, widen } from '../shared/interval.js';
+import { reachesNoNewWindowTime } from '../shared/maintenance.js';
 import type { AllocationRatios, SlotDemand } from './host.types.js';
 
 /** Amounts of the three resources an instance slot takes. */
@@ -25,19 +26,12 @@ export interface Calendar {
 
 /**
  * True when a booking of `window` (widened by the cleaning time, as against any other holder) gains no instant
- * inside a maintenance window: only what the reservation's own booking on this calendar already reaches may lie
- * in one, so a reservation holding the host before the window was scheduled can still shrink or keep its dates.
+ * inside a maintenance window of the host (reachesNoNewWindowTime, against the reservation's own booking here).
  */
 export const clearOfMaintenance = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean => {
   if (calendar.maintenance.length === 0) return true;
-  const widened = widen(window, cleaningTimeMs);
   const own = reservationId === undefined ? undefined : calendar.bookings.find((b) => b.reservationId === reservationId);
-  const held = own === undefined ? null : widen(own, cleaningTimeMs);
-  return calendar.maintenance.every((closed) => {
-    const start = Math.max(closed.start, widened.start);
-    const end = Math.min(closed.end, widened.end);
-    return start >= end || (held !== null && held.start <= start && end <= held.end);
-  });
+  return reachesNoNewWindowTime(calendar.maintenance, widen(window, cleaningTimeMs), own === undefined ? null : widen(own, cleaningTimeMs));
 };
 
 /** A host's raw totals times the allocation ratios, as Placement computes capacity. */

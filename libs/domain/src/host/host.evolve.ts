@@ -1,4 +1,5 @@
 import { insertSorted, toMs } from '../shared/interval.js';
+import { withWindow } from '../shared/maintenance.js';
 import type { HostEvent } from './host.events.js';
 import type { HostState, RegisteredHost } from './host.state.js';
 import type { Booking } from './host.types.js';
@@ -43,8 +44,7 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return { ...host, health: { status: 'up' } };
     case 'Host.MaintenanceScheduled': {
       const { hostId: _host, scheduledAt: _at, ...window } = event.data;
-      const scheduled = { ...window, start: toMs(window.startDate), end: toMs(window.endDate) };
-      return { ...host, maintenance: [...host.maintenance, scheduled].sort((a, b) => a.start - b.start) };
+      return { ...host, maintenance: withWindow(host.maintenance, window) };
     }
     case 'Host.MaintenanceCancelled':
       return { ...host, maintenance: host.maintenance.filter((w) => w.windowId !== event.data.windowId) };

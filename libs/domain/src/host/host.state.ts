@@ -1,4 +1,5 @@
-import type { Booking, Capabilities, HostHealth, HostInfo, MaintenanceWindow } from './host.types.js';
+import type { MaintenanceWindow } from '../shared/maintenance.js';
+import type { Booking, Capabilities, HostHealth, HostInfo } from './host.types.js';
 
 export type HostState =
   | { readonly status: 'Unregistered' }

@@ -46,19 +46,6 @@ export interface Booking {
   readonly slots: SlotDemand | null;
 }
 
-/**
- * An operator's maintenance window on a host, [startDate, endDate) as ISO-8601 UTC plus ms: no booking
- * may gain an instant inside it (it holds the host as a whole-host booking would, cleaning time included).
- */
-export interface MaintenanceWindow {
-  readonly windowId: string;
-  readonly startDate: string;
-  readonly endDate: string;
-  readonly start: number;
-  readonly end: number;
-  readonly reason: string;
-}
-
 export type Capabilities = Readonly<Record<string, string>>;
 
 /** Blazar's limit on extra capability keys. */
