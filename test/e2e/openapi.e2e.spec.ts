@@ -19,6 +19,7 @@ import { loadApiConfig } from '#api/config.js';
 import { CreateFlavorDto } from '#api/flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '#api/floatingips/floating-ip.dto.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '#api/hosts/host.dto.js';
+import { ScheduleMaintenanceDto } from '#api/hosts/host-maintenance.dto.js';
 import { toIntLike } from '#api/http/int-like.js';
 import { validateBody } from '#api/http/validate-body.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '#api/leases/lease.dto.js';
@@ -84,6 +85,7 @@ const DTOS = [
   ReservationUpdateDto,
   RegisterHostDto,
   PropertyPrivacyDto,
+  ScheduleMaintenanceDto,
   RegisterFloatingIpDto,
   CreateFlavorDto,
 ];
@@ -329,6 +331,7 @@ const VALID_BODIES = new Map<Type, Record<string, unknown>>([
   [ReservationUpdateDto, { id: 'reservation' }],
   [RegisterHostDto, { name: 'host' }],
   [PropertyPrivacyDto, { private: true }],
+  [ScheduleMaintenanceDto, { start: '2030-01-01 10:00', end: '2030-01-01 12:00', reason: 'firmware' }],
   [RegisterFloatingIpDto, { floating_network_id: '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', floating_ip_address: '10.0.0.1' }],
   [CreateFlavorDto, { name: 'flavor', vcpus: 1, ram: 1, disk: 0 }],
 ]);
@@ -705,6 +708,28 @@ describe('OpenAPI document and /docs', () => {
       const deleted = await fetch(`${system.url}/v1/leases/${leaseId}`, { method: 'DELETE' });
       expect(deleted.status).toBe(204);
       expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204'].content).toBeUndefined();
+    });
+
+    it('maintenance windows: scheduled, listed per host and over all, cancelled, bad input', async () => {
+      const created = await client.post('/v1/os-hosts', { name: 'openapi-maintained' });
+      const hostId = created.body.host.id as string;
+      const window = await client.post(`/v1/os-hosts/${hostId}/maintenance`, {
+        start: dayAt(50, '10:00'),
+        end: dayAt(50, '12:00'),
+        reason: 'firmware',
+      });
+      conforms('post', '/v1/os-hosts/{hostId}/maintenance', window, 201);
+      conforms('get', '/v1/os-hosts/{hostId}/maintenance', await client.get(`/v1/os-hosts/${hostId}/maintenance`), 200);
+      conforms('get', '/v1/os-hosts/maintenance', await client.get('/v1/os-hosts/maintenance'), 200);
+      conforms(
+        'post',
+        '/v1/os-hosts/{hostId}/maintenance',
+        await client.post(`/v1/os-hosts/${hostId}/maintenance`, { start: 'soon' }),
+        400,
+      );
+      conforms('get', '/v1/os-hosts/{hostId}/maintenance', await client.get('/v1/os-hosts/999999/maintenance'), 404);
+      const cancelled = await client.delete(`/v1/os-hosts/${hostId}/maintenance/${window.body.maintenance_window.id as string}`);
+      expect(cancelled.status).toBe(204);
     });
   });
 

@@ -307,6 +307,9 @@ describe('leases: route x role x own/other project (static tokens, default polic
   });
 });
 
+/** A maintenance window on a fresh host (each case registers its own). */
+const MAINTENANCE = { start: blazarDate(60 * 24 * 20), end: blazarDate(60 * 24 * 20 + 60), reason: 'matrix' };
+
 const HOST_ROUTES = [
   'list hosts',
   'register host',
@@ -321,6 +324,10 @@ const HOST_ROUTES = [
   'list hosts as_of',
   'show host as_of',
   'list allocations as_of',
+  'schedule maintenance',
+  'list maintenance',
+  'list all maintenance',
+  'cancel maintenance',
 ] as const;
 
 describe('hosts, allocations, properties: admin only (static tokens, default policy)', () => {
@@ -397,6 +404,27 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
         const reply = await read(() => request('GET', `/v1/os-hosts/${host}/history`, token), 200, 'leasehold:oshosts:history', allowed);
         if (allowed)
           expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['host_registry.host_added', 'host.registered']);
+        break;
+      }
+      case 'schedule maintenance':
+        await write(
+          role,
+          () => request('POST', `/v1/os-hosts/${host}/maintenance`, token, MAINTENANCE),
+          201,
+          'leasehold:oshosts:post_maintenance',
+          allowed,
+        );
+        break;
+      case 'list maintenance':
+        await read(() => request('GET', `/v1/os-hosts/${host}/maintenance`, token), 200, 'leasehold:oshosts:get_maintenance', allowed);
+        break;
+      case 'list all maintenance':
+        await read(() => request('GET', '/v1/os-hosts/maintenance', token), 200, 'leasehold:oshosts:get_maintenance', allowed);
+        break;
+      case 'cancel maintenance': {
+        const window = await request('POST', `/v1/os-hosts/${host}/maintenance`, as('admin'), MAINTENANCE);
+        const path = `/v1/os-hosts/${host}/maintenance/${window.body.maintenance_window.id as string}`;
+        await write(role, () => request('DELETE', path, token), 204, 'leasehold:oshosts:delete_maintenance', allowed);
         break;
       }
     }
@@ -756,6 +784,10 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/allocation'],
     ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/os-hosts/1/history'],
+    ['GET', '/v1/os-hosts/maintenance'],
+    ['GET', '/v1/os-hosts/1/maintenance'],
+    ['POST', '/v1/os-hosts/1/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
+    ['DELETE', '/v1/os-hosts/1/maintenance/00000000-0000-4000-8000-000000000000'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/audit'],
     ['GET', '/v1/events'],
@@ -793,7 +825,14 @@ describe('unauthenticated calls (static tokens)', () => {
 /** The calendar page (docs/calendar.md) is public like /docs; what it shows comes from /v1 with the caller's token. */
 describe('the calendar page (static tokens)', () => {
   const PAGE_FILES = ['/calendar', '/calendar/calendar.page.js', '/calendar/calendar.css'];
-  const PAGE_CALLS = ['/v1/os-hosts', '/v1/os-hosts/allocations', '/v1/floatingips', '/v1/floatingips/allocations', '/v1/leases'];
+  const PAGE_CALLS = [
+    '/v1/os-hosts',
+    '/v1/os-hosts/allocations',
+    '/v1/os-hosts/maintenance',
+    '/v1/floatingips',
+    '/v1/floatingips/allocations',
+    '/v1/leases',
+  ];
 
   it.each(PAGE_FILES)('GET %s is served without a token, and to every role', async (path) => {
     for (const token of [null, 'not-a-token', ...ROLES.map((role) => as(role))]) {

@@ -1,6 +1,7 @@
 export * from './shared/decider.js';
 export * from './shared/errors.js';
 export * from './shared/interval.js';
+export * from './shared/maintenance.js';
 export * from './shared/persistent-map.js';
 export * from './flavor/index.js';
 export * from './freepool/index.js';

@@ -158,6 +158,8 @@ export const evolveHostView = (record: HostRecord | null, event: HostEvent): Hos
     case 'Host.EnrollmentFailed':
     case 'Host.Unenrolled':
     case 'Host.UnenrollmentFailed':
+    case 'Host.MaintenanceScheduled':
+    case 'Host.MaintenanceCancelled':
       return record;
     default: {
       const _never: never = event;

@@ -69,6 +69,7 @@ input[type=number] { width: 4rem; }
 .bar { position: absolute; top: .25rem; bottom: .25rem; min-width: 3px; border: 1px solid rgba(0, 0, 0, .25); border-radius: 3px; padding: 0 .3rem; background: var(--swatch); color: #fff; font: inherit; font-size: .75rem; text-align: left; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; cursor: pointer; }
 .bar.status-unknown { color: #1d2430; }
 .bar:focus-visible { outline: 2px solid #1d2430; outline-offset: 1px; }
+.maintenance { position: absolute; top: 0; bottom: 0; background: repeating-linear-gradient(135deg, rgba(91, 100, 116, .28) 0 6px, rgba(91, 100, 116, .08) 6px 12px); border-left: 2px solid #5b6474; border-right: 2px solid #5b6474; }
 .overlay { position: absolute; top: 0; bottom: 0; left: var(--label-width); right: 0; pointer-events: none; }
 .free-window { position: absolute; top: 0; bottom: 0; background: rgba(255, 196, 0, .25); border-left: 2px dashed #c99a00; border-right: 2px dashed #c99a00; }
 .today { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px solid #c2283f; }

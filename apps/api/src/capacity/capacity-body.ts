@@ -18,6 +18,7 @@ const hostStepBody = (step: HostStep, requestMinutes: number) => ({
   start: date(step.start),
   end: date(step.end),
   hosts_enrolled: step.enrolled,
+  in_maintenance: step.inMaintenance,
   reserved_whole: step.reservedWhole,
   reserved_by_slots: step.reservedBySlots,
   free: step.free,

@@ -10,7 +10,7 @@ import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } fro
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
 import { networkNotFound } from '#plugins/network/network-segment.rules.js';
 import { webhookNotFound } from '#application/webhooks/webhook.use-cases.js';
-import { hostNotFound } from '#application/hosts/host.errors.js';
+import { hostNotFound, maintenanceWindowNotFound } from '#application/hosts/host.errors.js';
 import { rateCardNotFound } from '#application/usage/usage.queries.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */
@@ -46,6 +46,7 @@ const flag = (name: string): ParameterRule => ({
 export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   leaseId: { pattern: UUID_PATTERN, description: 'a lease id (a UUID)', refuse: leaseNotFound },
   hostId: { pattern: HOST_ID_PATTERN, description: 'a host id (a positive integer)', refuse: hostNotFound },
+  windowId: { pattern: UUID_PATTERN, description: 'a maintenance window id (a UUID)', refuse: maintenanceWindowNotFound },
   floatingIpId: { pattern: UUID_PATTERN, description: 'a floating IP id (a UUID)', refuse: floatingIpNotFound },
   networkId: { pattern: UUID_PATTERN, description: 'a network segment id (a UUID)', refuse: networkNotFound },
   flavorId: { pattern: FLAVOR_ID_PATTERN, description: "a flavor id (Nova's pattern)", refuse: flavorNotFound },

@@ -250,6 +250,44 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     response: { description: "The host's allocation.", schema: envelope('allocation', ref('HostAllocation')) },
     errors: [404],
   },
+  'GET /v1/os-hosts/maintenance': {
+    operationId: 'listMaintenanceWindows',
+    tag: 'hosts',
+    summary: "Every host's maintenance windows",
+    description:
+      'Windows not cancelled, ended ones included, by host then start (a Leasehold extension, `leasehold:oshosts:get_maintenance`, default admin; docs/maintenance.md).',
+    response: { description: 'The windows.', schema: listOf('maintenance_windows', 'MaintenanceWindow') },
+  },
+  'GET /v1/os-hosts/:hostId/maintenance': {
+    operationId: 'listHostMaintenanceWindows',
+    tag: 'hosts',
+    summary: "A host's maintenance windows",
+    description: 'Windows not cancelled, ended ones included, by start (`leasehold:oshosts:get_maintenance`, default admin).',
+    parameters: { hostId: 'The host id.' },
+    response: { description: 'The windows.', schema: listOf('maintenance_windows', 'MaintenanceWindow') },
+    errors: [404],
+  },
+  'POST /v1/os-hosts/:hostId/maintenance': {
+    operationId: 'scheduleHostMaintenance',
+    tag: 'hosts',
+    summary: 'Schedule a maintenance window on a host',
+    description:
+      'From then on the host is offered to no new lease, and no lease moves or grows onto it, for any instant of [start, end) (cleaning time included); reservations already holding it are left as they are. Refused (409) when it overlaps another window of the host (`leasehold:oshosts:post_maintenance`, default admin).',
+    parameters: { hostId: 'The host id.' },
+    body: { schema: ref('ScheduleMaintenanceDto'), required: true },
+    response: { description: 'The window.', schema: envelope('maintenance_window', ref('MaintenanceWindow')) },
+    errors: [404, 409],
+  },
+  'DELETE /v1/os-hosts/:hostId/maintenance/:windowId': {
+    operationId: 'cancelHostMaintenance',
+    tag: 'hosts',
+    summary: 'Cancel a maintenance window',
+    description:
+      'The host is offered again for the window; one that has ended is refused (409) (`leasehold:oshosts:delete_maintenance`, default admin).',
+    parameters: { hostId: 'The host id.', windowId: 'The window id.' },
+    response: { description: 'Cancelled.' },
+    errors: [404, 409],
+  },
   'GET /v1/floatingips': {
     operationId: 'listFloatingIps',
     tag: 'floatingips',

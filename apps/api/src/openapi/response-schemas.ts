@@ -15,6 +15,7 @@ import type { FieldChange, HistoryEntry, PublicActor } from '#application/histor
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
+import type { MaintenanceWindowView } from '../hosts/host-maintenance.view.js';
 import type { AllocatedReservation, FloatingIpAllocationView, HostAllocationView, SlotsHeld } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 import { HOST_DOWN_REASONS } from '#domain/index.js';
@@ -358,6 +359,11 @@ const WebhookDelivery = object<DeliveryView>(
   { description: 'One event sent (or to send) to the webhook, with every attempt.' },
 );
 
+const MaintenanceWindow = object<MaintenanceWindowView>(
+  { id: uuid, host_id: string, start_date: blazarDate, end_date: blazarDate, reason: string },
+  { description: 'A maintenance window: the host is offered to no new lease from `start_date` to `end_date` (docs/maintenance.md).' },
+);
+
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Lease,
   Reservation,
@@ -365,6 +371,7 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   LeaseEvent,
   Host,
   HostAllocation,
+  MaintenanceWindow,
   ResourceProperty,
   ResourcePropertyRecord,
   FloatingIp,

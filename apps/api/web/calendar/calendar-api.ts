@@ -1,6 +1,6 @@
 /** The REST calls the page makes, on this origin, with the caller's token when one is given. */
 import { ROW_KINDS, ROW_KIND_SPECS, type ResourceWire, type RowKind, byKind } from './calendar-kinds.js';
-import type { AllocationWire, CalendarData, LeaseAllocations, LeaseWire } from './calendar-model.js';
+import type { AllocationWire, CalendarData, LeaseAllocations, LeaseWire, MaintenanceWire } from './calendar-model.js';
 
 export interface AvailabilityWindow {
   readonly start_date: string;
@@ -64,16 +64,23 @@ export class CalendarApi {
     return (await this.call<{ allocations: AllocationWire[] }>('GET', `${ROW_KIND_SPECS[kind].allocations}${query}`)).allocations;
   }
 
-  /** Every kind's resources and bookings, and the leases: all or nothing, as one token may read them. */
+  private async maintenance(kind: RowKind): Promise<readonly MaintenanceWire[]> {
+    const route = ROW_KIND_SPECS[kind].maintenance;
+    return route === null ? [] : (await this.call<{ maintenance_windows: MaintenanceWire[] }>('GET', route.list)).maintenance_windows;
+  }
+
+  /** Every kind's resources, bookings and maintenance windows, and the leases: all or nothing, as one token may read them. */
   async loadCalendar(): Promise<CalendarData> {
-    const [resources, allocations, leases] = await Promise.all([
+    const [resources, allocations, maintenance, leases] = await Promise.all([
       Promise.all(ROW_KINDS.map((kind) => this.resources(kind))),
       Promise.all(ROW_KINDS.map((kind) => this.allocations(kind))),
+      Promise.all(ROW_KINDS.map((kind) => this.maintenance(kind))),
       this.call<{ leases: LeaseWire[] }>('GET', '/v1/leases'),
     ]);
     return {
       resources: byKind((kind) => resources[ROW_KINDS.indexOf(kind)] ?? []),
       allocations: byKind((kind) => allocations[ROW_KINDS.indexOf(kind)] ?? []),
+      maintenance: byKind((kind) => maintenance[ROW_KINDS.indexOf(kind)] ?? []),
       leases: leases.leases,
     };
   }

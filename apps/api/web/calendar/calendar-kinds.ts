@@ -21,6 +21,8 @@ export interface RowKindSpec {
   readonly listKey: string;
   /** The route listing their bookings (upstream's shape: `resource_id` and `reservations`); `?lease_id=` for one lease's. */
   readonly allocations: string;
+  /** The route listing every resource's maintenance windows and the field naming a window's resource; null: the kind has none yet. */
+  readonly maintenance: { readonly list: string; readonly resourceField: string } | null;
   readonly label: (resource: ResourceWire) => string;
   readonly compare: (a: ResourceWire, b: ResourceWire) => number;
   /** The fields a filter reads; a kind without any is hidden by every filter. */
@@ -60,6 +62,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/os-hosts',
     listKey: 'hosts',
     allocations: '/v1/os-hosts/allocations',
+    maintenance: { list: '/v1/os-hosts/maintenance', resourceField: 'host_id' },
     label: (host) => text(host.hypervisor_hostname),
     compare: byText('hypervisor_hostname'),
     fields: textFields,
@@ -88,6 +91,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/floatingips',
     listKey: 'floatingips',
     allocations: '/v1/floatingips/allocations',
+    maintenance: null,
     label: (ip) => text(ip.floating_ip_address),
     compare: byText('floating_ip_address'),
     fields: () => ({}),
@@ -100,6 +104,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/networks',
     listKey: 'networks',
     allocations: '/v1/networks/allocations',
+    maintenance: null,
     label: (segment) =>
       SEGMENT_FIELDS.map((field) => text(segment[field]))
         .filter((part) => part !== '')

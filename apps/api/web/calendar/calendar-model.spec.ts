@@ -73,6 +73,11 @@ const DATA: CalendarData = {
       { resource_id: 'vlan-9', reservations: [] },
     ],
   },
+  maintenance: {
+    host: [{ id: 'mw-1', host_id: '2', start_date: '2034-05-01T14:00:00.000000', end_date: '2034-05-01T18:00:00.000000', reason: 'BIOS' }],
+    floatingip: [],
+    network: [],
+  },
   leases: [lease('lease-a', 'res-a'), { ...lease('lease-n', 'res-n'), reservations: [{ id: 'res-n', resource_type: 'network' }] }],
 };
 
@@ -99,6 +104,14 @@ describe('the calendar model', () => {
     expect(rows[1]?.fields).toMatchObject({ rack: 'r2', vcpus: '8' });
     expect(endActionOf(rows[0]!.bars[0]!)).toBe('delete_servers_on_hosts (before end: default)');
     expect(endActionOf(rows[1]!.bars[0]!)).toBe('unknown');
+  });
+
+  it("puts each maintenance window on its host's row, and none elsewhere", () => {
+    const rows = buildRows(DATA);
+    expect(rows.find((row) => row.id === '2')?.maintenance).toEqual([
+      { windowId: 'mw-1', start: Date.parse('2034-05-01T14:00:00Z'), end: Date.parse('2034-05-01T18:00:00Z'), reason: 'BIOS' },
+    ]);
+    expect(rows.filter((row) => row.id !== '2').flatMap((row) => row.maintenance)).toEqual([]);
   });
 
   it('makes a row per network segment after the hosts and floating IPs, by type, physical network and segment id, with its bars', () => {

@@ -32,9 +32,19 @@ export interface LeaseWire {
   readonly reservations: readonly ReservationWire[];
 }
 
+/** A maintenance window as its kind's list gives it (the resource named by the kind's `maintenance.resourceField`). */
+export interface MaintenanceWire {
+  readonly id: string;
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly reason: string;
+  readonly [field: string]: unknown;
+}
+
 export interface CalendarData {
   readonly resources: ByKind<readonly ResourceWire[]>;
   readonly allocations: ByKind<readonly AllocationWire[]>;
+  readonly maintenance: ByKind<readonly MaintenanceWire[]>;
   readonly leases: readonly LeaseWire[];
 }
 
@@ -50,6 +60,14 @@ export interface CalendarBar {
   readonly lease: LeaseWire | null;
 }
 
+/** A span the resource is offered to no lease (docs/maintenance.md). */
+export interface MaintenanceBlock {
+  readonly windowId: string;
+  readonly start: number;
+  readonly end: number;
+  readonly reason: string;
+}
+
 export interface CalendarRow {
   readonly kind: RowKind;
   readonly id: string;
@@ -57,6 +75,7 @@ export interface CalendarRow {
   /** The fields a filter reads (a host's or segment's, extra capabilities among them); none for a floating IP. */
   readonly fields: Readonly<Record<string, string>>;
   readonly bars: readonly CalendarBar[];
+  readonly maintenance: readonly MaintenanceBlock[];
 }
 
 /** Blazar's `2030-01-01T12:00:00.000000` (UTC, microseconds) as epoch milliseconds. */
@@ -77,6 +96,18 @@ const barsOf = (allocations: ReadonlyMap<string, AllocationWire>, id: string, le
 const byResource = (allocations: readonly AllocationWire[]): Map<string, AllocationWire> =>
   new Map(allocations.map((allocation) => [allocation.resource_id, allocation]));
 
+const blocksOf = (kind: RowKind, windows: readonly MaintenanceWire[], id: string): MaintenanceBlock[] => {
+  const field = ROW_KIND_SPECS[kind].maintenance?.resourceField;
+  return windows
+    .filter((window) => field !== undefined && window[field] === id)
+    .map((window) => ({
+      windowId: window.id,
+      start: parseBlazarDate(window.start_date),
+      end: parseBlazarDate(window.end_date),
+      reason: window.reason,
+    }));
+};
+
 /** A section per kind in the page's order: hosts by name, floating IPs by address, segments by type, physical network and id. */
 export const buildRows = (data: CalendarData): CalendarRow[] => {
   const leases = new Map(data.leases.map((lease) => [lease.id, lease]));
@@ -89,6 +120,7 @@ export const buildRows = (data: CalendarData): CalendarRow[] => {
       label: spec.label(resource),
       fields: spec.fields(resource),
       bars: barsOf(allocations, resource.id, leases),
+      maintenance: blocksOf(kind, data.maintenance[kind], resource.id),
     }));
   });
 };

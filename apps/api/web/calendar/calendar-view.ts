@@ -1,5 +1,12 @@
 /** Draws the calendar into the page: an axis, a row per resource with its bars, the today line and free windows. */
-import { type CalendarBar, type CalendarRow, endActionOf, parseBlazarDate, parseRequestDate } from './calendar-model.js';
+import {
+  type CalendarBar,
+  type CalendarRow,
+  type MaintenanceBlock,
+  endActionOf,
+  parseBlazarDate,
+  parseRequestDate,
+} from './calendar-model.js';
 import type { AvailabilityWindow } from './calendar-api.js';
 import { ROW_KINDS, ROW_KIND_SPECS } from './calendar-kinds.js';
 import { type TimeRange, type ZoomLevel, clip, formatUtc, fractionOf, ticksOf } from './time-scale.js';
@@ -60,6 +67,17 @@ const barOf = (bar: CalendarBar, range: TimeRange, onSelect: (bar: CalendarBar) 
   return node;
 };
 
+/** A maintenance window: behind the bars (a reservation that held the resource before it keeps it). */
+const blockOf = (block: MaintenanceBlock, range: TimeRange): HTMLElement | null => {
+  const place = clip(range, block.start, block.end);
+  if (place === null) return null;
+  const node = element('div', 'maintenance');
+  node.title = `maintenance: ${block.reason} (${formatUtc(block.start)} to ${formatUtc(block.end)} UTC)`;
+  Object.assign(node.dataset, { windowId: block.windowId, start: iso(block.start), end: iso(block.end) });
+  span(node, place.left, place.right);
+  return node;
+};
+
 const rowOf = (row: CalendarRow, range: TimeRange, onSelect: (bar: CalendarBar) => void): HTMLElement => {
   const node = element('div', `row ${row.kind}`);
   Object.assign(node.dataset, { kind: row.kind, id: row.id, name: row.label });
@@ -67,6 +85,10 @@ const rowOf = (row: CalendarRow, range: TimeRange, onSelect: (bar: CalendarBar) 
   const capabilities = capabilitiesOf(row);
   if (capabilities !== '') label.append(element('small', 'capabilities', capabilities));
   const lane = element('div', 'lane');
+  for (const block of row.maintenance) {
+    const drawn = blockOf(block, range);
+    if (drawn !== null) lane.append(drawn);
+  }
   for (const bar of row.bars) {
     const drawn = barOf(bar, range, onSelect);
     if (drawn !== null) lane.append(drawn);

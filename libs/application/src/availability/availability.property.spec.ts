@@ -25,7 +25,13 @@ const iso = (minute: number): string => new Date(BASE + minute * MINUTE_MS).toIS
 
 interface Calendar {
   readonly cleaning: number;
-  readonly hosts: readonly { readonly gpu: boolean; readonly slots: boolean; readonly spans: readonly (readonly [number, number])[] }[];
+  readonly hosts: readonly {
+    readonly gpu: boolean;
+    readonly slots: boolean;
+    readonly spans: readonly (readonly [number, number])[];
+    /** Maintenance windows, scheduled after the bookings (which they may overlap, as a window over booked time does). */
+    readonly windows: readonly (readonly [number, number])[];
+  }[];
   readonly ips: readonly (readonly (readonly [number, number])[])[];
 }
 
@@ -44,7 +50,7 @@ const spans = fc.array(fc.tuple(fc.integer({ min: -120, max: RANGE_MINUTES }), f
 const calendars: fc.Arbitrary<Calendar> = fc
   .record({
     cleaning: fc.constantFrom(0, 7, 30),
-    hosts: fc.array(fc.record({ gpu: fc.boolean(), slots: fc.boolean(), spans }), { minLength: 1, maxLength: 3 }),
+    hosts: fc.array(fc.record({ gpu: fc.boolean(), slots: fc.boolean(), spans, windows: spans }), { minLength: 1, maxLength: 3 }),
     ips: fc.array(spans, { maxLength: 2 }),
   })
   .map(({ cleaning, hosts, ips }) => ({
@@ -53,6 +59,7 @@ const calendars: fc.Arbitrary<Calendar> = fc
     hosts: hosts.map((h) => ({
       ...h,
       spans: h.slots ? h.spans.slice(0, 2).map(([s, l]) => [s, s + l] as const) : disjoint(h.spans, cleaning),
+      windows: disjoint(h.windows.slice(0, 2), 0),
     })),
     ips: ips.map((raw) => disjoint(raw, cleaning)),
   }));
@@ -97,6 +104,18 @@ const given = (calendar: Calendar): StreamEvent[] => [
           }
         : { streamId: hostStream(String(i + 1)), type: 'Host.Booked', data: where };
     }),
+    ...host.windows.map(([start, end], j) => ({
+      streamId: hostStream(String(i + 1)),
+      type: 'Host.MaintenanceScheduled',
+      data: {
+        hostId: String(i + 1),
+        windowId: `m${i}-${j}`,
+        startDate: iso(start),
+        endDate: iso(end),
+        reason: 'firmware',
+        scheduledAt: NOW,
+      },
+    })),
   ]),
   ...calendar.ips.flatMap((ip, i) => [
     floatingIpRegistered(`f${i}`, `10.0.0.${i + 1}`),

@@ -1,4 +1,4 @@
-import type { Booking, FloatingIpBooking, RegisteredFloatingIp, RegisteredHost } from '#domain/index.js';
+import { type Booking, type FloatingIpBooking, type RegisteredFloatingIp, type RegisteredHost, holdsOf } from '#domain/index.js';
 import type { CalendarBooking } from '#plugins/resource-kind.js';
 import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { WriteIndex } from '../write-model/write-index.js';
@@ -15,7 +15,8 @@ export interface KindMember {
 export class CalendarIndex {
   readonly hosts = new BusyCalendars<RegisteredHost, Booking>(
     (host) => host.hostId,
-    (host) => host.bookings,
+    // maintenance windows hold a host as bookings do: searches and capacity skip it there
+    holdsOf,
   );
   readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>(
     (ip) => ip.floatingIpId,

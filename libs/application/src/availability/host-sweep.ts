@@ -1,4 +1,4 @@
-import { type Booking, MINUTE_MS, type RegisteredHost, countOverlapping } from '#domain/index.js';
+import { type Booking, MINUTE_MS, type RegisteredHost, countOverlapping, holdsOf, longestHoldMs } from '#domain/index.js';
 import type { HostQuery } from '#plugins/query/blazar-query.js';
 import { matchesHost } from '#plugins/query/blazar-query.js';
 import { toHostSnapshot } from '../write-model/write-index.js';
@@ -85,7 +85,7 @@ export class HostSweeper {
     const { matching, durationMs, cleaningMs } = this.sweep;
     const window = { start: from - cleaningMs, end: from + durationMs + cleaningMs };
     this.covering = this.hosts.members.map((host, member) =>
-      matching[member] === true ? countOverlapping(host.bookings, window, host.longestBookingMs) : 0,
+      matching[member] === true ? countOverlapping(holdsOf(host), window, longestHoldMs(host)) : 0,
     );
     this.busy = this.covering.reduce((n, c) => n + (c > 0 ? 1 : 0), 0);
     this.enter = firstAtLeast(this.hosts.byStart, 'start', from + cleaningMs + durationMs);

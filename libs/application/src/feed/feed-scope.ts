@@ -52,6 +52,8 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Host.Registered': 'none',
   'Host.CapabilitiesUpdated': 'none',
   'Host.ReservableChanged': 'none',
+  'Host.MaintenanceScheduled': 'none',
+  'Host.MaintenanceCancelled': 'none',
   'Host.Unregistered': 'none',
   'Host.WentDown': 'none',
   'Host.DownReasonsChanged': 'none',

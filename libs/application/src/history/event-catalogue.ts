@@ -233,6 +233,23 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Host ${d.hostId} is ${d.reservable ? 'reservable' : 'not reservable'}: ${d.reason}`,
     fields: { host_id: 'hostId', reservable: 'reservable', reason: 'reason', changed_at: 'changedAt' },
   },
+  'Host.MaintenanceScheduled': {
+    publicType: 'host.maintenance_scheduled',
+    summary: (d) => `Host ${d.hostId} in maintenance from ${d.startDate} to ${d.endDate} (window ${d.windowId}): ${d.reason}`,
+    fields: {
+      host_id: 'hostId',
+      window_id: 'windowId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      reason: 'reason',
+      scheduled_at: 'scheduledAt',
+    },
+  },
+  'Host.MaintenanceCancelled': {
+    publicType: 'host.maintenance_cancelled',
+    summary: (d) => `Maintenance window ${d.windowId} of host ${d.hostId} cancelled`,
+    fields: { host_id: 'hostId', window_id: 'windowId', cancelled_at: 'cancelledAt' },
+  },
   'Host.Unregistered': {
     publicType: 'host.unregistered',
     summary: (d) => `Host ${d.hostId} (${d.hypervisorHostname}) removed`,

@@ -48,7 +48,8 @@ export const HOST_POLICY = {
   setPropertyPrivacy: ACTIONS.propertiesUpdate,
 } as const;
 
-const registered = (hostId: string, host: Versioned<HostState>): Versioned<RegisteredHost> => {
+/** The host as the write side holds it, or its 404. */
+export const registered = (hostId: string, host: Versioned<HostState>): Versioned<RegisteredHost> => {
   if (host.state.status !== 'Registered') throw hostNotFound(hostId);
   return { state: host.state, revision: host.revision };
 };

@@ -44,6 +44,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:flavors:delete': 'rule:admin',
   // Leasehold extensions: the event log's history of a resource, and refused writes
   'leasehold:oshosts:history': 'rule:admin',
+  // Leasehold extension: maintenance windows on hosts (docs/maintenance.md)
+  'leasehold:oshosts:get_maintenance': 'rule:admin',
+  'leasehold:oshosts:post_maintenance': 'rule:admin',
+  'leasehold:oshosts:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:networks:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
@@ -97,6 +101,9 @@ export const ACTIONS = {
   flavorPost: 'leasehold:flavors:post',
   flavorDelete: 'leasehold:flavors:delete',
   hostHistory: 'leasehold:oshosts:history',
+  hostMaintenanceGet: 'leasehold:oshosts:get_maintenance',
+  hostMaintenancePost: 'leasehold:oshosts:post_maintenance',
+  hostMaintenanceDelete: 'leasehold:oshosts:delete_maintenance',
   floatingIpHistory: 'leasehold:floatingips:history',
   networkHistory: 'leasehold:networks:history',
   auditGet: 'leasehold:audit:get',

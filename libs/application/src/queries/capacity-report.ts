@@ -27,7 +27,9 @@ export interface HostStep {
   readonly start: number;
   readonly end: number;
   readonly enrolled: number;
-  /** Hosts with a whole-host booking somewhere in the step. */
+  /** Hosts with a maintenance window somewhere in the step (docs/maintenance.md): offered to no new lease there. */
+  readonly inMaintenance: number;
+  /** Hosts with a whole-host booking somewhere in the step, and no maintenance window. */
   readonly reservedWhole: number;
   /** Hosts with instance slots booked in the step and no whole-host booking. */
   readonly reservedBySlots: number;
@@ -80,33 +82,37 @@ export const stepRange = (frame: CapacityFrame, booking: Interval): readonly [nu
 };
 
 /**
- * Per step, how many hosts hold a whole-host booking and how many only slots. Each host marks a step
- * once (`marked` holds the last host that counted it), so the cost is the steps the bookings reach.
+ * Per step, how many hosts are in maintenance, how many of the others hold a whole-host booking and how many
+ * only slots. Each host marks a step once, in the first of these it is in (`marks` hold the last host that
+ * counted each step), so the cost is the steps the windows and bookings reach.
  */
 const reservedPerStep = (
   frame: CapacityFrame,
   hosts: readonly RegisteredHost[],
-): { readonly whole: Int32Array; readonly slots: Int32Array } => {
+): { readonly maintenance: Int32Array; readonly whole: Int32Array; readonly slots: Int32Array } => {
   const count = stepCount(frame);
-  const whole = new Int32Array(count);
-  const slots = new Int32Array(count);
-  const wholeMark = new Int32Array(count).fill(-1);
-  const slotMark = new Int32Array(count).fill(-1);
-  const mark = (h: number, booking: Booking, marks: Int32Array, counts: Int32Array): void => {
-    const range = stepRange(frame, booking);
+  const [maintenance, whole, slots] = [new Int32Array(count), new Int32Array(count), new Int32Array(count)];
+  const marks = [maintenance, whole, slots].map(() => new Int32Array(count).fill(-1));
+  /** Whether host `h` already counted in step `k` at `rank` or before it. */
+  const counted = (h: number, k: number, rank: number): boolean => {
+    for (let r = 0; r <= rank; r++) if (marks[r]?.[k] === h) return true;
+    return false;
+  };
+  const mark = (h: number, span: Interval, counts: Int32Array, rank: number): void => {
+    const range = stepRange(frame, span);
     if (range === null) return;
     for (let k = range[0]; k <= range[1]; k++) {
-      // a host with a whole booking in a step counts there as whole only
-      if (marks[k] === h || (marks === slotMark && wholeMark[k] === h)) continue;
-      marks[k] = h;
+      if (counted(h, k, rank)) continue;
+      (marks[rank] as Int32Array)[k] = h;
       counts[k] = (counts[k] ?? 0) + 1;
     }
   };
   hosts.forEach((host, h) => {
-    for (const booking of host.bookings) if (booking.slots === null) mark(h, booking, wholeMark, whole);
-    for (const booking of host.bookings) if (booking.slots !== null) mark(h, booking, slotMark, slots);
+    for (const window of host.maintenance) mark(h, window, maintenance, 0);
+    for (const booking of host.bookings) if (booking.slots === null) mark(h, booking, whole, 1);
+    for (const booking of host.bookings) if (booking.slots !== null) mark(h, booking, slots, 2);
   });
-  return { whole, slots };
+  return { maintenance, whole, slots };
 };
 
 /**
@@ -207,11 +213,11 @@ const slotCapacityOf = (hosts: readonly RegisteredHost[], ratios: AllocationRati
     { vcpus: 0, memoryMb: 0, diskGb: 0 },
   );
 
-/** One zone's rows: its hosts by step (whole, slots, free, peak, largest request) and its slot resources by step. */
+/** One zone's rows: its hosts by step (maintenance, whole, slots, free, peak, largest request) and its slot resources by step. */
 export const zoneCapacity = (calendars: BusyCalendars<RegisteredHost, Booking>, zone: string, frame: CapacityFrame): ZoneCapacity => {
   const inZone = calendars.members.map((host) => host.info.availabilityZone === zone);
   const hosts = calendars.members.filter((_, i) => inZone[i] === true);
-  const { whole, slots } = reservedPerStep(frame, hosts);
+  const { maintenance, whole, slots } = reservedPerStep(frame, hosts);
   const { hostPeak, slotPeak } = peaksPerStep(calendars, inZone, frame);
   const largest = largestPerStep(calendars, inZone, frame);
   const capacity = slotCapacityOf(hosts, frame.ratios);
@@ -219,13 +225,14 @@ export const zoneCapacity = (calendars: BusyCalendars<RegisteredHost, Booking>, 
   return {
     availabilityZone: zone,
     hosts: steps.map((step, k) => {
-      const [w, s] = [whole[k] ?? 0, slots[k] ?? 0];
+      const [m, w, s] = [maintenance[k] ?? 0, whole[k] ?? 0, slots[k] ?? 0];
       return {
         ...step,
         enrolled: hosts.length,
+        inMaintenance: m,
         reservedWhole: w,
         reservedBySlots: s,
-        free: hosts.length - w - s,
+        free: hosts.length - m - w - s,
         peakUtilisation: ratio(hostPeak[k] ?? 0, hosts.length),
         largestRequest: largest[k] ?? 0,
       };

@@ -51,7 +51,36 @@ const segmentBooked = (networkId: string, reservationId: string, start: string, 
 const hostRows = (report: Awaited<ReturnType<CapacityQueries['report']>>) =>
   report.zones[0]?.hosts.map((s) => [s.reservedWhole, s.reservedBySlots, s.free, s.peakUtilisation, s.largestRequest]);
 
+const maintenance = (hostId: string, windowId: string, start: number, end: number): StreamEvent => ({
+  streamId: hostStream(hostId),
+  type: 'Host.MaintenanceScheduled',
+  data: { hostId, windowId, startDate: at(start), endDate: at(end), reason: 'firmware', scheduledAt: at(0) },
+});
+
 describe('the capacity report', () => {
+  it('counts a host with a maintenance window in the step as in maintenance only, out of free and the largest request', async () => {
+    const given = [
+      hostRegistered('1'),
+      hostRegistered('2'),
+      hostRegistered('3'),
+      // booked before the window was scheduled over it: the host still counts once, in maintenance
+      hostBooked('1', 'r1', { start: 9, end: 11 }),
+      maintenance('1', 'w1', 10, 12),
+      slotsBooked('2', 'r2', SLOT, { leaseId: 'lease-2', start: 11, end: 12 }),
+      maintenance('2', 'w2', 11, 12),
+    ];
+    const report = await spec
+      .given(given)
+      .when((app) => app.report(admin, frame(9, 13)))
+      .then([]);
+    expect(report.zones[0]?.hosts.map((s) => [s.inMaintenance, s.reservedWhole, s.reservedBySlots, s.free, s.largestRequest])).toEqual([
+      [0, 1, 0, 2, 2],
+      [1, 0, 0, 2, 2],
+      [2, 0, 0, 1, 1],
+      [0, 0, 0, 3, 3],
+    ]);
+  });
+
   it('counts per step the hosts reserved whole, by slots only, and free, and the hosts a request could still get', async () => {
     const given = [
       hostRegistered('1'),

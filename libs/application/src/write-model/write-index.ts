@@ -129,6 +129,7 @@ const snapshotOf = (host: RegisteredHost): HostSnapshot => ({
   capabilities: host.capabilities,
   bookings: host.bookings,
   longestBookingMs: host.longestBookingMs,
+  maintenance: host.maintenance,
 });
 
 const kindPayload = (states: KindStates): KindPayload => ({

@@ -49,6 +49,7 @@ const wholeEntry = (reservationId: string, start: number, end: number): Calendar
 const calendar = (...bookings: CalendarEntry[]): Calendar => ({
   bookings: [...bookings].sort((a, b) => a.start - b.start),
   longestBookingMs: Math.max(0, ...bookings.map((b) => b.end - b.start)),
+  maintenance: [],
 });
 
 const resources = (vcpus: number, memoryMb: number, diskGb: number): Resources => ({ vcpus, memoryMb, diskGb });
@@ -229,7 +230,7 @@ describe('freeSlotCount', () => {
   });
 
   it('trusts longestBookingMs: an understated bound misses a long early booking', () => {
-    const understated: Calendar = { bookings: [slotEntry('long', 0, 1000, slots(5))], longestBookingMs: 10 * MINUTE_MS };
+    const understated: Calendar = { bookings: [slotEntry('long', 0, 1000, slots(5))], longestBookingMs: 10 * MINUTE_MS, maintenance: [] };
     expect(freeSlotCount(understated, CAPACITY, question())).toBe(8);
   });
 });

@@ -1,4 +1,5 @@
 import { type Interval, overlapping, someOverlapping, widen } from '../shared/interval.js';
+import { reachesNoNewWindowTime } from '../shared/maintenance.js';
 import type { AllocationRatios, SlotDemand } from './host.types.js';
 
 /** Amounts of the three resources an instance slot takes. */
@@ -19,7 +20,19 @@ export interface Calendar {
   readonly bookings: readonly CalendarEntry[];
   /** No booking is longer than this (bounds the search for overlapping bookings). */
   readonly longestBookingMs: number;
+  /** Maintenance windows, sorted by start: they hold the host as a whole-host booking would. */
+  readonly maintenance: readonly Interval[];
 }
+
+/**
+ * True when a booking of `window` (widened by the cleaning time, as against any other holder) gains no instant
+ * inside a maintenance window of the host (reachesNoNewWindowTime, against the reservation's own booking here).
+ */
+export const clearOfMaintenance = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean => {
+  if (calendar.maintenance.length === 0) return true;
+  const own = reservationId === undefined ? undefined : calendar.bookings.find((b) => b.reservationId === reservationId);
+  return reachesNoNewWindowTime(calendar.maintenance, widen(window, cleaningTimeMs), own === undefined ? null : widen(own, cleaningTimeMs));
+};
 
 /** A host's raw totals times the allocation ratios, as Placement computes capacity. */
 export const slotCapacity = (totals: Resources, ratios: AllocationRatios): Resources => ({
@@ -70,6 +83,7 @@ export interface SlotQuestion {
 export const freeSlotCount = (calendar: Calendar, capacity: Resources, question: SlotQuestion): number => {
   const { window, cleaningTimeMs, demand, reservationId } = question;
   const widened = widen(window, cleaningTimeMs);
+  if (!clearOfMaintenance(calendar, window, cleaningTimeMs, reservationId)) return 0;
   const counts = (b: CalendarEntry) => b.reservationId !== reservationId;
   // most hosts have nothing near a window: their headroom is their capacity, found without building lists
   if (!someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts)) return headroom(capacity, NOTHING_USED, demand);
@@ -96,7 +110,7 @@ const headroom = (capacity: Resources, peak: Resources, demand: Resources): numb
   return Math.max(0, count === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : count);
 };
 
-/** True when a whole-host booking fits: nothing else is booked within the cleaning time of the window. */
+/** True when a whole-host booking fits: nothing else is booked, and no maintenance falls, within the cleaning time of the window. */
 export const wholeHostFree = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean =>
   wholeHostFreeFor(window, cleaningTimeMs, reservationId)(calendar);
 
@@ -104,5 +118,7 @@ export const wholeHostFree = (calendar: Calendar, window: Interval, cleaningTime
 export const wholeHostFreeFor = (window: Interval, cleaningTimeMs: number, reservationId?: string): ((calendar: Calendar) => boolean) => {
   const widened = widen(window, cleaningTimeMs);
   const counts = (b: CalendarEntry) => b.reservationId !== reservationId;
-  return (calendar) => !someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts);
+  return (calendar) =>
+    !someOverlapping(calendar.bookings, widened, calendar.longestBookingMs, counts) &&
+    clearOfMaintenance(calendar, window, cleaningTimeMs, reservationId);
 };

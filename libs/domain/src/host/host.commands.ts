@@ -10,6 +10,12 @@ export type SetHostReservable = Command<
   'SetHostReservable',
   { readonly reservable: boolean; readonly reason: string; readonly now: string }
 >;
+/** Takes the host out of service for [startDate, endDate), ISO-8601 UTC; `windowId` is the caller's new id. */
+export type ScheduleHostMaintenance = Command<
+  'ScheduleHostMaintenance',
+  { readonly windowId: string; readonly startDate: string; readonly endDate: string; readonly reason: string; readonly now: string }
+>;
+export type CancelHostMaintenance = Command<'CancelHostMaintenance', { readonly windowId: string; readonly now: string }>;
 export type UnregisterHost = Command<'UnregisterHost', { readonly now: string }>;
 export type BookHost = Command<
   'BookHost',
@@ -96,4 +102,6 @@ export type HostCommand =
   | MoveHostSlots
   | ReleaseHostBooking
   | ReportHostHealth
-  | RecordHostEnrollment;
+  | RecordHostEnrollment
+  | ScheduleHostMaintenance
+  | CancelHostMaintenance;

@@ -707,6 +707,7 @@ describe('evolve', () => {
       health: { status: 'up' },
       bookings: [],
       longestBookingMs: 0,
+      maintenance: [],
       registeredAt: REGISTERED_AT,
       updatedAt: null,
     });

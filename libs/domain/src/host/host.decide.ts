@@ -14,6 +14,7 @@ import type {
 } from './host.commands.js';
 import type { HostEvent } from './host.events.js';
 import { evolveHost } from './host.evolve.js';
+import { cancelMaintenance, scheduleMaintenance } from './host.maintenance.js';
 import {
   bookingUnchanged,
   checkBookable,
@@ -173,6 +174,10 @@ const decide = (command: HostCommand, state: HostState): readonly HostEvent[] =>
       return reportHealth(command, state);
     case 'RecordHostEnrollment':
       return recordEnrollment(command, state);
+    case 'ScheduleHostMaintenance':
+      return scheduleMaintenance(command, state);
+    case 'CancelHostMaintenance':
+      return cancelMaintenance(command, state);
     default: {
       const _never: never = command;
       return _never;

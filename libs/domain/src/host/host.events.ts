@@ -14,6 +14,22 @@ export type HostReservableChanged = DomainEvent<
   'Host.ReservableChanged',
   { readonly hostId: string; readonly reservable: boolean; readonly reason: string; readonly changedAt: string }
 >;
+/** An operator took the host out of service for [startDate, endDate): no new booking may reach into it. */
+export type HostMaintenanceScheduled = DomainEvent<
+  'Host.MaintenanceScheduled',
+  {
+    readonly hostId: string;
+    readonly windowId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly reason: string;
+    readonly scheduledAt: string;
+  }
+>;
+export type HostMaintenanceCancelled = DomainEvent<
+  'Host.MaintenanceCancelled',
+  { readonly hostId: string; readonly windowId: string; readonly cancelledAt: string }
+>;
 export type HostUnregistered = DomainEvent<
   'Host.Unregistered',
   { readonly hostId: string; readonly hypervisorHostname: string; readonly unregisteredAt: string }
@@ -115,7 +131,9 @@ export type HostEvent =
   | HostEnrolled
   | HostEnrollmentFailed
   | HostUnenrolled
-  | HostUnenrollmentFailed;
+  | HostUnenrollmentFailed
+  | HostMaintenanceScheduled
+  | HostMaintenanceCancelled;
 
 export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.Registered',
@@ -134,4 +152,6 @@ export const HOST_EVENT_TYPES: readonly HostEvent['type'][] = [
   'Host.EnrollmentFailed',
   'Host.Unenrolled',
   'Host.UnenrollmentFailed',
+  'Host.MaintenanceScheduled',
+  'Host.MaintenanceCancelled',
 ];

@@ -1,4 +1,5 @@
 import { insertSorted, toMs } from '../shared/interval.js';
+import { withWindow } from '../shared/maintenance.js';
 import type { HostEvent } from './host.events.js';
 import type { HostState, RegisteredHost } from './host.state.js';
 import type { Booking } from './host.types.js';
@@ -41,6 +42,12 @@ const evolveRegistered = (host: RegisteredHost, event: HostEvent): HostState => 
       return host.health.status === 'down' ? { ...host, health: { ...host.health, reasons: event.data.reasons } } : host;
     case 'Host.CameUp':
       return { ...host, health: { status: 'up' } };
+    case 'Host.MaintenanceScheduled': {
+      const { hostId: _host, scheduledAt: _at, ...window } = event.data;
+      return { ...host, maintenance: withWindow(host.maintenance, window) };
+    }
+    case 'Host.MaintenanceCancelled':
+      return { ...host, maintenance: host.maintenance.filter((w) => w.windowId !== event.data.windowId) };
     case 'Host.Enrolled':
     case 'Host.EnrollmentFailed':
     case 'Host.Unenrolled':
@@ -66,6 +73,7 @@ export const evolveHost = (state: HostState, event: HostEvent): HostState => {
       health: { status: 'up' },
       bookings: [],
       longestBookingMs: 0,
+      maintenance: [],
       registeredAt,
       updatedAt: null,
     };

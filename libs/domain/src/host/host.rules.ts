@@ -1,6 +1,6 @@
 import { conflict, invalid, notFound } from '../shared/errors.js';
 import { MINUTE_MS, toMs } from '../shared/interval.js';
-import { freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
+import { clearOfMaintenance, freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
 import type { HostState, RegisteredHost } from './host.state.js';
 import {
   type AllocationRatios,
@@ -52,7 +52,8 @@ const checkSlotDemand = (slots: SlotDemand): void => {
 
 /**
  * The host's calendar invariant: a whole-host booking shares its window (widened by the cleaning
- * time) with nothing; slot bookings never take more than capacity x allocation ratio at any instant.
+ * time) with nothing; slot bookings never take more than capacity x allocation ratio at any instant;
+ * no booking gains an instant inside a maintenance window.
  */
 export const checkFits = (host: RegisteredHost, request: BookingRequest): void => {
   const { reservationId, startDate, endDate, slots } = request;
@@ -60,6 +61,9 @@ export const checkFits = (host: RegisteredHost, request: BookingRequest): void =
   if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
   const window = { start: toMs(startDate), end: toMs(endDate) };
   const cleaningTimeMs = request.cleaningTimeMinutes * MINUTE_MS;
+  if (!clearOfMaintenance(host, window, cleaningTimeMs, reservationId)) {
+    throw conflict('HOST_IN_MAINTENANCE', `Host ${host.hostId} is in maintenance during part of ${startDate} to ${endDate}`);
+  }
   if (!isSlotDemand(slots)) {
     if (!wholeHostFree(host, window, cleaningTimeMs, reservationId)) {
       throw conflict('HOST_ALREADY_BOOKED', `Host ${host.hostId} is already booked between ${startDate} and ${endDate}`);

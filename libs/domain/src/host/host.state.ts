@@ -1,3 +1,4 @@
+import type { MaintenanceWindow } from '../shared/maintenance.js';
 import type { Booking, Capabilities, HostHealth, HostInfo } from './host.types.js';
 
 export type HostState =
@@ -17,6 +18,8 @@ export type HostState =
       readonly bookings: readonly Booking[];
       /** Longest booking ever held (never shrinks): bounds the search for overlapping bookings. */
       readonly longestBookingMs: number;
+      /** Sorted by start, never overlapping each other; ended ones stay (they are history, and few). */
+      readonly maintenance: readonly MaintenanceWindow[];
       readonly registeredAt: string;
       readonly updatedAt: string | null;
     }

@@ -6,3 +6,4 @@ export * from './host.state.js';
 export * from './host.stream.js';
 export * from './host.types.js';
 export * from './host.capacity.js';
+export { holdsOf, longestHoldMs } from './host.maintenance.js';

@@ -1,6 +1,6 @@
 import { type DomainError, conflict } from '#domain/shared/errors.js';
 import { type Calendar, wholeHostFreeFor } from '#domain/host/host.capacity.js';
-import { type Interval, overlapping } from '#domain/shared/interval.js';
+import { type Interval, overlapping, overlaps } from '#domain/shared/interval.js';
 import { type HostQuery, matchesHost } from '../query/blazar-query.js';
 import type { HostSnapshot } from './host-snapshot.js';
 
@@ -124,7 +124,7 @@ export const hostSupply = (
 
 /**
  * The earliest start from which `needed` more of the matching hosts busy in the request's window could
- * be free: each busy host no earlier than its nearby bookings' last end plus the cleaning time. A
+ * be free: each busy host no earlier than its nearby bookings' and maintenance windows' last end plus the cleaning time. A
  * bound, not a promise (later bookings may still stand in the way); null when fewer are busy.
  */
 export const hostsFreeFrom = (
@@ -136,7 +136,7 @@ export const hostsFreeFrom = (
   const freeFrom: number[] = [];
   for (const host of hosts) {
     if (!host.columns.reservable || !matchesHost(request.query, host)) continue;
-    const near = overlapping(host.bookings, widened, host.longestBookingMs);
+    const near = [...overlapping(host.bookings, widened, host.longestBookingMs), ...host.maintenance.filter((m) => overlaps(m, widened))];
     if (near.length > 0) freeFrom.push(Math.max(...near.map((b) => b.end)) + request.cleaningTimeMs);
   }
   if (needed < 1 || freeFrom.length < needed) return null;

@@ -34,4 +34,6 @@ export interface HostSnapshot {
   readonly bookings: readonly HostBookingSnapshot[];
   /** No booking is longer (bounds overlap searches). */
   readonly longestBookingMs: number;
+  /** Maintenance windows, sorted by start (the host's own, see Calendar). */
+  readonly maintenance: readonly Interval[];
 }

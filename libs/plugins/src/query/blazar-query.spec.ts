@@ -36,6 +36,7 @@ const host = (columns: Partial<HostColumns> = {}, capabilities: Record<string, s
   capabilities,
   bookings: [],
   longestBookingMs: 0,
+  maintenance: [],
 });
 
 const rejection = (text: string): DomainError => {

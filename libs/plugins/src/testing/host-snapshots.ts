@@ -1,5 +1,5 @@
 import type { SlotDemand } from '#domain/host/host.types.js';
-import { MINUTE_MS } from '#domain/shared/interval.js';
+import { type Interval, MINUTE_MS } from '#domain/shared/interval.js';
 import type { HostBookingSnapshot, HostColumns, HostSnapshot } from '../physical-host/host-snapshot.js';
 
 /** Times in whole minutes keep the tables readable. */
@@ -24,6 +24,7 @@ export interface HostSpec {
   readonly columns?: Partial<HostColumns>;
   readonly capabilities?: Record<string, string>;
   readonly bookings?: readonly HostBookingSnapshot[];
+  readonly maintenance?: readonly Interval[];
 }
 
 /** A reservable 8 vCPU / 4096 MB / 100 GB host; bookings sorted by start as the host decider keeps them. */
@@ -50,5 +51,6 @@ export const host = (id: string, spec: HostSpec = {}): HostSnapshot => {
     capabilities: spec.capabilities ?? {},
     bookings,
     longestBookingMs: Math.max(0, ...bookings.map((b) => b.end - b.start)),
+    maintenance: [...(spec.maintenance ?? [])].sort((a, b) => a.start - b.start),
   };
 };

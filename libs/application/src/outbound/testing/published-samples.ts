@@ -156,6 +156,18 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'Host.Registered': { stream: host, data: (id) => ({ hostId: id, info: hostInfo, capabilities: { rack: 'r1' }, registeredAt: AT }) },
   'Host.CapabilitiesUpdated': { stream: host, data: (id) => ({ hostId: id, capabilities: { rack: 'r2' }, updatedAt: AT }) },
   'Host.ReservableChanged': { stream: host, data: (id) => ({ hostId: id, reservable: false, reason: 'maintenance', changedAt: AT }) },
+  'Host.MaintenanceScheduled': {
+    stream: host,
+    data: (id) => ({
+      hostId: id,
+      windowId: 'mw-1',
+      startDate: AT,
+      endDate: '2030-01-02T00:00:00.000Z',
+      reason: 'firmware',
+      scheduledAt: AT,
+    }),
+  },
+  'Host.MaintenanceCancelled': { stream: host, data: (id) => ({ hostId: id, windowId: 'mw-1', cancelledAt: AT }) },
   'Host.Unregistered': { stream: host, data: (id) => ({ hostId: id, hypervisorHostname: 'compute-1', unregisteredAt: AT }) },
   'Host.Booked': { stream: host, data: hold },
   'Host.SlotsBooked': { stream: host, data: (id) => ({ ...hold(id), slots }) },

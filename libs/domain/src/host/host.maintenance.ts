@@ -1,0 +1,43 @@
+import { type MaintenanceWindow, checkNewWindow, windowToCancel } from '../shared/maintenance.js';
+import type { CancelHostMaintenance, ScheduleHostMaintenance } from './host.commands.js';
+import type { HostEvent } from './host.events.js';
+import { requireRegistered } from './host.rules.js';
+import type { HostState, RegisteredHost } from './host.state.js';
+import type { Booking } from './host.types.js';
+
+/** A window on a registered host, by the rules every kind's windows follow (shared/maintenance.ts). */
+export const scheduleMaintenance = ({ data }: ScheduleHostMaintenance, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  checkNewWindow(host.maintenance, data, `Host ${host.hostId}`);
+  const { windowId, startDate, endDate, reason, now } = data;
+  return [{ type: 'Host.MaintenanceScheduled', data: { hostId: host.hostId, windowId, startDate, endDate, reason, scheduledAt: now } }];
+};
+
+export const cancelMaintenance = ({ data }: CancelHostMaintenance, state: HostState): HostEvent[] => {
+  const host = requireRegistered(state);
+  const { windowId } = windowToCancel(host.maintenance, data.windowId, data.now, `Host ${host.hostId}`);
+  return [{ type: 'Host.MaintenanceCancelled', data: { hostId: host.hostId, windowId, cancelledAt: data.now } }];
+};
+
+/** A maintenance window as a whole-host hold on the calendar (no lease holds it: its ids name the window). */
+const holdOf = (window: MaintenanceWindow): Booking => ({
+  reservationId: `maintenance-${window.windowId}`,
+  leaseId: '',
+  startDate: window.startDate,
+  endDate: window.endDate,
+  start: window.start,
+  end: window.end,
+  propertyNames: [],
+  slots: null,
+});
+
+/**
+ * The host's calendar as sweeps over many hosts see it (availability, counter-offers, capacity): its bookings
+ * and its maintenance windows as whole-host holds, sorted by start. The same list when there is no window.
+ */
+export const holdsOf = (host: RegisteredHost): readonly Booking[] =>
+  host.maintenance.length === 0 ? host.bookings : [...host.bookings, ...host.maintenance.map(holdOf)].sort((a, b) => a.start - b.start);
+
+/** No member of holdsOf(host) is longer (bounds its overlap searches). */
+export const longestHoldMs = (host: RegisteredHost): number =>
+  host.maintenance.reduce((longest, window) => Math.max(longest, window.end - window.start), host.longestBookingMs);
