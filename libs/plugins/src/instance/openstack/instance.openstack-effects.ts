@@ -329,7 +329,8 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
 
   /**
    * Through the trust when the lease has one. A trust Keystone refuses (deleted after a crash between
-   * this end and the trust's deletion, or its trustor gone) leaves the group to Leasehold's admin view.
+   * this end and the trust's deletion, its trustor gone, or Blazar's, imported, whose trustee is Blazar's
+   * service user) leaves the group to Leasehold's admin view.
    */
   private async findServerGroup(nova: NovaClient, context: EffectContext, name: string): Promise<FoundGroup> {
     const trustId = context.trustId ?? null;
@@ -338,7 +339,8 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     try {
       return { nova: trustNova, group: (await trustNova.listServerGroups()).find((g) => g.name === name) ?? null, via: 'trust' };
     } catch (error) {
-      if (!(error instanceof OpenStackHttpError && error.status === 401)) throw error;
+      const refused = error instanceof OpenStackHttpError && (error.status === 401 || (error.service === 'identity' && !error.transient));
+      if (!refused) throw error;
       const all = await nova.listServerGroups({ allProjects: true });
       return {
         nova,
