@@ -13,6 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostStream, leaseStream } from '#domain/index.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { reservationCustomName } from '#plugins/openstack/effects/index.js';
 import {
   type Aggregate,
@@ -93,6 +96,15 @@ describe.skipIf(!on)("the reactor adopts Blazar's Nova state (import-blazar, the
   let pendingStart = 0;
 
   const aggregate = (name: string): Promise<Aggregate | null> => nova.findAggregate(name);
+  /** A stream of the running system's ledger, read beside it. */
+  const recorded = async (streamId: string): Promise<RecordedEvent[]> => {
+    const store = SqliteEventStore.openReadOnly({ file: join(dir, 'data', 'events.sqlite') });
+    try {
+      return await store.readStream(streamId);
+    } finally {
+      await store.close();
+    }
+  };
   const leaseStatus = async (leaseId: string): Promise<string> => (await client.get(`/v1/leases/${leaseId}`)).body.lease.status;
   const flavorGone = (id: string): Promise<boolean> =>
     nova.getFlavor(id).then(
@@ -326,6 +338,16 @@ describe.skipIf(!on)("the reactor adopts Blazar's Nova state (import-blazar, the
     expect(inventories.filter(([, inventory]) => inventory !== undefined).map(([name, inventory]) => [name, inventory?.total])).toEqual([
       [`blazar_${h2}`, 2],
     ]);
+
+    // recorded: fake-host-1's enrollment kept it where Blazar's lease holds it; the converge that adopted the aggregate
+    const enrolled = (await recorded(hostStream('1'))).find((event) => event.type === 'Host.Enrolled');
+    expect(enrolled?.data).toMatchObject({
+      effects: expect.arrayContaining([expect.objectContaining({ operation: 'keep_host', host: h1 })]),
+    });
+    const repairs = (await recorded(leaseStream(hostLease.leaseId))).filter((event) => event.type === 'Reservation.DriftRepaired');
+    expect(repairs.flatMap((event) => (event.data as { effects: unknown[] }).effects)).toContainEqual(
+      expect.objectContaining({ operation: 'aggregate.adopt', aggregate: hostLease.id, aggregate_id: hostAggregate?.id }),
+    );
 
     for (const id of servers) expect((await nova.getServer(id)).status).toBe('ACTIVE');
     expect(await leaseStatus(hostLease.leaseId)).toBe('ACTIVE');
