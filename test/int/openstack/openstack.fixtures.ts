@@ -10,6 +10,7 @@ import {
   type NovaClient,
   OpenStackSession,
   type PlacementClient,
+  type Server,
   type SessionOptions,
   ignoreNotFound,
   isNotFound,
@@ -158,6 +159,17 @@ export const serverGone = (nova: NovaClient, id: string): Promise<boolean> =>
   nova.getServer(id).then(
     () => false,
     (error: unknown) => isNotFound(error),
+  );
+
+/** The server once Nova has scheduled and built it or given up (out of BUILD: ACTIVE, or ERROR with a fault). */
+export const builtServer = (nova: NovaClient, id: string, timeoutMs = 90_000): Promise<Server> =>
+  eventually(
+    'the server to leave BUILD',
+    async () => {
+      const server = await nova.getServer(id);
+      return server.status === 'BUILD' ? undefined : server;
+    },
+    timeoutMs,
   );
 
 /** The id of the host's nova-compute service. */

@@ -29,9 +29,16 @@ import {
   reapPreemptibles,
 } from '../../openstack/effects/preemptible.openstack-effects.js';
 import type { InstanceReservation } from '../instance.reservation.js';
+import { blazarAggregateOf } from '../../openstack/effects/blazar-aggregates.js';
 
 /** Every instance reservation's class on a child provider starts so (reservationCustomName). */
 const RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_';
+
+/**
+ * What Blazar's flavor of an instance reservation asks of Blazar's aggregate (AggregateInstanceExtraSpecsFilter reads
+ * both, the second unscoped): a flavor that keeps them after that aggregate is gone fits no host.
+ */
+const BLAZAR_FLAVOR_SPECS = ['aggregate_instance_extra_specs:reservation', 'affinity_id'] as const;
 
 export interface OpenStackInstanceEffectsOptions {
   readonly serverDeletion?: ServerDeletion;
@@ -102,6 +109,10 @@ const untilReleased = async (call: Promise<unknown>, what: string): Promise<bool
  * reservation's resource class with an inventory of its slots on each allocated host's child provider
  * `blazar_<host>`, a private flavor (id = reservation id) that asks for one unit of it, project access,
  * and a server group for an affinity. The hosts stay in the freepool: no aggregate is made.
+ * Blazar names its flavor, server group, class and child providers as Leasehold does, so an imported reservation's
+ * are Leasehold's; Blazar's aggregate (named by the reservation id, holding the hosts, which Blazar's flavor needs)
+ * is kept while a reservation Blazar started is active and removed at its end, or at the start of one Blazar had
+ * not started (docs/migrating-from-blazar.md, "Adopting Blazar's Nova state").
  */
 export class OpenStackInstanceEffects implements ReservationEffects<InstanceReservation> {
   private readonly serverDeletion: ServerDeletion;
@@ -127,6 +138,9 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
         done({ operation: 'resource_class.create', resource_class: resourceClass }, await placement.ensureResourceClass(resourceClass)),
       );
       await this.convergeInventories(placement, resourceClass, slots, effects);
+      // an imported reservation Blazar made but had not started: Leasehold's start needs no aggregate
+      await this.deleteBlazarAggregate(nova, reservation.id, effects);
+      await this.dropBlazarFlavorSpecs(nova, reservation.id, effects);
       await this.ensureFlavor(nova, context, reservation, effects);
     });
   }
@@ -149,11 +163,13 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, reservation, this.preemptible)));
       await this.deleteServersOffReservation(nova, reservation.id, new Set(slots.keys()), effects);
       await this.convergeInventories(placement, resourceClass, slots, effects);
+      await this.convergeBlazarAggregate(nova, reservation.id, [...slots.keys()], effects);
+      // an adopted flavor of Blazar's gains the freepool trait, without which the freepool's metadata refuses it
+      await this.ensureFlavor(nova, context, reservation, effects);
     });
   }
 
-  /** Access goes first (no new boots), then the servers, found by the flavor that still exists, then the rest. */
-  /** The reservation's private flavor and the servers still using it. */
+  /** The reservation's private flavor, the servers still using it, and Blazar's aggregate of an imported one. */
   async leftovers(context: EffectContext, reservation: InstanceReservation): Promise<readonly Leftover[]> {
     const { nova } = clientsFor(this.clients, context);
     const { id } = reservation;
@@ -162,11 +178,15 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       (error: unknown) => (isNotFound(error) ? false : Promise.reject(error as Error)),
     );
     const servers = await nova.listServers({ flavor: id });
+    const aggregate = blazarAggregateOf(await nova.listAggregates(), id);
     return [
       ...(flavor ? [{ reservationId: id, kind: 'flavor' as const, id }] : []),
       ...servers.map((server) => ({ reservationId: id, kind: 'server' as const, id: server.id })),
+      ...(aggregate === null ? [] : [{ reservationId: id, kind: 'aggregate' as const, id: aggregate.name }]),
     ];
   }
+
+  /** Access goes first (no new boots), then the servers, found by the flavor that still exists, then the rest. */
 
   async onEnd(context: EffectContext, reservation: InstanceReservation): Promise<readonly EffectRecord[]> {
     const { nova, placement } = clientsFor(this.clients, context);
@@ -178,12 +198,58 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
       effects.push({ operation: 'servers.delete', flavor_id: flavorId, servers: await deleteServers(nova, servers, this.serverDeletion) });
       await this.deleteServerGroup(nova, context, reservation, effects);
       effects.push(done({ operation: 'flavor.delete', flavor_id: flavorId }, await ignoreNotFound(nova.deleteFlavor(flavorId))));
+      await this.deleteBlazarAggregate(nova, reservation.id, effects);
       const resourceClass = reservationCustomName(reservation.id);
       await this.deleteInventories(placement, resourceClass, new Set(), effects);
       const classDeleted = await untilReleased(placement.deleteResourceClass(resourceClass), `Resource class ${resourceClass}`);
       effects.push(done({ operation: 'resource_class.delete', resource_class: resourceClass }, classDeleted));
       if (this.preemptible !== null) effects.push(...(await this.reopen(placement, [...slotsByHost(context, reservation).keys()])));
     });
+  }
+
+  /** Blazar's aggregate of an imported reservation, emptied and deleted (its hosts never left the freepool); none: nothing recorded. */
+  private async deleteBlazarAggregate(nova: NovaClient, reservationId: string, effects: EffectRecord[]): Promise<void> {
+    const aggregate = blazarAggregateOf(await nova.listAggregates(), reservationId);
+    if (aggregate === null) return;
+    for (const host of aggregate.hosts) {
+      const removed = await ignoreNotFound(nova.removeAggregateHost(aggregate.id, host));
+      effects.push(done({ operation: 'aggregate.remove_host', aggregate: aggregate.name, host }, removed));
+    }
+    const deleted = await ignoreNotFound(nova.deleteAggregate(aggregate.id));
+    effects.push(done({ operation: 'aggregate.delete', aggregate: aggregate.name, aggregate_id: aggregate.id }, deleted));
+  }
+
+  /** Blazar's aggregate, while an imported active reservation keeps it, holds the hosts the reservation holds (a healed one joins). */
+  private async convergeBlazarAggregate(
+    nova: NovaClient,
+    reservationId: string,
+    hostnames: readonly string[],
+    effects: EffectRecord[],
+  ): Promise<void> {
+    const aggregate = blazarAggregateOf(await nova.listAggregates(), reservationId);
+    if (aggregate === null) return;
+    const services = new Set<string>();
+    for (const hostname of hostnames) services.add((await requireHypervisor(nova, hostname)).service.host);
+    for (const host of services) {
+      const added = aggregate.hosts.includes(host) ? false : await ignoreConflict(nova.addAggregateHost(aggregate.id, host));
+      effects.push(done({ operation: 'aggregate.add_host', aggregate: aggregate.name, host }, added));
+    }
+    for (const host of aggregate.hosts.filter((member) => !services.has(member))) {
+      const removed = await ignoreNotFound(nova.removeAggregateHost(aggregate.id, host));
+      effects.push(done({ operation: 'aggregate.remove_host', aggregate: aggregate.name, host }, removed));
+    }
+  }
+
+  /** Blazar's flavor of an imported reservation, started by Leasehold without Blazar's aggregate, loses what asks for it. */
+  private async dropBlazarFlavorSpecs(nova: NovaClient, flavorId: string, effects: EffectRecord[]): Promise<void> {
+    const current = await nova.getFlavorExtraSpecs(flavorId).catch((error: unknown): Readonly<Record<string, string>> => {
+      if (isNotFound(error)) return {};
+      throw error;
+    });
+    for (const key of BLAZAR_FLAVOR_SPECS.filter((spec) => current[spec] !== undefined)) {
+      const deleted = await ignoreNotFound(nova.deleteFlavorExtraSpec(flavorId, key));
+      effects.push(done({ operation: 'flavor.unset_extra_spec', flavor_id: flavorId, key }, deleted));
+    }
   }
 
   /** Closes the allocated hosts to new preemptible servers, then shuts down and deletes those running there. */
@@ -263,7 +329,8 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
 
   /**
    * Through the trust when the lease has one. A trust Keystone refuses (deleted after a crash between
-   * this end and the trust's deletion, or its trustor gone) leaves the group to Leasehold's admin view.
+   * this end and the trust's deletion, its trustor gone, or Blazar's, imported, whose trustee is Blazar's
+   * service user) leaves the group to Leasehold's admin view.
    */
   private async findServerGroup(nova: NovaClient, context: EffectContext, name: string): Promise<FoundGroup> {
     const trustId = context.trustId ?? null;
@@ -272,7 +339,8 @@ export class OpenStackInstanceEffects implements ReservationEffects<InstanceRese
     try {
       return { nova: trustNova, group: (await trustNova.listServerGroups()).find((g) => g.name === name) ?? null, via: 'trust' };
     } catch (error) {
-      if (!(error instanceof OpenStackHttpError && error.status === 401)) throw error;
+      const refused = error instanceof OpenStackHttpError && (error.status === 401 || (error.service === 'identity' && !error.transient));
+      if (!refused) throw error;
       const all = await nova.listServerGroups({ allProjects: true });
       return {
         nova,

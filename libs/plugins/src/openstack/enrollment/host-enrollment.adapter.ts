@@ -5,6 +5,7 @@ import { OpenStackConflictError, OpenStackError, ignoreNotFound } from '../opens
 import { requestIdFor } from '../openstack.session.js';
 import type { PlacementClient, ResourceProvider } from '../placement.client.js';
 import { dropPreemptible, openPreemptible } from '../effects/preemptible.openstack-effects.js';
+import { reservationAggregateHolding } from '../effects/blazar-aggregates.js';
 import { type FreepoolAggregate, type FreepoolLayout, freepoolFor, isFreepool } from './freepool.js';
 
 /** The trait of the free pool: required by the freepool aggregate's metadata, carried only by `blazar_<host>` providers. */
@@ -17,6 +18,8 @@ export const FREEPOOL_TRAIT = 'CUSTOM_BLAZAR_FREEPOOL';
  * until nova-compute is restarted or sent SIGHUP. Seen on this project's control plane (docs/openstack.md).
  */
 const KEPT_CHILD_REASON = 'nova-compute caches it; deleting it would break builds on the compute until nova-compute restarts';
+
+const HELD_REASON = "held by a reservation's aggregate, not the freepool's: the reservation's end puts it in the freepool";
 
 export const childProviderName = (hypervisorHostname: string): string => `blazar_${hypervisorHostname}`;
 
@@ -162,9 +165,15 @@ export class OpenStackHostEnrollment implements HostEnrollmentEffects {
     return freepool;
   }
 
+  /**
+   * A host a reservation's aggregate holds outside the freepool stays there: a host imported from Blazar with the
+   * lease Blazar started on it (docs/migrating-from-blazar.md). That reservation's end puts it in the freepool.
+   */
   private async addHost(nova: NovaClient, freepool: Aggregate, host: string): Promise<EnrollmentRecord> {
     const record = { operation: 'add_host', aggregate: freepool.name, aggregateId: freepool.id, host };
     if (freepool.hosts.includes(host)) return { ...record, already: true };
+    const holder = reservationAggregateHolding(await nova.listAggregates(), host);
+    if (holder !== null) return { operation: 'keep_host', aggregate: holder.name, aggregateId: holder.id, host, reason: HELD_REASON };
     try {
       await nova.addAggregateHost(freepool.id, host);
       return record;

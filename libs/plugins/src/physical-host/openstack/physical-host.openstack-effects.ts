@@ -27,6 +27,8 @@ import {
   reapPreemptibles,
 } from '../../openstack/effects/preemptible.openstack-effects.js';
 import type { HostReservation } from '../host.reservation.js';
+import { BLAZAR_OWNER_KEY, blazarAggregateOf } from '../../openstack/effects/blazar-aggregates.js';
+import { aggregatesOf, heldAggregateOf, ownAggregateOf } from './host-aggregates.js';
 
 export interface OpenStackHostEffectsOptions {
   /** Upstream's [nova]aggregate_freepool_name. */
@@ -56,6 +58,8 @@ interface ReservedHost {
  * trait and admits only the lease's project) before it leaves the freepool. Tenants boot on it with an
  * image whose property `trait:CUSTOM_RESERVATION_<id>=required`, or with a flavor carrying that extra spec.
  * At end the servers on the hosts are deleted and everything is undone, hosts back in the freepool first.
+ * A reservation imported from Blazar that Blazar started keeps Blazar's aggregate (named by its id) with its hosts
+ * where they are; its end releases that one (docs/migrating-from-blazar.md, "Adopting Blazar's Nova state").
  */
 export class OpenStackHostEffects implements ReservationEffects<HostReservation> {
   private readonly freepool: FreepoolLayout;
@@ -83,8 +87,8 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
         hosts.map((host) => host.service),
         effects,
       );
-      const name = reservationAggregateName(reservation.id);
-      const earlier = await nova.findAggregate(name);
+      const aggregates = await nova.listAggregates();
+      const earlier = heldAggregateOf(aggregates, reservation.id);
       // checked before any change: a host someone else holds fails the start with nothing to undo
       const stray = hosts.find(
         (host) => !freepoolOf(host.service).hosts.includes(host.service) && !(earlier?.hosts.includes(host.service) ?? false),
@@ -94,13 +98,13 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
       const trait = reservationCustomName(reservation.id);
       effects.push(done({ operation: 'trait.create', trait }, await placement.ensureTrait(trait)));
       for (const host of hosts) effects.push(await this.addRootTrait(placement, host, trait));
-      const aggregate = await this.ensureReservationAggregate(nova, context, reservation, effects);
+      const aggregate = await this.ensureReservationAggregate(nova, context, reservation, aggregates, effects);
       // into the reservation's aggregate first: in both at once, the host is closed to every request
       for (const host of hosts) {
         const added = aggregate.hosts.includes(host.service)
           ? false
           : await ignoreConflict(nova.addAggregateHost(aggregate.id, host.service));
-        effects.push(done({ operation: 'aggregate.add_host', aggregate: name, host: host.service }, added));
+        effects.push(done({ operation: 'aggregate.add_host', aggregate: aggregate.name, host: host.service }, added));
       }
       // closed to every request now, so no preemptible server can land while they are reaped
       if (this.preemptible !== null) effects.push(...(await this.reap(nova, placement, context, hosts, this.preemptible)));
@@ -120,7 +124,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     const clients = clientsFor(this.clients, context);
     const glance = this.clients.session.withRequestId(requestIdFor(context.idempotencyKey));
     return recording(async (effects) => {
-      const aggregate = await clients.nova.findAggregate(reservationAggregateName(reservation.id));
+      const aggregate = heldAggregateOf(await clients.nova.listAggregates(), reservation.id);
       for (const host of await this.resolve(clients.nova, context, reservation)) {
         if (aggregate?.hosts.includes(host.service) !== true) continue;
         const imageIds: string[] = [];
@@ -162,7 +166,7 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     return recording(async (effects) => {
       effects.push(...converged);
       const held = new Set((await this.resolve(nova, context, reservation)).map((host) => host.service));
-      const aggregate = await nova.findAggregate(reservationAggregateName(reservation.id));
+      const aggregate = heldAggregateOf(await nova.listAggregates(), reservation.id);
       const released = aggregate?.hosts.filter((member) => !held.has(member)) ?? [];
       if (aggregate === null || released.length === 0) return;
       await this.releaseMembers(nova, placement, { ...aggregate, hosts: released }, effects);
@@ -178,36 +182,46 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
   }
 
   /**
-   * The reservation's aggregate and, while it stands, the servers on its members (hosts back in the freepool may carry others' servers).
+   * The reservation's aggregates (Leasehold's, Blazar's) and, while they stand, the servers on their members (hosts back
+   * in the freepool may carry others' servers).
    */
   async leftovers(context: EffectContext, reservation: HostReservation): Promise<readonly Leftover[]> {
     const { nova } = clientsFor(this.clients, context);
-    const name = reservationAggregateName(reservation.id);
-    const aggregate = await nova.findAggregate(name);
-    if (aggregate === null) return [];
-    const servers = (await Promise.all(aggregate.hosts.map((host) => nova.listServers({ host })))).flat();
-    return [
-      { reservationId: reservation.id, kind: 'aggregate', id: name },
-      ...servers.map((server) => ({ reservationId: reservation.id, kind: 'server' as const, id: server.id })),
-    ];
+    const leftovers: Leftover[] = [];
+    for (const aggregate of aggregatesOf(await nova.listAggregates(), reservation.id)) {
+      const servers = (await Promise.all(aggregate.hosts.map((host) => nova.listServers({ host })))).flat();
+      leftovers.push(
+        { reservationId: reservation.id, kind: 'aggregate', id: aggregate.name },
+        ...servers.map((server) => ({ reservationId: reservation.id, kind: 'server' as const, id: server.id })),
+      );
+    }
+    return leftovers;
   }
 
+  /** An imported reservation's end releases Blazar's aggregate as Leasehold's: servers deleted, hosts back in the freepool, deleted. */
   async onEnd(context: EffectContext, reservation: HostReservation): Promise<readonly EffectRecord[]> {
     const { nova, placement } = clientsFor(this.clients, context);
     return recording(async (effects) => {
-      const name = reservationAggregateName(reservation.id);
-      const aggregate = await nova.findAggregate(name);
-      if (aggregate !== null) await this.releaseMembers(nova, placement, aggregate, effects);
+      const aggregates = await nova.listAggregates();
+      const own = ownAggregateOf(aggregates, reservation.id);
+      const blazar = blazarAggregateOf(aggregates, reservation.id);
+      for (const aggregate of [own, blazar]) if (aggregate !== null) await this.releaseMembers(nova, placement, aggregate, effects);
       const trait = reservationCustomName(reservation.id);
       for (const host of await this.resolve(nova, context, reservation)) {
         effects.push(await this.removeRootTrait(placement, host, trait));
         // back in the freepool (releaseMembers): free for preemptible servers again
         if (this.preemptible !== null) effects.push(await openPreemptible(placement, host.hypervisor));
       }
-      const deleted = aggregate !== null && (await ignoreNotFound(nova.deleteAggregate(aggregate.id)));
-      effects.push(done({ operation: 'aggregate.delete', aggregate: name, aggregate_id: aggregate?.id ?? null }, deleted));
+      effects.push(await this.deleteAggregate(nova, reservationAggregateName(reservation.id), own));
+      if (blazar !== null) effects.push(await this.deleteAggregate(nova, blazar.name, blazar));
       effects.push(done({ operation: 'trait.delete', trait }, await ignoreNotFound(placement.deleteTrait(trait))));
     });
+  }
+
+  /** Gone counts as done: a retry after a crash finds nothing to delete. */
+  private async deleteAggregate(nova: NovaClient, name: string, aggregate: Aggregate | null): Promise<EffectRecord> {
+    const deleted = aggregate !== null && (await ignoreNotFound(nova.deleteAggregate(aggregate.id)));
+    return done({ operation: 'aggregate.delete', aggregate: name, aggregate_id: aggregate?.id ?? null }, deleted);
   }
 
   /**
@@ -295,28 +309,43 @@ export class OpenStackHostEffects implements ReservationEffects<HostReservation>
     return aggregate;
   }
 
+  /**
+   * The aggregate that holds the hosts, with Leasehold's isolation. Blazar's when it already holds them (an imported
+   * active reservation): adopted where it is, its metadata and availability zone kept, Leasehold's keys added. Blazar's
+   * empty one (made at the creation of an imported reservation that had not started) gives way to Leasehold's.
+   */
   private async ensureReservationAggregate(
     nova: NovaClient,
     context: EffectContext,
     reservation: HostReservation,
+    aggregates: readonly Aggregate[],
     effects: EffectRecord[],
   ): Promise<Aggregate> {
-    const name = reservationAggregateName(reservation.id);
-    const { aggregate, created } = await ensureAggregate(nova, name);
     const metadata = {
       [`trait:${reservationCustomName(reservation.id)}`]: 'required',
       filter_tenant_id: context.projectId,
       reservation: reservation.id,
-      'blazar:owner': context.projectId,
+      [BLAZAR_OWNER_KEY]: context.projectId,
     };
+    const blazar = blazarAggregateOf(aggregates, reservation.id);
+    if (blazar !== null && blazar.hosts.length > 0) return this.isolate(nova, blazar, metadata, 'aggregate.adopt', false, effects);
+    if (blazar !== null) effects.push(await this.deleteAggregate(nova, blazar.name, blazar));
+    const { aggregate, created } = await ensureAggregate(nova, reservationAggregateName(reservation.id));
+    return this.isolate(nova, aggregate, metadata, 'aggregate.create', created, effects);
+  }
+
+  private async isolate(
+    nova: NovaClient,
+    aggregate: Aggregate,
+    metadata: Readonly<Record<string, string>>,
+    operation: 'aggregate.create' | 'aggregate.adopt',
+    created: boolean,
+    effects: EffectRecord[],
+  ): Promise<Aggregate> {
     const stale = !includesAll(aggregate.metadata, metadata);
     if (stale) await nova.setAggregateMetadata(aggregate.id, metadata);
-    effects.push(
-      done(
-        { operation: 'aggregate.create', aggregate: name, aggregate_id: aggregate.id, availability_zone: null, metadata },
-        created || stale,
-      ),
-    );
+    const { name, id, availability_zone } = aggregate;
+    effects.push(done({ operation, aggregate: name, aggregate_id: id, availability_zone, metadata }, created || stale));
     return aggregate;
   }
 
