@@ -382,6 +382,10 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       switch: `s${unique()}`,
     }),
     NetworkUpdate: () => ({ switch: `s${unique()}` }),
+    ScheduleMaintenanceDto: () => {
+      const from = start();
+      return { start: from, end: from.replace('10:00', '11:00'), reason: `fuzz firmware ${unique()}` };
+    },
   };
 
   const mutatedBody = (schemaName: string): fc.Arbitrary<unknown> => {
@@ -527,13 +531,16 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const flavor = await client.post('/v1/flavors', { flavor: { name: 'fuzz-small', vcpus: 1, ram: 512, disk: 1 } });
     const lease = await client.post('/v1/leases', VALID_BODIES.CreateLeaseDto?.());
     const webhook = await client.post('/v1/webhooks', VALID_BODIES.WebhookCreate?.());
-    for (const created of [host, slots, floatingIp, flavor, lease, webhook]) expect(created.status, describeBody(created)).toBe(201);
+    const window = await client.post(`/v1/os-hosts/${host.body.host.id}/maintenance`, VALID_BODIES.ScheduleMaintenanceDto?.());
+    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window])
+      expect(created.status, describeBody(created)).toBe(201);
     Object.assign(known, {
       leaseId: [lease.body.lease.id],
       hostId: [host.body.host.id],
       floatingIpId: [floatingIp.body.floatingip.id],
       flavorId: [flavor.body.flavor.id],
       webhookId: [webhook.body.webhook.id],
+      windowId: [window.body.maintenance_window.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
       asset: ['calendar.page.js', 'calendar.css', 'graphiql.css', 'explorer.js'],
