@@ -107,7 +107,8 @@ describe.skipIf(url === '' || previous === '')("a rolling upgrade from the previ
           const ids = new Set((response.body.leases as { id: string }[]).map((lease) => lease.id));
           return created.every((id) => ids.has(id)) ? ids : undefined;
         },
-        30_000,
+        // what is checked is that no lease is lost, not how fast the new projector catches up on a loaded CI machine
+        90_000,
         'every lease in the read model',
       );
       expect(listed.size).toBe(created.length);
