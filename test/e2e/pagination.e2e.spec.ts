@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, blazarDate, hostReservation } from '../helpers/http.js';
+import { api, blazarDate, everyPage, hostReservation } from '../helpers/http.js';
 import { ledgerCount } from '../helpers/api-fixtures.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
@@ -13,20 +13,7 @@ describe('list paging (api + projector + reactor)', () => {
   let client: ReturnType<typeof api>;
   const leaseIds: string[] = [];
 
-  /** Every item of a list, page after page, following the `next` link each page gives. */
-  const walk = async (collection: string, first: string): Promise<{ items: any[]; pages: number }> => {
-    const items: any[] = [];
-    let pages = 0;
-    for (let path: string | null = first; path !== null; pages++) {
-      const response = await client.get(path);
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      items.push(...response.body[collection]);
-      const next = response.body[`${collection}_links`]?.find((link: { rel: string }) => link.rel === 'next')?.href as string | undefined;
-      path = next === undefined ? null : new URL(next).pathname + new URL(next).search;
-      if (pages > 50) throw new Error('paging does not end');
-    }
-    return { items, pages };
-  };
+  const walk = (collection: string, first: string) => everyPage(client, collection, first);
 
   beforeAll(async () => {
     system = await startSystem();

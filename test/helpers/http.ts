@@ -23,6 +23,28 @@ export const api = (base: string) => {
   };
 };
 
+/**
+ * Every item of an OpenStack-style list, page after page, following the `next` link each page gives
+ * (`<collection>_links`); fails on a page that is not a 200 or on paging that does not end.
+ */
+export const everyPage = async (
+  client: ReturnType<typeof api>,
+  collection: string,
+  first: string,
+): Promise<{ readonly items: any[]; readonly pages: number }> => {
+  const items: any[] = [];
+  let pages = 0;
+  for (let path: string | null = first; path !== null; pages++) {
+    const response = await client.get(path);
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    items.push(...response.body[collection]);
+    const next = response.body[`${collection}_links`]?.find((link: { rel: string }) => link.rel === 'next')?.href as string | undefined;
+    path = next === undefined ? null : new URL(next).pathname + new URL(next).search;
+    if (pages > 50) throw new Error('paging does not end');
+  }
+  return { items, pages };
+};
+
 /** `YYYY-MM-DD HH:MM` in UTC, `minutes` from now (Blazar's request format). */
 export const blazarDate = (minutesFromNow: number, base = Date.now()): string =>
   new Date(Math.floor(base / 60_000) * 60_000 + minutesFromNow * 60_000).toISOString().slice(0, 16).replace('T', ' ');
