@@ -4,14 +4,13 @@
  * `--os-auth-type admin_token`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_ID } from '../helpers/api-fixtures.js';
 import { blazarDate } from '../helpers/http.js';
+import { type StaticAuth, staticAuthByToken } from '../helpers/static-auth.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const TOKENS = {
@@ -22,17 +21,16 @@ const UNAUTHORIZED_TEXT =
   '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}';
 
 let system: RunningSystem;
-let dir: string;
+let tokens: StaticAuth;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'leasehold-auth-static-'));
-  writeFileSync(join(dir, 'tokens.json'), JSON.stringify(TOKENS));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') } });
+  tokens = staticAuthByToken(TOKENS);
+  system = await startSystem({ env: tokens.env });
 });
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 const osc = (token: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>

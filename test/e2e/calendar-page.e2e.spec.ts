@@ -9,13 +9,13 @@
  *
  * LEASEHOLD_CALENDAR_SCREENSHOT=docs/calendar.png saves the page, as the free-window test leaves it, there.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
+import { type StaticAuth, staticAuthByToken } from '../helpers/static-auth.js';
 import { ROOT, type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -458,21 +458,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with network segments'
 describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authentication (LEASEHOLD_AUTH=static)', () => {
   let system: RunningSystem;
   let browser: Browser;
-  let dir: string;
+  let tokens: StaticAuth;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'leasehold-calendar-auth-'));
-    writeFileSync(
-      join(dir, 'tokens.json'),
-      JSON.stringify({
-        'calendar-token': { user_id: 'u', project_id: 'p', roles: ['admin'] },
-        'member-token': { user_id: 'm', project_id: 'p', roles: ['member', 'reader'] },
-      }),
-    );
-    system = await startSystem({
-      apps: ['api', 'projector'],
-      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') },
+    tokens = staticAuthByToken({
+      'calendar-token': { user_id: 'u', project_id: 'p', roles: ['admin'] },
+      'member-token': { user_id: 'm', project_id: 'p', roles: ['member', 'reader'] },
     });
+    system = await startSystem({ apps: ['api', 'projector'], env: tokens.env });
     const created = await api(system.url).post('/v1/os-hosts', { name: 'auth-host', rack: 'r1' }, { 'X-Auth-Token': 'calendar-token' });
     expect(created.status, describeBody(created)).toBe(201);
     browser = await launch();
@@ -481,7 +474,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
   afterAll(async () => {
     await browser?.close();
     await system?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    tokens?.remove();
   });
 
   it('loads without a token but shows nothing until its API calls succeed with one, which it sends as X-Auth-Token', async () => {

@@ -5,14 +5,12 @@
  * same path as Server-Sent Events: catch-up then live, resumed exactly after `Last-Event-ID`,
  * heartbeats when idle, a bounded number of streams whose slots come back when clients leave.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SseClient, type SseMessage } from '../../bench/sse-client.js';
 import { pinnedHost } from '../helpers/api-fixtures.js';
 import { api, blazarDate } from '../helpers/http.js';
 import { blazarError, describeBody } from '../helpers/lease-client.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -36,7 +34,7 @@ interface Page {
 const MAX_STREAMS = 3;
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 let day = 0;
 const open: SseClient[] = [];
 
@@ -103,13 +101,10 @@ const leaseCreated = (leaseId: string) => (message: SseMessage) =>
   message.event === 'lease.created' && entryOf(message).data['lease_id'] === leaseId;
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-feed-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
+  tokens = staticAuth(IDENTITIES);
   system = await startSystem({
     env: {
-      LEASEHOLD_AUTH: 'static',
-      LEASEHOLD_TOKENS_FILE: file,
+      ...tokens.env,
       LEASEHOLD_FEED_MAX_STREAMS: String(MAX_STREAMS),
       LEASEHOLD_FEED_HEARTBEAT_MS: '200',
     },
@@ -129,7 +124,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 describe('GET /v1/events (JSON pages)', () => {
@@ -283,7 +278,7 @@ describe('stopping the API', () => {
   it('ends its open streams, so the process exits instead of waiting for their clients', async () => {
     const api = await startSystem({
       apps: ['api'],
-      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') },
+      env: tokens.env,
     });
     const sse = await SseClient.open(`${api.url}/v1/events`, auth('memberA'));
     expect(sse.response.status).toBe(200);

@@ -3,14 +3,12 @@
  * the token in the connection's init payload, a lease's events from a position (catch-up) and then
  * as they are recorded (live), a project's lease events as GET /v1/events shows them to its member.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { docExamples } from '../helpers/graphql.js';
 import { blazarDate } from '../helpers/http.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -20,7 +18,7 @@ const IDENTITIES = {
 type Who = keyof typeof IDENTITIES;
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 const clients: Client[] = [];
 
 const rest = async (who: Who, method: string, path: string, body?: unknown) => {
@@ -78,10 +76,8 @@ const collect = async (
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-gql-sub-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+  tokens = staticAuth(IDENTITIES);
+  system = await startSystem({ env: { ...tokens.env } });
 });
 
 afterEach(async () => {
@@ -90,7 +86,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 describe('leaseEvents', () => {

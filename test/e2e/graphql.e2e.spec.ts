@@ -4,14 +4,14 @@
  * policy per role and project, and every mutation runs REST's use case: same checks and messages
  * (`extensions.error_message` is REST's `error_message`), same events with the caller and request id.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
 import { type GraphqlReply, LEASE_FIELDS, docExamples, firstError, graphqlClient } from '../helpers/graphql.js';
 import { blazarDate, floatingIpReservation, instanceReservation } from '../helpers/http.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { ROOT, type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -26,7 +26,7 @@ type Who = keyof typeof IDENTITIES;
 const NET = '3c9d2e1f-0a4b-4c5d-9e6f-7a8b9c0d1e2f';
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 let ownLease: string;
 let otherLease: string;
 
@@ -53,10 +53,8 @@ const window = (): { start_date: string; end_date: string } => {
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-gql-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+  tokens = staticAuth(IDENTITIES);
+  system = await startSystem({ env: { ...tokens.env } });
   expect(
     (await rest('admin', 'POST', '/v1/os-hosts', { name: 'gql-gpu', vcpus: 8, memory_mb: 16384, local_gb: 100, gpu: 'true' })).status,
   ).toBe(201);
@@ -76,7 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 describe('queries answer what REST answers', () => {

@@ -5,14 +5,13 @@
  * pass and records the override; before_end `notify` reaches the event feed when the before-end phase
  * runs; what an ended lease left in the cloud becomes an event and a metric of the reactor.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StandaloneCloud } from '#plugins/standalone/standalone-cloud.js';
 import { ledgerCount, pinnedHost } from '../helpers/api-fixtures.js';
 import { api, blazarDate, hostReservation } from '../helpers/http.js';
 import { blazarError, describeBody } from '../helpers/lease-client.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -27,7 +26,7 @@ interface Entry {
 }
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 const client = () => api(system.url);
 const auth = (who: Who): Record<string, string> => ({ 'X-Auth-Token': IDENTITIES[who].token });
 const HOSTS = ['g-1', 'g-2', 'g-3', 'g-4'];
@@ -48,13 +47,10 @@ const reactorMetric = async (name: string, kind: string): Promise<number | undef
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-guard-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
+  tokens = staticAuth(IDENTITIES);
   system = await startSystem({
     env: {
-      LEASEHOLD_AUTH: 'static',
-      LEASEHOLD_TOKENS_FILE: file,
+      ...tokens.env,
       // the simulated zone nova has 6 compute hosts; 2 stay in the general pool, 1 stays free in the freepool
       LEASEHOLD_STANDALONE_ZONE_HOSTS: 'nova:6',
       LEASEHOLD_GENERAL_POOL_FLOOR: 'nova:2',
@@ -79,7 +75,7 @@ afterEach((context) => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 describe('general-pool floor', () => {

@@ -5,15 +5,14 @@
  * event streams of GET /v1/events (each project's share of them). One project at its bound is refused;
  * another is still served.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket, { type RawData } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SseClient } from '../../bench/sse-client.js';
 import { blazarDate } from '../helpers/http.js';
 import { blazarError } from '../helpers/lease-client.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, eventually, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -39,7 +38,7 @@ const LIMITS = {
 const PROTOCOL = 'graphql-transport-ws';
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 let leaseOfA: string;
 const clients: Client[] = [];
 const sockets: WebSocket[] = [];
@@ -179,13 +178,10 @@ const rssBytes = (pid: number): number => {
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-live-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
+  tokens = staticAuth(IDENTITIES);
   system = await startSystem({
     env: {
-      LEASEHOLD_AUTH: 'static',
-      LEASEHOLD_TOKENS_FILE: file,
+      ...tokens.env,
       LEASEHOLD_GRAPHQL_WS_INIT_TIMEOUT_MS: String(LIMITS.initTimeoutMs),
       LEASEHOLD_FEED_MAX_STREAMS: String(LIMITS.streams),
       LEASEHOLD_FEED_MAX_STREAMS_PER_TENANT: String(LIMITS.streamsPerTenant),
@@ -203,7 +199,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 describe('subscriptions', () => {
@@ -386,7 +382,7 @@ describe('stopping the API', () => {
   it("tells its sockets it goes away (1001) and ends its streams at once, not after Apollo's 10 s drain", async () => {
     const api = await startSystem({
       apps: ['api'],
-      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') },
+      env: tokens.env,
     });
     const socket = new WebSocket(`${api.url.replace('http', 'ws')}/graphql`, PROTOCOL);
     sockets.push(socket);

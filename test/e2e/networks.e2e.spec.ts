@@ -6,8 +6,6 @@
  * network reservation type (a later change) will append: here they are appended to the log directly, as another
  * API process would, and the API and the projector take them from there.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
@@ -15,6 +13,7 @@ import { ledgerCount, ledgerEvents } from '../helpers/api-fixtures.js';
 import { leasehold } from '../helpers/cli.js';
 import { type JsonResponse } from '../helpers/http.js';
 import { upToDate } from '../helpers/ledger-replay.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -34,7 +33,7 @@ const notFound = (id: string) => blazarError(404, `Object with {'network_id': '$
 const describeBody = (response: JsonResponse): string => `${response.status} ${JSON.stringify(response.body)}`;
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 let nextTag = 100;
 
 afterEach((context) => {
@@ -42,15 +41,13 @@ afterEach((context) => {
 });
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+  tokens = staticAuth(IDENTITIES);
+  system = await startSystem({ env: { ...tokens.env } });
 });
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 const call = async (method: string, path: string, options: { body?: unknown; who?: Who; headers?: Record<string, string> } = {}) => {

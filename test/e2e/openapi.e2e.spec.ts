@@ -5,9 +5,6 @@
  * responses match its response schemas.
  */
 import 'reflect-metadata';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RequestMethod, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -40,6 +37,7 @@ import {
   pinnedHost,
 } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
+import { type StaticAuth, staticAuthByToken } from '../helpers/static-auth.js';
 import { type RunningSystem, eventually, freePort, startSystem } from '../helpers/system.js';
 
 const HostReservationDto = reservationDto('physical:host');
@@ -791,17 +789,16 @@ describe('OpenAPI document and /docs', () => {
 
 describe('OpenAPI document and /docs with token authentication (LEASEHOLD_AUTH=static)', () => {
   let system: RunningSystem;
-  let dir: string;
+  let tokens: StaticAuth;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'leasehold-openapi-auth-'));
-    writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'openapi-token': { user_id: 'u', project_id: 'p', roles: ['admin'] } }));
-    system = await startSystem({ apps: ['api'], env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(dir, 'tokens.json') } });
+    tokens = staticAuthByToken({ 'openapi-token': { user_id: 'u', project_id: 'p', roles: ['admin'] } });
+    system = await startSystem({ apps: ['api'], env: tokens.env });
   });
 
   afterAll(async () => {
     await system?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    tokens?.remove();
   });
 
   it('are served without a token, like version discovery, and say that /v1 needs one', async () => {

@@ -5,13 +5,12 @@
  * that an accepted write records the caller as the actor of its events.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerCount } from '../helpers/api-fixtures.js';
 import { blazarDate } from '../helpers/http.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 type Role = 'admin' | 'member' | 'reader' | 'norole';
@@ -61,7 +60,7 @@ const lastActor = (dataDir: string): unknown => {
 };
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 let day = 0;
 
 const as = (who: keyof typeof IDENTITIES) => IDENTITIES[who].token;
@@ -92,13 +91,10 @@ const newHost = async (): Promise<string> => {
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
+  tokens = staticAuth(IDENTITIES);
   system = await startSystem({
     env: {
-      LEASEHOLD_AUTH: 'static',
-      LEASEHOLD_TOKENS_FILE: file,
+      ...tokens.env,
       // webhooks on, to loopback only: their routes answer as in production (the publisher on any free port)
       LEASEHOLD_WEBHOOKS: 'on',
       LEASEHOLD_WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
@@ -109,7 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 /** The refusal is in the audit log, with who asked, for which request, and why. */
