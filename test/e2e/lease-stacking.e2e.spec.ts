@@ -9,14 +9,12 @@
  * off the same race admits all 48.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoggedEvent, hostsWith, wholeLedger } from '../helpers/api-fixtures.js';
 import { type JsonResponse, api, blazarDate } from '../helpers/http.js';
 import { blazarError, describeBody } from '../helpers/lease-client.js';
 import { queryPostgres } from '../helpers/postgres.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -44,7 +42,7 @@ const BASE = Date.now() + 24 * 3_600_000;
 const at = (minutes: number): string => blazarDate(minutes, BASE);
 const msAt = (minutes: number): number => Date.parse(`${at(minutes).replace(' ', 'T')}:00Z`);
 
-let tokensDir: string;
+let tokens: StaticAuth;
 const auth = (who: Who): Record<string, string> => ({ 'X-Auth-Token': IDENTITIES[who].token });
 
 /** A system under `env` with static tokens, its hosts: racks r1..r10 of GPU nodes and c1, c2 of CPU nodes, one host each. */
@@ -52,7 +50,7 @@ const startWith = async (env: Record<string, string>, apps: readonly ('api' | 'p
   startSystem({
     apps,
     ...(dataDir === undefined ? {} : { dataDir }),
-    env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json'), ...env },
+    env: { ...tokens.env, ...env },
   });
 
 /** Host id to node_type, as registered. */
@@ -124,12 +122,10 @@ const peakOnGpu = (held: readonly Held[]): number => {
 };
 
 beforeAll(() => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-stacking-tokens-'));
-  const tokens = Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]));
-  writeFileSync(join(tokensDir, 'tokens.json'), JSON.stringify(tokens));
+  tokens = staticAuth(IDENTITIES);
 });
 
-afterAll(() => rmSync(tokensDir, { recursive: true, force: true }));
+afterAll(() => tokens.remove());
 
 /** Where the verdicts run: the two APIs, the log as a replay reads it, and a third API started on that log. */
 interface Setting {
