@@ -353,6 +353,8 @@ describe('usage enforcement configuration', () => {
       LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota',
     });
     expect(code).not.toBe(0);
-    expect(output).toContain("LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)");
+    expect(output).toContain(
+      "LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service, lease_stacking)",
+    );
   });
 });

@@ -102,25 +102,37 @@ export const hostsWith = (key: string, value: string, min = 1, max = min) => ({
   resource_properties: JSON.stringify(['==', `$${key}`, value]),
 });
 
-/** Number of events in the ledger, read straight from the system's SQLite file (read-only). */
-export const ledgerCount = (dataDir: string): number => {
+/** Reads the system's SQLite ledger straight from its file (read-only). */
+const readLedger = <T>(dataDir: string, read: (db: Database.Database) => T): T => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('select count(*) as n from events').get() as { n: number }).n;
+    return read(db);
   } finally {
     db.close();
   }
 };
 
-/** The newest position in the ledger (0 when empty), read straight from the system's SQLite file (read-only). */
-export const ledgerHead = (dataDir: string): number => {
-  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('select coalesce(max(position), 0) as head from events').get() as { head: number }).head;
-  } finally {
-    db.close();
-  }
-};
+/** Number of events in the ledger. */
+export const ledgerCount = (dataDir: string): number =>
+  readLedger(dataDir, (db) => (db.prepare('select count(*) as n from events').get() as { n: number }).n);
+
+/** The newest position in the ledger (0 when empty). */
+export const ledgerHead = (dataDir: string): number =>
+  readLedger(dataDir, (db) => (db.prepare('select coalesce(max(position), 0) as head from events').get() as { head: number }).head);
+
+export interface LoggedEvent {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: any;
+}
+
+/** Every event of the ledger in log order: what a replay folds. */
+export const wholeLedger = (dataDir: string): LoggedEvent[] =>
+  readLedger(dataDir, (db) =>
+    (
+      db.prepare('select stream_id, type, data from events order by position').all() as { stream_id: string; type: string; data: string }[]
+    ).map((row) => ({ streamId: row.stream_id, type: row.type, data: JSON.parse(row.data) })),
+  );
 
 /** The common reservation fields, then the instance plugin's columns (upstream's instance_reservations order). */
 export const INSTANCE_RESERVATION_KEYS = [

@@ -8,6 +8,7 @@ describe('enforcement configuration', () => {
     expect(enforcementConfigFromEnv({})).toMatchObject({
       filters: [],
       external: null,
+      stacking: null,
       maxLeaseDuration: { maxSeconds: 86_400, extensionWindowHours: 0 },
     });
   });
@@ -27,10 +28,34 @@ describe('enforcement configuration', () => {
     expect(config.external).toEqual({ baseUrl: 'http://127.0.0.1:61000/v1/', token: 'secret', timeoutMs: 5000, onError: 'allow' });
   });
 
+  it('reads the stacking limit, its scope (resource_properties by default, or a named host property) and the exempt projects', () => {
+    const stacking = { LEASEHOLD_ENFORCEMENT_FILTERS: 'lease_stacking', LEASEHOLD_LEASE_STACKING_MAX: '2' };
+    expect(enforcementConfigFromEnv(stacking).stacking).toEqual({
+      max: 2,
+      scope: { kind: 'resource_properties' },
+      exemptProjectIds: new Set(),
+    });
+    const byNodeType = enforcementConfigFromEnv({
+      ...stacking,
+      LEASEHOLD_LEASE_STACKING_SCOPE: 'property:node_type',
+      LEASEHOLD_LEASE_STACKING_EXEMPT_PROJECTS: 'ops',
+    });
+    expect(byNodeType.stacking).toEqual({ max: 2, scope: { kind: 'property', name: 'node_type' }, exemptProjectIds: new Set(['ops']) });
+    expect(byNodeType.filters).toEqual(['lease_stacking']);
+  });
+
   it.each([
     [
+      { LEASEHOLD_ENFORCEMENT_FILTERS: 'lease_stacking' },
+      'LEASEHOLD_ENFORCEMENT_FILTERS has lease_stacking: LEASEHOLD_LEASE_STACKING_MAX must be a positive integer',
+    ],
+    [
+      { LEASEHOLD_ENFORCEMENT_FILTERS: 'lease_stacking', LEASEHOLD_LEASE_STACKING_MAX: '2', LEASEHOLD_LEASE_STACKING_SCOPE: 'node_type' },
+      'LEASEHOLD_LEASE_STACKING_SCOPE must be resource_properties or property:<host property>, got node_type',
+    ],
+    [
       { LEASEHOLD_ENFORCEMENT_FILTERS: 'max_lease_duration,quota' },
-      "LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service)",
+      "LEASEHOLD_ENFORCEMENT_FILTERS: unknown filter 'quota' (known: max_lease_duration, external_service, lease_stacking)",
     ],
     [{ LEASEHOLD_ENFORCEMENT_FILTERS: 'external_service' }, 'LEASEHOLD_ENFORCEMENT_EXTERNAL_URL must be set'],
     [

@@ -1,8 +1,9 @@
 import type { ExternalServiceSettings, OnError } from '#plugins/ports/external-enforcement.port.js';
 import { type Environment, integerSetting } from '../application-settings.js';
+import type { LeaseStackingPolicy, StackingScope } from './lease-stacking.rules.js';
 import type { MaxLeaseDurationPolicy } from './max-lease-duration.rules.js';
 
-export const FILTER_NAMES = ['max_lease_duration', 'external_service'] as const;
+export const FILTER_NAMES = ['max_lease_duration', 'external_service', 'lease_stacking'] as const;
 
 export type FilterName = (typeof FILTER_NAMES)[number];
 
@@ -12,6 +13,8 @@ export interface EnforcementConfig {
   readonly maxLeaseDuration: MaxLeaseDurationPolicy;
   /** Set when `external_service` is enabled. */
   readonly external: ExternalServiceSettings | null;
+  /** Set when `lease_stacking` is enabled. */
+  readonly stacking: LeaseStackingPolicy | null;
   /** Upstream's context fields: where the caller's Keystone is and the region (null: not known here). */
   readonly authUrl: string | null;
   readonly regionName: string | null;
@@ -60,6 +63,22 @@ const externalSettings = (env: Environment): ExternalServiceSettings => {
   return { baseUrl: baseUrl(env), token: token === '' ? null : token, timeoutMs, onError: onError(env) };
 };
 
+const stackingScope = (env: Environment): StackingScope => {
+  const value = (env.LEASEHOLD_LEASE_STACKING_SCOPE ?? '').trim();
+  if (value === '' || value === 'resource_properties') return { kind: 'resource_properties' };
+  const name = value.startsWith('property:') ? value.slice('property:'.length).trim() : '';
+  if (name === '') throw new Error(`LEASEHOLD_LEASE_STACKING_SCOPE must be resource_properties or property:<host property>, got ${value}`);
+  return { kind: 'property', name };
+};
+
+/** No default for the limit: an operator who enables the filter says how many leases a project may stack. */
+const stackingPolicy = (env: Environment): LeaseStackingPolicy => {
+  const max = integerSetting(env, 'LEASEHOLD_LEASE_STACKING_MAX', 0);
+  if (max === 0)
+    throw new Error('LEASEHOLD_ENFORCEMENT_FILTERS has lease_stacking: LEASEHOLD_LEASE_STACKING_MAX must be a positive integer');
+  return { max, scope: stackingScope(env), exemptProjectIds: new Set(list(env.LEASEHOLD_LEASE_STACKING_EXEMPT_PROJECTS)) };
+};
+
 /** Throws a message naming the variable for anything it cannot use: a process refuses to start rather than enforce something else. */
 export const enforcementConfigFromEnv = (env: Environment): EnforcementConfig => {
   const filters = filterNames(env);
@@ -72,6 +91,7 @@ export const enforcementConfigFromEnv = (env: Environment): EnforcementConfig =>
       extensionWindowHours: integerSetting(env, 'LEASEHOLD_LEASE_EXTENSION_WINDOW_HOURS', 0),
     },
     external: filters.includes('external_service') ? externalSettings(env) : null,
+    stacking: filters.includes('lease_stacking') ? stackingPolicy(env) : null,
     authUrl: optional('LEASEHOLD_KEYSTONE_URL'),
     regionName: optional('LEASEHOLD_OPENSTACK_REGION_NAME'),
   };

@@ -1,4 +1,4 @@
-import { DomainError, describeError } from '#domain/index.js';
+import { describeError } from '#domain/index.js';
 import type {
   EnforcementResources,
   ExternalAnswer,
@@ -6,7 +6,9 @@ import type {
   ExternalServiceSettings,
 } from '#plugins/ports/external-enforcement.port.js';
 import type { EnforcementConfig, FilterName } from './enforcement.config.js';
+import { refused } from './enforcement-refusal.js';
 import { type EnforcedLease, type EnforcementContext, contextBody, leaseBody } from './lease-body.js';
+import { LeaseStacking } from './lease-stacking.js';
 import { type MaxLeaseDurationPolicy, refuseCreate, refuseUpdate } from './max-lease-duration.rules.js';
 
 /** One of upstream's enforcement filters: each check answers why it refuses, or null. */
@@ -70,9 +72,6 @@ const externalServiceFilter = (
   };
 };
 
-const refused = (filter: FilterName, message: string): DomainError =>
-  new DomainError(`ENFORCEMENT_${filter.toUpperCase()}`, 'forbidden', message);
-
 /** What one filter's on-end notification came to. */
 export interface OnEndOutcome {
   readonly filter: FilterName;
@@ -82,12 +81,14 @@ export interface OnEndOutcome {
 /**
  * Upstream's chain of enforcement filters, in the configured order: the first refusal denies a
  * create or an update (a 403 with the filter's message, its code naming the filter); every filter
- * hears of a lease's end, and nothing it answers stops that end.
+ * hears of a lease's end, and nothing it answers stops that end. `lease_stacking` is not in the chain:
+ * it counts the project's other leases, so the lease decision judges it under its fence (`stacking`).
  */
 export class UsageEnforcement {
   constructor(
     private readonly filters: readonly EnforcementFilter[],
     private readonly where: { readonly authUrl: string | null; readonly regionName: string | null } = { authUrl: null, regionName: null },
+    readonly stacking: LeaseStacking | null = null,
   ) {}
 
   /** Upstream's context: who asks, and where their Keystone and region are. */
@@ -141,16 +142,18 @@ export interface EnforcementParts {
   readonly warn: (message: string) => void;
 }
 
-/** The configured filters, in order. */
+/** The configured filters, in order, and the stacking limit when enabled. */
 export const usageEnforcement = ({ config, service, resources, warn }: EnforcementParts): UsageEnforcement =>
   new UsageEnforcement(
-    config.filters.map((name) => {
+    config.filters.flatMap((name) => {
       switch (name) {
         case 'max_lease_duration':
-          return maxLeaseDurationFilter(config.maxLeaseDuration);
+          return [maxLeaseDurationFilter(config.maxLeaseDuration)];
         case 'external_service':
           if (config.external === null || service === null) throw new Error('external_service is enabled without its service');
-          return externalServiceFilter(config.external, service, resources, warn);
+          return [externalServiceFilter(config.external, service, resources, warn)];
+        case 'lease_stacking':
+          return [];
         default: {
           const _never: never = name;
           return _never;
@@ -158,4 +161,5 @@ export const usageEnforcement = ({ config, service, resources, warn }: Enforceme
       }
     }),
     { authUrl: config.authUrl, regionName: config.regionName },
+    config.stacking === null ? null : new LeaseStacking(config.stacking, resources),
   );

@@ -3,6 +3,8 @@ import {
   type ExistingLease,
   type LeaseChanges,
   type LeaseEvent,
+  type LeaseHolding,
+  type LeaseState,
   checkReservationIds,
   checkResourceTypes,
   foldEvents,
@@ -29,10 +31,11 @@ import { appendTo, eventMetadata } from '../command.js';
 import type { Decision } from '../command-handler.js';
 import type { EventMetadata } from '#event-store/event-store.port.js';
 import type { EnforcedLease } from '../enforcement/lease-body.js';
+import type { StackingChange } from '../enforcement/lease-stacking.js';
 import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
 import { decideHeadroom } from '../guardrails/headroom-decision.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
-import type { LeaseQuotaChange, Quotas } from '../quotas/quotas.js';
+import type { Quotas } from '../quotas/quotas.js';
 import { admissionContext, bookingPlan } from '../write-model/lease-admission.js';
 import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseCommand } from './lease.commands.js';
 
@@ -41,6 +44,11 @@ import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseC
  * project and user); a transport may ask `create` first, as upstream answers 403 before 400.
  */
 export const LEASE_POLICY = { create: ACTIONS.leasePost, update: ACTIONS.leasePut, remove: ACTIONS.leaseDelete } as const;
+
+/** A lease decision as the quotas and the stacking limit judge it. */
+interface LeaseChange extends StackingChange {
+  readonly leaseId: string;
+}
 
 /** Leases: each write decides the lease and the calendars it books together, appended atomically. */
 export class LeaseUseCases {
@@ -54,6 +62,8 @@ export class LeaseUseCases {
     private readonly quotas: Quotas | null = null,
     registry: AdmissionRegistry = ADMISSION_REGISTRY,
   ) {
+    if (enforcement.stacking !== null && quotas === null)
+      throw new Error('lease_stacking is judged on the quota index: give the leases their quotas');
     this.admissions = new Admissions(registry);
     this.availability = new AvailabilityQueries(context, registry);
   }
@@ -175,17 +185,41 @@ export class LeaseUseCases {
     );
     const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
     const recorded = eventMetadata(metadata);
-    const after = holdingOfState(reservationAmounts, foldEvents(leaseDecider, events));
-    const fence = await this.quotaFence({ projectId: actor.projectId, leaseId, before: null, after, now }, recorded);
+    const change = {
+      projectId: actor.projectId,
+      leaseId,
+      before: leaseDecider.initialState(),
+      after: foldEvents(leaseDecider, events),
+      now,
+    };
+    const fence = await this.admittedFence(change, recorded);
     return {
       appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence],
       result: { leaseId, events },
     };
   }
 
-  /** The quota check of a decision (a 403 when it would pass a limit) and the fence its append carries. */
-  private quotaFence(change: LeaseQuotaChange, recorded: EventMetadata) {
-    return this.quotas === null ? Promise.resolve([]) : this.quotas.admit(change, recorded, this.context.newId);
+  /** The quota check and the stacking limit of a decision (a 403 when it would pass one) and the fence its append carries. */
+  private admittedFence(change: LeaseChange, recorded: EventMetadata) {
+    if (this.quotas === null) return Promise.resolve([]);
+    const { projectId, leaseId, before, after, now } = change;
+    const holdings = {
+      projectId,
+      leaseId,
+      before: holdingOfState(reservationAmounts, before),
+      after: holdingOfState(reservationAmounts, after),
+      now,
+    };
+    const { stacking } = this.enforcement;
+    const judge =
+      stacking === null || !stacking.judges(change)
+        ? null
+        : (others: readonly LeaseHolding[]) => stacking.check(change, others, (id) => this.loadLease(id));
+    return this.quotas.admit(holdings, recorded, this.context.newId, judge);
+  }
+
+  private async loadLease(leaseId: string): Promise<LeaseState> {
+    return (await this.context.handler.load(leaseDecider, leaseStream(leaseId))).state;
   }
 
   /** Authorized against the stored lease, inside the decision: the lease read is the one the decision stands on. */
@@ -220,10 +254,9 @@ export class LeaseUseCases {
       // names the lease's latest event, so a read elsewhere that waits for it shows this lease
       if (events.length === 0) return { appends: [], result: { events: loaded.events, position: loaded.position } };
       const recorded = eventMetadata(command.metadata);
-      const before = holdingOfState(reservationAmounts, loaded.state);
-      const after = holdingOfState(reservationAmounts, foldEvents(leaseDecider, events, loaded.state));
+      const after = foldEvents(leaseDecider, events, loaded.state);
       const projectId = requireExisting(loaded.state, leaseId).lease.projectId;
-      const fence = await this.quotaFence({ projectId, leaseId, before, after, now: command.metadata.now }, recorded);
+      const fence = await this.admittedFence({ projectId, leaseId, before: loaded.state, after, now: command.metadata.now }, recorded);
       const appends = [
         appendTo(leaseStream(leaseId), loaded.revision, events, recorded, this.context.newId),
         ...plan.appends(recorded, this.context.newId),

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { type LeaseEvent, type QuotaChanges, type QuotaLimits, quotaStream } from '#domain/index.js';
 import { QUOTAS } from '#plugins/reservation-holdings.js';
-import type { AppendRequest, EventStore } from '#event-store/event-store.port.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
 import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
-import { CommandHandler } from '../command-handler.js';
-import type { UpdateLeaseRequest } from '../leases/lease.commands.js';
 import { LeaseUseCases } from '../leases/lease.use-cases.js';
-import { DEFAULT_SETTINGS, commandMetadata, testCaller } from '../testing/application.specification.js';
+import { commandMetadata, testCaller } from '../testing/application.specification.js';
 import { at, hostRegistered } from '../testing/calendars.fixture.js';
 import { appendGiven } from '../testing/given-events.js';
-import { WriteIndex } from '../write-model/write-index.js';
+import { heldBack, leaseChanges as changes, leasesIn, processContext } from '../testing/api-processes.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUseCases } from './quota.use-cases.js';
 import { Quotas } from './quotas.js';
@@ -27,50 +25,10 @@ const leaseOn = (side: string, from = 10, to = 18) => ({
   beforeEndDate: null,
   reservations: [onSide(side)],
 });
-const changes = (fields: Partial<UpdateLeaseRequest>): UpdateLeaseRequest => ({
-  name: null,
-  startDate: null,
-  endDate: null,
-  beforeEndDate: null,
-  reservations: [],
-  ...fields,
-});
-
-/**
- * The store as one process sees it, whose first append waits until released: `decided` resolves once
- * the process has decided and stands at that append, so another process can write meanwhile.
- */
-const heldBack = (store: EventStore) => {
-  let held = false;
-  let arrive = (): void => undefined;
-  let release = (): void => undefined;
-  const decided = new Promise<void>((resolve) => (arrive = resolve));
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const view = new Proxy(store, {
-    get(target, name, receiver) {
-      if (name !== 'appendMultiple') return Reflect.get(target, name, receiver) as unknown;
-      return async (requests: readonly AppendRequest[]) => {
-        if (!held) {
-          held = true;
-          arrive();
-          await gate;
-        }
-        return target.appendMultiple(requests);
-      };
-    },
-  });
-  return { view, decided, release };
-};
 
 /** One API process: its own handler and indexes over the shared log. */
 const processOf = (store: EventStore, name: string, limits: QuotaLimits = { ...QUOTAS.noLimits, hosts: 1 }) => {
-  let ids = 0;
-  const context = {
-    handler: new CommandHandler(store),
-    index: new WriteIndex(store),
-    settings: DEFAULT_SETTINGS,
-    newId: () => `${name}-${++ids}`,
-  };
+  const context = processContext(store, name);
   const quotas = new Quotas(new QuotaIndex(store), { defaults: limits, metricTopN: 10 });
   return { leases: new LeaseUseCases(context, undefined, undefined, quotas), quotas: new QuotaUseCases(context, quotas) };
 };
@@ -92,9 +50,6 @@ const createdLease = async (store: EventStore, side: string, from = 10, to = 18,
   const created = events.find((e): e is Extract<LeaseEvent, { type: 'Lease.Created' }> => e.type === 'Lease.Created');
   return { leaseId, reservationId: created?.data.reservations[0]?.id ?? '' };
 };
-
-const leasesIn = async (store: EventStore): Promise<string[]> =>
-  (await store.readAll({ from: 0 })).filter((e) => e.type === 'Lease.Created').map((e) => (e.data as { leaseId: string }).leaseId);
 
 describe('the quota fence between two processes', () => {
   it('Given a limit of 1 host and two processes each admitting a lease on a host of its own, When one appends after the other decided, Then it is decided again and refused', async () => {

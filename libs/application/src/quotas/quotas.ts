@@ -58,22 +58,31 @@ export class Quotas {
     return effectiveLimits(QUOTAS, this.index.quota(projectId).state.limits, this.config.defaults);
   }
 
-  /** Runs inside the decision (under the handler's lock): throws the 403 of the first quota exceeded, or answers the fence to append. */
+  /**
+   * Runs inside the decision (under the handler's lock): throws the 403 of the first quota exceeded, or
+   * answers the fence to append. `judge` is another rule over the project's other leases (the stacking
+   * limit), judged on the state the fence is taken on; an admission it judged is always written (never
+   * only guarded), so two of them decided on one state conflict.
+   */
   async admit(
     { projectId, leaseId, before, after, now }: LeaseQuotaChange,
     metadata: EventMetadata,
     newId: () => string,
+    judge: ((others: readonly LeaseHolding[]) => Promise<void>) | null = null,
   ): Promise<AppendRequest[]> {
-    if (after === null || sameHolding(before, after)) return [];
+    const held = after !== null && sameHolding(before, after);
+    if (after === null || (held && judge === null)) return [];
     await this.index.catchUp();
     const limits = this.limitsOf(projectId);
     const { revision, state } = this.index.quota(projectId);
     const expected = revision === -1 ? 'no_stream' : revision;
+    const others = this.index.holdings(projectId, leaseId);
     // a project without limits is only guarded: its admissions do not wait on each other, yet one decided
     // here while another process sets a limit conflicts, and is decided again under that limit
-    if (unlimited(limits)) return [guardOf(quotaStream(projectId), expected)];
-    const excess = quotaExcess(QUOTAS, { limits, others: this.index.holdings(projectId, leaseId), before, after, now: toMs(now) });
+    if (unlimited(limits) && judge === null) return [guardOf(quotaStream(projectId), expected)];
+    const excess = unlimited(limits) || held ? null : quotaExcess(QUOTAS, { limits, others, before, after, now: toMs(now) });
     if (excess !== null) throw quotaExceeded(QUOTAS, projectId, excess);
+    if (judge !== null) await judge(others);
     const events = QUOTA_DECIDER.decide({ type: 'AdmitLease', data: { projectId, leaseId, now } }, state);
     return [appendTo(quotaStream(projectId), expected, events, metadata, newId)];
   }
