@@ -88,10 +88,7 @@ describe('lease requests (api + projector + reactor)', () => {
       predicted_start: null,
       lease_id: expect.stringMatching(UUID),
     });
-    expect(request.reservations).toEqual([
-      hostsOf('lr-fit', 2),
-      { resource_type: 'virtual:floatingip', network_id: NETWORK, amount: 1 },
-    ]);
+    expect(request.reservations).toEqual([hostsOf('lr-fit', 2), { resource_type: 'virtual:floatingip', network_id: NETWORK, amount: 1 }]);
 
     const shown = await client().get(`/v1/leases/${request.lease_id as string}`, MEMBER);
     expect(shown.status, describeBody(shown)).toBe(200);
@@ -150,6 +147,10 @@ describe('lease requests (api + projector + reactor)', () => {
     const after = await show(firstId);
     expect(after.body.lease_request).toMatchObject({ status: 'withdrawn', position: null, predicted_start: null });
     expect((await show(secondId)).body.lease_request.position, 'the second moves up').toBe(1);
+    const history = await client().get(`/v1/lease-requests/${firstId}/history`, MEMBER);
+    expect(history.status, describeBody(history)).toBe(200);
+    expect(history.body.history.map((e: { type: string }) => e.type)).toEqual(['lease_request.submitted', 'lease_request.withdrawn']);
+    expect((await client().get(`/v1/lease-requests/${firstId}/history`, OTHER)).status).toBe(403);
     expect((await withdraw(firstId)).status).toBe(409);
     expect((await withdraw('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await withdraw('not-a-uuid')).status).toBe(404);
@@ -168,6 +169,11 @@ describe('lease requests (api + projector + reactor)', () => {
     const otherList = await client().get('/v1/lease-requests', OTHER);
     expect(otherList.body.lease_requests.map((r: { id: string }) => r.id)).not.toContain(id);
     expect((await withdraw(id, OTHER)).status).toBe(403);
+    const feed = (headers: Record<string, string>) =>
+      client().get('/v1/events?types=lease_request.submitted,lease_request.withdrawn&limit=1000', headers);
+    const idsIn = (reply: { body: { events: { data: { request_id: string } }[] } }) => reply.body.events.map((e) => e.data.request_id);
+    expect(idsIn(await feed(MEMBER)), "the own project's feed").toContain(id);
+    expect(idsIn(await feed(OTHER)), "another project's feed").not.toContain(id);
     const adminList = await client().get('/v1/lease-requests', ADMIN);
     expect(adminList.body.lease_requests.map((r: { id: string }) => r.id)).toContain(id);
     expect((await show(id)).body.lease_request.status, 'still queued').toBe('queued');
