@@ -382,6 +382,12 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       switch: `s${unique()}`,
     }),
     NetworkUpdate: () => ({ switch: `s${unique()}` }),
+    CreateLeaseRequestDto: () => ({
+      name: `fuzz-request-${unique()}`,
+      reservations: [pinnedHost('fuzz-host-1')],
+      duration: 60,
+      not_before: start(),
+    }),
     ScheduleMaintenanceDto: () => {
       const from = start();
       return { start: from, end: from.replace('10:00', '11:00'), reason: `fuzz firmware ${unique()}` };
@@ -532,7 +538,8 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const lease = await client.post('/v1/leases', VALID_BODIES.CreateLeaseDto?.());
     const webhook = await client.post('/v1/webhooks', VALID_BODIES.WebhookCreate?.());
     const window = await client.post(`/v1/os-hosts/${host.body.host.id}/maintenance`, VALID_BODIES.ScheduleMaintenanceDto?.());
-    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window])
+    const leaseRequest = await client.post('/v1/lease-requests', VALID_BODIES.CreateLeaseRequestDto?.());
+    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window, leaseRequest])
       expect(created.status, describeBody(created)).toBe(201);
     Object.assign(known, {
       leaseId: [lease.body.lease.id],
@@ -541,6 +548,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       flavorId: [flavor.body.flavor.id],
       webhookId: [webhook.body.webhook.id],
       windowId: [window.body.maintenance_window.id],
+      requestId: [leaseRequest.body.lease_request.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
       asset: ['calendar.page.js', 'calendar.css', 'graphiql.css', 'explorer.js'],

@@ -17,6 +17,7 @@ import { CreateFlavorDto } from '#api/flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '#api/floatingips/floating-ip.dto.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '#api/hosts/host.dto.js';
 import { ScheduleMaintenanceDto } from '#api/hosts/host-maintenance.dto.js';
+import { CreateLeaseRequestDto } from '#api/lease-requests/lease-request.dto.js';
 import { toIntLike } from '#api/http/int-like.js';
 import { validateBody } from '#api/http/validate-body.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '#api/leases/lease.dto.js';
@@ -84,6 +85,7 @@ const DTOS = [
   RegisterHostDto,
   PropertyPrivacyDto,
   ScheduleMaintenanceDto,
+  CreateLeaseRequestDto,
   RegisterFloatingIpDto,
   CreateFlavorDto,
 ];
@@ -330,6 +332,7 @@ const VALID_BODIES = new Map<Type, Record<string, unknown>>([
   [RegisterHostDto, { name: 'host' }],
   [PropertyPrivacyDto, { private: true }],
   [ScheduleMaintenanceDto, { start: '2030-01-01 10:00', end: '2030-01-01 12:00', reason: 'firmware' }],
+  [CreateLeaseRequestDto, { name: 'request', reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }], duration: 60 }],
   [RegisterFloatingIpDto, { floating_network_id: '3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7a01', floating_ip_address: '10.0.0.1' }],
   [CreateFlavorDto, { name: 'flavor', vcpus: 1, ram: 1, disk: 0 }],
 ]);
@@ -706,6 +709,45 @@ describe('OpenAPI document and /docs', () => {
       const deleted = await fetch(`${system.url}/v1/leases/${leaseId}`, { method: 'DELETE' });
       expect(deleted.status).toBe(204);
       expect(doc.paths['/v1/leases/{leaseId}'].delete.responses['204'].content).toBeUndefined();
+    });
+
+    it('lease requests: queued, listed, shown, history, withdrawn, bad input', async () => {
+      const busy = await client.post('/v1/os-hosts', { name: 'openapi-requested', group: 'openapi-requested' });
+      const onlyIt = {
+        resource_type: 'physical:host',
+        min: 1,
+        max: 1,
+        hypervisor_properties: '',
+        resource_properties: '["==", "$group", "openapi-requested"]',
+      };
+      const taken = await client.post('/v1/leases', {
+        name: 'openapi-taken',
+        start_date: dayAt(51, '10:00'),
+        end_date: dayAt(51, '12:00'),
+        reservations: [onlyIt],
+      });
+      expect(busy.status + taken.status).toBe(402);
+      const body = {
+        name: 'openapi-request',
+        reservations: [onlyIt],
+        duration: 'PT2H',
+        not_before: dayAt(51, '10:00'),
+        start_by: dayAt(52, '10:00'),
+      };
+      const queued = await client.post('/v1/lease-requests', body);
+      conforms('post', '/v1/lease-requests', queued, 201);
+      expect(queued.body.lease_request).toMatchObject({
+        status: 'queued',
+        predicted_start: `${dayAt(51, '12:00').replace(' ', 'T')}:00.000000`,
+      });
+      const id = queued.body.lease_request.id as string;
+      conforms('get', '/v1/lease-requests', await client.get('/v1/lease-requests'), 200);
+      conforms('get', '/v1/lease-requests/{requestId}', await client.get(`/v1/lease-requests/${id}`), 200);
+      conforms('get', '/v1/lease-requests/{requestId}/history', await client.get(`/v1/lease-requests/${id}/history`), 200);
+      conforms('post', '/v1/lease-requests', await client.post('/v1/lease-requests', { ...body, duration: 0 }), 400);
+      conforms('get', '/v1/lease-requests/{requestId}', await client.get('/v1/lease-requests/00000000-0000-4000-8000-000000000000'), 404);
+      expect((await client.delete(`/v1/lease-requests/${id}`)).status).toBe(204);
+      conforms('delete', '/v1/lease-requests/{requestId}', await client.delete(`/v1/lease-requests/${id}`), 409);
     });
 
     it('maintenance windows: scheduled, listed per host and over all, cancelled, bad input', async () => {

@@ -303,6 +303,99 @@ describe('leases: route x role x own/other project (static tokens, default polic
   });
 });
 
+/** A lease request with no free host to fit (group `none`), so it stays queued, owned by project-a or project-b. */
+const requestOf = async (owner: 'ownerA' | 'ownerB'): Promise<string> => {
+  const created = await request('POST', '/v1/lease-requests', as(owner), {
+    name: `matrix-request-${owner}`,
+    reservations: [{ resource_type: 'physical:host', min: 1, max: 1, resource_properties: '["==", "$group", "none"]' }],
+    duration: 60,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.body.lease_request.status).toBe('queued');
+  return created.body.lease_request.id;
+};
+
+/** Lease requests (Leasehold's, docs/queue.md): the leases' rules, under their own names. */
+const LEASE_REQUEST_POLICY: Record<string, Record<Role, boolean>> = {
+  list: { admin: true, member: true, reader: true, norole: false },
+  'get own': { admin: true, member: true, reader: true, norole: false },
+  'get other': { admin: true, member: false, reader: false, norole: false },
+  'history own': { admin: true, member: true, reader: true, norole: false },
+  'history other': { admin: true, member: false, reader: false, norole: false },
+  submit: { admin: true, member: true, reader: false, norole: false },
+  'withdraw own': { admin: true, member: true, reader: false, norole: false },
+  'withdraw other': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('lease requests: route x role x own/other project (static tokens, default policy)', () => {
+  it.each(table(LEASE_REQUEST_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    const own = await requestOf('ownerA');
+    const other = await requestOf('ownerB');
+    const idOf = (which: string) => (which.endsWith('own') ? own : other);
+    switch (route) {
+      case 'list': {
+        const reply = await read(() => request('GET', '/v1/lease-requests', token), 200, 'leasehold:lease_requests:get', allowed);
+        if (!allowed) break;
+        const ids = reply.body.lease_requests.map((r: { id: string }) => r.id);
+        expect(ids).toContain(own);
+        expect(ids.includes(other)).toBe(role === 'admin');
+        break;
+      }
+      case 'get own':
+      case 'get other': {
+        const reply = await read(
+          () => request('GET', `/v1/lease-requests/${idOf(route)}`, token),
+          200,
+          'leasehold:lease_requests:get',
+          allowed,
+        );
+        // no host matches the request: no prediction (and a reader, who may not search availability, never gets one)
+        if (allowed) expect(reply.body.lease_request).toMatchObject({ id: idOf(route), status: 'queued', predicted_start: null });
+        break;
+      }
+      case 'history own':
+      case 'history other': {
+        const path = `/v1/lease-requests/${idOf(route)}/history`;
+        const reply = await read(() => request('GET', path, token), 200, 'leasehold:lease_requests:get', allowed);
+        if (allowed) expect(reply.body.history.map((entry: { type: string }) => entry.type)).toEqual(['lease_request.submitted']);
+        break;
+      }
+      case 'submit': {
+        const body = { name: `matrix-submit-${role}`, reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }], duration: 60 };
+        const reply = await write(
+          role,
+          () => request('POST', '/v1/lease-requests', token, body),
+          201,
+          'leasehold:lease_requests:post',
+          allowed,
+        );
+        if (allowed) {
+          expect(reply.body.lease_request).toMatchObject({ project_id: IDENTITIES[role].project_id, user_id: IDENTITIES[role].user_id });
+        }
+        break;
+      }
+      case 'withdraw own':
+      case 'withdraw other': {
+        const id = idOf(route);
+        await write(role, () => request('DELETE', `/v1/lease-requests/${id}`, token), 204, 'leasehold:lease_requests:delete', allowed);
+        const after = await request('GET', `/v1/lease-requests/${id}`, as('admin'));
+        expect(after.body.lease_request.status).toBe(allowed ? 'withdrawn' : 'queued');
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('an unknown lease request is 404 for %s, before any policy check', async (role) => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const method of ['GET', 'DELETE'] as const) {
+      const reply = await request(method, `/v1/lease-requests/${missing}`, as(role));
+      expect(reply.status, `${method} ${JSON.stringify(reply.body)}`).toBe(404);
+    }
+    expect((await request('GET', `/v1/lease-requests/${missing}/history`, as(role))).status).toBe(404);
+  });
+});
+
 /** A maintenance window on a fresh host (each case registers its own). */
 const MAINTENANCE = { start: blazarDate(60 * 24 * 20), end: blazarDate(60 * 24 * 20 + 60), reason: 'matrix' };
 
@@ -780,6 +873,11 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/allocation'],
     ['GET', '/v1/leases/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/os-hosts/1/history'],
+    ['GET', '/v1/lease-requests'],
+    ['POST', '/v1/lease-requests', { name: 'x', reservations: [], duration: 60 }],
+    ['GET', '/v1/lease-requests/00000000-0000-4000-8000-000000000000'],
+    ['DELETE', '/v1/lease-requests/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/v1/lease-requests/00000000-0000-4000-8000-000000000000/history'],
     ['GET', '/v1/os-hosts/maintenance'],
     ['GET', '/v1/os-hosts/1/maintenance'],
     ['POST', '/v1/os-hosts/1/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],

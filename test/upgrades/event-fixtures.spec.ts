@@ -26,6 +26,7 @@ import {
   freepoolWatchStream,
   hostActivityStream,
   hostStream,
+  leaseRequestStream,
   leaseStream,
   propertyStream,
   quotaStream,
@@ -75,6 +76,7 @@ const text = (data: Readonly<Record<string, unknown>>, field: string): string =>
 /** The stream each aggregate's events go to, by the type's first word, with the helpers the code appends with. */
 const STREAMS: Readonly<Record<string, (data: Readonly<Record<string, unknown>>) => string>> = {
   Lease: (data) => leaseStream(text(data, 'leaseId')),
+  LeaseRequest: (data) => leaseRequestStream(text(data, 'requestId')),
   Reservation: (data) => leaseStream(text(data, 'leaseId')),
   Host: (data) => hostStream(text(data, 'hostId')),
   HostActivity: (data) => hostActivityStream(text(data, 'hostId')),

@@ -30,6 +30,7 @@ import { LeaseOwners } from '#application/feed/lease-owners.js';
 import { LiveLog } from '#application/feed/live-log.js';
 import { HostController } from './hosts/host.controller.js';
 import { HostMaintenanceController } from './hosts/host-maintenance.controller.js';
+import { LeaseRequestController } from './lease-requests/lease-request.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -70,6 +71,7 @@ import { FloatingIpUseCases } from '#application/floating-ips/floating-ip.use-ca
 import type { HostInventory } from '#plugins/ports/host-inventory.port.js';
 import { HostUseCases } from '#application/hosts/host.use-cases.js';
 import { HostMaintenanceUseCases } from '#application/hosts/host-maintenance.use-cases.js';
+import { LeaseRequestUseCases } from '#application/lease-requests/lease-request.use-cases.js';
 import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
@@ -152,6 +154,7 @@ export class AppModule {
         GraphqlExplorerController,
         LeaseController,
         HostMaintenanceController,
+        LeaseRequestController,
         HostController,
         PluginsController,
         FloatingIpController,
@@ -243,6 +246,11 @@ export class AppModule {
           inject: [APPLICATION_CONTEXT, LEASE_TRUSTS, USAGE_ENFORCEMENT, Quotas],
           useFactory: (context: ApplicationContext, trusts: LeaseTrusts, enforcement: UsageEnforcement, quotas: Quotas) =>
             new LeaseUseCases(context, trusts, enforcement, quotas),
+        },
+        {
+          provide: LeaseRequestUseCases,
+          inject: [APPLICATION_CONTEXT, LeaseUseCases],
+          useFactory: (context: ApplicationContext, leases: LeaseUseCases) => new LeaseRequestUseCases(context, leases),
         },
         // LEASEHOLD_CLOUD: standalone takes the body's word; openstack asks Nova and Neutron
         { provide: CLOUD_CONFIG, useFactory: () => parseCloudConfig(process.env) },

@@ -27,6 +27,7 @@ const KIND_PATHS = Object.fromEntries(
 const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = {
   ...KIND_PATHS,
   lease: 'leases',
+  lease_request: 'lease-requests',
   host: 'hosts',
   floating_ip: 'floatingips',
   resource_property: 'properties',

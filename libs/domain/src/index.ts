@@ -10,6 +10,7 @@ export * from './host/index.js';
 export * from './host-activity/index.js';
 export * from './host-registry/host-registry.js';
 export * from './lease/index.js';
+export * from './lease-request/index.js';
 export * from './resource-property/resource-property.js';
 export * from './shared/text-rules.js';
 export * from './shared/limits.js';

@@ -30,7 +30,7 @@ const MAX_DURATION_MINUTES = 10 * 366 * 24 * 60;
 const malformed = (name: string, why: string) => invalid('MALFORMED_PARAMETER', `Malformed parameter ${name} (${why})`);
 
 /** Minutes, as an integer (or int-like string) or an ISO 8601 duration of whole minutes. */
-const parseDuration = (value: unknown): number => {
+export const parseDuration = (value: unknown): number => {
   const fromIso = typeof value === 'string' && value.startsWith('P') ? Duration.fromISO(value) : null;
   const minutes = fromIso === null ? toIntLike(value) : fromIso.isValid ? fromIso.as('minutes') : null;
   if (minutes === null || !Number.isInteger(minutes) || minutes < 1 || minutes > MAX_DURATION_MINUTES) {

@@ -9,6 +9,7 @@ import { HISTORY_HANDLERS } from '../history/history.handlers.js';
 import { HOST_HANDLERS } from '../hosts/host.handlers.js';
 import { HOST_MAINTENANCE_HANDLERS } from '../hosts/host-maintenance.handlers.js';
 import { LEASE_HANDLERS } from '../leases/lease.handlers.js';
+import { LEASE_REQUEST_HANDLERS } from '../lease-requests/lease-request.handlers.js';
 import { NETWORK_HANDLERS } from '../networks/network.handlers.js';
 import { QUOTA_HANDLERS } from '../quotas/quota.handlers.js';
 import { USAGE_HANDLERS } from '../usage/usage.handlers.js';
@@ -17,6 +18,7 @@ import { WEBHOOK_HANDLERS } from '../webhooks/webhook.handlers.js';
 /** Every command and query handler of the API: the buses find them among the providers (CqrsModule). */
 export const BUS_HANDLERS = [
   ...LEASE_HANDLERS,
+  ...LEASE_REQUEST_HANDLERS,
   ...HOST_HANDLERS,
   ...HOST_MAINTENANCE_HANDLERS,
   ...FLOATING_IP_HANDLERS,

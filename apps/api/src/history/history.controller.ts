@@ -4,9 +4,9 @@ import { KnownParameters } from '../http/known-parameters.guard.js';
 import type { Request } from '../http/exchange.js';
 import type { HistoryEntry } from '#application/history/history-entry.js';
 import { callerOf } from '../http/request-context.js';
-import { GetFloatingIpHistory, GetHostHistory, GetLeaseHistory } from './history.handlers.js';
+import { GetFloatingIpHistory, GetHostHistory, GetLeaseHistory, GetLeaseRequestHistory } from './history.handlers.js';
 
-/** What happened to a lease, host or floating IP, read from the log itself (never stale). */
+/** What happened to a lease, lease request, host or floating IP, read from the log itself (never stale). */
 @Controller('v1')
 @UseGuards(KnownParameters)
 export class HistoryController {
@@ -15,6 +15,11 @@ export class HistoryController {
   @Get('leases/:leaseId/history')
   async lease(@Param('leaseId') leaseId: string, @Req() request: Request): Promise<{ history: HistoryEntry[] }> {
     return { history: await this.queries.execute(new GetLeaseHistory(callerOf(request), leaseId)) };
+  }
+
+  @Get('lease-requests/:requestId/history')
+  async leaseRequest(@Param('requestId') requestId: string, @Req() request: Request): Promise<{ history: HistoryEntry[] }> {
+    return { history: await this.queries.execute(new GetLeaseRequestHistory(callerOf(request), requestId)) };
   }
 
   @Get('os-hosts/:hostId/history')

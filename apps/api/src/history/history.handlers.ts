@@ -33,6 +33,24 @@ export class GetFloatingIpHistory extends Query<HistoryEntry[]> {
   }
 }
 
+export class GetLeaseRequestHistory extends Query<HistoryEntry[]> {
+  constructor(
+    readonly caller: Caller,
+    readonly requestId: string,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetLeaseRequestHistory)
+export class GetLeaseRequestHistoryHandler implements IQueryHandler<GetLeaseRequestHistory> {
+  constructor(@Inject(HistoryQueries) private readonly history: HistoryQueries) {}
+
+  execute({ caller, requestId }: GetLeaseRequestHistory): Promise<HistoryEntry[]> {
+    return this.history.leaseRequest(caller, requestId);
+  }
+}
+
 @QueryHandler(GetLeaseHistory)
 export class GetLeaseHistoryHandler implements IQueryHandler<GetLeaseHistory> {
   constructor(@Inject(HistoryQueries) private readonly history: HistoryQueries) {}
@@ -60,4 +78,4 @@ export class GetFloatingIpHistoryHandler implements IQueryHandler<GetFloatingIpH
   }
 }
 
-export const HISTORY_HANDLERS = [GetLeaseHistoryHandler, GetHostHistoryHandler, GetFloatingIpHistoryHandler];
+export const HISTORY_HANDLERS = [GetLeaseHistoryHandler, GetLeaseRequestHistoryHandler, GetHostHistoryHandler, GetFloatingIpHistoryHandler];

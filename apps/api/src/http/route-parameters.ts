@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, RATE_CARD_NAME_PATTERN, invalid } from '#domain/index.js';
+import { type DomainError, MAX_CAPABILITY_KEY_LENGTH, RATE_CARD_NAME_PATTERN, invalid, leaseRequestNotFound } from '#domain/index.js';
 import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { reservationQueryParameters } from '../leases/reservation-fields.js';
@@ -45,6 +45,7 @@ const flag = (name: string): ParameterRule => ({
 /** Every path parameter any route declares, by name. A route with another name fails its requests and the OpenAPI check. */
 export const PATH_PARAMETERS: Readonly<Record<string, ParameterRule>> = {
   leaseId: { pattern: UUID_PATTERN, description: 'a lease id (a UUID)', refuse: leaseNotFound },
+  requestId: { pattern: UUID_PATTERN, description: 'a lease request id (a UUID)', refuse: leaseRequestNotFound },
   hostId: { pattern: HOST_ID_PATTERN, description: 'a host id (a positive integer)', refuse: hostNotFound },
   windowId: { pattern: UUID_PATTERN, description: 'a maintenance window id (a UUID)', refuse: maintenanceWindowNotFound },
   floatingIpId: { pattern: UUID_PATTERN, description: 'a floating IP id (a UUID)', refuse: floatingIpNotFound },

@@ -1,8 +1,9 @@
 import type { DateTime } from 'luxon';
-import { invalid, scheduleForCreate } from '#domain/index.js';
+import { type ResourceType, invalid, scheduleForCreate } from '#domain/index.js';
 import type { ReservationPatch } from '#plugins/admission/reservation-patch.js';
 import { RESERVATION_FIELDS } from '#plugins/reservation-fields.js';
 import { type ReservationRequest, isResourceType, reservationType } from '#plugins/reservation-types.js';
+import type { WireValues } from '#plugins/reservation-wire.js';
 import { parseBlazarDate } from '../http/blazar-dates.js';
 import { validateBody } from '../http/validate-body.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from '#application/leases/lease.commands.js';
@@ -10,13 +11,17 @@ import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from './lease.dto.
 import { changedValues, requestValues } from './reservation-fields.js';
 import { ReservationUpdateDto, reservationDto } from './reservation.dto.js';
 
-/** One reservation of a lease request, as POST /v1/leases validates it (also what an availability query asks about). */
-export const parseReservation = (raw: unknown): ReservationRequest => {
+/** One reservation as POST /v1/leases validates it: its type, its fields as the type's wire read them, and the type's request. */
+export const parseReservationValues = (raw: unknown): { type: ResourceType; values: WireValues; request: ReservationRequest } => {
   const { resource_type: type } = validateBody(ReservationTypeDto, raw, 'reservation');
   if (!isResourceType(type)) throw invalid('UNSUPPORTED_RESOURCE_TYPE', `The ${type} resource type is not supported`);
   const { wire } = reservationType(type);
-  return wire.request(requestValues(wire.fields, validateBody(reservationDto(type), raw, 'reservation')));
+  const values = requestValues(wire.fields, validateBody(reservationDto(type), raw, 'reservation'));
+  return { type, values, request: wire.request(values) };
 };
+
+/** One reservation of a lease request, as POST /v1/leases validates it (also what an availability query asks about). */
+export const parseReservation = (raw: unknown): ReservationRequest => parseReservationValues(raw).request;
 
 const optionalDate = (value: unknown, now: DateTime): string | null =>
   value === undefined || value === null ? null : parseBlazarDate(value, now);

@@ -377,6 +377,52 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List resource plugins',
     response: { description: 'One plugin per supported resource type.', schema: listOf('plugins', 'Plugin') },
   },
+  'POST /v1/lease-requests': {
+    operationId: 'submitLeaseRequest',
+    tag: 'leases',
+    summary: 'Ask for a lease without dates',
+    description:
+      "A lease `duration` long, to start between `not_before` and `start_by`. One that fits at `not_before` now becomes that lease at once (status `admitted`, `lease_id`), in the same append; one refused for capacity waits in the queue (status `queued`); any other refusal is the request's (a Leasehold extension, `leasehold:lease_requests:post`, default member or admin; docs/queue.md).",
+    body: { schema: ref('CreateLeaseRequestDto'), required: true },
+    response: { description: 'The request.', schema: envelope('lease_request', ref('LeaseRequestDetail')) },
+    errors: [403],
+  },
+  'GET /v1/lease-requests': {
+    operationId: 'listLeaseRequests',
+    tag: 'leases',
+    summary: 'List lease requests',
+    description:
+      "The caller's project's requests in submission order, an admin's every project's (`leasehold:lease_requests:get`); without `predicted_start`.",
+    response: { description: 'The requests.', schema: listOf('lease_requests', 'LeaseRequest') },
+  },
+  'GET /v1/lease-requests/:requestId': {
+    operationId: 'showLeaseRequest',
+    tag: 'leases',
+    summary: 'Show a lease request',
+    description: 'With its rank in the queue and the start the availability search predicts now (`leasehold:lease_requests:get`).',
+    parameters: { requestId: 'The lease request id.' },
+    response: { description: 'The request.', schema: envelope('lease_request', ref('LeaseRequestDetail')) },
+    errors: [404],
+  },
+  'DELETE /v1/lease-requests/:requestId': {
+    operationId: 'withdrawLeaseRequest',
+    tag: 'leases',
+    summary: 'Withdraw a lease request',
+    description:
+      'Only a queued one: an admitted request is refused (409), its lease is deleted instead (`leasehold:lease_requests:delete`).',
+    parameters: { requestId: 'The lease request id.' },
+    response: { description: 'Withdrawn.' },
+    errors: [404, 409],
+  },
+  'GET /v1/lease-requests/:requestId/history': {
+    operationId: 'showLeaseRequestHistory',
+    tag: 'leases',
+    summary: "A lease request's history",
+    description: "Every event of the request's own stream, in log order (types and fields in docs/events.md).",
+    parameters: { requestId: 'The lease request id.' },
+    response: { description: 'The events, oldest first.', schema: listOf('history', 'HistoryEntry') },
+    errors: [404],
+  },
   'GET /v1/leases/:leaseId/history': {
     operationId: 'showLeaseHistory',
     tag: 'leases',

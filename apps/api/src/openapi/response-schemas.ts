@@ -16,6 +16,7 @@ import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { MaintenanceWindowView } from '../hosts/host-maintenance.view.js';
+import type { LeaseRequestDetailView, LeaseRequestView } from '../lease-requests/lease-request.view.js';
 import type { AllocatedReservation, FloatingIpAllocationView, HostAllocationView, SlotsHeld } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 import { HOST_DOWN_REASONS } from '#domain/index.js';
@@ -364,7 +365,49 @@ const MaintenanceWindow = object<MaintenanceWindowView>(
   { description: 'A maintenance window: the host is offered to no new lease from `start_date` to `end_date` (docs/maintenance.md).' },
 );
 
+const leaseRequestProperties: PropertiesOf<LeaseRequestView> = {
+  id: uuid,
+  name: string,
+  project_id: string,
+  user_id: string,
+  status: { enum: every<LeaseRequestView['status']>()(['queued', 'admitted', 'withdrawn']) },
+  reservations: {
+    type: 'array',
+    items: {
+      type: 'object',
+      description: 'A reservation as it was asked for: `resource_type` and the fields it gave, as in a lease request.',
+    },
+  },
+  duration: { type: 'integer', minimum: 1, description: 'Minutes.' },
+  not_before: blazarDate,
+  start_by: blazarDate,
+  position: {
+    type: ['integer', 'null'],
+    minimum: 1,
+    description: 'Rank in the queue, 1 for the head, first come first served; null unless queued.',
+  },
+  lease_id: { ...uuid, type: ['string', 'null'], description: 'The lease it became; null unless admitted.' },
+  created_at: timestamp,
+  updated_at: timestampOrNull,
+};
+
+const LeaseRequest = object<LeaseRequestView>(leaseRequestProperties, { description: 'A lease asked for without dates (docs/queue.md).' });
+
+const LeaseRequestDetail = object<LeaseRequestDetailView>(
+  {
+    ...leaseRequestProperties,
+    predicted_start: {
+      ...blazarDate,
+      type: ['string', 'null'],
+      description: 'The earliest start in [not_before, start_by] the availability search finds now; null when none, or not queued.',
+    },
+  },
+  { description: 'One lease request, with the start the availability search predicts for it now (docs/queue.md).' },
+);
+
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  LeaseRequest,
+  LeaseRequestDetail,
   Lease,
   Reservation,
   ...RESERVATION_SCHEMAS,

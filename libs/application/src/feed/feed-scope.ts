@@ -1,5 +1,6 @@
 import { floatingIpStream, hostStream, leaseStream } from '#domain/index.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { FeedTie } from '#plugins/resource-kind.js';
 import { RESOURCE_KINDS, RESOURCE_KIND_TIES } from '#plugins/resource-kinds.js';
 import { type Caller, leaseTarget } from '../caller.js';
 import type { InternalEventType } from '../history/event-catalogue.js';
@@ -8,14 +9,18 @@ import type { LeaseOwners } from './lease-owners.js';
 
 /**
  * What ties an event to a project: its lease (`leaseId` in the data), the lease of its reservation
- * (`reservationId`: a booking moved on a host or an address names no lease), or nothing (the registries,
+ * (`reservationId`: a booking moved on a host or an address names no lease), the lease request it is about (each of whose
+ * events names the request's project and user), or nothing (the registries,
  * hosts' health and Nova activity, the freepool watch, flavors, properties, the audit log: operators' business only).
  * A record over every internal type: a new event is refused by the compiler until it is placed here.
  */
-const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'none' } = {
+const TIED_BY: { readonly [T in InternalEventType]: FeedTie | 'request' } = {
   // each registered resource kind ties its own events (resource-kinds.ts)
   ...RESOURCE_KIND_TIES,
   'Lease.Created': 'lease',
+  'LeaseRequest.Submitted': 'request',
+  'LeaseRequest.Admitted': 'request',
+  'LeaseRequest.Withdrawn': 'request',
   'Lease.Renamed': 'lease',
   'Lease.Rescheduled': 'lease',
   'Reservation.Changed': 'lease',
@@ -86,7 +91,7 @@ const text = (data: unknown, field: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The lease a catalogued event belongs to, or undefined for an event of no lease. */
+/** The lease a catalogued event belongs to, or undefined for an event of no lease (a lease request's is of none yet). */
 export const leaseOfEvent = (event: RecordedEvent & { readonly type: InternalEventType }, owners: LeaseOwners): string | undefined => {
   const tie = TIED_BY[event.type];
   switch (tie) {
@@ -96,6 +101,7 @@ export const leaseOfEvent = (event: RecordedEvent & { readonly type: InternalEve
       const reservationId = text(event.data, 'reservationId');
       return reservationId === undefined ? undefined : owners.leaseOf(reservationId);
     }
+    case 'request':
     case 'none':
       return undefined;
     default: {
@@ -107,21 +113,42 @@ export const leaseOfEvent = (event: RecordedEvent & { readonly type: InternalEve
 
 type Catalogued = RecordedEvent & { readonly type: InternalEventType };
 
+/** Whose an event is: the owner of its lease or of its lease request, with the policy rule that lets one read it. */
+export interface EventOwner {
+  /** What the event is about (`lease:<id>`, `request:<id>`): the feed judges each once. */
+  readonly key: string;
+  readonly projectId: string;
+  readonly userId: string;
+  readonly action: string;
+}
+
+export const ownerOfEvent = (event: Catalogued, owners: LeaseOwners): EventOwner | undefined => {
+  if (TIED_BY[event.type] === 'request') {
+    const [requestId, projectId, userId] = ['requestId', 'projectId', 'userId'].map((field) => text(event.data, field));
+    if (requestId === undefined || projectId === undefined || userId === undefined) return undefined;
+    return { key: `request:${requestId}`, projectId, userId, action: ACTIONS.leaseRequestGet };
+  }
+  const leaseId = leaseOfEvent(event, owners);
+  const owner = leaseId === undefined ? undefined : owners.ownerOf(leaseId);
+  return owner === undefined
+    ? undefined
+    : { key: `lease:${leaseId}`, projectId: owner.projectId, userId: owner.userId, action: ACTIONS.leaseGet };
+};
+
 /**
  * Which events the feed shows a caller. Admins see every event; anyone else the events of their own
- * project's leases that the lease policy lets them read (each lease judged once).
+ * project's leases and lease requests that the policy lets them read (each judged once).
  */
 export const feedVisibility = (caller: Caller, owners: LeaseOwners): ((event: Catalogued) => boolean) => {
   if (caller.isAdmin) return () => true;
   const readable = new Map<string, boolean>();
   return (event) => {
-    const leaseId = leaseOfEvent(event, owners);
-    if (leaseId === undefined) return false;
-    let allowed = readable.get(leaseId);
+    const owner = ownerOfEvent(event, owners);
+    if (owner === undefined) return false;
+    let allowed = readable.get(owner.key);
     if (allowed === undefined) {
-      const owner = owners.ownerOf(leaseId);
-      allowed = owner !== undefined && owner.projectId === caller.projectId && caller.can(ACTIONS.leaseGet, leaseTarget(owner));
-      readable.set(leaseId, allowed);
+      allowed = owner.projectId === caller.projectId && caller.can(owner.action, leaseTarget(owner));
+      readable.set(owner.key, allowed);
     }
     return allowed;
   };

@@ -3,7 +3,7 @@ import type { EventStore, RecordedEvent, Subscription } from '#event-store/event
 import type { Caller } from '../caller.js';
 import { EVENT_CATALOGUE, type InternalEventType } from '../history/event-catalogue.js';
 import { type HistoryEntry, historyEntry, isCatalogued } from '../history/history-entry.js';
-import { feedVisibility, historyLeaseOf, leaseOfEvent } from './feed-scope.js';
+import { feedVisibility, historyLeaseOf, ownerOfEvent } from './feed-scope.js';
 import type { LeaseOwners } from './lease-owners.js';
 
 /**
@@ -184,8 +184,7 @@ export class LiveLog {
 
   private projectListeners(event: Catalogued): ReadonlySet<Listener> {
     if (this.byProject.size === 0) return NONE;
-    const leaseId = leaseOfEvent(event, this.owners);
-    const owner = leaseId === undefined ? undefined : this.owners.ownerOf(leaseId);
+    const owner = ownerOfEvent(event, this.owners);
     return (owner === undefined ? undefined : this.byProject.get(owner.projectId)) ?? NONE;
   }
 

@@ -8,6 +8,7 @@ import type {
   HostEvent,
   HostRegistryEvent,
   LeaseEvent,
+  LeaseRequestEvent,
   Leftover,
   QuotaEvent,
   RateCardEvent,
@@ -21,6 +22,7 @@ import { publicCapabilities, publicEffects, publicHostInfo, publicReservation, p
 /** Every event the code can append: the union of each decider's events, and the audit log's. */
 export type InternalEvent =
   | LeaseEvent
+  | LeaseRequestEvent
   | HostEvent
   | FloatingIpEvent
   | HostActivityEvent
@@ -96,6 +98,32 @@ export const EVENT_CATALOGUE: Catalogue = {
       reservations: (d) => d.reservations.map(publicReservation),
       created_at: 'createdAt',
     },
+  },
+  'LeaseRequest.Submitted': {
+    publicType: 'lease_request.submitted',
+    summary: (d) =>
+      `Lease request ${d.requestId} (${d.name}) for ${d.durationMinutes} minute(s) starting from ${d.notBefore} to ${d.startBy} with ${d.reservations.length} reservation(s)`,
+    fields: {
+      request_id: 'requestId',
+      name: 'name',
+      project_id: 'projectId',
+      user_id: 'userId',
+      duration: 'durationMinutes',
+      not_before: 'notBefore',
+      start_by: 'startBy',
+      reservation_types: (d) => d.reservations.map((r) => r.resourceType),
+      submitted_at: 'submittedAt',
+    },
+  },
+  'LeaseRequest.Admitted': {
+    publicType: 'lease_request.admitted',
+    summary: (d) => `Lease request ${d.requestId} admitted as lease ${d.leaseId}`,
+    fields: { request_id: 'requestId', lease_id: 'leaseId', project_id: 'projectId', user_id: 'userId', admitted_at: 'admittedAt' },
+  },
+  'LeaseRequest.Withdrawn': {
+    publicType: 'lease_request.withdrawn',
+    summary: (d) => `Lease request ${d.requestId} withdrawn`,
+    fields: { request_id: 'requestId', project_id: 'projectId', user_id: 'userId', withdrawn_at: 'withdrawnAt' },
   },
   'Lease.Renamed': {
     publicType: 'lease.renamed',

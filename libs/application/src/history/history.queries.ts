@@ -2,10 +2,13 @@ import {
   FLOATING_IP_REGISTRY_STREAM,
   HOST_REGISTRY_STREAM,
   type LeaseCreated,
+  type LeaseRequestSubmitted,
   type Reservation,
   floatingIpStream,
   hostActivityStream,
   hostStream,
+  leaseRequestNotFound,
+  leaseRequestStream,
   leaseStream,
 } from '#domain/index.js';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
@@ -65,6 +68,15 @@ export class HistoryQueries {
     if (creation === undefined) throw leaseNotFound(leaseId);
     authorize(caller, ACTIONS.leaseGet, leaseTarget(creation.data as LeaseCreated['data']));
     return withChanges(inLogOrder([...own, ...(await this.bookings(own.flatMap(reservationsIn), read))]));
+  }
+
+  /** A lease request's own stream (docs/queue.md): 404 when there is none, then the policy on its project and user. */
+  async leaseRequest(caller: Caller, requestId: string): Promise<HistoryEntry[]> {
+    const own = await this.store.readStream(leaseRequestStream(requestId));
+    const submitted = own.find((event) => event.type === 'LeaseRequest.Submitted');
+    if (submitted === undefined) throw leaseRequestNotFound(requestId);
+    authorize(caller, ACTIONS.leaseRequestGet, leaseTarget(submitted.data as LeaseRequestSubmitted['data']));
+    return inLogOrder(own);
   }
 
   /** Admin only (the policy first, as upstream for hosts): its stream, its Nova activity, its registry entries. */

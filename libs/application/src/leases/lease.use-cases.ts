@@ -29,7 +29,7 @@ import { isCapacityRefusal } from '../availability/window-search.js';
 import { authorize, leaseTarget } from '../caller.js';
 import { appendTo, eventMetadata } from '../command.js';
 import type { Decision } from '../command-handler.js';
-import type { EventMetadata } from '#event-store/event-store.port.js';
+import type { AppendRequest, EventMetadata } from '#event-store/event-store.port.js';
 import type { EnforcedLease } from '../enforcement/lease-body.js';
 import type { StackingChange } from '../enforcement/lease-stacking.js';
 import { NO_ENFORCEMENT, type UsageEnforcement } from '../enforcement/usage-enforcement.js';
@@ -44,6 +44,14 @@ import type { CreateLeaseCommand, DeleteLeaseCommand, LeaseWritten, UpdateLeaseC
  * project and user); a transport may ask `create` first, as upstream answers 403 before 400.
  */
 export const LEASE_POLICY = { create: ACTIONS.leasePost, update: ACTIONS.leasePut, remove: ACTIONS.leaseDelete } as const;
+
+/** What a lease is made for (a lease request's admission): the event that causes it, and what is appended with it. */
+export interface LeaseCause {
+  /** The id of the event the lease's events (and its bookings') name as their causation. */
+  readonly causationId: string;
+  /** Appends written in the lease's own atomic write, decided again with it on a retry. */
+  readonly appends: (leaseId: string) => readonly AppendRequest[];
+}
 
 /** A lease decision as the quotas and the stacking limit judge it. */
 interface LeaseChange extends StackingChange {
@@ -75,16 +83,25 @@ export class LeaseUseCases {
   async create(command: CreateLeaseCommand): Promise<LeaseWritten> {
     authorize(command.metadata.actor, LEASE_POLICY.create);
     try {
-      await this.enforceCreate(command);
+      return await this.createWith(command, null);
     } catch (error) {
       throw await this.counterOfferForCreate(error, command);
     }
+  }
+
+  /**
+   * A create's filters, trust and admission without a counter-offer, `cause`'s appends in the same atomic write and its
+   * event as the causation of everything the lease's decision appends (a lease request admitted, docs/queue.md). The
+   * caller authorizes.
+   */
+  async createWith(command: CreateLeaseCommand, cause: LeaseCause | null): Promise<LeaseWritten> {
+    await this.enforceCreate(command);
     const trustId = await this.trusts.create(command.metadata);
     try {
-      return await this.record(command, trustId);
+      return await this.record(command, trustId, cause);
     } catch (error) {
       if (trustId !== null && isDomainError(error)) await this.trusts.discard(trustId, command.metadata);
-      throw await this.counterOfferForCreate(error, command);
+      throw error;
     }
   }
 
@@ -147,8 +164,12 @@ export class LeaseUseCases {
     await this.enforcement.checkCreate(this.enforcement.contextOf(metadata.actor), { startDate, endDate, reservations }, metadata.now);
   }
 
-  private async record({ data: request, metadata }: CreateLeaseCommand, trustId: string | null): Promise<LeaseWritten> {
-    const { result, position } = await this.context.handler.handle(() => this.decideCreate(request, metadata, trustId));
+  private async record(
+    { data: request, metadata }: CreateLeaseCommand,
+    trustId: string | null,
+    cause: LeaseCause | null,
+  ): Promise<LeaseWritten> {
+    const { result, position } = await this.context.handler.handle(() => this.decideCreate(request, metadata, trustId, cause));
     return { ...result, position };
   }
 
@@ -156,6 +177,7 @@ export class LeaseUseCases {
     request: CreateLeaseCommand['data'],
     metadata: CreateLeaseCommand['metadata'],
     trustId: string | null,
+    cause: LeaseCause | null = null,
   ): Promise<Decision<{ readonly leaseId: string; readonly events: readonly LeaseEvent[] }>> {
     const { index, newId, settings } = this.context;
     const leaseId = newId();
@@ -184,7 +206,7 @@ export class LeaseUseCases {
       leaseDecider.initialState(),
     );
     const events = [...created, ...decideHeadroom(this.headroomRule, plan, { leaseId, ...schedule }, actor, now)];
-    const recorded = eventMetadata(metadata);
+    const recorded = cause === null ? eventMetadata(metadata) : eventMetadata(metadata, { causationId: cause.causationId });
     const change = {
       projectId: actor.projectId,
       leaseId,
@@ -193,8 +215,14 @@ export class LeaseUseCases {
       now,
     };
     const fence = await this.admittedFence(change, recorded);
+    const caused = cause === null ? [] : cause.appends(leaseId);
     return {
-      appends: [appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId), ...plan.appends(recorded, newId), ...fence],
+      appends: [
+        appendTo(leaseStream(leaseId), 'no_stream', events, recorded, newId),
+        ...plan.appends(recorded, newId),
+        ...fence,
+        ...caused,
+      ],
       result: { leaseId, events },
     };
   }

@@ -17,6 +17,7 @@ const recorded = (type: string, streamId: string, data: unknown, position = 7): 
 
 const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   lease: 'lease',
+  leaserequest: 'lease_request',
   host: 'host',
   hostactivity: 'host',
   hostregistry: 'host',

@@ -11,7 +11,16 @@ export const PUBLIC_SCHEMA_VERSION = 1;
 
 /** What an event is about, as outbound channels key and route it: a lease, or a resource by its id. */
 export type SubjectKind =
-  'lease' | 'host' | 'floating_ip' | 'resource_property' | 'flavor' | 'rate_card' | 'freepool' | 'quota' | ResourceKindSubject;
+  | 'lease'
+  | 'lease_request'
+  | 'host'
+  | 'floating_ip'
+  | 'resource_property'
+  | 'flavor'
+  | 'rate_card'
+  | 'freepool'
+  | 'quota'
+  | ResourceKindSubject;
 
 export interface EventSubject {
   readonly kind: SubjectKind;
@@ -32,6 +41,7 @@ export interface PublicEvent extends HistoryEntry {
  */
 const SUBJECTS: Readonly<Record<string, { readonly kind: SubjectKind; readonly field: string }>> = {
   lease: { kind: 'lease', field: 'lease_id' },
+  leaserequest: { kind: 'lease_request', field: 'request_id' },
   host: { kind: 'host', field: 'host_id' },
   hostactivity: { kind: 'host', field: 'host_id' },
   hostregistry: { kind: 'host', field: 'host_id' },

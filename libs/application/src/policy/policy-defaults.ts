@@ -49,6 +49,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:oshosts:post_maintenance': 'rule:admin',
   'leasehold:oshosts:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
+  // Leasehold extension: lease requests, a lease asked for without dates (docs/queue.md); as for leases
+  'leasehold:lease_requests:get': 'rule:project_reader_or_admin',
+  'leasehold:lease_requests:post': 'rule:project_member_or_admin',
+  'leasehold:lease_requests:delete': 'rule:project_member_or_admin',
   'leasehold:networks:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
   // Leasehold extension: tenant webhooks (docs/webhooks.md), a project's own like its leases
@@ -105,6 +109,9 @@ export const ACTIONS = {
   hostMaintenancePost: 'leasehold:oshosts:post_maintenance',
   hostMaintenanceDelete: 'leasehold:oshosts:delete_maintenance',
   floatingIpHistory: 'leasehold:floatingips:history',
+  leaseRequestGet: 'leasehold:lease_requests:get',
+  leaseRequestPost: 'leasehold:lease_requests:post',
+  leaseRequestDelete: 'leasehold:lease_requests:delete',
   networkHistory: 'leasehold:networks:history',
   auditGet: 'leasehold:audit:get',
   webhookGet: 'leasehold:webhooks:get',

@@ -18,6 +18,8 @@ const AT = '2030-01-01T10:00:00.000Z';
 const END = '2030-01-01T18:00:00.000Z';
 const lease = (id: string): string => `lease-${id}`;
 const host = (id: string): string => `host-${id}`;
+const leaseRequest = (id: string): string => `leaserequest-${id}`;
+const requestOwner = (id: string) => ({ requestId: id, projectId: 'project-1', userId: 'user-1' });
 const floatingIp = (id: string): string => `floatingip-${id}`;
 const network = (id: string): string => `network-${id}`;
 const segment = (id: string) => ({ networkId: id, networkType: 'vlan', physicalNetwork: 'physnet1', segmentId: 1234 }) as const;
@@ -60,6 +62,20 @@ const hold = (id: string) => ({ hostId: id, reservationId: 'res-1', leaseId: 'le
 const move = (id: string) => ({ hostId: id, reservationId: 'res-1', startDate: AT, endDate: END, propertyNames: [] });
 
 export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
+  'LeaseRequest.Submitted': {
+    stream: leaseRequest,
+    data: (id) => ({
+      ...requestOwner(id),
+      name: `request ${id}`,
+      reservations: [{ resourceType: 'physical:host', values: { min: 1, max: 1 } }],
+      durationMinutes: 60,
+      notBefore: AT,
+      startBy: END,
+      submittedAt: AT,
+    }),
+  },
+  'LeaseRequest.Admitted': { stream: leaseRequest, data: (id) => ({ ...requestOwner(id), leaseId: 'lease-x', admittedAt: AT }) },
+  'LeaseRequest.Withdrawn': { stream: leaseRequest, data: (id) => ({ ...requestOwner(id), withdrawnAt: AT }) },
   'Lease.Created': {
     stream: lease,
     data: (id) => ({
