@@ -1,4 +1,11 @@
-import { type Booking, type FloatingIpBooking, type RegisteredFloatingIp, type RegisteredHost, holdsOf } from '#domain/index.js';
+import {
+  type Booking,
+  type FloatingIpBooking,
+  type RegisteredFloatingIp,
+  type RegisteredHost,
+  floatingIpHoldsOf,
+  holdsOf,
+} from '#domain/index.js';
 import type { CalendarBooking } from '#plugins/resource-kind.js';
 import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { WriteIndex } from '../write-model/write-index.js';
@@ -15,12 +22,12 @@ export interface KindMember {
 export class CalendarIndex {
   readonly hosts = new BusyCalendars<RegisteredHost, Booking>(
     (host) => host.hostId,
-    // maintenance windows hold a host as bookings do: searches and capacity skip it there
+    // maintenance windows hold a resource as bookings do: searches and capacity skip it there
     holdsOf,
   );
   readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>(
     (ip) => ip.floatingIpId,
-    (ip) => ip.bookings,
+    floatingIpHoldsOf,
   );
   private readonly kinds = new Map<ResourceKindName, BusyCalendars<KindMember, CalendarBooking>>(
     RESOURCE_KINDS.map(({ kind }) => [

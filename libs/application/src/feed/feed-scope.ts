@@ -48,6 +48,8 @@ const TIED_BY: { readonly [T in InternalEventType]: 'lease' | 'reservation' | 'n
   'Host.SlotsMoved': 'reservation',
   'FloatingIp.Booked': 'lease',
   'FloatingIp.BookingReleased': 'lease',
+  'FloatingIp.MaintenanceScheduled': 'none',
+  'FloatingIp.MaintenanceCancelled': 'none',
   'FloatingIp.BookingMoved': 'reservation',
   'Host.Registered': 'none',
   'Host.CapabilitiesUpdated': 'none',

@@ -231,6 +231,18 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     data: (id) => ({ floatingIpId: id, reservationId: 'res-1', startDate: AT, endDate: END }),
   },
   'FloatingIp.BookingReleased': { stream: floatingIp, data: (id) => ({ floatingIpId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
+  'FloatingIp.MaintenanceScheduled': {
+    stream: floatingIp,
+    data: (id) => ({
+      floatingIpId: id,
+      windowId: 'mw-1',
+      startDate: AT,
+      endDate: END,
+      reason: 'router swap',
+      scheduledAt: AT,
+    }),
+  },
+  'FloatingIp.MaintenanceCancelled': { stream: floatingIp, data: (id) => ({ floatingIpId: id, windowId: 'mw-1', cancelledAt: AT }) },
   'FloatingIpRegistry.Added': {
     stream: () => 'floatingipregistry-main',
     data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }),
