@@ -44,10 +44,13 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:flavors:delete': 'rule:admin',
   // Leasehold extensions: the event log's history of a resource, and refused writes
   'leasehold:oshosts:history': 'rule:admin',
-  // Leasehold extension: maintenance windows on hosts (docs/maintenance.md)
+  // Leasehold extension: maintenance windows on hosts and floating IPs (docs/maintenance.md)
   'leasehold:oshosts:get_maintenance': 'rule:admin',
   'leasehold:oshosts:post_maintenance': 'rule:admin',
   'leasehold:oshosts:delete_maintenance': 'rule:admin',
+  'leasehold:floatingips:get_maintenance': 'rule:admin',
+  'leasehold:floatingips:post_maintenance': 'rule:admin',
+  'leasehold:floatingips:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:networks:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
@@ -104,6 +107,9 @@ export const ACTIONS = {
   hostMaintenanceGet: 'leasehold:oshosts:get_maintenance',
   hostMaintenancePost: 'leasehold:oshosts:post_maintenance',
   hostMaintenanceDelete: 'leasehold:oshosts:delete_maintenance',
+  floatingIpMaintenanceGet: 'leasehold:floatingips:get_maintenance',
+  floatingIpMaintenancePost: 'leasehold:floatingips:post_maintenance',
+  floatingIpMaintenanceDelete: 'leasehold:floatingips:delete_maintenance',
   floatingIpHistory: 'leasehold:floatingips:history',
   networkHistory: 'leasehold:networks:history',
   auditGet: 'leasehold:audit:get',
