@@ -532,7 +532,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const lease = await client.post('/v1/leases', VALID_BODIES.CreateLeaseDto?.());
     const webhook = await client.post('/v1/webhooks', VALID_BODIES.WebhookCreate?.());
     const window = await client.post(`/v1/os-hosts/${host.body.host.id}/maintenance`, VALID_BODIES.ScheduleMaintenanceDto?.());
-    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window])
+    const fipWindow = await client.post(
+      `/v1/floatingips/${floatingIp.body.floatingip.id}/maintenance`,
+      VALID_BODIES.ScheduleMaintenanceDto?.(),
+    );
+    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window, fipWindow])
       expect(created.status, describeBody(created)).toBe(201);
     Object.assign(known, {
       leaseId: [lease.body.lease.id],
@@ -540,7 +544,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       floatingIpId: [floatingIp.body.floatingip.id],
       flavorId: [flavor.body.flavor.id],
       webhookId: [webhook.body.webhook.id],
-      windowId: [window.body.maintenance_window.id],
+      windowId: [window.body.maintenance_window.id, fipWindow.body.maintenance_window.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
       asset: ['calendar.page.js', 'calendar.css', 'graphiql.css', 'explorer.js'],

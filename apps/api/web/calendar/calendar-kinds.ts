@@ -91,7 +91,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/floatingips',
     listKey: 'floatingips',
     allocations: '/v1/floatingips/allocations',
-    maintenance: null,
+    maintenance: { list: '/v1/floatingips/maintenance', resourceField: 'floatingip_id' },
     label: (ip) => text(ip.floating_ip_address),
     compare: byText('floating_ip_address'),
     fields: () => ({}),
