@@ -528,6 +528,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
         '/v1/floatingips/maintenance',
         '/v1/networks',
         '/v1/networks/allocations',
+        '/v1/networks/maintenance',
         '/v1/os-hosts',
         '/v1/os-hosts/allocations',
         '/v1/os-hosts/maintenance',

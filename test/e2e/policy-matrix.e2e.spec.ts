@@ -819,6 +819,8 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance'],
     ['POST', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
     ['DELETE', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/v1/networks/maintenance'],
+    ['POST', '/v1/networks/00000000-0000-4000-8000-000000000000/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
     ['GET', '/v1/audit'],
     ['GET', '/v1/events'],
     ['GET', '/v1/flavors'],
@@ -861,6 +863,7 @@ describe('the calendar page (static tokens)', () => {
     '/v1/os-hosts/maintenance',
     '/v1/floatingips',
     '/v1/floatingips/maintenance',
+    '/v1/networks/maintenance',
     '/v1/floatingips/allocations',
     '/v1/leases',
   ];

@@ -13,6 +13,9 @@ import {
 } from '#domain/index.js';
 import { floatingIpNotFound } from '../floating-ips/floating-ip.errors.js';
 import { registered as registeredHost } from '../hosts/host.use-cases.js';
+import { networkSegments } from '#plugins/network/network.kind.js';
+import { networkNotFound } from '#plugins/network/network-segment.rules.js';
+import type { NetworkSegmentState, RegisteredNetworkSegment } from '#plugins/network/network-segment.state.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { Versioned, WriteIndex } from '../write-model/write-index.js';
 
@@ -90,11 +93,34 @@ export const FLOATING_IP_MAINTENANCE: MaintainedKind<RegisteredFloatingIp> = {
   cancel: (data, ip) => floatingIpDecider.decide({ type: 'CancelFloatingIpMaintenance', data }, ip),
 };
 
+/** A registered resource kind's segment as the write side holds it, or its 404. */
+const registeredNetwork = (index: WriteIndex, networkId: string): Versioned<RegisteredNetworkSegment> => {
+  const { state, revision } = index.kindResource<NetworkSegmentState>('network', networkId);
+  if (state.status !== 'Registered') throw networkNotFound(networkId);
+  return { state, revision };
+};
+
+export const NETWORK_MAINTENANCE: MaintainedKind<RegisteredNetworkSegment> = {
+  kind: 'network',
+  route: 'networks',
+  idParam: 'networkId',
+  idField: 'network_id',
+  title: 'Network',
+  noun: 'a network segment',
+  policy: { list: ACTIONS.networkMaintenanceGet, schedule: ACTIONS.networkMaintenancePost, cancel: ACTIONS.networkMaintenanceDelete },
+  stream: (networkId) => networkSegments.stream(networkId),
+  registered: registeredNetwork,
+  every: (index) => index.registeredKindResourceIds('network').map((id) => [id, registeredNetwork(index, id).state] as const),
+  windows: (segment) => segment.maintenance,
+  schedule: (data, segment) => networkSegments.decider.decide(networkSegments.maintenance.schedule(data), segment),
+  cancel: (data, segment) => networkSegments.decider.decide(networkSegments.maintenance.cancel(data), segment),
+};
+
 /** A kind as the generic use cases, handlers and controller hold it (each only ever gets its own kind's states). */
 export type AnyMaintainedKind = MaintainedKind<unknown>;
 
 /** Every kind that takes maintenance windows: the one list to extend. */
-export const MAINTAINED_KINDS: readonly AnyMaintainedKind[] = [HOST_MAINTENANCE, FLOATING_IP_MAINTENANCE].map(
+export const MAINTAINED_KINDS: readonly AnyMaintainedKind[] = [HOST_MAINTENANCE, FLOATING_IP_MAINTENANCE, NETWORK_MAINTENANCE].map(
   (kind) => kind as unknown as AnyMaintainedKind,
 );
 

@@ -44,13 +44,16 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:flavors:delete': 'rule:admin',
   // Leasehold extensions: the event log's history of a resource, and refused writes
   'leasehold:oshosts:history': 'rule:admin',
-  // Leasehold extension: maintenance windows on hosts and floating IPs (docs/maintenance.md)
+  // Leasehold extension: maintenance windows on hosts, floating IPs and network segments (docs/maintenance.md)
   'leasehold:oshosts:get_maintenance': 'rule:admin',
   'leasehold:oshosts:post_maintenance': 'rule:admin',
   'leasehold:oshosts:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:get_maintenance': 'rule:admin',
   'leasehold:floatingips:post_maintenance': 'rule:admin',
   'leasehold:floatingips:delete_maintenance': 'rule:admin',
+  'leasehold:networks:get_maintenance': 'rule:admin',
+  'leasehold:networks:post_maintenance': 'rule:admin',
+  'leasehold:networks:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   'leasehold:networks:history': 'rule:admin',
   'leasehold:audit:get': 'rule:admin',
@@ -110,6 +113,9 @@ export const ACTIONS = {
   floatingIpMaintenanceGet: 'leasehold:floatingips:get_maintenance',
   floatingIpMaintenancePost: 'leasehold:floatingips:post_maintenance',
   floatingIpMaintenanceDelete: 'leasehold:floatingips:delete_maintenance',
+  networkMaintenanceGet: 'leasehold:networks:get_maintenance',
+  networkMaintenancePost: 'leasehold:networks:post_maintenance',
+  networkMaintenanceDelete: 'leasehold:networks:delete_maintenance',
   floatingIpHistory: 'leasehold:floatingips:history',
   networkHistory: 'leasehold:networks:history',
   auditGet: 'leasehold:audit:get',

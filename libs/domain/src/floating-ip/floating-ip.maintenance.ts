@@ -1,4 +1,4 @@
-import { type MaintenanceWindow, checkNewWindow, windowToCancel } from '../shared/maintenance.js';
+import { checkNewWindow, windowToCancel, withWindowHolds } from '../shared/maintenance.js';
 import type { CancelFloatingIpMaintenance, ScheduleFloatingIpMaintenance } from './floating-ip.commands.js';
 import type { FloatingIpEvent } from './floating-ip.events.js';
 import type { RegisteredFloatingIp } from './floating-ip.state.js';
@@ -21,19 +21,9 @@ export const cancelFloatingIpMaintenance = ({ data }: CancelFloatingIpMaintenanc
   return [{ type: 'FloatingIp.MaintenanceCancelled', data: { floatingIpId: ip.floatingIpId, windowId, cancelledAt: data.now } }];
 };
 
-/** A maintenance window as a hold on the address's calendar (no lease holds it: its ids name the window). */
-const holdOf = (window: MaintenanceWindow): FloatingIpBooking => ({
-  reservationId: `maintenance-${window.windowId}`,
-  leaseId: '',
-  startDate: window.startDate,
-  endDate: window.endDate,
-  start: window.start,
-  end: window.end,
-});
-
 /**
- * The address's calendar as the allocation policy and the sweeps see it (admission by count, availability,
- * counter-offers, capacity): its bookings and its windows as holds, sorted by start. The same list without a window.
+ * The address's calendar as the sweeps see it (availability, counter-offers): its bookings and its windows as holds,
+ * sorted by start. The same list without a window.
  */
 export const floatingIpHoldsOf = (ip: RegisteredFloatingIp): readonly FloatingIpBooking[] =>
-  ip.maintenance.length === 0 ? ip.bookings : [...ip.bookings, ...ip.maintenance.map(holdOf)].sort((a, b) => a.start - b.start);
+  withWindowHolds(ip.bookings, ip.maintenance, (hold) => hold);

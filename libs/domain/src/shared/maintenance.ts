@@ -98,8 +98,40 @@ export interface MaintainedCalendar {
  * True when a booking of `window` (widened by the cleaning time, as against any other holder) gains no instant
  * inside a maintenance window of the resource (reachesNoNewWindowTime, against the reservation's own booking here).
  */
-export const clearOfMaintenance = (calendar: MaintainedCalendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean => {
+export const clearOfMaintenance = (
+  calendar: MaintainedCalendar,
+  window: Interval,
+  cleaningTimeMs: number,
+  reservationId?: string,
+): boolean => {
   if (calendar.maintenance.length === 0) return true;
   const own = reservationId === undefined ? undefined : calendar.bookings.find((b) => b.reservationId === reservationId);
   return reachesNoNewWindowTime(calendar.maintenance, widen(window, cleaningTimeMs), own === undefined ? null : widen(own, cleaningTimeMs));
 };
+
+/** What a booking on any kind's calendar has, and a window's hold with it (no lease holds it: its ids name the window). */
+export interface Hold extends Interval {
+  readonly reservationId: string;
+  readonly leaseId: string;
+  readonly startDate: string;
+  readonly endDate: string;
+}
+
+/**
+ * A resource's calendar as sweeps over many resources see it (availability, counter-offers, capacity): its bookings
+ * and its maintenance windows as holds (`asBooking` completes a hold to the kind's booking), sorted by start. The
+ * same list when there is no window.
+ */
+export const withWindowHolds = <B extends Hold>(
+  bookings: readonly B[],
+  windows: readonly MaintenanceWindow[],
+  asBooking: (hold: Hold) => B,
+): readonly B[] =>
+  windows.length === 0
+    ? bookings
+    : [
+        ...bookings,
+        ...windows.map(({ windowId, startDate, endDate, start, end }) =>
+          asBooking({ reservationId: `maintenance-${windowId}`, leaseId: '', startDate, endDate, start, end }),
+        ),
+      ].sort((a, b) => a.start - b.start);

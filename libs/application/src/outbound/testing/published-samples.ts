@@ -264,6 +264,11 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'NetworkSegment.Booked': { stream: network, data: networkHold },
   'NetworkSegment.BookingMoved': { stream: network, data: networkHold },
   'NetworkSegment.BookingReleased': { stream: network, data: (id) => ({ networkId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
+  'NetworkSegment.MaintenanceScheduled': {
+    stream: network,
+    data: (id) => ({ networkId: id, windowId: 'mw-1', startDate: AT, endDate: END, reason: 'switch upgrade', scheduledAt: AT }),
+  },
+  'NetworkSegment.MaintenanceCancelled': { stream: network, data: (id) => ({ networkId: id, windowId: 'mw-1', cancelledAt: AT }) },
   'NetworkRegistry.SegmentAdded': { stream: () => 'networkregistry-main', data: segment },
   'NetworkRegistry.SegmentRemoved': { stream: () => 'networkregistry-main', data: segment },
   'NetworkProperty.PrivacyChanged': {

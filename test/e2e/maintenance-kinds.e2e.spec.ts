@@ -1,10 +1,11 @@
 /**
- * Maintenance windows on floating IPs through HTTP against the running system (static tokens, default policy,
- * cleaning time 0), by the same routes and rules as the hosts' (maintenance.e2e.spec.ts): an admin schedules, lists
- * and cancels windows; a lease never gets an address for an instant inside one of its windows (refused when it names
- * the address, given another when one is free), availability and counter-offers skip the window, a cancellation
- * restores the address; a member is refused (403) and bad input answers 400, both leaving the ledger as it was.
- * Every test registers its own addresses on its own network and books its own day.
+ * Maintenance windows on floating IPs and network segments through HTTP against the running system (static tokens,
+ * default policy, cleaning time 0), by the same routes and rules as the hosts' (maintenance.e2e.spec.ts): an admin
+ * schedules, lists and cancels windows; a lease never gets a resource for an instant inside one of its windows
+ * (refused when it names the resource, given another when one is free), availability and counter-offers skip the
+ * window, capacity counts a segment in maintenance, a cancellation restores the resource; a member is refused (403)
+ * and bad input answers 400, both leaving the ledger as it was. Every test registers its own resources (addresses
+ * on their own network, segments on their own physical network) and books its own day.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -197,6 +198,146 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
     expect((await client().get('/v1/floatingips/not-an-id/maintenance', ADMIN)).status).toBe(404);
     expect((await client().delete(`/v1/floatingips/${fipId}/maintenance/no-such-window`, ADMIN)).status).toBe(404);
     expect((await client().delete(`/v1/floatingips/${fipId}/maintenance/${unknown}`, ADMIN)).status).toBe(404);
+    expect(ledgerCount(system.dataDir)).toBe(before);
+  });
+});
+
+/** One physical network per test, so that a lease asking for any segment of it sees only the test's own. */
+const physnet = (n: number): string => `mw-physnet-${n}`;
+let nextTag = 3100;
+
+const registerSegment = async (physicalNetwork: string): Promise<string> => {
+  const body = { network_type: 'vlan', physical_network: physicalNetwork, segment_id: nextTag++ };
+  const response = await client().post('/v1/networks', body, ADMIN);
+  expect(response.status, describeBody(response)).toBe(201);
+  return response.body.network.id as string;
+};
+
+const segmentOf = (name: string, where: string) => ({
+  resource_type: 'network',
+  network_name: name,
+  network_properties: JSON.stringify(['==', '$physical_network', where]),
+  resource_properties: '',
+});
+
+const pinnedSegment = (name: string, networkId: string) => ({
+  ...segmentOf(name, ''),
+  network_properties: JSON.stringify(['==', '$id', networkId]),
+});
+
+/** The segment ids a created lease holds. */
+const heldSegments = async (leaseId: string): Promise<string[]> => {
+  const response = await client().get(`/v1/networks/allocations?lease_id=${leaseId}`, ADMIN);
+  expect(response.status, describeBody(response)).toBe(200);
+  return response.body.allocations
+    .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
+    .map((a: { resource_id: string }) => a.resource_id);
+};
+
+describe('maintenance windows on network segments (api + projector + reactor)', () => {
+  const scheduleOn = (networkId: string, body: unknown, headers: Record<string, string> = ADMIN) =>
+    client().post(`/v1/networks/${networkId}/maintenance`, body, headers);
+
+  it('are scheduled and listed with the segment as network_id; a lease pinned to it is refused, one by properties gets another', async () => {
+    const where = physnet(1);
+    const first = await registerSegment(where);
+    const second = await registerSegment(where);
+    const day = (time: string) => dayAt(47, time);
+    const created = await scheduleOn(first, { start: day('10:00'), end: day('14:00'), reason: 'switch upgrade' });
+    expect(created.status, describeBody(created)).toBe(201);
+    expect(Object.keys(created.body.maintenance_window)).toEqual(['id', 'network_id', 'start_date', 'end_date', 'reason']);
+    expect(created.body.maintenance_window).toMatchObject({ network_id: first, start_date: tDate(day('10:00')) });
+    expect((await client().get(`/v1/networks/${first}/maintenance`, ADMIN)).body).toEqual({
+      maintenance_windows: [created.body.maintenance_window],
+    });
+    expect((await client().get('/v1/networks/maintenance', ADMIN)).body.maintenance_windows).toContainEqual(
+      created.body.maintenance_window,
+    );
+
+    const before = ledgerCount(system.dataDir);
+    const pinned = await lease('mwn-pinned', day('13:00'), day('15:00'), [pinnedSegment('mwn-pinned', first)]);
+    expect(pinned.status, describeBody(pinned)).toBe(409);
+    expect(pinned.body.error_message).toContain('1 in maintenance during part of this period');
+    expect(pinned.body.error_message).toContain(`Earliest alternative: ${day('14:00')} to ${day('16:00')}.`);
+    expect(ledgerCount(system.dataDir)).toBe(before);
+
+    const byProperties = await lease('mwn-any', day('11:00'), day('12:00'), [segmentOf('mwn-any', where)]);
+    expect(byProperties.status, describeBody(byProperties)).toBe(201);
+    expect(await heldSegments(byProperties.body.lease.id)).toEqual([second]);
+    const after = await lease('mwn-after', day('14:00'), day('16:00'), [pinnedSegment('mwn-after', first)]);
+    expect(after.status, describeBody(after)).toBe(201);
+    expect(await heldSegments(after.body.lease.id)).toEqual([first]);
+  });
+
+  it('show in availability as a gap and in capacity as in_maintenance; a cancellation gives the segment back', async () => {
+    const where = physnet(2);
+    const networkId = await registerSegment(where);
+    const day = (time: string) => dayAt(48, time);
+    const search = () =>
+      client().post(
+        '/v1/availability',
+        { reservations: [segmentOf('mwn-av', where)], duration: 'PT2H', not_before: day('09:00'), not_after: day('23:00'), limit: 1 },
+        ADMIN,
+      );
+    expect((await search()).body.windows[0].start_date).toBe(day('09:00'));
+    const created = await scheduleOn(networkId, { start: day('10:00'), end: day('14:00'), reason: 'recabling' });
+    const during = await search();
+    expect(during.status, describeBody(during)).toBe(200);
+    expect(during.body.windows[0].start_date).toBe(day('14:00'));
+
+    const capacity = await client().get(
+      `/v1/capacity?start=${encodeURIComponent(day('09:00'))}&end=${encodeURIComponent(day('15:00'))}&step=PT2H`,
+      ADMIN,
+    );
+    expect(capacity.status, describeBody(capacity)).toBe(200);
+    interface KindStep {
+      readonly start: string;
+      readonly registered: number;
+      readonly in_maintenance: number;
+      readonly booked: number;
+      readonly free: number;
+    }
+    const pool = capacity.body.capacity.pools.find(
+      (p: { resource_type: string; physical_network?: string }) => p.resource_type === 'network' && p.physical_network === where,
+    );
+    expect(pool.steps.map((s: KindStep) => [s.start, s.registered, s.in_maintenance, s.booked, s.free])).toEqual([
+      [day('09:00'), 1, 1, 0, 0],
+      [day('11:00'), 1, 1, 0, 0],
+      [day('13:00'), 1, 1, 0, 0],
+    ]);
+
+    const windowId = created.body.maintenance_window.id as string;
+    expect((await client().delete(`/v1/networks/${networkId}/maintenance/${windowId}`, ADMIN)).status).toBe(204);
+    expect((await search()).body.windows[0].start_date).toBe(day('09:00'));
+    const history = await client().get(`/v1/networks/${networkId}/history`, ADMIN);
+    expect(history.body.history.map((entry: { type: string }) => entry.type)).toEqual(
+      expect.arrayContaining(['network_segment.maintenance_scheduled', 'network_segment.maintenance_cancelled']),
+    );
+  });
+
+  it('are refused to a member (403), and bad input is a 400 (404 for an unknown segment), nothing written', async () => {
+    const networkId = await registerSegment(physnet(3));
+    const day = (time: string) => dayAt(49, time);
+    const window = await scheduleOn(networkId, { start: day('10:00'), end: day('11:00'), reason: 'r' });
+    const before = ledgerCount(system.dataDir);
+    const denied = (action: string) => ({
+      error_code: 403,
+      error_name: 403,
+      error_message: `Policy doesn't allow ${action} to be performed`,
+    });
+    const body = { start: day('12:00'), end: day('13:00'), reason: 'r' };
+    expect((await scheduleOn(networkId, body, MEMBER)).body).toEqual(denied('leasehold:networks:post_maintenance'));
+    const path = `/v1/networks/${networkId}/maintenance/${window.body.maintenance_window.id}`;
+    expect((await client().delete(path, MEMBER)).body).toEqual(denied('leasehold:networks:delete_maintenance'));
+    expect((await client().get(`/v1/networks/${networkId}/maintenance`, MEMBER)).body).toEqual(
+      denied('leasehold:networks:get_maintenance'),
+    );
+    expect((await client().get('/v1/networks/maintenance', MEMBER)).status).toBe(403);
+    const bad = await scheduleOn(networkId, { start: day('12:00'), end: day('11:00'), reason: 'r' });
+    expect(bad.body).toEqual({ error_code: 400, error_name: 400, error_message: 'The end must be later than the start.' });
+    expect((await scheduleOn(networkId, { ...body, network_id: networkId })).status).toBe(400);
+    expect((await scheduleOn(networkId, { start: day('10:30'), end: day('12:00'), reason: 'r' })).status).toBe(409);
+    expect((await scheduleOn('00000000-0000-4000-8000-000000000000', body)).status).toBe(404);
     expect(ledgerCount(system.dataDir)).toBe(before);
   });
 });
