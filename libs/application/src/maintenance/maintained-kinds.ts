@@ -93,7 +93,7 @@ export const FLOATING_IP_MAINTENANCE: MaintainedKind<RegisteredFloatingIp> = {
   cancel: (data, ip) => floatingIpDecider.decide({ type: 'CancelFloatingIpMaintenance', data }, ip),
 };
 
-/** A registered resource kind's segment as the write side holds it, or its 404. */
+/** The network segment as the write side holds it (a registered resource kind's resource), or its 404. */
 const registeredNetwork = (index: WriteIndex, networkId: string): Versioned<RegisteredNetworkSegment> => {
   const { state, revision } = index.kindResource<NetworkSegmentState>('network', networkId);
   if (state.status !== 'Registered') throw networkNotFound(networkId);
