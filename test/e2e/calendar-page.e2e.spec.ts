@@ -502,7 +502,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
     await page.close();
   });
 
-  it("shows a member nothing but the policy's refusal: hosts, their maintenance windows, floating IP and segment allocations are admin only", async () => {
+  it("shows a member nothing but the policy's refusal: hosts, maintenance windows, floating IP and segment allocations are admin only", async () => {
     const page = await browser.newPage();
     const refused: string[] = [];
     page.on('response', (response) => {
@@ -518,8 +518,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the calendar page with token authenticat
       .poll(() => refused.sort())
       .toEqual([
         '/v1/floatingips/allocations',
+        '/v1/floatingips/maintenance',
         '/v1/networks',
         '/v1/networks/allocations',
+        '/v1/networks/maintenance',
         '/v1/os-hosts',
         '/v1/os-hosts/allocations',
         '/v1/os-hosts/maintenance',

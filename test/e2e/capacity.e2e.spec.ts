@@ -228,6 +228,7 @@ describe('capacity of network segments (api + projector)', () => {
       end: on(6, end),
       registered: counts[0],
       booked_at_start: counts[1],
+      in_maintenance: 0,
       booked: counts[2],
       free: counts[3],
       peak_utilisation: peak,

@@ -539,7 +539,11 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
     const webhook = await client.post('/v1/webhooks', VALID_BODIES.WebhookCreate?.());
     const window = await client.post(`/v1/os-hosts/${host.body.host.id}/maintenance`, VALID_BODIES.ScheduleMaintenanceDto?.());
     const leaseRequest = await client.post('/v1/lease-requests', VALID_BODIES.CreateLeaseRequestDto?.());
-    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window, leaseRequest])
+    const fipWindow = await client.post(
+      `/v1/floatingips/${floatingIp.body.floatingip.id}/maintenance`,
+      VALID_BODIES.ScheduleMaintenanceDto?.(),
+    );
+    for (const created of [host, slots, floatingIp, flavor, lease, webhook, window, leaseRequest, fipWindow])
       expect(created.status, describeBody(created)).toBe(201);
     Object.assign(known, {
       leaseId: [lease.body.lease.id],
@@ -547,7 +551,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       floatingIpId: [floatingIp.body.floatingip.id],
       flavorId: [flavor.body.flavor.id],
       webhookId: [webhook.body.webhook.id],
-      windowId: [window.body.maintenance_window.id],
+      windowId: [window.body.maintenance_window.id, fipWindow.body.maintenance_window.id],
       requestId: [leaseRequest.body.lease_request.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],

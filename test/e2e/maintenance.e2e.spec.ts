@@ -7,15 +7,13 @@
  * race through two API processes, and a replay of the log shows no booking reaching into a window recorded before it.
  * Every test books its own day and its own hosts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HostEvent, type HostState, hostDecider, overlaps } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { T_DATE, UUID, dayAt, ledgerCount, pinnedHost, tDate } from '../helpers/api-fixtures.js';
 import { api } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
+import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -34,7 +32,7 @@ const hostsOf = (group: string, min: number) => ({
 });
 
 let system: RunningSystem;
-let tokensDir: string;
+let tokens: StaticAuth;
 const client = () => api(system.url);
 
 const registerHost = async (name: string, group: string): Promise<string> => {
@@ -59,15 +57,13 @@ const heldHosts = async (leaseId: string): Promise<string[]> => {
 };
 
 beforeAll(async () => {
-  tokensDir = mkdtempSync(join(tmpdir(), 'leasehold-tokens-'));
-  const file = join(tokensDir, 'tokens.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.values(IDENTITIES).map(({ token, ...identity }) => [token, identity]))));
-  system = await startSystem({ env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: file } });
+  tokens = staticAuth(IDENTITIES);
+  system = await startSystem({ env: { ...tokens.env } });
 });
 
 afterAll(async () => {
   await system?.stop();
-  rmSync(tokensDir, { recursive: true, force: true });
+  tokens?.remove();
 });
 
 afterEach((context) => {
@@ -237,7 +233,7 @@ describe('windows and leases racing through two API processes', () => {
     second = await startSystem({
       apps: ['api'],
       dataDir: system.dataDir,
-      env: { LEASEHOLD_AUTH: 'static', LEASEHOLD_TOKENS_FILE: join(tokensDir, 'tokens.json') },
+      env: tokens.env,
     });
   });
 

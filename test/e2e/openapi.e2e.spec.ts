@@ -16,7 +16,7 @@ import { loadApiConfig } from '#api/config.js';
 import { CreateFlavorDto } from '#api/flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '#api/floatingips/floating-ip.dto.js';
 import { PropertyPrivacyDto, RegisterHostDto } from '#api/hosts/host.dto.js';
-import { ScheduleMaintenanceDto } from '#api/hosts/host-maintenance.dto.js';
+import { ScheduleMaintenanceDto } from '#api/maintenance/maintenance.dto.js';
 import { CreateLeaseRequestDto } from '#api/lease-requests/lease-request.dto.js';
 import { toIntLike } from '#api/http/int-like.js';
 import { validateBody } from '#api/http/validate-body.js';

@@ -552,6 +552,11 @@ const FLOATING_IP_POLICY: Record<string, Record<Role, boolean>> = {
   'list floating ips as_of': { admin: true, member: true, reader: true, norole: false },
   'show floating ip as_of': { admin: true, member: true, reader: true, norole: false },
   'list floating ip allocations as_of': { admin: true, member: false, reader: false, norole: false },
+  // maintenance windows (docs/maintenance.md): operators' business, admin only as the hosts'
+  'schedule floating ip maintenance': { admin: true, member: false, reader: false, norole: false },
+  'list floating ip maintenance': { admin: true, member: false, reader: false, norole: false },
+  'list all floating ip maintenance': { admin: true, member: false, reader: false, norole: false },
+  'cancel floating ip maintenance': { admin: true, member: false, reader: false, norole: false },
 };
 
 describe('floating IPs: project readers may look, admins change (static tokens, default policy)', () => {
@@ -611,6 +616,27 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
             'floating_ip_registry.added',
             'floating_ip.registered',
           ]);
+        break;
+      }
+      case 'schedule floating ip maintenance':
+        await write(
+          role,
+          () => request('POST', `/v1/floatingips/${ip}/maintenance`, token, MAINTENANCE),
+          201,
+          'leasehold:floatingips:post_maintenance',
+          allowed,
+        );
+        break;
+      case 'list floating ip maintenance':
+        await read(() => request('GET', `/v1/floatingips/${ip}/maintenance`, token), 200, 'leasehold:floatingips:get_maintenance', allowed);
+        break;
+      case 'list all floating ip maintenance':
+        await read(() => request('GET', '/v1/floatingips/maintenance', token), 200, 'leasehold:floatingips:get_maintenance', allowed);
+        break;
+      case 'cancel floating ip maintenance': {
+        const window = await request('POST', `/v1/floatingips/${ip}/maintenance`, as('admin'), MAINTENANCE);
+        const path = `/v1/floatingips/${ip}/maintenance/${window.body.maintenance_window.id as string}`;
+        await write(role, () => request('DELETE', path, token), 204, 'leasehold:floatingips:delete_maintenance', allowed);
         break;
       }
     }
@@ -883,6 +909,12 @@ describe('unauthenticated calls (static tokens)', () => {
     ['POST', '/v1/os-hosts/1/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
     ['DELETE', '/v1/os-hosts/1/maintenance/00000000-0000-4000-8000-000000000000'],
     ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/history'],
+    ['GET', '/v1/floatingips/maintenance'],
+    ['GET', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance'],
+    ['POST', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
+    ['DELETE', '/v1/floatingips/00000000-0000-4000-8000-000000000000/maintenance/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/v1/networks/maintenance'],
+    ['POST', '/v1/networks/00000000-0000-4000-8000-000000000000/maintenance', { start: 'now', end: blazarDate(60), reason: 'x' }],
     ['GET', '/v1/audit'],
     ['GET', '/v1/events'],
     ['GET', '/v1/flavors'],
@@ -924,6 +956,8 @@ describe('the calendar page (static tokens)', () => {
     '/v1/os-hosts/allocations',
     '/v1/os-hosts/maintenance',
     '/v1/floatingips',
+    '/v1/floatingips/maintenance',
+    '/v1/networks/maintenance',
     '/v1/floatingips/allocations',
     '/v1/leases',
   ];

@@ -29,8 +29,8 @@ import { EventFeed, FEED_LIMIT_MAX } from '#application/feed/event-feed.queries.
 import { LeaseOwners } from '#application/feed/lease-owners.js';
 import { LiveLog } from '#application/feed/live-log.js';
 import { HostController } from './hosts/host.controller.js';
-import { HostMaintenanceController } from './hosts/host-maintenance.controller.js';
 import { LeaseRequestController } from './lease-requests/lease-request.controller.js';
+import { MAINTENANCE_CONTROLLERS } from './maintenance/maintenance.controller.js';
 import { LeaseController } from './leases/lease.controller.js';
 import { PluginsController } from './plugins/plugins.controller.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -70,8 +70,8 @@ import type { FloatingIpNetworks } from '#plugins/ports/floating-ip-networks.por
 import { FloatingIpUseCases } from '#application/floating-ips/floating-ip.use-cases.js';
 import type { HostInventory } from '#plugins/ports/host-inventory.port.js';
 import { HostUseCases } from '#application/hosts/host.use-cases.js';
-import { HostMaintenanceUseCases } from '#application/hosts/host-maintenance.use-cases.js';
 import { LeaseRequestUseCases } from '#application/lease-requests/lease-request.use-cases.js';
+import { MaintenanceUseCases } from '#application/maintenance/maintenance.use-cases.js';
 import { type CloudConfig, parseCloudConfig } from '#plugins/cloud-config.js';
 import { floatingIpNetworksFor, hostInventoryFor, openStackSessionFor } from '#plugins/cloud-inventory.js';
 import type { OpenStackSession } from '#plugins/openstack/index.js';
@@ -153,8 +153,8 @@ export class AppModule {
         CalendarController,
         GraphqlExplorerController,
         LeaseController,
-        HostMaintenanceController,
         LeaseRequestController,
+        ...MAINTENANCE_CONTROLLERS,
         HostController,
         PluginsController,
         FloatingIpController,
@@ -302,9 +302,9 @@ export class AppModule {
           useFactory: (context: ApplicationContext, inventory: HostInventory) => new HostUseCases(context, inventory),
         },
         {
-          provide: HostMaintenanceUseCases,
+          provide: MaintenanceUseCases,
           inject: [APPLICATION_CONTEXT],
-          useFactory: (context: ApplicationContext) => new HostMaintenanceUseCases(context),
+          useFactory: (context: ApplicationContext) => new MaintenanceUseCases(context),
         },
         {
           provide: FloatingIpUseCases,

@@ -1,4 +1,4 @@
-import type { Command, Decider, DomainEvent } from '#domain/index.js';
+import type { CancelMaintenanceData, Command, Decider, DomainEvent, MaintenanceWindow, ScheduleMaintenanceData } from '#domain/index.js';
 
 /** Where and when one reservation books a resource (the booking plan's BookingWindow). */
 export interface CalendarWindow {
@@ -103,6 +103,13 @@ export interface ResourceKind<
     fact(event: E): CalendarFact | null;
     /** A registered resource as the allocation policy sees it. */
     snapshot(state: S): P | null;
+  };
+  /** Maintenance windows (docs/maintenance.md): the decider's two commands, and the windows its state keeps. */
+  readonly maintenance: {
+    /** A registered resource's windows, sorted by start; null when the state is no registered resource. */
+    windows(state: S): readonly MaintenanceWindow[] | null;
+    schedule(data: ScheduleMaintenanceData): C;
+    cancel(data: CancelMaintenanceData): C;
   };
   /** GET /v1/capacity reports the kind's resources in pools, one per group. */
   readonly capacity: {

@@ -36,6 +36,8 @@ export const evolveFloatingIpView = (view: FloatingIpView | null, event: Floatin
     case 'FloatingIp.Booked':
     case 'FloatingIp.BookingMoved':
     case 'FloatingIp.BookingReleased':
+    case 'FloatingIp.MaintenanceScheduled':
+    case 'FloatingIp.MaintenanceCancelled':
       return view;
     default: {
       const _never: never = event;

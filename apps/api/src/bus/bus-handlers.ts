@@ -7,7 +7,7 @@ import { FLOATING_IP_HANDLERS } from '../floatingips/floating-ip.handlers.js';
 import { BOOKING_HANDLERS } from '../graphql/bookings.handlers.js';
 import { HISTORY_HANDLERS } from '../history/history.handlers.js';
 import { HOST_HANDLERS } from '../hosts/host.handlers.js';
-import { HOST_MAINTENANCE_HANDLERS } from '../hosts/host-maintenance.handlers.js';
+import { MAINTENANCE_HANDLERS } from '../maintenance/maintenance.handlers.js';
 import { LEASE_HANDLERS } from '../leases/lease.handlers.js';
 import { LEASE_REQUEST_HANDLERS } from '../lease-requests/lease-request.handlers.js';
 import { NETWORK_HANDLERS } from '../networks/network.handlers.js';
@@ -20,7 +20,7 @@ export const BUS_HANDLERS = [
   ...LEASE_HANDLERS,
   ...LEASE_REQUEST_HANDLERS,
   ...HOST_HANDLERS,
-  ...HOST_MAINTENANCE_HANDLERS,
+  ...MAINTENANCE_HANDLERS,
   ...FLOATING_IP_HANDLERS,
   ...NETWORK_HANDLERS,
   ...FLAVOR_HANDLERS,

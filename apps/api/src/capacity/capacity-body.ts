@@ -67,6 +67,7 @@ const kindStepBody = (step: KindStep) => ({
   end: date(step.end),
   registered: step.registered,
   booked_at_start: step.bookedAtStart,
+  in_maintenance: step.inMaintenance,
   booked: step.booked,
   free: step.free,
   peak_utilisation: step.peakUtilisation,

@@ -10,7 +10,8 @@ import { flavorNotFound, leaseNotFound, propertyNotFound, resourceNotFound } fro
 import { floatingIpNotFound } from '#application/floating-ips/floating-ip.errors.js';
 import { networkNotFound } from '#plugins/network/network-segment.rules.js';
 import { webhookNotFound } from '#application/webhooks/webhook.use-cases.js';
-import { hostNotFound, maintenanceWindowNotFound } from '#application/hosts/host.errors.js';
+import { hostNotFound } from '#application/hosts/host.errors.js';
+import { maintenanceWindowNotFound } from '#application/maintenance/maintenance.use-cases.js';
 import { rateCardNotFound } from '#application/usage/usage.queries.js';
 
 /** What a route parameter may be; anything else is refused before the handler (and the database) sees it. */

@@ -3,6 +3,7 @@ import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { FLOATING_IP_SORTING, HOST_ALLOCATION_SORTING, HOST_SORTING, LEASE_SORTING } from '#application/queries/read.queries.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
 import { NETWORK_OPERATIONS } from '../networks/network.openapi.js';
+import { MAINTENANCE_OPERATIONS } from '../maintenance/maintenance.openapi.js';
 import { QUOTAS, USAGE_METRICS } from '#plugins/reservation-holdings.js';
 import type { QuotaName } from '#domain/index.js';
 
@@ -72,6 +73,7 @@ const AS_OF = {
 
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   ...NETWORK_OPERATIONS,
+  ...MAINTENANCE_OPERATIONS,
   'GET /': {
     operationId: 'listVersions',
     tag: 'versions',
@@ -249,44 +251,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { hostId: 'The host id.', ...ALLOCATION_FILTERS },
     response: { description: "The host's allocation.", schema: envelope('allocation', ref('HostAllocation')) },
     errors: [404],
-  },
-  'GET /v1/os-hosts/maintenance': {
-    operationId: 'listMaintenanceWindows',
-    tag: 'hosts',
-    summary: "Every host's maintenance windows",
-    description:
-      'Windows not cancelled, ended ones included, by host then start (a Leasehold extension, `leasehold:oshosts:get_maintenance`, default admin; docs/maintenance.md).',
-    response: { description: 'The windows.', schema: listOf('maintenance_windows', 'MaintenanceWindow') },
-  },
-  'GET /v1/os-hosts/:hostId/maintenance': {
-    operationId: 'listHostMaintenanceWindows',
-    tag: 'hosts',
-    summary: "A host's maintenance windows",
-    description: 'Windows not cancelled, ended ones included, by start (`leasehold:oshosts:get_maintenance`, default admin).',
-    parameters: { hostId: 'The host id.' },
-    response: { description: 'The windows.', schema: listOf('maintenance_windows', 'MaintenanceWindow') },
-    errors: [404],
-  },
-  'POST /v1/os-hosts/:hostId/maintenance': {
-    operationId: 'scheduleHostMaintenance',
-    tag: 'hosts',
-    summary: 'Schedule a maintenance window on a host',
-    description:
-      'From then on the host is offered to no new lease, and no lease moves or grows onto it, for any instant of [start, end) (cleaning time included); reservations already holding it are left as they are. Refused (409) when it overlaps another window of the host (`leasehold:oshosts:post_maintenance`, default admin).',
-    parameters: { hostId: 'The host id.' },
-    body: { schema: ref('ScheduleMaintenanceDto'), required: true },
-    response: { description: 'The window.', schema: envelope('maintenance_window', ref('MaintenanceWindow')) },
-    errors: [404, 409],
-  },
-  'DELETE /v1/os-hosts/:hostId/maintenance/:windowId': {
-    operationId: 'cancelHostMaintenance',
-    tag: 'hosts',
-    summary: 'Cancel a maintenance window',
-    description:
-      'The host is offered again for the window; one that has ended is refused (409) (`leasehold:oshosts:delete_maintenance`, default admin).',
-    parameters: { hostId: 'The host id.', windowId: 'The window id.' },
-    response: { description: 'Cancelled.' },
-    errors: [404, 409],
   },
   'GET /v1/floatingips': {
     operationId: 'listFloatingIps',

@@ -4,7 +4,7 @@ import { AvailabilityQueryDto } from '../availability/availability.dto.js';
 import { CreateFlavorDto } from '../flavors/flavor.dto.js';
 import { RegisterFloatingIpDto } from '../floatingips/floating-ip.dto.js';
 import { CAPABILITY_VALUE, HOST_FIELD_KEYS, PropertyPrivacyDto, RegisterHostDto, notNamed } from '../hosts/host.dto.js';
-import { ScheduleMaintenanceDto } from '../hosts/host-maintenance.dto.js';
+import { ScheduleMaintenanceDto } from '../maintenance/maintenance.dto.js';
 import { CreateLeaseRequestDto } from '../lease-requests/lease-request.dto.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '../leases/lease.dto.js';
 import { ReservationUpdateDto, reservationDto, reservationDtos } from '../leases/reservation.dto.js';

@@ -15,8 +15,9 @@ import type { FieldChange, HistoryEntry, PublicActor } from '#application/histor
 import type { WebhookView } from '#application/webhooks/webhook.use-cases.js';
 import type { DeliveryAttempt, DeliveryView } from '#application/webhooks/webhook-deliveries.store.js';
 import type { BlazarErrorBody } from '../http/blazar-error.js';
-import type { MaintenanceWindowView } from '../hosts/host-maintenance.view.js';
 import type { LeaseRequestDetailView, LeaseRequestView } from '../lease-requests/lease-request.view.js';
+import type { MaintenanceWindowView } from '../maintenance/maintenance.view.js';
+import { MAINTAINED_KINDS } from '#application/maintenance/maintained-kinds.js';
 import type { AllocatedReservation, FloatingIpAllocationView, HostAllocationView, SlotsHeld } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 import { HOST_DOWN_REASONS } from '#domain/index.js';
@@ -360,10 +361,20 @@ const WebhookDelivery = object<DeliveryView>(
   { description: 'One event sent (or to send) to the webhook, with every attempt.' },
 );
 
-const MaintenanceWindow = object<MaintenanceWindowView>(
-  { id: uuid, host_id: string, start_date: blazarDate, end_date: blazarDate, reason: string },
-  { description: 'A maintenance window: the host is offered to no new lease from `start_date` to `end_date` (docs/maintenance.md).' },
-);
+/** A kind's maintenance window (`HostMaintenanceWindow`): its resource by the kind's id field. */
+const maintenanceWindows = (): Record<string, JsonSchema> =>
+  Object.fromEntries(
+    MAINTAINED_KINDS.map((kind) => [
+      `${kind.title}MaintenanceWindow`,
+      object<MaintenanceWindowView>(
+        // the id field after the id, as the routes answer it
+        { id: uuid, ...{ [kind.idField]: string }, start_date: blazarDate, end_date: blazarDate, reason: string },
+        {
+          description: `A maintenance window: ${kind.noun} offered to no new lease from \`start_date\` to \`end_date\` (docs/maintenance.md).`,
+        },
+      ),
+    ]),
+  );
 
 const leaseRequestProperties: PropertiesOf<LeaseRequestView> = {
   id: uuid,
@@ -414,7 +425,7 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   LeaseEvent,
   Host,
   HostAllocation,
-  MaintenanceWindow,
+  ...maintenanceWindows(),
   ResourceProperty,
   ResourcePropertyRecord,
   FloatingIp,

@@ -66,7 +66,7 @@ export class CalendarApi {
 
   private async maintenance(kind: RowKind): Promise<readonly MaintenanceWire[]> {
     const route = ROW_KIND_SPECS[kind].maintenance;
-    return route === null ? [] : (await this.call<{ maintenance_windows: MaintenanceWire[] }>('GET', route.list)).maintenance_windows;
+    return (await this.call<{ maintenance_windows: MaintenanceWire[] }>('GET', route.list)).maintenance_windows;
   }
 
   /** Every kind's resources, bookings and maintenance windows, and the leases: all or nothing, as one token may read them. */

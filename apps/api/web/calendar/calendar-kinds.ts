@@ -21,8 +21,8 @@ export interface RowKindSpec {
   readonly listKey: string;
   /** The route listing their bookings (upstream's shape: `resource_id` and `reservations`); `?lease_id=` for one lease's. */
   readonly allocations: string;
-  /** The route listing every resource's maintenance windows and the field naming a window's resource; null: the kind has none yet. */
-  readonly maintenance: { readonly list: string; readonly resourceField: string } | null;
+  /** The route listing every resource's maintenance windows and the field naming a window's resource. */
+  readonly maintenance: { readonly list: string; readonly resourceField: string };
   readonly label: (resource: ResourceWire) => string;
   readonly compare: (a: ResourceWire, b: ResourceWire) => number;
   /** The fields a filter reads; a kind without any is hidden by every filter. */
@@ -91,7 +91,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/floatingips',
     listKey: 'floatingips',
     allocations: '/v1/floatingips/allocations',
-    maintenance: null,
+    maintenance: { list: '/v1/floatingips/maintenance', resourceField: 'floatingip_id' },
     label: (ip) => text(ip.floating_ip_address),
     compare: byText('floating_ip_address'),
     fields: () => ({}),
@@ -104,7 +104,7 @@ export const ROW_KIND_SPECS: ByKind<RowKindSpec> = {
     list: '/v1/networks',
     listKey: 'networks',
     allocations: '/v1/networks/allocations',
-    maintenance: null,
+    maintenance: { list: '/v1/networks/maintenance', resourceField: 'network_id' },
     label: (segment) =>
       SEGMENT_FIELDS.map((field) => text(segment[field]))
         .filter((part) => part !== '')

@@ -114,6 +114,27 @@ describe('the calendar model', () => {
     expect(rows.filter((row) => row.id !== '2').flatMap((row) => row.maintenance)).toEqual([]);
   });
 
+  it("puts a floating IP's maintenance window on its address's row, read by the kind's own id field", () => {
+    const window = { id: 'mw-f', start_date: '2034-05-02T08:00:00.000000', end_date: '2034-05-02T09:00:00.000000', reason: 'router swap' };
+    const rows = buildRows({
+      ...DATA,
+      maintenance: {
+        ...DATA.maintenance,
+        floatingip: [
+          { ...window, floatingip_id: 'ip-1' },
+          { ...window, id: 'mw-x', host_id: 'ip-1' },
+        ],
+      },
+    });
+    expect(rows.filter((row) => row.kind === 'floatingip').map((row) => [row.id, row.maintenance])).toEqual([
+      [
+        'ip-1',
+        [{ windowId: 'mw-f', start: Date.parse('2034-05-02T08:00:00Z'), end: Date.parse('2034-05-02T09:00:00Z'), reason: 'router swap' }],
+      ],
+    ]);
+    expect(rows.find((row) => row.id === '2')?.maintenance.map((block) => block.windowId)).toEqual(['mw-1']);
+  });
+
   it('makes a row per network segment after the hosts and floating IPs, by type, physical network and segment id, with its bars', () => {
     const rows = buildRows(DATA);
     expect(rows.map((row) => [row.kind, row.label])).toEqual([

@@ -97,9 +97,9 @@ const byResource = (allocations: readonly AllocationWire[]): Map<string, Allocat
   new Map(allocations.map((allocation) => [allocation.resource_id, allocation]));
 
 const blocksOf = (kind: RowKind, windows: readonly MaintenanceWire[], id: string): MaintenanceBlock[] => {
-  const field = ROW_KIND_SPECS[kind].maintenance?.resourceField;
+  const field = ROW_KIND_SPECS[kind].maintenance.resourceField;
   return windows
-    .filter((window) => field !== undefined && window[field] === id)
+    .filter((window) => window[field] === id)
     .map((window) => ({
       windowId: window.id,
       start: parseBlazarDate(window.start_date),

@@ -1,27 +1,37 @@
-import { type Booking, type FloatingIpBooking, type RegisteredFloatingIp, type RegisteredHost, holdsOf } from '#domain/index.js';
+import {
+  type Booking,
+  type FloatingIpBooking,
+  type RegisteredFloatingIp,
+  type MaintenanceWindow,
+  type RegisteredHost,
+  floatingIpHoldsOf,
+  holdsOf,
+  withWindowHolds,
+} from '#domain/index.js';
 import type { CalendarBooking } from '#plugins/resource-kind.js';
 import { RESOURCE_KINDS, type ResourceKindName, resourceKind } from '#plugins/resource-kinds.js';
 import type { WriteIndex } from '../write-model/write-index.js';
 import { BusyCalendars } from './busy-calendars.js';
 
-/** A registered resource of a kind: its id with its state (one object per state, so calendars patch by identity). */
+/**
+ * A registered resource of a kind: its id with its state (one object per state, so calendars patch by identity), its
+ * calendar as sweeps see it (bookings and maintenance windows as holds) and its windows apart (capacity counts them).
+ */
 export interface KindMember {
   readonly id: string;
   readonly state: object;
   readonly bookings: readonly CalendarBooking[];
+  readonly maintenance: readonly MaintenanceWindow[];
 }
 
 /** The booked intervals of every host, floating IP and resource of a registered kind, sorted for sweeps (see BusyCalendars). */
 export class CalendarIndex {
   readonly hosts = new BusyCalendars<RegisteredHost, Booking>(
     (host) => host.hostId,
-    // maintenance windows hold a host as bookings do: searches and capacity skip it there
+    // maintenance windows hold a resource as bookings do: searches and capacity skip it there
     holdsOf,
   );
-  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>(
-    (ip) => ip.floatingIpId,
-    (ip) => ip.bookings,
-  );
+  readonly floatingIps = new BusyCalendars<RegisteredFloatingIp, FloatingIpBooking>((ip) => ip.floatingIpId, floatingIpHoldsOf);
   private readonly kinds = new Map<ResourceKindName, BusyCalendars<KindMember, CalendarBooking>>(
     RESOURCE_KINDS.map(({ kind }) => [
       kind,
@@ -49,12 +59,14 @@ export class CalendarIndex {
   }
 
   private kindMembers(index: WriteIndex, name: ResourceKindName): KindMember[] {
-    const { calendar } = resourceKind(name);
+    const { calendar, maintenance } = resourceKind(name);
     return index.registeredKindResourceIds(name).map((id) => {
       const state = index.kindResource<object>(name, id).state;
       let member = this.members.get(state);
       if (member === undefined) {
-        member = { id, state, bookings: calendar.bookings(state) ?? [] };
+        const windows = maintenance.windows(state) ?? [];
+        // maintenance windows hold a resource as bookings do: searches skip it there
+        member = { id, state, bookings: withWindowHolds(calendar.bookings(state) ?? [], windows, (hold) => hold), maintenance: windows };
         this.members.set(state, member);
       }
       return member;

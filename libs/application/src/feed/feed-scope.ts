@@ -53,6 +53,8 @@ const TIED_BY: { readonly [T in InternalEventType]: FeedTie | 'request' } = {
   'Host.SlotsMoved': 'reservation',
   'FloatingIp.Booked': 'lease',
   'FloatingIp.BookingReleased': 'lease',
+  'FloatingIp.MaintenanceScheduled': 'none',
+  'FloatingIp.MaintenanceCancelled': 'none',
   'FloatingIp.BookingMoved': 'reservation',
   'Host.Registered': 'none',
   'Host.CapabilitiesUpdated': 'none',

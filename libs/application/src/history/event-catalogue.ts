@@ -449,6 +449,23 @@ export const EVENT_CATALOGUE: Catalogue = {
     summary: (d) => `Booking of floating IP ${d.floatingIpId} for reservation ${d.reservationId} released`,
     fields: { floating_ip_id: 'floatingIpId', reservation_id: 'reservationId', lease_id: 'leaseId' },
   },
+  'FloatingIp.MaintenanceScheduled': {
+    publicType: 'floating_ip.maintenance_scheduled',
+    summary: (d) => `Floating IP ${d.floatingIpId} in maintenance from ${d.startDate} to ${d.endDate} (window ${d.windowId}): ${d.reason}`,
+    fields: {
+      floating_ip_id: 'floatingIpId',
+      window_id: 'windowId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      reason: 'reason',
+      scheduled_at: 'scheduledAt',
+    },
+  },
+  'FloatingIp.MaintenanceCancelled': {
+    publicType: 'floating_ip.maintenance_cancelled',
+    summary: (d) => `Maintenance window ${d.windowId} of floating IP ${d.floatingIpId} cancelled`,
+    fields: { floating_ip_id: 'floatingIpId', window_id: 'windowId', cancelled_at: 'cancelledAt' },
+  },
   'FloatingIpRegistry.Added': {
     publicType: 'floating_ip_registry.added',
     summary: (d) => `Floating IP ${d.floatingIpId} (${d.address}) added to the registry`,

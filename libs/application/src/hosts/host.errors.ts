@@ -2,7 +2,3 @@ import { type DomainError, notFound } from '#domain/index.js';
 
 /** Upstream's 404 for a host id; the API's routes answer it too. */
 export const hostNotFound = (hostId: string): DomainError => notFound('HOST_NOT_FOUND', `Object with {'host_id': '${hostId}'} not found`);
-
-/** A maintenance window id no host has (the domain says which host, when it knows). */
-export const maintenanceWindowNotFound = (windowId: string): DomainError =>
-  notFound('MAINTENANCE_NOT_FOUND', `Maintenance window ${windowId} not found`);

@@ -44,10 +44,16 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   'leasehold:flavors:delete': 'rule:admin',
   // Leasehold extensions: the event log's history of a resource, and refused writes
   'leasehold:oshosts:history': 'rule:admin',
-  // Leasehold extension: maintenance windows on hosts (docs/maintenance.md)
+  // Leasehold extension: maintenance windows on hosts, floating IPs and network segments (docs/maintenance.md)
   'leasehold:oshosts:get_maintenance': 'rule:admin',
   'leasehold:oshosts:post_maintenance': 'rule:admin',
   'leasehold:oshosts:delete_maintenance': 'rule:admin',
+  'leasehold:floatingips:get_maintenance': 'rule:admin',
+  'leasehold:floatingips:post_maintenance': 'rule:admin',
+  'leasehold:floatingips:delete_maintenance': 'rule:admin',
+  'leasehold:networks:get_maintenance': 'rule:admin',
+  'leasehold:networks:post_maintenance': 'rule:admin',
+  'leasehold:networks:delete_maintenance': 'rule:admin',
   'leasehold:floatingips:history': 'rule:admin',
   // Leasehold extension: lease requests, a lease asked for without dates (docs/queue.md); as for leases
   'leasehold:lease_requests:get': 'rule:project_reader_or_admin',
@@ -108,6 +114,12 @@ export const ACTIONS = {
   hostMaintenanceGet: 'leasehold:oshosts:get_maintenance',
   hostMaintenancePost: 'leasehold:oshosts:post_maintenance',
   hostMaintenanceDelete: 'leasehold:oshosts:delete_maintenance',
+  floatingIpMaintenanceGet: 'leasehold:floatingips:get_maintenance',
+  floatingIpMaintenancePost: 'leasehold:floatingips:post_maintenance',
+  floatingIpMaintenanceDelete: 'leasehold:floatingips:delete_maintenance',
+  networkMaintenanceGet: 'leasehold:networks:get_maintenance',
+  networkMaintenancePost: 'leasehold:networks:post_maintenance',
+  networkMaintenanceDelete: 'leasehold:networks:delete_maintenance',
   floatingIpHistory: 'leasehold:floatingips:history',
   leaseRequestGet: 'leasehold:lease_requests:get',
   leaseRequestPost: 'leasehold:lease_requests:post',

@@ -1,3 +1,4 @@
+import type { Interval } from '#domain/index.js';
 import type { CalendarBooking, CapacityGroupField } from '#plugins/resource-kind.js';
 import type { AnyResourceKind } from '#plugins/resource-kinds.js';
 import type { BusyCalendars } from '../availability/busy-calendars.js';
@@ -11,9 +12,11 @@ export interface KindStep {
   readonly registered: number;
   /** Held at the step's start. */
   readonly bookedAtStart: number;
-  /** With a booking somewhere in the step. */
+  /** With a maintenance window somewhere in the step (docs/maintenance.md): offered to no new lease there. */
+  readonly inMaintenance: number;
+  /** With a booking somewhere in the step, and no maintenance window. */
   readonly booked: number;
-  /** With nothing booked in the step. */
+  /** With nothing booked and no window in the step. */
   readonly free: number;
   /** Most held at one instant of the step, over those registered (0 when none are). */
   readonly peakUtilisation: number;
@@ -25,23 +28,29 @@ export interface KindPool {
   readonly steps: readonly KindStep[];
 }
 
-/** Per step, the group's resources with a booking in it: each resource marks a step once, so the cost is the steps the bookings reach. */
+/**
+ * Per step, the group's resources in maintenance, and the others with a booking in it: each resource marks a step
+ * once, as in maintenance first (its windows' holds among its bookings then count nowhere else), so the cost is the
+ * steps the windows and bookings reach.
+ */
 const bookedPerStep = (calendars: BusyCalendars<KindMember, CalendarBooking>, inGroup: readonly boolean[], frame: CapacityFrame) => {
-  const booked = new Int32Array(stepCount(frame));
+  const [maintenance, booked] = [new Int32Array(stepCount(frame)), new Int32Array(stepCount(frame))];
   const marks = new Int32Array(booked.length).fill(-1);
   calendars.members.forEach((member, m) => {
     if (inGroup[m] !== true) return;
-    for (const booking of member.bookings) {
-      const range = stepRange(frame, booking);
-      if (range === null) continue;
+    const mark = (span: Interval, counts: Int32Array): void => {
+      const range = stepRange(frame, span);
+      if (range === null) return;
       for (let k = range[0]; k <= range[1]; k++) {
         if (marks[k] === m) continue;
         marks[k] = m;
-        booked[k] = (booked[k] ?? 0) + 1;
+        counts[k] = (counts[k] ?? 0) + 1;
       }
-    }
+    };
+    for (const window of member.maintenance) mark(window, maintenance);
+    for (const booking of member.bookings) mark(booking, booked);
   });
-  return booked;
+  return { maintenance, booked };
 };
 
 /** Per step, the group's resources held at its start and at most at one instant of it. */
@@ -75,14 +84,15 @@ const groupSteps = (
   frame: CapacityFrame,
 ): KindStep[] => {
   const registered = inGroup.filter(Boolean).length;
-  const booked = bookedPerStep(calendars, inGroup, frame);
+  const { maintenance, booked } = bookedPerStep(calendars, inGroup, frame);
   const { atStart, peak } = heldPerStep(calendars, inGroup, frame);
   return stepsOf(frame).map((step, k) => ({
     ...step,
     registered,
     bookedAtStart: atStart[k] ?? 0,
+    inMaintenance: maintenance[k] ?? 0,
     booked: booked[k] ?? 0,
-    free: registered - (booked[k] ?? 0),
+    free: registered - (maintenance[k] ?? 0) - (booked[k] ?? 0),
     peakUtilisation: ratio(peak[k] ?? 0, registered),
   }));
 };

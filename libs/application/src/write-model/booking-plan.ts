@@ -144,7 +144,7 @@ export class BookingPlan implements ReservationCalendars {
     return this.index.registeredFloatingIps().flatMap((registered) => {
       const ip = this.floatingIps.touched(registered.floatingIpId) ?? registered;
       return ip.status === 'Registered'
-        ? [{ id: ip.floatingIpId, networkId: ip.networkId, address: ip.address, bookings: ip.bookings }]
+        ? [{ id: ip.floatingIpId, networkId: ip.networkId, address: ip.address, bookings: ip.bookings, maintenance: ip.maintenance }]
         : [];
     });
   }

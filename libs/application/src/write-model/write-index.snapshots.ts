@@ -9,8 +9,9 @@ export const WRITE_INDEX_SNAPSHOT_KIND = 'write-index';
 /**
  * 1: every state WriteIndex folds, as WriteIndexPayload. 2: with keptFromMs, the bookings ended before it left out.
  * 3: with `kinds`, the registered resource kinds' states (network segments). 4: hosts with their maintenance windows.
+ * 5: floating IPs and network segments with their maintenance windows.
  */
-export const WRITE_INDEX_SCHEMA_VERSION = 4;
+export const WRITE_INDEX_SCHEMA_VERSION = 5;
 
 const LISTS = ['hosts', 'properties', 'propertyNames', 'floatingIps', 'kinds'] as const;
 const STATES = ['registry', 'floatingIpRegistry', 'flavors'] as const;

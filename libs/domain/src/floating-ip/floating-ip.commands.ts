@@ -1,4 +1,5 @@
 import type { Command } from '../shared/decider.js';
+import type { CancelMaintenanceData, ScheduleMaintenanceData } from '../shared/maintenance.js';
 import type { FloatingIpInfo } from './floating-ip.types.js';
 
 export type RegisterFloatingIp = Command<'RegisterFloatingIp', FloatingIpInfo & { readonly now: string }>;
@@ -19,5 +20,15 @@ export type MoveFloatingIpBooking = Command<
 >;
 export type ReleaseFloatingIpBooking = Command<'ReleaseFloatingIpBooking', { readonly reservationId: string }>;
 
+/** Takes the address out of service for [startDate, endDate) (docs/maintenance.md). */
+export type ScheduleFloatingIpMaintenance = Command<'ScheduleFloatingIpMaintenance', ScheduleMaintenanceData>;
+export type CancelFloatingIpMaintenance = Command<'CancelFloatingIpMaintenance', CancelMaintenanceData>;
+
 export type FloatingIpCommand =
-  RegisterFloatingIp | UnregisterFloatingIp | BookFloatingIp | MoveFloatingIpBooking | ReleaseFloatingIpBooking;
+  | RegisterFloatingIp
+  | UnregisterFloatingIp
+  | BookFloatingIp
+  | MoveFloatingIpBooking
+  | ReleaseFloatingIpBooking
+  | ScheduleFloatingIpMaintenance
+  | CancelFloatingIpMaintenance;

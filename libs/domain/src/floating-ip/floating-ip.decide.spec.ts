@@ -482,6 +482,7 @@ describe('evolve', () => {
       subnetId: 'subnet-ext',
       address: '172.24.4.10',
       bookings: [],
+      maintenance: [],
       registeredAt: REGISTERED_AT,
     });
   });

@@ -1,8 +1,10 @@
 import type { Decider } from '../shared/decider.js';
 import { conflict, invalid, notFound } from '../shared/errors.js';
 import { MINUTE_MS, insertSorted, isFree, toMs, widen } from '../shared/interval.js';
+import { clearOfMaintenance, withWindow } from '../shared/maintenance.js';
 import type { BookFloatingIp, FloatingIpCommand, MoveFloatingIpBooking } from './floating-ip.commands.js';
 import type { FloatingIpEvent } from './floating-ip.events.js';
+import { cancelFloatingIpMaintenance, scheduleFloatingIpMaintenance } from './floating-ip.maintenance.js';
 import { type FloatingIpState, type RegisteredFloatingIp, initialFloatingIpState } from './floating-ip.state.js';
 
 const requireRegistered = (state: FloatingIpState): RegisteredFloatingIp => {
@@ -13,12 +15,19 @@ const requireRegistered = (state: FloatingIpState): RegisteredFloatingIp => {
   return state;
 };
 
-/** Blazar's rule: no address in two reservations whose windows (widened by the cleaning time) overlap. */
+/**
+ * Blazar's rule: no address in two reservations whose windows (widened by the cleaning time) overlap; and no booking
+ * gains an instant inside a maintenance window of the address.
+ */
 const checkFree = (ip: RegisteredFloatingIp, startDate: string, endDate: string, cleaningMinutes: number, reservationId: string): void => {
   if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
-  const window = widen({ start: toMs(startDate), end: toMs(endDate) }, cleaningMinutes * MINUTE_MS);
+  const period = { start: toMs(startDate), end: toMs(endDate) };
+  const window = widen(period, cleaningMinutes * MINUTE_MS);
   if (!isFree(ip.bookings, window, (b) => b.reservationId === reservationId)) {
     throw conflict('FLOATING_IP_ALREADY_BOOKED', `Floating IP ${ip.address} is already reserved between ${startDate} and ${endDate}`);
+  }
+  if (!clearOfMaintenance(ip, period, cleaningMinutes * MINUTE_MS, reservationId)) {
+    throw conflict('FLOATING_IP_IN_MAINTENANCE', `Floating IP ${ip.address} is in maintenance during part of ${startDate} to ${endDate}`);
   }
 };
 
@@ -73,6 +82,10 @@ const decide = (command: FloatingIpCommand, state: FloatingIpState): readonly Fl
         },
       ];
     }
+    case 'ScheduleFloatingIpMaintenance':
+      return scheduleFloatingIpMaintenance(command, requireRegistered(state));
+    case 'CancelFloatingIpMaintenance':
+      return cancelFloatingIpMaintenance(command, requireRegistered(state));
     default: {
       const _never: never = command;
       return _never;
@@ -98,6 +111,12 @@ const evolveRegistered = (ip: RegisteredFloatingIp, event: FloatingIpEvent): Flo
     }
     case 'FloatingIp.BookingReleased':
       return { ...ip, bookings: ip.bookings.filter((b) => b.reservationId !== event.data.reservationId) };
+    case 'FloatingIp.MaintenanceScheduled': {
+      const { floatingIpId: _ip, scheduledAt: _at, ...window } = event.data;
+      return { ...ip, maintenance: withWindow(ip.maintenance, window) };
+    }
+    case 'FloatingIp.MaintenanceCancelled':
+      return { ...ip, maintenance: ip.maintenance.filter((w) => w.windowId !== event.data.windowId) };
     default: {
       const _never: never = event;
       return ip;
@@ -108,7 +127,7 @@ const evolveRegistered = (ip: RegisteredFloatingIp, event: FloatingIpEvent): Flo
 const evolve = (state: FloatingIpState, event: FloatingIpEvent): FloatingIpState => {
   if (event.type === 'FloatingIp.Registered') {
     const { registeredAt, ...info } = event.data;
-    return { status: 'Registered', ...info, bookings: [], registeredAt };
+    return { status: 'Registered', ...info, bookings: [], maintenance: [], registeredAt };
   }
   return state.status === 'Registered' ? evolveRegistered(state, event) : state;
 };

@@ -25,8 +25,31 @@ export type FloatingIpBookingReleased = DomainEvent<
   { readonly floatingIpId: string; readonly reservationId: string; readonly leaseId: string }
 >;
 
+/** An operator took the address out of service for [startDate, endDate): no new booking may reach into it. */
+export type FloatingIpMaintenanceScheduled = DomainEvent<
+  'FloatingIp.MaintenanceScheduled',
+  {
+    readonly floatingIpId: string;
+    readonly windowId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly reason: string;
+    readonly scheduledAt: string;
+  }
+>;
+export type FloatingIpMaintenanceCancelled = DomainEvent<
+  'FloatingIp.MaintenanceCancelled',
+  { readonly floatingIpId: string; readonly windowId: string; readonly cancelledAt: string }
+>;
+
 export type FloatingIpEvent =
-  FloatingIpRegistered | FloatingIpUnregistered | FloatingIpBooked | FloatingIpBookingMoved | FloatingIpBookingReleased;
+  | FloatingIpRegistered
+  | FloatingIpUnregistered
+  | FloatingIpBooked
+  | FloatingIpBookingMoved
+  | FloatingIpBookingReleased
+  | FloatingIpMaintenanceScheduled
+  | FloatingIpMaintenanceCancelled;
 
 export const FLOATING_IP_EVENT_TYPES: readonly FloatingIpEvent['type'][] = [
   'FloatingIp.Registered',
@@ -34,4 +57,6 @@ export const FLOATING_IP_EVENT_TYPES: readonly FloatingIpEvent['type'][] = [
   'FloatingIp.Booked',
   'FloatingIp.BookingMoved',
   'FloatingIp.BookingReleased',
+  'FloatingIp.MaintenanceScheduled',
+  'FloatingIp.MaintenanceCancelled',
 ];

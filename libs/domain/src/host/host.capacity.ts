@@ -1,5 +1,5 @@
 import { type Interval, overlapping, someOverlapping, widen } from '../shared/interval.js';
-import { reachesNoNewWindowTime } from '../shared/maintenance.js';
+import { clearOfMaintenance } from '../shared/maintenance.js';
 import type { AllocationRatios, SlotDemand } from './host.types.js';
 
 /** Amounts of the three resources an instance slot takes. */
@@ -23,16 +23,6 @@ export interface Calendar {
   /** Maintenance windows, sorted by start: they hold the host as a whole-host booking would. */
   readonly maintenance: readonly Interval[];
 }
-
-/**
- * True when a booking of `window` (widened by the cleaning time, as against any other holder) gains no instant
- * inside a maintenance window of the host (reachesNoNewWindowTime, against the reservation's own booking here).
- */
-export const clearOfMaintenance = (calendar: Calendar, window: Interval, cleaningTimeMs: number, reservationId?: string): boolean => {
-  if (calendar.maintenance.length === 0) return true;
-  const own = reservationId === undefined ? undefined : calendar.bookings.find((b) => b.reservationId === reservationId);
-  return reachesNoNewWindowTime(calendar.maintenance, widen(window, cleaningTimeMs), own === undefined ? null : widen(own, cleaningTimeMs));
-};
 
 /** A host's raw totals times the allocation ratios, as Placement computes capacity. */
 export const slotCapacity = (totals: Resources, ratios: AllocationRatios): Resources => ({

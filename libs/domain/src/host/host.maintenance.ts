@@ -1,4 +1,4 @@
-import { type MaintenanceWindow, checkNewWindow, windowToCancel } from '../shared/maintenance.js';
+import { checkNewWindow, windowToCancel, withWindowHolds } from '../shared/maintenance.js';
 import type { CancelHostMaintenance, ScheduleHostMaintenance } from './host.commands.js';
 import type { HostEvent } from './host.events.js';
 import { requireRegistered } from './host.rules.js';
@@ -19,24 +19,12 @@ export const cancelMaintenance = ({ data }: CancelHostMaintenance, state: HostSt
   return [{ type: 'Host.MaintenanceCancelled', data: { hostId: host.hostId, windowId, cancelledAt: data.now } }];
 };
 
-/** A maintenance window as a whole-host hold on the calendar (no lease holds it: its ids name the window). */
-const holdOf = (window: MaintenanceWindow): Booking => ({
-  reservationId: `maintenance-${window.windowId}`,
-  leaseId: '',
-  startDate: window.startDate,
-  endDate: window.endDate,
-  start: window.start,
-  end: window.end,
-  propertyNames: [],
-  slots: null,
-});
-
 /**
  * The host's calendar as sweeps over many hosts see it (availability, counter-offers, capacity): its bookings
  * and its maintenance windows as whole-host holds, sorted by start. The same list when there is no window.
  */
 export const holdsOf = (host: RegisteredHost): readonly Booking[] =>
-  host.maintenance.length === 0 ? host.bookings : [...host.bookings, ...host.maintenance.map(holdOf)].sort((a, b) => a.start - b.start);
+  withWindowHolds(host.bookings, host.maintenance, (hold) => ({ ...hold, propertyNames: [], slots: null }));
 
 /** No member of holdsOf(host) is longer (bounds its overlap searches). */
 export const longestHoldMs = (host: RegisteredHost): number =>

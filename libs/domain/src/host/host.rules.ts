@@ -1,6 +1,7 @@
 import { conflict, invalid, notFound } from '../shared/errors.js';
 import { MINUTE_MS, toMs } from '../shared/interval.js';
-import { clearOfMaintenance, freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
+import { clearOfMaintenance } from '../shared/maintenance.js';
+import { freeSlotCount, slotCapacity, wholeHostFree } from './host.capacity.js';
 import type { HostState, RegisteredHost } from './host.state.js';
 import {
   type AllocationRatios,

@@ -1,5 +1,5 @@
 import { conflict, invalid, notFound } from './errors.js';
-import { type Interval, overlaps, toMs } from './interval.js';
+import { type Interval, overlaps, toMs, widen } from './interval.js';
 
 /**
  * An operator's maintenance window on a resource, [startDate, endDate) as ISO-8601 UTC plus ms: no booking may
@@ -13,6 +13,21 @@ export interface MaintenanceWindow {
   readonly start: number;
   readonly end: number;
   readonly reason: string;
+}
+
+/** What a kind's schedule command carries (`windowId` is the caller's new id; dates ISO-8601 UTC). */
+export interface ScheduleMaintenanceData {
+  readonly windowId: string;
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly reason: string;
+  readonly now: string;
+}
+
+/** What a kind's cancel command carries. */
+export interface CancelMaintenanceData {
+  readonly windowId: string;
+  readonly now: string;
 }
 
 export interface WindowRequest {
@@ -72,3 +87,51 @@ export const reachesNoNewWindowTime = (windows: readonly Interval[], span: Inter
     const end = Math.min(closed.end, span.end);
     return start >= end || (held !== null && held.start <= start && end <= held.end);
   });
+
+/** What the booking check needs of a resource's calendar: its bookings and its windows (a state or a snapshot). */
+export interface MaintainedCalendar {
+  readonly bookings: readonly (Interval & { readonly reservationId: string })[];
+  readonly maintenance: readonly Interval[];
+}
+
+/**
+ * True when a booking of `window` (widened by the cleaning time, as against any other holder) gains no instant
+ * inside a maintenance window of the resource (reachesNoNewWindowTime, against the reservation's own booking here).
+ */
+export const clearOfMaintenance = (
+  calendar: MaintainedCalendar,
+  window: Interval,
+  cleaningTimeMs: number,
+  reservationId?: string,
+): boolean => {
+  if (calendar.maintenance.length === 0) return true;
+  const own = reservationId === undefined ? undefined : calendar.bookings.find((b) => b.reservationId === reservationId);
+  return reachesNoNewWindowTime(calendar.maintenance, widen(window, cleaningTimeMs), own === undefined ? null : widen(own, cleaningTimeMs));
+};
+
+/** What a booking on any kind's calendar has, and a window's hold with it (no lease holds it: its ids name the window). */
+export interface Hold extends Interval {
+  readonly reservationId: string;
+  readonly leaseId: string;
+  readonly startDate: string;
+  readonly endDate: string;
+}
+
+/**
+ * A resource's calendar as sweeps over many resources see it (availability, counter-offers, capacity): its bookings
+ * and its maintenance windows as holds (`asBooking` completes a hold to the kind's booking), sorted by start. The
+ * same list when there is no window.
+ */
+export const withWindowHolds = <B extends Hold>(
+  bookings: readonly B[],
+  windows: readonly MaintenanceWindow[],
+  asBooking: (hold: Hold) => B,
+): readonly B[] =>
+  windows.length === 0
+    ? bookings
+    : [
+        ...bookings,
+        ...windows.map(({ windowId, startDate, endDate, start, end }) =>
+          asBooking({ reservationId: `maintenance-${windowId}`, leaseId: '', startDate, endDate, start, end }),
+        ),
+      ].sort((a, b) => a.start - b.start);

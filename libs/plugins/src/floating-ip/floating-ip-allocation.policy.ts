@@ -1,5 +1,6 @@
 import { type DomainError, conflict, invalid } from '#domain/shared/errors.js';
 import { type Interval, isFree, widen } from '#domain/shared/interval.js';
+import { clearOfMaintenance } from '#domain/shared/maintenance.js';
 import type { FloatingIpAllocation } from './floating-ip.reservation.js';
 import type { FloatingIpSnapshot } from './floating-ip-snapshot.js';
 
@@ -25,6 +26,8 @@ export type FloatingIpAllocationResult =
       readonly registered: number;
       readonly free: number;
       readonly busyRequired: readonly string[];
+      /** The required addresses among busyRequired that a maintenance window keeps from the lease. */
+      readonly inMaintenance: readonly string[];
     };
 
 export type FloatingIpAllocationFailure = Extract<FloatingIpAllocationResult, { readonly ok: false }>;
@@ -34,7 +37,7 @@ const compareAddresses = (a: FloatingIpSnapshot, b: FloatingIpSnapshot): number 
 
 /**
  * Picks `amount` addresses registered on the network and free for the window (widened by the
- * cleaning time): required ones first, then the ones held now, then never-booked ones (upstream's
+ * cleaning time, and clear of their maintenance windows): required ones first, then the ones held now, then never-booked ones (upstream's
  * preference), then the rest, by address. Unregistered required addresses are the caller's error.
  */
 export const allocateFloatingIps = (
@@ -53,11 +56,16 @@ export const allocateFloatingIps = (
   const current = new Set(request.current ?? []);
   const mustHave = new Set([...request.requiredAddresses, ...(request.keepAll === true ? current : [])]);
   const busyRequired = [...mustHave].filter((address) => !freeAddresses.has(address));
+  const inMaintenance = onNetwork
+    .filter(
+      (ip) => busyRequired.includes(ip.address) && !clearOfMaintenance(ip, request.window, request.cleaningTimeMs, request.reservationId),
+    )
+    .map((ip) => ip.address);
   const rank = (ip: FloatingIpSnapshot): number =>
     mustHave.has(ip.address) ? 0 : current.has(ip.address) ? 1 : ip.bookings.every(own) ? 2 : 3;
   const chosen = [...free].sort((a, b) => rank(a) - rank(b) || compareAddresses(a, b)).slice(0, request.amount);
   if (busyRequired.length > 0 || chosen.length < request.amount || mustHave.size > request.amount) {
-    return { ok: false, requested: request.amount, registered: onNetwork.length, free: free.length, busyRequired };
+    return { ok: false, requested: request.amount, registered: onNetwork.length, free: free.length, busyRequired, inMaintenance };
   }
   const allocations = chosen.sort(compareAddresses).map((ip) => ({ floatingIpId: ip.id, address: ip.address }));
   return { ok: true, allocations };
@@ -68,7 +76,11 @@ const freeOf = (
   ips: readonly FloatingIpSnapshot[],
 ): FloatingIpSnapshot[] => {
   const window = widen(request.window, request.cleaningTimeMs);
-  return ips.filter((ip) => isFree(ip.bookings, window, (b) => b.reservationId === request.reservationId));
+  return ips.filter(
+    (ip) =>
+      isFree(ip.bookings, window, (b) => b.reservationId === request.reservationId) &&
+      clearOfMaintenance(ip, request.window, request.cleaningTimeMs, request.reservationId),
+  );
 };
 
 /** What the policy chooses among: the addresses registered on the network, and how many of them are free for the window. */
@@ -82,6 +94,12 @@ export const floatingIpSupply = (
 
 /** Upstream answers 400 NotEnoughFloatingIPAvailable; a shortage of capacity is a 409 here, like hosts. */
 export const notEnoughFloatingIpsError = (failure: FloatingIpAllocationFailure): DomainError => {
+  if (failure.inMaintenance.length > 0) {
+    return conflict(
+      'FLOATING_IP_IN_MAINTENANCE',
+      `Not enough floating IPs available: ${failure.inMaintenance.join(', ')} in maintenance during part of this period`,
+    );
+  }
   if (failure.busyRequired.length > 0) {
     return conflict(
       'NOT_ENOUGH_FLOATING_IPS',

@@ -8,7 +8,7 @@ export const floatingIpAvailability: ReservationTypeAvailability<FloatingIpReser
   scopes: (request) => [{ kind: 'floatingip', networkId: request.networkId }],
   heldScopes: (reservation) => [{ kind: 'floatingip', networkId: reservation.networkId }],
   sweep: null,
-  shortages: ['NOT_ENOUGH_FLOATING_IPS'],
+  shortages: ['NOT_ENOUGH_FLOATING_IPS', 'FLOATING_IP_IN_MAINTENANCE'],
   capacityPool: null,
   calendarSearch: null,
 };

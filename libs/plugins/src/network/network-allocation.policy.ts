@@ -1,5 +1,6 @@
 import { type DomainError, conflict } from '#domain/shared/errors.js';
 import { type Interval, isFree, widen } from '#domain/shared/interval.js';
+import { clearOfMaintenance } from '#domain/shared/maintenance.js';
 import { type HostQuery, matchesResource } from '../query/blazar-query.js';
 import type { NetworkAllocation } from './network.reservation.js';
 import type { NetworkSnapshot } from './network-snapshot.js';
@@ -20,7 +21,14 @@ export interface NetworkAllocationRequest {
 
 export type NetworkAllocationResult =
   | { readonly ok: true; readonly allocation: NetworkAllocation }
-  | { readonly ok: false; readonly matching: number; readonly free: number; readonly keptBusy: boolean };
+  | {
+      readonly ok: false;
+      readonly matching: number;
+      readonly free: number;
+      /** Matching segments a maintenance window keeps from the lease. */
+      readonly inMaintenance: number;
+      readonly keptBusy: boolean;
+    };
 
 export type NetworkAllocationFailure = Extract<NetworkAllocationResult, { readonly ok: false }>;
 
@@ -42,12 +50,16 @@ const compareSegments = (a: NetworkSnapshot, b: NetworkSnapshot): number =>
   (a.segmentId ?? 0) - (b.segmentId ?? 0) ||
   a.id.localeCompare(b.id);
 
-const freeOf = (
-  request: Pick<NetworkAllocationRequest, 'window' | 'cleaningTimeMs' | 'reservationId'>,
-  segments: readonly NetworkSnapshot[],
-): NetworkSnapshot[] => {
+type Period = Pick<NetworkAllocationRequest, 'window' | 'cleaningTimeMs' | 'reservationId'>;
+
+const clearOf = (request: Period, segment: NetworkSnapshot): boolean =>
+  clearOfMaintenance(segment, request.window, request.cleaningTimeMs, request.reservationId);
+
+const freeOf = (request: Period, segments: readonly NetworkSnapshot[]): NetworkSnapshot[] => {
   const window = widen(request.window, request.cleaningTimeMs);
-  return segments.filter((segment) => isFree(segment.bookings, window, (b) => b.reservationId === request.reservationId));
+  return segments.filter(
+    (segment) => isFree(segment.bookings, window, (b) => b.reservationId === request.reservationId) && clearOf(request, segment),
+  );
 };
 
 /**
@@ -66,7 +78,8 @@ export const allocateNetworkSegment = (
   const candidates = request.keepCurrent === true ? free.filter((segment) => segment.id === request.current) : free;
   const [chosen] = [...candidates].sort((a, b) => rank(a) - rank(b) || compareSegments(a, b));
   if (chosen === undefined) {
-    return { ok: false, matching: matching.length, free: free.length, keptBusy: request.keepCurrent === true };
+    const inMaintenance = matching.filter((segment) => !clearOf(request, segment)).length;
+    return { ok: false, matching: matching.length, free: free.length, inMaintenance, keptBusy: request.keepCurrent === true };
   }
   const { id: networkId, networkType, physicalNetwork, segmentId } = chosen;
   return { ok: true, allocation: { networkId, networkType, physicalNetwork, segmentId } };
@@ -87,6 +100,12 @@ export const notEnoughNetworksError = (failure: NetworkAllocationFailure): Domai
     return conflict(
       'NOT_ENOUGH_NETWORKS',
       'Not enough networks available: the segment a running reservation holds is not free, or no longer matches, for the new dates',
+    );
+  }
+  if (failure.free === 0 && failure.inMaintenance > 0) {
+    return conflict(
+      'NETWORK_IN_MAINTENANCE',
+      `Not enough networks available: ${failure.matching} segments match, ${failure.inMaintenance} in maintenance during part of this period, 0 free for the whole lease, 1 requested`,
     );
   }
   return conflict(

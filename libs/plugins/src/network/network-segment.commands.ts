@@ -1,4 +1,4 @@
-import type { Command } from '#domain/index.js';
+import type { CancelMaintenanceData, Command, ScheduleMaintenanceData } from '#domain/index.js';
 import type { NetworkCapabilities, NetworkSegmentInfo } from './network-segment.types.js';
 
 export type RegisterNetworkSegment = Command<
@@ -24,7 +24,13 @@ export type BookNetworkSegment = Command<'BookNetworkSegment', BookingData & { r
 export type MoveNetworkSegmentBooking = Command<'MoveNetworkSegmentBooking', BookingData>;
 export type ReleaseNetworkSegmentBooking = Command<'ReleaseNetworkSegmentBooking', { readonly reservationId: string }>;
 
+/** Takes the segment out of service for [startDate, endDate) (docs/maintenance.md). */
+export type ScheduleNetworkSegmentMaintenance = Command<'ScheduleNetworkSegmentMaintenance', ScheduleMaintenanceData>;
+export type CancelNetworkSegmentMaintenance = Command<'CancelNetworkSegmentMaintenance', CancelMaintenanceData>;
+
 export type NetworkSegmentCommand =
+  | ScheduleNetworkSegmentMaintenance
+  | CancelNetworkSegmentMaintenance
   | RegisterNetworkSegment
   | UpdateNetworkSegment
   | UnregisterNetworkSegment

@@ -1,4 +1,16 @@
-import { type Decider, MINUTE_MS, conflict, insertSorted, invalid, isFree, notFound, toMs, widen } from '#domain/index.js';
+import {
+  type Decider,
+  MINUTE_MS,
+  clearOfMaintenance,
+  conflict,
+  insertSorted,
+  invalid,
+  isFree,
+  notFound,
+  toMs,
+  widen,
+  withWindow,
+} from '#domain/index.js';
 import type {
   BookNetworkSegment,
   MoveNetworkSegmentBooking,
@@ -8,6 +20,7 @@ import type {
   UpdateNetworkSegment,
 } from './network-segment.commands.js';
 import type { NetworkSegmentEvent } from './network-segment.events.js';
+import { cancelMaintenance, scheduleMaintenance } from './network-segment.maintenance.js';
 import {
   capabilitiesInUse,
   changedCapabilities,
@@ -53,14 +66,24 @@ const unregister = ({ data }: UnregisterNetworkSegment, state: NetworkSegmentSta
   return [{ type: 'NetworkSegment.Unregistered', data: { networkId, networkType, physicalNetwork, segmentId, unregisteredAt: data.now } }];
 };
 
-/** The calendar's invariant: no segment in two reservations whose windows, widened by the cleaning time, overlap. */
+/**
+ * The calendar's invariant: no segment in two reservations whose windows, widened by the cleaning time, overlap; and
+ * no booking gains an instant inside a maintenance window of the segment.
+ */
 const checkFree = (segment: RegisteredNetworkSegment, data: MoveNetworkSegmentBooking['data']): void => {
   const { startDate, endDate, reservationId } = data;
   // an empty booking is allowed: it is what a lease ended in its first minute leaves behind
   if (toMs(endDate) < toMs(startDate)) throw invalid('INVALID_PERIOD', 'The end_date must be later than the start_date.');
-  const window = widen({ start: toMs(startDate), end: toMs(endDate) }, data.cleaningTimeMinutes * MINUTE_MS);
-  if (!isFree(segment.bookings, window, (booking) => booking.reservationId === reservationId)) {
+  const period = { start: toMs(startDate), end: toMs(endDate) };
+  const cleaningTimeMs = data.cleaningTimeMinutes * MINUTE_MS;
+  if (!isFree(segment.bookings, widen(period, cleaningTimeMs), (booking) => booking.reservationId === reservationId)) {
     throw conflict('NETWORK_ALREADY_BOOKED', `Network ${describeSegment(segment)} is already reserved between ${startDate} and ${endDate}`);
+  }
+  if (!clearOfMaintenance(segment, period, cleaningTimeMs, reservationId)) {
+    throw conflict(
+      'NETWORK_IN_MAINTENANCE',
+      `Network ${describeSegment(segment)} is in maintenance during part of ${startDate} to ${endDate}`,
+    );
   }
 };
 
@@ -113,6 +136,10 @@ const decide = (command: NetworkSegmentCommand, state: NetworkSegmentState): rea
       return move(command, state);
     case 'ReleaseNetworkSegmentBooking':
       return release(command.data.reservationId, state);
+    case 'ScheduleNetworkSegmentMaintenance':
+      return scheduleMaintenance(command, requireRegistered(state));
+    case 'CancelNetworkSegmentMaintenance':
+      return cancelMaintenance(command, requireRegistered(state));
     default: {
       const _never: never = command;
       return _never;
@@ -147,6 +174,12 @@ const evolveRegistered = (segment: RegisteredNetworkSegment, event: NetworkSegme
     }
     case 'NetworkSegment.BookingReleased':
       return { ...segment, bookings: segment.bookings.filter((booking) => booking.reservationId !== event.data.reservationId) };
+    case 'NetworkSegment.MaintenanceScheduled': {
+      const { networkId: _segment, scheduledAt: _at, ...window } = event.data;
+      return { ...segment, maintenance: withWindow(segment.maintenance, window) };
+    }
+    case 'NetworkSegment.MaintenanceCancelled':
+      return { ...segment, maintenance: segment.maintenance.filter((window) => window.windowId !== event.data.windowId) };
     default: {
       const _never: never = event;
       return segment;
@@ -157,7 +190,7 @@ const evolveRegistered = (segment: RegisteredNetworkSegment, event: NetworkSegme
 const evolve = (state: NetworkSegmentState, event: NetworkSegmentEvent): NetworkSegmentState => {
   if (event.type === 'NetworkSegment.Registered') {
     const { registeredAt, ...segment } = event.data;
-    return { status: 'Registered', ...segment, bookings: [], registeredAt };
+    return { status: 'Registered', ...segment, bookings: [], maintenance: [], registeredAt };
   }
   return state.status === 'Registered' ? evolveRegistered(state, event) : state;
 };

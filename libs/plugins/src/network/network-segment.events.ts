@@ -40,8 +40,30 @@ export type NetworkSegmentBookingReleased = DomainEvent<'NetworkSegment.BookingR
 
 export type NetworkSegmentBookingEvent = NetworkSegmentBooked | NetworkSegmentBookingMoved | NetworkSegmentBookingReleased;
 
+/** An operator took the segment out of service for [startDate, endDate): no new booking may reach into it. */
+export type NetworkSegmentMaintenanceScheduled = DomainEvent<
+  'NetworkSegment.MaintenanceScheduled',
+  {
+    readonly networkId: string;
+    readonly windowId: string;
+    readonly startDate: string;
+    readonly endDate: string;
+    readonly reason: string;
+    readonly scheduledAt: string;
+  }
+>;
+export type NetworkSegmentMaintenanceCancelled = DomainEvent<
+  'NetworkSegment.MaintenanceCancelled',
+  { readonly networkId: string; readonly windowId: string; readonly cancelledAt: string }
+>;
+
 export type NetworkSegmentEvent =
-  NetworkSegmentRegistered | NetworkSegmentUpdated | NetworkSegmentUnregistered | NetworkSegmentBookingEvent;
+  | NetworkSegmentRegistered
+  | NetworkSegmentUpdated
+  | NetworkSegmentUnregistered
+  | NetworkSegmentBookingEvent
+  | NetworkSegmentMaintenanceScheduled
+  | NetworkSegmentMaintenanceCancelled;
 
 export const NETWORK_BOOKING_EVENT_TYPES: readonly NetworkSegmentBookingEvent['type'][] = [
   'NetworkSegment.Booked',

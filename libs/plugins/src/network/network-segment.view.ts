@@ -57,6 +57,8 @@ export const evolveNetworkView = (view: NetworkView | null, event: NetworkSegmen
     case 'NetworkSegment.Booked':
     case 'NetworkSegment.BookingMoved':
     case 'NetworkSegment.BookingReleased':
+    case 'NetworkSegment.MaintenanceScheduled':
+    case 'NetworkSegment.MaintenanceCancelled':
       return view;
     default: {
       const _never: never = event;

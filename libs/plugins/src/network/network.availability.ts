@@ -8,7 +8,7 @@ export const networkAvailability: ReservationTypeAvailability<NetworkReservation
   scopes: () => [{ kind: 'network' }],
   heldScopes: () => [{ kind: 'network' }],
   sweep: null,
-  shortages: ['NOT_ENOUGH_NETWORKS'],
+  shortages: ['NOT_ENOUGH_NETWORKS', 'NETWORK_IN_MAINTENANCE'],
   capacityPool: null,
   calendarSearch: null,
 };

@@ -55,6 +55,23 @@ export const NETWORK_EVENTS: EventDescriptions<NetworkKindEvent> = {
     summary: (d) => `Booking of network segment ${d.networkId} for reservation ${d.reservationId} released`,
     fields: { network_id: 'networkId', reservation_id: 'reservationId', lease_id: 'leaseId' },
   },
+  'NetworkSegment.MaintenanceScheduled': {
+    publicType: 'network_segment.maintenance_scheduled',
+    summary: (d) => `Network segment ${d.networkId} in maintenance from ${d.startDate} to ${d.endDate} (window ${d.windowId}): ${d.reason}`,
+    fields: {
+      network_id: 'networkId',
+      window_id: 'windowId',
+      start_date: 'startDate',
+      end_date: 'endDate',
+      reason: 'reason',
+      scheduled_at: 'scheduledAt',
+    },
+  },
+  'NetworkSegment.MaintenanceCancelled': {
+    publicType: 'network_segment.maintenance_cancelled',
+    summary: (d) => `Maintenance window ${d.windowId} of network segment ${d.networkId} cancelled`,
+    fields: { network_id: 'networkId', window_id: 'windowId', cancelled_at: 'cancelledAt' },
+  },
   'NetworkRegistry.SegmentAdded': {
     publicType: 'network_registry.segment_added',
     summary: (d) => `Network segment ${d.networkId} (${describeSegment(d)}) added to the registry`,
@@ -72,7 +89,7 @@ export const NETWORK_EVENTS: EventDescriptions<NetworkKindEvent> = {
   },
 };
 
-/** Bookings name their lease (moves too); the registry, capabilities and properties are operators' business. */
+/** Bookings name their lease (moves too); the registry, capabilities, properties and maintenance are operators' business. */
 export const NETWORK_TIES: { readonly [T in NetworkKindEvent['type']]: FeedTie } = {
   'NetworkSegment.Registered': 'none',
   'NetworkSegment.Updated': 'none',
@@ -80,6 +97,8 @@ export const NETWORK_TIES: { readonly [T in NetworkKindEvent['type']]: FeedTie }
   'NetworkSegment.Booked': 'lease',
   'NetworkSegment.BookingMoved': 'lease',
   'NetworkSegment.BookingReleased': 'lease',
+  'NetworkSegment.MaintenanceScheduled': 'none',
+  'NetworkSegment.MaintenanceCancelled': 'none',
   'NetworkRegistry.SegmentAdded': 'none',
   'NetworkRegistry.SegmentRemoved': 'none',
   'NetworkProperty.PrivacyChanged': 'none',

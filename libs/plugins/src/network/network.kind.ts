@@ -24,6 +24,8 @@ const fact = (event: NetworkSegmentEvent): CalendarFact | null => {
     case 'NetworkSegment.Registered':
     case 'NetworkSegment.Updated':
     case 'NetworkSegment.Unregistered':
+    case 'NetworkSegment.MaintenanceScheduled':
+    case 'NetworkSegment.MaintenanceCancelled':
       return null;
     default: {
       const _never: never = event;
@@ -67,6 +69,11 @@ export const networkSegments: ResourceKind<
     events: NETWORK_BOOKING_EVENT_TYPES,
     fact,
     snapshot: networkSnapshot,
+  },
+  maintenance: {
+    windows: (state) => (state.status === 'Registered' ? state.maintenance : null),
+    schedule: (data) => ({ type: 'ScheduleNetworkSegmentMaintenance', data }),
+    cancel: (data) => ({ type: 'CancelNetworkSegmentMaintenance', data }),
   },
   capacity: {
     group: (state) =>

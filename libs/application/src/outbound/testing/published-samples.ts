@@ -247,6 +247,18 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     data: (id) => ({ floatingIpId: id, reservationId: 'res-1', startDate: AT, endDate: END }),
   },
   'FloatingIp.BookingReleased': { stream: floatingIp, data: (id) => ({ floatingIpId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
+  'FloatingIp.MaintenanceScheduled': {
+    stream: floatingIp,
+    data: (id) => ({
+      floatingIpId: id,
+      windowId: 'mw-1',
+      startDate: AT,
+      endDate: END,
+      reason: 'router swap',
+      scheduledAt: AT,
+    }),
+  },
+  'FloatingIp.MaintenanceCancelled': { stream: floatingIp, data: (id) => ({ floatingIpId: id, windowId: 'mw-1', cancelledAt: AT }) },
   'FloatingIpRegistry.Added': {
     stream: () => 'floatingipregistry-main',
     data: (id) => ({ floatingIpId: id, networkId: 'net-1', address: '10.0.0.1' }),
@@ -268,6 +280,11 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
   'NetworkSegment.Booked': { stream: network, data: networkHold },
   'NetworkSegment.BookingMoved': { stream: network, data: networkHold },
   'NetworkSegment.BookingReleased': { stream: network, data: (id) => ({ networkId: id, reservationId: 'res-1', leaseId: 'lease-x' }) },
+  'NetworkSegment.MaintenanceScheduled': {
+    stream: network,
+    data: (id) => ({ networkId: id, windowId: 'mw-1', startDate: AT, endDate: END, reason: 'switch upgrade', scheduledAt: AT }),
+  },
+  'NetworkSegment.MaintenanceCancelled': { stream: network, data: (id) => ({ networkId: id, windowId: 'mw-1', cancelledAt: AT }) },
   'NetworkRegistry.SegmentAdded': { stream: () => 'networkregistry-main', data: segment },
   'NetworkRegistry.SegmentRemoved': { stream: () => 'networkregistry-main', data: segment },
   'NetworkProperty.PrivacyChanged': {

@@ -9,8 +9,8 @@ const DATE: JsonSchema = {
   examples: ['2030-01-01 08:00', '2030-01-01T08:00:00Z'],
 };
 
-/** POST /v1/os-hosts/{id}/maintenance: a Leasehold extension, so a key it does not declare is refused. */
-@RequestSchema({ description: 'A maintenance window: the host is offered to no new lease for [start, end).' })
+/** POST /v1/os-hosts/{id}/maintenance (and every maintained kind's): a Leasehold extension, so a key it does not declare is refused. */
+@RequestSchema({ description: 'A maintenance window: the resource is offered to no new lease for [start, end).' })
 export class ScheduleMaintenanceDto {
   @IsDefined({ message: 'Missing parameter start' })
   @IsString({ message: 'Malformed parameter start' })

@@ -1,8 +1,8 @@
 import type { DateTime } from 'luxon';
-import type { MaintenanceRequest } from '#application/hosts/host-maintenance.use-cases.js';
+import type { MaintenanceRequest } from '#application/maintenance/maintenance.use-cases.js';
 import { parseInstant } from '../http/blazar-dates.js';
 import { validateExtensionBody } from '../http/validate-body.js';
-import { ScheduleMaintenanceDto } from './host-maintenance.dto.js';
+import { ScheduleMaintenanceDto } from './maintenance.dto.js';
 
 /**
  * A window's body: its dates in any form a lease or a query accepts (Blazar's `YYYY-MM-DD HH:MM` in UTC, `now`,
