@@ -1,6 +1,6 @@
 import { type AnyMaintainedKind, MAINTAINED_KINDS } from '#application/maintenance/maintained-kinds.js';
 import { ref } from '../openapi/json-schema.js';
-import type { OperationDoc } from '../openapi/operations.js';
+import type { OperationDoc } from '../openapi/operation-doc.js';
 import { envelope, listOf } from '../openapi/response-schemas.js';
 
 /** The document's tag of a kind's routes (`os-hosts` are `hosts`). */

@@ -1,4 +1,5 @@
-import { type JsonSchema, ref } from './json-schema.js';
+import { ref } from './json-schema.js';
+import type { OperationDoc } from './operation-doc.js';
 import { AVAILABILITY_PARAMETERS } from '../http/route-parameters.js';
 import { FLOATING_IP_SORTING, HOST_ALLOCATION_SORTING, HOST_SORTING, LEASE_SORTING } from '#application/queries/read.queries.js';
 import { envelope, feedPage, listOf } from './response-schemas.js';
@@ -9,25 +10,6 @@ import type { QuotaName } from '#domain/index.js';
 
 const codeList = (names: readonly string[]): string => names.map((name) => `\`${name}\``).join(', ');
 const fieldOf = (name: QuotaName): string => QUOTAS.wording[name].field;
-
-/**
- * What Nest's route metadata cannot say about each route: summaries, which DTO validates its body
- * and what it answers; route-decorators.ts turns each entry into @nestjs/swagger decorators on its
- * handler. Keyed by Nest's method and path; a route missing here and an entry without a route are
- * reported, and the e2e suite requires there be none.
- */
-export interface OperationDoc {
-  readonly operationId: string;
-  readonly tag: string;
-  readonly summary: string;
-  readonly description?: string;
-  /** Descriptions of the route's path and query parameters (names as in the route). */
-  readonly parameters?: Readonly<Record<string, string>>;
-  readonly body?: { readonly schema: JsonSchema; readonly required: boolean };
-  readonly response: { readonly description: string; readonly schema?: JsonSchema };
-  /** Error statuses beyond those every /v1 route can answer (400, 406, 500; 401 and 403 with authentication). */
-  readonly errors?: readonly number[];
-}
 
 export const TAGS = [
   { name: 'versions', description: 'API version discovery (no token needed).' },

@@ -2,7 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PATH_PARAMETERS, type ParameterRule, QUERY_PARAMETERS } from '../http/route-parameters.js';
 import type { JsonSchema } from './json-schema.js';
-import { OPERATIONS, type OperationDoc } from './operations.js';
+import type { OperationDoc } from './operation-doc.js';
+import { OPERATIONS } from './operations.js';
 import { type RouteInfo, routeKey } from './routes.js';
 
 /**
