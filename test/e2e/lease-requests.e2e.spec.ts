@@ -6,12 +6,11 @@
  * queued request is withdrawn, an admitted one is not; another project neither sees nor withdraws it; bad input answers
  * 400 with nothing written. Every test books its own hosts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { T_DATE, UUID, addMinutes, ledgerCount, ledgerEvents, tDate } from '../helpers/api-fixtures.js';
 import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
-import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
-import { type RunningSystem, startSystem } from '../helpers/system.js';
+import { staticAuthSuite } from '../helpers/static-auth.js';
 
 const IDENTITIES = {
   admin: { token: 'tok-admin', user_id: 'u-admin', project_id: 'project-admin', roles: ['admin'] },
@@ -31,9 +30,8 @@ const hostsOf = (group: string, min: number) => ({
   resource_properties: JSON.stringify(['==', '$group', group]),
 });
 
-let system: RunningSystem;
-let tokens: StaticAuth;
-const client = () => api(system.url);
+const suite = staticAuthSuite(IDENTITIES);
+const client = () => api(suite.system.url);
 
 const registerHosts = async (group: string, count: number): Promise<void> => {
   for (let i = 1; i <= count; i += 1) {
@@ -49,20 +47,6 @@ const withdraw = (id: string, headers: Record<string, string> = MEMBER) => clien
 /** A lease over the group's hosts from `start` to `end` (request dates), as the admin. */
 const lease = (name: string, start: string, end: string, group: string, min: number) =>
   client().post('/v1/leases', { name, start_date: start, end_date: end, reservations: [hostsOf(group, min)] }, ADMIN);
-
-beforeAll(async () => {
-  tokens = staticAuth(IDENTITIES);
-  system = await startSystem({ env: tokens.env });
-});
-
-afterAll(async () => {
-  await system?.stop();
-  tokens?.remove();
-});
-
-afterEach((context) => {
-  if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-6000)}`);
-});
 
 describe('lease requests (api + projector + reactor)', () => {
   it('one that fits when it is made becomes a lease at once, hosts and a floating IP together, caused by the request', async () => {
@@ -97,10 +81,10 @@ describe('lease requests (api + projector + reactor)', () => {
       120 * 60_000,
     );
 
-    const own = ledgerEvents(system.dataDir, `leaserequest-${request.id as string}`);
+    const own = ledgerEvents(suite.system.dataDir, `leaserequest-${request.id as string}`);
     expect(own.map((e) => e.type)).toEqual(['LeaseRequest.Submitted', 'LeaseRequest.Admitted']);
     expect(own[1]?.data).toMatchObject({ requestId: request.id, leaseId: request.lease_id, projectId: 'project-a' });
-    const leaseEvents = ledgerEvents(system.dataDir, `lease-${request.lease_id as string}`);
+    const leaseEvents = ledgerEvents(suite.system.dataDir, `lease-${request.lease_id as string}`);
     const creation = leaseEvents.find((e) => e.type === 'Lease.Created');
     expect(creation?.metadata.causationId).toBe(request.id);
     // one append: the request's events follow the lease's creation with the same recorded time, nothing between them but the bookings
@@ -128,7 +112,7 @@ describe('lease requests (api + projector + reactor)', () => {
     expect(second.body.lease_request).toMatchObject({ status: 'queued', position: 2 });
     const firstId = first.body.lease_request.id as string;
     const secondId = second.body.lease_request.id as string;
-    expect(ledgerEvents(system.dataDir, `leaserequest-${firstId}`).map((e) => e.type)).toEqual(['LeaseRequest.Submitted']);
+    expect(ledgerEvents(suite.system.dataDir, `leaserequest-${firstId}`).map((e) => e.type)).toEqual(['LeaseRequest.Submitted']);
 
     // the prediction is right: a lease of the request's shape is admitted at it, and not a minute earlier
     const early = await lease('lr-early', addMinutes(until, -1), addMinutes(until, 59), 'lr-busy', 1);
@@ -189,10 +173,10 @@ describe('lease requests (api + projector + reactor)', () => {
     ['an unknown key', { name: 'bad', reservations: [hostsOf('lr-bad', 1)], duration: 60, end_date: blazarDate(60) }],
     ['a blank name', { name: ' ', reservations: [hostsOf('lr-bad', 1)], duration: 60 }],
   ])('refuses %s (400, Blazar error body) and writes nothing', async (_, body) => {
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const refused = await submit(body);
     expect(refused.status, describeBody(refused)).toBe(400);
     expect(refused.body).toMatchObject({ error_code: 400, error_message: expect.any(String) });
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 });

@@ -7,12 +7,11 @@
  * and bad input answers 400, both leaving the ledger as it was. Every test registers its own resources (addresses
  * on their own network, segments on their own physical network) and books its own day.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { T_DATE, UUID, dayAt, ledgerCount, tDate } from '../helpers/api-fixtures.js';
-import { api, floatingIpReservation } from '../helpers/http.js';
+import { api, floatingIpReservation, heldBy } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
-import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
-import { type RunningSystem, startSystem } from '../helpers/system.js';
+import { staticAuthSuite } from '../helpers/static-auth.js';
 
 const IDENTITIES = {
   admin: { token: 'tok-admin', user_id: 'u-admin', project_id: 'project-admin', roles: ['admin'] },
@@ -24,9 +23,8 @@ const MEMBER = { 'X-Auth-Token': IDENTITIES.member.token };
 /** One external network per test: `3f0b6a52-...-0d1f6e2b7b<nn>`. */
 const network = (n: number): string => `3f0b6a52-1c1e-4d7e-9a43-0d1f6e2b7b${String(n).padStart(2, '0')}`;
 
-let system: RunningSystem;
-let tokens: StaticAuth;
-const client = () => api(system.url);
+const suite = staticAuthSuite(IDENTITIES);
+const client = () => api(suite.system.url);
 
 const register = async (networkId: string, address: string): Promise<string> => {
   const response = await client().post('/v1/floatingips', { floating_network_id: networkId, floating_ip_address: address }, ADMIN);
@@ -41,27 +39,7 @@ const lease = (name: string, start: string, end: string, reservations: unknown[]
   client().post('/v1/leases', { name, start_date: start, end_date: end, reservations }, ADMIN);
 
 /** The floating IP ids a created lease holds. */
-const heldAddresses = async (leaseId: string): Promise<string[]> => {
-  const response = await client().get(`/v1/floatingips/allocations?lease_id=${leaseId}`, ADMIN);
-  expect(response.status, describeBody(response)).toBe(200);
-  return response.body.allocations
-    .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
-    .map((a: { resource_id: string }) => a.resource_id);
-};
-
-beforeAll(async () => {
-  tokens = staticAuth(IDENTITIES);
-  system = await startSystem({ env: { ...tokens.env } });
-});
-
-afterAll(async () => {
-  await system?.stop();
-  tokens?.remove();
-});
-
-afterEach((context) => {
-  if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-6000)}`);
-});
+const heldAddresses = (leaseId: string): Promise<string[]> => heldBy(client(), '/v1/floatingips/allocations', leaseId, ADMIN);
 
 describe('maintenance windows on floating IPs (api + projector + reactor)', () => {
   it('are scheduled, listed per address and over all addresses, in Blazar date form', async () => {
@@ -95,12 +73,12 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
     const day = (time: string) => dayAt(42, time);
     expect((await schedule(first, { start: day('10:00'), end: day('14:00'), reason: 'router swap' })).status).toBe(201);
 
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const named = await lease('mwf-named', day('13:00'), day('15:00'), [floatingIpReservation(net, 1, ['172.25.2.10'])]);
     expect(named.status, describeBody(named)).toBe(409);
     expect(named.body.error_message).toContain('Not enough floating IPs available: 172.25.2.10 in maintenance during part of this period');
     expect(named.body.error_message).toContain(`Earliest alternative: ${day('14:00')} to ${day('16:00')}.`);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
 
     const byCount = await lease('mwf-count', day('09:00'), day('11:00'), [floatingIpReservation(net, 1)]);
     expect(byCount.status, describeBody(byCount)).toBe(201);
@@ -152,7 +130,7 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
   it('are refused to a member (403) for every route, nothing written', async () => {
     const fipId = await register(network(4), '172.25.4.10');
     const window = await schedule(fipId, { start: dayAt(44, '10:00'), end: dayAt(44, '11:00'), reason: 'r' });
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const denied = (action: string) => ({
       error_code: 403,
       error_name: 403,
@@ -165,14 +143,14 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
     const list = await client().get(`/v1/floatingips/${fipId}/maintenance`, MEMBER);
     expect(list.body).toEqual(denied('leasehold:floatingips:get_maintenance'));
     expect((await client().get('/v1/floatingips/maintenance', MEMBER)).status).toBe(403);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 
   it("answer bad input with 400 (404 for an unknown address, 409 for an overlap) in Blazar's error body, nothing written", async () => {
     const fipId = await register(network(5), '172.25.5.10');
     const day = (time: string) => dayAt(46, time);
     expect((await schedule(fipId, { start: day('10:00'), end: day('12:00'), reason: 'r' })).status).toBe(201);
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const cases: [unknown, number, string][] = [
       [{ end: day('12:00'), reason: 'r' }, 400, 'Missing parameter start'],
       [{ start: day('10:00'), end: day('12:00'), reason: 'x'.repeat(256) }, 400, 'Malformed parameter reason (at most 255 characters)'],
@@ -194,7 +172,7 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
     expect((await client().get('/v1/floatingips/not-an-id/maintenance', ADMIN)).status).toBe(404);
     expect((await client().delete(`/v1/floatingips/${fipId}/maintenance/no-such-window`, ADMIN)).status).toBe(404);
     expect((await client().delete(`/v1/floatingips/${fipId}/maintenance/${unknown}`, ADMIN)).status).toBe(404);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 });
 
@@ -222,13 +200,7 @@ const pinnedSegment = (name: string, networkId: string) => ({
 });
 
 /** The segment ids a created lease holds. */
-const heldSegments = async (leaseId: string): Promise<string[]> => {
-  const response = await client().get(`/v1/networks/allocations?lease_id=${leaseId}`, ADMIN);
-  expect(response.status, describeBody(response)).toBe(200);
-  return response.body.allocations
-    .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
-    .map((a: { resource_id: string }) => a.resource_id);
-};
+const heldSegments = (leaseId: string): Promise<string[]> => heldBy(client(), '/v1/networks/allocations', leaseId, ADMIN);
 
 describe('maintenance windows on network segments (api + projector + reactor)', () => {
   const scheduleOn = (networkId: string, body: unknown, headers: Record<string, string> = ADMIN) =>
@@ -250,12 +222,12 @@ describe('maintenance windows on network segments (api + projector + reactor)', 
       created.body.maintenance_window,
     );
 
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const pinned = await lease('mwn-pinned', day('13:00'), day('15:00'), [pinnedSegment('mwn-pinned', first)]);
     expect(pinned.status, describeBody(pinned)).toBe(409);
     expect(pinned.body.error_message).toContain('1 in maintenance during part of this period');
     expect(pinned.body.error_message).toContain(`Earliest alternative: ${day('14:00')} to ${day('16:00')}.`);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
 
     const byProperties = await lease('mwn-any', day('11:00'), day('12:00'), [segmentOf('mwn-any', where)]);
     expect(byProperties.status, describeBody(byProperties)).toBe(201);
@@ -315,7 +287,7 @@ describe('maintenance windows on network segments (api + projector + reactor)', 
     const networkId = await registerSegment(physnet(3));
     const day = (time: string) => dayAt(49, time);
     const window = await scheduleOn(networkId, { start: day('10:00'), end: day('11:00'), reason: 'r' });
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const denied = (action: string) => ({
       error_code: 403,
       error_name: 403,
@@ -334,6 +306,6 @@ describe('maintenance windows on network segments (api + projector + reactor)', 
     expect((await scheduleOn(networkId, { ...body, network_id: networkId })).status).toBe(400);
     expect((await scheduleOn(networkId, { start: day('10:30'), end: day('12:00'), reason: 'r' })).status).toBe(409);
     expect((await scheduleOn('00000000-0000-4000-8000-000000000000', body)).status).toBe(404);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 });

@@ -7,13 +7,13 @@
  * race through two API processes, and a replay of the log shows no booking reaching into a window recorded before it.
  * Every test books its own day and its own hosts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostEvent, type HostState, hostDecider, overlaps } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
 import { T_DATE, UUID, dayAt, ledgerCount, pinnedHost, tDate } from '../helpers/api-fixtures.js';
-import { api } from '../helpers/http.js';
+import { api, heldBy } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
-import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
+import { staticAuthSuite } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
 
 const IDENTITIES = {
@@ -31,9 +31,8 @@ const hostsOf = (group: string, min: number) => ({
   resource_properties: JSON.stringify(['==', '$group', group]),
 });
 
-let system: RunningSystem;
-let tokens: StaticAuth;
-const client = () => api(system.url);
+const suite = staticAuthSuite(IDENTITIES);
+const client = () => api(suite.system.url);
 
 const registerHost = async (name: string, group: string): Promise<string> => {
   const response = await client().post('/v1/os-hosts', { name, group }, ADMIN);
@@ -48,27 +47,7 @@ const lease = (name: string, start: string, end: string, reservations: unknown[]
   client().post('/v1/leases', { name, start_date: start, end_date: end, reservations }, ADMIN);
 
 /** The host ids a created lease holds. */
-const heldHosts = async (leaseId: string): Promise<string[]> => {
-  const response = await client().get(`/v1/os-hosts/allocations?lease_id=${leaseId}`, ADMIN);
-  expect(response.status, describeBody(response)).toBe(200);
-  return response.body.allocations
-    .filter((a: { reservations: unknown[] }) => a.reservations.length > 0)
-    .map((a: { resource_id: string }) => a.resource_id);
-};
-
-beforeAll(async () => {
-  tokens = staticAuth(IDENTITIES);
-  system = await startSystem({ env: { ...tokens.env } });
-});
-
-afterAll(async () => {
-  await system?.stop();
-  tokens?.remove();
-});
-
-afterEach((context) => {
-  if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${system?.output().slice(-6000)}`);
-});
+const heldHosts = (leaseId: string): Promise<string[]> => heldBy(client(), '/v1/os-hosts/allocations', leaseId, ADMIN);
 
 describe('maintenance windows on hosts (api + projector + reactor)', () => {
   it('are scheduled, listed per host and over all hosts, in Blazar date form', async () => {
@@ -94,12 +73,12 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
     const day = (time: string) => dayAt(42, time);
     expect((await schedule(first, { start: day('10:00'), end: day('14:00'), reason: 'disk swap' })).status).toBe(201);
 
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const pinned = await lease('mw-pinned', day('13:00'), day('15:00'), [pinnedHost('mw-adm-1')]);
     expect(pinned.status, describeBody(pinned)).toBe(409);
     expect(pinned.body.error_message).toContain('Not enough hosts available');
     expect(pinned.body.error_message).toContain(`Earliest alternative: ${day('14:00')} to ${day('16:00')}.`);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
 
     const byGroup = await lease('mw-group', day('09:00'), day('11:00'), [hostsOf('mw-adm', 1)]);
     expect(byGroup.status, describeBody(byGroup)).toBe(201);
@@ -178,7 +157,7 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
   it('are refused to a member (403) for every route, nothing written', async () => {
     const hostId = await registerHost('mw-403-1', 'mw-403');
     const window = await schedule(hostId, { start: dayAt(44, '10:00'), end: dayAt(44, '11:00'), reason: 'r' });
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const denied = (action: string) => ({
       error_code: 403,
       error_name: 403,
@@ -190,14 +169,14 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
     expect(remove.body).toEqual(denied('leasehold:oshosts:delete_maintenance'));
     expect((await client().get(`/v1/os-hosts/${hostId}/maintenance`, MEMBER)).body).toEqual(denied('leasehold:oshosts:get_maintenance'));
     expect((await client().get('/v1/os-hosts/maintenance', MEMBER)).status).toBe(403);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 
   it("answer bad input with 400 (404 for an unknown host, 409 for an overlap) in Blazar's error body, nothing written", async () => {
     const hostId = await registerHost('mw-400-1', 'mw-400');
     const day = (time: string) => dayAt(46, time);
     expect((await schedule(hostId, { start: day('10:00'), end: day('12:00'), reason: 'r' })).status).toBe(201);
-    const before = ledgerCount(system.dataDir);
+    const before = ledgerCount(suite.system.dataDir);
     const cases: [unknown, number, string][] = [
       [{ end: day('12:00'), reason: 'r' }, 400, 'Missing parameter start'],
       [{ start: day('10:00'), end: day('12:00') }, 400, 'Missing parameter reason'],
@@ -219,7 +198,7 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
     expect(unknown.status).toBe(404);
     expect((await client().get('/v1/os-hosts/999999/maintenance', ADMIN)).status).toBe(404);
     expect((await client().delete(`/v1/os-hosts/${hostId}/maintenance/no-such-window`, ADMIN)).status).toBe(404);
-    expect(ledgerCount(system.dataDir)).toBe(before);
+    expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
 });
 
@@ -232,8 +211,8 @@ describe('windows and leases racing through two API processes', () => {
   beforeAll(async () => {
     second = await startSystem({
       apps: ['api'],
-      dataDir: system.dataDir,
-      env: tokens.env,
+      dataDir: suite.system.dataDir,
+      env: suite.tokens.env,
     });
   });
 
@@ -255,7 +234,7 @@ describe('windows and leases racing through two API processes', () => {
         ),
       );
       const leases = Array.from({ length: CLIENTS }, (_, c) => {
-        const http = api(c % 2 === 0 ? system.url : second.url);
+        const http = api(c % 2 === 0 ? suite.system.url : second.url);
         const hour = 10 + (c % 4);
         const body = {
           name: `mw-race-${round}-${c}`,
@@ -271,7 +250,7 @@ describe('windows and leases racing through two API processes', () => {
     expect(leaseStatuses.filter((s) => s !== 201 && s !== 409)).toEqual([]);
     expect(leaseStatuses.filter((s) => s === 201).length).toBeGreaterThan(0);
 
-    const store = SqliteEventStore.open({ file: `${system.dataDir}/events.sqlite` });
+    const store = SqliteEventStore.open({ file: `${suite.system.dataDir}/events.sqlite` });
     try {
       const hosts = new Map<string, HostState>();
       const problems: string[] = [];

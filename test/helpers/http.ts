@@ -45,6 +45,20 @@ export const everyPage = async (
   return { items, pages };
 };
 
+/** The ids of the resources a lease holds, from an allocations list (`/v1/os-hosts/allocations`, `/v1/floatingips/allocations`, ...). */
+export const heldBy = async (
+  client: ReturnType<typeof api>,
+  allocations: string,
+  leaseId: string,
+  headers?: Record<string, string>,
+): Promise<string[]> => {
+  const response = await client.get(`${allocations}?lease_id=${leaseId}`, headers);
+  if (response.status !== 200) throw new Error(`GET ${allocations}: ${response.status} ${JSON.stringify(response.body)}`);
+  return (response.body.allocations as { resource_id: string; reservations: unknown[] }[])
+    .filter((allocation) => allocation.reservations.length > 0)
+    .map((allocation) => allocation.resource_id);
+};
+
 /** `YYYY-MM-DD HH:MM` in UTC, `minutes` from now (Blazar's request format). */
 export const blazarDate = (minutesFromNow: number, base = Date.now()): string =>
   new Date(Math.floor(base / 60_000) * 60_000 + minutesFromNow * 60_000).toISOString().slice(0, 16).replace('T', ' ');

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type RunningSystem, startSystem } from './system.js';
 
 /** What a tokens file says of a token (LEASEHOLD_AUTH=static, docs/configuration.md). */
 export interface TokenIdentity {
@@ -37,3 +39,41 @@ export const staticAuthByToken = (tokens: Readonly<Record<string, TokenIdentity>
 /** A tokens file of a test's named callers, each under its token. */
 export const staticAuth = (identities: NamedIdentities): StaticAuth =>
   staticAuthByToken(Object.fromEntries(Object.values(identities).map(({ token, ...identity }) => [token, identity])));
+
+/** The system a suite's tests share, and its tokens file. */
+export interface StaticAuthSuite {
+  readonly system: RunningSystem;
+  readonly tokens: StaticAuth;
+}
+
+/**
+ * A suite run against one system with static tokens: it starts before the suite's tests (the identities' tokens and
+ * `env`), stops after them and the tokens file goes; when a test fails, the end of the system's output is printed.
+ */
+export const staticAuthSuite = (identities: NamedIdentities, env: Readonly<Record<string, string>> = {}): StaticAuthSuite => {
+  let running: RunningSystem | undefined;
+  let auth: StaticAuth | undefined;
+  beforeAll(async () => {
+    auth = staticAuth(identities);
+    running = await startSystem({ env: { ...auth.env, ...env } });
+  });
+  afterAll(async () => {
+    await running?.stop();
+    auth?.remove();
+  });
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') console.error(`system output (tail):\n${running?.output().slice(-6000)}`);
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite system is started in beforeAll');
+    return value;
+  };
+  return {
+    get system() {
+      return started(running);
+    },
+    get tokens() {
+      return started(auth);
+    },
+  };
+};
