@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { T_DATE, UUID, addMinutes, ledgerCount, ledgerEvents, tDate } from '../helpers/api-fixtures.js';
 import { api, blazarDate, floatingIpReservation } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
+import { alignedTable, leasehold } from '../helpers/cli.js';
 import { staticAuthSuite } from '../helpers/static-auth.js';
 
 const IDENTITIES = {
@@ -178,5 +179,36 @@ describe('lease requests (api + projector + reactor)', () => {
     expect(refused.status, describeBody(refused)).toBe(400);
     expect(refused.body).toMatchObject({ error_code: 400, error_message: expect.any(String) });
     expect(ledgerCount(suite.system.dataDir)).toBe(before);
+  });
+
+  it('`leasehold queue` lists the waiting requests head first, as the API ranks them, for one project or all', async () => {
+    await registerHosts('lr-cli', 1);
+    const busy = await lease('lr-cli-busy', 'now', blazarDate(6 * 60), 'lr-cli', 1);
+    expect(busy.status, describeBody(busy)).toBe(201);
+    const ask = { reservations: [hostsOf('lr-cli', 1)], duration: 30, start_by: blazarDate(3 * 24 * 60) };
+    expect((await submit({ name: 'cli-a', ...ask })).status).toBe(201);
+    expect((await submit({ name: 'cli-b', ...ask }, OTHER)).status).toBe(201);
+    const listed = await client().get('/v1/lease-requests', ADMIN);
+    const queued = (listed.body.lease_requests as { id: string; position: number | null; project_id: string; name: string }[])
+      .filter((request) => request.position !== null)
+      .sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+      .map(({ id, position, project_id, name }) => ({ id, position, project_id, name }));
+    expect(queued.length).toBeGreaterThanOrEqual(2);
+
+    const json = await leasehold(suite.system.dataDir, 'queue', '--format', 'json');
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout).lease_requests as Record<string, unknown>[];
+    expect(rows.map(({ id, position, project_id, name }) => ({ id, position, project_id, name }))).toEqual(queued);
+    expect(rows.find((row) => row.name === 'cli-a')).toMatchObject({ resource_types: 'physical:host', duration: 30 });
+
+    const mine = await leasehold(suite.system.dataDir, 'queue', '--format', 'json', '--project', 'project-b');
+    expect(JSON.parse(mine.stdout).lease_requests.map((row: { id: string }) => row.id)).toEqual(
+      queued.filter((row) => row.project_id === 'project-b').map((row) => row.id),
+    );
+    const table = await leasehold(suite.system.dataDir, 'queue');
+    expect(table.code, table.stderr).toBe(0);
+    const [header, ...cells] = alignedTable(table.stdout);
+    expect(header?.slice(0, 4)).toEqual(['position', 'id', 'project_id', 'name']);
+    expect(cells.map((row) => row[1])).toEqual(queued.map((row) => row.id));
   });
 });

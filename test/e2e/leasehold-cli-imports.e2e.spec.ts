@@ -71,7 +71,7 @@ describe('leasehold: what each command loads', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['help', '--help', 'usage --help', 'history --help', 'backup --help', 'restore --help', 'import-blazar --help'])(
+  it.each(['help', '--help', 'usage --help', 'history --help', 'queue --help', 'backup --help', 'restore --help', 'import-blazar --help'])(
     'leasehold %s loads commander and the CLI, no command code and no library but the usage report groups',
     async (line) => {
       const result = await loaded(...line.split(' '));
@@ -86,6 +86,7 @@ describe('leasehold: what each command loads', () => {
     [['history', 'no-such-lease'], 2],
     [['usage', '--from', '2025-01-01 00:00', '--to', '2025-02-01 00:00'], 2],
     [['export'], 0],
+    [['queue'], 0],
     [['import-blazar', '--database', 'sqlite:///no-such-blazar.sqlite'], 1],
   ])('%j loads neither Nest nor MikroORM', async (args, code) => {
     const result = await loaded(...args);

@@ -3,6 +3,7 @@ import type { CliCommand } from './cli-command.js';
 import { exportCommand } from './export.command.js';
 import { historyCommand } from './history.command.js';
 import { importBlazarCommand } from './import-blazar.command.js';
+import { queueCommand } from './queue.command.js';
 import { restoreCommand } from './restore.command.js';
 import { usageCommand } from './usage.command.js';
 import { verifyCommand } from './verify.command.js';
@@ -11,6 +12,7 @@ import { verifyCommand } from './verify.command.js';
 export const CLI_COMMANDS: readonly CliCommand[] = [
   usageCommand,
   historyCommand,
+  queueCommand,
   exportCommand,
   verifyCommand,
   backupCommand,
