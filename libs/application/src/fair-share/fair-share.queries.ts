@@ -1,11 +1,10 @@
 import { type FairShareFactor, HOUR_MS, type HeldUnits, decayedUsage, fairShareFactors } from '#domain/index.js';
+import { FAIR_SHARE_METRIC } from '#plugins/host-size.metrics.js';
 import { type Caller, authorize } from '../caller.js';
 import { ACTIONS } from '../policy/policy-defaults.js';
 import type { UsageIndex } from '../usage/usage-index.js';
 import type { FairShareConfig } from './fair-share.config.js';
 
-/** What fair share counts of a lease's holdings: vCPU-hours, which whole hosts (their registered vCPUs) and instances both accrue. */
-export const FAIR_SHARE_METRIC = 'vcpu_hours';
 const HEAD = Number.MAX_SAFE_INTEGER;
 
 /** The public shape of one project's standing (docs/fair-share.md). */
