@@ -63,17 +63,26 @@ describe('fair-share factor: F = 2^(-U/S), usage decayed with a half-life', () =
     );
   });
 
-  it("doubling a project's share raises its factor when it used anything, and never lowers it", () => {
+  it("doubling a project's share lowers its U/S when it used anything, and never lowers its factor", () => {
     fc.assert(
       fc.property(workload, sharesOf, (drawn, shares) => {
         const held = pieces(drawn);
-        const before = factorOf(factorsAt(held, shares), 'p1');
-        const after = factorOf(factorsAt(held, { ...shares, p1: 2 * (shares.p1 ?? 1) }), 'p1');
-        const used = held.some((piece) => piece.projectId === 'p1');
-        if (used && before < 1) expect(after).toBeGreaterThan(before);
-        else expect(after).toBe(before);
+        const before = factorsAt(held, shares).find((entry) => entry.projectId === 'p1');
+        const after = factorsAt(held, { ...shares, p1: 2 * (shares.p1 ?? 1) }).find((entry) => entry.projectId === 'p1');
+        if (before === undefined || after === undefined) throw new Error('p1 is always ranked');
+        expect(after.factor).toBeGreaterThanOrEqual(before.factor);
+        if (before.decayedUsage > 0) expect(after.usageOverShare).toBeLessThan(before.usageOverShare);
+        else expect(after.factor).toBe(1);
       }),
     );
+  });
+
+  it('doubling the share of a project that used a little raises its factor itself', () => {
+    const held = [
+      { projectId: 'p1', startMs: NOW - 2 * HOUR_MS, endMs: NOW - HOUR_MS, units: 1 },
+      { projectId: 'p2', startMs: NOW - 2 * HOUR_MS, endMs: NOW - HOUR_MS, units: 3 },
+    ];
+    expect(factorOf(factorsAt(held, { p1: 2 }), 'p1')).toBeGreaterThan(factorOf(factorsAt(held, {}), 'p1'));
   });
 
   it('usage ended a while ago is halved after one more half-life', () => {
