@@ -370,6 +370,7 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       capability_prices: [{ capability: 'gpu', value: 'true', prices: { host_hours: '3' } }],
     }),
     QuotaSet: () => ({ hosts: 100_000 + unique(), vcpus: null, host_hours_per_month: 10_000_000 }),
+    FairShareSet: () => ({ shares: 1 + (unique() % 100) / 4 }),
     AvailabilityQueryDto: () => ({
       reservations: [pinnedHost('fuzz-host-1'), floatingIpReservation(NET, 1)],
       duration: 'PT2H',
@@ -555,6 +556,8 @@ describe(`hostile input against every documented operation (seed ${SEED}, ${RUNS
       requestId: [leaseRequest.body.lease_request.id],
       name: ['gpu'],
       rateCardName: ['fuzz-card'],
+      // a project of its own: a quota or shares the fuzz sets there leave the leases it creates alone
+      projectId: ['fuzz-project'],
       asset: ['calendar.page.js', 'calendar.css', 'graphiql.css', 'explorer.js'],
     });
     operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, item]) =>

@@ -494,6 +494,7 @@ describe('input validation at the API boundary (api + projector)', () => {
         { hosts: 1, project_id: 'p' },
         'Unknown parameter project_id (quotas: hosts, vcpus, memory_mb, floating_ips, networks, host_hours_per_month, vcpu_hours_per_month)',
       ],
+      ['PUT', '/v1/fair-share/iv-project', { shares: 2, project_id: 'p' }, 'Unknown parameter project_id'],
     ])('%s %s %j: 400, nothing written', async (method, path, body, message) => {
       await refused(() => raw(method, path, JSON.stringify(body)), 400, message);
     });
@@ -524,6 +525,10 @@ describe('input validation at the API boundary (api + projector)', () => {
       ['PUT', '/v1/rate-cards/iv-card?version=1', card, 'version'],
       ['GET', '/v1/quotas/iv-project?detail=1', null, 'detail'],
       ['PUT', '/v1/quotas/iv-project?dry_run=1', { hosts: 1 }, 'dry_run'],
+      ['GET', '/v1/fair-share?project_id=iv-project', null, 'project_id'],
+      ['GET', '/v1/fair-share/iv-project?as_of=now', null, 'as_of'],
+      ['PUT', '/v1/fair-share/iv-project?dry_run=1', { shares: 2 }, 'dry_run'],
+      ['DELETE', '/v1/fair-share/iv-project?force=1', null, 'force'],
       ['GET', '/v1/flavors?is_public=none', null, 'is_public'],
       ['POST', '/v1/flavors?bogus=1', { flavor }, 'bogus'],
       ['DELETE', '/v1/flavors/iv-flavor?force=1', null, 'force'],

@@ -771,6 +771,15 @@ describe('OpenAPI document and /docs', () => {
       const cancelled = await client.delete(`/v1/os-hosts/${hostId}/maintenance/${window.body.maintenance_window.id as string}`);
       expect(cancelled.status).toBe(204);
     });
+
+    it('fair share: shares set, one project and every project listed, reset, bad input', async () => {
+      conforms('put', '/v1/fair-share/{projectId}', await client.put('/v1/fair-share/openapi-project', { shares: 2.5 }), 200);
+      conforms('get', '/v1/fair-share/{projectId}', await client.get('/v1/fair-share/openapi-project'), 200);
+      conforms('get', '/v1/fair-share', await client.get('/v1/fair-share'), 200);
+      conforms('put', '/v1/fair-share/{projectId}', await client.put('/v1/fair-share/openapi-project', { shares: 'many' }), 400);
+      expect((await client.delete('/v1/fair-share/openapi-project')).status).toBe(204);
+      conforms('delete', '/v1/fair-share/{projectId}', await client.delete('/v1/fair-share/openapi-project'), 404);
+    });
   });
 
   describe('with authentication', () => {

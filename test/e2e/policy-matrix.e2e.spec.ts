@@ -874,6 +874,51 @@ describe('quotas (static tokens, default policy)', () => {
   });
 });
 
+/** Fair share: a project's readers see their own standing, admins every project's; only admins set or reset shares. */
+const FAIR_SHARE_POLICY: Record<string, Record<Role, boolean>> = {
+  'fair share own project': { admin: true, member: true, reader: true, norole: false },
+  'fair share other project': { admin: true, member: false, reader: false, norole: false },
+  'fair share of every project': { admin: true, member: false, reader: false, norole: false },
+  'set shares': { admin: true, member: false, reader: false, norole: false },
+  'reset shares': { admin: true, member: false, reader: false, norole: false },
+};
+
+describe('fair share (static tokens, default policy)', () => {
+  it.each(table(FAIR_SHARE_POLICY))('%s as %s: allowed=%s', async (route, role, allowed) => {
+    const token = as(role);
+    switch (route) {
+      case 'fair share own project': {
+        const reply = await read(() => request('GET', '/v1/fair-share/project-a', token), 200, 'leasehold:fair_share:get', allowed);
+        if (allowed) expect(reply.body.fair_share.project_id).toBe('project-a');
+        break;
+      }
+      case 'fair share other project':
+        await read(() => request('GET', '/v1/fair-share/project-b', token), 200, 'leasehold:fair_share:get', allowed);
+        break;
+      case 'fair share of every project':
+        await read(() => request('GET', '/v1/fair-share', token), 200, 'leasehold:fair_share:get_all', allowed);
+        break;
+      case 'set shares': {
+        const path = `/v1/fair-share/matrix-${role}`;
+        const reply = await write(role, () => request('PUT', path, token, { shares: 2 }), 200, 'leasehold:fair_share:put', allowed);
+        if (allowed) expect(reply.body.fair_share.shares).toBe(2);
+        break;
+      }
+      case 'reset shares': {
+        const path = `/v1/fair-share/matrix-reset-${role}`;
+        expect((await request('PUT', path, as('admin'), { shares: 2 })).status).toBe(200);
+        await write(role, () => request('DELETE', path, token), 204, 'leasehold:fair_share:delete', allowed);
+        break;
+      }
+    }
+  });
+
+  it.each(ROLES)('malformed shares as %s: the policy comes first (403 but for admins), then 400', async (role) => {
+    const reply = await request('PUT', '/v1/fair-share/project-a', as(role), { shares: 0 });
+    expect(reply.status).toBe(role === 'admin' ? 400 : 403);
+  });
+});
+
 describe('unauthenticated calls (static tokens)', () => {
   const UNAUTHORIZED = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
   const ROUTES: readonly (readonly [string, string, unknown?])[] = [
@@ -928,6 +973,10 @@ describe('unauthenticated calls (static tokens)', () => {
     ['GET', `/v1/capacity?${USAGE_WINDOW}`],
     ['GET', '/v1/quotas/project-a'],
     ['PUT', '/v1/quotas/project-a', { hosts: 1 }],
+    ['GET', '/v1/fair-share'],
+    ['GET', '/v1/fair-share/project-a'],
+    ['PUT', '/v1/fair-share/project-a', { shares: 2 }],
+    ['DELETE', '/v1/fair-share/project-a'],
     ['POST', '/graphql', { query: '{ leases { edges { cursor } } }' }],
     ['POST', '/graphql', { query: 'mutation { deleteLease(id: "00000000-0000-4000-8000-000000000000") }' }],
     ['GET', '/v1/no-such-route'],

@@ -98,6 +98,9 @@ import { type OpenedQuotaIndex, openQuotaIndex } from '#application/quotas/quota
 import { Quotas } from '#application/quotas/quotas.js';
 import { QuotaUseCases } from '#application/quotas/quota.use-cases.js';
 import { QuotaController } from './quotas/quota.controller.js';
+import { FairShareController } from './fair-share/fair-share.controller.js';
+import { FairShareQueries } from '#application/fair-share/fair-share.queries.js';
+import { FairShareUseCases } from '#application/fair-share/fair-share.use-cases.js';
 
 class Lifecycle implements OnModuleDestroy, OnApplicationShutdown {
   constructor(
@@ -168,6 +171,7 @@ export class AppModule {
         AvailabilityController,
         CapacityController,
         QuotaController,
+        FairShareController,
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
@@ -373,6 +377,16 @@ export class AppModule {
           provide: RateCardUseCases,
           inject: [APPLICATION_CONTEXT],
           useFactory: (context: ApplicationContext) => new RateCardUseCases(context),
+        },
+        {
+          provide: FairShareQueries,
+          inject: [UsageIndex],
+          useFactory: (index: UsageIndex) => new FairShareQueries(index, config.fairShare),
+        },
+        {
+          provide: FairShareUseCases,
+          inject: [APPLICATION_CONTEXT],
+          useFactory: (context: ApplicationContext) => new FairShareUseCases(context),
         },
         {
           provide: ReadYourWrites,

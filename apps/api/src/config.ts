@@ -3,6 +3,7 @@ import type { Guardrails } from '#application/application-context.js';
 import { applicationSettingsFromEnv } from '#application/application-settings.js';
 import { type EnforcementConfig, enforcementConfigFromEnv } from '#application/enforcement/enforcement.config.js';
 import { type QuotaConfig, quotaConfigFromEnv } from '#application/quotas/quota.config.js';
+import { type FairShareConfig, fairShareConfigFromEnv } from '#application/fair-share/fair-share.config.js';
 import type { KeystoneSettings } from './auth/keystone-authenticator.js';
 import { type MetricsAccess, metricsConfigFromEnv } from '#observability/metrics.js';
 import { type TlsFiles, tlsFilesFromEnv } from '#observability/tls.js';
@@ -68,6 +69,8 @@ export interface ApiConfig {
   readonly enforcement: EnforcementConfig;
   /** Per-project quotas: the default limits (LEASEHOLD_QUOTA_DEFAULT_*) and the metric's top N. */
   readonly quotas: QuotaConfig;
+  /** Fair share: the usage half-life (LEASEHOLD_FAIR_SHARE_HALF_LIFE). */
+  readonly fairShare: FairShareConfig;
 }
 
 export interface GraphqlSettings {
@@ -250,6 +253,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
     webSockets: webSocketSettings(env),
     enforcement: enforcementConfigFromEnv(env),
     quotas: quotaConfigFromEnv(env),
+    fairShare: fairShareConfigFromEnv(env),
   };
 };
 

@@ -35,6 +35,7 @@ const SUBJECT_PATHS: Readonly<Record<PublicEvent['subject']['kind'], string>> = 
   rate_card: 'rate-cards',
   freepool: 'freepools',
   quota: 'quotas',
+  fair_share: 'fair-share',
 };
 
 export const subjectPath = (event: PublicEvent): string => SUBJECT_PATHS[event.subject.kind];

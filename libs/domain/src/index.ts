@@ -16,3 +16,4 @@ export * from './shared/text-rules.js';
 export * from './shared/limits.js';
 export * from './usage/index.js';
 export * from './quota/index.js';
+export * from './fair-share/index.js';

@@ -12,6 +12,7 @@ import { LEASE_HANDLERS } from '../leases/lease.handlers.js';
 import { LEASE_REQUEST_HANDLERS } from '../lease-requests/lease-request.handlers.js';
 import { NETWORK_HANDLERS } from '../networks/network.handlers.js';
 import { QUOTA_HANDLERS } from '../quotas/quota.handlers.js';
+import { FAIR_SHARE_HANDLERS } from '../fair-share/fair-share.handlers.js';
 import { USAGE_HANDLERS } from '../usage/usage.handlers.js';
 import { WEBHOOK_HANDLERS } from '../webhooks/webhook.handlers.js';
 
@@ -25,6 +26,7 @@ export const BUS_HANDLERS = [
   ...NETWORK_HANDLERS,
   ...FLAVOR_HANDLERS,
   ...QUOTA_HANDLERS,
+  ...FAIR_SHARE_HANDLERS,
   ...USAGE_HANDLERS,
   ...WEBHOOK_HANDLERS,
   ...AVAILABILITY_HANDLERS,

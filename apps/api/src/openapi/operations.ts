@@ -6,7 +6,7 @@ import { envelope, feedPage, listOf } from './response-schemas.js';
 import { NETWORK_OPERATIONS } from '../networks/network.openapi.js';
 import { MAINTENANCE_OPERATIONS } from '../maintenance/maintenance.openapi.js';
 import { QUOTAS, USAGE_METRICS } from '#plugins/reservation-holdings.js';
-import type { QuotaName } from '#domain/index.js';
+import { MAX_SHARES, MIN_SHARES, type QuotaName } from '#domain/index.js';
 
 const codeList = (names: readonly string[]): string => names.map((name) => `\`${name}\``).join(', ');
 const fieldOf = (name: QuotaName): string => QUOTAS.wording[name].field;
@@ -30,6 +30,10 @@ export const TAGS = [
   { name: 'events', description: 'The event log, replayable and live (a Leasehold extension).' },
   { name: 'usage', description: 'Usage reports and rate cards (a Leasehold extension; docs/usage.md).' },
   { name: 'quotas', description: 'Per-project quotas enforced at admission (a Leasehold extension; docs/operations.md).' },
+  {
+    name: 'fair-share',
+    description: "Projects' shares and fair-share factors, the queue's order (a Leasehold extension; docs/fair-share.md).",
+  },
 ] as const;
 
 const FLAG = 'A flag: any value except empty, `false`, `0`, `no` and `off` is true.';
@@ -532,6 +536,42 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     parameters: { projectId: 'The project id.' },
     body: { schema: ref('QuotaSet'), required: true },
     response: { description: 'The quotas as set, with the use.' },
+  },
+  'GET /v1/fair-share': {
+    operationId: 'listFairShare',
+    tag: 'fair-share',
+    summary: "Every project's fair-share standing",
+    description:
+      'Every project with shares set or usage, by project id: its shares (default 1), normalised share, usage (vCPU-hours, decayed with `LEASEHOLD_FAIR_SHARE_HALF_LIFE`), normalised usage and factor, computed now (`leasehold:fair_share:get_all`, default admin).',
+    response: { description: 'The standings.', schema: envelope('fair_share', ref('FairShareList')) },
+  },
+  'GET /v1/fair-share/:projectId': {
+    operationId: 'showFairShare',
+    tag: 'fair-share',
+    summary: "A project's fair-share standing",
+    description:
+      'Its standing among every project with shares set or usage; a project never seen holds the default shares and has used nothing. Members read their own project (`leasehold:fair_share:get`), admins any.',
+    parameters: { projectId: 'The project id.' },
+    response: { description: 'The standing.', schema: envelope('fair_share', ref('FairShare')) },
+  },
+  'PUT /v1/fair-share/:projectId': {
+    operationId: 'setFairShare',
+    tag: 'fair-share',
+    summary: "Set a project's fair-share shares",
+    description: `Admins (\`leasehold:fair_share:put\`). Body: \`shares\`, a number from ${MIN_SHARES} to ${MAX_SHARES}, relative to every other project's (default 1). Recorded as \`FairShare.ShareSet\`; answers the project's standing with them.`,
+    parameters: { projectId: 'The project id.' },
+    body: { schema: ref('FairShareSet'), required: true },
+    response: { description: 'The standing with the new shares.', schema: envelope('fair_share', ref('FairShare')) },
+  },
+  'DELETE /v1/fair-share/:projectId': {
+    operationId: 'resetFairShare',
+    tag: 'fair-share',
+    summary: "Put a project's shares back to the default",
+    description:
+      "Admins (`leasehold:fair_share:delete`). Recorded as `FairShare.ShareReset`; 404 when the project's shares were never set or already reset.",
+    parameters: { projectId: 'The project id.' },
+    response: { description: 'Reset.' },
+    errors: [404],
   },
   'POST /v1/availability': {
     operationId: 'searchAvailability',

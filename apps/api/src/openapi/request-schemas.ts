@@ -8,7 +8,7 @@ import { ScheduleMaintenanceDto } from '../maintenance/maintenance.dto.js';
 import { CreateLeaseRequestDto } from '../lease-requests/lease-request.dto.js';
 import { CreateLeaseDto, ReservationTypeDto, UpdateLeaseDto } from '../leases/lease.dto.js';
 import { ReservationUpdateDto, reservationDto, reservationDtos } from '../leases/reservation.dto.js';
-import { MAX_QUOTA_LIMIT, PRICE } from '#domain/index.js';
+import { MAX_QUOTA_LIMIT, MAX_SHARES, MIN_SHARES, PRICE } from '#domain/index.js';
 import { QUOTAS, USAGE_METRICS } from '#plugins/reservation-holdings.js';
 import { RESERVATION_TYPES } from '#plugins/reservation-types.js';
 import { type JsonSchema, ref } from './json-schema.js';
@@ -73,6 +73,13 @@ export const COMPOSED_REQUEST_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     description: 'One reservation of a new lease: `resource_type` is checked first, then the parameters of that type.',
     allOf: [ref(ReservationTypeDto.name)],
     oneOf: RESERVATION_TYPES.map(({ resourceType }) => reservationOfType(resourceType, reservationDto(resourceType))),
+  },
+  FairShareSet: {
+    type: 'object',
+    description: "A project's fair-share shares: a weight relative to every other project's (default 1).",
+    properties: { shares: { type: 'number', minimum: MIN_SHARES, maximum: MAX_SHARES } },
+    required: ['shares'],
+    additionalProperties: false,
   },
   QuotaSet: {
     type: 'object',

@@ -18,6 +18,7 @@ import type { BlazarErrorBody } from '../http/blazar-error.js';
 import type { LeaseRequestDetailView, LeaseRequestView } from '../lease-requests/lease-request.view.js';
 import type { MaintenanceWindowView } from '../maintenance/maintenance.view.js';
 import { MAINTAINED_KINDS } from '#application/maintenance/maintained-kinds.js';
+import type { FairShareBasis, FairShareView } from '#application/fair-share/fair-share.queries.js';
 import type { AllocatedReservation, FloatingIpAllocationView, HostAllocationView, SlotsHeld } from '#read-model/read-model.queries.js';
 import { type JsonSchema, ref } from './json-schema.js';
 import { HOST_DOWN_REASONS } from '#domain/index.js';
@@ -416,6 +417,31 @@ const LeaseRequestDetail = object<LeaseRequestDetailView>(
   { description: 'One lease request, with the start the availability search predicts for it now (docs/queue.md).' },
 );
 
+const fairShareBasis: PropertiesOf<FairShareBasis> = {
+  computed_at: { type: 'string', format: 'date-time' },
+  half_life_hours: { type: 'number', minimum: 0 },
+  usage_unit: string,
+};
+const fairShareProject: PropertiesOf<FairShareView> = {
+  project_id: string,
+  shares: { type: 'number', minimum: 0 },
+  normalised_share: { type: 'number', minimum: 0, maximum: 1 },
+  decayed_usage: { type: 'number', minimum: 0 },
+  normalised_usage: { type: 'number', minimum: 0, maximum: 1 },
+  factor: { type: 'number', minimum: 0, maximum: 1 },
+};
+const FairShareProject = object<FairShareView>(fairShareProject, {
+  description: "A project's fair-share standing: factor = 2^(-normalised_usage / normalised_share) (docs/fair-share.md).",
+});
+const FairShare = object<FairShareBasis & FairShareView>(
+  { ...fairShareBasis, ...fairShareProject },
+  { description: "One project's standing, and what it was computed with." },
+);
+const FairShareList = object<FairShareBasis & { projects: unknown }>(
+  { ...fairShareBasis, projects: { type: 'array', items: ref('FairShareProject') } },
+  { description: 'Every project with shares set or recent usage, by project id, and what they were computed with.' },
+);
+
 export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   LeaseRequest,
   LeaseRequestDetail,
@@ -426,6 +452,9 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Host,
   HostAllocation,
   ...maintenanceWindows(),
+  FairShareProject,
+  FairShare,
+  FairShareList,
   ResourceProperty,
   ResourcePropertyRecord,
   FloatingIp,

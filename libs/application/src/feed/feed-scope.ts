@@ -83,6 +83,8 @@ const TIED_BY: { readonly [T in InternalEventType]: FeedTie | 'request' } = {
   'Audit.WriteRefused': 'none',
   'RateCard.Published': 'none',
   'Quota.Set': 'none',
+  'FairShare.ShareSet': 'none',
+  'FairShare.ShareReset': 'none',
   'Quota.LeaseAdmitted': 'lease',
   'Freepool.Exhausted': 'none',
   'Freepool.Recovered': 'none',

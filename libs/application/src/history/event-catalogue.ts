@@ -1,4 +1,5 @@
 import type {
+  FairShareEvent,
   FlavorCatalogEvent,
   FloatingIpEvent,
   FloatingIpRegistryEvent,
@@ -33,6 +34,7 @@ export type InternalEvent =
   | FreepoolWatchEvent
   | RateCardEvent
   | QuotaEvent
+  | FairShareEvent
   | AuditEvent
   | ResourceKindEvent;
 export type InternalEventType = InternalEvent['type'];
@@ -542,6 +544,16 @@ export const EVENT_CATALOGUE: Catalogue = {
     publicType: 'quota.lease_admitted',
     summary: (d) => `Lease ${d.leaseId} admitted within the quotas of project ${d.projectId}`,
     fields: { project_id: 'projectId', lease_id: 'leaseId', at: 'at' },
+  },
+  'FairShare.ShareSet': {
+    publicType: 'fair_share.share_set',
+    summary: (d) => `Fair-share shares of project ${d.projectId} set to ${d.shares}`,
+    fields: { project_id: 'projectId', shares: 'shares', set_at: 'setAt' },
+  },
+  'FairShare.ShareReset': {
+    publicType: 'fair_share.share_reset',
+    summary: (d) => `Fair-share shares of project ${d.projectId} back to the default`,
+    fields: { project_id: 'projectId', reset_at: 'resetAt' },
   },
   'Audit.WriteRefused': {
     publicType: 'audit.write_refused',

@@ -28,6 +28,7 @@ const KIND_BY_CATEGORY: Readonly<Record<string, string>> = {
   ratecard: 'rate_card',
   freepool: 'freepool',
   quota: 'quota',
+  fairshare: 'fair_share',
   network: 'network',
   networkregistry: 'network',
   networkproperty: 'network_property',

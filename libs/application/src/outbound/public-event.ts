@@ -20,6 +20,7 @@ export type SubjectKind =
   | 'rate_card'
   | 'freepool'
   | 'quota'
+  | 'fair_share'
   | ResourceKindSubject;
 
 export interface EventSubject {
@@ -52,6 +53,7 @@ const SUBJECTS: Readonly<Record<string, { readonly kind: SubjectKind; readonly f
   ratecard: { kind: 'rate_card', field: 'name' },
   freepool: { kind: 'freepool', field: 'zone' },
   quota: { kind: 'quota', field: 'project_id' },
+  fairshare: { kind: 'fair_share', field: 'project_id' },
   // each registered resource kind names its own categories' subjects (resource-kinds.ts)
   ...Object.fromEntries(
     RESOURCE_KINDS.flatMap((kind) => kind.subjects.map(({ category, subject, field }) => [category, { kind: subject, field }] as const)),

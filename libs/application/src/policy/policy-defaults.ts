@@ -81,6 +81,11 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = {
   // Leasehold extension: per-project quotas (docs/operations.md), a project's own to read, set by admins
   'leasehold:quota:get': 'rule:project_reader_or_admin',
   'leasehold:quota:update': 'rule:admin',
+  // Leasehold extension: fair-share shares and factors (docs/fair-share.md), a project's own to read, set by admins
+  'leasehold:fair_share:get': 'rule:project_reader_or_admin',
+  'leasehold:fair_share:get_all': 'rule:admin',
+  'leasehold:fair_share:put': 'rule:admin',
+  'leasehold:fair_share:delete': 'rule:admin',
 };
 
 /** The actions Leasehold checks, by route (docs and the policy tests use this table). */
@@ -139,6 +144,10 @@ export const ACTIONS = {
   capacityGet: 'leasehold:capacity:get',
   quotaGet: 'leasehold:quota:get',
   quotaUpdate: 'leasehold:quota:update',
+  fairShareGet: 'leasehold:fair_share:get',
+  fairShareGetAll: 'leasehold:fair_share:get_all',
+  fairShareSet: 'leasehold:fair_share:put',
+  fairShareReset: 'leasehold:fair_share:delete',
 } as const;
 
 /**

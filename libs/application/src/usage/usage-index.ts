@@ -1,5 +1,7 @@
 import {
   type Capabilities,
+  FAIR_SHARE_EVENT_TYPES,
+  type FairShareEvent,
   type HostEvent,
   type HostSize,
   type LeaseEvent,
@@ -38,6 +40,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set([
   'Host.Registered',
   'Host.CapabilitiesUpdated',
   'RateCard.Published',
+  ...FAIR_SHARE_EVENT_TYPES,
 ]);
 const PAGE = 5000;
 /**
@@ -69,7 +72,8 @@ const latestAt = <T>(list: readonly Positioned<T>[] | undefined, position: numbe
 
 /**
  * The usage read model: per lease, the events usage depends on with the positions they were
- * recorded at; per host, its size and capabilities over positions; every rate-card version. Kept
+ * recorded at; per host, its size and capabilities over positions; every rate-card version; each
+ * project's fair-share shares over positions (null: the default). Kept
  * in memory, caught up from the log before each report, so a report at position P folds only what
  * was recorded at or before P (the same answer whenever it is asked) without replaying the log.
  */
@@ -80,6 +84,7 @@ export class UsageIndex {
   private readonly hostSizes = new Map<string, HostSize>();
   private readonly capabilities = new Map<string, Positioned<Capabilities>[]>();
   private readonly rateCards = new Map<string, Positioned<PublishedRateCard>[]>();
+  private readonly shares = new Map<string, Positioned<number | null>[]>();
   private readonly catchUpLock = new AsyncMutex();
   private readonly rates = reservationRates((hostId) => this.hostSizes.get(hostId) ?? NO_SIZE);
 
@@ -140,6 +145,16 @@ export class UsageIndex {
     return (this.rateCards.get(name) ?? []).filter((entry) => entry.position <= position).map((entry) => entry.value);
   }
 
+  /** The shares admins had set at `position`, by project (projects back at the default left out). */
+  sharesAt(position: number): ReadonlyMap<string, number> {
+    const set = new Map<string, number>();
+    for (const [projectId, history] of this.shares) {
+      const shares = latestAt(history, position);
+      if (shares !== null) set.set(projectId, shares);
+    }
+    return set;
+  }
+
   rateCardNames(position: number): readonly string[] {
     return [...this.rateCards.entries()]
       .filter(([, versions]) => (versions[0]?.position ?? Infinity) <= position)
@@ -152,7 +167,7 @@ export class UsageIndex {
    * data, and the types kept here: SQLite reads that cheapest, where a filter on these nine types (and their categories) had
    * it merge each one's index run and return whole events, ids and metadata parsed; `leasehold usage`, which reads the log
    * from 0 each time, spent 1.0 s of CPU there on 100,000 events, 0.7 s now. A stored type names its aggregate (`Lease.`,
-   * `Host.`, `RateCard.`): no other stream holds these types.
+   * `Host.`, `RateCard.`, `FairShare.`): no other stream holds these types.
    */
   private async readPage(limit: number): Promise<boolean> {
     const events = await this.store.readAllFoldable({ from: this.position, limit });
@@ -168,6 +183,8 @@ export class UsageIndex {
       const versions = this.rateCards.get(data.name) ?? [];
       versions.push({ position: event.position, value: data });
       this.rateCards.set(data.name, versions);
+    } else if (event.type.startsWith('FairShare.')) {
+      this.applyShares(event.position, { type: event.type, data: event.data } as FairShareEvent);
     } else if (event.type.startsWith('Host.')) {
       this.applyHost(event.position, { type: event.type, data: event.data } as HostEvent);
     } else {
@@ -186,6 +203,12 @@ export class UsageIndex {
       // an update merges into what the host had, as the host's own fold does
       history?.push({ position, value: { ...current, ...event.data.capabilities } });
     }
+  }
+
+  private applyShares(position: number, event: FairShareEvent): void {
+    const history = this.shares.get(event.data.projectId) ?? [];
+    history.push({ position, value: event.type === 'FairShare.ShareSet' ? event.data.shares : null });
+    this.shares.set(event.data.projectId, history);
   }
 
   private applyLease(position: number, event: LeaseEvent): void {

@@ -349,6 +349,8 @@ export const PUBLISHED_SAMPLES: { readonly [T in PublishedType]: Sample<T> } = {
     }),
   },
   'Quota.LeaseAdmitted': { stream: (id) => `quota-${id}`, data: (id) => ({ projectId: id, leaseId: `lease-of-${id}`, at: AT }) },
+  'FairShare.ShareSet': { stream: (id) => `fairshare-${id}`, data: (id) => ({ projectId: id, shares: 2.5, setAt: AT }) },
+  'FairShare.ShareReset': { stream: (id) => `fairshare-${id}`, data: (id) => ({ projectId: id, resetAt: AT }) },
 };
 
 function freepoolSample(zone: string, freeHosts: number) {
