@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseTrusts } from '#plugins/ports/lease-trusts.port.js';
 import { at, hostBooked, hostRegistered } from '../testing/calendars.fixture.js';
+import { trustLedger } from '../testing/trust-ledger.fixture.js';
 import { applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import type { CommandMetadata } from '../command.js';
 import { LeaseUseCases } from '../leases/lease.use-cases.js';
@@ -10,26 +11,6 @@ const NOW = at(9);
 const member = commandMetadata(testCaller('member', 'project-1', 'member-user'), NOW);
 const reader = commandMetadata(testCaller('reader', 'project-1', 'reader-user'), NOW);
 const stranger = commandMetadata(testCaller('member', 'project-2', 'other-user'), NOW);
-
-/** Stands in for Keystone (the real adapter meets a real Keystone in the keystone e2e tests): what was asked of it. */
-const trustLedger = () => {
-  const calls: string[] = [];
-  const trusts: LeaseTrusts = {
-    create: () => {
-      calls.push('create');
-      return Promise.resolve('trust-1');
-    },
-    discard: (trustId) => {
-      calls.push(`discard ${trustId}`);
-      return Promise.resolve();
-    },
-    release: (trustId) => {
-      calls.push(`release ${trustId}`);
-      return Promise.resolve();
-    },
-  };
-  return { calls, trusts };
-};
 
 const specWith = (trusts?: LeaseTrusts) =>
   applicationSpecification((context) => new LeaseRequestUseCases(context, new LeaseUseCases(context, trusts)));

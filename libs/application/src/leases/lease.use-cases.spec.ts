@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Reservation } from '#domain/index.js';
 import { buildInstanceRequest } from '#plugins/instance/instance-reservation.request.js';
 import { buildHostRequest } from '#plugins/physical-host/host-reservation.request.js';
-import type { LeaseTrusts } from '#plugins/ports/lease-trusts.port.js';
 import { patchOf } from '#plugins/testing/reservation-patch.fixture.js';
 import type { HostReservation } from '#plugins/physical-host/host.reservation.js';
 import type { VirtualInstanceReservation } from '#plugins/instance/instance.reservation.js';
 import type { CommandMetadata } from '../command.js';
 import { at, hostBooked, hostRegistered, slotsBooked } from '../testing/calendars.fixture.js';
+import { trustLedger } from '../testing/trust-ledger.fixture.js';
 import { type StreamEvent, applicationSpecification, commandMetadata, testCaller } from '../testing/application.specification.js';
 import type { CreateLeaseRequest, UpdateLeaseRequest } from './lease.commands.js';
 import { LeaseUseCases } from './lease.use-cases.js';
@@ -17,26 +17,6 @@ const member = commandMetadata(testCaller('member', 'project-1', 'member-user'),
 const reader = commandMetadata(testCaller('reader', 'project-1', 'reader-user'), NOW);
 const stranger = commandMetadata(testCaller('member', 'project-2', 'other-user'), NOW);
 const admin = commandMetadata(testCaller('admin', 'project-9', 'admin-user'), NOW);
-
-/** Stands in for Keystone (the real adapter meets a real Keystone in the keystone e2e tests): what was asked of it. */
-const trustLedger = () => {
-  const calls: string[] = [];
-  const trusts: LeaseTrusts = {
-    create: () => {
-      calls.push('create');
-      return Promise.resolve('trust-1');
-    },
-    discard: (trustId) => {
-      calls.push(`discard ${trustId}`);
-      return Promise.resolve();
-    },
-    release: (trustId) => {
-      calls.push(`release ${trustId}`);
-      return Promise.resolve();
-    },
-  };
-  return { calls, trusts };
-};
 
 const spec = applicationSpecification((context) => new LeaseUseCases(context));
 
