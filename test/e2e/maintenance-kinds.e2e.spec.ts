@@ -8,7 +8,7 @@
  * on their own network, segments on their own physical network) and books its own day.
  */
 import { describe, expect, it } from 'vitest';
-import { T_DATE, UUID, dayAt, ledgerCount, tDate } from '../helpers/api-fixtures.js';
+import { T_DATE, UUID, dayAt, ledgerCount, tDate, policyDenied } from '../helpers/api-fixtures.js';
 import { api, floatingIpReservation, heldBy } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
 import { staticAuthSuite } from '../helpers/static-auth.js';
@@ -131,17 +131,12 @@ describe('maintenance windows on floating IPs (api + projector + reactor)', () =
     const fipId = await register(network(4), '172.25.4.10');
     const window = await schedule(fipId, { start: dayAt(44, '10:00'), end: dayAt(44, '11:00'), reason: 'r' });
     const before = ledgerCount(suite.system.dataDir);
-    const denied = (action: string) => ({
-      error_code: 403,
-      error_name: 403,
-      error_message: `Policy doesn't allow ${action} to be performed`,
-    });
     const post = await schedule(fipId, { start: dayAt(45, '10:00'), end: dayAt(45, '11:00'), reason: 'r' }, MEMBER);
-    expect(post.body).toEqual(denied('leasehold:floatingips:post_maintenance'));
+    expect(post.body).toEqual(policyDenied('leasehold:floatingips:post_maintenance'));
     const remove = await client().delete(`/v1/floatingips/${fipId}/maintenance/${window.body.maintenance_window.id}`, MEMBER);
-    expect(remove.body).toEqual(denied('leasehold:floatingips:delete_maintenance'));
+    expect(remove.body).toEqual(policyDenied('leasehold:floatingips:delete_maintenance'));
     const list = await client().get(`/v1/floatingips/${fipId}/maintenance`, MEMBER);
-    expect(list.body).toEqual(denied('leasehold:floatingips:get_maintenance'));
+    expect(list.body).toEqual(policyDenied('leasehold:floatingips:get_maintenance'));
     expect((await client().get('/v1/floatingips/maintenance', MEMBER)).status).toBe(403);
     expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });
@@ -288,17 +283,12 @@ describe('maintenance windows on network segments (api + projector + reactor)', 
     const day = (time: string) => dayAt(49, time);
     const window = await scheduleOn(networkId, { start: day('10:00'), end: day('11:00'), reason: 'r' });
     const before = ledgerCount(suite.system.dataDir);
-    const denied = (action: string) => ({
-      error_code: 403,
-      error_name: 403,
-      error_message: `Policy doesn't allow ${action} to be performed`,
-    });
     const body = { start: day('12:00'), end: day('13:00'), reason: 'r' };
-    expect((await scheduleOn(networkId, body, MEMBER)).body).toEqual(denied('leasehold:networks:post_maintenance'));
+    expect((await scheduleOn(networkId, body, MEMBER)).body).toEqual(policyDenied('leasehold:networks:post_maintenance'));
     const path = `/v1/networks/${networkId}/maintenance/${window.body.maintenance_window.id}`;
-    expect((await client().delete(path, MEMBER)).body).toEqual(denied('leasehold:networks:delete_maintenance'));
+    expect((await client().delete(path, MEMBER)).body).toEqual(policyDenied('leasehold:networks:delete_maintenance'));
     expect((await client().get(`/v1/networks/${networkId}/maintenance`, MEMBER)).body).toEqual(
-      denied('leasehold:networks:get_maintenance'),
+      policyDenied('leasehold:networks:get_maintenance'),
     );
     expect((await client().get('/v1/networks/maintenance', MEMBER)).status).toBe(403);
     const bad = await scheduleOn(networkId, { start: day('12:00'), end: day('11:00'), reason: 'r' });

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostEvent, type HostState, hostDecider, overlaps } from '#domain/index.js';
 import { SqliteEventStore } from '#event-store/sqlite/sqlite-event-store.js';
-import { T_DATE, UUID, dayAt, ledgerCount, pinnedHost, tDate } from '../helpers/api-fixtures.js';
+import { T_DATE, UUID, dayAt, ledgerCount, pinnedHost, tDate, policyDenied } from '../helpers/api-fixtures.js';
 import { api, heldBy } from '../helpers/http.js';
 import { describeBody } from '../helpers/lease-client.js';
 import { staticAuthSuite } from '../helpers/static-auth.js';
@@ -158,16 +158,13 @@ describe('maintenance windows on hosts (api + projector + reactor)', () => {
     const hostId = await registerHost('mw-403-1', 'mw-403');
     const window = await schedule(hostId, { start: dayAt(44, '10:00'), end: dayAt(44, '11:00'), reason: 'r' });
     const before = ledgerCount(suite.system.dataDir);
-    const denied = (action: string) => ({
-      error_code: 403,
-      error_name: 403,
-      error_message: `Policy doesn't allow ${action} to be performed`,
-    });
     const post = await schedule(hostId, { start: dayAt(45, '10:00'), end: dayAt(45, '11:00'), reason: 'r' }, MEMBER);
-    expect(post.body).toEqual(denied('leasehold:oshosts:post_maintenance'));
+    expect(post.body).toEqual(policyDenied('leasehold:oshosts:post_maintenance'));
     const remove = await client().delete(`/v1/os-hosts/${hostId}/maintenance/${window.body.maintenance_window.id}`, MEMBER);
-    expect(remove.body).toEqual(denied('leasehold:oshosts:delete_maintenance'));
-    expect((await client().get(`/v1/os-hosts/${hostId}/maintenance`, MEMBER)).body).toEqual(denied('leasehold:oshosts:get_maintenance'));
+    expect(remove.body).toEqual(policyDenied('leasehold:oshosts:delete_maintenance'));
+    expect((await client().get(`/v1/os-hosts/${hostId}/maintenance`, MEMBER)).body).toEqual(
+      policyDenied('leasehold:oshosts:get_maintenance'),
+    );
     expect((await client().get('/v1/os-hosts/maintenance', MEMBER)).status).toBe(403);
     expect(ledgerCount(suite.system.dataDir)).toBe(before);
   });

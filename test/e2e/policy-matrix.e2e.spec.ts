@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerCount } from '../helpers/api-fixtures.js';
+import { ledgerCount, policyDenied } from '../helpers/api-fixtures.js';
 import { blazarDate } from '../helpers/http.js';
 import { type StaticAuth, staticAuth } from '../helpers/static-auth.js';
 import { type RunningSystem, startSystem } from '../helpers/system.js';
@@ -46,8 +46,6 @@ const call = async (base: string, method: string, path: string, token: string | 
     requestId: response.headers.get('x-openstack-request-id'),
   };
 };
-
-const denied = (action: string) => ({ error_code: 403, error_message: `Policy doesn't allow ${action} to be performed`, error_name: 403 });
 
 const lastActor = (dataDir: string): unknown => {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
@@ -132,7 +130,7 @@ const write = async (role: Role, send: () => Promise<Reply>, allowedStatus: numb
     expect(lastActor(system.dataDir)).toEqual({ userId: user_id, projectId: project_id });
   } else {
     expect(reply.status, JSON.stringify(reply.body)).toBe(403);
-    expect(reply.body).toEqual(denied(action));
+    expect(reply.body).toEqual(policyDenied(action));
     expect(ledgerCount(system.dataDir), 'a refused write must not append to the ledger').toBe(before);
     await expectAudited(role, reply, action);
   }
@@ -144,7 +142,7 @@ const read = async (send: () => Promise<Reply>, allowedStatus: number, action: s
   if (allowed) expect(reply.status, JSON.stringify(reply.body)).toBe(allowedStatus);
   else {
     expect(reply.status, JSON.stringify(reply.body)).toBe(403);
-    expect(reply.body).toEqual(denied(action));
+    expect(reply.body).toEqual(policyDenied(action));
   }
   return reply;
 };
@@ -522,7 +520,7 @@ describe('hosts, allocations, properties: admin only (static tokens, default pol
   it('an unknown host is 403 for a non-admin (the policy comes first for hosts) and 404 for the admin', async () => {
     expect((await request('GET', '/v1/os-hosts/999999', as('member'))).status).toBe(403);
     expect((await request('GET', '/v1/os-hosts/999999', as('admin'))).status).toBe(404);
-    expect((await request('GET', '/v1/os-hosts/999999/history', as('member'))).body).toEqual(denied('leasehold:oshosts:history'));
+    expect((await request('GET', '/v1/os-hosts/999999/history', as('member'))).body).toEqual(policyDenied('leasehold:oshosts:history'));
     expect((await request('GET', '/v1/os-hosts/999999/history', as('admin'))).status).toBe(404);
   });
 });
@@ -645,7 +643,7 @@ describe('floating IPs: project readers may look, admins change (static tokens, 
   it.each(ROLES)('an unknown floating IP as %s: the policy comes first (403 without a role), then 404', async (role) => {
     const missing = '00000000-0000-4000-8000-000000000000';
     const reply = await request('GET', `/v1/floatingips/${missing}`, as(role));
-    if (role === 'norole') expect(reply.body).toEqual(denied('blazar:floatingips:get'));
+    if (role === 'norole') expect(reply.body).toEqual(policyDenied('blazar:floatingips:get'));
     else expect(reply.body).toEqual({ error_code: 404, error_message: `Floating IP ${missing} not found.`, error_name: 404 });
   });
 });

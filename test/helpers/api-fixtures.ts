@@ -4,6 +4,13 @@ import Database from 'better-sqlite3';
 /** Shared by the `api-*.e2e.spec.ts` files: Blazar formats, dates and a direct look at the ledger. */
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The body of a 403 the policy gave (Blazar's error body, oslo.policy's message). */
+export const policyDenied = (action: string) => ({
+  error_code: 403,
+  error_name: 403,
+  error_message: `Policy doesn't allow ${action} to be performed`,
+});
+
 export const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** created_at/updated_at of rows: Python's `isoformat(' ')`, microseconds only when non-zero. */
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/;
